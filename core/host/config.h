@@ -1,0 +1,65 @@
+/* Run configuration: reads a libconfig file, applies --set overrides, finds
+   the env and algo plugins, validates every key against the host's and the
+   plugins' schemas and resolves each option to a typed value (override, else
+   file, else default).  Errors carry file:line, the key path and what was
+   expected. */
+#ifndef RLHOST_CONFIG_H
+#define RLHOST_CONFIG_H
+
+#include "loader.h"
+#include "schema.h"
+
+/* Resolved values for one schema, aligned with defs. */
+typedef struct rl__group {
+    const rl_option_def *defs;
+    uint32_t n;
+    rl_value *vals;
+} rl__group;
+
+typedef struct rl__override {
+    const char *key;   /* "algo.lr", "env.optimizations.threads" */
+    const char *value; /* config syntax, or a bare word for strings */
+} rl__override;
+
+typedef struct rl__config {
+    rl__arena arena;
+    const char *path;
+    rl__group run;                   /* host: run group */
+    const rl__plugin *env, *algo;
+    rl__group env_host, env_opts;    /* host env options, plugin options */
+    rl__group env_host_stages, env_stages;
+    rl__group algo_opts, algo_stages;
+} rl__config;
+
+/* Indices into the host's run and env schemas. */
+enum {
+    RL__RUN_STEPS,
+    RL__RUN_SEED,
+    RL__RUN_OUT_DIR,
+    RL__RUN_LOG_INTERVAL,
+    RL__RUN_EVAL_INTERVAL,
+    RL__RUN_EVAL_EPISODES,
+    RL__RUN_QUIET,
+    RL__RUN_N
+};
+enum { RL__ENV_NUM_ENVS, RL__ENV_N };
+enum { RL__ENVST_THREADS, RL__ENVST_ACTION_REPEAT, RL__ENVST_N };
+
+const rl_option_def *rl__run_schema(uint32_t *n);
+const rl_option_def *rl__env_host_schema(uint32_t *n);
+const rl_option_def *rl__env_host_stages(uint32_t *n);
+
+/* Splits "key=value" into an override; RL_ECONFIG if there is no '='. */
+int rl__override_parse(char *arg, rl__override *out);
+
+/* Loads and resolves.  On failure returns RL_ECONFIG (or RL_EIO, RL_ENOMEM)
+   and appends one line per problem to errors. */
+int rl__config_load(rl__config *c, const char *path, const rl__override *ov,
+                    size_t n_ov, const rl__registry *reg, rl__sbuf *errors);
+
+/* The fully resolved config in libconfig syntax (reads back as is). */
+void rl__config_format(const rl__config *c, rl__sbuf *out);
+
+void rl__config_destroy(rl__config *c);
+
+#endif

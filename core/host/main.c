@@ -1,0 +1,307 @@
+/* rlhost command line: run, check, list, info.  Exit codes: 0 ok, 1 run
+   failed, 2 usage or config error (130/143 for a run stopped by a signal). */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rlhost/rlcore.h>
+
+#include "config.h"
+#include "cpu.h"
+#include "loader.h"
+#include "run.h"
+
+#define EXIT_RUN_FAILED 1
+#define EXIT_USAGE 2
+#define MAX_ARGS 256
+
+static const char usage_text[] =
+    "usage: rlhost COMMAND [ARGS]\n"
+    "\n"
+    "Trains reinforcement-learning agents; environments and algorithms are plugins.\n"
+    "\n"
+    "commands:\n"
+    "  run CONFIG [--set KEY=VALUE]... [--out DIR]   train as the config says\n"
+    "  check CONFIG [--set KEY=VALUE]...             validate; print the resolved config\n"
+    "  list                                          list the plugins found\n"
+    "  info NAME                                     a plugin's options and stages\n"
+    "\n"
+    "options for every command:\n"
+    "  --plugin-path DIR   look for plugins in DIR first (repeatable)\n"
+    "  -h, --help          help for rlhost or for COMMAND\n"
+    "  --version           print the version\n"
+    "\n"
+    "Plugins are searched in --plugin-path, $RLHOST_PLUGIN_PATH (colon-separated),\n"
+    "the build tree when rlhost runs from it, then " RLHOST_PLUGINDIR ".\n";
+
+static const char run_help[] =
+    "usage: rlhost run CONFIG [--set KEY=VALUE]... [--out DIR] [--plugin-path DIR]\n"
+    "\n"
+    "Trains the env/algo pair CONFIG names and writes config.cfg, metrics.csv and\n"
+    "summary.json into run.out_dir.  --set overrides any key (algo.lr=3e-4,\n"
+    "env.optimizations.threads=2); --out DIR is --set run.out_dir=DIR.\n"
+    "Ctrl-C stops after the current step and still writes the outputs.\n";
+
+static const char check_help[] =
+    "usage: rlhost check CONFIG [--set KEY=VALUE]... [--plugin-path DIR]\n"
+    "\n"
+    "Validates CONFIG against the plugins' schemas and prints the fully resolved\n"
+    "config (every default filled in).  Runs nothing.\n";
+
+static const char list_help[] =
+    "usage: rlhost list [--plugin-path DIR]\n"
+    "\n"
+    "Lists every plugin found: kind, name, version, file and description, and the\n"
+    "files that were refused, with the reason.\n";
+
+static const char info_help[] =
+    "usage: rlhost info NAME [--plugin-path DIR]\n"
+    "\n"
+    "Documents plugin NAME: every option and optimization stage with its type,\n"
+    "default, range and help.  NAME may also be 'run' for the run group.\n";
+
+typedef struct cli {
+    const char *cmd;
+    const char *positional[8];
+    int n_positional;
+    const char *plugin_paths[MAX_ARGS];
+    size_t n_paths;
+    rl__override overrides[MAX_ARGS];
+    size_t n_overrides;
+    int help;
+} cli;
+
+static int usage_error(const char *help, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "rlhost: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n%s", help);
+    return EXIT_USAGE;
+}
+
+/* Parses argv after the command; returns 0 or an exit code. */
+static int parse_args(cli *c, int argc, char **argv, const char *help, int allow_set)
+{
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            c->help = 1;
+        } else if (!strcmp(a, "--plugin-path") || !strcmp(a, "--set") || !strcmp(a, "--out")) {
+            if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
+            char *v = argv[++i];
+            if (!strcmp(a, "--plugin-path")) {
+                if (c->n_paths < MAX_ARGS) c->plugin_paths[c->n_paths++] = v;
+            } else if (!allow_set) {
+                return usage_error(help, "%s is not an option of this command", a);
+            } else if (c->n_overrides < MAX_ARGS) {
+                rl__override *o = &c->overrides[c->n_overrides];
+                if (!strcmp(a, "--out")) {
+                    o->key = "run.out_dir";
+                    o->value = v;
+                } else if (rl__override_parse(v, o) != RL_OK) {
+                    return usage_error(help, "--set needs KEY=VALUE, got '%s'", v);
+                }
+                c->n_overrides++;
+            }
+        } else if (a[0] == '-' && a[1]) {
+            return usage_error(help, "unknown option '%s'", a);
+        } else if (c->n_positional < 8) {
+            c->positional[c->n_positional++] = a;
+        }
+    }
+    return 0;
+}
+
+static void warn_refusals(const rl__registry *reg)
+{
+    for (size_t i = 0; i < reg->n_refusals; i++)
+        rl__log(RL_LOG_WARN, NULL, "%s", reg->refusals[i]);
+}
+
+static int load_config(const cli *c, rl__registry *reg, rl__config *cfg)
+{
+    rl__registry_discover(reg, c->plugin_paths, c->n_paths);
+    warn_refusals(reg);
+    rl__sbuf errors = {0};
+    int rc = rl__config_load(cfg, c->positional[0], c->overrides, c->n_overrides, reg, &errors);
+    if (rc != RL_OK) {
+        fprintf(stderr, "%s", errors.data ? errors.data : "rlhost: out of memory\n");
+        rl__sbuf_free(&errors);
+        return rc == RL_ENOMEM ? EXIT_RUN_FAILED : EXIT_USAGE;
+    }
+    rl__sbuf_free(&errors);
+    return 0;
+}
+
+static int cmd_run(cli *c, int check_only)
+{
+    const char *help = check_only ? check_help : run_help;
+    if (c->help) {
+        fputs(help, stdout);
+        return 0;
+    }
+    if (c->n_positional != 1)
+        return usage_error(help, "%s needs exactly one CONFIG file", c->cmd);
+    rl__registry reg = {0};
+    rl__config cfg;
+    int rc = load_config(c, &reg, &cfg);
+    if (rc == 0) {
+        if (check_only) {
+            rl__sbuf out = {0};
+            rl__config_format(&cfg, &out);
+            fputs(out.data ? out.data : "", stdout);
+            rl__sbuf_free(&out);
+        } else {
+            rc = rl__run(&cfg);
+        }
+        rl__config_destroy(&cfg);
+    }
+    rl__registry_destroy(&reg);
+    return rc;
+}
+
+static int cmd_list(cli *c)
+{
+    if (c->help) {
+        fputs(list_help, stdout);
+        return 0;
+    }
+    rl__registry reg = {0};
+    rl__registry_discover(&reg, c->plugin_paths, c->n_paths);
+    printf("%-5s %-16s %-8s %s\n", "KIND", "NAME", "VERSION", "DESCRIPTION / FILE");
+    for (int kind = RL_KIND_ENV; kind <= RL_KIND_ALGO; kind++) {
+        for (size_t i = 0; i < reg.n_plugins; i++) {
+            const rl__plugin *p = &reg.plugins[i];
+            if ((int)p->desc->kind != kind) continue;
+            printf("%-5s %-16s %-8s %s\n", rl__kind_name(p->desc->kind), p->desc->name,
+                   p->desc->version, p->desc->description);
+            printf("%-31s %s%s%s%s\n", "", p->path, p->shadowed_by ? "  (shadowed by " : "",
+                   p->shadowed_by ? p->shadowed_by->path : "", p->shadowed_by ? ")" : "");
+        }
+    }
+    if (reg.n_plugins == 0) printf("(no plugins found)\n");
+    for (size_t i = 0; i < reg.n_refusals; i++) printf("refused: %s\n", reg.refusals[i]);
+    printf("searched:");
+    for (size_t i = 0; i < reg.n_searched; i++) printf(" %s", reg.searched[i]);
+    printf("\n");
+    rl__registry_destroy(&reg);
+    return 0;
+}
+
+static void print_defs(const char *title, const char *prefix, const rl_option_def *defs,
+                       uint32_t n)
+{
+    if (!n) return;
+    printf("%s\n", title);
+    for (uint32_t k = 0; k < n; k++) {
+        const rl_option_def *d = &defs[k];
+        rl__sbuf t = {0};
+        rl__type_describe(d, &t);
+        printf("  %s%s = %s\n      %s\n      type: %s%s\n", prefix, d->name,
+               d->default_text ? d->default_text : "(required)", d->help, t.data ? t.data : "",
+               (d->flags & RL_OPT_CHANGES_RESULTS) ? "; changes learning results" : "");
+        rl__sbuf_free(&t);
+    }
+}
+
+static int cmd_info(cli *c)
+{
+    if (c->help) {
+        fputs(info_help, stdout);
+        return 0;
+    }
+    if (c->n_positional != 1) return usage_error(info_help, "info needs one NAME%s", "");
+    const char *name = c->positional[0];
+    uint32_t n;
+    if (!strcmp(name, "run")) {
+        printf("run: the host's run group\n\n");
+        const rl_option_def *d = rl__run_schema(&n);
+        print_defs("options (run = { ... }):", "", d, n);
+        return 0;
+    }
+    rl__registry reg = {0};
+    rl__registry_discover(&reg, c->plugin_paths, c->n_paths);
+    warn_refusals(&reg);
+    int found = 0;
+    for (size_t i = 0; i < reg.n_plugins; i++) {
+        const rl__plugin *p = &reg.plugins[i];
+        if (p->shadowed_by || strcmp(p->desc->name, name) != 0) continue;
+        const rl_plugin_desc *d = p->desc;
+        const char *kn = rl__kind_name(d->kind);
+        if (found) printf("\n");
+        found = 1;
+        printf("%s %s %s — %s\nfile: %s\n\n", kn, d->name, d->version, d->description, p->path);
+        char title[128];
+        snprintf(title, sizeof title, "options (%s = { ... }):", kn);
+        if (d->kind == RL_KIND_ENV) {
+            const rl_option_def *h = rl__env_host_schema(&n);
+            print_defs("host options (env = { ... }):", "", h, n);
+        }
+        print_defs(title, "", d->options, d->n_options);
+        snprintf(title, sizeof title, "optimization stages (%s = { optimizations = { ... } }):", kn);
+        if (d->kind == RL_KIND_ENV) {
+            const rl_option_def *h = rl__env_host_stages(&n);
+            print_defs("host stages (env = { optimizations = { ... } }):", "", h, n);
+        }
+        print_defs(title, "", d->stages, d->n_stages);
+    }
+    int rc = 0;
+    if (!found) {
+        const char *names[256];
+        size_t nn = 0;
+        for (size_t i = 0; i < reg.n_plugins && nn < 256; i++) names[nn++] = reg.plugins[i].desc->name;
+        const char *near = rl__nearest(name, names, nn);
+        if (near)
+            fprintf(stderr, "rlhost: no plugin named '%s' (did you mean '%s'?)\n", name, near);
+        else
+            fprintf(stderr, "rlhost: no plugin named '%s' (see rlhost list)\n", name);
+        rc = EXIT_USAGE;
+    }
+    rl__registry_destroy(&reg);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    rl__blas_select_kernels(argv);
+    rl_blas_set_threads(1);
+    if (argc < 2) {
+        fputs(usage_text, stderr);
+        return EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+        fputs(usage_text, stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "--version")) {
+        printf("rlhost %s (plugin ABI %d.%d)\n", RLHOST_VERSION, RL_ABI_MAJOR, RL_ABI_MINOR);
+        return 0;
+    }
+    cli c;
+    memset(&c, 0, sizeof c);
+    c.cmd = cmd;
+    int rc;
+    if (!strcmp(cmd, "run") || !strcmp(cmd, "check")) {
+        const char *help = !strcmp(cmd, "run") ? run_help : check_help;
+        if ((rc = parse_args(&c, argc, argv, help, 1))) return rc;
+        return cmd_run(&c, !strcmp(cmd, "check"));
+    }
+    if (!strcmp(cmd, "list")) {
+        if ((rc = parse_args(&c, argc, argv, list_help, 0))) return rc;
+        return cmd_list(&c);
+    }
+    if (!strcmp(cmd, "info")) {
+        if ((rc = parse_args(&c, argc, argv, info_help, 0))) return rc;
+        return cmd_info(&c);
+    }
+    static const char *const cmds[] = {"run", "check", "list", "info"};
+    const char *near = rl__nearest(cmd, cmds, 4);
+    if (near)
+        fprintf(stderr, "rlhost: unknown command '%s' (did you mean '%s'?)\n", cmd, near);
+    else
+        fprintf(stderr, "rlhost: unknown command '%s'\n", cmd);
+    fputs(usage_text, stderr);
+    return EXIT_USAGE;
+}

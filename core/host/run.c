@@ -1,0 +1,552 @@
+/* The training loop; see run.h and DESIGN.md "One step of rlhost run".
+ *
+ * Per vector step: algo.act on the current observations -> env step over
+ * worker-thread ranges -> algo.observe(transition) -> algo.update.  The host
+ * tracks episodes, writes a metrics row every log_interval, evaluates
+ * greedily at eval_interval and at the end, and writes its outputs
+ * atomically.  SIGINT/SIGTERM end the loop after the current step. */
+#define _GNU_SOURCE
+#include "run.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <rlhost/rlcore.h>
+
+#include "cpu.h"
+#include "output.h"
+#include "vecenv.h"
+
+#define MAX_ALGO_METRICS 32
+#define MAX_EVAL_ENVS 16
+
+static volatile sig_atomic_t g_stop_signal;
+
+static void on_signal(int sig)
+{
+    g_stop_signal = sig;
+    signal(sig, SIG_DFL); /* a second Ctrl-C kills at once */
+}
+
+typedef struct eval_result {
+    int done;
+    uint32_t episodes;
+    double return_mean, return_std, length_mean, score_mean;
+} eval_result;
+
+typedef struct run_state {
+    const rl__config *c;
+    const rl_algo_vtable *avt;
+    void *algo;
+    rl__vecenv train, eval;
+    int have_eval;
+    uint64_t steps, target;
+    char out_dir[4096];
+    int quiet, tty;
+    double t_start, t_act, t_env, t_update;
+    /* metrics */
+    rl__sbuf csv;
+    const char *algo_cols[MAX_ALGO_METRICS];
+    size_t n_algo_cols;
+    int header_done;
+    double last_log_wall, last_log_cpu, last_csv_write, last_progress;
+    uint64_t last_log_step;
+    double last_t_act, last_t_env, last_t_update;
+    eval_result last_eval;
+    int pending_eval;
+    char err[RL_ERR_MAX];
+} run_state;
+
+static double cpu_seconds(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+           (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+}
+
+static const rl_value *val(const rl__group *g, int i)
+{
+    return &g->vals[i];
+}
+
+/* ---- evaluation ----------------------------------------------------------*/
+
+static int evaluate(run_state *rs, uint32_t episodes, eval_result *out)
+{
+    rl__vecenv *ev = &rs->eval;
+    uint32_t n = ev->n;
+    uint32_t quota[MAX_EVAL_ENVS], got[MAX_EVAL_ENVS];
+    for (uint32_t i = 0; i < n; i++) {
+        quota[i] = episodes / n + (i < episodes % n);
+        got[i] = 0;
+    }
+    double sum = 0, sum2 = 0, sum_len = 0, sum_score = 0;
+    uint32_t done_total = 0;
+    rl__vecenv_reset(ev);
+    while (done_total < episodes) {
+        if (g_stop_signal) return RL_EINTR;
+        char perr[RL_ERR_MAX] = "";
+        int rc = rs->avt->act(rs->algo, RL_ACT_EVAL, ev->io.obs, ev->episode_start, ev->actions,
+                              n, perr, sizeof perr);
+        if (rc != RL_OK) {
+            snprintf(rs->err, sizeof rs->err, "algo '%s' failed choosing eval actions: %s",
+                     rs->c->algo->desc->name, perr[0] ? perr : rl_strerror(rc));
+            return rc;
+        }
+        if ((rc = rl__vecenv_step(ev, rs->err, sizeof rs->err)) != RL_OK) return rc;
+        for (uint32_t i = 0; i < n; i++) {
+            if (!(ev->terminated[i] | ev->truncated[i]) || got[i] >= quota[i]) continue;
+            got[i]++;
+            done_total++;
+            double r = ev->done_return[i];
+            sum += r;
+            sum2 += r * r;
+            sum_len += ev->done_length[i];
+            sum_score += ev->info.score_name ? ev->io.scores[i] : r;
+        }
+    }
+    out->done = 1;
+    out->episodes = episodes;
+    out->return_mean = sum / episodes;
+    double var = sum2 / episodes - out->return_mean * out->return_mean;
+    out->return_std = var > 0 ? sqrt(var) : 0;
+    out->length_mean = sum_len / episodes;
+    out->score_mean = sum_score / episodes;
+    return RL_OK;
+}
+
+/* ---- metrics -------------------------------------------------------------*/
+
+static void csv_num(rl__sbuf *b, double v)
+{
+    rl__sbuf_puts(b, ",");
+    if (isfinite(v)) rl__sbuf_printf(b, "%.7g", v);
+}
+
+static int write_metrics(run_state *rs, int sync)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/metrics.csv", rs->out_dir);
+    if (rs->csv.oom) {
+        snprintf(rs->err, sizeof rs->err, "out of memory for metrics");
+        return RL_ENOMEM;
+    }
+    rs->last_csv_write = rl_now();
+    return rl__write_atomic(path, rs->csv.data ? rs->csv.data : "", rs->csv.len, sync, rs->err,
+                            sizeof rs->err);
+}
+
+static void log_row(run_state *rs)
+{
+    const rl__config *c = rs->c;
+    double now = rl_now(), cpu = cpu_seconds();
+    double wall = now - rs->t_start;
+    double dt = now - rs->last_log_wall;
+    double sps = dt > 0 ? (double)(rs->steps - rs->last_log_step) / dt : 0;
+    uint32_t cores = rl__host_api()->cpu_count();
+    double cpu_util = dt > 0 ? (cpu - rs->last_log_cpu) / dt / cores : 0;
+    double act = rs->t_act - rs->last_t_act, env = rs->t_env - rs->last_t_env,
+           upd = rs->t_update - rs->last_t_update;
+    int has_score = rs->train.info.score_name != NULL;
+
+    rl_metric m[MAX_ALGO_METRICS];
+    size_t nm = rs->avt->metrics ? rs->avt->metrics(rs->algo, m, MAX_ALGO_METRICS) : 0;
+    if (nm > MAX_ALGO_METRICS) nm = MAX_ALGO_METRICS;
+    if (!rs->header_done) {
+        rl__sbuf_puts(&rs->csv, "step,wall_s,sps,episodes,return_mean,length_mean");
+        if (has_score) rl__sbuf_printf(&rs->csv, ",score_mean");
+        rl__sbuf_puts(&rs->csv, ",cpu_util,env_frac,act_frac,update_frac");
+        if (val(&c->run, RL__RUN_EVAL_INTERVAL)->i > 0) rl__sbuf_puts(&rs->csv, ",eval_return_mean");
+        for (size_t k = 0; k < nm; k++) {
+            rs->algo_cols[k] = m[k].name;
+            rl__sbuf_printf(&rs->csv, ",%s", m[k].name);
+        }
+        rs->n_algo_cols = nm;
+        rl__sbuf_puts(&rs->csv, "\n");
+        rs->header_done = 1;
+    }
+    rl__ep_stats *st = &rs->train.stats;
+    rl__sbuf_printf(&rs->csv, "%llu", (unsigned long long)rs->steps);
+    csv_num(&rs->csv, wall);
+    csv_num(&rs->csv, sps);
+    rl__sbuf_printf(&rs->csv, ",%llu", (unsigned long long)st->episodes);
+    csv_num(&rs->csv, rl__ep_recent_mean(st, 0));
+    csv_num(&rs->csv, st->n ? st->sum_length / st->n : NAN);
+    if (has_score) csv_num(&rs->csv, rl__ep_recent_mean(st, 1));
+    csv_num(&rs->csv, cpu_util);
+    csv_num(&rs->csv, dt > 0 ? env / dt : NAN);
+    csv_num(&rs->csv, dt > 0 ? act / dt : NAN);
+    csv_num(&rs->csv, dt > 0 ? upd / dt : NAN);
+    if (val(&c->run, RL__RUN_EVAL_INTERVAL)->i > 0) {
+        csv_num(&rs->csv, rs->pending_eval ? rs->last_eval.return_mean : NAN);
+        rs->pending_eval = 0;
+    }
+    for (size_t col = 0; col < rs->n_algo_cols; col++) {
+        double v = NAN;
+        for (size_t k = 0; k < nm; k++)
+            if (strcmp(m[k].name, rs->algo_cols[col]) == 0) v = m[k].value;
+        csv_num(&rs->csv, v);
+    }
+    rl__sbuf_puts(&rs->csv, "\n");
+
+    if (!rs->quiet && !rs->tty) {
+        fprintf(stderr, "step %llu/%llu  %.0f sps  episodes %llu  return %.3g",
+                (unsigned long long)rs->steps, (unsigned long long)rs->target, sps,
+                (unsigned long long)st->episodes, rl__ep_recent_mean(st, 0));
+        if (has_score)
+            fprintf(stderr, "  %s %.3g", rs->train.info.score_name, rl__ep_recent_mean(st, 1));
+        for (size_t k = 0; k < nm; k++) fprintf(stderr, "  %s %.4g", m[k].name, m[k].value);
+        fprintf(stderr, "\n");
+    }
+    rl__ep_interval_reset(st);
+    rs->last_log_wall = now;
+    rs->last_log_cpu = cpu;
+    rs->last_log_step = rs->steps;
+    rs->last_t_act = rs->t_act;
+    rs->last_t_env = rs->t_env;
+    rs->last_t_update = rs->t_update;
+}
+
+static void progress_line(run_state *rs, double now)
+{
+    double wall = now - rs->t_start;
+    double sps = wall > 0 ? rs->steps / wall : 0;
+    double eta = sps > 0 ? (double)(rs->target - rs->steps) / sps : 0;
+    const rl__ep_stats *st = &rs->train.stats;
+    fprintf(stderr, "\r  %llu/%llu  %5.1f%%  %.0f steps/s  ETA %d:%02d  return %.4g",
+            (unsigned long long)rs->steps, (unsigned long long)rs->target,
+            100.0 * (double)rs->steps / (double)rs->target, sps, (int)(eta / 60),
+            (int)fmod(eta, 60), rl__ep_recent_mean(st, 0));
+    if (rs->train.info.score_name)
+        fprintf(stderr, "  %s %.3g", rs->train.info.score_name, rl__ep_recent_mean(st, 1));
+    fprintf(stderr, "\x1b[K");
+    fflush(stderr);
+    rs->last_progress = now;
+}
+
+/* ---- summary -------------------------------------------------------------*/
+
+static void json_stage_group(rl__sbuf *b, const rl__group *g, const char *prefix, int *first)
+{
+    for (uint32_t k = 0; k < g->n; k++) {
+        rl__sbuf_printf(b, "%s\n    \"%s.%s\": ", *first ? "" : ",", prefix, g->defs[k].name);
+        *first = 0;
+        const rl_value *v = &g->vals[k];
+        switch (g->defs[k].type) {
+        case RL_OPT_BOOL:
+            rl__sbuf_puts(b, v->i ? "true" : "false");
+            break;
+        case RL_OPT_INT:
+            if (v->is_auto)
+                rl__sbuf_puts(b, "\"auto\"");
+            else
+                rl__sbuf_printf(b, "%lld", (long long)v->i);
+            break;
+        case RL_OPT_FLOAT:
+            rl__sbuf_double(b, v->f, 1);
+            break;
+        default: {
+            rl__sbuf tmp = {0};
+            rl__value_format(&g->defs[k], v, &tmp);
+            rl__sbuf_json_str(b, tmp.data ? tmp.data : "");
+            rl__sbuf_free(&tmp);
+        }
+        }
+    }
+}
+
+static int write_summary(run_state *rs, const eval_result *ev, const char *status)
+{
+    const rl__config *c = rs->c;
+    double wall = rl_now() - rs->t_start;
+    rl__sbuf b = {0};
+    rl__sbuf_puts(&b, "{\n  \"env\": ");
+    rl__sbuf_json_str(&b, c->env->desc->name);
+    rl__sbuf_puts(&b, ",\n  \"env_version\": ");
+    rl__sbuf_json_str(&b, c->env->desc->version);
+    rl__sbuf_puts(&b, ",\n  \"algo\": ");
+    rl__sbuf_json_str(&b, c->algo->desc->name);
+    rl__sbuf_puts(&b, ",\n  \"algo_version\": ");
+    rl__sbuf_json_str(&b, c->algo->desc->version);
+    rl__sbuf_printf(&b, ",\n  \"rlhost_version\": \"%s\",\n  \"abi\": \"%d.%d\"", RLHOST_VERSION,
+                    RL_ABI_MAJOR, RL_ABI_MINOR);
+    rl__sbuf_puts(&b, ",\n  \"status\": ");
+    rl__sbuf_json_str(&b, status);
+    rl__sbuf_printf(&b, ",\n  \"seed\": %lld", (long long)val(&c->run, RL__RUN_SEED)->i);
+    rl__sbuf_printf(&b, ",\n  \"steps\": %llu,\n  \"target_steps\": %llu",
+                    (unsigned long long)rs->steps, (unsigned long long)rs->target);
+    rl__sbuf_puts(&b, ",\n  \"wall_s\": ");
+    rl__sbuf_double(&b, wall, 1);
+    rl__sbuf_puts(&b, ",\n  \"sps\": ");
+    rl__sbuf_double(&b, wall > 0 ? rs->steps / wall : 0, 1);
+    rl__sbuf_printf(&b, ",\n  \"train_episodes\": %llu", (unsigned long long)rs->train.stats.episodes);
+    rl__sbuf_puts(&b, ",\n  \"train_return_mean\": ");
+    rl__sbuf_double(&b, rl__ep_recent_mean(&rs->train.stats, 0), 1);
+    rl__sbuf_puts(&b, ",\n  \"eval_return_mean\": ");
+    rl__sbuf_double(&b, ev->done ? ev->return_mean : NAN, 1);
+    rl__sbuf_puts(&b, ",\n  \"eval_return_std\": ");
+    rl__sbuf_double(&b, ev->done ? ev->return_std : NAN, 1);
+    rl__sbuf_puts(&b, ",\n  \"eval_length_mean\": ");
+    rl__sbuf_double(&b, ev->done ? ev->length_mean : NAN, 1);
+    if (rs->train.info.score_name) {
+        rl__sbuf_puts(&b, ",\n  \"score_name\": ");
+        rl__sbuf_json_str(&b, rs->train.info.score_name);
+        rl__sbuf_puts(&b, ",\n  \"eval_score_mean\": ");
+        rl__sbuf_double(&b, ev->done ? ev->score_mean : NAN, 1);
+    }
+    rl__sbuf_printf(&b, ",\n  \"eval_episodes\": %u", ev->done ? ev->episodes : 0);
+    rl__sbuf_puts(&b, ",\n  \"stages\": {");
+    int first = 1;
+    rl__sbuf_printf(&b, "\n    \"env.threads_used\": %u", rl__pool_threads(rs->train.pool));
+    first = 0;
+    json_stage_group(&b, &c->env_host_stages, "env", &first);
+    json_stage_group(&b, &c->env_stages, "env", &first);
+    json_stage_group(&b, &c->algo_stages, "algo", &first);
+    rl__sbuf_printf(&b, ",\n    \"run.log_interval\": %lld,\n    \"run.eval_interval\": %lld,\n"
+                        "    \"run.quiet\": %s,\n    \"blas.core\": ",
+                    (long long)val(&c->run, RL__RUN_LOG_INTERVAL)->i,
+                    (long long)val(&c->run, RL__RUN_EVAL_INTERVAL)->i,
+                    val(&c->run, RL__RUN_QUIET)->i ? "true" : "false");
+    rl__sbuf_json_str(&b, rl_blas_corename());
+    rl__sbuf_puts(&b, "\n  }\n}\n");
+    char path[4200];
+    snprintf(path, sizeof path, "%s/summary.json", rs->out_dir);
+    int rc = b.oom ? RL_ENOMEM
+                   : rl__write_atomic(path, b.data, b.len, 1, rs->err, sizeof rs->err);
+    rl__sbuf_free(&b);
+    return rc;
+}
+
+/* ---- the Optimizations: table ---------------------------------------------*/
+
+static void print_optimizations(const run_state *rs)
+{
+    const rl__config *c = rs->c;
+    fprintf(stderr, "Optimizations:\n");
+    const rl__group *groups[] = {&c->env_host_stages, &c->env_stages, &c->algo_stages};
+    const char *prefixes[] = {"env", "env", "algo"};
+    for (int gi = 0; gi < 3; gi++) {
+        const rl__group *g = groups[gi];
+        for (uint32_t k = 0; k < g->n; k++) {
+            rl__sbuf b = {0};
+            rl__value_format(&g->defs[k], &g->vals[k], &b);
+            char key[128];
+            snprintf(key, sizeof key, "%s.%s", prefixes[gi], g->defs[k].name);
+            if (gi == 0 && k == RL__ENVST_THREADS)
+                fprintf(stderr, "  %-28s %u (%s%s)\n", key, rl__pool_threads(rs->train.pool),
+                        g->vals[k].is_auto ? "auto: " : "", rs->train.threads_reason);
+            else
+                fprintf(stderr, "  %-28s %s%s\n", key, b.data ? b.data : "",
+                        (g->defs[k].flags & RL_OPT_CHANGES_RESULTS) ? "  (changes results)" : "");
+            rl__sbuf_free(&b);
+        }
+    }
+    fprintf(stderr, "  %-28s %lld\n  %-28s %lld\n", "run.log_interval",
+            (long long)val(&c->run, RL__RUN_LOG_INTERVAL)->i, "run.eval_interval",
+            (long long)val(&c->run, RL__RUN_EVAL_INTERVAL)->i);
+    fprintf(stderr, "  %-28s OpenBLAS %s, %d thread%s\n", "blas", rl__blas_choice(),
+            rl_blas_get_threads(), rl_blas_get_threads() == 1 ? "" : "s");
+}
+
+/* ---- the loop ------------------------------------------------------------*/
+
+static int fail(run_state *rs, int rc, const char *what)
+{
+    char perr[RL_ERR_MAX];
+    snprintf(perr, sizeof perr, "%s", rs->err);
+    snprintf(rs->err, sizeof rs->err, "%s at step %llu: %s", what,
+             (unsigned long long)rs->steps, perr[0] ? perr : rl_strerror(rc));
+    return rc;
+}
+
+static int train_loop(run_state *rs)
+{
+    const rl__config *c = rs->c;
+    rl__vecenv *v = &rs->train;
+    uint64_t log_interval = (uint64_t)val(&c->run, RL__RUN_LOG_INTERVAL)->i;
+    uint64_t eval_interval = (uint64_t)val(&c->run, RL__RUN_EVAL_INTERVAL)->i;
+    uint32_t eval_episodes = (uint32_t)val(&c->run, RL__RUN_EVAL_EPISODES)->i;
+    uint64_t next_log = log_interval, next_eval = eval_interval ? eval_interval : UINT64_MAX;
+    rl_transition t = {sizeof t, v->n, NULL, v->actions, v->rewards, NULL, v->io.final_obs,
+                       v->terminated, v->truncated};
+    char perr[RL_ERR_MAX];
+    rl__vecenv_reset(v);
+    while (rs->steps < rs->target && !g_stop_signal) {
+        double t0 = rl_now();
+        perr[0] = 0;
+        int rc = rs->avt->act(rs->algo, RL_ACT_TRAIN, v->io.obs, v->episode_start, v->actions,
+                              v->n, perr, sizeof perr);
+        if (rc != RL_OK) {
+            snprintf(rs->err, sizeof rs->err, "%s", perr);
+            return fail(rs, rc, "algo act failed");
+        }
+        double t1 = rl_now();
+        if ((rc = rl__vecenv_step(v, rs->err, sizeof rs->err)) != RL_OK)
+            return fail(rs, rc, "env step refused");
+        double t2 = rl_now();
+        rs->steps += v->n;
+        t.obs = v->prev_obs;
+        t.next_obs = v->io.obs;
+        perr[0] = 0;
+        if ((rc = rs->avt->observe(rs->algo, &t, perr, sizeof perr)) != RL_OK ||
+            (rc = rs->avt->update(rs->algo, rs->steps, perr, sizeof perr)) != RL_OK) {
+            snprintf(rs->err, sizeof rs->err, "%s", perr);
+            return fail(rs, rc, "algo update failed");
+        }
+        double t3 = rl_now();
+        rs->t_act += t1 - t0;
+        rs->t_env += t2 - t1;
+        rs->t_update += t3 - t2;
+        if (rs->steps >= next_eval) {
+            next_eval += eval_interval;
+            if (eval_episodes && rs->have_eval) {
+                rc = evaluate(rs, eval_episodes, &rs->last_eval);
+                if (rc == RL_EINTR) break;
+                if (rc != RL_OK) return fail(rs, rc, "evaluation failed");
+                rs->pending_eval = 1;
+                if (!rs->quiet && !rs->tty)
+                    fprintf(stderr, "eval at step %llu: return %.4g +- %.3g over %u episodes\n",
+                            (unsigned long long)rs->steps, rs->last_eval.return_mean,
+                            rs->last_eval.return_std, eval_episodes);
+            }
+        }
+        if (rs->steps >= next_log) {
+            while (next_log <= rs->steps) next_log += log_interval;
+            log_row(rs);
+            if (!rs->quiet && rl_now() - rs->last_csv_write > 2.0 &&
+                write_metrics(rs, 0) != RL_OK)
+                return fail(rs, RL_EIO, "writing metrics failed");
+        }
+        if (rs->tty && !rs->quiet && t3 - rs->last_progress > 0.2) progress_line(rs, t3);
+    }
+    return RL_OK;
+}
+
+int rl__run(const rl__config *c)
+{
+    run_state *rs = calloc(1, sizeof *rs);
+    if (!rs) {
+        rl__log(RL_LOG_ERROR, NULL, "out of memory");
+        return 1;
+    }
+    rs->c = c;
+    rs->avt = c->algo->desc->vtable;
+    rs->target = (uint64_t)val(&c->run, RL__RUN_STEPS)->i;
+    rs->quiet = (int)val(&c->run, RL__RUN_QUIET)->i;
+    rs->tty = isatty(STDERR_FILENO);
+    snprintf(rs->out_dir, sizeof rs->out_dir, "%s", val(&c->run, RL__RUN_OUT_DIR)->s);
+    uint64_t seed = (uint64_t)val(&c->run, RL__RUN_SEED)->i;
+    uint32_t num_envs = (uint32_t)val(&c->env_host, RL__ENV_NUM_ENVS)->i;
+    const rl_value *thr = val(&c->env_host_stages, RL__ENVST_THREADS);
+    uint32_t repeat = (uint32_t)val(&c->env_host_stages, RL__ENVST_ACTION_REPEAT)->i;
+    uint32_t eval_episodes = (uint32_t)val(&c->run, RL__RUN_EVAL_EPISODES)->i;
+    int exit_code = 1;
+    eval_result final_eval = {0};
+    const char *status = "failed";
+
+    g_stop_signal = 0;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
+    if (rl__mkdir_p(rs->out_dir, rs->err, sizeof rs->err) != RL_OK) goto out;
+    {
+        rl__sbuf cfg = {0};
+        rl__config_format(c, &cfg);
+        char path[4200];
+        snprintf(path, sizeof path, "%s/config.cfg", rs->out_dir);
+        int rc = cfg.oom ? RL_ENOMEM
+                         : rl__write_atomic(path, cfg.data, cfg.len, 1, rs->err, sizeof rs->err);
+        rl__sbuf_free(&cfg);
+        if (rc != RL_OK) goto out;
+    }
+    if (rl__vecenv_create(&rs->train, c->env->desc, c->env_opts.vals, c->env_stages.vals,
+                          num_envs, seed, thr->is_auto ? 0 : (uint32_t)thr->i, repeat, rs->err,
+                          sizeof rs->err) != RL_OK)
+        goto out;
+    uint32_t n_eval = eval_episodes < MAX_EVAL_ENVS ? eval_episodes : MAX_EVAL_ENVS;
+    if (n_eval) {
+        /* A separate seed stream: evaluation never replays training episodes. */
+        if (rl__vecenv_create(&rs->eval, c->env->desc, c->env_opts.vals, c->env_stages.vals,
+                              n_eval, seed ^ 0x5eed5eed5eed5eedull, 1, repeat, rs->err,
+                              sizeof rs->err) != RL_OK)
+            goto out;
+        rs->have_eval = 1;
+    }
+    {
+        rl_algo_args args = {sizeof args,         &rs->train.info, num_envs,
+                             n_eval ? n_eval : 1, seed,            rs->target,
+                             c->algo_opts.vals,   c->algo_stages.vals, rl__host_api()};
+        char perr[RL_ERR_MAX] = "";
+        int rc = rs->avt->create(&args, &rs->algo, perr, sizeof perr);
+        if (rc != RL_OK) {
+            rs->algo = NULL;
+            snprintf(rs->err, sizeof rs->err, "algo '%s': %s", c->algo->desc->name,
+                     perr[0] ? perr : rl_strerror(rc));
+            goto out;
+        }
+    }
+    if (!rs->quiet) {
+        fprintf(stderr, "rlhost: training %s on %s (%u env%s), %llu steps -> %s\n",
+                c->algo->desc->name, c->env->desc->name, num_envs, num_envs == 1 ? "" : "s",
+                (unsigned long long)rs->target, rs->out_dir);
+        print_optimizations(rs);
+    }
+    rs->t_start = rs->last_log_wall = rs->last_csv_write = rl_now();
+    rs->last_log_cpu = cpu_seconds();
+    int rc = train_loop(rs);
+    if (rs->tty && !rs->quiet) {
+        progress_line(rs, rl_now());
+        fprintf(stderr, "\n");
+    }
+    if (rs->steps > rs->last_log_step && rc == RL_OK) log_row(rs);
+    if (rc == RL_OK && !g_stop_signal && rs->have_eval) {
+        rc = evaluate(rs, eval_episodes, &final_eval);
+        if (rc == RL_EINTR) rc = RL_OK;
+        else if (rc != RL_OK) fail(rs, rc, "evaluation failed");
+    }
+    /* Outputs are written whatever happened above: nothing is lost. */
+    char saved_err[RL_ERR_MAX];
+    snprintf(saved_err, sizeof saved_err, "%s", rs->err);
+    status = rc != RL_OK ? "failed" : g_stop_signal ? "interrupted" : "done";
+    int wrc = write_metrics(rs, 1);
+    if (wrc == RL_OK) wrc = write_summary(rs, &final_eval, status);
+    if (wrc != RL_OK) {
+        rl__log(RL_LOG_ERROR, NULL, "%s", rs->err);
+        if (rc == RL_OK) rc = wrc;
+    }
+    snprintf(rs->err, sizeof rs->err, "%s", saved_err);
+    if (rc != RL_OK) goto out;
+    if (!rs->quiet || final_eval.done) {
+        double wall = rl_now() - rs->t_start;
+        printf("%s %s on %s: %llu steps in %.2f s (%.0f steps/s)", status, c->algo->desc->name,
+               c->env->desc->name, (unsigned long long)rs->steps, wall, rs->steps / wall);
+        if (final_eval.done) {
+            printf(", eval return %.4g +- %.3g over %u episodes", final_eval.return_mean,
+                   final_eval.return_std, final_eval.episodes);
+            if (rs->train.info.score_name)
+                printf(", %s %.4g", rs->train.info.score_name, final_eval.score_mean);
+        }
+        printf("\n");
+        fflush(stdout);
+    }
+    exit_code = g_stop_signal == SIGINT ? 130 : g_stop_signal == SIGTERM ? 143 : 0;
+out:
+    if (exit_code == 1 && rs->err[0]) rl__log(RL_LOG_ERROR, NULL, "%s", rs->err);
+    if (rs->algo) rs->avt->destroy(rs->algo);
+    rl__vecenv_destroy(&rs->eval);
+    rl__vecenv_destroy(&rs->train);
+    rl__sbuf_free(&rs->csv);
+    free(rs);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    return exit_code;
+}

@@ -1,0 +1,238 @@
+/* Host-internal helpers; see util.h. */
+#define _GNU_SOURCE
+#include "util.h"
+
+#include <math.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rlhost/rlcore.h>
+
+struct rl__arena_block {
+    rl__arena_block *next;
+    size_t used, cap;
+    _Alignas(16) unsigned char data[];
+};
+
+void *rl__arena_alloc(rl__arena *a, size_t bytes)
+{
+    bytes = (bytes + 15) & ~(size_t)15;
+    rl__arena_block *b = a->head;
+    if (!b || b->cap - b->used < bytes) {
+        size_t cap = bytes > 4096 ? bytes : 4096;
+        b = malloc(sizeof *b + cap);
+        if (!b) return NULL;
+        b->next = a->head;
+        b->used = 0;
+        b->cap = cap;
+        a->head = b;
+    }
+    void *p = b->data + b->used;
+    b->used += bytes;
+    memset(p, 0, bytes);
+    return p;
+}
+
+char *rl__arena_strdup(rl__arena *a, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = rl__arena_alloc(a, n);
+    if (p) memcpy(p, s, n);
+    return p;
+}
+
+void rl__arena_free(rl__arena *a)
+{
+    rl__arena_block *b = a->head;
+    while (b) {
+        rl__arena_block *next = b->next;
+        free(b);
+        b = next;
+    }
+    a->head = NULL;
+}
+
+void rl__sbuf_vprintf(rl__sbuf *b, const char *fmt, va_list ap)
+{
+    if (b->oom) return;
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    if (n < 0) {
+        b->oom = 1;
+        return;
+    }
+    if (b->len + (size_t)n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + (size_t)n + 1) cap *= 2;
+        char *d = realloc(b->data, cap);
+        if (!d) {
+            b->oom = 1;
+            return;
+        }
+        b->data = d;
+        b->cap = cap;
+    }
+    vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
+    b->len += (size_t)n;
+}
+
+void rl__sbuf_printf(rl__sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    rl__sbuf_vprintf(b, fmt, ap);
+    va_end(ap);
+}
+
+void rl__sbuf_puts(rl__sbuf *b, const char *s)
+{
+    rl__sbuf_printf(b, "%s", s);
+}
+
+void rl__sbuf_json_str(rl__sbuf *b, const char *s)
+{
+    rl__sbuf_puts(b, "\"");
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            rl__sbuf_printf(b, "\\%c", *p);
+        else if (*p == '\n')
+            rl__sbuf_puts(b, "\\n");
+        else if (*p < 0x20)
+            rl__sbuf_printf(b, "\\u%04x", *p);
+        else
+            rl__sbuf_printf(b, "%c", *p);
+    }
+    rl__sbuf_puts(b, "\"");
+}
+
+void rl__sbuf_cfg_str(rl__sbuf *b, const char *s)
+{
+    rl__sbuf_puts(b, "\"");
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            rl__sbuf_printf(b, "\\%c", *p);
+        else if (*p == '\n')
+            rl__sbuf_puts(b, "\\n");
+        else if (*p < 0x20)
+            rl__sbuf_printf(b, "\\x%02x", *p);
+        else
+            rl__sbuf_printf(b, "%c", *p);
+    }
+    rl__sbuf_puts(b, "\"");
+}
+
+void rl__sbuf_double(rl__sbuf *b, double v, int json)
+{
+    if (!isfinite(v)) {
+        if (json)
+            rl__sbuf_puts(b, "null");
+        else
+            rl__sbuf_puts(b, isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf"));
+        return;
+    }
+    /* Shortest of %.{6..17}g that reads back exactly. */
+    char tmp[40];
+    for (int prec = 6; prec <= 17; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*g", prec, v);
+        if (strtod(tmp, NULL) == v) break;
+    }
+    rl__sbuf_puts(b, tmp);
+}
+
+void rl__sbuf_free(rl__sbuf *b)
+{
+    free(b->data);
+    memset(b, 0, sizeof *b);
+}
+
+size_t rl__edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64) return (size_t)-1;
+    size_t row[65];
+    for (size_t j = 0; j <= lb; j++) row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t prev = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t cur = row[j];
+            size_t sub = prev + (a[i - 1] != b[j - 1]);
+            size_t del = row[j] + 1, ins = row[j - 1] + 1;
+            row[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+            prev = cur;
+        }
+    }
+    return row[lb];
+}
+
+const char *rl__nearest(const char *s, const char *const *names, size_t n)
+{
+    const char *best = NULL;
+    size_t best_d = (size_t)-1;
+    for (size_t i = 0; i < n; i++) {
+        size_t d = rl__edit_distance(s, names[i]);
+        if (d < best_d) {
+            best_d = d;
+            best = names[i];
+        }
+    }
+    /* Suggest only plausible typos: a third of the length, at least 2. */
+    size_t len = strlen(s);
+    size_t limit = len / 3 > 2 ? len / 3 : 2;
+    return best_d <= limit ? best : NULL;
+}
+
+static rl_log_level g_log_level = RL_LOG_INFO;
+
+void rl__log_set_level(rl_log_level max_level)
+{
+    g_log_level = max_level;
+}
+
+static void host_vlog(rl_log_level level, const char *who, const char *fmt,
+                      va_list ap)
+{
+    if (level > g_log_level) return;
+    static const char *const tag[] = {"error", "warning", "info", "debug"};
+    char line[1024];
+    vsnprintf(line, sizeof line, fmt, ap);
+    if (level <= RL_LOG_WARN)
+        fprintf(stderr, "rlhost: %s%s%s: %s\n", who ? who : "", who ? ": " : "",
+                tag[level], line);
+    else
+        fprintf(stderr, "%s%s%s\n", who ? who : "", who ? ": " : "", line);
+}
+
+void rl__log(rl_log_level level, const char *who, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    host_vlog(level, who, fmt, ap);
+    va_end(ap);
+}
+
+static uint32_t host_cpu_count(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        int c = CPU_COUNT(&set);
+        if (c > 0 && (n <= 0 || c < n)) n = c;
+    }
+    return n > 0 ? (uint32_t)n : 1;
+}
+
+static const rl_host_api g_host_api = {
+    sizeof(rl_host_api), {RL_ABI_MAJOR, RL_ABI_MINOR}, rl__log,
+    host_cpu_count,      rl_strerror,
+};
+
+const rl_host_api *rl__host_api(void)
+{
+    return &g_host_api;
+}

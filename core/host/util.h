@@ -1,0 +1,55 @@
+/* Host-internal helpers: arena, growable string buffer, edit distance, log. */
+#ifndef RLHOST_UTIL_H
+#define RLHOST_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rlhost/plugin.h>
+
+/* Bump allocator: many small allocations freed together. */
+typedef struct rl__arena_block rl__arena_block;
+typedef struct rl__arena {
+    rl__arena_block *head;
+} rl__arena;
+
+void *rl__arena_alloc(rl__arena *a, size_t bytes); /* zeroed; NULL on OOM */
+char *rl__arena_strdup(rl__arena *a, const char *s);
+void rl__arena_free(rl__arena *a);
+
+/* Growable NUL-terminated text buffer.  After an allocation failure the
+   buffer keeps failing (oom set) so callers check once at the end. */
+typedef struct rl__sbuf {
+    char *data;
+    size_t len, cap;
+    int oom;
+} rl__sbuf;
+
+void rl__sbuf_printf(rl__sbuf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void rl__sbuf_vprintf(rl__sbuf *b, const char *fmt, va_list ap);
+void rl__sbuf_puts(rl__sbuf *b, const char *s);
+/* Appends s as a JSON string literal (quotes and escapes). */
+void rl__sbuf_json_str(rl__sbuf *b, const char *s);
+/* Appends s as a libconfig string literal. */
+void rl__sbuf_cfg_str(rl__sbuf *b, const char *s);
+/* Appends a double that reads back bit-exact; "nan"/"inf" become JSON null
+   when json != 0. */
+void rl__sbuf_double(rl__sbuf *b, double v, int json);
+void rl__sbuf_free(rl__sbuf *b);
+
+/* Levenshtein distance, for "did you mean". */
+size_t rl__edit_distance(const char *a, const char *b);
+/* Of names[0..n), the one closest to s if close enough to suggest; else NULL. */
+const char *rl__nearest(const char *s, const char *const *names, size_t n);
+
+/* Logging to stderr.  Level threshold settable (quiet runs show warnings). */
+void rl__log(rl_log_level level, const char *who, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void rl__log_set_level(rl_log_level max_level);
+
+/* The services table handed to plugins. */
+const rl_host_api *rl__host_api(void);
+
+#endif

@@ -1,0 +1,226 @@
+/* The vectorized env driver; see vecenv.h. */
+#include "vecenv.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <rlhost/rlcore.h>
+
+/* Below this many envs per thread, waking a worker costs more than the
+   stepping it takes over (measured with `rlhost bench env`). */
+#define MIN_ENVS_PER_THREAD 64
+
+uint32_t rl__auto_env_threads(uint32_t num_envs, char *reason, size_t len)
+{
+    uint32_t cores = rl__host_api()->cpu_count();
+    uint32_t by_envs = num_envs / MIN_ENVS_PER_THREAD;
+    if (by_envs < 1) by_envs = 1;
+    uint32_t t = cores < by_envs ? cores : by_envs;
+    if (t == cores)
+        snprintf(reason, len, "%u core%s", cores, cores == 1 ? "" : "s");
+    else
+        snprintf(reason, len, "%u envs: one thread per %u envs", num_envs, MIN_ENVS_PER_THREAD);
+    return t;
+}
+
+int rl__vecenv_create(rl__vecenv *v, const rl_plugin_desc *desc,
+                      const rl_value *options, const rl_value *stages,
+                      uint32_t num_envs, uint64_t seed, uint32_t threads,
+                      uint32_t repeat, char *err, size_t errlen)
+{
+    memset(v, 0, sizeof *v);
+    v->desc = desc;
+    v->vt = desc->vtable;
+    v->n = num_envs;
+    v->repeat = repeat ? repeat : 1;
+    rl_env_args args = {sizeof args, num_envs, seed, options, stages, rl__host_api()};
+    v->info.struct_size = sizeof v->info;
+    v->info.obs_scale = 1.0f;
+    char perr[RL_ERR_MAX] = "";
+    int rc = v->vt->create(&args, &v->env, &v->info, perr, sizeof perr);
+    if (rc != RL_OK) {
+        snprintf(err, errlen, "env '%s': %s", desc->name, perr[0] ? perr : rl_strerror(rc));
+        v->env = NULL;
+        return rc < 0 ? rc : RL_EINVAL;
+    }
+    size_t elem = v->info.obs_dtype == RL_DTYPE_U8 ? 1 : v->info.obs_dtype == RL_DTYPE_F32 ? 4 : 0;
+    if (!elem || !v->info.obs_size || !v->info.n_actions) {
+        snprintf(err, errlen,
+                 "env '%s' reported an invalid space (dtype %d, obs_size %u, n_actions %u)",
+                 desc->name, (int)v->info.obs_dtype, v->info.obs_size, v->info.n_actions);
+        rl__vecenv_destroy(v);
+        return RL_EINVAL;
+    }
+    v->row_bytes = elem * v->info.obs_size;
+    size_t n = num_envs;
+    v->obs_buf[0] = rl_calloc_aligned(n, v->row_bytes);
+    v->obs_buf[1] = rl_calloc_aligned(n, v->row_bytes);
+    void *final_obs = rl_calloc_aligned(n, v->row_bytes);
+    v->actions = rl_calloc_aligned(n, sizeof *v->actions);
+    v->rewards = rl_calloc_aligned(n, sizeof *v->rewards);
+    v->rew_acc = rl_calloc_aligned(n, sizeof *v->rew_acc);
+    v->terminated = rl_calloc_aligned(n, 1);
+    v->truncated = rl_calloc_aligned(n, 1);
+    v->stopped = rl_calloc_aligned(n, 1);
+    v->episode_start = rl_calloc_aligned(n, 1);
+    v->ep_return = rl_calloc_aligned(n, sizeof *v->ep_return);
+    v->ep_length = rl_calloc_aligned(n, sizeof *v->ep_length);
+    v->done_return = rl_calloc_aligned(n, sizeof *v->done_return);
+    v->done_length = rl_calloc_aligned(n, sizeof *v->done_length);
+    v->frames = rl_calloc_aligned(n, sizeof *v->frames);
+    float *scores = rl_calloc_aligned(n, sizeof(float));
+    if (threads == 0) {
+        threads = rl__auto_env_threads(num_envs, v->threads_reason, sizeof v->threads_reason);
+    } else {
+        snprintf(v->threads_reason, sizeof v->threads_reason, "set in config");
+    }
+    if (threads > num_envs) threads = num_envs;
+    v->pool = rl__pool_create(threads);
+    v->io = (rl_env_io){sizeof v->io, v->obs_buf[0], v->actions, v->rewards, v->terminated,
+                        v->truncated, final_obs, scores};
+    if (!v->obs_buf[0] || !v->obs_buf[1] || !final_obs || !v->actions || !v->rewards ||
+        !v->rew_acc || !v->terminated || !v->truncated || !v->stopped || !v->episode_start ||
+        !v->ep_return || !v->ep_length || !v->done_return || !v->done_length || !v->frames || !scores || !v->pool) {
+        snprintf(err, errlen, "env '%s': out of memory for %u envs", desc->name, num_envs);
+        rl__vecenv_destroy(v);
+        return RL_ENOMEM;
+    }
+    v->prev_obs = v->obs_buf[1];
+    return RL_OK;
+}
+
+static void reset_range(void *ctx, uint32_t first, uint32_t count)
+{
+    rl__vecenv *v = ctx;
+    v->vt->reset(v->env, &v->io, first, count);
+}
+
+void rl__vecenv_reset(rl__vecenv *v)
+{
+    rl__pool_run(v->pool, reset_range, v, v->n);
+    memset(v->episode_start, 1, v->n);
+    memset(v->ep_return, 0, v->n * sizeof *v->ep_return);
+    memset(v->ep_length, 0, v->n * sizeof *v->ep_length);
+}
+
+/* Steps [first, first+count) `repeat` times; an env whose episode ended
+   stops for the rest of this call so its new episode starts cleanly. */
+static void step_range(void *ctx, uint32_t first, uint32_t count)
+{
+    rl__vecenv *v = ctx;
+    uint32_t end = first + count;
+    if (v->repeat == 1) {
+        v->vt->step(v->env, &v->io, first, count);
+        for (uint32_t i = first; i < end; i++) v->frames[i] = 1;
+        return;
+    }
+    memset(v->stopped + first, 0, count);
+    for (uint32_t i = first; i < end; i++) {
+        v->rew_acc[i] = 0;
+        v->frames[i] = 0;
+    }
+    for (uint32_t r = 0; r < v->repeat; r++) {
+        uint32_t i = first;
+        while (i < end) { /* step each maximal run of envs still going */
+            while (i < end && v->stopped[i]) i++;
+            uint32_t j = i;
+            while (j < end && !v->stopped[j]) j++;
+            if (j > i) v->vt->step(v->env, &v->io, i, j - i);
+            i = j;
+        }
+        int all_stopped = 1;
+        for (uint32_t k = first; k < end; k++) {
+            if (v->stopped[k]) continue;
+            v->rew_acc[k] += v->rewards[k];
+            v->frames[k]++;
+            if (v->terminated[k] || v->truncated[k])
+                v->stopped[k] = 1;
+            else
+                all_stopped = 0;
+        }
+        if (all_stopped) break;
+    }
+    memcpy(v->rewards + first, v->rew_acc + first, count * sizeof *v->rewards);
+}
+
+static void record_episode(rl__ep_stats *s, double ret, double len, double score)
+{
+    s->episodes++;
+    s->n++;
+    s->sum_return += ret;
+    s->sum_length += len;
+    s->sum_score += score;
+    s->recent_return[s->recent_pos] = ret;
+    s->recent_score[s->recent_pos] = score;
+    s->recent_pos = (s->recent_pos + 1) % RL__RECENT;
+    if (s->recent_n < RL__RECENT) s->recent_n++;
+}
+
+int rl__vecenv_step(rl__vecenv *v, char *err, size_t errlen)
+{
+    for (uint32_t i = 0; i < v->n; i++) {
+        if ((uint32_t)v->actions[i] >= v->info.n_actions) {
+            snprintf(err, errlen, "algo chose action %d for env %u, outside [0, %u)",
+                     (int)v->actions[i], i, v->info.n_actions);
+            return RL_EINVAL;
+        }
+    }
+    v->prev_obs = v->obs_buf[v->cur];
+    v->cur ^= 1;
+    v->io.obs = v->obs_buf[v->cur];
+    rl__pool_run(v->pool, step_range, v, v->n);
+    int has_score = v->info.score_name != NULL;
+    for (uint32_t i = 0; i < v->n; i++) {
+        v->ep_return[i] += v->rewards[i];
+        v->ep_length[i] += v->frames[i];
+        uint8_t done = v->terminated[i] | v->truncated[i];
+        v->episode_start[i] = done;
+        if (done) {
+            v->done_return[i] = v->ep_return[i];
+            v->done_length[i] = v->ep_length[i];
+            record_episode(&v->stats, v->ep_return[i], v->ep_length[i],
+                           has_score ? v->io.scores[i] : v->ep_return[i]);
+            v->ep_return[i] = 0;
+            v->ep_length[i] = 0;
+        }
+    }
+    return RL_OK;
+}
+
+double rl__ep_recent_mean(const rl__ep_stats *s, int score)
+{
+    if (!s->recent_n) return 0.0 / 0.0;
+    double sum = 0;
+    for (uint32_t i = 0; i < s->recent_n; i++)
+        sum += score ? s->recent_score[i] : s->recent_return[i];
+    return sum / s->recent_n;
+}
+
+void rl__ep_interval_reset(rl__ep_stats *s)
+{
+    s->n = 0;
+    s->sum_return = s->sum_length = s->sum_score = 0;
+}
+
+void rl__vecenv_destroy(rl__vecenv *v)
+{
+    rl__pool_destroy(v->pool);
+    if (v->env) v->vt->destroy(v->env);
+    rl_free(v->obs_buf[0]);
+    rl_free(v->obs_buf[1]);
+    rl_free(v->io.final_obs);
+    rl_free(v->actions);
+    rl_free(v->rewards);
+    rl_free(v->rew_acc);
+    rl_free(v->terminated);
+    rl_free(v->truncated);
+    rl_free(v->stopped);
+    rl_free(v->episode_start);
+    rl_free(v->ep_return);
+    rl_free(v->ep_length);
+    rl_free(v->done_return);
+    rl_free(v->done_length);
+    rl_free(v->frames);
+    rl_free(v->io.scores);
+    memset(v, 0, sizeof *v);
+}

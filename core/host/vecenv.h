@@ -1,0 +1,61 @@
+/* The vectorized env driver: one env plugin instance for N envs, the
+   host-owned structure-of-arrays buffers, stepping of env ranges on the
+   worker pool, action repeat, and per-episode return/length/score tracking. */
+#ifndef RLHOST_VECENV_H
+#define RLHOST_VECENV_H
+
+#include "pool.h"
+#include "util.h"
+
+/* Sums over finished episodes, plus a window of the most recent ones. */
+#define RL__RECENT 100
+typedef struct rl__ep_stats {
+    uint64_t episodes;              /* all time */
+    uint64_t n;                     /* since the last reset_interval */
+    double sum_return, sum_length, sum_score;
+    double recent_return[RL__RECENT], recent_score[RL__RECENT];
+    uint32_t recent_n, recent_pos;
+} rl__ep_stats;
+
+typedef struct rl__vecenv {
+    const rl_plugin_desc *desc;
+    const rl_env_vtable *vt;
+    void *env;
+    rl_env_info info;
+    uint32_t n;
+    size_t row_bytes; /* bytes of one env's observation */
+    uint32_t repeat;
+    void *obs_buf[2];
+    int cur;
+    rl_env_io io;      /* io.obs points at the current buffer */
+    void *prev_obs;    /* the observation before the last step */
+    int32_t *actions;
+    float *rewards, *rew_acc;
+    uint8_t *terminated, *truncated, *stopped;
+    uint8_t *episode_start; /* obs row begins an episode */
+    double *ep_return, *done_return; /* running; of the episode that just ended */
+    uint32_t *ep_length, *done_length, *frames;
+    rl__ep_stats stats;
+    rl__pool *pool;
+    char threads_reason[96];
+} rl__vecenv;
+
+/* threads: 0 = auto.  On failure returns RL_E* with a sentence in err. */
+int rl__vecenv_create(rl__vecenv *v, const rl_plugin_desc *desc,
+                      const rl_value *options, const rl_value *stages,
+                      uint32_t num_envs, uint64_t seed, uint32_t threads,
+                      uint32_t repeat, char *err, size_t errlen);
+/* Starts every env's first episode. */
+void rl__vecenv_reset(rl__vecenv *v);
+/* Applies v->actions (checked against n_actions: RL_EINVAL with a sentence
+   if one is out of range) and tracks finished episodes. */
+int rl__vecenv_step(rl__vecenv *v, char *err, size_t errlen);
+void rl__vecenv_destroy(rl__vecenv *v);
+
+double rl__ep_recent_mean(const rl__ep_stats *s, int score);
+void rl__ep_interval_reset(rl__ep_stats *s);
+
+/* Thread count "auto" picks for n envs on this machine, with the reason. */
+uint32_t rl__auto_env_threads(uint32_t num_envs, char *reason, size_t len);
+
+#endif

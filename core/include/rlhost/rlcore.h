@@ -1,0 +1,119 @@
+/*
+ * <rlhost/rlcore.h> — librlcore basics shared by the host and the plugins:
+ * status strings, a seedable RNG, a clock, aligned allocation and the BLAS
+ * runtime settings.  The neural-network library is <rlhost/nn.h>.
+ *
+ * Everything here is thread-safe unless a function says otherwise; an rl_rng
+ * belongs to one thread at a time.
+ */
+#ifndef RLHOST_RLCORE_H
+#define RLHOST_RLCORE_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rlhost/plugin.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Text for an RL_E* status ("unknown status" for anything else). */
+const char *rl_strerror(int status);
+
+/* ---- RNG: xoshiro256** seeded through splitmix64 ------------------------
+ * rl_rng_seed(r, seed, stream) gives independent, reproducible streams for
+ * (seed, stream) pairs, e.g. stream = env index. */
+typedef struct rl_rng {
+    uint64_t s[4];
+} rl_rng;
+
+static inline uint64_t rl__splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static inline void rl_rng_seed(rl_rng *r, uint64_t seed, uint64_t stream)
+{
+    uint64_t x = seed ^ (stream * 0xd1342543de82ef95ull + 0x2545f4914f6cdd1dull);
+    for (int i = 0; i < 4; i++) r->s[i] = rl__splitmix64(&x);
+}
+
+static inline uint64_t rl__rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
+
+static inline uint64_t rl_rng_u64(rl_rng *r)
+{
+    uint64_t *s = r->s;
+    uint64_t result = rl__rotl(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rl__rotl(s[3], 45);
+    return result;
+}
+
+static inline uint32_t rl_rng_u32(rl_rng *r)
+{
+    return (uint32_t)(rl_rng_u64(r) >> 32);
+}
+
+/* Uniform integer in [0, n), n > 0 (Lemire's multiply-shift; the bias is
+   below 2^-32 and irrelevant here). */
+static inline uint32_t rl_rng_below(rl_rng *r, uint32_t n)
+{
+    return (uint32_t)(((uint64_t)rl_rng_u32(r) * n) >> 32);
+}
+
+/* Uniform float in [0, 1). */
+static inline float rl_rng_uniform(rl_rng *r)
+{
+    return (float)(rl_rng_u64(r) >> 40) * (1.0f / 16777216.0f);
+}
+
+/* Uniform double in [0, 1). */
+static inline double rl_rng_uniform_d(rl_rng *r)
+{
+    return (double)(rl_rng_u64(r) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* Standard normal (Box-Muller, one value per call). */
+static inline double rl_rng_normal(rl_rng *r)
+{
+    double u1 = 1.0 - rl_rng_uniform_d(r); /* (0, 1] */
+    double u2 = rl_rng_uniform_d(r);
+    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+/* ---- Time and memory ------------------------------------------------------*/
+
+/* Monotonic clock in seconds (vDSO; no syscall). */
+double rl_now(void);
+
+/* 64-byte aligned, zeroed allocation; NULL on failure or overflow.
+   Free with rl_free. */
+void *rl_calloc_aligned(size_t count, size_t size);
+void rl_free(void *p);
+
+/* ---- BLAS runtime -------------------------------------------------------- */
+
+/* Threads OpenBLAS may use for one call (>= 1). */
+void rl_blas_set_threads(int n);
+int rl_blas_get_threads(void);
+/* Name of the kernel set OpenBLAS chose ("SkylakeX", "Haswell", ...). */
+const char *rl_blas_corename(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RLHOST_RLCORE_H */

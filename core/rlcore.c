@@ -1,0 +1,69 @@
+/* librlcore basics: status strings, clock, aligned memory, BLAS settings. */
+#define _POSIX_C_SOURCE 200809L
+#include <rlhost/rlcore.h>
+
+#include <cblas.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Debian's cblas.h declares these for OpenBLAS; keep our own prototypes so
+   the build also works with headers that omit them. */
+void openblas_set_num_threads(int num_threads);
+int openblas_get_num_threads(void);
+char *openblas_get_corename(void);
+
+const char *rl_strerror(int status)
+{
+    switch (status) {
+    case RL_OK:
+        return "ok";
+#define RL__ERR_CASE(name, val, text) \
+    case RL_##name:                   \
+        return text;
+        RL_ERRNO_MAP(RL__ERR_CASE)
+#undef RL__ERR_CASE
+    default:
+        return "unknown status";
+    }
+}
+
+double rl_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void *rl_calloc_aligned(size_t count, size_t size)
+{
+    if (size && count > SIZE_MAX / size) return NULL;
+    size_t bytes = count * size;
+    bytes = (bytes + 63) & ~(size_t)63;
+    if (bytes == 0) bytes = 64;
+    void *p = NULL;
+    if (posix_memalign(&p, 64, bytes) != 0) return NULL;
+    memset(p, 0, bytes);
+    return p;
+}
+
+void rl_free(void *p)
+{
+    free(p);
+}
+
+void rl_blas_set_threads(int n)
+{
+    openblas_set_num_threads(n < 1 ? 1 : n);
+}
+
+int rl_blas_get_threads(void)
+{
+    return openblas_get_num_threads();
+}
+
+const char *rl_blas_corename(void)
+{
+    const char *s = openblas_get_corename();
+    return s ? s : "unknown";
+}

@@ -1,0 +1,164 @@
+/* CartPole env plugin; rules in cartpole.h / cartpole_rules.c.
+   Observation: [x, x_dot, theta, theta_dot] as float32, or [x, theta] with
+   observe_velocity = false (the partially observable variant). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cartpole.h"
+
+enum { OPT_OBSERVE_VELOCITY, OPT_N };
+
+static const rl_option_def options[OPT_N] = {
+    [OPT_OBSERVE_VELOCITY] = {sizeof(rl_option_def), RL_OPT_BOOL, "observe_velocity",
+                              "include cart and pole velocities in the observation; false "
+                              "makes the task partially observable",
+                              "true", 1, 0, NULL, 0},
+};
+
+typedef struct cartpole {
+    uint32_t n;
+    int velocity;
+    cp_state *s;
+    rl_rng *rng;
+} cartpole;
+
+static void write_obs(const cartpole *c, const cp_state *s, float *o)
+{
+    if (c->velocity) {
+        o[0] = (float)s->x;
+        o[1] = (float)s->x_dot;
+        o[2] = (float)s->theta;
+        o[3] = (float)s->theta_dot;
+    } else {
+        o[0] = (float)s->x;
+        o[1] = (float)s->theta;
+    }
+}
+
+static int cp_create(const rl_env_args *args, void **out, rl_env_info *info, char *err,
+                     size_t errlen)
+{
+    cartpole *c = calloc(1, sizeof *c);
+    if (!c) {
+        RL_ERRF(err, errlen, "out of memory");
+        return RL_ENOMEM;
+    }
+    c->n = args->num_envs;
+    c->velocity = (int)args->options[OPT_OBSERVE_VELOCITY].i;
+    c->s = calloc(c->n, sizeof *c->s);
+    c->rng = calloc(c->n, sizeof *c->rng);
+    if (!c->s || !c->rng) {
+        free(c->s);
+        free(c->rng);
+        free(c);
+        RL_ERRF(err, errlen, "out of memory for %u envs", args->num_envs);
+        return RL_ENOMEM;
+    }
+    for (uint32_t i = 0; i < c->n; i++) rl_rng_seed(&c->rng[i], args->seed, i);
+    info->obs_dtype = RL_DTYPE_F32;
+    info->obs_ndim = 1;
+    info->obs_shape[0] = c->velocity ? 4 : 2;
+    info->obs_size = info->obs_shape[0];
+    info->obs_scale = 1.0f;
+    info->n_actions = 2;
+    info->score_name = NULL;
+    *out = c;
+    return RL_OK;
+}
+
+static void cp_destroy(void *env)
+{
+    cartpole *c = env;
+    if (!c) return;
+    free(c->s);
+    free(c->rng);
+    free(c);
+}
+
+static void cp_reset_range(void *env, const rl_env_io *io, uint32_t first, uint32_t count)
+{
+    cartpole *c = env;
+    uint32_t d = c->velocity ? 4 : 2;
+    float *obs = io->obs;
+    for (uint32_t i = first; i < first + count; i++) {
+        cp_reset(&c->s[i], &c->rng[i]);
+        write_obs(c, &c->s[i], obs + (size_t)i * d);
+    }
+}
+
+static void cp_step_range(void *env, const rl_env_io *io, uint32_t first, uint32_t count)
+{
+    cartpole *c = env;
+    uint32_t d = c->velocity ? 4 : 2;
+    float *obs = io->obs, *final_obs = io->final_obs;
+    for (uint32_t i = first; i < first + count; i++) {
+        int term, trunc;
+        io->rewards[i] = cp_step(&c->s[i], io->actions[i], &term, &trunc);
+        io->terminated[i] = (uint8_t)term;
+        io->truncated[i] = (uint8_t)trunc;
+        if (term || trunc) {
+            write_obs(c, &c->s[i], final_obs + (size_t)i * d);
+            cp_reset(&c->s[i], &c->rng[i]);
+        }
+        write_obs(c, &c->s[i], obs + (size_t)i * d);
+    }
+}
+
+/* One line: the track from -2.4 to 2.4 with the cart and the pole's lean. */
+static int cp_render(void *env, uint32_t index, int color, char *buf, size_t cap)
+{
+    cartpole *c = env;
+    if (index >= c->n) return RL_EINVAL;
+    const cp_state *s = &c->s[index];
+    enum { W = 41 };
+    char track[W + 1];
+    memset(track, '-', W);
+    track[W] = 0;
+    int pos = (int)((s->x + CP_X_THRESHOLD) / (2 * CP_X_THRESHOLD) * (W - 1) + 0.5);
+    if (pos < 0) pos = 0;
+    if (pos > W - 1) pos = W - 1;
+    char pole = s->theta > 0.07 ? '/' : s->theta < -0.07 ? '\\' : '|';
+    track[pos] = pole;
+    int n = snprintf(buf, cap, "%s|%s|%s  x=%+.2f theta=%+.3f step %u", color ? "\x1b[1m" : "",
+                     track, color ? "\x1b[0m" : "", s->x, s->theta, s->steps);
+    return n < 0 ? RL_EIO : n;
+}
+
+static const rl_env_render_ext render_ext = {sizeof render_ext, cp_render};
+
+static const void *cp_get_extension(void *env, const char *id)
+{
+    (void)env;
+    return strcmp(id, RL_EXT_ENV_RENDER) == 0 ? &render_ext : NULL;
+}
+
+static const rl_env_vtable vtable = {
+    sizeof vtable, cp_create, cp_destroy, cp_reset_range, cp_step_range, cp_get_extension,
+};
+
+static const rl_plugin_desc desc = {
+    sizeof desc, RL_KIND_ENV, "cartpole", "1.0.0",
+    "classic cart-pole balancing with the CartPole-v1 constants (500-step episodes)",
+    options, OPT_N, NULL, 0, &vtable,
+};
+
+static int plugin_init(const rl_host_api *host, char *err, size_t errlen)
+{
+    (void)host;
+    (void)err;
+    (void)errlen;
+    return RL_OK;
+}
+
+static uint32_t plugin_count(void)
+{
+    return 1;
+}
+
+static const rl_plugin_desc *plugin_get(uint32_t i)
+{
+    return i == 0 ? &desc : NULL;
+}
+
+RL_PLUGIN_DEFINE_ENTRY(plugin_init, NULL, plugin_count, plugin_get);

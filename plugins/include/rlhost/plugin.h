@@ -1,0 +1,339 @@
+/*
+ * <rlhost/plugin.h> — the rlhost plugin ABI.
+ *
+ * A plugin is a shared object that exports exactly one symbol,
+ * RL_PLUGIN_ENTRY_SYMBOL, a const rl_plugin_entry.  Through it the host finds
+ * one or more plugin descriptors (environments or algorithms), each with an
+ * option schema, an optimization-stage schema and a vtable.
+ *
+ * Compatibility rules (the host enforces them before calling anything):
+ *   - entry.abi.major must equal the host's RL_ABI_MAJOR, and
+ *     entry.abi.minor must not exceed the host's RL_ABI_MINOR;
+ *   - every struct below starts with (or, for the entry, follows the version
+ *     with) struct_size; structs only grow at the end, and neither side reads a
+ *     field that the other side's struct_size does not cover.
+ * Optional capabilities are looked up by a revisioned string id through
+ * get_extension() and may be absent (NULL).
+ *
+ * Errors cross the ABI as a negative RL_E* status plus a one-line message
+ * written into a caller-owned buffer (err, errlen).  Plugins never exit(),
+ * abort() or print; they log through rl_host_api.log.
+ *
+ * This header is C99 and C++ clean.
+ */
+#ifndef RLHOST_PLUGIN_H
+#define RLHOST_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RL_ABI_MAJOR 1
+#define RL_ABI_MINOR 0
+
+/* Name of the one symbol a plugin exports. */
+#define RL_PLUGIN_ENTRY_SYMBOL "rlhost_plugin_entry"
+
+#if defined(_WIN32)
+#define RL_EXPORT __declspec(dllexport)
+#else
+#define RL_EXPORT __attribute__((visibility("default")))
+#endif
+
+/* Size of the caller-owned message buffers passed as (err, errlen). */
+#define RL_ERR_MAX 512
+
+/* ---- Status codes -------------------------------------------------------- */
+
+/* X(name, value, text): one list generates the enum and rl_strerror(). */
+#define RL_ERRNO_MAP(X)                                          \
+    X(EINVAL, -1, "invalid argument")                            \
+    X(ENOMEM, -2, "out of memory")                               \
+    X(EIO, -3, "input/output error")                             \
+    X(ENOENT, -4, "not found")                                   \
+    X(EABI, -5, "incompatible plugin ABI")                       \
+    X(ENOTSUP, -6, "not supported")                              \
+    X(ENONFINITE, -7, "non-finite value")                        \
+    X(EINTR, -8, "interrupted")                                  \
+    X(ECONFIG, -9, "invalid configuration")                      \
+    X(ECORRUPT, -10, "corrupt data")
+
+typedef enum rl_status {
+    RL_OK = 0,
+#define RL__ERR_ENUM(name, val, text) RL_##name = (val),
+    RL_ERRNO_MAP(RL__ERR_ENUM)
+#undef RL__ERR_ENUM
+} rl_status;
+
+/* ---- Versions ------------------------------------------------------------ */
+
+typedef struct rl_abi_version {
+    uint16_t major;
+    uint16_t minor;
+} rl_abi_version;
+
+/* ---- Option and stage schemas --------------------------------------------
+ * A plugin describes every option it takes; the host validates the config
+ * against it, fills in defaults and hands the plugin typed values.  The same
+ * form describes optimization stages (the `optimizations = { ... }` group). */
+
+typedef enum rl_opt_type {
+    RL_OPT_BOOL = 1,
+    RL_OPT_INT,
+    RL_OPT_FLOAT,
+    RL_OPT_STRING,
+    RL_OPT_ENUM,        /* a string from a fixed list of choices */
+    RL_OPT_INT_LIST,    /* e.g. hidden = [256, 256] */
+    RL_OPT_STRING_LIST  /* e.g. map = ["#####", "#S.G#", "#####"] */
+} rl_opt_type;
+
+/* Flags of rl_option_def.flags. */
+#define RL_OPT_AUTO 0x1u            /* also accepts the string "auto" */
+#define RL_OPT_CHANGES_RESULTS 0x2u /* stage: may change learning results */
+#define RL_OPT_REQUIRED 0x4u        /* no default: the config must set it */
+
+typedef struct rl_option_def {
+    uint32_t struct_size;
+    rl_opt_type type;
+    const char *name;
+    const char *help;         /* one line */
+    const char *default_text; /* in config syntax: "1e-3", "[64, 64]", "true",
+                                 "auto", "features"; NULL only if REQUIRED */
+    double min, max;          /* INT, FLOAT, and list elements; ignored when
+                                 min > max (unbounded) */
+    const char *const *choices; /* ENUM: NULL-terminated list */
+    uint32_t flags;
+} rl_option_def;
+
+/* A resolved value, in the order of the plugin's own rl_option_def array. */
+typedef struct rl_value {
+    uint32_t struct_size;
+    rl_opt_type type;
+    int is_auto;        /* "auto" was given (flag RL_OPT_AUTO); i holds the
+                           value the host resolved it to when it knows one */
+    int64_t i;          /* BOOL (0/1), INT, ENUM (index into choices) */
+    double f;           /* FLOAT */
+    const char *s;      /* STRING, ENUM (the choice) */
+    size_t n;           /* list length */
+    const int64_t *ilist;
+    const char *const *slist;
+} rl_value;
+
+/* ---- Host services --------------------------------------------------------
+ * Handed to every plugin at init and again in create args; valid until deinit.
+ * All functions are thread-safe. */
+
+typedef enum rl_log_level {
+    RL_LOG_ERROR = 0,
+    RL_LOG_WARN,
+    RL_LOG_INFO,
+    RL_LOG_DEBUG
+} rl_log_level;
+
+typedef struct rl_host_api {
+    uint32_t struct_size;
+    rl_abi_version abi;
+    void (*log)(rl_log_level level, const char *who, const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 3, 4)))
+#endif
+        ;
+    uint32_t (*cpu_count)(void);      /* online cores available to us */
+    const char *(*strerror)(int status);
+} rl_host_api;
+
+/* ---- Spaces ----------------------------------------------------------------*/
+
+typedef enum rl_dtype {
+    RL_DTYPE_F32 = 1,
+    RL_DTYPE_U8
+} rl_dtype;
+
+/* What an env instance produces.  Filled by env create. */
+typedef struct rl_env_info {
+    uint32_t struct_size;
+    rl_dtype obs_dtype;
+    uint32_t obs_ndim;
+    uint32_t obs_shape[4];  /* per env, row-major */
+    uint32_t obs_size;      /* elements per env = product of obs_shape */
+    float obs_scale;        /* multiply a stored element by this to get the
+                               network input (1/255-style for U8, 1 for F32) */
+    uint32_t n_actions;     /* discrete actions 0 .. n_actions-1 */
+    const char *score_name; /* name of the env's episode score ("food"), or
+                               NULL when the return is the score */
+} rl_env_info;
+
+/* ---- Environment plugins ---------------------------------------------------
+ * An env instance simulates num_envs independent environments.  The host owns
+ * all I/O buffers, structure-of-arrays and contiguous over envs; a call works
+ * on envs [first, first+count) only, never allocates, never locks, and is
+ * called concurrently from host worker threads for disjoint ranges. */
+
+typedef struct rl_env_args {
+    uint32_t struct_size;
+    uint32_t num_envs;
+    uint64_t seed;          /* env i seeds its RNG from (seed, i) only, so
+                               results do not depend on thread count */
+    const rl_value *options; /* one per rl_plugin_desc.options entry */
+    const rl_value *stages;  /* one per rl_plugin_desc.stages entry */
+    const rl_host_api *host;
+} rl_env_args;
+
+typedef struct rl_env_io {
+    uint32_t struct_size;
+    void *obs;               /* [num_envs][obs_size] of obs_dtype: written */
+    const int32_t *actions;  /* [num_envs]: read; validated by the host */
+    float *rewards;          /* [num_envs]: written by step */
+    uint8_t *terminated;     /* [num_envs]: written by step */
+    uint8_t *truncated;      /* [num_envs]: written by step */
+    void *final_obs;         /* [num_envs][obs_size]: step writes the last
+                                observation of an episode that just ended,
+                                before auto-resetting into obs */
+    float *scores;           /* [num_envs]: on a finished episode, its score
+                                (see rl_env_info.score_name) */
+} rl_env_io;
+
+typedef struct rl_env_vtable {
+    uint32_t struct_size;
+    /* main thread; fills *info; on failure returns RL_E* and writes err */
+    int (*create)(const rl_env_args *args, void **env, rl_env_info *info,
+                  char *err, size_t errlen);
+    /* main thread; destroy(NULL) is a no-op */
+    void (*destroy)(void *env);
+    /* any thread, envs [first, first+count): start fresh episodes, write obs */
+    void (*reset)(void *env, const rl_env_io *io, uint32_t first,
+                  uint32_t count);
+    /* any thread, envs [first, first+count): apply actions, write rewards,
+       flags, obs; a finished env writes final_obs and scores, then resets */
+    void (*step)(void *env, const rl_env_io *io, uint32_t first,
+                 uint32_t count);
+    /* any thread; NULL when the capability is absent */
+    const void *(*get_extension)(void *env, const char *id);
+} rl_env_vtable;
+
+/* Optional: text rendering of one env, "rl.env.render/1". */
+#define RL_EXT_ENV_RENDER "rl.env.render/1"
+typedef struct rl_env_render_ext {
+    uint32_t struct_size;
+    /* any thread; writes a NUL-terminated frame (may contain ANSI colours
+       when color != 0) into buf and returns its length, or a negative RL_E* */
+    int (*render)(void *env, uint32_t index, int color, char *buf,
+                  size_t cap);
+} rl_env_render_ext;
+
+/* ---- Algorithm plugins ---------------------------------------------------- */
+
+typedef enum rl_act_mode {
+    RL_ACT_TRAIN = 0, /* exploration on; the state used by observe/update */
+    RL_ACT_EVAL       /* greedy (unless the algo's options say otherwise);
+                         separate recurrent state for the eval envs */
+} rl_act_mode;
+
+typedef struct rl_algo_args {
+    uint32_t struct_size;
+    const rl_env_info *env;
+    uint32_t num_envs;      /* training envs, rows of act/observe batches */
+    uint32_t num_eval_envs; /* rows of RL_ACT_EVAL batches */
+    uint64_t seed;
+    uint64_t total_steps;   /* env steps the run will take (for schedules) */
+    const rl_value *options;
+    const rl_value *stages;
+    const rl_host_api *host;
+} rl_algo_args;
+
+/* One vectorized env step, as the algorithm sees it. */
+typedef struct rl_transition {
+    uint32_t struct_size;
+    uint32_t count;             /* = num_envs */
+    const void *obs;            /* what act() saw */
+    const int32_t *actions;
+    const float *rewards;
+    const void *next_obs;       /* after auto-reset where an episode ended */
+    const void *final_obs;      /* valid where terminated || truncated */
+    const uint8_t *terminated;
+    const uint8_t *truncated;
+} rl_transition;
+
+typedef struct rl_metric {
+    const char *name; /* static storage in the plugin */
+    double value;
+} rl_metric;
+
+typedef struct rl_algo_vtable {
+    uint32_t struct_size;
+    /* main thread */
+    int (*create)(const rl_algo_args *args, void **algo, char *err,
+                  size_t errlen);
+    /* main thread; destroy(NULL) is a no-op */
+    void (*destroy)(void *algo);
+    /* main thread: choose actions for count envs.  episode_start[i] != 0
+       marks obs row i as the first of an episode (reset recurrent state). */
+    int (*act)(void *algo, rl_act_mode mode, const void *obs,
+               const uint8_t *episode_start, int32_t *actions, uint32_t count,
+               char *err, size_t errlen);
+    /* main thread: the transition batch of the step just taken */
+    int (*observe)(void *algo, const rl_transition *t, char *err,
+                   size_t errlen);
+    /* main thread, after each observe: train if due. step = env steps taken
+       so far (all envs). */
+    int (*update)(void *algo, uint64_t step, char *err, size_t errlen);
+    /* main thread: current metrics (means since the last call); returns how
+       many were written, at most cap */
+    size_t (*metrics)(void *algo, rl_metric *out, size_t cap);
+    /* main thread; NULL when the capability is absent */
+    const void *(*get_extension)(void *algo, const char *id);
+} rl_algo_vtable;
+
+/* ---- Descriptors and the entry --------------------------------------------*/
+
+typedef enum rl_plugin_kind {
+    RL_KIND_ENV = 1,
+    RL_KIND_ALGO = 2
+} rl_plugin_kind;
+
+typedef struct rl_plugin_desc {
+    uint32_t struct_size;
+    rl_plugin_kind kind;
+    const char *name;        /* [a-z0-9_]+, unique per kind */
+    const char *version;     /* the plugin's own version, "1.0.0" */
+    const char *description; /* one line */
+    const rl_option_def *options;
+    uint32_t n_options;
+    const rl_option_def *stages;
+    uint32_t n_stages;
+    const void *vtable; /* const rl_env_vtable * or const rl_algo_vtable * */
+} rl_plugin_desc;
+
+typedef struct rl_plugin_entry {
+    rl_abi_version abi; /* first, always: RL_ABI_MAJOR, RL_ABI_MINOR */
+    uint32_t struct_size;
+    /* main thread, once, before anything else; err on failure */
+    int (*init)(const rl_host_api *host, char *err, size_t errlen);
+    /* main thread, once, after every instance is destroyed */
+    void (*deinit)(void);
+    uint32_t (*count)(void);
+    const rl_plugin_desc *(*get)(uint32_t index);
+} rl_plugin_entry;
+
+/* Convenience for plugin authors: define the entry with the current ABI. */
+#define RL_PLUGIN_DEFINE_ENTRY(init_fn, deinit_fn, count_fn, get_fn)     \
+    RL_EXPORT extern const rl_plugin_entry rlhost_plugin_entry;          \
+    const rl_plugin_entry rlhost_plugin_entry = {                        \
+        {RL_ABI_MAJOR, RL_ABI_MINOR}, sizeof(rl_plugin_entry), init_fn,  \
+        deinit_fn, count_fn, get_fn}
+
+/* Write a formatted one-line message into a caller-owned buffer. */
+#define RL_ERRF(err, errlen, ...)                                        \
+    do {                                                                 \
+        if ((err) && (errlen)) snprintf((err), (errlen), __VA_ARGS__);   \
+    } while (0)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RLHOST_PLUGIN_H */
