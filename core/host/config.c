@@ -308,8 +308,8 @@ oom:
     error_at(r, NULL, "out of memory");
 }
 
-int rl__config_load(rl__config *c, const char *path, const rl__override *ov,
-                    size_t n_ov, const rl__registry *reg, rl__sbuf *errors)
+static int config_load(rl__config *c, const char *path, const rl__override *ov,
+                       size_t n_ov, const rl__registry *reg, rl__sbuf *errors)
 {
     memset(c, 0, sizeof *c);
     c->path = rl__arena_strdup(&c->arena, path);
@@ -381,6 +381,14 @@ int rl__config_load(rl__config *c, const char *path, const rl__override *ov,
         if (!od->s) return RL_ENOMEM;
     }
     return RL_OK;
+}
+
+int rl__config_load(rl__config *c, const char *path, const rl__override *ov,
+                    size_t n_ov, const rl__registry *reg, rl__sbuf *errors)
+{
+    int rc = config_load(c, path, ov, n_ov, reg, errors);
+    if (rc != RL_OK) rl__config_destroy(c); /* nothing half-resolved survives */
+    return rc;
 }
 
 static void format_group(rl__sbuf *out, const rl__group *g, const char *indent)

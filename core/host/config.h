@@ -52,8 +52,9 @@ const rl_option_def *rl__env_host_stages(uint32_t *n);
 /* Splits "key=value" into an override; RL_ECONFIG if there is no '='. */
 int rl__override_parse(char *arg, rl__override *out);
 
-/* Loads and resolves.  On failure returns RL_ECONFIG (or RL_EIO, RL_ENOMEM)
-   and appends one line per problem to errors. */
+/* Loads and resolves.  On failure returns RL_ECONFIG (or RL_EIO, RL_ENOMEM),
+   appends one line per problem to errors and leaves *c empty (destroying it
+   again is harmless). */
 int rl__config_load(rl__config *c, const char *path, const rl__override *ov,
                     size_t n_ov, const rl__registry *reg, rl__sbuf *errors);
 

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int in_range(const rl_option_def *def, double v)
@@ -222,8 +223,15 @@ int rl__value_from_text(const rl_option_def *def, const char *text,
     }
     if ((def->flags & RL_OPT_AUTO) && strcmp(text, "auto") == 0)
         text = "\"auto\"";
+    /* A plain integer too wide for 32 bits gets libconfig's L suffix, which
+       it would otherwise silently truncate. */
+    const char *suffix = "";
+    if (def->type == RL_OPT_INT && text[strspn(text, "+-0123456789")] == 0 && text[0]) {
+        long long x = strtoll(text, NULL, 10);
+        if (x > INT32_MAX || x < INT32_MIN) suffix = "L";
+    }
     rl__sbuf src = {0};
-    rl__sbuf_printf(&src, "v = %s;", text);
+    rl__sbuf_printf(&src, "v = %s%s;", text, suffix);
     if (src.oom) return RL_ENOMEM;
     config_t c;
     config_init(&c);
@@ -256,7 +264,8 @@ void rl__value_format(const rl_option_def *def, const rl_value *v, rl__sbuf *b)
         rl__sbuf_puts(b, v->i ? "true" : "false");
         break;
     case RL_OPT_INT:
-        rl__sbuf_printf(b, "%lld", (long long)v->i);
+        /* libconfig truncates integers beyond 32 bits unless marked L. */
+        rl__sbuf_printf(b, "%lld%s", (long long)v->i, v->i > INT32_MAX || v->i < INT32_MIN ? "L" : "");
         break;
     case RL_OPT_FLOAT: {
         size_t at = b->len;

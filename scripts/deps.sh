@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs the Debian packages rlhost needs, only those missing.
+set -euo pipefail
+pkgs=(gcc g++ meson ninja-build pkg-config binutils libopenblas-dev libconfig-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} = 0 ] && exit 0
+echo "rlhost: installing ${missing[*]}" >&2
+sudo=""
+[ "$(id -u)" = 0 ] || sudo="sudo"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null

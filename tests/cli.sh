@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# CLI end to end: exit codes, --set, outputs, determinism, signals, refusals.
+# Usage: cli.sh RLHOST SOURCE_ROOT FIXTURE_DIR   (speaks TAP)
+set -u
+RLHOST=$1
+SRC=$2
+FIXTURES=$3
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+n=0
+failed=0
+ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
+# expect_rc WANT DESC -- CMD...: runs CMD, keeps stdout/stderr in $T/out $T/err
+expect_rc() {
+  local want=$1 desc=$2; shift 3
+  "$@" >"$T/out" 2>"$T/err"; local rc=$?
+  [ "$rc" = "$want" ]; ok $? "$desc (exit $rc, want $want)"
+  [ "$rc" = "$want" ] || { sed 's/^/#   /' "$T/err" | head -5; }
+}
+contains() { grep -qF -- "$2" "$1"; ok $? "$3"; grep -qF -- "$2" "$1" || { echo "#   '$2' not in:"; sed 's/^/#   /' "$1" | head -5; }; }
+json_num() { sed -n "s/^ *\"$2\": \\([-0-9.e+]*\\).*/\\1/p" "$1"; }
+
+CFG="$SRC/configs/cartpole_random.cfg"
+
+expect_rc 0 "--version" -- "$RLHOST" --version
+contains "$T/out" "plugin ABI 1.0" "--version names the ABI"
+expect_rc 0 "--help" -- "$RLHOST" --help
+contains "$T/out" "usage: rlhost COMMAND" "--help prints usage"
+expect_rc 0 "run --help" -- "$RLHOST" run --help
+contains "$T/out" "usage: rlhost run CONFIG" "run --help prints its usage"
+expect_rc 2 "no command is a usage error" -- "$RLHOST"
+expect_rc 2 "unknown command" -- "$RLHOST" rnu
+contains "$T/err" "unknown command 'rnu' (did you mean 'run'?)" "unknown command suggests"
+expect_rc 2 "run without config" -- "$RLHOST" run
+expect_rc 2 "unknown option" -- "$RLHOST" run "$CFG" --frobnicate
+contains "$T/err" "unknown option '--frobnicate'" "unknown option named"
+expect_rc 2 "--set without =" -- "$RLHOST" run "$CFG" --set algo.sticky
+contains "$T/err" "--set needs KEY=VALUE" "--set format explained"
+
+# list / info
+expect_rc 0 "list" -- "$RLHOST" list
+contains "$T/out" "cartpole" "list shows cartpole"
+contains "$T/out" "random" "list shows the template algo"
+expect_rc 0 "info cartpole" -- "$RLHOST" info cartpole
+contains "$T/out" "observe_velocity = true" "info shows options with defaults"
+contains "$T/out" "action_repeat" "info shows host stages"
+expect_rc 0 "info run" -- "$RLHOST" info run
+contains "$T/out" "log_interval" "info run documents the run group"
+expect_rc 2 "info of an unknown plugin" -- "$RLHOST" info cartpol
+contains "$T/err" "did you mean 'cartpole'" "info suggests"
+
+# check
+expect_rc 0 "check a good config" -- "$RLHOST" check "$CFG"
+contains "$T/out" "eval_interval = 0;" "check prints defaults filled in"
+printf 'run: { steps = 10; };\nenv: { plugin = "cartpole"; num_envs = 0; };\nalgo: { plugin = "random"; };\n' > "$T/bad.cfg"
+expect_rc 2 "check a bad config" -- "$RLHOST" check "$T/bad.cfg"
+contains "$T/err" "$T/bad.cfg:2: env.num_envs: expected an integer in [1, 1048576], got 0" "config error has file:line, key and expectation"
+expect_rc 2 "bad --set" -- "$RLHOST" check "$CFG" --set algo.stickey=0.5
+contains "$T/err" "--set algo.stickey=0.5: unknown key 'stickey'" "bad --set explained"
+expect_rc 2 "--set out of range" -- "$RLHOST" check "$CFG" --set algo.sticky=2
+contains "$T/err" "--set algo.sticky=2: expected a number in [0, 1], got 2" "--set range error"
+expect_rc 2 "unknown plugin" -- "$RLHOST" check "$CFG" --set env.plugin=cartpol
+contains "$T/err" "unknown env plugin 'cartpol' (did you mean 'cartpole'?" "unknown plugin suggests"
+expect_rc 2 "algo where env expected" -- "$RLHOST" check "$CFG" --set env.plugin=random
+contains "$T/err" "'random' is an algo plugin, but an env is expected" "kind mismatch explained"
+expect_rc 2 "missing config file" -- "$RLHOST" check "$T/nope.cfg"
+contains "$T/err" "cannot open" "missing file explained"
+
+# run: outputs
+OUT="$T/run1"
+expect_rc 0 "run the random config" -- "$RLHOST" run "$CFG" --out "$OUT" --set run.steps=20000
+for f in config.cfg metrics.csv summary.json; do [ -s "$OUT/$f" ]; ok $? "run writes $f"; done
+contains "$OUT/metrics.csv" "step,wall_s,sps,episodes,return_mean,length_mean" "metrics.csv header"
+contains "$OUT/summary.json" '"steps": 20000' "summary has the steps"
+contains "$OUT/summary.json" '"status": "done"' "summary status done"
+ev=$(json_num "$OUT/summary.json" eval_return_mean)
+awk -v v="$ev" 'BEGIN { exit !(v > 8 && v < 60) }'; ok $? "random cartpole eval return is sane ($ev)"
+[ "$(grep -c . "$OUT/metrics.csv")" = 2 ]; ok $? "one metrics row per log interval"
+ls "$OUT" | grep -q tmp; [ $? != 0 ]; ok $? "no temp files left behind"
+expect_rc 0 "the resolved config.cfg runs as is" -- "$RLHOST" check "$OUT/config.cfg"
+
+# determinism: same seed => same learning numbers (timings aside)
+expect_rc 0 "second run, same seed" -- "$RLHOST" run "$CFG" --out "$T/run2" --set run.steps=20000
+cut -d, -f1,4,5,6 "$OUT/metrics.csv" > "$T/a"; cut -d, -f1,4,5,6 "$T/run2/metrics.csv" > "$T/b"
+cmp -s "$T/a" "$T/b"; ok $? "same seed gives the same returns"
+expect_rc 0 "run with 2 env threads" -- "$RLHOST" run "$CFG" --out "$T/run3" --set run.steps=20000 --set env.optimizations.threads=2
+cut -d, -f1,4,5,6 "$T/run3/metrics.csv" > "$T/c"
+cmp -s "$T/a" "$T/c"; ok $? "thread count does not change results"
+[ "$(json_num "$T/run2/summary.json" eval_return_mean)" = "$ev" ]; ok $? "same seed gives the same eval"
+expect_rc 0 "other seed" -- "$RLHOST" run "$CFG" --out "$T/run4" --set run.steps=20000 --set run.seed=2
+cut -d, -f1,4,5,6 "$T/run4/metrics.csv" > "$T/d"
+cmp -s "$T/a" "$T/d"; [ $? != 0 ]; ok $? "another seed gives other returns"
+expect_rc 0 "action_repeat 2 runs" -- "$RLHOST" run "$CFG" --out "$T/run5" --set run.steps=20000 --set env.optimizations.action_repeat=2
+ev5=$(json_num "$T/run5/summary.json" eval_length_mean)
+awk -v v="$ev5" 'BEGIN { exit !(v > 8 && v < 80) }'; ok $? "action_repeat episode lengths count env frames ($ev5)"
+
+# failure: unwritable out_dir
+touch "$T/file"
+expect_rc 1 "out_dir under a file fails" -- "$RLHOST" run "$CFG" --out "$T/file/sub"
+contains "$T/err" "cannot create directory" "unwritable out_dir explained"
+
+# SIGINT stops cleanly and still writes the outputs
+"$RLHOST" run "$CFG" --out "$T/int" --set run.steps=1e12 >"$T/out" 2>"$T/err" &
+pid=$!
+for i in $(seq 50); do [ -s "$T/int/config.cfg" ] && break; sleep 0.1; done
+sleep 0.3
+kill -INT $pid; wait $pid; rc=$?
+[ $rc = 130 ]; ok $? "SIGINT exits 130 (got $rc)"
+contains "$T/int/summary.json" '"status": "interrupted"' "interrupted run still writes summary.json"
+[ -s "$T/int/metrics.csv" ]; ok $? "interrupted run still writes metrics.csv"
+"$RLHOST" run "$CFG" --out "$T/term" --set run.steps=1e12 >"$T/out" 2>"$T/err" &
+pid=$!
+for i in $(seq 50); do [ -s "$T/term/config.cfg" ] && break; sleep 0.1; done
+kill -TERM $pid; wait $pid; rc=$?
+[ $rc = 143 ]; ok $? "SIGTERM exits 143 (got $rc)"
+
+# broken plugins on the path: warned about, the good ones keep working
+mkdir -p "$T/plugins"
+cp "$FIXTURES/bad_major.so" "$FIXTURES/garbage.so" "$T/plugins/"
+expect_rc 0 "run with broken plugins on the path" -- env RLHOST_PLUGIN_PATH="$T/plugins" "$RLHOST" run "$CFG" --out "$T/run6" --set run.steps=1000
+contains "$T/err" "bad_major.so was built for plugin ABI 99.0 but this rlhost speaks 1.0" "broken plugin warned about"
+expect_rc 0 "list with broken plugins" -- "$RLHOST" list --plugin-path "$T/plugins"
+contains "$T/out" "refused:" "list shows refusals"
+# a plugin found twice: the first wins, list shows the shadowed one
+cp "$(dirname "$RLHOST")/../envs/cartpole/cartpole.so" "$T/plugins/"
+expect_rc 0 "list with a duplicate plugin" -- "$RLHOST" list --plugin-path "$T/plugins"
+contains "$T/out" "(shadowed by $T/plugins/cartpole.so)" "list shows the shadowed plugin"
+
+echo "1..$n"
+[ $failed = 0 ]
