@@ -1,0 +1,231 @@
+/*
+ * <rlhost/nn.h> — librlcore's neural-network library: float32, CPU, cblas.
+ *
+ * Style (after llm.c): every layer is a forward/backward pair of plain
+ * functions with explicit shapes; backward *accumulates* (+=) into every
+ * gradient it writes, input gradients included, so callers zero gradient
+ * buffers before a backward pass.  Matrices are row-major; a Linear weight
+ * is [out][in] (as in PyTorch checkpoints), activations are [batch][features].
+ *
+ * Parameters of a whole model live in one rl_params block (and their
+ * gradients in a second block of the same layout), so Adam, clipping,
+ * target-network copies, Polyak averaging and checkpoints are single loops.
+ * Modules first declare their tensors (rl_params_add) and get offsets; one
+ * rl_params_alloc then creates both blocks.
+ *
+ * Nothing here allocates after create; nothing prints.  Functions are
+ * reentrant on distinct objects.
+ */
+#ifndef RLHOST_NN_H
+#define RLHOST_NN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rlhost/rlcore.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Parameter blocks ----------------------------------------------------*/
+
+#define RL_PARAMS_MAX_TENSORS 64
+#define RL_PARAM_NAME_MAX 48
+
+typedef struct rl_param_tensor {
+    char name[RL_PARAM_NAME_MAX]; /* "layer0.weight" */
+    size_t offset;                /* in floats, into data and grad */
+    uint32_t rows, cols;          /* cols = 1 for vectors */
+} rl_param_tensor;
+
+typedef struct rl_params {
+    float *data;  /* all parameters, 64-byte aligned */
+    float *grad;  /* same layout */
+    size_t n;     /* floats */
+    rl_param_tensor tensors[RL_PARAMS_MAX_TENSORS];
+    uint32_t n_tensors;
+} rl_params;
+
+/* Declares a rows x cols tensor (before rl_params_alloc); returns its offset
+   or (size_t)-1 when the table is full. */
+size_t rl_params_add(rl_params *p, const char *name, uint32_t rows, uint32_t cols);
+/* Allocates data and grad (zeroed).  RL_ENOMEM on failure. */
+int rl_params_alloc(rl_params *p);
+/* Same layout, own memory; data copied, grad zeroed. */
+int rl_params_clone(rl_params *dst, const rl_params *src);
+void rl_params_free(rl_params *p);
+void rl_params_zero_grad(rl_params *p);
+/* dst = src (hard target update), or dst = tau*src + (1-tau)*dst (Polyak). */
+void rl_params_copy(rl_params *dst, const rl_params *src);
+void rl_params_polyak(rl_params *dst, const rl_params *src, float tau);
+/* Index of the first non-finite value in data (or grad), or -1. */
+long rl_params_find_nonfinite(const float *v, size_t n);
+
+/* ---- Initialisation (seeded, deterministic) -------------------------------*/
+
+/* PyTorch's nn.Linear default: weight and bias U(-1/sqrt(in), 1/sqrt(in)). */
+void rl_init_linear_default(float *w, float *b, uint32_t out, uint32_t in, rl_rng *rng);
+/* Kaiming (He) uniform for ReLU: U(-sqrt(6/in), sqrt(6/in)). */
+void rl_init_kaiming_uniform(float *w, uint32_t out, uint32_t in, rl_rng *rng);
+/* Xavier (Glorot) uniform: U(-sqrt(6/(in+out)), sqrt(6/(in+out))). */
+void rl_init_xavier_uniform(float *w, uint32_t out, uint32_t in, rl_rng *rng);
+/* Orthogonal with gain (Saxe et al.), as used by PPO implementations:
+   rows or columns orthonormal, scaled by gain. */
+void rl_init_orthogonal(float *w, uint32_t out, uint32_t in, float gain, rl_rng *rng);
+
+/* ---- Layers ---------------------------------------------------------------*/
+
+/* out[B][out] = in[B][in] * W^T + b   (b may be NULL) */
+void rl_linear_forward(float *out, const float *in, const float *w, const float *b,
+                       uint32_t batch, uint32_t in_dim, uint32_t out_dim);
+/* dw += dout^T in; db += colsum(dout); din += dout W.  Any of din, dw, db may
+   be NULL to skip it. */
+void rl_linear_backward(float *din, float *dw, float *db, const float *dout,
+                        const float *in, const float *w, uint32_t batch,
+                        uint32_t in_dim, uint32_t out_dim);
+
+typedef enum rl_activation { RL_ACT_NONE = 0, RL_ACT_RELU, RL_ACT_TANH } rl_activation;
+
+/* out = f(in) elementwise (in place allowed). */
+void rl_activation_forward(rl_activation a, float *out, const float *in, size_t n);
+/* din += dout * f'(.) computed from the forward output `out`. */
+void rl_activation_backward(rl_activation a, float *din, const float *dout,
+                            const float *out, size_t n);
+
+/* ---- MLP: Linear (-> act) ... -> Linear ----------------------------------- */
+
+#define RL_MLP_MAX_LAYERS 8
+
+typedef struct rl_mlp {
+    uint32_t n_layers;                  /* linear layers */
+    uint32_t dims[RL_MLP_MAX_LAYERS + 1]; /* dims[0] = input, dims[n] = output */
+    rl_activation act;                  /* between layers, not after the last */
+    size_t w_off[RL_MLP_MAX_LAYERS], b_off[RL_MLP_MAX_LAYERS];
+    uint32_t max_batch;
+    float *acts;  /* per layer output [max_batch][dims[l+1]] (post-activation) */
+    float *dacts; /* gradients of the same */
+    size_t act_off[RL_MLP_MAX_LAYERS];
+} rl_mlp;
+
+/* Declares the MLP's tensors in p as PREFIX/layerK.weight|bias.
+   hidden[0..n_hidden) are the hidden widths.  Workspaces are allocated for
+   up to max_batch rows. */
+int rl_mlp_create(rl_mlp *m, rl_params *p, const char *prefix, uint32_t in_dim,
+                  const uint32_t *hidden, uint32_t n_hidden, uint32_t out_dim,
+                  rl_activation act, uint32_t max_batch);
+void rl_mlp_destroy(rl_mlp *m);
+/* Initialises weights after rl_params_alloc.  ORTHO: orthogonal with gain
+   sqrt(2) on hidden layers and out_gain on the last (biases 0); DEFAULT:
+   PyTorch's Linear default. */
+typedef enum rl_init_scheme { RL_INIT_DEFAULT = 0, RL_INIT_ORTHOGONAL, RL_INIT_KAIMING,
+                              RL_INIT_XAVIER } rl_init_scheme;
+void rl_mlp_init(const rl_mlp *m, rl_params *p, rl_init_scheme scheme, float out_gain,
+                 rl_rng *rng);
+/* Forward for batch rows; returns the output [batch][out] (inside the
+   workspace, valid until the next forward). */
+const float *rl_mlp_forward(rl_mlp *m, const float *params, const float *in, uint32_t batch);
+/* Backward from dout [batch][out] (the forward must be the last one run on
+   this input); accumulates into grad; din (may be NULL) += d input. */
+void rl_mlp_backward(rl_mlp *m, const float *params, float *grad, const float *in,
+                     const float *dout, float *din, uint32_t batch);
+uint32_t rl_mlp_out_dim(const rl_mlp *m);
+
+/* ---- Dueling head: Q = V + A - mean(A) ----------------------------------- */
+
+/* q[B][n] from v[B] and a[B][n]. */
+void rl_dueling_forward(float *q, const float *v, const float *a, uint32_t batch, uint32_t n);
+/* dv += sum_j dq; da += dq - mean_j(dq). */
+void rl_dueling_backward(float *dv, float *da, const float *dq, uint32_t batch, uint32_t n);
+
+/* ---- LSTM layer (PyTorch gate order i, f, g, o) --------------------------- */
+
+typedef struct rl_lstm {
+    uint32_t in_dim, hidden, max_batch, max_steps;
+    size_t wih_off, whh_off, b_off; /* W_ih [4H][in], W_hh [4H][H], b [4H] */
+    /* workspaces for a sequence of up to max_steps x max_batch */
+    float *gates;  /* [T][B][4H] post-nonlinearity i, f, g, o */
+    float *c;      /* [T][B][H] */
+    float *h_in, *c_in; /* [T][B][H] the state each step started from */
+    uint8_t *resets;    /* [T][B] as passed to the last forward */
+    float *dgates, *dh, *dc; /* backward scratch */
+} rl_lstm;
+
+int rl_lstm_create(rl_lstm *l, rl_params *p, const char *prefix, uint32_t in_dim,
+                   uint32_t hidden, uint32_t max_batch, uint32_t max_steps);
+void rl_lstm_destroy(rl_lstm *l);
+/* Orthogonal W_hh, Xavier-like W_ih, zero bias with forget bias 1. */
+void rl_lstm_init(const rl_lstm *l, rl_params *p, rl_rng *rng);
+/* Runs T steps over x [T][B][in].  h0/c0 [B][H] are the state before step 0;
+   reset [T][B] (may be NULL): nonzero zeroes the state before that step.
+   Writes h_out [T][B][H] and leaves the final state in h_last/c_last
+   [B][H] (may alias h0/c0). */
+void rl_lstm_forward(rl_lstm *l, const float *params, const float *x, const float *h0,
+                     const float *c0, const uint8_t *reset, float *h_out, float *h_last,
+                     float *c_last, uint32_t steps, uint32_t batch);
+/* One step for inference (no workspace use): h, c [B][H] updated in place;
+   gates_scratch [B][4H]. */
+void rl_lstm_step(const rl_lstm *l, const float *params, const float *x, float *h, float *c,
+                  float *gates_scratch, uint32_t batch);
+/* BPTT for the last forward: dh_out [T][B][H] -> grad (+=), dx [T][B][in]
+   (+=, may be NULL).  Gradients do not flow into h0/c0 or across resets. */
+void rl_lstm_backward(rl_lstm *l, const float *params, float *grad, const float *x,
+                      const float *dh_out, float *dx, uint32_t steps, uint32_t batch);
+
+/* ---- Discrete policies ---------------------------------------------------- */
+
+/* logp[B][n] = log_softmax(logits) (stable). */
+void rl_log_softmax(float *logp, const float *logits, uint32_t batch, uint32_t n);
+/* Samples one index per row from probabilities exp(logp). */
+int32_t rl_categorical_sample(const float *logp_row, uint32_t n, rl_rng *rng);
+/* Entropy of one row given its log-probabilities. */
+float rl_categorical_entropy(const float *logp_row, uint32_t n);
+/* For one row: dlogits += g_logp * d log p(a)/dlogits + g_ent * dH/dlogits,
+   i.e. g_logp (onehot(a) - p) - g_ent p (logp + H). */
+void rl_categorical_backward(float *dlogits_row, const float *logp_row, uint32_t n,
+                             int32_t action, float g_logp, float g_ent);
+/* Index of the largest value (first on ties). */
+int32_t rl_argmax(const float *row, uint32_t n);
+
+/* ---- Losses (mean over the batch; optional per-sample weights) ------------ */
+
+/* Smooth L1 (delta 1, as torch's smooth_l1_loss): mean_i w_i h(pred_i - target_i).
+   dpred (+=) the gradient; w may be NULL (all 1).  Returns the loss. */
+float rl_huber_loss(float *dpred, const float *pred, const float *target, const float *w,
+                    uint32_t n);
+/* Mean squared error: mean_i w_i (pred_i - target_i)^2. */
+float rl_mse_loss(float *dpred, const float *pred, const float *target, const float *w,
+                  uint32_t n);
+
+/* ---- Optimisation ----------------------------------------------------------*/
+
+typedef struct rl_adam {
+    float beta1, beta2, eps, weight_decay; /* decoupled (AdamW) when > 0 */
+    float *m, *v;
+    size_t n;
+    uint64_t t;
+} rl_adam;
+
+int rl_adam_create(rl_adam *a, size_t n, float beta1, float beta2, float eps,
+                   float weight_decay);
+void rl_adam_destroy(rl_adam *a);
+/* One step: params -= lr * mhat / (sqrt(vhat) + eps) (+ decoupled decay). */
+void rl_adam_step(rl_adam *a, float *params, const float *grad, float lr);
+
+/* Scales grad so its global L2 norm is at most max_norm; returns the norm
+   before clipping. */
+float rl_clip_grad_norm(float *grad, size_t n, float max_norm);
+
+/* Linear schedule from start to end as progress goes 0 -> 1 (clamped). */
+static inline float rl_schedule_linear(float start, float end, double progress)
+{
+    if (progress < 0) progress = 0;
+    if (progress > 1) progress = 1;
+    return (float)(start + (end - start) * progress);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RLHOST_NN_H */

@@ -1,0 +1,182 @@
+/* LSTM layer with backpropagation through time and per-step reset masks;
+   see nn.h.  Gate order i, f, g, o as in PyTorch.  The input projection of
+   all T steps is one sgemm; only h W_hh^T runs per step. */
+#include <cblas.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "nn_internal.h"
+
+static inline float sigmoidf(float x)
+{
+    return 1.0f / (1.0f + expf(-x));
+}
+
+int rl_lstm_create(rl_lstm *l, rl_params *p, const char *prefix, uint32_t in_dim,
+                   uint32_t hidden, uint32_t max_batch, uint32_t max_steps)
+{
+    memset(l, 0, sizeof *l);
+    if (!in_dim || !hidden || !max_batch || !max_steps) return RL_EINVAL;
+    l->in_dim = in_dim;
+    l->hidden = hidden;
+    l->max_batch = max_batch;
+    l->max_steps = max_steps;
+    char name[RL_PARAM_NAME_MAX];
+    snprintf(name, sizeof name, "%s/weight_ih", prefix);
+    l->wih_off = rl_params_add(p, name, 4 * hidden, in_dim);
+    snprintf(name, sizeof name, "%s/weight_hh", prefix);
+    l->whh_off = rl_params_add(p, name, 4 * hidden, hidden);
+    snprintf(name, sizeof name, "%s/bias", prefix);
+    l->b_off = rl_params_add(p, name, 4 * hidden, 1);
+    if (l->wih_off == (size_t)-1 || l->whh_off == (size_t)-1 || l->b_off == (size_t)-1)
+        return RL_ENOMEM;
+    size_t tb = (size_t)max_steps * max_batch, h = hidden;
+    l->gates = rl_calloc_aligned(tb * 4 * h, sizeof(float));
+    l->dgates = rl_calloc_aligned(tb * 4 * h, sizeof(float));
+    l->c = rl_calloc_aligned(tb * h, sizeof(float));
+    l->h_in = rl_calloc_aligned(tb * h, sizeof(float));
+    l->c_in = rl_calloc_aligned(tb * h, sizeof(float));
+    l->dh = rl_calloc_aligned((size_t)max_batch * h, sizeof(float));
+    l->dc = rl_calloc_aligned((size_t)max_batch * h, sizeof(float));
+    l->resets = rl_calloc_aligned(tb, 1);
+    if (!l->gates || !l->dgates || !l->c || !l->h_in || !l->c_in || !l->dh || !l->dc ||
+        !l->resets) {
+        rl_lstm_destroy(l);
+        return RL_ENOMEM;
+    }
+    return RL_OK;
+}
+
+void rl_lstm_destroy(rl_lstm *l)
+{
+    rl_free(l->gates);
+    rl_free(l->dgates);
+    rl_free(l->c);
+    rl_free(l->h_in);
+    rl_free(l->c_in);
+    rl_free(l->dh);
+    rl_free(l->dc);
+    rl_free(l->resets);
+    memset(l, 0, sizeof *l);
+}
+
+void rl_lstm_init(const rl_lstm *l, rl_params *p, rl_rng *rng)
+{
+    uint32_t h = l->hidden;
+    rl_init_xavier_uniform(p->data + l->wih_off, 4 * h, l->in_dim, rng);
+    for (uint32_t k = 0; k < 4; k++) /* each gate's recurrent block orthogonal */
+        rl_init_orthogonal(p->data + l->whh_off + (size_t)k * h * h, h, h, 1.0f, rng);
+    float *b = p->data + l->b_off;
+    memset(b, 0, 4 * h * sizeof(float));
+    for (uint32_t j = 0; j < h; j++) b[h + j] = 1.0f; /* forget gate bias */
+}
+
+/* Nonlinearities and the cell update for one step of B rows.  pre holds the
+   gate pre-activations and is overwritten with the activations. */
+static void cell(float *pre, const float *c_prev, float *c, float *h, uint32_t batch,
+                 uint32_t hidden)
+{
+    for (uint32_t r = 0; r < batch; r++) {
+        float *g = pre + (size_t)r * 4 * hidden;
+        const float *cp = c_prev + (size_t)r * hidden;
+        float *cr = c + (size_t)r * hidden, *hr = h + (size_t)r * hidden;
+        for (uint32_t j = 0; j < hidden; j++) {
+            float i = sigmoidf(g[j]), f = sigmoidf(g[hidden + j]);
+            float gg = tanhf(g[2 * hidden + j]), o = sigmoidf(g[3 * hidden + j]);
+            g[j] = i;
+            g[hidden + j] = f;
+            g[2 * hidden + j] = gg;
+            g[3 * hidden + j] = o;
+            float cn = f * cp[j] + i * gg;
+            cr[j] = cn;
+            hr[j] = o * tanhf(cn);
+        }
+    }
+}
+
+void rl_lstm_step(const rl_lstm *l, const float *params, const float *x, float *h, float *c,
+                  float *gates, uint32_t batch)
+{
+    uint32_t hd = l->hidden;
+    rl_linear_forward(gates, x, params + l->wih_off, params + l->b_off, batch, l->in_dim, 4 * hd);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)batch, (int)(4 * hd), (int)hd, 1.0f,
+                h, (int)hd, params + l->whh_off, (int)hd, 1.0f, gates, (int)(4 * hd));
+    cell(gates, c, c, h, batch, hd);
+}
+
+void rl_lstm_forward(rl_lstm *l, const float *params, const float *x, const float *h0,
+                     const float *c0, const uint8_t *reset, float *h_out, float *h_last,
+                     float *c_last, uint32_t steps, uint32_t batch)
+{
+    uint32_t hd = l->hidden;
+    size_t bh = (size_t)batch * hd, bg = (size_t)batch * 4 * hd;
+    /* Input projections for all steps at once. */
+    rl_linear_forward(l->gates, x, params + l->wih_off, params + l->b_off, steps * batch,
+                      l->in_dim, 4 * hd);
+    if (reset)
+        memcpy(l->resets, reset, (size_t)steps * batch);
+    else
+        memset(l->resets, 0, (size_t)steps * batch);
+    for (uint32_t t = 0; t < steps; t++) {
+        float *hin = l->h_in + t * bh, *cin = l->c_in + t * bh;
+        memcpy(hin, t ? h_out + (t - 1) * bh : h0, bh * sizeof(float));
+        memcpy(cin, t ? l->c + (t - 1) * bh : c0, bh * sizeof(float));
+        for (uint32_t r = 0; r < batch; r++)
+            if (l->resets[(size_t)t * batch + r]) {
+                memset(hin + (size_t)r * hd, 0, hd * sizeof(float));
+                memset(cin + (size_t)r * hd, 0, hd * sizeof(float));
+            }
+        float *g = l->gates + t * bg;
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)batch, (int)(4 * hd), (int)hd,
+                    1.0f, hin, (int)hd, params + l->whh_off, (int)hd, 1.0f, g, (int)(4 * hd));
+        cell(g, cin, l->c + t * bh, h_out + t * bh, batch, hd);
+    }
+    if (h_last) memmove(h_last, h_out + (steps - 1) * bh, bh * sizeof(float));
+    if (c_last) memmove(c_last, l->c + (steps - 1) * bh, bh * sizeof(float));
+}
+
+void rl_lstm_backward(rl_lstm *l, const float *params, float *grad, const float *x,
+                      const float *dh_out, float *dx, uint32_t steps, uint32_t batch)
+{
+    uint32_t hd = l->hidden;
+    size_t bh = (size_t)batch * hd, bg = (size_t)batch * 4 * hd;
+    memset(l->dh, 0, bh * sizeof(float)); /* gradient flowing into step t from t+1 */
+    memset(l->dc, 0, bh * sizeof(float));
+    for (uint32_t t = steps; t-- > 0;) {
+        const float *g = l->gates + t * bg, *ct = l->c + t * bh, *cin = l->c_in + t * bh;
+        const float *dho = dh_out + t * bh;
+        float *dg = l->dgates + t * bg;
+        for (uint32_t r = 0; r < batch; r++) {
+            const float *gr = g + (size_t)r * 4 * hd;
+            float *dgr = dg + (size_t)r * 4 * hd;
+            for (uint32_t j = 0; j < hd; j++) {
+                size_t k = (size_t)r * hd + j;
+                float i = gr[j], f = gr[hd + j], gg = gr[2 * hd + j], o = gr[3 * hd + j];
+                float tc = tanhf(ct[k]);
+                float dh = dho[k] + l->dh[k];
+                float dc = l->dc[k] + dh * o * (1.0f - tc * tc);
+                dgr[j] = dc * gg * i * (1.0f - i);
+                dgr[hd + j] = dc * cin[k] * f * (1.0f - f);
+                dgr[2 * hd + j] = dc * i * (1.0f - gg * gg);
+                dgr[3 * hd + j] = dh * tc * o * (1.0f - o);
+                l->dc[k] = dc * f; /* to step t-1's cell */
+            }
+        }
+        /* dh into step t-1 = dgates W_hh (overwrite). */
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)batch, (int)hd, (int)(4 * hd),
+                    1.0f, dg, (int)(4 * hd), params + l->whh_off, (int)hd, 0.0f, l->dh, (int)hd);
+        /* No gradient crosses a reset: that step started from a constant zero state. */
+        for (uint32_t r = 0; r < batch; r++)
+            if (l->resets[(size_t)t * batch + r]) {
+                memset(l->dh + (size_t)r * hd, 0, hd * sizeof(float));
+                memset(l->dc + (size_t)r * hd, 0, hd * sizeof(float));
+            }
+    }
+    int tb = (int)(steps * batch);
+    /* dW_hh += dgates^T h_in, dW_ih += dgates^T x, db, dx: one call each over all steps. */
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)(4 * hd), (int)hd, tb, 1.0f,
+                l->dgates, (int)(4 * hd), l->h_in, (int)hd, 1.0f, grad + l->whh_off, (int)hd);
+    rl__linear_backward_beta(dx, 1.0f, grad + l->wih_off, grad + l->b_off, l->dgates, x,
+                             params + l->wih_off, (uint32_t)tb, l->in_dim, 4 * hd);
+}

@@ -1,0 +1,111 @@
+/* MLP: Linear (-> activation) ... -> Linear, with preallocated workspaces;
+   see nn.h. */
+#include <stdio.h>
+#include <string.h>
+
+#include "nn_internal.h"
+
+int rl_mlp_create(rl_mlp *m, rl_params *p, const char *prefix, uint32_t in_dim,
+                  const uint32_t *hidden, uint32_t n_hidden, uint32_t out_dim,
+                  rl_activation act, uint32_t max_batch)
+{
+    memset(m, 0, sizeof *m);
+    if (n_hidden + 1 > RL_MLP_MAX_LAYERS || !in_dim || !out_dim || !max_batch) return RL_EINVAL;
+    m->n_layers = n_hidden + 1;
+    m->dims[0] = in_dim;
+    for (uint32_t l = 0; l < n_hidden; l++) {
+        if (!hidden[l]) return RL_EINVAL;
+        m->dims[l + 1] = hidden[l];
+    }
+    m->dims[m->n_layers] = out_dim;
+    m->act = act;
+    m->max_batch = max_batch;
+    size_t total = 0;
+    for (uint32_t l = 0; l < m->n_layers; l++) {
+        char name[RL_PARAM_NAME_MAX];
+        snprintf(name, sizeof name, "%s/layer%u.weight", prefix, l);
+        m->w_off[l] = rl_params_add(p, name, m->dims[l + 1], m->dims[l]);
+        snprintf(name, sizeof name, "%s/layer%u.bias", prefix, l);
+        m->b_off[l] = rl_params_add(p, name, m->dims[l + 1], 1);
+        if (m->w_off[l] == (size_t)-1 || m->b_off[l] == (size_t)-1) return RL_ENOMEM;
+        m->act_off[l] = total;
+        total += ((size_t)max_batch * m->dims[l + 1] + 15) & ~(size_t)15;
+    }
+    m->acts = rl_calloc_aligned(total, sizeof(float));
+    m->dacts = rl_calloc_aligned(total, sizeof(float));
+    if (!m->acts || !m->dacts) {
+        rl_mlp_destroy(m);
+        return RL_ENOMEM;
+    }
+    return RL_OK;
+}
+
+void rl_mlp_destroy(rl_mlp *m)
+{
+    rl_free(m->acts);
+    rl_free(m->dacts);
+    m->acts = m->dacts = NULL;
+}
+
+void rl_mlp_init(const rl_mlp *m, rl_params *p, rl_init_scheme scheme, float out_gain,
+                 rl_rng *rng)
+{
+    for (uint32_t l = 0; l < m->n_layers; l++) {
+        float *w = p->data + m->w_off[l], *b = p->data + m->b_off[l];
+        uint32_t out = m->dims[l + 1], in = m->dims[l];
+        int last = l + 1 == m->n_layers;
+        switch (scheme) {
+        case RL_INIT_ORTHOGONAL:
+            rl_init_orthogonal(w, out, in, last ? out_gain : 1.41421356f, rng);
+            memset(b, 0, out * sizeof(float));
+            break;
+        case RL_INIT_KAIMING:
+            rl_init_kaiming_uniform(w, out, in, rng);
+            memset(b, 0, out * sizeof(float));
+            break;
+        case RL_INIT_XAVIER:
+            rl_init_xavier_uniform(w, out, in, rng);
+            memset(b, 0, out * sizeof(float));
+            break;
+        case RL_INIT_DEFAULT:
+            rl_init_linear_default(w, b, out, in, rng);
+            break;
+        }
+    }
+}
+
+const float *rl_mlp_forward(rl_mlp *m, const float *params, const float *in, uint32_t batch)
+{
+    const float *x = in;
+    for (uint32_t l = 0; l < m->n_layers; l++) {
+        float *out = m->acts + m->act_off[l];
+        rl_linear_forward(out, x, params + m->w_off[l], params + m->b_off[l], batch, m->dims[l],
+                          m->dims[l + 1]);
+        if (l + 1 < m->n_layers)
+            rl_activation_forward(m->act, out, out, (size_t)batch * m->dims[l + 1]);
+        x = out;
+    }
+    return x;
+}
+
+void rl_mlp_backward(rl_mlp *m, const float *params, float *grad, const float *in,
+                     const float *dout, float *din, uint32_t batch)
+{
+    const float *d = dout;
+    for (uint32_t l = m->n_layers; l-- > 0;) {
+        const float *x = l ? m->acts + m->act_off[l - 1] : in;
+        float *dx = l ? m->dacts + m->act_off[l - 1] : din;
+        /* Hidden gradients are overwritten (beta 0); the caller's din accumulates. */
+        rl__linear_backward_beta(dx, l ? 0.0f : 1.0f, grad + m->w_off[l], grad + m->b_off[l], d, x,
+                                 params + m->w_off[l], batch, m->dims[l], m->dims[l + 1]);
+        if (l) {
+            rl__activation_grad_inplace(m->act, dx, x, (size_t)batch * m->dims[l]);
+            d = dx;
+        }
+    }
+}
+
+uint32_t rl_mlp_out_dim(const rl_mlp *m)
+{
+    return m->dims[m->n_layers];
+}

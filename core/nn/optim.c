@@ -1,0 +1,87 @@
+/* Losses, Adam, gradient clipping; see nn.h. */
+#include <math.h>
+#include <string.h>
+
+#include <rlhost/nn.h>
+
+float rl_huber_loss(float *dpred, const float *pred, const float *target, const float *w,
+                    uint32_t n)
+{
+    double loss = 0;
+    float inv = 1.0f / (float)n;
+    for (uint32_t i = 0; i < n; i++) {
+        float d = pred[i] - target[i], wi = w ? w[i] : 1.0f;
+        float ad = fabsf(d);
+        loss += wi * (ad < 1.0f ? 0.5f * d * d : ad - 0.5f);
+        if (dpred) dpred[i] += wi * inv * (ad < 1.0f ? d : (d > 0 ? 1.0f : -1.0f));
+    }
+    return (float)(loss / n);
+}
+
+float rl_mse_loss(float *dpred, const float *pred, const float *target, const float *w,
+                  uint32_t n)
+{
+    double loss = 0;
+    float inv = 1.0f / (float)n;
+    for (uint32_t i = 0; i < n; i++) {
+        float d = pred[i] - target[i], wi = w ? w[i] : 1.0f;
+        loss += wi * d * d;
+        if (dpred) dpred[i] += 2.0f * wi * inv * d;
+    }
+    return (float)(loss / n);
+}
+
+int rl_adam_create(rl_adam *a, size_t n, float beta1, float beta2, float eps,
+                   float weight_decay)
+{
+    memset(a, 0, sizeof *a);
+    a->beta1 = beta1;
+    a->beta2 = beta2;
+    a->eps = eps;
+    a->weight_decay = weight_decay;
+    a->n = n;
+    a->m = rl_calloc_aligned(n ? n : 1, sizeof(float));
+    a->v = rl_calloc_aligned(n ? n : 1, sizeof(float));
+    if (!a->m || !a->v) {
+        rl_adam_destroy(a);
+        return RL_ENOMEM;
+    }
+    return RL_OK;
+}
+
+void rl_adam_destroy(rl_adam *a)
+{
+    rl_free(a->m);
+    rl_free(a->v);
+    a->m = a->v = NULL;
+}
+
+void rl_adam_step(rl_adam *a, float *params, const float *grad, float lr)
+{
+    a->t++;
+    float b1 = a->beta1, b2 = a->beta2;
+    float bc1 = 1.0f - (float)pow(b1, (double)a->t);
+    float bc2 = 1.0f - (float)pow(b2, (double)a->t);
+    float step = lr / bc1, inv_sqrt_bc2 = 1.0f / sqrtf(bc2), eps = a->eps;
+    float decay = 1.0f - lr * a->weight_decay;
+    float *m = a->m, *v = a->v;
+    for (size_t i = 0; i < a->n; i++) {
+        float g = grad[i];
+        m[i] = b1 * m[i] + (1.0f - b1) * g;
+        v[i] = b2 * v[i] + (1.0f - b2) * g * g;
+        if (a->weight_decay > 0) params[i] *= decay;
+        params[i] -= step * m[i] / (sqrtf(v[i]) * inv_sqrt_bc2 + eps);
+    }
+}
+
+float rl_clip_grad_norm(float *grad, size_t n, float max_norm)
+{
+    double ss = 0;
+    for (size_t i = 0; i < n; i++) ss += (double)grad[i] * grad[i];
+    float norm = (float)sqrt(ss);
+    if (max_norm > 0 && norm > max_norm) {
+        float s = max_norm / (norm + 1e-6f);
+        for (size_t i = 0; i < n; i++) grad[i] *= s;
+    }
+    return norm;
+}

@@ -1,0 +1,436 @@
+/* NN library: every backward against central finite differences (float
+   forward, double loss), Adam against the published rule on hand-computed
+   values, clipping, initialisation, determinism. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <rlhost/nn.h>
+
+#include "tap.h"
+
+/* A scalar "loss" L = sum_i r_i y_i with fixed random r, so dL/dy = r. */
+static double project(const float *y, const float *r, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++) s += (double)y[i] * r[i];
+    return s;
+}
+
+static void fill(float *v, size_t n, rl_rng *rng, float scale)
+{
+    for (size_t i = 0; i < n; i++) v[i] = (2.0f * rl_rng_uniform(rng) - 1.0f) * scale;
+}
+
+/* Compares analytic gradients g[0..n) of values v against central
+   differences of loss(); reports the worst relative error. */
+typedef double (*loss_fn)(void *ctx);
+static int grad_check(const char *what, float *v, const float *g, size_t n, loss_fn loss,
+                      void *ctx, double eps, double tol)
+{
+    double worst = 0;
+    size_t worst_i = 0;
+    for (size_t i = 0; i < n; i++) {
+        float keep = v[i];
+        v[i] = keep + (float)eps;
+        double lp = loss(ctx);
+        v[i] = keep - (float)eps;
+        double lm = loss(ctx);
+        v[i] = keep;
+        double num = (lp - lm) / (2 * eps);
+        double err = fabs(num - g[i]) / fmax(1.0, fabs(num) + fabs(g[i]));
+        if (err > worst) {
+            worst = err;
+            worst_i = i;
+        }
+    }
+    char label[160];
+    snprintf(label, sizeof label, "%s: %zu gradients match finite differences", what, n);
+    if (!OK(worst <= tol, label)) printf("#   worst relative error %g at %zu (tol %g)\n", worst, worst_i, tol);
+    return worst <= tol;
+}
+
+/* ---- Linear ---- */
+typedef struct lin_ctx {
+    float *x, *w, *b, *y, *r;
+    uint32_t B, in, out;
+} lin_ctx;
+
+static double lin_loss(void *p)
+{
+    lin_ctx *c = p;
+    rl_linear_forward(c->y, c->x, c->w, c->b, c->B, c->in, c->out);
+    return project(c->y, c->r, (size_t)c->B * c->out);
+}
+
+static void test_linear(rl_rng *rng)
+{
+    for (uint32_t B = 1; B <= 5; B += 4) {
+        lin_ctx c = {0};
+        c.B = B;
+        c.in = 7;
+        c.out = 5;
+        float x[35], w[35], b[5], y[25], r[25], dx[35] = {0}, dw[35] = {0}, db[5] = {0};
+        c.x = x, c.w = w, c.b = b, c.y = y, c.r = r;
+        fill(x, B * 7, rng, 1), fill(w, 35, rng, 0.5f), fill(b, 5, rng, 0.5f), fill(r, B * 5, rng, 1);
+        lin_loss(&c);
+        rl_linear_backward(dx, dw, db, r, x, w, B, 7, 5);
+        char what[64];
+        snprintf(what, sizeof what, "linear B=%u weight", B);
+        grad_check(what, w, dw, 35, lin_loss, &c, 1e-2, 1e-3);
+        snprintf(what, sizeof what, "linear B=%u bias", B);
+        grad_check(what, b, db, 5, lin_loss, &c, 1e-2, 1e-3);
+        snprintf(what, sizeof what, "linear B=%u input", B);
+        grad_check(what, x, dx, B * 7, lin_loss, &c, 1e-2, 1e-3);
+    }
+}
+
+/* ---- MLP ---- */
+typedef struct mlp_ctx {
+    rl_mlp m;
+    rl_params p;
+    float *x, *r;
+    uint32_t B;
+} mlp_ctx;
+
+static double mlp_loss(void *p)
+{
+    mlp_ctx *c = p;
+    const float *y = rl_mlp_forward(&c->m, c->p.data, c->x, c->B);
+    return project(y, c->r, (size_t)c->B * rl_mlp_out_dim(&c->m));
+}
+
+static void test_mlp(rl_rng *rng, rl_activation act, const char *name)
+{
+    mlp_ctx c;
+    memset(&c, 0, sizeof c);
+    uint32_t hidden[2] = {16, 12};
+    c.B = 6;
+    OK(rl_mlp_create(&c.m, &c.p, "q", 9, hidden, 2, 4, act, 8) == RL_OK, "mlp create");
+    OK(rl_params_alloc(&c.p) == RL_OK, "mlp params alloc");
+    rl_mlp_init(&c.m, &c.p, RL_INIT_DEFAULT, 1.0f, rng);
+    float x[54], r[24], dx[54] = {0};
+    c.x = x, c.r = r;
+    fill(x, 54, rng, 1), fill(r, 24, rng, 1);
+    mlp_loss(&c);
+    rl_mlp_backward(&c.m, c.p.data, c.p.grad, x, r, dx, c.B);
+    char what[64];
+    snprintf(what, sizeof what, "mlp (%s) parameters", name);
+    grad_check(what, c.p.data, c.p.grad, c.p.n, mlp_loss, &c, 1e-3, 2e-2);
+    snprintf(what, sizeof what, "mlp (%s) input", name);
+    grad_check(what, x, dx, 54, mlp_loss, &c, 1e-3, 2e-2);
+    rl_mlp_destroy(&c.m);
+    rl_params_free(&c.p);
+}
+
+/* ---- Dueling ---- */
+typedef struct duel_ctx {
+    float *v, *a, *q, *r;
+} duel_ctx;
+
+static double duel_loss(void *p)
+{
+    duel_ctx *c = p;
+    rl_dueling_forward(c->q, c->v, c->a, 3, 4);
+    return project(c->q, c->r, 12);
+}
+
+static void test_dueling(rl_rng *rng)
+{
+    float v[3], a[12], q[12], r[12], dv[3] = {0}, da[12] = {0};
+    duel_ctx c = {v, a, q, r};
+    fill(v, 3, rng, 1), fill(a, 12, rng, 1), fill(r, 12, rng, 1);
+    rl_dueling_forward(q, v, a, 3, 4);
+    float mean = (a[0] + a[1] + a[2] + a[3]) / 4;
+    ASSERT_NEAR(q[2], v[0] + a[2] - mean, 1e-6, "dueling aggregation V + A - mean A");
+    rl_dueling_backward(dv, da, r, 3, 4);
+    grad_check("dueling V", v, dv, 3, duel_loss, &c, 1e-2, 1e-3);
+    grad_check("dueling A", a, da, 12, duel_loss, &c, 1e-2, 1e-3);
+}
+
+/* ---- LSTM ---- */
+typedef struct lstm_ctx {
+    rl_lstm l;
+    rl_params p;
+    float *x, *h0, *c0, *hout, *r;
+    uint8_t *reset;
+    uint32_t T, B;
+} lstm_ctx;
+
+static double lstm_loss(void *p)
+{
+    lstm_ctx *c = p;
+    float hl[64], cl[64];
+    rl_lstm_forward(&c->l, c->p.data, c->x, c->h0, c->c0, c->reset, c->hout, hl, cl, c->T, c->B);
+    return project(c->hout, c->r, (size_t)c->T * c->B * c->l.hidden);
+}
+
+static void test_lstm(rl_rng *rng)
+{
+    lstm_ctx c;
+    memset(&c, 0, sizeof c);
+    c.T = 9;
+    c.B = 3;
+    uint32_t in = 5, H = 6;
+    OK(rl_lstm_create(&c.l, &c.p, "lstm", in, H, 4, 10) == RL_OK, "lstm create");
+    OK(rl_params_alloc(&c.p) == RL_OK, "lstm params alloc");
+    rl_lstm_init(&c.l, &c.p, rng);
+    fill(c.p.data, c.p.n, rng, 0.4f); /* random biases too, not just the init */
+    float x[9 * 3 * 5], h0[18], c0[18], hout[9 * 3 * 6], r[9 * 3 * 6], dx[9 * 3 * 5] = {0};
+    uint8_t reset[27] = {0};
+    reset[4 * 3 + 1] = 1; /* row 1 starts a new episode at step 4 */
+    reset[6 * 3 + 0] = 1; /* row 0 at step 6 */
+    c.x = x, c.h0 = h0, c.c0 = c0, c.hout = hout, c.r = r, c.reset = reset;
+    fill(x, sizeof x / 4, rng, 1), fill(h0, 18, rng, 0.5f), fill(c0, 18, rng, 0.5f);
+    fill(r, sizeof r / 4, rng, 1);
+    lstm_loss(&c);
+    rl_params_zero_grad(&c.p);
+    rl_lstm_backward(&c.l, c.p.data, c.p.grad, x, r, dx, c.T, c.B);
+    grad_check("lstm 9 steps with resets: parameters", c.p.data, c.p.grad, c.p.n, lstm_loss, &c, 1e-3, 2e-2);
+    grad_check("lstm 9 steps with resets: inputs", x, dx, sizeof x / 4, lstm_loss, &c, 1e-3, 2e-2);
+
+    /* A reset makes the state independent of everything before it. */
+    float hl[18], cl[18], hout2[9 * 3 * 6];
+    rl_lstm_forward(&c.l, c.p.data, x, h0, c0, reset, hout, hl, cl, 9, 3);
+    for (int k = 0; k < 4 * 3 * 5; k++) x[k] += 0.5f; /* change steps 0..3 */
+    rl_lstm_forward(&c.l, c.p.data, x, h0, c0, reset, hout2, hl, cl, 9, 3);
+    int same = 1;
+    for (uint32_t t = 4; t < 9; t++)
+        for (uint32_t j = 0; j < H; j++) same &= hout[(t * 3 + 1) * H + j] == hout2[(t * 3 + 1) * H + j];
+    OK(same, "after a reset the outputs ignore earlier inputs");
+    /* rl_lstm_step reproduces the sequence forward. */
+    float h[18], cc[18], g[3 * 24];
+    memcpy(h, h0, sizeof h);
+    memcpy(cc, c0, sizeof cc);
+    double maxd = 0;
+    for (uint32_t t = 0; t < 9; t++) {
+        for (uint32_t b = 0; b < 3; b++)
+            if (reset[t * 3 + b]) memset(h + b * H, 0, H * 4), memset(cc + b * H, 0, H * 4);
+        rl_lstm_step(&c.l, c.p.data, x + t * 15, h, cc, g, 3);
+        for (uint32_t k = 0; k < 18; k++) maxd = fmax(maxd, fabs(h[k] - hout2[t * 18 + k]));
+    }
+    OK(maxd < 1e-5, "step-by-step inference equals the sequence forward");
+    rl_lstm_destroy(&c.l);
+    rl_params_free(&c.p);
+}
+
+/* ---- Categorical ---- */
+typedef struct cat_ctx {
+    float *logits;
+    int32_t a;
+    float g_logp, g_ent;
+} cat_ctx;
+
+static double cat_loss(void *p)
+{
+    cat_ctx *c = p;
+    float logp[5];
+    rl_log_softmax(logp, c->logits, 1, 5);
+    return (double)c->g_logp * logp[c->a] + (double)c->g_ent * rl_categorical_entropy(logp, 5);
+}
+
+static void test_categorical(rl_rng *rng)
+{
+    float logits[5], logp[5], d[5] = {0};
+    fill(logits, 5, rng, 2);
+    cat_ctx c = {logits, 3, -0.7f, 0.3f};
+    rl_log_softmax(logp, logits, 1, 5);
+    double sum = 0;
+    for (int j = 0; j < 5; j++) sum += exp(logp[j]);
+    ASSERT_NEAR(sum, 1.0, 1e-6, "softmax sums to 1");
+    rl_categorical_backward(d, logp, 5, 3, c.g_logp, c.g_ent);
+    grad_check("log-prob and entropy w.r.t. logits", logits, d, 5, cat_loss, &c, 1e-2, 1e-3);
+    float big[3] = {1000.0f, 0.0f, -1000.0f};
+    rl_log_softmax(logp, big, 1, 3);
+    OK(isfinite(logp[2]) && fabsf(logp[0]) < 1e-6f, "log_softmax stable for large logits");
+    /* Sampling frequencies follow the probabilities. */
+    float lp[3] = {logf(0.2f), logf(0.5f), logf(0.3f)};
+    int counts[3] = {0};
+    for (int k = 0; k < 100000; k++) counts[rl_categorical_sample(lp, 3, rng)]++;
+    ASSERT_NEAR(counts[1] / 100000.0, 0.5, 0.01, "sampling frequency of p=0.5");
+    ASSERT_NEAR(counts[0] / 100000.0, 0.2, 0.01, "sampling frequency of p=0.2");
+    float row[4] = {1, 3, 3, 2};
+    ASSERT_EQ(rl_argmax(row, 4), 1, "argmax takes the first of ties");
+}
+
+/* ---- Losses ---- */
+typedef struct loss_ctx {
+    float *pred, *target, *w;
+    int huber;
+} loss_ctx;
+
+static double loss_loss(void *p)
+{
+    loss_ctx *c = p;
+    return c->huber ? rl_huber_loss(NULL, c->pred, c->target, c->w, 6)
+                    : rl_mse_loss(NULL, c->pred, c->target, c->w, 6);
+}
+
+static void test_losses(void)
+{
+    float pred[6] = {0.0f, 0.5f, 3.0f, -2.0f, 1.2f, -0.3f};
+    float target[6] = {0.2f, -0.5f, 0.5f, 1.0f, 1.0f, -0.8f};
+    float w[6] = {1.0f, 0.5f, 2.0f, 1.0f, 0.1f, 1.0f};
+    /* Hand values: diffs -0.2, 1.0, 2.5, -3.0, 0.2, 0.5
+       huber: 0.02, 0.5, 2.0, 2.5, 0.02, 0.125 ; weighted sum = 0.02+0.25+4+2.5+0.002+0.125 */
+    ASSERT_NEAR(rl_huber_loss(NULL, pred, target, w, 6), (0.02 + 0.25 + 4.0 + 2.5 + 0.002 + 0.125) / 6, 1e-6,
+                "weighted huber on hand values");
+    ASSERT_NEAR(rl_mse_loss(NULL, pred, target, NULL, 6), (0.04 + 1.0 + 6.25 + 9.0 + 0.04 + 0.25) / 6, 1e-6,
+                "mse on hand values");
+    for (int h = 0; h < 2; h++) {
+        float d[6] = {0};
+        loss_ctx c = {pred, target, w, h};
+        if (h)
+            rl_huber_loss(d, pred, target, w, 6);
+        else
+            rl_mse_loss(d, pred, target, w, 6);
+        /* keep away from the Huber kink at |diff| = 1 for the check */
+        pred[1] = 0.45f;
+        memset(d, 0, sizeof d);
+        if (h)
+            rl_huber_loss(d, pred, target, w, 6);
+        else
+            rl_mse_loss(d, pred, target, w, 6);
+        grad_check(h ? "weighted huber" : "weighted mse", pred, d, 6, loss_loss, &c, 1e-3, 1e-3);
+        pred[1] = 0.5f;
+    }
+}
+
+/* ---- Adam and clipping ---- */
+static void test_adam(void)
+{
+    rl_adam a;
+    OK(rl_adam_create(&a, 2, 0.9f, 0.999f, 1e-8f, 0.0f) == RL_OK, "adam create");
+    float p[2] = {1.0f, -2.0f};
+    float g1[2] = {0.5f, -1.0f}, g2[2] = {0.1f, 2.0f};
+    rl_adam_step(&a, p, g1, 0.1f);
+    /* step 1: m = 0.1 g, v = 0.001 g^2, mhat = g, vhat = g^2 -> p -= 0.1 * sign(g) */
+    ASSERT_NEAR(p[0], 0.9, 1e-6, "adam step 1, param 0");
+    ASSERT_NEAR(p[1], -1.9, 1e-6, "adam step 1, param 1");
+    rl_adam_step(&a, p, g2, 0.1f);
+    /* step 2 by hand for param 0: m = 0.9*0.05 + 0.1*0.1 = 0.055; v = 0.999*0.00025 + 0.001*0.01
+       = 0.00025975; mhat = 0.055/0.19 = 0.289474; vhat = 0.00025975/0.001999 = 0.129940;
+       p = 0.9 - 0.1 * 0.289474 / (0.360472 + 1e-8) = 0.819696 */
+    ASSERT_NEAR(p[0], 0.819696, 2e-5, "adam step 2 by hand, param 0");
+    /* param 1: m = 0.9*(-0.1) + 0.1*2 = 0.11; v = 0.999*0.001 + 0.001*4 = 0.004999;
+       mhat = 0.578947; vhat = 2.500750; p = -1.9 - 0.1*0.578947/1.581376 = -1.936610 */
+    ASSERT_NEAR(p[1], -1.936610, 2e-5, "adam step 2 by hand, param 1");
+    rl_adam_destroy(&a);
+    OK(rl_adam_create(&a, 1, 0.9f, 0.999f, 1e-8f, 0.1f) == RL_OK, "adamw create");
+    float q = 2.0f, gz = 0.0f;
+    rl_adam_step(&a, &q, &gz, 0.5f);
+    ASSERT_NEAR(q, 2.0 * (1 - 0.5 * 0.1), 1e-6, "decoupled weight decay with zero gradient");
+    rl_adam_destroy(&a);
+
+    float g[4] = {3.0f, 4.0f, 0.0f, 0.0f};
+    float n = rl_clip_grad_norm(g, 4, 1.0f);
+    ASSERT_NEAR(n, 5.0, 1e-6, "clip returns the norm before clipping");
+    ASSERT_NEAR(g[0], 0.6, 1e-5, "clip scales to max norm (x)");
+    ASSERT_NEAR(g[1], 0.8, 1e-5, "clip scales to max norm (y)");
+    float h[2] = {0.3f, 0.4f};
+    rl_clip_grad_norm(h, 2, 1.0f);
+    ASSERT_NEAR(h[0], 0.3f, 0, "no clipping below max norm");
+    ASSERT_NEAR(rl_schedule_linear(1e-3f, 0.0f, 0.25), 7.5e-4, 1e-9, "linear schedule");
+}
+
+static void test_init(rl_rng *rng)
+{
+    float w[6 * 10];
+    rl_init_orthogonal(w, 6, 10, 2.0f, rng);
+    double maxe = 0;
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++) {
+            double d = 0;
+            for (int k = 0; k < 10; k++) d += (double)w[i * 10 + k] * w[j * 10 + k];
+            maxe = fmax(maxe, fabs(d - (i == j ? 4.0 : 0.0)));
+        }
+    OK(maxe < 1e-5, "orthogonal (wide): W W^T = gain^2 I");
+    float t[10 * 4];
+    rl_init_orthogonal(t, 10, 4, 1.0f, rng);
+    maxe = 0;
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++) {
+            double d = 0;
+            for (int k = 0; k < 10; k++) d += (double)t[k * 4 + i] * t[k * 4 + j];
+            maxe = fmax(maxe, fabs(d - (i == j ? 1.0 : 0.0)));
+        }
+    OK(maxe < 1e-5, "orthogonal (tall): W^T W = I");
+    float k[100];
+    rl_init_kaiming_uniform(k, 10, 10, rng);
+    float bound = sqrtf(0.6f), mx = 0;
+    for (int i = 0; i < 100; i++) mx = fmaxf(mx, fabsf(k[i]));
+    OK(mx <= bound && mx > 0.8f * bound, "kaiming uniform within its bound");
+}
+
+/* Same seed -> bit-identical parameters after N updates. */
+static void train(float *out, size_t *n_out)
+{
+    rl_rng rng;
+    rl_rng_seed(&rng, 42, 0);
+    rl_mlp m;
+    rl_params p = {0};
+    uint32_t hidden[2] = {32, 32};
+    rl_mlp_create(&m, &p, "q", 8, hidden, 2, 3, RL_ACT_RELU, 64);
+    rl_params_alloc(&p);
+    rl_mlp_init(&m, &p, RL_INIT_ORTHOGONAL, 0.01f, &rng);
+    rl_adam a;
+    rl_adam_create(&a, p.n, 0.9f, 0.999f, 1e-8f, 0);
+    float x[64 * 8], tgt[64 * 3], d[64 * 3];
+    for (int it = 0; it < 50; it++) {
+        fill(x, sizeof x / 4, &rng, 1);
+        fill(tgt, sizeof tgt / 4, &rng, 1);
+        const float *y = rl_mlp_forward(&m, p.data, x, 64);
+        memset(d, 0, sizeof d);
+        rl_huber_loss(d, y, tgt, NULL, 64 * 3);
+        rl_params_zero_grad(&p);
+        rl_mlp_backward(&m, p.data, p.grad, x, d, NULL, 64);
+        rl_clip_grad_norm(p.grad, p.n, 10.0f);
+        rl_adam_step(&a, p.data, p.grad, 1e-3f);
+    }
+    memcpy(out, p.data, p.n * sizeof(float));
+    *n_out = p.n;
+    rl_adam_destroy(&a);
+    rl_mlp_destroy(&m);
+    rl_params_free(&p);
+}
+
+static void test_determinism(void)
+{
+    static float a[8192], b[8192];
+    size_t na, nb;
+    rl_blas_set_threads(1);
+    train(a, &na);
+    train(b, &nb);
+    OK(na == nb && memcmp(a, b, na * sizeof(float)) == 0, "same seed -> bit-identical parameters after 50 updates");
+    rl_params p = {0};
+    size_t o1 = rl_params_add(&p, "a", 3, 5), o2 = rl_params_add(&p, "b", 1, 1);
+    OK(o1 == 0 && o2 == 16, "tensors 64-byte aligned inside the block");
+    rl_params_alloc(&p);
+    rl_params q;
+    rl_params_clone(&q, &p);
+    p.data[0] = 1.0f;
+    q.data[0] = 0.0f;
+    rl_params_polyak(&q, &p, 0.25f);
+    ASSERT_NEAR(q.data[0], 0.25, 1e-7, "polyak averaging");
+    p.data[16] = NAN;
+    ASSERT_EQ(rl_params_find_nonfinite(p.data, p.n), 16, "finds a NaN parameter");
+    rl_params_free(&p);
+    rl_params_free(&q);
+}
+
+int main(void)
+{
+    rl_rng rng;
+    rl_rng_seed(&rng, 7, 0);
+    rl_blas_set_threads(1);
+    test_linear(&rng);
+    test_mlp(&rng, RL_ACT_TANH, "tanh");
+    test_mlp(&rng, RL_ACT_RELU, "relu");
+    test_dueling(&rng);
+    test_lstm(&rng);
+    test_categorical(&rng);
+    test_losses();
+    test_adam();
+    test_init(&rng);
+    test_determinism();
+    return tap_done();
+}
