@@ -37,6 +37,12 @@ contains "$T/err" "unknown option '--frobnicate'" "unknown option named"
 expect_rc 2 "--set without =" -- "$RLHOST" run "$CFG" --set algo.sticky
 contains "$T/err" "--set needs KEY=VALUE" "--set format explained"
 
+# BLAS kernel choice: the re-exec mechanism (forced to a core this CPU runs)
+RLHOST_TEST_BLAS_CORETYPE=Haswell "$RLHOST" run "$CFG" --out "$T/blas" --set run.steps=1000 >"$T/out" 2>"$T/err"
+ok $? "run after a BLAS re-exec"
+contains "$T/err" "OpenBLAS Haswell (chosen by rlhost over OpenBLAS's" "re-exec switched OpenBLAS kernels and says so"
+contains "$T/blas/summary.json" '"blas.core": "Haswell"' "summary records the kernels used"
+
 # list / info
 expect_rc 0 "list" -- "$RLHOST" list
 contains "$T/out" "cartpole" "list shows cartpole"

@@ -7,6 +7,7 @@
 
 #include <rlhost/rlcore.h>
 
+#include "bench.h"
 #include "config.h"
 #include "cpu.h"
 #include "loader.h"
@@ -26,6 +27,7 @@ static const char usage_text[] =
     "  check CONFIG [--set KEY=VALUE]...             validate; print the resolved config\n"
     "  list                                          list the plugins found\n"
     "  info NAME                                     a plugin's options and stages\n"
+    "  bench nn [--json] [--repeat K]                NN update speed against raw sgemm\n"
     "\n"
     "options for every command:\n"
     "  --plugin-path DIR   look for plugins in DIR first (repeatable)\n"
@@ -55,6 +57,14 @@ static const char list_help[] =
     "Lists every plugin found: kind, name, version, file and description, and the\n"
     "files that were refused, with the reason.\n";
 
+static const char bench_help[] =
+    "usage: rlhost bench nn [--json] [--repeat K]\n"
+    "\n"
+    "Measures, side by side in one run, raw sgemm throughput for the shapes of an\n"
+    "MLP update and the throughput of the full update (forward, backward, Adam),\n"
+    "then splits small-batch inference time into BLAS and everything else.\n"
+    "--json prints one object per line.\n";
+
 static const char info_help[] =
     "usage: rlhost info NAME [--plugin-path DIR]\n"
     "\n"
@@ -70,6 +80,8 @@ typedef struct cli {
     rl__override overrides[MAX_ARGS];
     size_t n_overrides;
     int help;
+    int json;
+    int repeat;
 } cli;
 
 static int usage_error(const char *help, const char *fmt, const char *arg)
@@ -87,6 +99,12 @@ static int parse_args(cli *c, int argc, char **argv, const char *help, int allow
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             c->help = 1;
+        } else if (!strcmp(a, "--json")) {
+            c->json = 1;
+        } else if (!strcmp(a, "--repeat")) {
+            if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
+            c->repeat = atoi(argv[++i]);
+            if (c->repeat < 1) return usage_error(help, "--repeat needs a positive count, got '%s'", argv[i]);
         } else if (!strcmp(a, "--plugin-path") || !strcmp(a, "--set") || !strcmp(a, "--out")) {
             if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
             char *v = argv[++i];
@@ -296,8 +314,17 @@ int main(int argc, char **argv)
         if ((rc = parse_args(&c, argc, argv, info_help, 0))) return rc;
         return cmd_info(&c);
     }
-    static const char *const cmds[] = {"run", "check", "list", "info"};
-    const char *near = rl__nearest(cmd, cmds, 4);
+    if (!strcmp(cmd, "bench")) {
+        if ((rc = parse_args(&c, argc, argv, bench_help, 0))) return rc;
+        if (c.help) {
+            fputs(bench_help, stdout);
+            return 0;
+        }
+        if (c.n_positional == 1 && !strcmp(c.positional[0], "nn")) return rl__bench_nn(c.json, c.repeat);
+        return usage_error(bench_help, "bench needs a target (nn)%s", "");
+    }
+    static const char *const cmds[] = {"run", "check", "list", "info", "bench"};
+    const char *near = rl__nearest(cmd, cmds, 5);
     if (near)
         fprintf(stderr, "rlhost: unknown command '%s' (did you mean '%s'?)\n", cmd, near);
     else

@@ -1,0 +1,211 @@
+/* `rlhost bench nn`: the NN library's speed against raw sgemm.
+ *
+ * For an MLP input 64 -> hidden -> hidden -> 4 it times (a) exactly the
+ * sgemm calls one training update makes (forward, weight gradients, input
+ * gradients of the hidden layers) and (b) the full update (forward, loss
+ * gradient, backward with biases and activations, Adam), interleaved and
+ * repeated, and reports the median of each.  Both use the same FLOP count,
+ * so update_gflops / sgemm_gflops is the share of BLAS speed the library
+ * keeps.  It then splits small-batch inference time into BLAS and the rest. */
+#include <cblas.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rlhost/nn.h>
+
+#include "bench.h"
+#include "cpu.h"
+
+#define IN_DIM 64
+#define OUT_DIM 4
+
+typedef struct net {
+    rl_mlp m;
+    rl_params p;
+    rl_adam adam;
+    float *x, *dout;
+    uint32_t batch, hidden;
+} net;
+
+static int net_create(net *n, uint32_t batch, uint32_t hidden)
+{
+    memset(n, 0, sizeof *n);
+    n->batch = batch;
+    n->hidden = hidden;
+    uint32_t hid[2] = {hidden, hidden};
+    rl_rng rng;
+    rl_rng_seed(&rng, 1, 0);
+    if (rl_mlp_create(&n->m, &n->p, "q", IN_DIM, hid, 2, OUT_DIM, RL_ACT_RELU, batch) ||
+        rl_params_alloc(&n->p) || rl_adam_create(&n->adam, n->p.n, 0.9f, 0.999f, 1e-8f, 0))
+        return RL_ENOMEM;
+    rl_mlp_init(&n->m, &n->p, RL_INIT_KAIMING, 1.0f, &rng);
+    n->x = rl_calloc_aligned((size_t)batch * IN_DIM, sizeof(float));
+    n->dout = rl_calloc_aligned((size_t)batch * OUT_DIM, sizeof(float));
+    if (!n->x || !n->dout) return RL_ENOMEM;
+    for (size_t i = 0; i < (size_t)batch * IN_DIM; i++) n->x[i] = rl_rng_uniform(&rng);
+    return RL_OK;
+}
+
+static void net_destroy(net *n)
+{
+    rl_mlp_destroy(&n->m);
+    rl_params_free(&n->p);
+    rl_adam_destroy(&n->adam);
+    rl_free(n->x);
+    rl_free(n->dout);
+}
+
+/* FLOPs of one update: forward 2BΣ(in·out), weight grads the same, input
+   grads for every layer but the first. */
+static double update_flops(uint32_t B, uint32_t h)
+{
+    double l0 = (double)IN_DIM * h, l1 = (double)h * h, l2 = (double)h * OUT_DIM;
+    return 2.0 * B * (3 * (l0 + l1 + l2) - l0);
+}
+
+static void one_update(net *n)
+{
+    const float *y = rl_mlp_forward(&n->m, n->p.data, n->x, n->batch);
+    size_t k = (size_t)n->batch * OUT_DIM;
+    for (size_t i = 0; i < k; i++) n->dout[i] = (y[i] - 0.5f) / (float)k;
+    rl_params_zero_grad(&n->p);
+    rl_mlp_backward(&n->m, n->p.data, n->p.grad, n->x, n->dout, NULL, n->batch);
+    rl_adam_step(&n->adam, n->p.data, n->p.grad, 1e-4f);
+}
+
+/* The same sgemm calls as one_update, nothing else. */
+static void one_sgemm_set(net *n)
+{
+    const rl_mlp *m = &n->m;
+    int B = (int)n->batch;
+    const float *x = n->x;
+    for (uint32_t l = 0; l < m->n_layers; l++) {
+        int in = (int)m->dims[l], out = (int)m->dims[l + 1];
+        float *o = m->acts + m->act_off[l];
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, out, in, 1.0f, x, in,
+                    n->p.data + m->w_off[l], in, 0.0f, o, out);
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, out, in, B, 1.0f, o, out, x, in, 1.0f,
+                    n->p.grad + m->w_off[l], in);
+        if (l)
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, in, out, 1.0f, o, out,
+                        n->p.data + m->w_off[l], in, 0.0f, m->dacts + m->act_off[l - 1], in);
+        x = o;
+    }
+}
+
+/* Seconds per call of fn, timed over >= min_s. */
+static double time_per_call(void (*fn)(net *), net *n, double min_s)
+{
+    fn(n);
+    long reps = 0;
+    double t0 = rl_now(), t;
+    do {
+        fn(n);
+        reps++;
+        t = rl_now() - t0;
+    } while (t < min_s);
+    return t / reps;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void inference_blas_only(net *n)
+{
+    const rl_mlp *m = &n->m;
+    const float *x = n->x;
+    for (uint32_t l = 0; l < m->n_layers; l++) {
+        int in = (int)m->dims[l], out = (int)m->dims[l + 1];
+        float *o = m->acts + m->act_off[l];
+        if (n->batch == 1)
+            cblas_sgemv(CblasRowMajor, CblasNoTrans, out, in, 1.0f, n->p.data + m->w_off[l], in, x,
+                        1, 0.0f, o, 1);
+        else
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n->batch, out, in, 1.0f, x,
+                        in, n->p.data + m->w_off[l], in, 0.0f, o, out);
+        x = o;
+    }
+}
+
+static void inference_full(net *n)
+{
+    rl_mlp_forward(&n->m, n->p.data, n->x, n->batch);
+}
+
+int rl__bench_nn(int json, int repeat)
+{
+    static const uint32_t batches[] = {64, 256, 1024}, hiddens[] = {64, 256};
+    if (repeat < 1) repeat = 5;
+    if (!json) {
+        printf("rlhost bench nn: MLP %d -> h -> h -> %d, ReLU, Adam; BLAS %s, %d thread%s\n",
+               IN_DIM, OUT_DIM, rl__blas_choice(), rl_blas_get_threads(),
+               rl_blas_get_threads() == 1 ? "" : "s");
+        printf("median of %d interleaved repeats\n\n", repeat);
+        printf("%6s %6s %14s %16s %7s\n", "batch", "hidden", "sgemm GFLOP/s", "update GFLOP/s",
+               "ratio");
+    }
+    for (size_t hi = 0; hi < 2; hi++) {
+        for (size_t bi = 0; bi < 3; bi++) {
+            net n;
+            if (net_create(&n, batches[bi], hiddens[hi]) != RL_OK) {
+                fprintf(stderr, "rlhost: bench nn: out of memory\n");
+                net_destroy(&n);
+                return 1;
+            }
+            double ts[64], tu[64];
+            int r = repeat > 64 ? 64 : repeat;
+            for (int k = 0; k < r; k++) { /* off, on, off, on, ... */
+                ts[k] = time_per_call(one_sgemm_set, &n, 0.05);
+                tu[k] = time_per_call(one_update, &n, 0.05);
+            }
+            double f = update_flops(n.batch, n.hidden);
+            double gs = f / median(ts, r) * 1e-9, gu = f / median(tu, r) * 1e-9;
+            if (json)
+                printf("{\"bench\": \"nn_update\", \"batch\": %u, \"hidden\": %u, \"sgemm_gflops\": "
+                       "%.2f, \"update_gflops\": %.2f, \"ratio\": %.3f, \"blas_core\": \"%s\"}\n",
+                       n.batch, n.hidden, gs, gu, gu / gs, rl_blas_corename());
+            else
+                printf("%6u %6u %14.1f %16.1f %6.0f%%\n", n.batch, n.hidden, gs, gu, 100 * gu / gs);
+            fflush(stdout);
+            net_destroy(&n);
+        }
+    }
+    static const uint32_t small[] = {1, 4, 16, 64};
+    if (!json)
+        printf("\ninference (forward only), hidden 64:\n%6s %12s %12s %14s\n", "batch", "us/call",
+               "BLAS us", "outside BLAS");
+    for (size_t bi = 0; bi < 4; bi++) {
+        net n;
+        if (net_create(&n, small[bi], 64) != RL_OK) {
+            net_destroy(&n);
+            return 1;
+        }
+        double tb[64], tf[64];
+        int r = repeat > 64 ? 64 : repeat;
+        for (int k = 0; k < r; k++) {
+            tb[k] = time_per_call(inference_blas_only, &n, 0.02);
+            tf[k] = time_per_call(inference_full, &n, 0.02);
+        }
+        double b = median(tb, r) * 1e6, full = median(tf, r) * 1e6;
+        double outside = full > b ? (full - b) / full : 0;
+        if (json)
+            printf("{\"bench\": \"nn_inference\", \"batch\": %u, \"hidden\": 64, \"us_per_call\": "
+                   "%.3f, \"blas_us\": %.3f, \"outside_blas_frac\": %.3f}\n",
+                   n.batch, full, b, outside);
+        else
+            printf("%6u %12.2f %12.2f %13.0f%%\n", n.batch, full, b, 100 * outside);
+        fflush(stdout);
+        net_destroy(&n);
+    }
+    return 0;
+}
