@@ -6,4 +6,11 @@
    throughput, and the small-batch inference split. */
 int rl__bench_nn(int json, int repeat);
 
+#include "config.h"
+
+/* rlhost bench env NAME [--set env.KEY=VALUE]... [--steps N] [--repeat K]
+   [--json]: raw stepping speed with 1 thread and with every core. */
+int rl__bench_env(const rl__registry *reg, const char *name, const rl__override *ov,
+                  size_t n_ov, uint64_t steps, int repeat, int json);
+
 #endif

@@ -308,24 +308,30 @@ oom:
     error_at(r, NULL, "out of memory");
 }
 
-static int config_load(rl__config *c, const char *path, const rl__override *ov,
-                       size_t n_ov, const rl__registry *reg, rl__sbuf *errors)
+static int config_load(rl__config *c, const char *path, const char *text,
+                       const rl__override *ov, size_t n_ov, const rl__registry *reg,
+                       rl__sbuf *errors, int need_algo)
 {
     memset(c, 0, sizeof *c);
     c->path = rl__arena_strdup(&c->arena, path);
     config_t cfg;
     config_init(&cfg);
-    char *dir_copy = strdup(path);
-    if (dir_copy) config_set_include_dir(&cfg, dirname(dir_copy));
-    free(dir_copy);
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        rl__sbuf_printf(errors, "%s: cannot open: %s\n", path, strerror(errno));
-        config_destroy(&cfg);
-        return RL_EIO;
+    int ok;
+    if (text) {
+        ok = config_read_string(&cfg, text);
+    } else {
+        char *dir_copy = strdup(path);
+        if (dir_copy) config_set_include_dir(&cfg, dirname(dir_copy));
+        free(dir_copy);
+        FILE *f = fopen(path, "r");
+        if (!f) {
+            rl__sbuf_printf(errors, "%s: cannot open: %s\n", path, strerror(errno));
+            config_destroy(&cfg);
+            return RL_EIO;
+        }
+        ok = config_read(&cfg, f);
+        fclose(f);
     }
-    int ok = config_read(&cfg, f);
-    fclose(f);
     if (!ok) {
         rl__sbuf_printf(errors, "%s:%d: syntax error: %s\n",
                         config_error_file(&cfg) ? config_error_file(&cfg) : path,
@@ -361,7 +367,7 @@ static int config_load(rl__config *c, const char *path, const rl__override *ov,
         fill_rest(&r, &c->run, "run");
     }
     resolve_plugin_group(&r, root, reg, RL_KIND_ENV);
-    resolve_plugin_group(&r, root, reg, RL_KIND_ALGO);
+    if (need_algo) resolve_plugin_group(&r, root, reg, RL_KIND_ALGO);
     for (size_t i = 0; i < n_ov; i++) {
         if (r.ov_used[i]) continue;
         r.failed = 1;
@@ -374,7 +380,7 @@ static int config_load(rl__config *c, const char *path, const rl__override *ov,
     if (r.failed) return RL_ECONFIG;
     /* Derived default: out_dir = runs/ENV-ALGO. */
     rl_value *od = &c->run.vals[RL__RUN_OUT_DIR];
-    if (!od->s || !od->s[0]) {
+    if ((!od->s || !od->s[0]) && c->algo) {
         char buf[512];
         snprintf(buf, sizeof buf, "runs/%s-%s", c->env->desc->name, c->algo->desc->name);
         od->s = rl__arena_strdup(&c->arena, buf);
@@ -386,8 +392,17 @@ static int config_load(rl__config *c, const char *path, const rl__override *ov,
 int rl__config_load(rl__config *c, const char *path, const rl__override *ov,
                     size_t n_ov, const rl__registry *reg, rl__sbuf *errors)
 {
-    int rc = config_load(c, path, ov, n_ov, reg, errors);
+    int rc = config_load(c, path, NULL, ov, n_ov, reg, errors, 1);
     if (rc != RL_OK) rl__config_destroy(c); /* nothing half-resolved survives */
+    return rc;
+}
+
+int rl__config_load_text(rl__config *c, const char *origin, const char *text,
+                         const rl__override *ov, size_t n_ov, const rl__registry *reg,
+                         rl__sbuf *errors, int need_algo)
+{
+    int rc = config_load(c, origin, text, ov, n_ov, reg, errors, need_algo);
+    if (rc != RL_OK) rl__config_destroy(c);
     return rc;
 }
 

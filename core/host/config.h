@@ -58,6 +58,12 @@ int rl__override_parse(char *arg, rl__override *out);
 int rl__config_load(rl__config *c, const char *path, const rl__override *ov,
                     size_t n_ov, const rl__registry *reg, rl__sbuf *errors);
 
+/* The same from text; origin names it in messages.  need_algo = 0 resolves
+   the run and env groups only (c->algo stays NULL). */
+int rl__config_load_text(rl__config *c, const char *origin, const char *text,
+                         const rl__override *ov, size_t n_ov, const rl__registry *reg,
+                         rl__sbuf *errors, int need_algo);
+
 /* The fully resolved config in libconfig syntax (reads back as is). */
 void rl__config_format(const rl__config *c, rl__sbuf *out);
 

@@ -11,6 +11,7 @@
 #include "config.h"
 #include "cpu.h"
 #include "loader.h"
+#include "play.h"
 #include "run.h"
 
 #define EXIT_RUN_FAILED 1
@@ -27,7 +28,8 @@ static const char usage_text[] =
     "  check CONFIG [--set KEY=VALUE]...             validate; print the resolved config\n"
     "  list                                          list the plugins found\n"
     "  info NAME                                     a plugin's options and stages\n"
-    "  bench nn [--json] [--repeat K]                NN update speed against raw sgemm\n"
+    "  play CONFIG [--episodes N] [--fps F]          watch env 0 play in the terminal\n"
+    "  bench nn | env NAME [--json]                  measured speed (see bench --help)\n"
     "\n"
     "options for every command:\n"
     "  --plugin-path DIR   look for plugins in DIR first (repeatable)\n"
@@ -59,11 +61,21 @@ static const char list_help[] =
 
 static const char bench_help[] =
     "usage: rlhost bench nn [--json] [--repeat K]\n"
+    "       rlhost bench env NAME [--set env.KEY=VALUE]... [--steps N] [--repeat K] [--json]\n"
     "\n"
-    "Measures, side by side in one run, raw sgemm throughput for the shapes of an\n"
-    "MLP update and the throughput of the full update (forward, backward, Adam),\n"
-    "then splits small-batch inference time into BLAS and everything else.\n"
+    "bench nn measures, side by side in one run, raw sgemm throughput for the shapes\n"
+    "of an MLP update and the throughput of the full update (forward, backward,\n"
+    "Adam), then splits small-batch inference time into BLAS and everything else.\n"
+    "bench env steps env NAME (num_envs 1024 unless --set) with random actions,\n"
+    "observations written, with 1 thread and with every core, interleaved.\n"
     "--json prints one object per line.\n";
+
+static const char play_help[] =
+    "usage: rlhost play CONFIG [--episodes N] [--fps F] [--set KEY=VALUE]...\n"
+    "\n"
+    "Shows env 0 of CONFIG played by the config's algorithm (greedy), redrawn in\n"
+    "place at F frames per second on a terminal (default 10), printed frame after\n"
+    "frame otherwise.  Stops after N episodes (default 1).\n";
 
 static const char info_help[] =
     "usage: rlhost info NAME [--plugin-path DIR]\n"
@@ -82,6 +94,9 @@ typedef struct cli {
     int help;
     int json;
     int repeat;
+    unsigned long long steps;
+    unsigned episodes;
+    double fps;
 } cli;
 
 static int usage_error(const char *help, const char *fmt, const char *arg)
@@ -101,10 +116,17 @@ static int parse_args(cli *c, int argc, char **argv, const char *help, int allow
             c->help = 1;
         } else if (!strcmp(a, "--json")) {
             c->json = 1;
-        } else if (!strcmp(a, "--repeat")) {
+        } else if (!strcmp(a, "--repeat") || !strcmp(a, "--steps") || !strcmp(a, "--episodes") ||
+                   !strcmp(a, "--fps")) {
             if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
-            c->repeat = atoi(argv[++i]);
-            if (c->repeat < 1) return usage_error(help, "--repeat needs a positive count, got '%s'", argv[i]);
+            char *end;
+            double x = strtod(argv[++i], &end);
+            if (*end || !(x > 0) || x > 1e15)
+                return usage_error(help, "expected a positive number, got '%s'", argv[i]);
+            if (!strcmp(a, "--repeat")) c->repeat = (int)x;
+            else if (!strcmp(a, "--steps")) c->steps = (unsigned long long)x;
+            else if (!strcmp(a, "--episodes")) c->episodes = (unsigned)x;
+            else c->fps = x;
         } else if (!strcmp(a, "--plugin-path") || !strcmp(a, "--set") || !strcmp(a, "--out")) {
             if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
             char *v = argv[++i];
@@ -315,16 +337,42 @@ int main(int argc, char **argv)
         return cmd_info(&c);
     }
     if (!strcmp(cmd, "bench")) {
-        if ((rc = parse_args(&c, argc, argv, bench_help, 0))) return rc;
+        if ((rc = parse_args(&c, argc, argv, bench_help, 1))) return rc;
         if (c.help) {
             fputs(bench_help, stdout);
             return 0;
         }
         if (c.n_positional == 1 && !strcmp(c.positional[0], "nn")) return rl__bench_nn(c.json, c.repeat);
-        return usage_error(bench_help, "bench needs a target (nn)%s", "");
+        if (c.n_positional == 2 && !strcmp(c.positional[0], "env")) {
+            rl__registry reg = {0};
+            rl__registry_discover(&reg, c.plugin_paths, c.n_paths);
+            warn_refusals(&reg);
+            rc = rl__bench_env(&reg, c.positional[1], c.overrides, c.n_overrides,
+                               c.steps ? c.steps : 10000000ull, c.repeat ? c.repeat : 3, c.json);
+            rl__registry_destroy(&reg);
+            return rc;
+        }
+        return usage_error(bench_help, "bench needs a target: nn, or env NAME%s", "");
     }
-    static const char *const cmds[] = {"run", "check", "list", "info", "bench"};
-    const char *near = rl__nearest(cmd, cmds, 5);
+    if (!strcmp(cmd, "play")) {
+        if ((rc = parse_args(&c, argc, argv, play_help, 1))) return rc;
+        if (c.help) {
+            fputs(play_help, stdout);
+            return 0;
+        }
+        if (c.n_positional != 1) return usage_error(play_help, "play needs exactly one CONFIG%s", "");
+        rl__registry reg = {0};
+        rl__config cfg;
+        rc = load_config(&c, &reg, &cfg);
+        if (rc == 0) {
+            rc = rl__play(&cfg, c.episodes ? c.episodes : 1, c.fps > 0 ? c.fps : 10.0);
+            rl__config_destroy(&cfg);
+        }
+        rl__registry_destroy(&reg);
+        return rc;
+    }
+    static const char *const cmds[] = {"run", "check", "list", "info", "bench", "play"};
+    const char *near = rl__nearest(cmd, cmds, 6);
     if (near)
         fprintf(stderr, "rlhost: unknown command '%s' (did you mean '%s'?)\n", cmd, near);
     else

@@ -1,0 +1,116 @@
+/* `rlhost bench env NAME`: raw env stepping speed, 1 thread and all cores.
+ *
+ * Steps num_envs envs (default 1024) with random actions through the same
+ * pool and range calls the run loop uses, observations written, no learning
+ * and no episode bookkeeping, so the number is the env's own speed.  The
+ * thread counts are measured interleaved and the median is reported. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rlhost/rlcore.h>
+
+#include "bench.h"
+#include "config.h"
+#include "vecenv.h"
+
+#define ACTION_TABLES 64
+
+typedef struct bench_ctx {
+    rl__vecenv *v;
+    int32_t *table;
+    uint32_t row;
+} bench_ctx;
+
+static void step_range(void *p, uint32_t first, uint32_t count)
+{
+    bench_ctx *b = p;
+    rl__vecenv *v = b->v;
+    v->vt->step(v->env, &v->io, first, count);
+}
+
+static double run_once(rl__vecenv *v, int32_t *table, uint64_t steps)
+{
+    bench_ctx b = {v, table, 0};
+    uint64_t iters = steps / v->n + 1;
+    double t0 = rl_now();
+    for (uint64_t k = 0; k < iters; k++) {
+        memcpy(v->actions, table + (size_t)(k % ACTION_TABLES) * v->n, v->n * sizeof(int32_t));
+        rl__pool_run(v->pool, step_range, &b, v->n);
+    }
+    return (double)(iters * v->n) / (rl_now() - t0);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int rl__bench_env(const rl__registry *reg, const char *name, const rl__override *ov,
+                  size_t n_ov, uint64_t steps, int repeat, int json)
+{
+    char text[512];
+    snprintf(text, sizeof text, "env: { plugin = \"%s\"; num_envs = 1024; };", name);
+    rl__config c;
+    rl__sbuf errors = {0};
+    if (rl__config_load_text(&c, "bench env", text, ov, n_ov, reg, &errors, 0) != RL_OK) {
+        fprintf(stderr, "%s", errors.data ? errors.data : "rlhost: out of memory\n");
+        rl__sbuf_free(&errors);
+        return 2;
+    }
+    rl__sbuf_free(&errors);
+    uint32_t n = (uint32_t)c.env_host.vals[RL__ENV_NUM_ENVS].i;
+    uint32_t cores = rl__host_api()->cpu_count();
+    uint32_t counts[2] = {1, cores};
+    int n_counts = cores > 1 ? 2 : 1;
+    rl__vecenv v[2];
+    memset(v, 0, sizeof v);
+    int rc = 0;
+    char err[RL_ERR_MAX];
+    int32_t *table = NULL;
+    for (int k = 0; k < n_counts; k++) {
+        if (rl__vecenv_create(&v[k], c.env->desc, c.env_opts.vals, c.env_stages.vals, n, 1,
+                              counts[k], 1, err, sizeof err) != RL_OK) {
+            fprintf(stderr, "rlhost: %s\n", err);
+            rc = 1;
+            goto out;
+        }
+        rl__vecenv_reset(&v[k]);
+    }
+    table = malloc((size_t)ACTION_TABLES * n * sizeof *table);
+    if (!table) {
+        rc = 1;
+        goto out;
+    }
+    rl_rng rng;
+    rl_rng_seed(&rng, 1, 0);
+    for (size_t i = 0; i < (size_t)ACTION_TABLES * n; i++)
+        table[i] = (int32_t)rl_rng_below(&rng, v[0].info.n_actions);
+    double sps[2][64];
+    if (repeat > 64) repeat = 64;
+    for (int r = 0; r < repeat; r++)
+        for (int k = 0; k < n_counts; k++) sps[k][r] = run_once(&v[k], table, steps);
+    if (!json)
+        printf("rlhost bench env %s: %u envs, obs %u x %s, %d repeats of %llu steps\n", name, n,
+               v[0].info.obs_size, v[0].info.obs_dtype == RL_DTYPE_U8 ? "uint8" : "float32",
+               repeat, (unsigned long long)steps);
+    for (int k = 0; k < n_counts; k++) {
+        qsort(sps[k], (size_t)repeat, sizeof(double), cmp_double);
+        double med = repeat % 2 ? sps[k][repeat / 2] : 0.5 * (sps[k][repeat / 2 - 1] + sps[k][repeat / 2]);
+        uint32_t t = rl__pool_threads(v[k].pool);
+        if (json)
+            printf("{\"bench\": \"env\", \"env\": \"%s\", \"num_envs\": %u, \"threads\": %u, "
+                   "\"steps_per_s\": %.0f, \"steps_per_s_per_thread\": %.0f, \"min\": %.0f, "
+                   "\"max\": %.0f}\n",
+                   name, n, t, med, med / t, sps[k][0], sps[k][repeat - 1]);
+        else
+            printf("  threads %u: %6.2f M steps/s (%.2f M per thread; min %.2f, max %.2f)\n", t,
+                   med * 1e-6, med * 1e-6 / t, sps[k][0] * 1e-6, sps[k][repeat - 1] * 1e-6);
+    }
+out:
+    free(table);
+    for (int k = 0; k < 2; k++) rl__vecenv_destroy(&v[k]);
+    rl__config_destroy(&c);
+    return rc;
+}

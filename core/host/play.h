@@ -1,0 +1,11 @@
+/* `rlhost play`: env 0 of a config played by its algorithm, drawn in the
+   terminal (frames in place on a TTY, one after another otherwise). */
+#ifndef RLHOST_PLAY_H
+#define RLHOST_PLAY_H
+
+#include "config.h"
+
+/* Returns the exit code (0, 1 on failure with the reason logged). */
+int rl__play(const rl__config *c, uint32_t episodes, double fps);
+
+#endif

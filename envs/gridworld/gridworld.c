@@ -1,0 +1,349 @@
+/* Gridworld env plugin around gridworld_rules.c.  Observations are uint8
+   0/1 (obs_scale 1):
+     full  channels [wall, goal, lava, agent] x height x width; with turn
+           actions the agent channel becomes four, one per facing
+     view  channels [wall, goal, lava] x view_size^2 around the agent,
+           rotated so the agent faces up when actions are turns
+   then, for the T-maze, two cue values [goal up, goal down] that are set
+   only during the first cue_steps steps.  In the T-maze the goal and lava
+   channels stay empty: the arm ends look alike. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gridworld_rules.h"
+
+static const char *const layouts[] = {"empty", "four_rooms", "maze", "tmaze", NULL};
+static const char *const obs_modes[] = {"full", "view", NULL};
+static const char *const action_modes[] = {"moves", "turn", NULL};
+
+enum {
+    OPT_LAYOUT,
+    OPT_MAP,
+    OPT_SIZE,
+    OPT_CORRIDOR,
+    OPT_CUE_STEPS,
+    OPT_RANDOM_START,
+    OPT_RANDOM_GOAL,
+    OPT_OBSERVATION,
+    OPT_VIEW_SIZE,
+    OPT_ACTIONS,
+    OPT_GOAL_REWARD,
+    OPT_LAVA_REWARD,
+    OPT_STEP_REWARD,
+    OPT_MAX_STEPS,
+    OPT_N
+};
+
+#define D(type, name, def, lo, hi, choices, flags, help) \
+    {sizeof(rl_option_def), type, name, help, def, lo, hi, choices, flags}
+
+static const rl_option_def options[OPT_N] = {
+    [OPT_LAYOUT] = D(RL_OPT_ENUM, "layout", "empty", 1, 0, layouts, 0,
+                     "built-in map: empty, four_rooms, maze, or tmaze (the memory task)"),
+    [OPT_MAP] = D(RL_OPT_STRING_LIST, "map", "[]", 1, 0, NULL, 0,
+                  "rows of # . S G L; when given it replaces layout"),
+    [OPT_SIZE] = D(RL_OPT_INT, "size", "8", 1, 62, NULL, 0, "interior side of the empty layout"),
+    [OPT_CORRIDOR] = D(RL_OPT_INT, "corridor_length", "8", 1, 61, NULL, 0,
+                       "tmaze: cells between the start and the junction"),
+    [OPT_CUE_STEPS] = D(RL_OPT_INT, "cue_steps", "1", 1, 64, NULL, 0,
+                        "tmaze: steps during which the cue is visible"),
+    [OPT_RANDOM_START] = D(RL_OPT_BOOL, "random_start", "false", 1, 0, NULL, 0,
+                           "start each episode on a random floor cell"),
+    [OPT_RANDOM_GOAL] = D(RL_OPT_BOOL, "random_goal", "false", 1, 0, NULL, 0,
+                          "put the goal on a random floor cell each episode"),
+    [OPT_OBSERVATION] = D(RL_OPT_ENUM, "observation", "full", 1, 0, obs_modes, 0,
+                          "full map (one-hot channels) or an egocentric view"),
+    [OPT_VIEW_SIZE] = D(RL_OPT_INT, "view_size", "5", 3, 15, NULL, 0,
+                        "side of the egocentric view (odd)"),
+    [OPT_ACTIONS] = D(RL_OPT_ENUM, "actions", "moves", 1, 0, action_modes, 0,
+                      "moves: up/right/down/left; turn: left/right/forward"),
+    [OPT_GOAL_REWARD] = D(RL_OPT_FLOAT, "goal_reward", "1.0", -1e6, 1e6, NULL, 0,
+                          "reward for reaching the goal (ends the episode)"),
+    [OPT_LAVA_REWARD] = D(RL_OPT_FLOAT, "lava_reward", "-1.0", -1e6, 1e6, NULL, 0,
+                          "reward for stepping into lava (ends the episode)"),
+    [OPT_STEP_REWARD] = D(RL_OPT_FLOAT, "step_reward", "0.0", -1e6, 1e6, NULL, RL_OPT_AUTO,
+                          "reward every step; auto = -1 / max_steps"),
+    [OPT_MAX_STEPS] = D(RL_OPT_INT, "max_steps", "\"auto\"", 1, 1e7, NULL, RL_OPT_AUTO,
+                        "truncate episodes here; auto = 4 x width x height (tmaze: "
+                        "corridor_length + 10)"),
+};
+
+typedef struct grid_env {
+    gw_config cfg;
+    uint32_t n, obs_size, view;
+    int view_mode, cue;
+    gw_state *s;
+    uint8_t *base; /* full mode: the static channels (walls, map lava, map goal) */
+    uint8_t *padded; /* view mode: map codes with a wall border view/2 thick;
+                        goal and lava hidden in the T-maze */
+    uint32_t pw;     /* padded width */
+} grid_env;
+
+static void write_obs(const grid_env *e, const gw_state *s, uint8_t *o)
+{
+    const gw_config *c = &e->cfg;
+    const gw_map *m = &c->map;
+    int hide = m->tmaze;
+    uint32_t base;
+    if (!e->view_mode) {
+        uint32_t area = m->width * m->height;
+        memcpy(o, e->base, e->obs_size);
+        if (!hide && s->goal != m->goal) { /* the goal moved this episode */
+            if (m->goal >= 0) o[area + (uint32_t)m->goal] = 0;
+            o[area + (uint32_t)s->goal] = 1;
+        }
+        o[(3 + (c->turn_actions ? (uint32_t)s->dir : 0)) * area + (uint32_t)s->pos] = 1;
+        base = area * (c->turn_actions ? 7 : 4);
+    } else {
+        /* Agent frame -> world: right = (-fy, fx), forward = (fx, fy); the
+           padded-map index is then linear in the view coordinates. */
+        static const int fx[4] = {0, 1, 0, -1}, fy[4] = {-1, 0, 1, 0};
+        int v = (int)e->view, r = v / 2, pw = (int)e->pw;
+        int d = c->turn_actions ? s->dir : GW_UP;
+        int w = (int)m->width, ax = s->pos % w, ay = s->pos / w;
+        int step_x = fx[d] * pw - fy[d], step_y = -fy[d] * pw - fx[d];
+        int wx0 = ax + r * fy[d] + r * fx[d], wy0 = ay - r * fx[d] + r * fy[d];
+        const uint8_t *p0 = e->padded + (wy0 + r) * pw + (wx0 + r);
+        uint32_t vv = (uint32_t)(v * v);
+        for (int vy = 0; vy < v; vy++)
+            for (int vx = 0; vx < v; vx++) {
+                uint8_t code = p0[vy * step_y + vx * step_x];
+                uint32_t k = (uint32_t)(vy * v + vx);
+                o[k] = code == GW_WALL;
+                o[vv + k] = code == GW_GOAL;
+                o[2 * vv + k] = code == GW_LAVA;
+            }
+        if (!hide && s->goal != m->goal) { /* this episode's goal moved */
+            int32_t cells[2] = {m->goal, s->goal};
+            for (int j = 0; j < 2; j++) {
+                if (cells[j] < 0) continue;
+                int dx = cells[j] % w - ax, dy = cells[j] / w - ay;
+                int vx = dx * -fy[d] + dy * fx[d] + r, vy = -(dx * fx[d] + dy * fy[d]) + r;
+                if (vx >= 0 && vy >= 0 && vx < v && vy < v) o[vv + (uint32_t)(vy * v + vx)] = (uint8_t)j;
+            }
+        }
+        base = 3 * vv;
+        memset(o + base, 0, e->obs_size - base);
+    }
+    if (e->cue && s->steps < c->cue_steps) o[base + (s->goal_up ? 0 : 1)] = 1;
+}
+
+static void gw_destroy_env(void *env)
+{
+    grid_env *e = env;
+    if (!e) return;
+    free(e->s);
+    free(e->base);
+    free(e->padded);
+    free(e);
+}
+
+static int gw_create_env(const rl_env_args *args, void **out, rl_env_info *info, char *err,
+                         size_t errlen)
+{
+    const rl_value *o = args->options;
+    grid_env *e = calloc(1, sizeof *e);
+    if (!e) {
+        RL_ERRF(err, errlen, "out of memory");
+        return RL_ENOMEM;
+    }
+    gw_config *c = &e->cfg;
+    char why[256];
+    int rc = o[OPT_MAP].n
+                 ? gw_map_parse(&c->map, o[OPT_MAP].slist, (uint32_t)o[OPT_MAP].n, why, sizeof why)
+                 : gw_map_builtin(&c->map, o[OPT_LAYOUT].s, (uint32_t)o[OPT_SIZE].i,
+                                  (uint32_t)o[OPT_CORRIDOR].i, why, sizeof why);
+    if (rc != RL_OK) {
+        RL_ERRF(err, errlen, "%s", why);
+        gw_destroy_env(e);
+        return rc;
+    }
+    const gw_map *m = &c->map;
+    uint32_t floor_cells = 0;
+    for (uint32_t i = 0; i < m->width * m->height; i++) floor_cells += m->cells[i] == GW_FLOOR;
+    if (floor_cells < 2) {
+        RL_ERRF(err, errlen, "map has %u floor cells; it needs at least 2", floor_cells);
+        gw_destroy_env(e);
+        return RL_EINVAL;
+    }
+    if (m->tmaze && (o[OPT_RANDOM_START].i || o[OPT_RANDOM_GOAL].i)) {
+        RL_ERRF(err, errlen, "tmaze places start and goal itself: random_start and random_goal must be false");
+        gw_destroy_env(e);
+        return RL_EINVAL;
+    }
+    e->view = (uint32_t)o[OPT_VIEW_SIZE].i;
+    if (e->view % 2 == 0) {
+        RL_ERRF(err, errlen, "view_size must be odd, got %u", e->view);
+        gw_destroy_env(e);
+        return RL_EINVAL;
+    }
+    c->turn_actions = o[OPT_ACTIONS].i == 1;
+    c->random_start = (int)o[OPT_RANDOM_START].i;
+    c->random_goal = (int)o[OPT_RANDOM_GOAL].i;
+    c->cue_steps = (uint32_t)o[OPT_CUE_STEPS].i;
+    c->max_steps = o[OPT_MAX_STEPS].is_auto
+                       ? (m->tmaze ? m->width - 3 + 10 : 4 * m->width * m->height)
+                       : (uint32_t)o[OPT_MAX_STEPS].i;
+    c->goal_reward = (float)o[OPT_GOAL_REWARD].f;
+    c->lava_reward = (float)o[OPT_LAVA_REWARD].f;
+    c->step_reward = o[OPT_STEP_REWARD].is_auto ? -1.0f / (float)c->max_steps
+                                                : (float)o[OPT_STEP_REWARD].f;
+    e->view_mode = o[OPT_OBSERVATION].i == 1;
+    e->cue = m->tmaze;
+    e->n = args->num_envs;
+    e->s = calloc(e->n, sizeof *e->s);
+    if (!e->s) {
+        RL_ERRF(err, errlen, "out of memory for %u envs", e->n);
+        gw_destroy_env(e);
+        return RL_ENOMEM;
+    }
+    for (uint32_t i = 0; i < e->n; i++) rl_rng_seed(&e->s[i].rng, args->seed, i);
+    uint32_t cue = e->cue ? 2 : 0;
+    if (e->view_mode)
+        e->obs_size = 3 * e->view * e->view + cue;
+    else
+        e->obs_size = m->width * m->height * (c->turn_actions ? 7 : 4) + cue;
+    e->base = calloc(1, e->obs_size);
+    if (!e->base) {
+        RL_ERRF(err, errlen, "out of memory");
+        gw_destroy_env(e);
+        return RL_ENOMEM;
+    }
+    if (e->view_mode) {
+        uint32_t r = e->view / 2;
+        e->pw = m->width + 2 * r;
+        e->padded = malloc((size_t)e->pw * (m->height + 2 * r));
+        if (!e->padded) {
+            RL_ERRF(err, errlen, "out of memory");
+            gw_destroy_env(e);
+            return RL_ENOMEM;
+        }
+        memset(e->padded, GW_WALL, (size_t)e->pw * (m->height + 2 * r));
+        for (uint32_t y = 0; y < m->height; y++)
+            for (uint32_t x = 0; x < m->width; x++) {
+                uint8_t code = m->cells[y * m->width + x];
+                if (m->tmaze && code != GW_WALL) code = GW_FLOOR;
+                e->padded[(y + r) * e->pw + x + r] = code;
+            }
+    } else {
+        uint32_t area = m->width * m->height;
+        for (uint32_t i = 0; i < area; i++) {
+            e->base[i] = m->cells[i] == GW_WALL;
+            e->base[area + i] = m->cells[i] == GW_GOAL && !m->tmaze;
+            e->base[2 * area + i] = m->cells[i] == GW_LAVA && !m->tmaze;
+        }
+    }
+    info->obs_dtype = RL_DTYPE_U8;
+    info->obs_ndim = 1;
+    info->obs_shape[0] = e->obs_size;
+    info->obs_size = e->obs_size;
+    info->obs_scale = 1.0f;
+    info->n_actions = c->turn_actions ? 3 : 4;
+    info->score_name = "success";
+    *out = e;
+    return RL_OK;
+}
+
+static void gw_reset_range(void *env, const rl_env_io *io, uint32_t first, uint32_t count)
+{
+    grid_env *e = env;
+    for (uint32_t i = first; i < first + count; i++) {
+        gw_reset(&e->cfg, &e->s[i]);
+        write_obs(e, &e->s[i], (uint8_t *)io->obs + (size_t)i * e->obs_size);
+    }
+}
+
+static void gw_step_range(void *env, const rl_env_io *io, uint32_t first, uint32_t count)
+{
+    grid_env *e = env;
+    for (uint32_t i = first; i < first + count; i++) {
+        gw_state *s = &e->s[i];
+        gw_outcome out;
+        io->rewards[i] = gw_step(&e->cfg, s, io->actions[i], &out);
+        io->terminated[i] = out == GW_REACHED_GOAL || out == GW_IN_LAVA;
+        io->truncated[i] = out == GW_TIMEOUT;
+        if (out != GW_GO_ON) {
+            write_obs(e, s, (uint8_t *)io->final_obs + (size_t)i * e->obs_size);
+            io->scores[i] = out == GW_REACHED_GOAL ? 1.0f : 0.0f;
+            gw_reset(&e->cfg, s);
+        }
+        write_obs(e, s, (uint8_t *)io->obs + (size_t)i * e->obs_size);
+    }
+}
+
+static int gw_render(void *env, uint32_t index, int color, char *buf, size_t cap)
+{
+    grid_env *e = env;
+    if (index >= e->n) return RL_EINVAL;
+    const gw_config *c = &e->cfg;
+    const gw_state *s = &e->s[index];
+    static const char arrows[4] = {'^', '>', 'v', '<'};
+    size_t len = 0;
+#define PUT(...)                                                                 \
+    do {                                                                         \
+        int k_ = snprintf(buf + len, len < cap ? cap - len : 0, __VA_ARGS__);    \
+        if (k_ < 0) return RL_EIO;                                               \
+        len += (size_t)k_;                                                       \
+    } while (0)
+    for (uint32_t y = 0; y < c->map.height; y++) {
+        for (uint32_t x = 0; x < c->map.width; x++) {
+            int32_t i = (int32_t)(y * c->map.width + x);
+            uint8_t code = gw_cell(c, s, i);
+            if (i == s->pos)
+                PUT("%s%c%s", color ? "\x1b[1;33m" : "", c->turn_actions ? arrows[s->dir] : '@',
+                    color ? "\x1b[0m" : "");
+            else if (code == GW_WALL)
+                PUT("#");
+            else if (code == GW_GOAL)
+                PUT("%sG%s", color ? "\x1b[1;32m" : "", color ? "\x1b[0m" : "");
+            else if (code == GW_LAVA)
+                PUT("%sL%s", color ? "\x1b[1;31m" : "", color ? "\x1b[0m" : "");
+            else
+                PUT(".");
+        }
+        PUT("\n");
+    }
+    PUT("step %u", s->steps);
+    if (e->cue) PUT("  cue: goal %s%s", s->goal_up ? "up" : "down", s->steps < c->cue_steps ? " (visible)" : "");
+#undef PUT
+    return len < cap ? (int)len : (int)(cap ? cap - 1 : 0);
+}
+
+static const rl_env_render_ext render_ext = {sizeof render_ext, gw_render};
+
+static const void *gw_get_extension(void *env, const char *id)
+{
+    (void)env;
+    return strcmp(id, RL_EXT_ENV_RENDER) == 0 ? &render_ext : NULL;
+}
+
+static const rl_env_vtable vtable = {
+    sizeof vtable, gw_create_env, gw_destroy_env, gw_reset_range, gw_step_range, gw_get_extension,
+};
+
+static const rl_plugin_desc desc = {
+    sizeof desc, RL_KIND_ENV, "gridworld", "1.0.0",
+    "grid navigation: walls, goal, lava; built-in layouts including the T-maze memory task",
+    options, OPT_N, NULL, 0, &vtable,
+};
+
+static int plugin_init(const rl_host_api *host, char *err, size_t errlen)
+{
+    (void)host;
+    (void)err;
+    (void)errlen;
+    return RL_OK;
+}
+
+static uint32_t plugin_count(void)
+{
+    return 1;
+}
+
+static const rl_plugin_desc *plugin_get(uint32_t i)
+{
+    return i == 0 ? &desc : NULL;
+}
+
+RL_PLUGIN_DEFINE_ENTRY(plugin_init, NULL, plugin_count, plugin_get);

@@ -1,0 +1,295 @@
+/* Snake env plugin: options, buffers and rendering around the rules
+   (snake_rules.c) and observations (snake_obs.c). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "snake_obs.h"
+
+static const char *const obs_modes[] = {"features", "grid", "window", NULL};
+static const char *const action_modes[] = {"absolute", "relative", NULL};
+
+enum {
+    OPT_WIDTH,
+    OPT_HEIGHT,
+    OPT_ACTIONS,
+    OPT_OBSERVATION,
+    OPT_VISION,
+    OPT_BODY_ORDER,
+    OPT_FLOOD_FILL,
+    OPT_FOOD_REWARD,
+    OPT_DEATH_REWARD,
+    OPT_STEP_REWARD,
+    OPT_DISTANCE_SHAPING,
+    OPT_MAX_IDLE,
+    OPT_INITIAL_LENGTH,
+    OPT_N
+};
+
+#define D(type, name, def, lo, hi, choices, flags, help) \
+    {sizeof(rl_option_def), type, name, help, def, lo, hi, choices, flags}
+
+static const rl_option_def options[OPT_N] = {
+    [OPT_WIDTH] = D(RL_OPT_INT, "width", "10", 4, 64, NULL, 0, "board width in cells"),
+    [OPT_HEIGHT] = D(RL_OPT_INT, "height", "10", 4, 64, NULL, 0, "board height in cells"),
+    [OPT_ACTIONS] = D(RL_OPT_ENUM, "actions", "absolute", 1, 0, action_modes, 0,
+                      "absolute: up/right/down/left (reversing keeps going straight); "
+                      "relative: straight/left/right"),
+    [OPT_OBSERVATION] = D(RL_OPT_ENUM, "observation", "features", 1, 0, obs_modes, 0,
+                          "features (11 floats), grid (uint8 channels) or window (egocentric "
+                          "uint8 view)"),
+    [OPT_VISION] = D(RL_OPT_INT, "vision", "5", 1, 15, NULL, 0,
+                     "window radius: the view is (2 vision + 1)^2 cells"),
+    [OPT_BODY_ORDER] = D(RL_OPT_BOOL, "body_order", "false", 1, 0, NULL, 0,
+                         "grid: add a channel with each body cell's order (tail to head)"),
+    [OPT_FLOOD_FILL] = D(RL_OPT_BOOL, "flood_fill", "false", 1, 0, NULL, 0,
+                         "append, per action, the fraction of free cells reachable after it"),
+    [OPT_FOOD_REWARD] = D(RL_OPT_FLOAT, "food_reward", "1.0", -1e6, 1e6, NULL, 0,
+                          "reward for eating"),
+    [OPT_DEATH_REWARD] = D(RL_OPT_FLOAT, "death_reward", "-1.0", -1e6, 1e6, NULL, 0,
+                           "reward for hitting a wall or the body"),
+    [OPT_STEP_REWARD] = D(RL_OPT_FLOAT, "step_reward", "0.0", -1e6, 1e6, NULL, 0,
+                          "reward every step"),
+    [OPT_DISTANCE_SHAPING] = D(RL_OPT_FLOAT, "distance_shaping", "0.0", -1e6, 1e6, NULL, 0,
+                               "reward x (Manhattan distance to food before - after)"),
+    [OPT_MAX_IDLE] = D(RL_OPT_INT, "max_idle_steps", "\"auto\"", 1, 1e7, NULL, RL_OPT_AUTO,
+                       "truncate after this many steps without food; auto = 2 x width x height"),
+    [OPT_INITIAL_LENGTH] = D(RL_OPT_INT, "initial_length", "3", 1, 16, NULL, 0,
+                             "snake length at the start of an episode"),
+};
+
+typedef struct snake_env {
+    sn_config cfg;
+    uint32_t n, obs_size, n_actions;
+    int mode, flood, order;
+    sn_state *s;
+    uint8_t *cells, *images, *marks;
+    uint16_t *body, *queue;
+} snake_env;
+
+static void sn_destroy_env(void *env)
+{
+    snake_env *e = env;
+    if (!e) return;
+    free(e->s);
+    rl_free(e->cells);
+    rl_free(e->images);
+    rl_free(e->body);
+    rl_free(e->marks);
+    rl_free(e->queue);
+    free(e);
+}
+
+static int sn_create_env(const rl_env_args *args, void **out, rl_env_info *info, char *err,
+                         size_t errlen)
+{
+    const rl_value *o = args->options;
+    snake_env *e = calloc(1, sizeof *e);
+    if (!e) {
+        RL_ERRF(err, errlen, "out of memory");
+        return RL_ENOMEM;
+    }
+    sn_config *c = &e->cfg;
+    c->width = (uint32_t)o[OPT_WIDTH].i;
+    c->height = (uint32_t)o[OPT_HEIGHT].i;
+    c->relative_actions = o[OPT_ACTIONS].i == 1;
+    c->initial_length = (uint32_t)o[OPT_INITIAL_LENGTH].i;
+    c->food_reward = (float)o[OPT_FOOD_REWARD].f;
+    c->death_reward = (float)o[OPT_DEATH_REWARD].f;
+    c->step_reward = (float)o[OPT_STEP_REWARD].f;
+    c->distance_shaping = (float)o[OPT_DISTANCE_SHAPING].f;
+    c->max_idle_steps = o[OPT_MAX_IDLE].is_auto ? 2 * c->width * c->height : (uint32_t)o[OPT_MAX_IDLE].i;
+    e->mode = (int)o[OPT_OBSERVATION].i;
+    e->flood = (int)o[OPT_FLOOD_FILL].i;
+    e->order = (int)o[OPT_BODY_ORDER].i;
+    c->pad = e->mode == SN_OBS_WINDOW ? (uint32_t)o[OPT_VISION].i : 1;
+    e->n = args->num_envs;
+    e->n_actions = c->relative_actions ? 3 : 4;
+    if (c->initial_length > c->width && c->initial_length > c->height) {
+        RL_ERRF(err, errlen, "initial_length %u does not fit a %ux%u board", c->initial_length,
+                c->width, c->height);
+        sn_destroy_env(e);
+        return RL_EINVAL;
+    }
+    if (e->order && e->mode != SN_OBS_GRID) {
+        RL_ERRF(err, errlen, "body_order needs observation = \"grid\"");
+        sn_destroy_env(e);
+        return RL_EINVAL;
+    }
+    uint32_t cb = sn_cells_bytes(c), cap = sn_body_capacity(c);
+    e->s = calloc(e->n, sizeof *e->s);
+    e->cells = rl_calloc_aligned(e->n, cb);
+    e->body = rl_calloc_aligned((size_t)e->n * cap, sizeof(uint16_t));
+    e->marks = rl_calloc_aligned(e->n, cb);
+    e->queue = rl_calloc_aligned((size_t)e->n * cap, sizeof(uint16_t));
+    if (e->mode == SN_OBS_GRID) e->images = rl_calloc_aligned(e->n, sn_image_bytes(c));
+    if (!e->s || !e->cells || !e->body || !e->marks || !e->queue ||
+        (e->mode == SN_OBS_GRID && !e->images)) {
+        RL_ERRF(err, errlen, "out of memory for %u envs", e->n);
+        sn_destroy_env(e);
+        return RL_ENOMEM;
+    }
+    for (uint32_t i = 0; i < e->n; i++) {
+        e->s[i].cells = e->cells + (size_t)i * cb;
+        e->s[i].body = e->body + (size_t)i * cap;
+        e->s[i].image = e->images ? e->images + (size_t)i * sn_image_bytes(c) : NULL;
+        rl_rng_seed(&e->s[i].rng, args->seed, i);
+    }
+    uint32_t extra = e->flood ? e->n_actions : 0;
+    if (e->mode == SN_OBS_FEATURES) {
+        info->obs_dtype = RL_DTYPE_F32;
+        info->obs_ndim = 1;
+        info->obs_shape[0] = 11 + extra;
+        info->obs_scale = 1.0f;
+    } else if (e->mode == SN_OBS_WINDOW) {
+        uint32_t side = 2 * c->pad + 1;
+        info->obs_dtype = RL_DTYPE_U8;
+        info->obs_ndim = extra ? 1 : 2;
+        info->obs_shape[0] = extra ? side * side + extra : side;
+        info->obs_shape[1] = side;
+        info->obs_scale = 1.0f / 255.0f;
+    } else {
+        uint32_t ch = e->order ? 4 : 3;
+        info->obs_dtype = RL_DTYPE_U8;
+        info->obs_scale = 1.0f / 255.0f;
+        if (extra) {
+            info->obs_ndim = 1;
+            info->obs_shape[0] = ch * c->width * c->height + extra;
+        } else {
+            info->obs_ndim = 3;
+            info->obs_shape[0] = ch;
+            info->obs_shape[1] = c->height;
+            info->obs_shape[2] = c->width;
+        }
+    }
+    info->obs_size = 1;
+    for (uint32_t k = 0; k < info->obs_ndim; k++) info->obs_size *= info->obs_shape[k];
+    e->obs_size = info->obs_size;
+    info->n_actions = e->n_actions;
+    info->score_name = "food";
+    *out = e;
+    return RL_OK;
+}
+
+static size_t obs_bytes(const snake_env *e)
+{
+    return (size_t)e->obs_size * (e->mode == SN_OBS_FEATURES ? 4 : 1);
+}
+
+/* Writes env i's observation; flood fill uses env i's own scratch slice, so
+   worker threads never share it. */
+static void write_env_obs(snake_env *e, uint32_t i, void *dst)
+{
+    if (e->flood) {
+        sn_obs_scratch scratch = {e->marks + (size_t)i * sn_cells_bytes(&e->cfg),
+                                  e->queue + (size_t)i * sn_body_capacity(&e->cfg)};
+        sn_write_obs(&e->cfg, &e->s[i], e->mode, e->order, e->n_actions, &scratch, dst);
+    } else {
+        sn_write_obs(&e->cfg, &e->s[i], e->mode, e->order, 0, NULL, dst);
+    }
+}
+
+static void sn_reset_range(void *env, const rl_env_io *io, uint32_t first, uint32_t count)
+{
+    snake_env *e = env;
+    size_t ob = obs_bytes(e);
+    for (uint32_t i = first; i < first + count; i++) {
+        sn_reset(&e->cfg, &e->s[i]);
+        write_env_obs(e, i, (uint8_t *)io->obs + i * ob);
+    }
+}
+
+static void sn_step_range(void *env, const rl_env_io *io, uint32_t first, uint32_t count)
+{
+    snake_env *e = env;
+    size_t ob = obs_bytes(e);
+    for (uint32_t i = first; i < first + count; i++) {
+        sn_state *s = &e->s[i];
+        sn_outcome out;
+        io->rewards[i] = sn_step(&e->cfg, s, io->actions[i], &out);
+        io->terminated[i] = out == SN_DIED || out == SN_WON;
+        io->truncated[i] = out == SN_IDLE_OUT;
+        if (out != SN_GO_ON) {
+            /* After a death the board still shows the pre-move state. */
+            write_env_obs(e, i, (uint8_t *)io->final_obs + i * ob);
+            io->scores[i] = (float)s->score;
+            sn_reset(&e->cfg, s);
+        }
+        write_env_obs(e, i, (uint8_t *)io->obs + i * ob);
+    }
+}
+
+static int sn_render(void *env, uint32_t index, int color, char *buf, size_t cap)
+{
+    snake_env *e = env;
+    if (index >= e->n) return RL_EINVAL;
+    const sn_state *s = &e->s[index];
+    const sn_config *c = &e->cfg;
+    uint32_t pw = sn_padded_width(c);
+    size_t len = 0;
+#define PUT(...)                                                                 \
+    do {                                                                         \
+        int k_ = snprintf(buf + len, len < cap ? cap - len : 0, __VA_ARGS__);    \
+        if (k_ < 0) return RL_EIO;                                               \
+        len += (size_t)k_;                                                       \
+    } while (0)
+    uint32_t head = sn_head_index(s);
+    for (int y = -1; y <= (int)c->height; y++) {
+        for (int x = -1; x <= (int)c->width; x++) {
+            uint32_t i = (uint32_t)(y + (int)c->pad) * pw + (uint32_t)(x + (int)c->pad);
+            uint8_t code = s->cells[i];
+            if (i == head)
+                PUT("%s", color ? "\x1b[1;32m@\x1b[0m" : "@");
+            else if (code == SN_BODY)
+                PUT("%s", color ? "\x1b[32mo\x1b[0m" : "o");
+            else if (code == SN_FOOD)
+                PUT("%s", color ? "\x1b[1;31m*\x1b[0m" : "*");
+            else if (code == SN_WALL)
+                PUT("#");
+            else
+                PUT(".");
+        }
+        PUT("\n");
+    }
+    PUT("food %u  length %u  step %u", s->score, s->length, s->steps);
+#undef PUT
+    return len < cap ? (int)len : (int)(cap ? cap - 1 : 0);
+}
+
+static const rl_env_render_ext render_ext = {sizeof render_ext, sn_render};
+
+static const void *sn_get_extension(void *env, const char *id)
+{
+    (void)env;
+    return strcmp(id, RL_EXT_ENV_RENDER) == 0 ? &render_ext : NULL;
+}
+
+static const rl_env_vtable vtable = {
+    sizeof vtable, sn_create_env, sn_destroy_env, sn_reset_range, sn_step_range, sn_get_extension,
+};
+
+static const rl_plugin_desc desc = {
+    sizeof desc, RL_KIND_ENV, "snake", "1.0.0",
+    "classic snake on a walled board: eat food, grow, do not hit walls or yourself",
+    options, OPT_N, NULL, 0, &vtable,
+};
+
+static int plugin_init(const rl_host_api *host, char *err, size_t errlen)
+{
+    (void)host;
+    (void)err;
+    (void)errlen;
+    return RL_OK;
+}
+
+static uint32_t plugin_count(void)
+{
+    return 1;
+}
+
+static const rl_plugin_desc *plugin_get(uint32_t i)
+{
+    return i == 0 ? &desc : NULL;
+}
+
+RL_PLUGIN_DEFINE_ENTRY(plugin_init, NULL, plugin_count, plugin_get);

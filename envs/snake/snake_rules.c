@@ -1,0 +1,311 @@
+/* Snake rules; see snake_rules.h. */
+#include "snake_rules.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+uint32_t sn_padded_width(const sn_config *c)
+{
+    return c->width + 2 * c->pad;
+}
+
+uint32_t sn_cells_bytes(const sn_config *c)
+{
+    return (c->width + 2 * c->pad) * (c->height + 2 * c->pad);
+}
+
+uint32_t sn_body_capacity(const sn_config *c)
+{
+    return c->width * c->height;
+}
+
+uint32_t sn_image_bytes(const sn_config *c)
+{
+    return 3 * c->width * c->height;
+}
+
+/* Board cell of a padded index, for the image. */
+static uint32_t board_cell(const sn_config *c, uint32_t i)
+{
+    uint32_t pw = sn_padded_width(c);
+    return (i / pw - c->pad) * c->width + (i % pw - c->pad);
+}
+
+/* Sets a cell's code and keeps the image in step. */
+static void set_cell(const sn_config *c, sn_state *s, uint32_t i, uint8_t code)
+{
+    s->cells[i] = code;
+    if (!s->image) return;
+    uint32_t area = c->width * c->height, b = board_cell(c, i);
+    s->image[b] = code == SN_BODY ? 255 : 0;
+    s->image[2 * area + b] = code == SN_FOOD ? 255 : 0;
+}
+
+static void set_head_mark(const sn_config *c, sn_state *s, uint32_t i, uint8_t v)
+{
+    if (s->image) s->image[c->width * c->height + board_cell(c, i)] = v;
+}
+
+int sn_delta(const sn_config *c, int dir)
+{
+    int pw = (int)sn_padded_width(c);
+    switch (dir) {
+    case SN_UP:
+        return -pw;
+    case SN_RIGHT:
+        return 1;
+    case SN_DOWN:
+        return pw;
+    default:
+        return -1;
+    }
+}
+
+static uint32_t idx(const sn_config *c, int x, int y)
+{
+    return (uint32_t)(y + (int)c->pad) * sn_padded_width(c) + (uint32_t)(x + (int)c->pad);
+}
+
+static void clear_board(const sn_config *c, sn_state *s)
+{
+    memset(s->cells, SN_WALL, sn_cells_bytes(c));
+    for (uint32_t y = 0; y < c->height; y++)
+        memset(s->cells + idx(c, 0, (int)y), SN_EMPTY, c->width);
+    if (s->image) memset(s->image, 0, sn_image_bytes(c));
+}
+
+/* Food on a uniformly random empty cell: rejection sampling while the board
+   is mostly free, a scan of the free cells otherwise. */
+static void place_food(const sn_config *c, sn_state *s)
+{
+    uint32_t area = c->width * c->height;
+    if (s->length >= area) {
+        s->food = 0;
+        return;
+    }
+    if (s->length * 2 < area) {
+        for (;;) {
+            uint32_t k = rl_rng_below(&s->rng, area);
+            uint32_t i = idx(c, (int)(k % c->width), (int)(k / c->width));
+            if (s->cells[i] == SN_EMPTY) {
+                s->food = i;
+                set_cell(c, s, i, SN_FOOD);
+                return;
+            }
+        }
+    }
+    uint32_t free_cells = area - s->length;
+    uint32_t pick = rl_rng_below(&s->rng, free_cells);
+    for (uint32_t y = 0; y < c->height; y++)
+        for (uint32_t x = 0; x < c->width; x++) {
+            uint32_t i = idx(c, (int)x, (int)y);
+            if (s->cells[i] == SN_EMPTY && pick-- == 0) {
+                s->food = i;
+                set_cell(c, s, i, SN_FOOD);
+                return;
+            }
+        }
+}
+
+void sn_reset(const sn_config *c, sn_state *s)
+{
+    clear_board(c, s);
+    uint32_t len = c->initial_length;
+    int dir = (int)rl_rng_below(&s->rng, 4);
+    /* The body trails behind the head, opposite to dir; keep it inside. */
+    int bx = dir == SN_RIGHT ? -1 : dir == SN_LEFT ? 1 : 0;
+    int by = dir == SN_DOWN ? -1 : dir == SN_UP ? 1 : 0;
+    int xmin = bx < 0 ? (int)len - 1 : 0, xmax = (int)c->width - 1 - (bx > 0 ? (int)len - 1 : 0);
+    int ymin = by < 0 ? (int)len - 1 : 0, ymax = (int)c->height - 1 - (by > 0 ? (int)len - 1 : 0);
+    int hx = xmin + (int)rl_rng_below(&s->rng, (uint32_t)(xmax - xmin + 1));
+    int hy = ymin + (int)rl_rng_below(&s->rng, (uint32_t)(ymax - ymin + 1));
+    uint32_t cap = sn_body_capacity(c);
+    s->length = len;
+    s->head = len - 1;
+    for (uint32_t k = 0; k < len; k++) { /* ring: tail at 0, head at len-1 */
+        uint32_t i = idx(c, hx + bx * (int)k, hy + by * (int)k);
+        s->body[(s->head + cap - k) % cap] = (uint16_t)i;
+        set_cell(c, s, i, SN_BODY);
+    }
+    set_head_mark(c, s, s->body[s->head], 255);
+    s->dir = dir;
+    s->steps = s->idle = s->score = 0;
+    place_food(c, s);
+}
+
+void sn_place(const sn_config *c, sn_state *s, const int *xy, uint32_t length, int dir, int fx,
+              int fy)
+{
+    clear_board(c, s);
+    uint32_t cap = sn_body_capacity(c);
+    s->length = length;
+    s->head = length - 1;
+    for (uint32_t k = 0; k < length; k++) {
+        uint32_t i = idx(c, xy[2 * k], xy[2 * k + 1]);
+        s->body[(s->head + cap - k) % cap] = (uint16_t)i;
+        set_cell(c, s, i, SN_BODY);
+    }
+    set_head_mark(c, s, s->body[s->head], 255);
+    s->dir = dir;
+    s->steps = s->idle = s->score = 0;
+    s->food = 0;
+    if (fx >= 0) {
+        s->food = idx(c, fx, fy);
+        set_cell(c, s, s->food, SN_FOOD);
+    }
+}
+
+int sn_action_dir(const sn_config *c, const sn_state *s, int action)
+{
+    if (c->relative_actions) {
+        if (action == SN_TURN_LEFT) return (s->dir + 3) & 3;
+        if (action == SN_TURN_RIGHT) return (s->dir + 1) & 3;
+        return s->dir;
+    }
+    /* Turning back into the neck keeps going straight. */
+    if (s->length > 1 && action == ((s->dir + 2) & 3)) return s->dir;
+    return action;
+}
+
+static int manhattan(const sn_config *c, uint32_t a, uint32_t b)
+{
+    uint32_t pw = sn_padded_width(c);
+    int ax = (int)(a % pw), ay = (int)(a / pw), bx = (int)(b % pw), by = (int)(b / pw);
+    return abs(ax - bx) + abs(ay - by);
+}
+
+float sn_step(const sn_config *c, sn_state *s, int action, sn_outcome *out)
+{
+    uint32_t cap = sn_body_capacity(c);
+    int dir = sn_action_dir(c, s, action);
+    uint32_t head = s->body[s->head];
+    uint32_t next = (uint32_t)((int)head + sn_delta(c, dir));
+    uint32_t tail_pos = s->head + 1 >= s->length ? s->head + 1 - s->length
+                                                 : s->head + 1 + cap - s->length;
+    uint32_t tail = s->body[tail_pos];
+    uint8_t code = s->cells[next];
+    int eats = code == SN_FOOD;
+    s->dir = dir;
+    s->steps++;
+    float reward = c->step_reward;
+    if (code == SN_WALL || (code == SN_BODY && (eats || next != tail))) {
+        *out = SN_DIED;
+        return reward + c->death_reward;
+    }
+    if (c->distance_shaping != 0.0f && s->food)
+        reward += c->distance_shaping *
+                  (float)(manhattan(c, head, s->food) - manhattan(c, next, s->food));
+    if (!eats) {
+        set_cell(c, s, tail, SN_EMPTY); /* the tail leaves first */
+    } else {
+        s->length++;
+        s->score++;
+    }
+    set_head_mark(c, s, head, 0);
+    s->head = s->head + 1 == cap ? 0 : s->head + 1;
+    s->body[s->head] = (uint16_t)next;
+    set_cell(c, s, next, SN_BODY);
+    set_head_mark(c, s, next, 255);
+    if (eats) {
+        s->idle = 0;
+        reward += c->food_reward;
+        if (s->length >= c->width * c->height) {
+            s->food = 0;
+            *out = SN_WON;
+            return reward;
+        }
+        place_food(c, s);
+    } else if (++s->idle >= c->max_idle_steps) {
+        *out = SN_IDLE_OUT;
+        return reward;
+    }
+    *out = SN_GO_ON;
+    return reward;
+}
+
+float sn_flood_fraction(const sn_config *c, const sn_state *s, int dir, uint8_t *marks,
+                        uint16_t *queue)
+{
+    uint32_t cap = sn_body_capacity(c);
+    uint32_t head = s->body[s->head];
+    uint32_t start = (uint32_t)((int)head + sn_delta(c, dir));
+    uint32_t tail = s->body[(s->head + cap + 1 - s->length) % cap];
+    uint8_t code = s->cells[start];
+    int eats = code == SN_FOOD;
+    if (code == SN_WALL || (code == SN_BODY && (eats || start != tail))) return 0.0f;
+    /* After the move the tail cell is free (unless eating); everything else
+       with body or wall code blocks. */
+    memcpy(marks, s->cells, sn_cells_bytes(c));
+    if (!eats) marks[tail] = SN_EMPTY;
+    marks[head] = SN_BODY;
+    uint32_t qh = 0, qt = 0, seen = 1;
+    int d[4] = {sn_delta(c, 0), sn_delta(c, 1), sn_delta(c, 2), sn_delta(c, 3)};
+    marks[start] = 0xff;
+    queue[qt++] = (uint16_t)start;
+    while (qh < qt) {
+        uint32_t cur = queue[qh++];
+        for (int k = 0; k < 4; k++) {
+            uint32_t n = (uint32_t)((int)cur + d[k]);
+            if (marks[n] == SN_EMPTY || marks[n] == SN_FOOD) {
+                marks[n] = 0xff;
+                queue[qt++] = (uint16_t)n;
+                seen++;
+            }
+        }
+    }
+    /* Free cells after the move, and how many of them the new head reaches
+       (seen counts the head's own cell). */
+    uint32_t free_after = c->width * c->height - s->length - (eats ? 1u : 0u);
+    return free_after ? (float)(seen - 1) / (float)free_after : 1.0f;
+}
+
+void sn_flood_fractions(const sn_config *c, const sn_state *s, uint32_t n_actions, float *out,
+                        uint8_t *marks, uint16_t *queue)
+{
+    uint32_t cap = sn_body_capacity(c);
+    uint32_t head = s->body[s->head];
+    uint32_t tail = s->body[(s->head + cap + 1 - s->length) % cap];
+    int d[4] = {sn_delta(c, 0), sn_delta(c, 1), sn_delta(c, 2), sn_delta(c, 3)};
+    uint32_t comp_size[5] = {0};
+    uint8_t labels = 0;
+    memset(marks, 0, sn_cells_bytes(c));
+    /* Free after a non-eating move: empty, food, and the tail cell. */
+#define FREE(i) (s->cells[i] == SN_EMPTY || s->cells[i] == SN_FOOD || (i) == tail)
+    for (uint32_t a = 0; a < n_actions; a++) {
+        int dir = sn_action_dir(c, s, (int)a);
+        uint32_t t = (uint32_t)((int)head + d[dir]);
+        uint8_t code = s->cells[t];
+        if (code == SN_FOOD) { /* eating keeps the tail: the exact way */
+            out[a] = sn_flood_fraction(c, s, dir, marks + 0, queue);
+            memset(marks, 0, sn_cells_bytes(c)); /* labels above are gone */
+            labels = 0;
+            memset(comp_size, 0, sizeof comp_size);
+            continue;
+        }
+        if (!FREE(t)) {
+            out[a] = 0.0f;
+            continue;
+        }
+        if (!marks[t]) { /* label t's component */
+            uint8_t id = ++labels;
+            uint32_t qh = 0, qt = 0;
+            marks[t] = id;
+            queue[qt++] = (uint16_t)t;
+            while (qh < qt) {
+                uint32_t cur = queue[qh++];
+                for (int k = 0; k < 4; k++) {
+                    uint32_t n = (uint32_t)((int)cur + d[k]);
+                    if (!marks[n] && FREE(n)) {
+                        marks[n] = id;
+                        queue[qt++] = (uint16_t)n;
+                    }
+                }
+            }
+            comp_size[id] = qt;
+        }
+        /* After the move the snake covers `length` cells (tail freed, t taken). */
+        uint32_t free_after = c->width * c->height - s->length;
+        out[a] = free_after ? (float)(comp_size[marks[t]] - 1) / (float)free_after : 1.0f;
+    }
+#undef FREE
+}

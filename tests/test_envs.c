@@ -1,0 +1,109 @@
+/* Every env plugin: results identical for any thread count, and a step of a
+   range writes only that range. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <rlhost/rlcore.h>
+
+#include "config.h"
+#include "tap.h"
+#include "vecenv.h"
+
+static rl__registry reg;
+
+static const char *const cases[] = {
+    "plugin = \"cartpole\";",
+    "plugin = \"snake\"; observation = \"window\"; flood_fill = true;",
+    "plugin = \"snake\"; observation = \"grid\"; body_order = true;",
+    "plugin = \"snake\"; observation = \"window\"; vision = 2;",
+    "plugin = \"snake\"; observation = \"features\"; actions = \"relative\";",
+    "plugin = \"gridworld\"; layout = \"four_rooms\"; random_start = true; random_goal = true; observation = \"view\"; actions = \"turn\";",
+    "plugin = \"gridworld\"; layout = \"tmaze\"; observation = \"full\";",
+};
+
+static int resolve(rl__config *c, const char *opts)
+{
+    char text[512];
+    snprintf(text, sizeof text, "env: { %s };", opts);
+    rl__sbuf e = {0};
+    int rc = rl__config_load_text(c, "test", text, NULL, 0, &reg, &e, 0);
+    if (rc != RL_OK) printf("# %s", e.data);
+    rl__sbuf_free(&e);
+    return rc;
+}
+
+int main(void)
+{
+    rl__registry_discover(&reg, NULL, 0);
+    char err[RL_ERR_MAX];
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        rl__config c;
+        if (!OK(resolve(&c, cases[k]) == RL_OK, cases[k])) continue;
+        rl__vecenv a, b;
+        const uint32_t n = 67; /* not a multiple of the thread count */
+        int ok = rl__vecenv_create(&a, c.env->desc, c.env_opts.vals, c.env_stages.vals, n, 9, 1, 1, err, sizeof err) == RL_OK &&
+                 rl__vecenv_create(&b, c.env->desc, c.env_opts.vals, c.env_stages.vals, n, 9, 2, 1, err, sizeof err) == RL_OK;
+        if (!OK(ok, "create with 1 and with 2 threads")) continue;
+        rl__vecenv_reset(&a);
+        rl__vecenv_reset(&b);
+        rl_rng rng;
+        rl_rng_seed(&rng, 4, 0);
+        int same = memcmp(a.io.obs, b.io.obs, n * a.row_bytes) == 0;
+        uint64_t dones = 0;
+        for (int step = 0; step < 2000 && same; step++) {
+            for (uint32_t i = 0; i < n; i++) a.actions[i] = b.actions[i] = (int32_t)rl_rng_below(&rng, a.info.n_actions);
+            rl__vecenv_step(&a, err, sizeof err);
+            rl__vecenv_step(&b, err, sizeof err);
+            same &= memcmp(a.io.obs, b.io.obs, n * a.row_bytes) == 0;
+            same &= memcmp(a.rewards, b.rewards, n * sizeof(float)) == 0;
+            same &= memcmp(a.terminated, b.terminated, n) == 0 && memcmp(a.truncated, b.truncated, n) == 0;
+            for (uint32_t i = 0; i < n; i++)
+                if (a.terminated[i] | a.truncated[i]) {
+                    dones++;
+                    same &= memcmp((char *)a.io.final_obs + i * a.row_bytes, (char *)b.io.final_obs + i * a.row_bytes, a.row_bytes) == 0;
+                    same &= a.io.scores[i] == b.io.scores[i];
+                }
+        }
+        char label[256];
+        snprintf(label, sizeof label, "1 and 2 threads identical over 2000 steps (%llu episodes): %s",
+                 (unsigned long long)dones, cases[k]);
+        OK(same && dones > 0, label);
+        rl__vecenv_destroy(&a);
+        rl__vecenv_destroy(&b);
+
+        /* Range contract, straight through the vtable. */
+        const rl_env_vtable *vt = c.env->desc->vtable;
+        void *env;
+        rl_env_info info = {sizeof info, 0, 0, {0}, 0, 1, 0, NULL};
+        rl_env_args args = {sizeof args, 3, 7, c.env_opts.vals, c.env_stages.vals, rl__host_api()};
+        if (vt->create(&args, &env, &info, err, sizeof err) == RL_OK) {
+            size_t row = info.obs_size * (info.obs_dtype == RL_DTYPE_U8 ? 1 : 4);
+            unsigned char *obs = malloc(3 * row), *fin = malloc(3 * row);
+            float rew[3], sc[3];
+            uint8_t te[3], tr[3];
+            int32_t act[3] = {0, 0, 0};
+            memset(obs, 0xAB, 3 * row);
+            memset(fin, 0xAB, 3 * row);
+            for (int i = 0; i < 3; i++) rew[i] = sc[i] = -99.0f, te[i] = tr[i] = 7;
+            rl_env_io io = {sizeof io, obs, act, rew, te, tr, fin, sc};
+            vt->reset(env, &io, 1, 1);
+            int untouched = 1;
+            for (int s = 0; s < 300; s++) {
+                act[1] = s % (int)info.n_actions;
+                vt->step(env, &io, 1, 1);
+            }
+            for (size_t j = 0; j < row; j++)
+                untouched &= obs[j] == 0xAB && obs[2 * row + j] == 0xAB && fin[j] == 0xAB && fin[2 * row + j] == 0xAB;
+            untouched &= rew[0] == -99.0f && rew[2] == -99.0f && sc[0] == -99.0f && sc[2] == -99.0f;
+            untouched &= te[0] == 7 && te[2] == 7 && tr[0] == 7 && tr[2] == 7;
+            snprintf(label, sizeof label, "a step of env 1 writes only env 1: %s", cases[k]);
+            OK(untouched, label);
+            free(obs);
+            free(fin);
+            vt->destroy(env);
+        }
+        rl__config_destroy(&c);
+    }
+    rl__registry_destroy(&reg);
+    return tap_done();
+}
