@@ -100,6 +100,25 @@ expect_rc 0 "action_repeat 2 runs" -- "$RLHOST" run "$CFG" --out "$T/run5" --set
 ev5=$(json_num "$T/run5/summary.json" eval_length_mean)
 awk -v v="$ev5" 'BEGIN { exit !(v > 8 && v < 80) }'; ok $? "action_repeat episode lengths count env frames ($ev5)"
 
+# Stages that promise unchanged results: DQN's batch_inference, env threads.
+DQN="$SRC/configs/cartpole_dqn.cfg"
+common="--set run.steps=6000 --set run.eval_interval=2000 --set algo.learning_starts=500"
+if "$RLHOST" info dqn >/dev/null 2>&1; then
+  expect_rc 0 "dqn, batched inference" -- "$RLHOST" run "$DQN" $common --out "$T/bi1"
+  expect_rc 0 "dqn, one forward per env" -- "$RLHOST" run "$DQN" $common --set algo.optimizations.batch_inference=false --out "$T/bi0"
+  cut -d, -f1,4,5,6,11- "$T/bi1/metrics.csv" > "$T/m1"; cut -d, -f1,4,5,6,11- "$T/bi0/metrics.csv" > "$T/m0"
+  cmp -s "$T/m1" "$T/m0"; ok $? "batch_inference on/off: identical returns, losses and Q-values"
+  grep '"eval_return' "$T/bi1/summary.json" > "$T/e1"; grep '"eval_return' "$T/bi0/summary.json" > "$T/e0"
+  cmp -s "$T/e1" "$T/e0"; ok $? "batch_inference on/off: identical evaluation"
+  expect_rc 0 "dqn, 8 envs on 2 threads" -- "$RLHOST" run "$DQN" $common --set env.num_envs=8 --set env.optimizations.threads=2 --out "$T/th2"
+  expect_rc 0 "dqn, 8 envs on 1 thread" -- "$RLHOST" run "$DQN" $common --set env.num_envs=8 --set env.optimizations.threads=1 --out "$T/th1"
+  cut -d, -f1,4,5,6,11- "$T/th2/metrics.csv" > "$T/m2"; cut -d, -f1,4,5,6,11- "$T/th1/metrics.csv" > "$T/m3"
+  cmp -s "$T/m2" "$T/m3"; ok $? "env threads 1 or 2: identical DQN training"
+  expect_rc 0 "dqn, train_steps_ratio set" -- "$RLHOST" run "$DQN" $common --set algo.optimizations.train_steps_ratio=0.25 --out "$T/tsr"
+  grad=$(tail -1 "$T/tsr/metrics.csv" | awk -F, '{ print $(NF-1) }')
+  awk -v g="$grad" 'BEGIN { exit !(g > 1300 && g <= 1375) }'; ok $? "train_steps_ratio 0.25 takes one gradient step per 4 transitions after learning_starts ($grad)"
+fi
+
 # failure: unwritable out_dir
 touch "$T/file"
 expect_rc 1 "out_dir under a file fails" -- "$RLHOST" run "$CFG" --out "$T/file/sub"

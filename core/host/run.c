@@ -43,6 +43,7 @@ typedef struct run_state {
     const rl__config *c;
     const rl_algo_vtable *avt;
     void *algo;
+    const rl_algo_eval_ext *eval_ext; /* optional, NULL when absent */
     rl__vecenv train, eval;
     int have_eval;
     uint64_t steps, target;
@@ -410,6 +411,15 @@ static int train_loop(run_state *rs)
                 if (rc == RL_EINTR) break;
                 if (rc != RL_OK) return fail(rs, rc, "evaluation failed");
                 rs->pending_eval = 1;
+                if (rs->eval_ext) {
+                    perr[0] = 0;
+                    rc = rs->eval_ext->evaluated(rs->algo, rs->steps, rs->last_eval.return_mean,
+                                                 perr, sizeof perr);
+                    if (rc != RL_OK) {
+                        snprintf(rs->err, sizeof rs->err, "%s", perr);
+                        return fail(rs, rc, "algo evaluation callback failed");
+                    }
+                }
                 if (!rs->quiet && !rs->tty)
                     fprintf(stderr, "eval at step %llu: return %.4g +- %.3g over %u episodes\n",
                             (unsigned long long)rs->steps, rs->last_eval.return_mean,
@@ -494,6 +504,10 @@ int rl__run(const rl__config *c)
             goto out;
         }
     }
+    if (rs->avt->get_extension) {
+        const rl_algo_eval_ext *e = rs->avt->get_extension(rs->algo, RL_EXT_ALGO_EVAL);
+        if (e && e->struct_size >= sizeof *e && e->evaluated && e->training_done) rs->eval_ext = e;
+    }
     if (!rs->quiet) {
         fprintf(stderr, "rlhost: training %s on %s (%u env%s), %llu steps -> %s\n",
                 c->algo->desc->name, c->env->desc->name, num_envs, num_envs == 1 ? "" : "s",
@@ -503,6 +517,14 @@ int rl__run(const rl__config *c)
     rs->t_start = rs->last_log_wall = rs->last_csv_write = rl_now();
     rs->last_log_cpu = cpu_seconds();
     int rc = train_loop(rs);
+    if (rc == RL_OK && rs->eval_ext) {
+        char perr[RL_ERR_MAX] = "";
+        rc = rs->eval_ext->training_done(rs->algo, perr, sizeof perr);
+        if (rc != RL_OK) {
+            snprintf(rs->err, sizeof rs->err, "%s", perr);
+            fail(rs, rc, "algo training_done failed");
+        }
+    }
     if (rs->tty && !rs->quiet) {
         progress_line(rs, rl_now());
         fprintf(stderr, "\n");

@@ -88,6 +88,20 @@ const float *rl_mlp_forward(rl_mlp *m, const float *params, const float *in, uin
     return x;
 }
 
+const float *rl_mlp_infer(rl_mlp *m, const float *params, const float *in, uint32_t batch)
+{
+    const float *x = in;
+    for (uint32_t l = 0; l < m->n_layers; l++) {
+        float *out = m->acts + m->act_off[l];
+        rl_linear_forward_rowwise(out, x, params + m->w_off[l], params + m->b_off[l], batch,
+                                  m->dims[l], m->dims[l + 1]);
+        if (l + 1 < m->n_layers)
+            rl_activation_forward(m->act, out, out, (size_t)batch * m->dims[l + 1]);
+        x = out;
+    }
+    return x;
+}
+
 void rl_mlp_backward(rl_mlp *m, const float *params, float *grad, const float *in,
                      const float *dout, float *din, uint32_t batch)
 {

@@ -79,6 +79,12 @@ void rl_init_orthogonal(float *w, uint32_t out, uint32_t in, float gain, rl_rng 
 /* out[B][out] = in[B][in] * W^T + b   (b may be NULL) */
 void rl_linear_forward(float *out, const float *in, const float *w, const float *b,
                        uint32_t batch, uint32_t in_dim, uint32_t out_dim);
+/* The same product with a fixed summation order per row: each output row
+   depends on its input row only, never on the batch size, so one batched
+   call and one call per row give bit-identical results.  Used for action
+   selection; faster than BLAS at small batch, slower at large. */
+void rl_linear_forward_rowwise(float *out, const float *in, const float *w, const float *b,
+                               uint32_t batch, uint32_t in_dim, uint32_t out_dim);
 /* dw += dout^T in; db += colsum(dout); din += dout W.  Any of din, dw, db may
    be NULL to skip it. */
 void rl_linear_backward(float *din, float *dw, float *db, const float *dout,
@@ -125,6 +131,9 @@ void rl_mlp_init(const rl_mlp *m, rl_params *p, rl_init_scheme scheme, float out
 /* Forward for batch rows; returns the output [batch][out] (inside the
    workspace, valid until the next forward). */
 const float *rl_mlp_forward(rl_mlp *m, const float *params, const float *in, uint32_t batch);
+/* rl_mlp_forward with rl_linear_forward_rowwise: results per row do not
+   depend on batch (for inference). */
+const float *rl_mlp_infer(rl_mlp *m, const float *params, const float *in, uint32_t batch);
 /* Backward from dout [batch][out] (the forward must be the last one run on
    this input); accumulates into grad; din (may be NULL) += d input. */
 void rl_mlp_backward(rl_mlp *m, const float *params, float *grad, const float *in,

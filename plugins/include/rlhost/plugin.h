@@ -288,6 +288,19 @@ typedef struct rl_algo_vtable {
     const void *(*get_extension)(void *algo, const char *id);
 } rl_algo_vtable;
 
+/* Optional: hear about evaluations, "rl.algo.eval/1".  Lets an algorithm
+   keep the best policy seen by periodic evaluation (run.eval_interval). */
+#define RL_EXT_ALGO_EVAL "rl.algo.eval/1"
+typedef struct rl_algo_eval_ext {
+    uint32_t struct_size;
+    /* main thread: a periodic greedy evaluation at env step `step` ended
+       with this mean return */
+    int (*evaluated)(void *algo, uint64_t step, double return_mean, char *err,
+                     size_t errlen);
+    /* main thread: training is over; the final evaluation comes next */
+    int (*training_done)(void *algo, char *err, size_t errlen);
+} rl_algo_eval_ext;
+
 /* ---- Descriptors and the entry --------------------------------------------*/
 
 typedef enum rl_plugin_kind {

@@ -1,0 +1,552 @@
+/*
+ * The DQN family as one plugin: `dqn`, `double_dqn`, `dueling_dqn` and
+ * `per_dqn` are presets of the same code (they differ only in the defaults
+ * of `double`, `dueling` and `prioritized`), and any combination is a config
+ * away, plus n-step returns.
+ *
+ * Data flow: act() -> epsilon-greedy over one batched forward of all envs;
+ * observe() -> the replay ring (compact dtype); update() -> schedules,
+ * target-network updates and the gradient steps that are due:
+ * sample -> n-step targets (double or max, from the target network) ->
+ * Huber/MSE loss weighted by importance weights -> backward -> clip -> Adam
+ * -> new priorities.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rlhost/nn.h>
+
+#include "qnet.h"
+#include "replay.h"
+#include "sumtree.h"
+
+static const rl_host_api *host;
+
+static const char *const loss_choices[] = {"huber", "mse", NULL};
+static const char *const lr_schedules[] = {"constant", "linear", NULL};
+
+enum {
+    OPT_HIDDEN,
+    OPT_LR,
+    OPT_LR_SCHEDULE,
+    OPT_BATCH_SIZE,
+    OPT_BUFFER_SIZE,
+    OPT_GAMMA,
+    OPT_LEARNING_STARTS,
+    OPT_TRAIN_FREQ,
+    OPT_GRADIENT_STEPS,
+    OPT_TARGET_UPDATE,
+    OPT_TAU,
+    OPT_EXPL_FRACTION,
+    OPT_EXPL_INITIAL,
+    OPT_EXPL_FINAL,
+    OPT_EVAL_EPSILON,
+    OPT_LOSS,
+    OPT_MAX_GRAD_NORM,
+    OPT_ADAM_EPS,
+    OPT_DOUBLE,
+    OPT_DUELING,
+    OPT_PRIORITIZED,
+    OPT_N_STEP,
+    OPT_ALPHA,
+    OPT_BETA0,
+    OPT_PER_EPS,
+    OPT_KEEP_BEST,
+    OPT_N
+};
+
+enum { ST_TRAIN_STEPS_RATIO, ST_BATCH_INFERENCE, ST_BLAS_THREADS, ST_N };
+
+#define D(type, name, def, lo, hi, choices, flags, help) \
+    {sizeof(rl_option_def), type, name, help, def, lo, hi, choices, flags}
+
+/* One schema; the presets differ in three defaults. */
+#define DQN_OPTIONS(dbl, duel, per)                                                                \
+    {                                                                                              \
+        [OPT_HIDDEN] = D(RL_OPT_INT_LIST, "hidden", "[64, 64]", 1, 65536, NULL, 0,                 \
+                         "hidden layer widths of the Q-network (ReLU)"),                            \
+        [OPT_LR] = D(RL_OPT_FLOAT, "lr", "1e-4", 0, 1, NULL, 0, "Adam learning rate"),             \
+        [OPT_LR_SCHEDULE] = D(RL_OPT_ENUM, "lr_schedule", "constant", 1, 0, lr_schedules, 0,       \
+                              "constant, or linear decay to 0 over the run"),                       \
+        [OPT_BATCH_SIZE] = D(RL_OPT_INT, "batch_size", "32", 1, 65536, NULL, 0,                    \
+                             "transitions per gradient step"),                                      \
+        [OPT_BUFFER_SIZE] = D(RL_OPT_INT, "buffer_size", "100000", 1, 1e9, NULL, 0,                \
+                              "replay capacity in transitions"),                                    \
+        [OPT_GAMMA] = D(RL_OPT_FLOAT, "gamma", "0.99", 0, 1, NULL, 0, "discount factor"),          \
+        [OPT_LEARNING_STARTS] = D(RL_OPT_INT, "learning_starts", "100", 0, 1e15, NULL, 0,          \
+                                  "env steps collected before the first gradient step"),            \
+        [OPT_TRAIN_FREQ] = D(RL_OPT_INT, "train_freq", "4", 1, 1e9, NULL, 0,                       \
+                             "vector steps between trainings (SB3 style, with gradient_steps)"),    \
+        [OPT_GRADIENT_STEPS] = D(RL_OPT_INT, "gradient_steps", "1", 1, 1e9, NULL, 0,               \
+                                 "gradient steps per training"),                                    \
+        [OPT_TARGET_UPDATE] = D(RL_OPT_INT, "target_update_interval", "10000", 1, 1e15, NULL, 0,   \
+                                "env steps between target-network updates"),                        \
+        [OPT_TAU] = D(RL_OPT_FLOAT, "tau", "1.0", 0, 1, NULL, 0,                                   \
+                      "target update: 1 copies, < 1 is Polyak averaging"),                          \
+        [OPT_EXPL_FRACTION] = D(RL_OPT_FLOAT, "exploration_fraction", "0.1", 0, 1, NULL, 0,        \
+                                "share of the run over which epsilon decays"),                      \
+        [OPT_EXPL_INITIAL] = D(RL_OPT_FLOAT, "exploration_initial_eps", "1.0", 0, 1, NULL, 0,      \
+                               "epsilon at the start"),                                             \
+        [OPT_EXPL_FINAL] = D(RL_OPT_FLOAT, "exploration_final_eps", "0.05", 0, 1, NULL, 0,         \
+                             "epsilon after the decay"),                                            \
+        [OPT_EVAL_EPSILON] = D(RL_OPT_FLOAT, "eval_epsilon", "0.0", 0, 1, NULL, 0,                 \
+                               "epsilon during evaluation (0 = greedy)"),                           \
+        [OPT_LOSS] = D(RL_OPT_ENUM, "loss", "huber", 1, 0, loss_choices, 0,                        \
+                       "TD loss: huber (smooth L1) or mse"),                                        \
+        [OPT_MAX_GRAD_NORM] = D(RL_OPT_FLOAT, "max_grad_norm", "10.0", 0, 1e9, NULL, 0,            \
+                                "clip gradients to this global norm (0 = off)"),                    \
+        [OPT_ADAM_EPS] = D(RL_OPT_FLOAT, "adam_eps", "1e-8", 0, 1, NULL, 0, "Adam epsilon"),       \
+        [OPT_DOUBLE] = D(RL_OPT_BOOL, "double", dbl, 1, 0, NULL, 0,                                \
+                         "double DQN target: argmax by the online net, value by the target net"),  \
+        [OPT_DUELING] = D(RL_OPT_BOOL, "dueling", duel, 1, 0, NULL, 0,                             \
+                          "dueling head: Q = V + A - mean A"),                                      \
+        [OPT_PRIORITIZED] = D(RL_OPT_BOOL, "prioritized", per, 1, 0, NULL, 0,                      \
+                              "proportional prioritized replay"),                                   \
+        [OPT_N_STEP] = D(RL_OPT_INT, "n_step", "1", 1, 1000, NULL, 0,                              \
+                         "n-step returns (never across episode ends)"),                             \
+        [OPT_ALPHA] = D(RL_OPT_FLOAT, "alpha", "0.6", 0, 1, NULL, 0,                               \
+                        "prioritized replay: priority exponent"),                                   \
+        [OPT_BETA0] = D(RL_OPT_FLOAT, "beta0", "0.4", 0, 1, NULL, 0,                               \
+                        "prioritized replay: importance exponent at the start, annealed to 1"),     \
+        [OPT_PER_EPS] = D(RL_OPT_FLOAT, "per_eps", "1e-6", 0, 1, NULL, 0,                          \
+                          "prioritized replay: priority = |TD error| + per_eps"),                   \
+        [OPT_KEEP_BEST] = D(RL_OPT_BOOL, "keep_best", "false", 1, 0, NULL, 0,                      \
+                            "end with the best policy seen by periodic evaluation "                 \
+                            "(needs run.eval_interval)"),                                           \
+    }
+
+static const rl_option_def opts_dqn[OPT_N] = DQN_OPTIONS("false", "false", "false");
+static const rl_option_def opts_double[OPT_N] = DQN_OPTIONS("true", "false", "false");
+static const rl_option_def opts_dueling[OPT_N] = DQN_OPTIONS("false", "true", "false");
+static const rl_option_def opts_per[OPT_N] = DQN_OPTIONS("false", "false", "true");
+
+static const rl_option_def stages[ST_N] = {
+    [ST_TRAIN_STEPS_RATIO] =
+        D(RL_OPT_FLOAT, "train_steps_ratio", "\"auto\"", 0, 1e6, NULL,
+          RL_OPT_AUTO | RL_OPT_CHANGES_RESULTS,
+          "gradient steps per collected transition, trained every vector step; auto = "
+          "train_freq/gradient_steps (changes results)"),
+    [ST_BATCH_INFERENCE] = D(RL_OPT_BOOL, "batch_inference", "true", 1, 0, NULL, 0,
+                             "one forward pass for all envs' actions; false = one per env "
+                             "(same results, for measurement)"),
+    [ST_BLAS_THREADS] = D(RL_OPT_INT, "blas_threads", "1", 1, 1024, NULL, RL_OPT_AUTO,
+                          "OpenBLAS threads for the network; auto = all cores"),
+};
+
+typedef struct dqn {
+    /* settings */
+    uint32_t n_actions, obs_size, num_envs, rows, batch, n_step;
+    uint64_t total_steps, learning_starts, target_interval;
+    uint32_t train_freq, gradient_steps;
+    int ratio_auto;
+    double ratio;
+    float lr, gamma, tau, expl_fraction, eps_initial, eps_final, eval_eps, max_grad_norm;
+    float alpha, beta0, per_eps;
+    int lr_linear, huber, dbl, prioritized, batch_inference, keep_best;
+    /* networks */
+    rl_params online, target;
+    qnet q, qt;
+    rl_adam adam;
+    rl_params best;
+    int have_best;
+    double best_return;
+    /* replay */
+    replay rb;
+    sumtree tree;
+    double max_priority;
+    /* workspaces */
+    float *act_x, *x, *xn, *qn, *ret, *disc, *pred, *dpred, *y, *dq, *weights;
+    uint32_t *slots;
+    /* state */
+    rl_rng explore, explore_eval, sample;
+    uint64_t vsteps, last_step, last_target, grad_steps;
+    double ratio_acc, epsilon, progress;
+    /* metrics since the last report */
+    double m_loss, m_q, m_w;
+    uint64_t m_n;
+} dqn;
+
+static void dqn_destroy(void *p)
+{
+    dqn *d = p;
+    if (!d) return;
+    qnet_destroy(&d->q);
+    qnet_destroy(&d->qt);
+    rl_params_free(&d->online);
+    rl_params_free(&d->target);
+    rl_params_free(&d->best);
+    rl_adam_destroy(&d->adam);
+    replay_destroy(&d->rb);
+    sumtree_destroy(&d->tree);
+    rl_free(d->act_x);
+    rl_free(d->x);
+    rl_free(d->xn);
+    rl_free(d->ret);
+    rl_free(d->disc);
+    rl_free(d->pred);
+    rl_free(d->dpred);
+    rl_free(d->y);
+    rl_free(d->dq);
+    rl_free(d->weights);
+    rl_free(d->qn);
+    rl_free(d->slots);
+    free(d);
+}
+
+static int dqn_create(const rl_algo_args *args, void **out, char *err, size_t errlen)
+{
+    const rl_value *o = args->options, *st = args->stages;
+    dqn *d = calloc(1, sizeof *d);
+    if (!d) {
+        RL_ERRF(err, errlen, "out of memory");
+        return RL_ENOMEM;
+    }
+    d->n_actions = args->env->n_actions;
+    d->obs_size = args->env->obs_size;
+    d->num_envs = args->num_envs;
+    d->rows = args->num_envs > args->num_eval_envs ? args->num_envs : args->num_eval_envs;
+    d->batch = (uint32_t)o[OPT_BATCH_SIZE].i;
+    d->n_step = (uint32_t)o[OPT_N_STEP].i;
+    d->total_steps = args->total_steps;
+    d->learning_starts = (uint64_t)o[OPT_LEARNING_STARTS].i;
+    d->target_interval = (uint64_t)o[OPT_TARGET_UPDATE].i;
+    d->train_freq = (uint32_t)o[OPT_TRAIN_FREQ].i;
+    d->gradient_steps = (uint32_t)o[OPT_GRADIENT_STEPS].i;
+    d->ratio_auto = st[ST_TRAIN_STEPS_RATIO].is_auto;
+    d->ratio = st[ST_TRAIN_STEPS_RATIO].f;
+    d->lr = (float)o[OPT_LR].f;
+    d->lr_linear = o[OPT_LR_SCHEDULE].i == 1;
+    d->gamma = (float)o[OPT_GAMMA].f;
+    d->tau = (float)o[OPT_TAU].f;
+    d->expl_fraction = (float)o[OPT_EXPL_FRACTION].f;
+    d->eps_initial = (float)o[OPT_EXPL_INITIAL].f;
+    d->eps_final = (float)o[OPT_EXPL_FINAL].f;
+    d->eval_eps = (float)o[OPT_EVAL_EPSILON].f;
+    d->huber = o[OPT_LOSS].i == 0;
+    d->max_grad_norm = (float)o[OPT_MAX_GRAD_NORM].f;
+    d->dbl = (int)o[OPT_DOUBLE].i;
+    d->prioritized = (int)o[OPT_PRIORITIZED].i;
+    d->alpha = (float)o[OPT_ALPHA].f;
+    d->beta0 = (float)o[OPT_BETA0].f;
+    d->per_eps = (float)o[OPT_PER_EPS].f;
+    d->keep_best = (int)o[OPT_KEEP_BEST].i;
+    d->batch_inference = (int)st[ST_BATCH_INFERENCE].i;
+    d->epsilon = d->eps_initial;
+    d->max_priority = 1.0;
+    rl_blas_set_threads(st[ST_BLAS_THREADS].is_auto ? (int)host->cpu_count()
+                                                   : (int)st[ST_BLAS_THREADS].i);
+
+    uint32_t hidden[16], n_hidden = (uint32_t)o[OPT_HIDDEN].n;
+    if (n_hidden > RL_MLP_MAX_LAYERS - 1) {
+        RL_ERRF(err, errlen, "hidden has %u layers; at most %d", n_hidden, RL_MLP_MAX_LAYERS - 1);
+        dqn_destroy(d);
+        return RL_EINVAL;
+    }
+    if (o[OPT_DUELING].i && n_hidden == 0) {
+        RL_ERRF(err, errlen, "dueling needs at least one hidden layer");
+        dqn_destroy(d);
+        return RL_EINVAL;
+    }
+    for (uint32_t k = 0; k < n_hidden; k++) hidden[k] = (uint32_t)o[OPT_HIDDEN].ilist[k];
+    uint32_t max_rows = d->rows > d->batch ? d->rows : d->batch;
+    int rc = qnet_create(&d->q, &d->online, d->obs_size, hidden, n_hidden, d->n_actions,
+                         (int)o[OPT_DUELING].i, max_rows);
+    if (rc == RL_OK) rc = rl_params_alloc(&d->online);
+    if (rc == RL_OK) {
+        rl_rng init;
+        rl_rng_seed(&init, args->seed, 0x1417);
+        qnet_init(&d->q, &d->online, &init);
+        rl_params throwaway = {0};
+        rc = qnet_create(&d->qt, &throwaway, d->obs_size, hidden, n_hidden, d->n_actions,
+                         (int)o[OPT_DUELING].i, d->batch);
+    }
+    if (rc == RL_OK) rc = rl_params_clone(&d->target, &d->online);
+    if (rc == RL_OK && d->keep_best) rc = rl_params_clone(&d->best, &d->online);
+    if (rc == RL_OK)
+        rc = rl_adam_create(&d->adam, d->online.n, 0.9f, 0.999f, (float)o[OPT_ADAM_EPS].f, 0.0f);
+    if (rc == RL_OK)
+        rc = replay_create(&d->rb, (uint32_t)o[OPT_BUFFER_SIZE].i, d->num_envs, args->env);
+    if (rc == RL_OK && d->prioritized) rc = sumtree_create(&d->tree, d->rb.capacity);
+    size_t D = d->obs_size, B = d->batch;
+    d->act_x = rl_calloc_aligned((size_t)d->rows * D, sizeof(float));
+    d->x = rl_calloc_aligned(B * D, sizeof(float));
+    d->xn = rl_calloc_aligned(B * D, sizeof(float));
+    d->ret = rl_calloc_aligned(B, sizeof(float));
+    d->disc = rl_calloc_aligned(B, sizeof(float));
+    d->pred = rl_calloc_aligned(B, sizeof(float));
+    d->dpred = rl_calloc_aligned(B, sizeof(float));
+    d->y = rl_calloc_aligned(B, sizeof(float));
+    d->weights = rl_calloc_aligned(B, sizeof(float));
+    d->dq = rl_calloc_aligned(B * d->n_actions, sizeof(float));
+    d->qn = rl_calloc_aligned(B * d->n_actions, sizeof(float));
+    d->slots = rl_calloc_aligned(B, sizeof(uint32_t));
+    if (rc == RL_OK && (!d->act_x || !d->x || !d->xn || !d->ret || !d->disc || !d->pred ||
+                        !d->dpred || !d->y || !d->weights || !d->dq || !d->qn || !d->slots))
+        rc = RL_ENOMEM;
+    if (rc != RL_OK) {
+        RL_ERRF(err, errlen, "%s while building the Q-network and a replay of %lld transitions",
+                rl_strerror(rc), (long long)o[OPT_BUFFER_SIZE].i);
+        dqn_destroy(d);
+        return rc;
+    }
+    rl_rng_seed(&d->explore, args->seed, 0xE791);
+    rl_rng_seed(&d->explore_eval, args->seed, 0xE7A1);
+    rl_rng_seed(&d->sample, args->seed, 0x5A3E);
+    *out = d;
+    return RL_OK;
+}
+
+/* Observation rows as network input. */
+static void to_float(const dqn *d, const void *obs, uint32_t rows, float *out)
+{
+    size_t n = (size_t)rows * d->obs_size;
+    if (d->rb.dtype == RL_DTYPE_F32) {
+        const float *f = obs;
+        if (d->rb.obs_scale == 1.0f)
+            memcpy(out, f, n * sizeof(float));
+        else
+            for (size_t j = 0; j < n; j++) out[j] = f[j] * d->rb.obs_scale;
+    } else {
+        const uint8_t *u = obs;
+        for (size_t j = 0; j < n; j++) out[j] = (float)u[j] * d->rb.obs_scale;
+    }
+}
+
+static int dqn_act(void *p, rl_act_mode mode, const void *obs, const uint8_t *start,
+                   int32_t *actions, uint32_t count, char *err, size_t errlen)
+{
+    dqn *d = p;
+    (void)start;
+    if (count > d->rows) {
+        RL_ERRF(err, errlen, "act for %u envs; created for %u", count, d->rows);
+        return RL_EINVAL;
+    }
+    to_float(d, obs, count, d->act_x);
+    if (d->batch_inference) {
+        const float *q = qnet_forward(&d->q, d->online.data, d->act_x, count, 1);
+        for (uint32_t i = 0; i < count; i++) actions[i] = rl_argmax(q + (size_t)i * d->n_actions, d->n_actions);
+    } else {
+        for (uint32_t i = 0; i < count; i++) {
+            const float *q = qnet_forward(&d->q, d->online.data, d->act_x + (size_t)i * d->obs_size, 1, 1);
+            actions[i] = rl_argmax(q, d->n_actions);
+        }
+    }
+    double eps = mode == RL_ACT_TRAIN ? d->epsilon : d->eval_eps;
+    rl_rng *rng = mode == RL_ACT_TRAIN ? &d->explore : &d->explore_eval;
+    if (eps > 0)
+        for (uint32_t i = 0; i < count; i++)
+            if (rl_rng_uniform_d(rng) < eps) actions[i] = (int32_t)rl_rng_below(rng, d->n_actions);
+    return RL_OK;
+}
+
+static int dqn_observe(void *p, const rl_transition *t, char *err, size_t errlen)
+{
+    dqn *d = p;
+    (void)err;
+    (void)errlen;
+    uint32_t first = replay_add(&d->rb, t);
+    if (d->prioritized) {
+        double pr = pow(d->max_priority, d->alpha);
+        for (uint32_t i = 0; i < t->count; i++) sumtree_set(&d->tree, first + i, pr);
+    }
+    return RL_OK;
+}
+
+/* One gradient step on a sampled batch. */
+static int train_step(dqn *d, char *err, size_t errlen)
+{
+    uint32_t B = d->batch, A = d->n_actions, D = d->obs_size, size = replay_size(&d->rb);
+    double beta = d->beta0 + (1.0 - d->beta0) * d->progress, max_w = 1.0, sum_w = 0;
+    if (d->prioritized) {
+        double total = sumtree_total(&d->tree), seg = total / B;
+        double pmin = sumtree_min(&d->tree) / total;
+        max_w = pow((double)size * pmin, -beta);
+        for (uint32_t j = 0; j < B; j++) {
+            double mass = (j + rl_rng_uniform_d(&d->sample)) * seg;
+            uint32_t s = sumtree_find(&d->tree, mass < total ? mass : total * 0.999999);
+            if (s >= size) s = size - 1; /* rounding at the right edge */
+            d->slots[j] = s;
+            double pj = sumtree_get(&d->tree, s) / total;
+            d->weights[j] = (float)(pow((double)size * pj, -beta) / max_w);
+            sum_w += d->weights[j];
+        }
+    } else {
+        for (uint32_t j = 0; j < B; j++) d->slots[j] = rl_rng_below(&d->sample, size);
+    }
+    for (uint32_t j = 0; j < B; j++) {
+        nstep ns = replay_nstep(&d->rb, d->slots[j], d->n_step, d->gamma);
+        replay_obs_float(&d->rb, d->slots[j], 0, d->x + (size_t)j * D);
+        replay_obs_float(&d->rb, ns.boot_slot, 1, d->xn + (size_t)j * D);
+        d->ret[j] = ns.ret;
+        d->disc[j] = ns.discount;
+    }
+    if (d->dbl) { /* the online net's choice, kept before its workspace is reused */
+        const float *qn = qnet_forward(&d->q, d->online.data, d->xn, B, 0);
+        memcpy(d->qn, qn, (size_t)B * A * sizeof(float));
+    }
+    const float *qt = qnet_forward(&d->qt, d->target.data, d->xn, B, 0);
+    dqn_td_targets(d->y, qt, d->dbl ? d->qn : NULL, d->ret, d->disc, B, A);
+    const float *q = qnet_forward(&d->q, d->online.data, d->x, B, 0);
+    double qsum = 0;
+    for (uint32_t j = 0; j < B; j++) {
+        d->pred[j] = q[(size_t)j * A + d->rb.actions[d->slots[j]]];
+        qsum += d->pred[j];
+    }
+    memset(d->dpred, 0, B * sizeof(float));
+    const float *w = d->prioritized ? d->weights : NULL;
+    float loss = d->huber ? rl_huber_loss(d->dpred, d->pred, d->y, w, B)
+                          : rl_mse_loss(d->dpred, d->pred, d->y, w, B);
+    if (!isfinite(loss)) {
+        RL_ERRF(err, errlen, "non-finite TD loss at gradient step %llu (q: mean %g)",
+                (unsigned long long)d->grad_steps + 1, qsum / B);
+        return RL_ENONFINITE;
+    }
+    memset(d->dq, 0, (size_t)B * A * sizeof(float));
+    for (uint32_t j = 0; j < B; j++) d->dq[(size_t)j * A + d->rb.actions[d->slots[j]]] = d->dpred[j];
+    rl_params_zero_grad(&d->online);
+    qnet_backward(&d->q, d->online.data, d->online.grad, d->x, d->dq, B);
+    float norm = rl_clip_grad_norm(d->online.grad, d->online.n, d->max_grad_norm);
+    if (!isfinite(norm)) {
+        RL_ERRF(err, errlen, "non-finite gradient at gradient step %llu",
+                (unsigned long long)d->grad_steps + 1);
+        return RL_ENONFINITE;
+    }
+    float lr = d->lr_linear ? rl_schedule_linear(d->lr, 0.0f, d->progress) : d->lr;
+    rl_adam_step(&d->adam, d->online.data, d->online.grad, lr);
+    if (d->prioritized) {
+        for (uint32_t j = 0; j < B; j++) {
+            double pr = fabs((double)d->pred[j] - d->y[j]) + d->per_eps;
+            if (pr > d->max_priority) d->max_priority = pr;
+            sumtree_set(&d->tree, d->slots[j], pow(pr, d->alpha));
+        }
+    }
+    d->grad_steps++;
+    d->m_loss += loss;
+    d->m_q += qsum / B;
+    d->m_w += d->prioritized ? sum_w / B : 1.0;
+    d->m_n++;
+    return RL_OK;
+}
+
+static int dqn_update(void *p, uint64_t step, char *err, size_t errlen)
+{
+    dqn *d = p;
+    d->vsteps++;
+    d->last_step = step;
+    d->progress = d->total_steps ? (double)step / (double)d->total_steps : 1.0;
+    double frac = d->expl_fraction > 0 ? d->progress / d->expl_fraction : 1.0;
+    d->epsilon = rl_schedule_linear(d->eps_initial, d->eps_final, frac);
+    if (step - d->last_target >= d->target_interval) {
+        if (d->tau >= 1.0f)
+            rl_params_copy(&d->target, &d->online);
+        else
+            rl_params_polyak(&d->target, &d->online, d->tau);
+        d->last_target = step;
+    }
+    if (step <= d->learning_starts) return RL_OK;
+    uint64_t n;
+    if (d->ratio_auto) {
+        n = d->vsteps % d->train_freq == 0 ? d->gradient_steps : 0;
+    } else {
+        d->ratio_acc += d->ratio * d->num_envs;
+        n = (uint64_t)d->ratio_acc;
+        d->ratio_acc -= (double)n;
+    }
+    for (uint64_t k = 0; k < n; k++) {
+        int rc = train_step(d, err, errlen);
+        if (rc != RL_OK) return rc;
+    }
+    return RL_OK;
+}
+
+static size_t dqn_metrics(void *p, rl_metric *out, size_t cap)
+{
+    dqn *d = p;
+    rl_metric m[6] = {
+        {"loss", d->m_n ? d->m_loss / d->m_n : NAN},
+        {"q_mean", d->m_n ? d->m_q / d->m_n : NAN},
+        {"epsilon", d->epsilon},
+        {"grad_steps", (double)d->grad_steps},
+        {"lr", d->lr_linear ? rl_schedule_linear(d->lr, 0.0f, d->progress) : d->lr},
+        {"is_weight", d->m_n ? d->m_w / d->m_n : NAN},
+    };
+    size_t n = d->prioritized ? 6 : 5;
+    if (n > cap) n = cap;
+    memcpy(out, m, n * sizeof *m);
+    d->m_loss = d->m_q = d->m_w = 0;
+    d->m_n = 0;
+    return n;
+}
+
+/* keep_best: copy the online net when an evaluation is at least as good as
+   the best so far; put the best back when training ends. */
+static int dqn_evaluated(void *p, uint64_t step, double ret, char *err, size_t errlen)
+{
+    dqn *d = p;
+    (void)step;
+    (void)err;
+    (void)errlen;
+    if (d->keep_best && (!d->have_best || ret >= d->best_return)) {
+        rl_params_copy(&d->best, &d->online);
+        d->best_return = ret;
+        d->have_best = 1;
+    }
+    return RL_OK;
+}
+
+static int dqn_training_done(void *p, char *err, size_t errlen)
+{
+    dqn *d = p;
+    (void)err;
+    (void)errlen;
+    if (d->keep_best && d->have_best) {
+        rl_params_copy(&d->online, &d->best);
+        host->log(RL_LOG_INFO, "dqn", "keep_best: final policy is the one evaluated at %.4g",
+                  d->best_return);
+    }
+    return RL_OK;
+}
+
+static const rl_algo_eval_ext eval_ext = {sizeof eval_ext, dqn_evaluated, dqn_training_done};
+
+static const void *dqn_get_extension(void *p, const char *id)
+{
+    (void)p;
+    return strcmp(id, RL_EXT_ALGO_EVAL) == 0 ? &eval_ext : NULL;
+}
+
+static const rl_algo_vtable vtable = {
+    sizeof vtable, dqn_create, dqn_destroy, dqn_act, dqn_observe, dqn_update, dqn_metrics,
+    dqn_get_extension,
+};
+
+#define PRESET(name, opts, text) \
+    {sizeof(rl_plugin_desc), RL_KIND_ALGO, name, "1.0.0", text, opts, OPT_N, stages, ST_N, &vtable}
+
+static const rl_plugin_desc descs[] = {
+    PRESET("dqn", opts_dqn, "deep Q-network (replay, target network, epsilon-greedy)"),
+    PRESET("double_dqn", opts_double, "DQN with double-Q targets (preset: double = true)"),
+    PRESET("dueling_dqn", opts_dueling, "DQN with a dueling head (preset: dueling = true)"),
+    PRESET("per_dqn", opts_per, "DQN with prioritized replay (preset: prioritized = true)"),
+};
+
+static int plugin_init(const rl_host_api *h, char *err, size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    host = h;
+    return RL_OK;
+}
+
+static uint32_t plugin_count(void)
+{
+    return sizeof descs / sizeof *descs;
+}
+
+static const rl_plugin_desc *plugin_get(uint32_t i)
+{
+    return i < plugin_count() ? &descs[i] : NULL;
+}
+
+RL_PLUGIN_DEFINE_ENTRY(plugin_init, NULL, plugin_count, plugin_get);

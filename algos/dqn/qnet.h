@@ -1,0 +1,35 @@
+/* The Q-network: an MLP from observations to one value per action, or a
+   dueling network (MLP trunk, then V and A heads combined as V + A - mean A).
+   All parameters live in one rl_params block. */
+#ifndef RLHOST_QNET_H
+#define RLHOST_QNET_H
+
+#include <rlhost/nn.h>
+
+typedef struct qnet {
+    int dueling;
+    uint32_t n_actions, in_dim, feat_dim;
+    rl_mlp body;           /* plain: obs -> ... -> n_actions; dueling: trunk */
+    rl_mlp vhead, ahead;   /* dueling only: feat -> 1, feat -> n_actions */
+    float *q, *dv, *da, *dfeat; /* workspaces [max_batch][...] */
+    uint32_t max_batch;
+} qnet;
+
+int qnet_create(qnet *q, rl_params *p, uint32_t in_dim, const uint32_t *hidden,
+                uint32_t n_hidden, uint32_t n_actions, int dueling, uint32_t max_batch);
+void qnet_destroy(qnet *q);
+void qnet_init(const qnet *q, rl_params *p, rl_rng *rng);
+/* Q-values [batch][n_actions], valid until the next call.  infer = 1 uses
+   the row-independent kernel (action selection), 0 uses sgemm (training). */
+const float *qnet_forward(qnet *q, const float *params, const float *x, uint32_t batch,
+                          int infer);
+/* Backward of the last training forward (infer = 0) on x. */
+void qnet_backward(qnet *q, const float *params, float *grad, const float *x, const float *dq,
+                   uint32_t batch);
+
+/* TD targets y = ret + disc * Q_target(next, a*), where a* is the argmax of
+   q_online_next (double DQN) or, when that is NULL, of q_target_next. */
+void dqn_td_targets(float *y, const float *q_target_next, const float *q_online_next,
+                    const float *ret, const float *disc, uint32_t batch, uint32_t n_actions);
+
+#endif
