@@ -198,7 +198,7 @@ static void test_lstm(rl_rng *rng)
         for (uint32_t j = 0; j < H; j++) same &= hout[(t * 3 + 1) * H + j] == hout2[(t * 3 + 1) * H + j];
     OK(same, "after a reset the outputs ignore earlier inputs");
     /* rl_lstm_step reproduces the sequence forward. */
-    float h[18], cc[18], g[3 * 24];
+    float h[18], cc[18], g[2 * 3 * 24];
     memcpy(h, h0, sizeof h);
     memcpy(cc, c0, sizeof cc);
     double maxd = 0;
@@ -437,6 +437,31 @@ static void test_rowwise(rl_rng *rng)
     OK(same, "rowwise kernel: one row at a time is bit-identical to the batch");
 }
 
+/* The library's own tanh against double-precision tanh. */
+static void test_tanh(void)
+{
+    static float in[400001], out[400001];
+    for (int i = 0; i <= 400000; i++) in[i] = -20.0f + 1e-4f * (float)i;
+    rl_activation_forward(RL_ACT_TANH, out, in, 400001);
+    double worst = 0;
+    for (int i = 0; i <= 400000; i++) worst = fmax(worst, fabs(out[i] - tanh((double)in[i])));
+    OK(worst < 2e-7, "tanh within 2e-7 of the exact value on [-20, 20]");
+    if (worst >= 2e-7) printf("#   worst %g\n", worst);
+    float one = 0.3f, r;
+    rl_activation_forward(RL_ACT_TANH, &r, &one, 1);
+    OK(r == out[(int)((0.3f + 20.0f) / 1e-4f + 0.5f)] || fabsf(r - tanhf(0.3f)) < 2e-7f,
+       "tanh of a single value agrees");
+    float mid[9], outs[9], outb[18];
+    for (int i = 0; i < 9; i++) mid[i] = 0.1f * (float)i - 0.4f;
+    rl_activation_forward(RL_ACT_TANH, outs, mid, 9);
+    float two[18];
+    memcpy(two, mid, sizeof mid);
+    memcpy(two + 9, mid, sizeof mid);
+    rl_activation_forward(RL_ACT_TANH, outb, two, 18);
+    OK(memcmp(outs, outb, sizeof outs) == 0 && memcmp(outs, outb + 9, sizeof outs) == 0,
+       "tanh results do not depend on the position in the array");
+}
+
 int main(void)
 {
     rl_rng rng;
@@ -444,6 +469,7 @@ int main(void)
     rl_blas_set_threads(1);
     test_linear(&rng);
     test_rowwise(&rng);
+    test_tanh();
     test_mlp(&rng, RL_ACT_TANH, "tanh");
     test_mlp(&rng, RL_ACT_RELU, "relu");
     test_dueling(&rng);

@@ -99,9 +99,12 @@ void rl_lstm_step(const rl_lstm *l, const float *params, const float *x, float *
                   float *gates, uint32_t batch)
 {
     uint32_t hd = l->hidden;
-    rl_linear_forward(gates, x, params + l->wih_off, params + l->b_off, batch, l->in_dim, 4 * hd);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)batch, (int)(4 * hd), (int)hd, 1.0f,
-                h, (int)hd, params + l->whh_off, (int)hd, 1.0f, gates, (int)(4 * hd));
+    size_t g = (size_t)batch * 4 * hd;
+    float *rec = gates + g;
+    rl_linear_forward_rowwise(gates, x, params + l->wih_off, params + l->b_off, batch, l->in_dim,
+                              4 * hd);
+    rl_linear_forward_rowwise(rec, h, params + l->whh_off, NULL, batch, hd, 4 * hd);
+    for (size_t k = 0; k < g; k++) gates[k] += rec[k];
     cell(gates, c, c, h, batch, hd);
 }
 

@@ -173,7 +173,8 @@ void rl_lstm_forward(rl_lstm *l, const float *params, const float *x, const floa
                      const float *c0, const uint8_t *reset, float *h_out, float *h_last,
                      float *c_last, uint32_t steps, uint32_t batch);
 /* One step for inference (no workspace use): h, c [B][H] updated in place;
-   gates_scratch [B][4H]. */
+   gates_scratch holds 2 x [B][4H].  Uses the row-independent kernel, so
+   each row's result does not depend on B. */
 void rl_lstm_step(const rl_lstm *l, const float *params, const float *x, float *h, float *c,
                   float *gates_scratch, uint32_t batch);
 /* BPTT for the last forward: dh_out [T][B][H] -> grad (+=), dx [T][B][in]

@@ -1,0 +1,830 @@
+/*
+ * PPO and recurrent PPO as one plugin: `ppo` and `recurrent_ppo` are presets
+ * of the same code (recurrent = true puts an LSTM before the heads).
+ *
+ * Networks are "towers": an optional LSTM, then an MLP.  shared = false
+ * (default) gives the actor and the critic a tower each; shared = true gives
+ * one body tower whose features feed two linear heads.
+ *
+ * Data flow: act() samples from the policy for all envs in one batched
+ * forward and records obs, action, log-prob, value (and, recurrent, the
+ * LSTM state each env carried into the step); observe() records rewards and
+ * episode ends, with the value of the final observation for truncations;
+ * update() runs when n_steps are collected: GAE, then n_epochs over shuffled
+ * minibatches (whole bptt_horizon sequences when recurrent) of the clipped
+ * surrogate + value loss - entropy bonus, global-norm clipping, Adam.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rlhost/nn.h>
+
+#include "ppo_math.h"
+
+static const rl_host_api *host;
+
+static const char *const activations[] = {"tanh", "relu", NULL};
+static const char *const schedules[] = {"constant", "linear", NULL};
+
+enum {
+    OPT_HIDDEN,
+    OPT_ACTIVATION,
+    OPT_SHARED,
+    OPT_LR,
+    OPT_LR_SCHEDULE,
+    OPT_N_STEPS,
+    OPT_BATCH_SIZE,
+    OPT_N_EPOCHS,
+    OPT_GAMMA,
+    OPT_GAE_LAMBDA,
+    OPT_CLIP_RANGE,
+    OPT_CLIP_SCHEDULE,
+    OPT_CLIP_RANGE_VF,
+    OPT_NORMALIZE_ADV,
+    OPT_ENT_COEF,
+    OPT_VF_COEF,
+    OPT_MAX_GRAD_NORM,
+    OPT_ADAM_EPS,
+    OPT_DETERMINISTIC_EVAL,
+    OPT_RECURRENT,
+    OPT_LSTM_HIDDEN,
+    OPT_BPTT,
+    OPT_KEEP_BEST,
+    OPT_N
+};
+
+enum { ST_BATCH_INFERENCE, ST_BLAS_THREADS, ST_N };
+
+#define D(type, name, def, lo, hi, choices, flags, help) \
+    {sizeof(rl_option_def), type, name, help, def, lo, hi, choices, flags}
+
+#define PPO_OPTIONS(recurrent)                                                                    \
+    {                                                                                             \
+        [OPT_HIDDEN] = D(RL_OPT_INT_LIST, "hidden", "[64, 64]", 1, 65536, NULL, 0,                \
+                         "hidden widths of the actor and critic MLPs"),                            \
+        [OPT_ACTIVATION] = D(RL_OPT_ENUM, "activation", "tanh", 1, 0, activations, 0,             \
+                             "hidden activation"),                                                 \
+        [OPT_SHARED] = D(RL_OPT_BOOL, "shared", "false", 1, 0, NULL, 0,                           \
+                         "one body (and LSTM) for actor and critic, with two heads"),              \
+        [OPT_LR] = D(RL_OPT_FLOAT, "lr", "3e-4", 0, 1, NULL, 0, "Adam learning rate"),            \
+        [OPT_LR_SCHEDULE] = D(RL_OPT_ENUM, "lr_schedule", "constant", 1, 0, schedules, 0,         \
+                              "constant, or linear decay to 0 over the run"),                      \
+        [OPT_N_STEPS] = D(RL_OPT_INT, "n_steps", "2048", 1, 1e7, NULL, 0,                         \
+                          "steps per env per rollout"),                                            \
+        [OPT_BATCH_SIZE] = D(RL_OPT_INT, "batch_size", "64", 1, 1e8, NULL, 0,                     \
+                             "minibatch size in transitions"),                                     \
+        [OPT_N_EPOCHS] = D(RL_OPT_INT, "n_epochs", "10", 1, 10000, NULL, 0,                       \
+                           "passes over each rollout"),                                            \
+        [OPT_GAMMA] = D(RL_OPT_FLOAT, "gamma", "0.99", 0, 1, NULL, 0, "discount factor"),         \
+        [OPT_GAE_LAMBDA] = D(RL_OPT_FLOAT, "gae_lambda", "0.95", 0, 1, NULL, 0, "GAE lambda"),    \
+        [OPT_CLIP_RANGE] = D(RL_OPT_FLOAT, "clip_range", "0.2", 0, 10, NULL, 0,                   \
+                             "surrogate clipping epsilon"),                                        \
+        [OPT_CLIP_SCHEDULE] = D(RL_OPT_ENUM, "clip_schedule", "constant", 1, 0, schedules, 0,     \
+                                "constant, or linear decay to 0 over the run"),                    \
+        [OPT_CLIP_RANGE_VF] = D(RL_OPT_FLOAT, "clip_range_vf", "0.0", 0, 1e6, NULL, 0,            \
+                                "value clipping around the rollout's values (0 = off)"),           \
+        [OPT_NORMALIZE_ADV] = D(RL_OPT_BOOL, "normalize_advantage", "true", 1, 0, NULL, 0,        \
+                                "normalize advantages per minibatch"),                             \
+        [OPT_ENT_COEF] = D(RL_OPT_FLOAT, "ent_coef", "0.0", 0, 1e3, NULL, 0,                      \
+                           "entropy bonus coefficient"),                                           \
+        [OPT_VF_COEF] = D(RL_OPT_FLOAT, "vf_coef", "0.5", 0, 1e3, NULL, 0,                        \
+                          "value loss coefficient"),                                               \
+        [OPT_MAX_GRAD_NORM] = D(RL_OPT_FLOAT, "max_grad_norm", "0.5", 0, 1e9, NULL, 0,            \
+                                "clip gradients to this global norm (0 = off)"),                   \
+        [OPT_ADAM_EPS] = D(RL_OPT_FLOAT, "adam_eps", "1e-5", 0, 1, NULL, 0, "Adam epsilon"),      \
+        [OPT_DETERMINISTIC_EVAL] = D(RL_OPT_BOOL, "deterministic_eval", "true", 1, 0, NULL, 0,    \
+                                     "evaluate with the most likely action; false samples"),       \
+        [OPT_RECURRENT] = D(RL_OPT_BOOL, "recurrent", recurrent, 1, 0, NULL, 0,                   \
+                            "an LSTM before the heads, trained through time"),                     \
+        [OPT_LSTM_HIDDEN] = D(RL_OPT_INT, "lstm_hidden", "64", 1, 4096, NULL, 0,                  \
+                              "LSTM width (recurrent)"),                                           \
+        [OPT_BPTT] = D(RL_OPT_INT, "bptt_horizon", "16", 1, 100000, NULL, 0,                      \
+                       "sequence length for backpropagation through time (recurrent); "            \
+                       "must divide n_steps"),                                                     \
+        [OPT_KEEP_BEST] = D(RL_OPT_BOOL, "keep_best", "false", 1, 0, NULL, 0,                     \
+                            "end with the best policy seen by periodic evaluation "                \
+                            "(needs run.eval_interval)"),                                          \
+    }
+
+static const rl_option_def opts_ppo[OPT_N] = PPO_OPTIONS("false");
+static const rl_option_def opts_rppo[OPT_N] = PPO_OPTIONS("true");
+
+static const rl_option_def stages[ST_N] = {
+    [ST_BATCH_INFERENCE] = D(RL_OPT_BOOL, "batch_inference", "true", 1, 0, NULL, 0,
+                             "one forward pass for all envs' actions; false = one per env "
+                             "(same results, for measurement)"),
+    [ST_BLAS_THREADS] = D(RL_OPT_INT, "blas_threads", "1", 1, 1024, NULL, RL_OPT_AUTO,
+                          "OpenBLAS threads for the networks; auto = all cores"),
+};
+
+/* ---- towers: optional LSTM, then an MLP --------------------------------- */
+
+typedef struct tower {
+    int recurrent;
+    rl_lstm lstm;
+    rl_mlp mlp;
+    float *hseq, *dh; /* training: LSTM outputs [L*S][H] and their gradient */
+} tower;
+
+static int tower_create(tower *t, rl_params *p, const char *name, uint32_t in, int recurrent,
+                        uint32_t lstm_hidden, const uint32_t *hidden, uint32_t n_hidden,
+                        uint32_t out, rl_activation act, uint32_t max_rows, uint32_t seqs,
+                        uint32_t steps)
+{
+    memset(t, 0, sizeof *t);
+    t->recurrent = recurrent;
+    char pre[32];
+    int rc;
+    if (recurrent) {
+        snprintf(pre, sizeof pre, "%s/lstm", name);
+        if ((rc = rl_lstm_create(&t->lstm, p, pre, in, lstm_hidden, seqs, steps))) return rc;
+        t->hseq = rl_calloc_aligned((size_t)max_rows * lstm_hidden, sizeof(float));
+        t->dh = rl_calloc_aligned((size_t)max_rows * lstm_hidden, sizeof(float));
+        if (!t->hseq || !t->dh) return RL_ENOMEM;
+        in = lstm_hidden;
+    }
+    snprintf(pre, sizeof pre, "%s/mlp", name);
+    return rl_mlp_create(&t->mlp, p, pre, in, hidden, n_hidden, out, act, max_rows);
+}
+
+static void tower_destroy(tower *t)
+{
+    rl_lstm_destroy(&t->lstm);
+    rl_mlp_destroy(&t->mlp);
+    rl_free(t->hseq);
+    rl_free(t->dh);
+}
+
+/* Training forward over L x S time-major rows. */
+static const float *tower_forward(tower *t, const float *params, const float *x, const float *h0,
+                                  const float *c0, const uint8_t *reset, uint32_t L, uint32_t S)
+{
+    const float *in = x;
+    if (t->recurrent) {
+        rl_lstm_forward(&t->lstm, params, x, h0, c0, reset, t->hseq, NULL, NULL, L, S);
+        in = t->hseq;
+    }
+    return rl_mlp_forward(&t->mlp, params, in, L * S);
+}
+
+static void tower_backward(tower *t, const float *params, float *grad, const float *x,
+                           const float *dout, uint32_t L, uint32_t S)
+{
+    if (!t->recurrent) {
+        rl_mlp_backward(&t->mlp, params, grad, x, dout, NULL, L * S);
+        return;
+    }
+    memset(t->dh, 0, (size_t)L * S * t->lstm.hidden * sizeof(float));
+    rl_mlp_backward(&t->mlp, params, grad, t->hseq, dout, t->dh, L * S);
+    rl_lstm_backward(&t->lstm, params, grad, x, t->dh, NULL, L, S);
+}
+
+/* Inference for B rows; h, c [B][H] are advanced in place (recurrent). */
+static const float *tower_infer(tower *t, const float *params, const float *x, float *h, float *c,
+                                float *gates, uint32_t B)
+{
+    const float *in = x;
+    if (t->recurrent) {
+        rl_lstm_step(&t->lstm, params, x, h, c, gates, B);
+        in = h;
+    }
+    return rl_mlp_infer(&t->mlp, params, in, B);
+}
+
+/* ---- the algorithm -------------------------------------------------------*/
+
+/* Recurrent state of one tower for a set of env rows. */
+typedef struct lstm_state {
+    float *h, *c;
+} lstm_state;
+
+typedef struct ppo {
+    /* settings */
+    uint32_t A, D, N, rows, T, batch, epochs, L, H, n_towers;
+    uint64_t total_steps;
+    float lr, gamma, lambda, clip, vclip, ent_coef, vf_coef, max_grad_norm;
+    int lr_linear, clip_linear, norm_adv, det_eval, recurrent, shared, batch_inference;
+    int keep_best, have_best;
+    double best_return;
+    rl_activation act;
+    rl_dtype dtype;
+    float scale;
+    /* networks: shared -> towers[0] body + heads; else towers[0] actor, [1] critic */
+    rl_params p, best;
+    tower towers[2];
+    rl_mlp head_pi, head_v; /* shared only */
+    rl_adam adam;
+    /* rollout [T][N] */
+    float *obs, *logp, *values, *rewards, *final_values, *adv, *ret, *last_obs;
+    int32_t *actions;
+    uint8_t *terminated, *truncated, *start;
+    float *st_h[2], *st_c[2]; /* recurrent: state carried into each step [T][N][H] */
+    uint32_t t;
+    /* recurrent state now: train [N][H], eval [rows][H], per tower */
+    lstm_state live[2], eval[2];
+    /* workspaces */
+    float *x, *logits, *logp_all, *dlogits, *dv, *vpred, *feat_scratch, *gates, *h0[2], *c0[2];
+    float *act_x, *tmp_h, *tmp_c;
+    uint32_t *perm, *rows_idx;
+    uint8_t *reset;
+    rl_rng rng, eval_rng, shuffle;
+    uint64_t step;
+    double progress;
+    /* metrics */
+    double m_pg, m_v, m_ent, m_kl, m_clip, m_ev;
+    uint64_t m_n, updates;
+} ppo;
+
+static void ppo_destroy(void *p_)
+{
+    ppo *p = p_;
+    if (!p) return;
+    for (int k = 0; k < 2; k++) {
+        tower_destroy(&p->towers[k]);
+        rl_free(p->st_h[k]);
+        rl_free(p->st_c[k]);
+        rl_free(p->live[k].h);
+        rl_free(p->live[k].c);
+        rl_free(p->eval[k].h);
+        rl_free(p->eval[k].c);
+    }
+    rl_mlp_destroy(&p->head_pi);
+    rl_mlp_destroy(&p->head_v);
+    rl_params_free(&p->p);
+    rl_params_free(&p->best);
+    rl_adam_destroy(&p->adam);
+    float *f[] = {p->obs, p->logp, p->values, p->rewards, p->final_values, p->adv, p->ret,
+                  p->last_obs, p->x, p->logits, p->logp_all, p->dlogits, p->dv, p->vpred,
+                  p->feat_scratch, p->gates, p->h0[0], p->c0[0], p->h0[1], p->c0[1], p->act_x,
+                  p->tmp_h, p->tmp_c};
+    for (size_t k = 0; k < sizeof f / sizeof *f; k++) rl_free(f[k]);
+    rl_free(p->actions);
+    rl_free(p->terminated);
+    rl_free(p->truncated);
+    rl_free(p->start);
+    rl_free(p->perm);
+    rl_free(p->rows_idx);
+    rl_free(p->reset);
+    free(p);
+}
+
+#define ALLOC(ptr, n, type) ((ptr) = rl_calloc_aligned((size_t)(n), sizeof(type)))
+
+static int ppo_create(const rl_algo_args *args, void **out, char *err, size_t errlen)
+{
+    const rl_value *o = args->options, *st = args->stages;
+    ppo *p = calloc(1, sizeof *p);
+    if (!p) {
+        RL_ERRF(err, errlen, "out of memory");
+        return RL_ENOMEM;
+    }
+    p->A = args->env->n_actions;
+    p->D = args->env->obs_size;
+    p->N = args->num_envs;
+    p->dtype = args->env->obs_dtype;
+    p->scale = args->env->obs_scale;
+    p->rows = args->num_envs > args->num_eval_envs ? args->num_envs : args->num_eval_envs;
+    p->T = (uint32_t)o[OPT_N_STEPS].i;
+    p->batch = (uint32_t)o[OPT_BATCH_SIZE].i;
+    p->epochs = (uint32_t)o[OPT_N_EPOCHS].i;
+    p->total_steps = args->total_steps;
+    p->lr = (float)o[OPT_LR].f;
+    p->lr_linear = o[OPT_LR_SCHEDULE].i == 1;
+    p->gamma = (float)o[OPT_GAMMA].f;
+    p->lambda = (float)o[OPT_GAE_LAMBDA].f;
+    p->clip = (float)o[OPT_CLIP_RANGE].f;
+    p->clip_linear = o[OPT_CLIP_SCHEDULE].i == 1;
+    p->vclip = (float)o[OPT_CLIP_RANGE_VF].f;
+    p->norm_adv = (int)o[OPT_NORMALIZE_ADV].i;
+    p->ent_coef = (float)o[OPT_ENT_COEF].f;
+    p->vf_coef = (float)o[OPT_VF_COEF].f;
+    p->max_grad_norm = (float)o[OPT_MAX_GRAD_NORM].f;
+    p->det_eval = (int)o[OPT_DETERMINISTIC_EVAL].i;
+    p->recurrent = (int)o[OPT_RECURRENT].i;
+    p->shared = (int)o[OPT_SHARED].i;
+    p->keep_best = (int)o[OPT_KEEP_BEST].i;
+    p->batch_inference = (int)st[ST_BATCH_INFERENCE].i;
+    p->act = o[OPT_ACTIVATION].i == 1 ? RL_ACT_RELU : RL_ACT_TANH;
+    p->L = p->recurrent ? (uint32_t)o[OPT_BPTT].i : 1;
+    p->H = p->recurrent ? (uint32_t)o[OPT_LSTM_HIDDEN].i : 0;
+    p->n_towers = p->shared ? 1 : 2;
+    rl_blas_set_threads(st[ST_BLAS_THREADS].is_auto ? (int)host->cpu_count()
+                                                   : (int)st[ST_BLAS_THREADS].i);
+    uint64_t rollout = (uint64_t)p->T * p->N;
+    if (p->batch > rollout) {
+        RL_ERRF(err, errlen, "batch_size %u is larger than a rollout (n_steps %u x %u envs)",
+                p->batch, p->T, p->N);
+        ppo_destroy(p);
+        return RL_EINVAL;
+    }
+    if (p->recurrent && (p->T % p->L || p->batch % p->L)) {
+        RL_ERRF(err, errlen, "bptt_horizon %u must divide n_steps (%u) and batch_size (%u)", p->L,
+                p->T, p->batch);
+        ppo_destroy(p);
+        return RL_EINVAL;
+    }
+    uint32_t hidden[16], nh = (uint32_t)o[OPT_HIDDEN].n;
+    if (nh > RL_MLP_MAX_LAYERS - 1 || (p->shared && nh == 0)) {
+        RL_ERRF(err, errlen, "hidden needs 1 to %d layers with shared, at most %d without",
+                RL_MLP_MAX_LAYERS - 1, RL_MLP_MAX_LAYERS - 1);
+        ppo_destroy(p);
+        return RL_EINVAL;
+    }
+    for (uint32_t k = 0; k < nh; k++) hidden[k] = (uint32_t)o[OPT_HIDDEN].ilist[k];
+    uint32_t M = p->batch > p->rows ? p->batch : p->rows, S = p->batch / p->L;
+    int rc;
+    if (p->shared) {
+        uint32_t feat = hidden[nh - 1];
+        rc = tower_create(&p->towers[0], &p->p, "body", p->D, p->recurrent, p->H, hidden, nh - 1,
+                          feat, p->act, M, S, p->L);
+        if (!rc) rc = rl_mlp_create(&p->head_pi, &p->p, "pi", feat, NULL, 0, p->A, RL_ACT_NONE, M);
+        if (!rc) rc = rl_mlp_create(&p->head_v, &p->p, "vf", feat, NULL, 0, 1, RL_ACT_NONE, M);
+    } else {
+        rc = tower_create(&p->towers[0], &p->p, "actor", p->D, p->recurrent, p->H, hidden, nh, p->A,
+                          p->act, M, S, p->L);
+        if (!rc)
+            rc = tower_create(&p->towers[1], &p->p, "critic", p->D, p->recurrent, p->H, hidden, nh,
+                              1, p->act, M, S, p->L);
+    }
+    if (!rc) rc = rl_params_alloc(&p->p);
+    if (!rc && p->keep_best) rc = rl_params_clone(&p->best, &p->p);
+    if (!rc) rc = rl_adam_create(&p->adam, p->p.n, 0.9f, 0.999f, (float)o[OPT_ADAM_EPS].f, 0.0f);
+    if (!rc) {
+        /* Orthogonal init: sqrt(2) on hidden layers, 0.01 on the policy
+           output, 1 on the value output. */
+        rl_rng init;
+        rl_rng_seed(&init, args->seed, 0x1417);
+        for (uint32_t k = 0; k < p->n_towers; k++) {
+            tower *t = &p->towers[k];
+            if (t->recurrent) rl_lstm_init(&t->lstm, &p->p, &init);
+            float out_gain = p->shared ? 1.41421356f : (k == 0 ? 0.01f : 1.0f);
+            rl_mlp_init(&t->mlp, &p->p, RL_INIT_ORTHOGONAL, out_gain, &init);
+        }
+        if (p->shared) {
+            rl_mlp_init(&p->head_pi, &p->p, RL_INIT_ORTHOGONAL, 0.01f, &init);
+            rl_mlp_init(&p->head_v, &p->p, RL_INIT_ORTHOGONAL, 1.0f, &init);
+        }
+    }
+    size_t TN = rollout, D = p->D;
+    if (!rc && (!ALLOC(p->obs, TN * D, float) || !ALLOC(p->logp, TN, float) ||
+                !ALLOC(p->values, TN, float) || !ALLOC(p->rewards, TN, float) ||
+                !ALLOC(p->final_values, TN, float) || !ALLOC(p->adv, TN, float) ||
+                !ALLOC(p->ret, TN, float) || !ALLOC(p->last_obs, (size_t)p->N * D, float) ||
+                !ALLOC(p->actions, TN, int32_t) || !ALLOC(p->terminated, TN, uint8_t) ||
+                !ALLOC(p->truncated, TN, uint8_t) || !ALLOC(p->start, TN, uint8_t) ||
+                !ALLOC(p->x, (size_t)M * D, float) || !ALLOC(p->logits, (size_t)M * p->A, float) ||
+                !ALLOC(p->logp_all, (size_t)M * p->A, float) ||
+                !ALLOC(p->dlogits, (size_t)M * p->A, float) || !ALLOC(p->dv, M, float) ||
+                !ALLOC(p->vpred, M, float) ||
+                !ALLOC(p->feat_scratch, (size_t)M * (nh ? hidden[nh - 1] : 1) * 3, float) ||
+                !ALLOC(p->act_x, (size_t)p->rows * D, float) || !ALLOC(p->perm, TN, uint32_t) ||
+                !ALLOC(p->rows_idx, p->batch, uint32_t) || !ALLOC(p->reset, p->batch, uint8_t)))
+        rc = RL_ENOMEM;
+    if (!rc && p->recurrent) {
+        size_t H = p->H;
+        if (!ALLOC(p->gates, 2 * (size_t)p->rows * 4 * H, float) ||
+            !ALLOC(p->tmp_h, 2 * H, float) || !ALLOC(p->tmp_c, 2 * H, float))
+            rc = RL_ENOMEM;
+        for (uint32_t k = 0; !rc && k < p->n_towers; k++)
+            if (!ALLOC(p->h0[k], (size_t)S * H, float) || !ALLOC(p->c0[k], (size_t)S * H, float) ||
+                !ALLOC(p->st_h[k], TN * H, float) || !ALLOC(p->st_c[k], TN * H, float) ||
+                !ALLOC(p->live[k].h, (size_t)p->N * H, float) ||
+                !ALLOC(p->live[k].c, (size_t)p->N * H, float) ||
+                !ALLOC(p->eval[k].h, (size_t)p->rows * H, float) ||
+                !ALLOC(p->eval[k].c, (size_t)p->rows * H, float))
+                rc = RL_ENOMEM;
+    }
+    if (rc) {
+        RL_ERRF(err, errlen, "%s while building the networks and a rollout of %llu steps",
+                rl_strerror(rc), (unsigned long long)rollout);
+        ppo_destroy(p);
+        return rc;
+    }
+    rl_rng_seed(&p->rng, args->seed, 0xA4C7);
+    rl_rng_seed(&p->eval_rng, args->seed, 0xE7A1);
+    rl_rng_seed(&p->shuffle, args->seed, 0x5F1E);
+    *out = p;
+    return RL_OK;
+}
+
+static void to_float(const ppo *p, const void *obs, uint32_t rows, float *out)
+{
+    size_t n = (size_t)rows * p->D;
+    if (p->dtype == RL_DTYPE_F32) {
+        const float *f = obs;
+        if (p->scale == 1.0f)
+            memcpy(out, f, n * sizeof(float));
+        else
+            for (size_t j = 0; j < n; j++) out[j] = f[j] * p->scale;
+    } else {
+        const uint8_t *u = obs;
+        for (size_t j = 0; j < n; j++) out[j] = (float)u[j] * p->scale;
+    }
+}
+
+/* Policy logits and values for B rows in inference mode, advancing the
+   recurrent states st[] (rows 0..B-1 of them). */
+static void infer(ppo *p, const float *x, lstm_state *st, uint32_t B, float *logits, float *values)
+{
+    if (p->shared) {
+        const float *f = tower_infer(&p->towers[0], p->p.data, x, st ? st[0].h : NULL,
+                                     st ? st[0].c : NULL, p->gates, B);
+        uint32_t F = p->head_pi.dims[0];
+        float *feat = p->feat_scratch;
+        rl_activation_forward(p->act, feat, f, (size_t)B * F);
+        memcpy(logits, rl_mlp_infer(&p->head_pi, p->p.data, feat, B), (size_t)B * p->A * sizeof(float));
+        if (values) memcpy(values, rl_mlp_infer(&p->head_v, p->p.data, feat, B), B * sizeof(float));
+        return;
+    }
+    memcpy(logits,
+           tower_infer(&p->towers[0], p->p.data, x, st ? st[0].h : NULL, st ? st[0].c : NULL,
+                       p->gates, B),
+           (size_t)B * p->A * sizeof(float));
+    if (values)
+        memcpy(values,
+               tower_infer(&p->towers[1], p->p.data, x, st ? st[1].h : NULL, st ? st[1].c : NULL,
+                           p->gates, B),
+               B * sizeof(float));
+}
+
+/* Per-row view of the recurrent states, for one-env-at-a-time inference. */
+static void state_rows(const ppo *p, const lstm_state *all, uint32_t row, lstm_state *out)
+{
+    for (uint32_t k = 0; k < p->n_towers; k++) {
+        out[k].h = all[k].h ? all[k].h + (size_t)row * p->H : NULL;
+        out[k].c = all[k].c ? all[k].c + (size_t)row * p->H : NULL;
+    }
+}
+
+static void infer_rows(ppo *p, const float *x, lstm_state *st, uint32_t B, float *logits,
+                       float *values)
+{
+    if (p->batch_inference) {
+        infer(p, x, p->recurrent ? st : NULL, B, logits, values);
+        return;
+    }
+    for (uint32_t i = 0; i < B; i++) {
+        lstm_state row[2];
+        state_rows(p, st, i, row);
+        infer(p, x + (size_t)i * p->D, p->recurrent ? row : NULL, 1, logits + (size_t)i * p->A,
+              values ? values + i : NULL);
+    }
+}
+
+static void reset_states(ppo *p, lstm_state *st, const uint8_t *start, uint32_t B)
+{
+    if (!p->recurrent) return;
+    size_t H = p->H;
+    for (uint32_t k = 0; k < p->n_towers; k++)
+        for (uint32_t i = 0; i < B; i++)
+            if (start[i]) {
+                memset(st[k].h + i * H, 0, H * sizeof(float));
+                memset(st[k].c + i * H, 0, H * sizeof(float));
+            }
+}
+
+static int ppo_act(void *p_, rl_act_mode mode, const void *obs, const uint8_t *start,
+                   int32_t *actions, uint32_t count, char *err, size_t errlen)
+{
+    ppo *p = p_;
+    uint32_t A = p->A;
+    if (mode == RL_ACT_EVAL) {
+        if (count > p->rows) {
+            RL_ERRF(err, errlen, "eval act for %u envs; created for %u", count, p->rows);
+            return RL_EINVAL;
+        }
+        to_float(p, obs, count, p->act_x);
+        reset_states(p, p->eval, start, count);
+        infer_rows(p, p->act_x, p->eval, count, p->logits, NULL);
+        rl_log_softmax(p->logp_all, p->logits, count, A);
+        for (uint32_t i = 0; i < count; i++)
+            actions[i] = p->det_eval ? rl_argmax(p->logits + (size_t)i * A, A)
+                                     : rl_categorical_sample(p->logp_all + (size_t)i * A, A, &p->eval_rng);
+        return RL_OK;
+    }
+    if (count != p->N) {
+        RL_ERRF(err, errlen, "train act for %u envs; created for %u", count, p->N);
+        return RL_EINVAL;
+    }
+    size_t at = (size_t)p->t * p->N, H = p->H;
+    float *x = p->obs + at * p->D;
+    to_float(p, obs, count, x);
+    memcpy(p->start + at, start, count);
+    if (p->recurrent)
+        for (uint32_t k = 0; k < p->n_towers; k++) { /* the state carried in, before resets */
+            memcpy(p->st_h[k] + at * H, p->live[k].h, count * H * sizeof(float));
+            memcpy(p->st_c[k] + at * H, p->live[k].c, count * H * sizeof(float));
+        }
+    reset_states(p, p->live, start, count);
+    infer_rows(p, x, p->live, count, p->logits, p->values + at);
+    rl_log_softmax(p->logp_all, p->logits, count, A);
+    for (uint32_t i = 0; i < count; i++) {
+        const float *lp = p->logp_all + (size_t)i * A;
+        int32_t a = rl_categorical_sample(lp, A, &p->rng);
+        actions[i] = a;
+        p->actions[at + i] = a;
+        p->logp[at + i] = lp[a];
+    }
+    return RL_OK;
+}
+
+/* V of the final observations of truncated episodes, continuing each env's
+   critic state by one step (on copies). */
+static void truncation_values(ppo *p, const rl_transition *t, float *out)
+{
+    size_t H = p->H;
+    for (uint32_t i = 0; i < t->count; i++) {
+        out[i] = 0.0f;
+        if (!t->truncated[i] || t->terminated[i]) continue;
+        float *x = p->act_x;
+        to_float(p, (const uint8_t *)t->final_obs + (size_t)i * p->D * (p->dtype == RL_DTYPE_U8 ? 1 : 4), 1, x);
+        lstm_state row[2];
+        if (p->recurrent) {
+            for (uint32_t k = 0; k < p->n_towers; k++) {
+                memcpy(p->tmp_h + k * H, p->live[k].h + i * H, H * sizeof(float));
+                memcpy(p->tmp_c + k * H, p->live[k].c + i * H, H * sizeof(float));
+                row[k].h = p->tmp_h + k * H;
+                row[k].c = p->tmp_c + k * H;
+            }
+        }
+        infer(p, x, p->recurrent ? row : NULL, 1, p->logits, &out[i]);
+    }
+}
+
+static int ppo_observe(void *p_, const rl_transition *t, char *err, size_t errlen)
+{
+    ppo *p = p_;
+    (void)err;
+    (void)errlen;
+    size_t at = (size_t)p->t * p->N;
+    memcpy(p->rewards + at, t->rewards, p->N * sizeof(float));
+    memcpy(p->terminated + at, t->terminated, p->N);
+    memcpy(p->truncated + at, t->truncated, p->N);
+    truncation_values(p, t, p->final_values + at);
+    to_float(p, t->next_obs, p->N, p->last_obs);
+    p->t++;
+    return RL_OK;
+}
+
+/* Training forward of the minibatch in p->x (L x S rows): logits into
+   p->logits, values into p->vpred. */
+static void train_forward(ppo *p, uint32_t L, uint32_t S)
+{
+    uint32_t M = L * S;
+    if (p->shared) {
+        const float *f = tower_forward(&p->towers[0], p->p.data, p->x, p->h0[0], p->c0[0], p->reset, L, S);
+        uint32_t F = p->head_pi.dims[0];
+        float *feat = p->feat_scratch;
+        rl_activation_forward(p->act, feat, f, (size_t)M * F);
+        memcpy(p->logits, rl_mlp_forward(&p->head_pi, p->p.data, feat, M), (size_t)M * p->A * sizeof(float));
+        memcpy(p->vpred, rl_mlp_forward(&p->head_v, p->p.data, feat, M), M * sizeof(float));
+        return;
+    }
+    memcpy(p->logits, tower_forward(&p->towers[0], p->p.data, p->x, p->h0[0], p->c0[0], p->reset, L, S),
+           (size_t)M * p->A * sizeof(float));
+    /* The critic's sequences start from its own stored state. */
+    memcpy(p->vpred, tower_forward(&p->towers[1], p->p.data, p->x, p->h0[1], p->c0[1], p->reset, L, S),
+           M * sizeof(float));
+}
+
+static void train_backward(ppo *p, uint32_t L, uint32_t S)
+{
+    uint32_t M = L * S;
+    float *g = p->p.grad;
+    if (p->shared) {
+        uint32_t F = p->head_pi.dims[0];
+        size_t MF = (size_t)M * F;
+        float *feat = p->feat_scratch, *dfeat = feat + MF, *dpre = dfeat + MF;
+        memset(dfeat, 0, MF * sizeof(float));
+        memset(dpre, 0, MF * sizeof(float));
+        rl_mlp_backward(&p->head_pi, p->p.data, g, feat, p->dlogits, dfeat, M);
+        rl_mlp_backward(&p->head_v, p->p.data, g, feat, p->dv, dfeat, M);
+        rl_activation_backward(p->act, dpre, dfeat, feat, MF);
+        tower_backward(&p->towers[0], p->p.data, g, p->x, dpre, L, S);
+        return;
+    }
+    tower_backward(&p->towers[0], p->p.data, g, p->x, p->dlogits, L, S);
+    tower_backward(&p->towers[1], p->p.data, g, p->x, p->dv, L, S);
+}
+
+/* Fills the minibatch workspaces for rollout rows p->rows_idx (time-major
+   when recurrent) and returns the number of rows. */
+static void gather(ppo *p, uint32_t M, uint32_t S)
+{
+    size_t D = p->D, H = p->H;
+    for (uint32_t r = 0; r < M; r++)
+        memcpy(p->x + r * D, p->obs + (size_t)p->rows_idx[r] * D, D * sizeof(float));
+    if (!p->recurrent) return;
+    for (uint32_t k = 0; k < p->n_towers; k++)
+        for (uint32_t s = 0; s < S; s++) { /* row l = 0 of sequence s: its stored state */
+            uint32_t row = p->rows_idx[s];
+            memcpy(p->h0[k] + s * H, p->st_h[k] + (size_t)row * H, H * sizeof(float));
+            memcpy(p->c0[k] + s * H, p->st_c[k] + (size_t)row * H, H * sizeof(float));
+        }
+}
+
+static int train_rollout(ppo *p, char *err, size_t errlen)
+{
+    uint32_t T = p->T, N = p->N, A = p->A, L = p->L;
+    size_t TN = (size_t)T * N;
+    /* V(observation after the last step), continuing the live states. */
+    float *last_v = p->dv; /* N <= rows <= M */
+    lstm_state copy[2];
+    if (p->recurrent) {
+        size_t H = p->H;
+        for (uint32_t k = 0; k < p->n_towers; k++) { /* borrow eval-sized buffers as copies */
+            memcpy(p->eval[k].h, p->live[k].h, N * H * sizeof(float));
+            memcpy(p->eval[k].c, p->live[k].c, N * H * sizeof(float));
+            copy[k] = p->eval[k];
+        }
+    }
+    infer(p, p->last_obs, p->recurrent ? copy : NULL, N, p->logits, last_v);
+    if (p->recurrent) /* the eval states were borrowed: start evaluation afresh */
+        for (uint32_t k = 0; k < p->n_towers; k++) {
+            memset(p->eval[k].h, 0, (size_t)p->rows * p->H * sizeof(float));
+            memset(p->eval[k].c, 0, (size_t)p->rows * p->H * sizeof(float));
+        }
+    ppo_gae(p->adv, p->ret, p->rewards, p->values, p->terminated, p->truncated, p->final_values,
+            last_v, T, N, p->gamma, p->lambda);
+    /* explained variance of the rollout's values */
+    double mr = 0, mres = 0;
+    for (size_t k = 0; k < TN; k++) mr += p->ret[k], mres += p->ret[k] - p->values[k];
+    mr /= TN, mres /= TN;
+    double vr = 0, vres = 0;
+    for (size_t k = 0; k < TN; k++) {
+        double a = p->ret[k] - mr, b = p->ret[k] - p->values[k] - mres;
+        vr += a * a, vres += b * b;
+    }
+    p->m_ev = vr > 0 ? 1.0 - vres / vr : NAN;
+    float lr = p->lr_linear ? rl_schedule_linear(p->lr, 0.0f, p->progress) : p->lr;
+    float clip = p->clip_linear ? rl_schedule_linear(p->clip, 0.0f, p->progress) : p->clip;
+    uint32_t units = p->recurrent ? (uint32_t)(TN / L) : (uint32_t)TN; /* sequences or rows */
+    uint32_t per_mb = p->recurrent ? p->batch / L : p->batch;
+    for (uint32_t u = 0; u < units; u++) p->perm[u] = u;
+    for (uint32_t e = 0; e < p->epochs; e++) {
+        for (uint32_t u = units - 1; u > 0; u--) { /* Fisher-Yates */
+            uint32_t j = rl_rng_below(&p->shuffle, u + 1), tmp = p->perm[u];
+            p->perm[u] = p->perm[j];
+            p->perm[j] = tmp;
+        }
+        for (uint32_t start = 0; start + per_mb <= units; start += per_mb) {
+            uint32_t S = p->recurrent ? per_mb : 1, Lm = p->recurrent ? L : per_mb, M = per_mb * (p->recurrent ? L : 1);
+            if (p->recurrent)
+                ppo_sequence_rows(p->rows_idx, p->reset, p->perm + start, S, L, N, p->start);
+            else
+                memcpy(p->rows_idx, p->perm + start, M * sizeof(uint32_t));
+            gather(p, M, S);
+            train_forward(p, Lm, S);
+            rl_log_softmax(p->logp_all, p->logits, M, A);
+            double amean = 0, astd = 0;
+            for (uint32_t r = 0; r < M; r++) amean += p->adv[p->rows_idx[r]];
+            amean /= M;
+            for (uint32_t r = 0; r < M; r++) {
+                double d = p->adv[p->rows_idx[r]] - amean;
+                astd += d * d;
+            }
+            astd = M > 1 ? sqrt(astd / (M - 1)) : 1.0;
+            memset(p->dlogits, 0, (size_t)M * A * sizeof(float));
+            double pg = 0, vl = 0, ent = 0, kl = 0, clipped_n = 0;
+            for (uint32_t r = 0; r < M; r++) {
+                uint32_t row = p->rows_idx[r];
+                const float *lp = p->logp_all + (size_t)r * A;
+                int32_t a = p->actions[row];
+                float adv = p->adv[row];
+                if (p->norm_adv && M > 1) adv = (float)((adv - amean) / (astd + 1e-8));
+                float dlogp;
+                int was_clipped;
+                pg += ppo_policy_loss(lp[a], p->logp[row], adv, clip, &dlogp, &was_clipped);
+                clipped_n += was_clipped;
+                float logr = lp[a] - p->logp[row];
+                kl += (expf(logr) - 1.0f) - logr;
+                ent += rl_categorical_entropy(lp, A);
+                rl_categorical_backward(p->dlogits + (size_t)r * A, lp, A, a, dlogp / M,
+                                        -p->ent_coef / M);
+                float dvr;
+                vl += ppo_value_loss(p->vpred[r], p->values[row], p->ret[row], p->vclip, &dvr);
+                p->dv[r] = p->vf_coef * dvr / M;
+            }
+            double loss = pg / M + p->vf_coef * vl / M - p->ent_coef * ent / M;
+            if (!isfinite(loss)) {
+                RL_ERRF(err, errlen, "non-finite PPO loss (policy %g, value %g) in update %llu",
+                        pg / M, vl / M, (unsigned long long)p->updates + 1);
+                return RL_ENONFINITE;
+            }
+            rl_params_zero_grad(&p->p);
+            train_backward(p, Lm, S);
+            float norm = rl_clip_grad_norm(p->p.grad, p->p.n, p->max_grad_norm);
+            if (!isfinite(norm)) {
+                RL_ERRF(err, errlen, "non-finite gradient in PPO update %llu",
+                        (unsigned long long)p->updates + 1);
+                return RL_ENONFINITE;
+            }
+            rl_adam_step(&p->adam, p->p.data, p->p.grad, lr);
+            p->m_pg += pg / M;
+            p->m_v += vl / M;
+            p->m_ent += ent / M;
+            p->m_kl += kl / M;
+            p->m_clip += clipped_n / M;
+            p->m_n++;
+        }
+    }
+    p->updates++;
+    return RL_OK;
+}
+
+static int ppo_update(void *p_, uint64_t step, char *err, size_t errlen)
+{
+    ppo *p = p_;
+    p->step = step;
+    p->progress = p->total_steps ? (double)step / (double)p->total_steps : 1.0;
+    if (p->t < p->T) return RL_OK;
+    p->t = 0;
+    return train_rollout(p, err, errlen);
+}
+
+static size_t ppo_metrics(void *p_, rl_metric *out, size_t cap)
+{
+    ppo *p = p_;
+    double n = p->m_n ? (double)p->m_n : NAN;
+    rl_metric m[7] = {
+        {"policy_loss", p->m_pg / n}, {"value_loss", p->m_v / n}, {"entropy", p->m_ent / n},
+        {"approx_kl", p->m_kl / n},   {"clip_fraction", p->m_clip / n},
+        {"explained_variance", p->m_ev},
+        {"lr", p->lr_linear ? rl_schedule_linear(p->lr, 0.0f, p->progress) : p->lr},
+    };
+    size_t k = cap < 7 ? cap : 7;
+    memcpy(out, m, k * sizeof *m);
+    p->m_pg = p->m_v = p->m_ent = p->m_kl = p->m_clip = 0;
+    p->m_n = 0;
+    return k;
+}
+
+static int ppo_evaluated(void *p_, uint64_t step, double ret, char *err, size_t errlen)
+{
+    ppo *p = p_;
+    (void)step;
+    (void)err;
+    (void)errlen;
+    if (p->keep_best && (!p->have_best || ret >= p->best_return)) {
+        rl_params_copy(&p->best, &p->p);
+        p->best_return = ret;
+        p->have_best = 1;
+    }
+    return RL_OK;
+}
+
+static int ppo_training_done(void *p_, char *err, size_t errlen)
+{
+    ppo *p = p_;
+    (void)err;
+    (void)errlen;
+    if (p->keep_best && p->have_best) {
+        rl_params_copy(&p->p, &p->best);
+        host->log(RL_LOG_INFO, "ppo", "keep_best: final policy is the one evaluated at %.4g",
+                  p->best_return);
+    }
+    return RL_OK;
+}
+
+static const rl_algo_eval_ext eval_ext = {sizeof eval_ext, ppo_evaluated, ppo_training_done};
+
+static const void *ppo_get_extension(void *p, const char *id)
+{
+    (void)p;
+    return strcmp(id, RL_EXT_ALGO_EVAL) == 0 ? &eval_ext : NULL;
+}
+
+static const rl_algo_vtable vtable = {
+    sizeof vtable, ppo_create, ppo_destroy, ppo_act, ppo_observe, ppo_update, ppo_metrics,
+    ppo_get_extension,
+};
+
+static const rl_plugin_desc descs[] = {
+    {sizeof(rl_plugin_desc), RL_KIND_ALGO, "ppo", "1.0.0",
+     "proximal policy optimization (clipped surrogate, GAE)", opts_ppo, OPT_N, stages, ST_N,
+     &vtable},
+    {sizeof(rl_plugin_desc), RL_KIND_ALGO, "recurrent_ppo", "1.0.0",
+     "PPO with an LSTM before the heads (preset: recurrent = true)", opts_rppo, OPT_N, stages,
+     ST_N, &vtable},
+};
+
+static int plugin_init(const rl_host_api *h, char *err, size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    host = h;
+    return RL_OK;
+}
+
+static uint32_t plugin_count(void)
+{
+    return sizeof descs / sizeof *descs;
+}
+
+static const rl_plugin_desc *plugin_get(uint32_t i)
+{
+    return i < plugin_count() ? &descs[i] : NULL;
+}
+
+RL_PLUGIN_DEFINE_ENTRY(plugin_init, NULL, plugin_count, plugin_get);

@@ -1,0 +1,71 @@
+/* PPO arithmetic; see ppo_math.h. */
+#include "ppo_math.h"
+
+#include <math.h>
+#include <stddef.h>
+
+void ppo_gae(float *adv, float *ret, const float *rewards, const float *values,
+             const uint8_t *terminated, const uint8_t *truncated, const float *final_values,
+             const float *last_values, uint32_t T, uint32_t N, float gamma, float lambda)
+{
+    for (uint32_t i = 0; i < N; i++) {
+        float gae = 0.0f;
+        for (uint32_t t = T; t-- > 0;) {
+            size_t k = (size_t)t * N + i;
+            float next_v;
+            int ended = terminated[k] || truncated[k];
+            if (terminated[k])
+                next_v = 0.0f;
+            else if (truncated[k])
+                next_v = final_values[k];
+            else
+                next_v = t + 1 < T ? values[k + N] : last_values[i];
+            float delta = rewards[k] + gamma * next_v - values[k];
+            gae = delta + (ended ? 0.0f : gamma * lambda * gae);
+            adv[k] = gae;
+            ret[k] = gae + values[k];
+        }
+    }
+}
+
+float ppo_policy_loss(float logp, float old_logp, float adv, float clip, float *dlogp,
+                      int *clipped)
+{
+    float r = expf(logp - old_logp);
+    float rc = r < 1.0f - clip ? 1.0f - clip : r > 1.0f + clip ? 1.0f + clip : r;
+    float unclipped = r * adv, clipped_obj = rc * adv;
+    *clipped = rc != r;
+    if (unclipped <= clipped_obj) { /* the min is the unclipped term */
+        *dlogp = -adv * r;
+        return -unclipped;
+    }
+    *dlogp = 0.0f; /* the clipped term is constant in r */
+    return -clipped_obj;
+}
+
+float ppo_value_loss(float v, float old_v, float ret, float vclip, float *dv)
+{
+    float vp = v, dvp = 1.0f;
+    if (vclip > 0.0f) {
+        float d = v - old_v;
+        if (d > vclip) vp = old_v + vclip, dvp = 0.0f;
+        else if (d < -vclip) vp = old_v - vclip, dvp = 0.0f;
+    }
+    float e = vp - ret;
+    *dv = 2.0f * e * dvp;
+    return e * e;
+}
+
+void ppo_sequence_rows(uint32_t *rows, uint8_t *reset, const uint32_t *seq_ids, uint32_t S,
+                       uint32_t L, uint32_t N, const uint8_t *episode_start)
+{
+    for (uint32_t s = 0; s < S; s++) {
+        /* Sequence id q covers env q % N, steps (q / N) * L .. + L - 1. */
+        uint32_t env = seq_ids[s] % N, t0 = (seq_ids[s] / N) * L;
+        for (uint32_t l = 0; l < L; l++) {
+            uint32_t row = (t0 + l) * N + env;
+            rows[l * S + s] = row;
+            reset[l * S + s] = episode_start[row];
+        }
+    }
+}

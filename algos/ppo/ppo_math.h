@@ -1,0 +1,36 @@
+/* PPO's arithmetic, separate from the plugin so tests can check it on
+   hand-built numbers: GAE with truncation bootstrapping, the clipped
+   surrogate and value losses with their gradients, and the assembly of
+   recurrent minibatches from whole sequences. */
+#ifndef RLHOST_PPO_MATH_H
+#define RLHOST_PPO_MATH_H
+
+#include <stdint.h>
+
+/* GAE(lambda) over a rollout of T steps x N envs (row t*N + i).
+   terminated / truncated end an episode after step t; a truncated step
+   bootstraps from final_values (the value of its final observation), a
+   terminated one from 0; last_values is V(observation after step T-1).
+   Writes advantages and returns (= advantages + values). */
+void ppo_gae(float *adv, float *ret, const float *rewards, const float *values,
+             const uint8_t *terminated, const uint8_t *truncated, const float *final_values,
+             const float *last_values, uint32_t T, uint32_t N, float gamma, float lambda);
+
+/* Clipped surrogate for one sample: loss = -min(r A, clip(r, 1-c, 1+c) A).
+   Returns the loss and writes dloss/dlogp (= dloss/dr * r) and whether the
+   clip was active. */
+float ppo_policy_loss(float logp, float old_logp, float adv, float clip, float *dlogp,
+                      int *clipped);
+
+/* Value loss for one sample, (v' - R)^2 with v' = v, or with vclip > 0
+   v' = old + clamp(v - old, -vclip, vclip).  Writes dloss/dv. */
+float ppo_value_loss(float v, float old_v, float ret, float vclip, float *dv);
+
+/* Recurrent minibatch of S sequences of L steps, time-major: row l*S + s is
+   rollout row (start[s] + l) * N + env[s]; reset[l*S + s] is that row's
+   episode_start flag (a sequence's first row always resets to its stored
+   state, so it is 0 unless the episode starts there). */
+void ppo_sequence_rows(uint32_t *rows, uint8_t *reset, const uint32_t *seq_ids, uint32_t S,
+                       uint32_t L, uint32_t N, const uint8_t *episode_start);
+
+#endif
