@@ -2,7 +2,8 @@
 # Learning test: trains CONFIG on each seed and checks the greedy evaluation.
 # Usage: learning.sh RLHOST CONFIG SEEDS MIN_PASSED FIELD THRESHOLD [--set K=V]...
 #   passes when at least MIN_PASSED of the seeds (e.g. "1 2 3 4 5") end with
-#   summary.json FIELD >= THRESHOLD.  Speaks TAP: each seed's result as a
+#   summary.json FIELD >= THRESHOLD, or FIELD < X when THRESHOLD is "<X"
+#   (to show what a baseline cannot do).  Speaks TAP: each seed's result as a
 #   comment, then the one test line.
 set -u
 RLHOST=$1 CONFIG=$2 SEEDS=$3 MIN=$4 FIELD=$5 THRESHOLD=$6
@@ -14,15 +15,16 @@ for seed in $SEEDS; do
   "$RLHOST" run "$CONFIG" --set run.seed="$seed" --set run.quiet=true --out "$T/$seed" "$@" >"$T/log" 2>&1
   rc=$?
   v=$(sed -n "s/^ *\"$FIELD\": \\([-0-9.e+]*\\).*/\\1/p" "$T/$seed/summary.json" 2>/dev/null)
-  if [ $rc = 0 ] && [ -n "$v" ] && awk -v v="$v" -v t="$THRESHOLD" 'BEGIN { exit !(v >= t) }'; then
-    passed=$((passed + 1)); echo "# seed $seed: $FIELD $v (reached $THRESHOLD)"
+  if [ $rc = 0 ] && [ -n "$v" ] && awk -v v="$v" -v t="$THRESHOLD" \
+      'BEGIN { if (substr(t, 1, 1) == "<") exit !(v < substr(t, 2) + 0); exit !(v >= t + 0) }'; then
+    passed=$((passed + 1)); echo "# seed $seed: $FIELD $v (meets $THRESHOLD)"
   else
-    echo "# seed $seed: $FIELD ${v:-none}, exit $rc (below $THRESHOLD)"
+    echo "# seed $seed: $FIELD ${v:-none}, exit $rc (misses $THRESHOLD)"
     [ $rc = 0 ] || sed 's/^/#   /' "$T/log" | tail -3
   fi
 done
 total=$(echo $SEEDS | wc -w)
-if [ $passed -ge "$MIN" ]; then echo "ok 1 - $passed of $total seeds reached $FIELD >= $THRESHOLD (need $MIN)"
-else echo "not ok 1 - only $passed of $total seeds reached $FIELD >= $THRESHOLD (need $MIN)"; fi
+if [ $passed -ge "$MIN" ]; then echo "ok 1 - $passed of $total seeds meet $FIELD $THRESHOLD (need $MIN)"
+else echo "not ok 1 - only $passed of $total seeds meet $FIELD $THRESHOLD (need $MIN)"; fi
 echo "1..1"
 [ $passed -ge "$MIN" ]

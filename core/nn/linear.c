@@ -164,6 +164,27 @@ float rl__tanhf(float x)
     return out;
 }
 
+void rl__tanh_array(float *out, const float *in, size_t n)
+{
+    tanh_array(out, in, n);
+}
+
+/* sigmoid(x) = (1 + tanh(x / 2)) / 2 */
+void rl__sigmoid_array(float *out, const float *in, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        v8f v = 0.5f + 0.5f * tanh8(0.5f * load8(in + i));
+        memcpy(out + i, &v, sizeof v);
+    }
+    if (i < n) {
+        float pad[8] = {0};
+        memcpy(pad, in + i, (n - i) * sizeof(float));
+        v8f v = 0.5f + 0.5f * tanh8(0.5f * load8(pad));
+        memcpy(out + i, &v, (n - i) * sizeof(float));
+    }
+}
+
 void rl_activation_forward(rl_activation a, float *out, const float *in, size_t n)
 {
     switch (a) {

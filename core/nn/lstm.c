@@ -40,7 +40,8 @@ int rl_lstm_create(rl_lstm *l, rl_params *p, const char *prefix, uint32_t in_dim
     l->dh = rl_calloc_aligned((size_t)max_batch * h, sizeof(float));
     l->dc = rl_calloc_aligned((size_t)max_batch * h, sizeof(float));
     l->resets = rl_calloc_aligned(tb, 1);
-    if (!l->gates || !l->dgates || !l->c || !l->h_in || !l->c_in || !l->dh || !l->dc ||
+    l->tanh_c = rl_calloc_aligned((size_t)max_batch * h, sizeof(float));
+    if (!l->tanh_c || !l->gates || !l->dgates || !l->c || !l->h_in || !l->c_in || !l->dh || !l->dc ||
         !l->resets) {
         rl_lstm_destroy(l);
         return RL_ENOMEM;
@@ -58,6 +59,7 @@ void rl_lstm_destroy(rl_lstm *l)
     rl_free(l->dh);
     rl_free(l->dc);
     rl_free(l->resets);
+    rl_free(l->tanh_c);
     memset(l, 0, sizeof *l);
 }
 
@@ -73,25 +75,22 @@ void rl_lstm_init(const rl_lstm *l, rl_params *p, rl_rng *rng)
 }
 
 /* Nonlinearities and the cell update for one step of B rows.  pre holds the
-   gate pre-activations and is overwritten with the activations. */
-static void cell(float *pre, const float *c_prev, float *c, float *h, uint32_t batch,
+   gate pre-activations and is overwritten with the activations; tc (at
+   least H floats) is scratch for tanh(c). */
+static void cell(float *pre, const float *c_prev, float *c, float *h, float *tc, uint32_t batch,
                  uint32_t hidden)
 {
     for (uint32_t r = 0; r < batch; r++) {
         float *g = pre + (size_t)r * 4 * hidden;
         const float *cp = c_prev + (size_t)r * hidden;
         float *cr = c + (size_t)r * hidden, *hr = h + (size_t)r * hidden;
-        for (uint32_t j = 0; j < hidden; j++) {
-            float i = sigmoidf(g[j]), f = sigmoidf(g[hidden + j]);
-            float gg = tanhf(g[2 * hidden + j]), o = sigmoidf(g[3 * hidden + j]);
-            g[j] = i;
-            g[hidden + j] = f;
-            g[2 * hidden + j] = gg;
-            g[3 * hidden + j] = o;
-            float cn = f * cp[j] + i * gg;
-            cr[j] = cn;
-            hr[j] = o * tanhf(cn);
-        }
+        rl__sigmoid_array(g, g, 2 * hidden); /* i, f */
+        rl__tanh_array(g + 2 * hidden, g + 2 * hidden, hidden);
+        rl__sigmoid_array(g + 3 * hidden, g + 3 * hidden, hidden);
+        const float *ig = g, *fg = g + hidden, *gg = g + 2 * hidden, *og = g + 3 * hidden;
+        for (uint32_t j = 0; j < hidden; j++) cr[j] = fg[j] * cp[j] + ig[j] * gg[j];
+        rl__tanh_array(tc, cr, hidden);
+        for (uint32_t j = 0; j < hidden; j++) hr[j] = og[j] * tc[j];
     }
 }
 
@@ -105,7 +104,7 @@ void rl_lstm_step(const rl_lstm *l, const float *params, const float *x, float *
                               4 * hd);
     rl_linear_forward_rowwise(rec, h, params + l->whh_off, NULL, batch, hd, 4 * hd);
     for (size_t k = 0; k < g; k++) gates[k] += rec[k];
-    cell(gates, c, c, h, batch, hd);
+    cell(gates, c, c, h, rec, batch, hd); /* rec is free again: tanh(c) scratch */
 }
 
 void rl_lstm_forward(rl_lstm *l, const float *params, const float *x, const float *h0,
@@ -133,7 +132,7 @@ void rl_lstm_forward(rl_lstm *l, const float *params, const float *x, const floa
         float *g = l->gates + t * bg;
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)batch, (int)(4 * hd), (int)hd,
                     1.0f, hin, (int)hd, params + l->whh_off, (int)hd, 1.0f, g, (int)(4 * hd));
-        cell(g, cin, l->c + t * bh, h_out + t * bh, batch, hd);
+        cell(g, cin, l->c + t * bh, h_out + t * bh, l->dh, batch, hd); /* dh: scratch here */
     }
     if (h_last) memmove(h_last, h_out + (steps - 1) * bh, bh * sizeof(float));
     if (c_last) memmove(c_last, l->c + (steps - 1) * bh, bh * sizeof(float));
@@ -147,7 +146,9 @@ void rl_lstm_backward(rl_lstm *l, const float *params, float *grad, const float 
     memset(l->dh, 0, bh * sizeof(float)); /* gradient flowing into step t from t+1 */
     memset(l->dc, 0, bh * sizeof(float));
     for (uint32_t t = steps; t-- > 0;) {
-        const float *g = l->gates + t * bg, *ct = l->c + t * bh, *cin = l->c_in + t * bh;
+        const float *g = l->gates + t * bg, *cin = l->c_in + t * bh;
+        float *tct = l->tanh_c; /* tanh(c_t) for every row */
+        rl__tanh_array(tct, l->c + t * bh, bh);
         const float *dho = dh_out + t * bh;
         float *dg = l->dgates + t * bg;
         for (uint32_t r = 0; r < batch; r++) {
@@ -156,7 +157,7 @@ void rl_lstm_backward(rl_lstm *l, const float *params, float *grad, const float 
             for (uint32_t j = 0; j < hd; j++) {
                 size_t k = (size_t)r * hd + j;
                 float i = gr[j], f = gr[hd + j], gg = gr[2 * hd + j], o = gr[3 * hd + j];
-                float tc = tanhf(ct[k]);
+                float tc = tct[k];
                 float dh = dho[k] + l->dh[k];
                 float dc = l->dc[k] + dh * o * (1.0f - tc * tc);
                 dgr[j] = dc * gg * i * (1.0f - i);

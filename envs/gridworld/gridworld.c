@@ -66,7 +66,7 @@ static const rl_option_def options[OPT_N] = {
                           "reward every step; auto = -1 / max_steps"),
     [OPT_MAX_STEPS] = D(RL_OPT_INT, "max_steps", "\"auto\"", 1, 1e7, NULL, RL_OPT_AUTO,
                         "truncate episodes here; auto = 4 x width x height (tmaze: "
-                        "corridor_length + 10)"),
+                        "4 x (corridor_length + 2), room for exploring)"),
 };
 
 typedef struct grid_env {
@@ -183,7 +183,7 @@ static int gw_create_env(const rl_env_args *args, void **out, rl_env_info *info,
     c->random_goal = (int)o[OPT_RANDOM_GOAL].i;
     c->cue_steps = (uint32_t)o[OPT_CUE_STEPS].i;
     c->max_steps = o[OPT_MAX_STEPS].is_auto
-                       ? (m->tmaze ? m->width - 3 + 10 : 4 * m->width * m->height)
+                       ? (m->tmaze ? 4 * (m->width - 3 + 2) : 4 * m->width * m->height)
                        : (uint32_t)o[OPT_MAX_STEPS].i;
     c->goal_reward = (float)o[OPT_GOAL_REWARD].f;
     c->lava_reward = (float)o[OPT_LAVA_REWARD].f;

@@ -157,6 +157,7 @@ typedef struct rl_lstm {
     float *c;      /* [T][B][H] */
     float *h_in, *c_in; /* [T][B][H] the state each step started from */
     uint8_t *resets;    /* [T][B] as passed to the last forward */
+    float *tanh_c;      /* backward scratch [B][H] */
     float *dgates, *dh, *dc; /* backward scratch */
 } rl_lstm;
 
