@@ -119,6 +119,24 @@ if "$RLHOST" info dqn >/dev/null 2>&1; then
   awk -v g="$grad" 'BEGIN { exit !(g > 1300 && g <= 1375) }'; ok $? "train_steps_ratio 0.25 takes one gradient step per 4 transitions after learning_starts ($grad)"
 fi
 
+# PPO's batch_inference (recurrent, so the LSTM step is covered too), quiet,
+# log_interval, and blas_threads.
+RPPO="$SRC/configs/cartpole_nov_rppo.cfg"
+if "$RLHOST" info recurrent_ppo >/dev/null 2>&1; then
+  pc="--set run.steps=4096 --set run.log_interval=1024 --set run.eval_episodes=4"
+  expect_rc 0 "recurrent ppo, batched inference" -- "$RLHOST" run "$RPPO" $pc --out "$T/pb1"
+  expect_rc 0 "recurrent ppo, one forward per env" -- "$RLHOST" run "$RPPO" $pc --set algo.optimizations.batch_inference=false --out "$T/pb0"
+  cut -d, -f1,4,5,6,11- "$T/pb1/metrics.csv" > "$T/p1"; cut -d, -f1,4,5,6,11- "$T/pb0/metrics.csv" > "$T/p0"
+  cmp -s "$T/p1" "$T/p0"; ok $? "recurrent ppo batch_inference on/off: identical training"
+  [ "$(grep -c . "$T/pb1/metrics.csv")" = 5 ]; ok $? "log_interval 1024 over 4096 steps: 4 metrics rows"
+  contains "$T/err" "env/act/update" "progress lines carry the time split"
+  expect_rc 0 "quiet run" -- "$RLHOST" run "$RPPO" $pc --set run.quiet=true --out "$T/pq"
+  [ ! -s "$T/err" ]; ok $? "quiet: nothing on stderr"
+  [ "$(grep -c . "$T/pq/metrics.csv")" = 5 ]; ok $? "quiet: metrics still written at the end"
+  expect_rc 0 "ppo with 2 BLAS threads" -- "$RLHOST" run "$SRC/configs/cartpole_ppo.cfg" --set run.steps=2048 --set algo.optimizations.blas_threads=2 --out "$T/pbt"
+  contains "$T/err" "2 threads" "blas_threads shows in the Optimizations table"
+fi
+
 # failure: unwritable out_dir
 touch "$T/file"
 expect_rc 1 "out_dir under a file fails" -- "$RLHOST" run "$CFG" --out "$T/file/sub"

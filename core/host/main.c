@@ -60,7 +60,8 @@ static const char list_help[] =
     "files that were refused, with the reason.\n";
 
 static const char bench_help[] =
-    "usage: rlhost bench nn [--json] [--repeat K]\n"
+    "usage: rlhost bench CONFIG [--stage NAME]... [--steps N] [--repeat K] [--json] [--set K=V]...\n"
+    "       rlhost bench nn [--json] [--repeat K]\n"
     "       rlhost bench env NAME [--set env.KEY=VALUE]... [--steps N] [--repeat K] [--json]\n"
     "\n"
     "bench nn measures, side by side in one run, raw sgemm throughput for the shapes\n"
@@ -68,6 +69,11 @@ static const char bench_help[] =
     "Adam), then splits small-batch inference time into BLAS and everything else.\n"
     "bench env steps env NAME (num_envs 1024 unless --set) with random actions,\n"
     "observations written, with 1 thread and with every core, interleaved.\n"
+    "bench CONFIG trains CONFIG for N steps (default: its steps, at most 100000)\n"
+    "with each optimization stage off and on, interleaved K times (default 3),\n"
+    "and prints the median steps/s, the on/off ratio with its min-max, and where\n"
+    "the time went.  Without --stage it measures every stage that promises\n"
+    "unchanged results; --stage NAME (repeatable) picks any.\n"
     "--json prints one object per line.\n";
 
 static const char play_help[] =
@@ -91,6 +97,8 @@ typedef struct cli {
     size_t n_paths;
     rl__override overrides[MAX_ARGS];
     size_t n_overrides;
+    const char *stages[MAX_ARGS];
+    size_t n_stages;
     int help;
     int json;
     int repeat;
@@ -127,6 +135,9 @@ static int parse_args(cli *c, int argc, char **argv, const char *help, int allow
             else if (!strcmp(a, "--steps")) c->steps = (unsigned long long)x;
             else if (!strcmp(a, "--episodes")) c->episodes = (unsigned)x;
             else c->fps = x;
+        } else if (!strcmp(a, "--stage")) {
+            if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
+            if (c->n_stages < MAX_ARGS) c->stages[c->n_stages++] = argv[++i];
         } else if (!strcmp(a, "--plugin-path") || !strcmp(a, "--set") || !strcmp(a, "--out")) {
             if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
             char *v = argv[++i];
@@ -193,7 +204,7 @@ static int cmd_run(cli *c, int check_only)
             fputs(out.data ? out.data : "", stdout);
             rl__sbuf_free(&out);
         } else {
-            rc = rl__run(&cfg);
+            rc = rl__run(&cfg, NULL);
         }
         rl__config_destroy(&cfg);
     }
@@ -352,7 +363,16 @@ int main(int argc, char **argv)
             rl__registry_destroy(&reg);
             return rc;
         }
-        return usage_error(bench_help, "bench needs a target: nn, or env NAME%s", "");
+        if (c.n_positional == 1) {
+            rl__registry reg = {0};
+            rl__registry_discover(&reg, c.plugin_paths, c.n_paths);
+            warn_refusals(&reg);
+            rc = rl__bench_config(&reg, c.positional[0], c.overrides, c.n_overrides, c.stages,
+                                  c.n_stages, c.steps, c.repeat ? c.repeat : 3, c.json);
+            rl__registry_destroy(&reg);
+            return rc;
+        }
+        return usage_error(bench_help, "bench needs a target: CONFIG, nn, or env NAME%s", "");
     }
     if (!strcmp(cmd, "play")) {
         if ((rc = parse_args(&c, argc, argv, play_help, 1))) return rc;

@@ -197,9 +197,12 @@ static void log_row(run_state *rs)
     rl__sbuf_puts(&rs->csv, "\n");
 
     if (!rs->quiet && !rs->tty) {
-        fprintf(stderr, "step %llu/%llu  %.0f sps  episodes %llu  return %.3g",
+        fprintf(stderr, "step %llu/%llu  %.0f sps  cpu %.0f%%  env/act/update %.0f/%.0f/%.0f%%  "
+                        "episodes %llu  return %.3g",
                 (unsigned long long)rs->steps, (unsigned long long)rs->target, sps,
-                (unsigned long long)st->episodes, rl__ep_recent_mean(st, 0));
+                100 * cpu_util, dt > 0 ? 100 * env / dt : 0, dt > 0 ? 100 * act / dt : 0,
+                dt > 0 ? 100 * upd / dt : 0, (unsigned long long)st->episodes,
+                rl__ep_recent_mean(st, 0));
         if (has_score)
             fprintf(stderr, "  %s %.3g", rs->train.info.score_name, rl__ep_recent_mean(st, 1));
         for (size_t k = 0; k < nm; k++) fprintf(stderr, "  %s %.4g", m[k].name, m[k].value);
@@ -220,10 +223,13 @@ static void progress_line(run_state *rs, double now)
     double sps = wall > 0 ? rs->steps / wall : 0;
     double eta = sps > 0 ? (double)(rs->target - rs->steps) / sps : 0;
     const rl__ep_stats *st = &rs->train.stats;
-    fprintf(stderr, "\r  %llu/%llu  %5.1f%%  %.0f steps/s  ETA %d:%02d  return %.4g",
+    double busy = rs->t_env + rs->t_act + rs->t_update;
+    fprintf(stderr, "\r  %llu/%llu  %5.1f%%  %.0f steps/s  ETA %d:%02d  return %.4g  "
+                    "env/act/update %.0f/%.0f/%.0f%%",
             (unsigned long long)rs->steps, (unsigned long long)rs->target,
             100.0 * (double)rs->steps / (double)rs->target, sps, (int)(eta / 60),
-            (int)fmod(eta, 60), rl__ep_recent_mean(st, 0));
+            (int)fmod(eta, 60), rl__ep_recent_mean(st, 0), busy > 0 ? 100 * rs->t_env / busy : 0,
+            busy > 0 ? 100 * rs->t_act / busy : 0, busy > 0 ? 100 * rs->t_update / busy : 0);
     if (rs->train.info.score_name)
         fprintf(stderr, "  %s %.3g", rs->train.info.score_name, rl__ep_recent_mean(st, 1));
     fprintf(stderr, "\x1b[K");
@@ -438,7 +444,7 @@ static int train_loop(run_state *rs)
     return RL_OK;
 }
 
-int rl__run(const rl__config *c)
+int rl__run(const rl__config *c, rl__run_stats *stats)
 {
     run_state *rs = calloc(1, sizeof *rs);
     if (!rs) {
@@ -517,6 +523,14 @@ int rl__run(const rl__config *c)
     rs->t_start = rs->last_log_wall = rs->last_csv_write = rl_now();
     rs->last_log_cpu = cpu_seconds();
     int rc = train_loop(rs);
+    if (stats) {
+        stats->steps = rs->steps;
+        stats->wall_s = rl_now() - rs->t_start;
+        stats->env_s = rs->t_env;
+        stats->act_s = rs->t_act;
+        stats->update_s = rs->t_update;
+        stats->env_threads = rl__pool_threads(rs->train.pool);
+    }
     if (rc == RL_OK && rs->eval_ext) {
         char perr[RL_ERR_MAX] = "";
         rc = rs->eval_ext->training_done(rs->algo, perr, sizeof perr);

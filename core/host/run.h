@@ -5,9 +5,17 @@
 
 #include "config.h"
 
+/* What a run measured, for `rlhost bench`. */
+typedef struct rl__run_stats {
+    uint64_t steps;
+    double wall_s;                 /* the training loop only */
+    double env_s, act_s, update_s; /* inside it */
+    uint32_t env_threads;
+} rl__run_stats;
+
 /* Runs training; returns the process exit code: 0 done, 1 failed (the
    reason already logged), 130/143 stopped by SIGINT/SIGTERM after writing
-   the outputs. */
-int rl__run(const rl__config *c);
+   the outputs.  stats (may be NULL) receives the loop's timings. */
+int rl__run(const rl__config *c, rl__run_stats *stats);
 
 #endif

@@ -1,0 +1,218 @@
+/* `rlhost bench CONFIG`: each optimization stage off and on, measured.
+ *
+ * For every stage (those that promise unchanged results, unless --stage
+ * names others) the config's training runs for --steps steps with the stage
+ * off and on, interleaved (off, on, off, on, ...) --repeat times, quietly,
+ * without evaluation, into a scratch directory.  Reported per stage: median
+ * steps/s off and on, the median of the per-pair ratios with its min and
+ * max, and the share of wall time in env stepping, action selection,
+ * observe+update and the rest.
+ *
+ * "Off" and "on": a bool is false/true; a thread count is 1 against the
+ * config's value (or "auto" when the config says 1); another number is its
+ * minimum against the config's value (or twice the minimum). */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "cpu.h"
+#include "run.h"
+#include "schema.h"
+
+#define MAX_STAGES 32
+#define MAX_REPEAT 64
+
+typedef struct stage {
+    char key[128];
+    char off[64], on[64];
+} stage;
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Off/on values of one stage; 0 when it has no sensible pair. */
+static int stage_pair(const rl_option_def *d, const rl_value *v, stage *st)
+{
+    rl__sbuf cur = {0};
+    rl__value_format(d, v, &cur);
+    const char *now = cur.data ? cur.data : "";
+    int ok = 1;
+    if (d->type == RL_OPT_BOOL) {
+        snprintf(st->off, sizeof st->off, "false");
+        snprintf(st->on, sizeof st->on, "true");
+    } else if (d->type == RL_OPT_INT || d->type == RL_OPT_FLOAT) {
+        double lo = d->min <= d->max ? d->min : 0;
+        snprintf(st->off, sizeof st->off, "%g", lo);
+        if (v->is_auto || (d->type == RL_OPT_INT ? (double)v->i : v->f) != lo)
+            snprintf(st->on, sizeof st->on, "%s", now);
+        else if (d->flags & RL_OPT_AUTO)
+            snprintf(st->on, sizeof st->on, "auto");
+        else
+            snprintf(st->on, sizeof st->on, "%g", lo > 0 ? 2 * lo : 1);
+    } else {
+        ok = 0;
+    }
+    rl__sbuf_free(&cur);
+    return ok;
+}
+
+static void collect(const rl__group *g, const char *prefix, const char *const *named,
+                    size_t n_named, stage *out, int *n)
+{
+    for (uint32_t k = 0; k < g->n && *n < MAX_STAGES; k++) {
+        const rl_option_def *d = &g->defs[k];
+        char key[128];
+        snprintf(key, sizeof key, "%s.optimizations.%s", prefix, d->name);
+        int wanted = n_named == 0 ? !(d->flags & RL_OPT_CHANGES_RESULTS) : 0;
+        for (size_t i = 0; i < n_named; i++)
+            if (!strcmp(named[i], d->name) || !strcmp(named[i], key)) wanted = 1;
+        if (!wanted) continue;
+        stage *st = &out[*n];
+        snprintf(st->key, sizeof st->key, "%s", key);
+        if (stage_pair(d, &g->vals[k], st)) (*n)++;
+    }
+}
+
+/* One quiet run of path with the user's overrides plus ours. */
+static int run_once(const rl__registry *reg, const char *path, const rl__override *ov,
+                    size_t n_ov, const char *key, const char *value, uint64_t steps,
+                    const char *dir, rl__run_stats *stats)
+{
+    char steps_s[32];
+    snprintf(steps_s, sizeof steps_s, "%llu", (unsigned long long)steps);
+    rl__override all[300];
+    size_t n = 0;
+    for (size_t i = 0; i < n_ov && n < 290; i++) all[n++] = ov[i];
+    all[n++] = (rl__override){"run.quiet", "true"};
+    all[n++] = (rl__override){"run.steps", steps_s};
+    all[n++] = (rl__override){"run.eval_episodes", "0"};
+    all[n++] = (rl__override){"run.eval_interval", "0"};
+    all[n++] = (rl__override){"run.out_dir", dir};
+    if (key) all[n++] = (rl__override){key, value};
+    rl__config c;
+    rl__sbuf errors = {0};
+    int rc = rl__config_load(&c, path, all, n, reg, &errors);
+    if (rc != RL_OK) {
+        fprintf(stderr, "%s", errors.data ? errors.data : "rlhost: out of memory\n");
+        rl__sbuf_free(&errors);
+        return 2;
+    }
+    rl__sbuf_free(&errors);
+    memset(stats, 0, sizeof *stats);
+    rc = rl__run(&c, stats);
+    rl__config_destroy(&c);
+    return rc;
+}
+
+static void remove_outputs(const char *dir)
+{
+    static const char *const files[] = {"config.cfg", "metrics.csv", "summary.json"};
+    char p[4200];
+    for (int i = 0; i < 3; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, files[i]);
+        unlink(p);
+    }
+    rmdir(dir);
+}
+
+int rl__bench_config(const rl__registry *reg, const char *path, const rl__override *ov,
+                     size_t n_ov, const char *const *named, size_t n_named, uint64_t steps,
+                     int repeat, int json)
+{
+    rl__config c;
+    rl__sbuf errors = {0};
+    if (rl__config_load(&c, path, ov, n_ov, reg, &errors) != RL_OK) {
+        fprintf(stderr, "%s", errors.data ? errors.data : "rlhost: out of memory\n");
+        rl__sbuf_free(&errors);
+        return 2;
+    }
+    rl__sbuf_free(&errors);
+    if (!steps) {
+        steps = (uint64_t)c.run.vals[RL__RUN_STEPS].i;
+        if (steps > 100000) steps = 100000;
+    }
+    stage st[MAX_STAGES];
+    int n = 0;
+    collect(&c.env_host_stages, "env", named, n_named, st, &n);
+    collect(&c.env_stages, "env", named, n_named, st, &n);
+    collect(&c.algo_stages, "algo", named, n_named, st, &n);
+    char env_name[64], algo_name[64];
+    snprintf(env_name, sizeof env_name, "%s", c.env->desc->name);
+    snprintf(algo_name, sizeof algo_name, "%s", c.algo->desc->name);
+    rl__config_destroy(&c);
+    if (n == 0) {
+        fprintf(stderr, "rlhost: bench: no stages to measure%s\n",
+                n_named ? " (check the --stage names with rlhost info)" : "");
+        return 2;
+    }
+    char dir[] = "/tmp/rlhost-bench-XXXXXX";
+    if (!mkdtemp(dir)) {
+        perror("rlhost: bench: scratch directory");
+        return 1;
+    }
+    if (repeat < 1) repeat = 3;
+    if (repeat > MAX_REPEAT) repeat = MAX_REPEAT;
+    if (!json)
+        printf("rlhost bench %s: %s on %s, %llu steps per run, %d interleaved repeats\n"
+               "BLAS %s; %u cores\n\n%-36s %12s %12s %8s %15s   %s\n",
+               path, algo_name, env_name, (unsigned long long)steps, repeat, rl__blas_choice(),
+               rl__host_api()->cpu_count(), "stage (off -> on)", "off steps/s", "on steps/s",
+               "on/off", "min-max", "time share env/act/update/other (off | on)");
+    int rc = 0;
+    for (int s = 0; s < n && rc == 0; s++) {
+        double sps[2][MAX_REPEAT], ratio[MAX_REPEAT], share[2][4] = {{0}};
+        for (int r = 0; r < repeat && rc == 0; r++) {
+            for (int on = 0; on < 2 && rc == 0; on++) {
+                rl__run_stats stt;
+                rc = run_once(reg, path, ov, n_ov, st[s].key, on ? st[s].on : st[s].off, steps, dir, &stt);
+                if (rc) break;
+                double w = stt.wall_s > 0 ? stt.wall_s : 1e-9;
+                sps[on][r] = (double)stt.steps / w;
+                share[on][0] += stt.env_s / w / repeat;
+                share[on][1] += stt.act_s / w / repeat;
+                share[on][2] += stt.update_s / w / repeat;
+                share[on][3] += (w - stt.env_s - stt.act_s - stt.update_s) / w / repeat;
+            }
+            if (rc == 0) ratio[r] = sps[1][r] / sps[0][r];
+        }
+        if (rc) break;
+        double rmin = ratio[0], rmax = ratio[0];
+        for (int r = 1; r < repeat; r++) {
+            if (ratio[r] < rmin) rmin = ratio[r];
+            if (ratio[r] > rmax) rmax = ratio[r];
+        }
+        double off = median(sps[0], repeat), on = median(sps[1], repeat), rat = median(ratio, repeat);
+        if (json) {
+            printf("{\"bench\": \"stage\", \"config\": \"%s\", \"stage\": \"%s\", \"off\": \"%s\", "
+                   "\"on\": \"%s\", \"steps\": %llu, \"repeat\": %d, \"off_sps\": %.1f, \"on_sps\": %.1f, "
+                   "\"ratio\": %.4f, \"ratio_min\": %.4f, \"ratio_max\": %.4f, "
+                   "\"off_share\": [%.3f, %.3f, %.3f, %.3f], \"on_share\": [%.3f, %.3f, %.3f, %.3f]}\n",
+                   path, st[s].key, st[s].off, st[s].on, (unsigned long long)steps, repeat, off, on,
+                   rat, rmin, rmax, share[0][0], share[0][1], share[0][2], share[0][3], share[1][0],
+                   share[1][1], share[1][2], share[1][3]);
+        } else {
+            char label[160];
+            snprintf(label, sizeof label, "%s (%s -> %s)", st[s].key + (st[s].key[0] == 'e' ? 18 : 19),
+                     st[s].off, st[s].on);
+            printf("%-36s %12.0f %12.0f %7.2fx %7.2f-%-7.2f   %2.0f/%2.0f/%2.0f/%2.0f%% | %2.0f/%2.0f/%2.0f/%2.0f%%\n",
+                   label, off, on, rat, rmin, rmax, 100 * share[0][0], 100 * share[0][1],
+                   100 * share[0][2], 100 * share[0][3], 100 * share[1][0], 100 * share[1][1],
+                   100 * share[1][2], 100 * share[1][3]);
+        }
+        fflush(stdout);
+    }
+    remove_outputs(dir);
+    return rc;
+}
