@@ -510,10 +510,65 @@ static int dqn_training_done(void *p, char *err, size_t errlen)
 
 static const rl_algo_eval_ext eval_ext = {sizeof eval_ext, dqn_evaluated, dqn_training_done};
 
+/* Checkpoints: networks, optimizer, RNGs and counters.  The replay buffer is
+   not saved, so a resumed run refills it (documented as approximate). */
+static int dqn_state(dqn *d, const rl_state_io *io, int load, char *err, size_t errlen)
+{
+    int rc;
+    if (load) {
+        if ((rc = rl_params_load(&d->online, io, "", err, errlen)) ||
+            (rc = rl_params_load(&d->target, io, "target/", err, errlen)) ||
+            (rc = rl_adam_load(&d->adam, &d->online, io, err, errlen)))
+            return rc;
+    } else if ((rc = rl_params_save(&d->online, io, "", err, errlen)) ||
+               (rc = rl_params_save(&d->target, io, "target/", err, errlen)) ||
+               (rc = rl_adam_save(&d->adam, &d->online, io, err, errlen))) {
+        return rc;
+    }
+    rl_rng *rngs[3] = {&d->explore, &d->explore_eval, &d->sample};
+    static const char *const rng_names[3] = {"state/rng_explore", "state/rng_eval", "state/rng_sample"};
+    for (int k = 0; k < 3; k++)
+        if ((rc = load ? rl_rng_load(rngs[k], io, rng_names[k], err, errlen)
+                       : rl_rng_save(rngs[k], io, rng_names[k], err, errlen)))
+            return rc;
+    double v[6] = {(double)d->vsteps, (double)d->last_target, (double)d->grad_steps, d->ratio_acc,
+                   d->epsilon, d->max_priority};
+    static const char *const names[6] = {"state/vector_steps", "state/last_target_update",
+                                         "state/grad_steps", "state/ratio_acc", "state/epsilon",
+                                         "state/max_priority"};
+    for (int k = 0; k < 6; k++)
+        if ((rc = load ? rl_scalar_load(&v[k], io, names[k], err, errlen)
+                       : rl_scalar_save(v[k], io, names[k], err, errlen)))
+            return rc;
+    if (load) {
+        d->vsteps = (uint64_t)v[0];
+        d->last_target = (uint64_t)v[1];
+        d->grad_steps = (uint64_t)v[2];
+        d->ratio_acc = v[3];
+        d->epsilon = v[4];
+        d->max_priority = v[5];
+    }
+    return RL_OK;
+}
+
+static int dqn_save(void *p, const rl_state_io *io, char *err, size_t errlen)
+{
+    return dqn_state(p, io, 0, err, errlen);
+}
+
+static int dqn_load(void *p, const rl_state_io *io, char *err, size_t errlen)
+{
+    return dqn_state(p, io, 1, err, errlen);
+}
+
+static const rl_algo_state_ext state_ext = {sizeof state_ext, dqn_save, dqn_load};
+
 static const void *dqn_get_extension(void *p, const char *id)
 {
     (void)p;
-    return strcmp(id, RL_EXT_ALGO_EVAL) == 0 ? &eval_ext : NULL;
+    if (strcmp(id, RL_EXT_ALGO_EVAL) == 0) return &eval_ext;
+    if (strcmp(id, RL_EXT_ALGO_STATE) == 0) return &state_ext;
+    return NULL;
 }
 
 static const rl_algo_vtable vtable = {

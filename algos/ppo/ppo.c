@@ -789,10 +789,48 @@ static int ppo_training_done(void *p_, char *err, size_t errlen)
 
 static const rl_algo_eval_ext eval_ext = {sizeof eval_ext, ppo_evaluated, ppo_training_done};
 
+/* Checkpoints: networks, optimizer, RNGs, update count.  A partial rollout
+   and the live LSTM states are not saved: a resumed run starts a fresh
+   rollout (documented as approximate). */
+static int ppo_state(ppo *p, const rl_state_io *io, int load, char *err, size_t errlen)
+{
+    int rc;
+    if ((rc = load ? rl_params_load(&p->p, io, "", err, errlen) : rl_params_save(&p->p, io, "", err, errlen)) ||
+        (rc = load ? rl_adam_load(&p->adam, &p->p, io, err, errlen)
+                   : rl_adam_save(&p->adam, &p->p, io, err, errlen)))
+        return rc;
+    rl_rng *rngs[3] = {&p->rng, &p->eval_rng, &p->shuffle};
+    static const char *const names[3] = {"state/rng_policy", "state/rng_eval", "state/rng_shuffle"};
+    for (int k = 0; k < 3; k++)
+        if ((rc = load ? rl_rng_load(rngs[k], io, names[k], err, errlen)
+                       : rl_rng_save(rngs[k], io, names[k], err, errlen)))
+            return rc;
+    double updates = (double)p->updates;
+    if ((rc = load ? rl_scalar_load(&updates, io, "state/updates", err, errlen)
+                   : rl_scalar_save(updates, io, "state/updates", err, errlen)))
+        return rc;
+    p->updates = (uint64_t)updates;
+    return RL_OK;
+}
+
+static int ppo_save(void *p, const rl_state_io *io, char *err, size_t errlen)
+{
+    return ppo_state(p, io, 0, err, errlen);
+}
+
+static int ppo_load(void *p, const rl_state_io *io, char *err, size_t errlen)
+{
+    return ppo_state(p, io, 1, err, errlen);
+}
+
+static const rl_algo_state_ext state_ext = {sizeof state_ext, ppo_save, ppo_load};
+
 static const void *ppo_get_extension(void *p, const char *id)
 {
     (void)p;
-    return strcmp(id, RL_EXT_ALGO_EVAL) == 0 ? &eval_ext : NULL;
+    if (strcmp(id, RL_EXT_ALGO_EVAL) == 0) return &eval_ext;
+    if (strcmp(id, RL_EXT_ALGO_STATE) == 0) return &state_ext;
+    return NULL;
 }
 
 static const rl_algo_vtable vtable = {

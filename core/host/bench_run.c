@@ -111,16 +111,17 @@ static int run_once(const rl__registry *reg, const char *path, const rl__overrid
     }
     rl__sbuf_free(&errors);
     memset(stats, 0, sizeof *stats);
-    rc = rl__run(&c, stats);
+    rc = rl__run(&c, NULL, stats);
     rl__config_destroy(&c);
     return rc;
 }
 
 static void remove_outputs(const char *dir)
 {
-    static const char *const files[] = {"config.cfg", "metrics.csv", "summary.json"};
+    static const char *const files[] = {"config.cfg", "metrics.csv", "summary.json",
+                                        "checkpoint.safetensors", "checkpoint.prev.safetensors"};
     char p[4200];
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 5; i++) {
         snprintf(p, sizeof p, "%s/%s", dir, files[i]);
         unlink(p);
     }

@@ -24,6 +24,9 @@ static const rl_option_def run_schema[RL__RUN_N] = {
                                   "steps between periodic greedy evaluations; 0 = only at the end"),
     [RL__RUN_EVAL_EPISODES] = DEF(RL_OPT_INT, "eval_episodes", "20", 0, 1e6, 0,
                                   "greedy evaluation episodes (0 = no evaluation)"),
+    [RL__RUN_CHECKPOINT_INTERVAL] =
+        DEF(RL_OPT_INT, "checkpoint_interval", "0", 0, 1e15, 0,
+            "steps between checkpoints (checkpoint.safetensors); 0 = only at the end"),
     [RL__RUN_QUIET] = DEF(RL_OPT_BOOL, "quiet", "false", 1, 0, 0,
                           "no progress output; metrics.csv written only at the end"),
 };

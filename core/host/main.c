@@ -4,12 +4,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <rlhost/rlcore.h>
 
 #include "bench.h"
 #include "config.h"
 #include "cpu.h"
+#include "eval.h"
 #include "loader.h"
 #include "play.h"
 #include "run.h"
@@ -25,10 +27,12 @@ static const char usage_text[] =
     "\n"
     "commands:\n"
     "  run CONFIG [--set KEY=VALUE]... [--out DIR]   train as the config says\n"
+    "  run --resume OUT_DIR [--set KEY=VALUE]...     continue a run from its checkpoint\n"
+    "  eval CONFIG|OUT_DIR [--checkpoint FILE]       greedy evaluation of a checkpoint\n"
     "  check CONFIG [--set KEY=VALUE]...             validate; print the resolved config\n"
     "  list                                          list the plugins found\n"
     "  info NAME                                     a plugin's options and stages\n"
-    "  play CONFIG [--episodes N] [--fps F]          watch env 0 play in the terminal\n"
+    "  play CONFIG [--checkpoint FILE] [--fps F]     watch env 0 play in the terminal\n"
     "  bench nn | env NAME [--json]                  measured speed (see bench --help)\n"
     "\n"
     "options for every command:\n"
@@ -41,11 +45,24 @@ static const char usage_text[] =
 
 static const char run_help[] =
     "usage: rlhost run CONFIG [--set KEY=VALUE]... [--out DIR] [--plugin-path DIR]\n"
+    "       rlhost run --resume OUT_DIR [--set KEY=VALUE]...\n"
     "\n"
     "Trains the env/algo pair CONFIG names and writes config.cfg, metrics.csv and\n"
     "summary.json into run.out_dir.  --set overrides any key (algo.lr=3e-4,\n"
     "env.optimizations.threads=2); --out DIR is --set run.out_dir=DIR.\n"
-    "Ctrl-C stops after the current step and still writes the outputs.\n";
+    "A checkpoint.safetensors is written every run.checkpoint_interval steps and\n"
+    "at the end.  Ctrl-C stops after the current step and still writes the\n"
+    "checkpoint and outputs.  --resume continues from OUT_DIR's checkpoint with\n"
+    "its config.cfg (envs restart their episodes and a replay buffer is not\n"
+    "restored, so the result is close to, not identical with, an uninterrupted run).\n";
+
+static const char eval_help[] =
+    "usage: rlhost eval CONFIG|OUT_DIR [--checkpoint FILE] [--episodes N] [--json] [--set K=V]...\n"
+    "\n"
+    "Greedy evaluation of a trained policy: with OUT_DIR, its config.cfg and\n"
+    "checkpoint.safetensors; with CONFIG, the --checkpoint given (or the\n"
+    "untrained policy).  Prints return mean/std/min/max, episode length and the\n"
+    "env's score; --json one object.  Default: run.eval_episodes episodes.\n";
 
 static const char check_help[] =
     "usage: rlhost check CONFIG [--set KEY=VALUE]... [--plugin-path DIR]\n"
@@ -77,7 +94,7 @@ static const char bench_help[] =
     "--json prints one object per line.\n";
 
 static const char play_help[] =
-    "usage: rlhost play CONFIG [--episodes N] [--fps F] [--set KEY=VALUE]...\n"
+    "usage: rlhost play CONFIG|OUT_DIR [--checkpoint FILE] [--episodes N] [--fps F] [--set K=V]...\n"
     "\n"
     "Shows env 0 of CONFIG played by the config's algorithm (greedy), redrawn in\n"
     "place at F frames per second on a terminal (default 10), printed frame after\n"
@@ -99,6 +116,7 @@ typedef struct cli {
     size_t n_overrides;
     const char *stages[MAX_ARGS];
     size_t n_stages;
+    const char *resume, *checkpoint;
     int help;
     int json;
     int repeat;
@@ -135,6 +153,10 @@ static int parse_args(cli *c, int argc, char **argv, const char *help, int allow
             else if (!strcmp(a, "--steps")) c->steps = (unsigned long long)x;
             else if (!strcmp(a, "--episodes")) c->episodes = (unsigned)x;
             else c->fps = x;
+        } else if (!strcmp(a, "--resume") || !strcmp(a, "--checkpoint")) {
+            if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
+            if (!strcmp(a, "--resume")) c->resume = argv[++i];
+            else c->checkpoint = argv[++i];
         } else if (!strcmp(a, "--stage")) {
             if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
             if (c->n_stages < MAX_ARGS) c->stages[c->n_stages++] = argv[++i];
@@ -170,12 +192,25 @@ static void warn_refusals(const rl__registry *reg)
         rl__log(RL_LOG_WARN, NULL, "%s", reg->refusals[i]);
 }
 
+/* CONFIG, or OUT_DIR standing for OUT_DIR/config.cfg. */
+static const char *config_path(const char *arg, char *buf, size_t n, int *is_dir)
+{
+    struct stat st;
+    *is_dir = stat(arg, &st) == 0 && S_ISDIR(st.st_mode);
+    if (!*is_dir) return arg;
+    snprintf(buf, n, "%s/config.cfg", arg);
+    return buf;
+}
+
 static int load_config(const cli *c, rl__registry *reg, rl__config *cfg)
 {
     rl__registry_discover(reg, c->plugin_paths, c->n_paths);
     warn_refusals(reg);
     rl__sbuf errors = {0};
-    int rc = rl__config_load(cfg, c->positional[0], c->overrides, c->n_overrides, reg, &errors);
+    char buf[4200];
+    int is_dir;
+    const char *path = config_path(c->resume ? c->resume : c->positional[0], buf, sizeof buf, &is_dir);
+    int rc = rl__config_load(cfg, path, c->overrides, c->n_overrides, reg, &errors);
     if (rc != RL_OK) {
         fprintf(stderr, "%s", errors.data ? errors.data : "rlhost: out of memory\n");
         rl__sbuf_free(&errors);
@@ -192,7 +227,11 @@ static int cmd_run(cli *c, int check_only)
         fputs(help, stdout);
         return 0;
     }
-    if (c->n_positional != 1)
+    if (c->resume && (check_only || c->n_positional))
+        return usage_error(help, "--resume takes the run's OUT_DIR instead of a CONFIG%s", "");
+    if (c->resume && c->n_overrides < MAX_ARGS) /* the outputs stay where they are */
+        c->overrides[c->n_overrides++] = (rl__override){"run.out_dir", c->resume};
+    if (!c->resume && c->n_positional != 1)
         return usage_error(help, "%s needs exactly one CONFIG file", c->cmd);
     rl__registry reg = {0};
     rl__config cfg;
@@ -204,7 +243,7 @@ static int cmd_run(cli *c, int check_only)
             fputs(out.data ? out.data : "", stdout);
             rl__sbuf_free(&out);
         } else {
-            rc = rl__run(&cfg, NULL);
+            rc = rl__run(&cfg, c->resume, NULL);
         }
         rl__config_destroy(&cfg);
     }
@@ -385,14 +424,48 @@ int main(int argc, char **argv)
         rl__config cfg;
         rc = load_config(&c, &reg, &cfg);
         if (rc == 0) {
-            rc = rl__play(&cfg, c.episodes ? c.episodes : 1, c.fps > 0 ? c.fps : 10.0);
+            char buf[4200];
+            int is_dir;
+            config_path(c.positional[0], buf, sizeof buf, &is_dir);
+            const char *ck = c.checkpoint;
+            if (!ck && is_dir) {
+                snprintf(buf, sizeof buf, "%s/checkpoint.safetensors", c.positional[0]);
+                ck = buf;
+            }
+            rc = rl__play(&cfg, ck, c.episodes ? c.episodes : 1, c.fps > 0 ? c.fps : 10.0);
             rl__config_destroy(&cfg);
         }
         rl__registry_destroy(&reg);
         return rc;
     }
-    static const char *const cmds[] = {"run", "check", "list", "info", "bench", "play"};
-    const char *near = rl__nearest(cmd, cmds, 6);
+    if (!strcmp(cmd, "eval")) {
+        if ((rc = parse_args(&c, argc, argv, eval_help, 1))) return rc;
+        if (c.help) {
+            fputs(eval_help, stdout);
+            return 0;
+        }
+        if (c.n_positional != 1) return usage_error(eval_help, "eval needs one CONFIG or OUT_DIR%s", "");
+        rl__registry reg = {0};
+        rl__config cfg;
+        rc = load_config(&c, &reg, &cfg);
+        if (rc == 0) {
+            char buf[4200];
+            int is_dir;
+            config_path(c.positional[0], buf, sizeof buf, &is_dir);
+            const char *ck = c.checkpoint;
+            if (!ck && is_dir) {
+                snprintf(buf, sizeof buf, "%s/checkpoint.safetensors", c.positional[0]);
+                ck = buf;
+            }
+            uint32_t episodes = c.episodes ? c.episodes : (uint32_t)cfg.run.vals[RL__RUN_EVAL_EPISODES].i;
+            rc = rl__eval_command(&cfg, ck, episodes ? episodes : 20, c.json);
+            rl__config_destroy(&cfg);
+        }
+        rl__registry_destroy(&reg);
+        return rc;
+    }
+    static const char *const cmds[] = {"run", "check", "list", "info", "bench", "play", "eval"};
+    const char *near = rl__nearest(cmd, cmds, 7);
     if (near)
         fprintf(stderr, "rlhost: unknown command '%s' (did you mean '%s'?)\n", cmd, near);
     else

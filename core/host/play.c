@@ -10,6 +10,7 @@
 
 #include <rlhost/rlcore.h>
 
+#include "checkpoint.h"
 #include "vecenv.h"
 
 #define FRAME_MAX 65536
@@ -21,7 +22,7 @@ static void sleep_s(double s)
     nanosleep(&ts, NULL);
 }
 
-int rl__play(const rl__config *c, uint32_t episodes, double fps)
+int rl__play(const rl__config *c, const char *ckpt, uint32_t episodes, double fps)
 {
     int tty = isatty(STDOUT_FILENO);
     char err[RL_ERR_MAX] = "";
@@ -42,13 +43,21 @@ int rl__play(const rl__config *c, uint32_t episodes, double fps)
         return 1;
     }
     const rl_algo_vtable *avt = c->algo->desc->vtable;
-    rl_algo_args args = {sizeof args, &v.info, 1, 1, seed,
+    /* Built as for training (its batch sizes may depend on num_envs); it only
+       acts, in eval mode, for env 0. */
+    rl_algo_args args = {sizeof args, &v.info, (uint32_t)c->env_host.vals[RL__ENV_NUM_ENVS].i, 1, seed,
                          (uint64_t)c->run.vals[RL__RUN_STEPS].i, c->algo_opts.vals,
                          c->algo_stages.vals, rl__host_api()};
     void *algo = NULL;
     int rc = avt->create(&args, &algo, err, sizeof err);
     if (rc != RL_OK) {
         rl__log(RL_LOG_ERROR, NULL, "algo '%s': %s", c->algo->desc->name, err[0] ? err : rl_strerror(rc));
+        rl__vecenv_destroy(&v);
+        return 1;
+    }
+    if (ckpt && (rc = rl__ckpt_restore(ckpt, c, algo, NULL, NULL, err, sizeof err)) != RL_OK) {
+        rl__log(RL_LOG_ERROR, NULL, "%s", err);
+        avt->destroy(algo);
         rl__vecenv_destroy(&v);
         return 1;
     }

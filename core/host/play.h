@@ -5,7 +5,8 @@
 
 #include "config.h"
 
-/* Returns the exit code (0, 1 on failure with the reason logged). */
-int rl__play(const rl__config *c, uint32_t episodes, double fps);
+/* ckpt (may be NULL) is restored first.  Returns the exit code (0, 1 on
+   failure with the reason logged). */
+int rl__play(const rl__config *c, const char *ckpt, uint32_t episodes, double fps);
 
 #endif

@@ -18,12 +18,14 @@
 
 #include <rlhost/rlcore.h>
 
+#include "checkpoint.h"
 #include "cpu.h"
+#include "eval.h"
 #include "output.h"
 #include "vecenv.h"
 
 #define MAX_ALGO_METRICS 32
-#define MAX_EVAL_ENVS 16
+#define MAX_EVAL_ENVS RL__MAX_EVAL_ENVS
 
 static volatile sig_atomic_t g_stop_signal;
 
@@ -33,20 +35,17 @@ static void on_signal(int sig)
     signal(sig, SIG_DFL); /* a second Ctrl-C kills at once */
 }
 
-typedef struct eval_result {
-    int done;
-    uint32_t episodes;
-    double return_mean, return_std, length_mean, score_mean;
-} eval_result;
+typedef rl__eval_result eval_result;
 
 typedef struct run_state {
     const rl__config *c;
     const rl_algo_vtable *avt;
     void *algo;
     const rl_algo_eval_ext *eval_ext; /* optional, NULL when absent */
+    const rl_algo_state_ext *state_ext; /* optional, NULL when absent */
     rl__vecenv train, eval;
     int have_eval;
-    uint64_t steps, target;
+    uint64_t steps, target, start_steps; /* start_steps: where a resumed run began */
     char out_dir[4096];
     int quiet, tty;
     double t_start, t_act, t_env, t_update;
@@ -80,46 +79,8 @@ static const rl_value *val(const rl__group *g, int i)
 
 static int evaluate(run_state *rs, uint32_t episodes, eval_result *out)
 {
-    rl__vecenv *ev = &rs->eval;
-    uint32_t n = ev->n;
-    uint32_t quota[MAX_EVAL_ENVS], got[MAX_EVAL_ENVS];
-    for (uint32_t i = 0; i < n; i++) {
-        quota[i] = episodes / n + (i < episodes % n);
-        got[i] = 0;
-    }
-    double sum = 0, sum2 = 0, sum_len = 0, sum_score = 0;
-    uint32_t done_total = 0;
-    rl__vecenv_reset(ev);
-    while (done_total < episodes) {
-        if (g_stop_signal) return RL_EINTR;
-        char perr[RL_ERR_MAX] = "";
-        int rc = rs->avt->act(rs->algo, RL_ACT_EVAL, ev->io.obs, ev->episode_start, ev->actions,
-                              n, perr, sizeof perr);
-        if (rc != RL_OK) {
-            snprintf(rs->err, sizeof rs->err, "algo '%s' failed choosing eval actions: %s",
-                     rs->c->algo->desc->name, perr[0] ? perr : rl_strerror(rc));
-            return rc;
-        }
-        if ((rc = rl__vecenv_step(ev, rs->err, sizeof rs->err)) != RL_OK) return rc;
-        for (uint32_t i = 0; i < n; i++) {
-            if (!(ev->terminated[i] | ev->truncated[i]) || got[i] >= quota[i]) continue;
-            got[i]++;
-            done_total++;
-            double r = ev->done_return[i];
-            sum += r;
-            sum2 += r * r;
-            sum_len += ev->done_length[i];
-            sum_score += ev->info.score_name ? ev->io.scores[i] : r;
-        }
-    }
-    out->done = 1;
-    out->episodes = episodes;
-    out->return_mean = sum / episodes;
-    double var = sum2 / episodes - out->return_mean * out->return_mean;
-    out->return_std = var > 0 ? sqrt(var) : 0;
-    out->length_mean = sum_len / episodes;
-    out->score_mean = sum_score / episodes;
-    return RL_OK;
+    return rl__evaluate(&rs->eval, rs->avt, rs->algo, rs->c->algo->desc->name, episodes,
+                        &g_stop_signal, out, rs->err, sizeof rs->err);
 }
 
 /* ---- metrics -------------------------------------------------------------*/
@@ -220,7 +181,7 @@ static void log_row(run_state *rs)
 static void progress_line(run_state *rs, double now)
 {
     double wall = now - rs->t_start;
-    double sps = wall > 0 ? rs->steps / wall : 0;
+    double sps = wall > 0 ? (rs->steps - rs->start_steps) / wall : 0;
     double eta = sps > 0 ? (double)(rs->target - rs->steps) / sps : 0;
     const rl__ep_stats *st = &rs->train.stats;
     double busy = rs->t_env + rs->t_act + rs->t_update;
@@ -291,7 +252,7 @@ static int write_summary(run_state *rs, const eval_result *ev, const char *statu
     rl__sbuf_puts(&b, ",\n  \"wall_s\": ");
     rl__sbuf_double(&b, wall, 1);
     rl__sbuf_puts(&b, ",\n  \"sps\": ");
-    rl__sbuf_double(&b, wall > 0 ? rs->steps / wall : 0, 1);
+    rl__sbuf_double(&b, wall > 0 ? (rs->steps - rs->start_steps) / wall : 0, 1);
     rl__sbuf_printf(&b, ",\n  \"train_episodes\": %llu", (unsigned long long)rs->train.stats.episodes);
     rl__sbuf_puts(&b, ",\n  \"train_return_mean\": ");
     rl__sbuf_double(&b, rl__ep_recent_mean(&rs->train.stats, 0), 1);
@@ -327,6 +288,48 @@ static int write_summary(run_state *rs, const eval_result *ev, const char *statu
     int rc = b.oom ? RL_ENOMEM
                    : rl__write_atomic(path, b.data, b.len, 1, rs->err, sizeof rs->err);
     rl__sbuf_free(&b);
+    return rc;
+}
+
+/* ---- checkpoints -------------------------------------------------------- */
+
+static int write_checkpoint(run_state *rs)
+{
+    const rl__config *c = rs->c;
+    char path[4200], prev[4200], num[32];
+    snprintf(path, sizeof path, "%s/checkpoint.safetensors", rs->out_dir);
+    snprintf(prev, sizeof prev, "%s/checkpoint.prev.safetensors", rs->out_dir);
+    rl__ckpt ck;
+    memset(&ck, 0, sizeof ck);
+    ck.path = path;
+    rl__sbuf cfg = {0};
+    rl__config_format(c, &cfg);
+    int rc = cfg.oom ? RL_ENOMEM : RL_OK;
+    if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.config", cfg.data);
+    rl__sbuf_free(&cfg);
+    if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.version", RLHOST_VERSION);
+    snprintf(num, sizeof num, "%d.%d", RL_ABI_MAJOR, RL_ABI_MINOR);
+    if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.abi", num);
+    if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.env", c->env->desc->name);
+    if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.env_version", c->env->desc->version);
+    if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.algo", c->algo->desc->name);
+    if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.algo_version", c->algo->desc->version);
+    snprintf(num, sizeof num, "%llu", (unsigned long long)rs->steps);
+    if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.step", num);
+    snprintf(num, sizeof num, "%llu", (unsigned long long)rs->train.stats.episodes);
+    if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.episodes", num);
+    if (rc) {
+        snprintf(rs->err, sizeof rs->err, "out of memory building the checkpoint");
+    } else if (rs->state_ext) {
+        rl_state_io io;
+        rl__ckpt_io(&ck, &io);
+        char perr[RL_ERR_MAX] = "";
+        rc = rs->state_ext->save(rs->algo, &io, perr, sizeof perr);
+        if (rc) snprintf(rs->err, sizeof rs->err, "algo '%s' could not save its state: %s",
+                         c->algo->desc->name, perr[0] ? perr : rl_strerror(rc));
+    }
+    if (!rc) rc = rl__ckpt_write(&ck, path, prev, rs->err, sizeof rs->err);
+    rl__ckpt_free(&ck);
     return rc;
 }
 
@@ -379,7 +382,12 @@ static int train_loop(run_state *rs)
     uint64_t log_interval = (uint64_t)val(&c->run, RL__RUN_LOG_INTERVAL)->i;
     uint64_t eval_interval = (uint64_t)val(&c->run, RL__RUN_EVAL_INTERVAL)->i;
     uint32_t eval_episodes = (uint32_t)val(&c->run, RL__RUN_EVAL_EPISODES)->i;
-    uint64_t next_log = log_interval, next_eval = eval_interval ? eval_interval : UINT64_MAX;
+    uint64_t ckpt_interval = (uint64_t)val(&c->run, RL__RUN_CHECKPOINT_INTERVAL)->i;
+    /* The first of each is the first multiple past the current step (a
+       resumed run does not start at 0). */
+    uint64_t next_log = (rs->steps / log_interval + 1) * log_interval;
+    uint64_t next_eval = eval_interval ? (rs->steps / eval_interval + 1) * eval_interval : UINT64_MAX;
+    uint64_t next_ckpt = ckpt_interval ? (rs->steps / ckpt_interval + 1) * ckpt_interval : UINT64_MAX;
     rl_transition t = {sizeof t, v->n, NULL, v->actions, v->rewards, NULL, v->io.final_obs,
                        v->terminated, v->truncated};
     char perr[RL_ERR_MAX];
@@ -432,6 +440,10 @@ static int train_loop(run_state *rs)
                             rs->last_eval.return_std, eval_episodes);
             }
         }
+        if (rs->steps >= next_ckpt) {
+            while (next_ckpt <= rs->steps) next_ckpt += ckpt_interval;
+            if ((rc = write_checkpoint(rs)) != RL_OK) return fail(rs, rc, "writing the checkpoint failed");
+        }
         if (rs->steps >= next_log) {
             while (next_log <= rs->steps) next_log += log_interval;
             log_row(rs);
@@ -444,7 +456,7 @@ static int train_loop(run_state *rs)
     return RL_OK;
 }
 
-int rl__run(const rl__config *c, rl__run_stats *stats)
+int rl__run(const rl__config *c, const char *resume_dir, rl__run_stats *stats)
 {
     run_state *rs = calloc(1, sizeof *rs);
     if (!rs) {
@@ -467,6 +479,7 @@ int rl__run(const rl__config *c, rl__run_stats *stats)
     const char *status = "failed";
 
     g_stop_signal = 0;
+    if (rs->quiet) rl__log_set_level(RL_LOG_WARN);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -513,6 +526,27 @@ int rl__run(const rl__config *c, rl__run_stats *stats)
     if (rs->avt->get_extension) {
         const rl_algo_eval_ext *e = rs->avt->get_extension(rs->algo, RL_EXT_ALGO_EVAL);
         if (e && e->struct_size >= sizeof *e && e->evaluated && e->training_done) rs->eval_ext = e;
+        const rl_algo_state_ext *st = rs->avt->get_extension(rs->algo, RL_EXT_ALGO_STATE);
+        if (st && st->struct_size >= sizeof *st && st->save && st->load) rs->state_ext = st;
+    }
+    if (resume_dir) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/checkpoint.safetensors", resume_dir);
+        uint64_t episodes = 0;
+        if (rl__ckpt_restore(path, c, rs->algo, &rs->steps, &episodes, rs->err, sizeof rs->err) != RL_OK)
+            goto out;
+        rs->train.stats.episodes = episodes;
+        snprintf(path, sizeof path, "%s/metrics.csv", resume_dir);
+        FILE *f = fopen(path, "r");
+        if (f) { /* keep the rows so far; the columns are the config's */
+            char line[8192];
+            while (fgets(line, sizeof line, f)) rl__sbuf_puts(&rs->csv, line);
+            fclose(f);
+            rs->header_done = rs->csv.len > 0;
+        }
+        rs->last_log_step = rs->start_steps = rs->steps;
+        if (!rs->quiet)
+            fprintf(stderr, "rlhost: resuming %s at step %llu\n", resume_dir, (unsigned long long)rs->steps);
     }
     if (!rs->quiet) {
         fprintf(stderr, "rlhost: training %s on %s (%u env%s), %llu steps -> %s\n",
@@ -549,6 +583,16 @@ int rl__run(const rl__config *c, rl__run_stats *stats)
         if (rc == RL_EINTR) rc = RL_OK;
         else if (rc != RL_OK) fail(rs, rc, "evaluation failed");
     }
+    /* The final checkpoint: after a normal end or a signal, never after a
+       failure (the last good one stays). */
+    if (rc == RL_OK) {
+        int crc = write_checkpoint(rs);
+        if (crc != RL_OK) {
+            rl__log(RL_LOG_ERROR, NULL, "%s", rs->err);
+            rc = crc;
+            rs->err[0] = 0;
+        }
+    }
     /* Outputs are written whatever happened above: nothing is lost. */
     char saved_err[RL_ERR_MAX];
     snprintf(saved_err, sizeof saved_err, "%s", rs->err);
@@ -564,7 +608,8 @@ int rl__run(const rl__config *c, rl__run_stats *stats)
     if (!rs->quiet || final_eval.done) {
         double wall = rl_now() - rs->t_start;
         printf("%s %s on %s: %llu steps in %.2f s (%.0f steps/s)", status, c->algo->desc->name,
-               c->env->desc->name, (unsigned long long)rs->steps, wall, rs->steps / wall);
+               c->env->desc->name, (unsigned long long)rs->steps, wall,
+               (rs->steps - rs->start_steps) / wall);
         if (final_eval.done) {
             printf(", eval return %.4g +- %.3g over %u episodes", final_eval.return_mean,
                    final_eval.return_std, final_eval.episodes);
@@ -584,5 +629,6 @@ out:
     free(rs);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
+    rl__log_set_level(RL_LOG_INFO);
     return exit_code;
 }

@@ -16,6 +16,12 @@ typedef struct rl__run_stats {
 /* Runs training; returns the process exit code: 0 done, 1 failed (the
    reason already logged), 130/143 stopped by SIGINT/SIGTERM after writing
    the outputs.  stats (may be NULL) receives the loop's timings. */
-int rl__run(const rl__config *c, rl__run_stats *stats);
+int rl__run(const rl__config *c, const char *resume_dir, rl__run_stats *stats);
+
+/* resume_dir (may be NULL): continue the run whose outputs are there, from
+   its checkpoint.safetensors: algorithm state and step count restored,
+   metrics.csv appended to.  Envs start fresh episodes and a replay buffer or
+   partial rollout is not restored, so a resumed run is close to, not
+   identical with, an uninterrupted one. */
 
 #endif

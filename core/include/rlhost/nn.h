@@ -227,6 +227,29 @@ void rl_adam_step(rl_adam *a, float *params, const float *grad, float lr);
    before clipping. */
 float rl_clip_grad_norm(float *grad, size_t n, float max_norm);
 
+/* ---- Checkpoint helpers (rl.algo.state/1) -------------------------------- */
+
+/* Every tensor of p as PREFIX + its name, float32, [rows, cols] (or [rows]);
+   load checks each name, dtype and shape.  On failure err gets the
+   sentence (the host's, for a missing or mismatched tensor). */
+int rl_params_save(const rl_params *p, const rl_state_io *io, const char *prefix, char *err,
+                   size_t errlen);
+int rl_params_load(rl_params *p, const rl_state_io *io, const char *prefix, char *err,
+                   size_t errlen);
+/* Adam's moments as adam/m/NAME, adam/v/NAME (NAME from the layout of p)
+   and its step count as adam/t. */
+int rl_adam_save(const rl_adam *a, const rl_params *p, const rl_state_io *io, char *err,
+                 size_t errlen);
+int rl_adam_load(rl_adam *a, const rl_params *p, const rl_state_io *io, char *err,
+                 size_t errlen);
+/* One RNG (uint64 [4]) or one scalar (float64 [1]) by name. */
+int rl_rng_save(const rl_rng *r, const rl_state_io *io, const char *name, char *err,
+                size_t errlen);
+int rl_rng_load(rl_rng *r, const rl_state_io *io, const char *name, char *err, size_t errlen);
+int rl_scalar_save(double v, const rl_state_io *io, const char *name, char *err, size_t errlen);
+int rl_scalar_load(double *v, const rl_state_io *io, const char *name, char *err,
+                   size_t errlen);
+
 /* Linear schedule from start to end as progress goes 0 -> 1 (clamped). */
 static inline float rl_schedule_linear(float start, float end, double progress)
 {

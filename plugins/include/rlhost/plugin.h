@@ -150,7 +150,10 @@ typedef struct rl_host_api {
 
 typedef enum rl_dtype {
     RL_DTYPE_F32 = 1,
-    RL_DTYPE_U8
+    RL_DTYPE_U8,
+    RL_DTYPE_I32, /* the rest appear in checkpoints, not in observations */
+    RL_DTYPE_U64,
+    RL_DTYPE_F64
 } rl_dtype;
 
 /* What an env instance produces.  Filled by env create. */
@@ -300,6 +303,35 @@ typedef struct rl_algo_eval_ext {
     /* main thread: training is over; the final evaluation comes next */
     int (*training_done)(void *algo, char *err, size_t errlen);
 } rl_algo_eval_ext;
+
+/* Optional: save and restore the algorithm's state, "rl.algo.state/1".
+   The host writes what save() puts into checkpoint.safetensors (tensors
+   named by role: "q/layer0.weight", "target/...", "adam/m/..."), and load()
+   gets each tensor back by name, checked against the dtype and shape the
+   algorithm asks for. */
+typedef struct rl_state_io {
+    uint32_t struct_size;
+    void *ctx;
+    /* save: record a tensor; the host copies the data before returning */
+    int (*put)(void *ctx, const char *name, rl_dtype dtype, uint32_t ndim,
+               const uint64_t *shape, const void *data);
+    /* load: copy the named tensor into data if its dtype and shape match;
+       RL_ENOENT when absent, RL_ECORRUPT on a mismatch (message in the
+       host's error, which load() should pass on) */
+    int (*get)(void *ctx, const char *name, rl_dtype dtype, uint32_t ndim,
+               const uint64_t *shape, void *data);
+    /* the host's sentence for the last failed get() */
+    const char *(*error)(void *ctx);
+} rl_state_io;
+
+#define RL_EXT_ALGO_STATE "rl.algo.state/1"
+typedef struct rl_algo_state_ext {
+    uint32_t struct_size;
+    /* main thread, between steps */
+    int (*save)(void *algo, const rl_state_io *io, char *err, size_t errlen);
+    /* main thread, right after create */
+    int (*load)(void *algo, const rl_state_io *io, char *err, size_t errlen);
+} rl_algo_state_ext;
 
 /* ---- Descriptors and the entry --------------------------------------------*/
 

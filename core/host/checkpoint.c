@@ -1,0 +1,564 @@
+/* Checkpoints; see checkpoint.h. */
+#define _GNU_SOURCE
+#include "checkpoint.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <rlhost/rlcore.h>
+
+#include "config.h"
+#include "output.h"
+
+#define MAX_HEADER (64u << 20)
+
+static const struct {
+    rl_dtype d;
+    const char *name;
+    size_t size;
+} dtypes[] = {
+    {RL_DTYPE_F32, "F32", 4}, {RL_DTYPE_U8, "U8", 1},   {RL_DTYPE_I32, "I32", 4},
+    {RL_DTYPE_U64, "U64", 8}, {RL_DTYPE_F64, "F64", 8},
+};
+
+const char *rl__dtype_name(rl_dtype d)
+{
+    for (size_t i = 0; i < sizeof dtypes / sizeof *dtypes; i++)
+        if (dtypes[i].d == d) return dtypes[i].name;
+    return "?";
+}
+
+size_t rl__dtype_size(rl_dtype d)
+{
+    for (size_t i = 0; i < sizeof dtypes / sizeof *dtypes; i++)
+        if (dtypes[i].d == d) return dtypes[i].size;
+    return 0;
+}
+
+static int shape_bytes(rl_dtype d, uint32_t ndim, const uint64_t *shape, size_t *out)
+{
+    size_t n = rl__dtype_size(d);
+    if (!n || ndim > 4) return RL_EINVAL;
+    for (uint32_t k = 0; k < ndim; k++) {
+        if (shape[k] && n > SIZE_MAX / shape[k]) return RL_EINVAL;
+        n *= (size_t)shape[k];
+    }
+    *out = n;
+    return RL_OK;
+}
+
+int rl__ckpt_put(rl__ckpt *c, const char *name, rl_dtype dtype, uint32_t ndim,
+                 const uint64_t *shape, const void *data)
+{
+    size_t bytes;
+    if (shape_bytes(dtype, ndim, shape, &bytes) != RL_OK || strlen(name) >= sizeof c->tensors->name ||
+        strchr(name, '"') || strchr(name, '\\')) {
+        snprintf(c->err, sizeof c->err, "cannot store tensor '%s': bad name, dtype or shape", name);
+        return RL_EINVAL;
+    }
+    if (rl__ckpt_find(c, name)) {
+        snprintf(c->err, sizeof c->err, "tensor '%s' stored twice", name);
+        return RL_EINVAL;
+    }
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 64;
+        rl__ckpt_tensor *t = realloc(c->tensors, cap * sizeof *t);
+        if (!t) return RL_ENOMEM;
+        c->tensors = t;
+        c->cap = cap;
+    }
+    if (c->data_len + bytes > c->data_cap) {
+        size_t cap = c->data_cap ? c->data_cap : 65536;
+        while (cap < c->data_len + bytes) cap *= 2;
+        unsigned char *d = realloc(c->data, cap);
+        if (!d) return RL_ENOMEM;
+        c->data = d;
+        c->data_cap = cap;
+    }
+    rl__ckpt_tensor *t = &c->tensors[c->n++];
+    memset(t, 0, sizeof *t);
+    snprintf(t->name, sizeof t->name, "%s", name);
+    t->dtype = dtype;
+    t->ndim = ndim;
+    memcpy(t->shape, shape, ndim * sizeof *shape);
+    t->offset = c->data_len;
+    t->bytes = bytes;
+    if (bytes) memcpy(c->data + c->data_len, data, bytes);
+    c->data_len += bytes;
+    return RL_OK;
+}
+
+int rl__ckpt_meta(rl__ckpt *c, const char *key, const char *value)
+{
+    if (c->n_meta == RL__CKPT_MAX_META) return RL_ENOMEM;
+    c->meta_key[c->n_meta] = strdup(key);
+    c->meta_val[c->n_meta] = strdup(value);
+    if (!c->meta_key[c->n_meta] || !c->meta_val[c->n_meta]) return RL_ENOMEM;
+    c->n_meta++;
+    return RL_OK;
+}
+
+int rl__ckpt_write(const rl__ckpt *c, const char *path, const char *prev_path, char *err,
+                   size_t errlen)
+{
+    rl__sbuf h = {0};
+    rl__sbuf_puts(&h, "{\"__metadata__\":{");
+    for (size_t i = 0; i < c->n_meta; i++) {
+        if (i) rl__sbuf_puts(&h, ",");
+        rl__sbuf_json_str(&h, c->meta_key[i]);
+        rl__sbuf_puts(&h, ":");
+        rl__sbuf_json_str(&h, c->meta_val[i]);
+    }
+    rl__sbuf_puts(&h, "}");
+    for (size_t i = 0; i < c->n; i++) {
+        const rl__ckpt_tensor *t = &c->tensors[i];
+        rl__sbuf_printf(&h, ",\"%s\":{\"dtype\":\"%s\",\"shape\":[", t->name, rl__dtype_name(t->dtype));
+        for (uint32_t k = 0; k < t->ndim; k++)
+            rl__sbuf_printf(&h, "%s%llu", k ? "," : "", (unsigned long long)t->shape[k]);
+        rl__sbuf_printf(&h, "],\"data_offsets\":[%zu,%zu]}", t->offset, t->offset + t->bytes);
+    }
+    rl__sbuf_puts(&h, "}");
+    while (!h.oom && h.len % 8) rl__sbuf_puts(&h, " "); /* data starts 8-aligned */
+    if (h.oom) {
+        snprintf(err, errlen, "out of memory writing %s", path);
+        return RL_ENOMEM;
+    }
+    size_t total = 8 + h.len + c->data_len;
+    unsigned char *buf = malloc(total);
+    if (!buf) {
+        rl__sbuf_free(&h);
+        snprintf(err, errlen, "out of memory writing %s", path);
+        return RL_ENOMEM;
+    }
+    uint64_t hl = h.len;
+    for (int k = 0; k < 8; k++) buf[k] = (unsigned char)(hl >> (8 * k));
+    memcpy(buf + 8, h.data, h.len);
+    if (c->data_len) memcpy(buf + 8 + h.len, c->data, c->data_len);
+    rl__sbuf_free(&h);
+    /* Write the new file completely first; only then retire the old one. */
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s.new", path);
+    int rc = rl__write_atomic(tmp, buf, total, 1, err, errlen);
+    free(buf);
+    if (rc != RL_OK) return rc;
+    if (prev_path && access(path, F_OK) == 0 && rename(path, prev_path) != 0) {
+        snprintf(err, errlen, "cannot keep %s as %s: %s", path, prev_path, strerror(errno));
+        unlink(tmp);
+        return RL_EIO;
+    }
+    if (rename(tmp, path) != 0) {
+        snprintf(err, errlen, "cannot replace %s: %s", path, strerror(errno));
+        return RL_EIO;
+    }
+    char dcopy[PATH_MAX];
+    snprintf(dcopy, sizeof dcopy, "%s", path);
+    int dfd = open(dirname(dcopy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        fsync(dfd);
+        close(dfd);
+    }
+    return RL_OK;
+}
+
+/* ---- reading: a small JSON parser for the header --------------------------*/
+
+typedef struct jp {
+    const char *s, *end;
+    char err[160];
+} jp;
+
+static void ws(jp *p)
+{
+    while (p->s < p->end && (*p->s == ' ' || *p->s == '\n' || *p->s == '\t' || *p->s == '\r')) p->s++;
+}
+
+static int expect(jp *p, char ch)
+{
+    ws(p);
+    if (p->s >= p->end || *p->s != ch) {
+        snprintf(p->err, sizeof p->err, "expected '%c' at header byte %ld", ch,
+                 (long)(p->end - p->s));
+        return -1;
+    }
+    p->s++;
+    return 0;
+}
+
+/* A JSON string into out (escapes \" \\ \/ \n \t and \u00XX only). */
+static int string(jp *p, char *out, size_t cap)
+{
+    if (expect(p, '"')) return -1;
+    size_t n = 0;
+    while (p->s < p->end && *p->s != '"') {
+        char ch = *p->s++;
+        if (ch == '\\') {
+            if (p->s >= p->end) break;
+            char e = *p->s++;
+            if (e == 'n') ch = '\n';
+            else if (e == 't') ch = '\t';
+            else if (e == 'u' && p->end - p->s >= 4) {
+                unsigned v;
+                char hex[5] = {p->s[0], p->s[1], p->s[2], p->s[3], 0};
+                if (sscanf(hex, "%4x", &v) != 1 || v > 0x7f) {
+                    snprintf(p->err, sizeof p->err, "unsupported \\u escape in header");
+                    return -1;
+                }
+                ch = (char)v;
+                p->s += 4;
+            } else
+                ch = e;
+        }
+        if (n + 1 >= cap) {
+            snprintf(p->err, sizeof p->err, "header string longer than %zu bytes", cap - 1);
+            return -1;
+        }
+        out[n++] = ch;
+    }
+    if (p->s >= p->end) {
+        snprintf(p->err, sizeof p->err, "unterminated string in header");
+        return -1;
+    }
+    p->s++;
+    out[n] = 0;
+    return 0;
+}
+
+static int number(jp *p, uint64_t *out)
+{
+    ws(p);
+    const char *start = p->s;
+    uint64_t v = 0;
+    while (p->s < p->end && *p->s >= '0' && *p->s <= '9') {
+        if (v > (UINT64_MAX - 9) / 10) {
+            snprintf(p->err, sizeof p->err, "number too large in header");
+            return -1;
+        }
+        v = v * 10 + (uint64_t)(*p->s++ - '0');
+    }
+    if (p->s == start) {
+        snprintf(p->err, sizeof p->err, "expected a non-negative integer in header");
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int peek(jp *p, char ch)
+{
+    ws(p);
+    return p->s < p->end && *p->s == ch;
+}
+
+static int parse_meta(jp *p, rl__ckpt *c)
+{
+    if (expect(p, '{')) return -1;
+    if (peek(p, '}')) return p->s++, 0;
+    for (;;) {
+        char k[256], v[65536];
+        if (string(p, k, sizeof k) || expect(p, ':') || string(p, v, sizeof v)) return -1;
+        if (rl__ckpt_meta(c, k, v) != RL_OK) {
+            snprintf(p->err, sizeof p->err, "too many metadata entries");
+            return -1;
+        }
+        if (peek(p, ',')) {
+            p->s++;
+            continue;
+        }
+        return expect(p, '}');
+    }
+}
+
+static int parse_tensor(jp *p, rl__ckpt_tensor *t)
+{
+    if (expect(p, '{')) return -1;
+    int have_dtype = 0, have_shape = 0, have_off = 0;
+    uint64_t begin = 0, end = 0;
+    for (;;) {
+        char key[32];
+        if (string(p, key, sizeof key) || expect(p, ':')) return -1;
+        if (!strcmp(key, "dtype")) {
+            char d[16];
+            if (string(p, d, sizeof d)) return -1;
+            t->dtype = 0;
+            for (size_t i = 0; i < sizeof dtypes / sizeof *dtypes; i++)
+                if (!strcmp(d, dtypes[i].name)) t->dtype = dtypes[i].d;
+            if (!t->dtype) {
+                snprintf(p->err, sizeof p->err, "tensor '%s' has unsupported dtype '%s'", t->name, d);
+                return -1;
+            }
+            have_dtype = 1;
+        } else if (!strcmp(key, "shape")) {
+            if (expect(p, '[')) return -1;
+            t->ndim = 0;
+            if (!peek(p, ']'))
+                for (;;) {
+                    if (t->ndim == 4) {
+                        snprintf(p->err, sizeof p->err, "tensor '%s' has more than 4 dimensions", t->name);
+                        return -1;
+                    }
+                    if (number(p, &t->shape[t->ndim++])) return -1;
+                    if (!peek(p, ',')) break;
+                    p->s++;
+                }
+            if (expect(p, ']')) return -1;
+            have_shape = 1;
+        } else if (!strcmp(key, "data_offsets")) {
+            if (expect(p, '[') || number(p, &begin) || expect(p, ',') || number(p, &end) ||
+                expect(p, ']'))
+                return -1;
+            have_off = 1;
+        } else {
+            snprintf(p->err, sizeof p->err, "tensor '%s' has unknown field '%s'", t->name, key);
+            return -1;
+        }
+        if (peek(p, ',')) {
+            p->s++;
+            continue;
+        }
+        if (expect(p, '}')) return -1;
+        break;
+    }
+    if (!have_dtype || !have_shape || !have_off) {
+        snprintf(p->err, sizeof p->err, "tensor '%s' lacks dtype, shape or data_offsets", t->name);
+        return -1;
+    }
+    size_t bytes;
+    if (end < begin || shape_bytes(t->dtype, t->ndim, t->shape, &bytes) != RL_OK ||
+        end - begin != bytes) {
+        snprintf(p->err, sizeof p->err,
+                 "tensor '%s': data_offsets [%llu, %llu] do not hold its %s shape", t->name,
+                 (unsigned long long)begin, (unsigned long long)end, rl__dtype_name(t->dtype));
+        return -1;
+    }
+    t->offset = (size_t)begin;
+    t->bytes = bytes;
+    return 0;
+}
+
+int rl__ckpt_read(rl__ckpt *c, const char *path, char *err, size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    c->path = path;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return RL_EIO;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || st.st_size < 8) {
+        fclose(f);
+        snprintf(err, errlen, "%s: not a safetensors file (shorter than its 8-byte header length)", path);
+        return RL_ECORRUPT;
+    }
+    unsigned char len8[8];
+    if (fread(len8, 1, 8, f) != 8) {
+        fclose(f);
+        snprintf(err, errlen, "%s: cannot read the header length", path);
+        return RL_EIO;
+    }
+    uint64_t hl = 0;
+    for (int k = 7; k >= 0; k--) hl = (hl << 8) | len8[k];
+    if (hl < 2 || hl > MAX_HEADER || hl > (uint64_t)st.st_size - 8) {
+        fclose(f);
+        snprintf(err, errlen, "%s: header length %llu does not fit the file (%lld bytes)", path,
+                 (unsigned long long)hl, (long long)st.st_size);
+        return RL_ECORRUPT;
+    }
+    size_t data_len = (size_t)st.st_size - 8 - (size_t)hl;
+    char *header = malloc((size_t)hl + 1);
+    c->data = malloc(data_len ? data_len : 1);
+    if (!header || !c->data || fread(header, 1, (size_t)hl, f) != hl ||
+        (data_len && fread(c->data, 1, data_len, f) != data_len)) {
+        fclose(f);
+        free(header);
+        rl__ckpt_free(c);
+        snprintf(err, errlen, "%s: cannot read %llu bytes of header and %zu of data", path,
+                 (unsigned long long)hl, data_len);
+        return RL_EIO;
+    }
+    fclose(f);
+    header[hl] = 0;
+    c->data_len = c->data_cap = data_len;
+    jp p = {header, header + hl, ""};
+    int bad = expect(&p, '{');
+    if (!bad && !peek(&p, '}'))
+        for (;;) {
+            char name[256];
+            if ((bad = string(&p, name, sizeof name)) || (bad = expect(&p, ':'))) break;
+            if (!strcmp(name, "__metadata__")) {
+                if ((bad = parse_meta(&p, c))) break;
+            } else {
+                if (c->n == c->cap) {
+                    size_t cap = c->cap ? 2 * c->cap : 64;
+                    rl__ckpt_tensor *t = cap <= RL__CKPT_MAX_TENSORS ? realloc(c->tensors, cap * sizeof *t) : NULL;
+                    if (!t) {
+                        snprintf(p.err, sizeof p.err, "more than %d tensors", RL__CKPT_MAX_TENSORS);
+                        bad = -1;
+                        break;
+                    }
+                    c->tensors = t;
+                    c->cap = cap;
+                }
+                rl__ckpt_tensor *t = &c->tensors[c->n];
+                memset(t, 0, sizeof *t);
+                snprintf(t->name, sizeof t->name, "%s", name);
+                if ((bad = parse_tensor(&p, t))) break;
+                if (t->offset + t->bytes > data_len) {
+                    snprintf(p.err, sizeof p.err, "tensor '%s' ends at byte %zu of %zu bytes of data",
+                             name, t->offset + t->bytes, data_len);
+                    bad = -1;
+                    break;
+                }
+                c->n++;
+            }
+            if (peek(&p, ',')) {
+                p.s++;
+                continue;
+            }
+            bad = expect(&p, '}');
+            break;
+        }
+    free(header);
+    if (bad) {
+        snprintf(err, errlen, "%s: corrupt header: %s", path, p.err);
+        rl__ckpt_free(c);
+        return RL_ECORRUPT;
+    }
+    return RL_OK;
+}
+
+const rl__ckpt_tensor *rl__ckpt_find(const rl__ckpt *c, const char *name)
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (!strcmp(c->tensors[i].name, name)) return &c->tensors[i];
+    return NULL;
+}
+
+const char *rl__ckpt_meta_get(const rl__ckpt *c, const char *key)
+{
+    for (size_t i = 0; i < c->n_meta; i++)
+        if (!strcmp(c->meta_key[i], key)) return c->meta_val[i];
+    return NULL;
+}
+
+void rl__ckpt_free(rl__ckpt *c)
+{
+    free(c->tensors);
+    free(c->data);
+    for (size_t i = 0; i < c->n_meta; i++) {
+        free(c->meta_key[i]);
+        free(c->meta_val[i]);
+    }
+    const char *path = c->path;
+    memset(c, 0, sizeof *c);
+    c->path = path;
+}
+
+/* ---- rl_state_io -------------------------------------------------------- */
+
+static int io_put(void *ctx, const char *name, rl_dtype dtype, uint32_t ndim, const uint64_t *shape,
+                  const void *data)
+{
+    return rl__ckpt_put(ctx, name, dtype, ndim, shape, data);
+}
+
+static void shape_text(char *buf, size_t n, uint32_t ndim, const uint64_t *shape)
+{
+    size_t at = (size_t)snprintf(buf, n, "[");
+    for (uint32_t k = 0; k < ndim && at < n; k++)
+        at += (size_t)snprintf(buf + at, n - at, "%s%llu", k ? ", " : "", (unsigned long long)shape[k]);
+    if (at < n) snprintf(buf + at, n - at, "]");
+}
+
+static int io_get(void *ctx, const char *name, rl_dtype dtype, uint32_t ndim, const uint64_t *shape,
+                  void *data)
+{
+    rl__ckpt *c = ctx;
+    const rl__ckpt_tensor *t = rl__ckpt_find(c, name);
+    if (!t) {
+        snprintf(c->err, sizeof c->err, "%s: tensor '%s' is missing", c->path, name);
+        return RL_ENOENT;
+    }
+    int same = t->dtype == dtype && t->ndim == ndim;
+    for (uint32_t k = 0; same && k < ndim; k++) same = t->shape[k] == shape[k];
+    if (!same) {
+        char have[96], want[96];
+        shape_text(have, sizeof have, t->ndim, t->shape);
+        shape_text(want, sizeof want, ndim, shape);
+        snprintf(c->err, sizeof c->err,
+                 "%s: tensor '%s' is %s %s in the checkpoint, but the config builds %s %s", c->path,
+                 name, rl__dtype_name(t->dtype), have, rl__dtype_name(dtype), want);
+        return RL_ECORRUPT;
+    }
+    memcpy(data, c->data + t->offset, t->bytes);
+    return RL_OK;
+}
+
+static const char *io_error(void *ctx)
+{
+    return ((rl__ckpt *)ctx)->err;
+}
+
+void rl__ckpt_io(rl__ckpt *c, rl_state_io *io)
+{
+    io->struct_size = sizeof *io;
+    io->ctx = c;
+    io->put = io_put;
+    io->get = io_get;
+    io->error = io_error;
+}
+
+static int same_major(const char *a, const char *b)
+{
+    return a && b && atoi(a) == atoi(b);
+}
+
+int rl__ckpt_restore(const char *path, const rl__config *c, void *algo, uint64_t *step,
+                     uint64_t *episodes, char *err, size_t errlen)
+{
+    rl__ckpt ck;
+    int rc = rl__ckpt_read(&ck, path, err, errlen);
+    if (rc != RL_OK) return rc;
+    const char *env = rl__ckpt_meta_get(&ck, "rlhost.env"), *alg = rl__ckpt_meta_get(&ck, "rlhost.algo");
+    const rl_plugin_desc *ed = c->env->desc, *ad = c->algo->desc;
+    if (!env || !alg || strcmp(env, ed->name) || strcmp(alg, ad->name)) {
+        snprintf(err, errlen, "%s was written for env '%s' and algo '%s', but the config uses '%s' and '%s'",
+                 path, env ? env : "?", alg ? alg : "?", ed->name, ad->name);
+        rl__ckpt_free(&ck);
+        return RL_ECORRUPT;
+    }
+    if (!same_major(rl__ckpt_meta_get(&ck, "rlhost.algo_version"), ad->version) ||
+        !same_major(rl__ckpt_meta_get(&ck, "rlhost.env_version"), ed->version)) {
+        snprintf(err, errlen, "%s was written by %s %s / %s %s; this rlhost has %s and %s (major versions differ)",
+                 path, env, rl__ckpt_meta_get(&ck, "rlhost.env_version"), alg,
+                 rl__ckpt_meta_get(&ck, "rlhost.algo_version"), ed->version, ad->version);
+        rl__ckpt_free(&ck);
+        return RL_ECORRUPT;
+    }
+    const rl_algo_vtable *avt = ad->vtable;
+    const rl_algo_state_ext *ext = avt->get_extension ? avt->get_extension(algo, RL_EXT_ALGO_STATE) : NULL;
+    if (!ext || ext->struct_size < sizeof *ext || !ext->load) {
+        snprintf(err, errlen, "algo '%s' cannot load checkpoints (no %s capability)", ad->name,
+                 RL_EXT_ALGO_STATE);
+        rl__ckpt_free(&ck);
+        return RL_ENOTSUP;
+    }
+    rl_state_io io;
+    rl__ckpt_io(&ck, &io);
+    char perr[RL_ERR_MAX] = "";
+    rc = ext->load(algo, &io, perr, sizeof perr);
+    if (rc != RL_OK)
+        snprintf(err, errlen, "%s", perr[0] ? perr : rl_strerror(rc));
+    const char *s = rl__ckpt_meta_get(&ck, "rlhost.step"), *e = rl__ckpt_meta_get(&ck, "rlhost.episodes");
+    if (step) *step = s ? strtoull(s, NULL, 10) : 0;
+    if (episodes) *episodes = e ? strtoull(e, NULL, 10) : 0;
+    rl__ckpt_free(&ck);
+    return rc;
+}

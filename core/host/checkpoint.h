@@ -1,0 +1,64 @@
+/* Checkpoints in the safetensors format: an 8-byte little-endian header
+   length, a JSON header (dtype, shape and data offsets of every tensor, plus
+   "__metadata__" strings), then the raw little-endian data, so any
+   safetensors reader loads the weights.  Writes are atomic and keep the
+   previous file as checkpoint.prev.safetensors until the new one is
+   complete; reads validate everything before anything is used. */
+#ifndef RLHOST_CHECKPOINT_H
+#define RLHOST_CHECKPOINT_H
+
+#include "util.h"
+
+#define RL__CKPT_MAX_TENSORS 1024
+#define RL__CKPT_MAX_META 32
+
+typedef struct rl__ckpt_tensor {
+    char name[96];
+    rl_dtype dtype;
+    uint32_t ndim;
+    uint64_t shape[4];
+    size_t offset, bytes; /* into data */
+} rl__ckpt_tensor;
+
+typedef struct rl__ckpt {
+    rl__ckpt_tensor *tensors;
+    size_t n, cap;
+    unsigned char *data; /* all tensor bytes */
+    size_t data_len, data_cap;
+    char *meta_key[RL__CKPT_MAX_META], *meta_val[RL__CKPT_MAX_META];
+    size_t n_meta;
+    char err[RL_ERR_MAX];
+    const char *path; /* for messages */
+} rl__ckpt;
+
+/* Building and writing. */
+int rl__ckpt_put(rl__ckpt *c, const char *name, rl_dtype dtype, uint32_t ndim,
+                 const uint64_t *shape, const void *data);
+int rl__ckpt_meta(rl__ckpt *c, const char *key, const char *value);
+/* Writes path atomically; an existing file becomes prev_path first. */
+int rl__ckpt_write(const rl__ckpt *c, const char *path, const char *prev_path, char *err,
+                   size_t errlen);
+
+/* Reading: validates magic, header bounds, JSON, every dtype, shape and
+   offset.  On failure a sentence naming the file and the first problem. */
+int rl__ckpt_read(rl__ckpt *c, const char *path, char *err, size_t errlen);
+const rl__ckpt_tensor *rl__ckpt_find(const rl__ckpt *c, const char *name);
+const char *rl__ckpt_meta_get(const rl__ckpt *c, const char *key);
+
+void rl__ckpt_free(rl__ckpt *c);
+
+/* rl_state_io views of a checkpoint: one that records (save), one that
+   serves tensors back (load). */
+void rl__ckpt_io(rl__ckpt *c, rl_state_io *io);
+
+/* Restores an algorithm from a checkpoint written for the same env and algo
+   plugins (names and major versions must match); step and episodes (may be
+   NULL) receive the counters it was written at. */
+struct rl__config;
+int rl__ckpt_restore(const char *path, const struct rl__config *c, void *algo, uint64_t *step,
+                     uint64_t *episodes, char *err, size_t errlen);
+
+const char *rl__dtype_name(rl_dtype d);
+size_t rl__dtype_size(rl_dtype d);
+
+#endif

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# The run lifecycle: checkpoints (format, interval, the previous one kept),
+# eval, play, resume, signals, a NaN keeping the last good checkpoint, and
+# corrupt or mismatched checkpoints refused with their sentence.  (TAP)
+# Usage: lifecycle.sh RLHOST SOURCE_ROOT FIXTURE_DIR
+set -u
+RLHOST=$1 SRC=$2 FIXTURES=$3
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+n=0 failed=0
+ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
+expect_rc() {
+  local want=$1 desc=$2; shift 3
+  "$@" >"$T/out" 2>"$T/err"; local rc=$?
+  [ "$rc" = "$want" ]; ok $? "$desc (exit $rc, want $want)"
+  [ "$rc" = "$want" ] || sed 's/^/#   /' "$T/err" | head -5
+}
+contains() { grep -qF -- "$2" "$1"; ok $? "$3"; grep -qF -- "$2" "$1" || { echo "#   '$2' not in:"; sed 's/^/#   /' "$1" | head -5; }; }
+header() { # the JSON header of a safetensors file, read with nothing but od and dd
+  local len; len=$(od -An -t u8 -N 8 "$1" | tr -d ' ')
+  dd if="$1" bs=1 skip=8 count="$len" 2>/dev/null
+}
+meta_step() { header "$1" | grep -o '"rlhost.step":"[0-9]*"' | grep -o '[0-9]*'; }
+
+DQN="$SRC/configs/cartpole_dqn.cfg"
+R="$T/run"
+expect_rc 0 "train with checkpoint_interval" -- "$RLHOST" run "$DQN" --set run.steps=6000 --set run.checkpoint_interval=2000 --set run.eval_interval=0 --set run.quiet=true --out "$R"
+[ -s "$R/checkpoint.safetensors" ] && [ -s "$R/checkpoint.prev.safetensors" ]; ok $? "checkpoint and the previous one kept"
+[ "$(meta_step "$R/checkpoint.safetensors")" = 6000 ]; ok $? "final checkpoint at step 6000"
+[ "$(meta_step "$R/checkpoint.prev.safetensors")" = 6000 ] || [ "$(meta_step "$R/checkpoint.prev.safetensors")" = 4000 ]; ok $? "previous checkpoint from an earlier write"
+header "$R/checkpoint.safetensors" > "$T/h"
+contains "$T/h" '"q/layer0.weight":{"dtype":"F32","shape":[64,4],"data_offsets":[' "safetensors header names tensors by role with dtype, shape, offsets"
+contains "$T/h" '"target/q/layer2.bias":{"dtype":"F32","shape":[2]' "target network saved"
+contains "$T/h" '"adam/m/q/layer1.weight"' "optimizer state saved"
+contains "$T/h" '"rlhost.config":"# Fully resolved' "resolved config in the metadata"
+ls "$R" | grep -q '\.new\|tmp'; [ $? != 0 ]; ok $? "no temporary files left"
+
+expect_rc 0 "eval a run directory" -- "$RLHOST" eval "$R" --episodes 5
+contains "$T/out" "return  mean" "eval prints the return"
+expect_rc 0 "eval --json" -- "$RLHOST" eval "$DQN" --checkpoint "$R/checkpoint.safetensors" --episodes 3 --json
+contains "$T/out" '"return_max":' "eval --json has min/max"
+expect_rc 0 "play a checkpoint" -- "$RLHOST" play "$R" --episodes 1
+contains "$T/out" "episode 1: return" "play shows the trained agent's episode"
+
+# resume continues the step count and the metrics
+expect_rc 0 "resume to 10000 steps" -- "$RLHOST" run --resume "$R" --set run.steps=10000
+[ "$(meta_step "$R/checkpoint.safetensors")" = 10000 ]; ok $? "resumed run ends at step 10000"
+[ "$(grep -c . "$R/metrics.csv")" -ge 3 ]; ok $? "metrics.csv keeps the rows before the resume"
+contains "$R/summary.json" '"steps": 10000' "summary of the resumed run"
+expect_rc 2 "resume with a CONFIG too is a usage error" -- "$RLHOST" run "$DQN" --resume "$R"
+
+# SIGINT: checkpoint and outputs written, exit 130
+"$RLHOST" run "$DQN" --set run.steps=1e12 --set run.eval_interval=0 --out "$T/int" >"$T/out" 2>"$T/err" &
+pid=$!
+for i in $(seq 50); do [ -s "$T/int/config.cfg" ] && break; sleep 0.1; done
+sleep 0.5
+kill -INT $pid; wait $pid; rc=$?
+[ $rc = 130 ]; ok $? "SIGINT exits 130 (got $rc)"
+[ -s "$T/int/checkpoint.safetensors" ]; ok $? "SIGINT still writes a checkpoint"
+expect_rc 0 "the interrupted run's checkpoint evaluates" -- "$RLHOST" eval "$T/int" --episodes 2
+
+# NaN in training: stop with the step and tensor named, exit 1, last good checkpoint kept
+cat > "$T/nan.cfg" <<'CFG'
+run: { steps = 1000; checkpoint_interval = 100; eval_episodes = 0; quiet = true; };
+env: { plugin = "fixture_env"; needed = 1; num_envs = 2; };
+algo: { plugin = "fixture_algo"; needed = 3; };
+CFG
+expect_rc 1 "a non-finite loss fails the run" -- "$RLHOST" run "$T/nan.cfg" --plugin-path "$FIXTURES" --out "$T/nan"
+contains "$T/err" "at step 300: non-finite loss at step 300 in tensor 'fixture/w'" "the failure names the step and the tensor"
+[ "$(meta_step "$T/nan/checkpoint.safetensors")" = 200 ]; ok $? "the last good checkpoint (step 200) is kept"
+contains "$T/nan/summary.json" '"status": "failed"' "summary records the failure"
+
+# corrupt and mismatched checkpoints: one sentence each, exit 1, no crash
+C="$R/checkpoint.safetensors"
+printf 'garbage' > "$T/short.st"
+expect_rc 1 "a 7-byte file" -- "$RLHOST" eval "$DQN" --checkpoint "$T/short.st"
+contains "$T/err" "short.st: not a safetensors file" "short file refused"
+head -c 1000 "$C" > "$T/trunc.st"
+expect_rc 1 "a truncated checkpoint" -- "$RLHOST" eval "$DQN" --checkpoint "$T/trunc.st"
+contains "$T/err" "trunc.st: header length" "truncated file refused: header beyond the end"
+{ printf '\377\377\377\377\377\377\377\177'; tail -c +9 "$C"; } > "$T/hugelen.st"
+expect_rc 1 "a huge header length" -- "$RLHOST" eval "$DQN" --checkpoint "$T/hugelen.st"
+contains "$T/err" "does not fit the file" "huge header length refused"
+sed 's/"dtype":"F32"/"dtype":"F33"/' "$C" > "$T/dtype.st"
+expect_rc 1 "an unknown dtype" -- "$RLHOST" eval "$DQN" --checkpoint "$T/dtype.st"
+contains "$T/err" "unsupported dtype 'F33'" "unknown dtype refused"
+sed 's/"__metadata__":{/"__metadata__":[/' "$C" > "$T/json.st"
+expect_rc 1 "malformed JSON" -- "$RLHOST" eval "$DQN" --checkpoint "$T/json.st"
+contains "$T/err" "corrupt header" "malformed JSON refused"
+len=$(od -An -t u8 -N 8 "$C" | tr -d ' ')
+head -c $((8 + len + 100)) "$C" > "$T/data.st"
+expect_rc 1 "data cut short" -- "$RLHOST" eval "$DQN" --checkpoint "$T/data.st"
+contains "$T/err" "bytes of data" "tensor offsets beyond the data refused"
+expect_rc 1 "a checkpoint for another network" -- "$RLHOST" eval "$DQN" --checkpoint "$C" --set "algo.hidden=[32, 32]"
+contains "$T/err" "tensor 'q/layer0.weight' is F32 [64, 4] in the checkpoint, but the config builds F32 [32, 4]" "shape mismatch named"
+expect_rc 1 "a checkpoint for another algorithm" -- "$RLHOST" eval "$SRC/configs/cartpole_ppo.cfg" --checkpoint "$C"
+contains "$T/err" "was written for env 'cartpole' and algo 'dqn', but the config uses 'cartpole' and 'ppo'" "plugin mismatch named"
+expect_rc 1 "a missing checkpoint" -- "$RLHOST" eval "$DQN" --checkpoint "$T/none.st"
+contains "$T/err" "cannot open" "missing checkpoint named"
+
+echo "1..$n"
+[ $failed = 0 ]
