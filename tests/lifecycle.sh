@@ -98,5 +98,17 @@ contains "$T/err" "was written for env 'cartpole' and algo 'dqn', but the config
 expect_rc 1 "a missing checkpoint" -- "$RLHOST" eval "$DQN" --checkpoint "$T/none.st"
 contains "$T/err" "cannot open" "missing checkpoint named"
 
+# plot: an SVG with both panels, a band for several runs
+expect_rc 0 "plot one run" -- "$RLHOST" plot "$R"
+[ -s "$R/curve.svg" ]; ok $? "plot writes OUT_DIR/curve.svg by default"
+expect_rc 0 "plot two runs" -- "$RLHOST" plot "$R" "$T/int" -o "$T/two.svg"
+contains "$T/two.svg" "<svg xmlns='http://www.w3.org/2000/svg'" "an SVG document"
+contains "$T/two.svg" "fill-opacity='0.2'" "the min-max band of several runs"
+contains "$T/two.svg" ">steps/s</text>" "the steps/s panel"
+contains "$T/two.svg" ">environment steps</text>" "axis labels"
+grep -c "<path" "$T/two.svg" | awk '{ exit !($1 >= 4) }'; ok $? "curves drawn"
+expect_rc 1 "plot a directory that is not a run" -- "$RLHOST" plot "$T"
+contains "$T/err" "metrics.csv: cannot open" "plot names what is missing"
+
 echo "1..$n"
 [ $failed = 0 ]

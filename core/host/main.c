@@ -14,6 +14,7 @@
 #include "eval.h"
 #include "loader.h"
 #include "play.h"
+#include "plot.h"
 #include "run.h"
 
 #define EXIT_RUN_FAILED 1
@@ -33,7 +34,8 @@ static const char usage_text[] =
     "  list                                          list the plugins found\n"
     "  info NAME                                     a plugin's options and stages\n"
     "  play CONFIG [--checkpoint FILE] [--fps F]     watch env 0 play in the terminal\n"
-    "  bench nn | env NAME [--json]                  measured speed (see bench --help)\n"
+    "  plot OUT_DIR... [-o FILE.svg]                 learning curves as SVG\n"
+    "  bench CONFIG | nn | env NAME [--json]         measured speed (see bench --help)\n"
     "\n"
     "options for every command:\n"
     "  --plugin-path DIR   look for plugins in DIR first (repeatable)\n"
@@ -55,6 +57,13 @@ static const char run_help[] =
     "checkpoint and outputs.  --resume continues from OUT_DIR's checkpoint with\n"
     "its config.cfg (envs restart their episodes and a replay buffer is not\n"
     "restored, so the result is close to, not identical with, an uninterrupted run).\n";
+
+static const char plot_help[] =
+    "usage: rlhost plot OUT_DIR... [-o FILE.svg]\n"
+    "\n"
+    "Draws the learning curves of one or more runs as an SVG: return against\n"
+    "steps (with several runs, their mean and the min-max spread shaded) and\n"
+    "steps/s below.  Default output: the first OUT_DIR's curve.svg.\n";
 
 static const char eval_help[] =
     "usage: rlhost eval CONFIG|OUT_DIR [--checkpoint FILE] [--episodes N] [--json] [--set K=V]...\n"
@@ -108,7 +117,7 @@ static const char info_help[] =
 
 typedef struct cli {
     const char *cmd;
-    const char *positional[8];
+    const char *positional[64];
     int n_positional;
     const char *plugin_paths[MAX_ARGS];
     size_t n_paths;
@@ -116,7 +125,7 @@ typedef struct cli {
     size_t n_overrides;
     const char *stages[MAX_ARGS];
     size_t n_stages;
-    const char *resume, *checkpoint;
+    const char *resume, *checkpoint, *output;
     int help;
     int json;
     int repeat;
@@ -153,6 +162,9 @@ static int parse_args(cli *c, int argc, char **argv, const char *help, int allow
             else if (!strcmp(a, "--steps")) c->steps = (unsigned long long)x;
             else if (!strcmp(a, "--episodes")) c->episodes = (unsigned)x;
             else c->fps = x;
+        } else if (!strcmp(a, "-o")) {
+            if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
+            c->output = argv[++i];
         } else if (!strcmp(a, "--resume") || !strcmp(a, "--checkpoint")) {
             if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
             if (!strcmp(a, "--resume")) c->resume = argv[++i];
@@ -179,7 +191,7 @@ static int parse_args(cli *c, int argc, char **argv, const char *help, int allow
             }
         } else if (a[0] == '-' && a[1]) {
             return usage_error(help, "unknown option '%s'", a);
-        } else if (c->n_positional < 8) {
+        } else if (c->n_positional < 64) {
             c->positional[c->n_positional++] = a;
         }
     }
@@ -464,8 +476,19 @@ int main(int argc, char **argv)
         rl__registry_destroy(&reg);
         return rc;
     }
-    static const char *const cmds[] = {"run", "check", "list", "info", "bench", "play", "eval"};
-    const char *near = rl__nearest(cmd, cmds, 7);
+    if (!strcmp(cmd, "plot")) {
+        if ((rc = parse_args(&c, argc, argv, plot_help, 0))) return rc;
+        if (c.help) {
+            fputs(plot_help, stdout);
+            return 0;
+        }
+        if (c.n_positional < 1) return usage_error(plot_help, "plot needs at least one OUT_DIR%s", "");
+        char out[4200];
+        if (!c.output) snprintf(out, sizeof out, "%s/curve.svg", c.positional[0]);
+        return rl__plot(c.positional, (size_t)c.n_positional, c.output ? c.output : out);
+    }
+    static const char *const cmds[] = {"run", "check", "list", "info", "bench", "play", "eval", "plot"};
+    const char *near = rl__nearest(cmd, cmds, 8);
     if (near)
         fprintf(stderr, "rlhost: unknown command '%s' (did you mean '%s'?)\n", cmd, near);
     else

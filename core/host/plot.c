@@ -1,0 +1,284 @@
+/* `rlhost plot`; see plot.h. */
+#define _GNU_SOURCE
+#include "plot.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+#include "util.h"
+
+#define MAX_RUNS 64
+#define MAX_ROWS 100000
+
+typedef struct series {
+    double *step, *ret, *sps;
+    size_t n;
+    char label[128];
+} series;
+
+static int column(char *header, const char *name)
+{
+    int k = 0;
+    for (char *tok = strtok(header, ",\n"); tok; tok = strtok(NULL, ",\n"), k++)
+        if (!strcmp(tok, name)) return k;
+    return -1;
+}
+
+static double field(const char *line, int col)
+{
+    const char *p = line;
+    for (int k = 0; k < col && p; k++) {
+        p = strchr(p, ',');
+        if (p) p++;
+    }
+    if (!p || *p == ',' || *p == '\n' || !*p) return NAN;
+    return strtod(p, NULL);
+}
+
+static int load(series *s, const char *dir, char *err, size_t errlen)
+{
+    char path[4200], line[8192], hdr[8192];
+    snprintf(path, sizeof path, "%s/metrics.csv", dir);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open (is %s a run directory?)", path, dir);
+        return -1;
+    }
+    if (!fgets(line, sizeof line, f)) {
+        fclose(f);
+        snprintf(err, errlen, "%s: empty", path);
+        return -1;
+    }
+    memcpy(hdr, line, sizeof hdr);
+    int cs = column(hdr, "step");
+    memcpy(hdr, line, sizeof hdr);
+    int cr = column(hdr, "return_mean");
+    memcpy(hdr, line, sizeof hdr);
+    int cp = column(hdr, "sps");
+    if (cs < 0 || cr < 0 || cp < 0) {
+        fclose(f);
+        snprintf(err, errlen, "%s: no step, return_mean or sps column", path);
+        return -1;
+    }
+    s->step = malloc(MAX_ROWS * sizeof(double));
+    s->ret = malloc(MAX_ROWS * sizeof(double));
+    s->sps = malloc(MAX_ROWS * sizeof(double));
+    if (!s->step || !s->ret || !s->sps) {
+        fclose(f);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    while (s->n < MAX_ROWS && fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "step,", 5)) continue; /* a header repeated by a resume */
+        s->step[s->n] = field(line, cs);
+        s->ret[s->n] = field(line, cr);
+        s->sps[s->n] = field(line, cp);
+        if (isfinite(s->step[s->n])) s->n++;
+    }
+    fclose(f);
+    if (!s->n) {
+        snprintf(err, errlen, "%s: no rows yet", path);
+        return -1;
+    }
+    /* label: env/algo and seed from summary.json when present */
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    snprintf(s->label, sizeof s->label, "%s", dir);
+    f = fopen(path, "r");
+    if (f) {
+        char env[64] = "?", algo[64] = "?", seed[32] = "?";
+        while (fgets(line, sizeof line, f)) {
+            sscanf(line, " \"env\": \"%63[^\"]\"", env);
+            sscanf(line, " \"algo\": \"%63[^\"]\"", algo);
+            sscanf(line, " \"seed\": %31[0-9]", seed);
+        }
+        fclose(f);
+        snprintf(s->label, sizeof s->label, "%s / %s, seed %s", algo, env, seed);
+    }
+    return 0;
+}
+
+/* Linear interpolation of series y at x (NaN outside its range). */
+static double interp(const series *s, const double *y, double x)
+{
+    if (x < s->step[0] || x > s->step[s->n - 1]) return NAN;
+    for (size_t i = 1; i < s->n; i++)
+        if (x <= s->step[i]) {
+            double t = (x - s->step[i - 1]) / (s->step[i] - s->step[i - 1]);
+            return y[i - 1] + t * (y[i] - y[i - 1]);
+        }
+    return y[s->n - 1];
+}
+
+/* A "nice" tick step covering span in about n ticks. */
+static double nice_step(double span, int n)
+{
+    double raw = span / n, mag = pow(10, floor(log10(raw))), f = raw / mag;
+    return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * mag;
+}
+
+typedef struct panel {
+    double x0, y0, w, h;       /* pixels */
+    double xmin, xmax, ymin, ymax;
+} panel;
+
+static double px(const panel *p, double x)
+{
+    return p->x0 + (x - p->xmin) / (p->xmax - p->xmin) * p->w;
+}
+
+static double py(const panel *p, double y)
+{
+    return p->y0 + p->h - (y - p->ymin) / (p->ymax - p->ymin) * p->h;
+}
+
+static void fmt_num(char *b, size_t n, double v)
+{
+    double a = fabs(v);
+    if (a < 1e-9) v = 0, a = 0; /* no "-0" from rounding */
+    if (a >= 1e6) snprintf(b, n, "%gM", v / 1e6);
+    else if (a >= 1e4) snprintf(b, n, "%gk", v / 1e3);
+    else snprintf(b, n, "%g", v);
+}
+
+static void axes(rl__sbuf *o, const panel *p, const char *xlabel, const char *ylabel)
+{
+    rl__sbuf_printf(o, "<rect x='%.1f' y='%.1f' width='%.1f' height='%.1f' fill='none' stroke='#444'/>\n",
+                    p->x0, p->y0, p->w, p->h);
+    char b[32];
+    double st = nice_step(p->xmax - p->xmin, 6);
+    for (double x = ceil(p->xmin / st) * st; x <= p->xmax + 1e-9; x += st) {
+        fmt_num(b, sizeof b, x);
+        rl__sbuf_printf(o, "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='#ddd'/>"
+                           "<text x='%.1f' y='%.1f' font-size='11' text-anchor='middle'>%s</text>\n",
+                        px(p, x), p->y0, px(p, x), p->y0 + p->h, px(p, x), p->y0 + p->h + 14, b);
+    }
+    st = nice_step(p->ymax - p->ymin, 5);
+    for (double y = ceil(p->ymin / st) * st; y <= p->ymax + 1e-9; y += st) {
+        fmt_num(b, sizeof b, y);
+        rl__sbuf_printf(o, "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='#ddd'/>"
+                           "<text x='%.1f' y='%.1f' font-size='11' text-anchor='end'>%s</text>\n",
+                        p->x0, py(p, y), p->x0 + p->w, py(p, y), p->x0 - 6, py(p, y) + 4, b);
+    }
+    rl__sbuf_printf(o, "<text x='%.1f' y='%.1f' font-size='12' text-anchor='middle'>%s</text>\n",
+                    p->x0 + p->w / 2, p->y0 + p->h + 32, xlabel);
+    rl__sbuf_printf(o, "<text x='%.1f' y='%.1f' font-size='12' text-anchor='middle' "
+                       "transform='rotate(-90 %.1f %.1f)'>%s</text>\n",
+                    p->x0 - 48, p->y0 + p->h / 2, p->x0 - 48, p->y0 + p->h / 2, ylabel);
+}
+
+static void polyline(rl__sbuf *o, const panel *p, const double *x, const double *y, size_t n,
+                     const char *style)
+{
+    rl__sbuf_printf(o, "<path fill='none' %s d='", style);
+    int pen = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(y[i])) {
+            pen = 0;
+            continue;
+        }
+        rl__sbuf_printf(o, "%c%.1f %.1f ", pen ? 'L' : 'M', px(p, x[i]), py(p, y[i]));
+        pen = 1;
+    }
+    rl__sbuf_puts(o, "'/>\n");
+}
+
+int rl__plot(const char *const *dirs, size_t n_dirs, const char *out_path)
+{
+    if (n_dirs > MAX_RUNS) n_dirs = MAX_RUNS;
+    series s[MAX_RUNS];
+    memset(s, 0, sizeof s);
+    char err[RL_ERR_MAX];
+    int rc = 1;
+    double *mean = NULL, *lo = NULL, *hi = NULL, *msps = NULL;
+    for (size_t k = 0; k < n_dirs; k++)
+        if (load(&s[k], dirs[k], err, sizeof err) != 0) {
+            fprintf(stderr, "rlhost: plot: %s\n", err);
+            goto out;
+        }
+    /* The grid: the first run's steps; the others interpolated onto it. */
+    size_t n = s[0].n;
+    mean = calloc(n, sizeof *mean), lo = calloc(n, sizeof *lo), hi = calloc(n, sizeof *hi);
+    msps = calloc(n, sizeof *msps);
+    if (!mean || !lo || !hi || !msps) goto out;
+    panel top = {80, 50, 680, 300, s[0].step[0], s[0].step[0] + 1, INFINITY, -INFINITY};
+    panel bot = {80, 420, 680, 130, 0, 1, 0, -INFINITY};
+    for (size_t k = 0; k < n_dirs; k++) top.xmax = fmax(top.xmax, s[k].step[s[k].n - 1]);
+    top.xmin = 0;
+    for (size_t i = 0; i < n; i++) {
+        double sum = 0, ssum = 0, mn = INFINITY, mx = -INFINITY;
+        int m = 0, ms = 0;
+        for (size_t k = 0; k < n_dirs; k++) {
+            double v = interp(&s[k], s[k].ret, s[0].step[i]), w = interp(&s[k], s[k].sps, s[0].step[i]);
+            if (isfinite(v)) sum += v, m++, mn = fmin(mn, v), mx = fmax(mx, v);
+            if (isfinite(w)) ssum += w, ms++;
+        }
+        mean[i] = m ? sum / m : NAN;
+        lo[i] = m ? mn : NAN;
+        hi[i] = m ? mx : NAN;
+        msps[i] = ms ? ssum / ms : NAN;
+        if (m) top.ymin = fmin(top.ymin, mn), top.ymax = fmax(top.ymax, mx);
+        if (ms) bot.ymax = fmax(bot.ymax, msps[i]);
+    }
+    if (!isfinite(top.ymin)) top.ymin = 0, top.ymax = 1; /* no finished episodes yet */
+    if (top.ymax - top.ymin < 1e-9) top.ymax = top.ymin + 1;
+    double pad = 0.05 * (top.ymax - top.ymin);
+    top.ymin -= pad, top.ymax += pad;
+    bot.xmin = top.xmin, bot.xmax = top.xmax;
+    if (!(bot.ymax > 0)) bot.ymax = 1;
+    bot.ymax *= 1.1;
+
+    rl__sbuf o = {0};
+    rl__sbuf_printf(&o, "<?xml version='1.0' encoding='UTF-8'?>\n<svg xmlns='http://www.w3.org/2000/svg' "
+                        "width='800' height='600' viewBox='0 0 800 600' font-family='sans-serif'>\n"
+                        "<rect width='800' height='600' fill='white'/>\n");
+    rl__sbuf_printf(&o, "<text x='400' y='28' font-size='16' text-anchor='middle'>");
+    rl__sbuf_printf(&o, "%s", n_dirs == 1 ? s[0].label : "");
+    if (n_dirs > 1) rl__sbuf_printf(&o, "learning curves, %zu runs (first: %s)", n_dirs, s[0].label);
+    rl__sbuf_puts(&o, "</text>\n");
+    axes(&o, &top, "environment steps", "return (mean of the last 100 episodes)");
+    if (n_dirs > 1) { /* the min-max band */
+        rl__sbuf_puts(&o, "<path fill='#1f77b4' fill-opacity='0.2' stroke='none' d='");
+        int started = 0;
+        for (size_t i = 0; i < n; i++)
+            if (isfinite(hi[i])) rl__sbuf_printf(&o, "%c%.1f %.1f ", started++ ? 'L' : 'M', px(&top, s[0].step[i]), py(&top, hi[i]));
+        for (size_t i = n; i-- > 0;)
+            if (isfinite(lo[i])) rl__sbuf_printf(&o, "L%.1f %.1f ", px(&top, s[0].step[i]), py(&top, lo[i]));
+        rl__sbuf_puts(&o, "Z'/>\n");
+        for (size_t k = 0; k < n_dirs; k++)
+            polyline(&o, &top, s[k].step, s[k].ret, s[k].n, "stroke='#1f77b4' stroke-opacity='0.35' stroke-width='1'");
+    }
+    polyline(&o, &top, s[0].step, mean, n, "stroke='#1f77b4' stroke-width='2.5'");
+    axes(&o, &bot, "environment steps", "steps/s");
+    polyline(&o, &bot, s[0].step, msps, n, "stroke='#d62728' stroke-width='2'");
+    /* legend */
+    rl__sbuf_printf(&o, "<g font-size='12'><line x1='560' y1='306' x2='590' y2='306' stroke='#1f77b4' stroke-width='2.5'/>"
+                        "<text x='596' y='310'>%s</text>\n", n_dirs > 1 ? "mean over runs" : "return");
+    if (n_dirs > 1)
+        rl__sbuf_puts(&o, "<rect x='560' y='316' width='30' height='10' fill='#1f77b4' fill-opacity='0.2'/>"
+                          "<text x='596' y='326'>min-max over runs</text>\n");
+    rl__sbuf_puts(&o, "<line x1='560' y1='536' x2='590' y2='536' stroke='#d62728' stroke-width='2'/>"
+                      "<text x='596' y='540'>steps/s</text></g>\n</svg>\n");
+    if (o.oom) {
+        fprintf(stderr, "rlhost: plot: out of memory\n");
+    } else if (rl__write_atomic(out_path, o.data, o.len, 1, err, sizeof err) != 0) {
+        fprintf(stderr, "rlhost: plot: %s\n", err);
+    } else {
+        printf("wrote %s (%zu run%s)\n", out_path, n_dirs, n_dirs == 1 ? "" : "s");
+        rc = 0;
+    }
+    rl__sbuf_free(&o);
+out:
+    for (size_t k = 0; k < n_dirs; k++) {
+        free(s[k].step);
+        free(s[k].ret);
+        free(s[k].sps);
+    }
+    free(mean);
+    free(lo);
+    free(hi);
+    free(msps);
+    return rc;
+}
