@@ -70,6 +70,33 @@ contains "$T/err" "at step 300: non-finite loss at step 300 in tensor 'fixture/w
 [ "$(meta_step "$T/nan/checkpoint.safetensors")" = 200 ]; ok $? "the last good checkpoint (step 200) is kept"
 contains "$T/nan/summary.json" '"status": "failed"' "summary records the failure"
 
+# The real algorithms on NaN rewards: stop (naming what) or skip the batch.
+for algo in dqn ppo; do
+  if [ $algo = dqn ]; then extra="learning_starts = 10; batch_size = 8; train_freq = 1;"; else extra="n_steps = 8; batch_size = 8; n_epochs = 1;"; fi
+  printf 'run: { steps = 400; checkpoint_interval = 20; eval_episodes = 0; quiet = true; };\nenv: { plugin = "fixture_env"; needed = 1; count = 8; num_envs = 1; };\nalgo: { plugin = "%s"; hidden = [8]; %s };\n' "$algo" "$extra" > "$T/$algo-nan.cfg"
+  expect_rc 1 "$algo stops on a NaN reward" -- "$RLHOST" run "$T/$algo-nan.cfg" --plugin-path "$FIXTURES" --out "$T/$algo-nan"
+  contains "$T/err" "non-finite" "$algo says what went non-finite"
+  s=$(meta_step "$T/$algo-nan/checkpoint.safetensors")
+  [ -n "$s" ] && [ "$s" -le 60 ]; ok $? "$algo keeps the last checkpoint from before the NaN (step $s)"
+  expect_rc 0 "$algo with on_nonfinite = skip runs on" -- "$RLHOST" run "$T/$algo-nan.cfg" --plugin-path "$FIXTURES" --set algo.on_nonfinite=skip --out "$T/$algo-skip"
+  col=$(head -1 "$T/$algo-skip/metrics.csv" | tr , '\n' | grep -n '^skipped_batches$' | cut -d: -f1)
+  sk=$(tail -1 "$T/$algo-skip/metrics.csv" | cut -d, -f"$col")
+  awk -v s="$sk" 'BEGIN { exit !(s > 0) }'; ok $? "$algo counts the skipped batches ($sk)"
+done
+
+# A full disk: a 128 KiB tmpfs holds one 78 KiB checkpoint but not a second
+# one beside it.  The run fails with a clear error; the first one survives.
+mkdir -p "$T/tiny"
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=128k tmpfs "$T/tiny" 2>/dev/null; then
+  expect_rc 1 "a full disk fails the run" -- "$RLHOST" run "$DQN" --set run.steps=6000 --set run.checkpoint_interval=2000 --set run.eval_interval=0 --set run.quiet=true --out "$T/tiny/run"
+  contains "$T/err" "No space left on device" "the error says the disk is full"
+  [ "$(meta_step "$T/tiny/run/checkpoint.safetensors")" = 2000 ]; ok $? "the previous checkpoint (step 2000) survives intact"
+  expect_rc 0 "and it still evaluates" -- "$RLHOST" eval "$T/tiny/run" --episodes 2
+  umount "$T/tiny"
+else
+  n=$((n + 1)); echo "ok $n - # SKIP full-disk test needs root to mount a tmpfs"
+fi
+
 # corrupt and mismatched checkpoints: one sentence each, exit 1, no crash
 C="$R/checkpoint.safetensors"
 printf 'garbage' > "$T/short.st"

@@ -25,6 +25,7 @@ static const rl_host_api *host;
 
 static const char *const loss_choices[] = {"huber", "mse", NULL};
 static const char *const lr_schedules[] = {"constant", "linear", NULL};
+static const char *const nonfinite_choices[] = {"stop", "skip", NULL};
 
 enum {
     OPT_HIDDEN,
@@ -53,6 +54,7 @@ enum {
     OPT_BETA0,
     OPT_PER_EPS,
     OPT_KEEP_BEST,
+    OPT_ON_NONFINITE,
     OPT_N
 };
 
@@ -114,6 +116,9 @@ enum { ST_TRAIN_STEPS_RATIO, ST_BATCH_INFERENCE, ST_BLAS_THREADS, ST_N };
         [OPT_KEEP_BEST] = D(RL_OPT_BOOL, "keep_best", "false", 1, 0, NULL, 0,                      \
                             "end with the best policy seen by periodic evaluation "                 \
                             "(needs run.eval_interval)"),                                           \
+        [OPT_ON_NONFINITE] = D(RL_OPT_ENUM, "on_nonfinite", "stop", 1, 0, nonfinite_choices, 0,    \
+                               "a NaN/inf loss or gradient: stop the run (the last good "          \
+                               "checkpoint stays) or skip that batch"),                            \
     }
 
 static const rl_option_def opts_dqn[OPT_N] = DQN_OPTIONS("false", "false", "false");
@@ -143,7 +148,8 @@ typedef struct dqn {
     double ratio;
     float lr, gamma, tau, expl_fraction, eps_initial, eps_final, eval_eps, max_grad_norm;
     float alpha, beta0, per_eps;
-    int lr_linear, huber, dbl, prioritized, batch_inference, keep_best;
+    int lr_linear, huber, dbl, prioritized, batch_inference, keep_best, skip_nonfinite;
+    uint64_t skipped;
     /* networks */
     rl_params online, target;
     qnet q, qt;
@@ -231,6 +237,7 @@ static int dqn_create(const rl_algo_args *args, void **out, char *err, size_t er
     d->beta0 = (float)o[OPT_BETA0].f;
     d->per_eps = (float)o[OPT_PER_EPS].f;
     d->keep_best = (int)o[OPT_KEEP_BEST].i;
+    d->skip_nonfinite = o[OPT_ON_NONFINITE].i == 1;
     d->batch_inference = (int)st[ST_BATCH_INFERENCE].i;
     d->epsilon = d->eps_initial;
     d->max_priority = 1.0;
@@ -398,6 +405,10 @@ static int train_step(dqn *d, char *err, size_t errlen)
     float loss = d->huber ? rl_huber_loss(d->dpred, d->pred, d->y, w, B)
                           : rl_mse_loss(d->dpred, d->pred, d->y, w, B);
     if (!isfinite(loss)) {
+        if (d->skip_nonfinite) {
+            d->skipped++;
+            return RL_OK;
+        }
         RL_ERRF(err, errlen, "non-finite TD loss at gradient step %llu (q: mean %g)",
                 (unsigned long long)d->grad_steps + 1, qsum / B);
         return RL_ENONFINITE;
@@ -408,7 +419,13 @@ static int train_step(dqn *d, char *err, size_t errlen)
     qnet_backward(&d->q, d->online.data, d->online.grad, d->x, d->dq, B);
     float norm = rl_clip_grad_norm(d->online.grad, d->online.n, d->max_grad_norm);
     if (!isfinite(norm)) {
-        RL_ERRF(err, errlen, "non-finite gradient at gradient step %llu",
+        if (d->skip_nonfinite) {
+            d->skipped++;
+            return RL_OK;
+        }
+        long at = rl_params_find_nonfinite(d->online.grad, d->online.n);
+        RL_ERRF(err, errlen, "non-finite gradient in tensor '%s' at gradient step %llu",
+                at >= 0 ? rl_params_tensor_at(&d->online, (size_t)at) : "?",
                 (unsigned long long)d->grad_steps + 1);
         return RL_ENONFINITE;
     }
@@ -463,7 +480,8 @@ static int dqn_update(void *p, uint64_t step, char *err, size_t errlen)
 static size_t dqn_metrics(void *p, rl_metric *out, size_t cap)
 {
     dqn *d = p;
-    rl_metric m[6] = {
+    rl_metric m[7] = {
+        {"skipped_batches", (double)d->skipped},
         {"loss", d->m_n ? d->m_loss / d->m_n : NAN},
         {"q_mean", d->m_n ? d->m_q / d->m_n : NAN},
         {"epsilon", d->epsilon},
@@ -471,7 +489,7 @@ static size_t dqn_metrics(void *p, rl_metric *out, size_t cap)
         {"lr", d->lr_linear ? rl_schedule_linear(d->lr, 0.0f, d->progress) : d->lr},
         {"is_weight", d->m_n ? d->m_w / d->m_n : NAN},
     };
-    size_t n = d->prioritized ? 6 : 5;
+    size_t n = d->prioritized ? 7 : 6;
     if (n > cap) n = cap;
     memcpy(out, m, n * sizeof *m);
     d->m_loss = d->m_q = d->m_w = 0;

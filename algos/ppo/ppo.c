@@ -26,6 +26,7 @@ static const rl_host_api *host;
 
 static const char *const activations[] = {"tanh", "relu", NULL};
 static const char *const schedules[] = {"constant", "linear", NULL};
+static const char *const nonfinite_choices[] = {"stop", "skip", NULL};
 
 enum {
     OPT_HIDDEN,
@@ -51,6 +52,7 @@ enum {
     OPT_LSTM_HIDDEN,
     OPT_BPTT,
     OPT_KEEP_BEST,
+    OPT_ON_NONFINITE,
     OPT_N
 };
 
@@ -105,6 +107,9 @@ enum { ST_BATCH_INFERENCE, ST_BLAS_THREADS, ST_N };
         [OPT_KEEP_BEST] = D(RL_OPT_BOOL, "keep_best", "false", 1, 0, NULL, 0,                     \
                             "end with the best policy seen by periodic evaluation "                \
                             "(needs run.eval_interval)"),                                          \
+        [OPT_ON_NONFINITE] = D(RL_OPT_ENUM, "on_nonfinite", "stop", 1, 0, nonfinite_choices, 0,   \
+                               "a NaN/inf loss or gradient: stop the run (the last good "         \
+                               "checkpoint stays) or skip that minibatch"),                       \
     }
 
 static const rl_option_def opts_ppo[OPT_N] = PPO_OPTIONS("false");
@@ -205,7 +210,8 @@ typedef struct ppo {
     uint64_t total_steps;
     float lr, gamma, lambda, clip, vclip, ent_coef, vf_coef, max_grad_norm;
     int lr_linear, clip_linear, norm_adv, det_eval, recurrent, shared, batch_inference;
-    int keep_best, have_best;
+    int keep_best, have_best, skip_nonfinite;
+    uint64_t skipped;
     double best_return;
     rl_activation act;
     rl_dtype dtype;
@@ -304,6 +310,7 @@ static int ppo_create(const rl_algo_args *args, void **out, char *err, size_t er
     p->recurrent = (int)o[OPT_RECURRENT].i;
     p->shared = (int)o[OPT_SHARED].i;
     p->keep_best = (int)o[OPT_KEEP_BEST].i;
+    p->skip_nonfinite = o[OPT_ON_NONFINITE].i == 1;
     p->batch_inference = (int)st[ST_BATCH_INFERENCE].i;
     p->act = o[OPT_ACTIVATION].i == 1 ? RL_ACT_RELU : RL_ACT_TANH;
     p->L = p->recurrent ? (uint32_t)o[OPT_BPTT].i : 1;
@@ -707,6 +714,10 @@ static int train_rollout(ppo *p, char *err, size_t errlen)
                 p->dv[r] = p->vf_coef * dvr / M;
             }
             double loss = pg / M + p->vf_coef * vl / M - p->ent_coef * ent / M;
+            if (!isfinite(loss) && p->skip_nonfinite) {
+                p->skipped++;
+                continue;
+            }
             if (!isfinite(loss)) {
                 RL_ERRF(err, errlen, "non-finite PPO loss (policy %g, value %g) in update %llu",
                         pg / M, vl / M, (unsigned long long)p->updates + 1);
@@ -716,7 +727,13 @@ static int train_rollout(ppo *p, char *err, size_t errlen)
             train_backward(p, Lm, S);
             float norm = rl_clip_grad_norm(p->p.grad, p->p.n, p->max_grad_norm);
             if (!isfinite(norm)) {
-                RL_ERRF(err, errlen, "non-finite gradient in PPO update %llu",
+                if (p->skip_nonfinite) {
+                    p->skipped++;
+                    continue;
+                }
+                long at = rl_params_find_nonfinite(p->p.grad, p->p.n);
+                RL_ERRF(err, errlen, "non-finite gradient in tensor '%s' in PPO update %llu",
+                        at >= 0 ? rl_params_tensor_at(&p->p, (size_t)at) : "?",
                         (unsigned long long)p->updates + 1);
                 return RL_ENONFINITE;
             }
@@ -747,13 +764,14 @@ static size_t ppo_metrics(void *p_, rl_metric *out, size_t cap)
 {
     ppo *p = p_;
     double n = p->m_n ? (double)p->m_n : NAN;
-    rl_metric m[7] = {
+    rl_metric m[8] = {
+        {"skipped_batches", (double)p->skipped},
         {"policy_loss", p->m_pg / n}, {"value_loss", p->m_v / n}, {"entropy", p->m_ent / n},
         {"approx_kl", p->m_kl / n},   {"clip_fraction", p->m_clip / n},
         {"explained_variance", p->m_ev},
         {"lr", p->lr_linear ? rl_schedule_linear(p->lr, 0.0f, p->progress) : p->lr},
     };
-    size_t k = cap < 7 ? cap : 7;
+    size_t k = cap < 8 ? cap : 8;
     memcpy(out, m, k * sizeof *m);
     p->m_pg = p->m_v = p->m_ent = p->m_kl = p->m_clip = 0;
     p->m_n = 0;

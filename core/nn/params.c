@@ -70,3 +70,12 @@ long rl_params_find_nonfinite(const float *v, size_t n)
         if (!isfinite(v[i])) return (long)i;
     return -1;
 }
+
+const char *rl_params_tensor_at(const rl_params *p, size_t index)
+{
+    for (uint32_t k = 0; k < p->n_tensors; k++) {
+        const rl_param_tensor *t = &p->tensors[k];
+        if (index >= t->offset && index < t->offset + (size_t)t->rows * t->cols) return t->name;
+    }
+    return "?";
+}

@@ -61,6 +61,8 @@ void rl_params_copy(rl_params *dst, const rl_params *src);
 void rl_params_polyak(rl_params *dst, const rl_params *src, float tau);
 /* Index of the first non-finite value in data (or grad), or -1. */
 long rl_params_find_nonfinite(const float *v, size_t n);
+/* Name of the tensor holding element `index` of the block ("?" if none). */
+const char *rl_params_tensor_at(const rl_params *p, size_t index);
 
 /* ---- Initialisation (seeded, deterministic) -------------------------------*/
 
