@@ -3,6 +3,7 @@
 #include <rlhost/rlcore.h>
 
 #include <cblas.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -50,6 +51,19 @@ void *rl_calloc_aligned(size_t count, size_t size)
 void rl_free(void *p)
 {
     free(p);
+}
+
+int rl_state_blob(const rl_state_io *io, int load, const char *prefix, const char *name,
+                  void *data, size_t bytes, char *err, size_t errlen)
+{
+    char full[160];
+    snprintf(full, sizeof full, "%s%s", prefix ? prefix : "", name);
+    uint64_t shape = bytes;
+    int rc = load ? io->get(io->ctx, full, RL_DTYPE_U8, 1, &shape, data)
+                  : io->put(io->ctx, full, RL_DTYPE_U8, 1, &shape, data);
+    if (rc != RL_OK && err && errlen)
+        snprintf(err, errlen, "%s", io->error ? io->error(io->ctx) : rl_strerror(rc));
+    return rc;
 }
 
 void rl_blas_set_threads(int n)

@@ -16,6 +16,11 @@ expect_rc() {
   [ "$rc" = "$want" ] || sed 's/^/#   /' "$T/err" | head -5
 }
 contains() { grep -qF -- "$2" "$1"; ok $? "$3"; grep -qF -- "$2" "$1" || { echo "#   '$2' not in:"; sed 's/^/#   /' "$1" | head -5; }; }
+# The learning columns of a metrics.csv: everything but the timings.
+learn_cols() {
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) keep[i] = $i !~ /^(wall_s|sps|cpu_util|env_frac|act_frac|update_frac)$/ }
+           { out = ""; for (i = 1; i <= NF; i++) if (keep[i]) out = out "," $i; print out }' "$1"
+}
 header() { # the JSON header of a safetensors file, read with nothing but od and dd
   local len; len=$(od -An -t u8 -N 8 "$1" | tr -d ' ')
   dd if="$1" bs=1 skip=8 count="$len" 2>/dev/null
@@ -48,6 +53,31 @@ expect_rc 0 "resume to 10000 steps" -- "$RLHOST" run --resume "$R" --set run.ste
 [ "$(grep -c . "$R/metrics.csv")" -ge 3 ]; ok $? "metrics.csv keeps the rows before the resume"
 contains "$R/summary.json" '"steps": 10000' "summary of the resumed run"
 expect_rc 2 "resume with a CONFIG too is a usage error" -- "$RLHOST" run "$DQN" --resume "$R"
+
+# Exact resume: a run interrupted at an arbitrary step and resumed ends
+# bit-identical to the uninterrupted run (learning columns of metrics.csv,
+# the evaluation, and every tensor of the final checkpoint).
+data_of() { local len; len=$(od -An -t u8 -N 8 "$1" | tr -d ' '); tail -c +$((9 + len)) "$1"; }
+exact() { # NAME CONFIG SLEEP ARGS...
+  local name=$1 cfg=$2 nap=$3; shift 3
+  "$RLHOST" run "$cfg" "$@" --set run.quiet=true --out "$T/$name-a" >/dev/null 2>&1
+  "$RLHOST" run "$cfg" "$@" --set run.quiet=true --out "$T/$name-b" >/dev/null 2>&1 &
+  local pid=$!
+  sleep "$nap"; kill -INT $pid 2>/dev/null; wait $pid; local rc=$?
+  local at; at=$(meta_step "$T/$name-b/checkpoint.safetensors")
+  echo "# $name: interrupted (exit $rc) at step $at"
+  expect_rc 0 "$name: resume" -- "$RLHOST" run --resume "$T/$name-b"
+  learn_cols "$T/$name-a/metrics.csv" > "$T/ma"; learn_cols "$T/$name-b/metrics.csv" > "$T/mb"
+  cmp -s "$T/ma" "$T/mb"; ok $? "$name: metrics identical to the uninterrupted run"
+  grep '"eval_' "$T/$name-a/summary.json" > "$T/sa"; grep '"eval_' "$T/$name-b/summary.json" > "$T/sb"
+  cmp -s "$T/sa" "$T/sb"; ok $? "$name: final evaluation identical"
+  data_of "$T/$name-a/checkpoint.safetensors" > "$T/da"; data_of "$T/$name-b/checkpoint.safetensors" > "$T/db"
+  cmp -s "$T/da" "$T/db"; ok $? "$name: final checkpoint tensors identical"
+}
+exact dqn "$DQN" 0.3 --set run.steps=30000 --set run.eval_interval=5000 --set run.log_interval=2000 --set algo.save_replay=true
+exact snake_all "$SRC/configs/snake_dqn_all.cfg" 0.6 --set run.steps=40000 --set run.eval_interval=10000 --set run.eval_episodes=10 --set algo.learning_starts=2000 --set run.log_interval=5000 --set algo.save_replay=true
+exact rppo "$SRC/configs/cartpole_nov_rppo.cfg" 0.6 --set run.steps=20000 --set run.log_interval=2048 --set run.eval_episodes=5
+exact tmaze "$SRC/configs/tmaze_rppo.cfg" 0.6 --set run.steps=20000 --set run.log_interval=2048 --set run.eval_episodes=10
 
 # SIGINT: checkpoint and outputs written, exit 130
 "$RLHOST" run "$DQN" --set run.steps=1e12 --set run.eval_interval=0 --out "$T/int" >"$T/out" 2>"$T/err" &

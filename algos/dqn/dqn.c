@@ -55,6 +55,7 @@ enum {
     OPT_PER_EPS,
     OPT_KEEP_BEST,
     OPT_ON_NONFINITE,
+    OPT_SAVE_REPLAY,
     OPT_N
 };
 
@@ -119,6 +120,9 @@ enum { ST_TRAIN_STEPS_RATIO, ST_BATCH_INFERENCE, ST_BLAS_THREADS, ST_N };
         [OPT_ON_NONFINITE] = D(RL_OPT_ENUM, "on_nonfinite", "stop", 1, 0, nonfinite_choices, 0,    \
                                "a NaN/inf loss or gradient: stop the run (the last good "          \
                                "checkpoint stays) or skip that batch"),                            \
+        [OPT_SAVE_REPLAY] = D(RL_OPT_BOOL, "save_replay", "false", 1, 0, NULL, 0,                  \
+                              "save the replay buffer with checkpoints (replay.safetensors), so a " \
+                              "resumed run continues exactly"),                                     \
     }
 
 static const rl_option_def opts_dqn[OPT_N] = DQN_OPTIONS("false", "false", "false");
@@ -148,7 +152,7 @@ typedef struct dqn {
     double ratio;
     float lr, gamma, tau, expl_fraction, eps_initial, eps_final, eval_eps, max_grad_norm;
     float alpha, beta0, per_eps;
-    int lr_linear, huber, dbl, prioritized, batch_inference, keep_best, skip_nonfinite;
+    int lr_linear, huber, dbl, prioritized, batch_inference, keep_best, skip_nonfinite, save_replay;
     uint64_t skipped;
     /* networks */
     rl_params online, target;
@@ -238,6 +242,7 @@ static int dqn_create(const rl_algo_args *args, void **out, char *err, size_t er
     d->per_eps = (float)o[OPT_PER_EPS].f;
     d->keep_best = (int)o[OPT_KEEP_BEST].i;
     d->skip_nonfinite = o[OPT_ON_NONFINITE].i == 1;
+    d->save_replay = (int)o[OPT_SAVE_REPLAY].i;
     d->batch_inference = (int)st[ST_BATCH_INFERENCE].i;
     d->epsilon = d->eps_initial;
     d->max_priority = 1.0;
@@ -565,6 +570,40 @@ static int dqn_state(dqn *d, const rl_state_io *io, int load, char *err, size_t 
         d->ratio_acc = v[3];
         d->epsilon = v[4];
         d->max_priority = v[5];
+    }
+    /* What the next metrics row averages, and keep_best's snapshot. */
+    struct {
+        double m_loss, m_q, m_w, best_return;
+        uint64_t m_n, skipped;
+        int32_t have_best;
+    } acc;
+    memset(&acc, 0, sizeof acc); /* padding too: checkpoints compare byte for byte */
+    acc.m_loss = d->m_loss, acc.m_q = d->m_q, acc.m_w = d->m_w, acc.best_return = d->best_return;
+    acc.m_n = d->m_n, acc.skipped = d->skipped, acc.have_best = d->have_best;
+    if ((rc = rl_state_blob(io, load, "state/", "accumulators", &acc, sizeof acc, err, errlen))) return rc;
+    if (load) {
+        d->m_loss = acc.m_loss, d->m_q = acc.m_q, d->m_w = acc.m_w, d->best_return = acc.best_return;
+        d->m_n = acc.m_n, d->skipped = acc.skipped, d->have_best = acc.have_best;
+    }
+    if (d->keep_best && (rc = load ? rl_params_load(&d->best, io, "best/", err, errlen)
+                                   : rl_params_save(&d->best, io, "best/", err, errlen)))
+        return rc;
+    if (!d->save_replay) return RL_OK;
+    replay *r = &d->rb;
+    size_t cap = r->capacity;
+    if ((rc = rl_state_blob(io, load, "replay/", "obs", r->obs, cap * r->row_bytes, err, errlen)) ||
+        (rc = rl_state_blob(io, load, "replay/", "next_obs", r->next_obs, cap * r->row_bytes, err, errlen)) ||
+        (rc = rl_state_blob(io, load, "replay/", "actions", r->actions, cap * sizeof *r->actions, err, errlen)) ||
+        (rc = rl_state_blob(io, load, "replay/", "rewards", r->rewards, cap * sizeof *r->rewards, err, errlen)) ||
+        (rc = rl_state_blob(io, load, "replay/", "terminated", r->terminated, cap, err, errlen)) ||
+        (rc = rl_state_blob(io, load, "replay/", "done", r->done, cap, err, errlen)) ||
+        (rc = rl_state_blob(io, load, "replay/", "steps", &r->steps, sizeof r->steps, err, errlen)))
+        return rc;
+    if (d->prioritized) {
+        size_t nodes = 2 * (size_t)d->tree.capacity * sizeof(double);
+        if ((rc = rl_state_blob(io, load, "replay/", "priority_sum", d->tree.sum, nodes, err, errlen)) ||
+            (rc = rl_state_blob(io, load, "replay/", "priority_min", d->tree.min, nodes, err, errlen)))
+            return rc;
     }
     return RL_OK;
 }

@@ -828,6 +828,51 @@ static int ppo_state(ppo *p, const rl_state_io *io, int load, char *err, size_t 
                    : rl_scalar_save(updates, io, "state/updates", err, errlen)))
         return rc;
     p->updates = (uint64_t)updates;
+    /* The rollout so far, the LSTM states, metric sums and keep_best: with
+       these a resumed run continues exactly. */
+    struct {
+        double m_pg, m_v, m_ent, m_kl, m_clip, m_ev, best_return;
+        uint64_t m_n, skipped;
+        uint32_t t;
+        int32_t have_best;
+    } acc;
+    memset(&acc, 0, sizeof acc); /* padding too: checkpoints compare byte for byte */
+    acc.m_pg = p->m_pg, acc.m_v = p->m_v, acc.m_ent = p->m_ent, acc.m_kl = p->m_kl;
+    acc.m_clip = p->m_clip, acc.m_ev = p->m_ev, acc.best_return = p->best_return;
+    acc.m_n = p->m_n, acc.skipped = p->skipped, acc.t = p->t, acc.have_best = p->have_best;
+    if ((rc = rl_state_blob(io, load, "state/", "accumulators", &acc, sizeof acc, err, errlen))) return rc;
+    if (load) {
+        p->m_pg = acc.m_pg, p->m_v = acc.m_v, p->m_ent = acc.m_ent, p->m_kl = acc.m_kl;
+        p->m_clip = acc.m_clip, p->m_ev = acc.m_ev, p->best_return = acc.best_return;
+        p->m_n = acc.m_n, p->skipped = acc.skipped, p->t = acc.t, p->have_best = acc.have_best;
+    }
+    size_t TN = (size_t)p->T * p->N, D = p->D, H = p->H;
+    struct {
+        const char *name;
+        void *data;
+        size_t bytes;
+    } blobs[] = {
+        {"obs", p->obs, TN * D * 4}, {"logp", p->logp, TN * 4}, {"values", p->values, TN * 4},
+        {"rewards", p->rewards, TN * 4}, {"final_values", p->final_values, TN * 4},
+        {"last_obs", p->last_obs, (size_t)p->N * D * 4}, {"actions", p->actions, TN * 4},
+        {"terminated", p->terminated, TN}, {"truncated", p->truncated, TN}, {"start", p->start, TN},
+    };
+    for (size_t k = 0; k < sizeof blobs / sizeof *blobs; k++)
+        if ((rc = rl_state_blob(io, load, "rollout/", blobs[k].name, blobs[k].data, blobs[k].bytes, err, errlen)))
+            return rc;
+    for (uint32_t k = 0; p->recurrent && k < p->n_towers; k++) {
+        char name[32];
+        float *arrays[6] = {p->st_h[k], p->st_c[k], p->live[k].h, p->live[k].c, p->eval[k].h, p->eval[k].c};
+        size_t sizes[6] = {TN * H, TN * H, (size_t)p->N * H, (size_t)p->N * H, (size_t)p->rows * H, (size_t)p->rows * H};
+        static const char *const what[6] = {"stored_h", "stored_c", "live_h", "live_c", "eval_h", "eval_c"};
+        for (int j = 0; j < 6; j++) {
+            snprintf(name, sizeof name, "%s%u", what[j], k);
+            if ((rc = rl_state_blob(io, load, "rollout/", name, arrays[j], sizes[j] * 4, err, errlen))) return rc;
+        }
+    }
+    if (p->keep_best && (rc = load ? rl_params_load(&p->best, io, "best/", err, errlen)
+                                   : rl_params_save(&p->best, io, "best/", err, errlen)))
+        return rc;
     return RL_OK;
 }
 

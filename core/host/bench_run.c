@@ -119,9 +119,10 @@ static int run_once(const rl__registry *reg, const char *path, const rl__overrid
 static void remove_outputs(const char *dir)
 {
     static const char *const files[] = {"config.cfg", "metrics.csv", "summary.json",
-                                        "checkpoint.safetensors", "checkpoint.prev.safetensors"};
+                                        "checkpoint.safetensors", "checkpoint.prev.safetensors",
+                                        "replay.safetensors"};
     char p[4200];
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 6; i++) {
         snprintf(p, sizeof p, "%s/%s", dir, files[i]);
         unlink(p);
     }

@@ -466,7 +466,13 @@ void rl__ckpt_free(rl__ckpt *c)
 static int io_put(void *ctx, const char *name, rl_dtype dtype, uint32_t ndim, const uint64_t *shape,
                   const void *data)
 {
-    return rl__ckpt_put(ctx, name, dtype, ndim, shape, data);
+    rl__ckpt *c = ctx;
+    if (c->side && !strncmp(name, "replay/", 7)) {
+        int rc = rl__ckpt_put(c->side, name, dtype, ndim, shape, data);
+        if (rc) snprintf(c->err, sizeof c->err, "%s", c->side->err);
+        return rc;
+    }
+    return rl__ckpt_put(c, name, dtype, ndim, shape, data);
 }
 
 static void shape_text(char *buf, size_t n, uint32_t ndim, const uint64_t *shape)
@@ -482,6 +488,8 @@ static int io_get(void *ctx, const char *name, rl_dtype dtype, uint32_t ndim, co
 {
     rl__ckpt *c = ctx;
     const rl__ckpt_tensor *t = rl__ckpt_find(c, name);
+    const rl__ckpt *owner = c;
+    if (!t && c->side && (t = rl__ckpt_find(c->side, name))) owner = c->side;
     if (!t) {
         snprintf(c->err, sizeof c->err, "%s: tensor '%s' is missing", c->path, name);
         return RL_ENOENT;
@@ -497,7 +505,7 @@ static int io_get(void *ctx, const char *name, rl_dtype dtype, uint32_t ndim, co
                  name, rl__dtype_name(t->dtype), have, rl__dtype_name(dtype), want);
         return RL_ECORRUPT;
     }
-    memcpy(data, c->data + t->offset, t->bytes);
+    memcpy(data, owner->data + t->offset, t->bytes);
     return RL_OK;
 }
 
@@ -520,17 +528,26 @@ static int same_major(const char *a, const char *b)
     return a && b && atoi(a) == atoi(b);
 }
 
-int rl__ckpt_restore(const char *path, const rl__config *c, void *algo, uint64_t *step,
-                     uint64_t *episodes, char *err, size_t errlen)
+int rl__ckpt_restore(const char *path, const char *replay_path, const rl__config *c,
+                     void *algo, uint64_t *step, uint64_t *episodes, rl__host_state_fn host_load,
+                     void *host_ctx, char *err, size_t errlen)
 {
-    rl__ckpt ck;
+    rl__ckpt ck, side;
     int rc = rl__ckpt_read(&ck, path, err, errlen);
     if (rc != RL_OK) return rc;
+    if (replay_path && access(replay_path, F_OK) == 0) {
+        if ((rc = rl__ckpt_read(&side, replay_path, err, errlen)) != RL_OK) {
+            rl__ckpt_free(&ck);
+            return rc;
+        }
+        ck.side = &side;
+    }
     const char *env = rl__ckpt_meta_get(&ck, "rlhost.env"), *alg = rl__ckpt_meta_get(&ck, "rlhost.algo");
     const rl_plugin_desc *ed = c->env->desc, *ad = c->algo->desc;
     if (!env || !alg || strcmp(env, ed->name) || strcmp(alg, ad->name)) {
         snprintf(err, errlen, "%s was written for env '%s' and algo '%s', but the config uses '%s' and '%s'",
                  path, env ? env : "?", alg ? alg : "?", ed->name, ad->name);
+        if (ck.side) rl__ckpt_free(ck.side);
         rl__ckpt_free(&ck);
         return RL_ECORRUPT;
     }
@@ -539,6 +556,7 @@ int rl__ckpt_restore(const char *path, const rl__config *c, void *algo, uint64_t
         snprintf(err, errlen, "%s was written by %s %s / %s %s; this rlhost has %s and %s (major versions differ)",
                  path, env, rl__ckpt_meta_get(&ck, "rlhost.env_version"), alg,
                  rl__ckpt_meta_get(&ck, "rlhost.algo_version"), ed->version, ad->version);
+        if (ck.side) rl__ckpt_free(ck.side);
         rl__ckpt_free(&ck);
         return RL_ECORRUPT;
     }
@@ -547,6 +565,7 @@ int rl__ckpt_restore(const char *path, const rl__config *c, void *algo, uint64_t
     if (!ext || ext->struct_size < sizeof *ext || !ext->load) {
         snprintf(err, errlen, "algo '%s' cannot load checkpoints (no %s capability)", ad->name,
                  RL_EXT_ALGO_STATE);
+        if (ck.side) rl__ckpt_free(ck.side);
         rl__ckpt_free(&ck);
         return RL_ENOTSUP;
     }
@@ -556,9 +575,11 @@ int rl__ckpt_restore(const char *path, const rl__config *c, void *algo, uint64_t
     rc = ext->load(algo, &io, perr, sizeof perr);
     if (rc != RL_OK)
         snprintf(err, errlen, "%s", perr[0] ? perr : rl_strerror(rc));
+    if (rc == RL_OK && host_load) rc = host_load(host_ctx, &io, err, errlen);
     const char *s = rl__ckpt_meta_get(&ck, "rlhost.step"), *e = rl__ckpt_meta_get(&ck, "rlhost.episodes");
     if (step) *step = s ? strtoull(s, NULL, 10) : 0;
     if (episodes) *episodes = e ? strtoull(e, NULL, 10) : 0;
+    if (ck.side) rl__ckpt_free(ck.side);
     rl__ckpt_free(&ck);
     return rc;
 }

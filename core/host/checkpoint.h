@@ -29,6 +29,8 @@ typedef struct rl__ckpt {
     size_t n_meta;
     char err[RL_ERR_MAX];
     const char *path; /* for messages */
+    struct rl__ckpt *side; /* optional: takes the "replay/" tensors (put) and
+                              is searched second (get) */
 } rl__ckpt;
 
 /* Building and writing. */
@@ -53,10 +55,14 @@ void rl__ckpt_io(rl__ckpt *c, rl_state_io *io);
 
 /* Restores an algorithm from a checkpoint written for the same env and algo
    plugins (names and major versions must match); step and episodes (may be
-   NULL) receive the counters it was written at. */
+   NULL) receive the counters it was written at.
+   replay_path (may be NULL or missing) is read too when present; host_load
+   (may be NULL) restores the host's own state from the same tensors. */
 struct rl__config;
-int rl__ckpt_restore(const char *path, const struct rl__config *c, void *algo, uint64_t *step,
-                     uint64_t *episodes, char *err, size_t errlen);
+typedef int (*rl__host_state_fn)(void *ctx, const rl_state_io *io, char *err, size_t errlen);
+int rl__ckpt_restore(const char *path, const char *replay_path, const struct rl__config *c,
+                     void *algo, uint64_t *step, uint64_t *episodes, rl__host_state_fn host_load,
+                     void *host_ctx, char *err, size_t errlen);
 
 const char *rl__dtype_name(rl_dtype d);
 size_t rl__dtype_size(rl_dtype d);

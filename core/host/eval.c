@@ -84,7 +84,7 @@ int rl__eval_command(const rl__config *c, const char *ckpt, uint32_t episodes, i
         return 1;
     }
     uint64_t step = 0;
-    if (ckpt && (rc = rl__ckpt_restore(ckpt, c, algo, &step, NULL, err, sizeof err)) != RL_OK) {
+    if (ckpt && (rc = rl__ckpt_restore(ckpt, NULL, c, algo, &step, NULL, NULL, NULL, err, sizeof err)) != RL_OK) {
         rl__log(RL_LOG_ERROR, NULL, "%s", err);
     } else {
         rl__eval_result r = {0};

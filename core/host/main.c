@@ -55,8 +55,9 @@ static const char run_help[] =
     "A checkpoint.safetensors is written every run.checkpoint_interval steps and\n"
     "at the end.  Ctrl-C stops after the current step and still writes the\n"
     "checkpoint and outputs.  --resume continues from OUT_DIR's checkpoint with\n"
-    "its config.cfg (envs restart their episodes and a replay buffer is not\n"
-    "restored, so the result is close to, not identical with, an uninterrupted run).\n";
+    "its config.cfg.  The resumed run ends bit-identical to an uninterrupted one\n"
+    "when the env saves its state (all shipped envs do) and, for DQN, with\n"
+    "algo.save_replay = true; without the replay it is close, not identical.\n";
 
 static const char plot_help[] =
     "usage: rlhost plot OUT_DIR... [-o FILE.svg]\n"

@@ -55,7 +55,7 @@ int rl__play(const rl__config *c, const char *ckpt, uint32_t episodes, double fp
         rl__vecenv_destroy(&v);
         return 1;
     }
-    if (ckpt && (rc = rl__ckpt_restore(ckpt, c, algo, NULL, NULL, err, sizeof err)) != RL_OK) {
+    if (ckpt && (rc = rl__ckpt_restore(ckpt, NULL, c, algo, NULL, NULL, NULL, NULL, err, sizeof err)) != RL_OK) {
         rl__log(RL_LOG_ERROR, NULL, "%s", err);
         avt->destroy(algo);
         rl__vecenv_destroy(&v);

@@ -59,6 +59,7 @@ typedef struct run_state {
     double last_t_act, last_t_env, last_t_update;
     eval_result last_eval;
     int pending_eval;
+    int envs_restored; /* a resume restored the envs exactly: no reset */
     char err[RL_ERR_MAX];
 } run_state;
 
@@ -77,10 +78,13 @@ static const rl_value *val(const rl__group *g, int i)
 
 /* ---- evaluation ----------------------------------------------------------*/
 
-static int evaluate(run_state *rs, uint32_t episodes, eval_result *out)
+/* Periodic evaluations run to the end even when a signal arrives (they are
+   short), so a checkpoint never sees an eval env advanced halfway; the
+   final one may be cut short. */
+static int evaluate(run_state *rs, uint32_t episodes, eval_result *out, int interruptible)
 {
     return rl__evaluate(&rs->eval, rs->avt, rs->algo, rs->c->algo->desc->name, episodes,
-                        &g_stop_signal, out, rs->err, sizeof rs->err);
+                        interruptible ? &g_stop_signal : NULL, out, rs->err, sizeof rs->err);
 }
 
 /* ---- metrics -------------------------------------------------------------*/
@@ -132,6 +136,9 @@ static void log_row(run_state *rs)
         rs->n_algo_cols = nm;
         rl__sbuf_puts(&rs->csv, "\n");
         rs->header_done = 1;
+    } else if (rs->n_algo_cols == 0) { /* resumed: the header is there already */
+        for (size_t k = 0; k < nm; k++) rs->algo_cols[k] = m[k].name;
+        rs->n_algo_cols = nm;
     }
     rl__ep_stats *st = &rs->train.stats;
     rl__sbuf_printf(&rs->csv, "%llu", (unsigned long long)rs->steps);
@@ -293,15 +300,78 @@ static int write_summary(run_state *rs, const eval_result *ev, const char *statu
 
 /* ---- checkpoints -------------------------------------------------------- */
 
+static const rl_env_state_ext *env_state_ext(const rl__vecenv *v)
+{
+    const rl_env_state_ext *e = v->vt->get_extension ? v->vt->get_extension(v->env, RL_EXT_ENV_STATE) : NULL;
+    return e && e->struct_size >= sizeof *e && e->save && e->load ? e : NULL;
+}
+
+/* The host's part of a checkpoint, for exact resumes: each env's state, the
+   training envs' current observations and episode bookkeeping, and the
+   last evaluation.  Written only when the env can save its state. */
+static int host_state(run_state *rs, const rl_state_io *io, int load, char *err, size_t errlen)
+{
+    rl__vecenv *v = &rs->train;
+    const rl_env_state_ext *te = env_state_ext(v), *ee = rs->have_eval ? env_state_ext(&rs->eval) : NULL;
+    if (!te || (rs->have_eval && !ee)) return RL_OK;
+    if (load) { /* a checkpoint without host state: resume approximately */
+        uint64_t shape = (uint64_t)v->n * v->row_bytes;
+        int rc = io->get(io->ctx, "host/train_obs", RL_DTYPE_U8, 1, &shape, v->io.obs);
+        if (rc == RL_ENOENT) return RL_OK;
+        if (rc != RL_OK) {
+            snprintf(err, errlen, "%s", io->error(io->ctx));
+            return rc;
+        }
+    } else if (rl_state_blob(io, 0, "host/", "train_obs", v->io.obs, (size_t)v->n * v->row_bytes, err, errlen)) {
+        return RL_EIO;
+    }
+    struct {
+        eval_result last_eval;
+        int32_t pending_eval;
+    } ev;
+    memset(&ev, 0, sizeof ev); /* padding too: checkpoints compare byte for byte */
+    ev.last_eval = rs->last_eval;
+    ev.pending_eval = rs->pending_eval;
+    int rc;
+    if ((rc = rl_state_blob(io, load, "host/", "episode_start", v->episode_start, v->n, err, errlen)) ||
+        (rc = rl_state_blob(io, load, "host/", "episode_return", v->ep_return, v->n * sizeof *v->ep_return, err, errlen)) ||
+        (rc = rl_state_blob(io, load, "host/", "episode_length", v->ep_length, v->n * sizeof *v->ep_length, err, errlen)) ||
+        (rc = rl_state_blob(io, load, "host/", "episode_stats", &v->stats, sizeof v->stats, err, errlen)) ||
+        (rc = rl_state_blob(io, load, "host/", "last_eval", &ev, sizeof ev, err, errlen)))
+        return rc;
+    char perr[RL_ERR_MAX] = "";
+    rc = load ? te->load(v->env, io, "env/", perr, sizeof perr) : te->save(v->env, io, "env/", perr, sizeof perr);
+    if (rc == RL_OK && ee)
+        rc = load ? ee->load(rs->eval.env, io, "eval_env/", perr, sizeof perr)
+                  : ee->save(rs->eval.env, io, "eval_env/", perr, sizeof perr);
+    if (rc != RL_OK) {
+        snprintf(err, errlen, "env '%s' state: %s", rs->c->env->desc->name, perr[0] ? perr : rl_strerror(rc));
+        return rc;
+    }
+    if (load) {
+        rs->last_eval = ev.last_eval;
+        rs->pending_eval = ev.pending_eval;
+        rs->envs_restored = 1;
+    }
+    return RL_OK;
+}
+
+static int host_state_load(void *ctx, const rl_state_io *io, char *err, size_t errlen)
+{
+    return host_state(ctx, io, 1, err, errlen);
+}
+
 static int write_checkpoint(run_state *rs)
 {
     const rl__config *c = rs->c;
     char path[4200], prev[4200], num[32];
     snprintf(path, sizeof path, "%s/checkpoint.safetensors", rs->out_dir);
     snprintf(prev, sizeof prev, "%s/checkpoint.prev.safetensors", rs->out_dir);
-    rl__ckpt ck;
+    rl__ckpt ck, replay;
     memset(&ck, 0, sizeof ck);
+    memset(&replay, 0, sizeof replay);
     ck.path = path;
+    ck.side = &replay;
     rl__sbuf cfg = {0};
     rl__config_format(c, &cfg);
     int rc = cfg.oom ? RL_ENOMEM : RL_OK;
@@ -327,8 +397,16 @@ static int write_checkpoint(run_state *rs)
         rc = rs->state_ext->save(rs->algo, &io, perr, sizeof perr);
         if (rc) snprintf(rs->err, sizeof rs->err, "algo '%s' could not save its state: %s",
                          c->algo->desc->name, perr[0] ? perr : rl_strerror(rc));
+        if (!rc) rc = host_state(rs, &io, 0, rs->err, sizeof rs->err);
+    }
+    /* The replay buffer (save_replay) goes to its own file, written first. */
+    if (!rc && replay.n) {
+        char rpath[4200];
+        snprintf(rpath, sizeof rpath, "%s/replay.safetensors", rs->out_dir);
+        rc = rl__ckpt_write(&replay, rpath, NULL, rs->err, sizeof rs->err);
     }
     if (!rc) rc = rl__ckpt_write(&ck, path, prev, rs->err, sizeof rs->err);
+    rl__ckpt_free(&replay);
     rl__ckpt_free(&ck);
     return rc;
 }
@@ -391,7 +469,7 @@ static int train_loop(run_state *rs)
     rl_transition t = {sizeof t, v->n, NULL, v->actions, v->rewards, NULL, v->io.final_obs,
                        v->terminated, v->truncated};
     char perr[RL_ERR_MAX];
-    rl__vecenv_reset(v);
+    if (!rs->envs_restored) rl__vecenv_reset(v);
     while (rs->steps < rs->target && !g_stop_signal) {
         double t0 = rl_now();
         perr[0] = 0;
@@ -421,8 +499,7 @@ static int train_loop(run_state *rs)
         if (rs->steps >= next_eval) {
             next_eval += eval_interval;
             if (eval_episodes && rs->have_eval) {
-                rc = evaluate(rs, eval_episodes, &rs->last_eval);
-                if (rc == RL_EINTR) break;
+                rc = evaluate(rs, eval_episodes, &rs->last_eval, 0);
                 if (rc != RL_OK) return fail(rs, rc, "evaluation failed");
                 rs->pending_eval = 1;
                 if (rs->eval_ext) {
@@ -531,11 +608,14 @@ int rl__run(const rl__config *c, const char *resume_dir, rl__run_stats *stats)
     }
     if (resume_dir) {
         char path[4200];
+        char rpath[4200];
         snprintf(path, sizeof path, "%s/checkpoint.safetensors", resume_dir);
+        snprintf(rpath, sizeof rpath, "%s/replay.safetensors", resume_dir);
         uint64_t episodes = 0;
-        if (rl__ckpt_restore(path, c, rs->algo, &rs->steps, &episodes, rs->err, sizeof rs->err) != RL_OK)
+        if (rl__ckpt_restore(path, rpath, c, rs->algo, &rs->steps, &episodes, host_state_load, rs,
+                             rs->err, sizeof rs->err) != RL_OK)
             goto out;
-        rs->train.stats.episodes = episodes;
+        if (!rs->envs_restored) rs->train.stats.episodes = episodes;
         snprintf(path, sizeof path, "%s/metrics.csv", resume_dir);
         FILE *f = fopen(path, "r");
         if (f) { /* keep the rows so far; the columns are the config's */
@@ -546,7 +626,9 @@ int rl__run(const rl__config *c, const char *resume_dir, rl__run_stats *stats)
         }
         rs->last_log_step = rs->start_steps = rs->steps;
         if (!rs->quiet)
-            fprintf(stderr, "rlhost: resuming %s at step %llu\n", resume_dir, (unsigned long long)rs->steps);
+            fprintf(stderr, "rlhost: resuming %s at step %llu (%s)\n", resume_dir,
+                    (unsigned long long)rs->steps,
+                    rs->envs_restored ? "envs restored exactly" : "envs start fresh episodes");
     }
     if (!rs->quiet) {
         fprintf(stderr, "rlhost: training %s on %s (%u env%s), %llu steps -> %s\n",
@@ -557,6 +639,7 @@ int rl__run(const rl__config *c, const char *resume_dir, rl__run_stats *stats)
     rs->t_start = rs->last_log_wall = rs->last_csv_write = rl_now();
     rs->last_log_cpu = cpu_seconds();
     int rc = train_loop(rs);
+    int interrupted = g_stop_signal != 0;
     if (stats) {
         stats->steps = rs->steps;
         stats->wall_s = rl_now() - rs->t_start;
@@ -565,7 +648,11 @@ int rl__run(const rl__config *c, const char *resume_dir, rl__run_stats *stats)
         stats->update_s = rs->t_update;
         stats->env_threads = rl__pool_threads(rs->train.pool);
     }
-    if (rc == RL_OK && rs->eval_ext) {
+    if (rc == RL_OK && interrupted) {
+        /* Checkpoint the exact state first (no keep_best swap, no partial
+           metrics row), so --resume continues as if never stopped. */
+        if ((rc = write_checkpoint(rs)) != RL_OK) fail(rs, rc, "writing the checkpoint failed");
+    } else if (rc == RL_OK && rs->eval_ext) {
         char perr[RL_ERR_MAX] = "";
         rc = rs->eval_ext->training_done(rs->algo, perr, sizeof perr);
         if (rc != RL_OK) {
@@ -577,19 +664,17 @@ int rl__run(const rl__config *c, const char *resume_dir, rl__run_stats *stats)
         progress_line(rs, rl_now());
         fprintf(stderr, "\n");
     }
-    if (rs->steps > rs->last_log_step && rc == RL_OK) log_row(rs);
-    if (rc == RL_OK && !g_stop_signal && rs->have_eval) {
-        rc = evaluate(rs, eval_episodes, &final_eval);
-        if (rc == RL_EINTR) rc = RL_OK;
-        else if (rc != RL_OK) fail(rs, rc, "evaluation failed");
-    }
-    /* The final checkpoint: after a normal end or a signal, never after a
-       failure (the last good one stays). */
-    if (rc == RL_OK) {
-        int crc = write_checkpoint(rs);
-        if (crc != RL_OK) {
+    if (rc == RL_OK && !interrupted) {
+        if (rs->steps > rs->last_log_step) log_row(rs);
+        if (rs->have_eval) {
+            rc = evaluate(rs, eval_episodes, &final_eval, 1);
+            if (rc == RL_EINTR) rc = RL_OK;
+            else if (rc != RL_OK) fail(rs, rc, "evaluation failed");
+        }
+        /* The final checkpoint (with keep_best's choice); never after a
+           failure, so the last good one stays. */
+        if (rc == RL_OK && (rc = write_checkpoint(rs)) != RL_OK) {
             rl__log(RL_LOG_ERROR, NULL, "%s", rs->err);
-            rc = crc;
             rs->err[0] = 0;
         }
     }

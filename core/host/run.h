@@ -19,9 +19,10 @@ typedef struct rl__run_stats {
 int rl__run(const rl__config *c, const char *resume_dir, rl__run_stats *stats);
 
 /* resume_dir (may be NULL): continue the run whose outputs are there, from
-   its checkpoint.safetensors: algorithm state and step count restored,
-   metrics.csv appended to.  Envs start fresh episodes and a replay buffer or
-   partial rollout is not restored, so a resumed run is close to, not
-   identical with, an uninterrupted one. */
+   its checkpoint.safetensors (and replay.safetensors): algorithm, env and
+   host state restored, metrics.csv appended to.  Exact (bit-identical to an
+   uninterrupted run) when the env has rl.env.state/1 and the algorithm saves
+   everything it learns from (DQN: save_replay = true); otherwise envs start
+   fresh episodes and the result is close, not identical. */
 
 #endif

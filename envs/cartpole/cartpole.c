@@ -127,10 +127,35 @@ static int cp_render(void *env, uint32_t index, int color, char *buf, size_t cap
 
 static const rl_env_render_ext render_ext = {sizeof render_ext, cp_render};
 
+/* State for exact resumes: every env's physics and RNG. */
+static int cp_state_io(void *env, const rl_state_io *io, const char *prefix, int load, char *err,
+                       size_t errlen)
+{
+    cartpole *c = env;
+    int rc = rl_state_blob(io, load, prefix, "cartpole/state", c->s, c->n * sizeof *c->s, err, errlen);
+    if (rc == RL_OK)
+        rc = rl_state_blob(io, load, prefix, "cartpole/rng", c->rng, c->n * sizeof *c->rng, err, errlen);
+    return rc;
+}
+
+static int cp_save(void *env, const struct rl_state_io *io, const char *prefix, char *err, size_t errlen)
+{
+    return cp_state_io(env, io, prefix, 0, err, errlen);
+}
+
+static int cp_load(void *env, const struct rl_state_io *io, const char *prefix, char *err, size_t errlen)
+{
+    return cp_state_io(env, io, prefix, 1, err, errlen);
+}
+
+static const rl_env_state_ext state_ext = {sizeof state_ext, cp_save, cp_load};
+
 static const void *cp_get_extension(void *env, const char *id)
 {
     (void)env;
-    return strcmp(id, RL_EXT_ENV_RENDER) == 0 ? &render_ext : NULL;
+    if (strcmp(id, RL_EXT_ENV_RENDER) == 0) return &render_ext;
+    if (strcmp(id, RL_EXT_ENV_STATE) == 0) return &state_ext;
+    return NULL;
 }
 
 static const rl_env_vtable vtable = {

@@ -312,10 +312,28 @@ static int gw_render(void *env, uint32_t index, int color, char *buf, size_t cap
 
 static const rl_env_render_ext render_ext = {sizeof render_ext, gw_render};
 
+/* State for exact resumes: every env's position, goal, cue, steps and RNG
+   (gw_state holds no pointers). */
+static int gw_save(void *env, const struct rl_state_io *io, const char *prefix, char *err, size_t errlen)
+{
+    grid_env *e = env;
+    return rl_state_blob(io, 0, prefix, "gridworld/state", e->s, e->n * sizeof *e->s, err, errlen);
+}
+
+static int gw_load(void *env, const struct rl_state_io *io, const char *prefix, char *err, size_t errlen)
+{
+    grid_env *e = env;
+    return rl_state_blob(io, 1, prefix, "gridworld/state", e->s, e->n * sizeof *e->s, err, errlen);
+}
+
+static const rl_env_state_ext state_ext = {sizeof state_ext, gw_save, gw_load};
+
 static const void *gw_get_extension(void *env, const char *id)
 {
     (void)env;
-    return strcmp(id, RL_EXT_ENV_RENDER) == 0 ? &render_ext : NULL;
+    if (strcmp(id, RL_EXT_ENV_RENDER) == 0) return &render_ext;
+    if (strcmp(id, RL_EXT_ENV_STATE) == 0) return &state_ext;
+    return NULL;
 }
 
 static const rl_env_vtable vtable = {

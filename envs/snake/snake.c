@@ -258,10 +258,63 @@ static int sn_render(void *env, uint32_t index, int color, char *buf, size_t cap
 
 static const rl_env_render_ext render_ext = {sizeof render_ext, sn_render};
 
+/* State for exact resumes: the boards, bodies, images and, per env, the
+   scalar fields and RNG (sn_state's pointers are rebuilt at create). */
+typedef struct sn_scalars {
+    uint32_t head, length, food, steps, idle, score;
+    int32_t dir;
+    rl_rng rng;
+} sn_scalars;
+
+static int sn_state_io(snake_env *e, const rl_state_io *io, const char *prefix, int load, char *err,
+                       size_t errlen)
+{
+    const sn_config *c = &e->cfg;
+    int rc = rl_state_blob(io, load, prefix, "snake/cells", e->cells, (size_t)e->n * sn_cells_bytes(c), err, errlen);
+    if (rc == RL_OK)
+        rc = rl_state_blob(io, load, prefix, "snake/body", e->body,
+                           (size_t)e->n * sn_body_capacity(c) * sizeof(uint16_t), err, errlen);
+    if (rc == RL_OK && e->images)
+        rc = rl_state_blob(io, load, prefix, "snake/images", e->images, (size_t)e->n * sn_image_bytes(c), err, errlen);
+    if (rc != RL_OK) return rc;
+    sn_scalars *sc = calloc(e->n, sizeof *sc);
+    if (!sc) {
+        RL_ERRF(err, errlen, "out of memory");
+        return RL_ENOMEM;
+    }
+    for (uint32_t i = 0; !load && i < e->n; i++) {
+        const sn_state *s = &e->s[i]; /* field by field: calloc's zero padding stays */
+        sc[i].head = s->head, sc[i].length = s->length, sc[i].food = s->food, sc[i].steps = s->steps;
+        sc[i].idle = s->idle, sc[i].score = s->score, sc[i].dir = s->dir, sc[i].rng = s->rng;
+    }
+    rc = rl_state_blob(io, load, prefix, "snake/scalars", sc, e->n * sizeof *sc, err, errlen);
+    for (uint32_t i = 0; rc == RL_OK && load && i < e->n; i++) {
+        sn_state *s = &e->s[i];
+        s->head = sc[i].head, s->length = sc[i].length, s->food = sc[i].food, s->steps = sc[i].steps;
+        s->idle = sc[i].idle, s->score = sc[i].score, s->dir = sc[i].dir, s->rng = sc[i].rng;
+    }
+    free(sc);
+    return rc;
+}
+
+static int sn_save(void *env, const struct rl_state_io *io, const char *prefix, char *err, size_t errlen)
+{
+    return sn_state_io(env, io, prefix, 0, err, errlen);
+}
+
+static int sn_load(void *env, const struct rl_state_io *io, const char *prefix, char *err, size_t errlen)
+{
+    return sn_state_io(env, io, prefix, 1, err, errlen);
+}
+
+static const rl_env_state_ext state_ext = {sizeof state_ext, sn_save, sn_load};
+
 static const void *sn_get_extension(void *env, const char *id)
 {
     (void)env;
-    return strcmp(id, RL_EXT_ENV_RENDER) == 0 ? &render_ext : NULL;
+    if (strcmp(id, RL_EXT_ENV_RENDER) == 0) return &render_ext;
+    if (strcmp(id, RL_EXT_ENV_STATE) == 0) return &state_ext;
+    return NULL;
 }
 
 static const rl_env_vtable vtable = {

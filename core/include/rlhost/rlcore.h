@@ -104,6 +104,13 @@ double rl_now(void);
 void *rl_calloc_aligned(size_t count, size_t size);
 void rl_free(void *p);
 
+/* ---- State blobs for checkpoints ------------------------------------------
+   Saves (load = 0) or restores (load = 1) `bytes` raw bytes as the uint8
+   tensor PREFIX+NAME; for state that must come back exactly (env states,
+   RNGs) rather than be read by other tools.  err gets the host's sentence. */
+int rl_state_blob(const rl_state_io *io, int load, const char *prefix, const char *name,
+                  void *data, size_t bytes, char *err, size_t errlen);
+
 /* ---- BLAS runtime -------------------------------------------------------- */
 
 /* Threads OpenBLAS may use for one call (>= 1). */

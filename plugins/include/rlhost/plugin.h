@@ -228,6 +228,21 @@ typedef struct rl_env_render_ext {
                   size_t cap);
 } rl_env_render_ext;
 
+/* Optional: save and restore every env's state (positions, RNGs, ...),
+   "rl.env.state/1", so a resumed run continues exactly.  Tensor names get
+   the host's prefix ("env/", "eval_env/").  The rl_state_io table is
+   declared below with the algorithm capabilities. */
+#define RL_EXT_ENV_STATE "rl.env.state/1"
+struct rl_state_io;
+typedef struct rl_env_state_ext {
+    uint32_t struct_size;
+    /* main thread, between steps */
+    int (*save)(void *env, const struct rl_state_io *io, const char *prefix, char *err,
+                size_t errlen);
+    int (*load)(void *env, const struct rl_state_io *io, const char *prefix, char *err,
+                size_t errlen);
+} rl_env_state_ext;
+
 /* ---- Algorithm plugins ---------------------------------------------------- */
 
 typedef enum rl_act_mode {
