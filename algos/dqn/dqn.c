@@ -152,15 +152,13 @@ typedef struct dqn {
     double ratio;
     float lr, gamma, tau, expl_fraction, eps_initial, eps_final, eval_eps, max_grad_norm;
     float alpha, beta0, per_eps;
-    int lr_linear, huber, dbl, prioritized, batch_inference, keep_best, skip_nonfinite, save_replay;
+    int lr_linear, huber, dbl, prioritized, batch_inference, skip_nonfinite, save_replay;
     uint64_t skipped;
     /* networks */
     rl_params online, target;
     qnet q, qt;
     rl_adam adam;
-    rl_params best;
-    int have_best;
-    double best_return;
+    rl_keep_best kb;
     /* replay */
     replay rb;
     sumtree tree;
@@ -185,7 +183,7 @@ static void dqn_destroy(void *p)
     qnet_destroy(&d->qt);
     rl_params_free(&d->online);
     rl_params_free(&d->target);
-    rl_params_free(&d->best);
+    rl_keep_best_free(&d->kb);
     rl_adam_destroy(&d->adam);
     replay_destroy(&d->rb);
     sumtree_destroy(&d->tree);
@@ -240,7 +238,6 @@ static int dqn_create(const rl_algo_args *args, void **out, char *err, size_t er
     d->alpha = (float)o[OPT_ALPHA].f;
     d->beta0 = (float)o[OPT_BETA0].f;
     d->per_eps = (float)o[OPT_PER_EPS].f;
-    d->keep_best = (int)o[OPT_KEEP_BEST].i;
     d->skip_nonfinite = o[OPT_ON_NONFINITE].i == 1;
     d->save_replay = (int)o[OPT_SAVE_REPLAY].i;
     d->batch_inference = (int)st[ST_BATCH_INFERENCE].i;
@@ -274,7 +271,7 @@ static int dqn_create(const rl_algo_args *args, void **out, char *err, size_t er
                          (int)o[OPT_DUELING].i, d->batch);
     }
     if (rc == RL_OK) rc = rl_params_clone(&d->target, &d->online);
-    if (rc == RL_OK && d->keep_best) rc = rl_params_clone(&d->best, &d->online);
+    if (rc == RL_OK) rc = rl_keep_best_init(&d->kb, (int)o[OPT_KEEP_BEST].i, &d->online);
     if (rc == RL_OK)
         rc = rl_adam_create(&d->adam, d->online.n, 0.9f, 0.999f, (float)o[OPT_ADAM_EPS].f, 0.0f);
     if (rc == RL_OK)
@@ -502,19 +499,14 @@ static size_t dqn_metrics(void *p, rl_metric *out, size_t cap)
     return n;
 }
 
-/* keep_best: copy the online net when an evaluation is at least as good as
-   the best so far; put the best back when training ends. */
+/* keep_best: snapshot at evaluations, the best back when training ends. */
 static int dqn_evaluated(void *p, uint64_t step, double ret, char *err, size_t errlen)
 {
     dqn *d = p;
     (void)step;
     (void)err;
     (void)errlen;
-    if (d->keep_best && (!d->have_best || ret >= d->best_return)) {
-        rl_params_copy(&d->best, &d->online);
-        d->best_return = ret;
-        d->have_best = 1;
-    }
+    rl_keep_best_offer(&d->kb, &d->online, ret);
     return RL_OK;
 }
 
@@ -523,11 +515,9 @@ static int dqn_training_done(void *p, char *err, size_t errlen)
     dqn *d = p;
     (void)err;
     (void)errlen;
-    if (d->keep_best && d->have_best) {
-        rl_params_copy(&d->online, &d->best);
+    if (rl_keep_best_restore(&d->kb, &d->online))
         host->log(RL_LOG_INFO, "dqn", "keep_best: final policy is the one evaluated at %.4g",
-                  d->best_return);
-    }
+                  d->kb.best_return);
     return RL_OK;
 }
 
@@ -573,21 +563,18 @@ static int dqn_state(dqn *d, const rl_state_io *io, int load, char *err, size_t 
     }
     /* What the next metrics row averages, and keep_best's snapshot. */
     struct {
-        double m_loss, m_q, m_w, best_return;
+        double m_loss, m_q, m_w;
         uint64_t m_n, skipped;
-        int32_t have_best;
     } acc;
     memset(&acc, 0, sizeof acc); /* padding too: checkpoints compare byte for byte */
-    acc.m_loss = d->m_loss, acc.m_q = d->m_q, acc.m_w = d->m_w, acc.best_return = d->best_return;
-    acc.m_n = d->m_n, acc.skipped = d->skipped, acc.have_best = d->have_best;
+    acc.m_loss = d->m_loss, acc.m_q = d->m_q, acc.m_w = d->m_w;
+    acc.m_n = d->m_n, acc.skipped = d->skipped;
     if ((rc = rl_state_blob(io, load, "state/", "accumulators", &acc, sizeof acc, err, errlen))) return rc;
     if (load) {
-        d->m_loss = acc.m_loss, d->m_q = acc.m_q, d->m_w = acc.m_w, d->best_return = acc.best_return;
-        d->m_n = acc.m_n, d->skipped = acc.skipped, d->have_best = acc.have_best;
+        d->m_loss = acc.m_loss, d->m_q = acc.m_q, d->m_w = acc.m_w;
+        d->m_n = acc.m_n, d->skipped = acc.skipped;
     }
-    if (d->keep_best && (rc = load ? rl_params_load(&d->best, io, "best/", err, errlen)
-                                   : rl_params_save(&d->best, io, "best/", err, errlen)))
-        return rc;
+    if ((rc = rl_keep_best_state(&d->kb, io, load, err, errlen))) return rc;
     if (!d->save_replay) return RL_OK;
     replay *r = &d->rb;
     size_t cap = r->capacity;

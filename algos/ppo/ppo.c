@@ -210,14 +210,14 @@ typedef struct ppo {
     uint64_t total_steps;
     float lr, gamma, lambda, clip, vclip, ent_coef, vf_coef, max_grad_norm;
     int lr_linear, clip_linear, norm_adv, det_eval, recurrent, shared, batch_inference;
-    int keep_best, have_best, skip_nonfinite;
+    int skip_nonfinite;
     uint64_t skipped;
-    double best_return;
     rl_activation act;
     rl_dtype dtype;
     float scale;
     /* networks: shared -> towers[0] body + heads; else towers[0] actor, [1] critic */
-    rl_params p, best;
+    rl_params p;
+    rl_keep_best kb;
     tower towers[2];
     rl_mlp head_pi, head_v; /* shared only */
     rl_adam adam;
@@ -258,7 +258,7 @@ static void ppo_destroy(void *p_)
     rl_mlp_destroy(&p->head_pi);
     rl_mlp_destroy(&p->head_v);
     rl_params_free(&p->p);
-    rl_params_free(&p->best);
+    rl_keep_best_free(&p->kb);
     rl_adam_destroy(&p->adam);
     float *f[] = {p->obs, p->logp, p->values, p->rewards, p->final_values, p->adv, p->ret,
                   p->last_obs, p->x, p->logits, p->logp_all, p->dlogits, p->dv, p->vpred,
@@ -309,7 +309,6 @@ static int ppo_create(const rl_algo_args *args, void **out, char *err, size_t er
     p->det_eval = (int)o[OPT_DETERMINISTIC_EVAL].i;
     p->recurrent = (int)o[OPT_RECURRENT].i;
     p->shared = (int)o[OPT_SHARED].i;
-    p->keep_best = (int)o[OPT_KEEP_BEST].i;
     p->skip_nonfinite = o[OPT_ON_NONFINITE].i == 1;
     p->batch_inference = (int)st[ST_BATCH_INFERENCE].i;
     p->act = o[OPT_ACTIVATION].i == 1 ? RL_ACT_RELU : RL_ACT_TANH;
@@ -355,7 +354,7 @@ static int ppo_create(const rl_algo_args *args, void **out, char *err, size_t er
                               1, p->act, M, S, p->L);
     }
     if (!rc) rc = rl_params_alloc(&p->p);
-    if (!rc && p->keep_best) rc = rl_params_clone(&p->best, &p->p);
+    if (!rc) rc = rl_keep_best_init(&p->kb, (int)o[OPT_KEEP_BEST].i, &p->p);
     if (!rc) rc = rl_adam_create(&p->adam, p->p.n, 0.9f, 0.999f, (float)o[OPT_ADAM_EPS].f, 0.0f);
     if (!rc) {
         /* Orthogonal init: sqrt(2) on hidden layers, 0.01 on the policy
@@ -784,11 +783,7 @@ static int ppo_evaluated(void *p_, uint64_t step, double ret, char *err, size_t 
     (void)step;
     (void)err;
     (void)errlen;
-    if (p->keep_best && (!p->have_best || ret >= p->best_return)) {
-        rl_params_copy(&p->best, &p->p);
-        p->best_return = ret;
-        p->have_best = 1;
-    }
+    rl_keep_best_offer(&p->kb, &p->p, ret);
     return RL_OK;
 }
 
@@ -797,11 +792,9 @@ static int ppo_training_done(void *p_, char *err, size_t errlen)
     ppo *p = p_;
     (void)err;
     (void)errlen;
-    if (p->keep_best && p->have_best) {
-        rl_params_copy(&p->p, &p->best);
+    if (rl_keep_best_restore(&p->kb, &p->p))
         host->log(RL_LOG_INFO, "ppo", "keep_best: final policy is the one evaluated at %.4g",
-                  p->best_return);
-    }
+                  p->kb.best_return);
     return RL_OK;
 }
 
@@ -831,20 +824,19 @@ static int ppo_state(ppo *p, const rl_state_io *io, int load, char *err, size_t 
     /* The rollout so far, the LSTM states, metric sums and keep_best: with
        these a resumed run continues exactly. */
     struct {
-        double m_pg, m_v, m_ent, m_kl, m_clip, m_ev, best_return;
+        double m_pg, m_v, m_ent, m_kl, m_clip, m_ev;
         uint64_t m_n, skipped;
         uint32_t t;
-        int32_t have_best;
     } acc;
     memset(&acc, 0, sizeof acc); /* padding too: checkpoints compare byte for byte */
     acc.m_pg = p->m_pg, acc.m_v = p->m_v, acc.m_ent = p->m_ent, acc.m_kl = p->m_kl;
-    acc.m_clip = p->m_clip, acc.m_ev = p->m_ev, acc.best_return = p->best_return;
-    acc.m_n = p->m_n, acc.skipped = p->skipped, acc.t = p->t, acc.have_best = p->have_best;
+    acc.m_clip = p->m_clip, acc.m_ev = p->m_ev;
+    acc.m_n = p->m_n, acc.skipped = p->skipped, acc.t = p->t;
     if ((rc = rl_state_blob(io, load, "state/", "accumulators", &acc, sizeof acc, err, errlen))) return rc;
     if (load) {
         p->m_pg = acc.m_pg, p->m_v = acc.m_v, p->m_ent = acc.m_ent, p->m_kl = acc.m_kl;
-        p->m_clip = acc.m_clip, p->m_ev = acc.m_ev, p->best_return = acc.best_return;
-        p->m_n = acc.m_n, p->skipped = acc.skipped, p->t = acc.t, p->have_best = acc.have_best;
+        p->m_clip = acc.m_clip, p->m_ev = acc.m_ev;
+        p->m_n = acc.m_n, p->skipped = acc.skipped, p->t = acc.t;
     }
     size_t TN = (size_t)p->T * p->N, D = p->D, H = p->H;
     struct {
@@ -870,9 +862,7 @@ static int ppo_state(ppo *p, const rl_state_io *io, int load, char *err, size_t 
             if ((rc = rl_state_blob(io, load, "rollout/", name, arrays[j], sizes[j] * 4, err, errlen))) return rc;
         }
     }
-    if (p->keep_best && (rc = load ? rl_params_load(&p->best, io, "best/", err, errlen)
-                                   : rl_params_save(&p->best, io, "best/", err, errlen)))
-        return rc;
+    if ((rc = rl_keep_best_state(&p->kb, io, load, err, errlen))) return rc;
     return RL_OK;
 }
 

@@ -215,6 +215,18 @@ static const char *config_path(const char *arg, char *buf, size_t n, int *is_dir
     return buf;
 }
 
+/* --checkpoint FILE, else OUT_DIR/checkpoint.safetensors when the argument
+   is a run directory, else NULL. */
+static const char *checkpoint_for(const cli *c, char *buf, size_t n)
+{
+    int is_dir;
+    config_path(c->positional[0], buf, n, &is_dir);
+    if (c->checkpoint) return c->checkpoint;
+    if (!is_dir) return NULL;
+    snprintf(buf, n, "%s/checkpoint.safetensors", c->positional[0]);
+    return buf;
+}
+
 static int load_config(const cli *c, rl__registry *reg, rl__config *cfg)
 {
     rl__registry_discover(reg, c->plugin_paths, c->n_paths);
@@ -438,14 +450,8 @@ int main(int argc, char **argv)
         rc = load_config(&c, &reg, &cfg);
         if (rc == 0) {
             char buf[4200];
-            int is_dir;
-            config_path(c.positional[0], buf, sizeof buf, &is_dir);
-            const char *ck = c.checkpoint;
-            if (!ck && is_dir) {
-                snprintf(buf, sizeof buf, "%s/checkpoint.safetensors", c.positional[0]);
-                ck = buf;
-            }
-            rc = rl__play(&cfg, ck, c.episodes ? c.episodes : 1, c.fps > 0 ? c.fps : 10.0);
+            rc = rl__play(&cfg, checkpoint_for(&c, buf, sizeof buf), c.episodes ? c.episodes : 1,
+                          c.fps > 0 ? c.fps : 10.0);
             rl__config_destroy(&cfg);
         }
         rl__registry_destroy(&reg);
@@ -463,13 +469,7 @@ int main(int argc, char **argv)
         rc = load_config(&c, &reg, &cfg);
         if (rc == 0) {
             char buf[4200];
-            int is_dir;
-            config_path(c.positional[0], buf, sizeof buf, &is_dir);
-            const char *ck = c.checkpoint;
-            if (!ck && is_dir) {
-                snprintf(buf, sizeof buf, "%s/checkpoint.safetensors", c.positional[0]);
-                ck = buf;
-            }
+            const char *ck = checkpoint_for(&c, buf, sizeof buf);
             uint32_t episodes = c.episodes ? c.episodes : (uint32_t)cfg.run.vals[RL__RUN_EVAL_EPISODES].i;
             rc = rl__eval_command(&cfg, ck, episodes ? episodes : 20, c.json);
             rl__config_destroy(&cfg);

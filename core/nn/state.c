@@ -99,3 +99,46 @@ int rl_scalar_load(double *v, const rl_state_io *io, const char *name, char *err
     int rc = io->get(io->ctx, name, RL_DTYPE_F64, 1, &one, v);
     return rc ? fail_io(io, rc, err, errlen) : RL_OK;
 }
+
+int rl_keep_best_init(rl_keep_best *k, int enabled, const rl_params *model)
+{
+    memset(k, 0, sizeof *k);
+    k->enabled = enabled;
+    return enabled ? rl_params_clone(&k->best, model) : RL_OK;
+}
+
+void rl_keep_best_free(rl_keep_best *k)
+{
+    rl_params_free(&k->best);
+}
+
+void rl_keep_best_offer(rl_keep_best *k, const rl_params *model, double ret)
+{
+    if (!k->enabled || (k->have && ret < k->best_return)) return;
+    rl_params_copy(&k->best, model);
+    k->best_return = ret;
+    k->have = 1;
+}
+
+int rl_keep_best_restore(const rl_keep_best *k, rl_params *model)
+{
+    if (!k->enabled || !k->have) return 0;
+    rl_params_copy(model, &k->best);
+    return 1;
+}
+
+int rl_keep_best_state(rl_keep_best *k, const rl_state_io *io, int load, char *err, size_t errlen)
+{
+    if (!k->enabled) return RL_OK;
+    double have = k->have;
+    int rc;
+    if ((rc = load ? rl_params_load(&k->best, io, "best/", err, errlen)
+                   : rl_params_save(&k->best, io, "best/", err, errlen)) ||
+        (rc = load ? rl_scalar_load(&k->best_return, io, "best/return", err, errlen)
+                   : rl_scalar_save(k->best_return, io, "best/return", err, errlen)) ||
+        (rc = load ? rl_scalar_load(&have, io, "best/have", err, errlen)
+                   : rl_scalar_save(have, io, "best/have", err, errlen)))
+        return rc;
+    k->have = have != 0;
+    return RL_OK;
+}

@@ -168,22 +168,4 @@ static const rl_plugin_desc desc = {
     options, OPT_N, NULL, 0, &vtable,
 };
 
-static int plugin_init(const rl_host_api *host, char *err, size_t errlen)
-{
-    (void)host;
-    (void)err;
-    (void)errlen;
-    return RL_OK;
-}
-
-static uint32_t plugin_count(void)
-{
-    return 1;
-}
-
-static const rl_plugin_desc *plugin_get(uint32_t i)
-{
-    return i == 0 ? &desc : NULL;
-}
-
-RL_PLUGIN_DEFINE_ENTRY(plugin_init, NULL, plugin_count, plugin_get);
+RL_PLUGIN_DEFINE_SINGLE(desc);

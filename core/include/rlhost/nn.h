@@ -252,6 +252,24 @@ int rl_scalar_save(double v, const rl_state_io *io, const char *name, char *err,
 int rl_scalar_load(double *v, const rl_state_io *io, const char *name, char *err,
                    size_t errlen);
 
+/* ---- keep_best: the best parameters periodic evaluation has seen ---------- */
+
+typedef struct rl_keep_best {
+    int enabled, have;
+    double best_return;
+    rl_params best; /* a clone of the model's layout when enabled */
+} rl_keep_best;
+
+int rl_keep_best_init(rl_keep_best *k, int enabled, const rl_params *model);
+void rl_keep_best_free(rl_keep_best *k);
+/* An evaluation ended with `ret`: snapshot the model when it is at least as
+   good as the best so far (later wins ties: it has trained longer). */
+void rl_keep_best_offer(rl_keep_best *k, const rl_params *model, double ret);
+/* Training is over: put the best back; 1 if it did. */
+int rl_keep_best_restore(const rl_keep_best *k, rl_params *model);
+/* Checkpoint: best/... tensors and best/return, best/have. */
+int rl_keep_best_state(rl_keep_best *k, const rl_state_io *io, int load, char *err, size_t errlen);
+
 /* Linear schedule from start to end as progress goes 0 -> 1 (clamped). */
 static inline float rl_schedule_linear(float start, float end, double progress)
 {

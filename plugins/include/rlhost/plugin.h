@@ -386,6 +386,26 @@ typedef struct rl_plugin_entry {
         {RL_ABI_MAJOR, RL_ABI_MINOR}, sizeof(rl_plugin_entry), init_fn,  \
         deinit_fn, count_fn, get_fn}
 
+/* The whole entry for a .so with one descriptor and nothing to initialise
+   (the template plugin spells the same out by hand). */
+#define RL_PLUGIN_DEFINE_SINGLE(desc_)                                           \
+    static int rl__single_init(const rl_host_api *h, char *e, size_t n)          \
+    {                                                                            \
+        (void)h;                                                                 \
+        (void)e;                                                                 \
+        (void)n;                                                                 \
+        return RL_OK;                                                            \
+    }                                                                            \
+    static uint32_t rl__single_count(void)                                       \
+    {                                                                            \
+        return 1;                                                                \
+    }                                                                            \
+    static const rl_plugin_desc *rl__single_get(uint32_t i)                      \
+    {                                                                            \
+        return i == 0 ? &(desc_) : NULL;                                         \
+    }                                                                            \
+    RL_PLUGIN_DEFINE_ENTRY(rl__single_init, NULL, rl__single_count, rl__single_get)
+
 /* Write a formatted one-line message into a caller-owned buffer. */
 #define RL_ERRF(err, errlen, ...)                                        \
     do {                                                                 \
