@@ -142,6 +142,12 @@ static void inference_full(net *n)
     rl_mlp_forward(&n->m, n->p.data, n->x, n->batch);
 }
 
+/* The row-independent kernel action selection uses. */
+static void inference_rowwise(net *n)
+{
+    rl_mlp_infer(&n->m, n->p.data, n->x, n->batch);
+}
+
 int rl__bench_nn(int json, int repeat)
 {
     static const uint32_t batches[] = {64, 256, 1024}, hiddens[] = {64, 256};
@@ -182,28 +188,29 @@ int rl__bench_nn(int json, int repeat)
     }
     static const uint32_t small[] = {1, 4, 16, 64};
     if (!json)
-        printf("\ninference (forward only), hidden 64:\n%6s %12s %12s %14s\n", "batch", "us/call",
-               "BLAS us", "outside BLAS");
+        printf("\ninference (forward only), hidden 64:\n%6s %12s %12s %14s %14s\n", "batch", "us/call",
+               "BLAS us", "outside BLAS", "rowwise us");
     for (size_t bi = 0; bi < 4; bi++) {
         net n;
         if (net_create(&n, small[bi], 64) != RL_OK) {
             net_destroy(&n);
             return 1;
         }
-        double tb[64], tf[64];
+        double tb[64], tf[64], tr[64];
         int r = repeat > 64 ? 64 : repeat;
         for (int k = 0; k < r; k++) {
             tb[k] = time_per_call(inference_blas_only, &n, 0.02);
             tf[k] = time_per_call(inference_full, &n, 0.02);
+            tr[k] = time_per_call(inference_rowwise, &n, 0.02);
         }
-        double b = median(tb, r) * 1e6, full = median(tf, r) * 1e6;
+        double b = median(tb, r) * 1e6, full = median(tf, r) * 1e6, row = median(tr, r) * 1e6;
         double outside = full > b ? (full - b) / full : 0;
         if (json)
             printf("{\"bench\": \"nn_inference\", \"batch\": %u, \"hidden\": 64, \"us_per_call\": "
-                   "%.3f, \"blas_us\": %.3f, \"outside_blas_frac\": %.3f}\n",
-                   n.batch, full, b, outside);
+                   "%.3f, \"blas_us\": %.3f, \"outside_blas_frac\": %.3f, \"rowwise_us\": %.3f}\n",
+                   n.batch, full, b, outside, row);
         else
-            printf("%6u %12.2f %12.2f %13.0f%%\n", n.batch, full, b, 100 * outside);
+            printf("%6u %12.2f %12.2f %13.0f%% %14.2f\n", n.batch, full, b, 100 * outside, row);
         fflush(stdout);
         net_destroy(&n);
     }
