@@ -523,8 +523,9 @@ static int dqn_training_done(void *p, char *err, size_t errlen)
 
 static const rl_algo_eval_ext eval_ext = {sizeof eval_ext, dqn_evaluated, dqn_training_done};
 
-/* Checkpoints: networks, optimizer, RNGs and counters.  The replay buffer is
-   not saved, so a resumed run refills it (documented as approximate). */
+/* Checkpoints: networks, optimizer, RNGs, counters, metric sums, keep_best;
+   with save_replay also the replay ring and priorities (into "replay/...",
+   which the host writes to replay.safetensors), so a resume is exact. */
 static int dqn_state(dqn *d, const rl_state_io *io, int load, char *err, size_t errlen)
 {
     int rc;

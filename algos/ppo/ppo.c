@@ -800,9 +800,8 @@ static int ppo_training_done(void *p_, char *err, size_t errlen)
 
 static const rl_algo_eval_ext eval_ext = {sizeof eval_ext, ppo_evaluated, ppo_training_done};
 
-/* Checkpoints: networks, optimizer, RNGs, update count.  A partial rollout
-   and the live LSTM states are not saved: a resumed run starts a fresh
-   rollout (documented as approximate). */
+/* Checkpoints: networks, optimizer, RNGs, update count, and (below) the
+   rollout so far and the LSTM states, so a resume is exact. */
 static int ppo_state(ppo *p, const rl_state_io *io, int load, char *err, size_t errlen)
 {
     int rc;
