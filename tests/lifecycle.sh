@@ -158,7 +158,7 @@ contains "$T/err" "cannot open" "missing checkpoint named"
 # plot: an SVG with both panels, a band for several runs
 expect_rc 0 "plot one run" -- "$RLHOST" plot "$R"
 [ -s "$R/curve.svg" ]; ok $? "plot writes OUT_DIR/curve.svg by default"
-expect_rc 0 "plot two runs" -- "$RLHOST" plot "$R" "$T/int" -o "$T/two.svg"
+expect_rc 0 "plot two runs" -- "$RLHOST" plot "$R" "$T/dqn-a" -o "$T/two.svg"
 contains "$T/two.svg" "<svg xmlns='http://www.w3.org/2000/svg'" "an SVG document"
 contains "$T/two.svg" "fill-opacity='0.2'" "the min-max band of several runs"
 contains "$T/two.svg" ">steps/s</text>" "the steps/s panel"
