@@ -53,6 +53,20 @@ void rl_free(void *p)
     free(p);
 }
 
+void rl_obs_to_float(rl_dtype dtype, float scale, const void *src, size_t n, float *dst)
+{
+    if (dtype == RL_DTYPE_F32) {
+        const float *f = src;
+        if (scale == 1.0f)
+            memcpy(dst, f, n * sizeof(float));
+        else
+            for (size_t j = 0; j < n; j++) dst[j] = f[j] * scale;
+    } else {
+        const uint8_t *u = src;
+        for (size_t j = 0; j < n; j++) dst[j] = (float)u[j] * scale;
+    }
+}
+
 int rl_state_blob(const rl_state_io *io, int load, const char *prefix, const char *name,
                   void *data, size_t bytes, char *err, size_t errlen)
 {

@@ -306,22 +306,6 @@ static int dqn_create(const rl_algo_args *args, void **out, char *err, size_t er
     return RL_OK;
 }
 
-/* Observation rows as network input. */
-static void to_float(const dqn *d, const void *obs, uint32_t rows, float *out)
-{
-    size_t n = (size_t)rows * d->obs_size;
-    if (d->rb.dtype == RL_DTYPE_F32) {
-        const float *f = obs;
-        if (d->rb.obs_scale == 1.0f)
-            memcpy(out, f, n * sizeof(float));
-        else
-            for (size_t j = 0; j < n; j++) out[j] = f[j] * d->rb.obs_scale;
-    } else {
-        const uint8_t *u = obs;
-        for (size_t j = 0; j < n; j++) out[j] = (float)u[j] * d->rb.obs_scale;
-    }
-}
-
 static int dqn_act(void *p, rl_act_mode mode, const void *obs, const uint8_t *start,
                    int32_t *actions, uint32_t count, char *err, size_t errlen)
 {
@@ -331,7 +315,7 @@ static int dqn_act(void *p, rl_act_mode mode, const void *obs, const uint8_t *st
         RL_ERRF(err, errlen, "act for %u envs; created for %u", count, d->rows);
         return RL_EINVAL;
     }
-    to_float(d, obs, count, d->act_x);
+    rl_obs_to_float(d->rb.dtype, d->rb.obs_scale, obs, (size_t)count * d->obs_size, d->act_x);
     if (d->batch_inference) {
         const float *q = qnet_forward(&d->q, d->online.data, d->act_x, count, 1);
         for (uint32_t i = 0; i < count; i++) actions[i] = rl_argmax(q + (size_t)i * d->n_actions, d->n_actions);

@@ -92,14 +92,5 @@ nstep replay_nstep(const replay *r, uint32_t slot, uint32_t n, float gamma)
 void replay_obs_float(const replay *r, uint32_t slot, int next, float *out)
 {
     const uint8_t *src = (next ? r->next_obs : r->obs) + (size_t)slot * r->row_bytes;
-    if (r->dtype == RL_DTYPE_F32) {
-        if (r->obs_scale == 1.0f) {
-            memcpy(out, src, r->row_bytes);
-        } else {
-            const float *f = (const float *)src;
-            for (uint32_t j = 0; j < r->obs_size; j++) out[j] = f[j] * r->obs_scale;
-        }
-    } else {
-        for (uint32_t j = 0; j < r->obs_size; j++) out[j] = (float)src[j] * r->obs_scale;
-    }
+    rl_obs_to_float(r->dtype, r->obs_scale, src, r->obs_size, out);
 }

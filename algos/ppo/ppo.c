@@ -414,19 +414,10 @@ static int ppo_create(const rl_algo_args *args, void **out, char *err, size_t er
     return RL_OK;
 }
 
+/* Observation rows as network input. */
 static void to_float(const ppo *p, const void *obs, uint32_t rows, float *out)
 {
-    size_t n = (size_t)rows * p->D;
-    if (p->dtype == RL_DTYPE_F32) {
-        const float *f = obs;
-        if (p->scale == 1.0f)
-            memcpy(out, f, n * sizeof(float));
-        else
-            for (size_t j = 0; j < n; j++) out[j] = f[j] * p->scale;
-    } else {
-        const uint8_t *u = obs;
-        for (size_t j = 0; j < n; j++) out[j] = (float)u[j] * p->scale;
-    }
+    rl_obs_to_float(p->dtype, p->scale, obs, (size_t)rows * p->D, out);
 }
 
 /* Policy logits and values for B rows in inference mode, advancing the

@@ -41,12 +41,6 @@ static double run_once(rl__vecenv *v, int32_t *table, uint64_t steps)
     return (double)(iters * v->n) / (rl_now() - t0);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int rl__bench_env(const rl__registry *reg, const char *name, const rl__override *ov,
                   size_t n_ov, uint64_t steps, int repeat, int json)
 {
@@ -96,8 +90,7 @@ int rl__bench_env(const rl__registry *reg, const char *name, const rl__override 
                v[0].info.obs_size, v[0].info.obs_dtype == RL_DTYPE_U8 ? "uint8" : "float32",
                repeat, (unsigned long long)steps);
     for (int k = 0; k < n_counts; k++) {
-        qsort(sps[k], (size_t)repeat, sizeof(double), cmp_double);
-        double med = repeat % 2 ? sps[k][repeat / 2] : 0.5 * (sps[k][repeat / 2 - 1] + sps[k][repeat / 2]);
+        double med = rl__median(sps[k], repeat); /* sorts: [0] min, [repeat-1] max */
         uint32_t t = rl__pool_threads(v[k].pool);
         if (json)
             printf("{\"bench\": \"env\", \"env\": \"%s\", \"num_envs\": %u, \"threads\": %u, "

@@ -108,18 +108,6 @@ static double time_per_call(void (*fn)(net *), net *n, double min_s)
     return t / reps;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static void inference_blas_only(net *n)
 {
     const rl_mlp *m = &n->m;
@@ -175,7 +163,7 @@ int rl__bench_nn(int json, int repeat)
                 tu[k] = time_per_call(one_update, &n, 0.05);
             }
             double f = update_flops(n.batch, n.hidden);
-            double gs = f / median(ts, r) * 1e-9, gu = f / median(tu, r) * 1e-9;
+            double gs = f / rl__median(ts, r) * 1e-9, gu = f / rl__median(tu, r) * 1e-9;
             if (json)
                 printf("{\"bench\": \"nn_update\", \"batch\": %u, \"hidden\": %u, \"sgemm_gflops\": "
                        "%.2f, \"update_gflops\": %.2f, \"ratio\": %.3f, \"blas_core\": \"%s\"}\n",
@@ -203,7 +191,7 @@ int rl__bench_nn(int json, int repeat)
             tf[k] = time_per_call(inference_full, &n, 0.02);
             tr[k] = time_per_call(inference_rowwise, &n, 0.02);
         }
-        double b = median(tb, r) * 1e6, full = median(tf, r) * 1e6, row = median(tr, r) * 1e6;
+        double b = rl__median(tb, r) * 1e6, full = rl__median(tf, r) * 1e6, row = rl__median(tr, r) * 1e6;
         double outside = full > b ? (full - b) / full : 0;
         if (json)
             printf("{\"bench\": \"nn_inference\", \"batch\": %u, \"hidden\": 64, \"us_per_call\": "

@@ -30,18 +30,6 @@ typedef struct stage {
     char off[64], on[64];
 } stage;
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* Off/on values of one stage; 0 when it has no sensible pair. */
 static int stage_pair(const rl_option_def *d, const rl_value *v, stage *st)
 {
@@ -195,7 +183,7 @@ int rl__bench_config(const rl__registry *reg, const char *path, const rl__overri
             if (ratio[r] < rmin) rmin = ratio[r];
             if (ratio[r] > rmax) rmax = ratio[r];
         }
-        double off = median(sps[0], repeat), on = median(sps[1], repeat), rat = median(ratio, repeat);
+        double off = rl__median(sps[0], repeat), on = rl__median(sps[1], repeat), rat = rl__median(ratio, repeat);
         if (json) {
             printf("{\"bench\": \"stage\", \"config\": \"%s\", \"stage\": \"%s\", \"off\": \"%s\", "
                    "\"on\": \"%s\", \"steps\": %llu, \"repeat\": %d, \"off_sps\": %.1f, \"on_sps\": %.1f, "

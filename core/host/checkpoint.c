@@ -3,8 +3,6 @@
 #include "checkpoint.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,29 +140,10 @@ int rl__ckpt_write(const rl__ckpt *c, const char *path, const char *prev_path, c
     memcpy(buf + 8, h.data, h.len);
     if (c->data_len) memcpy(buf + 8 + h.len, c->data, c->data_len);
     rl__sbuf_free(&h);
-    /* Write the new file completely first; only then retire the old one. */
-    char tmp[PATH_MAX];
-    snprintf(tmp, sizeof tmp, "%s.new", path);
-    int rc = rl__write_atomic(tmp, buf, total, 1, err, errlen);
+    /* The new file is written completely before the old one is retired. */
+    int rc = rl__write_atomic(path, prev_path, buf, total, 1, err, errlen);
     free(buf);
-    if (rc != RL_OK) return rc;
-    if (prev_path && access(path, F_OK) == 0 && rename(path, prev_path) != 0) {
-        snprintf(err, errlen, "cannot keep %s as %s: %s", path, prev_path, strerror(errno));
-        unlink(tmp);
-        return RL_EIO;
-    }
-    if (rename(tmp, path) != 0) {
-        snprintf(err, errlen, "cannot replace %s: %s", path, strerror(errno));
-        return RL_EIO;
-    }
-    char dcopy[PATH_MAX];
-    snprintf(dcopy, sizeof dcopy, "%s", path);
-    int dfd = open(dirname(dcopy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        fsync(dfd);
-        close(dfd);
-    }
-    return RL_OK;
+    return rc;
 }
 
 /* ---- reading: a small JSON parser for the header --------------------------*/

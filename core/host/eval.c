@@ -58,6 +58,29 @@ int rl__evaluate(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const ch
     return RL_OK;
 }
 
+void *rl__policy_open(const rl__config *c, const rl_env_info *info, uint32_t n_eval,
+                      const char *ckpt, uint64_t *step)
+{
+    char err[RL_ERR_MAX] = "";
+    const rl_algo_vtable *avt = c->algo->desc->vtable;
+    rl_algo_args args = {sizeof args, info, (uint32_t)c->env_host.vals[RL__ENV_NUM_ENVS].i, n_eval,
+                         (uint64_t)c->run.vals[RL__RUN_SEED].i,
+                         (uint64_t)c->run.vals[RL__RUN_STEPS].i, c->algo_opts.vals,
+                         c->algo_stages.vals, rl__host_api()};
+    void *algo = NULL;
+    int rc = avt->create(&args, &algo, err, sizeof err);
+    if (rc != RL_OK) {
+        rl__log(RL_LOG_ERROR, NULL, "algo '%s': %s", c->algo->desc->name, err[0] ? err : rl_strerror(rc));
+        return NULL;
+    }
+    if (ckpt && rl__ckpt_restore(ckpt, NULL, c, algo, step, NULL, NULL, NULL, err, sizeof err) != RL_OK) {
+        rl__log(RL_LOG_ERROR, NULL, "%s", err);
+        avt->destroy(algo);
+        return NULL;
+    }
+    return algo;
+}
+
 int rl__eval_command(const rl__config *c, const char *ckpt, uint32_t episodes, int json)
 {
     char err[RL_ERR_MAX] = "";
@@ -73,20 +96,10 @@ int rl__eval_command(const rl__config *c, const char *ckpt, uint32_t episodes, i
         return 1;
     }
     const rl_algo_vtable *avt = c->algo->desc->vtable;
-    rl_algo_args args = {sizeof args, &ev.info, (uint32_t)c->env_host.vals[RL__ENV_NUM_ENVS].i, n, seed,
-                         (uint64_t)c->run.vals[RL__RUN_STEPS].i, c->algo_opts.vals,
-                         c->algo_stages.vals, rl__host_api()};
-    void *algo = NULL;
-    int rc = avt->create(&args, &algo, err, sizeof err);
-    if (rc != RL_OK) {
-        rl__log(RL_LOG_ERROR, NULL, "algo '%s': %s", c->algo->desc->name, err[0] ? err : rl_strerror(rc));
-        rl__vecenv_destroy(&ev);
-        return 1;
-    }
     uint64_t step = 0;
-    if (ckpt && (rc = rl__ckpt_restore(ckpt, NULL, c, algo, &step, NULL, NULL, NULL, err, sizeof err)) != RL_OK) {
-        rl__log(RL_LOG_ERROR, NULL, "%s", err);
-    } else {
+    void *algo = rl__policy_open(c, &ev.info, n, ckpt, &step);
+    int rc = RL_EINVAL;
+    if (algo) {
         rl__eval_result r = {0};
         rc = rl__evaluate(&ev, avt, algo, c->algo->desc->name, episodes, NULL, &r, err, sizeof err);
         if (rc != RL_OK) {
@@ -108,8 +121,8 @@ int rl__eval_command(const rl__config *c, const char *ckpt, uint32_t episodes, i
             printf("  length  mean %.4g\n", r.length_mean);
             if (ev.info.score_name) printf("  %s  mean %.4g\n", ev.info.score_name, r.score_mean);
         }
+        avt->destroy(algo);
     }
-    avt->destroy(algo);
     rl__vecenv_destroy(&ev);
     return rc == RL_OK ? 0 : 1;
 }

@@ -55,8 +55,8 @@ static int write_all(int fd, const char *p, size_t len)
     return 0;
 }
 
-int rl__write_atomic(const char *path, const void *data, size_t len, int sync,
-                     char *err, size_t errlen)
+int rl__write_atomic(const char *path, const char *keep_as, const void *data, size_t len,
+                     int sync, char *err, size_t errlen)
 {
     char tmp[PATH_MAX];
     if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp) {
@@ -79,6 +79,12 @@ int rl__write_atomic(const char *path, const void *data, size_t len, int sync,
         int e = errno;
         unlink(tmp);
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(e));
+        return RL_EIO;
+    }
+    if (keep_as && access(path, F_OK) == 0 && rename(path, keep_as) != 0) {
+        int e = errno;
+        unlink(tmp);
+        snprintf(err, errlen, "cannot keep %s as %s: %s", path, keep_as, strerror(e));
         return RL_EIO;
     }
     if (rename(tmp, path) != 0) {

@@ -8,8 +8,11 @@
 /* Creates dir and its parents.  RL_EIO with a sentence on failure. */
 int rl__mkdir_p(const char *dir, char *err, size_t errlen);
 
-/* Replaces path with data atomically; durable when sync != 0. */
-int rl__write_atomic(const char *path, const void *data, size_t len, int sync,
-                     char *err, size_t errlen);
+/* Replaces path with data atomically; durable when sync != 0.  keep_as
+   (may be NULL): once the new data is completely written, an existing path
+   is renamed to keep_as first, so the previous file survives until the new
+   one is in place. */
+int rl__write_atomic(const char *path, const char *keep_as, const void *data, size_t len,
+                     int sync, char *err, size_t errlen);
 
 #endif

@@ -10,7 +10,7 @@
 
 #include <rlhost/rlcore.h>
 
-#include "checkpoint.h"
+#include "eval.h"
 #include "vecenv.h"
 
 #define FRAME_MAX 65536
@@ -43,24 +43,12 @@ int rl__play(const rl__config *c, const char *ckpt, uint32_t episodes, double fp
         return 1;
     }
     const rl_algo_vtable *avt = c->algo->desc->vtable;
-    /* Built as for training (its batch sizes may depend on num_envs); it only
-       acts, in eval mode, for env 0. */
-    rl_algo_args args = {sizeof args, &v.info, (uint32_t)c->env_host.vals[RL__ENV_NUM_ENVS].i, 1, seed,
-                         (uint64_t)c->run.vals[RL__RUN_STEPS].i, c->algo_opts.vals,
-                         c->algo_stages.vals, rl__host_api()};
-    void *algo = NULL;
-    int rc = avt->create(&args, &algo, err, sizeof err);
-    if (rc != RL_OK) {
-        rl__log(RL_LOG_ERROR, NULL, "algo '%s': %s", c->algo->desc->name, err[0] ? err : rl_strerror(rc));
+    void *algo = rl__policy_open(c, &v.info, 1, ckpt, NULL);
+    if (!algo) {
         rl__vecenv_destroy(&v);
         return 1;
     }
-    if (ckpt && (rc = rl__ckpt_restore(ckpt, NULL, c, algo, NULL, NULL, NULL, NULL, err, sizeof err)) != RL_OK) {
-        rl__log(RL_LOG_ERROR, NULL, "%s", err);
-        avt->destroy(algo);
-        rl__vecenv_destroy(&v);
-        return 1;
-    }
+    int rc;
     char *frame = malloc(FRAME_MAX);
     int exit_code = frame ? 0 : 1;
     rl__vecenv_reset(&v);

@@ -25,7 +25,6 @@
 #include "vecenv.h"
 
 #define MAX_ALGO_METRICS 32
-#define MAX_EVAL_ENVS RL__MAX_EVAL_ENVS
 
 static volatile sig_atomic_t g_stop_signal;
 
@@ -104,7 +103,7 @@ static int write_metrics(run_state *rs, int sync)
         return RL_ENOMEM;
     }
     rs->last_csv_write = rl_now();
-    return rl__write_atomic(path, rs->csv.data ? rs->csv.data : "", rs->csv.len, sync, rs->err,
+    return rl__write_atomic(path, NULL, rs->csv.data ? rs->csv.data : "", rs->csv.len, sync, rs->err,
                             sizeof rs->err);
 }
 
@@ -293,7 +292,7 @@ static int write_summary(run_state *rs, const eval_result *ev, const char *statu
     char path[4200];
     snprintf(path, sizeof path, "%s/summary.json", rs->out_dir);
     int rc = b.oom ? RL_ENOMEM
-                   : rl__write_atomic(path, b.data, b.len, 1, rs->err, sizeof rs->err);
+                   : rl__write_atomic(path, NULL, b.data, b.len, 1, rs->err, sizeof rs->err);
     rl__sbuf_free(&b);
     return rc;
 }
@@ -570,7 +569,7 @@ int rl__run(const rl__config *c, const char *resume_dir, rl__run_stats *stats)
         char path[4200];
         snprintf(path, sizeof path, "%s/config.cfg", rs->out_dir);
         int rc = cfg.oom ? RL_ENOMEM
-                         : rl__write_atomic(path, cfg.data, cfg.len, 1, rs->err, sizeof rs->err);
+                         : rl__write_atomic(path, NULL, cfg.data, cfg.len, 1, rs->err, sizeof rs->err);
         rl__sbuf_free(&cfg);
         if (rc != RL_OK) goto out;
     }
@@ -578,7 +577,7 @@ int rl__run(const rl__config *c, const char *resume_dir, rl__run_stats *stats)
                           num_envs, seed, thr->is_auto ? 0 : (uint32_t)thr->i, repeat, rs->err,
                           sizeof rs->err) != RL_OK)
         goto out;
-    uint32_t n_eval = eval_episodes < MAX_EVAL_ENVS ? eval_episodes : MAX_EVAL_ENVS;
+    uint32_t n_eval = eval_episodes < RL__MAX_EVAL_ENVS ? eval_episodes : RL__MAX_EVAL_ENVS;
     if (n_eval) {
         /* A separate seed stream: evaluation never replays training episodes. */
         if (rl__vecenv_create(&rs->eval, c->env->desc, c->env_opts.vals, c->env_stages.vals,

@@ -150,6 +150,18 @@ void rl__sbuf_free(rl__sbuf *b)
     memset(b, 0, sizeof *b);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double rl__median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 size_t rl__edit_distance(const char *a, const char *b)
 {
     size_t la = strlen(a), lb = strlen(b);

@@ -39,6 +39,10 @@ void rl__sbuf_cfg_str(rl__sbuf *b, const char *s);
 void rl__sbuf_double(rl__sbuf *b, double v, int json);
 void rl__sbuf_free(rl__sbuf *b);
 
+/* Median of v[0..n), n > 0; sorts v in place (so v[0] is the min and
+   v[n-1] the max afterwards).  For the benchmarks. */
+double rl__median(double *v, int n);
+
 /* Levenshtein distance, for "did you mean". */
 size_t rl__edit_distance(const char *a, const char *b);
 /* Of names[0..n), the one closest to s if close enough to suggest; else NULL. */

@@ -157,13 +157,6 @@ static void tanh_array(float *out, const float *in, size_t n)
     }
 }
 
-float rl__tanhf(float x)
-{
-    float out;
-    tanh_array(&out, &x, 1);
-    return out;
-}
-
 void rl__tanh_array(float *out, const float *in, size_t n)
 {
     tanh_array(out, in, n);

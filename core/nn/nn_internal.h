@@ -15,7 +15,6 @@ void rl__activation_grad_inplace(rl_activation a, float *d, const float *out, si
 
 /* tanh, vectorized, within 2e-7 of the exact value (linear.c); results do
    not depend on an element's position.  Sigmoid through it. */
-float rl__tanhf(float x);
 void rl__tanh_array(float *out, const float *in, size_t n);
 void rl__sigmoid_array(float *out, const float *in, size_t n);
 

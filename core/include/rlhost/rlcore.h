@@ -104,6 +104,11 @@ double rl_now(void);
 void *rl_calloc_aligned(size_t count, size_t size);
 void rl_free(void *p);
 
+/* ---- Observations ---------------------------------------------------------
+   n observation elements of dtype (RL_DTYPE_U8 or RL_DTYPE_F32) as network
+   input: each times scale (rl_env_info.obs_scale). */
+void rl_obs_to_float(rl_dtype dtype, float scale, const void *src, size_t n, float *dst);
+
 /* ---- State blobs for checkpoints ------------------------------------------
    Saves (load = 0) or restores (load = 1) `bytes` raw bytes as the uint8
    tensor PREFIX+NAME; for state that must come back exactly (env states,
