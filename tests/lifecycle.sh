@@ -77,6 +77,11 @@ exact() { # NAME CONFIG SLEEP ARGS...
 exact dqn "$DQN" 0.3 --set run.steps=30000 --set run.eval_interval=5000 --set run.log_interval=2000 --set algo.save_replay=true
 exact snake_all "$SRC/configs/snake_dqn_all.cfg" 0.6 --set run.steps=40000 --set run.eval_interval=10000 --set run.eval_episodes=10 --set algo.learning_starts=2000 --set run.log_interval=5000 --set algo.save_replay=true
 exact rppo "$SRC/configs/cartpole_nov_rppo.cfg" 0.6 --set run.steps=20000 --set run.log_interval=2048 --set run.eval_episodes=5
+# normalize_obs statistics travel with the checkpoint: `eval` of the run
+# directory reproduces the run's own final evaluation.
+want=$(sed -n 's/^ *"eval_return_mean": \([-0-9.e+]*\).*/\1/p' "$T/rppo-a/summary.json")
+got=$("$RLHOST" eval "$T/rppo-a" --episodes 5 --json 2>/dev/null | sed -n 's/.*"return_mean": \([-0-9.e+]*\).*/\1/p')
+[ -n "$want" ] && [ "$want" = "$got" ]; ok $? "eval from the checkpoint (normalize_obs) matches the run's evaluation ($want, $got)"
 exact tmaze "$SRC/configs/tmaze_rppo.cfg" 0.6 --set run.steps=20000 --set run.log_interval=2048 --set run.eval_episodes=10
 
 # SIGINT: checkpoint and outputs written, exit 130

@@ -53,6 +53,7 @@ enum {
     OPT_BPTT,
     OPT_KEEP_BEST,
     OPT_ON_NONFINITE,
+    OPT_NORMALIZE_OBS,
     OPT_N
 };
 
@@ -110,6 +111,9 @@ enum { ST_BATCH_INFERENCE, ST_BLAS_THREADS, ST_N };
         [OPT_ON_NONFINITE] = D(RL_OPT_ENUM, "on_nonfinite", "stop", 1, 0, nonfinite_choices, 0,   \
                                "a NaN/inf loss or gradient: stop the run (the last good "         \
                                "checkpoint stays) or skip that minibatch"),                       \
+        [OPT_NORMALIZE_OBS] = D(RL_OPT_BOOL, "normalize_obs", "false", 1, 0, NULL, 0,             \
+                                "scale observations by a running mean and std of the training "    \
+                                "observations (clipped to +-10; kept in checkpoints)"),            \
     }
 
 static const rl_option_def opts_ppo[OPT_N] = PPO_OPTIONS("false");
@@ -215,6 +219,10 @@ typedef struct ppo {
     rl_activation act;
     rl_dtype dtype;
     float scale;
+    /* normalize_obs: running statistics (in double) and what is applied */
+    int norm_obs;
+    double obs_count, *obs_mean, *obs_var;
+    float *obs_shift, *obs_mul;
     /* networks: shared -> towers[0] body + heads; else towers[0] actor, [1] critic */
     rl_params p;
     rl_keep_best kb;
@@ -272,6 +280,10 @@ static void ppo_destroy(void *p_)
     rl_free(p->perm);
     rl_free(p->rows_idx);
     rl_free(p->reset);
+    rl_free(p->obs_mean);
+    rl_free(p->obs_var);
+    rl_free(p->obs_shift);
+    rl_free(p->obs_mul);
     free(p);
 }
 
@@ -307,6 +319,7 @@ static int ppo_create(const rl_algo_args *args, void **out, char *err, size_t er
     p->vf_coef = (float)o[OPT_VF_COEF].f;
     p->max_grad_norm = (float)o[OPT_MAX_GRAD_NORM].f;
     p->det_eval = (int)o[OPT_DETERMINISTIC_EVAL].i;
+    p->norm_obs = (int)o[OPT_NORMALIZE_OBS].i;
     p->recurrent = (int)o[OPT_RECURRENT].i;
     p->shared = (int)o[OPT_SHARED].i;
     p->skip_nonfinite = o[OPT_ON_NONFINITE].i == 1;
@@ -385,8 +398,14 @@ static int ppo_create(const rl_algo_args *args, void **out, char *err, size_t er
                 !ALLOC(p->vpred, M, float) ||
                 !ALLOC(p->feat_scratch, (size_t)M * (nh ? hidden[nh - 1] : 1) * 3, float) ||
                 !ALLOC(p->act_x, (size_t)p->rows * D, float) || !ALLOC(p->perm, TN, uint32_t) ||
-                !ALLOC(p->rows_idx, p->batch, uint32_t) || !ALLOC(p->reset, p->batch, uint8_t)))
+                !ALLOC(p->rows_idx, p->batch, uint32_t) || !ALLOC(p->reset, p->batch, uint8_t) ||
+                !ALLOC(p->obs_mean, D, double) || !ALLOC(p->obs_var, D, double) ||
+                !ALLOC(p->obs_shift, D, float) || !ALLOC(p->obs_mul, D, float)))
         rc = RL_ENOMEM;
+    if (!rc) { /* SB3's start: mean 0, variance 1, a count of 1e-4 */
+        p->obs_count = 1e-4;
+        for (size_t j = 0; j < D; j++) p->obs_var[j] = 1.0, p->obs_mul[j] = 1.0f;
+    }
     if (!rc && p->recurrent) {
         size_t H = p->H;
         if (!ALLOC(p->gates, 2 * (size_t)p->rows * 4 * H, float) ||
@@ -414,10 +433,47 @@ static int ppo_create(const rl_algo_args *args, void **out, char *err, size_t er
     return RL_OK;
 }
 
-/* Observation rows as network input. */
-static void to_float(const ppo *p, const void *obs, uint32_t rows, float *out)
+/* normalize_obs: folds a batch of raw observation rows into the running
+   mean and variance (the parallel form of Welford's update, in double). */
+static void obs_stats_update(ppo *p, const float *x, uint32_t rows)
 {
-    rl_obs_to_float(p->dtype, p->scale, obs, (size_t)rows * p->D, out);
+    size_t D = p->D;
+    for (size_t j = 0; j < D; j++) {
+        double bm = 0, bv = 0;
+        for (uint32_t r = 0; r < rows; r++) bm += x[r * D + j];
+        bm /= rows;
+        for (uint32_t r = 0; r < rows; r++) {
+            double d = x[r * D + j] - bm;
+            bv += d * d;
+        }
+        bv /= rows;
+        double n = p->obs_count, tot = n + rows, delta = bm - p->obs_mean[j];
+        p->obs_mean[j] += delta * rows / tot;
+        p->obs_var[j] = (p->obs_var[j] * n + bv * rows + delta * delta * n * rows / tot) / tot;
+        p->obs_shift[j] = (float)p->obs_mean[j];
+        p->obs_mul[j] = (float)(1.0 / sqrt(p->obs_var[j] + 1e-8));
+    }
+    p->obs_count += rows;
+}
+
+/* Observation rows as network input; with normalize_obs, training rows
+   (update != 0) first update the statistics. */
+static void to_float_stats(ppo *p, const void *obs, uint32_t rows, float *out, int update)
+{
+    size_t D = p->D;
+    rl_obs_to_float(p->dtype, p->scale, obs, (size_t)rows * D, out);
+    if (!p->norm_obs) return;
+    if (update) obs_stats_update(p, out, rows);
+    for (uint32_t r = 0; r < rows; r++)
+        for (size_t j = 0; j < D; j++) {
+            float v = (out[r * D + j] - p->obs_shift[j]) * p->obs_mul[j];
+            out[r * D + j] = v > 10.0f ? 10.0f : v < -10.0f ? -10.0f : v;
+        }
+}
+
+static void to_float(ppo *p, const void *obs, uint32_t rows, float *out)
+{
+    to_float_stats(p, obs, rows, out, 0);
 }
 
 /* Policy logits and values for B rows in inference mode, advancing the
@@ -506,7 +562,7 @@ static int ppo_act(void *p_, rl_act_mode mode, const void *obs, const uint8_t *s
     }
     size_t at = (size_t)p->t * p->N, H = p->H;
     float *x = p->obs + at * p->D;
-    to_float(p, obs, count, x);
+    to_float_stats(p, obs, count, x, 1);
     memcpy(p->start + at, start, count);
     if (p->recurrent)
         for (uint32_t k = 0; k < p->n_towers; k++) { /* the state carried in, before resets */
@@ -791,6 +847,12 @@ static int ppo_training_done(void *p_, char *err, size_t errlen)
 
 static const rl_algo_eval_ext eval_ext = {sizeof eval_ext, ppo_evaluated, ppo_training_done};
 
+static int scalar_state(double *v, const rl_state_io *io, int load, const char *name, char *err,
+                        size_t errlen)
+{
+    return load ? rl_scalar_load(v, io, name, err, errlen) : rl_scalar_save(*v, io, name, err, errlen);
+}
+
 /* Checkpoints: networks, optimizer, RNGs, update count, and (below) the
    rollout so far and the LSTM states, so a resume is exact. */
 static int ppo_state(ppo *p, const rl_state_io *io, int load, char *err, size_t errlen)
@@ -807,9 +869,7 @@ static int ppo_state(ppo *p, const rl_state_io *io, int load, char *err, size_t 
                        : rl_rng_save(rngs[k], io, names[k], err, errlen)))
             return rc;
     double updates = (double)p->updates;
-    if ((rc = load ? rl_scalar_load(&updates, io, "state/updates", err, errlen)
-                   : rl_scalar_save(updates, io, "state/updates", err, errlen)))
-        return rc;
+    if ((rc = scalar_state(&updates, io, load, "state/updates", err, errlen))) return rc;
     p->updates = (uint64_t)updates;
     /* The rollout so far, the LSTM states, metric sums and keep_best: with
        these a resumed run continues exactly. */
@@ -853,6 +913,16 @@ static int ppo_state(ppo *p, const rl_state_io *io, int load, char *err, size_t 
         }
     }
     if ((rc = rl_keep_best_state(&p->kb, io, load, err, errlen))) return rc;
+    if (p->norm_obs) {
+        if ((rc = scalar_state(&p->obs_count, io, load, "state/obs_count", err, errlen)) ||
+            (rc = rl_state_blob(io, load, "state/", "obs_mean", p->obs_mean, D * 8, err, errlen)) ||
+            (rc = rl_state_blob(io, load, "state/", "obs_var", p->obs_var, D * 8, err, errlen)))
+            return rc;
+        for (size_t j = 0; load && j < D; j++) {
+            p->obs_shift[j] = (float)p->obs_mean[j];
+            p->obs_mul[j] = (float)(1.0 / sqrt(p->obs_var[j] + 1e-8));
+        }
+    }
     return RL_OK;
 }
 

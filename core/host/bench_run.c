@@ -10,12 +10,22 @@
  *
  * "Off" and "on": a bool is false/true; a thread count is 1 against the
  * config's value (or "auto" when the config says 1); another number is its
- * minimum against the config's value (or twice the minimum). */
+ * minimum against the config's value (or twice the minimum).
+ *
+ * Then the arithmetic floor: the config runs as given with librlcore's
+ * product ledger on (every matrix product counted by shape), and the
+ * counted products are replayed through cblas_sgemm alone, with the run's
+ * BLAS threads, interleaved with the runs.  Floor = the replay's time: what
+ * sgemm needs for exactly the run's network arithmetic at the rate this CPU
+ * reaches for those shapes; run / floor is the price of everything else. */
 #define _GNU_SOURCE
+#include <cblas.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <rlhost/nn.h>
 
 #include "bench.h"
 #include "cpu.h"
@@ -117,6 +127,99 @@ static void remove_outputs(const char *dir)
     rmdir(dir);
 }
 
+/* Replays the ledger's products through cblas alone; seconds, or < 0 when
+   out of memory. */
+static double replay_ledger(void)
+{
+    const rl_gemm_shape *sh;
+    size_t n = rl_ledger_shapes(&sh, NULL), na = 1, nb = 1, nc = 1;
+    for (size_t i = 0; i < n; i++) {
+        size_t a = (size_t)sh[i].m * sh[i].k, b = (size_t)sh[i].k * sh[i].n,
+               c = (size_t)sh[i].m * sh[i].n;
+        if (a > na) na = a;
+        if (b > nb) nb = b;
+        if (c > nc) nc = c;
+    }
+    float *a = rl_calloc_aligned(na, sizeof(float)), *b = rl_calloc_aligned(nb, sizeof(float)),
+          *c = rl_calloc_aligned(nc, sizeof(float));
+    double t = -1;
+    if (a && b && c) {
+        for (size_t i = 0; i < na; i++) a[i] = (float)(i % 7) * 0.01f;
+        for (size_t i = 0; i < nb; i++) b[i] = (float)(i % 5) * 0.01f;
+        double t0 = rl_now();
+        for (size_t i = 0; i < n; i++) {
+            const rl_gemm_shape *s = &sh[i];
+            int m = (int)s->m, nn = (int)s->n, k = (int)s->k;
+            int lda = s->trans_a ? m : k, ldb = s->trans_b ? k : nn;
+            for (uint64_t r = 0; r < s->count; r++) {
+                if (m == 1) /* the library uses gemv for one row */
+                    cblas_sgemv(CblasRowMajor, CblasNoTrans, nn, k, 1.0f, b, k, a, 1, 1.0f, c, 1);
+                else
+                    cblas_sgemm(CblasRowMajor, s->trans_a ? CblasTrans : CblasNoTrans,
+                                s->trans_b ? CblasTrans : CblasNoTrans, m, nn, k, 1.0f, a, lda, b,
+                                ldb, 1.0f, c, nn);
+            }
+        }
+        t = rl_now() - t0;
+    }
+    rl_free(a);
+    rl_free(b);
+    rl_free(c);
+    return t;
+}
+
+/* The arithmetic floor of path (see the top of this file). */
+static int bench_floor(const rl__registry *reg, const char *path, const rl__override *ov,
+                       size_t n_ov, uint64_t steps, int repeat, const char *dir, int json)
+{
+    double run_s[MAX_REPEAT], floor_s[MAX_REPEAT], ratio[MAX_REPEAT], flops = 0;
+    int threads = 1;
+    uint64_t dropped = 0;
+    for (int r = 0; r < repeat; r++) {
+        rl__run_stats stt;
+        rl_ledger_start();
+        int rc = run_once(reg, path, ov, n_ov, NULL, NULL, steps, dir, &stt);
+        rl_ledger_stop();
+        if (rc) return rc;
+        threads = rl_blas_get_threads();
+        flops = rl_ledger_flops();
+        rl_ledger_shapes(NULL, &dropped);
+        run_s[r] = stt.wall_s;
+        floor_s[r] = replay_ledger();
+        rl_blas_set_threads(1);
+        if (floor_s[r] < 0) {
+            fprintf(stderr, "rlhost: bench: out of memory replaying the products\n");
+            return 1;
+        }
+        ratio[r] = run_s[r] / (floor_s[r] > 0 ? floor_s[r] : 1e-9);
+    }
+    double rmin = ratio[0], rmax = ratio[0];
+    for (int r = 1; r < repeat; r++) {
+        if (ratio[r] < rmin) rmin = ratio[r];
+        if (ratio[r] > rmax) rmax = ratio[r];
+    }
+    double run = rl__median(run_s, repeat), fl = rl__median(floor_s, repeat),
+           rat = rl__median(ratio, repeat);
+    if (json) {
+        printf("{\"bench\": \"floor\", \"config\": \"%s\", \"steps\": %llu, \"repeat\": %d, "
+               "\"run_s\": %.4f, \"floor_s\": %.4f, \"gflop\": %.3f, \"floor_gflops\": %.2f, "
+               "\"run_gflops\": %.2f, \"ratio\": %.4f, \"ratio_min\": %.4f, \"ratio_max\": %.4f, "
+               "\"blas_threads\": %d, \"shapes_dropped\": %llu}\n",
+               path, (unsigned long long)steps, repeat, run, fl, flops / 1e9, flops / 1e9 / fl,
+               flops / 1e9 / run, rat, rmin, rmax, threads, (unsigned long long)dropped);
+    } else {
+        printf("\narithmetic floor: the run's matrix products, %.1f GFLOP, in cblas_sgemm alone "
+               "(%d BLAS thread%s)\n"
+               "  run %.3f s (%.1f GFLOP/s), floor %.3f s (%.1f GFLOP/s): run/floor %.2fx "
+               "(%.2f-%.2f)%s\n",
+               flops / 1e9, threads, threads == 1 ? "" : "s", run, flops / 1e9 / run, fl,
+               flops / 1e9 / fl, rat, rmin, rmax,
+               dropped ? " (some shapes not counted: floor too low)" : "");
+    }
+    fflush(stdout);
+    return 0;
+}
+
 int rl__bench_config(const rl__registry *reg, const char *path, const rl__override *ov,
                      size_t n_ov, const char *const *named, size_t n_named, uint64_t steps,
                      int repeat, int json)
@@ -135,14 +238,18 @@ int rl__bench_config(const rl__registry *reg, const char *path, const rl__overri
     }
     stage st[MAX_STAGES];
     int n = 0;
+    int floor_only = 0, want_floor = n_named == 0;
+    for (size_t i = 0; i < n_named; i++)
+        if (!strcmp(named[i], "floor")) want_floor = 1;
     collect(&c.env_host_stages, "env", named, n_named, st, &n);
     collect(&c.env_stages, "env", named, n_named, st, &n);
     collect(&c.algo_stages, "algo", named, n_named, st, &n);
+    floor_only = want_floor && n == 0;
     char env_name[64], algo_name[64];
     snprintf(env_name, sizeof env_name, "%s", c.env->desc->name);
     snprintf(algo_name, sizeof algo_name, "%s", c.algo->desc->name);
     rl__config_destroy(&c);
-    if (n == 0) {
+    if (n == 0 && !floor_only) {
         fprintf(stderr, "rlhost: bench: no stages to measure%s\n",
                 n_named ? " (check the --stage names with rlhost info)" : "");
         return 2;
@@ -154,12 +261,15 @@ int rl__bench_config(const rl__registry *reg, const char *path, const rl__overri
     }
     if (repeat < 1) repeat = 3;
     if (repeat > MAX_REPEAT) repeat = MAX_REPEAT;
-    if (!json)
+    if (!json) {
         printf("rlhost bench %s: %s on %s, %llu steps per run, %d interleaved repeats\n"
-               "BLAS %s; %u cores\n\n%-36s %12s %12s %8s %15s   %s\n",
+               "BLAS %s; %u cores\n",
                path, algo_name, env_name, (unsigned long long)steps, repeat, rl__blas_choice(),
-               rl__host_api()->cpu_count(), "stage (off -> on)", "off steps/s", "on steps/s",
-               "on/off", "min-max", "time share env/act/update/other (off | on)");
+               rl__host_api()->cpu_count());
+        if (n)
+            printf("\n%-36s %12s %12s %8s %15s   %s\n", "stage (off -> on)", "off steps/s",
+                   "on steps/s", "on/off", "min-max", "time share env/act/update/other (off | on)");
+    }
     int rc = 0;
     for (int s = 0; s < n && rc == 0; s++) {
         double sps[2][MAX_REPEAT], ratio[MAX_REPEAT], share[2][4] = {{0}};
@@ -203,6 +313,7 @@ int rl__bench_config(const rl__registry *reg, const char *path, const rl__overri
         }
         fflush(stdout);
     }
+    if (rc == 0 && want_floor) rc = bench_floor(reg, path, ov, n_ov, steps, repeat, dir, json);
     remove_outputs(dir);
     return rc;
 }

@@ -100,7 +100,9 @@ static const char bench_help[] =
     "with each optimization stage off and on, interleaved K times (default 3),\n"
     "and prints the median steps/s, the on/off ratio with its min-max, and where\n"
     "the time went.  Without --stage it measures every stage that promises\n"
-    "unchanged results; --stage NAME (repeatable) picks any.\n"
+    "unchanged results; --stage NAME (repeatable) picks any.  Then (or with\n"
+    "--stage floor alone) the arithmetic floor: the run's matrix products,\n"
+    "counted by shape, replayed through cblas_sgemm alone, against the run.\n"
     "--json prints one object per line.\n";
 
 static const char play_help[] =

@@ -13,12 +13,13 @@ void rl_linear_forward(float *out, const float *in, const float *w, const float 
         for (uint32_t r = 0; r < batch; r++) memcpy(out + (size_t)r * out_dim, b, out_dim * sizeof(float));
         beta = 1.0f;
     }
-    if (batch == 1) /* gemv: OpenBLAS's sgemm setup dominates at one row */
+    if (batch == 1) { /* gemv: OpenBLAS's sgemm setup dominates at one row */
+        rl__ledger_count(0, 1, 1, out_dim, in_dim);
         cblas_sgemv(CblasRowMajor, CblasNoTrans, (int)out_dim, (int)in_dim, 1.0f, w, (int)in_dim,
                     in, 1, beta, out, 1);
-    else
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)batch, (int)out_dim,
-                    (int)in_dim, 1.0f, in, (int)in_dim, w, (int)in_dim, beta, out, (int)out_dim);
+    } else {
+        rl__sgemm(0, 1, batch, out_dim, in_dim, in, in_dim, w, in_dim, beta, out, out_dim);
+    }
 }
 
 /* 8-wide vectors through GCC/Clang vector extensions: lanes are independent
@@ -42,6 +43,7 @@ void rl_linear_forward_rowwise(float *out, const float *in, const float *w, cons
                                uint32_t batch, uint32_t in_dim, uint32_t out_dim)
 {
     uint32_t k8 = in_dim & ~7u;
+    rl__ledger_count(0, 1, batch, out_dim, in_dim);
     for (uint32_t r = 0; r < batch; r++) {
         const float *x = in + (size_t)r * in_dim;
         float *y = out + (size_t)r * out_dim;
@@ -85,17 +87,14 @@ void rl__linear_backward_beta(float *din, float din_beta, float *dw, float *db,
                               uint32_t batch, uint32_t in_dim, uint32_t out_dim)
 {
     if (dw)
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)out_dim, (int)in_dim,
-                    (int)batch, 1.0f, dout, (int)out_dim, in, (int)in_dim, 1.0f, dw, (int)in_dim);
+        rl__sgemm(1, 0, out_dim, in_dim, batch, dout, out_dim, in, in_dim, 1.0f, dw, in_dim);
     if (db)
         for (uint32_t r = 0; r < batch; r++) {
             const float *d = dout + (size_t)r * out_dim;
             for (uint32_t j = 0; j < out_dim; j++) db[j] += d[j];
         }
     if (din)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)batch, (int)in_dim,
-                    (int)out_dim, 1.0f, dout, (int)out_dim, w, (int)in_dim, din_beta, din,
-                    (int)in_dim);
+        rl__sgemm(0, 0, batch, in_dim, out_dim, dout, out_dim, w, in_dim, din_beta, din, in_dim);
 }
 
 void rl_linear_backward(float *din, float *dw, float *db, const float *dout, const float *in,
@@ -104,42 +103,28 @@ void rl_linear_backward(float *din, float *dw, float *db, const float *dout, con
     rl__linear_backward_beta(din, 1.0f, dw, db, dout, in, w, batch, in_dim, out_dim);
 }
 
-/* tanh on 8 lanes without libm.  Below |x| = 0.55 the odd Taylor series
-   (to x^13); above, 1 - 2/(1 + e^{2|x|}) with e^t (t clamped to 88) as
-   2^k e^r, t = k ln2 + r, |r| <= ln2/2 (ln2 split in two for accuracy), e^r
-   by its Taylor series to r^7.  Both are computed and selected with masks,
-   so it vectorizes.  Within 2e-7 of tanh (tests/test_nn.c). */
+/* tanh on 8 lanes without libm: x P(x^2) / Q(x^2), a rational fit of
+   degree 11/6 (P(0) = Q(0) = 1, so tiny x keep their relative accuracy) on
+   |x| <= 9, with x clamped there (tanh(9) is 1 in float).  About 20 vector
+   operations and one division, 2x faster than the exp-based form it
+   replaced; within 4e-7 of tanh everywhere (tests/test_nn.c), NaN stays NaN. */
 typedef int32_t v8i __attribute__((vector_size(32)));
 
 static inline v8f tanh8(v8f x)
 {
-    v8i bits = (v8i)x;
-    v8i sign = bits & (int32_t)0x80000000;
-    v8f ax = (v8f)(bits & 0x7fffffff);
-    v8f t = 2.0f * ax;
-    v8i clamp = t > 88.0f;
-    t = (v8f)(((v8i)t & ~clamp) | ((v8i)(t * 0.0f + 88.0f) & clamp));
-    v8i k = __builtin_convertvector(t * 1.44269504088896341f + 0.5f, v8i); /* t >= 0: floor */
-    v8f kf = __builtin_convertvector(k, v8f);
-    v8f r = (t - kf * 0.693145751953125f) - kf * 1.42860676533018708e-06f;
-    v8f e = r * (1.0f / 5040.0f) + 1.0f / 720.0f;
-    e = e * r + 1.0f / 120.0f;
-    e = e * r + 1.0f / 24.0f;
-    e = e * r + 1.0f / 6.0f;
-    e = e * r + 0.5f;
-    e = e * r + 1.0f;
-    e = e * r + 1.0f;
-    e *= (v8f)((k + 127) << 23);
-    v8f big = 1.0f - 2.0f / (1.0f + e);
-    v8f x2 = ax * ax;
-    v8f sm = x2 * (21844.0f / 6081075.0f) - 1382.0f / 155925.0f;
-    sm = sm * x2 + 62.0f / 2835.0f;
-    sm = sm * x2 - 17.0f / 315.0f;
-    sm = sm * x2 + 2.0f / 15.0f;
-    sm = sm * x2 - 1.0f / 3.0f;
-    sm = ax + ax * x2 * sm;
-    v8i small = ax < 0.55f;
-    return (v8f)((((v8i)sm & small) | ((v8i)big & ~small)) | sign);
+    const v8f lim = {9.0f, 9.0f, 9.0f, 9.0f, 9.0f, 9.0f, 9.0f, 9.0f};
+    v8i hi = x > lim, lo = x < -lim;
+    x = (v8f)(((v8i)x & ~(hi | lo)) | ((v8i)lim & hi) | ((v8i)-lim & lo));
+    v8f s = x * x;
+    v8f p = s * 1.8418724878621617e-11f - 1.2854180830856876e-08f;
+    p = p * s + 9.295420568378177e-06f;
+    p = p * s + 2.924134023487568e-03f;
+    p = p * s + 0.12922503054141998f;
+    p = p * s + 1.0f;
+    v8f q = s * 2.2854740382172167e-04f + 2.3777365684509277e-02f;
+    q = q * s + 0.4625580310821533f;
+    q = q * s + 1.0f;
+    return x * p / q;
 }
 
 static void tanh_array(float *out, const float *in, size_t n)

@@ -1,17 +1,12 @@
 /* LSTM layer with backpropagation through time and per-step reset masks;
    see nn.h.  Gate order i, f, g, o as in PyTorch.  The input projection of
-   all T steps is one sgemm; only h W_hh^T runs per step. */
-#include <cblas.h>
-#include <math.h>
+   all T steps is one sgemm, and so are the weight gradients; only h W_hh^T
+   (forward) and dgates W_hh (backward) run per step, through the small-matrix
+   kernel with W_hh^T packed once per forward. */
 #include <stdio.h>
 #include <string.h>
 
 #include "nn_internal.h"
-
-static inline float sigmoidf(float x)
-{
-    return 1.0f / (1.0f + expf(-x));
-}
 
 int rl_lstm_create(rl_lstm *l, rl_params *p, const char *prefix, uint32_t in_dim,
                    uint32_t hidden, uint32_t max_batch, uint32_t max_steps)
@@ -41,7 +36,9 @@ int rl_lstm_create(rl_lstm *l, rl_params *p, const char *prefix, uint32_t in_dim
     l->dc = rl_calloc_aligned((size_t)max_batch * h, sizeof(float));
     l->resets = rl_calloc_aligned(tb, 1);
     l->tanh_c = rl_calloc_aligned((size_t)max_batch * h, sizeof(float));
-    if (!l->tanh_c || !l->gates || !l->dgates || !l->c || !l->h_in || !l->c_in || !l->dh || !l->dc ||
+    l->whh_fwd = rl_calloc_aligned(rl__gemm_packed_size(hidden, 4 * hidden), sizeof(float));
+    l->whh_bwd = rl_calloc_aligned(rl__gemm_packed_size(4 * hidden, hidden), sizeof(float));
+    if (!l->tanh_c || !l->whh_fwd || !l->whh_bwd || !l->gates || !l->dgates || !l->c || !l->h_in || !l->c_in || !l->dh || !l->dc ||
         !l->resets) {
         rl_lstm_destroy(l);
         return RL_ENOMEM;
@@ -60,6 +57,8 @@ void rl_lstm_destroy(rl_lstm *l)
     rl_free(l->dc);
     rl_free(l->resets);
     rl_free(l->tanh_c);
+    rl_free(l->whh_fwd);
+    rl_free(l->whh_bwd);
     memset(l, 0, sizeof *l);
 }
 
@@ -120,6 +119,7 @@ void rl_lstm_forward(rl_lstm *l, const float *params, const float *x, const floa
         memcpy(l->resets, reset, (size_t)steps * batch);
     else
         memset(l->resets, 0, (size_t)steps * batch);
+    rl__gemm_pack(l->whh_fwd, params + l->whh_off, hd, 1, hd, 4 * hd); /* W_hh^T */
     for (uint32_t t = 0; t < steps; t++) {
         float *hin = l->h_in + t * bh, *cin = l->c_in + t * bh;
         memcpy(hin, t ? h_out + (t - 1) * bh : h0, bh * sizeof(float));
@@ -130,8 +130,7 @@ void rl_lstm_forward(rl_lstm *l, const float *params, const float *x, const floa
                 memset(cin + (size_t)r * hd, 0, hd * sizeof(float));
             }
         float *g = l->gates + t * bg;
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)batch, (int)(4 * hd), (int)hd,
-                    1.0f, hin, (int)hd, params + l->whh_off, (int)hd, 1.0f, g, (int)(4 * hd));
+        rl__gemm_small(batch, 4 * hd, hd, hin, hd, l->whh_fwd, g, 4 * hd, 1);
         cell(g, cin, l->c + t * bh, h_out + t * bh, l->dh, batch, hd); /* dh: scratch here */
     }
     if (h_last) memmove(h_last, h_out + (steps - 1) * bh, bh * sizeof(float));
@@ -143,6 +142,7 @@ void rl_lstm_backward(rl_lstm *l, const float *params, float *grad, const float 
 {
     uint32_t hd = l->hidden;
     size_t bh = (size_t)batch * hd, bg = (size_t)batch * 4 * hd;
+    rl__gemm_pack(l->whh_bwd, params + l->whh_off, hd, 0, 4 * hd, hd); /* W_hh */
     memset(l->dh, 0, bh * sizeof(float)); /* gradient flowing into step t from t+1 */
     memset(l->dc, 0, bh * sizeof(float));
     for (uint32_t t = steps; t-- > 0;) {
@@ -168,8 +168,7 @@ void rl_lstm_backward(rl_lstm *l, const float *params, float *grad, const float 
             }
         }
         /* dh into step t-1 = dgates W_hh (overwrite). */
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)batch, (int)hd, (int)(4 * hd),
-                    1.0f, dg, (int)(4 * hd), params + l->whh_off, (int)hd, 0.0f, l->dh, (int)hd);
+        rl__gemm_small(batch, hd, 4 * hd, dg, 4 * hd, l->whh_bwd, l->dh, hd, 0);
         /* No gradient crosses a reset: that step started from a constant zero state. */
         for (uint32_t r = 0; r < batch; r++)
             if (l->resets[(size_t)t * batch + r]) {
@@ -179,8 +178,8 @@ void rl_lstm_backward(rl_lstm *l, const float *params, float *grad, const float 
     }
     int tb = (int)(steps * batch);
     /* dW_hh += dgates^T h_in, dW_ih += dgates^T x, db, dx: one call each over all steps. */
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)(4 * hd), (int)hd, tb, 1.0f,
-                l->dgates, (int)(4 * hd), l->h_in, (int)hd, 1.0f, grad + l->whh_off, (int)hd);
+    rl__sgemm(1, 0, 4 * hd, hd, (uint32_t)tb, l->dgates, 4 * hd, l->h_in, hd, 1.0f,
+              grad + l->whh_off, hd);
     rl__linear_backward_beta(dx, 1.0f, grad + l->wih_off, grad + l->b_off, l->dgates, x,
                              params + l->wih_off, (uint32_t)tb, l->in_dim, 4 * hd);
 }

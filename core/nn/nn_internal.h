@@ -13,9 +13,27 @@ void rl__linear_backward_beta(float *din, float din_beta, float *dw, float *db,
    pre-activation one. */
 void rl__activation_grad_inplace(rl_activation a, float *d, const float *out, size_t n);
 
-/* tanh, vectorized, within 2e-7 of the exact value (linear.c); results do
+/* tanh, vectorized, within 4e-7 of the exact value (linear.c); results do
    not depend on an element's position.  Sigmoid through it. */
 void rl__tanh_array(float *out, const float *in, size_t n);
 void rl__sigmoid_array(float *out, const float *in, size_t n);
+
+/* c = a b + beta c through cblas_sgemm (row-major, alpha 1), counted in the
+   ledger (ledger.c); every sgemm of the library goes through here. */
+void rl__sgemm(int trans_a, int trans_b, uint32_t m, uint32_t n, uint32_t k, const float *a,
+               uint32_t lda, const float *b, uint32_t ldb, float beta, float *c, uint32_t ldc);
+/* Counts one product done by other means (sgemv, own kernels). */
+void rl__ledger_count(int trans_a, int trans_b, uint32_t m, uint32_t n, uint32_t k);
+
+/* c[m][n] = (accumulate ? c : 0) + a[m][k] b[k][n], row-major with leading
+   dimensions, without BLAS (gemm.c): for the small per-step products of the
+   LSTM, where OpenBLAS's packing costs as much as the arithmetic.  b is
+   packed once by rl__gemm_pack (b[k][n] at leading dimension ldb, or with
+   trans its transpose b[n][k]) into rl__gemm_packed_size floats.  Each row's
+   result is independent of m (bit-identical one row at a time). */
+size_t rl__gemm_packed_size(uint32_t k, uint32_t n);
+void rl__gemm_pack(float *bp, const float *b, size_t ldb, int trans, uint32_t k, uint32_t n);
+void rl__gemm_small(uint32_t m, uint32_t n, uint32_t k, const float *a, size_t lda,
+                    const float *bp, float *c, size_t ldc, int accumulate);
 
 #endif

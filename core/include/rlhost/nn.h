@@ -161,6 +161,7 @@ typedef struct rl_lstm {
     uint8_t *resets;    /* [T][B] as passed to the last forward */
     float *tanh_c;      /* backward scratch [B][H] */
     float *dgates, *dh, *dc; /* backward scratch */
+    float *whh_fwd, *whh_bwd; /* W_hh^T and W_hh packed for the per-step products */
 } rl_lstm;
 
 int rl_lstm_create(rl_lstm *l, rl_params *p, const char *prefix, uint32_t in_dim,
@@ -269,6 +270,29 @@ void rl_keep_best_offer(rl_keep_best *k, const rl_params *model, double ret);
 int rl_keep_best_restore(const rl_keep_best *k, rl_params *model);
 /* Checkpoint: best/... tensors and best/return, best/have. */
 int rl_keep_best_state(rl_keep_best *k, const rl_state_io *io, int load, char *err, size_t errlen);
+
+/* ---- Product ledger: the arithmetic a run really did ---------------------- */
+
+/* While the ledger is on, every matrix product the library runs (sgemm,
+   sgemv, the row-independent and small-matrix kernels) is counted by shape.
+   `rlhost bench` replays the counted shapes through cblas_sgemm alone: the
+   time sgemm needs for exactly the run's arithmetic, i.e. its floor.  Meant
+   for one thread of network code at a time (the host's main thread). */
+typedef struct rl_gemm_shape {
+    int trans_a, trans_b; /* as given to cblas_sgemm, row-major */
+    uint32_t m, n, k;     /* m = 1: a matrix-vector product */
+    uint64_t count;
+} rl_gemm_shape;
+
+#define RL_LEDGER_MAX_SHAPES 256
+
+void rl_ledger_start(void); /* clears the counts and turns counting on */
+void rl_ledger_stop(void);
+/* The shapes counted since the last start; *dropped counts products of
+   shapes beyond RL_LEDGER_MAX_SHAPES (not in the list). */
+size_t rl_ledger_shapes(const rl_gemm_shape **shapes, uint64_t *dropped);
+/* 2 m n k summed over every product counted. */
+double rl_ledger_flops(void);
 
 /* Linear schedule from start to end as progress goes 0 -> 1 (clamped). */
 static inline float rl_schedule_linear(float start, float end, double progress)
