@@ -535,9 +535,7 @@ static int dqn_state(dqn *d, const rl_state_io *io, int load, char *err, size_t 
                                          "state/grad_steps", "state/ratio_acc", "state/epsilon",
                                          "state/max_priority"};
     for (int k = 0; k < 6; k++)
-        if ((rc = load ? rl_scalar_load(&v[k], io, names[k], err, errlen)
-                       : rl_scalar_save(v[k], io, names[k], err, errlen)))
-            return rc;
+        if ((rc = rl_scalar_state(&v[k], io, load, names[k], err, errlen))) return rc;
     if (load) {
         d->vsteps = (uint64_t)v[0];
         d->last_target = (uint64_t)v[1];

@@ -287,6 +287,15 @@ static void ppo_destroy(void *p_)
     free(p);
 }
 
+/* normalize_obs: what is applied, derived from the running statistics. */
+static void obs_norm_derive(ppo *p)
+{
+    for (size_t j = 0; j < p->D; j++) {
+        p->obs_shift[j] = (float)p->obs_mean[j];
+        p->obs_mul[j] = (float)(1.0 / sqrt(p->obs_var[j] + 1e-8));
+    }
+}
+
 #define ALLOC(ptr, n, type) ((ptr) = rl_calloc_aligned((size_t)(n), sizeof(type)))
 
 static int ppo_create(const rl_algo_args *args, void **out, char *err, size_t errlen)
@@ -404,7 +413,8 @@ static int ppo_create(const rl_algo_args *args, void **out, char *err, size_t er
         rc = RL_ENOMEM;
     if (!rc) { /* SB3's start: mean 0, variance 1, a count of 1e-4 */
         p->obs_count = 1e-4;
-        for (size_t j = 0; j < D; j++) p->obs_var[j] = 1.0, p->obs_mul[j] = 1.0f;
+        for (size_t j = 0; j < D; j++) p->obs_var[j] = 1.0;
+        obs_norm_derive(p);
     }
     if (!rc && p->recurrent) {
         size_t H = p->H;
@@ -450,10 +460,9 @@ static void obs_stats_update(ppo *p, const float *x, uint32_t rows)
         double n = p->obs_count, tot = n + rows, delta = bm - p->obs_mean[j];
         p->obs_mean[j] += delta * rows / tot;
         p->obs_var[j] = (p->obs_var[j] * n + bv * rows + delta * delta * n * rows / tot) / tot;
-        p->obs_shift[j] = (float)p->obs_mean[j];
-        p->obs_mul[j] = (float)(1.0 / sqrt(p->obs_var[j] + 1e-8));
     }
     p->obs_count += rows;
+    obs_norm_derive(p);
 }
 
 /* Observation rows as network input; with normalize_obs, training rows
@@ -847,12 +856,6 @@ static int ppo_training_done(void *p_, char *err, size_t errlen)
 
 static const rl_algo_eval_ext eval_ext = {sizeof eval_ext, ppo_evaluated, ppo_training_done};
 
-static int scalar_state(double *v, const rl_state_io *io, int load, const char *name, char *err,
-                        size_t errlen)
-{
-    return load ? rl_scalar_load(v, io, name, err, errlen) : rl_scalar_save(*v, io, name, err, errlen);
-}
-
 /* Checkpoints: networks, optimizer, RNGs, update count, and (below) the
    rollout so far and the LSTM states, so a resume is exact. */
 static int ppo_state(ppo *p, const rl_state_io *io, int load, char *err, size_t errlen)
@@ -869,7 +872,7 @@ static int ppo_state(ppo *p, const rl_state_io *io, int load, char *err, size_t 
                        : rl_rng_save(rngs[k], io, names[k], err, errlen)))
             return rc;
     double updates = (double)p->updates;
-    if ((rc = scalar_state(&updates, io, load, "state/updates", err, errlen))) return rc;
+    if ((rc = rl_scalar_state(&updates, io, load, "state/updates", err, errlen))) return rc;
     p->updates = (uint64_t)updates;
     /* The rollout so far, the LSTM states, metric sums and keep_best: with
        these a resumed run continues exactly. */
@@ -914,14 +917,11 @@ static int ppo_state(ppo *p, const rl_state_io *io, int load, char *err, size_t 
     }
     if ((rc = rl_keep_best_state(&p->kb, io, load, err, errlen))) return rc;
     if (p->norm_obs) {
-        if ((rc = scalar_state(&p->obs_count, io, load, "state/obs_count", err, errlen)) ||
+        if ((rc = rl_scalar_state(&p->obs_count, io, load, "state/obs_count", err, errlen)) ||
             (rc = rl_state_blob(io, load, "state/", "obs_mean", p->obs_mean, D * 8, err, errlen)) ||
             (rc = rl_state_blob(io, load, "state/", "obs_var", p->obs_var, D * 8, err, errlen)))
             return rc;
-        for (size_t j = 0; load && j < D; j++) {
-            p->obs_shift[j] = (float)p->obs_mean[j];
-            p->obs_mul[j] = (float)(1.0 / sqrt(p->obs_var[j] + 1e-8));
-        }
+        if (load) obs_norm_derive(p);
     }
     return RL_OK;
 }

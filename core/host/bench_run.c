@@ -83,6 +83,16 @@ static void collect(const rl__group *g, const char *prefix, const char *const *n
     }
 }
 
+/* Smallest and largest of v[0..n). */
+static void min_max(const double *v, int n, double *lo, double *hi)
+{
+    *lo = *hi = v[0];
+    for (int i = 1; i < n; i++) {
+        if (v[i] < *lo) *lo = v[i];
+        if (v[i] > *hi) *hi = v[i];
+    }
+}
+
 /* One quiet run of path with the user's overrides plus ours. */
 static int run_once(const rl__registry *reg, const char *path, const rl__override *ov,
                     size_t n_ov, const char *key, const char *value, uint64_t steps,
@@ -193,11 +203,8 @@ static int bench_floor(const rl__registry *reg, const char *path, const rl__over
         }
         ratio[r] = run_s[r] / (floor_s[r] > 0 ? floor_s[r] : 1e-9);
     }
-    double rmin = ratio[0], rmax = ratio[0];
-    for (int r = 1; r < repeat; r++) {
-        if (ratio[r] < rmin) rmin = ratio[r];
-        if (ratio[r] > rmax) rmax = ratio[r];
-    }
+    double rmin, rmax;
+    min_max(ratio, repeat, &rmin, &rmax);
     double run = rl__median(run_s, repeat), fl = rl__median(floor_s, repeat),
            rat = rl__median(ratio, repeat);
     if (json) {
@@ -238,18 +245,17 @@ int rl__bench_config(const rl__registry *reg, const char *path, const rl__overri
     }
     stage st[MAX_STAGES];
     int n = 0;
-    int floor_only = 0, want_floor = n_named == 0;
+    int want_floor = n_named == 0; /* by default, or when --stage floor names it */
     for (size_t i = 0; i < n_named; i++)
         if (!strcmp(named[i], "floor")) want_floor = 1;
     collect(&c.env_host_stages, "env", named, n_named, st, &n);
     collect(&c.env_stages, "env", named, n_named, st, &n);
     collect(&c.algo_stages, "algo", named, n_named, st, &n);
-    floor_only = want_floor && n == 0;
     char env_name[64], algo_name[64];
     snprintf(env_name, sizeof env_name, "%s", c.env->desc->name);
     snprintf(algo_name, sizeof algo_name, "%s", c.algo->desc->name);
     rl__config_destroy(&c);
-    if (n == 0 && !floor_only) {
+    if (n == 0 && !want_floor) {
         fprintf(stderr, "rlhost: bench: no stages to measure%s\n",
                 n_named ? " (check the --stage names with rlhost info)" : "");
         return 2;
@@ -288,11 +294,8 @@ int rl__bench_config(const rl__registry *reg, const char *path, const rl__overri
             if (rc == 0) ratio[r] = sps[1][r] / sps[0][r];
         }
         if (rc) break;
-        double rmin = ratio[0], rmax = ratio[0];
-        for (int r = 1; r < repeat; r++) {
-            if (ratio[r] < rmin) rmin = ratio[r];
-            if (ratio[r] > rmax) rmax = ratio[r];
-        }
+        double rmin, rmax;
+        min_max(ratio, repeat, &rmin, &rmax);
         double off = rl__median(sps[0], repeat), on = rl__median(sps[1], repeat), rat = rl__median(ratio, repeat);
         if (json) {
             printf("{\"bench\": \"stage\", \"config\": \"%s\", \"stage\": \"%s\", \"off\": \"%s\", "

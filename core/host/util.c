@@ -94,7 +94,9 @@ void rl__sbuf_puts(rl__sbuf *b, const char *s)
     rl__sbuf_printf(b, "%s", s);
 }
 
-void rl__sbuf_json_str(rl__sbuf *b, const char *s)
+/* s in double quotes with " \ and newline escaped; other control bytes
+   through ctrl_fmt (the two formats differ only there). */
+static void sbuf_quoted(rl__sbuf *b, const char *s, const char *ctrl_fmt)
 {
     rl__sbuf_puts(b, "\"");
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
@@ -103,27 +105,21 @@ void rl__sbuf_json_str(rl__sbuf *b, const char *s)
         else if (*p == '\n')
             rl__sbuf_puts(b, "\\n");
         else if (*p < 0x20)
-            rl__sbuf_printf(b, "\\u%04x", *p);
+            rl__sbuf_printf(b, ctrl_fmt, *p);
         else
             rl__sbuf_printf(b, "%c", *p);
     }
     rl__sbuf_puts(b, "\"");
 }
 
+void rl__sbuf_json_str(rl__sbuf *b, const char *s)
+{
+    sbuf_quoted(b, s, "\\u%04x");
+}
+
 void rl__sbuf_cfg_str(rl__sbuf *b, const char *s)
 {
-    rl__sbuf_puts(b, "\"");
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            rl__sbuf_printf(b, "\\%c", *p);
-        else if (*p == '\n')
-            rl__sbuf_puts(b, "\\n");
-        else if (*p < 0x20)
-            rl__sbuf_printf(b, "\\x%02x", *p);
-        else
-            rl__sbuf_printf(b, "%c", *p);
-    }
-    rl__sbuf_puts(b, "\"");
+    sbuf_quoted(b, s, "\\x%02x");
 }
 
 void rl__sbuf_double(rl__sbuf *b, double v, int json)

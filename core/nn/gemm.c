@@ -15,23 +15,7 @@
  * multiply and one add per step (no FMA contraction in ISO C mode), then
  * added to C: every tile does exactly that, so a row's result does not
  * depend on M or on where the row sits. */
-#include <string.h>
-
 #include "nn_internal.h"
-
-typedef float v8f __attribute__((vector_size(32)));
-
-static inline v8f load8(const float *p)
-{
-    v8f v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-static inline void store8(float *p, v8f v)
-{
-    memcpy(p, &v, sizeof v);
-}
 
 /* R rows (1..4) of one 16-column panel; R is a constant after inlining,
    so the accumulators live in registers.  Only the first w columns are

@@ -43,8 +43,8 @@ double rl_ledger_flops(void)
 void rl__ledger_count(int trans_a, int trans_b, uint32_t m, uint32_t n, uint32_t k)
 {
     if (!ledger.on) return;
-    /* A run has a few dozen shapes: a linear scan from the most recent
-       match is cheaper than the products it counts by orders of magnitude. */
+    /* A run has a few dozen shapes: a linear scan is cheaper than the
+       product it counts by orders of magnitude. */
     for (size_t i = 0; i < ledger.n; i++) {
         rl_gemm_shape *s = &ledger.shapes[i];
         if (s->m == m && s->n == n && s->k == k && s->trans_a == trans_a &&

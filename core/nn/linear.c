@@ -22,18 +22,7 @@ void rl_linear_forward(float *out, const float *in, const float *w, const float 
     }
 }
 
-/* 8-wide vectors through GCC/Clang vector extensions: lanes are independent
-   and the final horizontal sum has a fixed order, so results are the same
-   on every x86-64 target (no FMA contraction in ISO C mode). */
-typedef float v8f __attribute__((vector_size(32)));
-
-static inline v8f load8(const float *p)
-{
-    v8f v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
+/* The sum of 8 lanes in a fixed order. */
 static inline float hsum8(v8f v)
 {
     return ((v[0] + v[4]) + (v[1] + v[5])) + ((v[2] + v[6]) + (v[3] + v[7]));
@@ -131,8 +120,7 @@ static void tanh_array(float *out, const float *in, size_t n)
 {
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
-        v8f v = tanh8(load8(in + i));
-        memcpy(out + i, &v, sizeof v);
+        store8(out + i, tanh8(load8(in + i)));
     }
     if (i < n) { /* the tail through the same lanes: results never depend on position */
         float pad[8] = {0};
@@ -152,8 +140,7 @@ void rl__sigmoid_array(float *out, const float *in, size_t n)
 {
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
-        v8f v = 0.5f + 0.5f * tanh8(0.5f * load8(in + i));
-        memcpy(out + i, &v, sizeof v);
+        store8(out + i, 0.5f + 0.5f * tanh8(0.5f * load8(in + i)));
     }
     if (i < n) {
         float pad[8] = {0};

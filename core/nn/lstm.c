@@ -2,7 +2,7 @@
    see nn.h.  Gate order i, f, g, o as in PyTorch.  The input projection of
    all T steps is one sgemm, and so are the weight gradients; only h W_hh^T
    (forward) and dgates W_hh (backward) run per step, through the small-matrix
-   kernel with W_hh^T packed once per forward. */
+   kernel with W_hh^T packed once per forward and W_hh once per backward. */
 #include <stdio.h>
 #include <string.h>
 
@@ -38,8 +38,8 @@ int rl_lstm_create(rl_lstm *l, rl_params *p, const char *prefix, uint32_t in_dim
     l->tanh_c = rl_calloc_aligned((size_t)max_batch * h, sizeof(float));
     l->whh_fwd = rl_calloc_aligned(rl__gemm_packed_size(hidden, 4 * hidden), sizeof(float));
     l->whh_bwd = rl_calloc_aligned(rl__gemm_packed_size(4 * hidden, hidden), sizeof(float));
-    if (!l->tanh_c || !l->whh_fwd || !l->whh_bwd || !l->gates || !l->dgates || !l->c || !l->h_in || !l->c_in || !l->dh || !l->dc ||
-        !l->resets) {
+    if (!l->tanh_c || !l->whh_fwd || !l->whh_bwd || !l->gates || !l->dgates || !l->c ||
+        !l->h_in || !l->c_in || !l->dh || !l->dc || !l->resets) {
         rl_lstm_destroy(l);
         return RL_ENOMEM;
     }

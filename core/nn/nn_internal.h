@@ -2,7 +2,26 @@
 #ifndef RLHOST_NN_INTERNAL_H
 #define RLHOST_NN_INTERNAL_H
 
+#include <string.h>
+
 #include <rlhost/nn.h>
+
+/* 8-wide vectors through GCC/Clang vector extensions: lanes are independent
+   and every reduction has a fixed order, so results are the same on every
+   x86-64 target (no FMA contraction in ISO C mode). */
+typedef float v8f __attribute__((vector_size(32)));
+
+static inline v8f load8(const float *p)
+{
+    v8f v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline void store8(float *p, v8f v)
+{
+    memcpy(p, &v, sizeof v);
+}
 
 /* rl_linear_backward with din = din_beta * din + dout W (din_beta 0 or 1). */
 void rl__linear_backward_beta(float *din, float din_beta, float *dw, float *db,

@@ -100,6 +100,12 @@ int rl_scalar_load(double *v, const rl_state_io *io, const char *name, char *err
     return rc ? fail_io(io, rc, err, errlen) : RL_OK;
 }
 
+int rl_scalar_state(double *v, const rl_state_io *io, int load, const char *name, char *err,
+                    size_t errlen)
+{
+    return load ? rl_scalar_load(v, io, name, err, errlen) : rl_scalar_save(*v, io, name, err, errlen);
+}
+
 int rl_keep_best_init(rl_keep_best *k, int enabled, const rl_params *model)
 {
     memset(k, 0, sizeof *k);
@@ -134,10 +140,8 @@ int rl_keep_best_state(rl_keep_best *k, const rl_state_io *io, int load, char *e
     int rc;
     if ((rc = load ? rl_params_load(&k->best, io, "best/", err, errlen)
                    : rl_params_save(&k->best, io, "best/", err, errlen)) ||
-        (rc = load ? rl_scalar_load(&k->best_return, io, "best/return", err, errlen)
-                   : rl_scalar_save(k->best_return, io, "best/return", err, errlen)) ||
-        (rc = load ? rl_scalar_load(&have, io, "best/have", err, errlen)
-                   : rl_scalar_save(have, io, "best/have", err, errlen)))
+        (rc = rl_scalar_state(&k->best_return, io, load, "best/return", err, errlen)) ||
+        (rc = rl_scalar_state(&have, io, load, "best/have", err, errlen)))
         return rc;
     k->have = have != 0;
     return RL_OK;

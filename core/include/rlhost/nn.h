@@ -252,6 +252,10 @@ int rl_rng_load(rl_rng *r, const rl_state_io *io, const char *name, char *err, s
 int rl_scalar_save(double v, const rl_state_io *io, const char *name, char *err, size_t errlen);
 int rl_scalar_load(double *v, const rl_state_io *io, const char *name, char *err,
                    size_t errlen);
+/* rl_scalar_load when load, else rl_scalar_save: one line for state
+   functions that serve both directions. */
+int rl_scalar_state(double *v, const rl_state_io *io, int load, const char *name, char *err,
+                    size_t errlen);
 
 /* ---- keep_best: the best parameters periodic evaluation has seen ---------- */
 
