@@ -174,5 +174,11 @@ cp "$(dirname "$RLHOST")/../envs/cartpole/cartpole.so" "$T/plugins/"
 expect_rc 0 "list with a duplicate plugin" -- "$RLHOST" list --plugin-path "$T/plugins"
 contains "$T/out" "(shadowed by $T/plugins/cartpole.so)" "list shows the shadowed plugin"
 
+# bench CONFIG --stage floor: the run's products replayed in sgemm alone
+expect_rc 0 "bench --stage floor" -- "$RLHOST" bench "$SRC/configs/cartpole_ppo.cfg" --stage floor --steps 2048 --repeat 1 --json
+gflop=$(sed -n 's/.*"gflop": \([0-9.e+]*\),.*"ratio": \([0-9.e+]*\),.*/\1 \2/p' "$T/out")
+awk -v g="$gflop" 'BEGIN { split(g, v, " "); exit !(v[1] > 0 && v[2] > 0) }'; ok $? "bench floor reports the products and run/floor ($gflop)"
+contains "$T/out" '"shapes_dropped": 0' "bench floor counted every shape"
+
 echo "1..$n"
 [ $failed = 0 ]

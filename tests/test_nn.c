@@ -437,6 +437,73 @@ static void test_rowwise(rl_rng *rng)
     OK(same, "rowwise kernel: one row at a time is bit-identical to the batch");
 }
 
+/* librlcore internals under test (exported for the LSTM; see nn_internal.h). */
+size_t rl__gemm_packed_size(uint32_t k, uint32_t n);
+void rl__gemm_pack(float *bp, const float *b, size_t ldb, int trans, uint32_t k, uint32_t n);
+void rl__gemm_small(uint32_t m, uint32_t n, uint32_t k, const float *a, size_t lda,
+                    const float *bp, float *c, size_t ldc, int accumulate);
+
+/* The small-matrix kernel against a double reference, with edge tiles in
+   both directions (m % 4, n % 16), both packings, both modes, and one row at
+   a time bit-identical to the batch. */
+static void test_gemm_small(rl_rng *rng)
+{
+    enum { M = 7, N = 37, K = 13 };
+    float a[M * K], b[K * N], bt[N * K], c0[M * N], c1[M * N], c2[M * N], row[N];
+    static float bp[K * 48], btp[K * 48];
+    fill(a, M * K, rng, 1), fill(b, K * N, rng, 1), fill(c0, M * N, rng, 1);
+    for (int k = 0; k < K; k++)
+        for (int j = 0; j < N; j++) bt[j * K + k] = b[k * N + j];
+    OK(rl__gemm_packed_size(K, N) == K * 48, "packed size pads n to 16 columns");
+    rl__gemm_pack(bp, b, N, 0, K, N);
+    rl__gemm_pack(btp, bt, K, 1, K, N);
+    OK(memcmp(bp, btp, sizeof bp) == 0, "packing b and packing its transpose agree");
+    memcpy(c1, c0, sizeof c1);
+    rl__gemm_small(M, N, K, a, K, bp, c1, N, 1);
+    rl__gemm_small(M, N, K, a, K, bp, c2, N, 0);
+    double worst1 = 0, worst2 = 0;
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            double ref = 0;
+            for (int k = 0; k < K; k++) ref += (double)a[i * K + k] * b[k * N + j];
+            worst1 = fmax(worst1, fabs(c1[i * N + j] - (c0[i * N + j] + ref)));
+            worst2 = fmax(worst2, fabs(c2[i * N + j] - ref));
+        }
+    OK(worst1 < 1e-5 && worst2 < 1e-5, "small gemm matches the reference (accumulate and overwrite)");
+    int same = 1;
+    for (int i = 0; i < M; i++) {
+        rl__gemm_small(1, N, K, a + i * K, K, bp, row, N, 0);
+        same &= memcmp(row, c2 + i * N, sizeof row) == 0;
+    }
+    OK(same, "small gemm: one row at a time is bit-identical to the batch");
+}
+
+/* The ledger counts each product by shape while on, and nothing while off. */
+static void test_ledger(rl_rng *rng)
+{
+    float x[5 * 3], w[4 * 3], bias[4], y[5 * 4], dy[5 * 4], dw[4 * 3] = {0}, dx[5 * 3] = {0};
+    fill(x, 15, rng, 1), fill(w, 12, rng, 1), fill(bias, 4, rng, 1), fill(dy, 20, rng, 1);
+    rl_ledger_start();
+    for (int r = 0; r < 3; r++) rl_linear_forward(y, x, w, bias, 5, 3, 4);
+    rl_linear_backward(dx, dw, NULL, dy, x, w, 5, 3, 4);
+    rl_linear_forward(y, x, w, bias, 1, 3, 4);
+    rl_ledger_stop();
+    rl_linear_forward(y, x, w, bias, 5, 3, 4); /* not counted */
+    const rl_gemm_shape *sh;
+    uint64_t dropped = 1;
+    size_t n = rl_ledger_shapes(&sh, &dropped);
+    int fwd = 0, dwok = 0, dxok = 0, vec = 0;
+    for (size_t i = 0; i < n; i++) {
+        const rl_gemm_shape *s = &sh[i];
+        fwd |= s->m == 5 && s->n == 4 && s->k == 3 && !s->trans_a && s->trans_b && s->count == 3;
+        dwok |= s->m == 4 && s->n == 3 && s->k == 5 && s->trans_a && !s->trans_b && s->count == 1;
+        dxok |= s->m == 5 && s->n == 3 && s->k == 4 && !s->trans_a && !s->trans_b && s->count == 1;
+        vec |= s->m == 1 && s->n == 4 && s->k == 3 && s->count == 1;
+    }
+    OK(n == 4 && fwd && dwok && dxok && vec && dropped == 0, "ledger: four shapes with their counts");
+    OK(rl_ledger_flops() == 2.0 * (3 * 60 + 60 + 60 + 12), "ledger: FLOPs are 2 m n k summed");
+}
+
 /* The library's own tanh against double-precision tanh. */
 static void test_tanh(void)
 {
@@ -478,6 +545,8 @@ int main(void)
     rl_blas_set_threads(1);
     test_linear(&rng);
     test_rowwise(&rng);
+    test_gemm_small(&rng);
+    test_ledger(&rng);
     test_tanh();
     test_mlp(&rng, RL_ACT_TANH, "tanh");
     test_mlp(&rng, RL_ACT_RELU, "relu");
