@@ -80,6 +80,46 @@ int rl_state_blob(const rl_state_io *io, int load, const char *prefix, const cha
     return rc;
 }
 
+int rl_state_check_u(const char *name, uint64_t v, uint64_t lo, uint64_t hi, char *err,
+                     size_t errlen)
+{
+    if (v >= lo && v <= hi) return RL_OK;
+    if (err && errlen)
+        snprintf(err, errlen, "tensor '%s' holds %llu, outside [%llu, %llu]", name,
+                 (unsigned long long)v, (unsigned long long)lo, (unsigned long long)hi);
+    return RL_ECORRUPT;
+}
+
+int rl_state_check_i(const char *name, int64_t v, int64_t lo, int64_t hi, char *err,
+                     size_t errlen)
+{
+    if (v >= lo && v <= hi) return RL_OK;
+    if (err && errlen)
+        snprintf(err, errlen, "tensor '%s' holds %lld, outside [%lld, %lld]", name, (long long)v,
+                 (long long)lo, (long long)hi);
+    return RL_ECORRUPT;
+}
+
+int rl_state_check_f(const char *name, double v, double lo, double hi, char *err, size_t errlen)
+{
+    if (v >= lo && v <= hi) return RL_OK; /* false for NaN */
+    if (err && errlen) snprintf(err, errlen, "tensor '%s' holds %g, outside [%g, %g]", name, v, lo, hi);
+    return RL_ECORRUPT;
+}
+
+int rl_state_check_i32s(const char *name, const int32_t *v, size_t n, int32_t lo, int32_t hi,
+                        char *err, size_t errlen)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v[i] < lo || v[i] > hi) {
+            if (err && errlen)
+                snprintf(err, errlen, "tensor '%s' holds %d at element %zu, outside [%d, %d]", name,
+                         (int)v[i], i, (int)lo, (int)hi);
+            return RL_ECORRUPT;
+        }
+    return RL_OK;
+}
+
 void rl_blas_set_threads(int n)
 {
     openblas_set_num_threads(n < 1 ? 1 : n);

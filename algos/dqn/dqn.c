@@ -507,6 +507,32 @@ static int dqn_training_done(void *p, char *err, size_t errlen)
 
 static const rl_algo_eval_ext eval_ext = {sizeof eval_ext, dqn_evaluated, dqn_training_done};
 
+/* A loaded replay indexes memory: its step count, every action and the
+   priorities are checked before anything samples from it. */
+static int replay_validate(dqn *d, char *err, size_t errlen)
+{
+    replay *r = &d->rb;
+    int rc;
+    if ((rc = rl_state_check_u("replay/steps", r->steps, 0, UINT64_MAX / r->num_envs, err, errlen)) ||
+        (rc = rl_state_check_i32s("replay/actions", r->actions, r->capacity, 0,
+                                   (int32_t)d->n_actions - 1, err, errlen)))
+        return rc;
+    if (d->prioritized) {
+        int64_t bad = sumtree_rebuild(&d->tree, replay_size(r));
+        if (bad >= 0) {
+            RL_ERRF(err, errlen, "tensor 'replay/priority_sum' holds a bad priority at leaf %lld",
+                    (long long)bad);
+            return RL_ECORRUPT;
+        }
+        if (!(d->max_priority > 0)) {
+            RL_ERRF(err, errlen, "tensor 'state/max_priority' holds %g, not a positive priority",
+                    d->max_priority);
+            return RL_ECORRUPT;
+        }
+    }
+    return RL_OK;
+}
+
 /* Checkpoints: networks, optimizer, RNGs, counters, metric sums, keep_best;
    with save_replay also the replay ring and priorities (into "replay/...",
    which the host writes to replay.safetensors), so a resume is exact. */
@@ -536,6 +562,10 @@ static int dqn_state(dqn *d, const rl_state_io *io, int load, char *err, size_t 
                                          "state/max_priority"};
     for (int k = 0; k < 6; k++)
         if ((rc = rl_scalar_state(&v[k], io, load, names[k], err, errlen))) return rc;
+    /* counters fit a uint64; the update ratio's carry and epsilon are fractions */
+    static const double hi[6] = {9e18, 9e18, 9e18, 1, 1, 1e300};
+    for (int k = 0; load && k < 6; k++)
+        if ((rc = rl_state_check_f(names[k], v[k], 0, hi[k], err, errlen))) return rc;
     if (load) {
         d->vsteps = (uint64_t)v[0];
         d->last_target = (uint64_t)v[1];
@@ -561,7 +591,11 @@ static int dqn_state(dqn *d, const rl_state_io *io, int load, char *err, size_t 
     if (!d->save_replay) return RL_OK;
     replay *r = &d->rb;
     size_t cap = r->capacity;
-    if ((rc = rl_state_blob(io, load, "replay/", "obs", r->obs, cap * r->row_bytes, err, errlen)) ||
+    /* No replay beside the checkpoint (eval, play, or a resume the host
+       warned about): the buffer starts empty. */
+    if ((rc = rl_state_blob(io, load, "replay/", "obs", r->obs, cap * r->row_bytes, err, errlen)) == RL_ENOENT && load)
+        return RL_OK;
+    if (rc ||
         (rc = rl_state_blob(io, load, "replay/", "next_obs", r->next_obs, cap * r->row_bytes, err, errlen)) ||
         (rc = rl_state_blob(io, load, "replay/", "actions", r->actions, cap * sizeof *r->actions, err, errlen)) ||
         (rc = rl_state_blob(io, load, "replay/", "rewards", r->rewards, cap * sizeof *r->rewards, err, errlen)) ||
@@ -575,7 +609,7 @@ static int dqn_state(dqn *d, const rl_state_io *io, int load, char *err, size_t 
             (rc = rl_state_blob(io, load, "replay/", "priority_min", d->tree.min, nodes, err, errlen)))
             return rc;
     }
-    return RL_OK;
+    return load ? replay_validate(d, err, errlen) : RL_OK;
 }
 
 static int dqn_save(void *p, const rl_state_io *io, char *err, size_t errlen)

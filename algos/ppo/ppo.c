@@ -872,7 +872,9 @@ static int ppo_state(ppo *p, const rl_state_io *io, int load, char *err, size_t 
                        : rl_rng_save(rngs[k], io, names[k], err, errlen)))
             return rc;
     double updates = (double)p->updates;
-    if ((rc = rl_scalar_state(&updates, io, load, "state/updates", err, errlen))) return rc;
+    if ((rc = rl_scalar_state(&updates, io, load, "state/updates", err, errlen)) ||
+        (load && (rc = rl_state_check_f("state/updates", updates, 0, 9e18, err, errlen))))
+        return rc;
     p->updates = (uint64_t)updates;
     /* The rollout so far, the LSTM states, metric sums and keep_best: with
        these a resumed run continues exactly. */
@@ -890,6 +892,9 @@ static int ppo_state(ppo *p, const rl_state_io *io, int load, char *err, size_t 
         p->m_pg = acc.m_pg, p->m_v = acc.m_v, p->m_ent = acc.m_ent, p->m_kl = acc.m_kl;
         p->m_clip = acc.m_clip, p->m_ev = acc.m_ev;
         p->m_n = acc.m_n, p->skipped = acc.skipped, p->t = acc.t;
+        /* the rollout position indexes the rollout arrays */
+        if ((rc = rl_state_check_u("state/accumulators: rollout position", p->t, 0, p->T, err, errlen)))
+            return rc;
     }
     size_t TN = (size_t)p->T * p->N, D = p->D, H = p->H;
     struct {
@@ -905,6 +910,8 @@ static int ppo_state(ppo *p, const rl_state_io *io, int load, char *err, size_t 
     for (size_t k = 0; k < sizeof blobs / sizeof *blobs; k++)
         if ((rc = rl_state_blob(io, load, "rollout/", blobs[k].name, blobs[k].data, blobs[k].bytes, err, errlen)))
             return rc;
+    if (load && (rc = rl_state_check_i32s("rollout/actions", p->actions, TN, 0, (int32_t)p->A - 1, err, errlen)))
+        return rc;
     for (uint32_t k = 0; p->recurrent && k < p->n_towers; k++) {
         char name[32];
         float *arrays[6] = {p->st_h[k], p->st_c[k], p->live[k].h, p->live[k].c, p->eval[k].h, p->eval[k].c};
@@ -921,7 +928,15 @@ static int ppo_state(ppo *p, const rl_state_io *io, int load, char *err, size_t 
             (rc = rl_state_blob(io, load, "state/", "obs_mean", p->obs_mean, D * 8, err, errlen)) ||
             (rc = rl_state_blob(io, load, "state/", "obs_var", p->obs_var, D * 8, err, errlen)))
             return rc;
-        if (load) obs_norm_derive(p);
+        if (load) {
+            if ((rc = rl_state_check_f("state/obs_count", p->obs_count, 0, 1e300, err, errlen)))
+                return rc;
+            for (size_t j = 0; j < D; j++)
+                if ((rc = rl_state_check_f("state/obs_mean", p->obs_mean[j], -1e300, 1e300, err, errlen)) ||
+                    (rc = rl_state_check_f("state/obs_var", p->obs_var[j], 0, 1e300, err, errlen)))
+                    return rc;
+            obs_norm_derive(p);
+        }
     }
     return RL_OK;
 }

@@ -119,7 +119,8 @@ static int run_once(const rl__registry *reg, const char *path, const rl__overrid
     }
     rl__sbuf_free(&errors);
     memset(stats, 0, sizeof *stats);
-    rc = rl__run(&c, NULL, stats);
+    rl__run_opts o = {.force = 1};
+    rc = rl__run(&c, &o, stats);
     rl__config_destroy(&c);
     return rc;
 }

@@ -59,7 +59,7 @@ int rl__evaluate(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const ch
 }
 
 void *rl__policy_open(const rl__config *c, const rl_env_info *info, uint32_t n_eval,
-                      const char *ckpt, uint64_t *step)
+                      const char *ckpt, const char *prev, uint64_t *step)
 {
     char err[RL_ERR_MAX] = "";
     const rl_algo_vtable *avt = c->algo->desc->vtable;
@@ -73,15 +73,18 @@ void *rl__policy_open(const rl__config *c, const rl_env_info *info, uint32_t n_e
         rl__log(RL_LOG_ERROR, NULL, "algo '%s': %s", c->algo->desc->name, err[0] ? err : rl_strerror(rc));
         return NULL;
     }
-    if (ckpt && rl__ckpt_restore(ckpt, NULL, c, algo, step, NULL, NULL, NULL, err, sizeof err) != RL_OK) {
+    rl__restore r = {.path = ckpt, .prev_path = prev};
+    if (ckpt && rl__ckpt_restore(&r, c, algo, err, sizeof err) != RL_OK) {
         rl__log(RL_LOG_ERROR, NULL, "%s", err);
         avt->destroy(algo);
         return NULL;
     }
+    if (ckpt && step) *step = r.step;
     return algo;
 }
 
-int rl__eval_command(const rl__config *c, const char *ckpt, uint32_t episodes, int json)
+int rl__eval_command(const rl__config *c, const char *ckpt, const char *prev, uint32_t episodes,
+                     int json)
 {
     char err[RL_ERR_MAX] = "";
     uint64_t seed = (uint64_t)c->run.vals[RL__RUN_SEED].i;
@@ -97,7 +100,7 @@ int rl__eval_command(const rl__config *c, const char *ckpt, uint32_t episodes, i
     }
     const rl_algo_vtable *avt = c->algo->desc->vtable;
     uint64_t step = 0;
-    void *algo = rl__policy_open(c, &ev.info, n, ckpt, &step);
+    void *algo = rl__policy_open(c, &ev.info, n, ckpt, prev, &step);
     int rc = RL_EINVAL;
     if (algo) {
         rl__eval_result r = {0};

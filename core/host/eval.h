@@ -23,15 +23,17 @@ int rl__evaluate(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const ch
 
 /* The config's algorithm for acting in RL_ACT_EVAL mode on n_eval envs of
    info: built as for training (its sizes may depend on num_envs) and
-   restored from ckpt when given (step, may be NULL, gets its step).  NULL
-   on failure, the reason logged. */
+   restored from ckpt when given (from prev, may be NULL, when ckpt is
+   missing or bad; step, may be NULL, gets its step).  NULL on failure, the
+   reason logged. */
 struct rl__config;
 void *rl__policy_open(const struct rl__config *c, const rl_env_info *info, uint32_t n_eval,
-                      const char *ckpt, uint64_t *step);
+                      const char *ckpt, const char *prev, uint64_t *step);
 
 /* `rlhost eval`: builds the config's env and algo, restores ckpt (may be
-   NULL: the untrained policy), evaluates `episodes` greedy episodes and
+   NULL: the untrained policy; prev as in rl__policy_open), evaluates `episodes` greedy episodes and
    prints return mean/std/min/max, length and score.  Returns the exit code. */
-int rl__eval_command(const struct rl__config *c, const char *ckpt, uint32_t episodes, int json);
+int rl__eval_command(const struct rl__config *c, const char *ckpt, const char *prev,
+                     uint32_t episodes, int json);
 
 #endif

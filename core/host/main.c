@@ -27,7 +27,8 @@ static const char usage_text[] =
     "Trains reinforcement-learning agents; environments and algorithms are plugins.\n"
     "\n"
     "commands:\n"
-    "  run CONFIG [--set KEY=VALUE]... [--out DIR]   train as the config says\n"
+    "  run CONFIG [--set KEY=VALUE]... [--out DIR] [--force]\n"
+    "                                                train as the config says\n"
     "  run --resume OUT_DIR [--set KEY=VALUE]...     continue a run from its checkpoint\n"
     "  eval CONFIG|OUT_DIR [--checkpoint FILE]       greedy evaluation of a checkpoint\n"
     "  check CONFIG [--set KEY=VALUE]...             validate; print the resolved config\n"
@@ -46,7 +47,7 @@ static const char usage_text[] =
     "the build tree when rlhost runs from it, then " RLHOST_PLUGINDIR ".\n";
 
 static const char run_help[] =
-    "usage: rlhost run CONFIG [--set KEY=VALUE]... [--out DIR] [--plugin-path DIR]\n"
+    "usage: rlhost run CONFIG [--set KEY=VALUE]... [--out DIR] [--force] [--plugin-path DIR]\n"
     "       rlhost run --resume OUT_DIR [--set KEY=VALUE]...\n"
     "\n"
     "Trains the env/algo pair CONFIG names and writes config.cfg, metrics.csv and\n"
@@ -55,7 +56,10 @@ static const char run_help[] =
     "A checkpoint.safetensors is written every run.checkpoint_interval steps and\n"
     "at the end.  Ctrl-C stops after the current step and still writes the\n"
     "checkpoint and outputs.  --resume continues from OUT_DIR's checkpoint with\n"
-    "its config.cfg.  The resumed run ends bit-identical to an uninterrupted one\n"
+    "its config.cfg; options that differ from the checkpoint's config are\n"
+    "refused unless given with --set.  The run directory is locked while a run\n"
+    "writes it; a directory holding another run is refused unless --force\n"
+    "(which removes that run's files).  The resumed run ends bit-identical to an uninterrupted one\n"
     "when the env saves its state (all shipped envs do) and, for DQN, with\n"
     "algo.save_replay = true; without the replay it is close, not identical.\n";
 
@@ -131,6 +135,7 @@ typedef struct cli {
     const char *resume, *checkpoint, *output;
     int help;
     int json;
+    int force;
     int repeat;
     unsigned long long steps;
     unsigned episodes;
@@ -154,6 +159,8 @@ static int parse_args(cli *c, int argc, char **argv, const char *help, int allow
             c->help = 1;
         } else if (!strcmp(a, "--json")) {
             c->json = 1;
+        } else if (!strcmp(a, "--force") && !strcmp(c->cmd, "run")) {
+            c->force = 1;
         } else if (!strcmp(a, "--repeat") || !strcmp(a, "--steps") || !strcmp(a, "--episodes") ||
                    !strcmp(a, "--fps")) {
             if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
@@ -218,14 +225,17 @@ static const char *config_path(const char *arg, char *buf, size_t n, int *is_dir
 }
 
 /* --checkpoint FILE, else OUT_DIR/checkpoint.safetensors when the argument
-   is a run directory, else NULL. */
-static const char *checkpoint_for(const cli *c, char *buf, size_t n)
+   is a run directory (then *prev gets the previous checkpoint beside it, the
+   fallback), else NULL. */
+static const char *checkpoint_for(const cli *c, char *buf, char *prev, size_t n)
 {
     int is_dir;
     config_path(c->positional[0], buf, n, &is_dir);
+    prev[0] = 0;
     if (c->checkpoint) return c->checkpoint;
     if (!is_dir) return NULL;
     snprintf(buf, n, "%s/checkpoint.safetensors", c->positional[0]);
+    snprintf(prev, n, "%s/checkpoint.prev.safetensors", c->positional[0]);
     return buf;
 }
 
@@ -270,7 +280,10 @@ static int cmd_run(cli *c, int check_only)
             fputs(out.data ? out.data : "", stdout);
             rl__sbuf_free(&out);
         } else {
-            rc = rl__run(&cfg, c->resume, NULL);
+            const char *keys[MAX_ARGS];
+            rl__run_opts o = {.resume_dir = c->resume, .set_keys = keys, .force = c->force};
+            for (size_t i = 0; i < c->n_overrides; i++) keys[o.n_set_keys++] = c->overrides[i].key;
+            rc = rl__run(&cfg, &o, NULL);
         }
         rl__config_destroy(&cfg);
     }
@@ -451,8 +464,9 @@ int main(int argc, char **argv)
         rl__config cfg;
         rc = load_config(&c, &reg, &cfg);
         if (rc == 0) {
-            char buf[4200];
-            rc = rl__play(&cfg, checkpoint_for(&c, buf, sizeof buf), c.episodes ? c.episodes : 1,
+            char buf[4200], prev[4200];
+            const char *ck = checkpoint_for(&c, buf, prev, sizeof buf);
+            rc = rl__play(&cfg, ck, prev[0] ? prev : NULL, c.episodes ? c.episodes : 1,
                           c.fps > 0 ? c.fps : 10.0);
             rl__config_destroy(&cfg);
         }
@@ -470,10 +484,10 @@ int main(int argc, char **argv)
         rl__config cfg;
         rc = load_config(&c, &reg, &cfg);
         if (rc == 0) {
-            char buf[4200];
-            const char *ck = checkpoint_for(&c, buf, sizeof buf);
+            char buf[4200], prev[4200];
+            const char *ck = checkpoint_for(&c, buf, prev, sizeof buf);
             uint32_t episodes = c.episodes ? c.episodes : (uint32_t)cfg.run.vals[RL__RUN_EVAL_EPISODES].i;
-            rc = rl__eval_command(&cfg, ck, episodes ? episodes : 20, c.json);
+            rc = rl__eval_command(&cfg, ck, prev[0] ? prev : NULL, episodes ? episodes : 20, c.json);
             rl__config_destroy(&cfg);
         }
         rl__registry_destroy(&reg);

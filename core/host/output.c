@@ -55,6 +55,34 @@ static int write_all(int fd, const char *p, size_t len)
     return 0;
 }
 
+/* Gives path the second name keep_as: a hard link where the file system has
+   them, else a durable copy renamed into place. */
+static int keep_copy(const char *path, const char *keep_as)
+{
+    if (unlink(keep_as) != 0 && errno != ENOENT) return -1;
+    if (link(path, keep_as) == 0) return 0;
+    if (errno != EPERM && errno != ENOTSUP && errno != EXDEV && errno != EMLINK) return -1;
+    char tmp[PATH_MAX];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", keep_as, (long)getpid()) >= (int)sizeof tmp) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    int in = open(path, O_RDONLY | O_CLOEXEC), out = -1, rc = -1;
+    if (in >= 0) out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (out >= 0) {
+        char buf[65536];
+        ssize_t r;
+        while ((r = read(in, buf, sizeof buf)) > 0)
+            if (write_all(out, buf, (size_t)r) != 0) break;
+        rc = r == 0 && fsync(out) == 0 ? 0 : -1;
+        if (close(out) != 0) rc = -1;
+        if (rc == 0) rc = rename(tmp, keep_as);
+        if (rc != 0) unlink(tmp);
+    }
+    if (in >= 0) close(in);
+    return rc;
+}
+
 int rl__write_atomic(const char *path, const char *keep_as, const void *data, size_t len,
                      int sync, char *err, size_t errlen)
 {
@@ -81,7 +109,9 @@ int rl__write_atomic(const char *path, const char *keep_as, const void *data, si
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(e));
         return RL_EIO;
     }
-    if (keep_as && access(path, F_OK) == 0 && rename(path, keep_as) != 0) {
+    /* The old file gets a second name before the new one takes the first,
+       so at every instant a complete file exists under path. */
+    if (keep_as && access(path, F_OK) == 0 && keep_copy(path, keep_as) != 0) {
         int e = errno;
         unlink(tmp);
         snprintf(err, errlen, "cannot keep %s as %s: %s", path, keep_as, strerror(e));

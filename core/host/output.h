@@ -10,8 +10,8 @@ int rl__mkdir_p(const char *dir, char *err, size_t errlen);
 
 /* Replaces path with data atomically; durable when sync != 0.  keep_as
    (may be NULL): once the new data is completely written, an existing path
-   is renamed to keep_as first, so the previous file survives until the new
-   one is in place. */
+   also gets the name keep_as (a hard link), then one rename puts the new
+   file in place: at every instant path names a complete file. */
 int rl__write_atomic(const char *path, const char *keep_as, const void *data, size_t len,
                      int sync, char *err, size_t errlen);
 

@@ -22,7 +22,7 @@ static void sleep_s(double s)
     nanosleep(&ts, NULL);
 }
 
-int rl__play(const rl__config *c, const char *ckpt, uint32_t episodes, double fps)
+int rl__play(const rl__config *c, const char *ckpt, const char *prev, uint32_t episodes, double fps)
 {
     int tty = isatty(STDOUT_FILENO);
     char err[RL_ERR_MAX] = "";
@@ -43,7 +43,7 @@ int rl__play(const rl__config *c, const char *ckpt, uint32_t episodes, double fp
         return 1;
     }
     const rl_algo_vtable *avt = c->algo->desc->vtable;
-    void *algo = rl__policy_open(c, &v.info, 1, ckpt, NULL);
+    void *algo = rl__policy_open(c, &v.info, 1, ckpt, prev, NULL);
     if (!algo) {
         rl__vecenv_destroy(&v);
         return 1;

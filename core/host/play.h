@@ -7,6 +7,6 @@
 
 /* ckpt (may be NULL) is restored first.  Returns the exit code (0, 1 on
    failure with the reason logged). */
-int rl__play(const rl__config *c, const char *ckpt, uint32_t episodes, double fps);
+int rl__play(const rl__config *c, const char *ckpt, const char *prev, uint32_t episodes, double fps);
 
 #endif

@@ -22,6 +22,7 @@
 #include "cpu.h"
 #include "eval.h"
 #include "output.h"
+#include "rundir.h"
 #include "vecenv.h"
 
 #define MAX_ALGO_METRICS 32
@@ -347,7 +348,13 @@ static int host_state(run_state *rs, const rl_state_io *io, int load, char *err,
         snprintf(err, errlen, "env '%s' state: %s", rs->c->env->desc->name, perr[0] ? perr : rl_strerror(rc));
         return rc;
     }
-    if (load) {
+    if (load) { /* the statistics' ring position and count index arrays */
+        const rl__ep_stats *st = &v->stats;
+        if ((rc = rl_state_check_u("host/episode_stats: recent_n", st->recent_n, 0, RL__RECENT, err, errlen)) ||
+            (rc = rl_state_check_u("host/episode_stats: recent_pos", st->recent_pos, 0, RL__RECENT - 1, err, errlen)) ||
+            (rc = rl_state_check_u("host/episode_stats: n", st->n, 0, st->episodes, err, errlen)) ||
+            (rc = rl_state_check_i("host/last_eval: pending", ev.pending_eval, 0, 1, err, errlen)))
+            return rc;
         rs->last_eval = ev.last_eval;
         rs->pending_eval = ev.pending_eval;
         rs->envs_restored = 1;
@@ -385,8 +392,9 @@ static int write_checkpoint(run_state *rs)
     if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.algo_version", c->algo->desc->version);
     snprintf(num, sizeof num, "%llu", (unsigned long long)rs->steps);
     if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.step", num);
-    snprintf(num, sizeof num, "%llu", (unsigned long long)rs->train.stats.episodes);
-    if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.episodes", num);
+    char eps[32];
+    snprintf(eps, sizeof eps, "%llu", (unsigned long long)rs->train.stats.episodes);
+    if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.episodes", eps);
     if (rc) {
         snprintf(rs->err, sizeof rs->err, "out of memory building the checkpoint");
     } else if (rs->state_ext) {
@@ -398,11 +406,16 @@ static int write_checkpoint(run_state *rs)
                          c->algo->desc->name, perr[0] ? perr : rl_strerror(rc));
         if (!rc) rc = host_state(rs, &io, 0, rs->err, sizeof rs->err);
     }
-    /* The replay buffer (save_replay) goes to its own file, written first. */
+    /* The replay buffer (save_replay) goes to its own file, written first
+       and stamped with the step: a resume pairs the checkpoint with the
+       replay of its step (this file or the previous one kept beside it). */
     if (!rc && replay.n) {
-        char rpath[4200];
+        char rpath[4200], rprev[4200];
         snprintf(rpath, sizeof rpath, "%s/replay.safetensors", rs->out_dir);
-        rc = rl__ckpt_write(&replay, rpath, NULL, rs->err, sizeof rs->err);
+        snprintf(rprev, sizeof rprev, "%s/replay.prev.safetensors", rs->out_dir);
+        rc = rl__ckpt_meta(&replay, "rlhost.step", num);
+        if (rc) snprintf(rs->err, sizeof rs->err, "out of memory building the checkpoint");
+        else rc = rl__ckpt_write(&replay, rpath, rprev, rs->err, sizeof rs->err);
     }
     if (!rc) rc = rl__ckpt_write(&ck, path, prev, rs->err, sizeof rs->err);
     rl__ckpt_free(&replay);
@@ -516,10 +529,9 @@ static int train_loop(run_state *rs)
                             rs->last_eval.return_std, eval_episodes);
             }
         }
-        if (rs->steps >= next_ckpt) {
-            while (next_ckpt <= rs->steps) next_ckpt += ckpt_interval;
-            if ((rc = write_checkpoint(rs)) != RL_OK) return fail(rs, rc, "writing the checkpoint failed");
-        }
+        /* The row first, then the checkpoint with the metrics up to its
+           step on disk: a resume truncates metrics.csv to that step, so no
+           row is lost or written twice. */
         if (rs->steps >= next_log) {
             while (next_log <= rs->steps) next_log += log_interval;
             log_row(rs);
@@ -527,13 +539,69 @@ static int train_loop(run_state *rs)
                 write_metrics(rs, 0) != RL_OK)
                 return fail(rs, RL_EIO, "writing metrics failed");
         }
+        if (rs->steps >= next_ckpt) {
+            while (next_ckpt <= rs->steps) next_ckpt += ckpt_interval;
+            if ((rc = write_metrics(rs, 1)) != RL_OK || (rc = write_checkpoint(rs)) != RL_OK)
+                return fail(rs, rc, "writing the checkpoint failed");
+        }
         if (rs->tty && !rs->quiet && t3 - rs->last_progress > 0.2) progress_line(rs, t3);
     }
     return RL_OK;
 }
 
-int rl__run(const rl__config *c, const char *resume_dir, rl__run_stats *stats)
+/* metrics.csv of the run being resumed, cut back to the checkpoint's step:
+   rows a killed run wrote after its last checkpoint are written again. */
+static void load_metrics(run_state *rs, const char *dir)
 {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/metrics.csv", dir);
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    char line[8192];
+    for (int first = 1; fgets(line, sizeof line, f); first = 0) {
+        char *end;
+        unsigned long long step = strtoull(line, &end, 10);
+        if (!first && (end == line || *end != ',' || step > rs->steps)) break;
+        rl__sbuf_puts(&rs->csv, line);
+    }
+    fclose(f);
+    rs->header_done = rs->csv.len > 0;
+}
+
+/* Restores a resumed run from its directory's checkpoint (or the previous
+   one, when the newest is missing or bad) and replay. */
+static int resume(run_state *rs, const rl__run_opts *o)
+{
+    char path[4200], prev[4200], rpath[4200];
+    snprintf(path, sizeof path, "%s/checkpoint.safetensors", o->resume_dir);
+    snprintf(prev, sizeof prev, "%s/checkpoint.prev.safetensors", o->resume_dir);
+    snprintf(rpath, sizeof rpath, "%s/replay.safetensors", o->resume_dir);
+    rl__restore r = {.path = path, .prev_path = prev, .replay_path = rpath, .strict_config = 1,
+                     .allowed = o->set_keys, .n_allowed = o->n_set_keys,
+                     .host_load = host_state_load, .host_ctx = rs};
+    int rc = rl__ckpt_restore(&r, rs->c, rs->algo, rs->err, sizeof rs->err);
+    if (rc != RL_OK) return rc;
+    rs->steps = r.step;
+    if (!rs->envs_restored) rs->train.stats.episodes = r.episodes;
+    if (r.missing_replay)
+        rl__log(RL_LOG_WARN, NULL, "%s has no replay of step %llu: the replay buffer starts empty, so "
+                                   "the resumed run is close to, not identical with, an uninterrupted one",
+                o->resume_dir, (unsigned long long)r.step);
+    load_metrics(rs, o->resume_dir);
+    rs->last_log_step = rs->start_steps = rs->steps;
+    if (!rs->quiet)
+        fprintf(stderr, "rlhost: resuming %s at step %llu (%s)\n", o->resume_dir,
+                (unsigned long long)rs->steps,
+                rs->envs_restored ? "envs restored exactly" : "envs start fresh episodes");
+    return RL_OK;
+}
+
+int rl__run(const rl__config *c, const rl__run_opts *o, rl__run_stats *stats)
+{
+    static const rl__run_opts defaults = {0};
+    if (!o) o = &defaults;
+    const char *resume_dir = o->resume_dir;
+    int dir_fd = -1;
     run_state *rs = calloc(1, sizeof *rs);
     if (!rs) {
         rl__log(RL_LOG_ERROR, NULL, "out of memory");
@@ -562,15 +630,10 @@ int rl__run(const rl__config *c, const char *resume_dir, rl__run_stats *stats)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
-    if (rl__mkdir_p(rs->out_dir, rs->err, sizeof rs->err) != RL_OK) goto out;
     {
-        rl__sbuf cfg = {0};
-        rl__config_format(c, &cfg);
-        char path[4200];
-        snprintf(path, sizeof path, "%s/config.cfg", rs->out_dir);
-        int rc = cfg.oom ? RL_ENOMEM
-                         : rl__write_atomic(path, NULL, cfg.data, cfg.len, 1, rs->err, sizeof rs->err);
-        rl__sbuf_free(&cfg);
+        rl__rundir_mode mode = resume_dir ? RL__RUNDIR_RESUME : o->force ? RL__RUNDIR_FORCE : RL__RUNDIR_NEW;
+        int rc = rl__rundir_open(rs->out_dir, mode, &dir_fd, rs->err, sizeof rs->err);
+        if (rc == RL_ECONFIG) exit_code = 2;
         if (rc != RL_OK) goto out;
     }
     if (rl__vecenv_create(&rs->train, c->env->desc, c->env_opts.vals, c->env_stages.vals,
@@ -605,29 +668,16 @@ int rl__run(const rl__config *c, const char *resume_dir, rl__run_stats *stats)
         const rl_algo_state_ext *st = rs->avt->get_extension(rs->algo, RL_EXT_ALGO_STATE);
         if (st && st->struct_size >= sizeof *st && st->save && st->load) rs->state_ext = st;
     }
-    if (resume_dir) {
+    if (resume_dir && resume(rs, o) != RL_OK) goto out;
+    {   /* everything checked: now the run directory changes */
+        rl__sbuf cfg = {0};
+        rl__config_format(c, &cfg);
         char path[4200];
-        char rpath[4200];
-        snprintf(path, sizeof path, "%s/checkpoint.safetensors", resume_dir);
-        snprintf(rpath, sizeof rpath, "%s/replay.safetensors", resume_dir);
-        uint64_t episodes = 0;
-        if (rl__ckpt_restore(path, rpath, c, rs->algo, &rs->steps, &episodes, host_state_load, rs,
-                             rs->err, sizeof rs->err) != RL_OK)
-            goto out;
-        if (!rs->envs_restored) rs->train.stats.episodes = episodes;
-        snprintf(path, sizeof path, "%s/metrics.csv", resume_dir);
-        FILE *f = fopen(path, "r");
-        if (f) { /* keep the rows so far; the columns are the config's */
-            char line[8192];
-            while (fgets(line, sizeof line, f)) rl__sbuf_puts(&rs->csv, line);
-            fclose(f);
-            rs->header_done = rs->csv.len > 0;
-        }
-        rs->last_log_step = rs->start_steps = rs->steps;
-        if (!rs->quiet)
-            fprintf(stderr, "rlhost: resuming %s at step %llu (%s)\n", resume_dir,
-                    (unsigned long long)rs->steps,
-                    rs->envs_restored ? "envs restored exactly" : "envs start fresh episodes");
+        snprintf(path, sizeof path, "%s/config.cfg", rs->out_dir);
+        int rc = cfg.oom ? RL_ENOMEM
+                         : rl__write_atomic(path, NULL, cfg.data, cfg.len, 1, rs->err, sizeof rs->err);
+        rl__sbuf_free(&cfg);
+        if (rc != RL_OK) goto out;
     }
     if (!rs->quiet) {
         fprintf(stderr, "rlhost: training %s on %s (%u env%s), %llu steps -> %s\n",
@@ -705,7 +755,8 @@ int rl__run(const rl__config *c, const char *resume_dir, rl__run_stats *stats)
     }
     exit_code = g_stop_signal == SIGINT ? 130 : g_stop_signal == SIGTERM ? 143 : 0;
 out:
-    if (exit_code == 1 && rs->err[0]) rl__log(RL_LOG_ERROR, NULL, "%s", rs->err);
+    if ((exit_code == 1 || exit_code == 2) && rs->err[0]) rl__log(RL_LOG_ERROR, NULL, "%s", rs->err);
+    if (dir_fd >= 0) close(dir_fd); /* releases the lock */
     if (rs->algo) rs->avt->destroy(rs->algo);
     rl__vecenv_destroy(&rs->eval);
     rl__vecenv_destroy(&rs->train);

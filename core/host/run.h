@@ -13,16 +13,29 @@ typedef struct rl__run_stats {
     uint32_t env_threads;
 } rl__run_stats;
 
-/* Runs training; returns the process exit code: 0 done, 1 failed (the
-   reason already logged), 130/143 stopped by SIGINT/SIGTERM after writing
-   the outputs.  stats (may be NULL) receives the loop's timings. */
-int rl__run(const rl__config *c, const char *resume_dir, rl__run_stats *stats);
+typedef struct rl__run_opts {
+    /* continue the run whose outputs are there (NULL: a new run), from its
+       checkpoint.safetensors (the previous one when that is missing or bad)
+       and the replay of the same step: algorithm, env and host state
+       restored, metrics.csv cut back to the checkpoint's step and appended
+       to.  Exact (bit-identical to an uninterrupted run) when the env has
+       rl.env.state/1 and the algorithm saves everything it learns from
+       (DQN: save_replay = true); otherwise envs start fresh episodes and the
+       result is close, not identical. */
+    const char *resume_dir;
+    /* keys given with --set: a resume may change these options from the
+       checkpoint's config; any other difference is refused */
+    const char *const *set_keys;
+    size_t n_set_keys;
+    int force; /* a new run may replace the run out_dir holds */
+} rl__run_opts;
 
-/* resume_dir (may be NULL): continue the run whose outputs are there, from
-   its checkpoint.safetensors (and replay.safetensors): algorithm, env and
-   host state restored, metrics.csv appended to.  Exact (bit-identical to an
-   uninterrupted run) when the env has rl.env.state/1 and the algorithm saves
-   everything it learns from (DQN: save_replay = true); otherwise envs start
-   fresh episodes and the result is close, not identical. */
+/* Runs training; returns the process exit code: 0 done, 1 failed (the
+   reason already logged), 2 refused before anything was written (out_dir
+   locked by another run, or holding one without resume or force), 130/143 stopped by SIGINT/SIGTERM after writing the outputs.  o may be
+   NULL (a new run); stats (may be NULL) receives the loop's timings.  The
+   run directory is locked for the run's lifetime; nothing in it changes
+   until the config, the plugins and any checkpoint have been accepted. */
+int rl__run(const rl__config *c, const rl__run_opts *o, rl__run_stats *stats);
 
 #endif

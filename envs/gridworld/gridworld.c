@@ -260,6 +260,7 @@ static void gw_step_range(void *env, const rl_env_io *io, uint32_t first, uint32
     for (uint32_t i = first; i < first + count; i++) {
         gw_state *s = &e->s[i];
         gw_outcome out;
+        if (e->cfg.map.cells[s->pos] == GW_WALL) gw_reset(&e->cfg, s); /* never reset: a loaded state */
         io->rewards[i] = gw_step(&e->cfg, s, io->actions[i], &out);
         io->terminated[i] = out == GW_REACHED_GOAL || out == GW_IN_LAVA;
         io->truncated[i] = out == GW_TIMEOUT;
@@ -323,7 +324,15 @@ static int gw_save(void *env, const struct rl_state_io *io, const char *prefix, 
 static int gw_load(void *env, const struct rl_state_io *io, const char *prefix, char *err, size_t errlen)
 {
     grid_env *e = env;
-    return rl_state_blob(io, 1, prefix, "gridworld/state", e->s, e->n * sizeof *e->s, err, errlen);
+    int rc = rl_state_blob(io, 1, prefix, "gridworld/state", e->s, e->n * sizeof *e->s, err, errlen);
+    for (uint32_t i = 0; rc == RL_OK && i < e->n; i++) {
+        char why[160];
+        if (gw_state_check(&e->cfg, &e->s[i], why, sizeof why) != 0) {
+            RL_ERRF(err, errlen, "tensor '%sgridworld/state': env %u: %s", prefix, i, why);
+            rc = RL_ECORRUPT;
+        }
+    }
+    return rc;
 }
 
 static const rl_env_state_ext state_ext = {sizeof state_ext, gw_save, gw_load};

@@ -176,3 +176,22 @@ float gw_step(const gw_config *c, gw_state *s, int action, gw_outcome *out)
     *out = s->steps >= c->max_steps ? GW_TIMEOUT : GW_GO_ON;
     return c->step_reward;
 }
+
+int gw_state_check(const gw_config *c, const gw_state *s, char *why, size_t n)
+{
+    const gw_map *m = &c->map;
+    int32_t area = (int32_t)(m->width * m->height);
+    if (!s->pos && !s->goal && !s->lava && !s->dir && !s->goal_up && !s->steps)
+        return 0; /* never reset (an eval env before its first evaluation) */
+    if (s->pos < 0 || s->pos >= area || m->cells[s->pos] == GW_WALL || s->goal < 0 ||
+        s->goal >= area || s->lava < -1 || s->lava >= area) {
+        snprintf(why, n, "position %d, goal %d or lava %d is not a cell of the %ux%u map", s->pos,
+                 s->goal, s->lava, m->width, m->height);
+        return -1;
+    }
+    if (s->dir < 0 || s->dir > 3 || s->goal_up < 0 || s->goal_up > 1) {
+        snprintf(why, n, "direction %d or cue %d out of range", s->dir, s->goal_up);
+        return -1;
+    }
+    return 0;
+}

@@ -8,6 +8,7 @@
 #ifndef RLHOST_GRIDWORLD_RULES_H
 #define RLHOST_GRIDWORLD_RULES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rlhost/rlcore.h>
@@ -44,6 +45,11 @@ typedef struct gw_state {
 } gw_state;
 
 typedef enum gw_outcome { GW_GO_ON = 0, GW_REACHED_GOAL, GW_IN_LAVA, GW_TIMEOUT } gw_outcome;
+
+/* 0 when s (loaded from an untrusted file) indexes only cells of the map
+   and holds directions and cues in range (the all-zero state of an env
+   never reset passes); else -1 and the problem in why. */
+int gw_state_check(const gw_config *c, const gw_state *s, char *why, size_t n);
 
 /* Parses rows of map characters; writes a sentence into err on failure. */
 int gw_map_parse(gw_map *m, const char *const *rows, uint32_t n_rows, char *err, size_t errlen);

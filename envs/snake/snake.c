@@ -206,6 +206,7 @@ static void sn_step_range(void *env, const rl_env_io *io, uint32_t first, uint32
     for (uint32_t i = first; i < first + count; i++) {
         sn_state *s = &e->s[i];
         sn_outcome out;
+        if (!s->length) sn_reset(&e->cfg, s); /* never reset: only a loaded state can be */
         io->rewards[i] = sn_step(&e->cfg, s, io->actions[i], &out);
         io->terminated[i] = out == SN_DIED || out == SN_WON;
         io->truncated[i] = out == SN_IDLE_OUT;
@@ -292,6 +293,11 @@ static int sn_state_io(snake_env *e, const rl_state_io *io, const char *prefix, 
         sn_state *s = &e->s[i];
         s->head = sc[i].head, s->length = sc[i].length, s->food = sc[i].food, s->steps = sc[i].steps;
         s->idle = sc[i].idle, s->score = sc[i].score, s->dir = sc[i].dir, s->rng = sc[i].rng;
+        char why[160];
+        if (sn_state_check(c, s, why, sizeof why) != 0) {
+            RL_ERRF(err, errlen, "tensor '%ssnake/scalars': env %u: %s", prefix, i, why);
+            rc = RL_ECORRUPT;
+        }
     }
     free(sc);
     return rc;

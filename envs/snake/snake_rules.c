@@ -1,6 +1,7 @@
 /* Snake rules; see snake_rules.h. */
 #include "snake_rules.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -308,4 +309,47 @@ void sn_flood_fractions(const sn_config *c, const sn_state *s, uint32_t n_action
         out[a] = free_after ? (float)(comp_size[marks[t]] - 1) / (float)free_after : 1.0f;
     }
 #undef FREE
+}
+
+int sn_state_check(const sn_config *c, const sn_state *s, char *why, size_t n)
+{
+    uint32_t cap = sn_body_capacity(c), pw = sn_padded_width(c), cells = sn_cells_bytes(c);
+    if (s->length == 0 && s->head == 0 && s->food == 0) { /* never started (an eval env before */
+        for (uint32_t i = 0; i < cells; i++)              /* its first evaluation): all zero */
+            if (s->cells[i]) {
+                snprintf(why, n, "an empty snake on a board that is not");
+                return -1;
+            }
+        return 0;
+    }
+    if (s->length < 1 || s->length > cap || s->head >= cap || s->dir < 0 || s->dir > 3) {
+        snprintf(why, n, "length %u, head %u or direction %d out of range", s->length, s->head, s->dir);
+        return -1;
+    }
+    uint32_t body = 0, food = 0;
+    for (uint32_t i = 0; i < cells; i++) {
+        uint32_t x = i % pw, y = i / pw;
+        int inside = x >= c->pad && x < c->pad + c->width && y >= c->pad && y < c->pad + c->height;
+        uint8_t code = s->cells[i];
+        if (inside ? code != SN_EMPTY && code != SN_FOOD && code != SN_BODY : code != SN_WALL) {
+            snprintf(why, n, "cell %u holds code %u", i, code);
+            return -1;
+        }
+        body += code == SN_BODY;
+        food += code == SN_FOOD;
+    }
+    for (uint32_t k = 0; k < s->length; k++) {
+        uint32_t i = s->body[(s->head + cap - k) % cap];
+        if (i >= cells || s->cells[i] != SN_BODY) {
+            snprintf(why, n, "body segment %u is at cell %u, not on the body", k, i);
+            return -1;
+        }
+    }
+    if (body != s->length || food != (s->food != 0) ||
+        (s->food && (s->food >= cells || s->cells[s->food] != SN_FOOD))) {
+        snprintf(why, n, "the board holds %u body and %u food cells, the snake %u and food at %u",
+                 body, food, s->length, s->food);
+        return -1;
+    }
+    return 0;
 }

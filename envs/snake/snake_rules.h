@@ -9,6 +9,7 @@
 #ifndef RLHOST_SNAKE_RULES_H
 #define RLHOST_SNAKE_RULES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rlhost/rlcore.h>
@@ -59,6 +60,12 @@ void sn_place(const sn_config *c, sn_state *s, const int *xy, uint32_t length, i
               int fy);
 /* Applies an action; returns the reward and the outcome. */
 float sn_step(const sn_config *c, sn_state *s, int action, sn_outcome *out);
+
+/* 0 when s is a state the rules can reach (loaded from an untrusted file):
+   indexes in range, walls intact, the body on body cells and nothing else
+   there, food where it says (or the all-zero state of an env never reset);
+   else -1 and the first problem in why. */
+int sn_state_check(const sn_config *c, const sn_state *s, char *why, size_t n);
 
 /* Helpers for observations. */
 static inline uint32_t sn_head_index(const sn_state *s)

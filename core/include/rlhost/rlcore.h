@@ -116,6 +116,21 @@ void rl_obs_to_float(rl_dtype dtype, float scale, const void *src, size_t n, flo
 int rl_state_blob(const rl_state_io *io, int load, const char *prefix, const char *name,
                   void *data, size_t bytes, char *err, size_t errlen);
 
+/* ---- Checks on loaded state -----------------------------------------------
+   Everything a checkpoint holds is untrusted: a loaded value that indexes or
+   sizes anything is range-checked before use.  Each returns RL_OK when the
+   value is inside [lo, hi] (finite, for doubles), else RL_ECORRUPT with
+   "tensor 'NAME' holds V, outside [LO, HI]" in err.  NAME is the tensor the
+   value came from, optionally with a field ("env/snake/scalars: head"). */
+int rl_state_check_u(const char *name, uint64_t v, uint64_t lo, uint64_t hi, char *err,
+                     size_t errlen);
+int rl_state_check_i(const char *name, int64_t v, int64_t lo, int64_t hi, char *err,
+                     size_t errlen);
+int rl_state_check_f(const char *name, double v, double lo, double hi, char *err, size_t errlen);
+/* Every int32 of v[0..n) inside [lo, hi]: action and index arrays. */
+int rl_state_check_i32s(const char *name, const int32_t *v, size_t n, int32_t lo, int32_t hi,
+                        char *err, size_t errlen);
+
 /* ---- BLAS runtime -------------------------------------------------------- */
 
 /* Threads OpenBLAS may use for one call (>= 1). */

@@ -1,0 +1,21 @@
+/* The run directory: one writer at a time (an flock held for the run's
+   lifetime), no silent overwrite of another run, and no temporary files
+   left by killed writers. */
+#ifndef RLHOST_RUNDIR_H
+#define RLHOST_RUNDIR_H
+
+#include <stddef.h>
+
+typedef enum rl__rundir_mode {
+    RL__RUNDIR_NEW,    /* refuse a directory that holds a run */
+    RL__RUNDIR_FORCE,  /* remove the run it holds */
+    RL__RUNDIR_RESUME, /* continue the run it holds */
+} rl__rundir_mode;
+
+/* Creates dir if needed and locks it; on success *fd holds the lock (close
+   it to release).  Stale temporary files ("NAME.tmp.PID") are removed.
+   RL_ECONFIG when another process holds the lock or mode is NEW and dir
+   holds a run (the user's call), RL_EIO otherwise; a sentence in err. */
+int rl__rundir_open(const char *dir, rl__rundir_mode mode, int *fd, char *err, size_t errlen);
+
+#endif
