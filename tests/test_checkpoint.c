@@ -111,6 +111,56 @@ int main(void)
     OK(refused > 0 && read_ok > 0, "corruptions in the header are refused, in the data they load");
     free(m);
     free(orig);
+
+    /* The format's own rules (the reference reader refuses these). */
+    static const struct {
+        const char *header, *why, *says;
+        size_t data;
+    } crafted[] = {
+        {"{\"a\":{\"dtype\":\"U8\",\"shape\":[2],\"data_offsets\":[0,2]},"
+         "\"a\":{\"dtype\":\"U8\",\"shape\":[2],\"data_offsets\":[2,4]}}",
+         "a duplicate tensor name", "tensor 'a' appears twice", 4},
+        {"{\"a\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[0,4]},"
+         "\"b\":{\"dtype\":\"U8\",\"shape\":[2],\"data_offsets\":[2,4]}}",
+         "overlapping data ranges", "ranges overlap", 4},
+        {"{\"a\":{\"dtype\":\"U8\",\"shape\":[2],\"data_offsets\":[2,4]}}", "a gap before the data",
+         "a gap", 4},
+        {"{\"a\":{\"dtype\":\"U8\",\"shape\":[2],\"data_offsets\":[0,2]}}", "trailing data bytes",
+         "trailing bytes", 4},
+        {"{\"a\\u0000b\":{\"dtype\":\"U8\",\"shape\":[2],\"data_offsets\":[0,2]}}",
+         "a NUL inside a name", "NUL character", 2},
+        {"{\"a\":{\"dtype\":\"U8\",\"shape\":[2],\"data_offsets\":[0,2]}} x", "bytes after the header object",
+         "after the header object", 2},
+        {"{\"__metadata__\":{\"k\":\"1\",\"k\":\"2\"}}", "a metadata key twice", "appears twice", 0},
+        {"{\"a\" {}}", "a missing colon", "expected ':' at header byte 5", 0},
+    };
+    for (size_t k = 0; k < sizeof crafted / sizeof *crafted; k++) {
+        size_t hl = strlen(crafted[k].header);
+        unsigned char *f = calloc(1, 8 + hl + crafted[k].data);
+        for (int b = 0; b < 8; b++) f[b] = (unsigned char)((uint64_t)hl >> (8 * b));
+        memcpy(f + 8, crafted[k].header, hl);
+        spit(bad, f, 8 + hl + crafted[k].data);
+        free(f);
+        int rc = rl__ckpt_read(&r, bad, err, sizeof err);
+        if (rc == RL_OK) rl__ckpt_free(&r);
+        char what[128];
+        snprintf(what, sizeof what, "%s is refused", crafted[k].why);
+        OK(rc == RL_ECORRUPT, what);
+        ASSERT_CONTAINS(err, crafted[k].says, crafted[k].why);
+    }
+    /* Other writers put more than a few metadata entries. */
+    memset(&w, 0, sizeof w);
+    char key[32];
+    for (int k = 0; k < 100; k++) {
+        snprintf(key, sizeof key, "key%d", k);
+        rl__ckpt_meta(&w, key, "v");
+    }
+    OK(rl__ckpt_write(&w, bad, NULL, err, sizeof err) == RL_OK, "write 100 metadata entries");
+    rl__ckpt_free(&w);
+    OK(rl__ckpt_read(&r, bad, err, sizeof err) == RL_OK && r.n_meta == 100 &&
+           !strcmp(rl__ckpt_meta_get(&r, "key99"), "v"),
+       "100 metadata entries read back");
+    rl__ckpt_free(&r);
     unlink(path);
     unlink(prev);
     unlink(bad);

@@ -95,10 +95,23 @@ int rl__ckpt_put(rl__ckpt *c, const char *name, rl_dtype dtype, uint32_t ndim,
 
 int rl__ckpt_meta(rl__ckpt *c, const char *key, const char *value)
 {
-    if (c->n_meta == RL__CKPT_MAX_META) return RL_ENOMEM;
+    if (c->n_meta == c->meta_cap) {
+        size_t cap = c->meta_cap ? 2 * c->meta_cap : 16;
+        if (cap > RL__CKPT_MAX_META) return RL_ENOMEM;
+        char **k = realloc(c->meta_key, cap * sizeof *k);
+        if (k) c->meta_key = k;
+        char **v = k ? realloc(c->meta_val, cap * sizeof *v) : NULL;
+        if (!v) return RL_ENOMEM;
+        c->meta_val = v;
+        c->meta_cap = cap;
+    }
     c->meta_key[c->n_meta] = strdup(key);
     c->meta_val[c->n_meta] = strdup(value);
-    if (!c->meta_key[c->n_meta] || !c->meta_val[c->n_meta]) return RL_ENOMEM;
+    if (!c->meta_key[c->n_meta] || !c->meta_val[c->n_meta]) {
+        free(c->meta_key[c->n_meta]);
+        free(c->meta_val[c->n_meta]);
+        return RL_ENOMEM;
+    }
     c->n_meta++;
     return RL_OK;
 }
@@ -149,8 +162,8 @@ int rl__ckpt_write(const rl__ckpt *c, const char *path, const char *prev_path, c
 /* ---- reading: a small JSON parser for the header --------------------------*/
 
 typedef struct jp {
-    const char *s, *end;
-    char err[160];
+    const char *start, *s, *end;
+    char err[200];
 } jp;
 
 static void ws(jp *p)
@@ -163,7 +176,7 @@ static int expect(jp *p, char ch)
     ws(p);
     if (p->s >= p->end || *p->s != ch) {
         snprintf(p->err, sizeof p->err, "expected '%c' at header byte %ld", ch,
-                 (long)(p->end - p->s));
+                 (long)(p->s - p->start));
         return -1;
     }
     p->s++;
@@ -189,13 +202,24 @@ static int string(jp *p, char *out, size_t cap)
                     snprintf(p->err, sizeof p->err, "unsupported \\u escape in header");
                     return -1;
                 }
+                if (v == 0) {
+                    snprintf(p->err, sizeof p->err, "NUL character in a header string at byte %ld",
+                             (long)(p->s - p->start));
+                    return -1;
+                }
                 ch = (char)v;
                 p->s += 4;
             } else
                 ch = e;
         }
         if (n + 1 >= cap) {
-            snprintf(p->err, sizeof p->err, "header string longer than %zu bytes", cap - 1);
+            snprintf(p->err, sizeof p->err, "header string at byte %ld longer than %zu bytes",
+                     (long)(p->s - p->start), cap - 1);
+            return -1;
+        }
+        if (ch == 0) {
+            snprintf(p->err, sizeof p->err, "NUL character in a header string at byte %ld",
+                     (long)(p->s - p->start));
             return -1;
         }
         out[n++] = ch;
@@ -242,8 +266,12 @@ static int parse_meta(jp *p, rl__ckpt *c)
     for (;;) {
         char k[256], v[65536];
         if (string(p, k, sizeof k) || expect(p, ':') || string(p, v, sizeof v)) return -1;
+        if (rl__ckpt_meta_get(c, k)) {
+            snprintf(p->err, sizeof p->err, "metadata key '%s' appears twice", k);
+            return -1;
+        }
         if (rl__ckpt_meta(c, k, v) != RL_OK) {
-            snprintf(p->err, sizeof p->err, "too many metadata entries");
+            snprintf(p->err, sizeof p->err, "more than %d metadata entries", RL__CKPT_MAX_META);
             return -1;
         }
         if (peek(p, ',')) {
@@ -321,6 +349,43 @@ static int parse_tensor(jp *p, rl__ckpt_tensor *t)
     return 0;
 }
 
+static int by_offset(const void *a, const void *b)
+{
+    const rl__ckpt_tensor *x = *(rl__ckpt_tensor *const *)a, *y = *(rl__ckpt_tensor *const *)b;
+    if (x->offset != y->offset) return x->offset < y->offset ? -1 : 1;
+    return (x->bytes > y->bytes) - (x->bytes < y->bytes);
+}
+
+/* The tensors' data ranges, in offset order, must cover the data exactly:
+   each begins where the one before ends, the last ends at the data's end. */
+static int check_tiling(const rl__ckpt *c, char *err, size_t errlen)
+{
+    rl__ckpt_tensor **order = malloc((c->n ? c->n : 1) * sizeof *order);
+    if (!order) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < c->n; i++) order[i] = &c->tensors[i];
+    qsort(order, c->n, sizeof *order, by_offset);
+    size_t at = 0;
+    int bad = 0;
+    for (size_t i = 0; i < c->n && !bad; i++) {
+        const rl__ckpt_tensor *t = order[i];
+        if (t->offset != at) {
+            snprintf(err, errlen, "tensor '%s' starts at data byte %zu, where %zu was expected (%s)",
+                     t->name, t->offset, at, t->offset < at ? "ranges overlap" : "a gap");
+            bad = -1;
+        }
+        at = t->offset + t->bytes;
+    }
+    if (!bad && at != c->data_len) {
+        snprintf(err, errlen, "the tensors cover %zu of %zu data bytes (trailing bytes)", at, c->data_len);
+        bad = -1;
+    }
+    free(order);
+    return bad;
+}
+
 int rl__ckpt_read(rl__ckpt *c, const char *path, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
@@ -365,14 +430,24 @@ int rl__ckpt_read(rl__ckpt *c, const char *path, char *err, size_t errlen)
     fclose(f);
     header[hl] = 0;
     c->data_len = c->data_cap = data_len;
-    jp p = {header, header + hl, ""};
-    int bad = expect(&p, '{');
-    if (!bad && !peek(&p, '}'))
+    jp p = {header, header, header + hl, ""};
+    int bad = expect(&p, '{'), seen_meta = 0;
+    if (!bad && peek(&p, '}')) p.s++;
+    else if (!bad)
         for (;;) {
-            char name[256];
+            char name[sizeof c->tensors->name];
             if ((bad = string(&p, name, sizeof name)) || (bad = expect(&p, ':'))) break;
             if (!strcmp(name, "__metadata__")) {
+                if (seen_meta++) {
+                    snprintf(p.err, sizeof p.err, "__metadata__ appears twice");
+                    bad = -1;
+                    break;
+                }
                 if ((bad = parse_meta(&p, c))) break;
+            } else if (rl__ckpt_find(c, name)) {
+                snprintf(p.err, sizeof p.err, "tensor '%s' appears twice", name);
+                bad = -1;
+                break;
             } else {
                 if (c->n == c->cap) {
                     size_t cap = c->cap ? 2 * c->cap : 64;
@@ -404,6 +479,13 @@ int rl__ckpt_read(rl__ckpt *c, const char *path, char *err, size_t errlen)
             bad = expect(&p, '}');
             break;
         }
+    ws(&p);
+    if (!bad && p.s != p.end) {
+        snprintf(p.err, sizeof p.err, "unexpected bytes after the header object at header byte %ld",
+                 (long)(p.s - p.start));
+        bad = -1;
+    }
+    if (!bad) bad = check_tiling(c, p.err, sizeof p.err);
     free(header);
     if (bad) {
         snprintf(err, errlen, "%s: corrupt header: %s", path, p.err);
@@ -435,6 +517,8 @@ void rl__ckpt_free(rl__ckpt *c)
         free(c->meta_key[i]);
         free(c->meta_val[i]);
     }
+    free(c->meta_key);
+    free(c->meta_val);
     const char *path = c->path;
     memset(c, 0, sizeof *c);
     c->path = path;

@@ -10,7 +10,7 @@
 #include "util.h"
 
 #define RL__CKPT_MAX_TENSORS 1024
-#define RL__CKPT_MAX_META 32
+#define RL__CKPT_MAX_META 4096
 
 typedef struct rl__ckpt_tensor {
     char name[96];
@@ -25,8 +25,8 @@ typedef struct rl__ckpt {
     size_t n, cap;
     unsigned char *data; /* all tensor bytes */
     size_t data_len, data_cap;
-    char *meta_key[RL__CKPT_MAX_META], *meta_val[RL__CKPT_MAX_META];
-    size_t n_meta;
+    char **meta_key, **meta_val; /* n_meta of each, growable */
+    size_t n_meta, meta_cap;
     char err[RL_ERR_MAX];
     const char *path; /* for messages */
     int missing_replay; /* a get() asked for a "replay/" tensor that is absent */
@@ -42,8 +42,12 @@ int rl__ckpt_meta(rl__ckpt *c, const char *key, const char *value);
 int rl__ckpt_write(const rl__ckpt *c, const char *path, const char *prev_path, char *err,
                    size_t errlen);
 
-/* Reading: validates magic, header bounds, JSON, every dtype, shape and
-   offset.  On failure a sentence naming the file and the first problem. */
+/* Reading: validates the header length, the JSON, every name (unique, no
+   NUL, fits), dtype, shape and offset, and that the tensors' data ranges
+   tile the data exactly (no overlap, no gap, no trailing bytes), as the
+   format's reference implementation requires.  On failure a sentence
+   naming the file and the first problem ("at header byte N" counts from
+   the header's start). */
 int rl__ckpt_read(rl__ckpt *c, const char *path, char *err, size_t errlen);
 const rl__ckpt_tensor *rl__ckpt_find(const rl__ckpt *c, const char *name);
 const char *rl__ckpt_meta_get(const rl__ckpt *c, const char *key);
