@@ -3,6 +3,7 @@
 #include <rlhost/rlcore.h>
 
 #include <cblas.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +106,18 @@ int rl_state_check_f(const char *name, double v, double lo, double hi, char *err
     if (v >= lo && v <= hi) return RL_OK; /* false for NaN */
     if (err && errlen) snprintf(err, errlen, "tensor '%s' holds %g, outside [%g, %g]", name, v, lo, hi);
     return RL_ECORRUPT;
+}
+
+int rl_state_check_finite(const char *name, const float *v, size_t n, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(v[i])) {
+            if (err && errlen)
+                snprintf(err, errlen, "tensor '%s' holds %g at element %zu, not a finite number", name,
+                         (double)v[i], i);
+            return RL_ECORRUPT;
+        }
+    return RL_OK;
 }
 
 int rl_state_check_i32s(const char *name, const int32_t *v, size_t n, int32_t lo, int32_t hi,

@@ -513,14 +513,19 @@ static int replay_validate(dqn *d, char *err, size_t errlen)
 {
     replay *r = &d->rb;
     int rc;
+    size_t floats = r->dtype == RL_DTYPE_F32 ? (size_t)r->capacity * r->row_bytes / 4 : 0;
     if ((rc = rl_state_check_u("replay/steps", r->steps, 0, UINT64_MAX / r->num_envs, err, errlen)) ||
+        (rc = rl_state_check_finite("replay/rewards", r->rewards, r->capacity, err, errlen)) ||
+        (rc = rl_state_check_finite("replay/obs", (const float *)r->obs, floats, err, errlen)) ||
+        (rc = rl_state_check_finite("replay/next_obs", (const float *)r->next_obs, floats, err, errlen)) ||
         (rc = rl_state_check_i32s("replay/actions", r->actions, r->capacity, 0,
                                    (int32_t)d->n_actions - 1, err, errlen)))
         return rc;
     if (d->prioritized) {
         int64_t bad = sumtree_rebuild(&d->tree, replay_size(r));
         if (bad >= 0) {
-            RL_ERRF(err, errlen, "tensor 'replay/priority_sum' holds a bad priority at leaf %lld",
+            RL_ERRF(err, errlen, "tensors 'replay/priority_sum' and 'replay/priority_min' hold a bad "
+                                 "priority at leaf %lld",
                     (long long)bad);
             return RL_ECORRUPT;
         }

@@ -912,6 +912,9 @@ static int ppo_state(ppo *p, const rl_state_io *io, int load, char *err, size_t 
             return rc;
     if (load && (rc = rl_state_check_i32s("rollout/actions", p->actions, TN, 0, (int32_t)p->A - 1, err, errlen)))
         return rc;
+    for (size_t k = 0; load && k < 6; k++) /* the float arrays: obs .. last_obs */
+        if ((rc = rl_state_check_finite(blobs[k].name, blobs[k].data, blobs[k].bytes / 4, err, errlen)))
+            return rc;
     for (uint32_t k = 0; p->recurrent && k < p->n_towers; k++) {
         char name[32];
         float *arrays[6] = {p->st_h[k], p->st_c[k], p->live[k].h, p->live[k].c, p->eval[k].h, p->eval[k].c};
@@ -919,7 +922,9 @@ static int ppo_state(ppo *p, const rl_state_io *io, int load, char *err, size_t 
         static const char *const what[6] = {"stored_h", "stored_c", "live_h", "live_c", "eval_h", "eval_c"};
         for (int j = 0; j < 6; j++) {
             snprintf(name, sizeof name, "%s%u", what[j], k);
-            if ((rc = rl_state_blob(io, load, "rollout/", name, arrays[j], sizes[j] * 4, err, errlen))) return rc;
+            if ((rc = rl_state_blob(io, load, "rollout/", name, arrays[j], sizes[j] * 4, err, errlen)) ||
+                (load && (rc = rl_state_check_finite(name, arrays[j], sizes[j], err, errlen))))
+                return rc;
         }
     }
     if ((rc = rl_keep_best_state(&p->kb, io, load, err, errlen))) return rc;

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -568,7 +569,26 @@ static int io_get(void *ctx, const char *name, rl_dtype dtype, uint32_t ndim, co
                  "tensor '%s' is %s %s in the checkpoint, but the config builds %s %s", name, rl__dtype_name(t->dtype), have, rl__dtype_name(dtype), want);
         return RL_ECORRUPT;
     }
-    memcpy(data, owner->data + t->offset, t->bytes);
+    /* Typed float tensors (weights, optimizer moments, scalars) must be
+       finite: a NaN loaded is a NaN trained on. */
+    const unsigned char *src = owner->data + t->offset;
+    size_t count = t->bytes / rl__dtype_size(t->dtype);
+    for (size_t i = 0; (t->dtype == RL_DTYPE_F32 || t->dtype == RL_DTYPE_F64) && i < count; i++) {
+        double v;
+        if (t->dtype == RL_DTYPE_F32) {
+            float f;
+            memcpy(&f, src + 4 * i, 4);
+            v = f;
+        } else {
+            memcpy(&v, src + 8 * i, 8);
+        }
+        if (!isfinite(v)) {
+            snprintf(c->err, sizeof c->err, "tensor '%s' holds %g at element %zu, not a finite number",
+                     name, v, i);
+            return RL_ECORRUPT;
+        }
+    }
+    memcpy(data, src, t->bytes);
     return RL_OK;
 }
 

@@ -322,6 +322,9 @@ static int host_state(run_state *rs, const rl_state_io *io, int load, char *err,
             snprintf(err, errlen, "%s", io->error(io->ctx));
             return rc;
         }
+        if (v->info.obs_dtype == RL_DTYPE_F32 &&
+            (rc = rl_state_check_finite("host/train_obs", v->io.obs, (size_t)v->n * v->row_bytes / 4, err, errlen)))
+            return rc;
     } else if (rl_state_blob(io, 0, "host/", "train_obs", v->io.obs, (size_t)v->n * v->row_bytes, err, errlen)) {
         return RL_EIO;
     }

@@ -68,6 +68,7 @@ int rl_adam_load(rl_adam *a, const rl_params *p, const rl_state_io *io, char *er
         return rc;
     uint64_t one = 1, t = 0;
     if ((rc = io->get(io->ctx, "adam/t", RL_DTYPE_U64, 1, &one, &t))) return fail_io(io, rc, err, errlen);
+    if ((rc = rl_state_check_u("adam/t", t, 0, UINT64_C(1) << 53, err, errlen))) return rc;
     a->t = t;
     return RL_OK;
 }

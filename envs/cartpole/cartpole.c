@@ -3,6 +3,7 @@
    observe_velocity = false (the partially observable variant). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "cartpole.h"
@@ -135,6 +136,13 @@ static int cp_state_io(void *env, const rl_state_io *io, const char *prefix, int
     int rc = rl_state_blob(io, load, prefix, "cartpole/state", c->s, c->n * sizeof *c->s, err, errlen);
     if (rc == RL_OK)
         rc = rl_state_blob(io, load, prefix, "cartpole/rng", c->rng, c->n * sizeof *c->rng, err, errlen);
+    for (uint32_t i = 0; rc == RL_OK && load && i < c->n; i++) {
+        const cp_state *s = &c->s[i];
+        if (!isfinite(s->x) || !isfinite(s->x_dot) || !isfinite(s->theta) || !isfinite(s->theta_dot)) {
+            RL_ERRF(err, errlen, "tensor '%scartpole/state': env %u holds a non-finite value", prefix, i);
+            rc = RL_ECORRUPT;
+        }
+    }
     return rc;
 }
 

@@ -295,7 +295,8 @@ static int sn_state_io(snake_env *e, const rl_state_io *io, const char *prefix, 
         s->idle = sc[i].idle, s->score = sc[i].score, s->dir = sc[i].dir, s->rng = sc[i].rng;
         char why[160];
         if (sn_state_check(c, s, why, sizeof why) != 0) {
-            RL_ERRF(err, errlen, "tensor '%ssnake/scalars': env %u: %s", prefix, i, why);
+            RL_ERRF(err, errlen, "tensors '%ssnake/cells', 'snake/body' and 'snake/scalars' do not "
+                                 "hold a snake the rules allow: env %u: %s", prefix, i, why);
             rc = RL_ECORRUPT;
         }
     }

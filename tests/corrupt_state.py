@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Hostile checkpoints: every tensor of a real run's checkpoint (and replay)
+is overwritten with out-of-range contents, then `rlhost run --resume` and
+`rlhost eval` load it.  Each must end cleanly -- exit 0 or a refusal (exit 1)
+with one sentence naming the file -- and never crash or trip a sanitizer;
+the tensors that index memory must be refused.  (TAP; also runs under
+ASan/UBSan in CI.)
+
+Usage: corrupt_state.py RLHOST SOURCE_ROOT
+"""
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+RLHOST, SRC = sys.argv[1], sys.argv[2]
+n = failed = 0
+
+
+def ok(cond, what):
+    global n, failed
+    n += 1
+    print(("ok" if cond else "not ok") + f" {n} - {what}", flush=True)
+    if not cond:
+        failed += 1
+
+
+def header(path):
+    with open(path, "rb") as f:
+        hl = struct.unpack("<Q", f.read(8))[0]
+        return hl, json.loads(f.read(hl))
+
+
+def overwrite(path, name, fill):
+    hl, h = header(path)
+    begin, end = h[name]["data_offsets"]
+    with open(path, "r+b") as f:
+        f.seek(8 + hl + begin)
+        f.write(bytes([fill]) * (end - begin))
+
+
+def rlhost(*args):
+    p = subprocess.run([RLHOST, *args], capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stderr
+
+
+def sane(rc, err, what):
+    """Exit 0, or 1 with a message; no signal, no sanitizer report."""
+    bad = "Sanitizer" in err or "runtime error:" in err
+    ok(rc in (0, 1) and not bad, f"{what}: ends cleanly (exit {rc})")
+    if rc not in (0, 1) or bad:
+        print("#   " + "\n#   ".join(err.strip().splitlines()[:6]))
+
+
+# name, config, overrides, tensors that index memory (must be refused when
+# filled with 0xff: -1 as int32, huge as uint32/uint64, NaN as float/double)
+CASES = [
+    ("snake_per", "configs/snake_dqn.cfg",
+     ["algo.plugin=per_dqn", "algo.save_replay=true", "run.steps=3000", "algo.learning_starts=500",
+      "algo.buffer_size=4000", "env.num_envs=4", "run.eval_episodes=2", "run.eval_interval=1000"],
+     ["host/episode_stats", "env/snake/scalars", "env/snake/body", "env/snake/cells",
+      "replay/actions", "replay/steps", "replay/priority_sum", "replay/priority_min",
+      "state/vector_steps", "state/epsilon", "state/max_priority"]),
+    ("tmaze_rppo", "configs/tmaze_rppo.cfg",
+     ["run.steps=3000", "run.eval_episodes=2", "run.eval_interval=1000"],
+     ["host/episode_stats", "env/gridworld/state", "state/accumulators", "rollout/actions",
+      "state/updates"]),
+    ("cartpole_ppo_norm", "configs/cartpole_ppo.cfg",
+     ["run.steps=3000", "run.eval_episodes=2", "algo.normalize_obs=true", "algo.n_steps=64"],
+     ["state/obs_count", "state/obs_var", "host/last_eval"]),
+]
+
+work = tempfile.mkdtemp()
+try:
+    for name, cfg, sets, must in CASES:
+        run = os.path.join(work, name)
+        args = ["run", os.path.join(SRC, cfg), "--out", run, "--set", "run.quiet=true",
+                "--set", "run.checkpoint_interval=1000"]
+        for s in sets:
+            args += ["--set", s]
+        rc, err = rlhost(*args)
+        ok(rc == 0, f"{name}: train a run to corrupt (exit {rc})")
+        if rc:
+            print("#   " + err.strip().replace("\n", "\n#   "))
+            continue
+        files = ["checkpoint.safetensors"]
+        if os.path.exists(os.path.join(run, "replay.safetensors")):
+            files.append("replay.safetensors")
+        step = int(header(os.path.join(run, "checkpoint.safetensors"))[1]["__metadata__"]["rlhost.step"])
+        refused = {}
+        for fname in files:
+            names = [k for k in header(os.path.join(run, fname))[1] if k != "__metadata__"]
+            for tensor in names:
+                if not tensor.startswith(("host/", "env/", "eval_env/", "state/", "rollout/", "replay/",
+                                          "best/", "adam/t")):
+                    continue  # weights: NaN loads and the NaN guard takes over; covered by the fuzzer
+                for fill in (0xFF, 0x41):
+                    bad = os.path.join(work, "bad")
+                    shutil.rmtree(bad, ignore_errors=True)
+                    shutil.copytree(run, bad)
+                    os.remove(os.path.join(bad, "checkpoint.prev.safetensors"))
+                    if os.path.exists(os.path.join(bad, "replay.prev.safetensors")):
+                        os.remove(os.path.join(bad, "replay.prev.safetensors"))
+                    overwrite(os.path.join(bad, fname), tensor, fill)
+                    rc, err = rlhost("run", "--resume", bad, "--set", f"run.steps={step + 256}")
+                    sane(rc, err, f"{name}: resume with {tensor} filled with {fill:#x}")
+                    if rc == 1:
+                        lines = [l for l in err.splitlines() if l.startswith("rlhost: error")]
+                        ok(len(lines) == 1 and bad in lines[0],
+                           f"{name}: {tensor} {fill:#x}: one sentence naming the file")
+                    if fill == 0xFF:
+                        refused[tensor] = rc == 1 and tensor.split("/", 1)[1] in err
+                    if fname == "checkpoint.safetensors" and fill == 0xFF:
+                        rc, err = rlhost("eval", bad, "--episodes", "1")
+                        sane(rc, err, f"{name}: eval with {tensor} filled with {fill:#x}")
+        for tensor in must:
+            ok(refused.get(tensor, False), f"{name}: {tensor} out of range is refused, the tensor named")
+finally:
+    shutil.rmtree(work, ignore_errors=True)
+
+print(f"1..{n}")
+sys.exit(1 if failed else 0)
