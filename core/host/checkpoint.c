@@ -688,8 +688,8 @@ static int config_diff(const rl__ckpt *ck, const rl__config *c, const char *cons
             for (size_t k = 0; !skip && k < n_allowed; k++)
                 skip = strlen(allowed[k]) == klen && !strncmp(allowed[k], l, klen);
             if (!skip && (!ov || olen != vlen || strncmp(ov, eq + 3, vlen))) {
-                const char *cv = pass ? eq + 3 : ov, *nv = pass ? ov : eq + 3;
-                size_t cl = pass ? vlen : olen, nlen = pass ? olen : vlen;
+                const char *cv = pass ? ov : eq + 3, *nv = pass ? eq + 3 : ov; /* checkpoint, now */
+                size_t cl = pass ? olen : vlen, nlen = pass ? vlen : olen;
                 if (at < difflen)
                     at += (size_t)snprintf(diff + at, difflen - at, "%s%.*s: %.*s in the checkpoint, %.*s now",
                                            n ? "; " : "", (int)klen, l, (int)(cv ? cl : 5),

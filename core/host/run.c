@@ -370,9 +370,13 @@ static int host_state_load(void *ctx, const rl_state_io *io, char *err, size_t e
     return host_state(ctx, io, 1, err, errlen);
 }
 
+/* Every checkpoint is preceded by the metrics up to its step, durably: a
+   resume cuts metrics.csv back to the checkpoint's step, so after a kill at
+   any instant no row is lost or doubled. */
 static int write_checkpoint(run_state *rs)
 {
     const rl__config *c = rs->c;
+    if (write_metrics(rs, 1) != RL_OK) return RL_EIO;
     char path[4200], prev[4200], num[32];
     snprintf(path, sizeof path, "%s/checkpoint.safetensors", rs->out_dir);
     snprintf(prev, sizeof prev, "%s/checkpoint.prev.safetensors", rs->out_dir);
@@ -544,8 +548,7 @@ static int train_loop(run_state *rs)
         }
         if (rs->steps >= next_ckpt) {
             while (next_ckpt <= rs->steps) next_ckpt += ckpt_interval;
-            if ((rc = write_metrics(rs, 1)) != RL_OK || (rc = write_checkpoint(rs)) != RL_OK)
-                return fail(rs, rc, "writing the checkpoint failed");
+            if ((rc = write_checkpoint(rs)) != RL_OK) return fail(rs, rc, "writing the checkpoint failed");
         }
         if (rs->tty && !rs->quiet && t3 - rs->last_progress > 0.2) progress_line(rs, t3);
     }
@@ -584,6 +587,12 @@ static int resume(run_state *rs, const rl__run_opts *o)
                      .host_load = host_state_load, .host_ctx = rs};
     int rc = rl__ckpt_restore(&r, rs->c, rs->algo, rs->err, sizeof rs->err);
     if (rc != RL_OK) return rc;
+    if (r.step >= rs->target) {
+        snprintf(rs->err, sizeof rs->err, "the run in %s is complete at step %llu (run.steps = %llu); "
+                 "--set run.steps=N with a larger N trains on", o->resume_dir,
+                 (unsigned long long)r.step, (unsigned long long)rs->target);
+        return RL_ECONFIG;
+    }
     rs->steps = r.step;
     if (!rs->envs_restored) rs->train.stats.episodes = r.episodes;
     if (r.missing_replay)
@@ -671,7 +680,11 @@ int rl__run(const rl__config *c, const rl__run_opts *o, rl__run_stats *stats)
         const rl_algo_state_ext *st = rs->avt->get_extension(rs->algo, RL_EXT_ALGO_STATE);
         if (st && st->struct_size >= sizeof *st && st->save && st->load) rs->state_ext = st;
     }
-    if (resume_dir && resume(rs, o) != RL_OK) goto out;
+    if (resume_dir) {
+        int rc = resume(rs, o);
+        if (rc == RL_ECONFIG) exit_code = 2;
+        if (rc != RL_OK) goto out;
+    }
     {   /* everything checked: now the run directory changes */
         rl__sbuf cfg = {0};
         rl__config_format(c, &cfg);
@@ -723,19 +736,23 @@ int rl__run(const rl__config *c, const rl__run_opts *o, rl__run_stats *stats)
             if (rc == RL_EINTR) rc = RL_OK;
             else if (rc != RL_OK) fail(rs, rc, "evaluation failed");
         }
-        /* The final checkpoint (with keep_best's choice); never after a
-           failure, so the last good one stays. */
-        if (rc == RL_OK && (rc = write_checkpoint(rs)) != RL_OK) {
-            rl__log(RL_LOG_ERROR, NULL, "%s", rs->err);
-            rs->err[0] = 0;
-        }
     }
-    /* Outputs are written whatever happened above: nothing is lost. */
+    /* Outputs are written whatever happened above: nothing is lost.  The
+       summary comes before the final checkpoint: a kill between the two
+       leaves the last periodic checkpoint, and a resume from it redoes the
+       end exactly. */
     char saved_err[RL_ERR_MAX];
     snprintf(saved_err, sizeof saved_err, "%s", rs->err);
     status = rc != RL_OK ? "failed" : g_stop_signal ? "interrupted" : "done";
     int wrc = write_metrics(rs, 1);
     if (wrc == RL_OK) wrc = write_summary(rs, &final_eval, status);
+    /* The final checkpoint (with keep_best's choice); never after a
+       failure, so the last good one stays. */
+    if (wrc == RL_OK && rc == RL_OK && !interrupted && (rc = write_checkpoint(rs)) != RL_OK) {
+        rl__log(RL_LOG_ERROR, NULL, "%s", rs->err);
+        rs->err[0] = 0;
+        write_summary(rs, &final_eval, "failed");
+    }
     if (wrc != RL_OK) {
         rl__log(RL_LOG_ERROR, NULL, "%s", rs->err);
         if (rc == RL_OK) rc = wrc;
