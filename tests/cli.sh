@@ -180,5 +180,40 @@ gflop=$(sed -n 's/.*"gflop": \([0-9.e+]*\),.*"ratio": \([0-9.e+]*\),.*/\1 \2/p' 
 awk -v g="$gflop" 'BEGIN { split(g, v, " "); exit !(v[1] > 0 && v[2] > 0) }'; ok $? "bench floor reports the products and run/floor ($gflop)"
 contains "$T/out" '"shapes_dropped": 0' "bench floor counted every shape"
 
+# Input libconfig or a C conversion would get wrong silently is refused.
+printf 'run: { steps = 10000000000; seed = 0x100000001; };\nenv: { plugin = "cartpole"; };\nalgo: { plugin = "random"; };\n' > "$T/wide.cfg"
+expect_rc 2 "integers wider than 32 bits without L" -- "$RLHOST" check "$T/wide.cfg"
+contains "$T/err" "wide.cfg:1: integer 10000000000 does not fit in 32 bits and libconfig would truncate it; write 10000000000L" "the wide decimal is named with the fix"
+contains "$T/err" "integer 0x100000001 does not fit in 32 bits" "so is the wide hex seed"
+sed -i 's/10000000000/10000000000L/; s/0x100000001/0x100000001L/' "$T/wide.cfg"
+expect_rc 0 "with L they are read as 64 bits" -- "$RLHOST" check "$T/wide.cfg"
+contains "$T/out" "steps = 10000000000L;" "steps kept whole"
+contains "$T/out" "seed = 4294967297L;" "hex seed kept whole"
+expect_rc 0 "--set of a wide hex seed" -- "$RLHOST" check "$CFG" --set run.seed=0x100000001
+contains "$T/out" "seed = 4294967297L;" "--set keeps it whole"
+expect_rc 2 "--set beyond 64 bits" -- "$RLHOST" check "$CFG" --set run.seed=99999999999999999999999
+mkfifo "$T/fifo.cfg"
+printf 'run: { steps = 100; };\n@include "fifo.cfg"\nenv: { plugin = "cartpole"; };\nalgo: { plugin = "random"; };\n' > "$T/inc.cfg"
+expect_rc 2 "@include of a FIFO is refused, not waited on" -- timeout 10 "$RLHOST" check "$T/inc.cfg"
+contains "$T/err" 'inc.cfg:2: @include "fifo.cfg": not a regular file' "the include is named"
+for bad in 4294967296 2.5 -1 0 1e3 x; do
+  expect_rc 2 "eval --episodes $bad" -- "$RLHOST" eval "$CFG" --episodes "$bad"
+done
+contains "$T/err" "--episodes: expected an integer in [1, 1000000], got 'x'" "counts are parsed as integers with their range"
+expect_rc 2 "play --fps nan" -- "$RLHOST" play "$CFG" --fps nan
+expect_rc 2 "bench --repeat 1e9" -- "$RLHOST" bench nn --repeat 1000000000
+
+# check builds the env and the algorithm: what run would refuse, check does.
+expect_rc 2 "check: a snake that does not fit the board" -- "$RLHOST" check "$SRC/configs/snake_dqn.cfg" --set env.width=4 --set env.height=16 --set env.initial_length=8
+contains "$T/err" "initial_length 8 does not fit a 4x16 board" "the snake bound is named"
+expect_rc 2 "run refuses it the same way, before training" -- "$RLHOST" run "$SRC/configs/snake_dqn.cfg" --set env.width=4 --set env.height=16 --set env.initial_length=8 --out "$T/sn"
+expect_rc 2 "check: PPO batch larger than the rollout" -- "$RLHOST" check "$SRC/configs/cartpole_ppo.cfg" --set algo.batch_size=100000
+contains "$T/err" "is larger than a rollout" "named"
+expect_rc 2 "check: bptt_horizon not dividing n_steps" -- "$RLHOST" check "$SRC/configs/tmaze_rppo.cfg" --set algo.bptt_horizon=7
+expect_rc 2 "check: too many hidden layers" -- "$RLHOST" check "$SRC/configs/cartpole_ppo.cfg" --set "algo.hidden=[8,8,8,8,8,8,8,8,8,8]"
+printf 'run: { steps = 100; };\nenv: { plugin = "gridworld"; map = ["###", "#S#", "###"]; };\nalgo: { plugin = "random"; };\n' > "$T/gw.cfg"
+expect_rc 2 "check: a gridworld map error" -- "$RLHOST" check "$T/gw.cfg"
+contains "$T/err" "map has 1 floor cells" "named"
+
 echo "1..$n"
 [ $failed = 0 ]

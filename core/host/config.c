@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "config.h"
 
+#include "cfgscan.h"
+
 #include <errno.h>
 #include <libgen.h>
 #include <stdio.h>
@@ -319,29 +321,36 @@ static int config_load(rl__config *c, const char *path, const char *text,
     c->path = rl__arena_strdup(&c->arena, path);
     config_t cfg;
     config_init(&cfg);
-    int ok;
-    if (text) {
-        ok = config_read_string(&cfg, text);
-    } else {
-        char *dir_copy = strdup(path);
-        if (dir_copy) config_set_include_dir(&cfg, dirname(dir_copy));
-        free(dir_copy);
-        FILE *f = fopen(path, "r");
-        if (!f) {
-            rl__sbuf_printf(errors, "%s: cannot open: %s\n", path, strerror(errno));
+    /* The text is read once and checked for what libconfig would get
+       wrong silently (wide integers, @include of a FIFO) before it parses. */
+    char *owned = NULL, *dir = NULL;
+    if (!text) {
+        if (!(owned = rl__cfg_slurp(path, errors))) {
             config_destroy(&cfg);
             return RL_EIO;
         }
-        ok = config_read(&cfg, f);
-        fclose(f);
+        char *dir_copy = strdup(path);
+        if (dir_copy && (dir = strdup(dirname(dir_copy)))) config_set_include_dir(&cfg, dir);
+        free(dir_copy);
+        text = owned;
     }
+    if (rl__cfg_scan(path, text, dir, errors)) {
+        free(owned);
+        free(dir);
+        config_destroy(&cfg);
+        return RL_ECONFIG;
+    }
+    int ok = config_read_string(&cfg, text);
+    free(owned);
     if (!ok) {
         rl__sbuf_printf(errors, "%s:%d: syntax error: %s\n",
                         config_error_file(&cfg) ? config_error_file(&cfg) : path,
                         config_error_line(&cfg), config_error_text(&cfg));
         config_destroy(&cfg);
+        free(dir);
         return RL_ECONFIG;
     }
+    free(dir);
     resolver r = {c, path, ov, n_ov, calloc(n_ov ? n_ov : 1, 1), errors, 0};
     if (!r.ov_used) {
         config_destroy(&cfg);

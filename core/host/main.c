@@ -1,6 +1,7 @@
 /* rlhost command line: run, check, list, info.  Exit codes: 0 ok, 1 run
    failed, 2 usage or config error (130/143 for a run stopped by a signal). */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "config.h"
 #include "cpu.h"
 #include "eval.h"
+#include "vecenv.h"
 #include "loader.h"
 #include "play.h"
 #include "plot.h"
@@ -164,14 +166,28 @@ static int parse_args(cli *c, int argc, char **argv, const char *help, int allow
         } else if (!strcmp(a, "--repeat") || !strcmp(a, "--steps") || !strcmp(a, "--episodes") ||
                    !strcmp(a, "--fps")) {
             if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
+            const char *v = argv[++i];
             char *end;
-            double x = strtod(argv[++i], &end);
-            if (*end || !(x > 0) || x > 1e15)
-                return usage_error(help, "expected a positive number, got '%s'", argv[i]);
+            if (!strcmp(a, "--fps")) {
+                double x = strtod(v, &end);
+                if (end == v || *end || !(x > 0 && x <= 1000)) {
+                    fprintf(stderr, "rlhost: --fps: expected a number in (0, 1000], got '%s'\n", v);
+                    return EXIT_USAGE;
+                }
+                c->fps = x;
+                continue;
+            }
+            /* counts: decimal integers, each with its range */
+            unsigned long long max = !strcmp(a, "--steps") ? 1ull << 53 : !strcmp(a, "--repeat") ? 1000 : 1000000;
+            errno = 0;
+            unsigned long long x = strtoull(v, &end, 10);
+            if (end == v || *end || v[0] == '-' || v[0] == '+' || errno || x < 1 || x > max) {
+                fprintf(stderr, "rlhost: %s: expected an integer in [1, %llu], got '%s'\n", a, max, v);
+                return EXIT_USAGE;
+            }
             if (!strcmp(a, "--repeat")) c->repeat = (int)x;
-            else if (!strcmp(a, "--steps")) c->steps = (unsigned long long)x;
-            else if (!strcmp(a, "--episodes")) c->episodes = (unsigned)x;
-            else c->fps = x;
+            else if (!strcmp(a, "--steps")) c->steps = x;
+            else c->episodes = (unsigned)x;
         } else if (!strcmp(a, "-o")) {
             if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
             c->output = argv[++i];
@@ -257,6 +273,26 @@ static int load_config(const cli *c, rl__registry *reg, rl__config *cfg)
     return 0;
 }
 
+/* `check` builds (and destroys) the env and the algorithm as `run` would,
+   so every error a plugin raises at create time is a config error. */
+static int check_plugins(const rl__config *c)
+{
+    char err[RL_ERR_MAX] = "";
+    uint32_t eval_episodes = (uint32_t)c->run.vals[RL__RUN_EVAL_EPISODES].i;
+    uint32_t n_eval = eval_episodes < RL__MAX_EVAL_ENVS ? eval_episodes : RL__MAX_EVAL_ENVS;
+    rl__vecenv v;
+    if (rl__vecenv_create(&v, c->env->desc, c->env_opts.vals, c->env_stages.vals,
+                          (uint32_t)c->env_host.vals[RL__ENV_NUM_ENVS].i, 0, 1, 1, err,
+                          sizeof err) != RL_OK) {
+        rl__log(RL_LOG_ERROR, NULL, "%s", err);
+        return EXIT_USAGE;
+    }
+    void *algo = rl__policy_open(c, &v.info, n_eval ? n_eval : 1, NULL, NULL, NULL);
+    if (algo) ((const rl_algo_vtable *)c->algo->desc->vtable)->destroy(algo);
+    rl__vecenv_destroy(&v);
+    return algo ? 0 : EXIT_USAGE;
+}
+
 static int cmd_run(cli *c, int check_only)
 {
     const char *help = check_only ? check_help : run_help;
@@ -275,10 +311,12 @@ static int cmd_run(cli *c, int check_only)
     int rc = load_config(c, &reg, &cfg);
     if (rc == 0) {
         if (check_only) {
-            rl__sbuf out = {0};
-            rl__config_format(&cfg, &out);
-            fputs(out.data ? out.data : "", stdout);
-            rl__sbuf_free(&out);
+            if ((rc = check_plugins(&cfg)) == 0) {
+                rl__sbuf out = {0};
+                rl__config_format(&cfg, &out);
+                fputs(out.data ? out.data : "", stdout);
+                rl__sbuf_free(&out);
+            }
         } else {
             const char *keys[MAX_ARGS];
             rl__run_opts o = {.resume_dir = c->resume, .set_keys = keys, .force = c->force};

@@ -648,17 +648,22 @@ int rl__run(const rl__config *c, const rl__run_opts *o, rl__run_stats *stats)
         if (rc == RL_ECONFIG) exit_code = 2;
         if (rc != RL_OK) goto out;
     }
-    if (rl__vecenv_create(&rs->train, c->env->desc, c->env_opts.vals, c->env_stages.vals,
-                          num_envs, seed, thr->is_auto ? 0 : (uint32_t)thr->i, repeat, rs->err,
-                          sizeof rs->err) != RL_OK)
+    /* A plugin refusing its options at create is a config error (exit 2),
+       as `rlhost check` reports it. */
+    int crc = rl__vecenv_create(&rs->train, c->env->desc, c->env_opts.vals, c->env_stages.vals,
+                                num_envs, seed, thr->is_auto ? 0 : (uint32_t)thr->i, repeat, rs->err,
+                                sizeof rs->err);
+    if (crc != RL_OK) {
+        exit_code = crc == RL_ENOMEM ? 1 : 2;
         goto out;
+    }
     uint32_t n_eval = eval_episodes < RL__MAX_EVAL_ENVS ? eval_episodes : RL__MAX_EVAL_ENVS;
     if (n_eval) {
         /* A separate seed stream: evaluation never replays training episodes. */
         if (rl__vecenv_create(&rs->eval, c->env->desc, c->env_opts.vals, c->env_stages.vals,
                               n_eval, seed ^ 0x5eed5eed5eed5eedull, 1, repeat, rs->err,
                               sizeof rs->err) != RL_OK)
-            goto out;
+            goto out; /* the same options were accepted just above: not the config */
         rs->have_eval = 1;
     }
     {
@@ -671,6 +676,7 @@ int rl__run(const rl__config *c, const rl__run_opts *o, rl__run_stats *stats)
             rs->algo = NULL;
             snprintf(rs->err, sizeof rs->err, "algo '%s': %s", c->algo->desc->name,
                      perr[0] ? perr : rl_strerror(rc));
+            exit_code = rc == RL_ENOMEM ? 1 : 2;
             goto out;
         }
     }

@@ -31,8 +31,9 @@ typedef struct rl__run_opts {
 } rl__run_opts;
 
 /* Runs training; returns the process exit code: 0 done, 1 failed (the
-   reason already logged), 2 refused before anything was written (out_dir
-   locked by another run, or holding one without resume or force), 130/143 stopped by SIGINT/SIGTERM after writing the outputs.  o may be
+   reason already logged), 2 refused before training (out_dir locked by
+   another run or holding one without resume or force, options the env or
+   algorithm refuses at create, a complete run resumed), 130/143 stopped by SIGINT/SIGTERM after writing the outputs.  o may be
    NULL (a new run); stats (may be NULL) receives the loop's timings.  The
    run directory is locked for the run's lifetime; nothing in it changes
    until the config, the plugins and any checkpoint have been accepted. */

@@ -1,6 +1,7 @@
 /* Option schemas; see schema.h. */
 #include "schema.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -226,9 +227,18 @@ int rl__value_from_text(const rl_option_def *def, const char *text,
     /* A plain integer too wide for 32 bits gets libconfig's L suffix, which
        it would otherwise silently truncate. */
     const char *suffix = "";
-    if (def->type == RL_OPT_INT && text[strspn(text, "+-0123456789")] == 0 && text[0]) {
-        long long x = strtoll(text, NULL, 10);
-        if (x > INT32_MAX || x < INT32_MIN) suffix = "L";
+    if (def->type == RL_OPT_INT && text[0]) {
+        const char *digits = text + (text[0] == '-' || text[0] == '+');
+        int hex = digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X');
+        if (digits[strspn(digits, hex ? "0123456789abcdefABCDEFxX" : "0123456789")] == 0) {
+            errno = 0;
+            unsigned long long x = strtoull(digits, NULL, hex ? 16 : 10);
+            if (errno == ERANGE) {
+                snprintf(why, whylen, "%s does not fit in 64 bits", text);
+                return RL_ECONFIG;
+            }
+            if (x > INT32_MAX) suffix = "L";
+        }
     }
     rl__sbuf src = {0};
     rl__sbuf_printf(&src, "v = %s%s;", text, suffix);

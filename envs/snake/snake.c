@@ -105,7 +105,8 @@ static int sn_create_env(const rl_env_args *args, void **out, rl_env_info *info,
     c->pad = e->mode == SN_OBS_WINDOW ? (uint32_t)o[OPT_VISION].i : 1;
     e->n = args->num_envs;
     e->n_actions = c->relative_actions ? 3 : 4;
-    if (c->initial_length > c->width && c->initial_length > c->height) {
+    /* the snake starts straight in any of the four directions */
+    if (c->initial_length > c->width || c->initial_length > c->height) {
         RL_ERRF(err, errlen, "initial_length %u does not fit a %ux%u board", c->initial_length,
                 c->width, c->height);
         sn_destroy_env(e);
