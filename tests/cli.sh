@@ -215,5 +215,19 @@ printf 'run: { steps = 100; };\nenv: { plugin = "gridworld"; map = ["###", "#S#"
 expect_rc 2 "check: a gridworld map error" -- "$RLHOST" check "$T/gw.cfg"
 contains "$T/err" "map has 1 floor cells" "named"
 
+# Names from files and folders are escaped where they are written.
+X="$T/a&b<script>'"
+expect_rc 0 "a run in a folder with markup in its name" -- "$RLHOST" run "$CFG" --set run.steps=2000 --set run.log_interval=500 --set run.quiet=true --out "$X"
+sed -i 's/"env": "cartpole"/"env": "<script>alert(1)<\/script>\&"/' "$X/summary.json"
+expect_rc 0 "plot it" -- "$RLHOST" plot "$X" -o "$T/x.svg"
+python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$T/x.svg" 2>"$T/xmlerr"; ok $? "the SVG is well-formed XML"
+grep -q "<script>" "$T/x.svg"; [ $? != 0 ]; ok $? "no markup injected into the SVG"
+NL="$T/two
+lines.cfg"
+cp "$CFG" "$NL"
+expect_rc 0 "a config path with a newline" -- "$RLHOST" run "$NL" --set run.steps=1000 --set run.quiet=true --out "$T/nl"
+[ "$(grep -c '^#' "$T/nl/config.cfg")" = 1 ] && ! grep -q '^lines.cfg' "$T/nl/config.cfg"; ok $? "the path stays inside the one comment line of config.cfg"
+expect_rc 0 "and config.cfg reads back" -- "$RLHOST" check "$T/nl/config.cfg"
+
 echo "1..$n"
 [ $failed = 0 ]

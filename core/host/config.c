@@ -429,7 +429,9 @@ static void format_group(rl__sbuf *out, const rl__group *g, const char *indent)
 
 void rl__config_format(const rl__config *c, rl__sbuf *out)
 {
-    rl__sbuf_printf(out, "# Fully resolved by rlhost from %s\n", c->path);
+    rl__sbuf_puts(out, "# Fully resolved by rlhost from ");
+    rl__sbuf_comment_str(out, c->path);
+    rl__sbuf_puts(out, "\n");
     rl__sbuf_puts(out, "run: {\n");
     format_group(out, &c->run, "  ");
     rl__sbuf_puts(out, "};\nenv: {\n  plugin = ");

@@ -235,8 +235,9 @@ int rl__plot(const char *const *dirs, size_t n_dirs, const char *out_path)
                         "width='800' height='600' viewBox='0 0 800 600' font-family='sans-serif'>\n"
                         "<rect width='800' height='600' fill='white'/>\n");
     rl__sbuf_printf(&o, "<text x='400' y='28' font-size='16' text-anchor='middle'>");
-    rl__sbuf_printf(&o, "%s", n_dirs == 1 ? s[0].label : "");
-    if (n_dirs > 1) rl__sbuf_printf(&o, "learning curves, %zu runs (first: %s)", n_dirs, s[0].label);
+    if (n_dirs > 1) rl__sbuf_printf(&o, "learning curves, %zu runs (first: ", n_dirs);
+    rl__sbuf_xml_str(&o, s[0].label); /* folder and plugin names are anybody's text */
+    if (n_dirs > 1) rl__sbuf_puts(&o, ")");
     rl__sbuf_puts(&o, "</text>\n");
     axes(&o, &top, "environment steps", "return (mean of the last 100 episodes)");
     if (n_dirs > 1) { /* the min-max band */

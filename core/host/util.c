@@ -140,6 +140,29 @@ void rl__sbuf_double(rl__sbuf *b, double v, int json)
     rl__sbuf_puts(b, tmp);
 }
 
+void rl__sbuf_xml_str(rl__sbuf *b, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        switch (c) {
+        case '&': rl__sbuf_puts(b, "&amp;"); break;
+        case '<': rl__sbuf_puts(b, "&lt;"); break;
+        case '>': rl__sbuf_puts(b, "&gt;"); break;
+        case '\'': rl__sbuf_puts(b, "&apos;"); break;
+        case '"': rl__sbuf_puts(b, "&quot;"); break;
+        default: rl__sbuf_printf(b, "%c", c < 0x20 || c == 0x7f ? '?' : (char)c);
+        }
+    }
+}
+
+void rl__sbuf_comment_str(rl__sbuf *b, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        rl__sbuf_printf(b, "%c", c < 0x20 || c == 0x7f ? '?' : (char)c);
+    }
+}
+
 void rl__sbuf_free(rl__sbuf *b)
 {
     free(b->data);

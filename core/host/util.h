@@ -32,6 +32,12 @@ void rl__sbuf_vprintf(rl__sbuf *b, const char *fmt, va_list ap);
 void rl__sbuf_puts(rl__sbuf *b, const char *s);
 /* Appends s as a JSON string literal (quotes and escapes). */
 void rl__sbuf_json_str(rl__sbuf *b, const char *s);
+/* Appends s as XML text or attribute content (& < > ' " escaped, other
+   control characters as '?'). */
+void rl__sbuf_xml_str(rl__sbuf *b, const char *s);
+/* Appends s for a one-line comment: control characters (a newline in a
+   path) become '?'. */
+void rl__sbuf_comment_str(rl__sbuf *b, const char *s);
 /* Appends s as a libconfig string literal. */
 void rl__sbuf_cfg_str(rl__sbuf *b, const char *s);
 /* Appends a double that reads back bit-exact; "nan"/"inf" become JSON null
