@@ -229,5 +229,16 @@ expect_rc 0 "a config path with a newline" -- "$RLHOST" run "$NL" --set run.step
 [ "$(grep -c '^#' "$T/nl/config.cfg")" = 1 ] && ! grep -q '^lines.cfg' "$T/nl/config.cfg"; ok $? "the path stays inside the one comment line of config.cfg"
 expect_rc 0 "and config.cfg reads back" -- "$RLHOST" check "$T/nl/config.cfg"
 
+# Plugins that misbehave are named; relative search paths are not followed.
+expect_rc 139 "a plugin that crashes in init" -- "$RLHOST" list --plugin-path "$FIXTURES/crash"
+contains "$T/err" "rlhost: fatal signal while loading plugin $(realpath "$FIXTURES")/crash/init_crashes.so" "the crashing plugin's file is named"
+mkdir -p "$T/rel"
+RL_ABS=$(realpath "$RLHOST"); (cd "$T" && RLHOST_PLUGIN_PATH=rel "$RL_ABS" list >"$T/out" 2>"$T/err")
+contains "$T/out" "RLHOST_PLUGIN_PATH entry 'rel' is relative and was ignored" "a relative RLHOST_PLUGIN_PATH entry is refused"
+mkdir -p "$T/shadow"
+cp "$(dirname "$RLHOST")/../envs/cartpole/cartpole.so" "$T/shadow/"
+expect_rc 0 "check with a plugin that shadows a built-in" -- "$RLHOST" check "$CFG" --plugin-path "$T/shadow"
+contains "$T/err" "plugin 'cartpole' comes from $T/shadow/cartpole.so, which shadows" "the shadowing is said"
+
 echo "1..$n"
 [ $failed = 0 ]

@@ -40,9 +40,12 @@ int main(void)
     load(&reg, "init_fails.so", RL_EIO, "plugin init failed: no license for this fixture", "init failure");
     load(&reg, "short_desc.so", RL_EABI, "rl_plugin_desc struct_size 8 is smaller", "short descriptor");
     load(&reg, "bad_default.so", RL_EABI, "default of option 'count' is invalid: expected an integer in [1, 10], got 99", "bad default");
+    load(&reg, "reserved_name.so", RL_EABI, "option name 'optimizations' is reserved for the host", "reserved option name");
+    load(&reg, "host_name.so", RL_EABI, "option name 'num_envs' is reserved for the host", "a host env option's name");
+    load(&reg, "twice_name.so", RL_EABI, "option name 'count' is declared twice", "a duplicate option name");
     load(&reg, "garbage.so", RL_EIO, "cannot load plugin", "not an ELF file");
     load(&reg, "does_not_exist.so", RL_EIO, "cannot load plugin", "missing file");
-    ASSERT_EQ(reg.n_refusals, 9, "every refusal recorded");
+    ASSERT_EQ(reg.n_refusals, 12, "every refusal recorded");
     ASSERT_EQ(reg.n_plugins, 0, "no plugin registered from broken files");
 
     /* The good fixture still loads and runs after all of that. */

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 #include <rlhost/rlcore.h>
 
+#include "config.h"
 #include "schema.h"
 
 #ifndef RLHOST_PLUGINDIR
@@ -100,6 +102,23 @@ static int check_desc(const rl_plugin_desc *d, char *why, size_t whylen)
             return -1;
         }
     }
+    /* Names share a config group with the host's keys: each must be unique
+       there, or the resolved config.cfg could not be read back. */
+    uint32_t nh = 0, nhs = 0;
+    const rl_option_def *host = rl__env_host_schema(&nh), *host_st = rl__env_host_stages(&nhs);
+    for (uint32_t k = 0; k < d->n_options + d->n_stages; k++) {
+        int stage = k >= d->n_options;
+        const rl_option_def *tab = stage ? d->stages : d->options;
+        uint32_t i = stage ? k - d->n_options : k, n = stage ? d->n_stages : d->n_options;
+        const char *name = tab[i].name;
+        int reserved = !strcmp(name, "plugin") || !strcmp(name, "optimizations") ||
+                       (d->kind == RL_KIND_ENV && rl__def_find(stage ? host_st : host, stage ? nhs : nh, name) >= 0);
+        if (reserved || rl__def_find(tab + i + 1, n - i - 1, name) >= 0) {
+            snprintf(why, whylen, "plugin '%s': %s name '%s' is %s", d->name, stage ? "stage" : "option",
+                     name, reserved ? "reserved for the host" : "declared twice");
+            return -1;
+        }
+    }
     if (!d->vtable) {
         snprintf(why, whylen, "plugin '%s' has no vtable", d->name);
         return -1;
@@ -170,11 +189,45 @@ static void resolve_shadows(rl__registry *reg)
     }
 }
 
+/* A plugin runs code while it is loaded (constructors, init, get); if that
+   code crashes, the message names the file before the process dies. */
+static const char *volatile g_loading;
+
+static void on_fatal(int sig)
+{
+    static const char a[] = "rlhost: fatal signal while loading plugin ";
+    const char *f = g_loading;
+    if (f) {
+        ssize_t w = write(STDERR_FILENO, a, sizeof a - 1);
+        w = write(STDERR_FILENO, f, strlen(f));
+        w = write(STDERR_FILENO, "\n", 1);
+        (void)w;
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static int load_file(rl__registry *reg, const char *real, char *err, size_t errlen);
+
 int rl__registry_load_file(rl__registry *reg, const char *path, char *err,
                            size_t errlen)
 {
     char real[PATH_MAX];
     if (!realpath(path, real)) snprintf(real, sizeof real, "%s", path);
+    static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+    struct sigaction sa, old[5];
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal;
+    for (int i = 0; i < 5; i++) sigaction(sigs[i], &sa, &old[i]);
+    g_loading = real;
+    int rc = load_file(reg, real, err, errlen);
+    g_loading = NULL;
+    for (int i = 0; i < 5; i++) sigaction(sigs[i], &old[i], NULL);
+    return rc;
+}
+
+static int load_file(rl__registry *reg, const char *real, char *err, size_t errlen)
+{
     for (size_t i = 0; i < reg->n_files; i++)
         if (strcmp(reg->files[i]->path, real) == 0) return RL_OK; /* seen */
 
@@ -332,8 +385,14 @@ void rl__registry_discover(rl__registry *reg, const char *const *extra,
         char *copy = strdup(env);
         char *save = NULL;
         for (char *tok = copy ? strtok_r(copy, ":", &save) : NULL; tok;
-             tok = strtok_r(NULL, ":", &save))
+             tok = strtok_r(NULL, ":", &save)) {
+            if (tok[0] != '/') { /* what it loads would depend on the current directory */
+                refuse(reg, NULL, 0, RL_EINVAL,
+                       "RLHOST_PLUGIN_PATH entry '%s' is relative and was ignored: use an absolute path", tok);
+                continue;
+            }
             rl__registry_scan_dir(reg, tok, 0);
+        }
         free(copy);
     }
     if (running_from_build_tree()) {

@@ -270,6 +270,16 @@ static int load_config(const cli *c, rl__registry *reg, rl__config *cfg)
         return rc == RL_ENOMEM ? EXIT_RUN_FAILED : EXIT_USAGE;
     }
     rl__sbuf_free(&errors);
+    /* a plugin of the same name found earlier in the search order wins:
+       say so when the config uses it */
+    const rl__plugin *used[2] = {cfg->env, cfg->algo};
+    for (size_t i = 0; i < reg->n_plugins; i++)
+        for (int k = 0; k < 2; k++)
+            if (used[k] && reg->plugins[i].shadowed_by &&
+                !strcmp(reg->plugins[i].shadowed_by->path, used[k]->path) &&
+                !strcmp(reg->plugins[i].desc->name, used[k]->desc->name))
+                rl__log(RL_LOG_WARN, NULL, "plugin '%s' comes from %s, which shadows %s", used[k]->desc->name,
+                        used[k]->path, reg->plugins[i].path);
     return 0;
 }
 
