@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages rlhost needs, only those missing.
+# Usage: scripts/deps.sh [fuzz]   (fuzz: also clang and its libFuzzer runtime)
 set -euo pipefail
-pkgs=(gcc g++ meson ninja-build pkg-config binutils libopenblas-dev libconfig-dev)
+pkgs=(gcc g++ meson ninja-build pkg-config binutils libopenblas-dev libconfig-dev python3)
+[ "${1:-}" = fuzz ] && pkgs+=(clang libclang-rt-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -387,6 +387,8 @@ static int check_tiling(const rl__ckpt *c, char *err, size_t errlen)
     return bad;
 }
 
+static int parse_header(rl__ckpt *c, char *header, size_t hl, char *err, size_t errlen);
+
 int rl__ckpt_read(rl__ckpt *c, const char *path, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
@@ -429,8 +431,44 @@ int rl__ckpt_read(rl__ckpt *c, const char *path, char *err, size_t errlen)
         return RL_EIO;
     }
     fclose(f);
-    header[hl] = 0;
     c->data_len = c->data_cap = data_len;
+    return parse_header(c, header, (size_t)hl, err, errlen);
+}
+
+int rl__ckpt_read_mem(rl__ckpt *c, const char *name, const void *buf, size_t len, char *err,
+                      size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    c->path = name;
+    const unsigned char *b = buf;
+    uint64_t hl = 0;
+    for (int k = 7; len >= 8 && k >= 0; k--) hl = (hl << 8) | b[k];
+    if (len < 8 || hl < 2 || hl > MAX_HEADER || hl > (uint64_t)len - 8) {
+        snprintf(err, errlen, "%s: header length %llu does not fit the file (%zu bytes)", name,
+                 (unsigned long long)hl, len);
+        return RL_ECORRUPT;
+    }
+    size_t data_len = len - 8 - (size_t)hl;
+    char *header = malloc((size_t)hl + 1);
+    c->data = malloc(data_len ? data_len : 1);
+    if (!header || !c->data) {
+        free(header);
+        rl__ckpt_free(c);
+        snprintf(err, errlen, "%s: out of memory", name);
+        return RL_ENOMEM;
+    }
+    memcpy(header, b + 8, (size_t)hl);
+    if (data_len) memcpy(c->data, b + 8 + hl, data_len);
+    c->data_len = c->data_cap = data_len;
+    return parse_header(c, header, (size_t)hl, err, errlen);
+}
+
+/* Parses and validates the JSON header (hl bytes; takes ownership). */
+static int parse_header(rl__ckpt *c, char *header, size_t hl, char *err, size_t errlen)
+{
+    const char *path = c->path;
+    size_t data_len = c->data_len;
+    header[hl] = 0;
     jp p = {header, header, header + hl, ""};
     int bad = expect(&p, '{'), seen_meta = 0;
     if (!bad && peek(&p, '}')) p.s++;
@@ -739,13 +777,14 @@ static int pick_replay(const char *replay_path, uint64_t step, rl__ckpt *side, i
     return RL_ECORRUPT;
 }
 
-/* Restores from one checkpoint file; see rl__ckpt_restore. */
-static int restore_file(const char *path, rl__restore *r, const rl__config *c, void *algo,
+/* Restores from one checkpoint read into ck (freed here); see
+   rl__ckpt_restore. */
+static int restore_ckpt(rl__ckpt *ckp, rl__restore *r, const rl__config *c, void *algo,
                         char *err, size_t errlen)
 {
-    rl__ckpt ck, side;
-    int rc = rl__ckpt_read(&ck, path, err, errlen);
-    if (rc != RL_OK) return rc;
+    rl__ckpt ck = *ckp, side;
+    const char *path = ck.path;
+    int rc = RL_OK;
     const char *env = rl__ckpt_meta_get(&ck, "rlhost.env"), *alg = rl__ckpt_meta_get(&ck, "rlhost.algo");
     const rl_plugin_desc *ed = c->env->desc, *ad = c->algo->desc;
     uint64_t step = 0, episodes = 0;
@@ -806,6 +845,22 @@ static int restore_file(const char *path, rl__restore *r, const rl__config *c, v
     if (ck.side) rl__ckpt_free(ck.side);
     rl__ckpt_free(&ck);
     return rc;
+}
+
+static int restore_file(const char *path, rl__restore *r, const rl__config *c, void *algo,
+                        char *err, size_t errlen)
+{
+    rl__ckpt ck;
+    int rc = rl__ckpt_read(&ck, path, err, errlen);
+    return rc == RL_OK ? restore_ckpt(&ck, r, c, algo, err, errlen) : rc;
+}
+
+int rl__ckpt_restore_mem(const void *buf, size_t len, rl__restore *r, const rl__config *c,
+                         void *algo, char *err, size_t errlen)
+{
+    rl__ckpt ck;
+    int rc = rl__ckpt_read_mem(&ck, r->path, buf, len, err, errlen);
+    return rc == RL_OK ? restore_ckpt(&ck, r, c, algo, err, errlen) : rc;
 }
 
 int rl__ckpt_restore(rl__restore *r, const rl__config *c, void *algo, char *err, size_t errlen)

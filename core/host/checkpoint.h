@@ -49,6 +49,9 @@ int rl__ckpt_write(const rl__ckpt *c, const char *path, const char *prev_path, c
    naming the file and the first problem ("at header byte N" counts from
    the header's start). */
 int rl__ckpt_read(rl__ckpt *c, const char *path, char *err, size_t errlen);
+/* The same from len bytes in memory (name stands for the file in messages). */
+int rl__ckpt_read_mem(rl__ckpt *c, const char *name, const void *buf, size_t len, char *err,
+                      size_t errlen);
 const rl__ckpt_tensor *rl__ckpt_find(const rl__ckpt *c, const char *name);
 const char *rl__ckpt_meta_get(const rl__ckpt *c, const char *key);
 
@@ -85,6 +88,9 @@ typedef struct rl__restore {
 } rl__restore;
 int rl__ckpt_restore(rl__restore *r, const struct rl__config *c, void *algo, char *err,
                      size_t errlen);
+/* The same from a checkpoint in memory (r->path names it; no fallback). */
+int rl__ckpt_restore_mem(const void *buf, size_t len, rl__restore *r, const struct rl__config *c,
+                         void *algo, char *err, size_t errlen);
 
 const char *rl__dtype_name(rl_dtype d);
 size_t rl__dtype_size(rl_dtype d);

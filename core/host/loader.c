@@ -62,8 +62,7 @@ static int refuse(rl__registry *reg, char *err, size_t errlen, int rc,
     return rc;
 }
 
-/* Checks one descriptor; returns 0 or writes why. */
-static int check_desc(const rl_plugin_desc *d, char *why, size_t whylen)
+int rl__desc_check(const rl_plugin_desc *d, char *why, size_t whylen)
 {
     if (!d) {
         snprintf(why, whylen, "a descriptor is NULL");
@@ -288,7 +287,7 @@ static int load_file(rl__registry *reg, const char *real, char *err, size_t errl
     uint32_t n = entry->count();
     char why[RL_ERR_MAX];
     for (uint32_t i = 0; i < n; i++) {
-        if (check_desc(entry->get(i), why, sizeof why) != 0) {
+        if (rl__desc_check(entry->get(i), why, sizeof why) != 0) {
             if (entry->deinit) entry->deinit();
             dlclose(h);
             return refuse(reg, err, errlen, RL_EABI, "%s: %s", real, why);

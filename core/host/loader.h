@@ -28,6 +28,10 @@ typedef struct rl__registry {
 
 /* Loads one file.  Returns RL_OK, or an RL_E* with the sentence in err (the
    sentence is also kept in reg->refusals). */
+/* Validates one descriptor as the loader does (sizes, names, schema,
+   reserved and duplicate option names, vtable); 0, or -1 with why. */
+int rl__desc_check(const rl_plugin_desc *d, char *why, size_t whylen);
+
 int rl__registry_load_file(rl__registry *reg, const char *path, char *err,
                            size_t errlen);
 

@@ -1,0 +1,51 @@
+/* libFuzzer target: config text through the pre-scan, libconfig and the
+   schema validation of every plugin the build tree holds, and the resolved
+   config formatted back. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "loader.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static rl__registry reg;
+    static int ready;
+    if (!ready) {
+        rl__registry_discover(&reg, NULL, 0); /* the build tree's plugins */
+        ready = 1;
+    }
+    char *text = malloc(size + 1);
+    if (!text) return 0;
+    memcpy(text, data, size);
+    text[size] = 0;
+    rl__config c;
+    rl__sbuf errors = {0};
+    if (rl__config_load_text(&c, "fuzz.cfg", text, NULL, 0, &reg, &errors, 1) == RL_OK) {
+        /* the resolved config reads back as it is, to the same text */
+        rl__sbuf out = {0}, again = {0}, errors2 = {0};
+        rl__config_format(&c, &out);
+        rl__config c2;
+        if (out.oom || rl__config_load_text(&c2, "fuzz.cfg", out.data, NULL, 0, &reg, &errors2, 1) != RL_OK) {
+            fprintf(stderr, "resolved config does not read back:\n%s\n%s", out.data, errors2.data);
+            __builtin_trap();
+        }
+        rl__config_format(&c2, &again);
+        if (strcmp(out.data, again.data) != 0) {
+            fprintf(stderr, "resolved config changes when read back:\n%s\n%s", out.data, again.data);
+            __builtin_trap();
+        }
+        rl__config_destroy(&c2);
+        rl__sbuf_free(&out);
+        rl__sbuf_free(&again);
+        rl__sbuf_free(&errors2);
+        rl__config_destroy(&c);
+    }
+    rl__sbuf_free(&errors);
+    free(text);
+    return 0;
+}
