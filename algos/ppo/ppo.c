@@ -893,7 +893,7 @@ static int ppo_state(ppo *p, const rl_state_io *io, int load, char *err, size_t 
         p->m_clip = acc.m_clip, p->m_ev = acc.m_ev;
         p->m_n = acc.m_n, p->skipped = acc.skipped, p->t = acc.t;
         /* the rollout position indexes the rollout arrays */
-        if ((rc = rl_state_check_u("state/accumulators: rollout position", p->t, 0, p->T, err, errlen)))
+        if ((rc = rl_state_check_u("state/accumulators: rollout position", p->t, 0, p->T - 1, err, errlen)))
             return rc;
     }
     size_t TN = (size_t)p->T * p->N, D = p->D, H = p->H;

@@ -733,6 +733,8 @@ static int config_diff(const rl__ckpt *ck, const rl__config *c, const char *cons
                                            n ? "; " : "", (int)klen, l, (int)(cv ? cl : 5),
                                            cv ? cv : "unset", (int)(nv ? nlen : 5), nv ? nv : "unset");
                 n++;
+                for (size_t k = 0; k < at && k + 1 < difflen; k++) /* the file's bytes reach a terminal */
+                    if ((unsigned char)diff[k] < 0x20 || diff[k] == 0x7f) diff[k] = '?';
             }
             l = nl + 1;
         }

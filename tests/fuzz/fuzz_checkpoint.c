@@ -60,6 +60,7 @@ static int load_envs(void *ctx, const rl_state_io *io, char *err, size_t errlen)
 static void setup(void)
 {
     static rl__registry reg;
+    rl__log_set_level(RL_LOG_ERROR); /* config differences are warnings: thousands a second */
     rl__registry_discover(&reg, NULL, 0);
     for (size_t k = 0; k < N_TARGETS; k++) {
         target *t = &targets[k];
