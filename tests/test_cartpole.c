@@ -2,7 +2,9 @@
    published equations (Barto, Sutton & Anderson 1983, in the form of
    Florian 2007: x'' = (F + m l (θ'² sinθ − θ'' cosθ)) / M), written here in
    long double; plus the plugin's buffers, autoreset and observation modes. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cartpole.h"
 #include "loader.h"
@@ -27,8 +29,58 @@ static void ref_step(ref_state *s, int action)
     s->thd += tau * thdd;
 }
 
+/* Replays trajectories recorded from Gymnasium's CartPole-v1 (from its
+   states, with its actions): every state after every step must match bit
+   for bit, and so must the flags and the float32 observation. */
+static void gymnasium_replay(void)
+{
+    const char *dir = getenv("RLHOST_TEST_DATA");
+    char path[4096], line[1024];
+    snprintf(path, sizeof path, "%s/gymnasium_cartpole_v1.txt", dir ? dir : "tests/data");
+    FILE *f = fopen(path, "r");
+    OK(f != NULL, "the Gymnasium trajectory is there");
+    if (!f) return;
+    cp_state s = {0};
+    int steps = 0, episodes = 0, state_diff = 0, flag_diff = 0, obs_diff = 0, first_bad = -1;
+    while (fgets(line, sizeof line, f)) {
+        double v[4];
+        float o[4];
+        int a, te, tr;
+        if (!strncmp(line, "reset", 5) && sscanf(line + 5, "%la %la %la %la", &v[0], &v[1], &v[2], &v[3]) == 4) {
+            s = (cp_state){v[0], v[1], v[2], v[3], 0};
+            episodes++;
+        } else if (sscanf(line, "step %d %la %la %la %la %d %d %a %a %a %a", &a, &v[0], &v[1], &v[2], &v[3],
+                          &te, &tr, &o[0], &o[1], &o[2], &o[3]) == 11) {
+            int term, trunc;
+            cp_step(&s, a, &term, &trunc);
+            float obs[4] = {(float)s.x, (float)s.x_dot, (float)s.theta, (float)s.theta_dot};
+            int bad = s.x != v[0] || s.x_dot != v[1] || s.theta != v[2] || s.theta_dot != v[3];
+            state_diff += bad;
+            flag_diff += term != te || trunc != tr;
+            obs_diff += memcmp(obs, o, sizeof obs) != 0;
+            if (bad && first_bad < 0) first_bad = steps;
+            steps++;
+        }
+    }
+    fclose(f);
+    printf("# %d Gymnasium steps over %d episodes: %d states, %d flags, %d observations differ (first at %d)\n",
+           steps, episodes, state_diff, flag_diff, obs_diff, first_bad);
+    OK(steps > 1000 && episodes == 3, "the whole trajectory was read");
+    OK(state_diff == 0, "every state matches Gymnasium bit for bit");
+    OK(flag_diff == 0, "terminated and truncated match Gymnasium's");
+    OK(obs_diff == 0, "every float32 observation matches");
+}
+
 int main(void)
 {
+    gymnasium_replay();
+    /* Gymnasium's flag rule when the pole falls on step 500: both flags. */
+    {
+        cp_state s = {0.0, 0.0, 0.2094, 1.0, 499};
+        int term, trunc;
+        cp_step(&s, 1, &term, &trunc);
+        OK(term && trunc, "falling on step 500 is terminated and truncated, as in Gymnasium");
+    }
     /* Hand-computed first step from rest, pushing right:
        temp = 10/1.1, θ'' = -temp / (0.5 (4/3 - 0.1/1.1)) = -14.634146...,
        x'' = temp - 0.05 θ'' / 1.1 = 9.756097...; after one Euler step
