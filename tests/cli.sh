@@ -28,7 +28,7 @@ json_num() { sed -n "s/^ *\"$2\": \\([-0-9.e+]*\\).*/\\1/p" "$1"; }
 CFG="$SRC/configs/cartpole_random.cfg"
 
 expect_rc 0 "--version" -- "$RLHOST" --version
-contains "$T/out" "plugin ABI 1.0" "--version names the ABI"
+contains "$T/out" "plugin ABI 1.1" "--version names the ABI"
 expect_rc 0 "--help" -- "$RLHOST" --help
 contains "$T/out" "usage: rlhost COMMAND" "--help prints usage"
 expect_rc 0 "run --help" -- "$RLHOST" run --help
@@ -166,7 +166,7 @@ kill -TERM $pid; wait $pid; rc=$?
 mkdir -p "$T/plugins"
 cp "$FIXTURES/bad_major.so" "$FIXTURES/garbage.so" "$T/plugins/"
 expect_rc 0 "run with broken plugins on the path" -- env RLHOST_PLUGIN_PATH="$T/plugins" "$RLHOST" run "$CFG" --out "$T/run6" --set run.steps=1000
-contains "$T/err" "bad_major.so was built for plugin ABI 99.0 but this rlhost speaks 1.0" "broken plugin warned about"
+contains "$T/err" "bad_major.so was built for plugin ABI 99.1 but this rlhost speaks 1.1" "broken plugin warned about"
 expect_rc 0 "list with broken plugins" -- "$RLHOST" list --plugin-path "$T/plugins"
 contains "$T/out" "refused:" "list shows refusals"
 # a plugin found twice: the first wins, list shows the shadowed one
@@ -239,6 +239,32 @@ mkdir -p "$T/shadow"
 cp "$(dirname "$RLHOST")/../envs/cartpole/cartpole.so" "$T/shadow/"
 expect_rc 0 "check with a plugin that shadows a built-in" -- "$RLHOST" check "$CFG" --plugin-path "$T/shadow"
 contains "$T/err" "plugin 'cartpole' comes from $T/shadow/cartpole.so, which shadows" "the shadowing is said"
+
+# Replicas (ABI 1.1): data-parallel PPO over threads; counts that do not
+# split are config errors; plugins built for 1.0 load, train and run as one.
+expect_rc 2 "check: 3 replicas cannot split 8 envs" -- "$RLHOST" check "$SRC/configs/cartpole_ppo.cfg" --set run.replicas=3
+contains "$T/err" "run.replicas = 3 cannot split env.num_envs = 8 evenly" "named"
+expect_rc 2 "check: 4 replicas cannot split a batch of 250" -- "$RLHOST" check "$SRC/configs/cartpole_ppo.cfg" --set run.replicas=4 --set algo.batch_size=250
+contains "$T/err" "4 replicas cannot split batch_size 250 evenly" "named"
+expect_rc 2 "check: recurrent PPO splits whole sequences only" -- "$RLHOST" check "$SRC/configs/tmaze_rppo.cfg" --set run.replicas=2 --set algo.batch_size=48 --set algo.bptt_horizon=16 --set algo.n_steps=64
+expect_rc 0 "PPO with 2 replicas" -- "$RLHOST" run "$SRC/configs/cartpole_ppo.cfg" --set run.replicas=2 --set run.steps=8192 --set run.eval_episodes=2 --out "$T/r2a"
+contains "$T/err" "run.replicas                 2" "the Optimizations table shows the replicas"
+expect_rc 0 "the same run again" -- "$RLHOST" run "$SRC/configs/cartpole_ppo.cfg" --set run.replicas=2 --set run.steps=8192 --set run.eval_episodes=2 --set run.quiet=true --out "$T/r2b"
+data_of() { local len; len=$(od -An -t u8 -N 8 "$1" | tr -d ' '); tail -c +$((9 + len)) "$1"; }
+data_of "$T/r2a/checkpoint.safetensors" > "$T/da"; data_of "$T/r2b/checkpoint.safetensors" > "$T/db"
+cmp -s "$T/da" "$T/db"; ok $? "2 replicas: the same config and seed give the same checkpoint"
+grep -q '"replica1/' "$T/r2a/checkpoint.safetensors"; ok $? "the checkpoint holds replica 1's state too"
+expect_rc 0 "auto picks the cores the config can split" -- "$RLHOST" run "$SRC/configs/cartpole_ppo.cfg" --set run.replicas=auto --set run.steps=4096 --set run.eval_episodes=0 --out "$T/r2auto"
+contains "$T/err" "(auto: " "auto says why"
+expect_rc 0 "DQN asked for 2 replicas runs as one" -- "$RLHOST" run "$SRC/configs/cartpole_dqn.cfg" --set run.replicas=2 --set run.steps=2000 --set run.eval_episodes=0 --out "$T/dqnr2"
+contains "$T/err" "run.replicas                 1 (algo 'dqn' does not train data-parallel" "the table says why"
+expect_rc 0 "list shows the plugin built against the 1.0 header" -- "$RLHOST" list --plugin-path "$FIXTURES"
+contains "$T/out" "abi10_algo" "the 1.0 plugin is listed, not refused"
+printf 'run: { steps = 400; eval_episodes = 2; replicas = 2; };\nenv: { plugin = "cartpole"; num_envs = 2; };\nalgo: { plugin = "abi10_algo"; needed = 0; };\n' > "$T/abi10.cfg"
+expect_rc 0 "a 1.0 algorithm trains under the 1.1 host" -- "$RLHOST" run "$T/abi10.cfg" --plugin-path "$FIXTURES" --out "$T/abi10"
+contains "$T/err" "run.replicas                 1 (algo 'abi10_algo' does not train data-parallel (no RL_DESC_REPLICAS; built for ABI 1.0))" "and runs as one replica, saying why"
+printf 'run: { steps = 400; eval_episodes = 2; };\nenv: { plugin = "abi10_env"; needed = 0; num_envs = 2; };\nalgo: { plugin = "random"; };\n' > "$T/abi10env.cfg"
+expect_rc 0 "a 1.0 env steps under the 1.1 host" -- "$RLHOST" run "$T/abi10env.cfg" --plugin-path "$FIXTURES" --out "$T/abi10env"
 
 echo "1..$n"
 [ $failed = 0 ]

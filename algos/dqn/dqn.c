@@ -643,7 +643,7 @@ static const rl_algo_vtable vtable = {
 };
 
 #define PRESET(name, opts, text) \
-    {sizeof(rl_plugin_desc), RL_KIND_ALGO, name, "1.0.0", text, opts, OPT_N, stages, ST_N, &vtable}
+    {sizeof(rl_plugin_desc), RL_KIND_ALGO, name, "1.0.0", text, opts, OPT_N, stages, ST_N, &vtable, 0}
 
 static const rl_plugin_desc descs[] = {
     PRESET("dqn", opts_dqn, "deep Q-network (replay, target network, epsilon-greedy)"),

@@ -15,6 +15,7 @@
  * surrogate + value loss - entropy bonus, global-norm clipping, Adam.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -216,6 +217,10 @@ typedef struct ppo {
     int lr_linear, clip_linear, norm_adv, det_eval, recurrent, shared, batch_inference;
     int skip_nonfinite;
     uint64_t skipped;
+    /* data-parallel: this instance is replica rep->index of R; p->batch is
+       its share of the minibatch (batch_size / R), sums go through rep */
+    const rl_replicas *rep;
+    uint32_t R;
     rl_activation act;
     rl_dtype dtype;
     float scale;
@@ -337,18 +342,31 @@ static int ppo_create(const rl_algo_args *args, void **out, char *err, size_t er
     p->L = p->recurrent ? (uint32_t)o[OPT_BPTT].i : 1;
     p->H = p->recurrent ? (uint32_t)o[OPT_LSTM_HIDDEN].i : 0;
     p->n_towers = p->shared ? 1 : 2;
-    rl_blas_set_threads(st[ST_BLAS_THREADS].is_auto ? (int)host->cpu_count()
+    p->rep = args->struct_size >= offsetof(rl_algo_args, replicas) + sizeof args->replicas && args->replicas
+                 ? args->replicas
+                 : NULL;
+    p->R = p->rep ? p->rep->count : 1;
+    /* replicas share the cores: BLAS threads of their own would oversubscribe them */
+    rl_blas_set_threads(st[ST_BLAS_THREADS].is_auto ? (p->R > 1 ? 1 : (int)host->cpu_count())
                                                    : (int)st[ST_BLAS_THREADS].i);
+    uint32_t units = p->recurrent ? p->batch / (p->L ? p->L : 1) : p->batch;
+    if (p->R > 1 && (units % p->R || (p->recurrent && p->batch % p->L))) {
+        RL_ERRF(err, errlen, "%u replicas cannot split batch_size %u evenly%s", p->R, p->batch,
+                p->recurrent ? " into whole sequences of bptt_horizon" : "");
+        ppo_destroy(p);
+        return RL_EINVAL;
+    }
+    p->batch /= p->R;
     uint64_t rollout = (uint64_t)p->T * p->N;
     if (p->batch > rollout) {
         RL_ERRF(err, errlen, "batch_size %u is larger than a rollout (n_steps %u x %u envs)",
-                p->batch, p->T, p->N);
+                p->batch * p->R, p->T, p->N * p->R);
         ppo_destroy(p);
         return RL_EINVAL;
     }
     if (p->recurrent && (p->T % p->L || p->batch % p->L)) {
         RL_ERRF(err, errlen, "bptt_horizon %u must divide n_steps (%u) and batch_size (%u)", p->L,
-                p->T, p->batch);
+                p->T, p->batch * p->R);
         ppo_destroy(p);
         return RL_EINVAL;
     }
@@ -436,9 +454,12 @@ static int ppo_create(const rl_algo_args *args, void **out, char *err, size_t er
         ppo_destroy(p);
         return rc;
     }
-    rl_rng_seed(&p->rng, args->seed, 0xA4C7);
+    /* Streams of their own per replica (replica 0's are the single run's);
+       the network's initialization above is the same everywhere. */
+    uint64_t k = p->rep ? (uint64_t)p->rep->index << 32 : 0;
+    rl_rng_seed(&p->rng, args->seed, 0xA4C7 ^ k);
     rl_rng_seed(&p->eval_rng, args->seed, 0xE7A1);
-    rl_rng_seed(&p->shuffle, args->seed, 0x5F1E);
+    rl_rng_seed(&p->shuffle, args->seed, 0x5F1E ^ k);
     *out = p;
     return RL_OK;
 }
@@ -686,6 +707,12 @@ static void gather(ppo *p, uint32_t M, uint32_t S)
         }
 }
 
+/* Sums over the replicas (nothing to do for one). */
+static void allreduce_d(const ppo *p, double *v, size_t n)
+{
+    if (p->R > 1) p->rep->allreduce_f64(p->rep->ctx, v, n);
+}
+
 static int train_rollout(ppo *p, char *err, size_t errlen)
 {
     uint32_t T = p->T, N = p->N, A = p->A, L = p->L;
@@ -709,16 +736,18 @@ static int train_rollout(ppo *p, char *err, size_t errlen)
         }
     ppo_gae(p->adv, p->ret, p->rewards, p->values, p->terminated, p->truncated, p->final_values,
             last_v, T, N, p->gamma, p->lambda);
-    /* explained variance of the rollout's values */
-    double mr = 0, mres = 0;
-    for (size_t k = 0; k < TN; k++) mr += p->ret[k], mres += p->ret[k] - p->values[k];
-    mr /= TN, mres /= TN;
-    double vr = 0, vres = 0;
+    /* explained variance of the rollout's values (all replicas') */
+    double sums[2] = {0, 0};
+    for (size_t k = 0; k < TN; k++) sums[0] += p->ret[k], sums[1] += p->ret[k] - p->values[k];
+    allreduce_d(p, sums, 2);
+    double mr = sums[0] / ((double)TN * p->R), mres = sums[1] / ((double)TN * p->R);
+    double var[2] = {0, 0};
     for (size_t k = 0; k < TN; k++) {
         double a = p->ret[k] - mr, b = p->ret[k] - p->values[k] - mres;
-        vr += a * a, vres += b * b;
+        var[0] += a * a, var[1] += b * b;
     }
-    p->m_ev = vr > 0 ? 1.0 - vres / vr : NAN;
+    allreduce_d(p, var, 2);
+    p->m_ev = var[0] > 0 ? 1.0 - var[1] / var[0] : NAN;
     float lr = p->lr_linear ? rl_schedule_linear(p->lr, 0.0f, p->progress) : p->lr;
     float clip = p->clip_linear ? rl_schedule_linear(p->clip, 0.0f, p->progress) : p->clip;
     uint32_t units = p->recurrent ? (uint32_t)(TN / L) : (uint32_t)TN; /* sequences or rows */
@@ -739,14 +768,19 @@ static int train_rollout(ppo *p, char *err, size_t errlen)
             gather(p, M, S);
             train_forward(p, Lm, S);
             rl_log_softmax(p->logp_all, p->logits, M, A);
+            /* Mg: the global minibatch, M rows on each of R replicas; means,
+               the advantages' statistics and the loss are over all of it */
+            uint32_t Mg = M * p->R;
             double amean = 0, astd = 0;
             for (uint32_t r = 0; r < M; r++) amean += p->adv[p->rows_idx[r]];
-            amean /= M;
+            allreduce_d(p, &amean, 1);
+            amean /= Mg;
             for (uint32_t r = 0; r < M; r++) {
                 double d = p->adv[p->rows_idx[r]] - amean;
                 astd += d * d;
             }
-            astd = M > 1 ? sqrt(astd / (M - 1)) : 1.0;
+            allreduce_d(p, &astd, 1);
+            astd = Mg > 1 ? sqrt(astd / (Mg - 1)) : 1.0;
             memset(p->dlogits, 0, (size_t)M * A * sizeof(float));
             double pg = 0, vl = 0, ent = 0, kl = 0, clipped_n = 0;
             for (uint32_t r = 0; r < M; r++) {
@@ -754,7 +788,7 @@ static int train_rollout(ppo *p, char *err, size_t errlen)
                 const float *lp = p->logp_all + (size_t)r * A;
                 int32_t a = p->actions[row];
                 float adv = p->adv[row];
-                if (p->norm_adv && M > 1) adv = (float)((adv - amean) / (astd + 1e-8));
+                if (p->norm_adv && Mg > 1) adv = (float)((adv - amean) / (astd + 1e-8));
                 float dlogp;
                 int was_clipped;
                 pg += ppo_policy_loss(lp[a], p->logp[row], adv, clip, &dlogp, &was_clipped);
@@ -762,12 +796,16 @@ static int train_rollout(ppo *p, char *err, size_t errlen)
                 float logr = lp[a] - p->logp[row];
                 kl += (expf(logr) - 1.0f) - logr;
                 ent += rl_categorical_entropy(lp, A);
-                rl_categorical_backward(p->dlogits + (size_t)r * A, lp, A, a, dlogp / M,
-                                        -p->ent_coef / M);
+                rl_categorical_backward(p->dlogits + (size_t)r * A, lp, A, a, dlogp / Mg,
+                                        -p->ent_coef / Mg);
                 float dvr;
                 vl += ppo_value_loss(p->vpred[r], p->values[row], p->ret[row], p->vclip, &dvr);
-                p->dv[r] = p->vf_coef * dvr / M;
+                p->dv[r] = p->vf_coef * dvr / Mg;
             }
+            double part[5] = {pg, vl, ent, kl, clipped_n}; /* every replica decides alike */
+            allreduce_d(p, part, 5);
+            pg = part[0], vl = part[1], ent = part[2], kl = part[3], clipped_n = part[4];
+            M = Mg; /* from here on only the global means */
             double loss = pg / M + p->vf_coef * vl / M - p->ent_coef * ent / M;
             if (!isfinite(loss) && p->skip_nonfinite) {
                 p->skipped++;
@@ -780,6 +818,10 @@ static int train_rollout(ppo *p, char *err, size_t errlen)
             }
             rl_params_zero_grad(&p->p);
             train_backward(p, Lm, S);
+            if (p->R > 1 && p->rep->allreduce_f32(p->rep->ctx, p->p.grad, p->p.n) != RL_OK) {
+                RL_ERRF(err, errlen, "the replicas' gradient sum failed");
+                return RL_EINVAL;
+            }
             float norm = rl_clip_grad_norm(p->p.grad, p->p.n, p->max_grad_norm);
             if (!isfinite(norm)) {
                 if (p->skip_nonfinite) {
@@ -974,10 +1016,10 @@ static const rl_algo_vtable vtable = {
 static const rl_plugin_desc descs[] = {
     {sizeof(rl_plugin_desc), RL_KIND_ALGO, "ppo", "1.0.0",
      "proximal policy optimization (clipped surrogate, GAE)", opts_ppo, OPT_N, stages, ST_N,
-     &vtable},
+     &vtable, RL_DESC_REPLICAS},
     {sizeof(rl_plugin_desc), RL_KIND_ALGO, "recurrent_ppo", "1.0.0",
      "PPO with an LSTM before the heads (preset: recurrent = true)", opts_rppo, OPT_N, stages,
-     ST_N, &vtable},
+     ST_N, &vtable, RL_DESC_REPLICAS},
 };
 
 static int plugin_init(const rl_host_api *h, char *err, size_t errlen)

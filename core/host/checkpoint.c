@@ -804,6 +804,14 @@ static int restore_ckpt(rl__ckpt *ckp, rl__restore *r, const rl__config *c, void
         snprintf(err, errlen, "%s: metadata rlhost.step or rlhost.episodes is not a count", path);
         rc = RL_ECORRUPT;
     }
+    uint64_t reps = 1;
+    if (rc == RL_OK && r->replicas && (meta_count(&ck, "rlhost.replicas", &reps) || !reps)) reps = 0;
+    if (rc == RL_OK && r->replicas && rl__ckpt_meta_get(&ck, "rlhost.replicas") && reps != r->replicas) {
+        snprintf(err, errlen, "%s was written by %llu replica%s, this run has %u: resume with "
+                              "--set run.replicas=%llu",
+                 path, (unsigned long long)reps, reps == 1 ? "" : "s", r->replicas, (unsigned long long)reps);
+        rc = RL_ECONFIG;
+    }
     char diff[RL_ERR_MAX];
     if (rc == RL_OK && config_diff(&ck, c, r->allowed, r->n_allowed, diff, sizeof diff)) {
         if (r->strict_config) {
@@ -831,7 +839,8 @@ static int restore_ckpt(rl__ckpt *ckp, rl__restore *r, const rl__config *c, void
     rl__ckpt_io(&ck, &io);
     if (rc == RL_OK && ext) {
         char perr[RL_ERR_MAX] = "";
-        rc = ext->load(algo, &io, perr, sizeof perr);
+        rc = r->algo_load ? r->algo_load(r->algo_ctx, ext, &io, perr, sizeof perr)
+                          : ext->load(algo, &io, perr, sizeof perr);
         if (rc != RL_OK) snprintf(err, errlen, "%s: %s", path, perr[0] ? perr : rl_strerror(rc));
     }
     if (rc == RL_OK && r->host_load) {

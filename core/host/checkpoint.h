@@ -81,6 +81,13 @@ typedef struct rl__restore {
     size_t n_allowed;
     rl__host_state_fn host_load; /* may be NULL */
     void *host_ctx;
+    /* resume: the replicas the run has; a checkpoint of another count is
+       refused (0: not checked; eval and play use replica 0's state) */
+    uint32_t replicas;
+    /* loads the algorithm's state (all replicas); NULL: ext->load(algo) */
+    int (*algo_load)(void *ctx, const rl_algo_state_ext *ext, const rl_state_io *io, char *err,
+                     size_t errlen);
+    void *algo_ctx;
     /* out */
     uint64_t step, episodes;
     const char *used;   /* path or prev_path */

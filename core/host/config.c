@@ -31,6 +31,11 @@ static const rl_option_def run_schema[RL__RUN_N] = {
             "steps between checkpoints (checkpoint.safetensors); 0 = only at the end"),
     [RL__RUN_QUIET] = DEF(RL_OPT_BOOL, "quiet", "false", 1, 0, 0,
                           "no progress output; metrics.csv written only at the end"),
+    [RL__RUN_REPLICAS] =
+        DEF(RL_OPT_INT, "replicas", "1", 1, RL__MAX_REPLICAS, RL_OPT_AUTO | RL_OPT_CHANGES_RESULTS,
+            "data-parallel replicas (threads), each with num_envs/R envs and a share of every "
+            "minibatch, gradients summed; auto = the cores the config can split over "
+            "(changes results: they depend on config, seed and R)"),
 };
 
 static const rl_option_def env_host_schema[RL__ENV_N] = {

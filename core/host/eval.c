@@ -8,6 +8,7 @@
 
 #include "checkpoint.h"
 #include "config.h"
+#include "replicas.h"
 
 int rl__evaluate(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const char *algo_name,
                  uint32_t episodes, volatile sig_atomic_t *stop, rl__eval_result *out, char *err,
@@ -66,7 +67,7 @@ void *rl__policy_open(const rl__config *c, const rl_env_info *info, uint32_t n_e
     rl_algo_args args = {sizeof args, info, (uint32_t)c->env_host.vals[RL__ENV_NUM_ENVS].i, n_eval,
                          (uint64_t)c->run.vals[RL__RUN_SEED].i,
                          (uint64_t)c->run.vals[RL__RUN_STEPS].i, c->algo_opts.vals,
-                         c->algo_stages.vals, rl__host_api()};
+                         c->algo_stages.vals, rl__host_api(), rl__replicas_single()};
     void *algo = NULL;
     int rc = avt->create(&args, &algo, err, sizeof err);
     if (rc != RL_OK) {

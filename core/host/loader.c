@@ -3,6 +3,7 @@
 #include "loader.h"
 
 #include <dirent.h>
+#include <stddef.h>
 #include <dlfcn.h>
 #include <limits.h>
 #include <signal.h>
@@ -32,7 +33,7 @@ struct rl__plugin_file {
 /* Sizes of the structs as ABI 1.0 defined them: the least a plugin of this
    major may hand us.  They stay fixed when later minors grow the structs. */
 #define ENTRY_SIZE_1_0 sizeof(rl_plugin_entry)
-#define DESC_SIZE_1_0 sizeof(rl_plugin_desc)
+#define DESC_SIZE_1_0 offsetof(rl_plugin_desc, flags)
 #define ENV_VT_SIZE_1_0 sizeof(rl_env_vtable)
 #define ALGO_VT_SIZE_1_0 sizeof(rl_algo_vtable)
 
@@ -60,6 +61,11 @@ static int refuse(rl__registry *reg, char *err, size_t errlen, int rc,
         if (copy) reg->refusals[reg->n_refusals++] = copy;
     }
     return rc;
+}
+
+uint32_t rl__desc_flags(const rl_plugin_desc *d)
+{
+    return d->struct_size >= offsetof(rl_plugin_desc, flags) + sizeof d->flags ? d->flags : 0;
 }
 
 int rl__desc_check(const rl_plugin_desc *d, char *why, size_t whylen)

@@ -28,6 +28,9 @@ typedef struct rl__registry {
 
 /* Loads one file.  Returns RL_OK, or an RL_E* with the sentence in err (the
    sentence is also kept in reg->refusals). */
+/* rl_plugin_desc.flags, 0 for a descriptor too short to have them (1.0). */
+uint32_t rl__desc_flags(const rl_plugin_desc *d);
+
 /* Validates one descriptor as the loader does (sizes, names, schema,
    reserved and duplicate option names, vtable); 0, or -1 with why. */
 int rl__desc_check(const rl_plugin_desc *d, char *why, size_t whylen);

@@ -13,6 +13,7 @@
 #include "config.h"
 #include "cpu.h"
 #include "eval.h"
+#include "replicas.h"
 #include "vecenv.h"
 #include "loader.h"
 #include "play.h"
@@ -297,10 +298,14 @@ static int check_plugins(const rl__config *c)
         rl__log(RL_LOG_ERROR, NULL, "%s", err);
         return EXIT_USAGE;
     }
-    void *algo = rl__policy_open(c, &v.info, n_eval ? n_eval : 1, NULL, NULL, NULL);
-    if (algo) ((const rl_algo_vtable *)c->algo->desc->vtable)->destroy(algo);
+    rl__replicas reps;
+    char why[160];
+    int rc = rl__replicas_open(&reps, c, &v.info, v.n, n_eval ? n_eval : 1, 0,
+                               (uint64_t)c->run.vals[RL__RUN_STEPS].i, why, sizeof why, err, sizeof err);
+    if (rc == RL_OK) rl__replicas_destroy(&reps);
+    else rl__log(RL_LOG_ERROR, NULL, "%s", err);
     rl__vecenv_destroy(&v);
-    return algo ? 0 : EXIT_USAGE;
+    return rc == RL_OK ? 0 : rc == RL_ENOMEM ? EXIT_RUN_FAILED : EXIT_USAGE;
 }
 
 static int cmd_run(cli *c, int check_only)

@@ -21,7 +21,9 @@
 #include "checkpoint.h"
 #include "cpu.h"
 #include "eval.h"
+#include "loader.h"
 #include "output.h"
+#include "replicas.h"
 #include "rundir.h"
 #include "vecenv.h"
 
@@ -40,7 +42,9 @@ typedef rl__eval_result eval_result;
 typedef struct run_state {
     const rl__config *c;
     const rl_algo_vtable *avt;
-    void *algo;
+    rl__replicas reps;
+    void *algo; /* reps.algo[0]: evaluates, reports metrics */
+    char replicas_reason[160];
     const rl_algo_eval_ext *eval_ext; /* optional, NULL when absent */
     const rl_algo_state_ext *state_ext; /* optional, NULL when absent */
     rl__vecenv train, eval;
@@ -399,6 +403,9 @@ static int write_checkpoint(run_state *rs)
     if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.algo_version", c->algo->desc->version);
     snprintf(num, sizeof num, "%llu", (unsigned long long)rs->steps);
     if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.step", num);
+    char reps[16];
+    snprintf(reps, sizeof reps, "%u", rs->reps.count);
+    if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.replicas", reps);
     char eps[32];
     snprintf(eps, sizeof eps, "%llu", (unsigned long long)rs->train.stats.episodes);
     if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.episodes", eps);
@@ -408,7 +415,7 @@ static int write_checkpoint(run_state *rs)
         rl_state_io io;
         rl__ckpt_io(&ck, &io);
         char perr[RL_ERR_MAX] = "";
-        rc = rs->state_ext->save(rs->algo, &io, perr, sizeof perr);
+        rc = rl__replicas_state(&rs->reps, rs->state_ext, &io, 0, perr, sizeof perr);
         if (rc) snprintf(rs->err, sizeof rs->err, "algo '%s' could not save its state: %s",
                          c->algo->desc->name, perr[0] ? perr : rl_strerror(rc));
         if (!rc) rc = host_state(rs, &io, 0, rs->err, sizeof rs->err);
@@ -454,6 +461,8 @@ static void print_optimizations(const run_state *rs)
             rl__sbuf_free(&b);
         }
     }
+    fprintf(stderr, "  %-28s %u%s%s%s\n", "run.replicas", rs->reps.count, rs->replicas_reason[0] ? " (" : "",
+            rs->replicas_reason, rs->replicas_reason[0] ? ")" : "");
     fprintf(stderr, "  %-28s %lld\n  %-28s %lld\n", "run.log_interval",
             (long long)val(&c->run, RL__RUN_LOG_INTERVAL)->i, "run.eval_interval",
             (long long)val(&c->run, RL__RUN_EVAL_INTERVAL)->i);
@@ -492,12 +501,9 @@ static int train_loop(run_state *rs)
     while (rs->steps < rs->target && !g_stop_signal) {
         double t0 = rl_now();
         perr[0] = 0;
-        int rc = rs->avt->act(rs->algo, RL_ACT_TRAIN, v->io.obs, v->episode_start, v->actions,
-                              v->n, perr, sizeof perr);
-        if (rc != RL_OK) {
-            snprintf(rs->err, sizeof rs->err, "%s", perr);
-            return fail(rs, rc, "algo act failed");
-        }
+        int rc = rl__replicas_act(&rs->reps, v->io.obs, v->row_bytes, v->episode_start, v->actions,
+                                  rs->err, sizeof rs->err);
+        if (rc != RL_OK) return fail(rs, rc, "algo act failed");
         double t1 = rl_now();
         if ((rc = rl__vecenv_step(v, rs->err, sizeof rs->err)) != RL_OK)
             return fail(rs, rc, "env step refused");
@@ -505,12 +511,9 @@ static int train_loop(run_state *rs)
         rs->steps += v->n;
         t.obs = v->prev_obs;
         t.next_obs = v->io.obs;
-        perr[0] = 0;
-        if ((rc = rs->avt->observe(rs->algo, &t, perr, sizeof perr)) != RL_OK ||
-            (rc = rs->avt->update(rs->algo, rs->steps, perr, sizeof perr)) != RL_OK) {
-            snprintf(rs->err, sizeof rs->err, "%s", perr);
+        if ((rc = rl__replicas_observe_update(&rs->reps, &t, v->row_bytes, rs->steps, rs->err,
+                                              sizeof rs->err)) != RL_OK)
             return fail(rs, rc, "algo update failed");
-        }
         double t3 = rl_now();
         rs->t_act += t1 - t0;
         rs->t_env += t2 - t1;
@@ -521,9 +524,9 @@ static int train_loop(run_state *rs)
                 rc = evaluate(rs, eval_episodes, &rs->last_eval, 0);
                 if (rc != RL_OK) return fail(rs, rc, "evaluation failed");
                 rs->pending_eval = 1;
-                if (rs->eval_ext) {
+                for (uint32_t r = 0; rc == RL_OK && rs->eval_ext && r < rs->reps.count; r++) {
                     perr[0] = 0;
-                    rc = rs->eval_ext->evaluated(rs->algo, rs->steps, rs->last_eval.return_mean,
+                    rc = rs->eval_ext->evaluated(rs->reps.algo[r], rs->steps, rs->last_eval.return_mean,
                                                  perr, sizeof perr);
                     if (rc != RL_OK) {
                         snprintf(rs->err, sizeof rs->err, "%s", perr);
@@ -555,6 +558,12 @@ static int train_loop(run_state *rs)
     return RL_OK;
 }
 
+static int replicas_load(void *ctx, const rl_algo_state_ext *ext, const rl_state_io *io, char *err,
+                         size_t errlen)
+{
+    return rl__replicas_state(ctx, ext, io, 1, err, errlen);
+}
+
 /* metrics.csv of the run being resumed, cut back to the checkpoint's step:
    rows a killed run wrote after its last checkpoint are written again. */
 static void load_metrics(run_state *rs, const char *dir)
@@ -584,7 +593,8 @@ static int resume(run_state *rs, const rl__run_opts *o)
     snprintf(rpath, sizeof rpath, "%s/replay.safetensors", o->resume_dir);
     rl__restore r = {.path = path, .prev_path = prev, .replay_path = rpath, .strict_config = 1,
                      .allowed = o->set_keys, .n_allowed = o->n_set_keys,
-                     .host_load = host_state_load, .host_ctx = rs};
+                     .host_load = host_state_load, .host_ctx = rs,
+                     .algo_load = replicas_load, .algo_ctx = &rs->reps, .replicas = rs->reps.count};
     int rc = rl__ckpt_restore(&r, rs->c, rs->algo, rs->err, sizeof rs->err);
     if (rc != RL_OK) return rc;
     if (r.step >= rs->target) {
@@ -667,18 +677,14 @@ int rl__run(const rl__config *c, const rl__run_opts *o, rl__run_stats *stats)
         rs->have_eval = 1;
     }
     {
-        rl_algo_args args = {sizeof args,         &rs->train.info, num_envs,
-                             n_eval ? n_eval : 1, seed,            rs->target,
-                             c->algo_opts.vals,   c->algo_stages.vals, rl__host_api()};
-        char perr[RL_ERR_MAX] = "";
-        int rc = rs->avt->create(&args, &rs->algo, perr, sizeof perr);
+        int rc = rl__replicas_open(&rs->reps, c, &rs->train.info, num_envs, n_eval ? n_eval : 1, seed,
+                                   rs->target, rs->replicas_reason, sizeof rs->replicas_reason, rs->err,
+                                   sizeof rs->err);
         if (rc != RL_OK) {
-            rs->algo = NULL;
-            snprintf(rs->err, sizeof rs->err, "algo '%s': %s", c->algo->desc->name,
-                     perr[0] ? perr : rl_strerror(rc));
             exit_code = rc == RL_ENOMEM ? 1 : 2;
             goto out;
         }
+        rs->algo = rs->reps.algo[0];
     }
     if (rs->avt->get_extension) {
         const rl_algo_eval_ext *e = rs->avt->get_extension(rs->algo, RL_EXT_ALGO_EVAL);
@@ -725,7 +731,8 @@ int rl__run(const rl__config *c, const rl__run_opts *o, rl__run_stats *stats)
         if ((rc = write_checkpoint(rs)) != RL_OK) fail(rs, rc, "writing the checkpoint failed");
     } else if (rc == RL_OK && rs->eval_ext) {
         char perr[RL_ERR_MAX] = "";
-        rc = rs->eval_ext->training_done(rs->algo, perr, sizeof perr);
+        for (uint32_t r = 0; rc == RL_OK && r < rs->reps.count; r++)
+            rc = rs->eval_ext->training_done(rs->reps.algo[r], perr, sizeof perr);
         if (rc != RL_OK) {
             snprintf(rs->err, sizeof rs->err, "%s", perr);
             fail(rs, rc, "algo training_done failed");
@@ -783,7 +790,7 @@ int rl__run(const rl__config *c, const rl__run_opts *o, rl__run_stats *stats)
 out:
     if ((exit_code == 1 || exit_code == 2) && rs->err[0]) rl__log(RL_LOG_ERROR, NULL, "%s", rs->err);
     if (dir_fd >= 0) close(dir_fd); /* releases the lock */
-    if (rs->algo) rs->avt->destroy(rs->algo);
+    rl__replicas_destroy(&rs->reps);
     rl__vecenv_destroy(&rs->eval);
     rl__vecenv_destroy(&rs->train);
     rl__sbuf_free(&rs->csv);

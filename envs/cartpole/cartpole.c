@@ -173,7 +173,7 @@ static const rl_env_vtable vtable = {
 static const rl_plugin_desc desc = {
     sizeof desc, RL_KIND_ENV, "cartpole", "1.0.0",
     "classic cart-pole balancing with the CartPole-v1 constants (500-step episodes)",
-    options, OPT_N, NULL, 0, &vtable,
+    options, OPT_N, NULL, 0, &vtable, 0,
 };
 
 RL_PLUGIN_DEFINE_SINGLE(desc);

@@ -352,7 +352,7 @@ static const rl_env_vtable vtable = {
 static const rl_plugin_desc desc = {
     sizeof desc, RL_KIND_ENV, "gridworld", "1.0.0",
     "grid navigation: walls, goal, lava; built-in layouts including the T-maze memory task",
-    options, OPT_N, NULL, 0, &vtable,
+    options, OPT_N, NULL, 0, &vtable, 0,
 };
 
 RL_PLUGIN_DEFINE_SINGLE(desc);

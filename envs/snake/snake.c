@@ -332,7 +332,7 @@ static const rl_env_vtable vtable = {
 static const rl_plugin_desc desc = {
     sizeof desc, RL_KIND_ENV, "snake", "1.0.0",
     "classic snake on a walled board: eat food, grow, do not hit walls or yourself",
-    options, OPT_N, NULL, 0, &vtable,
+    options, OPT_N, NULL, 0, &vtable, 0,
 };
 
 RL_PLUGIN_DEFINE_SINGLE(desc);

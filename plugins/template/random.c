@@ -123,7 +123,7 @@ static const rl_algo_vtable vtable = {
 static const rl_plugin_desc desc = {
     sizeof desc, RL_KIND_ALGO, "random", "1.0.0",
     "uniform-random policy (the template to copy for a new algorithm)",
-    options, OPT_N, NULL, 0, &vtable,
+    options, OPT_N, NULL, 0, &vtable, 0,
 };
 
 static int plugin_init(const rl_host_api *host, char *err, size_t errlen)

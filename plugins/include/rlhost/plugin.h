@@ -33,7 +33,9 @@ extern "C" {
 #endif
 
 #define RL_ABI_MAJOR 1
-#define RL_ABI_MINOR 0
+#define RL_ABI_MINOR 1
+/* 1.1 added: rl_algo_args.replicas with rl_replicas (data-parallel
+   training), rl_plugin_desc.flags with RL_DESC_REPLICAS. */
 
 /* Name of the one symbol a plugin exports. */
 #define RL_PLUGIN_ENTRY_SYMBOL "rlhost_plugin_entry"
@@ -251,6 +253,27 @@ typedef enum rl_act_mode {
                          separate recurrent state for the eval envs */
 } rl_act_mode;
 
+/* ABI 1.1: data-parallel training.  A run may have R replicas, each an
+   algorithm instance of its own that owns a contiguous slice of the
+   training envs (num_envs of rl_algo_args are the replica's share) and a
+   share of every minibatch.  Before each optimizer step the replicas sum
+   their gradients with allreduce, and all take the same step, so their
+   parameters stay identical.  The sum adds the replicas' buffers in replica
+   order 0, 1, ..., R-1 whatever the transport (threads in one process, or
+   MPI ranks), so results depend on (config, seed, R) only.  With R = 1
+   every call returns at once and leaves buf as it is. */
+typedef struct rl_replicas {
+    uint32_t struct_size;
+    uint32_t count; /* R >= 1 */
+    uint32_t index; /* this replica, 0 .. R-1; replica 0 also evaluates */
+    void *ctx;
+    /* the replica's thread.  Every replica makes the same calls in the
+       same order with the same n; each blocks until all have arrived, then
+       buf holds the elementwise sum over the replicas, identical in all. */
+    int (*allreduce_f32)(void *ctx, float *buf, size_t n);
+    int (*allreduce_f64)(void *ctx, double *buf, size_t n);
+} rl_replicas;
+
 typedef struct rl_algo_args {
     uint32_t struct_size;
     const rl_env_info *env;
@@ -261,6 +284,10 @@ typedef struct rl_algo_args {
     const rl_value *options;
     const rl_value *stages;
     const rl_host_api *host;
+    /* ABI 1.1 (read only when struct_size covers it): the replica this
+       instance is; never NULL from a 1.1 host.  Only descriptors with
+       RL_DESC_REPLICAS get a count above 1. */
+    const rl_replicas *replicas;
 } rl_algo_args;
 
 /* One vectorized env step, as the algorithm sees it. */
@@ -288,7 +315,9 @@ typedef struct rl_algo_vtable {
                   size_t errlen);
     /* main thread; destroy(NULL) is a no-op */
     void (*destroy)(void *algo);
-    /* main thread: choose actions for count envs.  episode_start[i] != 0
+    /* main thread (with replicas: the replica's own thread; one instance is
+       never called from two threads at once, but replicas run at the same
+       time, so instances share no mutable state): choose actions for count envs.  episode_start[i] != 0
        marks obs row i as the first of an episode (reset recurrent state). */
     int (*act)(void *algo, rl_act_mode mode, const void *obs,
                const uint8_t *episode_start, int32_t *actions, uint32_t count,
@@ -366,7 +395,13 @@ typedef struct rl_plugin_desc {
     const rl_option_def *stages;
     uint32_t n_stages;
     const void *vtable; /* const rl_env_vtable * or const rl_algo_vtable * */
+    /* ABI 1.1: RL_DESC_* bits */
+    uint32_t flags;
 } rl_plugin_desc;
+
+/* rl_plugin_desc.flags: the algorithm trains data-parallel with
+   rl_algo_args.replicas (splits its minibatches and sums gradients). */
+#define RL_DESC_REPLICAS 0x1u
 
 typedef struct rl_plugin_entry {
     rl_abi_version abi; /* first, always: RL_ABI_MAJOR, RL_ABI_MINOR */

@@ -1,0 +1,326 @@
+/* Data-parallel replicas in one process; see replicas.h. */
+#define _GNU_SOURCE
+#include "replicas.h"
+
+#include <sched.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rlhost/rlcore.h>
+
+#include "loader.h"
+#include "util.h"
+
+typedef struct rl__replica_member {
+    struct rl__replica_group *g;
+    uint32_t index;
+} member;
+
+/* A barrier that spins: replicas meet several times per minibatch, a few
+   microseconds apart, where a sleeping barrier's wake-up would cost more
+   than the work between meetings.  After a while it yields the core. */
+typedef struct spin_barrier {
+    _Atomic uint32_t arrived;
+    _Atomic uint32_t generation;
+    uint32_t count;
+} spin_barrier;
+
+static void barrier_wait(spin_barrier *b)
+{
+    uint32_t gen = atomic_load_explicit(&b->generation, memory_order_acquire);
+    if (atomic_fetch_add_explicit(&b->arrived, 1, memory_order_acq_rel) == b->count - 1) {
+        atomic_store_explicit(&b->arrived, 0, memory_order_relaxed);
+        atomic_fetch_add_explicit(&b->generation, 1, memory_order_release);
+        return;
+    }
+    for (uint32_t spins = 0; atomic_load_explicit(&b->generation, memory_order_acquire) == gen; spins++) {
+        if (spins < 200000) {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        } else {
+            sched_yield();
+        }
+    }
+}
+
+typedef struct rl__replica_group {
+    uint32_t count;
+    spin_barrier barrier;
+    void *bufs[RL__MAX_REPLICAS];
+    size_t n[RL__MAX_REPLICAS];
+    member members[RL__MAX_REPLICAS];
+    rl_replicas api[RL__MAX_REPLICAS];
+} group;
+
+/* Every replica publishes its buffer; then replica k sums elements
+   [k n / R, (k + 1) n / R) over the buffers in replica order and writes the
+   sum back into all of them; a second barrier ends it. */
+#define ALLREDUCE(name, type)                                                      \
+    static int name(void *ctx, type *buf, size_t n)                                \
+    {                                                                              \
+        member *m = ctx;                                                           \
+        group *g = m->g;                                                           \
+        uint32_t R = g->count, k = m->index;                                       \
+        if (R == 1) return RL_OK;                                                  \
+        g->bufs[k] = buf;                                                          \
+        g->n[k] = n;                                                               \
+        barrier_wait(&g->barrier);                                         \
+        int same = 1;                                                              \
+        for (uint32_t r = 1; r < R; r++) same &= g->n[r] == g->n[0];               \
+        if (same) {                                                                \
+            size_t lo = n * k / R, hi = n * (k + 1) / R;                           \
+            for (size_t i = lo; i < hi; i++) {                                     \
+                type s = ((type *)g->bufs[0])[i];                                  \
+                for (uint32_t r = 1; r < R; r++) s += ((type *)g->bufs[r])[i];     \
+                for (uint32_t r = 0; r < R; r++) ((type *)g->bufs[r])[i] = s;      \
+            }                                                                      \
+        }                                                                          \
+        barrier_wait(&g->barrier);                                         \
+        return same ? RL_OK : RL_EINVAL; /* a plugin bug: replicas disagree on n */ \
+    }
+ALLREDUCE(allreduce_f32, float)
+ALLREDUCE(allreduce_f64, double)
+
+const rl_replicas *rl__replicas_single(void)
+{
+    static group one = {.count = 1};
+    static const rl_replicas api = {sizeof api, 1, 0, &one.members[0], allreduce_f32, allreduce_f64};
+    one.members[0].g = &one;
+    return &api;
+}
+
+struct rl__replica_group *rl__replica_group_create(uint32_t count)
+{
+    if (count < 1 || count > RL__MAX_REPLICAS) return NULL;
+    group *gr = calloc(1, sizeof *gr);
+    if (!gr) return NULL;
+    gr->count = count;
+    gr->barrier.count = count;
+    for (uint32_t r = 0; r < count; r++) {
+        gr->members[r] = (member){gr, r};
+        gr->api[r] = (rl_replicas){sizeof(rl_replicas), count, r, &gr->members[r], allreduce_f32, allreduce_f64};
+    }
+    return gr;
+}
+
+const rl_replicas *rl__replica_group_api(struct rl__replica_group *g, uint32_t index)
+{
+    return index < g->count ? &g->api[index] : NULL;
+}
+
+void rl__replica_group_destroy(struct rl__replica_group *g)
+{
+    free(g);
+}
+
+int rl__replicas_create(rl__replicas *g, const rl__config *c, const rl_env_info *info,
+                        uint32_t num_envs, uint32_t n_eval, uint64_t seed, uint64_t total_steps,
+                        uint32_t count, char *err, size_t errlen)
+{
+    memset(g, 0, sizeof *g);
+    g->avt = c->algo->desc->vtable;
+    if (count < 1 || count > RL__MAX_REPLICAS || num_envs % count) {
+        snprintf(err, errlen, "%u replicas cannot split %u envs evenly", count, num_envs);
+        return RL_ECONFIG;
+    }
+    g->count = count;
+    g->per = num_envs / count;
+    group *gr = rl__replica_group_create(count);
+    if (!gr || !(g->pool = rl__pool_create(count))) {
+        rl__replica_group_destroy(gr);
+        rl__pool_destroy(g->pool);
+        g->pool = NULL;
+        snprintf(err, errlen, "out of memory for %u replicas", count);
+        return RL_ENOMEM;
+    }
+    g->group = gr;
+    for (uint32_t r = 0; r < count; r++) {
+        rl_algo_args args = {sizeof args, info,  g->per, n_eval, seed, total_steps, c->algo_opts.vals,
+                             c->algo_stages.vals, rl__host_api(), &gr->api[r]};
+        char perr[RL_ERR_MAX] = "";
+        int rc = g->avt->create(&args, &g->algo[r], perr, sizeof perr);
+        if (rc != RL_OK) {
+            g->algo[r] = NULL;
+            snprintf(err, errlen, "algo '%s'%s: %s", c->algo->desc->name,
+                     count > 1 ? " (with replicas)" : "", perr[0] ? perr : rl_strerror(rc));
+            rl__replicas_destroy(g);
+            return rc;
+        }
+    }
+    return RL_OK;
+}
+
+void rl__replicas_destroy(rl__replicas *g)
+{
+    for (uint32_t r = 0; r < g->count; r++)
+        if (g->algo[r]) g->avt->destroy(g->algo[r]);
+    rl__pool_destroy(g->pool);
+    rl__replica_group_destroy(g->group);
+    memset(g, 0, sizeof *g);
+}
+
+int rl__replicas_open(rl__replicas *g, const rl__config *c, const rl_env_info *info,
+                      uint32_t num_envs, uint32_t n_eval, uint64_t seed, uint64_t total_steps,
+                      char *why, size_t whylen, char *err, size_t errlen)
+{
+    const rl_value *v = &c->run.vals[RL__RUN_REPLICAS];
+    const rl_plugin_desc *d = c->algo->desc;
+    if (!(rl__desc_flags(d) & RL_DESC_REPLICAS)) {
+        snprintf(why, whylen, "algo '%s' does not train data-parallel (no RL_DESC_REPLICAS%s)", d->name,
+                 d->struct_size < offsetof(rl_plugin_desc, flags) + sizeof d->flags ? "; built for ABI 1.0" : "");
+        return rl__replicas_create(g, c, info, num_envs, n_eval, seed, total_steps, 1, err, errlen);
+    }
+    if (!v->is_auto) {
+        why[0] = 0;
+        if (num_envs % (uint32_t)v->i) {
+            snprintf(err, errlen, "run.replicas = %lld cannot split env.num_envs = %u evenly", (long long)v->i,
+                     num_envs);
+            return RL_ECONFIG;
+        }
+        return rl__replicas_create(g, c, info, num_envs, n_eval, seed, total_steps, (uint32_t)v->i, err, errlen);
+    }
+    uint32_t cores = rl__host_api()->cpu_count(), top = cores < num_envs ? cores : num_envs;
+    if (top > RL__MAX_REPLICAS) top = RL__MAX_REPLICAS;
+    char refused[RL_ERR_MAX] = "";
+    for (uint32_t R = top; R >= 1; R--) {
+        if (num_envs % R) continue;
+        int rc = rl__replicas_create(g, c, info, num_envs, n_eval, seed, total_steps, R, err, errlen);
+        if (rc == RL_OK) {
+            snprintf(why, whylen, "auto: %u core%s, %u envs%s%s", cores, cores == 1 ? "" : "s", num_envs,
+                     refused[0] ? "; " : "", refused);
+            return RL_OK;
+        }
+        if (rc == RL_ENOMEM || R == 1) return rc;
+        if (!refused[0]) snprintf(refused, sizeof refused, "%u refused: %s", R, err);
+    }
+    return RL_EINVAL; /* not reached: R = 1 always splits */
+}
+
+/* ---- the phases: one replica per pool thread -------------------------- */
+
+typedef struct phase {
+    rl__replicas *g;
+    const void *obs;
+    size_t row_bytes;
+    const uint8_t *start;
+    int32_t *actions;
+    const rl_transition *t;
+    uint64_t step;
+    int rc[RL__MAX_REPLICAS];
+} phase;
+
+static void act_one(void *ctx, uint32_t first, uint32_t count)
+{
+    phase *ph = ctx;
+    rl__replicas *g = ph->g;
+    for (uint32_t r = first; r < first + count; r++) {
+        size_t at = (size_t)r * g->per;
+        g->err[r][0] = 0;
+        ph->rc[r] = g->avt->act(g->algo[r], RL_ACT_TRAIN, (const char *)ph->obs + at * ph->row_bytes,
+                                ph->start + at, ph->actions + at, g->per, g->err[r], RL_ERR_MAX);
+    }
+}
+
+static void observe_one(void *ctx, uint32_t first, uint32_t count)
+{
+    phase *ph = ctx;
+    rl__replicas *g = ph->g;
+    const rl_transition *t = ph->t;
+    for (uint32_t r = first; r < first + count; r++) {
+        size_t at = (size_t)r * g->per, ob = at * ph->row_bytes;
+        rl_transition s = {sizeof s,
+                           g->per,
+                           (const char *)t->obs + ob,
+                           t->actions + at,
+                           t->rewards + at,
+                           (const char *)t->next_obs + ob,
+                           (const char *)t->final_obs + ob,
+                           t->terminated + at,
+                           t->truncated + at};
+        g->err[r][0] = 0;
+        ph->rc[r] = g->avt->observe(g->algo[r], &s, g->err[r], RL_ERR_MAX);
+        if (ph->rc[r] == RL_OK) ph->rc[r] = g->avt->update(g->algo[r], ph->step, g->err[r], RL_ERR_MAX);
+    }
+}
+
+static int first_failure(const rl__replicas *g, const phase *ph, char *err, size_t errlen)
+{
+    for (uint32_t r = 0; r < g->count; r++)
+        if (ph->rc[r] != RL_OK) {
+            if (g->count > 1) snprintf(err, errlen, "replica %u: %s", r, g->err[r]);
+            else snprintf(err, errlen, "%s", g->err[r]);
+            return ph->rc[r];
+        }
+    return RL_OK;
+}
+
+int rl__replicas_act(rl__replicas *g, const void *obs, size_t row_bytes, const uint8_t *start,
+                     int32_t *actions, char *err, size_t errlen)
+{
+    phase ph = {.g = g, .obs = obs, .row_bytes = row_bytes, .start = start, .actions = actions};
+    if (g->count == 1) act_one(&ph, 0, 1);
+    else rl__pool_run(g->pool, act_one, &ph, g->count);
+    return first_failure(g, &ph, err, errlen);
+}
+
+int rl__replicas_observe_update(rl__replicas *g, const rl_transition *t, size_t row_bytes,
+                                uint64_t step, char *err, size_t errlen)
+{
+    phase ph = {.g = g, .t = t, .row_bytes = row_bytes, .step = step};
+    if (g->count == 1) observe_one(&ph, 0, 1);
+    else rl__pool_run(g->pool, observe_one, &ph, g->count);
+    return first_failure(g, &ph, err, errlen);
+}
+
+/* ---- checkpoints: replica r > 0 under "replica<r>/" -------------------- */
+
+typedef struct prefixed {
+    const rl_state_io *base;
+    char prefix[32];
+} prefixed;
+
+static int p_put(void *ctx, const char *name, rl_dtype dtype, uint32_t ndim, const uint64_t *shape,
+                 const void *data)
+{
+    prefixed *p = ctx;
+    char full[256];
+    snprintf(full, sizeof full, "%s%s", p->prefix, name);
+    return p->base->put(p->base->ctx, full, dtype, ndim, shape, data);
+}
+
+static int p_get(void *ctx, const char *name, rl_dtype dtype, uint32_t ndim, const uint64_t *shape,
+                 void *data)
+{
+    prefixed *p = ctx;
+    char full[256];
+    snprintf(full, sizeof full, "%s%s", p->prefix, name);
+    return p->base->get(p->base->ctx, full, dtype, ndim, shape, data);
+}
+
+static const char *p_error(void *ctx)
+{
+    prefixed *p = ctx;
+    return p->base->error(p->base->ctx);
+}
+
+int rl__replicas_state(rl__replicas *g, const rl_algo_state_ext *ext, const rl_state_io *io,
+                       int load, char *err, size_t errlen)
+{
+    for (uint32_t r = 0; r < g->count; r++) {
+        prefixed px = {io, ""};
+        rl_state_io pio = {sizeof pio, &px, p_put, p_get, p_error};
+        if (r) snprintf(px.prefix, sizeof px.prefix, "replica%u/", r);
+        const rl_state_io *use = r ? &pio : io;
+        char perr[RL_ERR_MAX] = "";
+        int rc = load ? ext->load(g->algo[r], use, perr, sizeof perr) : ext->save(g->algo[r], use, perr, sizeof perr);
+        if (rc != RL_OK) {
+            snprintf(err, errlen, "%s", perr[0] ? perr : rl_strerror(rc));
+            return rc;
+        }
+    }
+    return RL_OK;
+}

@@ -1,0 +1,65 @@
+/* Data-parallel replicas in one process: R algorithm instances, each
+   owning a contiguous slice of the training envs, stepped in lockstep on R
+   threads (the caller is replica 0), and the allreduce they share
+   (rl_replicas, ABI 1.1).  The sum adds the replicas' buffers in replica
+   order, each thread summing one chunk of the elements, so the result does
+   not depend on timing.  R = 1 is the single-instance run, call for call. */
+#ifndef RLHOST_REPLICAS_H
+#define RLHOST_REPLICAS_H
+
+#include "config.h"
+#include "pool.h"
+
+struct rl__replica_member;
+
+typedef struct rl__replicas {
+    uint32_t count, per;   /* replicas; training envs each */
+    const rl_algo_vtable *avt;
+    void *algo[RL__MAX_REPLICAS];
+    rl__pool *pool;        /* R threads, one replica each */
+    struct rl__replica_group *group;
+    char err[RL__MAX_REPLICAS][RL_ERR_MAX];
+} rl__replicas;
+
+/* The allreduce service alone: count members, member r's table for the
+   thread that acts as replica r. */
+struct rl__replica_group *rl__replica_group_create(uint32_t count);
+const rl_replicas *rl__replica_group_api(struct rl__replica_group *g, uint32_t index);
+void rl__replica_group_destroy(struct rl__replica_group *g); /* NULL is a no-op */
+
+/* The replica table of a run without replicas (count 1, index 0). */
+const rl_replicas *rl__replicas_single(void);
+
+/* Creates count instances of c's algorithm, replica r for training envs
+   [r * num_envs / count, (r + 1) * num_envs / count); num_envs % count must
+   be 0.  On failure a sentence in err (the plugin's, for create). */
+int rl__replicas_create(rl__replicas *g, const rl__config *c, const rl_env_info *info,
+                        uint32_t num_envs, uint32_t n_eval, uint64_t seed, uint64_t total_steps,
+                        uint32_t count, char *err, size_t errlen);
+void rl__replicas_destroy(rl__replicas *g); /* a zeroed g is a no-op */
+
+/* run.replicas resolved and the replicas created: a number is used as
+   given (it must split num_envs; the algorithm's create may refuse it);
+   auto tries the cores available down to 1, skipping counts that do not
+   split num_envs or that the algorithm refuses.  An algorithm without
+   RL_DESC_REPLICAS (any ABI 1.0 plugin) runs as one replica.  why gets the
+   explanation for the Optimizations table. */
+int rl__replicas_open(rl__replicas *g, const rl__config *c, const rl_env_info *info,
+                      uint32_t num_envs, uint32_t n_eval, uint64_t seed, uint64_t total_steps,
+                      char *why, size_t whylen, char *err, size_t errlen);
+
+/* One training step's calls, each replica on its slice, all at once.
+   obs/start/actions/transition cover all envs; row_bytes is one env's
+   observation.  The first failure's sentence goes to err. */
+int rl__replicas_act(rl__replicas *g, const void *obs, size_t row_bytes, const uint8_t *start,
+                     int32_t *actions, char *err, size_t errlen);
+int rl__replicas_observe_update(rl__replicas *g, const rl_transition *t, size_t row_bytes,
+                                uint64_t step, char *err, size_t errlen);
+
+/* rl.algo.state/1 of every replica into one checkpoint: replica 0's
+   tensors under their own names (a one-replica checkpoint is what it always
+   was), replica r's under "replica<r>/". */
+int rl__replicas_state(rl__replicas *g, const rl_algo_state_ext *ext, const rl_state_io *io,
+                       int load, char *err, size_t errlen);
+
+#endif
