@@ -12,6 +12,11 @@
  * config's value (or "auto" when the config says 1); another number is its
  * minimum against the config's value (or twice the minimum).
  *
+ * --stage replicas (it changes results, so only when named) runs
+ * run.replicas 1 against auto, with the final evaluation on, and prints
+ * both runs' learning results and the update phase's speed-up beside the
+ * whole run's.
+ *
  * Then the arithmetic floor: the config runs as given with librlcore's
  * product ledger on (every matrix product counted by shape), and the
  * counted products are replayed through cblas_sgemm alone, with the run's
@@ -93,11 +98,15 @@ static void min_max(const double *v, int n, double *lo, double *hi)
     }
 }
 
-/* One quiet run of path with the user's overrides plus ours. */
+#define REPLICAS_KEY "run.replicas"
+
+/* One quiet run of path with the user's overrides plus ours (evaluation
+   off, except when measuring replicas: there learning is reported too). */
 static int run_once(const rl__registry *reg, const char *path, const rl__override *ov,
                     size_t n_ov, const char *key, const char *value, uint64_t steps,
                     const char *dir, rl__run_stats *stats)
 {
+    int keep_eval = key && !strcmp(key, REPLICAS_KEY);
     char steps_s[32];
     snprintf(steps_s, sizeof steps_s, "%llu", (unsigned long long)steps);
     rl__override all[300];
@@ -105,7 +114,7 @@ static int run_once(const rl__registry *reg, const char *path, const rl__overrid
     for (size_t i = 0; i < n_ov && n < 290; i++) all[n++] = ov[i];
     all[n++] = (rl__override){"run.quiet", "true"};
     all[n++] = (rl__override){"run.steps", steps_s};
-    all[n++] = (rl__override){"run.eval_episodes", "0"};
+    if (!keep_eval) all[n++] = (rl__override){"run.eval_episodes", "0"};
     all[n++] = (rl__override){"run.eval_interval", "0"};
     all[n++] = (rl__override){"run.out_dir", dir};
     if (key) all[n++] = (rl__override){key, value};
@@ -119,7 +128,7 @@ static int run_once(const rl__registry *reg, const char *path, const rl__overrid
     }
     rl__sbuf_free(&errors);
     memset(stats, 0, sizeof *stats);
-    rl__run_opts o = {.force = 1};
+    rl__run_opts o = {.force = 1, .silent = 1};
     rc = rl__run(&c, &o, stats);
     rl__config_destroy(&c);
     return rc;
@@ -252,6 +261,11 @@ int rl__bench_config(const rl__registry *reg, const char *path, const rl__overri
     collect(&c.env_host_stages, "env", named, n_named, st, &n);
     collect(&c.env_stages, "env", named, n_named, st, &n);
     collect(&c.algo_stages, "algo", named, n_named, st, &n);
+    for (size_t i = 0; i < n_named && n < MAX_STAGES; i++)
+        if (!strcmp(named[i], "replicas") || !strcmp(named[i], REPLICAS_KEY)) {
+            st[n++] = (stage){REPLICAS_KEY, "1", "auto"};
+            break;
+        }
     char env_name[64], algo_name[64];
     snprintf(env_name, sizeof env_name, "%s", c.env->desc->name);
     snprintf(algo_name, sizeof algo_name, "%s", c.algo->desc->name);
@@ -279,7 +293,11 @@ int rl__bench_config(const rl__registry *reg, const char *path, const rl__overri
     }
     int rc = 0;
     for (int s = 0; s < n && rc == 0; s++) {
-        double sps[2][MAX_REPEAT], ratio[MAX_REPEAT], share[2][4] = {{0}};
+        double sps[2][MAX_REPEAT], ratio[MAX_REPEAT], share[2][4] = {{0}}, upd[2][MAX_REPEAT];
+        double ret[2] = {0, 0}, score[2] = {0, 0};
+        uint32_t reps_on = 1;
+        const char *score_name = NULL;
+        int evaluated = 1;
         for (int r = 0; r < repeat && rc == 0; r++) {
             for (int on = 0; on < 2 && rc == 0; on++) {
                 rl__run_stats stt;
@@ -291,6 +309,12 @@ int rl__bench_config(const rl__registry *reg, const char *path, const rl__overri
                 share[on][1] += stt.act_s / w / repeat;
                 share[on][2] += stt.update_s / w / repeat;
                 share[on][3] += (w - stt.env_s - stt.act_s - stt.update_s) / w / repeat;
+                upd[on][r] = stt.update_s > 0 ? stt.update_s : 1e-9;
+                ret[on] += stt.eval_return / repeat;
+                score[on] += stt.eval_score / repeat;
+                evaluated &= stt.evaluated;
+                if (on) reps_on = stt.replicas;
+                score_name = stt.score_name;
             }
             if (rc == 0) ratio[r] = sps[1][r] / sps[0][r];
         }
@@ -308,12 +332,32 @@ int rl__bench_config(const rl__registry *reg, const char *path, const rl__overri
                    share[1][1], share[1][2], share[1][3]);
         } else {
             char label[160];
-            snprintf(label, sizeof label, "%s (%s -> %s)", st[s].key + (st[s].key[0] == 'e' ? 18 : 19),
-                     st[s].off, st[s].on);
+            snprintf(label, sizeof label, "%s (%s -> %s)", strrchr(st[s].key, '.') + 1, st[s].off, st[s].on);
             printf("%-36s %12.0f %12.0f %7.2fx %7.2f-%-7.2f   %2.0f/%2.0f/%2.0f/%2.0f%% | %2.0f/%2.0f/%2.0f/%2.0f%%\n",
                    label, off, on, rat, rmin, rmax, 100 * share[0][0], 100 * share[0][1],
                    100 * share[0][2], 100 * share[0][3], 100 * share[1][0], 100 * share[1][1],
                    100 * share[1][2], 100 * share[1][3]);
+        }
+        if (!strcmp(st[s].key, REPLICAS_KEY)) {
+            double ur[MAX_REPEAT];
+            for (int r = 0; r < repeat; r++) ur[r] = upd[0][r] / upd[1][r];
+            double umin, umax;
+            min_max(ur, repeat, &umin, &umax);
+            double um = rl__median(ur, repeat);
+            if (json)
+                printf("{\"bench\": \"replicas\", \"config\": \"%s\", \"replicas\": %u, \"update_ratio\": %.4f, "
+                       "\"update_ratio_min\": %.4f, \"update_ratio_max\": %.4f, \"evaluated\": %s, "
+                       "\"off_return\": %.4f, \"on_return\": %.4f, \"off_score\": %.4f, \"on_score\": %.4f}\n",
+                       path, reps_on, um, umin, umax, evaluated ? "true" : "false", ret[0], ret[1], score[0],
+                       score[1]);
+            else
+            {
+                printf("  replicas 1 -> %u: update phase %.2fx (%.2f-%.2f); final evaluation (mean of %d) "
+                       "return %.4g -> %.4g",
+                       reps_on, um, umin, umax, repeat, ret[0], ret[1]);
+                if (score_name) printf(", %s %.4g -> %.4g", score_name, score[0], score[1]);
+                printf("%s\n", evaluated ? "" : " (no evaluation: run.eval_episodes = 0)");
+            }
         }
         fflush(stdout);
     }

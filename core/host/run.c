@@ -724,6 +724,7 @@ int rl__run(const rl__config *c, const rl__run_opts *o, rl__run_stats *stats)
         stats->act_s = rs->t_act;
         stats->update_s = rs->t_update;
         stats->env_threads = rl__pool_threads(rs->train.pool);
+        stats->replicas = rs->reps.count;
     }
     if (rc == RL_OK && interrupted) {
         /* Checkpoint the exact state first (no keep_best swap, no partial
@@ -771,8 +772,14 @@ int rl__run(const rl__config *c, const rl__run_opts *o, rl__run_stats *stats)
         if (rc == RL_OK) rc = wrc;
     }
     snprintf(rs->err, sizeof rs->err, "%s", saved_err);
+    if (stats && final_eval.done) {
+        stats->evaluated = 1;
+        stats->eval_return = final_eval.return_mean;
+        stats->eval_score = final_eval.score_mean;
+        stats->score_name = rs->train.info.score_name;
+    }
     if (rc != RL_OK) goto out;
-    if (!rs->quiet || final_eval.done) {
+    if (!o->silent && (!rs->quiet || final_eval.done)) {
         double wall = rl_now() - rs->t_start;
         printf("%s %s on %s: %llu steps in %.2f s (%.0f steps/s)", status, c->algo->desc->name,
                c->env->desc->name, (unsigned long long)rs->steps, wall,

@@ -11,6 +11,10 @@ typedef struct rl__run_stats {
     double wall_s;                 /* the training loop only */
     double env_s, act_s, update_s; /* inside it */
     uint32_t env_threads;
+    uint32_t replicas;
+    int evaluated;                 /* the final evaluation ran: */
+    double eval_return, eval_score;
+    const char *score_name;        /* the env's, or NULL */
 } rl__run_stats;
 
 typedef struct rl__run_opts {
@@ -27,7 +31,8 @@ typedef struct rl__run_opts {
        checkpoint's config; any other difference is refused */
     const char *const *set_keys;
     size_t n_set_keys;
-    int force; /* a new run may replace the run out_dir holds */
+    int force;  /* a new run may replace the run out_dir holds */
+    int silent; /* no closing line on stdout (bench) */
 } rl__run_opts;
 
 /* Runs training; returns the process exit code: 0 done, 1 failed (the
