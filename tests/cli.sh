@@ -266,5 +266,9 @@ contains "$T/err" "run.replicas                 1 (algo 'abi10_algo' does not tr
 printf 'run: { steps = 400; eval_episodes = 2; };\nenv: { plugin = "abi10_env"; needed = 0; num_envs = 2; };\nalgo: { plugin = "random"; };\n' > "$T/abi10env.cfg"
 expect_rc 0 "a 1.0 env steps under the 1.1 host" -- "$RLHOST" run "$T/abi10env.cfg" --plugin-path "$FIXTURES" --out "$T/abi10env"
 
+expect_rc 0 "bench --stage replicas" -- "$RLHOST" bench "$SRC/configs/cartpole_ppo.cfg" --stage replicas --steps 4096 --repeat 1 --json
+contains "$T/out" '"bench": "replicas", "config"' "bench reports the replicas' update speed-up"
+contains "$T/out" '"evaluated": true' "and both runs' learning results"
+
 echo "1..$n"
 [ $failed = 0 ]
