@@ -243,7 +243,7 @@ contains "$T/err" "plugin 'cartpole' comes from $T/shadow/cartpole.so, which sha
 # Replicas (ABI 1.1): data-parallel PPO over threads; counts that do not
 # split are config errors; plugins built for 1.0 load, train and run as one.
 expect_rc 2 "check: 3 replicas cannot split 8 envs" -- "$RLHOST" check "$SRC/configs/cartpole_ppo.cfg" --set run.replicas=3
-contains "$T/err" "run.replicas = 3 cannot split env.num_envs = 8 evenly" "named"
+contains "$T/err" "3 replicas cannot split env.num_envs = 8 evenly (PPO replicas own their envs)" "named"
 expect_rc 2 "check: 4 replicas cannot split a batch of 250" -- "$RLHOST" check "$SRC/configs/cartpole_ppo.cfg" --set run.replicas=4 --set algo.batch_size=250
 contains "$T/err" "4 replicas cannot split batch_size 250 evenly" "named"
 expect_rc 2 "check: recurrent PPO splits whole sequences only" -- "$RLHOST" check "$SRC/configs/tmaze_rppo.cfg" --set run.replicas=2 --set algo.batch_size=48 --set algo.bptt_horizon=16 --set algo.n_steps=64
@@ -256,8 +256,8 @@ cmp -s "$T/da" "$T/db"; ok $? "2 replicas: the same config and seed give the sam
 grep -q '"replica1/' "$T/r2a/checkpoint.safetensors"; ok $? "the checkpoint holds replica 1's state too"
 expect_rc 0 "auto picks the cores the config can split" -- "$RLHOST" run "$SRC/configs/cartpole_ppo.cfg" --set run.replicas=auto --set run.steps=4096 --set run.eval_episodes=0 --out "$T/r2auto"
 contains "$T/err" "(auto: " "auto says why"
-expect_rc 0 "DQN asked for 2 replicas runs as one" -- "$RLHOST" run "$SRC/configs/cartpole_dqn.cfg" --set run.replicas=2 --set run.steps=2000 --set run.eval_episodes=0 --out "$T/dqnr2"
-contains "$T/err" "run.replicas                 1 (algo 'dqn' does not train data-parallel" "the table says why"
+expect_rc 0 "DQN with 2 replicas sharing its one env" -- "$RLHOST" run "$SRC/configs/cartpole_dqn.cfg" --set run.replicas=2 --set run.steps=2000 --set run.eval_episodes=0 --out "$T/dqnr2"
+contains "$T/err" "run.replicas                 2 (sharing the envs: they do not split)" "the table says how"
 expect_rc 0 "list shows the plugin built against the 1.0 header" -- "$RLHOST" list --plugin-path "$FIXTURES"
 contains "$T/out" "abi10_algo" "the 1.0 plugin is listed, not refused"
 printf 'run: { steps = 400; eval_episodes = 2; replicas = 2; };\nenv: { plugin = "cartpole"; num_envs = 2; };\nalgo: { plugin = "abi10_algo"; needed = 0; };\n' > "$T/abi10.cfg"

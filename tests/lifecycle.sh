@@ -76,6 +76,8 @@ exact() { # NAME CONFIG SLEEP ARGS...
 }
 exact dqn "$DQN" 0.3 --set run.steps=30000 --set run.eval_interval=5000 --set run.log_interval=2000 --set algo.save_replay=true
 exact snake_all "$SRC/configs/snake_dqn_all.cfg" 0.6 --set run.steps=40000 --set run.eval_interval=10000 --set run.eval_episodes=10 --set algo.learning_starts=2000 --set run.log_interval=5000 --set algo.save_replay=true
+exact dqn_r2 "$DQN" 0.3 --set run.steps=30000 --set run.eval_interval=5000 --set run.log_interval=2000 --set algo.save_replay=true --set run.replicas=2
+exact snake_all_r2 "$SRC/configs/snake_dqn_all.cfg" 0.6 --set run.steps=40000 --set run.eval_interval=10000 --set run.eval_episodes=10 --set algo.learning_starts=2000 --set run.log_interval=5000 --set algo.save_replay=true --set run.replicas=2
 exact ppo_r2 "$SRC/configs/cartpole_ppo.cfg" 0.5 --set run.steps=40000 --set run.log_interval=2048 --set run.replicas=2 --set run.eval_episodes=5
 exact rppo "$SRC/configs/cartpole_nov_rppo.cfg" 0.6 --set run.steps=20000 --set run.log_interval=2048 --set run.eval_episodes=5
 # normalize_obs statistics travel with the checkpoint: `eval` of the run

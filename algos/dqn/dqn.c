@@ -12,6 +12,7 @@
  * -> new priorities.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -146,6 +147,10 @@ static const rl_option_def stages[ST_N] = {
 typedef struct dqn {
     /* settings */
     uint32_t n_actions, obs_size, num_envs, rows, batch, n_step;
+    /* data-parallel: replica rep->index of R, batch is its share; the
+       update ratio counts the envs of all replicas (env_total) */
+    const rl_replicas *rep;
+    uint32_t R, env_total;
     uint64_t total_steps, learning_starts, target_interval;
     uint32_t train_freq, gradient_steps;
     int ratio_auto;
@@ -243,8 +248,22 @@ static int dqn_create(const rl_algo_args *args, void **out, char *err, size_t er
     d->batch_inference = (int)st[ST_BATCH_INFERENCE].i;
     d->epsilon = d->eps_initial;
     d->max_priority = 1.0;
-    rl_blas_set_threads(st[ST_BLAS_THREADS].is_auto ? (int)host->cpu_count()
+    d->rep = args->struct_size >= offsetof(rl_algo_args, replicas) + sizeof args->replicas && args->replicas
+                 ? args->replicas
+                 : NULL;
+    d->R = d->rep ? d->rep->count : 1;
+    int shared = d->rep && d->rep->struct_size >= offsetof(rl_replicas, shared_envs) + sizeof(uint32_t) &&
+                 d->rep->shared_envs;
+    d->env_total = shared ? d->num_envs : d->num_envs * d->R;
+    /* replicas share the cores: BLAS threads of their own would oversubscribe them */
+    rl_blas_set_threads(st[ST_BLAS_THREADS].is_auto ? (d->R > 1 ? 1 : (int)host->cpu_count())
                                                    : (int)st[ST_BLAS_THREADS].i);
+    if (d->batch % d->R) {
+        RL_ERRF(err, errlen, "%u replicas cannot split batch_size %u evenly", d->R, d->batch);
+        dqn_destroy(d);
+        return RL_EINVAL;
+    }
+    d->batch /= d->R;
 
     uint32_t hidden[16], n_hidden = (uint32_t)o[OPT_HIDDEN].n;
     if (n_hidden > RL_MLP_MAX_LAYERS - 1) {
@@ -275,7 +294,8 @@ static int dqn_create(const rl_algo_args *args, void **out, char *err, size_t er
     if (rc == RL_OK)
         rc = rl_adam_create(&d->adam, d->online.n, 0.9f, 0.999f, (float)o[OPT_ADAM_EPS].f, 0.0f);
     if (rc == RL_OK)
-        rc = replay_create(&d->rb, (uint32_t)o[OPT_BUFFER_SIZE].i, d->num_envs, args->env);
+        /* each replica keeps the replay of its own envs (all of them when shared) */
+        rc = replay_create(&d->rb, (uint32_t)(o[OPT_BUFFER_SIZE].i / (shared ? 1 : d->R)), d->num_envs, args->env);
     if (rc == RL_OK && d->prioritized) rc = sumtree_create(&d->tree, d->rb.capacity);
     size_t D = d->obs_size, B = d->batch;
     d->act_x = rl_calloc_aligned((size_t)d->rows * D, sizeof(float));
@@ -299,9 +319,11 @@ static int dqn_create(const rl_algo_args *args, void **out, char *err, size_t er
         dqn_destroy(d);
         return rc;
     }
-    rl_rng_seed(&d->explore, args->seed, 0xE791);
+    /* streams of their own per replica (replica 0's are the single run's) */
+    uint64_t k = d->rep ? (uint64_t)d->rep->index << 32 : 0;
+    rl_rng_seed(&d->explore, args->seed, 0xE791 ^ k);
     rl_rng_seed(&d->explore_eval, args->seed, 0xE7A1);
-    rl_rng_seed(&d->sample, args->seed, 0x5A3E);
+    rl_rng_seed(&d->sample, args->seed, 0x5A3E ^ k);
     *out = d;
     return RL_OK;
 }
@@ -390,6 +412,13 @@ static int train_step(dqn *d, char *err, size_t errlen)
     const float *w = d->prioritized ? d->weights : NULL;
     float loss = d->huber ? rl_huber_loss(d->dpred, d->pred, d->y, w, B)
                           : rl_mse_loss(d->dpred, d->pred, d->y, w, B);
+    if (d->R > 1) { /* the mean over all replicas' rows; every replica decides alike */
+        double part[3] = {loss, qsum, sum_w};
+        d->rep->allreduce_f64(d->rep->ctx, part, 3);
+        loss = (float)(part[0] / d->R), qsum = part[1], sum_w = part[2];
+        for (uint32_t j = 0; j < B; j++) d->dpred[j] /= (float)d->R;
+        B *= d->R; /* from here on only the global means */
+    }
     if (!isfinite(loss)) {
         if (d->skip_nonfinite) {
             d->skipped++;
@@ -399,10 +428,15 @@ static int train_step(dqn *d, char *err, size_t errlen)
                 (unsigned long long)d->grad_steps + 1, qsum / B);
         return RL_ENONFINITE;
     }
-    memset(d->dq, 0, (size_t)B * A * sizeof(float));
-    for (uint32_t j = 0; j < B; j++) d->dq[(size_t)j * A + d->rb.actions[d->slots[j]]] = d->dpred[j];
+    uint32_t Bl = d->batch; /* this replica's rows */
+    memset(d->dq, 0, (size_t)Bl * A * sizeof(float));
+    for (uint32_t j = 0; j < Bl; j++) d->dq[(size_t)j * A + d->rb.actions[d->slots[j]]] = d->dpred[j];
     rl_params_zero_grad(&d->online);
-    qnet_backward(&d->q, d->online.data, d->online.grad, d->x, d->dq, B);
+    qnet_backward(&d->q, d->online.data, d->online.grad, d->x, d->dq, Bl);
+    if (d->R > 1 && d->rep->allreduce_f32(d->rep->ctx, d->online.grad, d->online.n) != RL_OK) {
+        RL_ERRF(err, errlen, "the replicas' gradient sum failed");
+        return RL_EINVAL;
+    }
     float norm = rl_clip_grad_norm(d->online.grad, d->online.n, d->max_grad_norm);
     if (!isfinite(norm)) {
         if (d->skip_nonfinite) {
@@ -418,7 +452,7 @@ static int train_step(dqn *d, char *err, size_t errlen)
     float lr = d->lr_linear ? rl_schedule_linear(d->lr, 0.0f, d->progress) : d->lr;
     rl_adam_step(&d->adam, d->online.data, d->online.grad, lr);
     if (d->prioritized) {
-        for (uint32_t j = 0; j < B; j++) {
+        for (uint32_t j = 0; j < Bl; j++) {
             double pr = fabs((double)d->pred[j] - d->y[j]) + d->per_eps;
             if (pr > d->max_priority) d->max_priority = pr;
             sumtree_set(&d->tree, d->slots[j], pow(pr, d->alpha));
@@ -452,7 +486,7 @@ static int dqn_update(void *p, uint64_t step, char *err, size_t errlen)
     if (d->ratio_auto) {
         n = d->vsteps % d->train_freq == 0 ? d->gradient_steps : 0;
     } else {
-        d->ratio_acc += d->ratio * d->num_envs;
+        d->ratio_acc += d->ratio * d->env_total;
         n = (uint64_t)d->ratio_acc;
         d->ratio_acc -= (double)n;
     }
@@ -643,7 +677,7 @@ static const rl_algo_vtable vtable = {
 };
 
 #define PRESET(name, opts, text) \
-    {sizeof(rl_plugin_desc), RL_KIND_ALGO, name, "1.0.0", text, opts, OPT_N, stages, ST_N, &vtable, 0}
+    {sizeof(rl_plugin_desc), RL_KIND_ALGO, name, "1.0.0", text, opts, OPT_N, stages, ST_N, &vtable, RL_DESC_REPLICAS}
 
 static const rl_plugin_desc descs[] = {
     PRESET("dqn", opts_dqn, "deep Q-network (replay, target network, epsilon-greedy)"),

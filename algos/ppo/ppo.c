@@ -349,6 +349,13 @@ static int ppo_create(const rl_algo_args *args, void **out, char *err, size_t er
     /* replicas share the cores: BLAS threads of their own would oversubscribe them */
     rl_blas_set_threads(st[ST_BLAS_THREADS].is_auto ? (p->R > 1 ? 1 : (int)host->cpu_count())
                                                    : (int)st[ST_BLAS_THREADS].i);
+    if (p->R > 1 && p->rep->struct_size >= offsetof(rl_replicas, shared_envs) + sizeof(uint32_t) &&
+        p->rep->shared_envs) {
+        RL_ERRF(err, errlen, "%u replicas cannot split env.num_envs = %u evenly (PPO replicas own their envs)",
+                p->R, p->N);
+        ppo_destroy(p);
+        return RL_EINVAL;
+    }
     uint32_t units = p->recurrent ? p->batch / (p->L ? p->L : 1) : p->batch;
     if (p->R > 1 && (units % p->R || (p->recurrent && p->batch % p->L))) {
         RL_ERRF(err, errlen, "%u replicas cannot split batch_size %u evenly%s", p->R, p->batch,

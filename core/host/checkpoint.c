@@ -565,11 +565,23 @@ void rl__ckpt_free(rl__ckpt *c)
 
 /* ---- rl_state_io -------------------------------------------------------- */
 
+/* "replay/..." or a replica's "replica<r>/replay/...": what goes to the
+   replay file. */
+static int is_replay(const char *name)
+{
+    if (!strncmp(name, "replica", 7)) {
+        const char *p = name + 7;
+        while (*p >= '0' && *p <= '9') p++;
+        if (p > name + 7 && *p == '/') name = p + 1;
+    }
+    return !strncmp(name, "replay/", 7);
+}
+
 static int io_put(void *ctx, const char *name, rl_dtype dtype, uint32_t ndim, const uint64_t *shape,
                   const void *data)
 {
     rl__ckpt *c = ctx;
-    if (c->side && !strncmp(name, "replay/", 7)) {
+    if (c->side && is_replay(name)) {
         int rc = rl__ckpt_put(c->side, name, dtype, ndim, shape, data);
         if (rc) snprintf(c->err, sizeof c->err, "%s", c->side->err);
         return rc;
@@ -593,7 +605,7 @@ static int io_get(void *ctx, const char *name, rl_dtype dtype, uint32_t ndim, co
     const rl__ckpt *owner = c;
     if (!t && c->side && (t = rl__ckpt_find(c->side, name))) owner = c->side;
     if (!t) {
-        if (!strncmp(name, "replay/", 7)) c->missing_replay = 1;
+        if (is_replay(name)) c->missing_replay = 1;
         snprintf(c->err, sizeof c->err, "tensor '%s' is missing", name);
         return RL_ENOENT;
     }

@@ -37,7 +37,7 @@ static void barrier_wait(spin_barrier *b)
         return;
     }
     for (uint32_t spins = 0; atomic_load_explicit(&b->generation, memory_order_acquire) == gen; spins++) {
-        if (spins < 200000) {
+        if (spins < 20000) {
 #if defined(__x86_64__) || defined(__i386__)
             __builtin_ia32_pause();
 #endif
@@ -71,13 +71,15 @@ typedef struct rl__replica_group {
         barrier_wait(&g->barrier);                                         \
         int same = 1;                                                              \
         for (uint32_t r = 1; r < R; r++) same &= g->n[r] == g->n[0];               \
-        if (same) {                                                                \
+        if (same) { /* ((b0 + b1) + b2) + ... into b0's chunk, then copied out */  \
             size_t lo = n * k / R, hi = n * (k + 1) / R;                           \
-            for (size_t i = lo; i < hi; i++) {                                     \
-                type s = ((type *)g->bufs[0])[i];                                  \
-                for (uint32_t r = 1; r < R; r++) s += ((type *)g->bufs[r])[i];     \
-                for (uint32_t r = 0; r < R; r++) ((type *)g->bufs[r])[i] = s;      \
+            type *restrict acc = (type *)g->bufs[0] + lo;                          \
+            for (uint32_t r = 1; r < R; r++) {                                     \
+                const type *restrict b = (const type *)g->bufs[r] + lo;            \
+                for (size_t i = 0; i < hi - lo; i++) acc[i] += b[i];               \
             }                                                                      \
+            for (uint32_t r = 1; r < R; r++)                                       \
+                memcpy((type *)g->bufs[r] + lo, acc, (hi - lo) * sizeof(type));    \
         }                                                                          \
         barrier_wait(&g->barrier);                                         \
         return same ? RL_OK : RL_EINVAL; /* a plugin bug: replicas disagree on n */ \
@@ -88,7 +90,7 @@ ALLREDUCE(allreduce_f64, double)
 const rl_replicas *rl__replicas_single(void)
 {
     static group one = {.count = 1};
-    static const rl_replicas api = {sizeof api, 1, 0, &one.members[0], allreduce_f32, allreduce_f64};
+    static const rl_replicas api = {sizeof api, 1, 0, &one.members[0], allreduce_f32, allreduce_f64, 0};
     one.members[0].g = &one;
     return &api;
 }
@@ -102,9 +104,14 @@ struct rl__replica_group *rl__replica_group_create(uint32_t count)
     gr->barrier.count = count;
     for (uint32_t r = 0; r < count; r++) {
         gr->members[r] = (member){gr, r};
-        gr->api[r] = (rl_replicas){sizeof(rl_replicas), count, r, &gr->members[r], allreduce_f32, allreduce_f64};
+        gr->api[r] = (rl_replicas){sizeof(rl_replicas), count, r, &gr->members[r], allreduce_f32, allreduce_f64, 0};
     }
     return gr;
+}
+
+static void group_set_shared(group *g, int shared)
+{
+    for (uint32_t r = 0; r < g->count; r++) g->api[r].shared_envs = (uint32_t)shared;
 }
 
 const rl_replicas *rl__replica_group_api(struct rl__replica_group *g, uint32_t index)
@@ -123,12 +130,13 @@ int rl__replicas_create(rl__replicas *g, const rl__config *c, const rl_env_info 
 {
     memset(g, 0, sizeof *g);
     g->avt = c->algo->desc->vtable;
-    if (count < 1 || count > RL__MAX_REPLICAS || num_envs % count) {
-        snprintf(err, errlen, "%u replicas cannot split %u envs evenly", count, num_envs);
+    if (count < 1 || count > RL__MAX_REPLICAS) {
+        snprintf(err, errlen, "run.replicas = %u is out of range", count);
         return RL_ECONFIG;
     }
     g->count = count;
-    g->per = num_envs / count;
+    g->shared = num_envs % count != 0;
+    g->per = g->shared ? num_envs : num_envs / count;
     group *gr = rl__replica_group_create(count);
     if (!gr || !(g->pool = rl__pool_create(count))) {
         rl__replica_group_destroy(gr);
@@ -138,6 +146,7 @@ int rl__replicas_create(rl__replicas *g, const rl__config *c, const rl_env_info 
         return RL_ENOMEM;
     }
     g->group = gr;
+    group_set_shared(gr, g->shared);
     for (uint32_t r = 0; r < count; r++) {
         rl_algo_args args = {sizeof args, info,  g->per, n_eval, seed, total_steps, c->algo_opts.vals,
                              c->algo_stages.vals, rl__host_api(), &gr->api[r]};
@@ -175,23 +184,18 @@ int rl__replicas_open(rl__replicas *g, const rl__config *c, const rl_env_info *i
         return rl__replicas_create(g, c, info, num_envs, n_eval, seed, total_steps, 1, err, errlen);
     }
     if (!v->is_auto) {
-        why[0] = 0;
-        if (num_envs % (uint32_t)v->i) {
-            snprintf(err, errlen, "run.replicas = %lld cannot split env.num_envs = %u evenly", (long long)v->i,
-                     num_envs);
-            return RL_ECONFIG;
-        }
-        return rl__replicas_create(g, c, info, num_envs, n_eval, seed, total_steps, (uint32_t)v->i, err, errlen);
+        int rc = rl__replicas_create(g, c, info, num_envs, n_eval, seed, total_steps, (uint32_t)v->i, err, errlen);
+        snprintf(why, whylen, "%s", rc == RL_OK && g->shared ? "sharing the envs: they do not split" : "");
+        return rc;
     }
-    uint32_t cores = rl__host_api()->cpu_count(), top = cores < num_envs ? cores : num_envs;
+    uint32_t cores = rl__host_api()->cpu_count(), top = cores;
     if (top > RL__MAX_REPLICAS) top = RL__MAX_REPLICAS;
     char refused[RL_ERR_MAX] = "";
     for (uint32_t R = top; R >= 1; R--) {
-        if (num_envs % R) continue;
         int rc = rl__replicas_create(g, c, info, num_envs, n_eval, seed, total_steps, R, err, errlen);
         if (rc == RL_OK) {
-            snprintf(why, whylen, "auto: %u core%s, %u envs%s%s", cores, cores == 1 ? "" : "s", num_envs,
-                     refused[0] ? "; " : "", refused);
+            snprintf(why, whylen, "auto: %u core%s, %u envs%s%s%s", cores, cores == 1 ? "" : "s", num_envs,
+                     g->shared ? ", shared" : "", refused[0] ? "; " : "", refused);
             return RL_OK;
         }
         if (rc == RL_ENOMEM || R == 1) return rc;
@@ -218,8 +222,10 @@ static void act_one(void *ctx, uint32_t first, uint32_t count)
     phase *ph = ctx;
     rl__replicas *g = ph->g;
     for (uint32_t r = first; r < first + count; r++) {
-        size_t at = (size_t)r * g->per;
+        size_t at = g->shared ? 0 : (size_t)r * g->per;
         g->err[r][0] = 0;
+        ph->rc[r] = RL_OK;
+        if (g->shared && r > 0) continue; /* replica 0 drives the shared envs */
         ph->rc[r] = g->avt->act(g->algo[r], RL_ACT_TRAIN, (const char *)ph->obs + at * ph->row_bytes,
                                 ph->start + at, ph->actions + at, g->per, g->err[r], RL_ERR_MAX);
     }
@@ -231,7 +237,7 @@ static void observe_one(void *ctx, uint32_t first, uint32_t count)
     rl__replicas *g = ph->g;
     const rl_transition *t = ph->t;
     for (uint32_t r = first; r < first + count; r++) {
-        size_t at = (size_t)r * g->per, ob = at * ph->row_bytes;
+        size_t at = g->shared ? 0 : (size_t)r * g->per, ob = at * ph->row_bytes;
         rl_transition s = {sizeof s,
                            g->per,
                            (const char *)t->obs + ob,
@@ -262,7 +268,7 @@ int rl__replicas_act(rl__replicas *g, const void *obs, size_t row_bytes, const u
                      int32_t *actions, char *err, size_t errlen)
 {
     phase ph = {.g = g, .obs = obs, .row_bytes = row_bytes, .start = start, .actions = actions};
-    if (g->count == 1) act_one(&ph, 0, 1);
+    if (g->count == 1 || g->shared) act_one(&ph, 0, g->count);
     else rl__pool_run(g->pool, act_one, &ph, g->count);
     return first_failure(g, &ph, err, errlen);
 }

@@ -14,6 +14,7 @@ struct rl__replica_member;
 
 typedef struct rl__replicas {
     uint32_t count, per;   /* replicas; training envs each */
+    int shared;            /* every replica observes all envs; replica 0 acts */
     const rl_algo_vtable *avt;
     void *algo[RL__MAX_REPLICAS];
     rl__pool *pool;        /* R threads, one replica each */
@@ -31,17 +32,18 @@ void rl__replica_group_destroy(struct rl__replica_group *g); /* NULL is a no-op 
 const rl_replicas *rl__replicas_single(void);
 
 /* Creates count instances of c's algorithm, replica r for training envs
-   [r * num_envs / count, (r + 1) * num_envs / count); num_envs % count must
-   be 0.  On failure a sentence in err (the plugin's, for create). */
+   [r * num_envs / count, (r + 1) * num_envs / count) when count divides
+   num_envs, else all of them sharing every env (rl_replicas.shared_envs).
+   On failure a sentence in err (the plugin's, for create). */
 int rl__replicas_create(rl__replicas *g, const rl__config *c, const rl_env_info *info,
                         uint32_t num_envs, uint32_t n_eval, uint64_t seed, uint64_t total_steps,
                         uint32_t count, char *err, size_t errlen);
 void rl__replicas_destroy(rl__replicas *g); /* a zeroed g is a no-op */
 
 /* run.replicas resolved and the replicas created: a number is used as
-   given (it must split num_envs; the algorithm's create may refuse it);
-   auto tries the cores available down to 1, skipping counts that do not
-   split num_envs or that the algorithm refuses.  An algorithm without
+   given (the algorithm's create may refuse it, e.g. PPO when it does not
+   split num_envs); auto tries the cores available down to 1, skipping
+   counts that the algorithm refuses.  An algorithm without
    RL_DESC_REPLICAS (any ABI 1.0 plugin) runs as one replica.  why gets the
    explanation for the Optimizations table. */
 int rl__replicas_open(rl__replicas *g, const rl__config *c, const rl_env_info *info,

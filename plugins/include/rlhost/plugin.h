@@ -261,7 +261,11 @@ typedef enum rl_act_mode {
    parameters stay identical.  The sum adds the replicas' buffers in replica
    order 0, 1, ..., R-1 whatever the transport (threads in one process, or
    MPI ranks), so results depend on (config, seed, R) only.  With R = 1
-   every call returns at once and leaves buf as it is. */
+   every call returns at once and leaves buf as it is.
+   When the envs cannot be split (fewer than R, or not a multiple of R) the
+   replicas share them instead (shared_envs = 1): every replica observes
+   every env's transitions, and replica 0's act() alone drives the envs;
+   an algorithm that needs envs of its own refuses that at create. */
 typedef struct rl_replicas {
     uint32_t struct_size;
     uint32_t count; /* R >= 1 */
@@ -272,6 +276,7 @@ typedef struct rl_replicas {
        buf holds the elementwise sum over the replicas, identical in all. */
     int (*allreduce_f32)(void *ctx, float *buf, size_t n);
     int (*allreduce_f64)(void *ctx, double *buf, size_t n);
+    uint32_t shared_envs; /* see above; num_envs is then all of them */
 } rl_replicas;
 
 typedef struct rl_algo_args {
