@@ -7,23 +7,7 @@ SRC=$2
 FIXTURES=$3
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-n=0
-failed=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
-# expect_rc WANT DESC -- CMD...: runs CMD, keeps stdout/stderr in $T/out $T/err
-expect_rc() {
-  local want=$1 desc=$2; shift 3
-  "$@" >"$T/out" 2>"$T/err"; local rc=$?
-  [ "$rc" = "$want" ]; ok $? "$desc (exit $rc, want $want)"
-  [ "$rc" = "$want" ] || { sed 's/^/#   /' "$T/err" | head -5; }
-}
-contains() { grep -qF -- "$2" "$1"; ok $? "$3"; grep -qF -- "$2" "$1" || { echo "#   '$2' not in:"; sed 's/^/#   /' "$1" | head -5; }; }
-# The learning columns of a metrics.csv: everything but the timings.
-learn_cols() {
-  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) keep[i] = $i !~ /^(wall_s|sps|cpu_util|env_frac|act_frac|update_frac)$/ }
-           { out = ""; for (i = 1; i <= NF; i++) if (keep[i]) out = out "," $i; print out }' "$1"
-}
-json_num() { sed -n "s/^ *\"$2\": \\([-0-9.e+]*\\).*/\\1/p" "$1"; }
+. "$(dirname "$0")/lib.sh"
 
 CFG="$SRC/configs/cartpole_random.cfg"
 
@@ -250,7 +234,6 @@ expect_rc 2 "check: recurrent PPO splits whole sequences only" -- "$RLHOST" chec
 expect_rc 0 "PPO with 2 replicas" -- "$RLHOST" run "$SRC/configs/cartpole_ppo.cfg" --set run.replicas=2 --set run.steps=8192 --set run.eval_episodes=2 --out "$T/r2a"
 contains "$T/err" "run.replicas                 2" "the Optimizations table shows the replicas"
 expect_rc 0 "the same run again" -- "$RLHOST" run "$SRC/configs/cartpole_ppo.cfg" --set run.replicas=2 --set run.steps=8192 --set run.eval_episodes=2 --set run.quiet=true --out "$T/r2b"
-data_of() { local len; len=$(od -An -t u8 -N 8 "$1" | tr -d ' '); tail -c +$((9 + len)) "$1"; }
 data_of "$T/r2a/checkpoint.safetensors" > "$T/da"; data_of "$T/r2b/checkpoint.safetensors" > "$T/db"
 cmp -s "$T/da" "$T/db"; ok $? "2 replicas: the same config and seed give the same checkpoint"
 grep -q '"replica1/' "$T/r2a/checkpoint.safetensors"; ok $? "the checkpoint holds replica 1's state too"

@@ -7,25 +7,7 @@ set -u
 RLHOST=$1 SRC=$2 FIXTURES=$3
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-n=0 failed=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
-expect_rc() {
-  local want=$1 desc=$2; shift 3
-  "$@" >"$T/out" 2>"$T/err"; local rc=$?
-  [ "$rc" = "$want" ]; ok $? "$desc (exit $rc, want $want)"
-  [ "$rc" = "$want" ] || sed 's/^/#   /' "$T/err" | head -5
-}
-contains() { grep -qF -- "$2" "$1"; ok $? "$3"; grep -qF -- "$2" "$1" || { echo "#   '$2' not in:"; sed 's/^/#   /' "$1" | head -5; }; }
-# The learning columns of a metrics.csv: everything but the timings.
-learn_cols() {
-  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) keep[i] = $i !~ /^(wall_s|sps|cpu_util|env_frac|act_frac|update_frac)$/ }
-           { out = ""; for (i = 1; i <= NF; i++) if (keep[i]) out = out "," $i; print out }' "$1"
-}
-header() { # the JSON header of a safetensors file, read with nothing but od and dd
-  local len; len=$(od -An -t u8 -N 8 "$1" | tr -d ' ')
-  dd if="$1" bs=1 skip=8 count="$len" 2>/dev/null
-}
-meta_step() { header "$1" | grep -o '"rlhost.step":"[0-9]*"' | grep -o '[0-9]*'; }
+. "$(dirname "$0")/lib.sh"
 
 DQN="$SRC/configs/cartpole_dqn.cfg"
 R="$T/run"
@@ -57,7 +39,6 @@ expect_rc 2 "resume with a CONFIG too is a usage error" -- "$RLHOST" run "$DQN" 
 # Exact resume: a run interrupted at an arbitrary step and resumed ends
 # bit-identical to the uninterrupted run (learning columns of metrics.csv,
 # the evaluation, and every tensor of the final checkpoint).
-data_of() { local len; len=$(od -An -t u8 -N 8 "$1" | tr -d ' '); tail -c +$((9 + len)) "$1"; }
 exact() { # NAME CONFIG SLEEP ARGS...
   local name=$1 cfg=$2 nap=$3; shift 3
   "$RLHOST" run "$cfg" "$@" --set run.quiet=true --out "$T/$name-a" >/dev/null 2>&1

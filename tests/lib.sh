@@ -1,0 +1,22 @@
+# Shared by the shell tests (sourced after T, the scratch directory, is set):
+# TAP output and the small readers of run outputs they all use.
+n=0 failed=0
+ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
+# expect_rc WANT DESC -- CMD...: runs CMD, keeps stdout/stderr in $T/out $T/err
+expect_rc() {
+  local want=$1 desc=$2; shift 3
+  "$@" >"$T/out" 2>"$T/err"; local rc=$?
+  [ "$rc" = "$want" ]; ok $? "$desc (exit $rc, want $want)"
+  [ "$rc" = "$want" ] || sed 's/^/#   /' "$T/err" | head -5
+}
+contains() { grep -qF -- "$2" "$1"; ok $? "$3"; grep -qF -- "$2" "$1" || { echo "#   '$2' not in:"; sed 's/^/#   /' "$1" | head -5; }; }
+# The learning columns of a metrics.csv: everything but the timings.
+learn_cols() {
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) keep[i] = $i !~ /^(wall_s|sps|cpu_util|env_frac|act_frac|update_frac)$/ }
+           { out = ""; for (i = 1; i <= NF; i++) if (keep[i]) out = out "," $i; print out }' "$1"
+}
+json_num() { sed -n "s/^ *\"$2\": \\([-0-9.e+]*\\).*/\\1/p" "$1"; }
+# A safetensors file's JSON header and its data, read with od, dd and tail.
+header() { local len; len=$(od -An -t u8 -N 8 "$1" | tr -d ' '); dd if="$1" bs=1 skip=8 count="$len" 2>/dev/null; }
+data_of() { local len; len=$(od -An -t u8 -N 8 "$1" | tr -d ' '); tail -c +$((9 + len)) "$1"; }
+meta_step() { header "$1" | grep -o '"rlhost.step":"[0-9]*"' | grep -o '[0-9]*'; }
