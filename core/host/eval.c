@@ -7,6 +7,7 @@
 #include <rlhost/rlcore.h>
 
 #include "checkpoint.h"
+#include "restore.h"
 #include "config.h"
 #include "replicas.h"
 

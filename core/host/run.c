@@ -19,6 +19,7 @@
 #include <rlhost/rlcore.h>
 
 #include "checkpoint.h"
+#include "restore.h"
 #include "cpu.h"
 #include "eval.h"
 #include "loader.h"

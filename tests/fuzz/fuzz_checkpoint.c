@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "checkpoint.h"
+#include "restore.h"
 #include "config.h"
 #include "eval.h"
 #include "loader.h"
