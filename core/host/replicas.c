@@ -68,7 +68,7 @@ typedef struct rl__replica_group {
         if (R == 1) return RL_OK;                                                  \
         g->bufs[k] = buf;                                                          \
         g->n[k] = n;                                                               \
-        barrier_wait(&g->barrier);                                         \
+        barrier_wait(&g->barrier);                                                 \
         int same = 1;                                                              \
         for (uint32_t r = 1; r < R; r++) same &= g->n[r] == g->n[0];               \
         if (same) { /* ((b0 + b1) + b2) + ... into b0's chunk, then copied out */  \
@@ -81,7 +81,7 @@ typedef struct rl__replica_group {
             for (uint32_t r = 1; r < R; r++)                                       \
                 memcpy((type *)g->bufs[r] + lo, acc, (hi - lo) * sizeof(type));    \
         }                                                                          \
-        barrier_wait(&g->barrier);                                         \
+        barrier_wait(&g->barrier);                                                 \
         return same ? RL_OK : RL_EINVAL; /* a plugin bug: replicas disagree on n */ \
     }
 ALLREDUCE(allreduce_f32, float)
