@@ -108,6 +108,13 @@ int rl_state_check_f(const char *name, double v, double lo, double hi, char *err
     return RL_ECORRUPT;
 }
 
+int rl_state_check_rng(const char *name, const rl_rng *r, char *err, size_t errlen)
+{
+    if (r->s[0] | r->s[1] | r->s[2] | r->s[3]) return RL_OK;
+    if (err && errlen) snprintf(err, errlen, "tensor '%s' holds an all-zero random generator state", name);
+    return RL_ECORRUPT;
+}
+
 int rl_state_check_finite(const char *name, const float *v, size_t n, char *err, size_t errlen)
 {
     for (size_t i = 0; i < n; i++)

@@ -3,7 +3,9 @@
 is overwritten with out-of-range contents, then `rlhost run --resume` and
 `rlhost eval` load it.  Each must end cleanly -- exit 0 or a refusal (exit 1)
 with one sentence naming the file -- and never crash or trip a sanitizer;
-the tensors that index memory must be refused.  (TAP; also runs under
+the tensors that index memory must be refused, and so must an all-zero
+random generator (its rejection sampling would never end: the fuzzer found
+a snake placing food forever).  (TAP; also runs under
 ASan/UBSan in CI.)
 
 Usage: corrupt_state.py RLHOST SOURCE_ROOT
@@ -97,7 +99,7 @@ try:
                 if not tensor.startswith(("host/", "env/", "eval_env/", "state/", "rollout/", "replay/",
                                           "best/", "adam/t")):
                     continue  # weights: NaN loads and the NaN guard takes over; covered by the fuzzer
-                for fill in (0xFF, 0x41):
+                for fill in (0xFF, 0x41, 0x00):
                     bad = os.path.join(work, "bad")
                     shutil.rmtree(bad, ignore_errors=True)
                     shutil.copytree(run, bad)
@@ -113,6 +115,9 @@ try:
                            f"{name}: {tensor} {fill:#x}: one sentence naming the file")
                     if fill == 0xFF:
                         refused[tensor] = rc == 1 and tensor.split("/", 1)[1] in err
+                    if fill == 0x00 and "rng" in tensor:  # an all-zero generator never produces
+                        ok(rc == 1 and "all-zero random generator state" in err,
+                           f"{name}: {tensor} all zero is refused")
                     if fname == "checkpoint.safetensors" and fill == 0xFF:
                         rc, err = rlhost("eval", bad, "--episodes", "1")
                         sane(rc, err, f"{name}: eval with {tensor} filled with {fill:#x}")

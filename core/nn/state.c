@@ -84,7 +84,7 @@ int rl_rng_load(rl_rng *r, const rl_state_io *io, const char *name, char *err, s
 {
     uint64_t four = 4;
     int rc = io->get(io->ctx, name, RL_DTYPE_U64, 1, &four, r->s);
-    return rc ? fail_io(io, rc, err, errlen) : RL_OK;
+    return rc ? fail_io(io, rc, err, errlen) : rl_state_check_rng(name, r, err, errlen);
 }
 
 int rl_scalar_save(double v, const rl_state_io *io, const char *name, char *err, size_t errlen)

@@ -138,6 +138,9 @@ static int cp_state_io(void *env, const rl_state_io *io, const char *prefix, int
         rc = rl_state_blob(io, load, prefix, "cartpole/rng", c->rng, c->n * sizeof *c->rng, err, errlen);
     for (uint32_t i = 0; rc == RL_OK && load && i < c->n; i++) {
         const cp_state *s = &c->s[i];
+        char name[96];
+        snprintf(name, sizeof name, "%scartpole/rng", prefix);
+        if ((rc = rl_state_check_rng(name, &c->rng[i], err, errlen))) break;
         if (!isfinite(s->x) || !isfinite(s->x_dot) || !isfinite(s->theta) || !isfinite(s->theta_dot)) {
             RL_ERRF(err, errlen, "tensor '%scartpole/state': env %u holds a non-finite value", prefix, i);
             rc = RL_ECORRUPT;

@@ -181,6 +181,10 @@ int gw_state_check(const gw_config *c, const gw_state *s, char *why, size_t n)
 {
     const gw_map *m = &c->map;
     int32_t area = (int32_t)(m->width * m->height);
+    if (!(s->rng.s[0] | s->rng.s[1] | s->rng.s[2] | s->rng.s[3])) { /* random cells would never come */
+        snprintf(why, n, "the random generator state is all zero");
+        return -1;
+    }
     if (!s->pos && !s->goal && !s->lava && !s->dir && !s->goal_up && !s->steps)
         return 0; /* never reset (an eval env before its first evaluation) */
     if (s->pos < 0 || s->pos >= area || m->cells[s->pos] == GW_WALL || s->goal < 0 ||

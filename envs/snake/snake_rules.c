@@ -314,6 +314,10 @@ void sn_flood_fractions(const sn_config *c, const sn_state *s, uint32_t n_action
 int sn_state_check(const sn_config *c, const sn_state *s, char *why, size_t n)
 {
     uint32_t cap = sn_body_capacity(c), pw = sn_padded_width(c), cells = sn_cells_bytes(c);
+    if (!(s->rng.s[0] | s->rng.s[1] | s->rng.s[2] | s->rng.s[3])) { /* it would place food forever */
+        snprintf(why, n, "the random generator state is all zero");
+        return -1;
+    }
     if (s->length == 0 && s->head == 0 && s->food == 0) { /* never started (an eval env before */
         for (uint32_t i = 0; i < cells; i++)              /* its first evaluation): all zero */
             if (s->cells[i]) {

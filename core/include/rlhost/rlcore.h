@@ -127,6 +127,9 @@ int rl_state_check_u(const char *name, uint64_t v, uint64_t lo, uint64_t hi, cha
 int rl_state_check_i(const char *name, int64_t v, int64_t lo, int64_t hi, char *err,
                      size_t errlen);
 int rl_state_check_f(const char *name, double v, double lo, double hi, char *err, size_t errlen);
+/* A generator state that can produce numbers: xoshiro's all-zero state
+   stays zero forever (rejection sampling on it never ends). */
+int rl_state_check_rng(const char *name, const rl_rng *r, char *err, size_t errlen);
 /* Every float of v[0..n) finite: observations, rewards, recurrent states. */
 int rl_state_check_finite(const char *name, const float *v, size_t n, char *err, size_t errlen);
 /* Every int32 of v[0..n) inside [lo, hi]: action and index arrays. */
