@@ -4,6 +4,7 @@
 
 #include <cblas.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +139,16 @@ int rl_state_check_i32s(const char *name, const int32_t *v, size_t n, int32_t lo
             return RL_ECORRUPT;
         }
     return RL_OK;
+}
+
+const rl_replicas *rl_args_replicas(const rl_algo_args *args)
+{
+    return args->struct_size >= offsetof(rl_algo_args, replicas) + sizeof args->replicas ? args->replicas : NULL;
+}
+
+int rl_replicas_shared(const rl_replicas *r)
+{
+    return r && r->struct_size >= offsetof(rl_replicas, shared_envs) + sizeof r->shared_envs && r->shared_envs;
 }
 
 void rl_blas_set_threads(int n)

@@ -12,7 +12,6 @@
  * -> new priorities.
  */
 #include <math.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -248,12 +247,9 @@ static int dqn_create(const rl_algo_args *args, void **out, char *err, size_t er
     d->batch_inference = (int)st[ST_BATCH_INFERENCE].i;
     d->epsilon = d->eps_initial;
     d->max_priority = 1.0;
-    d->rep = args->struct_size >= offsetof(rl_algo_args, replicas) + sizeof args->replicas && args->replicas
-                 ? args->replicas
-                 : NULL;
+    d->rep = rl_args_replicas(args);
     d->R = d->rep ? d->rep->count : 1;
-    int shared = d->rep && d->rep->struct_size >= offsetof(rl_replicas, shared_envs) + sizeof(uint32_t) &&
-                 d->rep->shared_envs;
+    int shared = rl_replicas_shared(d->rep);
     d->env_total = shared ? d->num_envs : d->num_envs * d->R;
     /* replicas share the cores: BLAS threads of their own would oversubscribe them */
     rl_blas_set_threads(st[ST_BLAS_THREADS].is_auto ? (d->R > 1 ? 1 : (int)host->cpu_count())

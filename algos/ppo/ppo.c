@@ -15,7 +15,6 @@
  * surrogate + value loss - entropy bonus, global-norm clipping, Adam.
  */
 #include <math.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -342,15 +341,12 @@ static int ppo_create(const rl_algo_args *args, void **out, char *err, size_t er
     p->L = p->recurrent ? (uint32_t)o[OPT_BPTT].i : 1;
     p->H = p->recurrent ? (uint32_t)o[OPT_LSTM_HIDDEN].i : 0;
     p->n_towers = p->shared ? 1 : 2;
-    p->rep = args->struct_size >= offsetof(rl_algo_args, replicas) + sizeof args->replicas && args->replicas
-                 ? args->replicas
-                 : NULL;
+    p->rep = rl_args_replicas(args);
     p->R = p->rep ? p->rep->count : 1;
     /* replicas share the cores: BLAS threads of their own would oversubscribe them */
     rl_blas_set_threads(st[ST_BLAS_THREADS].is_auto ? (p->R > 1 ? 1 : (int)host->cpu_count())
                                                    : (int)st[ST_BLAS_THREADS].i);
-    if (p->R > 1 && p->rep->struct_size >= offsetof(rl_replicas, shared_envs) + sizeof(uint32_t) &&
-        p->rep->shared_envs) {
+    if (p->R > 1 && rl_replicas_shared(p->rep)) {
         RL_ERRF(err, errlen, "%u replicas cannot split env.num_envs = %u evenly (PPO replicas own their envs)",
                 p->R, p->N);
         ppo_destroy(p);

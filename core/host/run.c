@@ -584,6 +584,31 @@ static void load_metrics(run_state *rs, const char *dir)
     rs->header_done = rs->csv.len > 0;
 }
 
+/* A kill between the final checkpoint and the summary that follows it
+   leaves the summary saying "finishing" (see the end of rl__run): the run
+   is complete, and its summary already holds the final evaluation.  Marks it
+   done; 1 when it did. */
+enum { RL_DONE_ALREADY = 1000 };
+static int finish_summary(const char *dir)
+{
+    char path[4200], err[RL_ERR_MAX];
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    char buf[16384];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    int more = fgetc(f) != EOF;
+    fclose(f);
+    buf[n] = 0;
+    static const char from[] = "\"status\": \"finishing\"", to[] = "\"status\": \"done\"";
+    char *at = more ? NULL : strstr(buf, from);
+    if (!at) return 0;
+    char out[sizeof buf];
+    size_t head = (size_t)(at - buf);
+    snprintf(out, sizeof out, "%.*s%s%s", (int)head, buf, to, at + sizeof from - 1);
+    return rl__write_atomic(path, NULL, out, strlen(out), 1, err, sizeof err) == RL_OK;
+}
+
 /* Restores a resumed run from its directory's checkpoint (or the previous
    one, when the newest is missing or bad) and replay. */
 static int resume(run_state *rs, const rl__run_opts *o)
@@ -598,6 +623,11 @@ static int resume(run_state *rs, const rl__run_opts *o)
                      .algo_load = replicas_load, .algo_ctx = &rs->reps, .replicas = rs->reps.count};
     int rc = rl__ckpt_restore(&r, rs->c, rs->algo, rs->err, sizeof rs->err);
     if (rc != RL_OK) return rc;
+    if (r.step >= rs->target && finish_summary(o->resume_dir)) {
+        printf("the run in %s was complete at step %llu and its final checkpoint written; "
+               "its summary now says done\n", o->resume_dir, (unsigned long long)r.step);
+        return RL_DONE_ALREADY;
+    }
     if (r.step >= rs->target) {
         snprintf(rs->err, sizeof rs->err, "the run in %s is complete at step %llu (run.steps = %llu); "
                  "--set run.steps=N with a larger N trains on", o->resume_dir,
@@ -695,6 +725,7 @@ int rl__run(const rl__config *c, const rl__run_opts *o, rl__run_stats *stats)
     }
     if (resume_dir) {
         int rc = resume(rs, o);
+        if (rc == RL_DONE_ALREADY) exit_code = 0;
         if (rc == RL_ECONFIG) exit_code = 2;
         if (rc != RL_OK) goto out;
     }
@@ -752,21 +783,25 @@ int rl__run(const rl__config *c, const rl__run_opts *o, rl__run_stats *stats)
             else if (rc != RL_OK) fail(rs, rc, "evaluation failed");
         }
     }
-    /* Outputs are written whatever happened above: nothing is lost.  The
-       summary comes before the final checkpoint: a kill between the two
-       leaves the last periodic checkpoint, and a resume from it redoes the
-       end exactly. */
+    /* Outputs are written whatever happened above: nothing is lost.  A
+       finished run's summary is written twice: "finishing" before the final
+       checkpoint, "done" after it.  A kill before the checkpoint leaves the
+       last periodic one, and a resume from it redoes the end exactly; a kill
+       after it leaves a complete run whose resume only marks it done. */
     char saved_err[RL_ERR_MAX];
     snprintf(saved_err, sizeof saved_err, "%s", rs->err);
     status = rc != RL_OK ? "failed" : g_stop_signal ? "interrupted" : "done";
+    int finishing = rc == RL_OK && !interrupted;
     int wrc = write_metrics(rs, 1);
-    if (wrc == RL_OK) wrc = write_summary(rs, &final_eval, status);
+    if (wrc == RL_OK) wrc = write_summary(rs, &final_eval, finishing ? "finishing" : status);
     /* The final checkpoint (with keep_best's choice); never after a
        failure, so the last good one stays. */
     if (wrc == RL_OK && rc == RL_OK && !interrupted && (rc = write_checkpoint(rs)) != RL_OK) {
         rl__log(RL_LOG_ERROR, NULL, "%s", rs->err);
         rs->err[0] = 0;
         write_summary(rs, &final_eval, "failed");
+    } else if (wrc == RL_OK && finishing) {
+        wrc = write_summary(rs, &final_eval, status);
     }
     if (wrc != RL_OK) {
         rl__log(RL_LOG_ERROR, NULL, "%s", rs->err);

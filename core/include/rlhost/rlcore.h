@@ -136,6 +136,13 @@ int rl_state_check_finite(const char *name, const float *v, size_t n, char *err,
 int rl_state_check_i32s(const char *name, const int32_t *v, size_t n, int32_t lo, int32_t hi,
                         char *err, size_t errlen);
 
+/* ---- Replicas (ABI 1.1) --------------------------------------------------
+   The replica table create() was given: NULL from a host older than 1.1
+   (then the algorithm is the only replica); and whether the replicas share
+   the envs (rl_replicas.shared_envs, 0 when the table is too old to say). */
+const rl_replicas *rl_args_replicas(const rl_algo_args *args);
+int rl_replicas_shared(const rl_replicas *r);
+
 /* ---- BLAS runtime -------------------------------------------------------- */
 
 /* Threads OpenBLAS may use for one call (>= 1). */
