@@ -19,6 +19,7 @@
 #include "play.h"
 #include "plot.h"
 #include "run.h"
+#include "world.h"
 
 #define EXIT_RUN_FAILED 1
 #define EXIT_USAGE 2
@@ -445,7 +446,7 @@ static int cmd_info(cli *c)
     return rc;
 }
 
-int main(int argc, char **argv)
+static int cli_main(int argc, char **argv)
 {
     rl__blas_select_kernels(argv);
     rl_blas_set_threads(1);
@@ -460,6 +461,11 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "--version")) {
         printf("rlhost %s (plugin ABI %d.%d)\n", RLHOST_VERSION, RL_ABI_MAJOR, RL_ABI_MINOR);
+        if (rl__world_mpi())
+            printf("MPI: %s (mpirun -np N rlhost run CONFIG trains N ranks x run.replicas replicas)\n",
+                   rl__world_mpi());
+        else
+            printf("MPI: not built (meson setup -Dmpi=enabled with libopenmpi-dev)\n");
         return 0;
     }
     cli c;
@@ -565,4 +571,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "rlhost: unknown command '%s'\n", cmd);
     fputs(usage_text, stderr);
     return EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    /* Under mpirun, every rank joins the job before anything else. */
+    if (rl__world_init(&argc, &argv) != 0) {
+        fprintf(stderr, "rlhost: error: could not join the MPI job (MPI_Init_thread failed)\n");
+        return 1;
+    }
+    int rc = cli_main(argc, argv);
+    rl__world_finalize();
+    return rc;
 }

@@ -13,6 +13,7 @@
 
 #include "loader.h"
 #include "util.h"
+#include "world.h"
 
 typedef struct rl__replica_member {
     struct rl__replica_group *g;
@@ -48,7 +49,8 @@ static void barrier_wait(spin_barrier *b)
 }
 
 typedef struct rl__replica_group {
-    uint32_t count;
+    uint32_t count; /* members in this process */
+    int world_rc;
     spin_barrier barrier;
     void *bufs[RL__MAX_REPLICAS];
     size_t n[RL__MAX_REPLICAS];
@@ -58,19 +60,29 @@ typedef struct rl__replica_group {
 
 /* Every replica publishes its buffer; then replica k sums elements
    [k n / R, (k + 1) n / R) over the buffers in replica order and writes the
-   sum back into all of them; a second barrier ends it. */
-#define ALLREDUCE(name, type)                                                      \
+   sum back into all of them; a second barrier ends it.  In an MPI job the
+   process's first member sums over every rank (world.h) in the same order
+   while the others wait at the second barrier. */
+#define ALLREDUCE(name, type, world_sum)                                           \
     static int name(void *ctx, type *buf, size_t n)                                \
     {                                                                              \
         member *m = ctx;                                                           \
         group *g = m->g;                                                           \
         uint32_t R = g->count, k = m->index;                                       \
-        if (R == 1) return RL_OK;                                                  \
+        int world = rl__world_size() > 1;                                          \
+        if (R == 1 && !world) return RL_OK;                                        \
         g->bufs[k] = buf;                                                          \
         g->n[k] = n;                                                               \
-        barrier_wait(&g->barrier);                                                 \
+        if (R > 1) barrier_wait(&g->barrier);                                      \
         int same = 1;                                                              \
         for (uint32_t r = 1; r < R; r++) same &= g->n[r] == g->n[0];               \
+        if (world) {                                                               \
+            if (k == 0)                                                            \
+                g->world_rc = same && world_sum((type *const *)g->bufs, R, n) == 0 \
+                                  ? RL_OK : RL_EINVAL;                             \
+            if (R > 1) barrier_wait(&g->barrier);                                  \
+            return g->world_rc;                                                    \
+        }                                                                          \
         if (same) { /* ((b0 + b1) + b2) + ... into b0's chunk, then copied out */  \
             size_t lo = n * k / R, hi = n * (k + 1) / R;                           \
             type *restrict acc = (type *)g->bufs[0] + lo;                          \
@@ -84,8 +96,8 @@ typedef struct rl__replica_group {
         barrier_wait(&g->barrier);                                                 \
         return same ? RL_OK : RL_EINVAL; /* a plugin bug: replicas disagree on n */ \
     }
-ALLREDUCE(allreduce_f32, float)
-ALLREDUCE(allreduce_f64, double)
+ALLREDUCE(allreduce_f32, float, rl__world_sum_f32)
+ALLREDUCE(allreduce_f64, double, rl__world_sum_f64)
 
 const rl_replicas *rl__replicas_single(void)
 {
@@ -130,15 +142,23 @@ int rl__replicas_create(rl__replicas *g, const rl__config *c, const rl_env_info 
 {
     memset(g, 0, sizeof *g);
     g->avt = c->algo->desc->vtable;
-    if (count < 1 || count > RL__MAX_REPLICAS) {
-        snprintf(err, errlen, "run.replicas = %u is out of range", count);
+    uint32_t P = rl__world_size();
+    if (count < 1 || count > RL__MAX_REPLICAS || count % P) {
+        snprintf(err, errlen, "run.replicas: %u replicas over %u MPI ranks is out of range", count, P);
         return RL_ECONFIG;
     }
     g->count = count;
+    g->local = count / P;
+    g->first = rl__world_rank() * g->local;
     g->shared = num_envs % count != 0;
     g->per = g->shared ? num_envs : num_envs / count;
-    group *gr = rl__replica_group_create(count);
-    if (!gr || !(g->pool = rl__pool_create(count))) {
+    uint32_t block = (g->shared ? num_envs : g->local * g->per) + 1; /* actions, then the stop flag */
+    group *gr = rl__replica_group_create(g->local);
+    if (P > 1 && !(g->exchange = malloc((size_t)P * block * sizeof *g->exchange))) {
+        rl__replica_group_destroy(gr);
+        gr = NULL;
+    }
+    if (!gr || !(g->pool = rl__pool_create(g->local))) {
         rl__replica_group_destroy(gr);
         rl__pool_destroy(g->pool);
         g->pool = NULL;
@@ -147,7 +167,11 @@ int rl__replicas_create(rl__replicas *g, const rl__config *c, const rl_env_info 
     }
     g->group = gr;
     group_set_shared(gr, g->shared);
-    for (uint32_t r = 0; r < count; r++) {
+    for (uint32_t r = 0; r < g->local; r++) { /* the job's replica first + r */
+        gr->api[r].count = count;
+        gr->api[r].index = g->first + r;
+    }
+    for (uint32_t r = 0; r < g->local; r++) {
         rl_algo_args args = {sizeof args, info,  g->per, n_eval, seed, total_steps, c->algo_opts.vals,
                              c->algo_stages.vals, rl__host_api(), &gr->api[r]};
         char perr[RL_ERR_MAX] = "";
@@ -165,8 +189,9 @@ int rl__replicas_create(rl__replicas *g, const rl__config *c, const rl_env_info 
 
 void rl__replicas_destroy(rl__replicas *g)
 {
-    for (uint32_t r = 0; r < g->count; r++)
+    for (uint32_t r = 0; r < g->local; r++)
         if (g->algo[r]) g->avt->destroy(g->algo[r]);
+    free(g->exchange);
     rl__pool_destroy(g->pool);
     rl__replica_group_destroy(g->group);
     memset(g, 0, sizeof *g);
@@ -178,30 +203,50 @@ int rl__replicas_open(rl__replicas *g, const rl__config *c, const rl_env_info *i
 {
     const rl_value *v = &c->run.vals[RL__RUN_REPLICAS];
     const rl_plugin_desc *d = c->algo->desc;
+    /* In an MPI job run.replicas counts each rank's threads: the job has
+       ranks x that many replicas. */
+    uint32_t P = rl__world_size();
+    char ranks[64] = "";
+    if (P > 1) snprintf(ranks, sizeof ranks, "%u MPI ranks x ", P);
     if (!(rl__desc_flags(d) & RL_DESC_REPLICAS)) {
         snprintf(why, whylen, "algo '%s' does not train data-parallel (no RL_DESC_REPLICAS%s)", d->name,
                  d->struct_size < offsetof(rl_plugin_desc, flags) + sizeof d->flags ? "; built for ABI 1.0" : "");
+        if (P > 1) {
+            snprintf(err, errlen, "%s, so it cannot run as %u MPI ranks; run it without mpirun", why, P);
+            return RL_ECONFIG;
+        }
         return rl__replicas_create(g, c, info, num_envs, n_eval, seed, total_steps, 1, err, errlen);
     }
     if (!v->is_auto) {
-        int rc = rl__replicas_create(g, c, info, num_envs, n_eval, seed, total_steps, (uint32_t)v->i, err, errlen);
-        snprintf(why, whylen, "%s", rc == RL_OK && g->shared ? "sharing the envs: they do not split" : "");
+        uint32_t T = (uint32_t)v->i;
+        if ((uint64_t)T * P > RL__MAX_REPLICAS) {
+            snprintf(err, errlen, "run.replicas: %s%u threads is more than %d replicas", ranks, T, RL__MAX_REPLICAS);
+            return RL_ECONFIG;
+        }
+        int rc = rl__replicas_create(g, c, info, num_envs, n_eval, seed, total_steps, T * P, err, errlen);
+        snprintf(why, whylen, "%s%s", P > 1 ? ranks : "",
+                 rc == RL_OK && g->shared ? "sharing the envs: they do not split" : "");
+        if (P > 1 && rc == RL_OK) snprintf(why + strlen(why), whylen - strlen(why), "%u thread%s%s", T,
+                                           T == 1 ? "" : "s", g->shared ? ", envs shared" : "");
         return rc;
     }
-    uint32_t cores = rl__host_api()->cpu_count(), top = cores;
-    if (top > RL__MAX_REPLICAS) top = RL__MAX_REPLICAS;
+    /* auto: this machine's cores, shared among the job's ranks on it */
+    uint32_t cores = rl__host_api()->cpu_count(), local = rl__world_local(), top = cores / local;
+    if (top < 1) top = 1;
+    if ((uint64_t)top * P > RL__MAX_REPLICAS) top = RL__MAX_REPLICAS / P;
     char refused[RL_ERR_MAX] = "";
-    for (uint32_t R = top; R >= 1; R--) {
-        int rc = rl__replicas_create(g, c, info, num_envs, n_eval, seed, total_steps, R, err, errlen);
+    for (uint32_t T = top; T >= 1; T--) {
+        int rc = rl__replicas_create(g, c, info, num_envs, n_eval, seed, total_steps, T * P, err, errlen);
         if (rc == RL_OK) {
-            snprintf(why, whylen, "auto: %u core%s, %u envs%s%s%s", cores, cores == 1 ? "" : "s", num_envs,
-                     g->shared ? ", shared" : "", refused[0] ? "; " : "", refused);
+            snprintf(why, whylen, "auto: %s%u core%s%s, %u envs%s%s%s", ranks, cores, cores == 1 ? "" : "s",
+                     local > 1 ? " shared by the ranks here" : "", num_envs, g->shared ? ", shared" : "",
+                     refused[0] ? "; " : "", refused);
             return RL_OK;
         }
-        if (rc == RL_ENOMEM || R == 1) return rc;
-        if (!refused[0]) snprintf(refused, sizeof refused, "%u refused: %s", R, err);
+        if (rc == RL_ENOMEM || T == 1) return rc;
+        if (!refused[0]) snprintf(refused, sizeof refused, "%u refused: %s", T * P, err);
     }
-    return RL_EINVAL; /* not reached: R = 1 always splits */
+    return RL_EINVAL; /* not reached: one replica a rank always splits */
 }
 
 /* ---- the phases: one replica per pool thread -------------------------- */
@@ -222,10 +267,10 @@ static void act_one(void *ctx, uint32_t first, uint32_t count)
     phase *ph = ctx;
     rl__replicas *g = ph->g;
     for (uint32_t r = first; r < first + count; r++) {
-        size_t at = g->shared ? 0 : (size_t)r * g->per;
+        size_t at = g->shared ? 0 : (size_t)(g->first + r) * g->per;
         g->err[r][0] = 0;
         ph->rc[r] = RL_OK;
-        if (g->shared && r > 0) continue; /* replica 0 drives the shared envs */
+        if (g->shared && g->first + r > 0) continue; /* replica 0 drives the shared envs */
         ph->rc[r] = g->avt->act(g->algo[r], RL_ACT_TRAIN, (const char *)ph->obs + at * ph->row_bytes,
                                 ph->start + at, ph->actions + at, g->per, g->err[r], RL_ERR_MAX);
     }
@@ -237,7 +282,7 @@ static void observe_one(void *ctx, uint32_t first, uint32_t count)
     rl__replicas *g = ph->g;
     const rl_transition *t = ph->t;
     for (uint32_t r = first; r < first + count; r++) {
-        size_t at = g->shared ? 0 : (size_t)r * g->per, ob = at * ph->row_bytes;
+        size_t at = g->shared ? 0 : (size_t)(g->first + r) * g->per, ob = at * ph->row_bytes;
         rl_transition s = {sizeof s,
                            g->per,
                            (const char *)t->obs + ob,
@@ -255,30 +300,50 @@ static void observe_one(void *ctx, uint32_t first, uint32_t count)
 
 static int first_failure(const rl__replicas *g, const phase *ph, char *err, size_t errlen)
 {
-    for (uint32_t r = 0; r < g->count; r++)
+    for (uint32_t r = 0; r < g->local; r++)
         if (ph->rc[r] != RL_OK) {
-            if (g->count > 1) snprintf(err, errlen, "replica %u: %s", r, g->err[r]);
+            if (g->count > 1) snprintf(err, errlen, "replica %u: %s", g->first + r, g->err[r]);
             else snprintf(err, errlen, "%s", g->err[r]);
             return ph->rc[r];
         }
     return RL_OK;
 }
 
+/* MPI: every rank's block of actions (rank 0's for shared envs) to every
+   rank, with each rank's stop flag after its block: one collective a step. */
+static void exchange(rl__replicas *g, int32_t *actions, int *stop)
+{
+    uint32_t P = rl__world_size(), n = g->shared ? g->per : g->local * g->per, block = n + 1;
+    int32_t *mine = g->exchange + (size_t)rl__world_rank() * block;
+    memcpy(mine, actions + (g->shared ? 0 : (size_t)g->first * g->per), n * sizeof *actions);
+    mine[n] = *stop;
+    rl__world_allgather(mine, g->exchange, block * sizeof *g->exchange);
+    *stop = 0;
+    for (uint32_t p = 0; p < P; p++) {
+        const int32_t *b = g->exchange + (size_t)p * block;
+        if (b[n]) *stop = 1;
+        if (!g->shared) memcpy(actions + (size_t)p * n, b, n * sizeof *actions);
+    }
+    if (g->shared) memcpy(actions, g->exchange, n * sizeof *actions);
+}
+
 int rl__replicas_act(rl__replicas *g, const void *obs, size_t row_bytes, const uint8_t *start,
-                     int32_t *actions, char *err, size_t errlen)
+                     int32_t *actions, int *stop, char *err, size_t errlen)
 {
     phase ph = {.g = g, .obs = obs, .row_bytes = row_bytes, .start = start, .actions = actions};
-    if (g->count == 1 || g->shared) act_one(&ph, 0, g->count);
-    else rl__pool_run(g->pool, act_one, &ph, g->count);
-    return first_failure(g, &ph, err, errlen);
+    if (g->local == 1 || g->shared) act_one(&ph, 0, g->local);
+    else rl__pool_run(g->pool, act_one, &ph, g->local);
+    int rc = first_failure(g, &ph, err, errlen);
+    if (rc == RL_OK && g->exchange) exchange(g, actions, stop);
+    return rc;
 }
 
 int rl__replicas_observe_update(rl__replicas *g, const rl_transition *t, size_t row_bytes,
                                 uint64_t step, char *err, size_t errlen)
 {
     phase ph = {.g = g, .t = t, .row_bytes = row_bytes, .step = step};
-    if (g->count == 1) observe_one(&ph, 0, 1);
-    else rl__pool_run(g->pool, observe_one, &ph, g->count);
+    if (g->local == 1) observe_one(&ph, 0, 1);
+    else rl__pool_run(g->pool, observe_one, &ph, g->local);
     return first_failure(g, &ph, err, errlen);
 }
 
@@ -316,11 +381,12 @@ static const char *p_error(void *ctx)
 int rl__replicas_state(rl__replicas *g, const rl_algo_state_ext *ext, const rl_state_io *io,
                        int load, char *err, size_t errlen)
 {
-    for (uint32_t r = 0; r < g->count; r++) {
+    for (uint32_t r = 0; r < g->local; r++) {
+        uint32_t gr = g->first + r;
         prefixed px = {io, ""};
         rl_state_io pio = {sizeof pio, &px, p_put, p_get, p_error};
-        if (r) snprintf(px.prefix, sizeof px.prefix, "replica%u/", r);
-        const rl_state_io *use = r ? &pio : io;
+        if (gr) snprintf(px.prefix, sizeof px.prefix, "replica%u/", gr);
+        const rl_state_io *use = gr ? &pio : io;
         char perr[RL_ERR_MAX] = "";
         int rc = load ? ext->load(g->algo[r], use, perr, sizeof perr) : ext->save(g->algo[r], use, perr, sizeof perr);
         if (rc != RL_OK) {

@@ -13,11 +13,14 @@
 struct rl__replica_member;
 
 typedef struct rl__replicas {
-    uint32_t count, per;   /* replicas; training envs each */
+    uint32_t count, per;   /* replicas in the job; training envs each */
+    uint32_t local, first; /* those of this process: first .. first + local - 1
+                              (all of them, unless an MPI job splits them) */
     int shared;            /* every replica observes all envs; replica 0 acts */
     const rl_algo_vtable *avt;
-    void *algo[RL__MAX_REPLICAS];
-    rl__pool *pool;        /* R threads, one replica each */
+    void *algo[RL__MAX_REPLICAS]; /* this process's, local of them */
+    int32_t *exchange;     /* MPI: every rank's actions and stop flag */
+    rl__pool *pool;        /* local threads, one replica each */
     struct rl__replica_group *group;
     char err[RL__MAX_REPLICAS][RL_ERR_MAX];
 } rl__replicas;
@@ -52,15 +55,18 @@ int rl__replicas_open(rl__replicas *g, const rl__config *c, const rl_env_info *i
 
 /* One training step's calls, each replica on its slice, all at once.
    obs/start/actions/transition cover all envs; row_bytes is one env's
-   observation.  The first failure's sentence goes to err. */
+   observation.  The first failure's sentence goes to err.  In an MPI job
+   act also hands every rank the other ranks' actions, and *stop (this
+   process's wish to stop) comes back as the job's: 1 when any rank wants
+   to, so all stop before the same step. */
 int rl__replicas_act(rl__replicas *g, const void *obs, size_t row_bytes, const uint8_t *start,
-                     int32_t *actions, char *err, size_t errlen);
+                     int32_t *actions, int *stop, char *err, size_t errlen);
 int rl__replicas_observe_update(rl__replicas *g, const rl_transition *t, size_t row_bytes,
                                 uint64_t step, char *err, size_t errlen);
 
-/* rl.algo.state/1 of every replica into one checkpoint: replica 0's
-   tensors under their own names (a one-replica checkpoint is what it always
-   was), replica r's under "replica<r>/". */
+/* rl.algo.state/1 of this process's replicas into one checkpoint: replica
+   0's tensors under their own names (a one-replica checkpoint is what it
+   always was), replica r's under "replica<r>/". */
 int rl__replicas_state(rl__replicas *g, const rl_algo_state_ext *ext, const rl_state_io *io,
                        int load, char *err, size_t errlen);
 

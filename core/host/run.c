@@ -27,6 +27,7 @@
 #include "replicas.h"
 #include "rundir.h"
 #include "vecenv.h"
+#include "world.h"
 
 #define MAX_ALGO_METRICS 32
 
@@ -65,6 +66,9 @@ typedef struct run_state {
     eval_result last_eval;
     int pending_eval;
     int envs_restored; /* a resume restored the envs exactly: no reset */
+    int agreed;        /* an MPI job's ranks have agreed to start */
+    int writer;        /* writes the run directory: rank 0 of an MPI job */
+    int stop;          /* an MPI job's agreed stop (see rl__replicas_act) */
     char err[RL_ERR_MAX];
 } run_state;
 
@@ -88,8 +92,21 @@ static const rl_value *val(const rl__group *g, int i)
    final one may be cut short. */
 static int evaluate(run_state *rs, uint32_t episodes, eval_result *out, int interruptible)
 {
-    return rl__evaluate(&rs->eval, rs->avt, rs->algo, rs->c->algo->desc->name, episodes,
-                        interruptible ? &g_stop_signal : NULL, out, rs->err, sizeof rs->err);
+    /* In an MPI job rank 0 evaluates (its replica 0 is the job's) and tells
+       the others the result, which the algorithms' callbacks may use. */
+    struct {
+        int rc;
+        eval_result r;
+    } msg;
+    memset(&msg, 0, sizeof msg);
+    if (rs->writer)
+        msg.rc = rl__evaluate(&rs->eval, rs->avt, rs->algo, rs->c->algo->desc->name, episodes,
+                              interruptible ? &g_stop_signal : NULL, &msg.r, rs->err, sizeof rs->err);
+    rl__world_bcast(&msg, sizeof msg, 0);
+    *out = msg.r;
+    if (!rs->writer && msg.rc != RL_OK && msg.rc != RL_EINTR)
+        snprintf(rs->err, sizeof rs->err, "evaluation failed on rank 0");
+    return msg.rc;
 }
 
 /* ---- metrics -------------------------------------------------------------*/
@@ -102,6 +119,7 @@ static void csv_num(rl__sbuf *b, double v)
 
 static int write_metrics(run_state *rs, int sync)
 {
+    if (!rs->writer) return RL_OK;
     char path[4200];
     snprintf(path, sizeof path, "%s/metrics.csv", rs->out_dir);
     if (rs->csv.oom) {
@@ -115,6 +133,7 @@ static int write_metrics(run_state *rs, int sync)
 
 static void log_row(run_state *rs)
 {
+    if (!rs->writer) return; /* metrics() resets the algorithm's sums: replica 0's alone */
     const rl__config *c = rs->c;
     double now = rl_now(), cpu = cpu_seconds();
     double wall = now - rs->t_start;
@@ -243,6 +262,7 @@ static void json_stage_group(rl__sbuf *b, const rl__group *g, const char *prefix
 
 static int write_summary(run_state *rs, const eval_result *ev, const char *status)
 {
+    if (!rs->writer) return RL_OK;
     const rl__config *c = rs->c;
     double wall = rl_now() - rs->t_start;
     rl__sbuf b = {0};
@@ -375,13 +395,83 @@ static int host_state_load(void *ctx, const rl_state_io *io, char *err, size_t e
     return host_state(ctx, io, 1, err, errlen);
 }
 
+/* MPI: the state of the other ranks' replicas travels to rank 0 for the
+   checkpoint, as a table of tensors and their bytes; rank 0 adds them to
+   io after its own, so the file lists replica 0, 1, 2, ... as a one-process
+   run does.  Collective: every rank calls it at every checkpoint (rank 0
+   with io NULL when its own part failed). */
+static int gather_state(run_state *rs, const rl_state_io *io)
+{
+    if (rl__world_size() == 1 || !rs->state_ext) return RL_OK;
+    rl__ckpt mine;
+    memset(&mine, 0, sizeof mine);
+    uint64_t n = 0;
+    int rc = RL_OK;
+    char perr[RL_ERR_MAX] = "";
+    if (!rs->writer) {
+        rl_state_io mio;
+        rl__ckpt_io(&mine, &mio);
+        rc = rl__replicas_state(&rs->reps, rs->state_ext, &mio, 0, perr, sizeof perr);
+        n = rc == RL_OK ? mine.n : UINT64_MAX;
+        if (rc != RL_OK) rl__log(RL_LOG_ERROR, NULL, "rank %u: algo '%s' could not save its state: %s",
+                                 rl__world_rank(), rs->c->algo->desc->name, perr);
+    }
+    size_t tab = n == UINT64_MAX ? 0 : (size_t)n * sizeof *mine.tensors;
+    size_t bytes = sizeof n + tab + (n == UINT64_MAX ? 0 : mine.data_len);
+    unsigned char *blob = malloc(bytes), *all = NULL;
+    size_t lens[1024];
+    if (blob) {
+        memcpy(blob, &n, sizeof n);
+        if (tab) memcpy(blob + sizeof n, mine.tensors, tab);
+        if (tab && mine.data_len) memcpy(blob + sizeof n + tab, mine.data, mine.data_len);
+    }
+    int grc = rl__world_gather(blob ? blob : (const void *)&n, blob ? bytes : sizeof n, &all, lens);
+    free(blob);
+    rl__ckpt_free(&mine);
+    if (!rs->writer) return rc;
+    if (grc != 0) {
+        snprintf(rs->err, sizeof rs->err, "out of memory gathering the replicas' state");
+        return RL_ENOMEM;
+    }
+    for (uint32_t r = 1; io && rc == RL_OK && r < rl__world_size(); r++) {
+        const unsigned char *b = all;
+        for (uint32_t k = 0; k < r; k++) b += lens[k];
+        uint64_t m = UINT64_MAX;
+        if (lens[r] >= sizeof m) memcpy(&m, b, sizeof m);
+        if (m == UINT64_MAX || m > (lens[r] - sizeof m) / sizeof *mine.tensors) {
+            snprintf(rs->err, sizeof rs->err, "rank %u could not save its replicas' state", r);
+            rc = RL_EIO;
+            break;
+        }
+        const unsigned char *data = b + sizeof m + m * sizeof *mine.tensors;
+        size_t avail = lens[r] - sizeof m - m * sizeof *mine.tensors;
+        for (uint64_t k = 0; rc == RL_OK && k < m; k++) {
+            rl__ckpt_tensor t;
+            memcpy(&t, b + sizeof m + k * sizeof t, sizeof t);
+            t.name[sizeof t.name - 1] = 0;
+            if (t.ndim > 4 || t.offset > avail || t.bytes > avail - t.offset) {
+                snprintf(rs->err, sizeof rs->err, "rank %u sent a malformed state tensor", r);
+                rc = RL_EIO;
+            } else if ((rc = io->put(io->ctx, t.name, t.dtype, t.ndim, t.shape, data + t.offset)) != RL_OK) {
+                snprintf(rs->err, sizeof rs->err, "%s", io->error(io->ctx));
+            }
+        }
+    }
+    free(all);
+    return rc;
+}
+
 /* Every checkpoint is preceded by the metrics up to its step, durably: a
    resume cuts metrics.csv back to the checkpoint's step, so after a kill at
    any instant no row is lost or doubled. */
 static int write_checkpoint(run_state *rs)
 {
     const rl__config *c = rs->c;
-    if (write_metrics(rs, 1) != RL_OK) return RL_EIO;
+    if (!rs->writer) return gather_state(rs, NULL);
+    if (write_metrics(rs, 1) != RL_OK) {
+        gather_state(rs, NULL);
+        return RL_EIO;
+    }
     char path[4200], prev[4200], num[32];
     snprintf(path, sizeof path, "%s/checkpoint.safetensors", rs->out_dir);
     snprintf(prev, sizeof prev, "%s/checkpoint.prev.safetensors", rs->out_dir);
@@ -410,17 +500,19 @@ static int write_checkpoint(run_state *rs)
     char eps[32];
     snprintf(eps, sizeof eps, "%llu", (unsigned long long)rs->train.stats.episodes);
     if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.episodes", eps);
+    rl_state_io io;
+    rl__ckpt_io(&ck, &io);
     if (rc) {
         snprintf(rs->err, sizeof rs->err, "out of memory building the checkpoint");
     } else if (rs->state_ext) {
-        rl_state_io io;
-        rl__ckpt_io(&ck, &io);
         char perr[RL_ERR_MAX] = "";
         rc = rl__replicas_state(&rs->reps, rs->state_ext, &io, 0, perr, sizeof perr);
         if (rc) snprintf(rs->err, sizeof rs->err, "algo '%s' could not save its state: %s",
                          c->algo->desc->name, perr[0] ? perr : rl_strerror(rc));
-        if (!rc) rc = host_state(rs, &io, 0, rs->err, sizeof rs->err);
     }
+    int grc = gather_state(rs, rc ? NULL : &io);
+    if (!rc) rc = grc;
+    if (!rc && rs->state_ext) rc = host_state(rs, &io, 0, rs->err, sizeof rs->err);
     /* The replay buffer (save_replay) goes to its own file, written first
        and stamped with the step: a resume pairs the checkpoint with the
        replay of its step (this file or the previous one kept beside it). */
@@ -499,11 +591,14 @@ static int train_loop(run_state *rs)
                        v->terminated, v->truncated};
     char perr[RL_ERR_MAX];
     if (!rs->envs_restored) rl__vecenv_reset(v);
-    while (rs->steps < rs->target && !g_stop_signal) {
+    int world = rl__world_size() > 1;
+    while (rs->steps < rs->target && !(world ? rs->stop : g_stop_signal)) {
         double t0 = rl_now();
         perr[0] = 0;
+        int stop = g_stop_signal != 0;
         int rc = rl__replicas_act(&rs->reps, v->io.obs, v->row_bytes, v->episode_start, v->actions,
-                                  rs->err, sizeof rs->err);
+                                  &stop, rs->err, sizeof rs->err);
+        rs->stop = stop;
         if (rc != RL_OK) return fail(rs, rc, "algo act failed");
         double t1 = rl_now();
         if ((rc = rl__vecenv_step(v, rs->err, sizeof rs->err)) != RL_OK)
@@ -525,7 +620,7 @@ static int train_loop(run_state *rs)
                 rc = evaluate(rs, eval_episodes, &rs->last_eval, 0);
                 if (rc != RL_OK) return fail(rs, rc, "evaluation failed");
                 rs->pending_eval = 1;
-                for (uint32_t r = 0; rc == RL_OK && rs->eval_ext && r < rs->reps.count; r++) {
+                for (uint32_t r = 0; rc == RL_OK && rs->eval_ext && r < rs->reps.local; r++) {
                     perr[0] = 0;
                     rc = rs->eval_ext->evaluated(rs->reps.algo[r], rs->steps, rs->last_eval.return_mean,
                                                  perr, sizeof perr);
@@ -623,12 +718,12 @@ static int resume(run_state *rs, const rl__run_opts *o)
                      .algo_load = replicas_load, .algo_ctx = &rs->reps, .replicas = rs->reps.count};
     int rc = rl__ckpt_restore(&r, rs->c, rs->algo, rs->err, sizeof rs->err);
     if (rc != RL_OK) return rc;
-    if (r.step >= rs->target && finish_summary(o->resume_dir)) {
+    if (r.step >= rs->target && rs->writer && finish_summary(o->resume_dir)) {
         printf("the run in %s was complete at step %llu and its final checkpoint written; "
                "its summary now says done\n", o->resume_dir, (unsigned long long)r.step);
         return RL_DONE_ALREADY;
     }
-    if (r.step >= rs->target) {
+    if (r.step >= rs->target && rs->writer) {
         snprintf(rs->err, sizeof rs->err, "the run in %s is complete at step %llu (run.steps = %llu); "
                  "--set run.steps=N with a larger N trains on", o->resume_dir,
                  (unsigned long long)r.step, (unsigned long long)rs->target);
@@ -665,6 +760,8 @@ int rl__run(const rl__config *c, const rl__run_opts *o, rl__run_stats *stats)
     rs->target = (uint64_t)val(&c->run, RL__RUN_STEPS)->i;
     rs->quiet = (int)val(&c->run, RL__RUN_QUIET)->i;
     rs->tty = isatty(STDERR_FILENO);
+    rs->writer = rl__world_rank() == 0;
+    if (!rs->writer) rs->quiet = 1; /* rank 0 speaks for an MPI job */
     snprintf(rs->out_dir, sizeof rs->out_dir, "%s", val(&c->run, RL__RUN_OUT_DIR)->s);
     uint64_t seed = (uint64_t)val(&c->run, RL__RUN_SEED)->i;
     uint32_t num_envs = (uint32_t)val(&c->env_host, RL__ENV_NUM_ENVS)->i;
@@ -683,7 +780,7 @@ int rl__run(const rl__config *c, const rl__run_opts *o, rl__run_stats *stats)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
-    {
+    if (rs->writer) {
         rl__rundir_mode mode = resume_dir ? RL__RUNDIR_RESUME : o->force ? RL__RUNDIR_FORCE : RL__RUNDIR_NEW;
         int rc = rl__rundir_open(rs->out_dir, mode, &dir_fd, rs->err, sizeof rs->err);
         if (rc == RL_ECONFIG) exit_code = 2;
@@ -691,9 +788,15 @@ int rl__run(const rl__config *c, const rl__run_opts *o, rl__run_stats *stats)
     }
     /* A plugin refusing its options at create is a config error (exit 2),
        as `rlhost check` reports it. */
+    /* Env threads: auto is every core, or its share when MPI ranks share
+       this machine. */
+    uint32_t env_threads = thr->is_auto ? 0 : (uint32_t)thr->i;
+    if (thr->is_auto && rl__world_local() > 1) {
+        env_threads = rl__host_api()->cpu_count() / rl__world_local();
+        if (env_threads < 1) env_threads = 1;
+    }
     int crc = rl__vecenv_create(&rs->train, c->env->desc, c->env_opts.vals, c->env_stages.vals,
-                                num_envs, seed, thr->is_auto ? 0 : (uint32_t)thr->i, repeat, rs->err,
-                                sizeof rs->err);
+                                num_envs, seed, env_threads, repeat, rs->err, sizeof rs->err);
     if (crc != RL_OK) {
         exit_code = crc == RL_ENOMEM ? 1 : 2;
         goto out;
@@ -729,6 +832,18 @@ int rl__run(const rl__config *c, const rl__run_opts *o, rl__run_stats *stats)
         if (rc == RL_ECONFIG) exit_code = 2;
         if (rc != RL_OK) goto out;
     }
+    /* An MPI job starts when every rank could: 0 go, 100 rank 0 found the
+       run complete, 200 + exit code a rank failed (each said why). */
+    if (rl__world_size() > 1) {
+        rs->agreed = 1;
+        int verdict = rl__world_max(0);
+        if (verdict) {
+            exit_code = verdict == 100 ? 0 : verdict - 200;
+            if (verdict != 100)
+                snprintf(rs->err, sizeof rs->err, "another rank of the MPI job could not start (its message says why)");
+            goto out;
+        }
+    }
     {   /* everything checked: now the run directory changes */
         rl__sbuf cfg = {0};
         rl__config_format(c, &cfg);
@@ -748,7 +863,11 @@ int rl__run(const rl__config *c, const rl__run_opts *o, rl__run_stats *stats)
     rs->t_start = rs->last_log_wall = rs->last_csv_write = rl_now();
     rs->last_log_cpu = cpu_seconds();
     int rc = train_loop(rs);
-    int interrupted = g_stop_signal != 0;
+    if (rc != RL_OK && rl__world_size() > 1) { /* the other ranks wait in a collective: end the job */
+        rl__log(RL_LOG_ERROR, NULL, "rank %u: %s", rl__world_rank(), rs->err);
+        rl__world_abort(1);
+    }
+    int interrupted = rl__world_size() > 1 ? rs->stop : g_stop_signal != 0;
     if (stats) {
         stats->steps = rs->steps;
         stats->wall_s = rl_now() - rs->t_start;
@@ -764,7 +883,7 @@ int rl__run(const rl__config *c, const rl__run_opts *o, rl__run_stats *stats)
         if ((rc = write_checkpoint(rs)) != RL_OK) fail(rs, rc, "writing the checkpoint failed");
     } else if (rc == RL_OK && rs->eval_ext) {
         char perr[RL_ERR_MAX] = "";
-        for (uint32_t r = 0; rc == RL_OK && r < rs->reps.count; r++)
+        for (uint32_t r = 0; rc == RL_OK && r < rs->reps.local; r++)
             rc = rs->eval_ext->training_done(rs->reps.algo[r], perr, sizeof perr);
         if (rc != RL_OK) {
             snprintf(rs->err, sizeof rs->err, "%s", perr);
@@ -790,12 +909,13 @@ int rl__run(const rl__config *c, const rl__run_opts *o, rl__run_stats *stats)
        after it leaves a complete run whose resume only marks it done. */
     char saved_err[RL_ERR_MAX];
     snprintf(saved_err, sizeof saved_err, "%s", rs->err);
-    status = rc != RL_OK ? "failed" : g_stop_signal ? "interrupted" : "done";
+    status = rc != RL_OK ? "failed" : interrupted ? "interrupted" : "done";
     int finishing = rc == RL_OK && !interrupted;
     int wrc = write_metrics(rs, 1);
     if (wrc == RL_OK) wrc = write_summary(rs, &final_eval, finishing ? "finishing" : status);
     /* The final checkpoint (with keep_best's choice); never after a
        failure, so the last good one stays. */
+    if (wrc != RL_OK && rc == RL_OK && !interrupted) gather_state(rs, NULL); /* the other ranks wait for it */
     if (wrc == RL_OK && rc == RL_OK && !interrupted && (rc = write_checkpoint(rs)) != RL_OK) {
         rl__log(RL_LOG_ERROR, NULL, "%s", rs->err);
         rs->err[0] = 0;
@@ -815,7 +935,7 @@ int rl__run(const rl__config *c, const rl__run_opts *o, rl__run_stats *stats)
         stats->score_name = rs->train.info.score_name;
     }
     if (rc != RL_OK) goto out;
-    if (!o->silent && (!rs->quiet || final_eval.done)) {
+    if (!o->silent && rs->writer && (!rs->quiet || final_eval.done)) {
         double wall = rl_now() - rs->t_start;
         printf("%s %s on %s: %llu steps in %.2f s (%.0f steps/s)", status, c->algo->desc->name,
                c->env->desc->name, (unsigned long long)rs->steps, wall,
@@ -832,6 +952,8 @@ int rl__run(const rl__config *c, const rl__run_opts *o, rl__run_stats *stats)
     exit_code = g_stop_signal == SIGINT ? 130 : g_stop_signal == SIGTERM ? 143 : 0;
 out:
     if ((exit_code == 1 || exit_code == 2) && rs->err[0]) rl__log(RL_LOG_ERROR, NULL, "%s", rs->err);
+    if (rl__world_size() > 1 && !rs->agreed) /* failed before the start: tell the other ranks */
+        rl__world_max(exit_code == 0 && resume_dir ? 100 : 200 + (exit_code ? exit_code : 1));
     if (dir_fd >= 0) close(dir_fd); /* releases the lock */
     rl__replicas_destroy(&rs->reps);
     rl__vecenv_destroy(&rs->eval);
