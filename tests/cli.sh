@@ -67,6 +67,23 @@ expect_rc 0 "run the random config" -- "$RLHOST" run "$CFG" --out "$OUT" --set r
 for f in config.cfg metrics.csv summary.json; do [ -s "$OUT/$f" ]; ok $? "run writes $f"; done
 contains "$OUT/metrics.csv" "step,wall_s,sps,episodes,return_mean,length_mean" "metrics.csv header"
 contains "$OUT/summary.json" '"steps": 20000' "summary has the steps"
+
+# metrics.csv a pandas user trusts: CartPole pays 1 per step, so a return
+# and a length over the same window of episodes are equal in every row;
+# every evaluation is in evals.csv, even several per log interval; a value
+# that is not a number reads "nan", never an empty field; an auto float
+# stage is recorded as resolved.
+CP="$T/cpm"
+"$RLHOST" run "$SRC/configs/cartpole_dqn_zoo.cfg" --set run.steps=6000 --set run.log_interval=2000 \
+  --set run.eval_interval=500 --set run.eval_episodes=2 --set algo.learning_starts=2500 --set run.quiet=true \
+  --out "$CP" >/dev/null 2>&1
+awk -F, 'NR > 1 && $5 != $6 { bad = 1 } END { exit bad }' "$CP/metrics.csv"
+ok $? "return_mean and length_mean over the same episodes (CartPole: equal in every row)"
+[ "$(grep -c '^[0-9]*,[^,]*,0,' "$CP/evals.csv")" = 12 ] && [ "$(grep -c '^6000,[^,]*,1,' "$CP/evals.csv")" = 1 ]
+ok $? "evals.csv: all 12 periodic evaluations (4 per log interval) and the final one"
+! grep -q ',,\|,$' "$CP/metrics.csv" "$CP/evals.csv" && grep -q ',nan' "$CP/metrics.csv"
+ok $? "no empty fields; missing values read nan"
+contains "$CP/summary.json" '"algo.train_steps_ratio": 0.5' "an auto float stage is recorded as resolved (128 / 256)"
 contains "$OUT/summary.json" '"status": "done"' "summary status done"
 ev=$(json_num "$OUT/summary.json" eval_return_mean)
 awk -v v="$ev" 'BEGIN { exit !(v > 8 && v < 60) }'; ok $? "random cartpole eval return is sane ($ev)"

@@ -24,6 +24,10 @@ data_of() { local len; len=$(od -An -t u8 -N 8 "$1" | tr -d ' '); tail -c +$((9 
 same_run() {
   learn_cols "$2/metrics.csv" > "$T/ma"; learn_cols "$3/metrics.csv" > "$T/mb"
   cmp -s "$T/ma" "$T/mb"; ok $? "$1: metrics identical"
+  if [ -e "$2/evals.csv" ] || [ -e "$3/evals.csv" ]; then
+    learn_cols "$2/evals.csv" > "$T/ea" 2>/dev/null; learn_cols "$3/evals.csv" > "$T/eb" 2>/dev/null
+    cmp -s "$T/ea" "$T/eb"; ok $? "$1: evals.csv identical"
+  fi
   grep '"eval_' "$2/summary.json" > "$T/sa"; grep '"eval_' "$3/summary.json" > "$T/sb"
   cmp -s "$T/sa" "$T/sb"; ok $? "$1: final evaluation identical"
   data_of "$2/checkpoint.safetensors" > "$T/da"; data_of "$3/checkpoint.safetensors" > "$T/db"

@@ -496,7 +496,11 @@ static int dqn_update(void *p, uint64_t step, char *err, size_t errlen)
 static size_t dqn_metrics(void *p, rl_metric *out, size_t cap)
 {
     dqn *d = p;
-    rl_metric m[7] = {
+    /* train_steps_ratio as resolved (auto: gradient_steps per train_freq
+       vector steps of all envs): the host records it for the stage */
+    double ratio = d->ratio_auto ? (double)d->gradient_steps / ((double)d->train_freq * d->env_total) : d->ratio;
+    rl_metric m[8] = {
+        {"train_steps_ratio", ratio},
         {"skipped_batches", (double)d->skipped},
         {"loss", d->m_n ? d->m_loss / d->m_n : NAN},
         {"q_mean", d->m_n ? d->m_q / d->m_n : NAN},
@@ -505,7 +509,7 @@ static size_t dqn_metrics(void *p, rl_metric *out, size_t cap)
         {"lr", d->lr_linear ? rl_schedule_linear(d->lr, 0.0f, d->progress) : d->lr},
         {"is_weight", d->m_n ? d->m_w / d->m_n : NAN},
     };
-    size_t n = d->prioritized ? 7 : 6;
+    size_t n = d->prioritized ? 8 : 7;
     if (n > cap) n = cap;
     memcpy(out, m, n * sizeof *m);
     d->m_loss = d->m_q = d->m_w = 0;

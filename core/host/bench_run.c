@@ -35,6 +35,7 @@
 #include "bench.h"
 #include "cpu.h"
 #include "run.h"
+#include "rundir.h"
 #include "schema.h"
 
 #define MAX_STAGES 32
@@ -136,11 +137,10 @@ static int run_once(const rl__registry *reg, const char *path, const rl__overrid
 
 static void remove_outputs(const char *dir)
 {
-    static const char *const files[] = {"config.cfg", "metrics.csv", "summary.json",
-                                        "checkpoint.safetensors", "checkpoint.prev.safetensors",
-                                        "replay.safetensors"};
+    size_t n;
+    const char *const *files = rl__rundir_files(&n);
     char p[4200];
-    for (int i = 0; i < 6; i++) {
+    for (size_t i = 0; i < n; i++) {
         snprintf(p, sizeof p, "%s/%s", dir, files[i]);
         unlink(p);
     }

@@ -9,6 +9,7 @@
 #include "run.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,7 +57,9 @@ typedef struct run_state {
     int quiet, tty;
     double t_start, t_act, t_env, t_update;
     /* metrics */
-    rl__sbuf csv;
+    rl__sbuf csv, evals; /* metrics.csv, evals.csv */
+    rl_metric last_metrics[MAX_ALGO_METRICS]; /* the last row's, for auto stages */
+    size_t n_last_metrics;
     const char *algo_cols[MAX_ALGO_METRICS];
     size_t n_algo_cols;
     int header_done;
@@ -111,10 +114,32 @@ static int evaluate(run_state *rs, uint32_t episodes, eval_result *out, int inte
 
 /* ---- metrics -------------------------------------------------------------*/
 
+/* A number as pandas reads it: NaN as nan, infinities as inf / -inf. */
 static void csv_num(rl__sbuf *b, double v)
 {
-    rl__sbuf_puts(b, ",");
-    if (isfinite(v)) rl__sbuf_printf(b, "%.7g", v);
+    if (isnan(v)) rl__sbuf_puts(b, ",nan");
+    else if (isinf(v)) rl__sbuf_puts(b, v > 0 ? ",inf" : ",-inf");
+    else rl__sbuf_printf(b, ",%.7g", v);
+}
+
+/* evals.csv: a row for every evaluation, periodic or final. */
+static void log_eval(run_state *rs, const eval_result *ev, int final)
+{
+    if (!rs->writer || !ev->done) return;
+    int has_score = rs->train.info.score_name != NULL;
+    if (!rs->evals.len)
+        rl__sbuf_printf(&rs->evals, "step,wall_s,final,episodes,return_mean,return_std,return_min,"
+                                    "return_max,length_mean%s\n", has_score ? ",score_mean" : "");
+    rl__sbuf_printf(&rs->evals, "%llu", (unsigned long long)rs->steps);
+    csv_num(&rs->evals, rl_now() - rs->t_start);
+    rl__sbuf_printf(&rs->evals, ",%d,%u", final, ev->episodes);
+    csv_num(&rs->evals, ev->return_mean);
+    csv_num(&rs->evals, ev->return_std);
+    csv_num(&rs->evals, ev->return_min);
+    csv_num(&rs->evals, ev->return_max);
+    csv_num(&rs->evals, ev->length_mean);
+    if (has_score) csv_num(&rs->evals, ev->score_mean);
+    rl__sbuf_puts(&rs->evals, "\n");
 }
 
 static int write_metrics(run_state *rs, int sync)
@@ -122,13 +147,18 @@ static int write_metrics(run_state *rs, int sync)
     if (!rs->writer) return RL_OK;
     char path[4200];
     snprintf(path, sizeof path, "%s/metrics.csv", rs->out_dir);
-    if (rs->csv.oom) {
+    if (rs->csv.oom || rs->evals.oom) {
         snprintf(rs->err, sizeof rs->err, "out of memory for metrics");
         return RL_ENOMEM;
     }
     rs->last_csv_write = rl_now();
-    return rl__write_atomic(path, NULL, rs->csv.data ? rs->csv.data : "", rs->csv.len, sync, rs->err,
-                            sizeof rs->err);
+    int rc = rl__write_atomic(path, NULL, rs->csv.data ? rs->csv.data : "", rs->csv.len, sync, rs->err,
+                              sizeof rs->err);
+    if (rc == RL_OK && rs->evals.len) {
+        snprintf(path, sizeof path, "%s/evals.csv", rs->out_dir);
+        rc = rl__write_atomic(path, NULL, rs->evals.data, rs->evals.len, sync, rs->err, sizeof rs->err);
+    }
+    return rc;
 }
 
 static void log_row(run_state *rs)
@@ -148,6 +178,8 @@ static void log_row(run_state *rs)
     rl_metric m[MAX_ALGO_METRICS];
     size_t nm = rs->avt->metrics ? rs->avt->metrics(rs->algo, m, MAX_ALGO_METRICS) : 0;
     if (nm > MAX_ALGO_METRICS) nm = MAX_ALGO_METRICS;
+    memcpy(rs->last_metrics, m, nm * sizeof *m);
+    rs->n_last_metrics = nm;
     if (!rs->header_done) {
         rl__sbuf_puts(&rs->csv, "step,wall_s,sps,episodes,return_mean,length_mean");
         if (has_score) rl__sbuf_printf(&rs->csv, ",score_mean");
@@ -169,9 +201,9 @@ static void log_row(run_state *rs)
     csv_num(&rs->csv, wall);
     csv_num(&rs->csv, sps);
     rl__sbuf_printf(&rs->csv, ",%llu", (unsigned long long)st->episodes);
-    csv_num(&rs->csv, rl__ep_recent_mean(st, 0));
-    csv_num(&rs->csv, st->n ? st->sum_length / st->n : NAN);
-    if (has_score) csv_num(&rs->csv, rl__ep_recent_mean(st, 1));
+    csv_num(&rs->csv, rl__ep_recent_mean(st, RL__EP_RETURN));
+    csv_num(&rs->csv, rl__ep_recent_mean(st, RL__EP_LENGTH));
+    if (has_score) csv_num(&rs->csv, rl__ep_recent_mean(st, RL__EP_SCORE));
     csv_num(&rs->csv, cpu_util);
     csv_num(&rs->csv, dt > 0 ? env / dt : NAN);
     csv_num(&rs->csv, dt > 0 ? act / dt : NAN);
@@ -194,9 +226,9 @@ static void log_row(run_state *rs)
                 (unsigned long long)rs->steps, (unsigned long long)rs->target, sps,
                 100 * cpu_util, dt > 0 ? 100 * env / dt : 0, dt > 0 ? 100 * act / dt : 0,
                 dt > 0 ? 100 * upd / dt : 0, (unsigned long long)st->episodes,
-                rl__ep_recent_mean(st, 0));
+                rl__ep_recent_mean(st, RL__EP_RETURN));
         if (has_score)
-            fprintf(stderr, "  %s %.3g", rs->train.info.score_name, rl__ep_recent_mean(st, 1));
+            fprintf(stderr, "  %s %.3g", rs->train.info.score_name, rl__ep_recent_mean(st, RL__EP_SCORE));
         for (size_t k = 0; k < nm; k++) fprintf(stderr, "  %s %.4g", m[k].name, m[k].value);
         fprintf(stderr, "\n");
     }
@@ -220,10 +252,10 @@ static void progress_line(run_state *rs, double now)
                     "env/act/update %.0f/%.0f/%.0f%%",
             (unsigned long long)rs->steps, (unsigned long long)rs->target,
             100.0 * (double)rs->steps / (double)rs->target, sps, (int)(eta / 60),
-            (int)fmod(eta, 60), rl__ep_recent_mean(st, 0), busy > 0 ? 100 * rs->t_env / busy : 0,
+            (int)fmod(eta, 60), rl__ep_recent_mean(st, RL__EP_RETURN), busy > 0 ? 100 * rs->t_env / busy : 0,
             busy > 0 ? 100 * rs->t_act / busy : 0, busy > 0 ? 100 * rs->t_update / busy : 0);
     if (rs->train.info.score_name)
-        fprintf(stderr, "  %s %.3g", rs->train.info.score_name, rl__ep_recent_mean(st, 1));
+        fprintf(stderr, "  %s %.3g", rs->train.info.score_name, rl__ep_recent_mean(st, RL__EP_SCORE));
     fprintf(stderr, "\x1b[K");
     fflush(stderr);
     rs->last_progress = now;
@@ -231,7 +263,10 @@ static void progress_line(run_state *rs, double now)
 
 /* ---- summary -------------------------------------------------------------*/
 
-static void json_stage_group(rl__sbuf *b, const rl__group *g, const char *prefix, int *first)
+/* A float stage set to auto is recorded as the plugin resolved it, when
+   the plugin reports a metric of the stage's name; else as "auto". */
+static void json_stage_group(rl__sbuf *b, const rl__group *g, const char *prefix, int *first,
+                             const rl_metric *m, size_t nm)
 {
     for (uint32_t k = 0; k < g->n; k++) {
         rl__sbuf_printf(b, "%s\n    \"%s.%s\": ", *first ? "" : ",", prefix, g->defs[k].name);
@@ -247,9 +282,15 @@ static void json_stage_group(rl__sbuf *b, const rl__group *g, const char *prefix
             else
                 rl__sbuf_printf(b, "%lld", (long long)v->i);
             break;
-        case RL_OPT_FLOAT:
-            rl__sbuf_double(b, v->f, 1);
+        case RL_OPT_FLOAT: {
+            const rl_metric *r = NULL;
+            for (size_t j = 0; v->is_auto && j < nm; j++)
+                if (!strcmp(m[j].name, g->defs[k].name)) r = &m[j];
+            if (!v->is_auto) rl__sbuf_double(b, v->f, 1);
+            else if (r) rl__sbuf_double(b, r->value, 1);
+            else rl__sbuf_puts(b, "\"auto\"");
             break;
+        }
         default: {
             rl__sbuf tmp = {0};
             rl__value_format(&g->defs[k], v, &tmp);
@@ -287,7 +328,7 @@ static int write_summary(run_state *rs, const eval_result *ev, const char *statu
     rl__sbuf_double(&b, wall > 0 ? (rs->steps - rs->start_steps) / wall : 0, 1);
     rl__sbuf_printf(&b, ",\n  \"train_episodes\": %llu", (unsigned long long)rs->train.stats.episodes);
     rl__sbuf_puts(&b, ",\n  \"train_return_mean\": ");
-    rl__sbuf_double(&b, rl__ep_recent_mean(&rs->train.stats, 0), 1);
+    rl__sbuf_double(&b, rl__ep_recent_mean(&rs->train.stats, RL__EP_RETURN), 1);
     rl__sbuf_puts(&b, ",\n  \"eval_return_mean\": ");
     rl__sbuf_double(&b, ev->done ? ev->return_mean : NAN, 1);
     rl__sbuf_puts(&b, ",\n  \"eval_return_std\": ");
@@ -305,9 +346,9 @@ static int write_summary(run_state *rs, const eval_result *ev, const char *statu
     int first = 1;
     rl__sbuf_printf(&b, "\n    \"env.threads_used\": %u", rl__pool_threads(rs->train.pool));
     first = 0;
-    json_stage_group(&b, &c->env_host_stages, "env", &first);
-    json_stage_group(&b, &c->env_stages, "env", &first);
-    json_stage_group(&b, &c->algo_stages, "algo", &first);
+    json_stage_group(&b, &c->env_host_stages, "env", &first, NULL, 0);
+    json_stage_group(&b, &c->env_stages, "env", &first, NULL, 0);
+    json_stage_group(&b, &c->algo_stages, "algo", &first, rs->last_metrics, rs->n_last_metrics);
     rl__sbuf_printf(&b, ",\n    \"run.log_interval\": %lld,\n    \"run.eval_interval\": %lld,\n"
                         "    \"run.quiet\": %s,\n    \"blas.core\": ",
                     (long long)val(&c->run, RL__RUN_LOG_INTERVAL)->i,
@@ -364,9 +405,26 @@ static int host_state(run_state *rs, const rl_state_io *io, int load, char *err,
     if ((rc = rl_state_blob(io, load, "host/", "episode_start", v->episode_start, v->n, err, errlen)) ||
         (rc = rl_state_blob(io, load, "host/", "episode_return", v->ep_return, v->n * sizeof *v->ep_return, err, errlen)) ||
         (rc = rl_state_blob(io, load, "host/", "episode_length", v->ep_length, v->n * sizeof *v->ep_length, err, errlen)) ||
-        (rc = rl_state_blob(io, load, "host/", "episode_stats", &v->stats, sizeof v->stats, err, errlen)) ||
+        (rc = rl_state_blob(io, load, "host/", "episode_stats", &v->stats,
+                            offsetof(rl__ep_stats, recent_length), err, errlen)) ||
         (rc = rl_state_blob(io, load, "host/", "last_eval", &ev, sizeof ev, err, errlen)))
         return rc;
+    {   /* the recent episodes' lengths (absent from older checkpoints: zeros) */
+        uint64_t shape = RL__RECENT;
+        double *len = v->stats.recent_length;
+        rc = load ? io->get(io->ctx, "host/episode_recent_length", RL_DTYPE_F64, 1, &shape, len)
+                  : io->put(io->ctx, "host/episode_recent_length", RL_DTYPE_F64, 1, &shape, len);
+        if (load && rc == RL_ENOENT) {
+            memset(len, 0, sizeof v->stats.recent_length);
+            rc = RL_OK;
+        }
+        if (rc != RL_OK) {
+            snprintf(err, errlen, "%s", io->error(io->ctx));
+            return rc;
+        }
+        for (uint32_t i = 0; load && i < RL__RECENT; i++)
+            if ((rc = rl_state_check_f("host/episode_recent_length", len[i], 0, 1e18, err, errlen))) return rc;
+    }
     char perr[RL_ERR_MAX] = "";
     rc = load ? te->load(v->env, io, "env/", perr, sizeof perr) : te->save(v->env, io, "env/", perr, sizeof perr);
     if (rc == RL_OK && ee)
@@ -620,6 +678,7 @@ static int train_loop(run_state *rs)
                 rc = evaluate(rs, eval_episodes, &rs->last_eval, 0);
                 if (rc != RL_OK) return fail(rs, rc, "evaluation failed");
                 rs->pending_eval = 1;
+                log_eval(rs, &rs->last_eval, 0);
                 for (uint32_t r = 0; rc == RL_OK && rs->eval_ext && r < rs->reps.local; r++) {
                     perr[0] = 0;
                     rc = rs->eval_ext->evaluated(rs->reps.algo[r], rs->steps, rs->last_eval.return_mean,
@@ -660,12 +719,13 @@ static int replicas_load(void *ctx, const rl_algo_state_ext *ext, const rl_state
     return rl__replicas_state(ctx, ext, io, 1, err, errlen);
 }
 
-/* metrics.csv of the run being resumed, cut back to the checkpoint's step:
-   rows a killed run wrote after its last checkpoint are written again. */
-static void load_metrics(run_state *rs, const char *dir)
+/* metrics.csv and evals.csv of the run being resumed, cut back to the
+   checkpoint's step: rows a killed run wrote after its last checkpoint are
+   written again. */
+static void load_csv(run_state *rs, const char *dir, const char *name, rl__sbuf *into)
 {
     char path[4200];
-    snprintf(path, sizeof path, "%s/metrics.csv", dir);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
     FILE *f = fopen(path, "r");
     if (!f) return;
     char line[8192];
@@ -673,10 +733,16 @@ static void load_metrics(run_state *rs, const char *dir)
         char *end;
         unsigned long long step = strtoull(line, &end, 10);
         if (!first && (end == line || *end != ',' || step > rs->steps)) break;
-        rl__sbuf_puts(&rs->csv, line);
+        rl__sbuf_puts(into, line);
     }
     fclose(f);
+}
+
+static void load_metrics(run_state *rs, const char *dir)
+{
+    load_csv(rs, dir, "metrics.csv", &rs->csv);
     rs->header_done = rs->csv.len > 0;
+    load_csv(rs, dir, "evals.csv", &rs->evals);
 }
 
 /* A kill between the final checkpoint and the summary that follows it
@@ -900,6 +966,7 @@ int rl__run(const rl__config *c, const rl__run_opts *o, rl__run_stats *stats)
             rc = evaluate(rs, eval_episodes, &final_eval, 1);
             if (rc == RL_EINTR) rc = RL_OK;
             else if (rc != RL_OK) fail(rs, rc, "evaluation failed");
+            else log_eval(rs, &final_eval, 1);
         }
     }
     /* Outputs are written whatever happened above: nothing is lost.  A
@@ -959,6 +1026,7 @@ out:
     rl__vecenv_destroy(&rs->eval);
     rl__vecenv_destroy(&rs->train);
     rl__sbuf_free(&rs->csv);
+    rl__sbuf_free(&rs->evals);
     free(rs);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);

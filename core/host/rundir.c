@@ -19,9 +19,15 @@
 static const char *const run_files[] = {
     "config.cfg",          "metrics.csv",           "summary.json",
     "checkpoint.safetensors", "checkpoint.prev.safetensors", "replay.safetensors",
-    "replay.prev.safetensors", "curve.svg",
+    "replay.prev.safetensors", "curve.svg", "evals.csv", RL__TB_FILE,
 };
 #define N_RUN_FILES (sizeof run_files / sizeof *run_files)
+
+const char *const *rl__rundir_files(size_t *n)
+{
+    *n = N_RUN_FILES;
+    return run_files;
+}
 
 /* "NAME.tmp.DIGITS": what rl__write_atomic writes before its rename. */
 static int is_temp(const char *name)

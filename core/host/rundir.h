@@ -18,4 +18,9 @@ typedef enum rl__rundir_mode {
    holds a run (the user's call), RL_EIO otherwise; a sentence in err. */
 int rl__rundir_open(const char *dir, rl__rundir_mode mode, int *fd, char *err, size_t errlen);
 
+/* The TensorBoard event file of a run with run.tensorboard. */
+#define RL__TB_FILE "events.out.tfevents.rlhost"
+/* Every file name a run writes (*n of them). */
+const char *const *rl__rundir_files(size_t *n);
+
 #endif

@@ -152,6 +152,7 @@ static void record_episode(rl__ep_stats *s, double ret, double len, double score
     s->sum_score += score;
     s->recent_return[s->recent_pos] = ret;
     s->recent_score[s->recent_pos] = score;
+    s->recent_length[s->recent_pos] = len;
     s->recent_pos = (s->recent_pos + 1) % RL__RECENT;
     if (s->recent_n < RL__RECENT) s->recent_n++;
 }
@@ -187,12 +188,14 @@ int rl__vecenv_step(rl__vecenv *v, char *err, size_t errlen)
     return RL_OK;
 }
 
-double rl__ep_recent_mean(const rl__ep_stats *s, int score)
+double rl__ep_recent_mean(const rl__ep_stats *s, int what)
 {
     if (!s->recent_n) return 0.0 / 0.0;
+    const double *v = what == RL__EP_SCORE    ? s->recent_score
+                      : what == RL__EP_LENGTH ? s->recent_length
+                                              : s->recent_return;
     double sum = 0;
-    for (uint32_t i = 0; i < s->recent_n; i++)
-        sum += score ? s->recent_score[i] : s->recent_return[i];
+    for (uint32_t i = 0; i < s->recent_n; i++) sum += v[i];
     return sum / s->recent_n;
 }
 

@@ -15,6 +15,9 @@ typedef struct rl__ep_stats {
     double sum_return, sum_length, sum_score;
     double recent_return[RL__RECENT], recent_score[RL__RECENT];
     uint32_t recent_n, recent_pos;
+    /* after the fields checkpoints store as host/episode_stats; saved as
+       host/episode_recent_length */
+    double recent_length[RL__RECENT];
 } rl__ep_stats;
 
 typedef struct rl__vecenv {
@@ -52,7 +55,11 @@ void rl__vecenv_reset(rl__vecenv *v);
 int rl__vecenv_step(rl__vecenv *v, char *err, size_t errlen);
 void rl__vecenv_destroy(rl__vecenv *v);
 
-double rl__ep_recent_mean(const rl__ep_stats *s, int score);
+/* The mean over the last RL__RECENT episodes of their return
+   (RL__EP_RETURN), score or length: every column of metrics.csv uses this
+   one window. */
+enum { RL__EP_RETURN, RL__EP_SCORE, RL__EP_LENGTH };
+double rl__ep_recent_mean(const rl__ep_stats *s, int what);
 void rl__ep_interval_reset(rl__ep_stats *s);
 
 /* Thread count "auto" picks for n envs on this machine, with the reason. */
