@@ -3,7 +3,7 @@
 # Usage: scripts/deps.sh [fuzz]   (fuzz: also clang and its libFuzzer runtime)
 set -euo pipefail
 pkgs=(gcc g++ meson ninja-build pkg-config binutils libopenblas-dev libconfig-dev python3
-      libopenmpi-dev openmpi-bin iproute2 procps)
+      python3-venv libopenmpi-dev openmpi-bin iproute2 procps)
 [ "${1:-}" = fuzz ] && pkgs+=(clang libclang-rt-dev)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
+scripts/pydeps.sh
 [ -f build/build.ninja ] || meson setup build >/dev/null
 ninja -C build
 meson test -C build --print-errorlogs "$@"

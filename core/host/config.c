@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "cfgscan.h"
+#include "rundir.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -36,6 +37,9 @@ static const rl_option_def run_schema[RL__RUN_N] = {
             "data-parallel replicas (threads), each with num_envs/R envs and a share of every "
             "minibatch, gradients summed; auto = the cores the config can split over "
             "(changes results: they depend on config, seed and R)"),
+    [RL__RUN_TENSORBOARD] = DEF(RL_OPT_BOOL, "tensorboard", "false", 1, 0, 0,
+                                "also write metrics.csv and evals.csv as a TensorBoard event file "
+                                "(" RL__TB_FILE ") in out_dir"),
 };
 
 static const rl_option_def env_host_schema[RL__ENV_N] = {

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rlhost/rlcore.h>
@@ -27,6 +28,7 @@
 #include "output.h"
 #include "replicas.h"
 #include "rundir.h"
+#include "tbevents.h"
 #include "vecenv.h"
 #include "world.h"
 
@@ -58,6 +60,7 @@ typedef struct run_state {
     double t_start, t_act, t_env, t_update;
     /* metrics */
     rl__sbuf csv, evals; /* metrics.csv, evals.csv */
+    double epoch_start; /* the run's start, seconds since the epoch (TensorBoard) */
     rl_metric last_metrics[MAX_ALGO_METRICS]; /* the last row's, for auto stages */
     size_t n_last_metrics;
     const char *algo_cols[MAX_ALGO_METRICS];
@@ -157,6 +160,15 @@ static int write_metrics(run_state *rs, int sync)
     if (rc == RL_OK && rs->evals.len) {
         snprintf(path, sizeof path, "%s/evals.csv", rs->out_dir);
         rc = rl__write_atomic(path, NULL, rs->evals.data, rs->evals.len, sync, rs->err, sizeof rs->err);
+    }
+    if (rc == RL_OK && val(&rs->c->run, RL__RUN_TENSORBOARD)->i) { /* the same rows, for TensorBoard */
+        rl__sbuf tb = {0};
+        rl__tb_from_csv(&tb, rs->csv.data ? rs->csv.data : "", rs->csv.len, "train", rs->epoch_start);
+        rl__tb_from_csv(&tb, rs->evals.data ? rs->evals.data : "", rs->evals.len, "eval", rs->epoch_start);
+        snprintf(path, sizeof path, "%s/%s", rs->out_dir, RL__TB_FILE);
+        rc = tb.oom ? RL_ENOMEM : rl__write_atomic(path, NULL, tb.data, tb.len, sync, rs->err, sizeof rs->err);
+        if (tb.oom) snprintf(rs->err, sizeof rs->err, "out of memory for the TensorBoard events");
+        rl__sbuf_free(&tb);
     }
     return rc;
 }
@@ -927,6 +939,11 @@ int rl__run(const rl__config *c, const rl__run_opts *o, rl__run_stats *stats)
         print_optimizations(rs);
     }
     rs->t_start = rs->last_log_wall = rs->last_csv_write = rl_now();
+    {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        rs->epoch_start = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    }
     rs->last_log_cpu = cpu_seconds();
     int rc = train_loop(rs);
     if (rc != RL_OK && rl__world_size() > 1) { /* the other ranks wait in a collective: end the job */

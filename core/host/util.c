@@ -94,6 +94,25 @@ void rl__sbuf_puts(rl__sbuf *b, const char *s)
     rl__sbuf_printf(b, "%s", s);
 }
 
+void rl__sbuf_append(rl__sbuf *b, const void *d, size_t n)
+{
+    if (b->oom) return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + n + 1) cap *= 2;
+        char *nd = realloc(b->data, cap);
+        if (!nd) {
+            b->oom = 1;
+            return;
+        }
+        b->data = nd;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, d, n);
+    b->len += n;
+    b->data[b->len] = 0;
+}
+
 /* s in double quotes with " \ and newline escaped; other control bytes
    through ctrl_fmt (the two formats differ only there). */
 static void sbuf_quoted(rl__sbuf *b, const char *s, const char *ctrl_fmt)

@@ -30,6 +30,8 @@ void rl__sbuf_printf(rl__sbuf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void rl__sbuf_vprintf(rl__sbuf *b, const char *fmt, va_list ap);
 void rl__sbuf_puts(rl__sbuf *b, const char *s);
+/* Appends n bytes, NULs included (binary contents; still NUL-terminated). */
+void rl__sbuf_append(rl__sbuf *b, const void *d, size_t n);
 /* Appends s as a JSON string literal (quotes and escapes). */
 void rl__sbuf_json_str(rl__sbuf *b, const char *s);
 /* Appends s as XML text or attribute content (& < > ' " escaped, other
