@@ -84,6 +84,20 @@ ok $? "evals.csv: all 12 periodic evaluations (4 per log interval) and the final
 ! grep -q ',,\|,$' "$CP/metrics.csv" "$CP/evals.csv" && grep -q ',nan' "$CP/metrics.csv"
 ok $? "no empty fields; missing values read nan"
 contains "$CP/summary.json" '"algo.train_steps_ratio": 0.5' "an auto float stage is recorded as resolved (128 / 256)"
+
+# eval --trace: every step of every evaluated episode, for analysis.
+expect_rc 0 "eval --trace" -- "$RLHOST" eval "$CP" --episodes 7 --json --trace "$T/trace.csv"
+want_len=$(sed -n 's/.*"length_mean": \([-0-9.e+]*\).*/\1/p' "$T/out")
+want_ret=$(sed -n 's/.*"return_mean": \([-0-9.e+]*\).*/\1/p' "$T/out")
+awk -F, -v L="$want_len" -v R="$want_ret" '
+  NR == 1 { ok = $1 == "env" && $4 == "action" && $NF == "obs_3" && NF == 11; next }
+  { rows++; ret += $5; ep[$2] = 1; if ($6 || $7) { ends++; if ($3 + 1 != len[$2] + 1) ok = 0 } len[$2]++ }
+  END { n = 0; for (e in ep) { n++; if (e < 0 || e > 6) ok = 0 }
+        d1 = rows / 7 - L; d2 = ret / 7 - R  # --json prints 6 digits
+        exit !(ok && n == 7 && ends == 7 && d1 * d1 < 1e-4 && d2 * d2 < 1e-4) }' "$T/trace.csv"
+ok $? "the trace holds the 7 episodes whole: their steps, rewards and ends add up to the evaluation"
+expect_rc 1 "a trace that cannot be written" -- "$RLHOST" eval "$CP" --episodes 1 --trace "$T/no/such/dir/t.csv"
+contains "$T/err" "cannot write the trace $T/no/such/dir/t.csv" "says which file and why"
 contains "$OUT/summary.json" '"status": "done"' "summary status done"
 ev=$(json_num "$OUT/summary.json" eval_return_mean)
 awk -v v="$ev" 'BEGIN { exit !(v > 8 && v < 60) }'; ok $? "random cartpole eval return is sane ($ev)"

@@ -156,5 +156,22 @@ grep -c "<path" "$T/two.svg" | awk '{ exit !($1 >= 4) }'; ok $? "curves drawn"
 expect_rc 1 "plot a directory that is not a run" -- "$RLHOST" plot "$T"
 contains "$T/err" "metrics.csv: cannot open" "plot names what is missing"
 
+# play --follow: started before the run, it waits for it, then plays each
+# newer checkpoint the training writes, until interrupted.
+"$RLHOST" run "$DQN" --set run.steps=300000 --set run.checkpoint_interval=20000 --set run.quiet=true \
+  --out "$T/follow" >/dev/null 2>&1 &
+train=$!
+"$RLHOST" play "$T/follow" --follow >"$T/fout" 2>"$T/ferr" &
+play=$!
+for _ in $(seq 600); do [ "$(grep -c 'checkpoint of step' "$T/ferr")" -ge 3 ] && break; sleep 0.1; done
+kill -INT $play 2>/dev/null; wait $play; rc=$?
+kill $train 2>/dev/null; wait $train 2>/dev/null
+contains "$T/ferr" "waiting for the" "play --follow waits for the run"
+steps=$(sed -n 's/.*checkpoint of step \([0-9]*\)$/\1/p' "$T/ferr" | tr '\n' ' ')
+echo "$steps" | awk '{ ok = NF >= 3; for (i = 2; i <= NF; i++) if ($i <= $(i - 1)) ok = 0; exit !ok }'
+ok $? "and plays ever newer checkpoints as the training writes them ($steps)"
+grep -q '^episode [0-9]*: return' "$T/fout"; ok $? "episodes were played"
+[ "$rc" = 0 ] || [ "$rc" = 130 ]; ok $? "Ctrl-C ends it (exit $rc)"
+
 echo "1..$n"
 [ $failed = 0 ]

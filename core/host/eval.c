@@ -1,8 +1,11 @@
 /* Greedy evaluation; see eval.h. */
 #include "eval.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include <rlhost/rlcore.h>
 
@@ -11,10 +14,36 @@
 #include "config.h"
 #include "replicas.h"
 
-int rl__evaluate(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const char *algo_name,
-                 uint32_t episodes, volatile sig_atomic_t *stop, rl__eval_result *out, char *err,
-                 size_t errlen)
+static void trace_header(FILE *f, const rl__vecenv *ev)
 {
+    size_t d = ev->row_bytes / rl__dtype_size(ev->info.obs_dtype);
+    fprintf(f, "env,episode,t,action,reward,terminated,truncated");
+    for (size_t k = 0; k < d; k++) fprintf(f, ",obs_%zu", k);
+    fputc('\n', f);
+}
+
+static void trace_row(FILE *f, const rl__vecenv *ev, uint32_t i, uint32_t episode, uint32_t t)
+{
+    fprintf(f, "%u,%u,%u,%d,%.9g,%u,%u", i, episode, t, (int)ev->actions[i], (double)ev->rewards[i],
+            ev->terminated[i], ev->truncated[i]);
+    const unsigned char *row = (const unsigned char *)ev->prev_obs + (size_t)i * ev->row_bytes;
+    if (ev->info.obs_dtype == RL_DTYPE_F32) {
+        for (size_t k = 0; k < ev->row_bytes / 4; k++) {
+            float x;
+            memcpy(&x, row + 4 * k, 4);
+            fprintf(f, ",%.9g", (double)x);
+        }
+    } else {
+        for (size_t k = 0; k < ev->row_bytes; k++) fprintf(f, ",%u", row[k]);
+    }
+    fputc('\n', f);
+}
+
+int rl__evaluate(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const char *algo_name,
+                 uint32_t episodes, volatile sig_atomic_t *stop, FILE *trace, rl__eval_result *out,
+                 char *err, size_t errlen)
+{
+    uint32_t t_in_episode[RL__MAX_EVAL_ENVS] = {0};
     uint32_t n = ev->n;
     uint32_t quota[RL__MAX_EVAL_ENVS], got[RL__MAX_EVAL_ENVS];
     for (uint32_t i = 0; i < n; i++) {
@@ -24,6 +53,7 @@ int rl__evaluate(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const ch
     double sum = 0, sum2 = 0, sum_len = 0, sum_score = 0, mn = INFINITY, mx = -INFINITY;
     uint32_t done_total = 0;
     rl__vecenv_reset(ev);
+    if (trace) trace_header(trace, ev);
     while (done_total < episodes) {
         if (stop && *stop) return RL_EINTR;
         char perr[RL_ERR_MAX] = "";
@@ -35,6 +65,12 @@ int rl__evaluate(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const ch
             return rc;
         }
         if ((rc = rl__vecenv_step(ev, err, errlen)) != RL_OK) return rc;
+        for (uint32_t i = 0; trace && i < n; i++) {
+            if (got[i] >= quota[i]) continue; /* past its quota: not counted */
+            /* env i's episodes are numbered i, i + n, ... in the order they end */
+            trace_row(trace, ev, i, i + got[i] * n, t_in_episode[i]);
+            t_in_episode[i] = (ev->terminated[i] | ev->truncated[i]) ? 0 : t_in_episode[i] + 1;
+        }
         for (uint32_t i = 0; i < n; i++) {
             if (!(ev->terminated[i] | ev->truncated[i]) || got[i] >= quota[i]) continue;
             got[i]++;
@@ -86,7 +122,7 @@ void *rl__policy_open(const rl__config *c, const rl_env_info *info, uint32_t n_e
 }
 
 int rl__eval_command(const rl__config *c, const char *ckpt, const char *prev, uint32_t episodes,
-                     int json)
+                     int json, const char *trace_path)
 {
     char err[RL_ERR_MAX] = "";
     uint64_t seed = (uint64_t)c->run.vals[RL__RUN_SEED].i;
@@ -106,7 +142,18 @@ int rl__eval_command(const rl__config *c, const char *ckpt, const char *prev, ui
     int rc = RL_EINVAL;
     if (algo) {
         rl__eval_result r = {0};
-        rc = rl__evaluate(&ev, avt, algo, c->algo->desc->name, episodes, NULL, &r, err, sizeof err);
+        FILE *trace = NULL;
+        if (trace_path && !(trace = fopen(trace_path, "w"))) {
+            snprintf(err, sizeof err, "cannot write the trace %s: %s", trace_path, strerror(errno));
+            rc = RL_EIO;
+        } else {
+            rc = rl__evaluate(&ev, avt, algo, c->algo->desc->name, episodes, NULL, trace, &r, err, sizeof err);
+        }
+        if (trace && (fflush(trace) != 0 || ferror(trace) || fsync(fileno(trace)) != 0) && rc == RL_OK) {
+            snprintf(err, sizeof err, "writing the trace %s failed: %s", trace_path, strerror(errno));
+            rc = RL_EIO;
+        }
+        if (trace) fclose(trace);
         if (rc != RL_OK) {
             rl__log(RL_LOG_ERROR, NULL, "%s", err);
         } else if (json) {

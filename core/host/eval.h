@@ -6,6 +6,8 @@
 
 #include <signal.h>
 
+#include <stdio.h>
+
 #include "vecenv.h"
 
 typedef struct rl__eval_result {
@@ -16,10 +18,13 @@ typedef struct rl__eval_result {
 
 #define RL__MAX_EVAL_ENVS 16
 
-/* RL_EINTR if *stop became nonzero; other errors with a sentence in err. */
+/* RL_EINTR if *stop became nonzero; other errors with a sentence in err.
+   trace (may be NULL) gets a CSV row for every step of every counted
+   episode: env, episode, t, action, reward, terminated, truncated, then the
+   observation the action was chosen on (obs_0, obs_1, ...). */
 int rl__evaluate(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const char *algo_name,
-                 uint32_t episodes, volatile sig_atomic_t *stop, rl__eval_result *out, char *err,
-                 size_t errlen);
+                 uint32_t episodes, volatile sig_atomic_t *stop, FILE *trace, rl__eval_result *out,
+                 char *err, size_t errlen);
 
 /* The config's algorithm for acting in RL_ACT_EVAL mode on n_eval envs of
    info: built as for training (its sizes may depend on num_envs) and
@@ -34,6 +39,6 @@ void *rl__policy_open(const struct rl__config *c, const rl_env_info *info, uint3
    NULL: the untrained policy; prev as in rl__policy_open), evaluates `episodes` greedy episodes and
    prints return mean/std/min/max, length and score.  Returns the exit code. */
 int rl__eval_command(const struct rl__config *c, const char *ckpt, const char *prev,
-                     uint32_t episodes, int json);
+                     uint32_t episodes, int json, const char *trace_path);
 
 #endif

@@ -75,12 +75,16 @@ static const char plot_help[] =
     "steps/s below.  Default output: the first OUT_DIR's curve.svg.\n";
 
 static const char eval_help[] =
-    "usage: rlhost eval CONFIG|OUT_DIR [--checkpoint FILE] [--episodes N] [--json] [--set K=V]...\n"
+    "usage: rlhost eval CONFIG|OUT_DIR [--checkpoint FILE] [--episodes N] [--json] [--trace FILE]\n"
+    "                   [--set K=V]...\n"
     "\n"
     "Greedy evaluation of a trained policy: with OUT_DIR, its config.cfg and\n"
     "checkpoint.safetensors; with CONFIG, the --checkpoint given (or the\n"
     "untrained policy).  Prints return mean/std/min/max, episode length and the\n"
-    "env's score; --json one object.  Default: run.eval_episodes episodes.\n";
+    "env's score; --json one object.  Default: run.eval_episodes episodes.\n"
+    "--trace FILE writes every step of every episode as CSV: env, episode, t,\n"
+    "action, reward, terminated, truncated, then the observation the action was\n"
+    "chosen on (obs_0, obs_1, ...).\n";
 
 static const char check_help[] =
     "usage: rlhost check CONFIG [--set KEY=VALUE]... [--plugin-path DIR]\n"
@@ -114,11 +118,15 @@ static const char bench_help[] =
     "--json prints one object per line.\n";
 
 static const char play_help[] =
-    "usage: rlhost play CONFIG|OUT_DIR [--checkpoint FILE] [--episodes N] [--fps F] [--set K=V]...\n"
+    "usage: rlhost play CONFIG|OUT_DIR [--checkpoint FILE] [--episodes N] [--fps F] [--follow]\n"
+    "                   [--set K=V]...\n"
     "\n"
     "Shows env 0 of CONFIG played by the config's algorithm (greedy), redrawn in\n"
     "place at F frames per second on a terminal (default 10), printed frame after\n"
-    "frame otherwise.  Stops after N episodes (default 1).\n";
+    "frame otherwise.  Stops after N episodes (default 1).\n"
+    "--follow OUT_DIR watches a training run learn: waits for the run and its first\n"
+    "checkpoint, then before each episode loads the newest checkpoint the training\n"
+    "has written; plays until Ctrl-C (or N episodes).\n";
 
 static const char info_help[] =
     "usage: rlhost info NAME [--plugin-path DIR]\n"
@@ -136,10 +144,11 @@ typedef struct cli {
     size_t n_overrides;
     const char *stages[MAX_ARGS];
     size_t n_stages;
-    const char *resume, *checkpoint, *output;
+    const char *resume, *checkpoint, *output, *trace;
     int help;
     int json;
     int force;
+    int follow;
     int repeat;
     unsigned long long steps;
     unsigned episodes;
@@ -165,6 +174,8 @@ static int parse_args(cli *c, int argc, char **argv, const char *help, int allow
             c->json = 1;
         } else if (!strcmp(a, "--force") && !strcmp(c->cmd, "run")) {
             c->force = 1;
+        } else if (!strcmp(a, "--follow") && !strcmp(c->cmd, "play")) {
+            c->follow = 1;
         } else if (!strcmp(a, "--repeat") || !strcmp(a, "--steps") || !strcmp(a, "--episodes") ||
                    !strcmp(a, "--fps")) {
             if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
@@ -193,6 +204,9 @@ static int parse_args(cli *c, int argc, char **argv, const char *help, int allow
         } else if (!strcmp(a, "-o")) {
             if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
             c->output = argv[++i];
+        } else if (!strcmp(a, "--trace") && !strcmp(c->cmd, "eval")) {
+            if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
+            c->trace = argv[++i];
         } else if (!strcmp(a, "--resume") || !strcmp(a, "--checkpoint")) {
             if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
             if (!strcmp(a, "--resume")) c->resume = argv[++i];
@@ -519,14 +533,24 @@ static int cli_main(int argc, char **argv)
             return 0;
         }
         if (c.n_positional != 1) return usage_error(play_help, "play needs exactly one CONFIG%s", "");
+        if (c.follow) { /* a run just started may not have written its config yet */
+            struct stat st;
+            char cfgpath[4200];
+            snprintf(cfgpath, sizeof cfgpath, "%s/config.cfg", c.positional[0]);
+            int missing = stat(c.positional[0], &st) != 0;
+            if (missing || (S_ISDIR(st.st_mode) && stat(cfgpath, &st) != 0)) {
+                fprintf(stderr, "rlhost: following %s: waiting for the run to start\n", c.positional[0]);
+                for (int i = 0; i < 600 && stat(cfgpath, &st) != 0; i++) usleep(100000);
+            }
+        }
         rl__registry reg = {0};
         rl__config cfg;
         rc = load_config(&c, &reg, &cfg);
         if (rc == 0) {
             char buf[4200], prev[4200];
             const char *ck = checkpoint_for(&c, buf, prev, sizeof buf);
-            rc = rl__play(&cfg, ck, prev[0] ? prev : NULL, c.episodes ? c.episodes : 1,
-                          c.fps > 0 ? c.fps : 10.0);
+            rc = rl__play(&cfg, ck, prev[0] ? prev : NULL, c.episodes ? c.episodes : c.follow ? 0 : 1,
+                          c.fps > 0 ? c.fps : 10.0, c.follow);
             rl__config_destroy(&cfg);
         }
         rl__registry_destroy(&reg);
@@ -546,7 +570,7 @@ static int cli_main(int argc, char **argv)
             char buf[4200], prev[4200];
             const char *ck = checkpoint_for(&c, buf, prev, sizeof buf);
             uint32_t episodes = c.episodes ? c.episodes : (uint32_t)cfg.run.vals[RL__RUN_EVAL_EPISODES].i;
-            rc = rl__eval_command(&cfg, ck, prev[0] ? prev : NULL, episodes ? episodes : 20, c.json);
+            rc = rl__eval_command(&cfg, ck, prev[0] ? prev : NULL, episodes ? episodes : 20, c.json, c.trace);
             rl__config_destroy(&cfg);
         }
         rl__registry_destroy(&reg);

@@ -3,8 +3,10 @@
 #define _GNU_SOURCE
 #include "play.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -22,7 +24,38 @@ static void sleep_s(double s)
     nanosleep(&ts, NULL);
 }
 
-int rl__play(const rl__config *c, const char *ckpt, const char *prev, uint32_t episodes, double fps)
+/* What identifies one version of the checkpoint file: a new one is a new
+   inode (written beside it, renamed over it). */
+typedef struct file_id {
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    struct timespec mtime;
+} file_id;
+
+static int file_id_of(const char *path, file_id *id)
+{
+    struct stat st;
+    if (!path || stat(path, &st) != 0) return 0;
+    *id = (file_id){st.st_dev, st.st_ino, st.st_size, st.st_mtim};
+    return 1;
+}
+
+static int same_file(const file_id *a, const file_id *b)
+{
+    return a->dev == b->dev && a->ino == b->ino && a->size == b->size && a->mtime.tv_sec == b->mtime.tv_sec &&
+           a->mtime.tv_nsec == b->mtime.tv_nsec;
+}
+
+static volatile sig_atomic_t g_play_stop;
+static void on_stop(int sig)
+{
+    g_play_stop = sig;
+    signal(sig, SIG_DFL);
+}
+
+int rl__play(const rl__config *c, const char *ckpt, const char *prev, uint32_t episodes, double fps,
+             int follow)
 {
     int tty = isatty(STDOUT_FILENO);
     char err[RL_ERR_MAX] = "";
@@ -43,7 +76,22 @@ int rl__play(const rl__config *c, const char *ckpt, const char *prev, uint32_t e
         return 1;
     }
     const rl_algo_vtable *avt = c->algo->desc->vtable;
-    void *algo = rl__policy_open(c, &v.info, 1, ckpt, prev, NULL);
+    file_id loaded = {0}, now;
+    uint64_t step = 0;
+    g_play_stop = 0;
+    if (follow) {
+        signal(SIGINT, on_stop);
+        signal(SIGTERM, on_stop);
+        if (!file_id_of(ckpt, &now)) fprintf(stderr, "rlhost: following %s: waiting for the first checkpoint\n", ckpt);
+        while (!g_play_stop && !file_id_of(ckpt, &now)) sleep_s(0.2);
+        if (g_play_stop) {
+            rl__vecenv_destroy(&v);
+            return 0;
+        }
+        loaded = now;
+    }
+    void *algo = rl__policy_open(c, &v.info, 1, ckpt, prev, &step);
+    if (algo && follow) fprintf(stderr, "rlhost: following: checkpoint of step %llu\n", (unsigned long long)step);
     if (!algo) {
         rl__vecenv_destroy(&v);
         return 1;
@@ -52,16 +100,20 @@ int rl__play(const rl__config *c, const char *ckpt, const char *prev, uint32_t e
     char *frame = malloc(FRAME_MAX);
     int exit_code = frame ? 0 : 1;
     rl__vecenv_reset(&v);
-    for (uint32_t ep = 1; frame && ep <= episodes;) {
+    for (uint32_t ep = 1; frame && (episodes == 0 || ep <= episodes) && !g_play_stop;) {
         if (render->render(v.env, 0, tty, frame, FRAME_MAX) < 0) {
             rl__log(RL_LOG_ERROR, NULL, "env '%s' failed to render", c->env->desc->name);
             exit_code = 1;
             break;
         }
-        if (tty)
-            printf("\x1b[H\x1b[2J%s\nepisode %u/%u  return %.3g\n", frame, ep, episodes, v.ep_return[0]);
-        else
+        if (tty) {
+            char of[32] = "", from[64] = "";
+            if (episodes) snprintf(of, sizeof of, "/%u", episodes);
+            if (follow) snprintf(from, sizeof from, "  checkpoint of step %llu", (unsigned long long)step);
+            printf("\x1b[H\x1b[2J%s\nepisode %u%s  return %.3g%s\n", frame, ep, of, v.ep_return[0], from);
+        } else {
             printf("%s\n\n", frame);
+        }
         fflush(stdout);
         if (tty) sleep_s(1.0 / fps);
         rc = avt->act(algo, RL_ACT_EVAL, v.io.obs, v.episode_start, v.actions, 1, err, sizeof err);
@@ -78,9 +130,26 @@ int rl__play(const rl__config *c, const char *ckpt, const char *prev, uint32_t e
             fflush(stdout);
             if (tty) sleep_s(1.0);
             ep++;
+            /* the training wrote a newer checkpoint: the next episode plays it */
+            if (follow && file_id_of(ckpt, &now) && !same_file(&now, &loaded)) {
+                uint64_t s2 = 0;
+                void *fresh = rl__policy_open(c, &v.info, 1, ckpt, prev, &s2);
+                if (fresh) {
+                    avt->destroy(algo);
+                    algo = fresh;
+                    step = s2;
+                    fprintf(stderr, "rlhost: following: checkpoint of step %llu\n", (unsigned long long)step);
+                }
+                loaded = now; /* a bad one is not retried; the next write is */
+                rl__vecenv_reset(&v);
+            }
         }
     }
     free(frame);
+    if (follow) {
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+    }
     avt->destroy(algo);
     rl__vecenv_destroy(&v);
     return exit_code;

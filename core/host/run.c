@@ -107,7 +107,7 @@ static int evaluate(run_state *rs, uint32_t episodes, eval_result *out, int inte
     memset(&msg, 0, sizeof msg);
     if (rs->writer)
         msg.rc = rl__evaluate(&rs->eval, rs->avt, rs->algo, rs->c->algo->desc->name, episodes,
-                              interruptible ? &g_stop_signal : NULL, &msg.r, rs->err, sizeof rs->err);
+                              interruptible ? &g_stop_signal : NULL, NULL, &msg.r, rs->err, sizeof rs->err);
     rl__world_bcast(&msg, sizeof msg, 0);
     *out = msg.r;
     if (!rs->writer && msg.rc != RL_OK && msg.rc != RL_EINTR)
