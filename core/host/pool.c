@@ -9,6 +9,7 @@
 #include "pool.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -118,7 +119,10 @@ void rl__pool_run(rl__pool *p, rl__pool_fn fn, void *ctx, uint32_t n)
     pthread_cond_broadcast(&p->cv);
     pthread_mutex_unlock(&p->mu);
     run_range(p, 0);
-    while (atomic_load_explicit(&p->pending, memory_order_acquire) != 0) cpu_relax();
+    /* A late worker (descheduled on a busy machine) gets the core back. */
+    for (uint32_t spins = 0; atomic_load_explicit(&p->pending, memory_order_acquire) != 0; spins++)
+        if (spins < SPIN_ITERS) cpu_relax();
+        else sched_yield();
 }
 
 void rl__pool_destroy(rl__pool *p)

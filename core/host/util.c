@@ -55,6 +55,24 @@ void rl__arena_free(rl__arena *a)
     a->head = NULL;
 }
 
+/* Room for n more bytes and the NUL; 0, or -1 (oom set). */
+static int sbuf_reserve(rl__sbuf *b, size_t n)
+{
+    if (b->oom) return -1;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + n + 1) cap *= 2;
+        char *d = realloc(b->data, cap);
+        if (!d) {
+            b->oom = 1;
+            return -1;
+        }
+        b->data = d;
+        b->cap = cap;
+    }
+    return 0;
+}
+
 void rl__sbuf_vprintf(rl__sbuf *b, const char *fmt, va_list ap)
 {
     if (b->oom) return;
@@ -66,17 +84,7 @@ void rl__sbuf_vprintf(rl__sbuf *b, const char *fmt, va_list ap)
         b->oom = 1;
         return;
     }
-    if (b->len + (size_t)n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + (size_t)n + 1) cap *= 2;
-        char *d = realloc(b->data, cap);
-        if (!d) {
-            b->oom = 1;
-            return;
-        }
-        b->data = d;
-        b->cap = cap;
-    }
+    if (sbuf_reserve(b, (size_t)n)) return;
     vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
     b->len += (size_t)n;
 }
@@ -96,18 +104,7 @@ void rl__sbuf_puts(rl__sbuf *b, const char *s)
 
 void rl__sbuf_append(rl__sbuf *b, const void *d, size_t n)
 {
-    if (b->oom) return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n + 1) cap *= 2;
-        char *nd = realloc(b->data, cap);
-        if (!nd) {
-            b->oom = 1;
-            return;
-        }
-        b->data = nd;
-        b->cap = cap;
-    }
+    if (sbuf_reserve(b, n)) return;
     memcpy(b->data + b->len, d, n);
     b->len += n;
     b->data[b->len] = 0;
