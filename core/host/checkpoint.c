@@ -21,10 +21,8 @@
 static const struct {
     rl_dtype d;
     const char *name;
-    size_t size;
-} dtypes[] = {
-    {RL_DTYPE_F32, "F32", 4}, {RL_DTYPE_U8, "U8", 1},   {RL_DTYPE_I32, "I32", 4},
-    {RL_DTYPE_U64, "U64", 8}, {RL_DTYPE_F64, "F64", 8},
+} dtypes[] = { /* sizes: rl_dtype_size (<rlhost/plugin.h>) */
+    {RL_DTYPE_F32, "F32"}, {RL_DTYPE_U8, "U8"}, {RL_DTYPE_I32, "I32"}, {RL_DTYPE_U64, "U64"}, {RL_DTYPE_F64, "F64"},
 };
 
 const char *rl__dtype_name(rl_dtype d)
@@ -34,16 +32,9 @@ const char *rl__dtype_name(rl_dtype d)
     return "?";
 }
 
-size_t rl__dtype_size(rl_dtype d)
-{
-    for (size_t i = 0; i < sizeof dtypes / sizeof *dtypes; i++)
-        if (dtypes[i].d == d) return dtypes[i].size;
-    return 0;
-}
-
 static int shape_bytes(rl_dtype d, uint32_t ndim, const uint64_t *shape, size_t *out)
 {
-    size_t n = rl__dtype_size(d);
+    size_t n = rl_dtype_size(d);
     if (!n || ndim > 4) return RL_EINVAL;
     for (uint32_t k = 0; k < ndim; k++) {
         if (shape[k] && n > SIZE_MAX / shape[k]) return RL_EINVAL;
@@ -622,7 +613,7 @@ static int io_get(void *ctx, const char *name, rl_dtype dtype, uint32_t ndim, co
     /* Typed float tensors (weights, optimizer moments, scalars) must be
        finite: a NaN loaded is a NaN trained on. */
     const unsigned char *src = owner->data + t->offset;
-    size_t count = t->bytes / rl__dtype_size(t->dtype);
+    size_t count = t->bytes / rl_dtype_size(t->dtype);
     for (size_t i = 0; (t->dtype == RL_DTYPE_F32 || t->dtype == RL_DTYPE_F64) && i < count; i++) {
         double v;
         if (t->dtype == RL_DTYPE_F32) {

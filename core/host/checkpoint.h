@@ -62,6 +62,5 @@ void rl__ckpt_free(rl__ckpt *c);
 void rl__ckpt_io(rl__ckpt *c, rl_state_io *io);
 
 const char *rl__dtype_name(rl_dtype d);
-size_t rl__dtype_size(rl_dtype d);
 
 #endif

@@ -16,7 +16,7 @@
 
 static void trace_header(FILE *f, const rl__vecenv *ev)
 {
-    size_t d = ev->row_bytes / rl__dtype_size(ev->info.obs_dtype);
+    size_t d = ev->row_bytes / rl_dtype_size(ev->info.obs_dtype);
     fprintf(f, "env,episode,t,action,reward,terminated,truncated");
     for (size_t k = 0; k < d; k++) fprintf(f, ",obs_%zu", k);
     fputc('\n', f);

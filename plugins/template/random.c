@@ -4,13 +4,18 @@
  * Copy this folder to start a new algorithm.  It shows everything a plugin
  * needs and nothing more:
  *   - an option schema (the host validates the config against it and hands
- *     the plugin typed values in the same order: args->options[OPT_...]);
+ *     the plugin typed values in the same order: args->options[OPT_...]),
+ *     written with the RL_OPTION_* macros;
  *   - an rl_algo_vtable: create / destroy / act / observe / update / metrics;
- *   - the one exported symbol, made by RL_PLUGIN_DEFINE_ENTRY.
+ *   - the rl.algo.state/1 capability: its state in checkpoints, so `rlhost
+ *     eval` and `play` of its runs and `run --resume` work, loaded state
+ *     checked before use;
+ *   - the one exported symbol, made by RL_PLUGIN_DEFINE_SINGLE.
  * Build it out of tree with:
  *   cc -shared -fPIC -fvisibility=hidden $(pkg-config --cflags rlhost-plugin) \
  *      random.c -o random.so $(pkg-config --libs rlhost-plugin)
- * and install it into $(pkg-config --variable=plugindir rlhost-plugin).
+ * (the flags make an undefined symbol a link error and find librlcore at run
+ * time) and install it into $(pkg-config --variable=plugindir rlhost-plugin).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,18 +27,17 @@
 enum { OPT_STICKY, OPT_N };
 
 static const rl_option_def options[OPT_N] = {
-    [OPT_STICKY] = {sizeof(rl_option_def), RL_OPT_FLOAT, "sticky",
-                    "probability of repeating the env's previous action instead of drawing "
-                    "a new one",
-                    "0.0", 0.0, 1.0, NULL, 0},
+    [OPT_STICKY] = RL_OPTION_FLOAT("sticky", "0.0", 0.0, 1.0,
+                                   "probability of repeating the env's previous action instead of "
+                                   "drawing a new one"),
 };
 
 typedef struct random_algo {
     uint32_t n_actions;
     float sticky;
-    uint32_t rows; /* max(num_envs, num_eval_envs) */
-    rl_rng *rng;   /* one stream per env row: results do not depend on batch order */
-    int32_t *last;
+    uint32_t train, eval; /* rows: num_envs training envs, then num_eval_envs */
+    rl_rng *rng;          /* one stream per row: results do not depend on batch order */
+    int32_t *last;        /* each row's previous action */
     uint64_t acted;
 } random_algo;
 
@@ -46,9 +50,11 @@ static int ra_create(const rl_algo_args *args, void **out, char *err, size_t err
     }
     a->n_actions = args->env->n_actions;
     a->sticky = (float)args->options[OPT_STICKY].f;
-    a->rows = args->num_envs > args->num_eval_envs ? args->num_envs : args->num_eval_envs;
-    a->rng = calloc(a->rows, sizeof *a->rng);
-    a->last = calloc(a->rows, sizeof *a->last);
+    a->train = args->num_envs;
+    a->eval = args->num_eval_envs;
+    size_t rows = (size_t)a->train + a->eval;
+    a->rng = calloc(rows, sizeof *a->rng);
+    a->last = calloc(rows, sizeof *a->last);
     if (!a->rng || !a->last) {
         free(a->rng);
         free(a->last);
@@ -56,7 +62,10 @@ static int ra_create(const rl_algo_args *args, void **out, char *err, size_t err
         RL_ERRF(err, errlen, "out of memory for %u envs", args->num_envs);
         return RL_ENOMEM;
     }
-    for (uint32_t i = 0; i < a->rows; i++) rl_rng_seed(&a->rng[i], args->seed, 1000003u + i);
+    /* training and evaluation draw from streams of their own: evaluating
+       never changes what training does next */
+    for (uint32_t i = 0; i < a->train; i++) rl_rng_seed(&a->rng[i], args->seed, 1000003u + i);
+    for (uint32_t i = 0; i < a->eval; i++) rl_rng_seed(&a->rng[a->train + i], args->seed, 2000003u + i);
     *out = a;
     return RL_OK;
 }
@@ -74,16 +83,17 @@ static int ra_act(void *algo, rl_act_mode mode, const void *obs, const uint8_t *
                   int32_t *actions, uint32_t count, char *err, size_t errlen)
 {
     random_algo *a = algo;
-    (void)mode;
     (void)obs;
-    if (count > a->rows) {
-        RL_ERRF(err, errlen, "act called for %u envs, created for %u", count, a->rows);
+    uint32_t first = mode == RL_ACT_EVAL ? a->train : 0, rows = mode == RL_ACT_EVAL ? a->eval : a->train;
+    if (count > rows) {
+        RL_ERRF(err, errlen, "act called for %u envs, created for %u", count, rows);
         return RL_EINVAL;
     }
-    for (uint32_t i = 0; i < count; i++) {
-        int keep = !episode_start[i] && a->sticky > 0 && rl_rng_uniform(&a->rng[i]) < a->sticky;
+    for (uint32_t k = 0; k < count; k++) {
+        uint32_t i = first + k;
+        int keep = !episode_start[k] && a->sticky > 0 && rl_rng_uniform(&a->rng[i]) < a->sticky;
         if (!keep) a->last[i] = (int32_t)rl_rng_below(&a->rng[i], a->n_actions);
-        actions[i] = a->last[i];
+        actions[k] = a->last[i];
     }
     a->acted += count;
     return RL_OK;
@@ -116,8 +126,44 @@ static size_t ra_metrics(void *algo, rl_metric *out, size_t cap)
     return 1;
 }
 
+/* rl.algo.state/1: the training rows' generators and last actions and the
+   count, so a resumed run continues exactly; they depend on num_envs only,
+   so `rlhost eval` with any number of episodes loads them.  A checkpoint is
+   untrusted: every loaded value that indexes or drives anything is checked
+   before use. */
+static int ra_state(random_algo *a, const rl_state_io *io, int load, char *err, size_t errlen)
+{
+    int rc;
+    if ((rc = rl_state_blob(io, load, "random/", "rng", a->rng, a->train * sizeof *a->rng, err, errlen)) ||
+        (rc = rl_state_blob(io, load, "random/", "last", a->last, a->train * sizeof *a->last, err, errlen)) ||
+        (rc = rl_state_blob(io, load, "random/", "acted", &a->acted, sizeof a->acted, err, errlen)))
+        return rc;
+    if (!load) return RL_OK;
+    for (uint32_t i = 0; i < a->train; i++)
+        if ((rc = rl_state_check_rng("random/rng", &a->rng[i], err, errlen))) return rc;
+    return rl_state_check_i32s("random/last", a->last, a->train, 0, (int32_t)a->n_actions - 1, err, errlen);
+}
+
+static int ra_save(void *algo, const rl_state_io *io, char *err, size_t errlen)
+{
+    return ra_state(algo, io, 0, err, errlen);
+}
+
+static int ra_load(void *algo, const rl_state_io *io, char *err, size_t errlen)
+{
+    return ra_state(algo, io, 1, err, errlen);
+}
+
+static const rl_algo_state_ext state_ext = {sizeof state_ext, ra_save, ra_load};
+
+static const void *ra_get_extension(void *algo, const char *id)
+{
+    (void)algo;
+    return strcmp(id, RL_EXT_ALGO_STATE) == 0 ? &state_ext : NULL;
+}
+
 static const rl_algo_vtable vtable = {
-    sizeof vtable, ra_create, ra_destroy, ra_act, ra_observe, ra_update, ra_metrics, NULL,
+    sizeof vtable, ra_create, ra_destroy, ra_act, ra_observe, ra_update, ra_metrics, ra_get_extension,
 };
 
 static const rl_plugin_desc desc = {
@@ -126,22 +172,7 @@ static const rl_plugin_desc desc = {
     options, OPT_N, NULL, 0, &vtable, 0,
 };
 
-static int plugin_init(const rl_host_api *host, char *err, size_t errlen)
-{
-    (void)host;
-    (void)err;
-    (void)errlen;
-    return RL_OK;
-}
-
-static uint32_t plugin_count(void)
-{
-    return 1;
-}
-
-static const rl_plugin_desc *plugin_get(uint32_t i)
-{
-    return i == 0 ? &desc : NULL;
-}
-
-RL_PLUGIN_DEFINE_ENTRY(plugin_init, NULL, plugin_count, plugin_get);
+/* The exported entry for a .so with this one descriptor.  A .so with
+   several, or with work to do at load, uses RL_PLUGIN_DEFINE_ENTRY with its
+   own init, deinit, count and get. */
+RL_PLUGIN_DEFINE_SINGLE(desc);

@@ -111,6 +111,34 @@ typedef struct rl_option_def {
     uint32_t flags;
 } rl_option_def;
 
+/* Option definitions with named fields, so min, max and default cannot be
+   swapped by position:
+     [OPT_LR] = RL_OPTION_FLOAT("lr", "3e-4", 0, 1, "Adam learning rate"),
+     [OPT_HIDDEN] = RL_OPTION_INT_LIST("hidden", "[64, 64]", 1, 4096, "layer widths"),
+     [OPT_MODE] = RL_OPTION_ENUM("mode", "fast", mode_names, "how to ..."),
+   The _F forms take flags (RL_OPT_AUTO, RL_OPT_CHANGES_RESULTS,
+   RL_OPT_REQUIRED), as stages often need:
+     [ST_THREADS] = RL_OPTION_INT_F("threads", "\"auto\"", 1, 64, RL_OPT_AUTO, "...") */
+#define RL_OPTION(type_, name_, def_, min_, max_, choices_, flags_, help_)             \
+    {.struct_size = sizeof(rl_option_def), .type = (type_), .name = (name_),          \
+     .help = (help_), .default_text = (def_), .min = (min_), .max = (max_),           \
+     .choices = (choices_), .flags = (flags_)}
+#define RL_OPTION_BOOL(name, def, help) RL_OPTION(RL_OPT_BOOL, name, def, 1, 0, NULL, 0, help)
+#define RL_OPTION_BOOL_F(name, def, flags, help) RL_OPTION(RL_OPT_BOOL, name, def, 1, 0, NULL, flags, help)
+#define RL_OPTION_INT(name, def, min, max, help) RL_OPTION(RL_OPT_INT, name, def, min, max, NULL, 0, help)
+#define RL_OPTION_INT_F(name, def, min, max, flags, help) \
+    RL_OPTION(RL_OPT_INT, name, def, min, max, NULL, flags, help)
+#define RL_OPTION_FLOAT(name, def, min, max, help) RL_OPTION(RL_OPT_FLOAT, name, def, min, max, NULL, 0, help)
+#define RL_OPTION_FLOAT_F(name, def, min, max, flags, help) \
+    RL_OPTION(RL_OPT_FLOAT, name, def, min, max, NULL, flags, help)
+#define RL_OPTION_STRING(name, def, help) RL_OPTION(RL_OPT_STRING, name, def, 1, 0, NULL, 0, help)
+#define RL_OPTION_ENUM(name, def, choices, help) RL_OPTION(RL_OPT_ENUM, name, def, 1, 0, choices, 0, help)
+#define RL_OPTION_ENUM_F(name, def, choices, flags, help) \
+    RL_OPTION(RL_OPT_ENUM, name, def, 1, 0, choices, flags, help)
+#define RL_OPTION_INT_LIST(name, def, min, max, help) \
+    RL_OPTION(RL_OPT_INT_LIST, name, def, min, max, NULL, 0, help)
+#define RL_OPTION_STRING_LIST(name, def, help) RL_OPTION(RL_OPT_STRING_LIST, name, def, 1, 0, NULL, 0, help)
+
 /* A resolved value, in the order of the plugin's own rl_option_def array. */
 typedef struct rl_value {
     uint32_t struct_size;
@@ -157,6 +185,22 @@ typedef enum rl_dtype {
     RL_DTYPE_U64,
     RL_DTYPE_F64
 } rl_dtype;
+
+/* Bytes of one element of d; 0 for a value that is not a dtype. */
+static inline size_t rl_dtype_size(rl_dtype d)
+{
+    switch (d) {
+    case RL_DTYPE_U8:
+        return 1;
+    case RL_DTYPE_F32:
+    case RL_DTYPE_I32:
+        return 4;
+    case RL_DTYPE_U64:
+    case RL_DTYPE_F64:
+        return 8;
+    }
+    return 0;
+}
 
 /* What an env instance produces.  Filled by env create. */
 typedef struct rl_env_info {
