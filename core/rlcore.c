@@ -69,6 +69,14 @@ void rl_obs_to_float(rl_dtype dtype, float scale, const void *src, size_t n, flo
     }
 }
 
+int rl_state_meta(const rl_state_io *io, const char *key, const char *value, char *err, size_t errlen)
+{
+    if (io->struct_size < offsetof(rl_state_io, meta) + sizeof io->meta || !io->meta) return RL_OK;
+    int rc = io->meta(io->ctx, key, value);
+    if (rc != RL_OK) RL_ERRF(err, errlen, "metadata '%s' refused: %s", key, io->error(io->ctx));
+    return rc;
+}
+
 int rl_state_blob(const rl_state_io *io, int load, const char *prefix, const char *name,
                   void *data, size_t bytes, char *err, size_t errlen)
 {

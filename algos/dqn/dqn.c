@@ -575,9 +575,38 @@ static int replay_validate(dqn *d, char *err, size_t errlen)
 /* Checkpoints: networks, optimizer, RNGs, counters, metric sums, keep_best;
    with save_replay also the replay ring and priorities (into "replay/...",
    which the host writes to replay.safetensors), so a resume is exact. */
+/* The greedy policy as rlhost.policy/1 (README: "Checkpoints that explain
+   themselves"): ops over the online network's tensors, then argmax. */
+static int dqn_describe(const dqn *d, const rl_state_io *io, char *err, size_t errlen)
+{
+    char ops[4096] = "";
+    const qnet *q = &d->q;
+    int rc = rl_mlp_ops(&q->body, q->dueling ? "q/trunk" : "q", ops, sizeof ops);
+    char v[512] = "", a[512] = "";
+    if (q->dueling && !rc && !(rc = rl_mlp_ops(&q->vhead, "q/value", v, sizeof v)) &&
+        !(rc = rl_mlp_ops(&q->ahead, "q/advantage", a, sizeof a))) {
+        size_t len = strlen(ops);
+        int n = snprintf(ops + len, sizeof ops - len,
+                         ",{\"op\":\"relu\"},{\"op\":\"dueling\",\"value\":[%s],\"advantage\":[%s]}", v, a);
+        rc = n < 0 || (size_t)n >= sizeof ops - len;
+    }
+    char json[4608];
+    int n = snprintf(json, sizeof json,
+                     "{\"format\":\"rlhost.policy/1\",\"algo\":\"dqn\",\"input\":{\"size\":%u,"
+                     "\"normalize\":null},\"outputs\":{\"q\":[%s]},\"greedy\":{\"argmax\":\"q\"},"
+                     "\"eval_epsilon\":%.9g}",
+                     d->obs_size, ops, (double)d->eval_eps);
+    if (rc || n < 0 || (size_t)n >= sizeof json) {
+        RL_ERRF(err, errlen, "the network is too large to describe");
+        return RL_EINVAL;
+    }
+    return rl_state_meta(io, "policy", json, err, errlen);
+}
+
 static int dqn_state(dqn *d, const rl_state_io *io, int load, char *err, size_t errlen)
 {
     int rc;
+    if (!load && (rc = dqn_describe(d, io, err, errlen))) return rc;
     if (load) {
         if ((rc = rl_params_load(&d->online, io, "", err, errlen)) ||
             (rc = rl_params_load(&d->target, io, "target/", err, errlen)) ||

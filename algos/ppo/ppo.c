@@ -903,9 +903,11 @@ static const rl_algo_eval_ext eval_ext = {sizeof eval_ext, ppo_evaluated, ppo_tr
 
 /* Checkpoints: networks, optimizer, RNGs, update count, and (below) the
    rollout so far and the LSTM states, so a resume is exact. */
+static int ppo_describe(const ppo *p, const rl_state_io *io, char *err, size_t errlen);
 static int ppo_state(ppo *p, const rl_state_io *io, int load, char *err, size_t errlen)
 {
     int rc;
+    if (!load && (rc = ppo_describe(p, io, err, errlen))) return rc;
     if ((rc = load ? rl_params_load(&p->p, io, "", err, errlen) : rl_params_save(&p->p, io, "", err, errlen)) ||
         (rc = load ? rl_adam_load(&p->adam, &p->p, io, err, errlen)
                    : rl_adam_save(&p->adam, &p->p, io, err, errlen)))
@@ -960,12 +962,15 @@ static int ppo_state(ppo *p, const rl_state_io *io, int load, char *err, size_t 
     for (size_t k = 0; load && k < 6; k++) /* the float arrays: obs .. last_obs */
         if ((rc = rl_state_check_finite(blobs[k].name, blobs[k].data, blobs[k].bytes / 4, err, errlen)))
             return rc;
+    /* The training LSTM states; the evaluation ones are not state: every
+       evaluation starts its episodes afresh (zero states), and leaving them
+       out lets `rlhost eval` load the checkpoint with any number of envs. */
     for (uint32_t k = 0; p->recurrent && k < p->n_towers; k++) {
         char name[32];
-        float *arrays[6] = {p->st_h[k], p->st_c[k], p->live[k].h, p->live[k].c, p->eval[k].h, p->eval[k].c};
-        size_t sizes[6] = {TN * H, TN * H, (size_t)p->N * H, (size_t)p->N * H, (size_t)p->rows * H, (size_t)p->rows * H};
-        static const char *const what[6] = {"stored_h", "stored_c", "live_h", "live_c", "eval_h", "eval_c"};
-        for (int j = 0; j < 6; j++) {
+        float *arrays[4] = {p->st_h[k], p->st_c[k], p->live[k].h, p->live[k].c};
+        size_t sizes[4] = {TN * H, TN * H, (size_t)p->N * H, (size_t)p->N * H};
+        static const char *const what[4] = {"stored_h", "stored_c", "live_h", "live_c"};
+        for (int j = 0; j < 4; j++) {
             snprintf(name, sizeof name, "%s%u", what[j], k);
             if ((rc = rl_state_blob(io, load, "rollout/", name, arrays[j], sizes[j] * 4, err, errlen)) ||
                 (load && (rc = rl_state_check_finite(name, arrays[j], sizes[j], err, errlen))))
@@ -974,10 +979,21 @@ static int ppo_state(ppo *p, const rl_state_io *io, int load, char *err, size_t 
     }
     if ((rc = rl_keep_best_state(&p->kb, io, load, err, errlen))) return rc;
     if (p->norm_obs) {
-        if ((rc = rl_scalar_state(&p->obs_count, io, load, "state/obs_count", err, errlen)) ||
-            (rc = rl_state_blob(io, load, "state/", "obs_mean", p->obs_mean, D * 8, err, errlen)) ||
-            (rc = rl_state_blob(io, load, "state/", "obs_var", p->obs_var, D * 8, err, errlen)))
-            return rc;
+        /* float64 tensors [D], as any reader takes them (older checkpoints
+           held their bytes as uint8: still read) */
+        uint64_t shape = D;
+        double *arrays[2] = {p->obs_mean, p->obs_var};
+        static const char *const norm_names[2] = {"state/obs_mean", "state/obs_var"};
+        if ((rc = rl_scalar_state(&p->obs_count, io, load, "state/obs_count", err, errlen))) return rc;
+        for (int k = 0; k < 2; k++) {
+            rc = load ? io->get(io->ctx, norm_names[k], RL_DTYPE_F64, 1, &shape, arrays[k])
+                      : io->put(io->ctx, norm_names[k], RL_DTYPE_F64, 1, &shape, arrays[k]);
+            if (load && rc == RL_ECORRUPT)
+                rc = rl_state_blob(io, 1, "state/", norm_names[k] + 6, arrays[k], D * 8, err, errlen);
+            else if (rc != RL_OK)
+                RL_ERRF(err, errlen, "%s", io->error(io->ctx));
+            if (rc != RL_OK) return rc;
+        }
         if (load) {
             if ((rc = rl_state_check_f("state/obs_count", p->obs_count, 0, 1e300, err, errlen)))
                 return rc;
@@ -989,6 +1005,60 @@ static int ppo_state(ppo *p, const rl_state_io *io, int load, char *err, size_t 
         }
     }
     return RL_OK;
+}
+
+/* One tower's ops (an LSTM first when recurrent, then its MLP), appended. */
+static int tower_ops(const tower *t, const char *name, char *buf, size_t cap)
+{
+    size_t len = strlen(buf);
+    if (t->recurrent) {
+        int n = snprintf(buf + len, cap - len,
+                         "%s{\"op\":\"lstm\",\"weight_ih\":\"%s/lstm/weight_ih\",\"weight_hh\":\"%s/lstm/weight_hh\","
+                         "\"bias\":\"%s/lstm/bias\",\"in\":%u,\"hidden\":%u,\"gates\":\"i,f,g,o\",\"state\":\"%s\"}",
+                         len && buf[len - 1] == '}' ? "," : "", name, name, name, t->lstm.in_dim, t->lstm.hidden, name);
+        if (n < 0 || (size_t)n >= cap - len) return -1;
+    }
+    char pre[32];
+    snprintf(pre, sizeof pre, "%s/mlp", name);
+    return rl_mlp_ops(&t->mlp, pre, buf, cap);
+}
+
+/* The policy as rlhost.policy/1 (README: "Checkpoints that explain
+   themselves"): input normalization, then the actor's logits and the
+   critic's value as ops over the checkpoint's tensors; greedy is the argmax
+   of the logits (deterministic_eval), else a sample of their softmax.  An
+   "lstm" op's state (h, c) is carried from step to step of an episode and
+   zero at its start; "state" names which one (actor, critic or body). */
+static int ppo_describe(const ppo *p, const rl_state_io *io, char *err, size_t errlen)
+{
+    char actor[4096] = "", critic[4096] = "", json[9216], norm[160] = "null";
+    int rc = 0;
+    if (p->shared) {
+        char act[32];
+        snprintf(act, sizeof act, "{\"op\":\"%s\"}", rl_activation_name(p->act));
+        rc = tower_ops(&p->towers[0], "body", actor, sizeof actor);
+        if (!rc && p->act != RL_ACT_NONE) rc = strlen(actor) + strlen(act) + 2 > sizeof actor;
+        if (!rc && p->act != RL_ACT_NONE) strcat(strcat(actor, ","), act);
+        if (!rc) memcpy(critic, actor, sizeof critic);
+        if (!rc) rc = rl_mlp_ops(&p->head_pi, "pi", actor, sizeof actor);
+        if (!rc) rc = rl_mlp_ops(&p->head_v, "vf", critic, sizeof critic);
+    } else {
+        rc = tower_ops(&p->towers[0], "actor", actor, sizeof actor);
+        if (!rc) rc = tower_ops(&p->towers[1], "critic", critic, sizeof critic);
+    }
+    if (p->norm_obs)
+        snprintf(norm, sizeof norm,
+                 "{\"mean\":\"state/obs_mean\",\"var\":\"state/obs_var\",\"eps\":1e-8,\"clip\":10,"
+                 "\"formula\":\"clip((x - mean) / sqrt(var + eps), -clip, clip)\"}");
+    int n = snprintf(json, sizeof json,
+                     "{\"format\":\"rlhost.policy/1\",\"algo\":\"ppo\",\"input\":{\"size\":%u,\"normalize\":%s},"
+                     "\"outputs\":{\"logits\":[%s],\"value\":[%s]},\"greedy\":{\"%s\":\"logits\"}}",
+                     p->D, norm, actor, critic, p->det_eval ? "argmax" : "sample_softmax");
+    if (rc || n < 0 || (size_t)n >= sizeof json) {
+        RL_ERRF(err, errlen, "the network is too large to describe");
+        return RL_EINVAL;
+    }
+    return rl_state_meta(io, "policy", json, err, errlen);
 }
 
 static int ppo_save(void *p, const rl_state_io *io, char *err, size_t errlen)

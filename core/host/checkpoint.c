@@ -638,11 +638,30 @@ static const char *io_error(void *ctx)
     return ((rl__ckpt *)ctx)->err;
 }
 
+/* A plugin's metadata, under "algo.": the host's own keys stay its own. */
+static int io_meta(void *ctx, const char *key, const char *value)
+{
+    rl__ckpt *c = ctx;
+    char full[128];
+    if (!key || !value || !key[0] || strlen(key) > 100 || strchr(key, '"') || strchr(key, '\\')) {
+        snprintf(c->err, sizeof c->err, "bad metadata key '%s'", key ? key : "(null)");
+        return RL_EINVAL;
+    }
+    snprintf(full, sizeof full, "algo.%s", key);
+    if (rl__ckpt_meta_get(c, full)) {
+        snprintf(c->err, sizeof c->err, "metadata '%s' stored twice", full);
+        return RL_EINVAL;
+    }
+    return rl__ckpt_meta(c, full, value);
+}
+
 void rl__ckpt_io(rl__ckpt *c, rl_state_io *io)
 {
+    memset(io, 0, sizeof *io);
     io->struct_size = sizeof *io;
     io->ctx = c;
     io->put = io_put;
     io->get = io_get;
     io->error = io_error;
+    io->meta = io_meta;
 }

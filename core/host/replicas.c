@@ -384,7 +384,7 @@ int rl__replicas_state(rl__replicas *g, const rl_algo_state_ext *ext, const rl_s
     for (uint32_t r = 0; r < g->local; r++) {
         uint32_t gr = g->first + r;
         prefixed px = {io, ""};
-        rl_state_io pio = {sizeof pio, &px, p_put, p_get, p_error};
+        rl_state_io pio = {sizeof pio, &px, p_put, p_get, p_error, NULL}; /* metadata: replica 0 only */
         if (gr) snprintf(px.prefix, sizeof px.prefix, "replica%u/", gr);
         const rl_state_io *use = gr ? &pio : io;
         char perr[RL_ERR_MAX] = "";

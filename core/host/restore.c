@@ -206,6 +206,7 @@ static int restore_ckpt(rl__ckpt *ckp, rl__restore *r, const rl__config *c, void
     }
     rl_state_io io;
     rl__ckpt_io(&ck, &io);
+    io.meta = NULL; /* loading: metadata is written only */
     if (rc == RL_OK && ext) {
         char perr[RL_ERR_MAX] = "";
         rc = r->algo_load ? r->algo_load(r->algo_ctx, ext, &io, perr, sizeof perr)

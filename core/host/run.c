@@ -570,6 +570,17 @@ static int write_checkpoint(run_state *rs)
     char eps[32];
     snprintf(eps, sizeof eps, "%llu", (unsigned long long)rs->train.stats.episodes);
     if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.episodes", eps);
+    {   /* what the policy reads and chooses, for readers without rlhost */
+        const rl_env_info *in = &rs->train.info;
+        char obs[256], shape[96] = "";
+        for (uint32_t k = 0; k < in->obs_ndim && k < 4; k++)
+            snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%u", k ? "," : "", in->obs_shape[k]);
+        snprintf(obs, sizeof obs, "{\"dtype\":\"%s\",\"shape\":[%s],\"scale\":%.9g}",
+                 in->obs_dtype == RL_DTYPE_U8 ? "U8" : "F32", shape, (double)in->obs_scale);
+        if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.observation", obs);
+        snprintf(obs, sizeof obs, "{\"type\":\"discrete\",\"n\":%u}", in->n_actions);
+        if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.action_space", obs);
+    }
     rl_state_io io;
     rl__ckpt_io(&ck, &io);
     if (rc) {

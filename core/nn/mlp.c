@@ -1,9 +1,41 @@
 /* MLP: Linear (-> activation) ... -> Linear, with preallocated workspaces;
    see nn.h. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "nn_internal.h"
+
+const char *rl_activation_name(rl_activation a)
+{
+    return a == RL_ACT_RELU ? "relu" : a == RL_ACT_TANH ? "tanh" : "none";
+}
+
+/* Appends printf output to the NUL-terminated text in buf; -1 when full. */
+static int append(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int append(char *buf, size_t cap, const char *fmt, ...)
+{
+    size_t len = strlen(buf);
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + len, cap > len ? cap - len : 0, fmt, ap);
+    va_end(ap);
+    return n < 0 || (size_t)n >= (cap > len ? cap - len : 0) ? -1 : 0;
+}
+
+int rl_mlp_ops(const rl_mlp *m, const char *prefix, char *buf, size_t cap)
+{
+    size_t len = strlen(buf);
+    int rc = len && buf[len - 1] == '}' ? append(buf, cap, ",") : 0;
+    for (uint32_t l = 0; rc == 0 && l < m->n_layers; l++) {
+        rc = append(buf, cap, "%s{\"op\":\"linear\",\"weight\":\"%s/layer%u.weight\",\"bias\":\"%s/layer%u.bias\","
+                              "\"in\":%u,\"out\":%u}",
+                    l ? "," : "", prefix, l, prefix, l, m->dims[l], m->dims[l + 1]);
+        if (rc == 0 && l + 1 < m->n_layers && m->act != RL_ACT_NONE)
+            rc = append(buf, cap, ",{\"op\":\"%s\"}", rl_activation_name(m->act));
+    }
+    return rc;
+}
 
 int rl_mlp_create(rl_mlp *m, rl_params *p, const char *prefix, uint32_t in_dim,
                   const uint32_t *hidden, uint32_t n_hidden, uint32_t out_dim,

@@ -123,6 +123,14 @@ int rl_mlp_create(rl_mlp *m, rl_params *p, const char *prefix, uint32_t in_dim,
                   const uint32_t *hidden, uint32_t n_hidden, uint32_t out_dim,
                   rl_activation act, uint32_t max_batch);
 void rl_mlp_destroy(rl_mlp *m);
+/* The MLP as rlhost.policy/1 operations, appended to the JSON array text in
+   buf (cap bytes, NUL-terminated; a comma first when buf ends in '}'):
+   {"op":"linear","weight":"PREFIX/layer0.weight","bias":...,"in":I,"out":O}
+   (y = x W^T + b, W stored [out][in]), {"op":"relu"|"tanh"} between layers,
+   none after the last.  0, or -1 when buf is too small. */
+int rl_mlp_ops(const rl_mlp *m, const char *prefix, char *buf, size_t cap);
+/* Name of an activation as the ops above write it: "none", "relu", "tanh". */
+const char *rl_activation_name(rl_activation a);
 /* Initialises weights after rl_params_alloc.  ORTHO: orthogonal with gain
    sqrt(2) on hidden layers and out_gain on the last (biases 0); DEFAULT:
    PyTorch's Linear default. */

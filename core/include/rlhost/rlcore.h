@@ -116,6 +116,11 @@ void rl_obs_to_float(rl_dtype dtype, float scale, const void *src, size_t n, flo
 int rl_state_blob(const rl_state_io *io, int load, const char *prefix, const char *name,
                   void *data, size_t bytes, char *err, size_t errlen);
 
+/* Stores a metadata string KEY = value with the checkpoint (as "algo.KEY")
+   when the host offers it (ABI 1.1 hosts, saving, replica 0); RL_OK and
+   nothing stored otherwise. */
+int rl_state_meta(const rl_state_io *io, const char *key, const char *value, char *err, size_t errlen);
+
 /* ---- Checks on loaded state -----------------------------------------------
    Everything a checkpoint holds is untrusted: a loaded value that indexes or
    sizes anything is range-checked before use.  Each returns RL_OK when the

@@ -415,6 +415,12 @@ typedef struct rl_state_io {
                const uint64_t *shape, void *data);
     /* the host's sentence for the last failed get() */
     const char *(*error)(void *ctx);
+    /* ABI 1.1, save only (NULL on load, from a 1.0 host, and for replicas
+       other than 0): a metadata string stored as "algo.KEY" beside the
+       tensors, for readers of the checkpoint that have no rlhost (e.g.
+       "policy", the network as rlhost.policy/1 JSON; see README).  Use
+       rl_state_meta (<rlhost/rlcore.h>), which checks for it. */
+    int (*meta)(void *ctx, const char *key, const char *value);
 } rl_state_io;
 
 #define RL_EXT_ALGO_STATE "rl.algo.state/1"

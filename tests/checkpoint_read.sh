@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Checkpoints that explain themselves: for each kind of network rlhost trains
+# (DQN, dueling DQN on uint8 snake windows, PPO with separate and shared
+# towers, observation normalization, LSTMs), a NumPy reader that knows only
+# the checkpoint (tests/python/policy_read.py) rebuilds the greedy policy from
+# its metadata and picks the actions `rlhost eval --trace` took.  (TAP)
+# Usage: checkpoint_read.sh RLHOST SOURCE_ROOT
+set -u
+RLHOST=$1 SRC=$2
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/lib.sh"
+PY="$SRC/.venv/bin/python"
+if ! "$PY" -c 'import numpy' 2>/dev/null; then
+  echo "not ok 1 - NumPy is missing: run scripts/pydeps.sh (scripts/test.sh does)"
+  echo "1..1"
+  exit 1
+fi
+C="$SRC/configs"
+check() { # NAME CONFIG ARGS...: train briefly, evaluate with a trace, read back
+  local name=$1 cfg=$2; shift 2
+  expect_rc 0 "$name: train" -- "$RLHOST" run "$cfg" "$@" --set run.quiet=true --set run.eval_episodes=4 --out "$T/$name"
+  # fewer episodes than the run evaluated: the checkpoint loads for any count
+  expect_rc 0 "$name: eval --trace" -- "$RLHOST" eval "$T/$name" --episodes 3 --trace "$T/$name.csv"
+  "$PY" "$SRC/tests/python/policy_read.py" "$T/$name/checkpoint.safetensors" "$T/$name.csv" "$name" > "$T/tap" 2>&1
+  while read -r line; do
+    case "$line" in
+      "ok "*) ok 0 "${line#* - }" ;;
+      "not ok "*) ok 1 "${line#* - }" ;;
+      "1.."*) ;;
+      *) echo "# $line" ;;
+    esac
+  done < "$T/tap"
+}
+check dqn "$C/cartpole_dqn.cfg" --set run.steps=20000
+check dueling_snake_window "$C/cartpole_dueling_dqn.cfg" --set env.plugin=snake --set env.observation=window \
+  --set env.num_envs=8 --set run.steps=20000
+check ppo "$C/cartpole_ppo.cfg" --set run.steps=20480
+check ppo_shared_snake "$C/snake_ppo.cfg" --set algo.shared=true --set run.steps=16384
+check rppo_normalized "$C/cartpole_nov_rppo.cfg" --set run.steps=8192 --set run.eval_episodes=16
+check rppo_tmaze "$C/tmaze_rppo.cfg" --set run.steps=8192
+echo "1..$n"
+[ $failed = 0 ]

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""A checkpoint explains itself: rebuilds the greedy policy from the
+checkpoint alone (its safetensors header, the rlhost.observation and
+algo.policy metadata, the tensors) with NumPy and no rlhost source, and
+checks its actions against `rlhost eval --trace` of the same checkpoint.
+Usage: policy_read.py CHECKPOINT TRACE_CSV NAME   (TAP on stdout)"""
+import csv
+import json
+import struct
+import sys
+
+import numpy as np
+
+ckpt, trace, name = sys.argv[1:4]
+n = failed = 0
+
+
+def ok(cond, desc):
+    global n, failed
+    n += 1
+    failed += not cond
+    print(("ok" if cond else "not ok"), n, "-", f"{name}: {desc}")
+
+
+DT = {"F32": np.float32, "F64": np.float64, "U8": np.uint8, "I32": np.int32, "U64": np.uint64}
+raw = open(ckpt, "rb").read()
+hlen = struct.unpack("<Q", raw[:8])[0]
+header = json.loads(raw[8:8 + hlen])
+meta = header.pop("__metadata__")
+data = raw[8 + hlen:]
+T = {k: np.frombuffer(data[v["data_offsets"][0]:v["data_offsets"][1]], dtype=DT[v["dtype"]]).reshape(v["shape"])
+     for k, v in header.items()}
+obs_meta = json.loads(meta["rlhost.observation"])
+space = json.loads(meta["rlhost.action_space"])
+policy = json.loads(meta["algo.policy"])
+ok(policy["format"] == "rlhost.policy/1" and space["type"] == "discrete", "metadata present")
+
+
+def sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def run_ops(ops, x, state):
+    for op in ops:
+        kind = op["op"]
+        if kind == "linear":
+            x = x @ T[op["weight"]].astype(np.float64).T + T[op["bias"]].astype(np.float64)
+        elif kind == "relu":
+            x = np.maximum(x, 0)
+        elif kind == "tanh":
+            x = np.tanh(x)
+        elif kind == "dueling":
+            v, a = run_ops(op["value"], x, state), run_ops(op["advantage"], x, state)
+            x = v + a - a.mean()
+        elif kind == "lstm":
+            H = op["hidden"]
+            h, c = state.get(op["state"], (np.zeros(H), np.zeros(H)))
+            g = T[op["weight_ih"]].astype(np.float64) @ x + T[op["weight_hh"]].astype(np.float64) @ h \
+                + T[op["bias"]].astype(np.float64)
+            i, f, gg, o = sigmoid(g[:H]), sigmoid(g[H:2 * H]), np.tanh(g[2 * H:3 * H]), sigmoid(g[3 * H:])
+            c = f * c + i * gg
+            h = o * np.tanh(c)
+            state[op["state"]] = (h, c)
+            x = h
+        else:
+            raise ValueError(f"unknown op {kind}")
+    return x
+
+
+def inputs(obs):
+    x = obs.astype(np.float32) * np.float32(obs_meta["scale"])
+    norm = policy["input"]["normalize"]
+    if norm:
+        mean, var = T[norm["mean"]], T[norm["var"]]
+        x = (x - mean.astype(np.float32)) * (1.0 / np.sqrt(var + norm["eps"])).astype(np.float32)
+        x = np.clip(x, -norm["clip"], norm["clip"])
+    return x.astype(np.float64)
+
+
+target = policy["greedy"].get("argmax")
+ok(target in policy["outputs"], f"greedy action: argmax of '{target}'")
+rows = list(csv.DictReader(open(trace)))
+obs_cols = [k for k in rows[0] if k.startswith("obs_")]
+states, agree, near_ties, far = {}, 0, 0, []
+for r in rows:
+    env = int(r["env"])
+    if int(r["t"]) == 0:
+        states[env] = {}  # recurrent state: zero at an episode's start
+    out = run_ops(policy["outputs"][target], inputs(np.array([float(r[c]) for c in obs_cols])), states[env])
+    mine = int(np.argmax(out))
+    if mine == int(r["action"]):
+        agree += 1
+    else:
+        top = np.sort(out)[-2:]
+        if top[1] - top[0] < 1e-4:
+            near_ties += 1
+        else:
+            far.append((r["env"], r["episode"], r["t"], mine, r["action"], out.tolist()))
+ok(len(obs_cols) == int(np.prod(obs_meta["shape"])), f"observation columns match the shape {obs_meta['shape']}")
+ok(not far and agree >= 0.999 * len(rows),
+   f"NumPy from metadata alone picks rlhost's action on {agree} of {len(rows)} steps "
+   f"({near_ties} float near-ties)" + (f"; first miss {far[0]}" if far else ""))
+print(f"1..{n}")
+sys.exit(1 if failed else 0)
