@@ -122,6 +122,84 @@ static void test_mlp(rl_rng *rng, rl_activation act, const char *name)
     rl_params_free(&c.p);
 }
 
+/* ---- Conv2d ---- */
+typedef struct conv_ctx {
+    rl_conv2d c;
+    rl_params p;
+    float *x, *y, *r;
+    uint32_t B;
+} conv_ctx;
+
+static double conv_loss(void *p)
+{
+    conv_ctx *c = p;
+    rl_conv2d_forward(&c->c, c->p.data, c->x, c->y, c->B);
+    return project(c->y, c->r, (size_t)c->B * c->c.out_c * c->c.out_h * c->c.out_w);
+}
+
+/* The textbook definition, one output at a time. */
+static double conv_direct(const rl_conv2d *c, const float *params, const float *x, uint32_t b, uint32_t oc,
+                          uint32_t oy, uint32_t ox)
+{
+    const float *w = params + c->w_off;
+    double s = params[c->b_off + oc];
+    for (uint32_t ci = 0; ci < c->in_c; ci++)
+        for (uint32_t ky = 0; ky < c->k; ky++)
+            for (uint32_t kx = 0; kx < c->k; kx++) {
+                long iy = (long)oy * c->stride + ky - c->pad, ix = (long)ox * c->stride + kx - c->pad;
+                if (iy < 0 || ix < 0 || iy >= (long)c->in_h || ix >= (long)c->in_w) continue;
+                s += (double)w[((size_t)oc * c->in_c + ci) * c->k * c->k + ky * c->k + kx] *
+                     x[(((size_t)b * c->in_c + ci) * c->in_h + iy) * c->in_w + ix];
+            }
+    return s;
+}
+
+static void test_conv2d(rl_rng *rng, uint32_t stride, uint32_t pad)
+{
+    conv_ctx c;
+    memset(&c, 0, sizeof c);
+    c.B = 3;
+    const uint32_t in_c = 2, h = 6, w = 7, out_c = 3, k = 3;
+    OK(rl_conv2d_create(&c.c, &c.p, "enc/conv0", in_c, h, w, out_c, k, stride, pad, 4) == RL_OK, "conv2d create");
+    OK(rl_params_alloc(&c.p) == RL_OK, "conv2d params alloc");
+    fill(c.p.data, c.p.n, rng, 0.5f);
+    size_t nx = (size_t)c.B * in_c * h * w, ny = (size_t)c.B * out_c * c.c.out_h * c.c.out_w;
+    float *x = malloc(nx * sizeof *x), *dx = calloc(nx, sizeof *dx), *y = malloc(ny * sizeof *y),
+          *r = malloc(ny * sizeof *r);
+    c.x = x, c.y = y, c.r = r;
+    fill(x, nx, rng, 1), fill(r, ny, rng, 1);
+    char what[96];
+    snprintf(what, sizeof what, "conv2d stride %u pad %u: output %ux%u", stride, pad, c.c.out_h, c.c.out_w);
+    OK(c.c.out_h == (h + 2 * pad - k) / stride + 1 && c.c.out_w == (w + 2 * pad - k) / stride + 1, what);
+    conv_loss(&c);
+    double worst = 0;
+    for (uint32_t b = 0; b < c.B; b++)
+        for (uint32_t oc = 0; oc < out_c; oc++)
+            for (uint32_t oy = 0; oy < c.c.out_h; oy++)
+                for (uint32_t ox = 0; ox < c.c.out_w; ox++) {
+                    double d = conv_direct(&c.c, c.p.data, x, b, oc, oy, ox) -
+                               y[(((size_t)b * out_c + oc) * c.c.out_h + oy) * c.c.out_w + ox];
+                    worst = fmax(worst, fabs(d));
+                }
+    snprintf(what, sizeof what, "conv2d stride %u pad %u: forward equals the direct sum", stride, pad);
+    if (!OK(worst < 1e-5, what)) printf("#   worst difference %g\n", worst);
+    memset(c.p.grad, 0, c.p.n * sizeof(float));
+    rl_conv2d_backward(&c.c, c.p.data, c.p.grad, x, r, dx, c.B);
+    snprintf(what, sizeof what, "conv2d stride %u pad %u parameters", stride, pad);
+    grad_check(what, c.p.data, c.p.grad, c.p.n, conv_loss, &c, 1e-2, 2e-3);
+    snprintf(what, sizeof what, "conv2d stride %u pad %u input", stride, pad);
+    grad_check(what, x, dx, nx, conv_loss, &c, 1e-2, 2e-3);
+    rl_conv2d_destroy(&c.c);
+    rl_params_free(&c.p);
+    rl_conv2d bad;
+    rl_params bp;
+    memset(&bp, 0, sizeof bp);
+    OK(rl_conv2d_create(&bad, &bp, "bad", 1, 2, 2, 1, 5, 1, 0, 1) == RL_EINVAL,
+       "conv2d: a kernel larger than the padded input is refused");
+    rl_params_free(&bp);
+    free(x), free(dx), free(y), free(r);
+}
+
 /* ---- Dueling ---- */
 typedef struct duel_ctx {
     float *v, *a, *q, *r;
@@ -552,6 +630,9 @@ int main(void)
     test_mlp(&rng, RL_ACT_RELU, "relu");
     test_dueling(&rng);
     test_lstm(&rng);
+    test_conv2d(&rng, 1, 1);
+    test_conv2d(&rng, 2, 0);
+    test_conv2d(&rng, 2, 1);
     test_categorical(&rng);
     test_losses();
     test_adam();

@@ -136,6 +136,142 @@ static void inference_rowwise(net *n)
     rl_mlp_infer(&n->m, n->p.data, n->x, n->batch);
 }
 
+/* ---- convolutions: a small-grid encoder's update against its sgemms ---- */
+
+typedef struct cnn {
+    rl_conv2d c0, c1;
+    rl_params p;
+    rl_adam adam;
+    float *x, *h0, *h1, *d1, *d0;
+    uint32_t batch;
+} cnn;
+
+#define CNN_IN_C 4
+#define CNN_SIDE 10
+#define CNN_C0 32
+#define CNN_C1 64
+
+static void cnn_destroy(cnn *n)
+{
+    rl_conv2d_destroy(&n->c0);
+    rl_conv2d_destroy(&n->c1);
+    rl_adam_destroy(&n->adam);
+    rl_params_free(&n->p);
+    rl_free(n->x), rl_free(n->h0), rl_free(n->h1), rl_free(n->d1), rl_free(n->d0);
+}
+
+static int cnn_create(cnn *n, uint32_t B)
+{
+    memset(n, 0, sizeof *n);
+    n->batch = B;
+    rl_rng rng;
+    rl_rng_seed(&rng, 1, 2);
+    size_t P = CNN_SIDE * CNN_SIDE;
+    if (rl_conv2d_create(&n->c0, &n->p, "conv0", CNN_IN_C, CNN_SIDE, CNN_SIDE, CNN_C0, 3, 1, 1, B) ||
+        rl_conv2d_create(&n->c1, &n->p, "conv1", CNN_C0, CNN_SIDE, CNN_SIDE, CNN_C1, 3, 1, 1, B) ||
+        rl_params_alloc(&n->p) || rl_adam_create(&n->adam, n->p.n, 0.9f, 0.999f, 1e-8f, 0.0f))
+        return RL_ENOMEM;
+    for (size_t i = 0; i < n->p.n; i++) n->p.data[i] = 0.05f * (rl_rng_uniform(&rng) - 0.5f);
+    n->x = rl_calloc_aligned((size_t)B * CNN_IN_C * P, sizeof(float));
+    n->h0 = rl_calloc_aligned((size_t)B * CNN_C0 * P, sizeof(float));
+    n->h1 = rl_calloc_aligned((size_t)B * CNN_C1 * P, sizeof(float));
+    n->d1 = rl_calloc_aligned((size_t)B * CNN_C1 * P, sizeof(float));
+    n->d0 = rl_calloc_aligned((size_t)B * CNN_C0 * P, sizeof(float));
+    if (!n->x || !n->h0 || !n->h1 || !n->d1 || !n->d0) return RL_ENOMEM;
+    for (size_t i = 0; i < (size_t)B * CNN_IN_C * P; i++) n->x[i] = (float)(rl_rng_below(&rng, 4)) / 3.0f;
+    return RL_OK;
+}
+
+/* forward (conv, ReLU, conv, ReLU), a loss gradient, backward, Adam */
+static void cnn_update(cnn *n)
+{
+    size_t P = CNN_SIDE * CNN_SIDE, n0 = (size_t)n->batch * CNN_C0 * P, n1 = (size_t)n->batch * CNN_C1 * P;
+    rl_conv2d_forward(&n->c0, n->p.data, n->x, n->h0, n->batch);
+    rl_activation_forward(RL_ACT_RELU, n->h0, n->h0, n0);
+    rl_conv2d_forward(&n->c1, n->p.data, n->h0, n->h1, n->batch);
+    rl_activation_forward(RL_ACT_RELU, n->h1, n->h1, n1);
+    for (size_t i = 0; i < n1; i++) n->d1[i] = n->h1[i] > 0 ? (n->h1[i] - 0.5f) / (float)n1 : 0.0f;
+    rl_params_zero_grad(&n->p);
+    rl_conv2d_backward(&n->c1, n->p.data, n->p.grad, n->h0, n->d1, n->d0, n->batch);
+    for (size_t i = 0; i < n0; i++) n->d0[i] = n->h0[i] > 0 ? n->d0[i] : 0.0f;
+    rl_conv2d_backward(&n->c0, n->p.data, n->p.grad, n->x, n->d0, NULL, n->batch);
+    rl_adam_step(&n->adam, n->p.data, n->p.grad, 1e-4f);
+}
+
+/* the five products cnn_update makes, through cblas alone on the same buffers */
+static void cnn_sgemms(cnn *n)
+{
+    const rl_conv2d *cs[2] = {&n->c0, &n->c1};
+    int BP = (int)(n->batch * CNN_SIDE * CNN_SIDE);
+    for (int l = 0; l < 2; l++) {
+        const rl_conv2d *c = cs[l];
+        int K = (int)(c->in_c * c->k * c->k), O = (int)c->out_c;
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, O, BP, K, 1.0f, n->p.data + c->w_off, K,
+                    c->cols, BP, 0.0f, c->yt, BP);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, O, K, BP, 1.0f, c->yt, BP, c->cols, BP, 1.0f,
+                    n->p.grad + c->w_off, K);
+        if (l)
+            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, BP, O, 1.0f, n->p.data + c->w_off, K,
+                        c->yt, BP, 0.0f, c->cols, BP);
+    }
+}
+
+static double cnn_flops(const cnn *n)
+{
+    double BP = (double)n->batch * CNN_SIDE * CNN_SIDE, f = 0;
+    const rl_conv2d *cs[2] = {&n->c0, &n->c1};
+    for (int l = 0; l < 2; l++) {
+        double K = (double)cs[l]->in_c * cs[l]->k * cs[l]->k, O = cs[l]->out_c;
+        f += 2 * O * BP * K * (l ? 3 : 2);
+    }
+    return f;
+}
+
+static double cnn_time(void (*fn)(cnn *), cnn *n, double min_s)
+{
+    fn(n);
+    long reps = 0;
+    double t0 = rl_now(), t;
+    do {
+        fn(n);
+        reps++;
+        t = rl_now() - t0;
+    } while (t < min_s);
+    return t / reps;
+}
+
+static int bench_conv(int json, int repeat)
+{
+    static const uint32_t batches[] = {32, 128};
+    if (!json)
+        printf("\nconvolutions: %dx%d grid, %d -> %d -> %d channels, 3x3, stride 1, pad 1, ReLU, Adam:\n"
+               "%6s %14s %16s %7s\n",
+               CNN_SIDE, CNN_SIDE, CNN_IN_C, CNN_C0, CNN_C1, "batch", "sgemm GFLOP/s", "update GFLOP/s", "ratio");
+    for (size_t bi = 0; bi < 2; bi++) {
+        cnn n;
+        if (cnn_create(&n, batches[bi]) != RL_OK) {
+            fprintf(stderr, "rlhost: bench nn: out of memory\n");
+            cnn_destroy(&n);
+            return 1;
+        }
+        double ts[64], tu[64];
+        int r = repeat > 64 ? 64 : repeat;
+        for (int k = 0; k < r; k++) {
+            ts[k] = cnn_time(cnn_sgemms, &n, 0.05);
+            tu[k] = cnn_time(cnn_update, &n, 0.05);
+        }
+        double f = cnn_flops(&n), gs = f / rl__median(ts, r) * 1e-9, gu = f / rl__median(tu, r) * 1e-9;
+        if (json)
+            printf("{\"bench\": \"nn_conv_update\", \"batch\": %u, \"sgemm_gflops\": %.2f, "
+                   "\"update_gflops\": %.2f, \"ratio\": %.3f}\n", n.batch, gs, gu, gu / gs);
+        else
+            printf("%6u %14.1f %16.1f %6.0f%%\n", n.batch, gs, gu, 100 * gu / gs);
+        fflush(stdout);
+        cnn_destroy(&n);
+    }
+    return 0;
+}
+
 int rl__bench_nn(int json, int repeat)
 {
     static const uint32_t batches[] = {64, 256, 1024}, hiddens[] = {64, 256};
@@ -202,5 +338,5 @@ int rl__bench_nn(int json, int repeat)
         fflush(stdout);
         net_destroy(&n);
     }
-    return 0;
+    return bench_conv(json, repeat);
 }

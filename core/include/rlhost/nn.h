@@ -159,6 +159,30 @@ void rl_dueling_backward(float *dv, float *da, const float *dq, uint32_t batch, 
 
 /* ---- LSTM layer (PyTorch gate order i, f, g, o) --------------------------- */
 
+/* A 2-D convolution layer (stride, zero padding), as matrix products
+   (core/nn/conv.c).  Channel-major tensors: x [B][in_c][in_h][in_w],
+   y [B][out_c][out_h][out_w]; tensors PREFIX.weight [out_c][in_c*k*k]
+   (PyTorch's [out_c][in_c][k][k]) and PREFIX.bias [out_c]. */
+typedef struct rl_conv2d {
+    uint32_t in_c, in_h, in_w, out_c, k, stride, pad, out_h, out_w, max_batch;
+    size_t w_off, b_off;
+    float *cols; /* [in_c k k][max_batch out_h out_w] patches */
+    float *yt;   /* [out_c][max_batch out_h out_w] */
+} rl_conv2d;
+
+/* RL_EINVAL when a size is 0 or the kernel does not fit the padded input. */
+int rl_conv2d_create(rl_conv2d *c, rl_params *p, const char *prefix, uint32_t in_c, uint32_t in_h,
+                     uint32_t in_w, uint32_t out_c, uint32_t k, uint32_t stride, uint32_t pad,
+                     uint32_t max_batch);
+void rl_conv2d_destroy(rl_conv2d *c);
+/* y = conv(x) + b for B <= max_batch samples. */
+void rl_conv2d_forward(rl_conv2d *c, const float *params, const float *x, float *y, uint32_t B);
+/* Accumulates dW and db into grad from dy; writes dx when not NULL.  Reads
+   the input patches the last forward left in the workspace: call it after
+   the forward of the same x and B (as rl_mlp_backward after rl_mlp_forward). */
+void rl_conv2d_backward(rl_conv2d *c, const float *params, float *grad, const float *x, const float *dy,
+                        float *dx, uint32_t B);
+
 typedef struct rl_lstm {
     uint32_t in_dim, hidden, max_batch, max_steps;
     size_t wih_off, whh_off, b_off; /* W_ih [4H][in], W_hh [4H][H], b [4H] */
