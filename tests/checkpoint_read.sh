@@ -10,27 +10,14 @@ RLHOST=$1 SRC=$2
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 . "$(dirname "$0")/lib.sh"
-PY="$SRC/.venv/bin/python"
-if ! "$PY" -c 'import numpy' 2>/dev/null; then
-  echo "not ok 1 - NumPy is missing: run scripts/pydeps.sh (scripts/test.sh does)"
-  echo "1..1"
-  exit 1
-fi
+need_python "$SRC" numpy
 C="$SRC/configs"
 check() { # NAME CONFIG ARGS...: train briefly, evaluate with a trace, read back
   local name=$1 cfg=$2; shift 2
   expect_rc 0 "$name: train" -- "$RLHOST" run "$cfg" "$@" --set run.quiet=true --set run.eval_episodes=4 --out "$T/$name"
   # fewer episodes than the run evaluated: the checkpoint loads for any count
   expect_rc 0 "$name: eval --trace" -- "$RLHOST" eval "$T/$name" --episodes 3 --trace "$T/$name.csv"
-  "$PY" "$SRC/tests/python/policy_read.py" "$T/$name/checkpoint.safetensors" "$T/$name.csv" "$name" > "$T/tap" 2>&1
-  while read -r line; do
-    case "$line" in
-      "ok "*) ok 0 "${line#* - }" ;;
-      "not ok "*) ok 1 "${line#* - }" ;;
-      "1.."*) ;;
-      *) echo "# $line" ;;
-    esac
-  done < "$T/tap"
+  py_tap "" "$PY" "$SRC/tests/python/policy_read.py" "$T/$name/checkpoint.safetensors" "$T/$name.csv" "$name"
 }
 check dqn "$C/cartpole_dqn.cfg" --set run.steps=20000
 check dueling_snake_window "$C/cartpole_dueling_dqn.cfg" --set env.plugin=snake --set env.observation=window \

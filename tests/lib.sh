@@ -33,4 +33,26 @@ same_run() {
   data_of "$2/checkpoint.safetensors" > "$T/da"; data_of "$3/checkpoint.safetensors" > "$T/db"
   cmp -s "$T/da" "$T/db"; ok $? "$1: final checkpoint tensors identical"
 }
+# The suite's Python (.venv, made by scripts/pydeps.sh) with MODULE, or a
+# failing plan saying how to get it.
+need_python() { # SRC MODULE
+  PY="$1/.venv/bin/python"
+  "$PY" -c "import $2" 2>/dev/null && return 0
+  echo "not ok 1 - Python module $2 is missing: run scripts/pydeps.sh (scripts/test.sh does)"
+  echo "1..1"
+  exit 1
+}
+# py_tap PREFIX CMD...: runs a Python TAP check, its lines renumbered into ours.
+py_tap() {
+  local prefix=$1 line; shift
+  "$@" > "$T/pytap" 2>&1
+  while read -r line; do
+    case "$line" in
+      "ok "*) ok 0 "$prefix${line#* - }" ;;
+      "not ok "*) ok 1 "$prefix${line#* - }" ;;
+      "1.."*) ;;
+      *) echo "# $line" ;;
+    esac
+  done < "$T/pytap"
+}
 meta_step() { header "$1" | grep -o '"rlhost.step":"[0-9]*"' | grep -o '[0-9]*'; }

@@ -8,23 +8,8 @@ RLHOST=$1 SRC=$2
 T=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$T"' EXIT
 . "$(dirname "$0")/lib.sh"
-PY="$SRC/.venv/bin/python"
-if ! "$PY" -c 'import tensorboard' 2>/dev/null; then
-  echo "not ok 1 - TensorBoard's reader is missing: run scripts/pydeps.sh (scripts/test.sh does)"
-  echo "1..1"
-  exit 1
-fi
-read_back() { # NAME DIR: the reader's TAP lines, renumbered into ours
-  "$PY" "$SRC/tests/python/tensorboard_read.py" "$2" > "$T/tap" 2>&1
-  while read -r line; do
-    case "$line" in
-      "ok "*) ok 0 "$1: ${line#* - }" ;;
-      "not ok "*) ok 1 "$1: ${line#* - }" ;;
-      "1.."*) ;;
-      *) echo "# $line" ;;
-    esac
-  done < "$T/tap"
-}
+need_python "$SRC" tensorboard
+read_back() { py_tap "$1: " "$PY" "$SRC/tests/python/tensorboard_read.py" "$2"; } # NAME DIR
 args=(--set run.steps=30000 --set run.eval_interval=2500 --set run.log_interval=5000 --set run.eval_episodes=5
       --set run.tensorboard=true --set run.quiet=true)
 expect_rc 0 "a DQN run with run.tensorboard" -- "$RLHOST" run "$SRC/configs/cartpole_dqn.cfg" "${args[@]}" --out "$T/a"

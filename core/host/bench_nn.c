@@ -64,8 +64,9 @@ static double update_flops(uint32_t B, uint32_t h)
     return 2.0 * B * (3 * (l0 + l1 + l2) - l0);
 }
 
-static void one_update(net *n)
+static void one_update(void *ctx)
 {
+    net *n = ctx;
     const float *y = rl_mlp_forward(&n->m, n->p.data, n->x, n->batch);
     size_t k = (size_t)n->batch * OUT_DIM;
     for (size_t i = 0; i < k; i++) n->dout[i] = (y[i] - 0.5f) / (float)k;
@@ -75,8 +76,9 @@ static void one_update(net *n)
 }
 
 /* The same sgemm calls as one_update, nothing else. */
-static void one_sgemm_set(net *n)
+static void one_sgemm_set(void *ctx)
 {
+    net *n = ctx;
     const rl_mlp *m = &n->m;
     int B = (int)n->batch;
     const float *x = n->x;
@@ -94,22 +96,24 @@ static void one_sgemm_set(net *n)
     }
 }
 
-/* Seconds per call of fn, timed over >= min_s. */
-static double time_per_call(void (*fn)(net *), net *n, double min_s)
+/* Seconds per call of fn(ctx), timed over >= min_s. */
+static double time_calls(void (*fn)(void *), void *ctx, double min_s)
 {
-    fn(n);
+    fn(ctx);
     long reps = 0;
     double t0 = rl_now(), t;
     do {
-        fn(n);
+        fn(ctx);
         reps++;
         t = rl_now() - t0;
     } while (t < min_s);
     return t / reps;
 }
 
-static void inference_blas_only(net *n)
+
+static void inference_blas_only(void *ctx)
 {
+    net *n = ctx;
     const rl_mlp *m = &n->m;
     const float *x = n->x;
     for (uint32_t l = 0; l < m->n_layers; l++) {
@@ -125,14 +129,16 @@ static void inference_blas_only(net *n)
     }
 }
 
-static void inference_full(net *n)
+static void inference_full(void *ctx)
 {
+    net *n = ctx;
     rl_mlp_forward(&n->m, n->p.data, n->x, n->batch);
 }
 
 /* The row-independent kernel action selection uses. */
-static void inference_rowwise(net *n)
+static void inference_rowwise(void *ctx)
 {
+    net *n = ctx;
     rl_mlp_infer(&n->m, n->p.data, n->x, n->batch);
 }
 
@@ -183,8 +189,9 @@ static int cnn_create(cnn *n, uint32_t B)
 }
 
 /* forward (conv, ReLU, conv, ReLU), a loss gradient, backward, Adam */
-static void cnn_update(cnn *n)
+static void cnn_update(void *ctx)
 {
+    cnn *n = ctx;
     size_t P = CNN_SIDE * CNN_SIDE, n0 = (size_t)n->batch * CNN_C0 * P, n1 = (size_t)n->batch * CNN_C1 * P;
     rl_conv2d_forward(&n->c0, n->p.data, n->x, n->h0, n->batch);
     rl_activation_forward(RL_ACT_RELU, n->h0, n->h0, n0);
@@ -199,8 +206,9 @@ static void cnn_update(cnn *n)
 }
 
 /* the five products cnn_update makes, through cblas alone on the same buffers */
-static void cnn_sgemms(cnn *n)
+static void cnn_sgemms(void *ctx)
 {
+    cnn *n = ctx;
     const rl_conv2d *cs[2] = {&n->c0, &n->c1};
     int BP = (int)(n->batch * CNN_SIDE * CNN_SIDE);
     for (int l = 0; l < 2; l++) {
@@ -227,18 +235,6 @@ static double cnn_flops(const cnn *n)
     return f;
 }
 
-static double cnn_time(void (*fn)(cnn *), cnn *n, double min_s)
-{
-    fn(n);
-    long reps = 0;
-    double t0 = rl_now(), t;
-    do {
-        fn(n);
-        reps++;
-        t = rl_now() - t0;
-    } while (t < min_s);
-    return t / reps;
-}
 
 static int bench_conv(int json, int repeat)
 {
@@ -257,8 +253,8 @@ static int bench_conv(int json, int repeat)
         double ts[64], tu[64];
         int r = repeat > 64 ? 64 : repeat;
         for (int k = 0; k < r; k++) {
-            ts[k] = cnn_time(cnn_sgemms, &n, 0.05);
-            tu[k] = cnn_time(cnn_update, &n, 0.05);
+            ts[k] = time_calls(cnn_sgemms, &n, 0.05);
+            tu[k] = time_calls(cnn_update, &n, 0.05);
         }
         double f = cnn_flops(&n), gs = f / rl__median(ts, r) * 1e-9, gu = f / rl__median(tu, r) * 1e-9;
         if (json)
@@ -295,8 +291,8 @@ int rl__bench_nn(int json, int repeat)
             double ts[64], tu[64];
             int r = repeat > 64 ? 64 : repeat;
             for (int k = 0; k < r; k++) { /* off, on, off, on, ... */
-                ts[k] = time_per_call(one_sgemm_set, &n, 0.05);
-                tu[k] = time_per_call(one_update, &n, 0.05);
+                ts[k] = time_calls(one_sgemm_set, &n, 0.05);
+                tu[k] = time_calls(one_update, &n, 0.05);
             }
             double f = update_flops(n.batch, n.hidden);
             double gs = f / rl__median(ts, r) * 1e-9, gu = f / rl__median(tu, r) * 1e-9;
@@ -323,9 +319,9 @@ int rl__bench_nn(int json, int repeat)
         double tb[64], tf[64], tr[64];
         int r = repeat > 64 ? 64 : repeat;
         for (int k = 0; k < r; k++) {
-            tb[k] = time_per_call(inference_blas_only, &n, 0.02);
-            tf[k] = time_per_call(inference_full, &n, 0.02);
-            tr[k] = time_per_call(inference_rowwise, &n, 0.02);
+            tb[k] = time_calls(inference_blas_only, &n, 0.02);
+            tf[k] = time_calls(inference_full, &n, 0.02);
+            tr[k] = time_calls(inference_rowwise, &n, 0.02);
         }
         double b = rl__median(tb, r) * 1e6, full = rl__median(tf, r) * 1e6, row = rl__median(tr, r) * 1e6;
         double outside = full > b ? (full - b) / full : 0;
