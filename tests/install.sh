@@ -75,5 +75,16 @@ ok $? "eval of its run works (the template keeps its state in checkpoints)" || s
 sed 's/"my_random"; *# the name.*/"my_random";/' "$sdk/example.cfg" > "$T/mine/example.cfg"
 (cd "$T" && "$RL" run "$T/mine/example.cfg" --plugin-path "$T/mine" --out "$T/run3" >/dev/null 2>"$T/err")
 ok $? "the installed example config runs the renamed template" || sed 's/^/#   /' "$T/err"
+
+# Embedding: the installed example against the installed librlhost, with
+# `pkg-config rlhost`, playing the installed rlhost's run.
+[ -f "$T/prefix/include/rlhost/host.h" ] && [ -f "$sdk/embed/agent.c" ]
+ok $? "host.h and the embedding example installed"
+cc -std=c11 -Wall -Wextra -Werror $(pkg-config --cflags rlhost) "$sdk/embed/agent.c" -o "$T/agent" \
+  $(pkg-config --libs rlhost) 2>"$T/cc"
+ok $? "the example builds with pkg-config rlhost" || sed 's/^/#   /' "$T/cc"
+(cd / && "$T/agent" "$T/run" 3 7) >"$T/agent.out" 2>"$T/err"
+ok $? "it plays a run of the installed rlhost, no environment variables" || sed 's/^/#   /' "$T/err"
+[ "$(grep -c '^episode [0-9]*: return' "$T/agent.out")" = 3 ]; ok $? "three episodes played"
 echo "1..$n"
 [ $failed = 0 ]

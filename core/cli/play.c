@@ -13,6 +13,7 @@
 #include <rlhost/rlcore.h>
 
 #include "eval.h"
+#include "restore.h"
 #include "vecenv.h"
 
 #define FRAME_MAX 65536
@@ -90,7 +91,10 @@ int rl__play(const rl__config *c, const char *ckpt, const char *prev, uint32_t e
         }
         loaded = now;
     }
-    void *algo = rl__policy_open(c, &v.info, 1, ckpt, prev, &step);
+    rl__restore rs = {.path = ckpt, .prev_path = prev};
+    void *algo = rl__policy_open(c, &v.info, 1, &rs, err, sizeof err);
+    step = rs.step;
+    if (!algo) rl__log(RL_LOG_ERROR, NULL, "%s", err);
     if (algo && follow) fprintf(stderr, "rlhost: following: checkpoint of step %llu\n", (unsigned long long)step);
     if (!algo) {
         rl__vecenv_destroy(&v);
@@ -132,12 +136,13 @@ int rl__play(const rl__config *c, const char *ckpt, const char *prev, uint32_t e
             ep++;
             /* the training wrote a newer checkpoint: the next episode plays it */
             if (follow && file_id_of(ckpt, &now) && !same_file(&now, &loaded)) {
-                uint64_t s2 = 0;
-                void *fresh = rl__policy_open(c, &v.info, 1, ckpt, prev, &s2);
+                rl__restore r2 = {.path = ckpt, .prev_path = prev};
+                void *fresh = rl__policy_open(c, &v.info, 1, &r2, err, sizeof err);
+                if (!fresh) rl__log(RL_LOG_ERROR, NULL, "%s", err);
                 if (fresh) {
                     avt->destroy(algo);
                     algo = fresh;
-                    step = s2;
+                    step = r2.step;
                     fprintf(stderr, "rlhost: following: checkpoint of step %llu\n", (unsigned long long)step);
                 }
                 loaded = now; /* a bad one is not retried; the next write is */

@@ -368,17 +368,24 @@ void rl__registry_scan_dir(rl__registry *reg, const char *dir, int depth)
     free(names);
 }
 
-/* True when the running executable lives inside the meson build tree. */
+/* True when this code (librlhost, or a test linking the runtime) was loaded
+   from inside the meson build tree. */
+static const char g_anchor; /* an address inside this object */
 static int running_from_build_tree(void)
 {
     if (!RLHOST_BUILD_ROOT[0]) return 0;
-    char exe[PATH_MAX], root[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) return 0;
-    exe[n] = 0;
+    char self[PATH_MAX], root[PATH_MAX];
+    Dl_info info;
+    if (dladdr(&g_anchor, &info) && info.dli_fname && strchr(info.dli_fname, '/')) {
+        if (!realpath(info.dli_fname, self)) return 0;
+    } else {
+        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (n <= 0) return 0;
+        self[n] = 0;
+    }
     if (!realpath(RLHOST_BUILD_ROOT, root)) return 0;
     size_t m = strlen(root);
-    return strncmp(exe, root, m) == 0 && exe[m] == '/';
+    return strncmp(self, root, m) == 0 && self[m] == '/';
 }
 
 void rl__registry_discover(rl__registry *reg, const char *const *extra,

@@ -41,6 +41,11 @@ typedef struct rl__vecenv {
     rl__ep_stats stats;
     rl__pool *pool;
     char threads_reason[96];
+    const rl_value *options, *stages; /* the caller's, kept for reseeding */
+    /* 1: step writes obs in place (io.obs never moves, prev_obs is NULL),
+       for embedders that view the buffer; 0: double-buffered (eval traces
+       read the observation an action was chosen on) */
+    int fixed_obs;
 } rl__vecenv;
 
 /* threads: 0 = auto.  On failure returns RL_E* with a sentence in err. */
@@ -54,6 +59,9 @@ void rl__vecenv_reset(rl__vecenv *v);
    if one is out of range) and tracks finished episodes. */
 int rl__vecenv_step(rl__vecenv *v, char *err, size_t errlen);
 void rl__vecenv_destroy(rl__vecenv *v);
+/* Re-creates the env instance with a new seed (the host's buffers stay
+   where they are) and resets every env. */
+int rl__vecenv_reseed(rl__vecenv *v, uint64_t seed, char *err, size_t errlen);
 
 /* The mean over the last RL__RECENT episodes of their return
    (RL__EP_RETURN), score or length: every column of metrics.csv uses this

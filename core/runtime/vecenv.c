@@ -33,6 +33,8 @@ int rl__vecenv_create(rl__vecenv *v, const rl_plugin_desc *desc,
     v->vt = desc->vtable;
     v->n = num_envs;
     v->repeat = repeat ? repeat : 1;
+    v->options = options;
+    v->stages = stages;
     rl_env_args args = {sizeof args, num_envs, seed, options, stages, rl__host_api()};
     v->info.struct_size = sizeof v->info;
     v->info.obs_scale = 1.0f;
@@ -166,9 +168,11 @@ int rl__vecenv_step(rl__vecenv *v, char *err, size_t errlen)
             return RL_EINVAL;
         }
     }
-    v->prev_obs = v->obs_buf[v->cur];
-    v->cur ^= 1;
-    v->io.obs = v->obs_buf[v->cur];
+    if (!v->fixed_obs) {
+        v->prev_obs = v->obs_buf[v->cur];
+        v->cur ^= 1;
+        v->io.obs = v->obs_buf[v->cur];
+    }
     rl__pool_run(v->pool, step_range, v, v->n);
     int has_score = v->info.score_name != NULL;
     for (uint32_t i = 0; i < v->n; i++) {
@@ -185,6 +189,29 @@ int rl__vecenv_step(rl__vecenv *v, char *err, size_t errlen)
             v->ep_length[i] = 0;
         }
     }
+    return RL_OK;
+}
+
+int rl__vecenv_reseed(rl__vecenv *v, uint64_t seed, char *err, size_t errlen)
+{
+    rl_env_args args = {sizeof args, v->n, seed, v->options, v->stages, rl__host_api()};
+    rl_env_info info = {.struct_size = sizeof info, .obs_scale = 1.0f};
+    char perr[RL_ERR_MAX] = "";
+    void *fresh = NULL;
+    int rc = v->vt->create(&args, &fresh, &info, perr, sizeof perr);
+    if (rc != RL_OK) {
+        snprintf(err, errlen, "env '%s': %s", v->desc->name, perr[0] ? perr : rl_strerror(rc));
+        return rc < 0 ? rc : RL_EINVAL;
+    }
+    if (info.obs_dtype != v->info.obs_dtype || info.obs_size != v->info.obs_size ||
+        info.n_actions != v->info.n_actions) {
+        v->vt->destroy(fresh);
+        snprintf(err, errlen, "env '%s' changed its spaces when reseeded", v->desc->name);
+        return RL_EINVAL;
+    }
+    v->vt->destroy(v->env);
+    v->env = fresh;
+    rl__vecenv_reset(v);
     return RL_OK;
 }
 

@@ -28,12 +28,13 @@ int rl__evaluate(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const ch
 
 /* The config's algorithm for acting in RL_ACT_EVAL mode on n_eval envs of
    info: built as for training (its sizes may depend on num_envs) and
-   restored from ckpt when given (from prev, may be NULL, when ckpt is
-   missing or bad; step, may be NULL, gets its step).  NULL on failure, the
-   reason logged. */
+   restored from r->path when given (r->prev_path, may be NULL, when that
+   one is missing or bad; r->step gets its step; config differences not in
+   r->allowed are warnings).  NULL on failure with a sentence in err. */
 struct rl__config;
+struct rl__restore;
 void *rl__policy_open(const struct rl__config *c, const rl_env_info *info, uint32_t n_eval,
-                      const char *ckpt, const char *prev, uint64_t *step);
+                      struct rl__restore *r, char *err, size_t errlen);
 
 /* `rlhost eval`: builds the config's env and algo, restores ckpt (may be
    NULL: the untrained policy; prev as in rl__policy_open), evaluates `episodes` greedy episodes and

@@ -97,27 +97,24 @@ int rl__evaluate(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const ch
 }
 
 void *rl__policy_open(const rl__config *c, const rl_env_info *info, uint32_t n_eval,
-                      const char *ckpt, const char *prev, uint64_t *step)
+                      rl__restore *r, char *err, size_t errlen)
 {
-    char err[RL_ERR_MAX] = "";
+    char perr[RL_ERR_MAX] = "";
     const rl_algo_vtable *avt = c->algo->desc->vtable;
     rl_algo_args args = {sizeof args, info, (uint32_t)c->env_host.vals[RL__ENV_NUM_ENVS].i, n_eval,
                          (uint64_t)c->run.vals[RL__RUN_SEED].i,
                          (uint64_t)c->run.vals[RL__RUN_STEPS].i, c->algo_opts.vals,
                          c->algo_stages.vals, rl__host_api(), rl__replicas_single()};
     void *algo = NULL;
-    int rc = avt->create(&args, &algo, err, sizeof err);
+    int rc = avt->create(&args, &algo, perr, sizeof perr);
     if (rc != RL_OK) {
-        rl__log(RL_LOG_ERROR, NULL, "algo '%s': %s", c->algo->desc->name, err[0] ? err : rl_strerror(rc));
+        snprintf(err, errlen, "algo '%s': %s", c->algo->desc->name, perr[0] ? perr : rl_strerror(rc));
         return NULL;
     }
-    rl__restore r = {.path = ckpt, .prev_path = prev};
-    if (ckpt && rl__ckpt_restore(&r, c, algo, err, sizeof err) != RL_OK) {
-        rl__log(RL_LOG_ERROR, NULL, "%s", err);
+    if (r->path && rl__ckpt_restore(r, c, algo, err, errlen) != RL_OK) {
         avt->destroy(algo);
         return NULL;
     }
-    if (ckpt && step) *step = r.step;
     return algo;
 }
 
@@ -137,9 +134,11 @@ int rl__eval_command(const rl__config *c, const char *ckpt, const char *prev, ui
         return 1;
     }
     const rl_algo_vtable *avt = c->algo->desc->vtable;
-    uint64_t step = 0;
-    void *algo = rl__policy_open(c, &ev.info, n, ckpt, prev, &step);
+    rl__restore rs = {.path = ckpt, .prev_path = prev};
+    void *algo = rl__policy_open(c, &ev.info, n, &rs, err, sizeof err);
+    uint64_t step = rs.step;
     int rc = RL_EINVAL;
+    if (!algo) rl__log(RL_LOG_ERROR, NULL, "%s", err);
     if (algo) {
         rl__eval_result r = {0};
         FILE *trace = NULL;

@@ -1,0 +1,139 @@
+/* rlhost embedding API: librlhost, the library the rlhost executable itself
+ * runs on.  A C or C++ program (or Python, through the rlhost package) finds
+ * and loads plugins, steps vectorized envs at C speed, and acts with a
+ * trained policy:
+ *
+ *     char err[256];
+ *     rlh_host *h = rlh_open(NULL, err, sizeof err);
+ *     rlh_policy *p = rlh_policy_open(h, "runs/cartpole_ppo", 1, NULL, 0, err, sizeof err);
+ *     rlh_vec *v = rlh_policy_vec(p, 1, 42, err, sizeof err);
+ *     const rlh_buffers *b = rlh_vec_buffers(v);
+ *     rlh_vec_reset(v);
+ *     for (int t = 0; t < 500; t++) {
+ *         rlh_policy_act(p, b->obs, b->episode_start, b->actions, 1, err, sizeof err);
+ *         rlh_vec_step(v, err, sizeof err);
+ *     }
+ *
+ * Conventions: a call that can fail returns RL_OK (0) or a negative RL_E*
+ * code and writes one sentence into err (errlen bytes; err may be NULL);
+ * an open that fails returns NULL.  Objects are not thread-safe: use one
+ * from one thread at a time (a vec steps its envs on its own worker pool).
+ * Sentences are the ones `rlhost check` prints for the same mistakes. */
+#ifndef RLHOST_HOST_H
+#define RLHOST_HOST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rlhost/plugin.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped when a declaration here changes incompatibly. */
+#define RLH_API_VERSION 1
+
+typedef struct rlh_host rlh_host;
+typedef struct rlh_vec rlh_vec;
+typedef struct rlh_policy rlh_policy;
+
+/* "0.1.0": the version of the library loaded (not of this header). */
+const char *rlh_version(void);
+int rlh_api_version(void);
+
+/* Messages the library logs (warnings, a plugin's own log lines) go to
+   stderr up to this level; RL_LOG_WARN by default, RL_LOG_ERROR - 1 for
+   none. */
+void rlh_set_log_level(int max_level);
+
+/* ---- Plugins --------------------------------------------------------------
+   plugin_path: ':'-separated directories searched first (may be NULL); then
+   $RLHOST_PLUGIN_PATH, the build tree when this library runs from it, and
+   the installed plugin directory, as the CLI searches.  A file that cannot
+   be loaded is skipped with a warning. */
+rlh_host *rlh_open(const char *plugin_path, char *err, size_t errlen);
+void rlh_close(rlh_host *h);
+/* The i-th plugin of a kind in search order (a shadowed one is left out),
+   or NULL past the last. */
+const char *rlh_plugin_name(const rlh_host *h, rl_plugin_kind kind, size_t i);
+
+/* ---- Vectorized envs ------------------------------------------------------
+   num_envs copies of env `name`; env i seeds its RNG from (seed, i), as in
+   a run.  options: the settings of a config's env group in libconfig
+   syntax, for example "size = 10; observation = \"grid\";" or
+   "optimizations = { threads = 2; };" (NULL: the defaults), validated by
+   the env's schema.
+
+   Autoreset is same-step: when an episode ends, step writes its last
+   observation into final_obs, starts the next episode and writes that
+   episode's first observation into obs (so obs always holds the
+   observation to act on); episode_start marks such rows. */
+typedef struct rlh_buffers {
+    void *obs;               /* [num_envs][obs_size] of info->obs_dtype */
+    int32_t *actions;        /* [num_envs]: read by step */
+    float *rewards;          /* [num_envs] */
+    uint8_t *terminated;     /* [num_envs] */
+    uint8_t *truncated;      /* [num_envs] */
+    void *final_obs;         /* [num_envs][obs_size]: valid where an episode ended */
+    float *scores;           /* [num_envs]: an ended episode's score */
+    /* host-owned, read-only */
+    uint8_t *episode_start;  /* [num_envs]: obs begins an episode */
+    double *episode_return;  /* [num_envs]: return of the episode that ended */
+    uint32_t *episode_length; /* [num_envs]: its length in env steps */
+} rlh_buffers;
+
+rlh_vec *rlh_vec_open(rlh_host *h, const char *name, uint32_t num_envs, uint64_t seed,
+                      const char *options, char *err, size_t errlen);
+void rlh_vec_close(rlh_vec *v);
+const rl_env_info *rlh_vec_info(const rlh_vec *v);
+uint32_t rlh_vec_num_envs(const rlh_vec *v);
+/* Worker threads stepping the envs (the config's optimizations.threads). */
+uint32_t rlh_vec_threads(const rlh_vec *v);
+/* Where reset and step read and write.  The same pointers for the vec's
+   whole life (no copy per step) unless rlh_vec_set_buffers changes them. */
+const rlh_buffers *rlh_vec_buffers(const rlh_vec *v);
+/* Caller-owned storage for obs, actions, rewards, terminated, truncated,
+   final_obs and scores (num_envs rows each, aligned for their type); a NULL
+   member keeps the current one, the host-owned members are ignored. */
+int rlh_vec_set_buffers(rlh_vec *v, const rlh_buffers *b, char *err, size_t errlen);
+/* Starts every env's episode and writes the first observations. */
+void rlh_vec_reset(rlh_vec *v);
+/* As rlh_vec_reset, after reseeding env i from (seed, i). */
+int rlh_vec_reseed(rlh_vec *v, uint64_t seed, char *err, size_t errlen);
+/* One step of every env with buffers->actions (each in [0, n_actions)). */
+int rlh_vec_step(rlh_vec *v, char *err, size_t errlen);
+
+/* ---- Trained policies -----------------------------------------------------
+   path: a run directory (its config.cfg and checkpoint.safetensors, or
+   checkpoint.prev.safetensors when the newest is damaged) or a checkpoint
+   file (the config comes from its metadata).  num_envs: the most rows one
+   act call takes; each row keeps its own recurrent state.  overrides:
+   "KEY=VALUE" changes to the config as `--set` takes them, for example
+   "algo.deterministic_eval=false" to sample from a PPO policy instead of
+   taking its most likely action. */
+rlh_policy *rlh_policy_open(rlh_host *h, const char *path, uint32_t num_envs,
+                            const char *const *overrides, size_t n_overrides, char *err,
+                            size_t errlen);
+void rlh_policy_close(rlh_policy *p);
+/* The observation and action spaces it was trained on. */
+const rl_env_info *rlh_policy_info(const rlh_policy *p);
+const char *rlh_policy_env_name(const rlh_policy *p);
+const char *rlh_policy_algo_name(const rlh_policy *p);
+/* The env step count of the checkpoint. */
+uint64_t rlh_policy_step(const rlh_policy *p);
+/* count <= num_envs rows of observations (the env's dtype and layout) to
+   actions.  episode_start (may be NULL: none) marks rows whose episode
+   begins with this observation: their recurrent state is cleared. */
+int rlh_policy_act(rlh_policy *p, const void *obs, const uint8_t *episode_start,
+                   int32_t *actions, uint32_t count, char *err, size_t errlen);
+/* The env of the policy's config (its options and stages), num_envs
+   copies seeded from seed. */
+rlh_vec *rlh_policy_vec(rlh_policy *p, uint32_t num_envs, uint64_t seed, char *err,
+                        size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,400 @@
+/* The embedding API, <rlhost/host.h>: thin handles over the runtime the CLI
+   uses (registry, config, vecenv, policy restore), so an embedder gets the
+   same plugins, the same validation sentences and the same numbers. */
+#define _GNU_SOURCE
+#include <rlhost/host.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <rlhost/rlcore.h>
+
+#include "checkpoint.h"
+#include "config.h"
+#include "eval.h"
+#include "restore.h"
+#include "vecenv.h"
+
+#ifndef RLHOST_VERSION
+#define RLHOST_VERSION "unknown"
+#endif
+
+struct rlh_host {
+    rl__registry reg;
+};
+
+struct rlh_vec {
+    rl__vecenv v;
+    rl__config cfg;
+    rlh_buffers b;
+    rlh_buffers own; /* the host's buffers, restored before destroy */
+};
+
+struct rlh_policy {
+    rlh_host *h;
+    rl__config cfg;
+    rl__vecenv probe; /* one env: the spaces, and what a policy vec copies */
+    void *algo;
+    const rl_algo_vtable *avt;
+    uint32_t n;
+    uint64_t step;
+    uint8_t *no_start; /* n zeros: episode_start when the caller has none */
+};
+
+static void set_err(char *err, size_t errlen, const char *fmt, const char *a, const char *b)
+{
+    if (err && errlen) snprintf(err, errlen, fmt, a, b);
+}
+
+/* Config errors come one per line ("origin:line: ..."); an embedder gets
+   them as one sentence. */
+static void errors_to(char *err, size_t errlen, const rl__sbuf *errors)
+{
+    if (!err || !errlen) return;
+    if (!errors->data || errors->oom) {
+        snprintf(err, errlen, "out of memory");
+        return;
+    }
+    size_t w = 0;
+    const char *s = errors->data;
+    if (!strncmp(s, "rlhost: ", 8)) s += 8;
+    for (; *s && w + 1 < errlen; s++) {
+        if (*s == '\n') {
+            if (!s[1]) break;
+            if (w + 3 >= errlen) break;
+            err[w++] = ';';
+            err[w++] = ' ';
+            if (!strncmp(s + 1, "rlhost: ", 8)) s += 8;
+            continue;
+        }
+        err[w++] = *s;
+    }
+    err[w] = 0;
+}
+
+const char *rlh_version(void) { return RLHOST_VERSION; }
+
+int rlh_api_version(void) { return RLH_API_VERSION; }
+
+void rlh_set_log_level(int max_level) { rl__log_set_level((rl_log_level)max_level); }
+
+rlh_host *rlh_open(const char *plugin_path, char *err, size_t errlen)
+{
+    rlh_host *h = calloc(1, sizeof *h);
+    char *copy = plugin_path ? strdup(plugin_path) : NULL;
+    if (!h || (plugin_path && !copy)) {
+        free(h);
+        free(copy);
+        set_err(err, errlen, "out of memory%s%s", "", "");
+        return NULL;
+    }
+    const char *dirs[64];
+    size_t n = 0;
+    char *save = NULL;
+    for (char *d = copy ? strtok_r(copy, ":", &save) : NULL; d && n < 64; d = strtok_r(NULL, ":", &save))
+        dirs[n++] = d;
+    rl__registry_discover(&h->reg, dirs, n);
+    free(copy);
+    for (size_t i = 0; i < h->reg.n_refusals; i++) rl__log(RL_LOG_WARN, NULL, "%s", h->reg.refusals[i]);
+    return h;
+}
+
+void rlh_close(rlh_host *h)
+{
+    if (!h) return;
+    rl__registry_destroy(&h->reg);
+    free(h);
+}
+
+const char *rlh_plugin_name(const rlh_host *h, rl_plugin_kind kind, size_t i)
+{
+    for (size_t k = 0; h && k < h->reg.n_plugins; k++) {
+        const rl__plugin *p = &h->reg.plugins[k];
+        if (p->desc->kind != kind || p->shadowed_by) continue;
+        if (i-- == 0) return p->desc->name;
+    }
+    return NULL;
+}
+
+/* ---- vectorized envs ---------------------------------------------------- */
+
+static void buffers_from(rlh_buffers *b, rl__vecenv *v)
+{
+    *b = (rlh_buffers){v->io.obs,          v->actions,      v->rewards,    v->terminated,
+                       v->truncated,       v->io.final_obs, v->io.scores,  v->episode_start,
+                       v->done_return,     v->done_length};
+}
+
+/* A vec over c's env (c already resolved); takes c over, also on failure. */
+static rlh_vec *vec_from_config(rl__config *c, uint32_t num_envs, uint64_t seed, char *err, size_t errlen)
+{
+    rlh_vec *h = calloc(1, sizeof *h);
+    if (!h) {
+        rl__config_destroy(c);
+        set_err(err, errlen, "out of memory%s%s", "", "");
+        return NULL;
+    }
+    h->cfg = *c;
+    const rl_value *thr = &h->cfg.env_host_stages.vals[RL__ENVST_THREADS];
+    uint32_t repeat = (uint32_t)h->cfg.env_host_stages.vals[RL__ENVST_ACTION_REPEAT].i;
+    char e[RL_ERR_MAX] = "";
+    if (rl__vecenv_create(&h->v, h->cfg.env->desc, h->cfg.env_opts.vals, h->cfg.env_stages.vals, num_envs,
+                          seed, thr->is_auto ? 0 : (uint32_t)thr->i, repeat, e, sizeof e) != RL_OK) {
+        set_err(err, errlen, "%s%s", e, "");
+        rl__config_destroy(&h->cfg);
+        free(h);
+        return NULL;
+    }
+    h->v.fixed_obs = 1;
+    h->v.prev_obs = NULL;
+    buffers_from(&h->own, &h->v);
+    h->b = h->own;
+    return h;
+}
+
+rlh_vec *rlh_vec_open(rlh_host *h, const char *name, uint32_t num_envs, uint64_t seed,
+                      const char *options, char *err, size_t errlen)
+{
+    if (!h || !name) {
+        set_err(err, errlen, "rlh_vec_open needs a host and an env name%s%s", "", "");
+        return NULL;
+    }
+    /* A config of one env group: the options keep their own line numbers. */
+    rl__sbuf text = {0};
+    rl__sbuf_puts(&text, "env: { plugin = ");
+    rl__sbuf_cfg_str(&text, name);
+    rl__sbuf_printf(&text, "; num_envs = %u; %s\n};\n", num_envs, options ? options : "");
+    if (text.oom) {
+        rl__sbuf_free(&text);
+        set_err(err, errlen, "out of memory%s%s", "", "");
+        return NULL;
+    }
+    rl__config c;
+    rl__sbuf errors = {0};
+    int rc = rl__config_load_text(&c, "options", text.data, NULL, 0, &h->reg, &errors, 0);
+    rl__sbuf_free(&text);
+    if (rc != RL_OK) {
+        errors_to(err, errlen, &errors);
+        rl__sbuf_free(&errors);
+        return NULL;
+    }
+    rl__sbuf_free(&errors);
+    return vec_from_config(&c, num_envs, seed, err, errlen);
+}
+
+void rlh_vec_close(rlh_vec *v)
+{
+    if (!v) return;
+    /* the caller's buffers are the caller's to free */
+    v->v.io.obs = v->own.obs;
+    v->v.actions = v->own.actions;
+    v->v.io.actions = v->own.actions;
+    v->v.rewards = v->v.io.rewards = v->own.rewards;
+    v->v.terminated = v->v.io.terminated = v->own.terminated;
+    v->v.truncated = v->v.io.truncated = v->own.truncated;
+    v->v.io.final_obs = v->own.final_obs;
+    v->v.io.scores = v->own.scores;
+    rl__vecenv_destroy(&v->v);
+    rl__config_destroy(&v->cfg);
+    free(v);
+}
+
+const rl_env_info *rlh_vec_info(const rlh_vec *v) { return &v->v.info; }
+uint32_t rlh_vec_num_envs(const rlh_vec *v) { return v->v.n; }
+uint32_t rlh_vec_threads(const rlh_vec *v) { return rl__pool_threads(v->v.pool); }
+const rlh_buffers *rlh_vec_buffers(const rlh_vec *v) { return &v->b; }
+
+int rlh_vec_set_buffers(rlh_vec *v, const rlh_buffers *b, char *err, size_t errlen)
+{
+    if (!v || !b) {
+        set_err(err, errlen, "rlh_vec_set_buffers needs a vec and buffers%s%s", "", "");
+        return RL_EINVAL;
+    }
+    rl__vecenv *e = &v->v;
+    if (b->obs) e->io.obs = e->obs_buf[0] = b->obs;
+    if (b->actions) e->actions = (int32_t *)(e->io.actions = b->actions);
+    if (b->rewards) e->rewards = e->io.rewards = b->rewards;
+    if (b->terminated) e->terminated = e->io.terminated = b->terminated;
+    if (b->truncated) e->truncated = e->io.truncated = b->truncated;
+    if (b->final_obs) e->io.final_obs = b->final_obs;
+    if (b->scores) e->io.scores = b->scores;
+    e->obs_buf[0] = v->own.obs; /* obs_buf stays the host's (freed at close) */
+    buffers_from(&v->b, e);
+    return RL_OK;
+}
+
+void rlh_vec_reset(rlh_vec *v) { rl__vecenv_reset(&v->v); }
+
+int rlh_vec_reseed(rlh_vec *v, uint64_t seed, char *err, size_t errlen)
+{
+    char e[RL_ERR_MAX] = "";
+    int rc = rl__vecenv_reseed(&v->v, seed, e, sizeof e);
+    if (rc != RL_OK) set_err(err, errlen, "%s%s", e, "");
+    return rc;
+}
+
+int rlh_vec_step(rlh_vec *v, char *err, size_t errlen)
+{
+    char e[RL_ERR_MAX] = "";
+    /* the env's own validation names "algo" as the chooser: here it is the caller */
+    for (uint32_t i = 0; i < v->v.n; i++)
+        if ((uint32_t)v->v.actions[i] >= v->v.info.n_actions) {
+            if (err && errlen)
+                snprintf(err, errlen, "action %d for env %u is outside [0, %u)", (int)v->v.actions[i], i,
+                         v->v.info.n_actions);
+            return RL_EINVAL;
+        }
+    int rc = rl__vecenv_step(&v->v, e, sizeof e);
+    if (rc != RL_OK) set_err(err, errlen, "%s%s", e, "");
+    return rc;
+}
+
+/* ---- policies ----------------------------------------------------------- */
+
+static int load_policy_config(rlh_host *h, const char *path, rl__override *ov, size_t n_ov, rl__config *c,
+                              char *ckpt, char *prev, size_t n, char *err, size_t errlen)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        set_err(err, errlen, "%s does not exist (a run directory or a checkpoint file)%s", path, "");
+        return RL_EIO;
+    }
+    rl__sbuf errors = {0};
+    int rc;
+    if (S_ISDIR(st.st_mode)) {
+        char cfg[4200];
+        snprintf(cfg, sizeof cfg, "%s/config.cfg", path);
+        snprintf(ckpt, n, "%s/checkpoint.safetensors", path);
+        snprintf(prev, n, "%s/checkpoint.prev.safetensors", path);
+        rc = rl__config_load(c, cfg, ov, n_ov, &h->reg, &errors);
+    } else {
+        /* a bare checkpoint carries the config it was written with */
+        snprintf(ckpt, n, "%s", path);
+        prev[0] = 0;
+        rl__ckpt ck = {0};
+        char e[RL_ERR_MAX] = "";
+        if ((rc = rl__ckpt_read(&ck, path, e, sizeof e)) != RL_OK) {
+            set_err(err, errlen, "%s%s", e, "");
+            rl__ckpt_free(&ck);
+            return rc;
+        }
+        const char *text = rl__ckpt_meta_get(&ck, "rlhost.config");
+        if (!text) {
+            set_err(err, errlen, "%s holds no config (metadata rlhost.config); open its run directory%s", path, "");
+            rl__ckpt_free(&ck);
+            return RL_EINVAL;
+        }
+        rc = rl__config_load_text(c, path, text, ov, n_ov, &h->reg, &errors, 1);
+        rl__ckpt_free(&ck);
+    }
+    if (rc != RL_OK) errors_to(err, errlen, &errors);
+    rl__sbuf_free(&errors);
+    return rc;
+}
+
+rlh_policy *rlh_policy_open(rlh_host *h, const char *path, uint32_t num_envs,
+                            const char *const *overrides, size_t n_overrides, char *err, size_t errlen)
+{
+    if (!h || !path || num_envs == 0 || n_overrides > 64) {
+        set_err(err, errlen, "rlh_policy_open needs a host, a path, num_envs >= 1 and at most 64 overrides%s%s",
+                "", "");
+        return NULL;
+    }
+    rlh_policy *p = calloc(1, sizeof *p);
+    char *copies[64] = {0};
+    rl__override ov[64];
+    const char *keys[64];
+    int ok = p != NULL;
+    for (size_t i = 0; ok && i < n_overrides; i++) {
+        ok = (copies[i] = strdup(overrides[i])) != NULL;
+        if (ok && rl__override_parse(copies[i], &ov[i]) != RL_OK) {
+            set_err(err, errlen, "override '%s' is not KEY=VALUE%s", overrides[i], "");
+            ok = -1;
+        }
+        if (ok == 1) keys[i] = ov[i].key;
+    }
+    if (!ok) set_err(err, errlen, "out of memory%s%s", "", "");
+    char ckpt[4200], prev[4200];
+    if (ok == 1 && load_policy_config(h, path, ov, n_overrides, &p->cfg, ckpt, prev, sizeof ckpt, err,
+                                      errlen) != RL_OK)
+        ok = -1;
+    rlh_policy *out = NULL;
+    if (ok == 1) p->h = h;
+    if (ok == 1) {
+        rl__config *c = &p->cfg;
+        char e[RL_ERR_MAX] = "";
+        uint32_t repeat = (uint32_t)c->env_host_stages.vals[RL__ENVST_ACTION_REPEAT].i;
+        if (rl__vecenv_create(&p->probe, c->env->desc, c->env_opts.vals, c->env_stages.vals, 1,
+                              (uint64_t)c->run.vals[RL__RUN_SEED].i, 1, repeat, e, sizeof e) != RL_OK) {
+            set_err(err, errlen, "%s%s", e, "");
+        } else {
+            rl__restore r = {.path = ckpt, .prev_path = prev[0] ? prev : NULL, .allowed = keys,
+                             .n_allowed = n_overrides};
+            p->algo = rl__policy_open(c, &p->probe.info, num_envs, &r, err, errlen);
+            p->step = r.step;
+            p->avt = c->algo->desc->vtable;
+            p->n = num_envs;
+            p->no_start = calloc(num_envs, 1);
+            if (p->algo && !p->no_start) set_err(err, errlen, "out of memory%s%s", "", "");
+            if (p->algo && p->no_start) out = p;
+        }
+    }
+    for (size_t i = 0; i < n_overrides; i++) free(copies[i]);
+    if (!out) rlh_policy_close(p);
+    return out;
+}
+
+void rlh_policy_close(rlh_policy *p)
+{
+    if (!p) return;
+    if (p->algo) p->avt->destroy(p->algo);
+    if (p->probe.env) rl__vecenv_destroy(&p->probe);
+    rl__config_destroy(&p->cfg);
+    free(p->no_start);
+    free(p);
+}
+
+const rl_env_info *rlh_policy_info(const rlh_policy *p) { return &p->probe.info; }
+const char *rlh_policy_env_name(const rlh_policy *p) { return p->cfg.env->desc->name; }
+const char *rlh_policy_algo_name(const rlh_policy *p) { return p->cfg.algo->desc->name; }
+uint64_t rlh_policy_step(const rlh_policy *p) { return p->step; }
+
+int rlh_policy_act(rlh_policy *p, const void *obs, const uint8_t *episode_start, int32_t *actions,
+                   uint32_t count, char *err, size_t errlen)
+{
+    if (count > p->n) {
+        if (err && errlen) snprintf(err, errlen, "act for %u rows; the policy was opened for %u", count, p->n);
+        return RL_EINVAL;
+    }
+    char e[RL_ERR_MAX] = "";
+    int rc = p->avt->act(p->algo, RL_ACT_EVAL, obs, episode_start ? episode_start : p->no_start, actions,
+                         count, e, sizeof e);
+    if (rc != RL_OK)
+        set_err(err, errlen, "%s%s", e[0] ? e : rl_strerror(rc), "");
+    return rc;
+}
+
+rlh_vec *rlh_policy_vec(rlh_policy *p, uint32_t num_envs, uint64_t seed, char *err, size_t errlen)
+{
+    /* the vec gets a config of its own (the policy's, resolved again), so
+       either can be closed first */
+    rl__sbuf text = {0};
+    rl__config_format(&p->cfg, &text);
+    char n[16];
+    snprintf(n, sizeof n, "%u", num_envs);
+    rl__override ov = {"env.num_envs", n};
+    rl__config c;
+    rl__sbuf errors = {0};
+    int rc = text.oom ? RL_ENOMEM
+                      : rl__config_load_text(&c, p->cfg.path, text.data, &ov, 1, &p->h->reg, &errors, 0);
+    rl__sbuf_free(&text);
+    if (rc != RL_OK) {
+        errors_to(err, errlen, &errors);
+        rl__sbuf_free(&errors);
+        return NULL;
+    }
+    rl__sbuf_free(&errors);
+    return vec_from_config(&c, num_envs, seed, err, errlen);
+}

@@ -1,0 +1,99 @@
+/* The embedding API (<rlhost/host.h>) through librlhost, as an embedder
+   links it: plugins, option validation with the CLI's sentences, buffers
+   that stay put, caller-owned buffers, reseeding, and refusals. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <rlhost/host.h>
+
+#include "tap.h"
+
+#define N 8
+
+static void run_steps(rlh_vec *v, int steps, uint32_t seed)
+{
+    const rlh_buffers *b = rlh_vec_buffers(v);
+    uint32_t n_actions = rlh_vec_info(v)->n_actions;
+    for (int t = 0; t < steps; t++) {
+        for (uint32_t i = 0; i < rlh_vec_num_envs(v); i++)
+            b->actions[i] = (int32_t)((seed * 2654435761u + (uint32_t)t * 40503u + i * 977u) >> 7) % n_actions;
+        rlh_vec_step(v, NULL, 0);
+    }
+}
+
+int main(void)
+{
+    char err[512] = "";
+    OK(rlh_api_version() == RLH_API_VERSION && rlh_version()[0], "version and API version");
+    rlh_host *h = rlh_open(NULL, err, sizeof err);
+    OK(h != NULL, "rlh_open finds the plugins");
+    int has_snake = 0, has_ppo = 0;
+    for (size_t i = 0; rlh_plugin_name(h, RL_KIND_ENV, i); i++) has_snake |= !strcmp(rlh_plugin_name(h, RL_KIND_ENV, i), "snake");
+    for (size_t i = 0; rlh_plugin_name(h, RL_KIND_ALGO, i); i++) has_ppo |= !strcmp(rlh_plugin_name(h, RL_KIND_ALGO, i), "ppo");
+    OK(has_snake && has_ppo, "rlh_plugin_name lists envs and algos");
+
+    /* options validated by the env's schema, with the config's sentences */
+    OK(!rlh_vec_open(h, "snake", N, 1, "width = 2;", err, sizeof err), "size 2 refused");
+    ASSERT_CONTAINS(err, "options:1: env.width: expected an integer in [4, 64]", "the schema's sentence, naming the key");
+    OK(!rlh_vec_open(h, "snake", N, 1, "widht = 10;", err, sizeof err), "unknown option refused");
+    ASSERT_CONTAINS(err, "did you mean 'width'", "with the nearest name");
+    OK(!rlh_vec_open(h, "snak", N, 1, NULL, err, sizeof err), "unknown env refused");
+    ASSERT_CONTAINS(err, "snake", "naming the nearest env");
+    OK(!rlh_vec_open(h, "snake", 0, 1, NULL, err, sizeof err), "0 envs refused");
+    OK(!rlh_vec_open(h, "snake", N, 1, "size = ", err, sizeof err), "a syntax error refused");
+    ASSERT_CONTAINS(err, "options:", "naming where");
+
+    rlh_vec *v = rlh_vec_open(h, "snake", N, 5, "width = 8; height = 8; observation = \"grid\"; optimizations = { threads = 2; };",
+                              err, sizeof err);
+    OK(v != NULL, "snake grid vec opens");
+    if (!v) return tap_done();
+    const rl_env_info *info = rlh_vec_info(v);
+    ASSERT_EQ(info->obs_dtype, RL_DTYPE_U8, "grid observations are u8");
+    ASSERT_EQ(info->obs_size, info->obs_shape[0] * info->obs_shape[1] * info->obs_shape[2], "obs_size is the shape's product");
+    ASSERT_EQ(rlh_vec_threads(v), 2, "threads from the options");
+    const rlh_buffers *b = rlh_vec_buffers(v);
+    rlh_buffers first = *b;
+    rlh_vec_reset(v);
+    ASSERT_EQ(b->episode_start[0], 1, "reset starts episodes");
+    run_steps(v, 300, 1);
+    OK(!memcmp(&first, b, sizeof first), "the buffers stay where they are across steps");
+    int ended = 0;
+    for (uint32_t i = 0; i < N; i++) ended += b->episode_start[i];
+    size_t row = info->obs_size;
+    unsigned char *after = malloc(N * row);
+    memcpy(after, b->obs, N * row);
+
+    /* the same seed from a reseed and from a fresh vec: the same numbers */
+    rlh_vec *w = rlh_vec_open(h, "snake", N, 9, "width = 8; height = 8; observation = \"grid\";", err, sizeof err);
+    OK(w && rlh_vec_reseed(w, 5, err, sizeof err) == RL_OK, "reseed");
+    run_steps(w, 300, 1);
+    OK(!memcmp(after, rlh_vec_buffers(w)->obs, N * row), "reseeded to 5 = opened with 5, 2 threads = 1");
+    OK(rlh_vec_reseed(v, 5, err, sizeof err) == RL_OK, "reseed the first");
+    run_steps(v, 300, 1);
+    OK(!memcmp(after, b->obs, N * row), "reseeding replays the same episodes");
+
+    /* caller-owned buffers */
+    unsigned char *obs = calloc(N, row);
+    float *rew = calloc(N, sizeof *rew);
+    int32_t *act = calloc(N, sizeof *act);
+    rlh_buffers mine = {.obs = obs, .rewards = rew, .actions = act};
+    OK(rlh_vec_set_buffers(w, &mine, err, sizeof err) == RL_OK, "set caller buffers");
+    OK(rlh_vec_buffers(w)->obs == obs && rlh_vec_buffers(w)->rewards == rew && rlh_vec_buffers(w)->actions == act,
+       "the vec reports them");
+    rlh_vec_reseed(w, 5, err, sizeof err);
+    run_steps(w, 300, 1);
+    OK(!memcmp(after, obs, N * row), "observations written into the caller's memory");
+
+    act[3] = (int32_t)info->n_actions;
+    OK(rlh_vec_step(w, err, sizeof err) == RL_EINVAL, "an action out of range refused");
+    ASSERT_CONTAINS(err, "for env 3 is outside [0, ", "naming the env");
+    rlh_vec_close(w);
+    free(obs); free(rew); free(act); free(after);
+    rlh_vec_close(v);
+    (void)ended;
+
+    OK(!rlh_policy_open(h, "/nonexistent/run", 1, NULL, 0, err, sizeof err), "a missing run refused");
+    ASSERT_CONTAINS(err, "/nonexistent/run does not exist", "naming it");
+    rlh_close(h);
+    return tap_done();
+}
