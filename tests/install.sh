@@ -86,5 +86,34 @@ ok $? "the example builds with pkg-config rlhost" || sed 's/^/#   /' "$T/cc"
 (cd / && "$T/agent" "$T/run" 3 7) >"$T/agent.out" 2>"$T/err"
 ok $? "it plays a run of the installed rlhost, no environment variables" || sed 's/^/#   /' "$T/err"
 [ "$(grep -c '^episode [0-9]*: return' "$T/agent.out")" = 3 ]; ok $? "three episodes played"
+
+# Embedding: the installed example against the installed librlhost, with
+# `pkg-config rlhost`, playing the installed rlhost's run.
+[ -f "$T/prefix/include/rlhost/host.h" ] && [ -f "$sdk/embed/agent.c" ]
+ok $? "host.h and the embedding example installed"
+cc -std=c11 -Wall -Wextra -Werror $(pkg-config --cflags rlhost) "$sdk/embed/agent.c" -o "$T/agent" \
+  $(pkg-config --libs rlhost) 2>"$T/cc"
+ok $? "the example builds with pkg-config rlhost" || sed 's/^/#   /' "$T/cc"
+(cd / && "$T/agent" "$T/run" 3 7) >"$T/agent.out" 2>"$T/err"
+ok $? "it plays a run of the installed rlhost, no environment variables" || sed 's/^/#   /' "$T/err"
+[ "$(grep -c '^episode [0-9]*: return' "$T/agent.out")" = 3 ]; ok $? "three episodes played"
+
+# The Python package as the README installs it: `pip install ./python` into
+# a fresh virtual environment (meson builds the libraries and plugins into
+# the package), then used from another directory with no variables set.
+python3 -m venv "$T/venv" >/dev/null 2>&1 &&
+  RLHOST_PY_BUILD_DIR="$T/pybuild" "$T/venv/bin/pip" install -q --disable-pip-version-check "$SRC/python" >"$T/pip" 2>&1
+ok $? "pip install ./python into a fresh venv" || tail -5 "$T/pip" | sed 's/^/#   /'
+(cd / && env -u RLHOST_LIB_DIR "$T/venv/bin/python" -c "
+import rlhost, numpy as np
+v = rlhost.make_vec('snake', 16, seed=1, observation='grid')
+o, _ = v.reset()
+for t in range(50): o, *_ = v.step(np.zeros(16, int))
+p = rlhost.load('$T/run')
+assert isinstance(p(np.zeros(4, np.float32)), int)
+print(sorted(rlhost.list_plugins('env')), o.shape)
+") >"$T/py" 2>&1
+grep -qF "['cartpole', 'gridworld', 'snake'] (16, 3, 10, 10)" "$T/py"
+ok $? "the installed package steps envs and loads a run from anywhere" || sed 's/^/#   /' "$T/py" | tail -5
 echo "1..$n"
 [ $failed = 0 ]

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <rlhost/host.h>
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "config.h"
 #include "eval.h"
 #include "restore.h"
+#include "run.h"
 #include "vecenv.h"
 
 #ifndef RLHOST_VERSION
@@ -251,6 +253,72 @@ int rlh_vec_step(rlh_vec *v, char *err, size_t errlen)
     return rc;
 }
 
+/* ---- training ----------------------------------------------------------- */
+
+/* Splits "KEY=VALUE" strings into overrides (copies, freed by the caller
+   via copies[]).  0, or -1 with why. */
+static int parse_overrides(const char *const *in, size_t n, rl__override *ov, const char **keys, char **copies,
+                           char *err, size_t errlen)
+{
+    if (n > 64) {
+        set_err(err, errlen, "at most 64 overrides%s%s", "", "");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!(copies[i] = strdup(in[i]))) {
+            set_err(err, errlen, "out of memory%s%s", "", "");
+            return -1;
+        }
+        if (rl__override_parse(copies[i], &ov[i]) != RL_OK) {
+            set_err(err, errlen, "override '%s' is not KEY=VALUE%s", in[i], "");
+            return -1;
+        }
+        keys[i] = ov[i].key;
+    }
+    return 0;
+}
+
+int rlh_run(rlh_host *h, const char *config_path, const char *const *overrides, size_t n_overrides,
+            int force, char *out_dir, size_t out_len, char *err, size_t errlen)
+{
+    if (!h || !config_path) {
+        set_err(err, errlen, "rlh_run needs a host and a config file%s%s", "", "");
+        return 2;
+    }
+    char *copies[64] = {0};
+    rl__override ov[64];
+    const char *keys[64];
+    int rc = 2;
+    if (parse_overrides(overrides, n_overrides, ov, keys, copies, err, errlen) == 0) {
+        rl__config c;
+        rl__sbuf errors = {0};
+        if (rl__config_load(&c, config_path, ov, n_overrides, &h->reg, &errors) != RL_OK) {
+            errors_to(err, errlen, &errors);
+        } else {
+            if (out_dir && out_len) snprintf(out_dir, out_len, "%s", c.run.vals[RL__RUN_OUT_DIR].s);
+            struct sigaction old_int, old_term;
+            sigaction(SIGINT, NULL, &old_int);
+            sigaction(SIGTERM, NULL, &old_term);
+            rl_log_level level = rl__log_get_level();
+            rl__run_opts o = {.set_keys = keys, .n_set_keys = n_overrides, .force = force};
+            rc = rl__run(&c, &o, NULL);
+            rl__log_set_level(level);
+            sigaction(SIGINT, &old_int, NULL);
+            sigaction(SIGTERM, &old_term, NULL);
+            if (rc == 130 || rc == 143)
+                set_err(err, errlen, "the run was stopped by a signal; its outputs are in %s%s",
+                        c.run.vals[RL__RUN_OUT_DIR].s, "");
+            else if (rc != 0)
+                set_err(err, errlen, "the run in %s %s (the reason is logged above)", c.run.vals[RL__RUN_OUT_DIR].s,
+                        rc == 2 ? "was refused" : "failed");
+            rl__config_destroy(&c);
+        }
+        rl__sbuf_free(&errors);
+    }
+    for (size_t i = 0; i < n_overrides && i < 64; i++) free(copies[i]);
+    return rc;
+}
+
 /* ---- policies ----------------------------------------------------------- */
 
 static int load_policy_config(rlh_host *h, const char *path, rl__override *ov, size_t n_ov, rl__config *c,
@@ -307,15 +375,8 @@ rlh_policy *rlh_policy_open(rlh_host *h, const char *path, uint32_t num_envs,
     rl__override ov[64];
     const char *keys[64];
     int ok = p != NULL;
-    for (size_t i = 0; ok && i < n_overrides; i++) {
-        ok = (copies[i] = strdup(overrides[i])) != NULL;
-        if (ok && rl__override_parse(copies[i], &ov[i]) != RL_OK) {
-            set_err(err, errlen, "override '%s' is not KEY=VALUE%s", overrides[i], "");
-            ok = -1;
-        }
-        if (ok == 1) keys[i] = ov[i].key;
-    }
     if (!ok) set_err(err, errlen, "out of memory%s%s", "", "");
+    if (ok && parse_overrides(overrides, n_overrides, ov, keys, copies, err, errlen) != 0) ok = -1;
     char ckpt[4200], prev[4200];
     if (ok == 1 && load_policy_config(h, path, ov, n_overrides, &p->cfg, ckpt, prev, sizeof ckpt, err,
                                       errlen) != RL_OK)

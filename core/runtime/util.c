@@ -236,6 +236,8 @@ const char *rl__nearest(const char *s, const char *const *names, size_t n)
 
 static rl_log_level g_log_level = RL_LOG_INFO;
 
+rl_log_level rl__log_get_level(void) { return g_log_level; }
+
 void rl__log_set_level(rl_log_level max_level)
 {
     g_log_level = max_level;

@@ -60,6 +60,7 @@ const char *rl__nearest(const char *s, const char *const *names, size_t n);
 void rl__log(rl_log_level level, const char *who, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void rl__log_set_level(rl_log_level max_level);
+rl_log_level rl__log_get_level(void);
 
 /* The services table handed to plugins. */
 const rl_host_api *rl__host_api(void);

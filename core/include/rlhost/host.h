@@ -104,6 +104,18 @@ int rlh_vec_reseed(rlh_vec *v, uint64_t seed, char *err, size_t errlen);
 /* One step of every env with buffers->actions (each in [0, n_actions)). */
 int rlh_vec_step(rlh_vec *v, char *err, size_t errlen);
 
+/* ---- Training -----------------------------------------------------------
+   Trains the config file at config_path as `rlhost run` does, with
+   overrides as --set takes them ("algo.lr=3e-4"); force: replace a run
+   that out_dir already holds.  out_dir (may be NULL) receives the run
+   directory.  Returns `rlhost run`'s exit code: 0 done, 1 failed, 2
+   refused, 130/143 stopped by SIGINT/SIGTERM with the outputs written.  A
+   refused config is one sentence in err; a failure while training is
+   logged (stderr) and summarized in err.  The run owns SIGINT and SIGTERM
+   while it trains; the caller's handlers and log level come back after. */
+int rlh_run(rlh_host *h, const char *config_path, const char *const *overrides, size_t n_overrides,
+            int force, char *out_dir, size_t out_len, char *err, size_t errlen);
+
 /* ---- Trained policies -----------------------------------------------------
    path: a run directory (its config.cfg and checkpoint.safetensors, or
    checkpoint.prev.safetensors when the newest is damaged) or a checkpoint

@@ -1,0 +1,24 @@
+"""rlhost from Python: C-speed vectorized envs behind Gymnasium's API,
+trained policies as NumPy callables (and torch modules), training runs.
+
+    import rlhost
+    envs = rlhost.make_vec("snake", 64, seed=1, observation="grid")
+    policy = rlhost.run("configs/cartpole_ppo.cfg", run__out_dir="runs/py")
+    policy = rlhost.load("runs/py"); action = policy(obs)
+"""
+from ._native import RlhostError, lib as _lib
+from .envs import Env, VectorEnv, list_plugins, make, make_vec
+from .policy import Policy, load, read_safetensors
+from .train import run
+
+__version__ = _lib.rlh_version().decode()
+
+
+def make_sb3_vec(name, num_envs=1, seed=0, **options):
+    """A Stable-Baselines3 VecEnv of rlhost envs (needs stable_baselines3)."""
+    from .sb3 import SB3VecEnv
+    return SB3VecEnv(name, num_envs, seed, **options)
+
+
+__all__ = ["Env", "VectorEnv", "Policy", "RlhostError", "make", "make_vec", "make_sb3_vec", "load", "run",
+           "read_safetensors", "list_plugins"]

@@ -1,0 +1,128 @@
+"""ctypes bindings of librlhost's embedding API (<rlhost/host.h>).
+
+The libraries come from, in order: $RLHOST_LIB_DIR (a meson build
+directory of the repository, for working on rlhost itself), else the copies
+the package was built with (rlhost/_lib/)."""
+import ctypes as C
+import os
+from pathlib import Path
+
+RL_OK = 0
+RL_DTYPE = {1: "float32", 2: "uint8"}  # rl_dtype of observations (plugin.h)
+ERR_LEN = 1024
+
+
+class EnvInfo(C.Structure):
+    _fields_ = [
+        ("struct_size", C.c_uint32),
+        ("obs_dtype", C.c_int),
+        ("obs_ndim", C.c_uint32),
+        ("obs_shape", C.c_uint32 * 4),
+        ("obs_size", C.c_uint32),
+        ("obs_scale", C.c_float),
+        ("n_actions", C.c_uint32),
+        ("score_name", C.c_char_p),
+    ]
+
+
+class Buffers(C.Structure):
+    _fields_ = [
+        ("obs", C.c_void_p),
+        ("actions", C.POINTER(C.c_int32)),
+        ("rewards", C.POINTER(C.c_float)),
+        ("terminated", C.POINTER(C.c_uint8)),
+        ("truncated", C.POINTER(C.c_uint8)),
+        ("final_obs", C.c_void_p),
+        ("scores", C.POINTER(C.c_float)),
+        ("episode_start", C.POINTER(C.c_uint8)),
+        ("episode_return", C.POINTER(C.c_double)),
+        ("episode_length", C.POINTER(C.c_uint32)),
+    ]
+
+
+def _paths():
+    build = os.environ.get("RLHOST_LIB_DIR")
+    if build:
+        b = Path(build)
+        return b / "core" / "librlcore.so.0", b / "core" / "runtime" / "librlhost.so.0", None
+    lib = Path(__file__).resolve().parent / "_lib"
+    return lib / "librlcore.so.0", lib / "librlhost.so.0", lib / "plugins"
+
+
+def _load():
+    core, host, plugins = _paths()
+    if not host.exists():
+        raise ImportError(f"rlhost: {host} is missing: install the package with `pip install ./python` "
+                          "from the repository, or set RLHOST_LIB_DIR to a meson build directory")
+    # librlcore first, globally: the plugins find it there by its soname
+    C.CDLL(str(core), mode=C.RTLD_GLOBAL)
+    lib = C.CDLL(str(host), mode=C.RTLD_GLOBAL)
+    P, S, U32, U64, SZ = C.c_void_p, C.c_char_p, C.c_uint32, C.c_uint64, C.c_size_t
+    sig = {
+        "rlh_version": (S, []),
+        "rlh_api_version": (C.c_int, []),
+        "rlh_set_log_level": (None, [C.c_int]),
+        "rlh_open": (P, [S, S, SZ]),
+        "rlh_close": (None, [P]),
+        "rlh_plugin_name": (S, [P, C.c_int, SZ]),
+        "rlh_vec_open": (P, [P, S, U32, U64, S, S, SZ]),
+        "rlh_vec_close": (None, [P]),
+        "rlh_vec_info": (C.POINTER(EnvInfo), [P]),
+        "rlh_vec_num_envs": (U32, [P]),
+        "rlh_vec_threads": (U32, [P]),
+        "rlh_vec_buffers": (C.POINTER(Buffers), [P]),
+        "rlh_vec_set_buffers": (C.c_int, [P, C.POINTER(Buffers), S, SZ]),
+        "rlh_vec_reset": (None, [P]),
+        "rlh_vec_reseed": (C.c_int, [P, U64, S, SZ]),
+        "rlh_vec_step": (C.c_int, [P, S, SZ]),
+        "rlh_run": (C.c_int, [P, S, C.POINTER(S), SZ, C.c_int, S, SZ, S, SZ]),
+        "rlh_policy_open": (P, [P, S, U32, C.POINTER(S), SZ, S, SZ]),
+        "rlh_policy_close": (None, [P]),
+        "rlh_policy_info": (C.POINTER(EnvInfo), [P]),
+        "rlh_policy_env_name": (S, [P]),
+        "rlh_policy_algo_name": (S, [P]),
+        "rlh_policy_step": (U64, [P]),
+        "rlh_policy_act": (C.c_int, [P, P, P, P, U32, S, SZ]),
+        "rlh_policy_vec": (P, [P, U32, U64, S, SZ]),
+    }
+    for name, (res, args) in sig.items():
+        f = getattr(lib, name)
+        f.restype, f.argtypes = res, args
+    if lib.rlh_api_version() != 1:
+        raise ImportError(f"rlhost: {host} has embedding API {lib.rlh_api_version()}, this package speaks 1")
+    return lib, plugins
+
+
+lib, _plugin_dir = _load()
+_host = None
+
+
+class RlhostError(RuntimeError):
+    """A refusal or failure from rlhost, with its one-sentence reason."""
+
+
+def err_buf():
+    return C.create_string_buffer(ERR_LEN)
+
+
+def fail(err):
+    raise RlhostError(err.value.decode(errors="replace"))
+
+
+def host():
+    """The process's plugin registry, opened on first use."""
+    global _host
+    if _host is None:
+        extra = os.environ.get("RLHOST_PYTHON_PLUGIN_PATH")
+        dirs = [d for d in (extra, str(_plugin_dir) if _plugin_dir else None) if d]
+        err = err_buf()
+        h = lib.rlh_open(":".join(dirs).encode() if dirs else None, err, ERR_LEN)
+        if not h:
+            fail(err)
+        _host = h
+    return _host
+
+
+def strings(items):
+    arr = (C.c_char_p * max(len(items), 1))(*[s.encode() for s in items])
+    return arr, len(items)

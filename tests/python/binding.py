@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""The rlhost Python package against the rlhost executable: Gymnasium
+spaces and check_env, observations bit-identical to `rlhost eval --trace`
+for the same seed and actions, zero-copy buffers, same-step autoreset,
+load() reproducing eval, run() training in-process, refusals.
+Usage: binding.py RLHOST SOURCE_ROOT   (TAP on stdout; RLHOST_LIB_DIR and
+PYTHONPATH point at the build and python/)"""
+import csv
+import os
+import subprocess
+import sys
+import tempfile
+import warnings
+
+import numpy as np
+
+import rlhost
+from gymnasium.utils.env_checker import check_env
+
+RL, SRC = sys.argv[1:3]
+n = failed = 0
+T = tempfile.mkdtemp()
+EVAL_SEED = 1 ^ 0x5EED5EED5EED5EED  # eval's seed stream for run seed 1 (eval.c)
+
+
+def ok(cond, desc, why=""):
+    global n, failed
+    n += 1
+    failed += not cond
+    print(("ok" if cond else "not ok"), n, "-", desc)
+    if not cond and why:
+        print("#  ", str(why).replace("\n", "\n#   "))
+
+
+def rl(*args):
+    return subprocess.run([RL, *args], capture_output=True, text=True)
+
+
+# ---- spaces, check_env --------------------------------------------------
+cases = [("cartpole", {}, (4,), np.float32, 2),
+         ("snake", {"observation": "grid", "width": 8, "height": 8}, (3, 8, 8), np.uint8, 4),
+         ("snake", {"observation": "features", "flood_fill": True}, None, np.float32, 4),
+         ("gridworld", {"layout": "tmaze", "observation": "view"}, None, np.uint8, None)]
+for name, opts, shape, dtype, nact in cases:
+    v = rlhost.make_vec(name, 16, seed=3, **opts)
+    s = v.single_observation_space
+    good = s.dtype == dtype and (shape is None or s.shape == shape) and (nact is None or v.single_action_space.n == nact)
+    good = good and v.observation_space.shape == (16,) + s.shape and list(v.action_space.nvec) == [v.single_action_space.n] * 16
+    ok(good, f"{name} {opts}: spaces {s}, {v.single_action_space}", (s, v.action_space))
+    o, _ = v.reset()
+    ok(o.shape == v.observation_space.shape and o.dtype == dtype and v.observation_space.contains(o),
+       f"{name}: reset's observations lie in the space")
+    v.close()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the unbounded Box of float observations
+        try:
+            check_env(rlhost.make(name, seed=5, **opts), skip_render_check=True)
+            ok(True, f"{name} {opts}: gymnasium check_env passes")
+        except Exception as e:  # noqa: BLE001
+            ok(False, f"{name} {opts}: gymnasium check_env passes", e)
+
+# ---- zero-copy, autoreset, statistics ------------------------------------
+v = rlhost.make_vec("cartpole", 8, seed=7)
+o1, _ = v.reset(seed=7)
+rng = np.random.default_rng(0)
+ret = np.zeros(8)
+addr = o1.__array_interface__["data"][0]
+same_mem, ends, stats_ok, final_ok = True, 0, True, True
+for t in range(400):
+    o2, r, term, trunc, info = v.step(rng.integers(0, 2, 8))
+    same_mem &= o2.__array_interface__["data"][0] == addr and o2 is o1
+    ret += r
+    done = term | trunc
+    if done.any():
+        ends += int(done.sum())
+        stats_ok &= bool(np.all(info["episode"]["r"][done] == ret[done])) and bool(np.all(info["_episode"] == done))
+        # the ended episode's last observation is the terminal one: a pole past 12 degrees or a cart past 2.4
+        for i in np.flatnonzero(term):
+            f = info["final_obs"][i]
+            final_ok &= bool(abs(f[2]) > 0.2094 or abs(f[0]) > 2.4)
+        ret[done] = 0
+ok(same_mem, "observations: the same array over the host's memory every step (no copy)")
+ok(ends > 10 and stats_ok, f"infos['episode'] returns equal the rewards summed in Python ({ends} episodes)")
+ok(final_ok, "same-step autoreset: infos['final_obs'] holds the terminal observation")
+ok(getattr(v.metadata["autoreset_mode"], "value", v.metadata["autoreset_mode"]) == "SameStep", "metadata declares same-step autoreset")
+c = rlhost.make_vec("cartpole", 8, seed=7, copy=True)
+c1, _ = c.reset(seed=7)
+c2 = c.step(np.zeros(8, int))[0]
+ok(not np.shares_memory(c1, c2), "copy=True gives a fresh array per step")
+
+# determinism: the same seed, the same episodes, whatever the thread count
+a = rlhost.make_vec("snake", 64, seed=11, observation="window")
+b = rlhost.make_vec("snake", 64, seed=99, observation="window", optimizations={"threads": 2})
+b.reset(seed=11)
+a.reset()
+same = True
+for t in range(200):
+    act = rng.integers(0, 4, 64)
+    same &= np.array_equal(a.step(act)[0], b.step(act)[0])
+ok(same and b.threads == 2, "reset(seed=11) on 2 threads replays make_vec(seed=11) on 1, bit for bit")
+
+# refusals, with the config's sentences
+for call, want in [(lambda: rlhost.make_vec("snake", 4, width=2), "env.width: expected an integer in [4, 64]"),
+                   (lambda: rlhost.make_vec("snak", 4), "snake"),
+                   (lambda: rlhost.make_vec("cartpole", 4, gravity_x=1.0), "unknown key"),
+                   (lambda: rlhost.load(os.path.join(T, "nowhere")), "does not exist")]:
+    try:
+        call()
+        ok(False, f"refused: {want}")
+    except rlhost.RlhostError as e:
+        ok(want in str(e), f"refused with a sentence: {e}", e)
+try:
+    rlhost.make_vec("cartpole", 2).step([0, 5])
+    ok(False, "an action out of range refused")
+except rlhost.RlhostError as e:
+    ok("outside [0, 2)" in str(e), f"an action out of range refused: {e}")
+
+# ---- load() and the env against `rlhost eval --trace` --------------------
+def trace_rows(path):
+    return list(csv.DictReader(open(path)))
+
+
+def replay(run_dir, dtype, greedy_name):
+    tr = os.path.join(T, os.path.basename(run_dir) + ".csv")
+    r = rl("eval", run_dir, "--episodes", "1", "--trace", tr)
+    ok(r.returncode == 0, f"{greedy_name}: rlhost eval --trace", r.stderr)
+    rows = trace_rows(tr)
+    p = rlhost.load(run_dir)
+    env = p.make_env(1, seed=EVAL_SEED)
+    obs, _ = env.reset()
+    cols = [k for k in rows[0] if k.startswith("obs_")]
+    obs_same = act_same = rew_same = True
+    for row in rows:
+        want = np.array([float(row[k]) for k in cols]).astype(dtype)
+        obs_same &= np.array_equal(obs.reshape(-1), want)
+        a = p(obs[0])
+        act_same &= a == int(row["action"])
+        obs, rew, term, trunc, _ = env.step([a])
+        rew_same &= np.float32(rew[0]) == np.float32(float(row["reward"]))
+    ok(obs_same, f"{greedy_name}: every observation bit-identical to rlhost's ({len(rows)} steps)")
+    ok(act_same and rew_same, f"{greedy_name}: load() picks rlhost eval's action at every step, same rewards")
+    return p
+
+
+pol = rlhost.run(os.path.join(SRC, "configs/cartpole_ppo.cfg"), run__steps=20000, run__quiet=True,
+                 run__out_dir=os.path.join(T, "ppo"))
+ok(pol.summary["steps"] == 20000 and pol.run_dir.endswith("ppo"), "rlhost.run trains in-process and returns the policy")
+replay(os.path.join(T, "ppo"), np.float32, "CartPole PPO")
+r = rl("run", os.path.join(SRC, "configs/tmaze_rppo.cfg"), "--out", os.path.join(T, "rppo"),
+       "--set", "run.steps=20000", "--set", "run.quiet=true")
+ok(r.returncode == 0, "train T-maze recurrent PPO", r.stderr)
+replay(os.path.join(T, "rppo"), np.uint8, "T-maze recurrent PPO (LSTM state per row)")
+r = rl("run", os.path.join(SRC, "configs/snake_dqn.cfg"), "--out", os.path.join(T, "dqn"),
+       "--set", "run.steps=20000", "--set", "run.quiet=true", "--set", "env.observation=\"grid\"")
+ok(r.returncode == 0, "train snake DQN on grid observations", r.stderr)
+replay(os.path.join(T, "dqn"), np.uint8, "snake grid DQN")
+
+# the weights, and greedy=False sampling
+w = pol.weights
+ok(all(isinstance(x, np.ndarray) for x in w.values()) and "actor/mlp/layer0.weight" in w
+   and w["actor/mlp/layer0.weight"].shape == (64, 4), f"weights: a dict of arrays ({len(w)} tensors)")
+s = rlhost.load(os.path.join(T, "ppo"), num_envs=64, greedy=False)
+g = rlhost.load(os.path.join(T, "ppo"), num_envs=64)
+x = np.tile(np.array([0.0, 0.0, 0.02, 0.0], np.float32), (64, 1))
+ok(len(set(s(x).tolist())) == 2 and len(set(g(x).tolist())) == 1,
+   "greedy=False samples (both actions on 64 equal rows), greedy does not")
+try:
+    rlhost.load(os.path.join(T, "dqn"), greedy=False)
+    ok(False, "greedy=False on DQN refused")
+except rlhost.RlhostError as e:
+    ok("eval_epsilon" in str(e), "greedy=False on DQN refused, pointing at eval_epsilon")
+
+try:
+    import torch
+except ImportError:
+    torch = None
+if torch is None:
+    print("ok", n + 1, "- # SKIP to_torch: PyTorch is not installed in this Python")
+    n += 1
+else:
+    for d in ("ppo", "rppo", "dqn"):
+        p = rlhost.load(os.path.join(T, d))
+        m = p.to_torch()
+        env = p.make_env(1, seed=EVAL_SEED)
+        obs, _ = env.reset()
+        state, agree = None, 0
+        for t in range(200):
+            with torch.no_grad():
+                out, state = m(torch.from_numpy(obs.copy()), state)
+            a = p(obs[0])
+            agree += int(torch.argmax(out[0])) == a
+            obs, _, term, trunc, _ = env.step([a])
+            if term[0] or trunc[0]:
+                state = None
+        ok(agree >= 199, f"to_torch ({d}): the module's argmax is the policy's action ({agree}/200)")
+print(f"1..{n}")
+sys.exit(1 if failed else 0)
