@@ -87,17 +87,6 @@ ok $? "the example builds with pkg-config rlhost" || sed 's/^/#   /' "$T/cc"
 ok $? "it plays a run of the installed rlhost, no environment variables" || sed 's/^/#   /' "$T/err"
 [ "$(grep -c '^episode [0-9]*: return' "$T/agent.out")" = 3 ]; ok $? "three episodes played"
 
-# Embedding: the installed example against the installed librlhost, with
-# `pkg-config rlhost`, playing the installed rlhost's run.
-[ -f "$T/prefix/include/rlhost/host.h" ] && [ -f "$sdk/embed/agent.c" ]
-ok $? "host.h and the embedding example installed"
-cc -std=c11 -Wall -Wextra -Werror $(pkg-config --cflags rlhost) "$sdk/embed/agent.c" -o "$T/agent" \
-  $(pkg-config --libs rlhost) 2>"$T/cc"
-ok $? "the example builds with pkg-config rlhost" || sed 's/^/#   /' "$T/cc"
-(cd / && "$T/agent" "$T/run" 3 7) >"$T/agent.out" 2>"$T/err"
-ok $? "it plays a run of the installed rlhost, no environment variables" || sed 's/^/#   /' "$T/err"
-[ "$(grep -c '^episode [0-9]*: return' "$T/agent.out")" = 3 ]; ok $? "three episodes played"
-
 # The Python package as the README installs it: `pip install ./python` into
 # a fresh virtual environment (meson builds the libraries and plugins into
 # the package), then used from another directory with no variables set.

@@ -156,6 +156,22 @@ static rlh_vec *vec_from_config(rl__config *c, uint32_t num_envs, uint64_t seed,
     return h;
 }
 
+/* A vec over the env group of a config text (origin names it in messages). */
+static rlh_vec *vec_from_text(rlh_host *h, const char *origin, const rl__sbuf *text, const rl__override *ov,
+                              size_t n_ov, uint32_t num_envs, uint64_t seed, char *err, size_t errlen)
+{
+    if (text->oom) {
+        set_err(err, errlen, "out of memory%s%s", "", "");
+        return NULL;
+    }
+    rl__config c;
+    rl__sbuf errors = {0};
+    int rc = rl__config_load_text(&c, origin, text->data, ov, n_ov, &h->reg, &errors, 0);
+    if (rc != RL_OK) errors_to(err, errlen, &errors);
+    rl__sbuf_free(&errors);
+    return rc == RL_OK ? vec_from_config(&c, num_envs, seed, err, errlen) : NULL;
+}
+
 rlh_vec *rlh_vec_open(rlh_host *h, const char *name, uint32_t num_envs, uint64_t seed,
                       const char *options, char *err, size_t errlen)
 {
@@ -168,22 +184,9 @@ rlh_vec *rlh_vec_open(rlh_host *h, const char *name, uint32_t num_envs, uint64_t
     rl__sbuf_puts(&text, "env: { plugin = ");
     rl__sbuf_cfg_str(&text, name);
     rl__sbuf_printf(&text, "; num_envs = %u; %s\n};\n", num_envs, options ? options : "");
-    if (text.oom) {
-        rl__sbuf_free(&text);
-        set_err(err, errlen, "out of memory%s%s", "", "");
-        return NULL;
-    }
-    rl__config c;
-    rl__sbuf errors = {0};
-    int rc = rl__config_load_text(&c, "options", text.data, NULL, 0, &h->reg, &errors, 0);
+    rlh_vec *v = vec_from_text(h, "options", &text, NULL, 0, num_envs, seed, err, errlen);
     rl__sbuf_free(&text);
-    if (rc != RL_OK) {
-        errors_to(err, errlen, &errors);
-        rl__sbuf_free(&errors);
-        return NULL;
-    }
-    rl__sbuf_free(&errors);
-    return vec_from_config(&c, num_envs, seed, err, errlen);
+    return v;
 }
 
 void rlh_vec_close(rlh_vec *v)
@@ -446,16 +449,7 @@ rlh_vec *rlh_policy_vec(rlh_policy *p, uint32_t num_envs, uint64_t seed, char *e
     char n[16];
     snprintf(n, sizeof n, "%u", num_envs);
     rl__override ov = {"env.num_envs", n};
-    rl__config c;
-    rl__sbuf errors = {0};
-    int rc = text.oom ? RL_ENOMEM
-                      : rl__config_load_text(&c, p->cfg.path, text.data, &ov, 1, &p->h->reg, &errors, 0);
+    rlh_vec *v = vec_from_text(p->h, p->cfg.path, &text, &ov, 1, num_envs, seed, err, errlen);
     rl__sbuf_free(&text);
-    if (rc != RL_OK) {
-        errors_to(err, errlen, &errors);
-        rl__sbuf_free(&errors);
-        return NULL;
-    }
-    rl__sbuf_free(&errors);
-    return vec_from_config(&c, num_envs, seed, err, errlen);
+    return v;
 }
