@@ -36,7 +36,7 @@ def main():
                     ent_coef=0.0, learning_rate=lambda f: 1e-3 * f, clip_range=lambda f: 0.2 * f, seed=1,
                     policy_kwargs={"net_arch": [64, 64]}, verbose=0)
     else:
-        steps = int(sys.argv[2]) if len(sys.argv) > 2 else 500_000
+        steps = int(sys.argv[2]) if len(sys.argv) > 2 else 300_000
         options = {"observation": "features", "flood_fill": True}
         venv = rlhost.make_sb3_vec("snake", 16, seed=1, **options)
         model = PPO("MlpPolicy", venv, n_steps=128, batch_size=512, n_epochs=4, gamma=0.99, ent_coef=0.01,
