@@ -111,7 +111,7 @@ void *rl__policy_open(const rl__config *c, const rl_env_info *info, uint32_t n_e
         snprintf(err, errlen, "algo '%s': %s", c->algo->desc->name, perr[0] ? perr : rl_strerror(rc));
         return NULL;
     }
-    if (r->path && rl__ckpt_restore(r, c, algo, err, errlen) != RL_OK) {
+    if (r && r->path && rl__ckpt_restore(r, c, algo, err, errlen) != RL_OK) {
         avt->destroy(algo);
         return NULL;
     }

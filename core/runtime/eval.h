@@ -28,7 +28,7 @@ int rl__evaluate(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const ch
 
 /* The config's algorithm for acting in RL_ACT_EVAL mode on n_eval envs of
    info: built as for training (its sizes may depend on num_envs) and
-   restored from r->path when given (r->prev_path, may be NULL, when that
+   restored from r->path when given (r may be NULL: untrained; r->prev_path, may be NULL, when that
    one is missing or bad; r->step gets its step; config differences not in
    r->allowed are warnings).  NULL on failure with a sentence in err. */
 struct rl__config;

@@ -92,7 +92,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (size < 1) return 0;
     target *t = &targets[data[0] % N_TARGETS];
-    void *algo = rl__policy_open(&t->c, &t->train.info, t->n_eval, NULL, NULL, NULL);
+    char perr[RL_ERR_MAX];
+    void *algo = rl__policy_open(&t->c, &t->train.info, t->n_eval, NULL, perr, sizeof perr);
     if (!algo) abort();
     const rl_algo_vtable *avt = t->c.algo->desc->vtable;
     rl__restore r = {.path = "fuzz.safetensors", .host_load = load_envs, .host_ctx = t};
