@@ -145,14 +145,23 @@ class VectorEnv(gym.vector.VectorEnv):
 
     def __init__(self, name, num_envs=1, seed=0, copy=False, **options):
         self._v = None
-        self._v = _Vec.open(name, num_envs, seed, options)
-        self.name, self.num_envs, self.copy = name, self._v.n, copy
-        self.single_observation_space = self._v.obs_space
-        self.single_action_space = spaces.Discrete(self._v.n_actions)
+        self._attach(_Vec.open(name, num_envs, seed, options), name, copy)
+
+    def _attach(self, v, name, copy):
+        self._v, self.name, self.num_envs, self.copy = v, name, v.n, copy
+        self.single_observation_space = v.obs_space
+        self.single_action_space = spaces.Discrete(v.n_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self.obs_scale, self.score_name, self.threads = self._v.obs_scale, self._v.score_name, self._v.threads
+        self.obs_scale, self.score_name, self.threads = v.obs_scale, v.score_name, v.threads
         self.spec = None
+
+    @classmethod
+    def _of(cls, v, name, copy=False):
+        """A VectorEnv over an rlh_vec opened elsewhere (a policy's env)."""
+        env = cls.__new__(cls)
+        env._attach(v, name, copy)
+        return env
 
     def _out(self, a):
         return a.copy() if self.copy else a

@@ -115,16 +115,7 @@ class Policy:
         h = N.lib.rlh_policy_vec(self._h, int(num_envs), int(seed) & ((1 << 64) - 1), err, N.ERR_LEN)
         if not h:
             N.fail(err)
-        env = VectorEnv.__new__(VectorEnv)
-        v = _Vec(h)
-        from gymnasium import spaces
-        from gymnasium.vector.utils import batch_space
-        env._v, env.name, env.num_envs, env.copy = v, self.env_name, v.n, copy
-        env.single_observation_space, env.single_action_space = v.obs_space, spaces.Discrete(v.n_actions)
-        env.observation_space = batch_space(v.obs_space, v.n)
-        env.action_space = batch_space(env.single_action_space, v.n)
-        env.obs_scale, env.score_name, env.threads, env.spec = v.obs_scale, v.score_name, v.threads, None
-        return env
+        return VectorEnv._of(_Vec(h), self.env_name, copy)
 
     # ---- the network, from the checkpoint alone -------------------------
     def _load(self):
