@@ -200,6 +200,81 @@ static void test_conv2d(rl_rng *rng, uint32_t stride, uint32_t pad)
     free(x), free(dx), free(y), free(r);
 }
 
+/* ---- CNN encoder ---- */
+typedef struct cnn_ctx {
+    rl_cnn n;
+    rl_params p;
+    float *x, *r;
+    uint32_t B;
+} cnn_ctx;
+
+static double cnn_loss(void *p)
+{
+    cnn_ctx *c = p;
+    const float *y = rl_cnn_forward(&c->n, c->p.data, c->x, c->B);
+    return project(y, c->r, (size_t)c->B * c->n.out_dim);
+}
+
+static void test_cnn(rl_rng *rng)
+{
+    cnn_ctx c;
+    memset(&c, 0, sizeof c);
+    c.B = 5;
+    const uint32_t ch[2] = {4, 3}, ks[2] = {3, 3}, st[2] = {1, 2}, pd[2] = {1, 0};
+    char err[RL_ERR_MAX] = "";
+    OK(rl_cnn_create(&c.n, &c.p, "enc", 2, 7, 6, ch, ks, st, pd, 2, 8, err, sizeof err) == RL_OK,
+       "cnn create");
+    OK(rl_params_alloc(&c.p) == RL_OK, "cnn params alloc");
+    rl_cnn_init(&c.n, &c.p, RL_INIT_ORTHOGONAL, rng);
+    OK(c.n.out_dim == 3 * 3 * 2, "cnn: output is the last layer flattened (3 x 3 x 2)");
+    c.n.chunk = 2; /* 5 samples in chunks of 2, 2, 1 */
+    size_t nx = (size_t)c.B * 2 * 7 * 6, ny = (size_t)c.B * c.n.out_dim;
+    float *x = malloc(nx * sizeof *x), *r = malloc(ny * sizeof *r), *y = malloc(ny * sizeof *y);
+    c.x = x, c.r = r;
+    fill(x, nx, rng, 1), fill(r, ny, rng, 1);
+    memcpy(y, rl_cnn_forward(&c.n, c.p.data, x, c.B), ny * sizeof *y);
+    const float *yi = rl_cnn_infer(&c.n, c.p.data, x, c.B);
+    double worst = 0;
+    for (size_t i = 0; i < ny; i++) worst = fmax(worst, fabs((double)y[i] - yi[i]));
+    if (!OK(worst < 1e-5, "cnn: inference equals the chunked training forward"))
+        printf("#   worst difference %g\n", worst);
+    memcpy(y, yi, ny * sizeof *y);
+    const float *y4 = rl_cnn_infer(&c.n, c.p.data, x + 4 * 2 * 7 * 6, 1);
+    OK(!memcmp(y4, y + 4 * c.n.out_dim, c.n.out_dim * sizeof *y) &&
+           !memcmp(rl_cnn_infer(&c.n, c.p.data, x, 2), y, 2 * c.n.out_dim * sizeof *y),
+       "cnn: a row's inference does not depend on the batch");
+    cnn_loss(&c);
+    memset(c.p.grad, 0, c.p.n * sizeof(float));
+    rl_cnn_backward(&c.n, c.p.data, c.p.grad, x, r, c.B);
+    grad_check("cnn (2 layers, chunks of 2) parameters", c.p.data, c.p.grad, c.p.n, cnn_loss, &c, 1e-3,
+               2e-2);
+    char ops[1024] = "";
+    OK(rl_cnn_ops(&c.n, "q/cnn", ops, sizeof ops) == 0 &&
+           strstr(ops, "{\"op\":\"conv2d\",\"weight\":\"q/cnn/conv1.weight\"") &&
+           strstr(ops, "\"stride\":2,\"pad\":0},{\"op\":\"relu\"},{\"op\":\"flatten\"}"),
+       "cnn: policy ops name every layer, then flatten");
+    rl_cnn_destroy(&c.n);
+    rl_params_free(&c.p);
+    free(x), free(r), free(y);
+
+    /* The Nature encoder on an 84 x 84 frame stack; refusals say where. */
+    rl_cnn nat;
+    rl_params np;
+    memset(&np, 0, sizeof np);
+    const uint32_t nch[3] = {32, 64, 64}, nk[3] = {8, 4, 3}, ns[3] = {4, 2, 1}, np0[3] = {0, 0, 0};
+    OK(rl_cnn_create(&nat, &np, "nature", 4, 84, 84, nch, nk, ns, np0, 3, 4, err, sizeof err) == RL_OK &&
+           nat.out_dim == 64 * 7 * 7,
+       "cnn: the Nature encoder maps 4x84x84 to 64x7x7");
+    rl_cnn_destroy(&nat);
+    rl_params_free(&np);
+    memset(&np, 0, sizeof np);
+    OK(rl_cnn_create(&nat, &np, "nature", 3, 20, 20, nch, nk, ns, np0, 3, 4, err, sizeof err) == RL_EINVAL &&
+           strstr(err, "cnn layer 3: kernel 3 does not fit its 1x1 input (padding 0)"),
+       "cnn: a layer that does not fit is refused with its number and input size");
+    if (!strstr(err, "layer 3")) printf("#   %s\n", err);
+    rl_params_free(&np);
+}
+
 /* ---- Dueling ---- */
 typedef struct duel_ctx {
     float *v, *a, *q, *r;
@@ -633,6 +708,7 @@ int main(void)
     test_conv2d(&rng, 1, 1);
     test_conv2d(&rng, 2, 0);
     test_conv2d(&rng, 2, 1);
+    test_cnn(&rng);
     test_categorical(&rng);
     test_losses();
     test_adam();

@@ -92,6 +92,7 @@ void rl_conv2d_forward(rl_conv2d *c, const float *params, const float *x, float 
 {
     size_t P = (size_t)c->out_h * c->out_w, BP = B * P, K = (size_t)c->in_c * c->k * c->k;
     im2col(c, x, B);
+    c->cols_x = x, c->cols_b = B;
     rl__sgemm(0, 0, c->out_c, (uint32_t)BP, (uint32_t)K, params + c->w_off, (uint32_t)K, c->cols,
               (uint32_t)BP, 0.0f, c->yt, (uint32_t)BP);
     const float *bias = params + c->b_off;
@@ -120,7 +121,7 @@ void rl_conv2d_backward(rl_conv2d *c, const float *params, float *grad, const fl
         }
         db[oc] += (float)s;
     }
-    (void)x; /* its patches are still in cols from the forward */
+    if (c->cols_x != x || c->cols_b != B) im2col(c, x, B); /* another forward ran since */
     /* dW[out_c][K] += dY[out_c][BP] cols^T */
     rl__sgemm(0, 1, c->out_c, (uint32_t)K, (uint32_t)BP, c->yt, (uint32_t)BP, c->cols, (uint32_t)BP,
               1.0f, grad + c->w_off, (uint32_t)K);
@@ -128,6 +129,7 @@ void rl_conv2d_backward(rl_conv2d *c, const float *params, float *grad, const fl
     /* dcols[K][BP] = W^T dY, then scattered back into dx (col2im) */
     rl__sgemm(1, 0, (uint32_t)K, (uint32_t)BP, c->out_c, params + c->w_off, (uint32_t)K, c->yt,
               (uint32_t)BP, 0.0f, c->cols, (uint32_t)BP);
+    c->cols_x = NULL; /* cols holds gradients now */
     memset(dx, 0, (size_t)B * c->in_c * c->in_h * c->in_w * sizeof(float));
     for (uint32_t ci = 0; ci < c->in_c; ci++)
         for (uint32_t ky = 0; ky < c->k; ky++)

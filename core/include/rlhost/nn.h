@@ -168,6 +168,8 @@ typedef struct rl_conv2d {
     size_t w_off, b_off;
     float *cols; /* [in_c k k][max_batch out_h out_w] patches */
     float *yt;   /* [out_c][max_batch out_h out_w] */
+    const float *cols_x; /* the input (and batch) cols holds the patches of */
+    uint32_t cols_b;
 } rl_conv2d;
 
 /* RL_EINVAL when a size is 0 or the kernel does not fit the padded input. */
@@ -177,11 +179,56 @@ int rl_conv2d_create(rl_conv2d *c, rl_params *p, const char *prefix, uint32_t in
 void rl_conv2d_destroy(rl_conv2d *c);
 /* y = conv(x) + b for B <= max_batch samples. */
 void rl_conv2d_forward(rl_conv2d *c, const float *params, const float *x, float *y, uint32_t B);
-/* Accumulates dW and db into grad from dy; writes dx when not NULL.  Reads
-   the input patches the last forward left in the workspace: call it after
-   the forward of the same x and B (as rl_mlp_backward after rl_mlp_forward). */
+/* Accumulates dW and db into grad from dy; writes dx when not NULL.  Reuses
+   the input patches the last forward left in the workspace when that
+   forward ran on this x and B, else lays them out again. */
 void rl_conv2d_backward(rl_conv2d *c, const float *params, float *grad, const float *x, const float *dy,
                         float *dx, uint32_t B);
+
+/* ---- CNN encoder: conv (-> ReLU) ... flattened ----------------------------
+   A stack of conv2d layers, each followed by ReLU, over a channel-major
+   image [in_c][in_h][in_w]; its output is the last layer's activations
+   flattened per sample ([C][H][W] order, as torch.flatten on NCHW).  Large
+   batches run in chunks, so the patch workspaces stay small; the layers'
+   activations are kept for the whole batch (backward reads them). */
+#define RL_CNN_MAX_LAYERS 6
+
+typedef struct rl_cnn {
+    uint32_t n_layers, in_c, in_h, in_w, out_dim, max_batch, chunk;
+    rl_conv2d conv[RL_CNN_MAX_LAYERS];
+    size_t act_size[RL_CNN_MAX_LAYERS]; /* floats per sample of layer l's output */
+    float *acts[RL_CNN_MAX_LAYERS];     /* [max_batch][act_size[l]] after ReLU */
+    float *dscratch[2];                 /* [chunk][max act_size] gradients */
+} rl_cnn;
+
+/* Declares PREFIX/convL.weight|bias for every layer: channels, kernels,
+   strides and pads give each layer's out_c, k, stride and zero padding.
+   RL_EINVAL with a sentence in err when a layer does not fit its input
+   ("cnn layer 3: kernel 3 does not fit its 1x1 input (padding 0)"). */
+int rl_cnn_create(rl_cnn *n, rl_params *p, const char *prefix, uint32_t in_c, uint32_t in_h,
+                  uint32_t in_w, const uint32_t *channels, const uint32_t *kernels,
+                  const uint32_t *strides, const uint32_t *pads, uint32_t n_layers,
+                  uint32_t max_batch, char *err, size_t errlen);
+void rl_cnn_destroy(rl_cnn *n);
+/* Kaiming or orthogonal (gain sqrt 2) weights by scheme, biases 0; DEFAULT:
+   PyTorch's Conv2d default (as its Linear's, fan-in in_c k k). */
+void rl_cnn_init(const rl_cnn *n, rl_params *p, rl_init_scheme scheme, rl_rng *rng);
+/* Training forward for B <= max_batch samples of x [B][in_c in_h in_w];
+   returns [B][out_dim] (inside the workspace). */
+const float *rl_cnn_forward(rl_cnn *n, const float *params, const float *x, uint32_t B);
+/* Inference: one sample at a time, so a row's result does not depend on B
+   (as rl_mlp_infer).  It uses the same workspace as the training forward
+   (as rl_mlp_infer). */
+const float *rl_cnn_infer(rl_cnn *n, const float *params, const float *x, uint32_t B);
+/* Backward of the last rl_cnn_forward on x from dout [B][out_dim];
+   accumulates into grad (no input gradient: the CNN reads observations). */
+void rl_cnn_backward(rl_cnn *n, const float *params, float *grad, const float *x,
+                     const float *dout, uint32_t B);
+/* The CNN as rlhost.policy/1 operations appended to buf (see rl_mlp_ops):
+   {"op":"conv2d","weight":...,"bias":...,"in_c","in_h","in_w","out_c",
+   "kernel","stride","pad"} and {"op":"relu"} per layer, then
+   {"op":"flatten"}. */
+int rl_cnn_ops(const rl_cnn *n, const char *prefix, char *buf, size_t cap);
 
 typedef struct rl_lstm {
     uint32_t in_dim, hidden, max_batch, max_steps;

@@ -1,0 +1,199 @@
+/* CNN encoder: conv2d layers with ReLU, flattened; see nn.h.  The batch
+   runs through the layers in chunks of `chunk` samples so the im2col patch
+   matrices stay a few MiB whatever the minibatch; every layer's output is
+   kept for the whole batch, since backward needs them. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "nn_internal.h"
+
+/* Patch-matrix floats one chunk may use per layer (16 MiB). */
+#define CHUNK_FLOATS (4u << 20)
+
+int rl_cnn_create(rl_cnn *n, rl_params *p, const char *prefix, uint32_t in_c, uint32_t in_h,
+                  uint32_t in_w, const uint32_t *channels, const uint32_t *kernels,
+                  const uint32_t *strides, const uint32_t *pads, uint32_t n_layers,
+                  uint32_t max_batch, char *err, size_t errlen)
+{
+    memset(n, 0, sizeof *n);
+    if (!n_layers || n_layers > RL_CNN_MAX_LAYERS || !max_batch || !in_c || !in_h || !in_w) {
+        snprintf(err, errlen, "a cnn needs 1 to %d layers and an input image", RL_CNN_MAX_LAYERS);
+        return RL_EINVAL;
+    }
+    n->n_layers = n_layers, n->in_c = in_c, n->in_h = in_h, n->in_w = in_w;
+    n->max_batch = max_batch;
+    /* the chunk: as many samples as keep every layer's patches under CHUNK_FLOATS */
+    size_t worst = 1;
+    uint32_t c = in_c, h = in_h, w = in_w;
+    for (uint32_t l = 0; l < n_layers; l++) {
+        uint32_t k = kernels[l], s = strides[l], pd = pads[l];
+        if (!channels[l] || !k || !s) {
+            snprintf(err, errlen, "cnn layer %u: channels, kernel and stride must be at least 1", l + 1);
+            return RL_EINVAL;
+        }
+        if (h + 2 * pd < k || w + 2 * pd < k) {
+            snprintf(err, errlen, "cnn layer %u: kernel %u does not fit its %ux%u input (padding %u)", l + 1,
+                     k, h, w, pd);
+            return RL_EINVAL;
+        }
+        uint32_t oh = (h + 2 * pd - k) / s + 1, ow = (w + 2 * pd - k) / s + 1;
+        size_t patch = (size_t)c * k * k * oh * ow;
+        if (patch > worst) worst = patch;
+        c = channels[l], h = oh, w = ow;
+    }
+    n->chunk = (uint32_t)(CHUNK_FLOATS / worst);
+    if (n->chunk < 1) n->chunk = 1;
+    if (n->chunk > max_batch) n->chunk = max_batch;
+    c = in_c, h = in_h, w = in_w;
+    size_t widest = 0;
+    for (uint32_t l = 0; l < n_layers; l++) {
+        char name[RL_PARAM_NAME_MAX];
+        snprintf(name, sizeof name, "%s/conv%u", prefix, l);
+        int rc = rl_conv2d_create(&n->conv[l], p, name, c, h, w, channels[l], kernels[l], strides[l],
+                                  pads[l], n->chunk);
+        if (rc) {
+            snprintf(err, errlen, "cnn layer %u: %s", l + 1, rl_strerror(rc));
+            rl_cnn_destroy(n);
+            return rc;
+        }
+        const rl_conv2d *cv = &n->conv[l];
+        if (cv->w_off == (size_t)-1 || cv->b_off == (size_t)-1) {
+            snprintf(err, errlen, "cnn: more than %d parameter tensors", RL_PARAMS_MAX_TENSORS);
+            rl_cnn_destroy(n);
+            return RL_ENOMEM;
+        }
+        c = cv->out_c, h = cv->out_h, w = cv->out_w;
+        n->act_size[l] = (size_t)c * h * w;
+        if (n->act_size[l] > widest) widest = n->act_size[l];
+        n->acts[l] = rl_calloc_aligned((size_t)max_batch * n->act_size[l], sizeof(float));
+        if (!n->acts[l]) goto oom;
+    }
+    n->out_dim = (uint32_t)n->act_size[n_layers - 1];
+    n->dscratch[0] = rl_calloc_aligned((size_t)n->chunk * widest, sizeof(float));
+    n->dscratch[1] = rl_calloc_aligned((size_t)n->chunk * widest, sizeof(float));
+    if (n->dscratch[0] && n->dscratch[1]) return RL_OK;
+oom:
+    snprintf(err, errlen, "cnn: out of memory for a batch of %u", max_batch);
+    rl_cnn_destroy(n);
+    return RL_ENOMEM;
+}
+
+void rl_cnn_destroy(rl_cnn *n)
+{
+    for (uint32_t l = 0; l < RL_CNN_MAX_LAYERS; l++) {
+        rl_conv2d_destroy(&n->conv[l]);
+        rl_free(n->acts[l]);
+        n->acts[l] = NULL;
+    }
+    rl_free(n->dscratch[0]);
+    rl_free(n->dscratch[1]);
+    n->dscratch[0] = n->dscratch[1] = NULL;
+}
+
+void rl_cnn_init(const rl_cnn *n, rl_params *p, rl_init_scheme scheme, rl_rng *rng)
+{
+    for (uint32_t l = 0; l < n->n_layers; l++) {
+        const rl_conv2d *c = &n->conv[l];
+        float *w = p->data + c->w_off, *b = p->data + c->b_off;
+        uint32_t out = c->out_c, in = c->in_c * c->k * c->k;
+        switch (scheme) {
+        case RL_INIT_ORTHOGONAL:
+            rl_init_orthogonal(w, out, in, 1.41421356f, rng);
+            memset(b, 0, out * sizeof(float));
+            break;
+        case RL_INIT_KAIMING:
+            rl_init_kaiming_uniform(w, out, in, rng);
+            memset(b, 0, out * sizeof(float));
+            break;
+        case RL_INIT_XAVIER:
+            rl_init_xavier_uniform(w, out, in, rng);
+            memset(b, 0, out * sizeof(float));
+            break;
+        case RL_INIT_DEFAULT:
+            rl_init_linear_default(w, b, out, in, rng);
+            break;
+        }
+    }
+}
+
+static size_t in_size(const rl_cnn *n)
+{
+    return (size_t)n->in_c * n->in_h * n->in_w;
+}
+
+/* Layers over samples [b0, b0+B): per-chunk products, ReLU in place. */
+static void run_layers(rl_cnn *n, const float *params, const float *x, uint32_t b0, uint32_t B)
+{
+    for (uint32_t l = 0; l < n->n_layers; l++) {
+        const float *in = l ? n->acts[l - 1] + (size_t)b0 * n->act_size[l - 1] : x + (size_t)b0 * in_size(n);
+        float *out = n->acts[l] + (size_t)b0 * n->act_size[l];
+        rl_conv2d_forward(&n->conv[l], params, in, out, B);
+        rl_activation_forward(RL_ACT_RELU, out, out, (size_t)B * n->act_size[l]);
+    }
+}
+
+const float *rl_cnn_forward(rl_cnn *n, const float *params, const float *x, uint32_t B)
+{
+    for (uint32_t b0 = 0; b0 < B; b0 += n->chunk) {
+        uint32_t m = B - b0 < n->chunk ? B - b0 : n->chunk;
+        run_layers(n, params, x, b0, m);
+    }
+    return n->acts[n->n_layers - 1];
+}
+
+const float *rl_cnn_infer(rl_cnn *n, const float *params, const float *x, uint32_t B)
+{
+    for (uint32_t b = 0; b < B; b++) run_layers(n, params, x, b, 1);
+    return n->acts[n->n_layers - 1];
+}
+
+void rl_cnn_backward(rl_cnn *n, const float *params, float *grad, const float *x,
+                     const float *dout, uint32_t B)
+{
+    /* Last chunk first: its patches are still in the workspaces. */
+    uint32_t n_chunks = (B + n->chunk - 1) / n->chunk;
+    for (uint32_t j = n_chunks; j-- > 0;) {
+        uint32_t b0 = j * n->chunk, m = B - b0 < n->chunk ? B - b0 : n->chunk;
+        uint32_t top = n->n_layers - 1;
+        float *d = n->dscratch[0];
+        memcpy(d, dout + (size_t)b0 * n->act_size[top], (size_t)m * n->act_size[top] * sizeof(float));
+        for (uint32_t l = n->n_layers; l-- > 0;) {
+            const float *out = n->acts[l] + (size_t)b0 * n->act_size[l];
+            rl__activation_grad_inplace(RL_ACT_RELU, d, out, (size_t)m * n->act_size[l]);
+            const float *in = l ? n->acts[l - 1] + (size_t)b0 * n->act_size[l - 1]
+                                : x + (size_t)b0 * in_size(n);
+            float *dx = l ? n->dscratch[(top - l + 1) & 1] : NULL;
+            rl_conv2d_backward(&n->conv[l], params, grad, in, d, dx, m);
+            d = dx;
+        }
+    }
+}
+
+static int append(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int append(char *buf, size_t cap, const char *fmt, ...)
+{
+    size_t len = strlen(buf);
+    va_list ap;
+    va_start(ap, fmt);
+    int r = vsnprintf(buf + len, cap > len ? cap - len : 0, fmt, ap);
+    va_end(ap);
+    return r < 0 || (size_t)r >= (cap > len ? cap - len : 0) ? -1 : 0;
+}
+
+int rl_cnn_ops(const rl_cnn *n, const char *prefix, char *buf, size_t cap)
+{
+    size_t len = strlen(buf);
+    int rc = len && buf[len - 1] == '}' ? append(buf, cap, ",") : 0;
+    for (uint32_t l = 0; rc == 0 && l < n->n_layers; l++) {
+        const rl_conv2d *c = &n->conv[l];
+        rc = append(buf, cap,
+                    "%s{\"op\":\"conv2d\",\"weight\":\"%s/conv%u.weight\",\"bias\":\"%s/conv%u.bias\","
+                    "\"in_c\":%u,\"in_h\":%u,\"in_w\":%u,\"out_c\":%u,\"kernel\":%u,\"stride\":%u,"
+                    "\"pad\":%u},{\"op\":\"relu\"}",
+                    l ? "," : "", prefix, l, prefix, l, c->in_c, c->in_h, c->in_w, c->out_c, c->k,
+                    c->stride, c->pad);
+    }
+    if (rc == 0) rc = append(buf, cap, ",{\"op\":\"flatten\"}");
+    return rc;
+}
