@@ -56,6 +56,8 @@ enum {
     OPT_KEEP_BEST,
     OPT_ON_NONFINITE,
     OPT_SAVE_REPLAY,
+    OPT_ENCODER,
+    OPT_ENCODER_LAST = OPT_ENCODER + RL_ENCODER_N_OPTIONS - 1,
     OPT_N
 };
 
@@ -123,6 +125,7 @@ enum { ST_TRAIN_STEPS_RATIO, ST_BATCH_INFERENCE, ST_BLAS_THREADS, ST_N };
         [OPT_SAVE_REPLAY] = D(RL_OPT_BOOL, "save_replay", "false", 1, 0, NULL, 0,                  \
                               "save the replay buffer with checkpoints (replay.safetensors), so a " \
                               "resumed run continues exactly"),                                     \
+        RL_ENCODER_OPTIONS(OPT_ENCODER),                                                            \
     }
 
 static const rl_option_def opts_dqn[OPT_N] = DQN_OPTIONS("false", "false", "false");
@@ -274,16 +277,28 @@ static int dqn_create(const rl_algo_args *args, void **out, char *err, size_t er
     }
     for (uint32_t k = 0; k < n_hidden; k++) hidden[k] = (uint32_t)o[OPT_HIDDEN].ilist[k];
     uint32_t max_rows = d->rows > d->batch ? d->rows : d->batch;
-    int rc = qnet_create(&d->q, &d->online, d->obs_size, hidden, n_hidden, d->n_actions,
-                         (int)o[OPT_DUELING].i, max_rows);
+    rl_cnn_spec cnn;
+    if (rl_cnn_spec_read(&cnn, &o[OPT_ENCODER], args->env, err, errlen)) {
+        dqn_destroy(d);
+        return RL_EINVAL;
+    }
+    char nerr[RL_ERR_MAX];
+    int rc = qnet_create(&d->q, &d->online, d->obs_size, &cnn, hidden, n_hidden, d->n_actions,
+                         (int)o[OPT_DUELING].i, max_rows, nerr, sizeof nerr);
+    if (rc == RL_EINVAL) {
+        RL_ERRF(err, errlen, "%s", nerr);
+        dqn_destroy(d);
+        return rc;
+    }
     if (rc == RL_OK) rc = rl_params_alloc(&d->online);
     if (rc == RL_OK) {
         rl_rng init;
         rl_rng_seed(&init, args->seed, 0x1417);
         qnet_init(&d->q, &d->online, &init);
         rl_params throwaway = {0};
-        rc = qnet_create(&d->qt, &throwaway, d->obs_size, hidden, n_hidden, d->n_actions,
-                         (int)o[OPT_DUELING].i, d->batch);
+        rc = qnet_create(&d->qt, &throwaway, d->obs_size, &cnn, hidden, n_hidden, d->n_actions,
+                         (int)o[OPT_DUELING].i, d->batch, nerr, sizeof nerr);
+        rl_params_free(&throwaway);
     }
     if (rc == RL_OK) rc = rl_params_clone(&d->target, &d->online);
     if (rc == RL_OK) rc = rl_keep_best_init(&d->kb, (int)o[OPT_KEEP_BEST].i, &d->online);
@@ -581,7 +596,7 @@ static int dqn_describe(const dqn *d, const rl_state_io *io, char *err, size_t e
 {
     char ops[4096] = "";
     const qnet *q = &d->q;
-    int rc = rl_mlp_ops(&q->body, q->dueling ? "q/trunk" : "q", ops, sizeof ops);
+    int rc = qnet_ops(q, ops, sizeof ops);
     char v[512] = "", a[512] = "";
     if (q->dueling && !rc && !(rc = rl_mlp_ops(&q->vhead, "q/value", v, sizeof v)) &&
         !(rc = rl_mlp_ops(&q->ahead, "q/advantage", a, sizeof a))) {

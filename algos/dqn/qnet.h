@@ -1,5 +1,6 @@
 /* The Q-network: an MLP from observations to one value per action, or a
-   dueling network (MLP trunk, then V and A heads combined as V + A - mean A).
+   dueling network (MLP trunk, then V and A heads combined as V + A - mean A),
+   optionally behind a CNN encoder over image observations (q/cnn/convK).
    All parameters live in one rl_params block. */
 #ifndef RLHOST_QNET_H
 #define RLHOST_QNET_H
@@ -9,14 +10,19 @@
 typedef struct qnet {
     int dueling;
     uint32_t n_actions, in_dim, feat_dim;
+    int has_cnn;
+    rl_cnn cnn;            /* has_cnn: obs -> flattened features for body */
+    float *dcnn;           /* has_cnn: d features [max_batch][cnn.out_dim] */
     rl_mlp body;           /* plain: obs -> ... -> n_actions; dueling: trunk */
     rl_mlp vhead, ahead;   /* dueling only: feat -> 1, feat -> n_actions */
     float *q, *dv, *da, *dfeat; /* workspaces [max_batch][...] */
     uint32_t max_batch;
 } qnet;
 
-int qnet_create(qnet *q, rl_params *p, uint32_t in_dim, const uint32_t *hidden,
-                uint32_t n_hidden, uint32_t n_actions, int dueling, uint32_t max_batch);
+/* cnn: NULL or a spec with enabled 0 for none.  err gets a sentence. */
+int qnet_create(qnet *q, rl_params *p, uint32_t in_dim, const rl_cnn_spec *cnn,
+                const uint32_t *hidden, uint32_t n_hidden, uint32_t n_actions, int dueling,
+                uint32_t max_batch, char *err, size_t errlen);
 void qnet_destroy(qnet *q);
 void qnet_init(const qnet *q, rl_params *p, rl_rng *rng);
 /* Q-values [batch][n_actions], valid until the next call.  infer = 1 uses
@@ -26,6 +32,8 @@ const float *qnet_forward(qnet *q, const float *params, const float *x, uint32_t
 /* Backward of the last training forward (infer = 0) on x. */
 void qnet_backward(qnet *q, const float *params, float *grad, const float *x, const float *dq,
                    uint32_t batch);
+/* The network as rlhost.policy/1 operations (see rl_mlp_ops) into buf. */
+int qnet_ops(const qnet *q, char *buf, size_t cap);
 
 /* TD targets y = ret + disc * Q_target(next, a*), where a* is the argmax of
    q_online_next (double DQN) or, when that is NULL, of q_target_next. */

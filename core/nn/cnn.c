@@ -197,3 +197,48 @@ int rl_cnn_ops(const rl_cnn *n, const char *prefix, char *buf, size_t cap)
     if (rc == 0) rc = append(buf, cap, ",{\"op\":\"flatten\"}");
     return rc;
 }
+
+const char *const rl_encoder_names[] = {"mlp", "cnn", NULL};
+
+int rl_cnn_spec_read(rl_cnn_spec *s, const rl_value *o, const rl_env_info *env, char *err,
+                     size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    s->enabled = o[0].i == 1;
+    if (!s->enabled) return RL_OK;
+    size_t n = o[1].n;
+    if (n < 1 || n > RL_CNN_MAX_LAYERS || o[2].n != n || o[3].n != n || o[4].n != n) {
+        snprintf(err, errlen,
+                 "cnn_channels, cnn_kernels, cnn_strides and cnn_padding need one entry per layer, "
+                 "1 to %d layers (got %zu, %zu, %zu, %zu)",
+                 RL_CNN_MAX_LAYERS, n, o[2].n, o[3].n, o[4].n);
+        return RL_EINVAL;
+    }
+    if (env->obs_ndim == 3) {
+        s->in_c = env->obs_shape[0], s->in_h = env->obs_shape[1], s->in_w = env->obs_shape[2];
+    } else if (env->obs_ndim == 2) {
+        s->in_c = 1, s->in_h = env->obs_shape[0], s->in_w = env->obs_shape[1];
+    } else {
+        snprintf(err, errlen,
+                 "encoder = \"cnn\" needs an image observation ([C][H][W] or [H][W]); the env's is "
+                 "a vector of %u (snake: observation = \"grid\" or \"window\" without extra "
+                 "features; gridworld: observation = \"full\" outside the T-maze)",
+                 env->obs_size);
+        return RL_EINVAL;
+    }
+    s->n_layers = (uint32_t)n;
+    for (size_t l = 0; l < n; l++) {
+        s->channels[l] = (uint32_t)o[1].ilist[l];
+        s->kernels[l] = (uint32_t)o[2].ilist[l];
+        s->strides[l] = (uint32_t)o[3].ilist[l];
+        s->pads[l] = (uint32_t)o[4].ilist[l];
+    }
+    return RL_OK;
+}
+
+int rl_cnn_create_spec(rl_cnn *n, rl_params *p, const char *prefix, const rl_cnn_spec *s,
+                       uint32_t max_batch, char *err, size_t errlen)
+{
+    return rl_cnn_create(n, p, prefix, s->in_c, s->in_h, s->in_w, s->channels, s->kernels,
+                         s->strides, s->pads, s->n_layers, max_batch, err, errlen);
+}

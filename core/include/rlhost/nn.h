@@ -230,6 +230,46 @@ void rl_cnn_backward(rl_cnn *n, const float *params, float *grad, const float *x
    {"op":"flatten"}. */
 int rl_cnn_ops(const rl_cnn *n, const char *prefix, char *buf, size_t cap);
 
+/* ---- Encoder options, as the algorithms share them ------------------------
+   RL_ENCODER_OPTIONS(base) defines five options at indexes base .. base+4
+   of a plugin's option table (give them consecutive enum values, e.g.
+   OPT_ENCODER, OPT_ENCODER_LAST = OPT_ENCODER + RL_ENCODER_N_OPTIONS - 1):
+     encoder = "mlp" | "cnn", cnn_channels, cnn_kernels, cnn_strides,
+     cnn_padding (one entry per conv layer).
+   The default cnn is the small-grid encoder: two 3x3 convs, 32 and 64
+   channels, stride 1, padding 1.  The Nature encoder is
+   cnn_channels = [32, 64, 64], cnn_kernels = [8, 4, 3],
+   cnn_strides = [4, 2, 1], cnn_padding = [0, 0, 0]. */
+#define RL_ENCODER_N_OPTIONS 5
+extern const char *const rl_encoder_names[]; /* "mlp", "cnn", NULL */
+#define RL_ENCODER_OPTIONS(base)                                                                    \
+    [(base)] = RL_OPTION_ENUM("encoder", "mlp", rl_encoder_names,                                   \
+                              "mlp: the observation flattened into the MLP; cnn: conv layers "      \
+                              "(cnn_*) over an image observation first"),                           \
+    [(base) + 1] = RL_OPTION_INT_LIST("cnn_channels", "[32, 64]", 1, 4096,                          \
+                                      "cnn: output channels of each conv layer"),                   \
+    [(base) + 2] = RL_OPTION_INT_LIST("cnn_kernels", "[3, 3]", 1, 64, "cnn: kernel side of each layer"), \
+    [(base) + 3] = RL_OPTION_INT_LIST("cnn_strides", "[1, 1]", 1, 64, "cnn: stride of each layer"), \
+    [(base) + 4] = RL_OPTION_INT_LIST("cnn_padding", "[1, 1]", 0, 64,                               \
+                                      "cnn: zero padding on each side, per layer")
+
+typedef struct rl_cnn_spec {
+    int enabled; /* encoder = "cnn" */
+    uint32_t n_layers, in_c, in_h, in_w;
+    uint32_t channels[RL_CNN_MAX_LAYERS], kernels[RL_CNN_MAX_LAYERS], strides[RL_CNN_MAX_LAYERS],
+        pads[RL_CNN_MAX_LAYERS];
+} rl_cnn_spec;
+
+/* Reads the five encoder values o[0..5) (RL_ENCODER_OPTIONS' order) against
+   the env's observation: an image is obs_shape [C][H][W], or [H][W] as one
+   channel.  RL_EINVAL with a sentence when the lists differ in length or
+   the observation is not an image. */
+int rl_cnn_spec_read(rl_cnn_spec *s, const rl_value *o, const rl_env_info *env, char *err,
+                     size_t errlen);
+/* rl_cnn_create from a spec read above. */
+int rl_cnn_create_spec(rl_cnn *n, rl_params *p, const char *prefix, const rl_cnn_spec *s,
+                       uint32_t max_batch, char *err, size_t errlen);
+
 typedef struct rl_lstm {
     uint32_t in_dim, hidden, max_batch, max_steps;
     size_t wih_off, whh_off, b_off; /* W_ih [4H][in], W_hh [4H][H], b [4H] */
