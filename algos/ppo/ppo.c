@@ -54,6 +54,8 @@ enum {
     OPT_KEEP_BEST,
     OPT_ON_NONFINITE,
     OPT_NORMALIZE_OBS,
+    OPT_ENCODER,
+    OPT_ENCODER_LAST = OPT_ENCODER + RL_ENCODER_N_OPTIONS - 1,
     OPT_N
 };
 
@@ -114,6 +116,7 @@ enum { ST_BATCH_INFERENCE, ST_BLAS_THREADS, ST_N };
         [OPT_NORMALIZE_OBS] = D(RL_OPT_BOOL, "normalize_obs", "false", 1, 0, NULL, 0,             \
                                 "scale observations by a running mean and std of the training "    \
                                 "observations (clipped to +-10; kept in checkpoints)"),            \
+        RL_ENCODER_OPTIONS(OPT_ENCODER),                                                           \
     }
 
 static const rl_option_def opts_ppo[OPT_N] = PPO_OPTIONS("false");
@@ -127,24 +130,34 @@ static const rl_option_def stages[ST_N] = {
                           "OpenBLAS threads for the networks; auto = all cores"),
 };
 
-/* ---- towers: optional LSTM, then an MLP --------------------------------- */
+/* ---- towers: optional CNN, optional LSTM, then an MLP -------------------- */
 
 typedef struct tower {
-    int recurrent;
+    int recurrent, has_cnn;
+    rl_cnn cnn;
+    float *dcnn; /* training: gradient of the CNN's output [max_rows][F] */
     rl_lstm lstm;
     rl_mlp mlp;
     float *hseq, *dh; /* training: LSTM outputs [L*S][H] and their gradient */
 } tower;
 
-static int tower_create(tower *t, rl_params *p, const char *name, uint32_t in, int recurrent,
-                        uint32_t lstm_hidden, const uint32_t *hidden, uint32_t n_hidden,
-                        uint32_t out, rl_activation act, uint32_t max_rows, uint32_t seqs,
-                        uint32_t steps)
+static int tower_create(tower *t, rl_params *p, const char *name, uint32_t in,
+                        const rl_cnn_spec *cnn, int recurrent, uint32_t lstm_hidden,
+                        const uint32_t *hidden, uint32_t n_hidden, uint32_t out, rl_activation act,
+                        uint32_t max_rows, uint32_t seqs, uint32_t steps, char *err, size_t errlen)
 {
     memset(t, 0, sizeof *t);
     t->recurrent = recurrent;
     char pre[32];
     int rc;
+    if (cnn->enabled) {
+        snprintf(pre, sizeof pre, "%s/cnn", name);
+        if ((rc = rl_cnn_create_spec(&t->cnn, p, pre, cnn, max_rows, err, errlen))) return rc;
+        t->has_cnn = 1;
+        in = t->cnn.out_dim;
+        t->dcnn = rl_calloc_aligned((size_t)max_rows * in, sizeof(float));
+        if (!t->dcnn) return RL_ENOMEM;
+    }
     if (recurrent) {
         snprintf(pre, sizeof pre, "%s/lstm", name);
         if ((rc = rl_lstm_create(&t->lstm, p, pre, in, lstm_hidden, seqs, steps))) return rc;
@@ -159,6 +172,8 @@ static int tower_create(tower *t, rl_params *p, const char *name, uint32_t in, i
 
 static void tower_destroy(tower *t)
 {
+    rl_cnn_destroy(&t->cnn);
+    rl_free(t->dcnn);
     rl_lstm_destroy(&t->lstm);
     rl_mlp_destroy(&t->mlp);
     rl_free(t->hseq);
@@ -169,6 +184,7 @@ static void tower_destroy(tower *t)
 static const float *tower_forward(tower *t, const float *params, const float *x, const float *h0,
                                   const float *c0, const uint8_t *reset, uint32_t L, uint32_t S)
 {
+    if (t->has_cnn) x = rl_cnn_forward(&t->cnn, params, x, L * S);
     const float *in = x;
     if (t->recurrent) {
         rl_lstm_forward(&t->lstm, params, x, h0, c0, reset, t->hseq, NULL, NULL, L, S);
@@ -180,19 +196,28 @@ static const float *tower_forward(tower *t, const float *params, const float *x,
 static void tower_backward(tower *t, const float *params, float *grad, const float *x,
                            const float *dout, uint32_t L, uint32_t S)
 {
-    if (!t->recurrent) {
-        rl_mlp_backward(&t->mlp, params, grad, x, dout, NULL, L * S);
-        return;
+    const float *in = x; /* past the CNN, when there is one */
+    float *din = NULL;
+    if (t->has_cnn) {
+        in = t->cnn.acts[t->cnn.n_layers - 1];
+        din = t->dcnn;
+        memset(din, 0, (size_t)L * S * t->cnn.out_dim * sizeof(float));
     }
-    memset(t->dh, 0, (size_t)L * S * t->lstm.hidden * sizeof(float));
-    rl_mlp_backward(&t->mlp, params, grad, t->hseq, dout, t->dh, L * S);
-    rl_lstm_backward(&t->lstm, params, grad, x, t->dh, NULL, L, S);
+    if (!t->recurrent) {
+        rl_mlp_backward(&t->mlp, params, grad, in, dout, din, L * S);
+    } else {
+        memset(t->dh, 0, (size_t)L * S * t->lstm.hidden * sizeof(float));
+        rl_mlp_backward(&t->mlp, params, grad, t->hseq, dout, t->dh, L * S);
+        rl_lstm_backward(&t->lstm, params, grad, in, t->dh, din, L, S);
+    }
+    if (t->has_cnn) rl_cnn_backward(&t->cnn, params, grad, x, din, L * S);
 }
 
 /* Inference for B rows; h, c [B][H] are advanced in place (recurrent). */
 static const float *tower_infer(tower *t, const float *params, const float *x, float *h, float *c,
                                 float *gates, uint32_t B)
 {
+    if (t->has_cnn) x = rl_cnn_infer(&t->cnn, params, x, B);
     const float *in = x;
     if (t->recurrent) {
         rl_lstm_step(&t->lstm, params, x, h, c, gates, B);
@@ -382,19 +407,30 @@ static int ppo_create(const rl_algo_args *args, void **out, char *err, size_t er
     }
     for (uint32_t k = 0; k < nh; k++) hidden[k] = (uint32_t)o[OPT_HIDDEN].ilist[k];
     uint32_t M = p->batch > p->rows ? p->batch : p->rows, S = p->batch / p->L;
+    rl_cnn_spec cnn;
+    if (rl_cnn_spec_read(&cnn, &o[OPT_ENCODER], args->env, err, errlen)) {
+        ppo_destroy(p);
+        return RL_EINVAL;
+    }
+    char nerr[RL_ERR_MAX] = "";
     int rc;
     if (p->shared) {
         uint32_t feat = hidden[nh - 1];
-        rc = tower_create(&p->towers[0], &p->p, "body", p->D, p->recurrent, p->H, hidden, nh - 1,
-                          feat, p->act, M, S, p->L);
+        rc = tower_create(&p->towers[0], &p->p, "body", p->D, &cnn, p->recurrent, p->H, hidden,
+                          nh - 1, feat, p->act, M, S, p->L, nerr, sizeof nerr);
         if (!rc) rc = rl_mlp_create(&p->head_pi, &p->p, "pi", feat, NULL, 0, p->A, RL_ACT_NONE, M);
         if (!rc) rc = rl_mlp_create(&p->head_v, &p->p, "vf", feat, NULL, 0, 1, RL_ACT_NONE, M);
     } else {
-        rc = tower_create(&p->towers[0], &p->p, "actor", p->D, p->recurrent, p->H, hidden, nh, p->A,
-                          p->act, M, S, p->L);
+        rc = tower_create(&p->towers[0], &p->p, "actor", p->D, &cnn, p->recurrent, p->H, hidden,
+                          nh, p->A, p->act, M, S, p->L, nerr, sizeof nerr);
         if (!rc)
-            rc = tower_create(&p->towers[1], &p->p, "critic", p->D, p->recurrent, p->H, hidden, nh,
-                              1, p->act, M, S, p->L);
+            rc = tower_create(&p->towers[1], &p->p, "critic", p->D, &cnn, p->recurrent, p->H,
+                              hidden, nh, 1, p->act, M, S, p->L, nerr, sizeof nerr);
+    }
+    if (rc && nerr[0]) {
+        RL_ERRF(err, errlen, "%s", nerr);
+        ppo_destroy(p);
+        return rc;
     }
     if (!rc) rc = rl_params_alloc(&p->p);
     if (!rc) rc = rl_keep_best_init(&p->kb, (int)o[OPT_KEEP_BEST].i, &p->p);
@@ -406,6 +442,7 @@ static int ppo_create(const rl_algo_args *args, void **out, char *err, size_t er
         rl_rng_seed(&init, args->seed, 0x1417);
         for (uint32_t k = 0; k < p->n_towers; k++) {
             tower *t = &p->towers[k];
+            if (t->has_cnn) rl_cnn_init(&t->cnn, &p->p, RL_INIT_ORTHOGONAL, &init);
             if (t->recurrent) rl_lstm_init(&t->lstm, &p->p, &init);
             float out_gain = p->shared ? 1.41421356f : (k == 0 ? 0.01f : 1.0f);
             rl_mlp_init(&t->mlp, &p->p, RL_INIT_ORTHOGONAL, out_gain, &init);
@@ -1010,6 +1047,11 @@ static int ppo_state(ppo *p, const rl_state_io *io, int load, char *err, size_t 
 /* One tower's ops (an LSTM first when recurrent, then its MLP), appended. */
 static int tower_ops(const tower *t, const char *name, char *buf, size_t cap)
 {
+    char pre[32];
+    if (t->has_cnn) {
+        snprintf(pre, sizeof pre, "%s/cnn", name);
+        if (rl_cnn_ops(&t->cnn, pre, buf, cap)) return -1;
+    }
     size_t len = strlen(buf);
     if (t->recurrent) {
         int n = snprintf(buf + len, cap - len,
@@ -1018,7 +1060,6 @@ static int tower_ops(const tower *t, const char *name, char *buf, size_t cap)
                          len && buf[len - 1] == '}' ? "," : "", name, name, name, t->lstm.in_dim, t->lstm.hidden, name);
         if (n < 0 || (size_t)n >= cap - len) return -1;
     }
-    char pre[32];
     snprintf(pre, sizeof pre, "%s/mlp", name);
     return rl_mlp_ops(&t->mlp, pre, buf, cap);
 }

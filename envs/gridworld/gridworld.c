@@ -237,6 +237,12 @@ static int gw_create_env(const rl_env_args *args, void **out, rl_env_info *info,
     info->obs_dtype = RL_DTYPE_U8;
     info->obs_ndim = 1;
     info->obs_shape[0] = e->obs_size;
+    if (!cue) { /* an image: [channels][height][width] (view: [3][view][view]) */
+        info->obs_ndim = 3;
+        info->obs_shape[0] = e->view_mode ? 3 : (c->turn_actions ? 7 : 4);
+        info->obs_shape[1] = e->view_mode ? e->view : m->height;
+        info->obs_shape[2] = e->view_mode ? e->view : m->width;
+    }
     info->obs_size = e->obs_size;
     info->obs_scale = 1.0f;
     info->n_actions = c->turn_actions ? 3 : 4;
