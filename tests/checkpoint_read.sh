@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checkpoints that explain themselves: for each kind of network rlhost trains
 # (DQN, dueling DQN on uint8 snake windows, PPO with separate and shared
-# towers, observation normalization, LSTMs), a NumPy reader that knows only
+# towers, observation normalization, LSTMs, CNN encoders), a NumPy reader that knows only
 # the checkpoint (tests/python/policy_read.py) rebuilds the greedy policy from
 # its metadata and picks the actions `rlhost eval --trace` took.  (TAP)
 # Usage: checkpoint_read.sh RLHOST SOURCE_ROOT
@@ -26,5 +26,16 @@ check ppo "$C/cartpole_ppo.cfg" --set run.steps=20480
 check ppo_shared_snake "$C/snake_ppo.cfg" --set algo.shared=true --set run.steps=16384
 check rppo_normalized "$C/cartpole_nov_rppo.cfg" --set run.steps=8192 --set run.eval_episodes=16
 check rppo_tmaze "$C/tmaze_rppo.cfg" --set run.steps=8192
+# CNN encoders: PPO (shared) on gridworld planes; dueling DQN on snake's grid
+# with a strided Nature-style layer; recurrent PPO on a snake window
+check ppo_cnn "$C/gridworld_cnn_ppo.cfg" --set run.steps=4096
+check dueling_cnn_snake_grid "$C/snake_dqn.cfg" --set 'env.observation="grid"' --set env.flood_fill=false \
+  --set 'algo.plugin="dueling_dqn"' --set 'algo.encoder="cnn"' --set 'algo.cnn_channels=[8, 8]' \
+  --set 'algo.cnn_kernels=[4, 3]' --set 'algo.cnn_strides=[2, 1]' --set 'algo.cnn_padding=[0, 1]' \
+  --set run.steps=6000 --set algo.learning_starts=1000 --set run.eval_interval=0
+check rppo_cnn_snake_window "$C/snake_ppo.cfg" --set 'algo.plugin="recurrent_ppo"' --set 'env.observation="window"' \
+  --set env.flood_fill=false --set env.num_envs=16 --set algo.batch_size=256 --set algo.bptt_horizon=16 \
+  --set 'algo.encoder="cnn"' --set 'algo.cnn_channels=[8]' --set 'algo.cnn_kernels=[3]' \
+  --set 'algo.cnn_strides=[1]' --set 'algo.cnn_padding=[0]' --set run.steps=4096
 echo "1..$n"
 [ $failed = 0 ]

@@ -44,6 +44,21 @@ class _LSTM(nn.Module):
         return y[0], state
 
 
+class _Conv(nn.Module):
+    """Conv2d over the flattened [in_c][in_h][in_w] rows the ops pass on."""
+
+    def __init__(self, op, W):
+        super().__init__()
+        self.shape = (op["in_c"], op["in_h"], op["in_w"])
+        self.conv = nn.Conv2d(op["in_c"], op["out_c"], op["kernel"], op["stride"], op["pad"])
+        with torch.no_grad():
+            self.conv.weight.copy_(_t(W[op["weight"]]).reshape(self.conv.weight.shape))
+            self.conv.bias.copy_(_t(W[op["bias"]]).reshape(op["out_c"]))
+
+    def forward(self, x):
+        return self.conv(x.reshape(x.shape[0], *self.shape))
+
+
 def _t(a):
     return torch.from_numpy(np.array(a, dtype=np.float32))
 
@@ -58,6 +73,10 @@ def _ops(ops, W):
                 lin.weight.copy_(_t(W[op["weight"]]).reshape(op["out"], op["in"]))
                 lin.bias.copy_(_t(W[op["bias"]]).reshape(op["out"]))
             layers.append(lin)
+        elif k == "conv2d":
+            layers.append(_Conv(op, W))
+        elif k == "flatten":
+            layers.append(nn.Flatten())
         elif k == "relu":
             layers.append(nn.ReLU())
         elif k == "tanh":

@@ -45,6 +45,19 @@ def run_ops(ops, x, state):
         kind = op["op"]
         if kind == "linear":
             x = x @ T[op["weight"]].astype(np.float64).T + T[op["bias"]].astype(np.float64)
+        elif kind == "conv2d":  # x is the flattened [in_c][in_h][in_w] image
+            ci, k, st, pd = op["in_c"], op["kernel"], op["stride"], op["pad"]
+            img = np.pad(x.reshape(ci, op["in_h"], op["in_w"]), ((0, 0), (pd, pd), (pd, pd)))
+            W = T[op["weight"]].astype(np.float64).reshape(op["out_c"], ci, k, k)
+            oh, ow = (img.shape[1] - k) // st + 1, (img.shape[2] - k) // st + 1
+            y = np.zeros((op["out_c"], oh, ow)) + T[op["bias"]].astype(np.float64).reshape(-1, 1, 1)
+            for ky in range(k):
+                for kx in range(k):
+                    patch = img[:, ky:ky + st * (oh - 1) + 1:st, kx:kx + st * (ow - 1) + 1:st]
+                    y += np.einsum("oc,chw->ohw", W[:, :, ky, kx], patch)
+            x = y.reshape(-1)
+        elif kind == "flatten":
+            x = x.reshape(-1)
         elif kind == "relu":
             x = np.maximum(x, 0)
         elif kind == "tanh":
