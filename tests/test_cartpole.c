@@ -193,7 +193,7 @@ int main(void)
         rl_value opt = {sizeof opt, RL_OPT_BOOL, 0, 1, 0, NULL, 0, NULL, NULL};
         const rl_env_vtable *vt = p->desc->vtable;
         void *env;
-        rl_env_info info = {sizeof info, 0, 0, {0}, 0, 1, 0, NULL};
+        rl_env_info info = {sizeof info, 0, 0, {0}, 0, 1, 0, NULL, 0};
         rl_env_args args = {sizeof args, 3, 7, &opt, NULL, NULL};
         ASSERT_EQ(vt->create(&args, &env, &info, err, sizeof err), RL_OK, "direct create");
         float obs[12], fin[12], rew[3], sc[3];

@@ -74,7 +74,7 @@ int main(void)
         /* Range contract, straight through the vtable. */
         const rl_env_vtable *vt = c.env->desc->vtable;
         void *env;
-        rl_env_info info = {sizeof info, 0, 0, {0}, 0, 1, 0, NULL};
+        rl_env_info info = {sizeof info, 0, 0, {0}, 0, 1, 0, NULL, 0};
         rl_env_args args = {sizeof args, 3, 7, c.env_opts.vals, c.env_stages.vals, rl__host_api()};
         if (vt->create(&args, &env, &info, err, sizeof err) == RL_OK) {
             size_t row = info.obs_size * (info.obs_dtype == RL_DTYPE_U8 ? 1 : 4);

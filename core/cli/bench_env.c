@@ -36,7 +36,7 @@ static double run_once(rl__vecenv *v, int32_t *table, uint64_t steps)
     double t0 = rl_now();
     for (uint64_t k = 0; k < iters; k++) {
         memcpy(v->actions, table + (size_t)(k % ACTION_TABLES) * v->n, v->n * sizeof(int32_t));
-        rl__pool_run(v->pool, step_range, &b, v->n);
+        rl__pool_run(v->pool, step_range, &b, v->boards);
     }
     return (double)(iters * v->n) / (rl_now() - t0);
 }
@@ -72,33 +72,34 @@ int rl__bench_env(const rl__registry *reg, const char *name, const rl__override 
         }
         rl__vecenv_reset(&v[k]);
     }
-    table = malloc((size_t)ACTION_TABLES * n * sizeof *table);
+    uint32_t rows = v[0].n, agents = v[0].agents; /* one action per agent */
+    table = malloc((size_t)ACTION_TABLES * rows * sizeof *table);
     if (!table) {
         rc = 1;
         goto out;
     }
     rl_rng rng;
     rl_rng_seed(&rng, 1, 0);
-    for (size_t i = 0; i < (size_t)ACTION_TABLES * n; i++)
+    for (size_t i = 0; i < (size_t)ACTION_TABLES * rows; i++)
         table[i] = (int32_t)rl_rng_below(&rng, v[0].info.n_actions);
     double sps[2][64];
     if (repeat > 64) repeat = 64;
     for (int r = 0; r < repeat; r++)
         for (int k = 0; k < n_counts; k++) sps[k][r] = run_once(&v[k], table, steps);
     if (!json)
-        printf("rlhost bench env %s: %u envs, obs %u x %s, %d repeats of %llu steps\n", name, n,
-               v[0].info.obs_size, v[0].info.obs_dtype == RL_DTYPE_U8 ? "uint8" : "float32",
-               repeat, (unsigned long long)steps);
+        printf("rlhost bench env %s: %u envs x %u agent%s, obs %u x %s, %d repeats of %llu agent steps\n",
+               name, n, agents, agents == 1 ? "" : "s", v[0].info.obs_size,
+               v[0].info.obs_dtype == RL_DTYPE_U8 ? "uint8" : "float32", repeat, (unsigned long long)steps);
     for (int k = 0; k < n_counts; k++) {
         double med = rl__median(sps[k], repeat); /* sorts: [0] min, [repeat-1] max */
         uint32_t t = rl__pool_threads(v[k].pool);
         if (json)
-            printf("{\"bench\": \"env\", \"env\": \"%s\", \"num_envs\": %u, \"threads\": %u, "
+            printf("{\"bench\": \"env\", \"env\": \"%s\", \"num_envs\": %u, \"agents\": %u, \"threads\": %u, "
                    "\"steps_per_s\": %.0f, \"steps_per_s_per_thread\": %.0f, \"min\": %.0f, "
                    "\"max\": %.0f}\n",
-                   name, n, t, med, med / t, sps[k][0], sps[k][repeat - 1]);
+                   name, n, agents, t, med, med / t, sps[k][0], sps[k][repeat - 1]);
         else
-            printf("  threads %u: %6.2f M steps/s (%.2f M per thread; min %.2f, max %.2f)\n", t,
+            printf("  threads %u: %6.2f M agent steps/s (%.2f M per thread; min %.2f, max %.2f)\n", t,
                    med * 1e-6, med * 1e-6 / t, sps[k][0] * 1e-6, sps[k][repeat - 1] * 1e-6);
     }
 out:

@@ -92,7 +92,7 @@ int rl__play(const rl__config *c, const char *ckpt, const char *prev, uint32_t e
         loaded = now;
     }
     rl__restore rs = {.path = ckpt, .prev_path = prev};
-    void *algo = rl__policy_open(c, &v.info, 1, &rs, err, sizeof err);
+    void *algo = rl__policy_open(c, &v.info, v.n, &rs, err, sizeof err);
     step = rs.step;
     if (!algo) rl__log(RL_LOG_ERROR, NULL, "%s", err);
     if (algo && follow) fprintf(stderr, "rlhost: following: checkpoint of step %llu\n", (unsigned long long)step);
@@ -120,7 +120,7 @@ int rl__play(const rl__config *c, const char *ckpt, const char *prev, uint32_t e
         }
         fflush(stdout);
         if (tty) sleep_s(1.0 / fps);
-        rc = avt->act(algo, RL_ACT_EVAL, v.io.obs, v.episode_start, v.actions, 1, err, sizeof err);
+        rc = avt->act(algo, RL_ACT_EVAL, v.io.obs, v.episode_start, v.actions, v.n, err, sizeof err);
         if (rc == RL_OK) rc = rl__vecenv_step(&v, err, sizeof err);
         if (rc != RL_OK) {
             rl__log(RL_LOG_ERROR, NULL, "%s", err[0] ? err : rl_strerror(rc));
@@ -137,7 +137,7 @@ int rl__play(const rl__config *c, const char *ckpt, const char *prev, uint32_t e
             /* the training wrote a newer checkpoint: the next episode plays it */
             if (follow && file_id_of(ckpt, &now) && !same_file(&now, &loaded)) {
                 rl__restore r2 = {.path = ckpt, .prev_path = prev};
-                void *fresh = rl__policy_open(c, &v.info, 1, &r2, err, sizeof err);
+                void *fresh = rl__policy_open(c, &v.info, v.n, &r2, err, sizeof err);
                 if (!fresh) rl__log(RL_LOG_ERROR, NULL, "%s", err);
                 if (fresh) {
                     avt->destroy(algo);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -43,9 +44,14 @@ int rl__evaluate(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const ch
                  uint32_t episodes, volatile sig_atomic_t *stop, FILE *trace, rl__eval_result *out,
                  char *err, size_t errlen)
 {
-    uint32_t t_in_episode[RL__MAX_EVAL_ENVS] = {0};
-    uint32_t n = ev->n;
-    uint32_t quota[RL__MAX_EVAL_ENVS], got[RL__MAX_EVAL_ENVS];
+    uint32_t n = ev->n; /* rows: envs x agents */
+    uint32_t *t_in_episode = calloc(3 * (size_t)n, sizeof(uint32_t));
+    if (!t_in_episode) {
+        snprintf(err, errlen, "out of memory for %u evaluation rows", n);
+        return RL_ENOMEM;
+    }
+    uint32_t *quota = t_in_episode + n, *got = quota + n;
+    int rc = RL_OK;
     for (uint32_t i = 0; i < n; i++) {
         quota[i] = episodes / n + (i < episodes % n);
         got[i] = 0;
@@ -55,16 +61,19 @@ int rl__evaluate(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const ch
     rl__vecenv_reset(ev);
     if (trace) trace_header(trace, ev);
     while (done_total < episodes) {
-        if (stop && *stop) return RL_EINTR;
+        if (stop && *stop) {
+            rc = RL_EINTR;
+            break;
+        }
         char perr[RL_ERR_MAX] = "";
-        int rc = avt->act(algo, RL_ACT_EVAL, ev->io.obs, ev->episode_start, ev->actions, n, perr,
-                          sizeof perr);
+        rc = avt->act(algo, RL_ACT_EVAL, ev->io.obs, ev->episode_start, ev->actions, n, perr,
+                      sizeof perr);
         if (rc != RL_OK) {
             snprintf(err, errlen, "algo '%s' failed choosing eval actions: %s", algo_name,
                      perr[0] ? perr : rl_strerror(rc));
-            return rc;
+            break;
         }
-        if ((rc = rl__vecenv_step(ev, err, errlen)) != RL_OK) return rc;
+        if ((rc = rl__vecenv_step(ev, err, errlen)) != RL_OK) break;
         for (uint32_t i = 0; trace && i < n; i++) {
             if (got[i] >= quota[i]) continue; /* past its quota: not counted */
             /* env i's episodes are numbered i, i + n, ... in the order they end */
@@ -84,6 +93,8 @@ int rl__evaluate(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const ch
             sum_score += ev->info.score_name ? ev->io.scores[i] : r;
         }
     }
+    free(t_in_episode);
+    if (rc != RL_OK) return rc;
     out->done = 1;
     out->episodes = episodes;
     out->return_mean = sum / episodes;
@@ -101,7 +112,8 @@ void *rl__policy_open(const rl__config *c, const rl_env_info *info, uint32_t n_e
 {
     char perr[RL_ERR_MAX] = "";
     const rl_algo_vtable *avt = c->algo->desc->vtable;
-    rl_algo_args args = {sizeof args, info, (uint32_t)c->env_host.vals[RL__ENV_NUM_ENVS].i, n_eval,
+    uint32_t agents = info->agents ? info->agents : 1; /* the algorithm's envs are rows */
+    rl_algo_args args = {sizeof args, info, (uint32_t)c->env_host.vals[RL__ENV_NUM_ENVS].i * agents, n_eval,
                          (uint64_t)c->run.vals[RL__RUN_SEED].i,
                          (uint64_t)c->run.vals[RL__RUN_STEPS].i, c->algo_opts.vals,
                          c->algo_stages.vals, rl__host_api(), rl__replicas_single()};
@@ -135,7 +147,7 @@ int rl__eval_command(const rl__config *c, const char *ckpt, const char *prev, ui
     }
     const rl_algo_vtable *avt = c->algo->desc->vtable;
     rl__restore rs = {.path = ckpt, .prev_path = prev};
-    void *algo = rl__policy_open(c, &ev.info, n, &rs, err, sizeof err);
+    void *algo = rl__policy_open(c, &ev.info, ev.n, &rs, err, sizeof err);
     uint64_t step = rs.step;
     int rc = RL_EINVAL;
     if (!algo) rl__log(RL_LOG_ERROR, NULL, "%s", err);

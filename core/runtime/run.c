@@ -900,7 +900,7 @@ int rl__run(const rl__config *c, const rl__run_opts *o, rl__run_stats *stats)
         rs->have_eval = 1;
     }
     {
-        int rc = rl__replicas_open(&rs->reps, c, &rs->train.info, num_envs, n_eval ? n_eval : 1, seed,
+        int rc = rl__replicas_open(&rs->reps, c, &rs->train.info, rs->train.n, n_eval ? rs->eval.n : 1, seed,
                                    rs->target, rs->replicas_reason, sizeof rs->replicas_reason, rs->err,
                                    sizeof rs->err);
         if (rc != RL_OK) {

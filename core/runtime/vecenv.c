@@ -54,7 +54,24 @@ int rl__vecenv_create(rl__vecenv *v, const rl_plugin_desc *desc,
         return RL_EINVAL;
     }
     v->row_bytes = elem * v->info.obs_size;
-    size_t n = num_envs;
+    v->boards = num_envs;
+    v->agents = v->info.agents ? v->info.agents : 1;
+    if ((uint64_t)num_envs * v->agents > (1u << 24)) {
+        snprintf(err, errlen, "env '%s': %u envs of %u agents are more than %u rows", desc->name,
+                 num_envs, v->agents, 1u << 24);
+        rl__vecenv_destroy(v);
+        return RL_EINVAL;
+    }
+    if (v->agents > 1 && v->repeat > 1) {
+        snprintf(err, errlen,
+                 "env '%s' has %u agents per env; env.optimizations.action_repeat must be 1 with "
+                 "several agents (their episodes end at different frames)",
+                 desc->name, v->agents);
+        rl__vecenv_destroy(v);
+        return RL_EINVAL;
+    }
+    v->n = num_envs * v->agents;
+    size_t n = v->n;
     v->obs_buf[0] = rl_calloc_aligned(n, v->row_bytes);
     v->obs_buf[1] = rl_calloc_aligned(n, v->row_bytes);
     void *final_obs = rl_calloc_aligned(n, v->row_bytes);
@@ -72,18 +89,19 @@ int rl__vecenv_create(rl__vecenv *v, const rl_plugin_desc *desc,
     v->frames = rl_calloc_aligned(n, sizeof *v->frames);
     float *scores = rl_calloc_aligned(n, sizeof(float));
     if (threads == 0) {
-        threads = rl__auto_env_threads(num_envs, v->threads_reason, sizeof v->threads_reason);
+        threads = rl__auto_env_threads(v->n, v->threads_reason, sizeof v->threads_reason);
     } else {
         snprintf(v->threads_reason, sizeof v->threads_reason, "set in config");
     }
-    if (threads > num_envs) threads = num_envs;
+    if (threads > num_envs) threads = num_envs; /* ranges are of boards */
     v->pool = rl__pool_create(threads);
     v->io = (rl_env_io){sizeof v->io, v->obs_buf[0], v->actions, v->rewards, v->terminated,
                         v->truncated, final_obs, scores};
     if (!v->obs_buf[0] || !v->obs_buf[1] || !final_obs || !v->actions || !v->rewards ||
         !v->rew_acc || !v->terminated || !v->truncated || !v->stopped || !v->episode_start ||
         !v->ep_return || !v->ep_length || !v->done_return || !v->done_length || !v->frames || !scores || !v->pool) {
-        snprintf(err, errlen, "env '%s': out of memory for %u envs", desc->name, num_envs);
+        snprintf(err, errlen, "env '%s': out of memory for %u envs of %u agents", desc->name, num_envs,
+                 v->agents);
         rl__vecenv_destroy(v);
         return RL_ENOMEM;
     }
@@ -99,7 +117,7 @@ static void reset_range(void *ctx, uint32_t first, uint32_t count)
 
 void rl__vecenv_reset(rl__vecenv *v)
 {
-    rl__pool_run(v->pool, reset_range, v, v->n);
+    rl__pool_run(v->pool, reset_range, v, v->boards);
     memset(v->episode_start, 1, v->n);
     memset(v->ep_return, 0, v->n * sizeof *v->ep_return);
     memset(v->ep_length, 0, v->n * sizeof *v->ep_length);
@@ -111,11 +129,12 @@ static void step_range(void *ctx, uint32_t first, uint32_t count)
 {
     rl__vecenv *v = ctx;
     uint32_t end = first + count;
-    if (v->repeat == 1) {
+    if (v->repeat == 1) { /* boards [first, end): their rows get a frame each */
         v->vt->step(v->env, &v->io, first, count);
-        for (uint32_t i = first; i < end; i++) v->frames[i] = 1;
+        for (uint32_t i = first * v->agents; i < end * v->agents; i++) v->frames[i] = 1;
         return;
     }
+    /* action repeat: one agent per board (create refuses more), rows = boards */
     memset(v->stopped + first, 0, count);
     for (uint32_t i = first; i < end; i++) {
         v->rew_acc[i] = 0;
@@ -163,8 +182,12 @@ int rl__vecenv_step(rl__vecenv *v, char *err, size_t errlen)
 {
     for (uint32_t i = 0; i < v->n; i++) {
         if ((uint32_t)v->actions[i] >= v->info.n_actions) {
-            snprintf(err, errlen, "algo chose action %d for env %u, outside [0, %u)",
-                     (int)v->actions[i], i, v->info.n_actions);
+            if (v->agents > 1)
+                snprintf(err, errlen, "algo chose action %d for env %u agent %u, outside [0, %u)",
+                         (int)v->actions[i], i / v->agents, i % v->agents, v->info.n_actions);
+            else
+                snprintf(err, errlen, "algo chose action %d for env %u, outside [0, %u)",
+                         (int)v->actions[i], i, v->info.n_actions);
             return RL_EINVAL;
         }
     }
@@ -173,7 +196,7 @@ int rl__vecenv_step(rl__vecenv *v, char *err, size_t errlen)
         v->cur ^= 1;
         v->io.obs = v->obs_buf[v->cur];
     }
-    rl__pool_run(v->pool, step_range, v, v->n);
+    rl__pool_run(v->pool, step_range, v, v->boards);
     int has_score = v->info.score_name != NULL;
     for (uint32_t i = 0; i < v->n; i++) {
         v->ep_return[i] += v->rewards[i];
@@ -194,7 +217,7 @@ int rl__vecenv_step(rl__vecenv *v, char *err, size_t errlen)
 
 int rl__vecenv_reseed(rl__vecenv *v, uint64_t seed, char *err, size_t errlen)
 {
-    rl_env_args args = {sizeof args, v->n, seed, v->options, v->stages, rl__host_api()};
+    rl_env_args args = {sizeof args, v->boards, seed, v->options, v->stages, rl__host_api()};
     rl_env_info info = {.struct_size = sizeof info, .obs_scale = 1.0f};
     char perr[RL_ERR_MAX] = "";
     void *fresh = NULL;
@@ -204,7 +227,7 @@ int rl__vecenv_reseed(rl__vecenv *v, uint64_t seed, char *err, size_t errlen)
         return rc < 0 ? rc : RL_EINVAL;
     }
     if (info.obs_dtype != v->info.obs_dtype || info.obs_size != v->info.obs_size ||
-        info.n_actions != v->info.n_actions) {
+        info.n_actions != v->info.n_actions || info.agents != v->info.agents) {
         v->vt->destroy(fresh);
         snprintf(err, errlen, "env '%s' changed its spaces when reseeded", v->desc->name);
         return RL_EINVAL;

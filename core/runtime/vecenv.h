@@ -25,7 +25,9 @@ typedef struct rl__vecenv {
     const rl_env_vtable *vt;
     void *env;
     rl_env_info info;
-    uint32_t n;
+    uint32_t n;        /* rows: boards x agents, what algorithms see as envs */
+    uint32_t boards;   /* env instances the plugin steps (config num_envs) */
+    uint32_t agents;   /* rows per board (rl_env_info.agents, at least 1) */
     size_t row_bytes; /* bytes of one env's observation */
     uint32_t repeat;
     void *obs_buf[2];
@@ -48,7 +50,9 @@ typedef struct rl__vecenv {
     int fixed_obs;
 } rl__vecenv;
 
-/* threads: 0 = auto.  On failure returns RL_E* with a sentence in err. */
+/* num_envs boards (envs of the plugin), each of info.agents rows; every
+   buffer and counter below is per row.  threads: 0 = auto.  On failure
+   returns RL_E* with a sentence in err. */
 int rl__vecenv_create(rl__vecenv *v, const rl_plugin_desc *desc,
                       const rl_value *options, const rl_value *stages,
                       uint32_t num_envs, uint64_t seed, uint32_t threads,

@@ -68,7 +68,11 @@ const char *rlh_plugin_name(const rlh_host *h, rl_plugin_kind kind, size_t i);
    Autoreset is same-step: when an episode ends, step writes its last
    observation into final_obs, starts the next episode and writes that
    episode's first observation into obs (so obs always holds the
-   observation to act on); episode_start marks such rows. */
+   observation to act on); episode_start marks such rows.
+
+   An env with several agents per env (rl_env_info.agents = K > 1, e.g.
+   snake's `snakes`) has num_envs x K rows, env i's agents in rows
+   [i K, (i+1) K): every buffer below and rlh_vec_num_envs count rows. */
 typedef struct rlh_buffers {
     void *obs;               /* [num_envs][obs_size] of info->obs_dtype */
     int32_t *actions;        /* [num_envs]: read by step */
@@ -87,6 +91,7 @@ rlh_vec *rlh_vec_open(rlh_host *h, const char *name, uint32_t num_envs, uint64_t
                       const char *options, char *err, size_t errlen);
 void rlh_vec_close(rlh_vec *v);
 const rl_env_info *rlh_vec_info(const rlh_vec *v);
+/* Rows: num_envs x agents per env. */
 uint32_t rlh_vec_num_envs(const rlh_vec *v);
 /* Worker threads stepping the envs (the config's optimizations.threads). */
 uint32_t rlh_vec_threads(const rlh_vec *v);

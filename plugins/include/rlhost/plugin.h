@@ -35,7 +35,8 @@ extern "C" {
 #define RL_ABI_MAJOR 1
 #define RL_ABI_MINOR 1
 /* 1.1 added: rl_algo_args.replicas with rl_replicas (data-parallel
-   training), rl_plugin_desc.flags with RL_DESC_REPLICAS. */
+   training), rl_plugin_desc.flags with RL_DESC_REPLICAS, and
+   rl_env_info.agents (several agents per env). */
 
 /* Name of the one symbol a plugin exports. */
 #define RL_PLUGIN_ENTRY_SYMBOL "rlhost_plugin_entry"
@@ -214,6 +215,17 @@ typedef struct rl_env_info {
     uint32_t n_actions;     /* discrete actions 0 .. n_actions-1 */
     const char *score_name; /* name of the env's episode score ("food"), or
                                NULL when the return is the score */
+    /* ABI 1.1: agents per env (0 or 1: one).  With K agents every buffer
+       of rl_env_io holds num_envs x K rows, env i's agents in rows
+       [i K, (i+1) K), each row with its own observation, action, reward,
+       flags and score; reset and step ranges still count envs.  An agent
+       whose episode ends writes its final_obs and score and starts a new
+       episode in the same env (the others play on), so every row is a
+       stream of episodes as a one-agent env's is, and the host hands the
+       algorithm num_envs x K rows (rl_algo_args.num_envs; a run's steps
+       then count agent steps).  Hosts older than 1.1 refuse a 1.1 plugin,
+       so an env may rely on it being read. */
+    uint32_t agents;
 } rl_env_info;
 
 /* ---- Environment plugins ---------------------------------------------------
