@@ -944,9 +944,11 @@ int rl__run(const rl__config *c, const rl__run_opts *o, rl__run_stats *stats)
         if (rc != RL_OK) goto out;
     }
     if (!rs->quiet) {
-        fprintf(stderr, "rlhost: training %s on %s (%u env%s), %llu steps -> %s\n",
-                c->algo->desc->name, c->env->desc->name, num_envs, num_envs == 1 ? "" : "s",
-                (unsigned long long)rs->target, rs->out_dir);
+        char agents[48] = "";
+        if (rs->train.agents > 1) snprintf(agents, sizeof agents, " x %u agents", rs->train.agents);
+        fprintf(stderr, "rlhost: training %s on %s (%u env%s%s), %llu %ssteps -> %s\n",
+                c->algo->desc->name, c->env->desc->name, num_envs, num_envs == 1 ? "" : "s", agents,
+                (unsigned long long)rs->target, rs->train.agents > 1 ? "agent " : "", rs->out_dir);
         print_optimizations(rs);
     }
     rs->t_start = rs->last_log_wall = rs->last_csv_write = rl_now();

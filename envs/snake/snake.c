@@ -1,9 +1,12 @@
 /* Snake env plugin: options, buffers and rendering around the rules
-   (snake_rules.c) and observations (snake_obs.c). */
+   (snake_rules.c; snake_board.c for several snakes per board) and
+   observations (snake_obs.c). */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "snake_board.h"
 #include "snake_obs.h"
 
 static const char *const obs_modes[] = {"features", "grid", "window", NULL};
@@ -23,6 +26,8 @@ enum {
     OPT_DISTANCE_SHAPING,
     OPT_MAX_IDLE,
     OPT_INITIAL_LENGTH,
+    OPT_SNAKES,
+    OPT_FOOD_COUNT,
     OPT_N
 };
 
@@ -56,13 +61,22 @@ static const rl_option_def options[OPT_N] = {
                        "truncate after this many steps without food; auto = 2 x width x height"),
     [OPT_INITIAL_LENGTH] = D(RL_OPT_INT, "initial_length", "3", 1, 16, NULL, 0,
                              "snake length at the start of an episode"),
+    [OPT_SNAKES] = D(RL_OPT_INT, "snakes", "1", 1, 1024, NULL, 0,
+                     "snakes per board, each an agent (a row of the batch); they share the food "
+                     "and die on each other's bodies; a dead one respawns"),
+    [OPT_FOOD_COUNT] = D(RL_OPT_INT, "food_count", "\"auto\"", 1, 4096, NULL, RL_OPT_AUTO,
+                         "food cells on a board with several snakes; auto = one per snake"),
 };
 
 typedef struct snake_env {
     sn_config cfg;
     uint32_t n, obs_size, n_actions;
+    uint32_t k, n_food; /* snakes per board (1: snake_rules alone) and food cells */
     int mode, flood, order;
-    sn_state *s;
+    sn_state *s;        /* n x k, board-major */
+    sn_board *boards;   /* k > 1: n boards */
+    uint32_t *food;     /* k > 1: n x n_food */
+    sn_outcome *outcome; /* k > 1: n x k, a step's outcomes */
     uint8_t *cells, *images, *marks;
     uint16_t *body, *queue;
 } snake_env;
@@ -72,6 +86,9 @@ static void sn_destroy_env(void *env)
     snake_env *e = env;
     if (!e) return;
     free(e->s);
+    free(e->boards);
+    free(e->food);
+    free(e->outcome);
     rl_free(e->cells);
     rl_free(e->images);
     rl_free(e->body);
@@ -117,24 +134,72 @@ static int sn_create_env(const rl_env_args *args, void **out, rl_env_info *info,
         sn_destroy_env(e);
         return RL_EINVAL;
     }
+    e->k = (uint32_t)o[OPT_SNAKES].i;
+    e->n_food = o[OPT_FOOD_COUNT].is_auto ? e->k : (uint32_t)o[OPT_FOOD_COUNT].i;
+    if (e->k > 1) {
+        const char *alone = e->flood ? "flood_fill" : e->order ? "body_order"
+                          : c->distance_shaping != 0.0f ? "distance_shaping" : NULL;
+        if (alone) {
+            RL_ERRF(err, errlen, "%s needs snakes = 1 (there are %u per board)", alone, e->k);
+            sn_destroy_env(e);
+            return RL_EINVAL;
+        }
+        uint64_t area = (uint64_t)c->width * c->height;
+        if ((uint64_t)e->k * c->initial_length * 2 + e->n_food > area) {
+            RL_ERRF(err, errlen,
+                    "%u snakes of initial_length %u and %u food need a board of at least %llu cells "
+                    "(2 cells per snake cell), not %ux%u",
+                    e->k, c->initial_length, e->n_food,
+                    (unsigned long long)e->k * c->initial_length * 2 + e->n_food, c->width, c->height);
+            sn_destroy_env(e);
+            return RL_EINVAL;
+        }
+    }
     uint32_t cb = sn_cells_bytes(c), cap = sn_body_capacity(c);
-    e->s = calloc(e->n, sizeof *e->s);
+    size_t rows = (size_t)e->n * e->k;
+    e->s = calloc(rows, sizeof *e->s);
     e->cells = rl_calloc_aligned(e->n, cb);
-    e->body = rl_calloc_aligned((size_t)e->n * cap, sizeof(uint16_t));
+    e->body = rl_calloc_aligned(rows * cap, sizeof(uint16_t));
+    if (e->k > 1) {
+        e->boards = calloc(e->n, sizeof *e->boards);
+        e->food = calloc((size_t)e->n * e->n_food, sizeof *e->food);
+        e->outcome = calloc(rows, sizeof *e->outcome);
+        if (!e->boards || !e->food || !e->outcome) {
+            RL_ERRF(err, errlen, "out of memory for %u boards of %u snakes", e->n, e->k);
+            sn_destroy_env(e);
+            return RL_ENOMEM;
+        }
+    }
     e->marks = rl_calloc_aligned(e->n, cb);
     e->queue = rl_calloc_aligned((size_t)e->n * cap, sizeof(uint16_t));
-    if (e->mode == SN_OBS_GRID) e->images = rl_calloc_aligned(e->n, sn_image_bytes(c));
+    if (e->mode == SN_OBS_GRID && e->k == 1) e->images = rl_calloc_aligned(e->n, sn_image_bytes(c));
     if (!e->s || !e->cells || !e->body || !e->marks || !e->queue ||
-        (e->mode == SN_OBS_GRID && !e->images)) {
+        (e->mode == SN_OBS_GRID && e->k == 1 && !e->images)) {
         RL_ERRF(err, errlen, "out of memory for %u envs", e->n);
         sn_destroy_env(e);
         return RL_ENOMEM;
     }
-    for (uint32_t i = 0; i < e->n; i++) {
-        e->s[i].cells = e->cells + (size_t)i * cb;
-        e->s[i].body = e->body + (size_t)i * cap;
-        e->s[i].image = e->images ? e->images + (size_t)i * sn_image_bytes(c) : NULL;
-        rl_rng_seed(&e->s[i].rng, args->seed, i);
+    if (e->k == 1) {
+        for (uint32_t i = 0; i < e->n; i++) {
+            e->s[i].cells = e->cells + (size_t)i * cb;
+            e->s[i].body = e->body + (size_t)i * cap;
+            e->s[i].image = e->images ? e->images + (size_t)i * sn_image_bytes(c) : NULL;
+            rl_rng_seed(&e->s[i].rng, args->seed, i);
+        }
+    } else {
+        for (uint32_t i = 0; i < e->n; i++) {
+            sn_board *b = &e->boards[i];
+            b->cells = e->cells + (size_t)i * cb;
+            b->snakes = e->s + (size_t)i * e->k;
+            b->k = e->k;
+            b->n_food = e->n_food;
+            b->food = e->food + (size_t)i * e->n_food;
+            rl_rng_seed(&b->rng, args->seed, i);
+            for (uint32_t j = 0; j < e->k; j++) {
+                b->snakes[j].cells = b->cells;
+                b->snakes[j].body = e->body + ((size_t)i * e->k + j) * cap;
+            }
+        }
     }
     uint32_t extra = e->flood ? e->n_actions : 0;
     if (e->mode == SN_OBS_FEATURES) {
@@ -150,7 +215,7 @@ static int sn_create_env(const rl_env_args *args, void **out, rl_env_info *info,
         info->obs_shape[1] = side;
         info->obs_scale = 1.0f / 255.0f;
     } else {
-        uint32_t ch = e->order ? 4 : 3;
+        uint32_t ch = e->order || e->k > 1 ? 4 : 3; /* several snakes: a channel for the others */
         info->obs_dtype = RL_DTYPE_U8;
         info->obs_scale = 1.0f / 255.0f;
         if (extra) {
@@ -168,6 +233,13 @@ static int sn_create_env(const rl_env_args *args, void **out, rl_env_info *info,
     e->obs_size = info->obs_size;
     info->n_actions = e->n_actions;
     info->score_name = "food";
+    if (info->struct_size >= offsetof(rl_env_info, agents) + sizeof info->agents) {
+        info->agents = e->k;
+    } else if (e->k > 1) {
+        RL_ERRF(err, errlen, "snakes = %u needs a host that knows agents per env (ABI 1.1)", e->k);
+        sn_destroy_env(e);
+        return RL_EINVAL;
+    }
     *out = e;
     return RL_OK;
 }
@@ -177,10 +249,28 @@ static size_t obs_bytes(const snake_env *e)
     return (size_t)e->obs_size * (e->mode == SN_OBS_FEATURES ? 4 : 1);
 }
 
+/* Row r's observation on a board of several snakes (board r / k). */
+static void write_multi_obs(snake_env *e, uint32_t r, void *dst)
+{
+    sn_board *b = &e->boards[r / e->k];
+    uint32_t j = r % e->k;
+    if (e->mode == SN_OBS_GRID) {
+        snb_write_grid(&e->cfg, b, j, dst);
+        return;
+    }
+    sn_state *s = &e->s[r];
+    s->food = snb_nearest_food(&e->cfg, b, j); /* what features point at */
+    sn_write_obs(&e->cfg, s, e->mode, 0, 0, NULL, dst);
+}
+
 /* Writes env i's observation; flood fill uses env i's own scratch slice, so
    worker threads never share it. */
 static void write_env_obs(snake_env *e, uint32_t i, void *dst)
 {
+    if (e->k > 1) {
+        write_multi_obs(e, i, dst);
+        return;
+    }
     if (e->flood) {
         sn_obs_scratch scratch = {e->marks + (size_t)i * sn_cells_bytes(&e->cfg),
                                   e->queue + (size_t)i * sn_body_capacity(&e->cfg)};
@@ -194,9 +284,55 @@ static void sn_reset_range(void *env, const rl_env_io *io, uint32_t first, uint3
 {
     snake_env *e = env;
     size_t ob = obs_bytes(e);
+    if (e->k > 1) {
+        for (uint32_t i = first; i < first + count; i++) {
+            snb_reset(&e->cfg, &e->boards[i]);
+            for (uint32_t r = i * e->k; r < (i + 1) * e->k; r++)
+                write_env_obs(e, r, (uint8_t *)io->obs + r * ob);
+        }
+        return;
+    }
     for (uint32_t i = first; i < first + count; i++) {
         sn_reset(&e->cfg, &e->s[i]);
         write_env_obs(e, i, (uint8_t *)io->obs + i * ob);
+    }
+}
+
+/* Boards [first, first+count) of several snakes: every snake moves, those
+   whose episode ended leave their final observation and respawn. */
+static void step_boards(snake_env *e, const rl_env_io *io, uint32_t first, uint32_t count)
+{
+    size_t ob = obs_bytes(e);
+    uint32_t K = e->k;
+    for (uint32_t i = first; i < first + count; i++) {
+        sn_board *b = &e->boards[i];
+        uint32_t r0 = i * K;
+        sn_outcome *out = e->outcome + r0;
+        if (!b->snakes[0].length) snb_reset(&e->cfg, b); /* never reset: only a loaded state can be */
+        snb_step(&e->cfg, b, io->actions + r0, io->rewards + r0, out);
+        int full = 0;
+        for (uint32_t j = 0; j < K; j++) {
+            uint32_t r = r0 + j;
+            io->terminated[r] = out[j] == SN_DIED;
+            io->truncated[r] = out[j] == SN_IDLE_OUT;
+            if (out[j] == SN_GO_ON) continue;
+            write_env_obs(e, r, (uint8_t *)io->final_obs + r * ob);
+            io->scores[r] = (float)b->snakes[j].score;
+            if (out[j] == SN_IDLE_OUT) snb_clear(&e->cfg, b, j);
+        }
+        for (uint32_t j = 0; j < K && !full; j++)
+            if (out[j] != SN_GO_ON) full = snb_respawn(&e->cfg, b, j) != 0;
+        if (full) { /* no room to respawn: every snake's episode ends here */
+            for (uint32_t j = 0; j < K; j++) {
+                uint32_t r = r0 + j;
+                if (out[j] != SN_GO_ON) continue;
+                io->truncated[r] = 1;
+                write_env_obs(e, r, (uint8_t *)io->final_obs + r * ob);
+                io->scores[r] = (float)b->snakes[j].score;
+            }
+            snb_reset(&e->cfg, b);
+        }
+        for (uint32_t r = r0; r < r0 + K; r++) write_env_obs(e, r, (uint8_t *)io->obs + r * ob);
     }
 }
 
@@ -204,6 +340,10 @@ static void sn_step_range(void *env, const rl_env_io *io, uint32_t first, uint32
 {
     snake_env *e = env;
     size_t ob = obs_bytes(e);
+    if (e->k > 1) {
+        step_boards(e, io, first, count);
+        return;
+    }
     for (uint32_t i = first; i < first + count; i++) {
         sn_state *s = &e->s[i];
         sn_outcome out;
@@ -221,10 +361,64 @@ static void sn_step_range(void *env, const rl_env_io *io, uint32_t first, uint32
     }
 }
 
+/* A board of several snakes: snake j's head is the letter 'A' + j (mod
+   26), its body the lower case letter; food '*'. */
+static int render_board(const snake_env *e, uint32_t index, int color, char *buf, size_t cap)
+{
+    const sn_config *c = &e->cfg;
+    const sn_board *b = &e->boards[index];
+    uint32_t pw = sn_padded_width(c), bcap = sn_body_capacity(c), cells = sn_cells_bytes(c);
+    size_t len = 0;
+    static const char *const hue[6] = {"32", "34", "35", "36", "33", "37"};
+    /* who[i]: 1 + the snake on cell i, doubled and odd for its head */
+    uint16_t *who = calloc(cells, sizeof *who);
+    if (!who) return RL_ENOMEM;
+    for (uint32_t j = 0; j < b->k; j++)
+        for (uint32_t k = 0; k < b->snakes[j].length; k++) {
+            const sn_state *s = &b->snakes[j];
+            uint32_t i = s->body[(s->head + bcap - k) % bcap];
+            if (i < cells) who[i] = (uint16_t)(2 * (j + 1) + (k == 0));
+        }
+#define PUT(...)                                                                 \
+    do {                                                                         \
+        int k_ = snprintf(buf + len, len < cap ? cap - len : 0, __VA_ARGS__);    \
+        if (k_ < 0) {                                                            \
+            free(who);                                                           \
+            return RL_EIO;                                                       \
+        }                                                                        \
+        len += (size_t)k_;                                                       \
+    } while (0)
+    for (int y = -1; y <= (int)c->height; y++) {
+        for (int x = -1; x <= (int)c->width; x++) {
+            uint32_t i = (uint32_t)(y + (int)c->pad) * pw + (uint32_t)(x + (int)c->pad);
+            uint8_t code = b->cells[i];
+            if (who[i]) {
+                uint32_t j = who[i] / 2 - 1;
+                char ch = (char)((who[i] & 1 ? 'A' : 'a') + j % 26);
+                if (color)
+                    PUT("\x1b[%s%sm%c\x1b[0m", who[i] & 1 ? "1;" : "", hue[j % 6], ch);
+                else
+                    PUT("%c", ch);
+            } else if (code == SN_FOOD) {
+                PUT("%s", color ? "\x1b[1;31m*\x1b[0m" : "*");
+            } else {
+                PUT("%s", code == SN_WALL ? "#" : ".");
+            }
+        }
+        PUT("\n");
+    }
+    PUT("food");
+    for (uint32_t j = 0; j < b->k; j++) PUT(" %c:%u", (char)('A' + j % 26), b->snakes[j].score);
+#undef PUT
+    free(who);
+    return len < cap ? (int)len : (int)(cap ? cap - 1 : 0);
+}
+
 static int sn_render(void *env, uint32_t index, int color, char *buf, size_t cap)
 {
     snake_env *e = env;
     if (index >= e->n) return RL_EINVAL;
+    if (e->k > 1) return render_board(e, index, color, buf, cap);
     const sn_state *s = &e->s[index];
     const sn_config *c = &e->cfg;
     uint32_t pw = sn_padded_width(c);
@@ -272,28 +466,54 @@ static int sn_state_io(snake_env *e, const rl_state_io *io, const char *prefix, 
                        size_t errlen)
 {
     const sn_config *c = &e->cfg;
+    size_t rows = (size_t)e->n * e->k;
     int rc = rl_state_blob(io, load, prefix, "snake/cells", e->cells, (size_t)e->n * sn_cells_bytes(c), err, errlen);
     if (rc == RL_OK)
         rc = rl_state_blob(io, load, prefix, "snake/body", e->body,
-                           (size_t)e->n * sn_body_capacity(c) * sizeof(uint16_t), err, errlen);
+                           rows * sn_body_capacity(c) * sizeof(uint16_t), err, errlen);
+    if (rc == RL_OK && e->k > 1) { /* boards: food lists and RNGs */
+        rc = rl_state_blob(io, load, prefix, "snake/food", e->food, (size_t)e->n * e->n_food * sizeof *e->food,
+                           err, errlen);
+        rl_rng *rngs = calloc(e->n, sizeof *rngs);
+        if (!rngs) return RL_ENOMEM;
+        for (uint32_t i = 0; !load && i < e->n; i++) rngs[i] = e->boards[i].rng;
+        if (rc == RL_OK) rc = rl_state_blob(io, load, prefix, "snake/board_rng", rngs, e->n * sizeof *rngs, err, errlen);
+        for (uint32_t i = 0; rc == RL_OK && load && i < e->n; i++) e->boards[i].rng = rngs[i];
+        free(rngs);
+    }
     if (rc == RL_OK && e->images)
         rc = rl_state_blob(io, load, prefix, "snake/images", e->images, (size_t)e->n * sn_image_bytes(c), err, errlen);
     if (rc != RL_OK) return rc;
-    sn_scalars *sc = calloc(e->n, sizeof *sc);
+    sn_scalars *sc = calloc(rows, sizeof *sc);
     if (!sc) {
         RL_ERRF(err, errlen, "out of memory");
         return RL_ENOMEM;
     }
-    for (uint32_t i = 0; !load && i < e->n; i++) {
+    for (uint32_t i = 0; !load && i < rows; i++) {
         const sn_state *s = &e->s[i]; /* field by field: calloc's zero padding stays */
         sc[i].head = s->head, sc[i].length = s->length, sc[i].food = s->food, sc[i].steps = s->steps;
         sc[i].idle = s->idle, sc[i].score = s->score, sc[i].dir = s->dir, sc[i].rng = s->rng;
     }
-    rc = rl_state_blob(io, load, prefix, "snake/scalars", sc, e->n * sizeof *sc, err, errlen);
-    for (uint32_t i = 0; rc == RL_OK && load && i < e->n; i++) {
+    rc = rl_state_blob(io, load, prefix, "snake/scalars", sc, rows * sizeof *sc, err, errlen);
+    for (uint32_t i = 0; rc == RL_OK && load && i < rows; i++) {
         sn_state *s = &e->s[i];
         s->head = sc[i].head, s->length = sc[i].length, s->food = sc[i].food, s->steps = sc[i].steps;
         s->idle = sc[i].idle, s->score = sc[i].score, s->dir = sc[i].dir, s->rng = sc[i].rng;
+    }
+    for (uint32_t i = 0; rc == RL_OK && load && e->k > 1 && i < e->n; i++) {
+        char why[160];
+        const sn_board *b = &e->boards[i];
+        int fresh = 1; /* an eval board never reset is all zero */
+        for (uint32_t j = 0; j < e->k; j++) fresh &= b->snakes[j].length == 0;
+        for (size_t x = 0; fresh && x < sn_cells_bytes(c); x++) fresh = b->cells[x] == 0;
+        if (!fresh && snb_check(c, b, why, sizeof why) != 0) {
+            RL_ERRF(err, errlen, "tensors '%ssnake/cells', 'snake/body', 'snake/food' and 'snake/scalars' "
+                                 "do not hold a board the rules allow: env %u: %s", prefix, i, why);
+            rc = RL_ECORRUPT;
+        }
+    }
+    for (uint32_t i = 0; rc == RL_OK && load && e->k == 1 && i < e->n; i++) {
+        sn_state *s = &e->s[i];
         char why[160];
         if (sn_state_check(c, s, why, sizeof why) != 0) {
             RL_ERRF(err, errlen, "tensors '%ssnake/cells', 'snake/body' and 'snake/scalars' do not "

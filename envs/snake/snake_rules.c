@@ -62,7 +62,7 @@ int sn_delta(const sn_config *c, int dir)
     }
 }
 
-static uint32_t idx(const sn_config *c, int x, int y)
+uint32_t sn_index(const sn_config *c, int x, int y)
 {
     return (uint32_t)(y + (int)c->pad) * sn_padded_width(c) + (uint32_t)(x + (int)c->pad);
 }
@@ -71,7 +71,7 @@ static void clear_board(const sn_config *c, sn_state *s)
 {
     memset(s->cells, SN_WALL, sn_cells_bytes(c));
     for (uint32_t y = 0; y < c->height; y++)
-        memset(s->cells + idx(c, 0, (int)y), SN_EMPTY, c->width);
+        memset(s->cells + sn_index(c, 0, (int)y), SN_EMPTY, c->width);
     if (s->image) memset(s->image, 0, sn_image_bytes(c));
 }
 
@@ -87,7 +87,7 @@ static void place_food(const sn_config *c, sn_state *s)
     if (s->length * 2 < area) {
         for (;;) {
             uint32_t k = rl_rng_below(&s->rng, area);
-            uint32_t i = idx(c, (int)(k % c->width), (int)(k / c->width));
+            uint32_t i = sn_index(c, (int)(k % c->width), (int)(k / c->width));
             if (s->cells[i] == SN_EMPTY) {
                 s->food = i;
                 set_cell(c, s, i, SN_FOOD);
@@ -99,7 +99,7 @@ static void place_food(const sn_config *c, sn_state *s)
     uint32_t pick = rl_rng_below(&s->rng, free_cells);
     for (uint32_t y = 0; y < c->height; y++)
         for (uint32_t x = 0; x < c->width; x++) {
-            uint32_t i = idx(c, (int)x, (int)y);
+            uint32_t i = sn_index(c, (int)x, (int)y);
             if (s->cells[i] == SN_EMPTY && pick-- == 0) {
                 s->food = i;
                 set_cell(c, s, i, SN_FOOD);
@@ -124,7 +124,7 @@ void sn_reset(const sn_config *c, sn_state *s)
     s->length = len;
     s->head = len - 1;
     for (uint32_t k = 0; k < len; k++) { /* ring: tail at 0, head at len-1 */
-        uint32_t i = idx(c, hx + bx * (int)k, hy + by * (int)k);
+        uint32_t i = sn_index(c, hx + bx * (int)k, hy + by * (int)k);
         s->body[(s->head + cap - k) % cap] = (uint16_t)i;
         set_cell(c, s, i, SN_BODY);
     }
@@ -142,7 +142,7 @@ void sn_place(const sn_config *c, sn_state *s, const int *xy, uint32_t length, i
     s->length = length;
     s->head = length - 1;
     for (uint32_t k = 0; k < length; k++) {
-        uint32_t i = idx(c, xy[2 * k], xy[2 * k + 1]);
+        uint32_t i = sn_index(c, xy[2 * k], xy[2 * k + 1]);
         s->body[(s->head + cap - k) % cap] = (uint16_t)i;
         set_cell(c, s, i, SN_BODY);
     }
@@ -151,7 +151,7 @@ void sn_place(const sn_config *c, sn_state *s, const int *xy, uint32_t length, i
     s->steps = s->idle = s->score = 0;
     s->food = 0;
     if (fx >= 0) {
-        s->food = idx(c, fx, fy);
+        s->food = sn_index(c, fx, fy);
         set_cell(c, s, s->food, SN_FOOD);
     }
 }
@@ -168,7 +168,7 @@ int sn_action_dir(const sn_config *c, const sn_state *s, int action)
     return action;
 }
 
-static int manhattan(const sn_config *c, uint32_t a, uint32_t b)
+int sn_manhattan(const sn_config *c, uint32_t a, uint32_t b)
 {
     uint32_t pw = sn_padded_width(c);
     int ax = (int)(a % pw), ay = (int)(a / pw), bx = (int)(b % pw), by = (int)(b / pw);
@@ -195,7 +195,7 @@ float sn_step(const sn_config *c, sn_state *s, int action, sn_outcome *out)
     }
     if (c->distance_shaping != 0.0f && s->food)
         reward += c->distance_shaping *
-                  (float)(manhattan(c, head, s->food) - manhattan(c, next, s->food));
+                  (float)(sn_manhattan(c, head, s->food) - sn_manhattan(c, next, s->food));
     if (!eats) {
         set_cell(c, s, tail, SN_EMPTY); /* the tail leaves first */
     } else {

@@ -73,6 +73,9 @@ static inline uint32_t sn_head_index(const sn_state *s)
     return s->body[s->head];
 }
 int sn_delta(const sn_config *c, int dir);
+/* Padded index of board cell (x, y); Manhattan distance of two indexes. */
+uint32_t sn_index(const sn_config *c, int x, int y);
+int sn_manhattan(const sn_config *c, uint32_t a, uint32_t b);
 /* Absolute direction an action leads to (the reverse-into-neck rule
    applied). */
 int sn_action_dir(const sn_config *c, const sn_state *s, int action);

@@ -1,0 +1,237 @@
+/* Several snakes on one board; see snake_board.h. */
+#include "snake_board.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static uint32_t tail_of(const sn_config *c, const sn_state *s)
+{
+    uint32_t cap = sn_body_capacity(c);
+    return s->body[(s->head + cap + 1 - s->length) % cap];
+}
+
+/* A uniformly random empty cell (rejection first, then a scan); 0 if none. */
+static uint32_t random_empty(const sn_config *c, sn_board *b)
+{
+    uint32_t area = c->width * c->height;
+    for (int t = 0; t < 32; t++) {
+        uint32_t k = rl_rng_below(&b->rng, area);
+        uint32_t i = sn_index(c, (int)(k % c->width), (int)(k / c->width));
+        if (b->cells[i] == SN_EMPTY) return i;
+    }
+    uint32_t free_cells = 0;
+    for (uint32_t y = 0; y < c->height; y++)
+        for (uint32_t x = 0; x < c->width; x++) free_cells += b->cells[sn_index(c, (int)x, (int)y)] == SN_EMPTY;
+    if (!free_cells) return 0;
+    uint32_t pick = rl_rng_below(&b->rng, free_cells);
+    for (uint32_t y = 0; y < c->height; y++)
+        for (uint32_t x = 0; x < c->width; x++) {
+            uint32_t i = sn_index(c, (int)x, (int)y);
+            if (b->cells[i] == SN_EMPTY && pick-- == 0) return i;
+        }
+    return 0;
+}
+
+static void place_food(const sn_config *c, sn_board *b, uint32_t f)
+{
+    b->food[f] = random_empty(c, b);
+    if (b->food[f]) b->cells[b->food[f]] = SN_FOOD;
+}
+
+/* Lays snake s along cells head, head - d, ... (len of them, all empty). */
+static void lay(const sn_config *c, sn_state *s, uint32_t head, int dir, uint32_t len)
+{
+    uint32_t cap = sn_body_capacity(c);
+    int back = -sn_delta(c, dir);
+    s->length = len;
+    s->head = len - 1;
+    for (uint32_t k = 0; k < len; k++) { /* ring: tail at 0, head at len-1 */
+        uint32_t i = (uint32_t)((int)head + back * (int)k);
+        s->body[(s->head + cap - k) % cap] = (uint16_t)i;
+        s->cells[i] = SN_BODY;
+    }
+    s->dir = dir;
+    s->steps = s->idle = s->score = 0;
+    s->food = 0;
+}
+
+static int line_empty(const sn_config *c, const uint8_t *cells, uint32_t head, int dir, uint32_t len)
+{
+    int back = -sn_delta(c, dir);
+    for (uint32_t k = 0; k < len; k++)
+        if (cells[(uint32_t)((int)head + back * (int)k)] != SN_EMPTY) return 0;
+    return 1;
+}
+
+int snb_respawn(const sn_config *c, sn_board *b, uint32_t j)
+{
+    sn_state *s = &b->snakes[j];
+    uint32_t len = c->initial_length;
+    for (int t = 0; t < 64; t++) { /* random places first ... */
+        uint32_t head = random_empty(c, b);
+        int dir = (int)rl_rng_below(&b->rng, 4);
+        if (!head) break;
+        if (line_empty(c, b->cells, head, dir, len)) {
+            lay(c, s, head, dir, len);
+            return 0;
+        }
+    }
+    for (uint32_t l = len; l >= 1; l--) /* ... then any place, shorter if need be */
+        for (uint32_t y = 0; y < c->height; y++)
+            for (uint32_t x = 0; x < c->width; x++)
+                for (int dir = 0; dir < 4; dir++) {
+                    uint32_t head = sn_index(c, (int)x, (int)y);
+                    if (line_empty(c, b->cells, head, dir, l)) {
+                        lay(c, s, head, dir, l);
+                        return 0;
+                    }
+                }
+    s->length = 0;
+    return -1;
+}
+
+void snb_clear(const sn_config *c, sn_board *b, uint32_t j)
+{
+    sn_state *s = &b->snakes[j];
+    uint32_t cap = sn_body_capacity(c);
+    for (uint32_t k = 0; k < s->length; k++) b->cells[s->body[(s->head + cap - k) % cap]] = SN_EMPTY;
+}
+
+void snb_reset(const sn_config *c, sn_board *b)
+{
+    memset(b->cells, SN_WALL, sn_cells_bytes(c));
+    for (uint32_t y = 0; y < c->height; y++) memset(b->cells + sn_index(c, 0, (int)y), SN_EMPTY, c->width);
+    for (uint32_t j = 0; j < b->k; j++) snb_respawn(c, b, j); /* create checks they fit */
+    for (uint32_t f = 0; f < b->n_food; f++) place_food(c, b, f);
+}
+
+int snb_step(const sn_config *c, sn_board *b, const int32_t *actions, float *rewards,
+             sn_outcome *outcome)
+{
+    uint32_t cap = sn_body_capacity(c);
+    for (uint32_t j = 0; j < b->k; j++) {
+        sn_state *s = &b->snakes[j];
+        int dir = sn_action_dir(c, s, actions[j]);
+        uint32_t head = s->body[s->head], next = (uint32_t)((int)head + sn_delta(c, dir));
+        uint32_t tail = tail_of(c, s);
+        uint8_t code = b->cells[next];
+        int eats = code == SN_FOOD;
+        s->dir = dir;
+        s->steps++;
+        rewards[j] = c->step_reward;
+        if (code == SN_WALL || (code == SN_BODY && next != tail)) {
+            rewards[j] += c->death_reward;
+            outcome[j] = SN_DIED;
+            snb_clear(c, b, j);
+            continue;
+        }
+        if (!eats) {
+            b->cells[tail] = SN_EMPTY;
+        } else {
+            s->length++;
+            s->score++;
+        }
+        s->head = s->head + 1 == cap ? 0 : s->head + 1;
+        s->body[s->head] = (uint16_t)next;
+        b->cells[next] = SN_BODY;
+        outcome[j] = SN_GO_ON;
+        if (eats) {
+            s->idle = 0;
+            rewards[j] += c->food_reward;
+            for (uint32_t f = 0; f < b->n_food; f++)
+                if (b->food[f] == next) {
+                    place_food(c, b, f);
+                    break;
+                }
+        } else if (++s->idle >= c->max_idle_steps) {
+            outcome[j] = SN_IDLE_OUT;
+        }
+    }
+    return 0;
+}
+
+uint32_t snb_nearest_food(const sn_config *c, const sn_board *b, uint32_t j)
+{
+    const sn_state *s = &b->snakes[j];
+    uint32_t head = s->body[s->head], best = 0;
+    int best_d = 1 << 30;
+    for (uint32_t f = 0; f < b->n_food; f++) {
+        if (!b->food[f]) continue;
+        int d = sn_manhattan(c, head, b->food[f]);
+        if (d < best_d) best_d = d, best = b->food[f];
+    }
+    return best;
+}
+
+void snb_write_grid(const sn_config *c, const sn_board *b, uint32_t j, uint8_t *o)
+{
+    uint32_t area = c->width * c->height, pw = sn_padded_width(c), cap = sn_body_capacity(c);
+    for (uint32_t y = 0; y < c->height; y++)
+        for (uint32_t x = 0; x < c->width; x++) {
+            uint8_t code = b->cells[sn_index(c, (int)x, (int)y)];
+            uint32_t k = y * c->width + x;
+            o[k] = 0;
+            o[area + k] = 0;
+            o[2 * area + k] = code == SN_FOOD ? 255 : 0;
+            o[3 * area + k] = code == SN_BODY ? 255 : 0; /* own cells are moved below */
+        }
+    const sn_state *s = &b->snakes[j];
+    uint32_t off = c->pad * pw + c->pad;
+    for (uint32_t k = 0; k < s->length; k++) {
+        uint32_t i = s->body[(s->head + cap - k) % cap] - off, cell = (i / pw) * c->width + i % pw;
+        o[cell] = 255;
+        o[3 * area + cell] = 0;
+        if (k == 0) o[area + cell] = 255;
+    }
+}
+
+int snb_check(const sn_config *c, const sn_board *b, char *why, size_t n)
+{
+    uint32_t cap = sn_body_capacity(c), pw = sn_padded_width(c), cells = sn_cells_bytes(c);
+    if (!(b->rng.s[0] | b->rng.s[1] | b->rng.s[2] | b->rng.s[3])) {
+        snprintf(why, n, "the board's random generator state is all zero");
+        return -1;
+    }
+    uint32_t body = 0, food = 0, lengths = 0, listed = 0;
+    for (uint32_t i = 0; i < cells; i++) {
+        uint32_t x = i % pw, y = i / pw;
+        int inside = x >= c->pad && x < c->pad + c->width && y >= c->pad && y < c->pad + c->height;
+        uint8_t code = b->cells[i];
+        if (inside ? code != SN_EMPTY && code != SN_FOOD && code != SN_BODY : code != SN_WALL) {
+            snprintf(why, n, "cell %u holds code %u", i, code);
+            return -1;
+        }
+        body += code == SN_BODY;
+        food += code == SN_FOOD;
+    }
+    for (uint32_t j = 0; j < b->k; j++) {
+        const sn_state *s = &b->snakes[j];
+        if (s->length < 1 || s->length > cap || s->head >= cap || s->dir < 0 || s->dir > 3) {
+            snprintf(why, n, "snake %u: length %u, head %u or direction %d out of range", j, s->length,
+                     s->head, s->dir);
+            return -1;
+        }
+        for (uint32_t k = 0; k < s->length; k++) {
+            uint32_t i = s->body[(s->head + cap - k) % cap];
+            if (i >= cells || b->cells[i] != SN_BODY) {
+                snprintf(why, n, "snake %u: body segment %u is at cell %u, not on a body cell", j, k, i);
+                return -1;
+            }
+        }
+        lengths += s->length;
+    }
+    for (uint32_t f = 0; f < b->n_food; f++) {
+        if (!b->food[f]) continue;
+        if (b->food[f] >= cells || b->cells[b->food[f]] != SN_FOOD) {
+            snprintf(why, n, "food %u is at cell %u, which holds no food", f, b->food[f]);
+            return -1;
+        }
+        listed++;
+    }
+    if (body != lengths || food != listed) {
+        snprintf(why, n, "the board holds %u body and %u food cells, the snakes %u and the list %u",
+                 body, food, lengths, listed);
+        return -1;
+    }
+    return 0;
+}
