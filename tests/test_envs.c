@@ -1,5 +1,5 @@
 /* Every env plugin: results identical for any thread count, and a step of a
-   range writes only that range. */
+   range writes only that range (all of its agents' rows, and no others). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +19,9 @@ static const char *const cases[] = {
     "plugin = \"snake\"; observation = \"features\"; actions = \"relative\";",
     "plugin = \"gridworld\"; layout = \"four_rooms\"; random_start = true; random_goal = true; observation = \"view\"; actions = \"turn\";",
     "plugin = \"gridworld\"; layout = \"tmaze\"; observation = \"full\";",
+    "plugin = \"snake\"; observation = \"window\"; snakes = 3; width = 8; height = 8; vision = 2;",
+    "plugin = \"snake\"; observation = \"grid\"; snakes = 2; food_count = 3; max_idle_steps = 40;",
+    "plugin = \"snake\"; observation = \"features\"; snakes = 4; width = 6; height = 6; initial_length = 2;",
 };
 
 static int resolve(rl__config *c, const char *opts)
@@ -44,20 +47,21 @@ int main(void)
         int ok = rl__vecenv_create(&a, c.env->desc, c.env_opts.vals, c.env_stages.vals, n, 9, 1, 1, err, sizeof err) == RL_OK &&
                  rl__vecenv_create(&b, c.env->desc, c.env_opts.vals, c.env_stages.vals, n, 9, 2, 1, err, sizeof err) == RL_OK;
         if (!OK(ok, "create with 1 and with 2 threads")) continue;
+        const uint32_t R = a.n; /* rows: envs x agents */
         rl__vecenv_reset(&a);
         rl__vecenv_reset(&b);
         rl_rng rng;
         rl_rng_seed(&rng, 4, 0);
-        int same = memcmp(a.io.obs, b.io.obs, n * a.row_bytes) == 0;
+        int same = memcmp(a.io.obs, b.io.obs, R * a.row_bytes) == 0;
         uint64_t dones = 0;
         for (int step = 0; step < 2000 && same; step++) {
-            for (uint32_t i = 0; i < n; i++) a.actions[i] = b.actions[i] = (int32_t)rl_rng_below(&rng, a.info.n_actions);
+            for (uint32_t i = 0; i < R; i++) a.actions[i] = b.actions[i] = (int32_t)rl_rng_below(&rng, a.info.n_actions);
             rl__vecenv_step(&a, err, sizeof err);
             rl__vecenv_step(&b, err, sizeof err);
-            same &= memcmp(a.io.obs, b.io.obs, n * a.row_bytes) == 0;
-            same &= memcmp(a.rewards, b.rewards, n * sizeof(float)) == 0;
-            same &= memcmp(a.terminated, b.terminated, n) == 0 && memcmp(a.truncated, b.truncated, n) == 0;
-            for (uint32_t i = 0; i < n; i++)
+            same &= memcmp(a.io.obs, b.io.obs, R * a.row_bytes) == 0;
+            same &= memcmp(a.rewards, b.rewards, R * sizeof(float)) == 0;
+            same &= memcmp(a.terminated, b.terminated, R) == 0 && memcmp(a.truncated, b.truncated, R) == 0;
+            for (uint32_t i = 0; i < R; i++)
                 if (a.terminated[i] | a.truncated[i]) {
                     dones++;
                     same &= memcmp((char *)a.io.final_obs + i * a.row_bytes, (char *)b.io.final_obs + i * a.row_bytes, a.row_bytes) == 0;
@@ -78,28 +82,31 @@ int main(void)
         rl_env_args args = {sizeof args, 3, 7, c.env_opts.vals, c.env_stages.vals, rl__host_api()};
         if (vt->create(&args, &env, &info, err, sizeof err) == RL_OK) {
             size_t row = info.obs_size * (info.obs_dtype == RL_DTYPE_U8 ? 1 : 4);
-            unsigned char *obs = malloc(3 * row), *fin = malloc(3 * row);
-            float rew[3], sc[3];
-            uint8_t te[3], tr[3];
-            int32_t act[3] = {0, 0, 0};
-            memset(obs, 0xAB, 3 * row);
-            memset(fin, 0xAB, 3 * row);
-            for (int i = 0; i < 3; i++) rew[i] = sc[i] = -99.0f, te[i] = tr[i] = 7;
+            uint32_t K = info.agents ? info.agents : 1, rows = 3 * K; /* env 1: rows [K, 2K) */
+            unsigned char *obs = malloc(rows * row), *fin = malloc(rows * row);
+            float *rew = malloc(rows * sizeof *rew), *sc = malloc(rows * sizeof *sc);
+            uint8_t *te = malloc(rows), *tr = malloc(rows);
+            int32_t *act = calloc(rows, sizeof *act);
+            memset(obs, 0xAB, rows * row);
+            memset(fin, 0xAB, rows * row);
+            for (uint32_t i = 0; i < rows; i++) rew[i] = sc[i] = -99.0f, te[i] = tr[i] = 7;
             rl_env_io io = {sizeof io, obs, act, rew, te, tr, fin, sc};
             vt->reset(env, &io, 1, 1);
-            int untouched = 1;
+            int untouched = 1, written = 1;
             for (int s = 0; s < 300; s++) {
-                act[1] = s % (int)info.n_actions;
+                for (uint32_t j = K; j < 2 * K; j++) act[j] = (s + (int)j) % (int)info.n_actions;
                 vt->step(env, &io, 1, 1);
             }
-            for (size_t j = 0; j < row; j++)
-                untouched &= obs[j] == 0xAB && obs[2 * row + j] == 0xAB && fin[j] == 0xAB && fin[2 * row + j] == 0xAB;
-            untouched &= rew[0] == -99.0f && rew[2] == -99.0f && sc[0] == -99.0f && sc[2] == -99.0f;
-            untouched &= te[0] == 7 && te[2] == 7 && tr[0] == 7 && tr[2] == 7;
-            snprintf(label, sizeof label, "a step of env 1 writes only env 1: %s", cases[k]);
-            OK(untouched, label);
-            free(obs);
-            free(fin);
+            for (uint32_t i = 0; i < rows; i++) {
+                if (i >= K && i < 2 * K) continue;
+                for (size_t j = 0; j < row; j++) untouched &= obs[i * row + j] == 0xAB && fin[i * row + j] == 0xAB;
+                untouched &= rew[i] == -99.0f && sc[i] == -99.0f && te[i] == 7 && tr[i] == 7;
+            }
+            for (uint32_t i = K; i < 2 * K; i++) written &= rew[i] != -99.0f && te[i] != 7 && tr[i] != 7;
+            snprintf(label, sizeof label, "a step of env 1 writes its %u row%s and no other: %s", K,
+                     K == 1 ? "" : "s", cases[k]);
+            OK(untouched && written, label);
+            free(obs), free(fin), free(rew), free(sc), free(te), free(tr), free(act);
             vt->destroy(env);
         }
         rl__config_destroy(&c);
