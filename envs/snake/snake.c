@@ -259,7 +259,7 @@ static void write_multi_obs(snake_env *e, uint32_t r, void *dst)
         return;
     }
     sn_state *s = &e->s[r];
-    s->food = snb_nearest_food(&e->cfg, b, j); /* what features point at */
+    if (e->mode == SN_OBS_FEATURES) s->food = snb_nearest_food(&e->cfg, b, j); /* what they point at */
     sn_write_obs(&e->cfg, s, e->mode, 0, 0, NULL, dst);
 }
 
