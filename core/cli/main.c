@@ -18,6 +18,7 @@
 #include "loader.h"
 #include "play.h"
 #include "plot.h"
+#include "rundir.h"
 #include "run.h"
 #include "world.h"
 
@@ -249,10 +250,10 @@ static void warn_refusals(const rl__registry *reg)
 /* CONFIG, or OUT_DIR standing for OUT_DIR/config.cfg. */
 static const char *config_path(const char *arg, char *buf, size_t n, int *is_dir)
 {
-    struct stat st;
-    *is_dir = stat(arg, &st) == 0 && S_ISDIR(st.st_mode);
+    rl__run_paths p;
+    *is_dir = rl__run_paths_of(arg, &p);
     if (!*is_dir) return arg;
-    snprintf(buf, n, "%s/config.cfg", arg);
+    snprintf(buf, n, "%s", p.config);
     return buf;
 }
 
@@ -261,13 +262,13 @@ static const char *config_path(const char *arg, char *buf, size_t n, int *is_dir
    fallback), else NULL. */
 static const char *checkpoint_for(const cli *c, char *buf, char *prev, size_t n)
 {
-    int is_dir;
-    config_path(c->positional[0], buf, n, &is_dir);
+    rl__run_paths p;
+    int is_dir = rl__run_paths_of(c->positional[0], &p);
     prev[0] = 0;
     if (c->checkpoint) return c->checkpoint;
     if (!is_dir) return NULL;
-    snprintf(buf, n, "%s/checkpoint.safetensors", c->positional[0]);
-    snprintf(prev, n, "%s/checkpoint.prev.safetensors", c->positional[0]);
+    snprintf(buf, n, "%s", p.checkpoint);
+    snprintf(prev, n, "%s", p.prev);
     return buf;
 }
 

@@ -12,6 +12,7 @@
 
 #include <rlhost/rlcore.h>
 
+#include "rundir.h"
 #include "checkpoint.h"
 #include "config.h"
 #include "eval.h"
@@ -334,12 +335,11 @@ static int load_policy_config(rlh_host *h, const char *path, rl__override *ov, s
     }
     rl__sbuf errors = {0};
     int rc;
-    if (S_ISDIR(st.st_mode)) {
-        char cfg[4200];
-        snprintf(cfg, sizeof cfg, "%s/config.cfg", path);
-        snprintf(ckpt, n, "%s/checkpoint.safetensors", path);
-        snprintf(prev, n, "%s/checkpoint.prev.safetensors", path);
-        rc = rl__config_load(c, cfg, ov, n_ov, &h->reg, &errors);
+    rl__run_paths rp;
+    if (rl__run_paths_of(path, &rp)) {
+        snprintf(ckpt, n, "%s", rp.checkpoint);
+        snprintf(prev, n, "%s", rp.prev);
+        rc = rl__config_load(c, rp.config, ov, n_ov, &h->reg, &errors);
     } else {
         /* a bare checkpoint carries the config it was written with */
         snprintf(ckpt, n, "%s", path);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <rlhost/plugin.h>
@@ -87,4 +88,14 @@ int rl__rundir_open(const char *dir, rl__rundir_mode mode, int *fd, char *err, s
     }
     *fd = dfd;
     return RL_OK;
+}
+
+int rl__run_paths_of(const char *path, rl__run_paths *p)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) return 0;
+    snprintf(p->config, sizeof p->config, "%s/config.cfg", path);
+    snprintf(p->checkpoint, sizeof p->checkpoint, "%s/checkpoint.safetensors", path);
+    snprintf(p->prev, sizeof p->prev, "%s/checkpoint.prev.safetensors", path);
+    return 1;
 }
