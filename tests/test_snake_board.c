@@ -158,16 +158,24 @@ int main(void)
         }
         OK(ok && deaths > 100 && eats > 10, "20000 random steps of 4 snakes: every board is legal, 3 food throughout");
         /* what a loaded board may not hold */
-        sn_state keep = f->s[2];
+        uint16_t keep = f->s[2].body[f->s[2].head];
         f->s[2].body[f->s[2].head] = (uint16_t)sn_index(&f->c, -1, 0); /* a wall */
         OK(snb_check(&f->c, &f->b, why, sizeof why) != 0 && strstr(why, "snake 2"), "check: a body on a wall");
-        f->s[2] = keep;
+        f->s[2].body[f->s[2].head] = keep;
         uint32_t fd = f->food[1];
         f->food[1] = f->food[0];
         OK(snb_check(&f->c, &f->b, why, sizeof why) != 0, "check: two list entries for one food");
         f->food[1] = fd;
         f->s[3].length += 1;
         OK(snb_check(&f->c, &f->b, why, sizeof why) != 0, "check: a length the board does not show");
+        f->s[3].length -= 1;
+        OK(snb_check(&f->c, &f->b, why, sizeof why) == 0, "check: the board restored passes");
+        uint32_t cap = sn_body_capacity(&f->c);
+        uint16_t other = f->s[1].body[f->s[1].head], mine = f->s[0].body[(f->s[0].head + cap - 1) % cap];
+        f->s[0].body[(f->s[0].head + cap - 1) % cap] = other; /* two snakes claim one cell ... */
+        f->cells[mine] = SN_BODY;                              /* ... and the count still adds up */
+        OK(snb_check(&f->c, &f->b, why, sizeof why) != 0 && strstr(why, "of its own"),
+           "check: a cell two snakes claim");
         free(f);
     }
     return tap_done();

@@ -2,6 +2,7 @@
 #include "snake_board.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static uint32_t tail_of(const sn_config *c, const sn_state *s)
@@ -204,22 +205,32 @@ int snb_check(const sn_config *c, const sn_board *b, char *why, size_t n)
         body += code == SN_BODY;
         food += code == SN_FOOD;
     }
+    uint8_t *claimed = calloc(cells, 1); /* a body cell belongs to one snake, once */
+    if (!claimed) {
+        snprintf(why, n, "out of memory");
+        return -1;
+    }
     for (uint32_t j = 0; j < b->k; j++) {
         const sn_state *s = &b->snakes[j];
         if (s->length < 1 || s->length > cap || s->head >= cap || s->dir < 0 || s->dir > 3) {
             snprintf(why, n, "snake %u: length %u, head %u or direction %d out of range", j, s->length,
                      s->head, s->dir);
+            free(claimed);
             return -1;
         }
         for (uint32_t k = 0; k < s->length; k++) {
             uint32_t i = s->body[(s->head + cap - k) % cap];
-            if (i >= cells || b->cells[i] != SN_BODY) {
-                snprintf(why, n, "snake %u: body segment %u is at cell %u, not on a body cell", j, k, i);
+            if (i >= cells || b->cells[i] != SN_BODY || claimed[i]) {
+                snprintf(why, n, "snake %u: body segment %u is at cell %u, not on a body cell of its own", j,
+                         k, i);
+                free(claimed);
                 return -1;
             }
+            claimed[i] = 1;
         }
         lengths += s->length;
     }
+    free(claimed);
     for (uint32_t f = 0; f < b->n_food; f++) {
         if (!b->food[f]) continue;
         if (b->food[f] >= cells || b->cells[b->food[f]] != SN_FOOD) {
