@@ -230,15 +230,17 @@ int snb_check(const sn_config *c, const sn_board *b, char *why, size_t n)
         }
         lengths += s->length;
     }
-    free(claimed);
     for (uint32_t f = 0; f < b->n_food; f++) {
         if (!b->food[f]) continue;
-        if (b->food[f] >= cells || b->cells[b->food[f]] != SN_FOOD) {
-            snprintf(why, n, "food %u is at cell %u, which holds no food", f, b->food[f]);
+        if (b->food[f] >= cells || b->cells[b->food[f]] != SN_FOOD || claimed[b->food[f]]) {
+            snprintf(why, n, "food %u is at cell %u, which holds no food of its own", f, b->food[f]);
+            free(claimed);
             return -1;
         }
+        claimed[b->food[f]] = 1;
         listed++;
     }
+    free(claimed);
     if (body != lengths || food != listed) {
         snprintf(why, n, "the board holds %u body and %u food cells, the snakes %u and the list %u",
                  body, food, lengths, listed);
