@@ -19,6 +19,8 @@ static const char *const cases[] = {
     "plugin = \"snake\"; observation = \"features\"; actions = \"relative\";",
     "plugin = \"gridworld\"; layout = \"four_rooms\"; random_start = true; random_goal = true; observation = \"view\"; actions = \"turn\";",
     "plugin = \"gridworld\"; layout = \"tmaze\"; observation = \"full\";",
+    "plugin = \"gridworld\"; layout = \"four_rooms\"; agents = 3; random_goal = true; observation = \"view\"; actions = \"turn\";",
+    "plugin = \"gridworld\"; layout = \"empty\"; size = 5; agents = 4; observation = \"full\"; max_steps = 30;",
     "plugin = \"snake\"; observation = \"window\"; snakes = 3; width = 8; height = 8; vision = 2;",
     "plugin = \"snake\"; observation = \"grid\"; snakes = 2; food_count = 3; max_idle_steps = 40;",
     "plugin = \"snake\"; observation = \"features\"; snakes = 4; width = 6; height = 6; initial_length = 2;",

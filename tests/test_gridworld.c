@@ -55,6 +55,26 @@ int main(void)
     r = gw_step(&c, &s, GW_RIGHT, &out);
     ASSERT_EQ(out, GW_REACHED_GOAL, "goal terminates");
     ASSERT_NEAR(r, 0.99, 1e-6, "goal reward plus the step reward");
+    {   /* several agents: another agent's cell blocks like a wall; a start
+           with others avoids them and the map's start */
+        gw_state a;
+        memset(&a, 0, sizeof a);
+        rl_rng_seed(&a.rng, 2, 0);
+        gw_reset(&c, &a); /* on S, (1, 1) */
+        int32_t others[1] = {1 * 7 + 2};
+        gw_step_among(&c, &a, GW_RIGHT, others, 1, &out);
+        ASSERT_EQ(a.pos, 8, "another agent's cell blocks a move");
+        others[0] = 1 * 7 + 3;
+        gw_step_among(&c, &a, GW_RIGHT, others, 1, &out);
+        ASSERT_EQ(a.pos, 9, "a free cell does not");
+        int clear = 1;
+        for (int k = 0; k < 200; k++) {
+            others[0] = 1 * 7 + 2;
+            gw_reset_among(&c, &a, others, 1);
+            clear &= a.pos != others[0] && a.pos != a.goal && c.map.cells[a.pos] == GW_FLOOR;
+        }
+        OK(clear, "a start among others: a random floor cell, never theirs or the goal");
+    }
     gw_reset(&c, &s);
     gw_step(&c, &s, GW_RIGHT, &out);
     gw_step(&c, &s, GW_RIGHT, &out);

@@ -7,6 +7,7 @@
    then, for the T-maze, two cue values [goal up, goal down] that are set
    only during the first cue_steps steps.  In the T-maze the goal and lava
    channels stay empty: the arm ends look alike. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@ enum {
     OPT_LAVA_REWARD,
     OPT_STEP_REWARD,
     OPT_MAX_STEPS,
+    OPT_AGENTS,
     OPT_N
 };
 
@@ -67,21 +69,28 @@ static const rl_option_def options[OPT_N] = {
     [OPT_MAX_STEPS] = D(RL_OPT_INT, "max_steps", "\"auto\"", 1, 1e7, NULL, RL_OPT_AUTO,
                         "truncate episodes here; auto = 4 x width x height (tmaze: "
                         "4 x (corridor_length + 2), room for exploring)"),
+    [OPT_AGENTS] = D(RL_OPT_INT, "agents", "1", 1, 64, NULL, 0,
+                     "agents per map, each a row of the batch with a goal of its own; they block "
+                     "each other and start on random free cells"),
 };
 
 typedef struct grid_env {
     gw_config cfg;
     uint32_t n, obs_size, view;
+    uint32_t k; /* agents per map */
     int view_mode, cue;
-    gw_state *s;
+    gw_state *s; /* n x k, map-major */
     uint8_t *base; /* full mode: the static channels (walls, map lava, map goal) */
     uint8_t *padded; /* view mode: map codes with a wall border view/2 thick;
                         goal and lava hidden in the T-maze */
     uint32_t pw;     /* padded width */
 } grid_env;
 
-static void write_obs(const grid_env *e, const gw_state *s, uint8_t *o)
+/* Agent j of the map whose agents are mates[0..k): its observation, with
+   the others in a channel of their own when there are several. */
+static void write_obs(const grid_env *e, const gw_state *mates, uint32_t me, uint8_t *o)
 {
+    const gw_state *s = &mates[me];
     const gw_config *c = &e->cfg;
     const gw_map *m = &c->map;
     int hide = m->tmaze;
@@ -95,6 +104,11 @@ static void write_obs(const grid_env *e, const gw_state *s, uint8_t *o)
         }
         o[(3 + (c->turn_actions ? (uint32_t)s->dir : 0)) * area + (uint32_t)s->pos] = 1;
         base = area * (c->turn_actions ? 7 : 4);
+        if (e->k > 1) { /* the other agents (the channel is zero in e->base) */
+            for (uint32_t q = 0; q < e->k; q++)
+                if (q != me) o[base + (uint32_t)mates[q].pos] = 1;
+            base += area;
+        }
     } else {
         /* Agent frame -> world: right = (-fy, fx), forward = (fx, fy); the
            padded-map index is then linear in the view coordinates. */
@@ -125,6 +139,15 @@ static void write_obs(const grid_env *e, const gw_state *s, uint8_t *o)
         }
         base = 3 * vv;
         memset(o + base, 0, e->obs_size - base);
+        if (e->k > 1) { /* the other agents inside the view */
+            for (uint32_t q = 0; q < e->k; q++) {
+                if (q == me) continue;
+                int dx = mates[q].pos % w - ax, dy = mates[q].pos / w - ay;
+                int vx = dx * -fy[d] + dy * fx[d] + r, vy = -(dx * fx[d] + dy * fy[d]) + r;
+                if (vx >= 0 && vy >= 0 && vx < v && vy < v) o[base + (uint32_t)(vy * v + vx)] = 1;
+            }
+            base += vv;
+        }
     }
     if (e->cue && s->steps < c->cue_steps) o[base + (s->goal_up ? 0 : 1)] = 1;
 }
@@ -167,6 +190,18 @@ static int gw_create_env(const rl_env_args *args, void **out, rl_env_info *info,
         gw_destroy_env(e);
         return RL_EINVAL;
     }
+    e->k = (uint32_t)o[OPT_AGENTS].i;
+    if (e->k > 1 && m->tmaze) {
+        RL_ERRF(err, errlen, "tmaze holds one agent (its cue and arms are the agent's): agents must be 1");
+        gw_destroy_env(e);
+        return RL_EINVAL;
+    }
+    if (e->k > 1 && floor_cells < e->k + 2) {
+        RL_ERRF(err, errlen, "%u agents need at least %u floor cells; the map has %u", e->k, e->k + 2,
+                floor_cells);
+        gw_destroy_env(e);
+        return RL_EINVAL;
+    }
     if (m->tmaze && (o[OPT_RANDOM_START].i || o[OPT_RANDOM_GOAL].i)) {
         RL_ERRF(err, errlen, "tmaze places start and goal itself: random_start and random_goal must be false");
         gw_destroy_env(e);
@@ -192,18 +227,20 @@ static int gw_create_env(const rl_env_args *args, void **out, rl_env_info *info,
     e->view_mode = o[OPT_OBSERVATION].i == 1;
     e->cue = m->tmaze;
     e->n = args->num_envs;
-    e->s = calloc(e->n, sizeof *e->s);
+    size_t rows = (size_t)e->n * e->k;
+    e->s = calloc(rows, sizeof *e->s);
     if (!e->s) {
         RL_ERRF(err, errlen, "out of memory for %u envs", e->n);
         gw_destroy_env(e);
         return RL_ENOMEM;
     }
-    for (uint32_t i = 0; i < e->n; i++) rl_rng_seed(&e->s[i].rng, args->seed, i);
-    uint32_t cue = e->cue ? 2 : 0;
+    for (size_t i = 0; i < rows; i++) rl_rng_seed(&e->s[i].rng, args->seed, i); /* per agent row */
+    uint32_t cue = e->cue ? 2 : 0, others = e->k > 1 ? 1 : 0;
+    uint32_t chans = e->view_mode ? 3 + others : (c->turn_actions ? 7 : 4) + others;
     if (e->view_mode)
-        e->obs_size = 3 * e->view * e->view + cue;
+        e->obs_size = chans * e->view * e->view + cue;
     else
-        e->obs_size = m->width * m->height * (c->turn_actions ? 7 : 4) + cue;
+        e->obs_size = m->width * m->height * chans + cue;
     e->base = calloc(1, e->obs_size);
     if (!e->base) {
         RL_ERRF(err, errlen, "out of memory");
@@ -239,7 +276,7 @@ static int gw_create_env(const rl_env_args *args, void **out, rl_env_info *info,
     info->obs_shape[0] = e->obs_size;
     if (!cue) { /* an image: [channels][height][width] (view: [3][view][view]) */
         info->obs_ndim = 3;
-        info->obs_shape[0] = e->view_mode ? 3 : (c->turn_actions ? 7 : 4);
+        info->obs_shape[0] = chans;
         info->obs_shape[1] = e->view_mode ? e->view : m->height;
         info->obs_shape[2] = e->view_mode ? e->view : m->width;
     }
@@ -247,35 +284,66 @@ static int gw_create_env(const rl_env_args *args, void **out, rl_env_info *info,
     info->obs_scale = 1.0f;
     info->n_actions = c->turn_actions ? 3 : 4;
     info->score_name = "success";
+    if (info->struct_size >= offsetof(rl_env_info, agents) + sizeof info->agents) {
+        info->agents = e->k;
+    } else if (e->k > 1) {
+        RL_ERRF(err, errlen, "agents = %u needs a host that knows agents per env (ABI 1.1)", e->k);
+        gw_destroy_env(e);
+        return RL_EINVAL;
+    }
     *out = e;
     return RL_OK;
+}
+
+/* Cells the agents of a map other than `me` hold (the first `upto` of
+   them), into others; returns how many. */
+static uint32_t others_of(const grid_env *e, const gw_state *mates, uint32_t me, uint32_t upto,
+                          int32_t *others)
+{
+    uint32_t n = 0;
+    for (uint32_t q = 0; q < upto; q++)
+        if (q != me) others[n++] = mates[q].pos;
+    return n;
 }
 
 static void gw_reset_range(void *env, const rl_env_io *io, uint32_t first, uint32_t count)
 {
     grid_env *e = env;
+    int32_t others[64];
     for (uint32_t i = first; i < first + count; i++) {
-        gw_reset(&e->cfg, &e->s[i]);
-        write_obs(e, &e->s[i], (uint8_t *)io->obs + (size_t)i * e->obs_size);
+        gw_state *mates = &e->s[(size_t)i * e->k];
+        for (uint32_t j = 0; j < e->k; j++) /* each starts clear of those placed before it */
+            gw_reset_among(&e->cfg, &mates[j], others, others_of(e, mates, j, j, others));
+        for (uint32_t j = 0; j < e->k; j++)
+            write_obs(e, mates, j, (uint8_t *)io->obs + ((size_t)i * e->k + j) * e->obs_size);
     }
 }
 
 static void gw_step_range(void *env, const rl_env_io *io, uint32_t first, uint32_t count)
 {
     grid_env *e = env;
+    int32_t others[64];
     for (uint32_t i = first; i < first + count; i++) {
-        gw_state *s = &e->s[i];
-        gw_outcome out;
-        if (e->cfg.map.cells[s->pos] == GW_WALL) gw_reset(&e->cfg, s); /* never reset: a loaded state */
-        io->rewards[i] = gw_step(&e->cfg, s, io->actions[i], &out);
-        io->terminated[i] = out == GW_REACHED_GOAL || out == GW_IN_LAVA;
-        io->truncated[i] = out == GW_TIMEOUT;
-        if (out != GW_GO_ON) {
-            write_obs(e, s, (uint8_t *)io->final_obs + (size_t)i * e->obs_size);
-            io->scores[i] = out == GW_REACHED_GOAL ? 1.0f : 0.0f;
-            gw_reset(&e->cfg, s);
+        gw_state *mates = &e->s[(size_t)i * e->k];
+        if (e->cfg.map.cells[mates[0].pos] == GW_WALL) /* never reset: a loaded state */
+            for (uint32_t j = 0; j < e->k; j++)
+                gw_reset_among(&e->cfg, &mates[j], others, others_of(e, mates, j, j, others));
+        for (uint32_t j = 0; j < e->k; j++) { /* one after another: each sees where the others are */
+            size_t r = (size_t)i * e->k + j;
+            gw_state *s = &mates[j];
+            gw_outcome out;
+            uint32_t n_others = others_of(e, mates, j, e->k, others);
+            io->rewards[r] = gw_step_among(&e->cfg, s, io->actions[r], others, n_others, &out);
+            io->terminated[r] = out == GW_REACHED_GOAL || out == GW_IN_LAVA;
+            io->truncated[r] = out == GW_TIMEOUT;
+            if (out != GW_GO_ON) {
+                write_obs(e, mates, j, (uint8_t *)io->final_obs + r * e->obs_size);
+                io->scores[r] = out == GW_REACHED_GOAL ? 1.0f : 0.0f;
+                gw_reset_among(&e->cfg, s, others, n_others);
+            }
         }
-        write_obs(e, s, (uint8_t *)io->obs + (size_t)i * e->obs_size);
+        for (uint32_t j = 0; j < e->k; j++)
+            write_obs(e, mates, j, (uint8_t *)io->obs + ((size_t)i * e->k + j) * e->obs_size);
     }
 }
 
@@ -284,7 +352,7 @@ static int gw_render(void *env, uint32_t index, int color, char *buf, size_t cap
     grid_env *e = env;
     if (index >= e->n) return RL_EINVAL;
     const gw_config *c = &e->cfg;
-    const gw_state *s = &e->s[index];
+    const gw_state *mates = &e->s[(size_t)index * e->k], *s = mates; /* goal and lava: agent 0's */
     static const char arrows[4] = {'^', '>', 'v', '<'};
     size_t len = 0;
 #define PUT(...)                                                                 \
@@ -297,9 +365,13 @@ static int gw_render(void *env, uint32_t index, int color, char *buf, size_t cap
         for (uint32_t x = 0; x < c->map.width; x++) {
             int32_t i = (int32_t)(y * c->map.width + x);
             uint8_t code = gw_cell(c, s, i);
+            uint32_t q = 1;
+            while (q < e->k && mates[q].pos != i) q++;
             if (i == s->pos)
                 PUT("%s%c%s", color ? "\x1b[1;33m" : "", c->turn_actions ? arrows[s->dir] : '@',
                     color ? "\x1b[0m" : "");
+            else if (q < e->k) /* another agent: a letter */
+                PUT("%s%c%s", color ? "\x1b[1;36m" : "", (char)('a' + (q - 1) % 26), color ? "\x1b[0m" : "");
             else if (code == GW_WALL)
                 PUT("#");
             else if (code == GW_GOAL)
@@ -324,19 +396,37 @@ static const rl_env_render_ext render_ext = {sizeof render_ext, gw_render};
 static int gw_save(void *env, const struct rl_state_io *io, const char *prefix, char *err, size_t errlen)
 {
     grid_env *e = env;
-    return rl_state_blob(io, 0, prefix, "gridworld/state", e->s, e->n * sizeof *e->s, err, errlen);
+    return rl_state_blob(io, 0, prefix, "gridworld/state", e->s, (size_t)e->n * e->k * sizeof *e->s, err,
+                         errlen);
+}
+
+/* The all-zero state of an env never reset (an eval env before its first
+   evaluation). */
+static int never_reset(const gw_state *s)
+{
+    return !s->pos && !s->goal && !s->lava && !s->dir && !s->goal_up && !s->steps;
 }
 
 static int gw_load(void *env, const struct rl_state_io *io, const char *prefix, char *err, size_t errlen)
 {
     grid_env *e = env;
-    int rc = rl_state_blob(io, 1, prefix, "gridworld/state", e->s, e->n * sizeof *e->s, err, errlen);
-    for (uint32_t i = 0; rc == RL_OK && i < e->n; i++) {
+    size_t rows = (size_t)e->n * e->k;
+    int rc = rl_state_blob(io, 1, prefix, "gridworld/state", e->s, rows * sizeof *e->s, err, errlen);
+    for (size_t r = 0; rc == RL_OK && r < rows; r++) {
         char why[160];
-        if (gw_state_check(&e->cfg, &e->s[i], why, sizeof why) != 0) {
-            RL_ERRF(err, errlen, "tensor '%sgridworld/state': env %u: %s", prefix, i, why);
+        if (gw_state_check(&e->cfg, &e->s[r], why, sizeof why) != 0) {
+            RL_ERRF(err, errlen, "tensor '%sgridworld/state': env %zu%s: %s", prefix, r / e->k,
+                    e->k > 1 ? " (an agent)" : "", why);
             rc = RL_ECORRUPT;
         }
+        /* agents of one map never share a cell (a map never reset has them all at 0) */
+        const gw_state *mates = &e->s[r - r % e->k];
+        for (uint32_t q = 0; rc == RL_OK && q < r % e->k; q++)
+            if (mates[q].pos == e->s[r].pos && !(never_reset(&mates[q]) && never_reset(&e->s[r]))) {
+                RL_ERRF(err, errlen, "tensor '%sgridworld/state': env %zu: agents %u and %zu share cell %d",
+                        prefix, r / e->k, q, r % e->k, e->s[r].pos);
+                rc = RL_ECORRUPT;
+            }
     }
     return rc;
 }

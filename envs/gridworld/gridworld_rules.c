@@ -118,16 +118,25 @@ uint8_t gw_cell(const gw_config *c, const gw_state *s, int32_t i)
     return code == GW_GOAL ? GW_FLOOR : code; /* the base goal moved */
 }
 
-static int32_t random_floor(const gw_config *c, gw_state *s, int32_t avoid)
+static int taken(int32_t i, const int32_t *others, uint32_t n_others)
+{
+    for (uint32_t k = 0; k < n_others; k++)
+        if (others[k] == i) return 1;
+    return 0;
+}
+
+static int32_t random_floor(const gw_config *c, gw_state *s, int32_t avoid, const int32_t *others,
+                            uint32_t n_others)
 {
     uint32_t n = c->map.width * c->map.height;
     for (;;) {
         int32_t i = (int32_t)rl_rng_below(&s->rng, n);
-        if (c->map.cells[i] == GW_FLOOR && i != avoid && i != c->map.goal) return i;
+        if (c->map.cells[i] == GW_FLOOR && i != avoid && i != c->map.goal && !taken(i, others, n_others))
+            return i;
     }
 }
 
-void gw_reset(const gw_config *c, gw_state *s)
+void gw_reset_among(const gw_config *c, gw_state *s, const int32_t *others, uint32_t n_others)
 {
     const gw_map *m = &c->map;
     s->steps = 0;
@@ -142,11 +151,18 @@ void gw_reset(const gw_config *c, gw_state *s)
         return;
     }
     s->goal = m->goal;
-    if (c->random_goal || s->goal < 0) s->goal = random_floor(c, s, -1);
-    s->pos = (c->random_start || m->start < 0) ? random_floor(c, s, s->goal) : m->start;
+    if (c->random_goal || s->goal < 0) s->goal = random_floor(c, s, -1, NULL, 0);
+    s->pos = (c->random_start || m->start < 0 || n_others) ? random_floor(c, s, s->goal, others, n_others)
+                                                           : m->start;
 }
 
-float gw_step(const gw_config *c, gw_state *s, int action, gw_outcome *out)
+void gw_reset(const gw_config *c, gw_state *s)
+{
+    gw_reset_among(c, s, NULL, 0);
+}
+
+float gw_step_among(const gw_config *c, gw_state *s, int action, const int32_t *others,
+                    uint32_t n_others, gw_outcome *out)
 {
     static const int dx[4] = {0, 1, 0, -1}, dy[4] = {-1, 0, 1, 0};
     int move = -1;
@@ -161,7 +177,7 @@ float gw_step(const gw_config *c, gw_state *s, int action, gw_outcome *out)
     if (move >= 0) {
         int32_t w = (int32_t)c->map.width;
         int32_t next = s->pos + dy[move] * w + dx[move];
-        if (gw_cell(c, s, next) != GW_WALL) s->pos = next;
+        if (gw_cell(c, s, next) != GW_WALL && !taken(next, others, n_others)) s->pos = next;
     }
     s->steps++;
     uint8_t here = gw_cell(c, s, s->pos);
@@ -175,6 +191,11 @@ float gw_step(const gw_config *c, gw_state *s, int action, gw_outcome *out)
     }
     *out = s->steps >= c->max_steps ? GW_TIMEOUT : GW_GO_ON;
     return c->step_reward;
+}
+
+float gw_step(const gw_config *c, gw_state *s, int action, gw_outcome *out)
+{
+    return gw_step_among(c, s, action, NULL, 0, out);
 }
 
 int gw_state_check(const gw_config *c, const gw_state *s, char *why, size_t n)

@@ -60,6 +60,14 @@ int gw_map_builtin(gw_map *m, const char *name, uint32_t size, uint32_t corridor
 
 void gw_reset(const gw_config *c, gw_state *s);
 float gw_step(const gw_config *c, gw_state *s, int action, gw_outcome *out);
+/* The same for one of several agents on a map: others[0..n_others) are the
+   cells the other agents hold.  A move into one of them is blocked (as by a
+   wall), and with others the start is a random floor cell none of them
+   holds (the map's start is not forced).  The map needs a free floor
+   cell. */
+void gw_reset_among(const gw_config *c, gw_state *s, const int32_t *others, uint32_t n_others);
+float gw_step_among(const gw_config *c, gw_state *s, int action, const int32_t *others,
+                    uint32_t n_others, gw_outcome *out);
 /* What the cell holds for this episode (goal and lava may move). */
 uint8_t gw_cell(const gw_config *c, const gw_state *s, int32_t i);
 
