@@ -68,7 +68,7 @@ got=$("$RLHOST" eval "$T/rppo-a" --episodes 5 --json 2>/dev/null | sed -n 's/.*"
 [ -n "$want" ] && [ "$want" = "$got" ]; ok $? "eval from the checkpoint (normalize_obs) matches the run's evaluation ($want, $got)"
 exact tmaze "$SRC/configs/tmaze_rppo.cfg" 4096 --set run.steps=20000 --set run.log_interval=2048 --set run.eval_episodes=10
 # boards of four snakes (agent rows, board RNGs and food lists), with a CNN
-exact snake_multi_cnn "$SRC/configs/snake_multi_ppo.cfg" 8192 --set run.steps=40000 --set run.log_interval=8192 \
+exact snake_multi_cnn "$SRC/configs/snake_multi_ppo.cfg" 4096 --set run.steps=16384 --set run.log_interval=4096 \
   --set run.eval_episodes=8 --set 'env.observation="grid"' --set 'algo.encoder="cnn"' --set 'algo.cnn_channels=[8, 8]' \
   --set algo.hidden=[64]
 

@@ -478,7 +478,12 @@ static int sn_state_io(snake_env *e, const rl_state_io *io, const char *prefix, 
         if (!rngs) return RL_ENOMEM;
         for (uint32_t i = 0; !load && i < e->n; i++) rngs[i] = e->boards[i].rng;
         if (rc == RL_OK) rc = rl_state_blob(io, load, prefix, "snake/board_rng", rngs, e->n * sizeof *rngs, err, errlen);
-        for (uint32_t i = 0; rc == RL_OK && load && i < e->n; i++) e->boards[i].rng = rngs[i];
+        for (uint32_t i = 0; rc == RL_OK && load && i < e->n; i++) {
+            char name[96];
+            snprintf(name, sizeof name, "%ssnake/board_rng", prefix);
+            rc = rl_state_check_rng(name, &rngs[i], err, errlen);
+            e->boards[i].rng = rngs[i];
+        }
         free(rngs);
     }
     if (rc == RL_OK && e->images)
