@@ -2,8 +2,6 @@
    runs through the layers in chunks of `chunk` samples so the im2col patch
    matrices stay a few MiB whatever the minibatch; every layer's output is
    kept for the whole batch, since backward needs them. */
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 
 #include "nn_internal.h"
@@ -95,25 +93,8 @@ void rl_cnn_init(const rl_cnn *n, rl_params *p, rl_init_scheme scheme, rl_rng *r
 {
     for (uint32_t l = 0; l < n->n_layers; l++) {
         const rl_conv2d *c = &n->conv[l];
-        float *w = p->data + c->w_off, *b = p->data + c->b_off;
-        uint32_t out = c->out_c, in = c->in_c * c->k * c->k;
-        switch (scheme) {
-        case RL_INIT_ORTHOGONAL:
-            rl_init_orthogonal(w, out, in, 1.41421356f, rng);
-            memset(b, 0, out * sizeof(float));
-            break;
-        case RL_INIT_KAIMING:
-            rl_init_kaiming_uniform(w, out, in, rng);
-            memset(b, 0, out * sizeof(float));
-            break;
-        case RL_INIT_XAVIER:
-            rl_init_xavier_uniform(w, out, in, rng);
-            memset(b, 0, out * sizeof(float));
-            break;
-        case RL_INIT_DEFAULT:
-            rl_init_linear_default(w, b, out, in, rng);
-            break;
-        }
+        rl__init_layer(p->data + c->w_off, p->data + c->b_off, c->out_c, c->in_c * c->k * c->k, scheme,
+                       1.41421356f, rng);
     }
 }
 
@@ -170,31 +151,20 @@ void rl_cnn_backward(rl_cnn *n, const float *params, float *grad, const float *x
     }
 }
 
-static int append(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int append(char *buf, size_t cap, const char *fmt, ...)
-{
-    size_t len = strlen(buf);
-    va_list ap;
-    va_start(ap, fmt);
-    int r = vsnprintf(buf + len, cap > len ? cap - len : 0, fmt, ap);
-    va_end(ap);
-    return r < 0 || (size_t)r >= (cap > len ? cap - len : 0) ? -1 : 0;
-}
-
 int rl_cnn_ops(const rl_cnn *n, const char *prefix, char *buf, size_t cap)
 {
     size_t len = strlen(buf);
-    int rc = len && buf[len - 1] == '}' ? append(buf, cap, ",") : 0;
+    int rc = len && buf[len - 1] == '}' ? rl__append(buf, cap, ",") : 0;
     for (uint32_t l = 0; rc == 0 && l < n->n_layers; l++) {
         const rl_conv2d *c = &n->conv[l];
-        rc = append(buf, cap,
+        rc = rl__append(buf, cap,
                     "%s{\"op\":\"conv2d\",\"weight\":\"%s/conv%u.weight\",\"bias\":\"%s/conv%u.bias\","
                     "\"in_c\":%u,\"in_h\":%u,\"in_w\":%u,\"out_c\":%u,\"kernel\":%u,\"stride\":%u,"
                     "\"pad\":%u},{\"op\":\"relu\"}",
                     l ? "," : "", prefix, l, prefix, l, c->in_c, c->in_h, c->in_w, c->out_c, c->k,
                     c->stride, c->pad);
     }
-    if (rc == 0) rc = append(buf, cap, ",{\"op\":\"flatten\"}");
+    if (rc == 0) rc = rl__append(buf, cap, ",{\"op\":\"flatten\"}");
     return rc;
 }
 

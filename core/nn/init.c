@@ -2,7 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include <rlhost/nn.h>
+#include "nn_internal.h"
 
 static void uniform(float *w, size_t n, float bound, rl_rng *rng)
 {
@@ -59,4 +59,26 @@ void rl_init_orthogonal(float *w, uint32_t out, uint32_t in, float gain, rl_rng 
             w[(size_t)r * in + c] =
                 gain * (float)(out >= in ? a[(size_t)r * cols + c] : a[(size_t)c * cols + r]);
     free(a);
+}
+
+void rl__init_layer(float *w, float *b, uint32_t out, uint32_t in, rl_init_scheme scheme, float gain,
+                    rl_rng *rng)
+{
+    switch (scheme) {
+    case RL_INIT_ORTHOGONAL:
+        rl_init_orthogonal(w, out, in, gain, rng);
+        memset(b, 0, out * sizeof(float));
+        break;
+    case RL_INIT_KAIMING:
+        rl_init_kaiming_uniform(w, out, in, rng);
+        memset(b, 0, out * sizeof(float));
+        break;
+    case RL_INIT_XAVIER:
+        rl_init_xavier_uniform(w, out, in, rng);
+        memset(b, 0, out * sizeof(float));
+        break;
+    case RL_INIT_DEFAULT:
+        rl_init_linear_default(w, b, out, in, rng);
+        break;
+    }
 }

@@ -11,9 +11,7 @@ const char *rl_activation_name(rl_activation a)
     return a == RL_ACT_RELU ? "relu" : a == RL_ACT_TANH ? "tanh" : "none";
 }
 
-/* Appends printf output to the NUL-terminated text in buf; -1 when full. */
-static int append(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int append(char *buf, size_t cap, const char *fmt, ...)
+int rl__append(char *buf, size_t cap, const char *fmt, ...)
 {
     size_t len = strlen(buf);
     va_list ap;
@@ -26,13 +24,13 @@ static int append(char *buf, size_t cap, const char *fmt, ...)
 int rl_mlp_ops(const rl_mlp *m, const char *prefix, char *buf, size_t cap)
 {
     size_t len = strlen(buf);
-    int rc = len && buf[len - 1] == '}' ? append(buf, cap, ",") : 0;
+    int rc = len && buf[len - 1] == '}' ? rl__append(buf, cap, ",") : 0;
     for (uint32_t l = 0; rc == 0 && l < m->n_layers; l++) {
-        rc = append(buf, cap, "%s{\"op\":\"linear\",\"weight\":\"%s/layer%u.weight\",\"bias\":\"%s/layer%u.bias\","
+        rc = rl__append(buf, cap, "%s{\"op\":\"linear\",\"weight\":\"%s/layer%u.weight\",\"bias\":\"%s/layer%u.bias\","
                               "\"in\":%u,\"out\":%u}",
                     l ? "," : "", prefix, l, prefix, l, m->dims[l], m->dims[l + 1]);
         if (rc == 0 && l + 1 < m->n_layers && m->act != RL_ACT_NONE)
-            rc = append(buf, cap, ",{\"op\":\"%s\"}", rl_activation_name(m->act));
+            rc = rl__append(buf, cap, ",{\"op\":\"%s\"}", rl_activation_name(m->act));
     }
     return rc;
 }
@@ -83,26 +81,9 @@ void rl_mlp_init(const rl_mlp *m, rl_params *p, rl_init_scheme scheme, float out
                  rl_rng *rng)
 {
     for (uint32_t l = 0; l < m->n_layers; l++) {
-        float *w = p->data + m->w_off[l], *b = p->data + m->b_off[l];
-        uint32_t out = m->dims[l + 1], in = m->dims[l];
         int last = l + 1 == m->n_layers;
-        switch (scheme) {
-        case RL_INIT_ORTHOGONAL:
-            rl_init_orthogonal(w, out, in, last ? out_gain : 1.41421356f, rng);
-            memset(b, 0, out * sizeof(float));
-            break;
-        case RL_INIT_KAIMING:
-            rl_init_kaiming_uniform(w, out, in, rng);
-            memset(b, 0, out * sizeof(float));
-            break;
-        case RL_INIT_XAVIER:
-            rl_init_xavier_uniform(w, out, in, rng);
-            memset(b, 0, out * sizeof(float));
-            break;
-        case RL_INIT_DEFAULT:
-            rl_init_linear_default(w, b, out, in, rng);
-            break;
-        }
+        rl__init_layer(p->data + m->w_off[l], p->data + m->b_off[l], m->dims[l + 1], m->dims[l], scheme,
+                       last ? out_gain : 1.41421356f, rng);
     }
 }
 

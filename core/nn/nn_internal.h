@@ -55,4 +55,13 @@ void rl__gemm_pack(float *bp, const float *b, size_t ldb, int trans, uint32_t k,
 void rl__gemm_small(uint32_t m, uint32_t n, uint32_t k, const float *a, size_t lda,
                     const float *bp, float *c, size_t ldc, int accumulate);
 
+/* Appends printf output to the NUL-terminated text in buf (cap bytes);
+   -1 when it does not fit (mlp.c; the policy ops writers use it). */
+int rl__append(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* One layer's weight [out][in] and bias [out] by scheme (init.c); gain is
+   the orthogonal scheme's. */
+void rl__init_layer(float *w, float *b, uint32_t out, uint32_t in, rl_init_scheme scheme, float gain,
+                    rl_rng *rng);
+
 #endif
