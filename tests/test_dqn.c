@@ -47,7 +47,7 @@ static void test_sumtree(void)
    episode 16, 32 terminated, then 64 (still going). */
 static void test_nstep(void)
 {
-    rl_env_info info = {sizeof info, RL_DTYPE_F32, 1, {1}, 1, 1.0f, 2, NULL};
+    rl_env_info info = {sizeof info, RL_DTYPE_F32, 1, {1}, 1, 1.0f, 2, NULL, 1};
     replay r;
     OK(replay_create(&r, 16, 1, &info) == RL_OK, "replay create");
     float rew[7] = {1, 2, 4, 8, 16, 32, 64};
@@ -107,7 +107,7 @@ static void test_nstep(void)
     replay_destroy(&r);
 
     /* uint8 observations stay uint8 and scale on the way out. */
-    rl_env_info u8 = {sizeof u8, RL_DTYPE_U8, 1, {2}, 2, 1.0f / 255.0f, 2, NULL};
+    rl_env_info u8 = {sizeof u8, RL_DTYPE_U8, 1, {2}, 2, 1.0f / 255.0f, 2, NULL, 1};
     OK(replay_create(&r, 4, 1, &u8) == RL_OK, "uint8 replay");
     ASSERT_EQ(r.row_bytes, 2, "uint8 rows stored as bytes");
     uint8_t o[2] = {255, 51}, no[2] = {0, 0};
