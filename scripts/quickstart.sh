@@ -6,6 +6,6 @@ cd "$(dirname "$0")/.."
 scripts/deps.sh
 [ -f build/build.ninja ] || meson setup build >/dev/null
 ninja -C build >/dev/null
-config=${1:-configs/snake_dqn.cfg}
+config=${1:-configs/snake_best.cfg}
 shift || true
 exec build/core/rlhost run "$config" "$@"

@@ -140,18 +140,18 @@ int main(void)
     int pos[] = {4, 5, 3, 5, 3, 6}; /* head (4,5) heading right; neck left, tail below-left */
     sn_place(&b->c, &b->s, pos, 3, SN_RIGHT, 4, 2);
     float f[11];
-    sn_write_obs(&b->c, &b->s, SN_OBS_FEATURES, 0, 0, NULL, f);
+    sn_write_obs(&b->c, &b->s, SN_OBS_FEATURES, 0, 0, 0, NULL, f);
     float want[11] = {0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0};
     OK(memcmp(f, want, sizeof f) == 0, "features: no danger, heading right, food up");
     int edge[] = {9, 0, 8, 0, 7, 0}; /* top-right corner heading right */
     sn_place(&b->c, &b->s, edge, 3, SN_RIGHT, 0, 9);
-    sn_write_obs(&b->c, &b->s, SN_OBS_FEATURES, 0, 0, NULL, f);
+    sn_write_obs(&b->c, &b->s, SN_OBS_FEATURES, 0, 0, 0, NULL, f);
     float want2[11] = {1, 1, 0, 0, 1, 0, 0, 0, 0, 1, 1};
     OK(memcmp(f, want2, sizeof f) == 0, "features: wall ahead and left, food down-left");
 
     uint8_t g[300];
     sn_place(&b->c, &b->s, pos, 3, SN_RIGHT, 4, 2);
-    sn_write_obs(&b->c, &b->s, SN_OBS_GRID, 0, 0, NULL, g);
+    sn_write_obs(&b->c, &b->s, SN_OBS_GRID, 0, 0, 0, NULL, g);
     int body_ok = g[5 * 10 + 4] == 255 && g[5 * 10 + 3] == 255 && g[6 * 10 + 3] == 255;
     int count = 0;
     for (int i = 0; i < 100; i++) count += g[i] == 255;
@@ -161,19 +161,19 @@ int main(void)
     OK(g[100 + 5 * 10 + 4] == 255 && count == 1, "grid: head channel has the head only");
     OK(g[200 + 2 * 10 + 4] == 255, "grid: food channel has the food");
     sn_step(&b->c, &b->s, SN_UP, &out);
-    sn_write_obs(&b->c, &b->s, SN_OBS_GRID, 0, 0, NULL, g);
+    sn_write_obs(&b->c, &b->s, SN_OBS_GRID, 0, 0, 0, NULL, g);
     OK(g[100 + 4 * 10 + 4] == 255 && g[100 + 5 * 10 + 4] == 0 && g[6 * 10 + 3] == 0,
        "grid image follows a move (head moved, tail cleared)");
     uint8_t go[400];
     sn_place(&b->c, &b->s, pos, 3, SN_RIGHT, 4, 2);
-    sn_write_obs(&b->c, &b->s, SN_OBS_GRID, 1, 0, NULL, go);
+    sn_write_obs(&b->c, &b->s, SN_OBS_GRID, 1, 0, 0, NULL, go);
     OK(go[300 + 5 * 10 + 4] == 255 && go[300 + 5 * 10 + 3] == 170 && go[300 + 6 * 10 + 3] == 85,
        "grid body order: head 255, neck 170, tail 85");
 
     board *wb = new_board(10, 10, 2);
     sn_place(&wb->c, &wb->s, edge, 3, SN_RIGHT, 9, 2);
     uint8_t w[25];
-    sn_write_obs(&wb->c, &wb->s, SN_OBS_WINDOW, 0, 0, NULL, w);
+    sn_write_obs(&wb->c, &wb->s, SN_OBS_WINDOW, 0, 0, 0, NULL, w);
     /* 5x5 around (9,0): rows y=-2..2, cols x=7..11 */
     uint8_t wantw[25] = {189, 189, 189, 189, 189, 189, 189, 189, 189, 189, 126, 126, 252, 189, 189,
                          0,   0,   0,   189, 189, 0,   0,   63,  189, 189};
@@ -188,7 +188,7 @@ int main(void)
     for (int y = 8; y >= 0; y--) trap[n++] = 5, trap[n++] = y;
     sn_place(&b->c, &b->s, trap, 10, SN_DOWN, -1, -1);
     float frac[4], exact;
-    sn_flood_fractions(&b->c, &b->s, 4, frac, b->marks, b->queue);
+    sn_flood_fractions(&b->c, &b->s, 4, frac, NULL, b->marks, b->queue);
     /* free after a move: 100 - 10 = 90.  Moving left (3,8) or down (4,9): the
        region left of the wall plus the bottom row connects everything but the
        body -> all 89 other free cells; the tail (5,0) frees too. */
@@ -205,7 +205,7 @@ int main(void)
     for (int y = 9; y >= 0; y--) trap2[n++] = 5, trap2[n++] = y;
     trap2[n++] = 6, trap2[n++] = 0;
     sn_place(&b->c, &b->s, trap2, 13, SN_UP, -1, -1);
-    sn_flood_fractions(&b->c, &b->s, 4, frac, b->marks, b->queue);
+    sn_flood_fractions(&b->c, &b->s, 4, frac, NULL, b->marks, b->queue);
     /* Pocket: columns 0..4 = 50 cells minus head and neck = 48 free; the head
        takes (3,8), leaving 47 reachable of 100 - 13 = 87 free cells. */
     ASSERT_NEAR(frac[SN_LEFT], 47.0 / 87.0, 1e-6, "flood: sealed pocket fraction by hand");
@@ -218,13 +218,57 @@ int main(void)
     for (int k = 0; k < 20000; k++) {
         sn_step(&b->c, &b->s, (int)rl_rng_below(&b->s.rng, 4), &out);
         if (out != SN_GO_ON) sn_reset(&b->c, &b->s);
-        sn_flood_fractions(&b->c, &b->s, 4, frac, b->marks, b->queue);
+        sn_flood_fractions(&b->c, &b->s, 4, frac, NULL, b->marks, b->queue);
         for (int a = 0; a < 4; a++) {
             float e2 = sn_flood_fraction(&b->c, &b->s, sn_action_dir(&b->c, &b->s, a), b->marks, b->queue);
             if (fabsf(e2 - frac[a]) > 1e-6f) agree = 0;
         }
     }
     OK(agree, "flood: labelled fractions equal exact BFS on 20k random positions");
+    /* tail_reach: by hand in the sealed pocket, then against a plain BFS */
+    sn_place(&b->c, &b->s, trap2, 13, SN_UP, -1, -1);
+    float tr[4];
+    sn_flood_fractions(&b->c, &b->s, 4, frac, tr, b->marks, b->queue);
+    OK(tr[SN_LEFT] == 0.0f && tr[SN_UP] == 0.0f && tr[SN_RIGHT] == 0.0f,
+       "tail_reach: inside the sealed pocket the tail is out of reach");
+    agree = 1;
+    int reached_some = 0;
+    sn_reset(&b->c, &b->s);
+    for (int k = 0; k < 20000; k++) {
+        sn_step(&b->c, &b->s, (int)rl_rng_below(&b->s.rng, 4), &out);
+        if (out != SN_GO_ON) sn_reset(&b->c, &b->s);
+        sn_flood_fractions(&b->c, &b->s, 4, frac, tr, b->marks, b->queue);
+        uint32_t cap = sn_body_capacity(&b->c), head = sn_head_index(&b->s);
+        uint32_t tail = b->s.body[(b->s.head + cap + 1 - b->s.length) % cap];
+        for (int a = 0; a < 4; a++) {
+            uint32_t t = (uint32_t)((int)head + sn_delta(&b->c, sn_action_dir(&b->c, &b->s, a)));
+            uint8_t code = b->cells[t];
+            int eats = code == SN_FOOD, want = 0;
+            if (code == SN_EMPTY || code == SN_FOOD || (t == tail && !eats)) {
+                /* BFS from t over free cells (the tail's too unless eating): the tail, or a
+                   cell next to it when eating, reached? */
+                static uint8_t seen[64 * 64];
+                static uint16_t q[64 * 64];
+                memset(seen, 0, sizeof seen);
+                uint32_t qh = 0, qt = 0;
+                seen[t] = 1, q[qt++] = (uint16_t)t, seen[head] = 1;
+                while (qh < qt) {
+                    uint32_t cur = q[qh++];
+                    if ((!eats && cur == tail)) want = 1;
+                    for (int d = 0; d < 4; d++) {
+                        uint32_t nb = (uint32_t)((int)cur + sn_delta(&b->c, d));
+                        if (eats && nb == tail) want = 1;
+                        uint8_t c2 = b->cells[nb];
+                        if (!seen[nb] && (c2 == SN_EMPTY || c2 == SN_FOOD || (nb == tail && !eats)))
+                            seen[nb] = 1, q[qt++] = (uint16_t)nb;
+                    }
+                }
+            }
+            if ((tr[a] != 0.0f) != want) agree = 0;
+            reached_some += want;
+        }
+    }
+    OK(agree && reached_some > 1000, "tail_reach equals a plain BFS on 20k random positions");
     free(b);
     free(d);
     free(wb);

@@ -28,6 +28,7 @@ enum {
     OPT_INITIAL_LENGTH,
     OPT_SNAKES,
     OPT_FOOD_COUNT,
+    OPT_TAIL_REACH,
     OPT_N
 };
 
@@ -66,13 +67,16 @@ static const rl_option_def options[OPT_N] = {
                      "and die on each other's bodies; a dead one respawns"),
     [OPT_FOOD_COUNT] = D(RL_OPT_INT, "food_count", "\"auto\"", 1, 4096, NULL, RL_OPT_AUTO,
                          "food cells on a board with several snakes; auto = one per snake"),
+    [OPT_TAIL_REACH] = D(RL_OPT_BOOL, "tail_reach", "false", 1, 0, NULL, 0,
+                         "with flood_fill: append, per action, whether the tail stays reachable "
+                         "after it"),
 };
 
 typedef struct snake_env {
     sn_config cfg;
     uint32_t n, obs_size, n_actions;
     uint32_t k, n_food; /* snakes per board (1: snake_rules alone) and food cells */
-    int mode, flood, order;
+    int mode, flood, order, tail;
     sn_state *s;        /* n x k, board-major */
     sn_board *boards;   /* k > 1: n boards */
     uint32_t *food;     /* k > 1: n x n_food */
@@ -118,6 +122,12 @@ static int sn_create_env(const rl_env_args *args, void **out, rl_env_info *info,
     c->max_idle_steps = o[OPT_MAX_IDLE].is_auto ? 2 * c->width * c->height : (uint32_t)o[OPT_MAX_IDLE].i;
     e->mode = (int)o[OPT_OBSERVATION].i;
     e->flood = (int)o[OPT_FLOOD_FILL].i;
+    e->tail = (int)o[OPT_TAIL_REACH].i;
+    if (e->tail && !e->flood) {
+        RL_ERRF(err, errlen, "tail_reach needs flood_fill = true");
+        sn_destroy_env(e);
+        return RL_EINVAL;
+    }
     e->order = (int)o[OPT_BODY_ORDER].i;
     c->pad = e->mode == SN_OBS_WINDOW ? (uint32_t)o[OPT_VISION].i : 1;
     e->n = args->num_envs;
@@ -201,7 +211,7 @@ static int sn_create_env(const rl_env_args *args, void **out, rl_env_info *info,
             }
         }
     }
-    uint32_t extra = e->flood ? e->n_actions : 0;
+    uint32_t extra = e->flood ? e->n_actions * (e->tail ? 2 : 1) : 0;
     if (e->mode == SN_OBS_FEATURES) {
         info->obs_dtype = RL_DTYPE_F32;
         info->obs_ndim = 1;
@@ -260,7 +270,7 @@ static void write_multi_obs(snake_env *e, uint32_t r, void *dst)
     }
     sn_state *s = &e->s[r];
     if (e->mode == SN_OBS_FEATURES) s->food = snb_nearest_food(&e->cfg, b, j); /* what they point at */
-    sn_write_obs(&e->cfg, s, e->mode, 0, 0, NULL, dst);
+    sn_write_obs(&e->cfg, s, e->mode, 0, 0, 0, NULL, dst);
 }
 
 /* Writes env i's observation; flood fill uses env i's own scratch slice, so
@@ -274,9 +284,9 @@ static void write_env_obs(snake_env *e, uint32_t i, void *dst)
     if (e->flood) {
         sn_obs_scratch scratch = {e->marks + (size_t)i * sn_cells_bytes(&e->cfg),
                                   e->queue + (size_t)i * sn_body_capacity(&e->cfg)};
-        sn_write_obs(&e->cfg, &e->s[i], e->mode, e->order, e->n_actions, &scratch, dst);
+        sn_write_obs(&e->cfg, &e->s[i], e->mode, e->order, e->n_actions, e->tail, &scratch, dst);
     } else {
-        sn_write_obs(&e->cfg, &e->s[i], e->mode, e->order, 0, NULL, dst);
+        sn_write_obs(&e->cfg, &e->s[i], e->mode, e->order, 0, 0, NULL, dst);
     }
 }
 

@@ -26,7 +26,7 @@ static void danger_and_food(const sn_config *c, const sn_state *s, float *o)
 }
 
 void sn_write_obs(const sn_config *c, const sn_state *s, int mode, int order, uint32_t flood_actions,
-                  const sn_obs_scratch *scratch, void *dst)
+                  int tail_reach, const sn_obs_scratch *scratch, void *dst)
 {
     uint32_t base = 0;
     if (mode == SN_OBS_FEATURES) {
@@ -65,9 +65,10 @@ void sn_write_obs(const sn_config *c, const sn_state *s, int mode, int order, ui
         base = area * (order ? 4 : 3);
     }
     if (flood_actions) {
-        float frac[4];
-        sn_flood_fractions(c, s, flood_actions, frac, scratch->marks, scratch->queue);
-        for (uint32_t a = 0; a < flood_actions; a++) {
+        float frac[8];
+        sn_flood_fractions(c, s, flood_actions, frac, tail_reach ? frac + flood_actions : NULL,
+                           scratch->marks, scratch->queue);
+        for (uint32_t a = 0; a < flood_actions * (tail_reach ? 2u : 1u); a++) {
             float f = frac[a];
             if (mode == SN_OBS_FEATURES)
                 ((float *)dst)[base + a] = f;

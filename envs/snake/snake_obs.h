@@ -6,7 +6,9 @@
      window    uint8 (2 vision + 1)^2 cell codes around the head: empty 0,
                food 63, body 126, wall 189, head 252
    flood_actions > 0 appends, per action, the fraction of free cells still
-   reachable after taking it (float, or uint8 x255 for grid/window). */
+   reachable after taking it (float, or uint8 x255 for grid/window), and
+   with tail_reach then, per action, 1 when the snake's tail stays
+   reachable after it (the way out of a pocket the body closes). */
 #ifndef RLHOST_SNAKE_OBS_H
 #define RLHOST_SNAKE_OBS_H
 
@@ -21,6 +23,6 @@ typedef struct sn_obs_scratch {
 
 /* Writes one env's observation; grid mode needs s->image. */
 void sn_write_obs(const sn_config *c, const sn_state *s, int mode, int order,
-                  uint32_t flood_actions, const sn_obs_scratch *scratch, void *dst);
+                  uint32_t flood_actions, int tail_reach, const sn_obs_scratch *scratch, void *dst);
 
 #endif

@@ -261,7 +261,7 @@ float sn_flood_fraction(const sn_config *c, const sn_state *s, int dir, uint8_t 
 }
 
 void sn_flood_fractions(const sn_config *c, const sn_state *s, uint32_t n_actions, float *out,
-                        uint8_t *marks, uint16_t *queue)
+                        float *tail_out, uint8_t *marks, uint16_t *queue)
 {
     uint32_t cap = sn_body_capacity(c);
     uint32_t head = s->body[s->head];
@@ -278,6 +278,11 @@ void sn_flood_fractions(const sn_config *c, const sn_state *s, uint32_t n_action
         uint8_t code = s->cells[t];
         if (code == SN_FOOD) { /* eating keeps the tail: the exact way */
             out[a] = sn_flood_fraction(c, s, dir, marks + 0, queue);
+            if (tail_out) { /* reached cells are 0xff: is one next to the tail? */
+                tail_out[a] = 0.0f;
+                for (int k = 0; k < 4; k++)
+                    if (marks[(uint32_t)((int)tail + d[k])] == 0xff) tail_out[a] = 1.0f;
+            }
             memset(marks, 0, sn_cells_bytes(c)); /* labels above are gone */
             labels = 0;
             memset(comp_size, 0, sizeof comp_size);
@@ -285,6 +290,7 @@ void sn_flood_fractions(const sn_config *c, const sn_state *s, uint32_t n_action
         }
         if (!FREE(t)) {
             out[a] = 0.0f;
+            if (tail_out) tail_out[a] = 0.0f;
             continue;
         }
         if (!marks[t]) { /* label t's component */
@@ -307,6 +313,7 @@ void sn_flood_fractions(const sn_config *c, const sn_state *s, uint32_t n_action
         /* After the move the snake covers `length` cells (tail freed, t taken). */
         uint32_t free_after = c->width * c->height - s->length;
         out[a] = free_after ? (float)(comp_size[marks[t]] - 1) / (float)free_after : 1.0f;
+        if (tail_out) tail_out[a] = marks[tail] == marks[t] ? 1.0f : 0.0f; /* the tail cell is free */
     }
 #undef FREE
 }

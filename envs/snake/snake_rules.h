@@ -86,8 +86,10 @@ float sn_flood_fraction(const sn_config *c, const sn_state *s, int dir, uint8_t 
                         uint16_t *queue);
 /* The same for every action at once (out[a] for a < n_actions): a move into
    cell t reaches exactly t's component of free cells minus t itself, so one
-   labelling serves all actions (an exact BFS only when the move eats). */
+   labelling serves all actions (an exact BFS only when the move eats).
+   tail_out (may be NULL): 1 where the tail's cell (or, when the move eats,
+   a cell next to it) is still reachable after the move, else 0. */
 void sn_flood_fractions(const sn_config *c, const sn_state *s, uint32_t n_actions, float *out,
-                        uint8_t *marks, uint16_t *queue);
+                        float *tail_out, uint8_t *marks, uint16_t *queue);
 
 #endif
