@@ -238,12 +238,11 @@ int main(void)
         sn_step(&b->c, &b->s, (int)rl_rng_below(&b->s.rng, 4), &out);
         if (out != SN_GO_ON) sn_reset(&b->c, &b->s);
         sn_flood_fractions(&b->c, &b->s, 4, frac, tr, b->marks, b->queue);
-        uint32_t cap = sn_body_capacity(&b->c), head = sn_head_index(&b->s);
-        uint32_t tail = b->s.body[(b->s.head + cap + 1 - b->s.length) % cap];
+        uint32_t head = sn_head_index(&b->s), tail = sn_tail_index(&b->c, &b->s);
         for (int a = 0; a < 4; a++) {
             uint32_t t = (uint32_t)((int)head + sn_delta(&b->c, sn_action_dir(&b->c, &b->s, a)));
             uint8_t code = b->cells[t];
-            int eats = code == SN_FOOD, want = 0;
+            int eats = code == SN_FOOD, reach = 0;
             if (code == SN_EMPTY || code == SN_FOOD || (t == tail && !eats)) {
                 /* BFS from t over free cells (the tail's too unless eating): the tail, or a
                    cell next to it when eating, reached? */
@@ -254,18 +253,18 @@ int main(void)
                 seen[t] = 1, q[qt++] = (uint16_t)t, seen[head] = 1;
                 while (qh < qt) {
                     uint32_t cur = q[qh++];
-                    if ((!eats && cur == tail)) want = 1;
-                    for (int d = 0; d < 4; d++) {
-                        uint32_t nb = (uint32_t)((int)cur + sn_delta(&b->c, d));
-                        if (eats && nb == tail) want = 1;
+                    if (!eats && cur == tail) reach = 1;
+                    for (int dd = 0; dd < 4; dd++) {
+                        uint32_t nb = (uint32_t)((int)cur + sn_delta(&b->c, dd));
+                        if (eats && nb == tail) reach = 1;
                         uint8_t c2 = b->cells[nb];
                         if (!seen[nb] && (c2 == SN_EMPTY || c2 == SN_FOOD || (nb == tail && !eats)))
                             seen[nb] = 1, q[qt++] = (uint16_t)nb;
                     }
                 }
             }
-            if ((tr[a] != 0.0f) != want) agree = 0;
-            reached_some += want;
+            if ((tr[a] != 0.0f) != reach) agree = 0;
+            reached_some += reach;
         }
     }
     OK(agree && reached_some > 1000, "tail_reach equals a plain BFS on 20k random positions");

@@ -7,7 +7,6 @@
    then, for the T-maze, two cue values [goal up, goal down] that are set
    only during the first cue_steps steps.  In the T-maze the goal and lava
    channels stay empty: the arm ends look alike. */
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,9 +283,7 @@ static int gw_create_env(const rl_env_args *args, void **out, rl_env_info *info,
     info->obs_scale = 1.0f;
     info->n_actions = c->turn_actions ? 3 : 4;
     info->score_name = "success";
-    if (info->struct_size >= offsetof(rl_env_info, agents) + sizeof info->agents) {
-        info->agents = e->k;
-    } else if (e->k > 1) {
+    if (rl_env_info_set_agents(info, e->k) != 0) {
         RL_ERRF(err, errlen, "agents = %u needs a host that knows agents per env (ABI 1.1)", e->k);
         gw_destroy_env(e);
         return RL_EINVAL;

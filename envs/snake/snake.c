@@ -1,7 +1,6 @@
 /* Snake env plugin: options, buffers and rendering around the rules
    (snake_rules.c; snake_board.c for several snakes per board) and
    observations (snake_obs.c). */
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -243,9 +242,7 @@ static int sn_create_env(const rl_env_args *args, void **out, rl_env_info *info,
     e->obs_size = info->obs_size;
     info->n_actions = e->n_actions;
     info->score_name = "food";
-    if (info->struct_size >= offsetof(rl_env_info, agents) + sizeof info->agents) {
-        info->agents = e->k;
-    } else if (e->k > 1) {
+    if (rl_env_info_set_agents(info, e->k) != 0) {
         RL_ERRF(err, errlen, "snakes = %u needs a host that knows agents per env (ABI 1.1)", e->k);
         sn_destroy_env(e);
         return RL_EINVAL;

@@ -5,12 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint32_t tail_of(const sn_config *c, const sn_state *s)
-{
-    uint32_t cap = sn_body_capacity(c);
-    return s->body[(s->head + cap + 1 - s->length) % cap];
-}
-
 /* A uniformly random empty cell (rejection first, then a scan); 0 if none. */
 static uint32_t random_empty(const sn_config *c, sn_board *b)
 {
@@ -114,7 +108,7 @@ int snb_step(const sn_config *c, sn_board *b, const int32_t *actions, float *rew
         sn_state *s = &b->snakes[j];
         int dir = sn_action_dir(c, s, actions[j]);
         uint32_t head = s->body[s->head], next = (uint32_t)((int)head + sn_delta(c, dir));
-        uint32_t tail = tail_of(c, s);
+        uint32_t tail = sn_tail_index(c, s);
         uint8_t code = b->cells[next];
         int eats = code == SN_FOOD;
         s->dir = dir;

@@ -5,9 +5,8 @@
 
 static void danger_and_food(const sn_config *c, const sn_state *s, float *o)
 {
-    uint32_t cap = sn_body_capacity(c);
     uint32_t head = sn_head_index(s);
-    uint32_t tail = s->body[(s->head + cap + 1 - s->length) % cap];
+    uint32_t tail = sn_tail_index(c, s);
     static const int rel[3] = {0, 3, 1}; /* straight, left, right */
     for (int k = 0; k < 3; k++) {
         uint32_t n = (uint32_t)((int)head + sn_delta(c, (s->dir + rel[k]) & 3));

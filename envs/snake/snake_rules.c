@@ -227,10 +227,9 @@ float sn_step(const sn_config *c, sn_state *s, int action, sn_outcome *out)
 float sn_flood_fraction(const sn_config *c, const sn_state *s, int dir, uint8_t *marks,
                         uint16_t *queue)
 {
-    uint32_t cap = sn_body_capacity(c);
     uint32_t head = s->body[s->head];
     uint32_t start = (uint32_t)((int)head + sn_delta(c, dir));
-    uint32_t tail = s->body[(s->head + cap + 1 - s->length) % cap];
+    uint32_t tail = sn_tail_index(c, s);
     uint8_t code = s->cells[start];
     int eats = code == SN_FOOD;
     if (code == SN_WALL || (code == SN_BODY && (eats || start != tail))) return 0.0f;
@@ -263,9 +262,8 @@ float sn_flood_fraction(const sn_config *c, const sn_state *s, int dir, uint8_t 
 void sn_flood_fractions(const sn_config *c, const sn_state *s, uint32_t n_actions, float *out,
                         float *tail_out, uint8_t *marks, uint16_t *queue)
 {
-    uint32_t cap = sn_body_capacity(c);
     uint32_t head = s->body[s->head];
-    uint32_t tail = s->body[(s->head + cap + 1 - s->length) % cap];
+    uint32_t tail = sn_tail_index(c, s);
     int d[4] = {sn_delta(c, 0), sn_delta(c, 1), sn_delta(c, 2), sn_delta(c, 3)};
     uint32_t comp_size[5] = {0};
     uint8_t labels = 0;

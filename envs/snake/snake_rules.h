@@ -72,6 +72,12 @@ static inline uint32_t sn_head_index(const sn_state *s)
 {
     return s->body[s->head];
 }
+/* Padded index of the tail (the body's oldest cell). */
+static inline uint32_t sn_tail_index(const sn_config *c, const sn_state *s)
+{
+    uint32_t cap = c->width * c->height; /* sn_body_capacity */
+    return s->body[(s->head + cap + 1 - s->length) % cap];
+}
 int sn_delta(const sn_config *c, int dir);
 /* Padded index of board cell (x, y); Manhattan distance of two indexes. */
 uint32_t sn_index(const sn_config *c, int x, int y);

@@ -228,6 +228,18 @@ typedef struct rl_env_info {
     uint32_t agents;
 } rl_env_info;
 
+/* For env create: reports `agents` per env in info.  0 when stored (or
+   agents is 1), -1 when agents > 1 and the host's rl_env_info has no room
+   for the field (refuse the option then). */
+static inline int rl_env_info_set_agents(rl_env_info *info, uint32_t agents)
+{
+    if (info->struct_size >= offsetof(rl_env_info, agents) + sizeof info->agents) {
+        info->agents = agents;
+        return 0;
+    }
+    return agents > 1 ? -1 : 0;
+}
+
 /* ---- Environment plugins ---------------------------------------------------
  * An env instance simulates num_envs independent environments.  The host owns
  * all I/O buffers, structure-of-arrays and contiguous over envs; a call works
