@@ -284,5 +284,31 @@ expect_rc 0 "bench --stage replicas" -- "$RLHOST" bench "$SRC/configs/cartpole_p
 contains "$T/out" '"bench": "replicas", "config"' "bench reports the replicas' update speed-up"
 contains "$T/out" '"evaluated": true' "and both runs' learning results"
 
+# Encoders and agents per env: what does not fit is refused by `check`
+# with one sentence (exit 2), before anything trains.
+refuse() { # DESC SENTENCE CONFIG ARGS...
+  local desc=$1 want=$2; shift 2
+  expect_rc 2 "$desc" -- "$RLHOST" check "$@"
+  contains "$T/err" "$want" "$desc: says so"
+}
+GCNN="$SRC/configs/gridworld_cnn_ppo.cfg" MSNAKE="$SRC/configs/snake_multi_ppo.cfg"
+refuse "a CNN over a vector observation" 'encoder = "cnn" needs an image observation' \
+  "$SRC/configs/snake_dqn.cfg" --set 'algo.encoder="cnn"'
+refuse "cnn lists of different lengths" "need one entry per layer, 1 to 6 layers (got 2, 1, 2, 2)" \
+  "$GCNN" --set 'algo.cnn_kernels=[3]'
+refuse "a kernel larger than its input" "cnn layer 1: kernel 9 does not fit its 8x8 input (padding 0)" \
+  "$GCNN" --set 'algo.cnn_kernels=[9, 3]' --set 'algo.cnn_padding=[0, 0]'
+refuse "flood fill with several snakes" "flood_fill needs snakes = 1 (there are 4 per board)" \
+  "$MSNAKE" --set env.flood_fill=true
+refuse "snakes that do not fit the board" "40 snakes of initial_length 3 and 40 food need a board" \
+  "$MSNAKE" --set env.snakes=40
+refuse "action repeat with several agents" "action_repeat must be 1 with several agents" \
+  "$MSNAKE" --set env.optimizations.action_repeat=2
+refuse "tail_reach without flood fill" "tail_reach needs flood_fill = true" \
+  "$SRC/configs/snake_best.cfg" --set env.flood_fill=false
+refuse "several agents in the T-maze" "tmaze holds one agent" "$SRC/configs/tmaze_rppo.cfg" --set env.agents=2
+refuse "more agents than the map holds" "6 agents need at least 8 floor cells" \
+  "$GCNN" --set 'env.map=["#####", "#S.G#", "#...#", "#####"]' --set env.agents=6
+
 echo "1..$n"
 [ $failed = 0 ]

@@ -309,7 +309,8 @@ static int check_plugins(const rl__config *c)
     uint32_t n_eval = eval_episodes < RL__MAX_EVAL_ENVS ? eval_episodes : RL__MAX_EVAL_ENVS;
     rl__vecenv v;
     if (rl__vecenv_create(&v, c->env->desc, c->env_opts.vals, c->env_stages.vals,
-                          (uint32_t)c->env_host.vals[RL__ENV_NUM_ENVS].i, 0, 1, 1, err,
+                          (uint32_t)c->env_host.vals[RL__ENV_NUM_ENVS].i, 0, 1,
+                          (uint32_t)c->env_host_stages.vals[RL__ENVST_ACTION_REPEAT].i, err,
                           sizeof err) != RL_OK) {
         rl__log(RL_LOG_ERROR, NULL, "%s", err);
         return EXIT_USAGE;
