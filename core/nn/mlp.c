@@ -92,10 +92,8 @@ const float *rl_mlp_forward(rl_mlp *m, const float *params, const float *in, uin
     const float *x = in;
     for (uint32_t l = 0; l < m->n_layers; l++) {
         float *out = m->acts + m->act_off[l];
-        rl_linear_forward(out, x, params + m->w_off[l], params + m->b_off[l], batch, m->dims[l],
-                          m->dims[l + 1]);
-        if (l + 1 < m->n_layers)
-            rl_activation_forward(m->act, out, out, (size_t)batch * m->dims[l + 1]);
+        rl__linear_forward_act(out, x, params + m->w_off[l], params + m->b_off[l], batch, m->dims[l],
+                               m->dims[l + 1], l + 1 < m->n_layers ? m->act : RL_ACT_NONE);
         x = out;
     }
     return x;
@@ -119,15 +117,18 @@ void rl_mlp_backward(rl_mlp *m, const float *params, float *grad, const float *i
                      const float *dout, float *din, uint32_t batch)
 {
     const float *d = dout;
+    int db_done = 0; /* d's column sums already in the layer's bias gradient */
     for (uint32_t l = m->n_layers; l-- > 0;) {
         const float *x = l ? m->acts + m->act_off[l - 1] : in;
         float *dx = l ? m->dacts + m->act_off[l - 1] : din;
         /* Hidden gradients are overwritten (beta 0); the caller's din accumulates. */
-        rl__linear_backward_beta(dx, l ? 0.0f : 1.0f, grad + m->w_off[l], grad + m->b_off[l], d, x,
-                                 params + m->w_off[l], batch, m->dims[l], m->dims[l + 1]);
-        if (l) {
-            rl__activation_grad_inplace(m->act, dx, x, (size_t)batch * m->dims[l]);
+        rl__linear_backward_beta(dx, l ? 0.0f : 1.0f, grad + m->w_off[l],
+                                 db_done ? NULL : grad + m->b_off[l], d, x, params + m->w_off[l],
+                                 batch, m->dims[l], m->dims[l + 1]);
+        if (l) { /* through the activation, and the lower layer's bias gradient with it */
+            rl__activation_bias_grad(m->act, dx, x, batch, m->dims[l], grad + m->b_off[l - 1]);
             d = dx;
+            db_done = 1;
         }
     }
 }

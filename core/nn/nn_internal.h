@@ -32,6 +32,21 @@ void rl__linear_backward_beta(float *din, float din_beta, float *dw, float *db,
    pre-activation one. */
 void rl__activation_grad_inplace(rl_activation a, float *d, const float *out, size_t n);
 
+/* out = act(in W^T + b) for batch rows: the product (beta 0), then the
+   bias and the activation in one pass over it (b may be NULL). */
+void rl__linear_forward_act(float *out, const float *in, const float *w, const float *b,
+                            uint32_t batch, uint32_t in_dim, uint32_t out_dim, rl_activation act);
+void rl__bias_act(float *y, const float *b, uint32_t rows, uint32_t n, rl_activation a);
+
+/* db[j] += sum over rows of d[r][j], rows in order. */
+void rl__bias_grad(float *db, const float *d, uint32_t rows, uint32_t n);
+
+/* rl__activation_grad_inplace over rows x n, with (db non-NULL) the result's
+   column sums added to db in the same pass: a hidden layer's pre-activation
+   gradient and the bias gradient of the layer that produced it. */
+void rl__activation_bias_grad(rl_activation a, float *d, const float *y, uint32_t rows,
+                              uint32_t n, float *db);
+
 /* tanh, vectorized, within 4e-7 of the exact value (linear.c); results do
    not depend on an element's position.  Sigmoid through it. */
 void rl__tanh_array(float *out, const float *in, size_t n);
