@@ -2,9 +2,15 @@
    plain loop, whatever the timing), R = 1 leaves buffers as they are, and a
    gradient split over R replicas and summed equals the one-replica
    gradient of the same minibatch (an MLP with a mean-squared loss; float
-   tolerance, since the sums run in another order). */
+   tolerance, since the sums run in another order).  The sharded step
+   (reduce-scatter, each replica clipping and updating its slice, an
+   all-gather of the parameters, and of Adam's moments after) leaves every
+   replica bit-identical and equal to one replica stepping on the whole
+   minibatch; a non-finite gradient stops it on every replica, naming the
+   element. */
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,6 +67,121 @@ static void *replica_main(void *arg)
     const rl_replicas *api = rl__replica_group_api(j->g, j->index);
     j->rc = api->allreduce_f32(api->ctx, j->n.p.grad, j->n.p.n);
     return NULL;
+}
+
+/* Sharded optimizer steps: STEPS steps over the same minibatch, each
+   replica's gradient from its rows; bad_at >= 0 plants a NaN in replica
+   R - 1's gradient there at the last step. */
+#define STEPS 3
+#define OKF(cond, ...)                              \
+    do {                                            \
+        char m_[256];                               \
+        snprintf(m_, sizeof m_, __VA_ARGS__);       \
+        OK(cond, m_);                               \
+    } while (0)
+
+typedef struct sjob {
+    struct rl__replica_group *g;
+    uint32_t index, R;
+    net n;
+    rl_adam adam;
+    float norm[STEPS];
+    long bad, bad_at;
+    int rc;
+} sjob;
+
+static void *sharded_main(void *arg)
+{
+    sjob *j = arg;
+    uint32_t per = ROWS / j->R;
+    const rl_replicas *api = rl__replica_group_api(j->g, j->index);
+    j->rc = RL_OK;
+    for (int s = 0; s < STEPS && j->rc == RL_OK; s++) {
+        grad_of(&j->n, j->index * per, per);
+        if (s == STEPS - 1 && j->bad_at >= 0 && j->index == j->R - 1) j->n.p.grad[j->bad_at] = NAN;
+        j->rc = rl_replicated_adam_step(api, &j->adam, j->n.p.data, j->n.p.grad, j->n.p.n, 0.05f, 0.01f,
+                                        &j->norm[s], &j->bad);
+    }
+    if (j->rc == RL_OK) j->rc = rl_adam_gather(api, &j->adam);
+    return NULL;
+}
+
+static void test_sharded(void)
+{
+    /* the reference: one replica, the whole minibatch, clipped (0.05 is
+       below the gradient's norm) */
+    net ref;
+    rl_adam ra;
+    net_make(&ref);
+    rl_adam_create(&ra, ref.p.n, 0.9f, 0.999f, 1e-8f, 0.0f);
+    float ref_norm[STEPS];
+    for (int s = 0; s < STEPS; s++) {
+        grad_of(&ref, 0, ROWS);
+        ASSERT_EQ(rl_replicated_adam_step(NULL, &ra, ref.p.data, ref.p.grad, ref.p.n, 0.05f, 0.01f,
+                                          &ref_norm[s], NULL), RL_OK, "sharded step alone");
+    }
+    OK(ref_norm[0] > 0.05f, "the reference steps are clipped");
+    for (uint32_t R = 2; R <= 3; R++) {
+        for (int nan_case = 0; nan_case < 2; nan_case++) {
+            struct rl__replica_group *g = rl__replica_group_create(R);
+            sjob jobs[3];
+            pthread_t th[3];
+            long bad_at = nan_case ? (long)(ref.p.n - 2) : -1; /* in the last replica's slice */
+            for (uint32_t r = 0; r < R; r++) {
+                memset(&jobs[r], 0, sizeof jobs[r]);
+                jobs[r].g = g, jobs[r].index = r, jobs[r].R = R, jobs[r].bad_at = bad_at;
+                net_make(&jobs[r].n);
+                rl_adam_create(&jobs[r].adam, jobs[r].n.p.n, 0.9f, 0.999f, 1e-8f, 0.0f);
+            }
+            /* ROWS / R rows each; 64 % 3 leaves a row out, so R = 3 steps on 63 rows
+               and is compared with tolerance against its own bounds only */
+            for (uint32_t r = 0; r < R; r++) pthread_create(&th[r], NULL, sharded_main, &jobs[r]);
+            for (uint32_t r = 0; r < R; r++) pthread_join(th[r], NULL);
+            int ok = 1, same = 1, moments = 1;
+            for (uint32_t r = 0; r < R; r++) {
+                ok &= jobs[r].rc == RL_OK;
+                same &= !memcmp(jobs[r].n.p.data, jobs[0].n.p.data, ref.p.n * sizeof(float));
+                moments &= !memcmp(jobs[r].adam.m, jobs[0].adam.m, ref.p.n * sizeof(float)) &&
+                           !memcmp(jobs[r].adam.v, jobs[0].adam.v, ref.p.n * sizeof(float)) &&
+                           jobs[r].adam.t == (uint64_t)(nan_case ? STEPS - 1 : STEPS);
+            }
+            if (!nan_case) {
+                OKF(ok, "R = %u sharded steps return ok", R);
+                OKF(same, "R = %u sharded steps: every replica's parameters are the same, bit for bit", R);
+                OKF(moments, "R = %u: after the gather every replica holds the same Adam moments", R);
+                if (R == 2) {
+                    double worst = 0, worst_m = 0;
+                    for (size_t i = 0; i < ref.p.n; i++) {
+                        worst = fmax(worst, fabs((double)jobs[0].n.p.data[i] - ref.p.data[i]));
+                        worst_m = fmax(worst_m, fabs((double)jobs[0].adam.m[i] - ra.m[i]) /
+                                                    (fabs(ra.m[i]) + 1e-6));
+                    }
+                    printf("# R = 2 sharded: largest parameter difference to one replica %.2e, moment %.2e\n",
+                           worst, worst_m);
+                    OK(worst < 1e-5 && worst_m < 1e-3,
+                       "R = 2 sharded steps equal one replica's steps on the whole minibatch");
+                    OK(fabsf(jobs[0].norm[0] - ref_norm[0]) < 1e-5f * ref_norm[0],
+                       "the sharded global norm equals the whole gradient's");
+                }
+            } else {
+                int all_bad = 1;
+                for (uint32_t r = 0; r < R; r++)
+                    all_bad &= !isfinite(jobs[r].norm[STEPS - 1]) && jobs[r].bad == bad_at;
+                OKF(ok && all_bad, "R = %u: a NaN in one replica's slice stops the step on every replica, "
+                                  "which all name element %ld", R, bad_at);
+                OKF(same, "R = %u: no replica stepped on the non-finite gradient", R);
+            }
+            for (uint32_t r = 0; r < R; r++) {
+                rl_adam_destroy(&jobs[r].adam);
+                rl_mlp_destroy(&jobs[r].n.m);
+                rl_params_free(&jobs[r].n.p);
+            }
+            rl__replica_group_destroy(g);
+        }
+    }
+    rl_adam_destroy(&ra);
+    rl_mlp_destroy(&ref.m);
+    rl_params_free(&ref.p);
 }
 
 int main(void)
@@ -127,6 +248,7 @@ int main(void)
         }
         rl__replica_group_destroy(g);
     }
+    test_sharded();
     rl_mlp_destroy(&whole.m);
     rl_params_free(&whole.p);
     rl_mlp_destroy(&one.m);

@@ -444,24 +444,23 @@ static int train_step(dqn *d, char *err, size_t errlen)
     for (uint32_t j = 0; j < Bl; j++) d->dq[(size_t)j * A + d->rb.actions[d->slots[j]]] = d->dpred[j];
     rl_params_zero_grad(&d->online);
     qnet_backward(&d->q, d->online.data, d->online.grad, d->x, d->dq, Bl);
-    if (d->R > 1 && d->rep->allreduce_f32(d->rep->ctx, d->online.grad, d->online.n) != RL_OK) {
+    float lr = d->lr_linear ? rl_schedule_linear(d->lr, 0.0f, d->progress) : d->lr, norm;
+    long at;
+    if (rl_replicated_adam_step(d->R > 1 ? d->rep : NULL, &d->adam, d->online.data, d->online.grad,
+                                d->online.n, d->max_grad_norm, lr, &norm, &at) != RL_OK) {
         RL_ERRF(err, errlen, "the replicas' gradient sum failed");
         return RL_EINVAL;
     }
-    float norm = rl_clip_grad_norm(d->online.grad, d->online.n, d->max_grad_norm);
     if (!isfinite(norm)) {
         if (d->skip_nonfinite) {
             d->skipped++;
             return RL_OK;
         }
-        long at = rl_params_find_nonfinite(d->online.grad, d->online.n);
         RL_ERRF(err, errlen, "non-finite gradient in tensor '%s' at gradient step %llu",
                 at >= 0 ? rl_params_tensor_at(&d->online, (size_t)at) : "?",
                 (unsigned long long)d->grad_steps + 1);
         return RL_ENONFINITE;
     }
-    float lr = d->lr_linear ? rl_schedule_linear(d->lr, 0.0f, d->progress) : d->lr;
-    rl_adam_step(&d->adam, d->online.data, d->online.grad, lr);
     if (d->prioritized) {
         for (uint32_t j = 0; j < Bl; j++) {
             double pr = fabs((double)d->pred[j] - d->y[j]) + d->per_eps;
@@ -504,6 +503,12 @@ static int dqn_update(void *p, uint64_t step, char *err, size_t errlen)
     for (uint64_t k = 0; k < n; k++) {
         int rc = train_step(d, err, errlen);
         if (rc != RL_OK) return rc;
+    }
+    /* sharded steps leave each replica's Adam moments current on its slice:
+       whole again before the host may save them */
+    if (n && d->R > 1 && rl_adam_gather(d->rep, &d->adam) != RL_OK) {
+        RL_ERRF(err, errlen, "the replicas' optimizer state gather failed");
+        return RL_EINVAL;
     }
     return RL_OK;
 }

@@ -858,23 +858,23 @@ static int train_rollout(ppo *p, char *err, size_t errlen)
             }
             rl_params_zero_grad(&p->p);
             train_backward(p, Lm, S);
-            if (p->R > 1 && p->rep->allreduce_f32(p->rep->ctx, p->p.grad, p->p.n) != RL_OK) {
+            float norm;
+            long at;
+            if (rl_replicated_adam_step(p->R > 1 ? p->rep : NULL, &p->adam, p->p.data, p->p.grad, p->p.n,
+                                        p->max_grad_norm, lr, &norm, &at) != RL_OK) {
                 RL_ERRF(err, errlen, "the replicas' gradient sum failed");
                 return RL_EINVAL;
             }
-            float norm = rl_clip_grad_norm(p->p.grad, p->p.n, p->max_grad_norm);
             if (!isfinite(norm)) {
                 if (p->skip_nonfinite) {
                     p->skipped++;
                     continue;
                 }
-                long at = rl_params_find_nonfinite(p->p.grad, p->p.n);
                 RL_ERRF(err, errlen, "non-finite gradient in tensor '%s' in PPO update %llu",
                         at >= 0 ? rl_params_tensor_at(&p->p, (size_t)at) : "?",
                         (unsigned long long)p->updates + 1);
                 return RL_ENONFINITE;
             }
-            rl_adam_step(&p->adam, p->p.data, p->p.grad, lr);
             p->m_pg += pg / M;
             p->m_v += vl / M;
             p->m_ent += ent / M;
@@ -884,6 +884,12 @@ static int train_rollout(ppo *p, char *err, size_t errlen)
         }
     }
     p->updates++;
+    /* sharded steps leave each replica's Adam moments current on its
+       slice: whole again before the host may save them */
+    if (p->R > 1 && rl_adam_gather(p->rep, &p->adam) != RL_OK) {
+        RL_ERRF(err, errlen, "the replicas' optimizer state gather failed");
+        return RL_EINVAL;
+    }
     return RL_OK;
 }
 

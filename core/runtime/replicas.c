@@ -99,10 +99,85 @@ typedef struct rl__replica_group {
 ALLREDUCE(allreduce_f32, float, rl__world_sum_f32)
 ALLREDUCE(allreduce_f64, double, rl__world_sum_f64)
 
+/* The chunked sum of the replicas' slices: buf[i] = ((b0[i] + b1[i]) + ...)
+   for i in [lo, hi), in place even when buf is b0. */
+static void sum_slice(float *buf, void *const *bufs, uint32_t R, size_t lo, size_t hi)
+{
+    float acc[512];
+    for (size_t i0 = lo; i0 < hi; i0 += 512) {
+        size_t len = hi - i0 < 512 ? hi - i0 : 512;
+        memcpy(acc, (const float *)bufs[0] + i0, len * sizeof(float));
+        for (uint32_t r = 1; r < R; r++) {
+            const float *restrict b = (const float *)bufs[r] + i0;
+            for (size_t i = 0; i < len; i++) acc[i] += b[i];
+        }
+        memcpy(buf + i0, acc, len * sizeof(float));
+    }
+}
+
+/* Every member publishes its buffer and they meet; each sums its own slice
+   (in an MPI job the first member does the job's, world.h); a second
+   meeting keeps every buffer unchanged until all have read it. */
+static int reduce_scatter_f32(void *ctx, float *buf, size_t n)
+{
+    member *m = ctx;
+    group *g = m->g;
+    uint32_t R = g->count, k = m->index;
+    int world = rl__world_size() > 1;
+    if (R == 1 && !world) return RL_OK;
+    g->bufs[k] = buf;
+    g->n[k] = n;
+    if (R > 1) barrier_wait(&g->barrier);
+    int same = 1;
+    for (uint32_t r = 1; r < R; r++) same &= g->n[r] == g->n[0];
+    if (world) {
+        if (k == 0)
+            g->world_rc = same && rl__world_reduce_scatter_f32((float *const *)g->bufs, R, n) == 0 ? RL_OK : RL_EINVAL;
+    } else if (same) {
+        sum_slice(buf, g->bufs, R, n * k / R, n * (k + 1) / R);
+    }
+    if (R > 1) barrier_wait(&g->barrier);
+    return world ? g->world_rc : same ? RL_OK : RL_EINVAL;
+}
+
+/* Each member copies the others' slices out of their buffers, between two
+   meetings. */
+static int allgather_f32(void *ctx, float *buf, size_t n)
+{
+    member *m = ctx;
+    group *g = m->g;
+    uint32_t R = g->count, k = m->index;
+    int world = rl__world_size() > 1;
+    if (R == 1 && !world) return RL_OK;
+    g->bufs[k] = buf;
+    g->n[k] = n;
+    if (R > 1) barrier_wait(&g->barrier);
+    int same = 1;
+    for (uint32_t r = 1; r < R; r++) same &= g->n[r] == g->n[0];
+    if (world) {
+        if (k == 0)
+            g->world_rc = same && rl__world_allgather_f32((float *const *)g->bufs, R, n) == 0 ? RL_OK : RL_EINVAL;
+    } else if (same) {
+        for (uint32_t r = 0; r < R; r++) {
+            size_t lo = n * r / R, hi = n * (r + 1) / R;
+            if (r != k) memcpy(buf + lo, (const float *)g->bufs[r] + lo, (hi - lo) * sizeof(float));
+        }
+    }
+    if (R > 1) barrier_wait(&g->barrier);
+    return world ? g->world_rc : same ? RL_OK : RL_EINVAL;
+}
+
+#define API(count_, index_, ctx_) \
+    ((rl_replicas){.struct_size = sizeof(rl_replicas), .count = (count_), .index = (index_), .ctx = (ctx_), \
+                   .allreduce_f32 = allreduce_f32, .allreduce_f64 = allreduce_f64,                          \
+                   .reduce_scatter_f32 = reduce_scatter_f32, .allgather_f32 = allgather_f32})
+
 const rl_replicas *rl__replicas_single(void)
 {
     static group one = {.count = 1};
-    static const rl_replicas api = {sizeof api, 1, 0, &one.members[0], allreduce_f32, allreduce_f64, 0};
+    static const rl_replicas api = {.struct_size = sizeof api, .count = 1, .index = 0, .ctx = &one.members[0],
+                                    .allreduce_f32 = allreduce_f32, .allreduce_f64 = allreduce_f64,
+                                    .reduce_scatter_f32 = reduce_scatter_f32, .allgather_f32 = allgather_f32};
     one.members[0].g = &one;
     return &api;
 }
@@ -116,7 +191,7 @@ struct rl__replica_group *rl__replica_group_create(uint32_t count)
     gr->barrier.count = count;
     for (uint32_t r = 0; r < count; r++) {
         gr->members[r] = (member){gr, r};
-        gr->api[r] = (rl_replicas){sizeof(rl_replicas), count, r, &gr->members[r], allreduce_f32, allreduce_f64, 0};
+        gr->api[r] = API(count, r, &gr->members[r]);
     }
     return gr;
 }

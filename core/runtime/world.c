@@ -197,6 +197,61 @@ int rl__world_gather(const void *mine, size_t bytes, unsigned char **blobs, size
 WORLD_SUM(rl__world_sum_f32, float, MPI_FLOAT)
 WORLD_SUM(rl__world_sum_f64, double, MPI_DOUBLE)
 
+/* The sharded halves (world.h): the large sum's reduce-scatter, each rank
+   then keeping its range's sums; and an all-gather of the ranges. */
+int rl__world_reduce_scatter_f32(float *const *bufs, uint32_t local, size_t n)
+{
+    size_t P = w.size, R = P * local;
+    if (n == 0) return 0;
+    if (n > (size_t)INT_MAX / R || P > 1024) return -1;
+    int sc[1024], sd[1024], rc[1024], rd[1024];
+    size_t me_lo = n * w.rank / P, me_len = n * (w.rank + 1) / P - me_lo, at = 0;
+    for (size_t q = 0; q < P; q++) {
+        size_t len = n * (q + 1) / P - n * q / P;
+        sc[q] = (int)(local * len);
+        sd[q] = (int)at;
+        at += local * len;
+        rc[q] = (int)(local * me_len);
+        rd[q] = (int)(q * local * me_len);
+    }
+    if (grow(&w.send, &w.send_cap, local * n * sizeof(float)) ||
+        grow(&w.recv, &w.recv_cap, R * me_len * sizeof(float) + 1))
+        return -1;
+    float *send = w.send, *recv = w.recv;
+    for (size_t q = 0, k = 0; q < P; q++) {
+        size_t lo = n * q / P, len = n * (q + 1) / P - lo;
+        for (uint32_t t = 0; t < local; t++, k += len) memcpy(send + k, bufs[t] + lo, len * sizeof(float));
+    }
+    MPI_Alltoallv(send, sc, sd, MPI_FLOAT, recv, rc, rd, MPI_FLOAT, MPI_COMM_WORLD);
+    float *out = bufs[0] + me_lo;
+    memcpy(out, recv, me_len * sizeof(float));
+    for (size_t r = 1; r < R; r++) {
+        const float *b = recv + r * me_len;
+        for (size_t i = 0; i < me_len; i++) out[i] += b[i];
+    }
+    for (uint32_t t = 1; t < local; t++) memcpy(bufs[t] + me_lo, out, me_len * sizeof(float));
+    return 0;
+}
+
+int rl__world_allgather_f32(float *const *bufs, uint32_t local, size_t n)
+{
+    size_t P = w.size, R = P * local;
+    if (n == 0) return 0;
+    if (n > (size_t)INT_MAX || P > 1024) return -1;
+    int gc[1024], gd[1024];
+    for (size_t q = 0; q < P; q++) {
+        gd[q] = (int)(n * q / P);
+        gc[q] = (int)(n * (q + 1) / P - n * q / P);
+    }
+    for (uint32_t t = 1; t < local; t++) { /* this rank's range, assembled in bufs[0] */
+        size_t g = (size_t)w.rank * local + t, lo = n * g / R, hi = n * (g + 1) / R;
+        memcpy(bufs[0] + lo, bufs[t] + lo, (hi - lo) * sizeof(float));
+    }
+    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, bufs[0], gc, gd, MPI_FLOAT, MPI_COMM_WORLD);
+    for (uint32_t t = 1; t < local; t++) memcpy(bufs[t], bufs[0], n * sizeof(float));
+    return 0;
+}
+
 #else /* no MPI: the world is this process */
 
 const char *rl__world_mpi(void) { return NULL; }
@@ -226,5 +281,19 @@ int rl__world_gather(const void *mine, size_t bytes, unsigned char **blobs, size
     }
 WORLD_SUM(rl__world_sum_f32, float)
 WORLD_SUM(rl__world_sum_f64, double)
+
+/* One process: the replicas' threads slice and gather among themselves
+   (replicas.c), so these are reached only with several ranks. */
+int rl__world_reduce_scatter_f32(float *const *bufs, uint32_t local, size_t n)
+{
+    (void)bufs, (void)local, (void)n;
+    return -1;
+}
+
+int rl__world_allgather_f32(float *const *bufs, uint32_t local, size_t n)
+{
+    (void)bufs, (void)local, (void)n;
+    return -1;
+}
 
 #endif

@@ -48,4 +48,15 @@ int rl__world_gather(const void *mine, size_t bytes, unsigned char **blobs, size
 int rl__world_sum_f32(float *const *bufs, uint32_t local, size_t n);
 int rl__world_sum_f64(double *const *bufs, uint32_t local, size_t n);
 
+/* The sharded halves of that sum, over the same replica order and slices
+   (replica g of R = size x local owns [n g / R, n (g + 1) / R); a rank's
+   replicas own its contiguous range [n rank / size, n (rank + 1) / size)).
+   reduce_scatter: each local buffer gets, over its rank's whole range, the
+   sum of every replica's elements there, added as rl__world_sum adds them
+   (the rest of the buffers is left as it is).  allgather: every replica's
+   own slice, from its buffer, into every buffer of the job.  0, or -1 when
+   the ranks disagree on n. */
+int rl__world_reduce_scatter_f32(float *const *bufs, uint32_t local, size_t n);
+int rl__world_allgather_f32(float *const *bufs, uint32_t local, size_t n);
+
 #endif

@@ -345,7 +345,25 @@ typedef struct rl_replicas {
     int (*allreduce_f32)(void *ctx, float *buf, size_t n);
     int (*allreduce_f64)(void *ctx, double *buf, size_t n);
     uint32_t shared_envs; /* see above; num_envs is then all of them */
+    /* Sharded optimizer steps (read only when struct_size covers them).
+       Replica r owns the slice [n r / R, n (r + 1) / R) of an n-element
+       buffer (rl_replica_slice).  reduce_scatter_f32 leaves in buf's own
+       slice the sum over the replicas, element i added in replica order as
+       allreduce_f32 adds it (the rest of buf is then unspecified);
+       allgather_f32 copies every replica's slice of its buf into the same
+       slice of every other replica's buf.  Collective, like allreduce: so a
+       step can sum, clip and update each slice on one replica only, and
+       gather the updated parameters (rl_replicated_adam_step). */
+    int (*reduce_scatter_f32)(void *ctx, float *buf, size_t n);
+    int (*allgather_f32)(void *ctx, float *buf, size_t n);
 } rl_replicas;
+
+/* The slice [*lo, *hi) of an n-element buffer that replica rep->index owns. */
+static inline void rl_replica_slice(const rl_replicas *rep, size_t n, size_t *lo, size_t *hi)
+{
+    *lo = n * rep->index / rep->count;
+    *hi = n * (rep->index + 1) / rep->count;
+}
 
 typedef struct rl_algo_args {
     uint32_t struct_size;
