@@ -5,6 +5,22 @@
 
 #include "nn_internal.h"
 
+/* Fused multiply-add on 8 lanes where the CPU has it: acc + a b rounded
+   once.  Every use below applies it the same way to every row and lane, so
+   results never depend on the batch or on an element's position. */
+#if defined(__FMA__) && defined(__AVX__)
+#include <immintrin.h>
+#define HAVE_FMA8 1
+static inline v8f splat(float f)
+{
+    return (v8f){f, f, f, f, f, f, f, f};
+}
+#define FMA(a, b, c) ((v8f)_mm256_fmadd_ps((__m256)(a), (__m256)(b), (__m256)(c)))
+#define MADD8(acc, a, b) ((acc) = FMA((a), (b), (acc)))
+#else
+#define MADD8(acc, a, b) ((acc) += (a) * (b))
+#endif
+
 void rl__linear_forward_act(float *out, const float *in, const float *w, const float *b,
                             uint32_t batch, uint32_t in_dim, uint32_t out_dim, rl_activation act)
 {
@@ -30,45 +46,69 @@ static inline float hsum8(v8f v)
     return ((v[0] + v[4]) + (v[1] + v[5])) + ((v[2] + v[6]) + (v[3] + v[7]));
 }
 
+/* The dot products of nr (1 or 2) rows of x with four weight rows: the
+   rows share each weight load, and each row's sums run exactly as they
+   would alone. */
+static inline __attribute__((always_inline)) void rows_by_four(uint32_t nr, const float *x0,
+                                                               const float *x1, const float *w0,
+                                                               uint32_t in_dim, float *s)
+{
+    const float *w1 = w0 + in_dim, *w2 = w1 + in_dim, *w3 = w2 + in_dim;
+    uint32_t k8 = in_dim & ~7u;
+    v8f a[2][4] = {{{0}}};
+    for (uint32_t i = 0; i < k8; i += 8) {
+        v8f v0 = load8(w0 + i), v1 = load8(w1 + i), v2 = load8(w2 + i), v3 = load8(w3 + i);
+        for (uint32_t r = 0; r < nr; r++) {
+            v8f xv = load8((r ? x1 : x0) + i);
+            MADD8(a[r][0], xv, v0);
+            MADD8(a[r][1], xv, v1);
+            MADD8(a[r][2], xv, v2);
+            MADD8(a[r][3], xv, v3);
+        }
+    }
+    for (uint32_t r = 0; r < nr; r++) {
+        const float *x = r ? x1 : x0;
+        float t0 = hsum8(a[r][0]), t1 = hsum8(a[r][1]), t2 = hsum8(a[r][2]), t3 = hsum8(a[r][3]);
+        for (uint32_t i = k8; i < in_dim; i++) {
+            t0 += x[i] * w0[i];
+            t1 += x[i] * w1[i];
+            t2 += x[i] * w2[i];
+            t3 += x[i] * w3[i];
+        }
+        s[4 * r] = t0, s[4 * r + 1] = t1, s[4 * r + 2] = t2, s[4 * r + 3] = t3;
+    }
+}
+
 void rl_linear_forward_rowwise(float *out, const float *in, const float *w, const float *b,
                                uint32_t batch, uint32_t in_dim, uint32_t out_dim)
 {
     uint32_t k8 = in_dim & ~7u;
     rl__ledger_count(0, 1, batch, out_dim, in_dim);
-    for (uint32_t r = 0; r < batch; r++) {
-        const float *x = in + (size_t)r * in_dim;
-        float *y = out + (size_t)r * out_dim;
+    for (uint32_t r = 0; r < batch; r += 2) {
+        uint32_t nr = batch - r >= 2 ? 2 : 1;
+        const float *x0 = in + (size_t)r * in_dim, *x1 = x0 + in_dim;
+        float *y0 = out + (size_t)r * out_dim, *y1 = y0 + out_dim;
         uint32_t o = 0;
-        for (; o + 4 <= out_dim; o += 4) { /* four outputs share each x load */
-            const float *w0 = w + (size_t)o * in_dim, *w1 = w0 + in_dim, *w2 = w1 + in_dim,
-                        *w3 = w2 + in_dim;
-            v8f a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
-            for (uint32_t i = 0; i < k8; i += 8) {
-                v8f xv = load8(x + i);
-                a0 += xv * load8(w0 + i);
-                a1 += xv * load8(w1 + i);
-                a2 += xv * load8(w2 + i);
-                a3 += xv * load8(w3 + i);
-            }
-            float s0 = hsum8(a0), s1 = hsum8(a1), s2 = hsum8(a2), s3 = hsum8(a3);
-            for (uint32_t i = k8; i < in_dim; i++) {
-                s0 += x[i] * w0[i];
-                s1 += x[i] * w1[i];
-                s2 += x[i] * w2[i];
-                s3 += x[i] * w3[i];
-            }
-            y[o] = s0 + (b ? b[o] : 0.0f);
-            y[o + 1] = s1 + (b ? b[o + 1] : 0.0f);
-            y[o + 2] = s2 + (b ? b[o + 2] : 0.0f);
-            y[o + 3] = s3 + (b ? b[o + 3] : 0.0f);
+        for (; o + 4 <= out_dim; o += 4) {
+            float s[8];
+            if (nr == 2)
+                rows_by_four(2, x0, x1, w + (size_t)o * in_dim, in_dim, s);
+            else
+                rows_by_four(1, x0, x0, w + (size_t)o * in_dim, in_dim, s);
+            for (uint32_t r2 = 0; r2 < nr; r2++)
+                for (uint32_t j = 0; j < 4; j++)
+                    (r2 ? y1 : y0)[o + j] = s[4 * r2 + j] + (b ? b[o + j] : 0.0f);
         }
         for (; o < out_dim; o++) {
             const float *wo = w + (size_t)o * in_dim;
-            v8f a = {0};
-            for (uint32_t i = 0; i < k8; i += 8) a += load8(x + i) * load8(wo + i);
-            float s = hsum8(a);
-            for (uint32_t i = k8; i < in_dim; i++) s += x[i] * wo[i];
-            y[o] = s + (b ? b[o] : 0.0f);
+            for (uint32_t r2 = 0; r2 < nr; r2++) {
+                const float *x = r2 ? x1 : x0;
+                v8f a = {0};
+                for (uint32_t i = 0; i < k8; i += 8) MADD8(a, load8(x + i), load8(wo + i));
+                float t = hsum8(a);
+                for (uint32_t i = k8; i < in_dim; i++) t += x[i] * wo[i];
+                (r2 ? y1 : y0)[o] = t + (b ? b[o] : 0.0f);
+            }
         }
     }
 }
@@ -100,12 +140,6 @@ void rl_linear_backward(float *din, float *dw, float *db, const float *dout, con
    everywhere (tests/test_nn.c).  Each lane is computed alone, so a value's
    result never depends on its position. */
 #if defined(__FMA__) && defined(__AVX__)
-#include <immintrin.h>
-static inline v8f splat(float f)
-{
-    return (v8f){f, f, f, f, f, f, f, f};
-}
-#define FMA(a, b, c) ((v8f)_mm256_fmadd_ps((__m256)(a), (__m256)(b), (__m256)(c)))
 
 static inline v8f tanh8(v8f x)
 {
