@@ -99,7 +99,7 @@ static void *sharded_main(void *arg)
     for (int s = 0; s < STEPS && j->rc == RL_OK; s++) {
         grad_of(&j->n, j->index * per, per);
         if (s == STEPS - 1 && j->bad_at >= 0 && j->index == j->R - 1) j->n.p.grad[j->bad_at] = NAN;
-        j->rc = rl_replicated_adam_step(api, &j->adam, j->n.p.data, j->n.p.grad, j->n.p.n, 0.05f, 0.01f,
+        j->rc = rl_replicated_adam_step(api, 1, &j->adam, j->n.p.data, j->n.p.grad, j->n.p.n, 0.05f, 0.01f,
                                         &j->norm[s], &j->bad);
     }
     if (j->rc == RL_OK) j->rc = rl_adam_gather(api, &j->adam);
@@ -117,7 +117,7 @@ static void test_sharded(void)
     float ref_norm[STEPS];
     for (int s = 0; s < STEPS; s++) {
         grad_of(&ref, 0, ROWS);
-        ASSERT_EQ(rl_replicated_adam_step(NULL, &ra, ref.p.data, ref.p.grad, ref.p.n, 0.05f, 0.01f,
+        ASSERT_EQ(rl_replicated_adam_step(NULL, 1, &ra, ref.p.data, ref.p.grad, ref.p.n, 0.05f, 0.01f,
                                           &ref_norm[s], NULL), RL_OK, "sharded step alone");
     }
     OK(ref_norm[0] > 0.05f, "the reference steps are clipped");

@@ -153,6 +153,7 @@ typedef struct dqn {
        update ratio counts the envs of all replicas (env_total) */
     const rl_replicas *rep;
     uint32_t R, env_total;
+    int shard; /* sharded optimizer steps (rl_replicated_adam_step) */
     uint64_t total_steps, learning_starts, target_interval;
     uint32_t train_freq, gradient_steps;
     int ratio_auto;
@@ -254,6 +255,12 @@ static int dqn_create(const rl_algo_args *args, void **out, char *err, size_t er
     d->R = d->rep ? d->rep->count : 1;
     int shared = rl_replicas_shared(d->rep);
     d->env_total = shared ? d->num_envs : d->num_envs * d->R;
+    /* Sharding splits Adam and the clipping R ways, and the moments are
+       gathered after each update call that stepped, which costs about two
+       steps' saving: so only where an update call makes 4 or more steps
+       (the zoo's 128 per train_freq, not snake_dqn's 2 per vector step). */
+    double per_call = d->ratio_auto ? (double)d->gradient_steps : d->ratio * d->env_total;
+    d->shard = d->R > 1 && per_call >= 4;
     /* replicas share the cores: BLAS threads of their own would oversubscribe them */
     rl_blas_set_threads(st[ST_BLAS_THREADS].is_auto ? (d->R > 1 ? 1 : (int)host->cpu_count())
                                                    : (int)st[ST_BLAS_THREADS].i);
@@ -446,7 +453,7 @@ static int train_step(dqn *d, char *err, size_t errlen)
     qnet_backward(&d->q, d->online.data, d->online.grad, d->x, d->dq, Bl);
     float lr = d->lr_linear ? rl_schedule_linear(d->lr, 0.0f, d->progress) : d->lr, norm;
     long at;
-    if (rl_replicated_adam_step(d->R > 1 ? d->rep : NULL, &d->adam, d->online.data, d->online.grad,
+    if (rl_replicated_adam_step(d->R > 1 ? d->rep : NULL, d->shard, &d->adam, d->online.data, d->online.grad,
                                 d->online.n, d->max_grad_norm, lr, &norm, &at) != RL_OK) {
         RL_ERRF(err, errlen, "the replicas' gradient sum failed");
         return RL_EINVAL;
@@ -506,7 +513,7 @@ static int dqn_update(void *p, uint64_t step, char *err, size_t errlen)
     }
     /* sharded steps leave each replica's Adam moments current on its slice:
        whole again before the host may save them */
-    if (n && d->R > 1 && rl_adam_gather(d->rep, &d->adam) != RL_OK) {
+    if (n && d->shard && rl_adam_gather(d->rep, &d->adam) != RL_OK) {
         RL_ERRF(err, errlen, "the replicas' optimizer state gather failed");
         return RL_EINVAL;
     }

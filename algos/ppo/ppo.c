@@ -860,7 +860,7 @@ static int train_rollout(ppo *p, char *err, size_t errlen)
             train_backward(p, Lm, S);
             float norm;
             long at;
-            if (rl_replicated_adam_step(p->R > 1 ? p->rep : NULL, &p->adam, p->p.data, p->p.grad, p->p.n,
+            if (rl_replicated_adam_step(p->R > 1 ? p->rep : NULL, 1, &p->adam, p->p.data, p->p.grad, p->p.n,
                                         p->max_grad_norm, lr, &norm, &at) != RL_OK) {
                 RL_ERRF(err, errlen, "the replicas' gradient sum failed");
                 return RL_EINVAL;
@@ -884,8 +884,9 @@ static int train_rollout(ppo *p, char *err, size_t errlen)
         }
     }
     p->updates++;
-    /* sharded steps leave each replica's Adam moments current on its
-       slice: whole again before the host may save them */
+    /* the steps are sharded (a gather per rollout costs little): each
+       replica's Adam moments are current on its slice only, so they are
+       made whole before the host may save them */
     if (p->R > 1 && rl_adam_gather(p->rep, &p->adam) != RL_OK) {
         RL_ERRF(err, errlen, "the replicas' optimizer state gather failed");
         return RL_EINVAL;

@@ -129,11 +129,11 @@ static int sharded(const rl_replicas *rep)
            rep->reduce_scatter_f32 && rep->allgather_f32;
 }
 
-int rl_replicated_adam_step(const rl_replicas *rep, rl_adam *a, float *params, float *grad, size_t n,
-                            float max_norm, float lr, float *norm, long *bad)
+int rl_replicated_adam_step(const rl_replicas *rep, int shard, rl_adam *a, float *params, float *grad,
+                            size_t n, float max_norm, float lr, float *norm, long *bad)
 {
     if (bad) *bad = -1;
-    if (!sharded(rep)) {
+    if (!shard || !sharded(rep)) {
         if (rep && rep->count > 1 && rep->allreduce_f32(rep->ctx, grad, n) != RL_OK) return RL_EINVAL;
         *norm = rl_clip_grad_norm(grad, n, max_norm);
         if (!isfinite(*norm)) {

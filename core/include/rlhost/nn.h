@@ -357,20 +357,24 @@ float rl_clip_grad_norm(float *grad, size_t n, float max_norm);
 /* One optimizer step of a replica (rep NULL or of count 1: alone): the
    gradients summed over the replicas, clipped to max_norm by their global
    norm (max_norm <= 0: not clipped), then Adam at lr.  With several
-   replicas the step is sharded: the gradients are reduce-scattered, each
-   replica clips and updates its slice of the parameters (and of Adam's
-   moments) and the parameters are all-gathered, so Adam and the clipping
-   are split R ways and every replica ends with the same parameters.  Alone
-   it is exactly rl_clip_grad_norm and rl_adam_step.  *norm is the global
-   norm before clipping; when it is not finite nothing was stepped and *bad
-   (unless NULL) is the first non-finite gradient element (-1: not found).
-   RL_EINVAL when the replicas' calls disagree (a plugin bug). */
-int rl_replicated_adam_step(const rl_replicas *rep, rl_adam *a, float *params, float *grad, size_t n,
-                            float max_norm, float lr, float *norm, long *bad);
+   replicas and shard set the step is sharded: the gradients are
+   reduce-scattered, each replica clips and updates its slice of the
+   parameters (and of Adam's moments) and the parameters are all-gathered,
+   so Adam and the clipping are split R ways; without shard every replica
+   steps all of them after an allreduce.  Either way every replica ends
+   with the same parameters, and alone it is exactly rl_clip_grad_norm and
+   rl_adam_step.  *norm is the global norm before clipping; when it is not
+   finite nothing was stepped and *bad (unless NULL) is the first
+   non-finite gradient element (-1: not found).  RL_EINVAL when the
+   replicas' calls disagree (a plugin bug). */
+int rl_replicated_adam_step(const rl_replicas *rep, int shard, rl_adam *a, float *params, float *grad,
+                            size_t n, float max_norm, float lr, float *norm, long *bad);
 
 /* After sharded steps each replica's moments are current on its slice
    only: this all-gathers them, so that every replica holds all of Adam's
-   state (before it is saved).  Collective; nothing to do alone. */
+   state (before it is saved).  It moves two buffers the size of the
+   parameters, about what two sharded steps save, so sharding pays where
+   several steps come between gathers.  Collective; nothing to do alone. */
 int rl_adam_gather(const rl_replicas *rep, rl_adam *a);
 
 /* ---- Checkpoint helpers (rl.algo.state/1) -------------------------------- */
