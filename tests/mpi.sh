@@ -48,6 +48,8 @@ same_as() {
 same_as ppo "$PPO" 2 1 --set run.steps=30000
 same_as snake_dqn_replay "$SNAKE" 2 1 --set run.steps=30000 --set algo.save_replay=true --set run.eval_episodes=20
 same_as ppo_2x2 "$PPO" 2 2 --set run.steps=20000
+# 8 gradient steps per update call: DQN's sharded optimizer step
+same_as dqn_sharded "$SNAKE" 2 1 --set run.steps=12000 --set algo.optimizations.train_steps_ratio=0.5 --set run.eval_episodes=10
 
 # SIGINT to the ranks, at moments of their own: every rank stops before the
 # same step and checkpoints; the job resumed under mpirun ends as the run
