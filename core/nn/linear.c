@@ -68,7 +68,8 @@ static inline __attribute__((always_inline)) void rows_by_four(uint32_t nr, cons
     }
     for (uint32_t r = 0; r < nr; r++) {
         const float *x = r ? x1 : x0;
-        float t0 = hsum8(a[r][0]), t1 = hsum8(a[r][1]), t2 = hsum8(a[r][2]), t3 = hsum8(a[r][3]);
+        float t0 = 0.0f, t1 = 0.0f, t2 = 0.0f, t3 = 0.0f; /* k8 = 0: the lanes hold zeros */
+        if (k8) t0 = hsum8(a[r][0]), t1 = hsum8(a[r][1]), t2 = hsum8(a[r][2]), t3 = hsum8(a[r][3]);
         for (uint32_t i = k8; i < in_dim; i++) {
             t0 += x[i] * w0[i];
             t1 += x[i] * w1[i];
@@ -105,7 +106,7 @@ void rl_linear_forward_rowwise(float *out, const float *in, const float *w, cons
                 const float *x = r2 ? x1 : x0;
                 v8f a = {0};
                 for (uint32_t i = 0; i < k8; i += 8) MADD8(a, load8(x + i), load8(wo + i));
-                float t = hsum8(a);
+                float t = k8 ? hsum8(a) : 0.0f;
                 for (uint32_t i = k8; i < in_dim; i++) t += x[i] * wo[i];
                 (r2 ? y1 : y0)[o] = t + (b ? b[o] : 0.0f);
             }
