@@ -258,23 +258,23 @@ void rl__bias_grad(float *db, const float *d, uint32_t rows, uint32_t n)
 }
 
 void rl__activation_bias_grad(rl_activation a, float *d, const float *y, uint32_t rows,
-                              uint32_t n, float *db)
+                              size_t n, float *db)
 {
     for (uint32_t r = 0; r < rows; r++) {
         float *dr = d + (size_t)r * n;
         const float *yr = y + (size_t)r * n;
         switch (a) {
         case RL_ACT_RELU:
-            for (uint32_t j = 0; j < n; j++) dr[j] = yr[j] > 0.0f ? dr[j] : 0.0f;
+            for (size_t j = 0; j < n; j++) dr[j] = yr[j] > 0.0f ? dr[j] : 0.0f;
             break;
         case RL_ACT_TANH:
-            for (uint32_t j = 0; j < n; j++) dr[j] *= 1.0f - yr[j] * yr[j];
+            for (size_t j = 0; j < n; j++) dr[j] *= 1.0f - yr[j] * yr[j];
             break;
         case RL_ACT_NONE:
             break;
         }
         if (db)
-            for (uint32_t j = 0; j < n; j++) db[j] += dr[j];
+            for (size_t j = 0; j < n; j++) db[j] += dr[j];
     }
 }
 
@@ -311,14 +311,5 @@ void rl_activation_backward(rl_activation a, float *din, const float *dout, cons
 
 void rl__activation_grad_inplace(rl_activation a, float *d, const float *out, size_t n)
 {
-    switch (a) {
-    case RL_ACT_RELU:
-        for (size_t i = 0; i < n; i++) d[i] = out[i] > 0.0f ? d[i] : 0.0f;
-        break;
-    case RL_ACT_TANH:
-        for (size_t i = 0; i < n; i++) d[i] *= 1.0f - out[i] * out[i];
-        break;
-    case RL_ACT_NONE:
-        break;
-    }
+    rl__activation_bias_grad(a, d, out, 1, n, NULL);
 }

@@ -45,7 +45,7 @@ void rl__bias_grad(float *db, const float *d, uint32_t rows, uint32_t n);
    column sums added to db in the same pass: a hidden layer's pre-activation
    gradient and the bias gradient of the layer that produced it. */
 void rl__activation_bias_grad(rl_activation a, float *d, const float *y, uint32_t rows,
-                              uint32_t n, float *db);
+                              size_t n, float *db);
 
 /* tanh, vectorized, within 4e-7 of the exact value (linear.c); results do
    not depend on an element's position.  Sigmoid through it. */

@@ -115,10 +115,14 @@ static void sum_slice(float *buf, void *const *bufs, uint32_t R, size_t lo, size
     }
 }
 
-/* Every member publishes its buffer and they meet; each sums its own slice
-   (in an MPI job the first member does the job's, world.h); a second
-   meeting keeps every buffer unchanged until all have read it. */
-static int reduce_scatter_f32(void *ctx, float *buf, size_t n)
+/* A slice-wise collective: every member publishes its buffer and they
+   meet; then each runs its own part (in an MPI job the first member runs the
+   job's world call for all of them, world.h); a second meeting keeps every
+   buffer unchanged until all have read it. */
+typedef void (*slice_part)(float *buf, void *const *bufs, uint32_t R, uint32_t k, size_t n);
+typedef int (*world_part)(float *const *bufs, uint32_t local, size_t n);
+
+static int sliced(void *ctx, float *buf, size_t n, slice_part mine, world_part world_call)
 {
     member *m = ctx;
     group *g = m->g;
@@ -131,40 +135,37 @@ static int reduce_scatter_f32(void *ctx, float *buf, size_t n)
     int same = 1;
     for (uint32_t r = 1; r < R; r++) same &= g->n[r] == g->n[0];
     if (world) {
-        if (k == 0)
-            g->world_rc = same && rl__world_reduce_scatter_f32((float *const *)g->bufs, R, n) == 0 ? RL_OK : RL_EINVAL;
+        if (k == 0) g->world_rc = same && world_call((float *const *)g->bufs, R, n) == 0 ? RL_OK : RL_EINVAL;
     } else if (same) {
-        sum_slice(buf, g->bufs, R, n * k / R, n * (k + 1) / R);
+        mine(buf, g->bufs, R, k, n);
     }
     if (R > 1) barrier_wait(&g->barrier);
     return world ? g->world_rc : same ? RL_OK : RL_EINVAL;
 }
 
-/* Each member copies the others' slices out of their buffers, between two
-   meetings. */
+/* Reduce-scatter: member k sums its own slice. */
+static void scatter_part(float *buf, void *const *bufs, uint32_t R, uint32_t k, size_t n)
+{
+    sum_slice(buf, bufs, R, n * k / R, n * (k + 1) / R);
+}
+
+/* All-gather: member k copies the others' slices out of their buffers. */
+static void gather_part(float *buf, void *const *bufs, uint32_t R, uint32_t k, size_t n)
+{
+    for (uint32_t r = 0; r < R; r++) {
+        size_t lo = n * r / R, hi = n * (r + 1) / R;
+        if (r != k) memcpy(buf + lo, (const float *)bufs[r] + lo, (hi - lo) * sizeof(float));
+    }
+}
+
+static int reduce_scatter_f32(void *ctx, float *buf, size_t n)
+{
+    return sliced(ctx, buf, n, scatter_part, rl__world_reduce_scatter_f32);
+}
+
 static int allgather_f32(void *ctx, float *buf, size_t n)
 {
-    member *m = ctx;
-    group *g = m->g;
-    uint32_t R = g->count, k = m->index;
-    int world = rl__world_size() > 1;
-    if (R == 1 && !world) return RL_OK;
-    g->bufs[k] = buf;
-    g->n[k] = n;
-    if (R > 1) barrier_wait(&g->barrier);
-    int same = 1;
-    for (uint32_t r = 1; r < R; r++) same &= g->n[r] == g->n[0];
-    if (world) {
-        if (k == 0)
-            g->world_rc = same && rl__world_allgather_f32((float *const *)g->bufs, R, n) == 0 ? RL_OK : RL_EINVAL;
-    } else if (same) {
-        for (uint32_t r = 0; r < R; r++) {
-            size_t lo = n * r / R, hi = n * (r + 1) / R;
-            if (r != k) memcpy(buf + lo, (const float *)g->bufs[r] + lo, (hi - lo) * sizeof(float));
-        }
-    }
-    if (R > 1) barrier_wait(&g->barrier);
-    return world ? g->world_rc : same ? RL_OK : RL_EINVAL;
+    return sliced(ctx, buf, n, gather_part, rl__world_allgather_f32);
 }
 
 #define API(count_, index_, ctx_) \
