@@ -39,28 +39,28 @@ static void test_clip(void)
     float d;
     int c;
     /* ratio = e^0.1 = 1.10517, A = 2, clip 0.2: inside the range. */
-    float loss = ppo_policy_loss(0.1f, 0.0f, 2.0f, 0.2f, &d, &c);
+    float loss = ppo_policy_loss(0.1f, 0.0f, 2.0f, 0.2f, &d, &c, NULL);
     ASSERT_NEAR(loss, -2.0 * 1.1051709, 1e-5, "unclipped loss = -r A");
     ASSERT_NEAR(d, -2.0 * 1.1051709, 1e-5, "gradient d/dlogp = -A r");
     ASSERT_EQ(c, 0, "not clipped");
     /* ratio = e^0.5 = 1.6487 > 1.2 with A > 0: the clipped term is the min. */
-    loss = ppo_policy_loss(0.5f, 0.0f, 2.0f, 0.2f, &d, &c);
+    loss = ppo_policy_loss(0.5f, 0.0f, 2.0f, 0.2f, &d, &c, NULL);
     ASSERT_NEAR(loss, -2.4, 1e-6, "clipped loss = -(1 + eps) A");
     ASSERT_NEAR(d, 0.0, 0, "no gradient through the clip");
     ASSERT_EQ(c, 1, "clip active");
     /* ratio 1.6487 with A < 0: min(rA, 1.2A) = rA (more negative): unclipped. */
-    loss = ppo_policy_loss(0.5f, 0.0f, -1.0f, 0.2f, &d, &c);
+    loss = ppo_policy_loss(0.5f, 0.0f, -1.0f, 0.2f, &d, &c, NULL);
     ASSERT_NEAR(loss, 1.6487213, 1e-5, "pessimistic bound keeps the unclipped term");
     ASSERT_NEAR(d, 1.6487213, 1e-5, "and its gradient");
     /* ratio e^-0.5 = 0.6065 < 0.8 with A < 0: clipped. */
-    loss = ppo_policy_loss(-0.5f, 0.0f, -1.0f, 0.2f, &d, &c);
+    loss = ppo_policy_loss(-0.5f, 0.0f, -1.0f, 0.2f, &d, &c, NULL);
     ASSERT_NEAR(loss, 0.8, 1e-6, "low ratio, negative advantage: -(1 - eps) A");
     ASSERT_NEAR(d, 0.0, 0, "no gradient");
     /* Finite difference of the unclipped branch. */
     float dp, dm;
-    float lp = ppo_policy_loss(0.05f + 1e-3f, 0.0f, 1.5f, 0.2f, &dp, &c);
-    float lm = ppo_policy_loss(0.05f - 1e-3f, 0.0f, 1.5f, 0.2f, &dm, &c);
-    ppo_policy_loss(0.05f, 0.0f, 1.5f, 0.2f, &d, &c);
+    float lp = ppo_policy_loss(0.05f + 1e-3f, 0.0f, 1.5f, 0.2f, &dp, &c, NULL);
+    float lm = ppo_policy_loss(0.05f - 1e-3f, 0.0f, 1.5f, 0.2f, &dm, &c, NULL);
+    ppo_policy_loss(0.05f, 0.0f, 1.5f, 0.2f, &d, &c, NULL);
     ASSERT_NEAR((lp - lm) / 2e-3f, d, 1e-3, "policy gradient matches finite differences");
 
     float dv;

@@ -831,13 +831,15 @@ static int train_rollout(ppo *p, char *err, size_t errlen)
                 if (p->norm_adv && Mg > 1) adv = (float)((adv - amean) / (astd + 1e-8));
                 float dlogp;
                 int was_clipped;
-                pg += ppo_policy_loss(lp[a], p->logp[row], adv, clip, &dlogp, &was_clipped);
+                float ratio; /* exp(logr), computed once for the loss and the KL */
+                pg += ppo_policy_loss(lp[a], p->logp[row], adv, clip, &dlogp, &was_clipped, &ratio);
                 clipped_n += was_clipped;
                 float logr = lp[a] - p->logp[row];
-                kl += (expf(logr) - 1.0f) - logr;
-                ent += rl_categorical_entropy(lp, A);
-                rl_categorical_backward(p->dlogits + (size_t)r * A, lp, A, a, dlogp / Mg,
-                                        -p->ent_coef / Mg);
+                kl += (ratio - 1.0f) - logr;
+                float h = rl_categorical_entropy(lp, A);
+                ent += h;
+                rl_categorical_backward_h(p->dlogits + (size_t)r * A, lp, A, a, dlogp / Mg,
+                                          -p->ent_coef / Mg, h);
                 float dvr;
                 vl += ppo_value_loss(p->vpred[r], p->values[row], p->ret[row], p->vclip, &dvr);
                 p->dv[r] = p->vf_coef * dvr / Mg;

@@ -29,9 +29,10 @@ void ppo_gae(float *adv, float *ret, const float *rewards, const float *values,
 }
 
 float ppo_policy_loss(float logp, float old_logp, float adv, float clip, float *dlogp,
-                      int *clipped)
+                      int *clipped, float *ratio)
 {
     float r = expf(logp - old_logp);
+    if (ratio) *ratio = r;
     float rc = r < 1.0f - clip ? 1.0f - clip : r > 1.0f + clip ? 1.0f + clip : r;
     float unclipped = r * adv, clipped_obj = rc * adv;
     *clipped = rc != r;

@@ -17,10 +17,10 @@ void ppo_gae(float *adv, float *ret, const float *rewards, const float *values,
              const float *last_values, uint32_t T, uint32_t N, float gamma, float lambda);
 
 /* Clipped surrogate for one sample: loss = -min(r A, clip(r, 1-c, 1+c) A).
-   Returns the loss and writes dloss/dlogp (= dloss/dr * r) and whether the
-   clip was active. */
+   Returns the loss and writes dloss/dlogp (= dloss/dr * r), whether the
+   clip was active, and (ratio not NULL) r = exp(logp - old_logp). */
 float ppo_policy_loss(float logp, float old_logp, float adv, float clip, float *dlogp,
-                      int *clipped);
+                      int *clipped, float *ratio);
 
 /* Value loss for one sample, (v' - R)^2 with v' = v, or with vclip > 0
    v' = old + clamp(v - old, -vclip, vclip).  Writes dloss/dv. */

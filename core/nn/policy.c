@@ -40,7 +40,12 @@ float rl_categorical_entropy(const float *logp_row, uint32_t n)
 void rl_categorical_backward(float *dlogits, const float *logp, uint32_t n, int32_t action,
                              float g_logp, float g_ent)
 {
-    float h = rl_categorical_entropy(logp, n);
+    rl_categorical_backward_h(dlogits, logp, n, action, g_logp, g_ent, rl_categorical_entropy(logp, n));
+}
+
+void rl_categorical_backward_h(float *dlogits, const float *logp, uint32_t n, int32_t action,
+                               float g_logp, float g_ent, float h)
+{
     for (uint32_t j = 0; j < n; j++) {
         float p = expf(logp[j]);
         dlogits[j] += g_logp * (((int32_t)j == action ? 1.0f : 0.0f) - p) - g_ent * p * (logp[j] + h);

@@ -317,6 +317,9 @@ float rl_categorical_entropy(const float *logp_row, uint32_t n);
    i.e. g_logp (onehot(a) - p) - g_ent p (logp + H). */
 void rl_categorical_backward(float *dlogits_row, const float *logp_row, uint32_t n,
                              int32_t action, float g_logp, float g_ent);
+/* The same with the row's entropy H already known (rl_categorical_entropy). */
+void rl_categorical_backward_h(float *dlogits_row, const float *logp_row, uint32_t n,
+                               int32_t action, float g_logp, float g_ent, float h);
 /* Index of the largest value (first on ties). */
 int32_t rl_argmax(const float *row, uint32_t n);
 
