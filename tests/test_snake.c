@@ -36,6 +36,33 @@ static int on_body(const board *b, uint32_t i)
     return 0;
 }
 
+/* A plain BFS for tail_reach: moving the head onto t, is the tail (or, when
+   t holds food and the snake grows, a cell next to it) reachable over free
+   cells (the tail's own cell too unless eating)? */
+static int tail_reachable(const board *b, uint32_t head, uint32_t tail, uint32_t t)
+{
+    uint8_t code = b->cells[t];
+    int eats = code == SN_FOOD, reach = 0;
+    if (!(code == SN_EMPTY || code == SN_FOOD || (t == tail && !eats))) return 0;
+    static uint8_t seen[64 * 64];
+    static uint16_t q[64 * 64];
+    memset(seen, 0, sizeof seen);
+    uint32_t qh = 0, qt = 0;
+    seen[t] = 1, q[qt++] = (uint16_t)t, seen[head] = 1;
+    while (qh < qt) {
+        uint32_t cur = q[qh++];
+        if (!eats && cur == tail) reach = 1;
+        for (int dd = 0; dd < 4; dd++) {
+            uint32_t nb = (uint32_t)((int)cur + sn_delta(&b->c, dd));
+            if (eats && nb == tail) reach = 1;
+            uint8_t c2 = b->cells[nb];
+            if (!seen[nb] && (c2 == SN_EMPTY || c2 == SN_FOOD || (nb == tail && !eats)))
+                seen[nb] = 1, q[qt++] = (uint16_t)nb;
+        }
+    }
+    return reach;
+}
+
 int main(void)
 {
     sn_outcome out;
@@ -212,27 +239,15 @@ int main(void)
     ASSERT_NEAR(sn_flood_fraction(&b->c, &b->s, SN_LEFT, b->marks, b->queue), 47.0 / 87.0, 1e-6,
                 "flood: exact BFS agrees by hand");
     ASSERT_NEAR(frac[SN_RIGHT], 0.0, 0, "flood: into the body is 0");
-    /* Random positions: labelled == exact for every action. */
-    int agree = 1;
-    sn_reset(&b->c, &b->s);
-    for (int k = 0; k < 20000; k++) {
-        sn_step(&b->c, &b->s, (int)rl_rng_below(&b->s.rng, 4), &out);
-        if (out != SN_GO_ON) sn_reset(&b->c, &b->s);
-        sn_flood_fractions(&b->c, &b->s, 4, frac, NULL, b->marks, b->queue);
-        for (int a = 0; a < 4; a++) {
-            float e2 = sn_flood_fraction(&b->c, &b->s, sn_action_dir(&b->c, &b->s, a), b->marks, b->queue);
-            if (fabsf(e2 - frac[a]) > 1e-6f) agree = 0;
-        }
-    }
-    OK(agree, "flood: labelled fractions equal exact BFS on 20k random positions");
-    /* tail_reach: by hand in the sealed pocket, then against a plain BFS */
+    /* tail_reach by hand in the sealed pocket */
     sn_place(&b->c, &b->s, trap2, 13, SN_UP, -1, -1);
     float tr[4];
     sn_flood_fractions(&b->c, &b->s, 4, frac, tr, b->marks, b->queue);
     OK(tr[SN_LEFT] == 0.0f && tr[SN_UP] == 0.0f && tr[SN_RIGHT] == 0.0f,
        "tail_reach: inside the sealed pocket the tail is out of reach");
-    agree = 1;
-    int reached_some = 0;
+    /* Random positions: for every action, the labelled fractions equal the
+       exact BFS, and tail_reach equals a plain BFS. */
+    int agree = 1, tail_agree = 1, reached_some = 0;
     sn_reset(&b->c, &b->s);
     for (int k = 0; k < 20000; k++) {
         sn_step(&b->c, &b->s, (int)rl_rng_below(&b->s.rng, 4), &out);
@@ -240,34 +255,16 @@ int main(void)
         sn_flood_fractions(&b->c, &b->s, 4, frac, tr, b->marks, b->queue);
         uint32_t head = sn_head_index(&b->s), tail = sn_tail_index(&b->c, &b->s);
         for (int a = 0; a < 4; a++) {
-            uint32_t t = (uint32_t)((int)head + sn_delta(&b->c, sn_action_dir(&b->c, &b->s, a)));
-            uint8_t code = b->cells[t];
-            int eats = code == SN_FOOD, reach = 0;
-            if (code == SN_EMPTY || code == SN_FOOD || (t == tail && !eats)) {
-                /* BFS from t over free cells (the tail's too unless eating): the tail, or a
-                   cell next to it when eating, reached? */
-                static uint8_t seen[64 * 64];
-                static uint16_t q[64 * 64];
-                memset(seen, 0, sizeof seen);
-                uint32_t qh = 0, qt = 0;
-                seen[t] = 1, q[qt++] = (uint16_t)t, seen[head] = 1;
-                while (qh < qt) {
-                    uint32_t cur = q[qh++];
-                    if (!eats && cur == tail) reach = 1;
-                    for (int dd = 0; dd < 4; dd++) {
-                        uint32_t nb = (uint32_t)((int)cur + sn_delta(&b->c, dd));
-                        if (eats && nb == tail) reach = 1;
-                        uint8_t c2 = b->cells[nb];
-                        if (!seen[nb] && (c2 == SN_EMPTY || c2 == SN_FOOD || (nb == tail && !eats)))
-                            seen[nb] = 1, q[qt++] = (uint16_t)nb;
-                    }
-                }
-            }
-            if ((tr[a] != 0.0f) != reach) agree = 0;
+            int dir = sn_action_dir(&b->c, &b->s, a);
+            float e2 = sn_flood_fraction(&b->c, &b->s, dir, b->marks, b->queue);
+            if (fabsf(e2 - frac[a]) > 1e-6f) agree = 0;
+            int reach = tail_reachable(b, head, tail, (uint32_t)((int)head + sn_delta(&b->c, dir)));
+            if ((tr[a] != 0.0f) != reach) tail_agree = 0;
             reached_some += reach;
         }
     }
-    OK(agree && reached_some > 1000, "tail_reach equals a plain BFS on 20k random positions");
+    OK(agree, "flood: labelled fractions equal exact BFS on 20k random positions");
+    OK(tail_agree && reached_some > 1000, "tail_reach equals a plain BFS on 20k random positions");
     free(b);
     free(d);
     free(wb);
