@@ -140,8 +140,7 @@ void rl_linear_backward(float *din, float *dw, float *db, const float *dout, con
    plain form, 3x the exp-based one before it.  Within 4e-7 of tanh
    everywhere (tests/test_nn.c).  Each lane is computed alone, so a value's
    result never depends on its position. */
-#if defined(__FMA__) && defined(__AVX__)
-
+#ifdef HAVE_FMA8
 static inline v8f tanh8(v8f x)
 {
     x = (v8f)_mm256_max_ps((__m256)splat(-9.0f), _mm256_min_ps((__m256)splat(9.0f), (__m256)x));
