@@ -5,22 +5,6 @@
 
 #include "nn_internal.h"
 
-/* Fused multiply-add on 8 lanes where the CPU has it: acc + a b rounded
-   once.  Every use below applies it the same way to every row and lane, so
-   results never depend on the batch or on an element's position. */
-#if defined(__FMA__) && defined(__AVX__)
-#include <immintrin.h>
-#define HAVE_FMA8 1
-static inline v8f splat(float f)
-{
-    return (v8f){f, f, f, f, f, f, f, f};
-}
-#define FMA(a, b, c) ((v8f)_mm256_fmadd_ps((__m256)(a), (__m256)(b), (__m256)(c)))
-#define MADD8(acc, a, b) ((acc) = FMA((a), (b), (acc)))
-#else
-#define MADD8(acc, a, b) ((acc) += (a) * (b))
-#endif
-
 void rl__linear_forward_act(float *out, const float *in, const float *w, const float *b,
                             uint32_t batch, uint32_t in_dim, uint32_t out_dim, rl_activation act)
 {
@@ -28,10 +12,11 @@ void rl__linear_forward_act(float *out, const float *in, const float *w, const f
         rl__ledger_count(0, 1, 1, out_dim, in_dim);
         cblas_sgemv(CblasRowMajor, CblasNoTrans, (int)out_dim, (int)in_dim, 1.0f, w, (int)in_dim,
                     in, 1, 0.0f, out, 1);
-    } else {
-        rl__sgemm(0, 1, batch, out_dim, in_dim, in, in_dim, w, in_dim, 0.0f, out, out_dim);
+        rl__bias_act(out, b, batch, out_dim, act);
+        return;
     }
-    rl__bias_act(out, b, batch, out_dim, act);
+    rl__epilogue e = {.kind = RL__EPI_BIAS_ACT, .act = act, .bias = b};
+    rl__fused_gemm(0, 1, batch, out_dim, in_dim, in, in_dim, w, in_dim, out, &e);
 }
 
 void rl_linear_forward(float *out, const float *in, const float *w, const float *b,
@@ -69,7 +54,19 @@ static inline __attribute__((always_inline)) void rows_by_four(uint32_t nr, cons
     for (uint32_t r = 0; r < nr; r++) {
         const float *x = r ? x1 : x0;
         float t0 = 0.0f, t1 = 0.0f, t2 = 0.0f, t3 = 0.0f; /* k8 = 0: the lanes hold zeros */
-        if (k8) t0 = hsum8(a[r][0]), t1 = hsum8(a[r][1]), t2 = hsum8(a[r][2]), t3 = hsum8(a[r][3]);
+        if (k8) {
+#ifdef HAVE_FMA8 /* the four hsum8 at once: the same additions in the same order */
+            __m128 h[4];
+            for (int j = 0; j < 4; j++)
+                h[j] = _mm_add_ps(_mm256_castps256_ps128((__m256)a[r][j]),
+                                  _mm256_extractf128_ps((__m256)a[r][j], 1));
+            float t[4];
+            _mm_storeu_ps(t, _mm_hadd_ps(_mm_hadd_ps(h[0], h[1]), _mm_hadd_ps(h[2], h[3])));
+            t0 = t[0], t1 = t[1], t2 = t[2], t3 = t[3];
+#else
+            t0 = hsum8(a[r][0]), t1 = hsum8(a[r][1]), t2 = hsum8(a[r][2]), t3 = hsum8(a[r][3]);
+#endif
+        }
         for (uint32_t i = k8; i < in_dim; i++) {
             t0 += x[i] * w0[i];
             t1 += x[i] * w1[i];
@@ -114,69 +111,24 @@ void rl_linear_forward_rowwise(float *out, const float *in, const float *w, cons
     }
 }
 
-void rl__linear_backward_beta(float *din, float din_beta, float *dw, float *db,
-                              const float *dout, const float *in, const float *w,
-                              uint32_t batch, uint32_t in_dim, uint32_t out_dim)
+void rl__linear_backward_epi(float *din, const rl__epilogue *din_epi, float *dw, float *db,
+                             const float *dout, const float *in, const float *w, uint32_t batch,
+                             uint32_t in_dim, uint32_t out_dim)
 {
-    if (dw)
-        rl__sgemm(1, 0, out_dim, in_dim, batch, dout, out_dim, in, in_dim, 1.0f, dw, in_dim);
+    if (dw) {
+        const rl__epilogue add = {.kind = RL__EPI_ADD};
+        rl__fused_gemm(1, 0, out_dim, in_dim, batch, dout, out_dim, in, in_dim, dw, &add);
+    }
     if (db) rl__bias_grad(db, dout, batch, out_dim);
-    if (din)
-        rl__sgemm(0, 0, batch, in_dim, out_dim, dout, out_dim, w, in_dim, din_beta, din, in_dim);
+    if (din) rl__fused_gemm(0, 0, batch, in_dim, out_dim, dout, out_dim, w, in_dim, din, din_epi);
 }
 
 void rl_linear_backward(float *din, float *dw, float *db, const float *dout, const float *in,
                         const float *w, uint32_t batch, uint32_t in_dim, uint32_t out_dim)
 {
-    rl__linear_backward_beta(din, 1.0f, dw, db, dout, in, w, batch, in_dim, out_dim);
+    const rl__epilogue add = {.kind = RL__EPI_ADD};
+    rl__linear_backward_epi(din, &add, dw, db, dout, in, w, batch, in_dim, out_dim);
 }
-
-/* tanh on 8 lanes without libm: x P(x^2) / Q(x^2), a rational fit of
-   degree 11/6 (P(0) = Q(0) = 1, so tiny x keep their relative accuracy) on
-   |x| <= 9, with x clamped there (tanh(9) is 1 in float; min/max keep NaN).
-   Where the CPU has FMA the polynomials are fused multiply-adds and 1/Q is
-   the hardware reciprocal estimate refined by one Newton step, instead of a
-   division, which was two thirds of the function's time: 2x faster than the
-   plain form, 3x the exp-based one before it.  Within 4e-7 of tanh
-   everywhere (tests/test_nn.c).  Each lane is computed alone, so a value's
-   result never depends on its position. */
-#ifdef HAVE_FMA8
-static inline v8f tanh8(v8f x)
-{
-    x = (v8f)_mm256_max_ps((__m256)splat(-9.0f), _mm256_min_ps((__m256)splat(9.0f), (__m256)x));
-    v8f s = x * x;
-    v8f p = FMA(s, splat(1.8418724878621617e-11f), splat(-1.2854180830856876e-08f));
-    p = FMA(p, s, splat(9.295420568378177e-06f));
-    p = FMA(p, s, splat(2.924134023487568e-03f));
-    p = FMA(p, s, splat(0.12922503054141998f));
-    p = FMA(p, s, splat(1.0f));
-    v8f q = FMA(s, splat(2.2854740382172167e-04f), splat(2.3777365684509277e-02f));
-    q = FMA(q, s, splat(0.4625580310821533f));
-    q = FMA(q, s, splat(1.0f));
-    v8f r = (v8f)_mm256_rcp_ps((__m256)q); /* Q >= 1: no zero, no overflow */
-    r = r * FMA(-q, r, splat(2.0f));
-    return (x * p) * r;
-}
-#else
-typedef int32_t v8i __attribute__((vector_size(32)));
-
-static inline v8f tanh8(v8f x)
-{
-    const v8f lim = {9.0f, 9.0f, 9.0f, 9.0f, 9.0f, 9.0f, 9.0f, 9.0f};
-    v8i hi = x > lim, lo = x < -lim;
-    x = (v8f)(((v8i)x & ~(hi | lo)) | ((v8i)lim & hi) | ((v8i)-lim & lo));
-    v8f s = x * x;
-    v8f p = s * 1.8418724878621617e-11f - 1.2854180830856876e-08f;
-    p = p * s + 9.295420568378177e-06f;
-    p = p * s + 2.924134023487568e-03f;
-    p = p * s + 0.12922503054141998f;
-    p = p * s + 1.0f;
-    v8f q = s * 2.2854740382172167e-04f + 2.3777365684509277e-02f;
-    q = q * s + 0.4625580310821533f;
-    q = q * s + 1.0f;
-    return x * p / q;
-}
-#endif
 
 static void tanh_array(float *out, const float *in, size_t n)
 {

@@ -178,8 +178,9 @@ void rl_lstm_backward(rl_lstm *l, const float *params, float *grad, const float 
     }
     int tb = (int)(steps * batch);
     /* dW_hh += dgates^T h_in, dW_ih += dgates^T x, db, dx: one call each over all steps. */
-    rl__sgemm(1, 0, 4 * hd, hd, (uint32_t)tb, l->dgates, 4 * hd, l->h_in, hd, 1.0f,
-              grad + l->whh_off, hd);
-    rl__linear_backward_beta(dx, 1.0f, grad + l->wih_off, grad + l->b_off, l->dgates, x,
-                             params + l->wih_off, (uint32_t)tb, l->in_dim, 4 * hd);
+    const rl__epilogue add = {.kind = RL__EPI_ADD};
+    rl__fused_gemm(1, 0, 4 * hd, hd, (uint32_t)tb, l->dgates, 4 * hd, l->h_in, hd,
+                   grad + l->whh_off, &add);
+    rl__linear_backward_epi(dx, &add, grad + l->wih_off, grad + l->b_off, l->dgates, x,
+                            params + l->wih_off, (uint32_t)tb, l->in_dim, 4 * hd);
 }

@@ -121,15 +121,15 @@ void rl_mlp_backward(rl_mlp *m, const float *params, float *grad, const float *i
     for (uint32_t l = m->n_layers; l-- > 0;) {
         const float *x = l ? m->acts + m->act_off[l - 1] : in;
         float *dx = l ? m->dacts + m->act_off[l - 1] : din;
-        /* Hidden gradients are overwritten (beta 0); the caller's din accumulates. */
-        rl__linear_backward_beta(dx, l ? 0.0f : 1.0f, grad + m->w_off[l],
-                                 db_done ? NULL : grad + m->b_off[l], d, x, params + m->w_off[l],
-                                 batch, m->dims[l], m->dims[l + 1]);
-        if (l) { /* through the activation, and the lower layer's bias gradient with it */
-            rl__activation_bias_grad(m->act, dx, x, batch, m->dims[l], grad + m->b_off[l - 1]);
-            d = dx;
-            db_done = 1;
-        }
+        /* Hidden gradients go on through the activation below, and the lower
+           layer's bias gradient with them; the caller's din accumulates. */
+        rl__epilogue e = {.kind = RL__EPI_ADD};
+        if (l) e = (rl__epilogue){.kind = RL__EPI_ACT_GRAD, .act = m->act, .y = x,
+                                  .db = grad + m->b_off[l - 1]};
+        rl__linear_backward_epi(dx, &e, grad + m->w_off[l], db_done ? NULL : grad + m->b_off[l], d,
+                                x, params + m->w_off[l], batch, m->dims[l], m->dims[l + 1]);
+        d = dx;
+        db_done = l > 0;
     }
 }
 

@@ -1,0 +1,216 @@
+/* The dense layers' matrix products with their epilogues fused; see
+ * nn_internal.h.
+ *
+ * A layer's product is followed by a pass over its result: the bias and the
+ * activation forward, the activation's derivative and the lower layer's bias
+ * sums backward.  At the sizes rlhost trains (256 x 64 times 64 x 64, 23 us
+ * in OpenBLAS) that pass, and OpenBLAS zeroing C before a beta-0 product,
+ * cost a measurable share of every update.  Where the CPU has AVX-512 this
+ * file computes the product itself, 6 rows x 64 columns of C at a time in
+ * 24 registers, and applies the epilogue while the tile is still in them:
+ * C is written once and never zeroed.  At these shapes the kernel is also
+ * 10-15% faster than OpenBLAS's (measured with `rlhost bench nn`), which
+ * packs both operands on every call.
+ *
+ * Every element of C is the fused multiply-add chain over k = 0, 1, ...
+ * started from zero, then the epilogue: a row's result does not depend on
+ * M, on where the row sits, or on the tile sizes.  The bias sums run over
+ * the rows in order, as rl__activation_bias_grad runs them.
+ *
+ * Elsewhere (no AVX-512, or a shape the kernel does not suit: fewer than 16
+ * columns, fewer than 4 rows, a transposed right-hand side too large to
+ * transpose on the stack) the product goes to OpenBLAS and the epilogue is a
+ * separate pass, with the same results up to the products' own rounding. */
+#include "nn_internal.h"
+
+#if defined(__AVX512F__) && defined(HAVE_FMA8)
+#define HAVE_KERNEL 1
+#define MR 6          /* rows of a tile */
+#define NB 64         /* columns of a tile: 4 vectors of 16 */
+#define MAX_K 256     /* longer sums go to OpenBLAS (and a transposed B is
+                         transposed on the stack, MAX_K x NB) */
+#endif
+
+int rl__fused_fits(int trans_a, int trans_b, uint32_t m, uint32_t n, uint32_t k)
+{
+#ifdef HAVE_KERNEL
+    if (trans_a && trans_b) return 0;
+    if (n < 16 || m < 4 || k == 0 || k > MAX_K) return 0;
+    if (trans_b && m < 32) return 0; /* the transpose would not pay */
+    return 1;
+#else
+    (void)trans_a, (void)trans_b, (void)m, (void)n, (void)k;
+    return 0;
+#endif
+}
+
+#ifdef HAVE_KERNEL
+/* tanh8 on both halves of a 16-lane vector: the same lanes' results as
+   everywhere else in the library. */
+static inline __m512 tanh16(__m512 v)
+{
+    __m256 lo = _mm512_castps512_ps256(v);
+    __m256 hi = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1));
+    lo = (__m256)tanh8((v8f)lo);
+    hi = (__m256)tanh8((v8f)hi);
+    return _mm512_castpd_ps(
+        _mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo)), _mm256_castps_pd(hi), 1));
+}
+
+/* The epilogue of one 16-column vector of C's row i, columns j.. (lanes in
+   m); C and y have rows of ldc. */
+static inline __attribute__((always_inline)) void epilogue(const rl__epilogue *e, __m512 v,
+                                                           float *cp, __mmask16 m, size_t i,
+                                                           size_t j, size_t ldc)
+{
+    const __m512 zero = _mm512_setzero_ps();
+    switch (e->kind) {
+    case RL__EPI_SET:
+        break;
+    case RL__EPI_ADD:
+        v = _mm512_add_ps(_mm512_maskz_loadu_ps(m, cp), v);
+        break;
+    case RL__EPI_BIAS_ACT:
+        if (e->bias) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, e->bias + j));
+        if (e->act == RL_ACT_TANH)
+            v = tanh16(v);
+        else if (e->act == RL_ACT_RELU) /* as v > 0 ? v : 0, NaN included */
+            v = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(v, zero, _CMP_GT_OQ), v);
+        break;
+    case RL__EPI_ACT_GRAD: {
+        __m512 y = _mm512_maskz_loadu_ps(m, e->y + i * ldc + j);
+        if (e->act == RL_ACT_TANH)
+            v = _mm512_mul_ps(v, _mm512_sub_ps(_mm512_set1_ps(1.0f), _mm512_mul_ps(y, y)));
+        else if (e->act == RL_ACT_RELU)
+            v = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(y, zero, _CMP_GT_OQ), v);
+        if (e->db)
+            _mm512_mask_storeu_ps(e->db + j, m,
+                                  _mm512_add_ps(_mm512_maskz_loadu_ps(m, e->db + j), v));
+        break;
+    }
+    }
+    _mm512_mask_storeu_ps(cp, m, v);
+}
+
+/* R rows (1..MR) by NV vectors (1..4) of C at rows i0.., columns j0..; R
+   and NV are constants after inlining, so the accumulators live in
+   registers.  A(r, p) = a[r ars + p acs]; B row-major at ldb; the last
+   vector's lanes in mask. */
+static inline __attribute__((always_inline)) void tile(const int R, const int NV, uint32_t k,
+                                                       const float *a, size_t ars, size_t acs,
+                                                       const float *b, size_t ldb, float *c,
+                                                       size_t ldc, __mmask16 mask,
+                                                       const rl__epilogue *e, size_t i0,
+                                                       size_t j0)
+{
+    __m512 acc[MR][4];
+    _Pragma("GCC unroll 8") for (int r = 0; r < R; r++)
+        _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) acc[r][v] = _mm512_setzero_ps();
+    for (uint32_t p = 0; p < k; p++) {
+        const float *bp = b + p * ldb, *ap = a + p * acs;
+        __m512 bv[4];
+        _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)
+            bv[v] = v + 1 < NV ? _mm512_loadu_ps(bp + 16 * v) : _mm512_maskz_loadu_ps(mask, bp + 16 * v);
+        _Pragma("GCC unroll 8") for (int r = 0; r < R; r++) {
+            __m512 av = _mm512_set1_ps(ap[r * ars]);
+            _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)
+                acc[r][v] = _mm512_fmadd_ps(av, bv[v], acc[r][v]);
+        }
+    }
+    _Pragma("GCC unroll 8") for (int r = 0; r < R; r++)
+        _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)
+            epilogue(e, acc[r][v], c + r * ldc + 16 * v, v + 1 < NV ? (__mmask16)0xffff : mask,
+                     i0 + r, j0 + 16 * v, ldc);
+}
+
+/* All rows of one block of up to NB columns, rows in order. */
+#define ROWS(NV)                                                                              \
+    do {                                                                                      \
+        for (; i + MR <= m; i += MR)                                                          \
+            tile(MR, NV, k, a + i * ars, ars, acs, b, ldb, c + i * ldc, ldc, mask, e, i, j0); \
+        switch (m - i) {                                                                      \
+        case 5: tile(5, NV, k, a + i * ars, ars, acs, b, ldb, c + i * ldc, ldc, mask, e, i, j0); break; \
+        case 4: tile(4, NV, k, a + i * ars, ars, acs, b, ldb, c + i * ldc, ldc, mask, e, i, j0); break; \
+        case 3: tile(3, NV, k, a + i * ars, ars, acs, b, ldb, c + i * ldc, ldc, mask, e, i, j0); break; \
+        case 2: tile(2, NV, k, a + i * ars, ars, acs, b, ldb, c + i * ldc, ldc, mask, e, i, j0); break; \
+        case 1: tile(1, NV, k, a + i * ars, ars, acs, b, ldb, c + i * ldc, ldc, mask, e, i, j0); break; \
+        }                                                                                     \
+    } while (0)
+
+static void block(uint32_t m, uint32_t w, uint32_t k, const float *a, size_t ars, size_t acs,
+                  const float *b, size_t ldb, float *c, size_t ldc, const rl__epilogue *e,
+                  size_t j0)
+{
+    uint32_t nv = (w + 15) / 16, rem = w - 16 * (nv - 1);
+    __mmask16 mask = (__mmask16)(0xffffu >> (16 - rem));
+    size_t i = 0;
+    switch (nv) {
+    case 1: ROWS(1); break;
+    case 2: ROWS(2); break;
+    case 3: ROWS(3); break;
+    default: ROWS(4); break;
+    }
+}
+
+/* dst[p][jj] (rows of NB) = src[jj][p] for jj < w, p < k: 8 x 8 blocks
+   through registers, the edges one by one. */
+static void transpose(float *dst, const float *src, size_t lds, uint32_t w, uint32_t k)
+{
+    uint32_t w8 = w & ~7u, k8 = k & ~7u;
+    for (uint32_t jj = 0; jj < w8; jj += 8)
+        for (uint32_t p = 0; p < k8; p += 8) {
+            const float *s = src + jj * lds + p;
+            __m256 r0 = _mm256_loadu_ps(s), r1 = _mm256_loadu_ps(s + lds),
+                   r2 = _mm256_loadu_ps(s + 2 * lds), r3 = _mm256_loadu_ps(s + 3 * lds),
+                   r4 = _mm256_loadu_ps(s + 4 * lds), r5 = _mm256_loadu_ps(s + 5 * lds),
+                   r6 = _mm256_loadu_ps(s + 6 * lds), r7 = _mm256_loadu_ps(s + 7 * lds);
+            __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1),
+                   t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3),
+                   t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5),
+                   t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+            __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE),
+                   u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE),
+                   u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE),
+                   u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+            float *d = dst + (size_t)p * NB + jj;
+            _mm256_storeu_ps(d, _mm256_permute2f128_ps(u0, u4, 0x20));
+            _mm256_storeu_ps(d + NB, _mm256_permute2f128_ps(u1, u5, 0x20));
+            _mm256_storeu_ps(d + 2 * NB, _mm256_permute2f128_ps(u2, u6, 0x20));
+            _mm256_storeu_ps(d + 3 * NB, _mm256_permute2f128_ps(u3, u7, 0x20));
+            _mm256_storeu_ps(d + 4 * NB, _mm256_permute2f128_ps(u0, u4, 0x31));
+            _mm256_storeu_ps(d + 5 * NB, _mm256_permute2f128_ps(u1, u5, 0x31));
+            _mm256_storeu_ps(d + 6 * NB, _mm256_permute2f128_ps(u2, u6, 0x31));
+            _mm256_storeu_ps(d + 7 * NB, _mm256_permute2f128_ps(u3, u7, 0x31));
+        }
+    for (uint32_t jj = 0; jj < w; jj++)
+        for (uint32_t p = jj < w8 ? k8 : 0; p < k; p++) dst[(size_t)p * NB + jj] = src[jj * lds + p];
+}
+#endif
+
+void rl__fused_gemm(int trans_a, int trans_b, uint32_t m, uint32_t n, uint32_t k, const float *a,
+                    uint32_t lda, const float *b, uint32_t ldb, float *c, const rl__epilogue *e)
+{
+#ifdef HAVE_KERNEL
+    if (rl__fused_fits(trans_a, trans_b, m, n, k)) {
+        rl__ledger_count(trans_a, trans_b, m, n, k);
+        size_t ldc = n, ars = trans_a ? 1 : lda, acs = trans_a ? lda : 1;
+        for (uint32_t j0 = 0; j0 < n; j0 += NB) {
+            uint32_t w = n - j0 < NB ? n - j0 : NB;
+            if (trans_b) { /* B^T's columns j0.. as a row-major k x NB block */
+                float bt[MAX_K * NB] __attribute__((aligned(64)));
+                transpose(bt, b + (size_t)j0 * ldb, ldb, w, k);
+                block(m, w, k, a, ars, acs, bt, NB, c + j0, ldc, e, j0);
+            } else {
+                block(m, w, k, a, ars, acs, b + j0, ldb, c + j0, ldc, e, j0);
+            }
+        }
+        return;
+    }
+#endif
+    rl__sgemm(trans_a, trans_b, m, n, k, a, lda, b, ldb, e->kind == RL__EPI_ADD ? 1.0f : 0.0f, c,
+              n);
+    if (e->kind == RL__EPI_BIAS_ACT)
+        rl__bias_act(c, e->bias, m, n, e->act);
+    else if (e->kind == RL__EPI_ACT_GRAD)
+        rl__activation_bias_grad(e->act, c, e->y, m, n, e->db);
+}
