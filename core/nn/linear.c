@@ -31,20 +31,28 @@ static inline float hsum8(v8f v)
     return ((v[0] + v[4]) + (v[1] + v[5])) + ((v[2] + v[6]) + (v[3] + v[7]));
 }
 
-/* The dot products of nr (1 or 2) rows of x with four weight rows: the
-   rows share each weight load, and each row's sums run exactly as they
-   would alone. */
-static inline __attribute__((always_inline)) void rows_by_four(uint32_t nr, const float *x0,
-                                                               const float *x1, const float *w0,
-                                                               uint32_t in_dim, float *s)
+/* Rows per pass of the row-independent kernel: four where AVX-512 gives
+   32 vector registers (16 accumulators, 4 weight vectors), else two. */
+#ifdef __AVX512VL__
+#define ROWS_PER_PASS 4
+#else
+#define ROWS_PER_PASS 2
+#endif
+
+/* The dot products of nr (1..ROWS_PER_PASS) consecutive rows of x with
+   four weight rows into s[4 r + j]: the rows share each weight load, and
+   each row's sums run exactly as they would alone. */
+static inline __attribute__((always_inline)) void rows_by_four(const uint32_t nr, const float *x,
+                                                               const float *w0, uint32_t in_dim,
+                                                               float *s)
 {
     const float *w1 = w0 + in_dim, *w2 = w1 + in_dim, *w3 = w2 + in_dim;
     uint32_t k8 = in_dim & ~7u;
-    v8f a[2][4] = {{{0}}};
+    v8f a[ROWS_PER_PASS][4] = {{{0}}};
     for (uint32_t i = 0; i < k8; i += 8) {
         v8f v0 = load8(w0 + i), v1 = load8(w1 + i), v2 = load8(w2 + i), v3 = load8(w3 + i);
         for (uint32_t r = 0; r < nr; r++) {
-            v8f xv = load8((r ? x1 : x0) + i);
+            v8f xv = load8(x + (size_t)r * in_dim + i);
             MADD8(a[r][0], xv, v0);
             MADD8(a[r][1], xv, v1);
             MADD8(a[r][2], xv, v2);
@@ -52,7 +60,7 @@ static inline __attribute__((always_inline)) void rows_by_four(uint32_t nr, cons
         }
     }
     for (uint32_t r = 0; r < nr; r++) {
-        const float *x = r ? x1 : x0;
+        const float *xr = x + (size_t)r * in_dim;
         float t0 = 0.0f, t1 = 0.0f, t2 = 0.0f, t3 = 0.0f; /* k8 = 0: the lanes hold zeros */
         if (k8) {
 #ifdef HAVE_FMA8 /* the four hsum8 at once: the same additions in the same order */
@@ -68,10 +76,10 @@ static inline __attribute__((always_inline)) void rows_by_four(uint32_t nr, cons
 #endif
         }
         for (uint32_t i = k8; i < in_dim; i++) {
-            t0 += x[i] * w0[i];
-            t1 += x[i] * w1[i];
-            t2 += x[i] * w2[i];
-            t3 += x[i] * w3[i];
+            t0 += xr[i] * w0[i];
+            t1 += xr[i] * w1[i];
+            t2 += xr[i] * w2[i];
+            t3 += xr[i] * w3[i];
         }
         s[4 * r] = t0, s[4 * r + 1] = t1, s[4 * r + 2] = t2, s[4 * r + 3] = t3;
     }
@@ -82,30 +90,35 @@ void rl_linear_forward_rowwise(float *out, const float *in, const float *w, cons
 {
     uint32_t k8 = in_dim & ~7u;
     rl__ledger_count(0, 1, batch, out_dim, in_dim);
-    for (uint32_t r = 0; r < batch; r += 2) {
-        uint32_t nr = batch - r >= 2 ? 2 : 1;
-        const float *x0 = in + (size_t)r * in_dim, *x1 = x0 + in_dim;
-        float *y0 = out + (size_t)r * out_dim, *y1 = y0 + out_dim;
+    for (uint32_t r = 0; r < batch; r += ROWS_PER_PASS) {
+        uint32_t nr = batch - r >= ROWS_PER_PASS ? ROWS_PER_PASS : batch - r;
+        const float *x = in + (size_t)r * in_dim;
+        float *y = out + (size_t)r * out_dim;
         uint32_t o = 0;
         for (; o + 4 <= out_dim; o += 4) {
-            float s[8];
-            if (nr == 2)
-                rows_by_four(2, x0, x1, w + (size_t)o * in_dim, in_dim, s);
-            else
-                rows_by_four(1, x0, x0, w + (size_t)o * in_dim, in_dim, s);
+            float s[4 * ROWS_PER_PASS];
+            const float *wo = w + (size_t)o * in_dim;
+            switch (nr) { /* constant row counts: the accumulators stay in registers */
+            case ROWS_PER_PASS: rows_by_four(ROWS_PER_PASS, x, wo, in_dim, s); break;
+#if ROWS_PER_PASS > 2
+            case 3: rows_by_four(3, x, wo, in_dim, s); break;
+            case 2: rows_by_four(2, x, wo, in_dim, s); break;
+#endif
+            default: rows_by_four(1, x, wo, in_dim, s); break;
+            }
             for (uint32_t r2 = 0; r2 < nr; r2++)
                 for (uint32_t j = 0; j < 4; j++)
-                    (r2 ? y1 : y0)[o + j] = s[4 * r2 + j] + (b ? b[o + j] : 0.0f);
+                    y[(size_t)r2 * out_dim + o + j] = s[4 * r2 + j] + (b ? b[o + j] : 0.0f);
         }
         for (; o < out_dim; o++) {
             const float *wo = w + (size_t)o * in_dim;
             for (uint32_t r2 = 0; r2 < nr; r2++) {
-                const float *x = r2 ? x1 : x0;
+                const float *xr = x + (size_t)r2 * in_dim;
                 v8f a = {0};
-                for (uint32_t i = 0; i < k8; i += 8) MADD8(a, load8(x + i), load8(wo + i));
+                for (uint32_t i = 0; i < k8; i += 8) MADD8(a, load8(xr + i), load8(wo + i));
                 float t = k8 ? hsum8(a) : 0.0f;
-                for (uint32_t i = k8; i < in_dim; i++) t += x[i] * wo[i];
-                (r2 ? y1 : y0)[o] = t + (b ? b[o] : 0.0f);
+                for (uint32_t i = k8; i < in_dim; i++) t += xr[i] * wo[i];
+                y[(size_t)r2 * out_dim + o] = t + (b ? b[o] : 0.0f);
             }
         }
     }
@@ -181,30 +194,41 @@ static void bias_tanh_row(float *y, const float *b, uint32_t n)
 void rl__bias_act(float *y, const float *b, uint32_t rows, uint32_t n, rl_activation a)
 {
     if (!b && a == RL_ACT_NONE) return;
-    for (uint32_t r = 0; r < rows; r++) {
-        float *yr = y + (size_t)r * n;
-        switch (a) {
-        case RL_ACT_TANH:
-            bias_tanh_row(yr, b, n);
-            break;
-        case RL_ACT_RELU:
+    switch (a) {
+    case RL_ACT_TANH:
+        for (uint32_t r = 0; r < rows; r++) bias_tanh_row(y + (size_t)r * n, b, n);
+        break;
+    case RL_ACT_RELU:
+        for (uint32_t r = 0; r < rows; r++) {
+            float *yr = y + (size_t)r * n;
             for (uint32_t j = 0; j < n; j++) {
                 float v = yr[j] + (b ? b[j] : 0.0f);
                 yr[j] = v > 0.0f ? v : 0.0f;
             }
-            break;
-        case RL_ACT_NONE:
-            for (uint32_t j = 0; j < n; j++) yr[j] += b[j];
-            break;
         }
+        break;
+    case RL_ACT_NONE:
+        for (size_t i = 0, j = 0; i < (size_t)rows * n; i++, j = j + 1 == n ? 0 : j + 1) y[i] += b[j];
+        break;
     }
 }
 
 void rl__bias_grad(float *db, const float *d, uint32_t rows, uint32_t n)
 {
-    for (uint32_t r = 0; r < rows; r++) {
-        const float *dr = d + (size_t)r * n;
-        for (uint32_t j = 0; j < n; j++) db[j] += dr[j];
+    /* 8 columns at a time in registers, each column's rows in order. */
+    for (uint32_t j0 = 0; j0 < n; j0 += 8) {
+        uint32_t w = n - j0 < 8 ? n - j0 : 8;
+        if (w == 8) {
+            v8f acc = load8(db + j0);
+            for (uint32_t r = 0; r < rows; r++) acc += load8(d + (size_t)r * n + j0);
+            store8(db + j0, acc);
+        } else {
+            float acc[8];
+            memcpy(acc, db + j0, w * sizeof(float));
+            for (uint32_t r = 0; r < rows; r++)
+                for (uint32_t j = 0; j < w; j++) acc[j] += d[(size_t)r * n + j0 + j];
+            memcpy(db + j0, acc, w * sizeof(float));
+        }
     }
 }
 
