@@ -24,9 +24,8 @@
  * to those of the OpenBLAS-only build; hence the 256 limit.
  *
  * Elsewhere (no AVX-512, or a shape the kernel does not suit: fewer than 16
- * columns, fewer than 4 rows, a transposed right-hand side too large to
- * transpose on the stack) the product goes to OpenBLAS and the epilogue is a
- * separate pass, with the same results up to the products' own rounding. */
+ * columns, fewer than 4 rows or 32 with B transposed, sums of more than 256
+ * terms) the product goes to OpenBLAS and the epilogue is a separate pass. */
 #include "nn_internal.h"
 
 #if defined(__AVX512F__) && defined(HAVE_FMA8)
