@@ -208,7 +208,10 @@ void rl__bias_act(float *y, const float *b, uint32_t rows, uint32_t n, rl_activa
         }
         break;
     case RL_ACT_NONE:
-        for (size_t i = 0, j = 0; i < (size_t)rows * n; i++, j = j + 1 == n ? 0 : j + 1) y[i] += b[j];
+        for (uint32_t r = 0; r < rows; r++) {
+            float *yr = y + (size_t)r * n;
+            for (uint32_t j = 0; j < n; j++) yr[j] += b[j];
+        }
         break;
     }
 }
