@@ -86,6 +86,16 @@ exact rppo "$SRC/configs/cartpole_nov_rppo.cfg" 4096 --set run.steps=20000 --set
 want=$(sed -n 's/^ *"eval_return_mean": \([-0-9.e+]*\).*/\1/p' "$T/rppo-a/summary.json")
 got=$("$RLHOST" eval "$T/rppo-a" --episodes 5 --json 2>/dev/null | sed -n 's/.*"return_mean": \([-0-9.e+]*\).*/\1/p')
 [ -n "$want" ] && [ "$want" = "$got" ]; ok $? "eval from the checkpoint (normalize_obs) matches the run's evaluation ($want, $got)"
+# The same after periodic evaluations (they advance the eval envs) and
+# keep_best: the final evaluation starts the eval seed stream over, as
+# `eval` does, so it plays the same episodes.  (The config evaluates every
+# 2500 steps and keeps the best; at 20k steps the policy is not yet perfect,
+# so other episodes give another mean: 164.2 when the final evaluation went on
+# from the periodic ones, against 187.6.)
+"$RLHOST" run "$DQN" --set run.steps=20000 --set run.eval_episodes=5 --set run.quiet=true --out "$T/dqn-kb" >/dev/null 2>&1
+want=$(sed -n 's/^ *"eval_return_mean": \([-0-9.e+]*\).*/\1/p' "$T/dqn-kb/summary.json")
+got=$("$RLHOST" eval "$T/dqn-kb" --episodes 5 --json 2>/dev/null | sed -n 's/.*"return_mean": \([-0-9.e+]*\).*/\1/p')
+[ -n "$want" ] && [ "$want" = "$got" ]; ok $? "eval after periodic evaluations and keep_best matches the run's final evaluation ($want, $got)"
 exact tmaze "$SRC/configs/tmaze_rppo.cfg" 4096 --set run.steps=20000 --set run.log_interval=2048 --set run.eval_episodes=10
 # boards of four snakes (agent rows, board RNGs and food lists), with a CNN
 exact snake_multi_cnn "$SRC/configs/snake_multi_ppo.cfg" 4096 --set run.steps=16384 --set run.log_interval=4096 \

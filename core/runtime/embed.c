@@ -238,6 +238,7 @@ int rlh_vec_reseed(rlh_vec *v, uint64_t seed, char *err, size_t errlen)
     char e[RL_ERR_MAX] = "";
     int rc = rl__vecenv_reseed(&v->v, seed, e, sizeof e);
     if (rc != RL_OK) set_err(err, errlen, "%s%s", e, "");
+    else rl__vecenv_reset(&v->v);
     return rc;
 }
 

@@ -141,7 +141,7 @@ int rl__eval_command(const rl__config *c, const char *ckpt, const char *prev, ui
     /* The run's evaluation seed stream, so the final checkpoint of a run
        evaluates to the numbers in its summary.json. */
     if (rl__vecenv_create(&ev, c->env->desc, c->env_opts.vals, c->env_stages.vals, n,
-                          seed ^ 0x5eed5eed5eed5eedull, 1, repeat, err, sizeof err) != RL_OK) {
+                          rl__eval_seed(seed), 1, repeat, err, sizeof err) != RL_OK) {
         rl__log(RL_LOG_ERROR, NULL, "%s", err);
         return 1;
     }

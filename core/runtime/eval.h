@@ -18,6 +18,14 @@ typedef struct rl__eval_result {
 
 #define RL__MAX_EVAL_ENVS 16
 
+/* The evaluation envs' seed stream, apart from training's so evaluation
+   never replays training episodes.  A run's final evaluation and
+   `rlhost eval` both start from it, so they play the same episodes. */
+static inline uint64_t rl__eval_seed(uint64_t run_seed)
+{
+    return run_seed ^ 0x5eed5eed5eed5eedull;
+}
+
 /* RL_EINTR if *stop became nonzero; other errors with a sentence in err.
    trace (may be NULL) gets a CSV row for every step of every counted
    episode: env, episode, t, action, reward, terminated, truncated, then the

@@ -892,9 +892,8 @@ int rl__run(const rl__config *c, const rl__run_opts *o, rl__run_stats *stats)
     }
     uint32_t n_eval = eval_episodes < RL__MAX_EVAL_ENVS ? eval_episodes : RL__MAX_EVAL_ENVS;
     if (n_eval) {
-        /* A separate seed stream: evaluation never replays training episodes. */
         if (rl__vecenv_create(&rs->eval, c->env->desc, c->env_opts.vals, c->env_stages.vals,
-                              n_eval, seed ^ 0x5eed5eed5eed5eedull, 1, repeat, rs->err,
+                              n_eval, rl__eval_seed(seed), 1, repeat, rs->err,
                               sizeof rs->err) != RL_OK)
             goto out; /* the same options were accepted just above: not the config */
         rs->have_eval = 1;
@@ -993,7 +992,10 @@ int rl__run(const rl__config *c, const rl__run_opts *o, rl__run_stats *stats)
     if (rc == RL_OK && !interrupted) {
         if (rs->steps > rs->last_log_step) log_row(rs);
         if (rs->have_eval) {
-            rc = evaluate(rs, eval_episodes, &final_eval, 1);
+            /* Periodic evaluations advanced the eval envs; the final one
+               starts the stream over, as `rlhost eval` of the checkpoint. */
+            rc = rl__vecenv_reseed(&rs->eval, rl__eval_seed(seed), rs->err, sizeof rs->err);
+            if (rc == RL_OK) rc = evaluate(rs, eval_episodes, &final_eval, 1);
             if (rc == RL_EINTR) rc = RL_OK;
             else if (rc != RL_OK) fail(rs, rc, "evaluation failed");
             else log_eval(rs, &final_eval, 1);

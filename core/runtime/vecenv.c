@@ -234,7 +234,6 @@ int rl__vecenv_reseed(rl__vecenv *v, uint64_t seed, char *err, size_t errlen)
     }
     v->vt->destroy(v->env);
     v->env = fresh;
-    rl__vecenv_reset(v);
     return RL_OK;
 }
 

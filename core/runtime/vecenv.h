@@ -64,7 +64,8 @@ void rl__vecenv_reset(rl__vecenv *v);
 int rl__vecenv_step(rl__vecenv *v, char *err, size_t errlen);
 void rl__vecenv_destroy(rl__vecenv *v);
 /* Re-creates the env instance with a new seed (the host's buffers stay
-   where they are) and resets every env. */
+   where they are), as rl__vecenv_create left it: the next reset starts
+   every env's first episode of that seed. */
 int rl__vecenv_reseed(rl__vecenv *v, uint64_t seed, char *err, size_t errlen);
 
 /* The mean over the last RL__RECENT episodes of their return
