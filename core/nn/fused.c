@@ -12,9 +12,11 @@
  * OpenBLAS's at these shapes, which it packs on every call: `rlhost bench
  * nn` times a whole update of a 64-wide MLP at batch 256 (products,
  * epilogues, loss gradient, Adam) at 106% of the rate of the same products
- * in sgemm alone, on this project's 2-core AMD EPYC.  An AVX2 version
- * (6 x 16 tiles in 16 registers) measured 0.8x OpenBLAS there, so without
- * AVX-512 OpenBLAS keeps the products.
+ * in sgemm alone, on an AVX-512 AMD EPYC.  An AVX2 version (6 x 16 tiles
+ * in 16 registers) measured 0.8x OpenBLAS there, and on the AVX2 EPYC,
+ * against OpenBLAS's Zen kernels plus the separate pass, 0.63x to 1.12x
+ * per product of a cartpole_ppo minibatch (the README has the shapes), so
+ * without AVX-512 OpenBLAS keeps the products.
  *
  * Every element of C is the fused multiply-add chain over k = 0, 1, ...
  * started from zero, then the epilogue: a row's result does not depend on
