@@ -5,46 +5,61 @@
  * activation forward, the activation's derivative and the lower layer's bias
  * sums backward.  At the sizes rlhost trains (256 x 64 times 64 x 64, 23 us
  * in OpenBLAS) that pass, and OpenBLAS zeroing C before a beta-0 product,
- * cost a measurable share of every update.  Where the CPU has AVX-512 this
- * file computes the product itself, 6 rows x 64 columns of C at a time in
- * 24 registers, and applies the epilogue while the tile is still in them:
- * C is written once and never zeroed.  The products are also faster than
- * OpenBLAS's at these shapes, which it packs on every call: `rlhost bench
- * nn` times a whole update of a 64-wide MLP at batch 256 (products,
- * epilogues, loss gradient, Adam) at 106% of the rate of the same products
- * in sgemm alone, on an AVX-512 AMD EPYC.  An AVX2 version (6 x 16 tiles
- * in 16 registers) measured 0.8x OpenBLAS there, and on the AVX2 EPYC,
- * against OpenBLAS's Zen kernels plus the separate pass, 0.63x to 1.12x
- * per product of a cartpole_ppo minibatch (the README has the shapes), so
- * without AVX-512 OpenBLAS keeps the products.
+ * cost a measurable share of every update.  So where the CPU has AVX-512 or
+ * AVX2 with FMA this file computes the product itself, a tile of C at a
+ * time in registers (AVX-512: 6 rows x 64 columns in 24 registers; AVX2:
+ * 6 x 16 in 12), and applies the epilogue while the tile is still in them:
+ * C is written once and never zeroed, and only a transposed B is repacked (on
+ * the stack).  The products
+ * are also faster than OpenBLAS's at these shapes, which it packs on every
+ * call: `rlhost bench nn` times a whole update of a 64-wide MLP at batch
+ * 256 (products, epilogues, loss gradient, Adam) at 106% of the rate of the
+ * same products in sgemm alone on an AVX-512 AMD EPYC; on the AVX2 EPYC
+ * (Zen 3) `cartpole_ppo` runs at 1.26x its sgemm floor against 1.44x with
+ * OpenBLAS and the separate passes.
  *
  * Every element of C is the fused multiply-add chain over k = 0, 1, ...
  * started from zero, then the epilogue: a row's result does not depend on
  * M, on where the row sits, or on the tile sizes.  The bias sums run over
  * the rows in order, as rl__activation_bias_grad runs them.  For sums of up
  * to 256 terms that is also how OpenBLAS's AVX-512 kernels add (they split
- * longer sums), so every shipped config's checkpoints came out bit-identical
- * to those of the OpenBLAS-only build; hence the 256 limit.
+ * longer sums), so with AVX-512 every shipped config's checkpoints came out
+ * bit-identical to those of the OpenBLAS-only build; hence the 256 limit.
+ * OpenBLAS's Zen (AVX2) kernel adds in another order, so there the kernel
+ * changed the last bits of every result (and the learning tests were run
+ * again on it).
  *
- * Elsewhere (no AVX-512, or a shape the kernel does not suit: fewer than 16
- * columns, fewer than 4 rows or 32 with B transposed, sums of more than 256
- * terms) the product goes to OpenBLAS and the epilogue is a separate pass. */
+ * Elsewhere (no AVX2, or a shape the kernel does not suit: sums of more
+ * than 256 terms, both operands transposed, fewer than 32 rows with B
+ * transposed, and with AVX-512 fewer than 16 columns or 4 rows) the product
+ * goes to OpenBLAS and the epilogue is a separate pass. */
 #include "nn_internal.h"
 
 #if defined(__AVX512F__) && defined(HAVE_FMA8)
 #define HAVE_KERNEL 1
+#define KERNEL_512 1
 #define MR 6          /* rows of a tile */
 #define NB 64         /* columns of a tile: 4 vectors of 16 */
+#define VW 16         /* lanes of a vector */
 #define MAX_K 256     /* longer sums go to OpenBLAS (and a transposed B is
                          transposed on the stack, MAX_K x NB) */
+#elif defined(__AVX2__) && defined(HAVE_FMA8)
+#define HAVE_KERNEL 1
+#define MR 6          /* 12 accumulators, 2 B vectors and a broadcast: 15 of 16 */
+#define NB 16         /* 2 vectors of 8 */
+#define VW 8
+#define MAX_K 256
 #endif
 
 int rl__fused_fits(int trans_a, int trans_b, uint32_t m, uint32_t n, uint32_t k)
 {
 #ifdef HAVE_KERNEL
     if (trans_a && trans_b) return 0;
-    if (n < 16 || m < 4 || k == 0 || k > MAX_K) return 0;
+    if (k == 0 || k > MAX_K) return 0;
     if (trans_b && m < 32) return 0; /* the transpose would not pay */
+#ifdef KERNEL_512
+    if (n < 16 || m < 4) return 0;
+#endif
     return 1;
 #else
     (void)trans_a, (void)trans_b, (void)m, (void)n, (void)k;
@@ -52,7 +67,7 @@ int rl__fused_fits(int trans_a, int trans_b, uint32_t m, uint32_t n, uint32_t k)
 #endif
 }
 
-#ifdef HAVE_KERNEL
+#ifdef KERNEL_512
 /* tanh8 on both halves of a 16-lane vector: the same lanes' results as
    everywhere else in the library. */
 static inline __m512 tanh16(__m512 v)
@@ -160,6 +175,153 @@ static void block(uint32_t m, uint32_t w, uint32_t k, const float *a, size_t ars
     }
 }
 
+#elif defined(HAVE_KERNEL) /* AVX2: the same kernel on 8-lane vectors.  Zen 3's
+   masked stores are microcoded, so whole vectors load and store plainly and
+   only a block's last, partial vector is masked (its stores lane by lane). */
+/* The epilogue of one 8-column vector of C's row i, columns j.. (lanes in
+   m); C and y have rows of ldc. */
+#define LD(p) (full ? _mm256_loadu_ps(p) : _mm256_maskload_ps((p), m))
+#define ST(p, v) (full ? _mm256_storeu_ps((p), (v)) : store_part((p), (v), rem))
+/* The first n lanes of v to p: AMD's masked stores are microcoded and
+   several times slower than this. */
+static inline void store_part(float *p, __m256 v, uint32_t n)
+{
+    float t[8];
+    _mm256_storeu_ps(t, v);
+    for (uint32_t l = 0; l < n; l++) p[l] = t[l];
+}
+
+static inline __attribute__((always_inline)) void epilogue(const rl__epilogue *e, __m256 v,
+                                                           float *cp, const int full, __m256i m,
+                                                           uint32_t rem, size_t i, size_t j,
+                                                           size_t ldc)
+{
+    const __m256 zero = _mm256_setzero_ps();
+    switch (e->kind) {
+    case RL__EPI_SET:
+        break;
+    case RL__EPI_ADD:
+        v = _mm256_add_ps(LD(cp), v);
+        break;
+    case RL__EPI_BIAS_ACT:
+        if (e->bias) v = _mm256_add_ps(v, LD(e->bias + j));
+        if (e->act == RL_ACT_TANH)
+            v = (__m256)tanh8((v8f)v);
+        else if (e->act == RL_ACT_RELU) /* as v > 0 ? v : 0, NaN included */
+            v = _mm256_and_ps(_mm256_cmp_ps(v, zero, _CMP_GT_OQ), v);
+        break;
+    case RL__EPI_ACT_GRAD: {
+        __m256 y = LD(e->y + i * ldc + j);
+        if (e->act == RL_ACT_TANH)
+            v = _mm256_mul_ps(v, _mm256_sub_ps(_mm256_set1_ps(1.0f), _mm256_mul_ps(y, y)));
+        else if (e->act == RL_ACT_RELU)
+            v = _mm256_and_ps(_mm256_cmp_ps(y, zero, _CMP_GT_OQ), v);
+        if (e->db)
+            ST(e->db + j, _mm256_add_ps(LD(e->db + j), v));
+        break;
+    }
+    }
+    ST(cp, v);
+}
+#undef LD
+#undef ST
+
+/* R rows (1..MR) by NV vectors (1..2) of C at rows i0.., columns j0..; as
+   the AVX-512 tile.  MASKED (a constant): the last vector's first rem lanes
+   only (in mask); otherwise every lane is loaded and stored whole. */
+static inline __attribute__((always_inline)) void tile(const int R, const int NV, const int MASKED,
+                                                       uint32_t k, const float *a, size_t ars,
+                                                       size_t acs, const float *b, size_t ldb,
+                                                       float *c, size_t ldc, __m256i mask,
+                                                       uint32_t rem,
+                                                       const rl__epilogue *ep, size_t i0,
+                                                       size_t j0)
+{
+    const rl__epilogue e = *ep; /* a local copy: its fields stay in registers */
+    __m256 acc[MR][2];
+    _Pragma("GCC unroll 8") for (int r = 0; r < R; r++)
+        _Pragma("GCC unroll 2") for (int v = 0; v < NV; v++) acc[r][v] = _mm256_setzero_ps();
+    for (uint32_t p = 0; p < k; p++) {
+        const float *bp = b + p * ldb, *ap = a + p * acs;
+        __m256 bv[2];
+        _Pragma("GCC unroll 2") for (int v = 0; v < NV; v++)
+            bv[v] = MASKED && v + 1 == NV ? _mm256_maskload_ps(bp + 8 * v, mask)
+                                          : _mm256_loadu_ps(bp + 8 * v);
+        _Pragma("GCC unroll 8") for (int r = 0; r < R; r++) {
+            __m256 av = _mm256_broadcast_ss(ap + r * ars);
+            _Pragma("GCC unroll 2") for (int v = 0; v < NV; v++)
+                acc[r][v] = _mm256_fmadd_ps(av, bv[v], acc[r][v]);
+        }
+    }
+    _Pragma("GCC unroll 8") for (int r = 0; r < R; r++)
+        _Pragma("GCC unroll 2") for (int v = 0; v < NV; v++)
+            epilogue(&e, acc[r][v], c + r * ldc + 8 * v, !(MASKED && v + 1 == NV), mask, rem,
+                     i0 + r, j0 + 8 * v, ldc);
+}
+
+/* R rows of C's columns j0.. j0 + w - 1 (w <= NB), given as c (rows of
+   ldc) and b (rows of ldb) at column j0. */
+static inline __attribute__((always_inline)) void row_block(const int R, uint32_t w, size_t ldc,
+                                                            size_t j0, uint32_t k,
+                                                            const float *a, size_t ars,
+                                                            size_t acs, const float *b,
+                                                            size_t ldb, float *c,
+                                                            const rl__epilogue *e, size_t i0)
+{
+    if (w == NB) {
+        tile(R, 2, 0, k, a, ars, acs, b, ldb, c, ldc, _mm256_setzero_si256(), 8, e, i0, j0);
+        return;
+    }
+    uint32_t nv = (w + 7) / 8, rem = w - 8 * (nv - 1);
+    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)rem),
+                                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    if (nv == 1)
+        tile(R, 1, 1, k, a, ars, acs, b, ldb, c, ldc, mask, rem, e, i0, j0);
+    else
+        tile(R, 2, 1, k, a, ars, acs, b, ldb, c, ldc, mask, rem, e, i0, j0);
+}
+
+/* R rows across columns j0 .. j0 + ncols - 1 in blocks of NB. */
+static inline __attribute__((always_inline)) void row_tiles(const int R, uint32_t ncols,
+                                                            size_t ldc, size_t j0, uint32_t k,
+                                                            const float *a, size_t ars,
+                                                            size_t acs, const float *b,
+                                                            size_t ldb, float *c,
+                                                            const rl__epilogue *e, size_t i0)
+{
+    for (uint32_t j = 0; j < ncols; j += NB)
+        row_block(R, ncols - j < NB ? ncols - j : NB, ldc, j0 + j, k, a, ars, acs, b + j, ldb,
+                  c + j, e, i0);
+}
+
+/* Columns j0 .. j0 + ncols - 1 of C = op(A) B (c and b given at column
+   j0; A(r, p) = a[r ars + p acs]), MR rows at a time, each row tile across
+   all those columns.  Rows outside, columns inside: A's strip for a row
+   tile is read once while B stays in L1/L2.  (Measured on Zen 3 against
+   columns outside: packing A's transposed strips or B's blocks into
+   contiguous panels, as OpenBLAS does, only cost time at these sizes.) */
+static void rows(uint32_t m, uint32_t ncols, size_t ldc, size_t j0, uint32_t k, const float *a,
+                 size_t ars, size_t acs, const float *b, size_t ldb, float *c,
+                 const rl__epilogue *e)
+{
+    for (uint32_t i = 0; i < m; i += MR) {
+        const float *ai = a + i * ars;
+        float *ci = c + (size_t)i * ldc;
+#define ROW_TILES(R) row_tiles(R, ncols, ldc, j0, k, ai, ars, acs, b, ldb, ci, e, i)
+        switch (m - i < MR ? m - i : MR) {
+        case 6: ROW_TILES(6); break;
+        case 5: ROW_TILES(5); break;
+        case 4: ROW_TILES(4); break;
+        case 3: ROW_TILES(3); break;
+        case 2: ROW_TILES(2); break;
+        default: ROW_TILES(1); break;
+        }
+#undef ROW_TILES
+    }
+}
+#endif
+
+#ifdef HAVE_KERNEL
 /* dst[p][jj] (rows of NB) = src[jj][p] for jj < w, p < k: 8 x 8 blocks
    through registers, the edges one by one. */
 static void transpose(float *dst, const float *src, size_t lds, uint32_t w, uint32_t k)
@@ -201,7 +363,20 @@ void rl__fused_gemm(int trans_a, int trans_b, uint32_t m, uint32_t n, uint32_t k
 #ifdef HAVE_KERNEL
     if (rl__fused_fits(trans_a, trans_b, m, n, k)) {
         rl__ledger_count(trans_a, trans_b, m, n, k);
-        size_t ldc = n, ars = trans_a ? 1 : lda, acs = trans_a ? lda : 1;
+        size_t ldc = n;
+#ifndef KERNEL_512
+        if (trans_b) {
+            for (uint32_t j0 = 0; j0 < n; j0 += NB) { /* B^T's columns j0.. as k x NB */
+                uint32_t w = n - j0 < NB ? n - j0 : NB;
+                float bt[MAX_K * NB] __attribute__((aligned(32)));
+                transpose(bt, b + (size_t)j0 * ldb, ldb, w, k);
+                rows(m, w, ldc, j0, k, a, lda, 1, bt, NB, c + j0, e);
+            }
+        } else {
+            rows(m, n, ldc, 0, k, a, trans_a ? 1 : lda, trans_a ? lda : 1, b, ldb, c, e);
+        }
+#else
+        size_t ars = trans_a ? 1 : lda, acs = trans_a ? lda : 1;
         for (uint32_t j0 = 0; j0 < n; j0 += NB) {
             uint32_t w = n - j0 < NB ? n - j0 : NB;
             if (trans_b) { /* B^T's columns j0.. as a row-major k x NB block */
@@ -212,6 +387,7 @@ void rl__fused_gemm(int trans_a, int trans_b, uint32_t m, uint32_t n, uint32_t k
                 block(m, w, k, a, ars, acs, b + j0, ldb, c + j0, ldc, e, j0);
             }
         }
+#endif
         return;
     }
 #endif
