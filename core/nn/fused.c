@@ -40,14 +40,12 @@
 #define KERNEL_512 1
 #define MR 6          /* rows of a tile */
 #define NB 64         /* columns of a tile: 4 vectors of 16 */
-#define VW 16         /* lanes of a vector */
 #define MAX_K 256     /* longer sums go to OpenBLAS (and a transposed B is
                          transposed on the stack, MAX_K x NB) */
 #elif defined(__AVX2__) && defined(HAVE_FMA8)
 #define HAVE_KERNEL 1
 #define MR 6          /* 12 accumulators, 2 B vectors and a broadcast: 15 of 16 */
 #define NB 16         /* 2 vectors of 8 */
-#define VW 8
 #define MAX_K 256
 #endif
 
@@ -175,6 +173,17 @@ static void block(uint32_t m, uint32_t w, uint32_t k, const float *a, size_t ars
     }
 }
 
+/* Columns j0 .. j0 + ncols - 1 of C = op(A) B (c and b given at column
+   j0), a block of NB columns at a time, each block down all the rows. */
+static void columns(uint32_t m, uint32_t ncols, uint32_t k, const float *a, size_t ars,
+                    size_t acs, const float *b, size_t ldb, float *c, size_t ldc,
+                    const rl__epilogue *e, size_t j0)
+{
+    for (uint32_t j = 0; j < ncols; j += NB)
+        block(m, ncols - j < NB ? ncols - j : NB, k, a, ars, acs, b + j, ldb, c + j, ldc, e,
+              j0 + j);
+}
+
 #elif defined(HAVE_KERNEL) /* AVX2: the same kernel on 8-lane vectors.  Zen 3's
    masked stores are microcoded, so whole vectors load and store plainly and
    only a block's last, partial vector is masked (its stores lane by lane). */
@@ -300,9 +309,9 @@ static inline __attribute__((always_inline)) void row_tiles(const int R, uint32_
    tile is read once while B stays in L1/L2.  (Measured on Zen 3 against
    columns outside: packing A's transposed strips or B's blocks into
    contiguous panels, as OpenBLAS does, only cost time at these sizes.) */
-static void rows(uint32_t m, uint32_t ncols, size_t ldc, size_t j0, uint32_t k, const float *a,
-                 size_t ars, size_t acs, const float *b, size_t ldb, float *c,
-                 const rl__epilogue *e)
+static void columns(uint32_t m, uint32_t ncols, uint32_t k, const float *a, size_t ars,
+                    size_t acs, const float *b, size_t ldb, float *c, size_t ldc,
+                    const rl__epilogue *e, size_t j0)
 {
     for (uint32_t i = 0; i < m; i += MR) {
         const float *ai = a + i * ars;
@@ -363,31 +372,17 @@ void rl__fused_gemm(int trans_a, int trans_b, uint32_t m, uint32_t n, uint32_t k
 #ifdef HAVE_KERNEL
     if (rl__fused_fits(trans_a, trans_b, m, n, k)) {
         rl__ledger_count(trans_a, trans_b, m, n, k);
-        size_t ldc = n;
-#ifndef KERNEL_512
-        if (trans_b) {
-            for (uint32_t j0 = 0; j0 < n; j0 += NB) { /* B^T's columns j0.. as k x NB */
-                uint32_t w = n - j0 < NB ? n - j0 : NB;
-                float bt[MAX_K * NB] __attribute__((aligned(32)));
-                transpose(bt, b + (size_t)j0 * ldb, ldb, w, k);
-                rows(m, w, ldc, j0, k, a, lda, 1, bt, NB, c + j0, e);
-            }
-        } else {
-            rows(m, n, ldc, 0, k, a, trans_a ? 1 : lda, trans_a ? lda : 1, b, ldb, c, e);
+        size_t ldc = n, ars = trans_a ? 1 : lda, acs = trans_a ? lda : 1;
+        if (!trans_b) {
+            columns(m, n, k, a, ars, acs, b, ldb, c, ldc, e, 0);
+            return;
         }
-#else
-        size_t ars = trans_a ? 1 : lda, acs = trans_a ? lda : 1;
-        for (uint32_t j0 = 0; j0 < n; j0 += NB) {
+        for (uint32_t j0 = 0; j0 < n; j0 += NB) { /* B^T's columns j0.. as k x NB, row-major */
             uint32_t w = n - j0 < NB ? n - j0 : NB;
-            if (trans_b) { /* B^T's columns j0.. as a row-major k x NB block */
-                float bt[MAX_K * NB] __attribute__((aligned(64)));
-                transpose(bt, b + (size_t)j0 * ldb, ldb, w, k);
-                block(m, w, k, a, ars, acs, bt, NB, c + j0, ldc, e, j0);
-            } else {
-                block(m, w, k, a, ars, acs, b + j0, ldb, c + j0, ldc, e, j0);
-            }
+            float bt[MAX_K * NB] __attribute__((aligned(64)));
+            transpose(bt, b + (size_t)j0 * ldb, ldb, w, k);
+            columns(m, w, k, a, ars, acs, bt, NB, c + j0, ldc, e, j0);
         }
-#endif
         return;
     }
 #endif
