@@ -63,68 +63,62 @@ enum {
 
 enum { ST_TRAIN_STEPS_RATIO, ST_BATCH_INFERENCE, ST_BLAS_THREADS, ST_N };
 
-#define D(type, name, def, lo, hi, choices, flags, help) \
-    {sizeof(rl_option_def), type, name, help, def, lo, hi, choices, flags}
-
 /* One schema; the presets differ in three defaults. */
-#define DQN_OPTIONS(dbl, duel, per)                                                                \
-    {                                                                                              \
-        [OPT_HIDDEN] = D(RL_OPT_INT_LIST, "hidden", "[64, 64]", 1, 65536, NULL, 0,                 \
-                         "hidden layer widths of the Q-network (ReLU)"),                            \
-        [OPT_LR] = D(RL_OPT_FLOAT, "lr", "1e-4", 0, 1, NULL, 0, "Adam learning rate"),             \
-        [OPT_LR_SCHEDULE] = D(RL_OPT_ENUM, "lr_schedule", "constant", 1, 0, lr_schedules, 0,       \
-                              "constant, or linear decay to 0 over the run"),                       \
-        [OPT_BATCH_SIZE] = D(RL_OPT_INT, "batch_size", "32", 1, 65536, NULL, 0,                    \
-                             "transitions per gradient step"),                                      \
-        [OPT_BUFFER_SIZE] = D(RL_OPT_INT, "buffer_size", "100000", 1, 1e9, NULL, 0,                \
-                              "replay capacity in transitions"),                                    \
-        [OPT_GAMMA] = D(RL_OPT_FLOAT, "gamma", "0.99", 0, 1, NULL, 0, "discount factor"),          \
-        [OPT_LEARNING_STARTS] = D(RL_OPT_INT, "learning_starts", "100", 0, 1e15, NULL, 0,          \
-                                  "env steps collected before the first gradient step"),            \
-        [OPT_TRAIN_FREQ] = D(RL_OPT_INT, "train_freq", "4", 1, 1e9, NULL, 0,                       \
-                             "vector steps between trainings (SB3 style, with gradient_steps)"),    \
-        [OPT_GRADIENT_STEPS] = D(RL_OPT_INT, "gradient_steps", "1", 1, 1e9, NULL, 0,               \
-                                 "gradient steps per training"),                                    \
-        [OPT_TARGET_UPDATE] = D(RL_OPT_INT, "target_update_interval", "10000", 1, 1e15, NULL, 0,   \
-                                "env steps between target-network updates"),                        \
-        [OPT_TAU] = D(RL_OPT_FLOAT, "tau", "1.0", 0, 1, NULL, 0,                                   \
-                      "target update: 1 copies, < 1 is Polyak averaging"),                          \
-        [OPT_EXPL_FRACTION] = D(RL_OPT_FLOAT, "exploration_fraction", "0.1", 0, 1, NULL, 0,        \
-                                "share of the run over which epsilon decays"),                      \
-        [OPT_EXPL_INITIAL] = D(RL_OPT_FLOAT, "exploration_initial_eps", "1.0", 0, 1, NULL, 0,      \
-                               "epsilon at the start"),                                             \
-        [OPT_EXPL_FINAL] = D(RL_OPT_FLOAT, "exploration_final_eps", "0.05", 0, 1, NULL, 0,         \
-                             "epsilon after the decay"),                                            \
-        [OPT_EVAL_EPSILON] = D(RL_OPT_FLOAT, "eval_epsilon", "0.0", 0, 1, NULL, 0,                 \
-                               "epsilon during evaluation (0 = greedy)"),                           \
-        [OPT_LOSS] = D(RL_OPT_ENUM, "loss", "huber", 1, 0, loss_choices, 0,                        \
-                       "TD loss: huber (smooth L1) or mse"),                                        \
-        [OPT_MAX_GRAD_NORM] = D(RL_OPT_FLOAT, "max_grad_norm", "10.0", 0, 1e9, NULL, 0,            \
-                                "clip gradients to this global norm (0 = off)"),                    \
-        [OPT_ADAM_EPS] = D(RL_OPT_FLOAT, "adam_eps", "1e-8", 0, 1, NULL, 0, "Adam epsilon"),       \
-        [OPT_DOUBLE] = D(RL_OPT_BOOL, "double", dbl, 1, 0, NULL, 0,                                \
-                         "double DQN target: argmax by the online net, value by the target net"),  \
-        [OPT_DUELING] = D(RL_OPT_BOOL, "dueling", duel, 1, 0, NULL, 0,                             \
-                          "dueling head: Q = V + A - mean A"),                                      \
-        [OPT_PRIORITIZED] = D(RL_OPT_BOOL, "prioritized", per, 1, 0, NULL, 0,                      \
-                              "proportional prioritized replay"),                                   \
-        [OPT_N_STEP] = D(RL_OPT_INT, "n_step", "1", 1, 1000, NULL, 0,                              \
-                         "n-step returns (never across episode ends)"),                             \
-        [OPT_ALPHA] = D(RL_OPT_FLOAT, "alpha", "0.6", 0, 1, NULL, 0,                               \
-                        "prioritized replay: priority exponent"),                                   \
-        [OPT_BETA0] = D(RL_OPT_FLOAT, "beta0", "0.4", 0, 1, NULL, 0,                               \
-                        "prioritized replay: importance exponent at the start, annealed to 1"),     \
-        [OPT_PER_EPS] = D(RL_OPT_FLOAT, "per_eps", "1e-6", 0, 1, NULL, 0,                          \
-                          "prioritized replay: priority = |TD error| + per_eps"),                   \
-        [OPT_KEEP_BEST] = D(RL_OPT_BOOL, "keep_best", "false", 1, 0, NULL, 0,                      \
-                            "end with the best policy seen by periodic evaluation "                 \
-                            "(needs run.eval_interval)"),                                           \
-        [OPT_ON_NONFINITE] = D(RL_OPT_ENUM, "on_nonfinite", "stop", 1, 0, nonfinite_choices, 0,    \
-                               "a NaN/inf loss or gradient: stop the run (the last good "          \
-                               "checkpoint stays) or skip that batch"),                            \
-        [OPT_SAVE_REPLAY] = D(RL_OPT_BOOL, "save_replay", "false", 1, 0, NULL, 0,                  \
-                              "save the replay buffer with checkpoints (replay.safetensors), so a " \
-                              "resumed run continues exactly"),                                     \
+#define DQN_OPTIONS(dbl, duel, per)                                                                 \
+    {                                                                                               \
+        [OPT_HIDDEN] = RL_OPTION_INT_LIST("hidden", "[64, 64]", 1, 65536,                           \
+                                          "hidden layer widths of the Q-network (ReLU)"),           \
+        [OPT_LR] = RL_OPTION_FLOAT("lr", "1e-4", 0, 1, "Adam learning rate"),                       \
+        [OPT_LR_SCHEDULE] = RL_OPTION_ENUM("lr_schedule", "constant", lr_schedules,                 \
+                                           "constant, or linear decay to 0 over the run"),          \
+        [OPT_BATCH_SIZE] = RL_OPTION_INT("batch_size", "32", 1, 65536,                              \
+                                         "transitions per gradient step"),                          \
+        [OPT_BUFFER_SIZE] = RL_OPTION_INT("buffer_size", "100000", 1, 1e9,                          \
+                                          "replay capacity in transitions"),                        \
+        [OPT_GAMMA] = RL_OPTION_FLOAT("gamma", "0.99", 0, 1, "discount factor"),                    \
+        [OPT_LEARNING_STARTS] = RL_OPTION_INT("learning_starts", "100", 0, 1e15,                    \
+                                              "env steps collected before the first gradient step"), \
+        [OPT_TRAIN_FREQ] = RL_OPTION_INT("train_freq", "4", 1, 1e9,                                 \
+                                         "vector steps between trainings (SB3 style, with gradient_steps)"), \
+        [OPT_GRADIENT_STEPS] = RL_OPTION_INT("gradient_steps", "1", 1, 1e9,                         \
+                                             "gradient steps per training"),                        \
+        [OPT_TARGET_UPDATE] = RL_OPTION_INT("target_update_interval", "10000", 1, 1e15,             \
+                                            "env steps between target-network updates"),            \
+        [OPT_TAU] = RL_OPTION_FLOAT("tau", "1.0", 0, 1,                                             \
+                                    "target update: 1 copies, < 1 is Polyak averaging"),            \
+        [OPT_EXPL_FRACTION] = RL_OPTION_FLOAT("exploration_fraction", "0.1", 0, 1,                  \
+                                              "share of the run over which epsilon decays"),        \
+        [OPT_EXPL_INITIAL] = RL_OPTION_FLOAT("exploration_initial_eps", "1.0", 0, 1,                \
+                                             "epsilon at the start"),                               \
+        [OPT_EXPL_FINAL] = RL_OPTION_FLOAT("exploration_final_eps", "0.05", 0, 1,                   \
+                                           "epsilon after the decay"),                              \
+        [OPT_EVAL_EPSILON] = RL_OPTION_FLOAT("eval_epsilon", "0.0", 0, 1,                           \
+                                             "epsilon during evaluation (0 = greedy)"),             \
+        [OPT_LOSS] = RL_OPTION_ENUM("loss", "huber", loss_choices,                                  \
+                                    "TD loss: huber (smooth L1) or mse"),                           \
+        [OPT_MAX_GRAD_NORM] = RL_OPTION_FLOAT("max_grad_norm", "10.0", 0, 1e9,                      \
+                                              "clip gradients to this global norm (0 = off)"),      \
+        [OPT_ADAM_EPS] = RL_OPTION_FLOAT("adam_eps", "1e-8", 0, 1, "Adam epsilon"),                 \
+        [OPT_DOUBLE] = RL_OPTION_BOOL("double", dbl,                                                \
+                                      "double DQN target: argmax by the online net, value by the target net"), \
+        [OPT_DUELING] = RL_OPTION_BOOL("dueling", duel, "dueling head: Q = V + A - mean A"),        \
+        [OPT_PRIORITIZED] = RL_OPTION_BOOL("prioritized", per, "proportional prioritized replay"),  \
+        [OPT_N_STEP] = RL_OPTION_INT("n_step", "1", 1, 1000,                                        \
+                                     "n-step returns (never across episode ends)"),                 \
+        [OPT_ALPHA] = RL_OPTION_FLOAT("alpha", "0.6", 0, 1, "prioritized replay: priority exponent"), \
+        [OPT_BETA0] = RL_OPTION_FLOAT("beta0", "0.4", 0, 1,                                         \
+                                      "prioritized replay: importance exponent at the start, annealed to 1"), \
+        [OPT_PER_EPS] = RL_OPTION_FLOAT("per_eps", "1e-6", 0, 1,                                    \
+                                        "prioritized replay: priority = |TD error| + per_eps"),     \
+        [OPT_KEEP_BEST] = RL_OPTION_BOOL("keep_best", "false",                                      \
+                                         "end with the best policy seen by periodic evaluation "    \
+                                         "(needs run.eval_interval)"),                              \
+        [OPT_ON_NONFINITE] = RL_OPTION_ENUM("on_nonfinite", "stop", nonfinite_choices,              \
+                                            "a NaN/inf loss or gradient: stop the run (the last good " \
+                                            "checkpoint stays) or skip that batch"),                \
+        [OPT_SAVE_REPLAY] = RL_OPTION_BOOL("save_replay", "false",                                  \
+                                           "save the replay buffer with checkpoints (replay.safetensors), so a " \
+                                           "resumed run continues exactly"),                        \
         RL_ENCODER_OPTIONS(OPT_ENCODER),                                                            \
     }
 
@@ -135,15 +129,15 @@ static const rl_option_def opts_per[OPT_N] = DQN_OPTIONS("false", "false", "true
 
 static const rl_option_def stages[ST_N] = {
     [ST_TRAIN_STEPS_RATIO] =
-        D(RL_OPT_FLOAT, "train_steps_ratio", "\"auto\"", 0, 1e6, NULL,
-          RL_OPT_AUTO | RL_OPT_CHANGES_RESULTS,
-          "gradient steps per collected transition, trained every vector step; auto = "
-          "train_freq/gradient_steps (changes results)"),
-    [ST_BATCH_INFERENCE] = D(RL_OPT_BOOL, "batch_inference", "true", 1, 0, NULL, 0,
-                             "one forward pass for all envs' actions; false = one per env "
-                             "(same results, for measurement)"),
-    [ST_BLAS_THREADS] = D(RL_OPT_INT, "blas_threads", "1", 1, 1024, NULL, RL_OPT_AUTO,
-                          "OpenBLAS threads for the network; auto = all cores"),
+        RL_OPTION_FLOAT_F("train_steps_ratio", "\"auto\"", 0, 1e6,
+                          RL_OPT_AUTO | RL_OPT_CHANGES_RESULTS,
+                          "gradient steps per collected transition, trained every vector step; auto = "
+                          "train_freq/gradient_steps (changes results)"),
+    [ST_BATCH_INFERENCE] = RL_OPTION_BOOL("batch_inference", "true",
+                                          "one forward pass for all envs' actions; false = one per env "
+                                          "(same results, for measurement)"),
+    [ST_BLAS_THREADS] = RL_OPTION_INT_F("blas_threads", "1", 1, 1024, RL_OPT_AUTO,
+                                        "OpenBLAS threads for the network; auto = all cores"),
 };
 
 typedef struct dqn {

@@ -61,73 +61,62 @@ enum {
 
 enum { ST_BATCH_INFERENCE, ST_BLAS_THREADS, ST_N };
 
-#define D(type, name, def, lo, hi, choices, flags, help) \
-    {sizeof(rl_option_def), type, name, help, def, lo, hi, choices, flags}
-
-#define PPO_OPTIONS(recurrent)                                                                    \
-    {                                                                                             \
-        [OPT_HIDDEN] = D(RL_OPT_INT_LIST, "hidden", "[64, 64]", 1, 65536, NULL, 0,                \
-                         "hidden widths of the actor and critic MLPs"),                            \
-        [OPT_ACTIVATION] = D(RL_OPT_ENUM, "activation", "tanh", 1, 0, activations, 0,             \
-                             "hidden activation"),                                                 \
-        [OPT_SHARED] = D(RL_OPT_BOOL, "shared", "false", 1, 0, NULL, 0,                           \
-                         "one body (and LSTM) for actor and critic, with two heads"),              \
-        [OPT_LR] = D(RL_OPT_FLOAT, "lr", "3e-4", 0, 1, NULL, 0, "Adam learning rate"),            \
-        [OPT_LR_SCHEDULE] = D(RL_OPT_ENUM, "lr_schedule", "constant", 1, 0, schedules, 0,         \
-                              "constant, or linear decay to 0 over the run"),                      \
-        [OPT_N_STEPS] = D(RL_OPT_INT, "n_steps", "2048", 1, 1e7, NULL, 0,                         \
-                          "steps per env per rollout"),                                            \
-        [OPT_BATCH_SIZE] = D(RL_OPT_INT, "batch_size", "64", 1, 1e8, NULL, 0,                     \
-                             "minibatch size in transitions"),                                     \
-        [OPT_N_EPOCHS] = D(RL_OPT_INT, "n_epochs", "10", 1, 10000, NULL, 0,                       \
-                           "passes over each rollout"),                                            \
-        [OPT_GAMMA] = D(RL_OPT_FLOAT, "gamma", "0.99", 0, 1, NULL, 0, "discount factor"),         \
-        [OPT_GAE_LAMBDA] = D(RL_OPT_FLOAT, "gae_lambda", "0.95", 0, 1, NULL, 0, "GAE lambda"),    \
-        [OPT_CLIP_RANGE] = D(RL_OPT_FLOAT, "clip_range", "0.2", 0, 10, NULL, 0,                   \
-                             "surrogate clipping epsilon"),                                        \
-        [OPT_CLIP_SCHEDULE] = D(RL_OPT_ENUM, "clip_schedule", "constant", 1, 0, schedules, 0,     \
-                                "constant, or linear decay to 0 over the run"),                    \
-        [OPT_CLIP_RANGE_VF] = D(RL_OPT_FLOAT, "clip_range_vf", "0.0", 0, 1e6, NULL, 0,            \
-                                "value clipping around the rollout's values (0 = off)"),           \
-        [OPT_NORMALIZE_ADV] = D(RL_OPT_BOOL, "normalize_advantage", "true", 1, 0, NULL, 0,        \
-                                "normalize advantages per minibatch"),                             \
-        [OPT_ENT_COEF] = D(RL_OPT_FLOAT, "ent_coef", "0.0", 0, 1e3, NULL, 0,                      \
-                           "entropy bonus coefficient"),                                           \
-        [OPT_VF_COEF] = D(RL_OPT_FLOAT, "vf_coef", "0.5", 0, 1e3, NULL, 0,                        \
-                          "value loss coefficient"),                                               \
-        [OPT_MAX_GRAD_NORM] = D(RL_OPT_FLOAT, "max_grad_norm", "0.5", 0, 1e9, NULL, 0,            \
-                                "clip gradients to this global norm (0 = off)"),                   \
-        [OPT_ADAM_EPS] = D(RL_OPT_FLOAT, "adam_eps", "1e-5", 0, 1, NULL, 0, "Adam epsilon"),      \
-        [OPT_DETERMINISTIC_EVAL] = D(RL_OPT_BOOL, "deterministic_eval", "true", 1, 0, NULL, 0,    \
-                                     "evaluate with the most likely action; false samples"),       \
-        [OPT_RECURRENT] = D(RL_OPT_BOOL, "recurrent", recurrent, 1, 0, NULL, 0,                   \
-                            "an LSTM before the heads, trained through time"),                     \
-        [OPT_LSTM_HIDDEN] = D(RL_OPT_INT, "lstm_hidden", "64", 1, 4096, NULL, 0,                  \
-                              "LSTM width (recurrent)"),                                           \
-        [OPT_BPTT] = D(RL_OPT_INT, "bptt_horizon", "16", 1, 100000, NULL, 0,                      \
-                       "sequence length for backpropagation through time (recurrent); "            \
-                       "must divide n_steps"),                                                     \
-        [OPT_KEEP_BEST] = D(RL_OPT_BOOL, "keep_best", "false", 1, 0, NULL, 0,                     \
-                            "end with the best policy seen by periodic evaluation "                \
-                            "(needs run.eval_interval)"),                                          \
-        [OPT_ON_NONFINITE] = D(RL_OPT_ENUM, "on_nonfinite", "stop", 1, 0, nonfinite_choices, 0,   \
-                               "a NaN/inf loss or gradient: stop the run (the last good "         \
-                               "checkpoint stays) or skip that minibatch"),                       \
-        [OPT_NORMALIZE_OBS] = D(RL_OPT_BOOL, "normalize_obs", "false", 1, 0, NULL, 0,             \
-                                "scale observations by a running mean and std of the training "    \
-                                "observations (clipped to +-10; kept in checkpoints)"),            \
-        RL_ENCODER_OPTIONS(OPT_ENCODER),                                                           \
+#define PPO_OPTIONS(recurrent)                                                                      \
+    {                                                                                               \
+        [OPT_HIDDEN] = RL_OPTION_INT_LIST("hidden", "[64, 64]", 1, 65536,                           \
+                                          "hidden widths of the actor and critic MLPs"),            \
+        [OPT_ACTIVATION] = RL_OPTION_ENUM("activation", "tanh", activations, "hidden activation"),  \
+        [OPT_SHARED] = RL_OPTION_BOOL("shared", "false",                                            \
+                                      "one body (and LSTM) for actor and critic, with two heads"),  \
+        [OPT_LR] = RL_OPTION_FLOAT("lr", "3e-4", 0, 1, "Adam learning rate"),                       \
+        [OPT_LR_SCHEDULE] = RL_OPTION_ENUM("lr_schedule", "constant", schedules,                    \
+                                           "constant, or linear decay to 0 over the run"),          \
+        [OPT_N_STEPS] = RL_OPTION_INT("n_steps", "2048", 1, 1e7, "steps per env per rollout"),      \
+        [OPT_BATCH_SIZE] = RL_OPTION_INT("batch_size", "64", 1, 1e8, "minibatch size in transitions"), \
+        [OPT_N_EPOCHS] = RL_OPTION_INT("n_epochs", "10", 1, 10000, "passes over each rollout"),     \
+        [OPT_GAMMA] = RL_OPTION_FLOAT("gamma", "0.99", 0, 1, "discount factor"),                    \
+        [OPT_GAE_LAMBDA] = RL_OPTION_FLOAT("gae_lambda", "0.95", 0, 1, "GAE lambda"),               \
+        [OPT_CLIP_RANGE] = RL_OPTION_FLOAT("clip_range", "0.2", 0, 10, "surrogate clipping epsilon"), \
+        [OPT_CLIP_SCHEDULE] = RL_OPTION_ENUM("clip_schedule", "constant", schedules,                \
+                                             "constant, or linear decay to 0 over the run"),        \
+        [OPT_CLIP_RANGE_VF] = RL_OPTION_FLOAT("clip_range_vf", "0.0", 0, 1e6,                       \
+                                              "value clipping around the rollout's values (0 = off)"), \
+        [OPT_NORMALIZE_ADV] = RL_OPTION_BOOL("normalize_advantage", "true",                         \
+                                             "normalize advantages per minibatch"),                 \
+        [OPT_ENT_COEF] = RL_OPTION_FLOAT("ent_coef", "0.0", 0, 1e3, "entropy bonus coefficient"),   \
+        [OPT_VF_COEF] = RL_OPTION_FLOAT("vf_coef", "0.5", 0, 1e3, "value loss coefficient"),        \
+        [OPT_MAX_GRAD_NORM] = RL_OPTION_FLOAT("max_grad_norm", "0.5", 0, 1e9,                       \
+                                              "clip gradients to this global norm (0 = off)"),      \
+        [OPT_ADAM_EPS] = RL_OPTION_FLOAT("adam_eps", "1e-5", 0, 1, "Adam epsilon"),                 \
+        [OPT_DETERMINISTIC_EVAL] = RL_OPTION_BOOL("deterministic_eval", "true",                     \
+                                                  "evaluate with the most likely action; false samples"), \
+        [OPT_RECURRENT] = RL_OPTION_BOOL("recurrent", recurrent,                                    \
+                                         "an LSTM before the heads, trained through time"),         \
+        [OPT_LSTM_HIDDEN] = RL_OPTION_INT("lstm_hidden", "64", 1, 4096, "LSTM width (recurrent)"),  \
+        [OPT_BPTT] = RL_OPTION_INT("bptt_horizon", "16", 1, 100000,                                 \
+                                   "sequence length for backpropagation through time (recurrent); " \
+                                   "must divide n_steps"),                                          \
+        [OPT_KEEP_BEST] = RL_OPTION_BOOL("keep_best", "false",                                      \
+                                         "end with the best policy seen by periodic evaluation "    \
+                                         "(needs run.eval_interval)"),                              \
+        [OPT_ON_NONFINITE] = RL_OPTION_ENUM("on_nonfinite", "stop", nonfinite_choices,              \
+                                            "a NaN/inf loss or gradient: stop the run (the last good " \
+                                            "checkpoint stays) or skip that minibatch"),            \
+        [OPT_NORMALIZE_OBS] = RL_OPTION_BOOL("normalize_obs", "false",                              \
+                                             "scale observations by a running mean and std of the training " \
+                                             "observations (clipped to +-10; kept in checkpoints)"), \
+        RL_ENCODER_OPTIONS(OPT_ENCODER),                                                            \
     }
 
 static const rl_option_def opts_ppo[OPT_N] = PPO_OPTIONS("false");
 static const rl_option_def opts_rppo[OPT_N] = PPO_OPTIONS("true");
 
 static const rl_option_def stages[ST_N] = {
-    [ST_BATCH_INFERENCE] = D(RL_OPT_BOOL, "batch_inference", "true", 1, 0, NULL, 0,
-                             "one forward pass for all envs' actions; false = one per env "
-                             "(same results, for measurement)"),
-    [ST_BLAS_THREADS] = D(RL_OPT_INT, "blas_threads", "1", 1, 1024, NULL, RL_OPT_AUTO,
-                          "OpenBLAS threads for the networks; auto = all cores"),
+    [ST_BATCH_INFERENCE] = RL_OPTION_BOOL("batch_inference", "true",
+                                          "one forward pass for all envs' actions; false = one per env "
+                                          "(same results, for measurement)"),
+    [ST_BLAS_THREADS] = RL_OPTION_INT_F("blas_threads", "1", 1, 1024, RL_OPT_AUTO,
+                                        "OpenBLAS threads for the networks; auto = all cores"),
 };
 
 /* ---- towers: optional CNN, optional LSTM, then an MLP -------------------- */

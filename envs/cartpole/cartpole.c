@@ -11,10 +11,9 @@
 enum { OPT_OBSERVE_VELOCITY, OPT_N };
 
 static const rl_option_def options[OPT_N] = {
-    [OPT_OBSERVE_VELOCITY] = {sizeof(rl_option_def), RL_OPT_BOOL, "observe_velocity",
-                              "include cart and pole velocities in the observation; false "
-                              "makes the task partially observable",
-                              "true", 1, 0, NULL, 0},
+    [OPT_OBSERVE_VELOCITY] = RL_OPTION_BOOL("observe_velocity", "true",
+                                            "include cart and pole velocities in the observation; "
+                                            "false makes the task partially observable"),
 };
 
 typedef struct cartpole {

@@ -36,41 +36,37 @@ enum {
     OPT_N
 };
 
-#define D(type, name, def, lo, hi, choices, flags, help) \
-    {sizeof(rl_option_def), type, name, help, def, lo, hi, choices, flags}
-
 static const rl_option_def options[OPT_N] = {
-    [OPT_LAYOUT] = D(RL_OPT_ENUM, "layout", "empty", 1, 0, layouts, 0,
-                     "built-in map: empty, four_rooms, maze, or tmaze (the memory task)"),
-    [OPT_MAP] = D(RL_OPT_STRING_LIST, "map", "[]", 1, 0, NULL, 0,
-                  "rows of # . S G L; when given it replaces layout"),
-    [OPT_SIZE] = D(RL_OPT_INT, "size", "8", 1, 62, NULL, 0, "interior side of the empty layout"),
-    [OPT_CORRIDOR] = D(RL_OPT_INT, "corridor_length", "8", 1, 61, NULL, 0,
-                       "tmaze: cells between the start and the junction"),
-    [OPT_CUE_STEPS] = D(RL_OPT_INT, "cue_steps", "1", 1, 64, NULL, 0,
-                        "tmaze: steps during which the cue is visible"),
-    [OPT_RANDOM_START] = D(RL_OPT_BOOL, "random_start", "false", 1, 0, NULL, 0,
-                           "start each episode on a random floor cell"),
-    [OPT_RANDOM_GOAL] = D(RL_OPT_BOOL, "random_goal", "false", 1, 0, NULL, 0,
-                          "put the goal on a random floor cell each episode"),
-    [OPT_OBSERVATION] = D(RL_OPT_ENUM, "observation", "full", 1, 0, obs_modes, 0,
-                          "full map (one-hot channels) or an egocentric view"),
-    [OPT_VIEW_SIZE] = D(RL_OPT_INT, "view_size", "5", 3, 15, NULL, 0,
-                        "side of the egocentric view (odd)"),
-    [OPT_ACTIONS] = D(RL_OPT_ENUM, "actions", "moves", 1, 0, action_modes, 0,
-                      "moves: up/right/down/left; turn: left/right/forward"),
-    [OPT_GOAL_REWARD] = D(RL_OPT_FLOAT, "goal_reward", "1.0", -1e6, 1e6, NULL, 0,
-                          "reward for reaching the goal (ends the episode)"),
-    [OPT_LAVA_REWARD] = D(RL_OPT_FLOAT, "lava_reward", "-1.0", -1e6, 1e6, NULL, 0,
-                          "reward for stepping into lava (ends the episode)"),
-    [OPT_STEP_REWARD] = D(RL_OPT_FLOAT, "step_reward", "0.0", -1e6, 1e6, NULL, RL_OPT_AUTO,
-                          "reward every step; auto = -1 / max_steps"),
-    [OPT_MAX_STEPS] = D(RL_OPT_INT, "max_steps", "\"auto\"", 1, 1e7, NULL, RL_OPT_AUTO,
-                        "truncate episodes here; auto = 4 x width x height (tmaze: "
-                        "4 x (corridor_length + 2), room for exploring)"),
-    [OPT_AGENTS] = D(RL_OPT_INT, "agents", "1", 1, 64, NULL, 0,
-                     "agents per map, each a row of the batch with a goal of its own; they block "
-                     "each other and start on random free cells"),
+    [OPT_LAYOUT] = RL_OPTION_ENUM("layout", "empty", layouts,
+                                  "built-in map: empty, four_rooms, maze, or tmaze (the memory task)"),
+    [OPT_MAP] = RL_OPTION_STRING_LIST("map", "[]",
+                                      "rows of # . S G L; when given it replaces layout"),
+    [OPT_SIZE] = RL_OPTION_INT("size", "8", 1, 62, "interior side of the empty layout"),
+    [OPT_CORRIDOR] = RL_OPTION_INT("corridor_length", "8", 1, 61,
+                                   "tmaze: cells between the start and the junction"),
+    [OPT_CUE_STEPS] = RL_OPTION_INT("cue_steps", "1", 1, 64,
+                                    "tmaze: steps during which the cue is visible"),
+    [OPT_RANDOM_START] = RL_OPTION_BOOL("random_start", "false",
+                                        "start each episode on a random floor cell"),
+    [OPT_RANDOM_GOAL] = RL_OPTION_BOOL("random_goal", "false",
+                                       "put the goal on a random floor cell each episode"),
+    [OPT_OBSERVATION] = RL_OPTION_ENUM("observation", "full", obs_modes,
+                                       "full map (one-hot channels) or an egocentric view"),
+    [OPT_VIEW_SIZE] = RL_OPTION_INT("view_size", "5", 3, 15, "side of the egocentric view (odd)"),
+    [OPT_ACTIONS] = RL_OPTION_ENUM("actions", "moves", action_modes,
+                                   "moves: up/right/down/left; turn: left/right/forward"),
+    [OPT_GOAL_REWARD] = RL_OPTION_FLOAT("goal_reward", "1.0", -1e6, 1e6,
+                                        "reward for reaching the goal (ends the episode)"),
+    [OPT_LAVA_REWARD] = RL_OPTION_FLOAT("lava_reward", "-1.0", -1e6, 1e6,
+                                        "reward for stepping into lava (ends the episode)"),
+    [OPT_STEP_REWARD] = RL_OPTION_FLOAT_F("step_reward", "0.0", -1e6, 1e6, RL_OPT_AUTO,
+                                          "reward every step; auto = -1 / max_steps"),
+    [OPT_MAX_STEPS] = RL_OPTION_INT_F("max_steps", "\"auto\"", 1, 1e7, RL_OPT_AUTO,
+                                      "truncate episodes here; auto = 4 x width x height (tmaze: "
+                                      "4 x (corridor_length + 2), room for exploring)"),
+    [OPT_AGENTS] = RL_OPTION_INT("agents", "1", 1, 64,
+                                 "agents per map, each a row of the batch with a goal of its own; they block "
+                                 "each other and start on random free cells"),
 };
 
 typedef struct grid_env {

@@ -31,44 +31,39 @@ enum {
     OPT_N
 };
 
-#define D(type, name, def, lo, hi, choices, flags, help) \
-    {sizeof(rl_option_def), type, name, help, def, lo, hi, choices, flags}
-
 static const rl_option_def options[OPT_N] = {
-    [OPT_WIDTH] = D(RL_OPT_INT, "width", "10", 4, 64, NULL, 0, "board width in cells"),
-    [OPT_HEIGHT] = D(RL_OPT_INT, "height", "10", 4, 64, NULL, 0, "board height in cells"),
-    [OPT_ACTIONS] = D(RL_OPT_ENUM, "actions", "absolute", 1, 0, action_modes, 0,
-                      "absolute: up/right/down/left (reversing keeps going straight); "
-                      "relative: straight/left/right"),
-    [OPT_OBSERVATION] = D(RL_OPT_ENUM, "observation", "features", 1, 0, obs_modes, 0,
-                          "features (11 floats), grid (uint8 channels) or window (egocentric "
-                          "uint8 view)"),
-    [OPT_VISION] = D(RL_OPT_INT, "vision", "5", 1, 15, NULL, 0,
-                     "window radius: the view is (2 vision + 1)^2 cells"),
-    [OPT_BODY_ORDER] = D(RL_OPT_BOOL, "body_order", "false", 1, 0, NULL, 0,
-                         "grid: add a channel with each body cell's order (tail to head)"),
-    [OPT_FLOOD_FILL] = D(RL_OPT_BOOL, "flood_fill", "false", 1, 0, NULL, 0,
-                         "append, per action, the fraction of free cells reachable after it"),
-    [OPT_FOOD_REWARD] = D(RL_OPT_FLOAT, "food_reward", "1.0", -1e6, 1e6, NULL, 0,
-                          "reward for eating"),
-    [OPT_DEATH_REWARD] = D(RL_OPT_FLOAT, "death_reward", "-1.0", -1e6, 1e6, NULL, 0,
-                           "reward for hitting a wall or the body"),
-    [OPT_STEP_REWARD] = D(RL_OPT_FLOAT, "step_reward", "0.0", -1e6, 1e6, NULL, 0,
-                          "reward every step"),
-    [OPT_DISTANCE_SHAPING] = D(RL_OPT_FLOAT, "distance_shaping", "0.0", -1e6, 1e6, NULL, 0,
-                               "reward x (Manhattan distance to food before - after)"),
-    [OPT_MAX_IDLE] = D(RL_OPT_INT, "max_idle_steps", "\"auto\"", 1, 1e7, NULL, RL_OPT_AUTO,
-                       "truncate after this many steps without food; auto = 2 x width x height"),
-    [OPT_INITIAL_LENGTH] = D(RL_OPT_INT, "initial_length", "3", 1, 16, NULL, 0,
-                             "snake length at the start of an episode"),
-    [OPT_SNAKES] = D(RL_OPT_INT, "snakes", "1", 1, 1024, NULL, 0,
-                     "snakes per board, each an agent (a row of the batch); they share the food "
-                     "and die on each other's bodies; a dead one respawns"),
-    [OPT_FOOD_COUNT] = D(RL_OPT_INT, "food_count", "\"auto\"", 1, 4096, NULL, RL_OPT_AUTO,
-                         "food cells on a board with several snakes; auto = one per snake"),
-    [OPT_TAIL_REACH] = D(RL_OPT_BOOL, "tail_reach", "false", 1, 0, NULL, 0,
-                         "with flood_fill: append, per action, whether the tail stays reachable "
-                         "after it"),
+    [OPT_WIDTH] = RL_OPTION_INT("width", "10", 4, 64, "board width in cells"),
+    [OPT_HEIGHT] = RL_OPTION_INT("height", "10", 4, 64, "board height in cells"),
+    [OPT_ACTIONS] = RL_OPTION_ENUM("actions", "absolute", action_modes,
+                                   "absolute: up/right/down/left (reversing keeps going straight); "
+                                   "relative: straight/left/right"),
+    [OPT_OBSERVATION] = RL_OPTION_ENUM("observation", "features", obs_modes,
+                                       "features (11 floats), grid (uint8 channels) or window (egocentric "
+                                       "uint8 view)"),
+    [OPT_VISION] = RL_OPTION_INT("vision", "5", 1, 15,
+                                 "window radius: the view is (2 vision + 1)^2 cells"),
+    [OPT_BODY_ORDER] = RL_OPTION_BOOL("body_order", "false",
+                                      "grid: add a channel with each body cell's order (tail to head)"),
+    [OPT_FLOOD_FILL] = RL_OPTION_BOOL("flood_fill", "false",
+                                      "append, per action, the fraction of free cells reachable after it"),
+    [OPT_FOOD_REWARD] = RL_OPTION_FLOAT("food_reward", "1.0", -1e6, 1e6, "reward for eating"),
+    [OPT_DEATH_REWARD] = RL_OPTION_FLOAT("death_reward", "-1.0", -1e6, 1e6,
+                                         "reward for hitting a wall or the body"),
+    [OPT_STEP_REWARD] = RL_OPTION_FLOAT("step_reward", "0.0", -1e6, 1e6, "reward every step"),
+    [OPT_DISTANCE_SHAPING] = RL_OPTION_FLOAT("distance_shaping", "0.0", -1e6, 1e6,
+                                             "reward x (Manhattan distance to food before - after)"),
+    [OPT_MAX_IDLE] = RL_OPTION_INT_F("max_idle_steps", "\"auto\"", 1, 1e7, RL_OPT_AUTO,
+                                     "truncate after this many steps without food; auto = 2 x width x height"),
+    [OPT_INITIAL_LENGTH] = RL_OPTION_INT("initial_length", "3", 1, 16,
+                                         "snake length at the start of an episode"),
+    [OPT_SNAKES] = RL_OPTION_INT("snakes", "1", 1, 1024,
+                                 "snakes per board, each an agent (a row of the batch); they share the food "
+                                 "and die on each other's bodies; a dead one respawns"),
+    [OPT_FOOD_COUNT] = RL_OPTION_INT_F("food_count", "\"auto\"", 1, 4096, RL_OPT_AUTO,
+                                       "food cells on a board with several snakes; auto = one per snake"),
+    [OPT_TAIL_REACH] = RL_OPTION_BOOL("tail_reach", "false",
+                                      "with flood_fill: append, per action, whether the tail stays reachable "
+                                      "after it"),
 };
 
 typedef struct snake_env {
