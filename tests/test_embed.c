@@ -1,6 +1,8 @@
 /* The embedding API (<rlhost/host.h>) through librlhost, as an embedder
    links it: plugins, option validation with the CLI's sentences, buffers
    that stay put, caller-owned buffers, reseeding, and refusals. */
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,13 +78,22 @@ int main(void)
     unsigned char *obs = calloc(N, row);
     float *rew = calloc(N, sizeof *rew);
     int32_t *act = calloc(N, sizeof *act);
-    rlh_buffers mine = {.obs = obs, .rewards = rew, .actions = act};
+    rlh_buffers mine = {.struct_size = sizeof mine, .obs = obs, .rewards = rew, .actions = act};
     OK(rlh_vec_set_buffers(w, &mine, err, sizeof err) == RL_OK, "set caller buffers");
     OK(rlh_vec_buffers(w)->obs == obs && rlh_vec_buffers(w)->rewards == rew && rlh_vec_buffers(w)->actions == act,
        "the vec reports them");
     rlh_vec_reseed(w, 5, err, sizeof err);
     run_steps(w, 300, 1);
     OK(!memcmp(after, obs, N * row), "observations written into the caller's memory");
+
+    rlh_buffers old = {.struct_size = 0, .obs = obs};
+    OK(rlh_vec_set_buffers(w, &old, err, sizeof err) == RL_EINVAL, "buffers without struct_size refused");
+    ASSERT_CONTAINS(err, "set it to sizeof(rlh_buffers)", "saying the fix");
+    float *other = calloc(N, sizeof *other);
+    rlh_buffers short_one = {.struct_size = offsetof(rlh_buffers, scores), .obs = obs, .scores = other};
+    OK(rlh_vec_set_buffers(w, &short_one, err, sizeof err) == RL_OK && rlh_vec_buffers(w)->scores != other,
+       "a member past struct_size is not read");
+    free(other);
 
     act[3] = (int32_t)info->n_actions;
     OK(rlh_vec_step(w, err, sizeof err) == RL_EINVAL, "an action out of range refused");
@@ -91,6 +102,18 @@ int main(void)
     free(obs); free(rew); free(act); free(after);
     rlh_vec_close(v);
     (void)ended;
+
+    /* rlh_run: statuses, not exit codes */
+    rlh_run_options ro = {.struct_size = 4};
+    ASSERT_EQ(rlh_run(h, "/nonexistent.cfg", &ro, err, sizeof err), RL_EINVAL, "run options without struct_size");
+    ASSERT_CONTAINS(err, "sizeof(rlh_run_options)", "saying the fix");
+    ASSERT_EQ(rlh_run(h, "/nonexistent.cfg", NULL, err, sizeof err), RL_ECONFIG, "a missing config is RL_ECONFIG");
+    const char *bad[] = {"algo.lr=-1"};
+    char cfg[512];
+    snprintf(cfg, sizeof cfg, "%s/../../configs/cartpole_ppo.cfg", getenv("RLHOST_TEST_DATA"));
+    ro = (rlh_run_options){.struct_size = sizeof ro, .overrides = bad, .n_overrides = 1};
+    ASSERT_EQ(rlh_run(h, cfg, &ro, err, sizeof err), RL_ECONFIG, "an out-of-range override is RL_ECONFIG");
+    ASSERT_CONTAINS(err, "algo.lr=-1: expected a number in [0, 1]", "naming the key");
 
     OK(!rlh_policy_open(h, "/nonexistent/run", 1, NULL, 0, err, sizeof err), "a missing run refused");
     ASSERT_CONTAINS(err, "/nonexistent/run does not exist", "naming it");

@@ -34,6 +34,7 @@
 
 #include "bench.h"
 #include "cpu.h"
+#include "cli.h"
 #include "run.h"
 #include "rundir.h"
 #include "schema.h"
@@ -130,7 +131,7 @@ static int run_once(const rl__registry *reg, const char *path, const rl__overrid
     rl__sbuf_free(&errors);
     memset(stats, 0, sizeof *stats);
     rl__run_opts o = {.force = 1, .silent = 1};
-    rc = rl__run(&c, &o, stats);
+    rc = rl__exit_code(rl__run(&c, &o, stats));
     rl__config_destroy(&c);
     return rc;
 }
@@ -237,27 +238,29 @@ static int bench_floor(const rl__registry *reg, const char *path, const rl__over
     return 0;
 }
 
-int rl__bench_config(const rl__registry *reg, const char *path, const rl__override *ov,
-                     size_t n_ov, const char *const *named, size_t n_named, uint64_t steps,
-                     int repeat, int json)
+/* The stages to measure: those named (or all), plus the replicas when
+   named; *want_floor when the floor is asked for (or nothing is named).
+   Returns how many, or -1 when the config does not load. */
+static int plan_stages(const rl__registry *reg, const char *path, const rl__override *ov, size_t n_ov,
+                       const char *const *named, size_t n_named, uint64_t *steps, stage *st,
+                       int *want_floor, char *env_name, char *algo_name, size_t name_len)
 {
     rl__config c;
     rl__sbuf errors = {0};
     if (rl__config_load(&c, path, ov, n_ov, reg, &errors) != RL_OK) {
         fprintf(stderr, "%s", errors.data ? errors.data : "rlhost: out of memory\n");
         rl__sbuf_free(&errors);
-        return 2;
+        return -1;
     }
     rl__sbuf_free(&errors);
-    if (!steps) {
-        steps = (uint64_t)c.run.vals[RL__RUN_STEPS].i;
-        if (steps > 100000) steps = 100000;
+    if (!*steps) {
+        *steps = (uint64_t)c.run.vals[RL__RUN_STEPS].i;
+        if (*steps > 100000) *steps = 100000;
     }
-    stage st[MAX_STAGES];
     int n = 0;
-    int want_floor = n_named == 0; /* by default, or when --stage floor names it */
+    *want_floor = n_named == 0;
     for (size_t i = 0; i < n_named; i++)
-        if (!strcmp(named[i], "floor")) want_floor = 1;
+        if (!strcmp(named[i], "floor")) *want_floor = 1;
     collect(&c.env_host_stages, "env", named, n_named, st, &n);
     collect(&c.env_stages, "env", named, n_named, st, &n);
     collect(&c.algo_stages, "algo", named, n_named, st, &n);
@@ -266,10 +269,103 @@ int rl__bench_config(const rl__registry *reg, const char *path, const rl__overri
             st[n++] = (stage){REPLICAS_KEY, "1", "auto"};
             break;
         }
-    char env_name[64], algo_name[64];
-    snprintf(env_name, sizeof env_name, "%s", c.env->desc->name);
-    snprintf(algo_name, sizeof algo_name, "%s", c.algo->desc->name);
+    snprintf(env_name, name_len, "%s", c.env->desc->name);
+    snprintf(algo_name, name_len, "%s", c.algo->desc->name);
     rl__config_destroy(&c);
+    return n;
+}
+
+/* What `repeat` interleaved off/on pairs of one stage measured. */
+typedef struct stage_result {
+    double sps[2][MAX_REPEAT], ratio[MAX_REPEAT], share[2][4], upd[2][MAX_REPEAT];
+    double ret[2], score[2];
+    uint32_t reps_on;
+    const char *score_name;
+    int evaluated;
+} stage_result;
+
+static int measure_stage(const rl__registry *reg, const char *path, const rl__override *ov, size_t n_ov,
+                         const stage *st, uint64_t steps, int repeat, const char *dir, stage_result *m)
+{
+    memset(m, 0, sizeof *m);
+    m->reps_on = 1;
+    m->evaluated = 1;
+    for (int r = 0; r < repeat; r++) {
+        for (int on = 0; on < 2; on++) {
+            rl__run_stats stt;
+            int rc = run_once(reg, path, ov, n_ov, st->key, on ? st->on : st->off, steps, dir, &stt);
+            if (rc) return rc;
+            double w = stt.wall_s > 0 ? stt.wall_s : 1e-9;
+            m->sps[on][r] = (double)stt.steps / w;
+            m->share[on][0] += stt.env_s / w / repeat;
+            m->share[on][1] += stt.act_s / w / repeat;
+            m->share[on][2] += stt.update_s / w / repeat;
+            m->share[on][3] += (w - stt.env_s - stt.act_s - stt.update_s) / w / repeat;
+            m->upd[on][r] = stt.update_s > 0 ? stt.update_s : 1e-9;
+            m->ret[on] += stt.eval_return / repeat;
+            m->score[on] += stt.eval_score / repeat;
+            m->evaluated &= stt.evaluated;
+            if (on) m->reps_on = stt.replicas;
+            m->score_name = stt.score_name;
+        }
+        m->ratio[r] = m->sps[1][r] / m->sps[0][r];
+    }
+    return 0;
+}
+
+static void print_stage(const char *path, const stage *st, stage_result *m, uint64_t steps, int repeat,
+                        int json)
+{
+    double rmin, rmax;
+    min_max(m->ratio, repeat, &rmin, &rmax);
+    double off = rl__median(m->sps[0], repeat), on = rl__median(m->sps[1], repeat),
+           rat = rl__median(m->ratio, repeat);
+    const double(*sh)[4] = (const double(*)[4])m->share;
+    if (json) {
+        printf("{\"bench\": \"stage\", \"config\": \"%s\", \"stage\": \"%s\", \"off\": \"%s\", "
+               "\"on\": \"%s\", \"steps\": %llu, \"repeat\": %d, \"off_sps\": %.1f, \"on_sps\": %.1f, "
+               "\"ratio\": %.4f, \"ratio_min\": %.4f, \"ratio_max\": %.4f, "
+               "\"off_share\": [%.3f, %.3f, %.3f, %.3f], \"on_share\": [%.3f, %.3f, %.3f, %.3f]}\n",
+               path, st->key, st->off, st->on, (unsigned long long)steps, repeat, off, on, rat, rmin, rmax,
+               sh[0][0], sh[0][1], sh[0][2], sh[0][3], sh[1][0], sh[1][1], sh[1][2], sh[1][3]);
+    } else {
+        char label[160];
+        snprintf(label, sizeof label, "%s (%s -> %s)", strrchr(st->key, '.') + 1, st->off, st->on);
+        printf("%-36s %12.0f %12.0f %7.2fx %7.2f-%-7.2f   %2.0f/%2.0f/%2.0f/%2.0f%% | %2.0f/%2.0f/%2.0f/%2.0f%%\n",
+               label, off, on, rat, rmin, rmax, 100 * sh[0][0], 100 * sh[0][1], 100 * sh[0][2],
+               100 * sh[0][3], 100 * sh[1][0], 100 * sh[1][1], 100 * sh[1][2], 100 * sh[1][3]);
+    }
+    if (strcmp(st->key, REPLICAS_KEY) != 0) return;
+    double ur[MAX_REPEAT];
+    for (int r = 0; r < repeat; r++) ur[r] = m->upd[0][r] / m->upd[1][r];
+    double umin, umax;
+    min_max(ur, repeat, &umin, &umax);
+    double um = rl__median(ur, repeat);
+    if (json) {
+        printf("{\"bench\": \"replicas\", \"config\": \"%s\", \"replicas\": %u, \"update_ratio\": %.4f, "
+               "\"update_ratio_min\": %.4f, \"update_ratio_max\": %.4f, \"evaluated\": %s, "
+               "\"off_return\": %.4f, \"on_return\": %.4f, \"off_score\": %.4f, \"on_score\": %.4f}\n",
+               path, m->reps_on, um, umin, umax, m->evaluated ? "true" : "false", m->ret[0], m->ret[1],
+               m->score[0], m->score[1]);
+        return;
+    }
+    printf("  replicas 1 -> %u: update phase %.2fx (%.2f-%.2f); final evaluation (mean of %d) "
+           "return %.4g -> %.4g",
+           m->reps_on, um, umin, umax, repeat, m->ret[0], m->ret[1]);
+    if (m->score_name) printf(", %s %.4g -> %.4g", m->score_name, m->score[0], m->score[1]);
+    printf("%s\n", m->evaluated ? "" : " (no evaluation: run.eval_episodes = 0)");
+}
+
+int rl__bench_config(const rl__registry *reg, const char *path, const rl__override *ov,
+                     size_t n_ov, const char *const *named, size_t n_named, uint64_t steps,
+                     int repeat, int json)
+{
+    stage st[MAX_STAGES];
+    int want_floor;
+    char env_name[64], algo_name[64];
+    int n = plan_stages(reg, path, ov, n_ov, named, n_named, &steps, st, &want_floor, env_name, algo_name,
+                        sizeof env_name);
+    if (n < 0) return 2;
     if (n == 0 && !want_floor) {
         fprintf(stderr, "rlhost: bench: no stages to measure%s\n",
                 n_named ? " (check the --stage names with rlhost info)" : "");
@@ -293,72 +389,9 @@ int rl__bench_config(const rl__registry *reg, const char *path, const rl__overri
     }
     int rc = 0;
     for (int s = 0; s < n && rc == 0; s++) {
-        double sps[2][MAX_REPEAT], ratio[MAX_REPEAT], share[2][4] = {{0}}, upd[2][MAX_REPEAT];
-        double ret[2] = {0, 0}, score[2] = {0, 0};
-        uint32_t reps_on = 1;
-        const char *score_name = NULL;
-        int evaluated = 1;
-        for (int r = 0; r < repeat && rc == 0; r++) {
-            for (int on = 0; on < 2 && rc == 0; on++) {
-                rl__run_stats stt;
-                rc = run_once(reg, path, ov, n_ov, st[s].key, on ? st[s].on : st[s].off, steps, dir, &stt);
-                if (rc) break;
-                double w = stt.wall_s > 0 ? stt.wall_s : 1e-9;
-                sps[on][r] = (double)stt.steps / w;
-                share[on][0] += stt.env_s / w / repeat;
-                share[on][1] += stt.act_s / w / repeat;
-                share[on][2] += stt.update_s / w / repeat;
-                share[on][3] += (w - stt.env_s - stt.act_s - stt.update_s) / w / repeat;
-                upd[on][r] = stt.update_s > 0 ? stt.update_s : 1e-9;
-                ret[on] += stt.eval_return / repeat;
-                score[on] += stt.eval_score / repeat;
-                evaluated &= stt.evaluated;
-                if (on) reps_on = stt.replicas;
-                score_name = stt.score_name;
-            }
-            if (rc == 0) ratio[r] = sps[1][r] / sps[0][r];
-        }
-        if (rc) break;
-        double rmin, rmax;
-        min_max(ratio, repeat, &rmin, &rmax);
-        double off = rl__median(sps[0], repeat), on = rl__median(sps[1], repeat), rat = rl__median(ratio, repeat);
-        if (json) {
-            printf("{\"bench\": \"stage\", \"config\": \"%s\", \"stage\": \"%s\", \"off\": \"%s\", "
-                   "\"on\": \"%s\", \"steps\": %llu, \"repeat\": %d, \"off_sps\": %.1f, \"on_sps\": %.1f, "
-                   "\"ratio\": %.4f, \"ratio_min\": %.4f, \"ratio_max\": %.4f, "
-                   "\"off_share\": [%.3f, %.3f, %.3f, %.3f], \"on_share\": [%.3f, %.3f, %.3f, %.3f]}\n",
-                   path, st[s].key, st[s].off, st[s].on, (unsigned long long)steps, repeat, off, on,
-                   rat, rmin, rmax, share[0][0], share[0][1], share[0][2], share[0][3], share[1][0],
-                   share[1][1], share[1][2], share[1][3]);
-        } else {
-            char label[160];
-            snprintf(label, sizeof label, "%s (%s -> %s)", strrchr(st[s].key, '.') + 1, st[s].off, st[s].on);
-            printf("%-36s %12.0f %12.0f %7.2fx %7.2f-%-7.2f   %2.0f/%2.0f/%2.0f/%2.0f%% | %2.0f/%2.0f/%2.0f/%2.0f%%\n",
-                   label, off, on, rat, rmin, rmax, 100 * share[0][0], 100 * share[0][1],
-                   100 * share[0][2], 100 * share[0][3], 100 * share[1][0], 100 * share[1][1],
-                   100 * share[1][2], 100 * share[1][3]);
-        }
-        if (!strcmp(st[s].key, REPLICAS_KEY)) {
-            double ur[MAX_REPEAT];
-            for (int r = 0; r < repeat; r++) ur[r] = upd[0][r] / upd[1][r];
-            double umin, umax;
-            min_max(ur, repeat, &umin, &umax);
-            double um = rl__median(ur, repeat);
-            if (json)
-                printf("{\"bench\": \"replicas\", \"config\": \"%s\", \"replicas\": %u, \"update_ratio\": %.4f, "
-                       "\"update_ratio_min\": %.4f, \"update_ratio_max\": %.4f, \"evaluated\": %s, "
-                       "\"off_return\": %.4f, \"on_return\": %.4f, \"off_score\": %.4f, \"on_score\": %.4f}\n",
-                       path, reps_on, um, umin, umax, evaluated ? "true" : "false", ret[0], ret[1], score[0],
-                       score[1]);
-            else
-            {
-                printf("  replicas 1 -> %u: update phase %.2fx (%.2f-%.2f); final evaluation (mean of %d) "
-                       "return %.4g -> %.4g",
-                       reps_on, um, umin, umax, repeat, ret[0], ret[1]);
-                if (score_name) printf(", %s %.4g -> %.4g", score_name, score[0], score[1]);
-                printf("%s\n", evaluated ? "" : " (no evaluation: run.eval_episodes = 0)");
-            }
-        }
+        stage_result m;
+        if ((rc = measure_stage(reg, path, ov, n_ov, &st[s], steps, repeat, dir, &m)) != 0) break;
+        print_stage(path, &st[s], &m, steps, repeat, json);
         fflush(stdout);
     }
     if (rc == 0 && want_floor) rc = bench_floor(reg, path, ov, n_ov, steps, repeat, dir, json);

@@ -10,6 +10,7 @@
 #include <rlhost/rlcore.h>
 
 #include "bench.h"
+#include "cli.h"
 #include "config.h"
 #include "cpu.h"
 #include "eval.h"
@@ -22,8 +23,6 @@
 #include "run.h"
 #include "world.h"
 
-#define EXIT_RUN_FAILED 1
-#define EXIT_USAGE 2
 #define MAX_ARGS 256
 
 static const char usage_text[] =
@@ -284,7 +283,7 @@ static int load_config(const cli *c, rl__registry *reg, rl__config *cfg)
     if (rc != RL_OK) {
         fprintf(stderr, "%s", errors.data ? errors.data : "rlhost: out of memory\n");
         rl__sbuf_free(&errors);
-        return rc == RL_ENOMEM ? EXIT_RUN_FAILED : EXIT_USAGE;
+        return rc == RL_ENOMEM ? rc : RL_ECONFIG;
     }
     rl__sbuf_free(&errors);
     /* a plugin of the same name found earlier in the search order wins:
@@ -297,7 +296,7 @@ static int load_config(const cli *c, rl__registry *reg, rl__config *cfg)
                 !strcmp(reg->plugins[i].desc->name, used[k]->desc->name))
                 rl__log(RL_LOG_WARN, NULL, "plugin '%s' comes from %s, which shadows %s", used[k]->desc->name,
                         used[k]->path, reg->plugins[i].path);
-    return 0;
+    return RL_OK;
 }
 
 /* `check` builds (and destroys) the env and the algorithm as `run` would,
@@ -313,7 +312,7 @@ static int check_plugins(const rl__config *c)
                           (uint32_t)c->env_host_stages.vals[RL__ENVST_ACTION_REPEAT].i, err,
                           sizeof err) != RL_OK) {
         rl__log(RL_LOG_ERROR, NULL, "%s", err);
-        return EXIT_USAGE;
+        return RL_ECONFIG;
     }
     rl__replicas reps;
     char why[160];
@@ -322,16 +321,12 @@ static int check_plugins(const rl__config *c)
     if (rc == RL_OK) rl__replicas_destroy(&reps);
     else rl__log(RL_LOG_ERROR, NULL, "%s", err);
     rl__vecenv_destroy(&v);
-    return rc == RL_OK ? 0 : rc == RL_ENOMEM ? EXIT_RUN_FAILED : EXIT_USAGE;
+    return rc == RL_OK || rc == RL_ENOMEM ? rc : RL_ECONFIG;
 }
 
-static int cmd_run(cli *c, int check_only)
+static int run_or_check(cli *c, int check_only)
 {
     const char *help = check_only ? check_help : run_help;
-    if (c->help) {
-        fputs(help, stdout);
-        return 0;
-    }
     if (c->resume && (check_only || c->n_positional))
         return usage_error(help, "--resume takes the run's OUT_DIR instead of a CONFIG%s", "");
     if (c->resume && c->n_overrides < MAX_ARGS) /* the outputs stay where they are */
@@ -341,9 +336,9 @@ static int cmd_run(cli *c, int check_only)
     rl__registry reg = {0};
     rl__config cfg;
     int rc = load_config(c, &reg, &cfg);
-    if (rc == 0) {
+    if (rc == RL_OK) {
         if (check_only) {
-            if ((rc = check_plugins(&cfg)) == 0) {
+            if ((rc = check_plugins(&cfg)) == RL_OK) {
                 rl__sbuf out = {0};
                 rl__config_format(&cfg, &out);
                 fputs(out.data ? out.data : "", stdout);
@@ -358,15 +353,21 @@ static int cmd_run(cli *c, int check_only)
         rl__config_destroy(&cfg);
     }
     rl__registry_destroy(&reg);
-    return rc;
+    return rl__exit_code(rc);
+}
+
+static int cmd_run(cli *c)
+{
+    return run_or_check(c, 0);
+}
+
+static int cmd_check(cli *c)
+{
+    return run_or_check(c, 1);
 }
 
 static int cmd_list(cli *c)
 {
-    if (c->help) {
-        fputs(list_help, stdout);
-        return 0;
-    }
     rl__registry reg = {0};
     rl__registry_discover(&reg, c->plugin_paths, c->n_paths);
     printf("%-5s %-16s %-8s %s\n", "KIND", "NAME", "VERSION", "DESCRIPTION / FILE");
@@ -407,10 +408,6 @@ static void print_defs(const char *title, const char *prefix, const rl_option_de
 
 static int cmd_info(cli *c)
 {
-    if (c->help) {
-        fputs(info_help, stdout);
-        return 0;
-    }
     if (c->n_positional != 1) return usage_error(info_help, "info needs one NAME%s", "");
     const char *name = c->positional[0];
     uint32_t n;
@@ -462,6 +459,110 @@ static int cmd_info(cli *c)
     return rc;
 }
 
+static int cmd_bench(cli *c)
+{
+    if (c->n_positional == 1 && !strcmp(c->positional[0], "nn")) return rl__bench_nn(c->json, c->repeat);
+    if (c->n_positional < 1 || c->n_positional > 2 || (c->n_positional == 2 && strcmp(c->positional[0], "env")))
+        return usage_error(bench_help, "bench needs a target: CONFIG, nn, or env NAME%s", "");
+    rl__registry reg = {0};
+    rl__registry_discover(&reg, c->plugin_paths, c->n_paths);
+    warn_refusals(&reg);
+    int rc;
+    if (c->n_positional == 2)
+        rc = rl__bench_env(&reg, c->positional[1], c->overrides, c->n_overrides,
+                           c->steps ? c->steps : 10000000ull, c->repeat ? c->repeat : 3, c->json);
+    else
+        rc = rl__bench_config(&reg, c->positional[0], c->overrides, c->n_overrides, c->stages, c->n_stages,
+                              c->steps, c->repeat ? c->repeat : 3, c->json);
+    rl__registry_destroy(&reg);
+    return rc;
+}
+
+/* --follow: a run just started may not have written its config yet. */
+static void wait_for_run(const char *dir)
+{
+    struct stat st;
+    char cfgpath[4200];
+    snprintf(cfgpath, sizeof cfgpath, "%s/config.cfg", dir);
+    int missing = stat(dir, &st) != 0;
+    if (missing || (S_ISDIR(st.st_mode) && stat(cfgpath, &st) != 0)) {
+        fprintf(stderr, "rlhost: following %s: waiting for the run to start\n", dir);
+        for (int i = 0; i < 600 && stat(cfgpath, &st) != 0; i++) usleep(100000);
+    }
+}
+
+/* play and eval: the config (or run directory) and its checkpoint. */
+static int play_or_eval(cli *c, int play)
+{
+    if (c->n_positional != 1)
+        return play ? usage_error(play_help, "play needs exactly one CONFIG%s", "")
+                    : usage_error(eval_help, "eval needs one CONFIG or OUT_DIR%s", "");
+    if (play && c->follow) wait_for_run(c->positional[0]);
+    rl__registry reg = {0};
+    rl__config cfg;
+    int rc = load_config(c, &reg, &cfg);
+    if (rc == RL_OK) {
+        char buf[4200], prev[4200];
+        const char *ck = checkpoint_for(c, buf, prev, sizeof buf);
+        uint32_t episodes = c->episodes ? c->episodes : (uint32_t)cfg.run.vals[RL__RUN_EVAL_EPISODES].i;
+        if (play)
+            rc = rl__play(&cfg, ck, prev[0] ? prev : NULL, c->episodes ? c->episodes : c->follow ? 0 : 1,
+                          c->fps > 0 ? c->fps : 10.0, c->follow);
+        else
+            rc = rl__eval_command(&cfg, ck, prev[0] ? prev : NULL, episodes ? episodes : 20, c->json, c->trace);
+        rl__config_destroy(&cfg);
+    } else {
+        rc = rl__exit_code(rc);
+    }
+    rl__registry_destroy(&reg);
+    return rc;
+}
+
+static int cmd_play(cli *c)
+{
+    return play_or_eval(c, 1);
+}
+
+static int cmd_eval(cli *c)
+{
+    return play_or_eval(c, 0);
+}
+
+static int cmd_plot(cli *c)
+{
+    if (c->n_positional < 1) return usage_error(plot_help, "plot needs at least one OUT_DIR%s", "");
+    char out[4200];
+    if (!c->output) snprintf(out, sizeof out, "%s/curve.svg", c->positional[0]);
+    return rl__plot(c->positional, (size_t)c->n_positional, c->output ? c->output : out);
+}
+
+/* Each command: its help, whether it takes --set, and what runs it (after
+   its arguments parsed and --help handled). */
+typedef struct command {
+    const char *name;
+    const char *help;
+    int allow_set;
+    int (*fn)(cli *c);
+} command;
+
+static const command commands[] = {
+    {"run", run_help, 1, cmd_run},      {"check", check_help, 1, cmd_check}, {"list", list_help, 0, cmd_list},
+    {"info", info_help, 0, cmd_info},   {"bench", bench_help, 1, cmd_bench}, {"play", play_help, 1, cmd_play},
+    {"eval", eval_help, 1, cmd_eval},   {"plot", plot_help, 0, cmd_plot},
+};
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
+
+static int print_version(void)
+{
+    printf("rlhost %s (plugin ABI %d.%d)\n", RLHOST_VERSION, RL_ABI_MAJOR, RL_ABI_MINOR);
+    if (rl__world_mpi())
+        printf("MPI: %s (mpirun -np N rlhost run CONFIG trains N ranks x run.replicas replicas)\n",
+               rl__world_mpi());
+    else
+        printf("MPI: not built (meson setup -Dmpi=enabled with libopenmpi-dev)\n");
+    return 0;
+}
+
 static int cli_main(int argc, char **argv)
 {
     rl__blas_select_kernels(argv);
@@ -475,122 +576,24 @@ static int cli_main(int argc, char **argv)
         fputs(usage_text, stdout);
         return 0;
     }
-    if (!strcmp(cmd, "--version")) {
-        printf("rlhost %s (plugin ABI %d.%d)\n", RLHOST_VERSION, RL_ABI_MAJOR, RL_ABI_MINOR);
-        if (rl__world_mpi())
-            printf("MPI: %s (mpirun -np N rlhost run CONFIG trains N ranks x run.replicas replicas)\n",
-                   rl__world_mpi());
-        else
-            printf("MPI: not built (meson setup -Dmpi=enabled with libopenmpi-dev)\n");
-        return 0;
-    }
-    cli c;
-    memset(&c, 0, sizeof c);
-    c.cmd = cmd;
-    int rc;
-    if (!strcmp(cmd, "run") || !strcmp(cmd, "check")) {
-        const char *help = !strcmp(cmd, "run") ? run_help : check_help;
-        if ((rc = parse_args(&c, argc, argv, help, 1))) return rc;
-        return cmd_run(&c, !strcmp(cmd, "check"));
-    }
-    if (!strcmp(cmd, "list")) {
-        if ((rc = parse_args(&c, argc, argv, list_help, 0))) return rc;
-        return cmd_list(&c);
-    }
-    if (!strcmp(cmd, "info")) {
-        if ((rc = parse_args(&c, argc, argv, info_help, 0))) return rc;
-        return cmd_info(&c);
-    }
-    if (!strcmp(cmd, "bench")) {
-        if ((rc = parse_args(&c, argc, argv, bench_help, 1))) return rc;
+    if (!strcmp(cmd, "--version")) return print_version();
+    for (size_t i = 0; i < N_COMMANDS; i++) {
+        const command *k = &commands[i];
+        if (strcmp(cmd, k->name) != 0) continue;
+        cli c;
+        memset(&c, 0, sizeof c);
+        c.cmd = cmd;
+        int rc = parse_args(&c, argc, argv, k->help, k->allow_set);
+        if (rc) return rc;
         if (c.help) {
-            fputs(bench_help, stdout);
+            fputs(k->help, stdout);
             return 0;
         }
-        if (c.n_positional == 1 && !strcmp(c.positional[0], "nn")) return rl__bench_nn(c.json, c.repeat);
-        if (c.n_positional == 2 && !strcmp(c.positional[0], "env")) {
-            rl__registry reg = {0};
-            rl__registry_discover(&reg, c.plugin_paths, c.n_paths);
-            warn_refusals(&reg);
-            rc = rl__bench_env(&reg, c.positional[1], c.overrides, c.n_overrides,
-                               c.steps ? c.steps : 10000000ull, c.repeat ? c.repeat : 3, c.json);
-            rl__registry_destroy(&reg);
-            return rc;
-        }
-        if (c.n_positional == 1) {
-            rl__registry reg = {0};
-            rl__registry_discover(&reg, c.plugin_paths, c.n_paths);
-            warn_refusals(&reg);
-            rc = rl__bench_config(&reg, c.positional[0], c.overrides, c.n_overrides, c.stages,
-                                  c.n_stages, c.steps, c.repeat ? c.repeat : 3, c.json);
-            rl__registry_destroy(&reg);
-            return rc;
-        }
-        return usage_error(bench_help, "bench needs a target: CONFIG, nn, or env NAME%s", "");
+        return k->fn(&c);
     }
-    if (!strcmp(cmd, "play")) {
-        if ((rc = parse_args(&c, argc, argv, play_help, 1))) return rc;
-        if (c.help) {
-            fputs(play_help, stdout);
-            return 0;
-        }
-        if (c.n_positional != 1) return usage_error(play_help, "play needs exactly one CONFIG%s", "");
-        if (c.follow) { /* a run just started may not have written its config yet */
-            struct stat st;
-            char cfgpath[4200];
-            snprintf(cfgpath, sizeof cfgpath, "%s/config.cfg", c.positional[0]);
-            int missing = stat(c.positional[0], &st) != 0;
-            if (missing || (S_ISDIR(st.st_mode) && stat(cfgpath, &st) != 0)) {
-                fprintf(stderr, "rlhost: following %s: waiting for the run to start\n", c.positional[0]);
-                for (int i = 0; i < 600 && stat(cfgpath, &st) != 0; i++) usleep(100000);
-            }
-        }
-        rl__registry reg = {0};
-        rl__config cfg;
-        rc = load_config(&c, &reg, &cfg);
-        if (rc == 0) {
-            char buf[4200], prev[4200];
-            const char *ck = checkpoint_for(&c, buf, prev, sizeof buf);
-            rc = rl__play(&cfg, ck, prev[0] ? prev : NULL, c.episodes ? c.episodes : c.follow ? 0 : 1,
-                          c.fps > 0 ? c.fps : 10.0, c.follow);
-            rl__config_destroy(&cfg);
-        }
-        rl__registry_destroy(&reg);
-        return rc;
-    }
-    if (!strcmp(cmd, "eval")) {
-        if ((rc = parse_args(&c, argc, argv, eval_help, 1))) return rc;
-        if (c.help) {
-            fputs(eval_help, stdout);
-            return 0;
-        }
-        if (c.n_positional != 1) return usage_error(eval_help, "eval needs one CONFIG or OUT_DIR%s", "");
-        rl__registry reg = {0};
-        rl__config cfg;
-        rc = load_config(&c, &reg, &cfg);
-        if (rc == 0) {
-            char buf[4200], prev[4200];
-            const char *ck = checkpoint_for(&c, buf, prev, sizeof buf);
-            uint32_t episodes = c.episodes ? c.episodes : (uint32_t)cfg.run.vals[RL__RUN_EVAL_EPISODES].i;
-            rc = rl__eval_command(&cfg, ck, prev[0] ? prev : NULL, episodes ? episodes : 20, c.json, c.trace);
-            rl__config_destroy(&cfg);
-        }
-        rl__registry_destroy(&reg);
-        return rc;
-    }
-    if (!strcmp(cmd, "plot")) {
-        if ((rc = parse_args(&c, argc, argv, plot_help, 0))) return rc;
-        if (c.help) {
-            fputs(plot_help, stdout);
-            return 0;
-        }
-        if (c.n_positional < 1) return usage_error(plot_help, "plot needs at least one OUT_DIR%s", "");
-        char out[4200];
-        if (!c.output) snprintf(out, sizeof out, "%s/curve.svg", c.positional[0]);
-        return rl__plot(c.positional, (size_t)c.n_positional, c.output ? c.output : out);
-    }
-    static const char *const cmds[] = {"run", "check", "list", "info", "bench", "play", "eval", "plot"};
-    const char *near = rl__nearest(cmd, cmds, 8);
+    const char *names[N_COMMANDS];
+    for (size_t i = 0; i < N_COMMANDS; i++) names[i] = commands[i].name;
+    const char *near = rl__nearest(cmd, names, N_COMMANDS);
     if (near)
         fprintf(stderr, "rlhost: unknown command '%s' (did you mean '%s'?)\n", cmd, near);
     else

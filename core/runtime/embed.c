@@ -5,6 +5,7 @@
 #include <rlhost/host.h>
 
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,9 +126,9 @@ const char *rlh_plugin_name(const rlh_host *h, rl_plugin_kind kind, size_t i)
 
 static void buffers_from(rlh_buffers *b, rl__vecenv *v)
 {
-    *b = (rlh_buffers){v->io.obs,          v->actions,      v->rewards,    v->terminated,
-                       v->truncated,       v->io.final_obs, v->io.scores,  v->episode_start,
-                       v->done_return,     v->done_length};
+    *b = (rlh_buffers){sizeof *b,       v->io.obs,       v->actions,   v->rewards,
+                       v->terminated,   v->truncated,    v->io.final_obs, v->io.scores,
+                       v->episode_start, v->done_return, v->done_length};
 }
 
 /* A vec over c's env (c already resolved); takes c over, also on failure. */
@@ -218,6 +219,14 @@ int rlh_vec_set_buffers(rlh_vec *v, const rlh_buffers *b, char *err, size_t errl
         set_err(err, errlen, "rlh_vec_set_buffers needs a vec and buffers%s%s", "", "");
         return RL_EINVAL;
     }
+    if (b->struct_size < offsetof(rlh_buffers, obs) + sizeof b->obs) {
+        RL_ERRF(err, errlen, "rlh_buffers.struct_size is %u: set it to sizeof(rlh_buffers)",
+                (unsigned)b->struct_size);
+        return RL_EINVAL;
+    }
+    rlh_buffers in = {0}; /* the members b's struct_size covers; the rest NULL */
+    memcpy(&in, b, b->struct_size < sizeof in ? b->struct_size : sizeof in);
+    b = &in;
     rl__vecenv *e = &v->v;
     if (b->obs) e->io.obs = e->obs_buf[0] = b->obs;
     if (b->actions) e->actions = (int32_t *)(e->io.actions = b->actions);
@@ -283,44 +292,52 @@ static int parse_overrides(const char *const *in, size_t n, rl__override *ov, co
     return 0;
 }
 
-int rlh_run(rlh_host *h, const char *config_path, const char *const *overrides, size_t n_overrides,
-            int force, char *out_dir, size_t out_len, char *err, size_t errlen)
+int rlh_run(rlh_host *h, const char *config_path, const rlh_run_options *opts, char *err, size_t errlen)
 {
+    static const rlh_run_options none = {sizeof none, NULL, 0, 0, NULL, 0};
     if (!h || !config_path) {
         set_err(err, errlen, "rlh_run needs a host and a config file%s%s", "", "");
-        return 2;
+        return RL_EINVAL;
     }
+    if (opts && opts->struct_size < sizeof *opts) {
+        RL_ERRF(err, errlen, "rlh_run_options.struct_size is %u: set it to sizeof(rlh_run_options)",
+                (unsigned)opts->struct_size);
+        return RL_EINVAL;
+    }
+    if (!opts) opts = &none;
+    size_t n_ov = opts->n_overrides;
     char *copies[64] = {0};
     rl__override ov[64];
     const char *keys[64];
-    int rc = 2;
-    if (parse_overrides(overrides, n_overrides, ov, keys, copies, err, errlen) == 0) {
+    int rc = RL_ECONFIG;
+    if (parse_overrides(opts->overrides, n_ov, ov, keys, copies, err, errlen) == 0) {
         rl__config c;
         rl__sbuf errors = {0};
-        if (rl__config_load(&c, config_path, ov, n_overrides, &h->reg, &errors) != RL_OK) {
+        if ((rc = rl__config_load(&c, config_path, ov, n_ov, &h->reg, &errors)) != RL_OK) {
             errors_to(err, errlen, &errors);
+            if (rc != RL_ENOMEM) rc = RL_ECONFIG;
         } else {
-            if (out_dir && out_len) snprintf(out_dir, out_len, "%s", c.run.vals[RL__RUN_OUT_DIR].s);
+            const char *dir = c.run.vals[RL__RUN_OUT_DIR].s;
+            if (opts->out_dir && opts->out_len) snprintf(opts->out_dir, opts->out_len, "%s", dir);
             struct sigaction old_int, old_term;
             sigaction(SIGINT, NULL, &old_int);
             sigaction(SIGTERM, NULL, &old_term);
             rl_log_level level = rl__log_get_level();
-            rl__run_opts o = {.set_keys = keys, .n_set_keys = n_overrides, .force = force};
+            rl__run_opts o = {.set_keys = keys, .n_set_keys = n_ov, .force = opts->force};
             rc = rl__run(&c, &o, NULL);
             rl__log_set_level(level);
             sigaction(SIGINT, &old_int, NULL);
             sigaction(SIGTERM, &old_term, NULL);
-            if (rc == 130 || rc == 143)
-                set_err(err, errlen, "the run was stopped by a signal; its outputs are in %s%s",
-                        c.run.vals[RL__RUN_OUT_DIR].s, "");
-            else if (rc != 0)
-                set_err(err, errlen, "the run in %s %s (the reason is logged above)", c.run.vals[RL__RUN_OUT_DIR].s,
-                        rc == 2 ? "was refused" : "failed");
+            if (rc == RL_EINTR)
+                set_err(err, errlen, "the run was stopped by a signal; its outputs are in %s%s", dir, "");
+            else if (rc != RL_OK)
+                set_err(err, errlen, "the run in %s %s (the reason is logged above)", dir,
+                        rc == RL_ECONFIG ? "was refused" : "failed");
             rl__config_destroy(&c);
         }
         rl__sbuf_free(&errors);
     }
-    for (size_t i = 0; i < n_overrides && i < 64; i++) free(copies[i]);
+    for (size_t i = 0; i < n_ov && i < 64; i++) free(copies[i]);
     return rc;
 }
 

@@ -35,13 +35,19 @@ typedef struct rl__run_opts {
     int silent; /* no closing line on stdout (bench) */
 } rl__run_opts;
 
-/* Runs training; returns the process exit code: 0 done, 1 failed (the
-   reason already logged), 2 refused before training (out_dir locked by
-   another run or holding one without resume or force, options the env or
-   algorithm refuses at create, a complete run resumed), 130/143 stopped by SIGINT/SIGTERM after writing the outputs.  o may be
-   NULL (a new run); stats (may be NULL) receives the loop's timings.  The
-   run directory is locked for the run's lifetime; nothing in it changes
-   until the config, the plugins and any checkpoint have been accepted. */
+/* Runs training.  Returns RL_OK (done, or a resumed run that was already
+   complete), RL_EINTR (stopped by SIGINT or SIGTERM after writing the
+   outputs; rl__run_signal() says which), RL_ECONFIG (refused before
+   training: out_dir locked by another run or holding one without resume or
+   force, options the env or algorithm refuses at create, a complete run
+   resumed without more steps), or another RL_E* (failed).  The reason of a
+   refusal or failure is already logged.  o may be NULL (a new run); stats
+   (may be NULL) receives the loop's timings.  The run directory is locked
+   for the run's lifetime; nothing in it changes until the config, the
+   plugins and any checkpoint have been accepted. */
 int rl__run(const rl__config *c, const rl__run_opts *o, rl__run_stats *stats);
+
+/* The signal that stopped the last run, or 0. */
+int rl__run_signal(void);
 
 #endif

@@ -10,6 +10,8 @@ from pathlib import Path
 RL_OK = 0
 RL_DTYPE = {1: "float32", 2: "uint8"}  # rl_dtype of observations (plugin.h)
 ERR_LEN = 1024
+API_VERSION = 2  # RLH_API_VERSION of <rlhost/host.h>
+RL_EINTR = -8
 
 
 class EnvInfo(C.Structure):
@@ -27,6 +29,7 @@ class EnvInfo(C.Structure):
 
 class Buffers(C.Structure):
     _fields_ = [
+        ("struct_size", C.c_uint32),
         ("obs", C.c_void_p),
         ("actions", C.POINTER(C.c_int32)),
         ("rewards", C.POINTER(C.c_float)),
@@ -37,6 +40,17 @@ class Buffers(C.Structure):
         ("episode_start", C.POINTER(C.c_uint8)),
         ("episode_return", C.POINTER(C.c_double)),
         ("episode_length", C.POINTER(C.c_uint32)),
+    ]
+
+
+class RunOptions(C.Structure):
+    _fields_ = [
+        ("struct_size", C.c_uint32),
+        ("overrides", C.POINTER(C.c_char_p)),
+        ("n_overrides", C.c_size_t),
+        ("force", C.c_int),
+        ("out_dir", C.c_char_p),
+        ("out_len", C.c_size_t),
     ]
 
 
@@ -75,7 +89,7 @@ def _load():
         "rlh_vec_reset": (None, [P]),
         "rlh_vec_reseed": (C.c_int, [P, U64, S, SZ]),
         "rlh_vec_step": (C.c_int, [P, S, SZ]),
-        "rlh_run": (C.c_int, [P, S, C.POINTER(S), SZ, C.c_int, S, SZ, S, SZ]),
+        "rlh_run": (C.c_int, [P, S, C.POINTER(RunOptions), S, SZ]),
         "rlh_policy_open": (P, [P, S, U32, C.POINTER(S), SZ, S, SZ]),
         "rlh_policy_close": (None, [P]),
         "rlh_policy_info": (C.POINTER(EnvInfo), [P]),
@@ -88,8 +102,9 @@ def _load():
     for name, (res, args) in sig.items():
         f = getattr(lib, name)
         f.restype, f.argtypes = res, args
-    if lib.rlh_api_version() != 1:
-        raise ImportError(f"rlhost: {host} has embedding API {lib.rlh_api_version()}, this package speaks 1")
+    if lib.rlh_api_version() != API_VERSION:
+        raise ImportError(f"rlhost: {host} has embedding API {lib.rlh_api_version()}, "
+                          f"this package speaks {API_VERSION}")
     return lib, plugins
 
 

@@ -28,8 +28,10 @@ def run(config, force=False, num_envs=1, overrides=None, **kw):
     arr, n = N.strings(items)
     out = ctypes.create_string_buffer(4200)
     err = N.err_buf()
-    rc = N.lib.rlh_run(N.host(), os.fspath(config).encode(), arr, n, int(bool(force)), out, 4200, err, N.ERR_LEN)
-    if rc in (130, 143):
+    opts = N.RunOptions(ctypes.sizeof(N.RunOptions), arr, n, int(bool(force)),
+                        ctypes.cast(out, ctypes.c_char_p), 4200)
+    rc = N.lib.rlh_run(N.host(), os.fspath(config).encode(), ctypes.byref(opts), err, N.ERR_LEN)
+    if rc == N.RL_EINTR:
         raise KeyboardInterrupt(err.value.decode(errors="replace"))
     if rc != 0:
         N.fail(err)

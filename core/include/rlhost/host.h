@@ -16,7 +16,10 @@
  *
  * Conventions: a call that can fail returns RL_OK (0) or a negative RL_E*
  * code and writes one sentence into err (errlen bytes; err may be NULL);
- * an open that fails returns NULL.  Objects are not thread-safe: use one
+ * an open that fails returns NULL.  A struct the caller fills starts with
+ * struct_size (set it to sizeof the struct): the library reads no member
+ * that struct_size does not cover, so a program built against an older
+ * header keeps working when members are added at the end.  Objects are not thread-safe: use one
  * from one thread at a time (a vec steps its envs on its own worker pool).
  * Sentences are the ones `rlhost check` prints for the same mistakes. */
 #ifndef RLHOST_HOST_H
@@ -31,8 +34,10 @@
 extern "C" {
 #endif
 
-/* Bumped when a declaration here changes incompatibly. */
-#define RLH_API_VERSION 1
+/* Bumped when a declaration here changes incompatibly.  2: rlh_buffers
+   starts with struct_size; rlh_run takes rlh_run_options and returns a
+   status. */
+#define RLH_API_VERSION 2
 
 typedef struct rlh_host rlh_host;
 typedef struct rlh_vec rlh_vec;
@@ -74,6 +79,7 @@ const char *rlh_plugin_name(const rlh_host *h, rl_plugin_kind kind, size_t i);
    snake's `snakes`) has num_envs x K rows, env i's agents in rows
    [i K, (i+1) K): every buffer below and rlh_vec_num_envs count rows. */
 typedef struct rlh_buffers {
+    uint32_t struct_size;    /* sizeof(rlh_buffers) */
     void *obs;               /* [num_envs][obs_size] of info->obs_dtype */
     int32_t *actions;        /* [num_envs]: read by step */
     float *rewards;          /* [num_envs] */
@@ -100,7 +106,8 @@ uint32_t rlh_vec_threads(const rlh_vec *v);
 const rlh_buffers *rlh_vec_buffers(const rlh_vec *v);
 /* Caller-owned storage for obs, actions, rewards, terminated, truncated,
    final_obs and scores (num_envs rows each, aligned for their type); a NULL
-   member keeps the current one, the host-owned members are ignored. */
+   member, or one past b->struct_size, keeps the current one; the host-owned
+   members are ignored. */
 int rlh_vec_set_buffers(rlh_vec *v, const rlh_buffers *b, char *err, size_t errlen);
 /* Starts every env's episode and writes the first observations. */
 void rlh_vec_reset(rlh_vec *v);
@@ -110,16 +117,22 @@ int rlh_vec_reseed(rlh_vec *v, uint64_t seed, char *err, size_t errlen);
 int rlh_vec_step(rlh_vec *v, char *err, size_t errlen);
 
 /* ---- Training -----------------------------------------------------------
-   Trains the config file at config_path as `rlhost run` does, with
-   overrides as --set takes them ("algo.lr=3e-4"); force: replace a run
-   that out_dir already holds.  out_dir (may be NULL) receives the run
-   directory.  Returns `rlhost run`'s exit code: 0 done, 1 failed, 2
-   refused, 130/143 stopped by SIGINT/SIGTERM with the outputs written.  A
-   refused config is one sentence in err; a failure while training is
-   logged (stderr) and summarized in err.  The run owns SIGINT and SIGTERM
-   while it trains; the caller's handlers and log level come back after. */
-int rlh_run(rlh_host *h, const char *config_path, const char *const *overrides, size_t n_overrides,
-            int force, char *out_dir, size_t out_len, char *err, size_t errlen);
+   Trains the config file at config_path as `rlhost run` does.  opts may be
+   NULL (no overrides, no force).  Returns RL_OK (done), RL_EINTR (stopped
+   by SIGINT or SIGTERM, its outputs written), RL_ECONFIG (refused: the
+   sentence is in err) or another RL_E* (failed while training: logged to
+   stderr and summarized in err).  The run owns SIGINT and SIGTERM while it
+   trains; the caller's handlers and log level come back after. */
+typedef struct rlh_run_options {
+    uint32_t struct_size;          /* sizeof(rlh_run_options) */
+    const char *const *overrides;  /* "KEY=VALUE" as --set takes them ("algo.lr=3e-4") */
+    size_t n_overrides;
+    int force;                     /* replace a run that out_dir already holds */
+    char *out_dir;                 /* may be NULL; receives the run directory */
+    size_t out_len;
+} rlh_run_options;
+
+int rlh_run(rlh_host *h, const char *config_path, const rlh_run_options *opts, char *err, size_t errlen);
 
 /* ---- Trained policies -----------------------------------------------------
    path: a run directory (its config.cfg and checkpoint.safetensors, or

@@ -1,0 +1,94 @@
+/* The state of one `rlhost run`, shared by its three files: run.c (the
+   phases and the loop), run_report.c (metrics.csv, evals.csv, summary.json
+   and what the terminal shows) and run_state.c (checkpoints and resume).
+   Not installed; nothing outside the run reads it. */
+#ifndef RLHOST_RUN_INTERNAL_H
+#define RLHOST_RUN_INTERNAL_H
+
+#include "eval.h"
+#include "replicas.h"
+#include "run.h"
+#include "vecenv.h"
+
+#define RL__RUN_MAX_METRICS 32
+
+typedef rl__eval_result eval_result;
+
+/* What the config and the process say, read once at the start. */
+typedef struct rl__run_settings {
+    uint64_t target; /* run.steps */
+    uint64_t seed;
+    uint32_t eval_episodes;
+    int quiet, tty;
+    int writer; /* writes the run directory: rank 0 of an MPI job */
+    char out_dir[4096];
+} rl__run_settings;
+
+/* Where the wall time went (seconds since the run's start for `start`,
+   sums over the loop for the rest). */
+typedef struct rl__run_clock {
+    double start, act, env, update;
+    double epoch_start; /* the run's start, seconds since the epoch (TensorBoard) */
+} rl__run_clock;
+
+/* metrics.csv and evals.csv as built so far, and where the last row was. */
+typedef struct rl__run_log {
+    rl__sbuf csv, evals;
+    rl_metric last_metrics[RL__RUN_MAX_METRICS]; /* the last row's, for auto stages */
+    size_t n_last_metrics;
+    const char *algo_cols[RL__RUN_MAX_METRICS];
+    size_t n_algo_cols;
+    int header_done;
+    double last_wall, last_cpu, last_write, last_progress;
+    uint64_t last_step;
+    double last_act, last_env, last_update;
+    eval_result last_eval;
+    int pending_eval; /* last_eval not yet in a metrics row */
+} rl__run_log;
+
+typedef struct rl__run_state {
+    const rl__config *c;
+    const rl_algo_vtable *avt;
+    rl__replicas reps;
+    void *algo; /* reps.algo[0]: evaluates, reports metrics */
+    char replicas_reason[160];
+    const rl_algo_eval_ext *eval_ext;   /* optional, NULL when absent */
+    const rl_algo_state_ext *state_ext; /* optional, NULL when absent */
+    rl__vecenv train, eval;
+    int have_eval;
+    uint64_t steps, start_steps; /* start_steps: where a resumed run began */
+    rl__run_settings set;
+    rl__run_clock clock;
+    rl__run_log log;
+    int dir_fd;        /* the locked run directory, or -1 */
+    int envs_restored; /* a resume restored the envs exactly: no reset */
+    int agreed;        /* an MPI job's ranks have agreed to start */
+    int stop;          /* an MPI job's agreed stop (see rl__replicas_act) */
+    char err[RL_ERR_MAX];
+} rl__run_state;
+
+static inline const rl_value *val(const rl__group *g, int i)
+{
+    return &g->vals[i];
+}
+
+/* run_report.c */
+void rl__report_start(rl__run_state *rs);
+void rl__report_eval(rl__run_state *rs, const eval_result *ev, int final);
+int rl__report_write(rl__run_state *rs, int sync);
+void rl__report_row(rl__run_state *rs);
+void rl__report_progress(rl__run_state *rs, double now);
+int rl__report_summary(rl__run_state *rs, const eval_result *ev, const char *status);
+void rl__report_optimizations(const rl__run_state *rs);
+void rl__report_load(rl__run_state *rs, const char *dir);
+int rl__report_mark_done(const char *dir);
+
+/* run_state.c */
+int rl__run_gather_state(rl__run_state *rs, const rl_state_io *io);
+int rl__run_checkpoint(rl__run_state *rs);
+/* RL_OK, RL_DONE_ALREADY (the run was complete: nothing to train), or an
+   error with the sentence in rs->err */
+enum { RL_DONE_ALREADY = 1000 };
+int rl__run_resume(rl__run_state *rs, const rl__run_opts *o);
+
+#endif
