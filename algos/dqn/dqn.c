@@ -204,14 +204,10 @@ static void dqn_destroy(void *p)
     free(d);
 }
 
-static int dqn_create(const rl_algo_args *args, void **out, char *err, size_t errlen)
+/* The options and the env's spaces, as the settings fields. */
+static void read_options(dqn *d, const rl_algo_args *args)
 {
     const rl_value *o = args->options, *st = args->stages;
-    dqn *d = calloc(1, sizeof *d);
-    if (!d) {
-        RL_ERRF(err, errlen, "out of memory");
-        return RL_ENOMEM;
-    }
     d->n_actions = args->env->n_actions;
     d->obs_size = args->env->obs_size;
     d->num_envs = args->num_envs;
@@ -247,68 +243,73 @@ static int dqn_create(const rl_algo_args *args, void **out, char *err, size_t er
     d->max_priority = 1.0;
     d->rep = rl_args_replicas(args);
     d->R = d->rep ? d->rep->count : 1;
-    int shared = rl_replicas_shared(d->rep);
-    d->env_total = shared ? d->num_envs : d->num_envs * d->R;
+    d->env_total = rl_replicas_shared(d->rep) ? d->num_envs : d->num_envs * d->R;
     /* Sharding splits Adam and the clipping R ways, and the moments are
-       gathered after each update call that stepped, which costs about two
-       steps' saving: so only where an update call makes 4 or more steps
-       (the zoo's 128 per train_freq, not snake_dqn's 2 per vector step). */
+       gathered after each update call that stepped: so only where an update
+       call makes 4 or more steps (the zoo's 128 per train_freq, not
+       snake_dqn's 2 per vector step). */
     double per_call = d->ratio_auto ? (double)d->gradient_steps : d->ratio * d->env_total;
     d->shard = d->R > 1 && per_call >= 4;
     /* replicas share the cores: BLAS threads of their own would oversubscribe them */
     rl_blas_set_threads(st[ST_BLAS_THREADS].is_auto ? (d->R > 1 ? 1 : (int)host->cpu_count())
                                                    : (int)st[ST_BLAS_THREADS].i);
+}
+
+/* The settings that cannot work together; d->batch becomes the replica's
+   share of the minibatch. */
+static int validate(dqn *d, const rl_value *o, char *err, size_t errlen)
+{
     if (d->batch % d->R) {
         RL_ERRF(err, errlen, "%u replicas cannot split batch_size %u evenly", d->R, d->batch);
-        dqn_destroy(d);
         return RL_EINVAL;
     }
     d->batch /= d->R;
-
-    uint32_t hidden[16], n_hidden = (uint32_t)o[OPT_HIDDEN].n;
-    if (n_hidden > RL_MLP_MAX_LAYERS - 1) {
-        RL_ERRF(err, errlen, "hidden has %u layers; at most %d", n_hidden, RL_MLP_MAX_LAYERS - 1);
-        dqn_destroy(d);
+    if (o[OPT_HIDDEN].n > RL_MLP_MAX_LAYERS - 1) {
+        RL_ERRF(err, errlen, "hidden has %u layers; at most %d", (uint32_t)o[OPT_HIDDEN].n, RL_MLP_MAX_LAYERS - 1);
         return RL_EINVAL;
     }
-    if (o[OPT_DUELING].i && n_hidden == 0) {
+    if (o[OPT_DUELING].i && o[OPT_HIDDEN].n == 0) {
         RL_ERRF(err, errlen, "dueling needs at least one hidden layer");
-        dqn_destroy(d);
         return RL_EINVAL;
     }
+    return RL_OK;
+}
+
+/* The online network (initialized), the target network's workspace and
+   parameters, keep_best and Adam. */
+static int build_networks(dqn *d, const rl_value *o, const rl_cnn_spec *cnn, uint64_t seed, char *err,
+                          size_t errlen)
+{
+    uint32_t hidden[RL_MLP_MAX_LAYERS], n_hidden = (uint32_t)o[OPT_HIDDEN].n;
     for (uint32_t k = 0; k < n_hidden; k++) hidden[k] = (uint32_t)o[OPT_HIDDEN].ilist[k];
     uint32_t max_rows = d->rows > d->batch ? d->rows : d->batch;
-    rl_cnn_spec cnn;
-    if (rl_cnn_spec_read(&cnn, &o[OPT_ENCODER], args->env, err, errlen)) {
-        dqn_destroy(d);
-        return RL_EINVAL;
-    }
-    char nerr[RL_ERR_MAX];
-    int rc = qnet_create(&d->q, &d->online, d->obs_size, &cnn, hidden, n_hidden, d->n_actions,
-                         (int)o[OPT_DUELING].i, max_rows, nerr, sizeof nerr);
-    if (rc == RL_EINVAL) {
-        RL_ERRF(err, errlen, "%s", nerr);
-        dqn_destroy(d);
-        return rc;
-    }
+    int dueling = (int)o[OPT_DUELING].i;
+    int rc = qnet_create(&d->q, &d->online, d->obs_size, cnn, hidden, n_hidden, d->n_actions, dueling,
+                         max_rows, err, errlen);
     if (rc == RL_OK) rc = rl_params_alloc(&d->online);
     if (rc == RL_OK) {
         rl_rng init;
-        rl_rng_seed(&init, args->seed, 0x1417);
+        rl_rng_seed(&init, seed, 0x1417);
         qnet_init(&d->q, &d->online, &init);
         rl_params throwaway = {0};
-        rc = qnet_create(&d->qt, &throwaway, d->obs_size, &cnn, hidden, n_hidden, d->n_actions,
-                         (int)o[OPT_DUELING].i, d->batch, nerr, sizeof nerr);
+        rc = qnet_create(&d->qt, &throwaway, d->obs_size, cnn, hidden, n_hidden, d->n_actions, dueling,
+                         d->batch, err, errlen);
         rl_params_free(&throwaway);
     }
     if (rc == RL_OK) rc = rl_params_clone(&d->target, &d->online);
     if (rc == RL_OK) rc = rl_keep_best_init(&d->kb, (int)o[OPT_KEEP_BEST].i, &d->online);
-    if (rc == RL_OK)
-        rc = rl_adam_create(&d->adam, d->online.n, 0.9f, 0.999f, (float)o[OPT_ADAM_EPS].f, 0.0f);
-    if (rc == RL_OK)
-        /* each replica keeps the replay of its own envs (all of them when shared) */
-        rc = replay_create(&d->rb, (uint32_t)(o[OPT_BUFFER_SIZE].i / (shared ? 1 : d->R)), d->num_envs, args->env);
+    if (rc == RL_OK) rc = rl_adam_create(&d->adam, d->online.n, 0.9f, 0.999f, (float)o[OPT_ADAM_EPS].f, 0.0f);
+    return rc;
+}
+
+/* The replay (each replica keeps that of its own envs, all of them when
+   shared), the sum-tree and the minibatch workspaces. */
+static int alloc_buffers(dqn *d, uint64_t buffer_size, const rl_env_info *env)
+{
+    int shared = rl_replicas_shared(d->rep);
+    int rc = replay_create(&d->rb, (uint32_t)(buffer_size / (shared ? 1 : d->R)), d->num_envs, env);
     if (rc == RL_OK && d->prioritized) rc = sumtree_create(&d->tree, d->rb.capacity);
+    if (rc != RL_OK) return rc;
     size_t D = d->obs_size, B = d->batch;
     d->act_x = rl_calloc_aligned((size_t)d->rows * D, sizeof(float));
     d->x = rl_calloc_aligned(B * D, sizeof(float));
@@ -322,14 +323,39 @@ static int dqn_create(const rl_algo_args *args, void **out, char *err, size_t er
     d->dq = rl_calloc_aligned(B * d->n_actions, sizeof(float));
     d->qn = rl_calloc_aligned(B * d->n_actions, sizeof(float));
     d->slots = rl_calloc_aligned(B, sizeof(uint32_t));
-    if (rc == RL_OK && (!d->act_x || !d->x || !d->xn || !d->ret || !d->disc || !d->pred ||
-                        !d->dpred || !d->y || !d->weights || !d->dq || !d->qn || !d->slots))
-        rc = RL_ENOMEM;
+    return d->act_x && d->x && d->xn && d->ret && d->disc && d->pred && d->dpred && d->y && d->weights &&
+                   d->dq && d->qn && d->slots
+               ? RL_OK
+               : RL_ENOMEM;
+}
+
+static int dqn_create(const rl_algo_args *args, void **out, char *err, size_t errlen)
+{
+    const rl_value *o = args->options;
+    dqn *d = calloc(1, sizeof *d);
+    if (!d) {
+        RL_ERRF(err, errlen, "out of memory");
+        return RL_ENOMEM;
+    }
+    read_options(d, args);
+    int rc = validate(d, o, err, errlen);
+    if (rc) goto fail;
+    rl_cnn_spec cnn;
+    if (rl_cnn_spec_read(&cnn, &o[OPT_ENCODER], args->env, err, errlen)) {
+        rc = RL_EINVAL;
+        goto fail;
+    }
+    char nerr[RL_ERR_MAX] = "";
+    rc = build_networks(d, o, &cnn, args->seed, nerr, sizeof nerr);
+    if (rc == RL_EINVAL) {
+        RL_ERRF(err, errlen, "%s", nerr);
+        goto fail;
+    }
+    if (rc == RL_OK) rc = alloc_buffers(d, (uint64_t)o[OPT_BUFFER_SIZE].i, args->env);
     if (rc != RL_OK) {
         RL_ERRF(err, errlen, "%s while building the Q-network and a replay of %lld transitions",
                 rl_strerror(rc), (long long)o[OPT_BUFFER_SIZE].i);
-        dqn_destroy(d);
-        return rc;
+        goto fail;
     }
     /* streams of their own per replica (replica 0's are the single run's) */
     uint64_t k = d->rep ? (uint64_t)d->rep->index << 32 : 0;
@@ -338,6 +364,9 @@ static int dqn_create(const rl_algo_args *args, void **out, char *err, size_t er
     rl_rng_seed(&d->sample, args->seed, 0x5A3E ^ k);
     *out = d;
     return RL_OK;
+fail:
+    dqn_destroy(d);
+    return rc;
 }
 
 static int dqn_act(void *p, rl_act_mode mode, const void *obs, const uint8_t *start,

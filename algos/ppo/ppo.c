@@ -316,14 +316,10 @@ static void obs_norm_derive(ppo *p)
 
 #define ALLOC(ptr, n, type) ((ptr) = rl_calloc_aligned((size_t)(n), sizeof(type)))
 
-static int ppo_create(const rl_algo_args *args, void **out, char *err, size_t errlen)
+/* The options and the env's spaces, as the settings fields. */
+static void read_options(ppo *p, const rl_algo_args *args)
 {
     const rl_value *o = args->options, *st = args->stages;
-    ppo *p = calloc(1, sizeof *p);
-    if (!p) {
-        RL_ERRF(err, errlen, "out of memory");
-        return RL_ENOMEM;
-    }
     p->A = args->env->n_actions;
     p->D = args->env->obs_size;
     p->N = args->num_envs;
@@ -360,128 +356,151 @@ static int ppo_create(const rl_algo_args *args, void **out, char *err, size_t er
     /* replicas share the cores: BLAS threads of their own would oversubscribe them */
     rl_blas_set_threads(st[ST_BLAS_THREADS].is_auto ? (p->R > 1 ? 1 : (int)host->cpu_count())
                                                    : (int)st[ST_BLAS_THREADS].i);
+}
+
+/* The settings that cannot work together; p->batch becomes the replica's
+   share of the minibatch. */
+static int validate(ppo *p, const rl_value *o, char *err, size_t errlen)
+{
     if (p->R > 1 && rl_replicas_shared(p->rep)) {
         RL_ERRF(err, errlen, "%u replicas cannot split env.num_envs = %u evenly (PPO replicas own their envs)",
                 p->R, p->N);
-        ppo_destroy(p);
         return RL_EINVAL;
     }
     uint32_t units = p->recurrent ? p->batch / (p->L ? p->L : 1) : p->batch;
     if (p->R > 1 && (units % p->R || (p->recurrent && p->batch % p->L))) {
         RL_ERRF(err, errlen, "%u replicas cannot split batch_size %u evenly%s", p->R, p->batch,
                 p->recurrent ? " into whole sequences of bptt_horizon" : "");
-        ppo_destroy(p);
         return RL_EINVAL;
     }
     p->batch /= p->R;
-    uint64_t rollout = (uint64_t)p->T * p->N;
-    if (p->batch > rollout) {
+    if (p->batch > (uint64_t)p->T * p->N) {
         RL_ERRF(err, errlen, "batch_size %u is larger than a rollout (n_steps %u x %u envs)",
                 p->batch * p->R, p->T, p->N * p->R);
-        ppo_destroy(p);
         return RL_EINVAL;
     }
     if (p->recurrent && (p->T % p->L || p->batch % p->L)) {
         RL_ERRF(err, errlen, "bptt_horizon %u must divide n_steps (%u) and batch_size (%u)", p->L,
                 p->T, p->batch * p->R);
-        ppo_destroy(p);
         return RL_EINVAL;
     }
-    uint32_t hidden[16], nh = (uint32_t)o[OPT_HIDDEN].n;
-    if (nh > RL_MLP_MAX_LAYERS - 1 || (p->shared && nh == 0)) {
+    if (o[OPT_HIDDEN].n > RL_MLP_MAX_LAYERS - 1 || (p->shared && o[OPT_HIDDEN].n == 0)) {
         RL_ERRF(err, errlen, "hidden needs 1 to %d layers with shared, at most %d without",
                 RL_MLP_MAX_LAYERS - 1, RL_MLP_MAX_LAYERS - 1);
-        ppo_destroy(p);
         return RL_EINVAL;
     }
-    for (uint32_t k = 0; k < nh; k++) hidden[k] = (uint32_t)o[OPT_HIDDEN].ilist[k];
-    uint32_t M = p->batch > p->rows ? p->batch : p->rows, S = p->batch / p->L;
-    rl_cnn_spec cnn;
-    if (rl_cnn_spec_read(&cnn, &o[OPT_ENCODER], args->env, err, errlen)) {
-        ppo_destroy(p);
-        return RL_EINVAL;
-    }
-    char nerr[RL_ERR_MAX] = "";
+    return RL_OK;
+}
+
+/* The towers (and heads, when shared) carved from one parameter block, M
+   rows at most per pass, S sequences per minibatch. */
+static int build_networks(ppo *p, const rl_cnn_spec *cnn, const uint32_t *hidden, uint32_t nh, uint32_t M,
+                          uint32_t S, char *err, size_t errlen)
+{
     int rc;
     if (p->shared) {
         uint32_t feat = hidden[nh - 1];
-        rc = tower_create(&p->towers[0], &p->p, "body", p->D, &cnn, p->recurrent, p->H, hidden,
-                          nh - 1, feat, p->act, M, S, p->L, nerr, sizeof nerr);
+        rc = tower_create(&p->towers[0], &p->p, "body", p->D, cnn, p->recurrent, p->H, hidden, nh - 1, feat,
+                          p->act, M, S, p->L, err, errlen);
         if (!rc) rc = rl_mlp_create(&p->head_pi, &p->p, "pi", feat, NULL, 0, p->A, RL_ACT_NONE, M);
         if (!rc) rc = rl_mlp_create(&p->head_v, &p->p, "vf", feat, NULL, 0, 1, RL_ACT_NONE, M);
     } else {
-        rc = tower_create(&p->towers[0], &p->p, "actor", p->D, &cnn, p->recurrent, p->H, hidden,
-                          nh, p->A, p->act, M, S, p->L, nerr, sizeof nerr);
+        rc = tower_create(&p->towers[0], &p->p, "actor", p->D, cnn, p->recurrent, p->H, hidden, nh, p->A,
+                          p->act, M, S, p->L, err, errlen);
         if (!rc)
-            rc = tower_create(&p->towers[1], &p->p, "critic", p->D, &cnn, p->recurrent, p->H,
-                              hidden, nh, 1, p->act, M, S, p->L, nerr, sizeof nerr);
+            rc = tower_create(&p->towers[1], &p->p, "critic", p->D, cnn, p->recurrent, p->H, hidden, nh, 1,
+                              p->act, M, S, p->L, err, errlen);
     }
-    if (rc && nerr[0]) {
+    return rc ? rc : rl_params_alloc(&p->p);
+}
+
+/* Orthogonal init: sqrt(2) on hidden layers, 0.01 on the policy output, 1
+   on the value output. */
+static void init_weights(ppo *p, uint64_t seed)
+{
+    rl_rng init;
+    rl_rng_seed(&init, seed, 0x1417);
+    for (uint32_t k = 0; k < p->n_towers; k++) {
+        tower *t = &p->towers[k];
+        if (t->has_cnn) rl_cnn_init(&t->cnn, &p->p, RL_INIT_ORTHOGONAL, &init);
+        if (t->recurrent) rl_lstm_init(&t->lstm, &p->p, &init);
+        float out_gain = p->shared ? 1.41421356f : (k == 0 ? 0.01f : 1.0f);
+        rl_mlp_init(&t->mlp, &p->p, RL_INIT_ORTHOGONAL, out_gain, &init);
+    }
+    if (p->shared) {
+        rl_mlp_init(&p->head_pi, &p->p, RL_INIT_ORTHOGONAL, 0.01f, &init);
+        rl_mlp_init(&p->head_v, &p->p, RL_INIT_ORTHOGONAL, 1.0f, &init);
+    }
+}
+
+/* The rollout [T][N], the workspaces for M rows (feat: the widest last
+   hidden layer), the observation statistics and the recurrent state. */
+static int alloc_buffers(ppo *p, uint32_t M, uint32_t S, uint32_t feat)
+{
+    size_t TN = (size_t)p->T * p->N, D = p->D;
+    if (!ALLOC(p->obs, TN * D, float) || !ALLOC(p->logp, TN, float) || !ALLOC(p->values, TN, float) ||
+        !ALLOC(p->rewards, TN, float) || !ALLOC(p->final_values, TN, float) || !ALLOC(p->adv, TN, float) ||
+        !ALLOC(p->ret, TN, float) || !ALLOC(p->last_obs, (size_t)p->N * D, float) ||
+        !ALLOC(p->actions, TN, int32_t) || !ALLOC(p->terminated, TN, uint8_t) ||
+        !ALLOC(p->truncated, TN, uint8_t) || !ALLOC(p->start, TN, uint8_t) ||
+        !ALLOC(p->x, (size_t)M * D, float) || !ALLOC(p->logits, (size_t)M * p->A, float) ||
+        !ALLOC(p->logp_all, (size_t)M * p->A, float) || !ALLOC(p->dlogits, (size_t)M * p->A, float) ||
+        !ALLOC(p->dv, M, float) || !ALLOC(p->vpred, M, float) ||
+        !ALLOC(p->feat_scratch, (size_t)M * feat * 3, float) || !ALLOC(p->act_x, (size_t)p->rows * D, float) ||
+        !ALLOC(p->perm, TN, uint32_t) || !ALLOC(p->rows_idx, p->batch, uint32_t) ||
+        !ALLOC(p->reset, p->batch, uint8_t) || !ALLOC(p->obs_mean, D, double) ||
+        !ALLOC(p->obs_var, D, double) || !ALLOC(p->obs_shift, D, float) || !ALLOC(p->obs_mul, D, float))
+        return RL_ENOMEM;
+    /* SB3's start: mean 0, variance 1, a count of 1e-4 */
+    p->obs_count = 1e-4;
+    for (size_t j = 0; j < D; j++) p->obs_var[j] = 1.0;
+    obs_norm_derive(p);
+    if (!p->recurrent) return RL_OK;
+    size_t H = p->H;
+    if (!ALLOC(p->gates, 2 * (size_t)p->rows * 4 * H, float) || !ALLOC(p->tmp_h, 2 * H, float) ||
+        !ALLOC(p->tmp_c, 2 * H, float))
+        return RL_ENOMEM;
+    for (uint32_t k = 0; k < p->n_towers; k++)
+        if (!ALLOC(p->h0[k], (size_t)S * H, float) || !ALLOC(p->c0[k], (size_t)S * H, float) ||
+            !ALLOC(p->st_h[k], TN * H, float) || !ALLOC(p->st_c[k], TN * H, float) ||
+            !ALLOC(p->live[k].h, (size_t)p->N * H, float) || !ALLOC(p->live[k].c, (size_t)p->N * H, float) ||
+            !ALLOC(p->eval[k].h, (size_t)p->rows * H, float) || !ALLOC(p->eval[k].c, (size_t)p->rows * H, float))
+            return RL_ENOMEM;
+    return RL_OK;
+}
+
+static int ppo_create(const rl_algo_args *args, void **out, char *err, size_t errlen)
+{
+    const rl_value *o = args->options;
+    ppo *p = calloc(1, sizeof *p);
+    if (!p) {
+        RL_ERRF(err, errlen, "out of memory");
+        return RL_ENOMEM;
+    }
+    read_options(p, args);
+    int rc = validate(p, o, err, errlen);
+    if (rc) goto fail;
+    uint32_t hidden[RL_MLP_MAX_LAYERS], nh = (uint32_t)o[OPT_HIDDEN].n;
+    for (uint32_t k = 0; k < nh; k++) hidden[k] = (uint32_t)o[OPT_HIDDEN].ilist[k];
+    uint32_t M = p->batch > p->rows ? p->batch : p->rows, S = p->batch / p->L;
+    rl_cnn_spec cnn;
+    if ((rc = rl_cnn_spec_read(&cnn, &o[OPT_ENCODER], args->env, err, errlen))) {
+        rc = RL_EINVAL;
+        goto fail;
+    }
+    char nerr[RL_ERR_MAX] = "";
+    if ((rc = build_networks(p, &cnn, hidden, nh, M, S, nerr, sizeof nerr)) && nerr[0]) {
         RL_ERRF(err, errlen, "%s", nerr);
-        ppo_destroy(p);
-        return rc;
+        goto fail;
     }
-    if (!rc) rc = rl_params_alloc(&p->p);
     if (!rc) rc = rl_keep_best_init(&p->kb, (int)o[OPT_KEEP_BEST].i, &p->p);
     if (!rc) rc = rl_adam_create(&p->adam, p->p.n, 0.9f, 0.999f, (float)o[OPT_ADAM_EPS].f, 0.0f);
-    if (!rc) {
-        /* Orthogonal init: sqrt(2) on hidden layers, 0.01 on the policy
-           output, 1 on the value output. */
-        rl_rng init;
-        rl_rng_seed(&init, args->seed, 0x1417);
-        for (uint32_t k = 0; k < p->n_towers; k++) {
-            tower *t = &p->towers[k];
-            if (t->has_cnn) rl_cnn_init(&t->cnn, &p->p, RL_INIT_ORTHOGONAL, &init);
-            if (t->recurrent) rl_lstm_init(&t->lstm, &p->p, &init);
-            float out_gain = p->shared ? 1.41421356f : (k == 0 ? 0.01f : 1.0f);
-            rl_mlp_init(&t->mlp, &p->p, RL_INIT_ORTHOGONAL, out_gain, &init);
-        }
-        if (p->shared) {
-            rl_mlp_init(&p->head_pi, &p->p, RL_INIT_ORTHOGONAL, 0.01f, &init);
-            rl_mlp_init(&p->head_v, &p->p, RL_INIT_ORTHOGONAL, 1.0f, &init);
-        }
-    }
-    size_t TN = rollout, D = p->D;
-    if (!rc && (!ALLOC(p->obs, TN * D, float) || !ALLOC(p->logp, TN, float) ||
-                !ALLOC(p->values, TN, float) || !ALLOC(p->rewards, TN, float) ||
-                !ALLOC(p->final_values, TN, float) || !ALLOC(p->adv, TN, float) ||
-                !ALLOC(p->ret, TN, float) || !ALLOC(p->last_obs, (size_t)p->N * D, float) ||
-                !ALLOC(p->actions, TN, int32_t) || !ALLOC(p->terminated, TN, uint8_t) ||
-                !ALLOC(p->truncated, TN, uint8_t) || !ALLOC(p->start, TN, uint8_t) ||
-                !ALLOC(p->x, (size_t)M * D, float) || !ALLOC(p->logits, (size_t)M * p->A, float) ||
-                !ALLOC(p->logp_all, (size_t)M * p->A, float) ||
-                !ALLOC(p->dlogits, (size_t)M * p->A, float) || !ALLOC(p->dv, M, float) ||
-                !ALLOC(p->vpred, M, float) ||
-                !ALLOC(p->feat_scratch, (size_t)M * (nh ? hidden[nh - 1] : 1) * 3, float) ||
-                !ALLOC(p->act_x, (size_t)p->rows * D, float) || !ALLOC(p->perm, TN, uint32_t) ||
-                !ALLOC(p->rows_idx, p->batch, uint32_t) || !ALLOC(p->reset, p->batch, uint8_t) ||
-                !ALLOC(p->obs_mean, D, double) || !ALLOC(p->obs_var, D, double) ||
-                !ALLOC(p->obs_shift, D, float) || !ALLOC(p->obs_mul, D, float)))
-        rc = RL_ENOMEM;
-    if (!rc) { /* SB3's start: mean 0, variance 1, a count of 1e-4 */
-        p->obs_count = 1e-4;
-        for (size_t j = 0; j < D; j++) p->obs_var[j] = 1.0;
-        obs_norm_derive(p);
-    }
-    if (!rc && p->recurrent) {
-        size_t H = p->H;
-        if (!ALLOC(p->gates, 2 * (size_t)p->rows * 4 * H, float) ||
-            !ALLOC(p->tmp_h, 2 * H, float) || !ALLOC(p->tmp_c, 2 * H, float))
-            rc = RL_ENOMEM;
-        for (uint32_t k = 0; !rc && k < p->n_towers; k++)
-            if (!ALLOC(p->h0[k], (size_t)S * H, float) || !ALLOC(p->c0[k], (size_t)S * H, float) ||
-                !ALLOC(p->st_h[k], TN * H, float) || !ALLOC(p->st_c[k], TN * H, float) ||
-                !ALLOC(p->live[k].h, (size_t)p->N * H, float) ||
-                !ALLOC(p->live[k].c, (size_t)p->N * H, float) ||
-                !ALLOC(p->eval[k].h, (size_t)p->rows * H, float) ||
-                !ALLOC(p->eval[k].c, (size_t)p->rows * H, float))
-                rc = RL_ENOMEM;
-    }
+    if (!rc) init_weights(p, args->seed);
+    if (!rc) rc = alloc_buffers(p, M, S, nh ? hidden[nh - 1] : 1);
     if (rc) {
-        RL_ERRF(err, errlen, "%s while building the networks and a rollout of %llu steps",
-                rl_strerror(rc), (unsigned long long)rollout);
-        ppo_destroy(p);
-        return rc;
+        RL_ERRF(err, errlen, "%s while building the networks and a rollout of %llu steps", rl_strerror(rc),
+                (unsigned long long)p->T * p->N);
+        goto fail;
     }
     /* Streams of their own per replica (replica 0's are the single run's);
        the network's initialization above is the same everywhere. */
@@ -491,6 +510,9 @@ static int ppo_create(const rl_algo_args *args, void **out, char *err, size_t er
     rl_rng_seed(&p->shuffle, args->seed, 0x5F1E ^ k);
     *out = p;
     return RL_OK;
+fail:
+    ppo_destroy(p);
+    return rc;
 }
 
 /* normalize_obs: folds a batch of raw observation rows into the running
@@ -742,11 +764,13 @@ static void allreduce_d(const ppo *p, double *v, size_t n)
     if (p->R > 1) p->rep->allreduce_f64(p->rep->ctx, v, n);
 }
 
-static int train_rollout(ppo *p, char *err, size_t errlen)
+/* GAE over the rollout, bootstrapped from V of the observation after its
+   last step (continuing the live recurrent states), and the explained
+   variance of the rollout's values over all replicas. */
+static void advantages(ppo *p)
 {
-    uint32_t T = p->T, N = p->N, A = p->A, L = p->L;
+    uint32_t T = p->T, N = p->N;
     size_t TN = (size_t)T * N;
-    /* V(observation after the last step), continuing the live states. */
     float *last_v = p->dv; /* N <= rows <= M */
     lstm_state copy[2];
     if (p->recurrent) {
@@ -765,7 +789,6 @@ static int train_rollout(ppo *p, char *err, size_t errlen)
         }
     ppo_gae(p->adv, p->ret, p->rewards, p->values, p->terminated, p->truncated, p->final_values,
             last_v, T, N, p->gamma, p->lambda);
-    /* explained variance of the rollout's values (all replicas') */
     double sums[2] = {0, 0};
     for (size_t k = 0; k < TN; k++) sums[0] += p->ret[k], sums[1] += p->ret[k] - p->values[k];
     allreduce_d(p, sums, 2);
@@ -777,6 +800,89 @@ static int train_rollout(ppo *p, char *err, size_t errlen)
     }
     allreduce_d(p, var, 2);
     p->m_ev = var[0] > 0 ? 1.0 - var[1] / var[0] : NAN;
+}
+
+/* The losses of a gathered minibatch (its forward done: logp_all, vpred)
+   and their gradients in dlogits and dv.  M rows here, Mg over all
+   replicas: the advantages' statistics and the means are over all of it,
+   and part = {policy, value, entropy, kl, clipped} is summed over them, so
+   every replica decides alike. */
+static void minibatch_losses(ppo *p, uint32_t M, uint32_t Mg, float clip, double part[5])
+{
+    uint32_t A = p->A;
+    double amean = 0, astd = 0;
+    for (uint32_t r = 0; r < M; r++) amean += p->adv[p->rows_idx[r]];
+    allreduce_d(p, &amean, 1);
+    amean /= Mg;
+    for (uint32_t r = 0; r < M; r++) {
+        double d = p->adv[p->rows_idx[r]] - amean;
+        astd += d * d;
+    }
+    allreduce_d(p, &astd, 1);
+    astd = Mg > 1 ? sqrt(astd / (Mg - 1)) : 1.0;
+    memset(p->dlogits, 0, (size_t)M * A * sizeof(float));
+    double pg = 0, vl = 0, ent = 0, kl = 0, clipped_n = 0;
+    for (uint32_t r = 0; r < M; r++) {
+        uint32_t row = p->rows_idx[r];
+        const float *lp = p->logp_all + (size_t)r * A;
+        int32_t a = p->actions[row];
+        float adv = p->adv[row];
+        if (p->norm_adv && Mg > 1) adv = (float)((adv - amean) / (astd + 1e-8));
+        float dlogp;
+        int was_clipped;
+        float ratio; /* exp(logr), computed once for the loss and the KL */
+        pg += ppo_policy_loss(lp[a], p->logp[row], adv, clip, &dlogp, &was_clipped, &ratio);
+        clipped_n += was_clipped;
+        float logr = lp[a] - p->logp[row];
+        kl += (ratio - 1.0f) - logr;
+        float h = rl_categorical_entropy(lp, A);
+        ent += h;
+        rl_categorical_backward_h(p->dlogits + (size_t)r * A, lp, A, a, dlogp / Mg, -p->ent_coef / Mg, h);
+        float dvr;
+        vl += ppo_value_loss(p->vpred[r], p->values[row], p->ret[row], p->vclip, &dvr);
+        p->dv[r] = p->vf_coef * dvr / Mg;
+    }
+    part[0] = pg, part[1] = vl, part[2] = ent, part[3] = kl, part[4] = clipped_n;
+    allreduce_d(p, part, 5);
+}
+
+/* Backward and one Adam step for a minibatch whose losses (summed over Mg
+   rows) are part; RL_OK, 1 when on_nonfinite = "skip" skipped it, or an
+   error. */
+static int minibatch_step(ppo *p, uint32_t Lm, uint32_t S, float lr, const double part[5], uint32_t Mg,
+                          char *err, size_t errlen)
+{
+    double pg = part[0], vl = part[1], ent = part[2];
+    double loss = pg / Mg + p->vf_coef * vl / Mg - p->ent_coef * ent / Mg;
+    if (!isfinite(loss) && p->skip_nonfinite) return 1;
+    if (!isfinite(loss)) {
+        RL_ERRF(err, errlen, "non-finite PPO loss (policy %g, value %g) in update %llu", pg / Mg, vl / Mg,
+                (unsigned long long)p->updates + 1);
+        return RL_ENONFINITE;
+    }
+    rl_params_zero_grad(&p->p);
+    train_backward(p, Lm, S);
+    float norm;
+    long at;
+    if (rl_replicated_adam_step(p->R > 1 ? p->rep : NULL, 1, &p->adam, p->p.data, p->p.grad, p->p.n,
+                                p->max_grad_norm, lr, &norm, &at) != RL_OK) {
+        RL_ERRF(err, errlen, "the replicas' gradient sum failed");
+        return RL_EINVAL;
+    }
+    if (isfinite(norm)) return RL_OK;
+    if (p->skip_nonfinite) return 1;
+    RL_ERRF(err, errlen, "non-finite gradient in tensor '%s' in PPO update %llu",
+            at >= 0 ? rl_params_tensor_at(&p->p, (size_t)at) : "?", (unsigned long long)p->updates + 1);
+    return RL_ENONFINITE;
+}
+
+/* The epochs over a full rollout: shuffled minibatches of rows (of whole
+   sequences when recurrent), each a forward, the losses and a step. */
+static int train_rollout(ppo *p, char *err, size_t errlen)
+{
+    uint32_t N = p->N, L = p->L;
+    size_t TN = (size_t)p->T * N;
+    advantages(p);
     float lr = p->lr_linear ? rl_schedule_linear(p->lr, 0.0f, p->progress) : p->lr;
     float clip = p->clip_linear ? rl_schedule_linear(p->clip, 0.0f, p->progress) : p->clip;
     uint32_t units = p->recurrent ? (uint32_t)(TN / L) : (uint32_t)TN; /* sequences or rows */
@@ -796,81 +902,21 @@ static int train_rollout(ppo *p, char *err, size_t errlen)
                 memcpy(p->rows_idx, p->perm + start, M * sizeof(uint32_t));
             gather(p, M, S);
             train_forward(p, Lm, S);
-            rl_log_softmax(p->logp_all, p->logits, M, A);
-            /* Mg: the global minibatch, M rows on each of R replicas; means,
-               the advantages' statistics and the loss are over all of it */
+            rl_log_softmax(p->logp_all, p->logits, M, p->A);
             uint32_t Mg = M * p->R;
-            double amean = 0, astd = 0;
-            for (uint32_t r = 0; r < M; r++) amean += p->adv[p->rows_idx[r]];
-            allreduce_d(p, &amean, 1);
-            amean /= Mg;
-            for (uint32_t r = 0; r < M; r++) {
-                double d = p->adv[p->rows_idx[r]] - amean;
-                astd += d * d;
-            }
-            allreduce_d(p, &astd, 1);
-            astd = Mg > 1 ? sqrt(astd / (Mg - 1)) : 1.0;
-            memset(p->dlogits, 0, (size_t)M * A * sizeof(float));
-            double pg = 0, vl = 0, ent = 0, kl = 0, clipped_n = 0;
-            for (uint32_t r = 0; r < M; r++) {
-                uint32_t row = p->rows_idx[r];
-                const float *lp = p->logp_all + (size_t)r * A;
-                int32_t a = p->actions[row];
-                float adv = p->adv[row];
-                if (p->norm_adv && Mg > 1) adv = (float)((adv - amean) / (astd + 1e-8));
-                float dlogp;
-                int was_clipped;
-                float ratio; /* exp(logr), computed once for the loss and the KL */
-                pg += ppo_policy_loss(lp[a], p->logp[row], adv, clip, &dlogp, &was_clipped, &ratio);
-                clipped_n += was_clipped;
-                float logr = lp[a] - p->logp[row];
-                kl += (ratio - 1.0f) - logr;
-                float h = rl_categorical_entropy(lp, A);
-                ent += h;
-                rl_categorical_backward_h(p->dlogits + (size_t)r * A, lp, A, a, dlogp / Mg,
-                                          -p->ent_coef / Mg, h);
-                float dvr;
-                vl += ppo_value_loss(p->vpred[r], p->values[row], p->ret[row], p->vclip, &dvr);
-                p->dv[r] = p->vf_coef * dvr / Mg;
-            }
-            double part[5] = {pg, vl, ent, kl, clipped_n}; /* every replica decides alike */
-            allreduce_d(p, part, 5);
-            pg = part[0], vl = part[1], ent = part[2], kl = part[3], clipped_n = part[4];
-            M = Mg; /* from here on only the global means */
-            double loss = pg / M + p->vf_coef * vl / M - p->ent_coef * ent / M;
-            if (!isfinite(loss) && p->skip_nonfinite) {
+            double part[5];
+            minibatch_losses(p, M, Mg, clip, part);
+            int rc = minibatch_step(p, Lm, S, lr, part, Mg, err, errlen);
+            if (rc == 1) {
                 p->skipped++;
                 continue;
             }
-            if (!isfinite(loss)) {
-                RL_ERRF(err, errlen, "non-finite PPO loss (policy %g, value %g) in update %llu",
-                        pg / M, vl / M, (unsigned long long)p->updates + 1);
-                return RL_ENONFINITE;
-            }
-            rl_params_zero_grad(&p->p);
-            train_backward(p, Lm, S);
-            float norm;
-            long at;
-            if (rl_replicated_adam_step(p->R > 1 ? p->rep : NULL, 1, &p->adam, p->p.data, p->p.grad, p->p.n,
-                                        p->max_grad_norm, lr, &norm, &at) != RL_OK) {
-                RL_ERRF(err, errlen, "the replicas' gradient sum failed");
-                return RL_EINVAL;
-            }
-            if (!isfinite(norm)) {
-                if (p->skip_nonfinite) {
-                    p->skipped++;
-                    continue;
-                }
-                RL_ERRF(err, errlen, "non-finite gradient in tensor '%s' in PPO update %llu",
-                        at >= 0 ? rl_params_tensor_at(&p->p, (size_t)at) : "?",
-                        (unsigned long long)p->updates + 1);
-                return RL_ENONFINITE;
-            }
-            p->m_pg += pg / M;
-            p->m_v += vl / M;
-            p->m_ent += ent / M;
-            p->m_kl += kl / M;
-            p->m_clip += clipped_n / M;
+            if (rc != RL_OK) return rc;
+            p->m_pg += part[0] / Mg;
+            p->m_v += part[1] / Mg;
+            p->m_ent += part[2] / Mg;
+            p->m_kl += part[3] / Mg;
+            p->m_clip += part[4] / Mg;
             p->m_n++;
         }
     }

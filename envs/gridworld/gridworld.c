@@ -157,24 +157,16 @@ static void gw_destroy_env(void *env)
     free(e);
 }
 
-static int gw_create_env(const rl_env_args *args, void **out, rl_env_info *info, char *err,
-                         size_t errlen)
+/* The map (given or built in) and the checks that need it. */
+static int read_map(grid_env *e, const rl_value *o, char *err, size_t errlen)
 {
-    const rl_value *o = args->options;
-    grid_env *e = calloc(1, sizeof *e);
-    if (!e) {
-        RL_ERRF(err, errlen, "out of memory");
-        return RL_ENOMEM;
-    }
     gw_config *c = &e->cfg;
     char why[256];
-    int rc = o[OPT_MAP].n
-                 ? gw_map_parse(&c->map, o[OPT_MAP].slist, (uint32_t)o[OPT_MAP].n, why, sizeof why)
-                 : gw_map_builtin(&c->map, o[OPT_LAYOUT].s, (uint32_t)o[OPT_SIZE].i,
-                                  (uint32_t)o[OPT_CORRIDOR].i, why, sizeof why);
+    int rc = o[OPT_MAP].n ? gw_map_parse(&c->map, o[OPT_MAP].slist, (uint32_t)o[OPT_MAP].n, why, sizeof why)
+                          : gw_map_builtin(&c->map, o[OPT_LAYOUT].s, (uint32_t)o[OPT_SIZE].i,
+                                           (uint32_t)o[OPT_CORRIDOR].i, why, sizeof why);
     if (rc != RL_OK) {
         RL_ERRF(err, errlen, "%s", why);
-        gw_destroy_env(e);
         return rc;
     }
     const gw_map *m = &c->map;
@@ -182,89 +174,101 @@ static int gw_create_env(const rl_env_args *args, void **out, rl_env_info *info,
     for (uint32_t i = 0; i < m->width * m->height; i++) floor_cells += m->cells[i] == GW_FLOOR;
     if (floor_cells < 2) {
         RL_ERRF(err, errlen, "map has %u floor cells; it needs at least 2", floor_cells);
-        gw_destroy_env(e);
         return RL_EINVAL;
     }
     e->k = (uint32_t)o[OPT_AGENTS].i;
     if (e->k > 1 && m->tmaze) {
         RL_ERRF(err, errlen, "tmaze holds one agent (its cue and arms are the agent's): agents must be 1");
-        gw_destroy_env(e);
         return RL_EINVAL;
     }
     if (e->k > 1 && floor_cells < e->k + 2) {
         RL_ERRF(err, errlen, "%u agents need at least %u floor cells; the map has %u", e->k, e->k + 2,
                 floor_cells);
-        gw_destroy_env(e);
         return RL_EINVAL;
     }
     if (m->tmaze && (o[OPT_RANDOM_START].i || o[OPT_RANDOM_GOAL].i)) {
         RL_ERRF(err, errlen, "tmaze places start and goal itself: random_start and random_goal must be false");
-        gw_destroy_env(e);
         return RL_EINVAL;
     }
     e->view = (uint32_t)o[OPT_VIEW_SIZE].i;
     if (e->view % 2 == 0) {
         RL_ERRF(err, errlen, "view_size must be odd, got %u", e->view);
-        gw_destroy_env(e);
         return RL_EINVAL;
     }
+    return RL_OK;
+}
+
+static void read_options(grid_env *e, const rl_value *o, uint32_t num_envs)
+{
+    gw_config *c = &e->cfg;
+    const gw_map *m = &c->map;
     c->turn_actions = o[OPT_ACTIONS].i == 1;
     c->random_start = (int)o[OPT_RANDOM_START].i;
     c->random_goal = (int)o[OPT_RANDOM_GOAL].i;
     c->cue_steps = (uint32_t)o[OPT_CUE_STEPS].i;
-    c->max_steps = o[OPT_MAX_STEPS].is_auto
-                       ? (m->tmaze ? 4 * (m->width - 3 + 2) : 4 * m->width * m->height)
-                       : (uint32_t)o[OPT_MAX_STEPS].i;
+    c->max_steps = o[OPT_MAX_STEPS].is_auto ? (m->tmaze ? 4 * (m->width - 3 + 2) : 4 * m->width * m->height)
+                                            : (uint32_t)o[OPT_MAX_STEPS].i;
     c->goal_reward = (float)o[OPT_GOAL_REWARD].f;
     c->lava_reward = (float)o[OPT_LAVA_REWARD].f;
-    c->step_reward = o[OPT_STEP_REWARD].is_auto ? -1.0f / (float)c->max_steps
-                                                : (float)o[OPT_STEP_REWARD].f;
+    c->step_reward = o[OPT_STEP_REWARD].is_auto ? -1.0f / (float)c->max_steps : (float)o[OPT_STEP_REWARD].f;
     e->view_mode = o[OPT_OBSERVATION].i == 1;
     e->cue = m->tmaze;
-    e->n = args->num_envs;
+    e->n = num_envs;
+}
+
+/* The agents' states (each row seeds its RNG from (seed, row)) and the
+   observation's fixed part: the walls, goal and lava planes, or the map
+   padded with walls for views. */
+static int alloc_envs(grid_env *e, uint64_t seed, uint32_t chans, uint32_t cue)
+{
+    const gw_map *m = &e->cfg.map;
     size_t rows = (size_t)e->n * e->k;
     e->s = calloc(rows, sizeof *e->s);
-    if (!e->s) {
-        RL_ERRF(err, errlen, "out of memory for %u envs", e->n);
-        gw_destroy_env(e);
-        return RL_ENOMEM;
-    }
-    for (size_t i = 0; i < rows; i++) rl_rng_seed(&e->s[i].rng, args->seed, i); /* per agent row */
-    uint32_t cue = e->cue ? 2 : 0, others = e->k > 1 ? 1 : 0;
-    uint32_t chans = e->view_mode ? 3 + others : (c->turn_actions ? 7 : 4) + others;
-    if (e->view_mode)
-        e->obs_size = chans * e->view * e->view + cue;
-    else
-        e->obs_size = m->width * m->height * chans + cue;
+    if (!e->s) return RL_ENOMEM;
+    for (size_t i = 0; i < rows; i++) rl_rng_seed(&e->s[i].rng, seed, i);
+    e->obs_size = e->view_mode ? chans * e->view * e->view + cue : m->width * m->height * chans + cue;
     e->base = calloc(1, e->obs_size);
-    if (!e->base) {
-        RL_ERRF(err, errlen, "out of memory");
-        gw_destroy_env(e);
-        return RL_ENOMEM;
-    }
-    if (e->view_mode) {
-        uint32_t r = e->view / 2;
-        e->pw = m->width + 2 * r;
-        e->padded = malloc((size_t)e->pw * (m->height + 2 * r));
-        if (!e->padded) {
-            RL_ERRF(err, errlen, "out of memory");
-            gw_destroy_env(e);
-            return RL_ENOMEM;
-        }
-        memset(e->padded, GW_WALL, (size_t)e->pw * (m->height + 2 * r));
-        for (uint32_t y = 0; y < m->height; y++)
-            for (uint32_t x = 0; x < m->width; x++) {
-                uint8_t code = m->cells[y * m->width + x];
-                if (m->tmaze && code != GW_WALL) code = GW_FLOOR;
-                e->padded[(y + r) * e->pw + x + r] = code;
-            }
-    } else {
+    if (!e->base) return RL_ENOMEM;
+    if (!e->view_mode) {
         uint32_t area = m->width * m->height;
         for (uint32_t i = 0; i < area; i++) {
             e->base[i] = m->cells[i] == GW_WALL;
             e->base[area + i] = m->cells[i] == GW_GOAL && !m->tmaze;
             e->base[2 * area + i] = m->cells[i] == GW_LAVA && !m->tmaze;
         }
+        return RL_OK;
+    }
+    uint32_t r = e->view / 2;
+    e->pw = m->width + 2 * r;
+    e->padded = malloc((size_t)e->pw * (m->height + 2 * r));
+    if (!e->padded) return RL_ENOMEM;
+    memset(e->padded, GW_WALL, (size_t)e->pw * (m->height + 2 * r));
+    for (uint32_t y = 0; y < m->height; y++)
+        for (uint32_t x = 0; x < m->width; x++) {
+            uint8_t code = m->cells[y * m->width + x];
+            if (m->tmaze && code != GW_WALL) code = GW_FLOOR;
+            e->padded[(y + r) * e->pw + x + r] = code;
+        }
+    return RL_OK;
+}
+
+static int gw_create_env(const rl_env_args *args, void **out, rl_env_info *info, char *err,
+                         size_t errlen)
+{
+    grid_env *e = calloc(1, sizeof *e);
+    if (!e) {
+        RL_ERRF(err, errlen, "out of memory");
+        return RL_ENOMEM;
+    }
+    int rc = read_map(e, args->options, err, errlen);
+    if (rc != RL_OK) goto fail;
+    read_options(e, args->options, args->num_envs);
+    const gw_map *m = &e->cfg.map;
+    uint32_t cue = e->cue ? 2 : 0, others = e->k > 1 ? 1 : 0;
+    uint32_t chans = e->view_mode ? 3 + others : (e->cfg.turn_actions ? 7 : 4) + others;
+    if ((rc = alloc_envs(e, args->seed, chans, cue)) != RL_OK) {
+        RL_ERRF(err, errlen, "out of memory for %u envs", e->n);
+        goto fail;
     }
     info->obs_dtype = RL_DTYPE_U8;
     info->obs_ndim = 1;
@@ -277,15 +281,18 @@ static int gw_create_env(const rl_env_args *args, void **out, rl_env_info *info,
     }
     info->obs_size = e->obs_size;
     info->obs_scale = 1.0f;
-    info->n_actions = c->turn_actions ? 3 : 4;
+    info->n_actions = e->cfg.turn_actions ? 3 : 4;
     info->score_name = "success";
     if (rl_env_info_set_agents(info, e->k) != 0) {
         RL_ERRF(err, errlen, "agents = %u needs a host that knows agents per env (ABI 1.1)", e->k);
-        gw_destroy_env(e);
-        return RL_EINVAL;
+        rc = RL_EINVAL;
+        goto fail;
     }
     *out = e;
     return RL_OK;
+fail:
+    gw_destroy_env(e);
+    return rc;
 }
 
 /* Cells the agents of a map other than `me` hold (the first `upto` of

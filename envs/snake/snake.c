@@ -95,15 +95,8 @@ static void sn_destroy_env(void *env)
     free(e);
 }
 
-static int sn_create_env(const rl_env_args *args, void **out, rl_env_info *info, char *err,
-                         size_t errlen)
+static void read_options(snake_env *e, const rl_value *o, uint32_t num_envs)
 {
-    const rl_value *o = args->options;
-    snake_env *e = calloc(1, sizeof *e);
-    if (!e) {
-        RL_ERRF(err, errlen, "out of memory");
-        return RL_ENOMEM;
-    }
     sn_config *c = &e->cfg;
     c->width = (uint32_t)o[OPT_WIDTH].i;
     c->height = (uint32_t)o[OPT_HEIGHT].i;
@@ -117,48 +110,54 @@ static int sn_create_env(const rl_env_args *args, void **out, rl_env_info *info,
     e->mode = (int)o[OPT_OBSERVATION].i;
     e->flood = (int)o[OPT_FLOOD_FILL].i;
     e->tail = (int)o[OPT_TAIL_REACH].i;
-    if (e->tail && !e->flood) {
-        RL_ERRF(err, errlen, "tail_reach needs flood_fill = true");
-        sn_destroy_env(e);
-        return RL_EINVAL;
-    }
     e->order = (int)o[OPT_BODY_ORDER].i;
     c->pad = e->mode == SN_OBS_WINDOW ? (uint32_t)o[OPT_VISION].i : 1;
-    e->n = args->num_envs;
+    e->n = num_envs;
     e->n_actions = c->relative_actions ? 3 : 4;
+    e->k = (uint32_t)o[OPT_SNAKES].i;
+    e->n_food = o[OPT_FOOD_COUNT].is_auto ? e->k : (uint32_t)o[OPT_FOOD_COUNT].i;
+}
+
+static int validate(const snake_env *e, char *err, size_t errlen)
+{
+    const sn_config *c = &e->cfg;
+    if (e->tail && !e->flood) {
+        RL_ERRF(err, errlen, "tail_reach needs flood_fill = true");
+        return RL_EINVAL;
+    }
     /* the snake starts straight in any of the four directions */
     if (c->initial_length > c->width || c->initial_length > c->height) {
-        RL_ERRF(err, errlen, "initial_length %u does not fit a %ux%u board", c->initial_length,
-                c->width, c->height);
-        sn_destroy_env(e);
+        RL_ERRF(err, errlen, "initial_length %u does not fit a %ux%u board", c->initial_length, c->width,
+                c->height);
         return RL_EINVAL;
     }
     if (e->order && e->mode != SN_OBS_GRID) {
         RL_ERRF(err, errlen, "body_order needs observation = \"grid\"");
-        sn_destroy_env(e);
         return RL_EINVAL;
     }
-    e->k = (uint32_t)o[OPT_SNAKES].i;
-    e->n_food = o[OPT_FOOD_COUNT].is_auto ? e->k : (uint32_t)o[OPT_FOOD_COUNT].i;
-    if (e->k > 1) {
-        const char *alone = e->flood ? "flood_fill" : e->order ? "body_order"
-                          : c->distance_shaping != 0.0f ? "distance_shaping" : NULL;
-        if (alone) {
-            RL_ERRF(err, errlen, "%s needs snakes = 1 (there are %u per board)", alone, e->k);
-            sn_destroy_env(e);
-            return RL_EINVAL;
-        }
-        uint64_t area = (uint64_t)c->width * c->height;
-        if ((uint64_t)e->k * c->initial_length * 2 + e->n_food > area) {
-            RL_ERRF(err, errlen,
-                    "%u snakes of initial_length %u and %u food need a board of at least %llu cells "
-                    "(2 cells per snake cell), not %ux%u",
-                    e->k, c->initial_length, e->n_food,
-                    (unsigned long long)e->k * c->initial_length * 2 + e->n_food, c->width, c->height);
-            sn_destroy_env(e);
-            return RL_EINVAL;
-        }
+    if (e->k == 1) return RL_OK;
+    const char *alone = e->flood ? "flood_fill" : e->order ? "body_order"
+                      : c->distance_shaping != 0.0f ? "distance_shaping" : NULL;
+    if (alone) {
+        RL_ERRF(err, errlen, "%s needs snakes = 1 (there are %u per board)", alone, e->k);
+        return RL_EINVAL;
     }
+    uint64_t need = (uint64_t)e->k * c->initial_length * 2 + e->n_food;
+    if (need > (uint64_t)c->width * c->height) {
+        RL_ERRF(err, errlen,
+                "%u snakes of initial_length %u and %u food need a board of at least %llu cells "
+                "(2 cells per snake cell), not %ux%u",
+                e->k, c->initial_length, e->n_food, (unsigned long long)need, c->width, c->height);
+        return RL_EINVAL;
+    }
+    return RL_OK;
+}
+
+/* Every env's state, cells and body carved from shared arrays; each board
+   (or lone snake) seeds its RNG from (seed, env index). */
+static int alloc_envs(snake_env *e, uint64_t seed, char *err, size_t errlen)
+{
+    const sn_config *c = &e->cfg;
     uint32_t cb = sn_cells_bytes(c), cap = sn_body_capacity(c);
     size_t rows = (size_t)e->n * e->k;
     e->s = calloc(rows, sizeof *e->s);
@@ -170,7 +169,6 @@ static int sn_create_env(const rl_env_args *args, void **out, rl_env_info *info,
         e->outcome = calloc(rows, sizeof *e->outcome);
         if (!e->boards || !e->food || !e->outcome) {
             RL_ERRF(err, errlen, "out of memory for %u boards of %u snakes", e->n, e->k);
-            sn_destroy_env(e);
             return RL_ENOMEM;
         }
     }
@@ -180,31 +178,34 @@ static int sn_create_env(const rl_env_args *args, void **out, rl_env_info *info,
     if (!e->s || !e->cells || !e->body || !e->marks || !e->queue ||
         (e->mode == SN_OBS_GRID && e->k == 1 && !e->images)) {
         RL_ERRF(err, errlen, "out of memory for %u envs", e->n);
-        sn_destroy_env(e);
         return RL_ENOMEM;
     }
-    if (e->k == 1) {
-        for (uint32_t i = 0; i < e->n; i++) {
-            e->s[i].cells = e->cells + (size_t)i * cb;
-            e->s[i].body = e->body + (size_t)i * cap;
-            e->s[i].image = e->images ? e->images + (size_t)i * sn_image_bytes(c) : NULL;
-            rl_rng_seed(&e->s[i].rng, args->seed, i);
-        }
-    } else {
-        for (uint32_t i = 0; i < e->n; i++) {
-            sn_board *b = &e->boards[i];
-            b->cells = e->cells + (size_t)i * cb;
-            b->snakes = e->s + (size_t)i * e->k;
-            b->k = e->k;
-            b->n_food = e->n_food;
-            b->food = e->food + (size_t)i * e->n_food;
-            rl_rng_seed(&b->rng, args->seed, i);
-            for (uint32_t j = 0; j < e->k; j++) {
-                b->snakes[j].cells = b->cells;
-                b->snakes[j].body = e->body + ((size_t)i * e->k + j) * cap;
-            }
+    for (uint32_t i = 0; i < e->n && e->k == 1; i++) {
+        e->s[i].cells = e->cells + (size_t)i * cb;
+        e->s[i].body = e->body + (size_t)i * cap;
+        e->s[i].image = e->images ? e->images + (size_t)i * sn_image_bytes(c) : NULL;
+        rl_rng_seed(&e->s[i].rng, seed, i);
+    }
+    for (uint32_t i = 0; i < e->n && e->k > 1; i++) {
+        sn_board *b = &e->boards[i];
+        b->cells = e->cells + (size_t)i * cb;
+        b->snakes = e->s + (size_t)i * e->k;
+        b->k = e->k;
+        b->n_food = e->n_food;
+        b->food = e->food + (size_t)i * e->n_food;
+        rl_rng_seed(&b->rng, seed, i);
+        for (uint32_t j = 0; j < e->k; j++) {
+            b->snakes[j].cells = b->cells;
+            b->snakes[j].body = e->body + ((size_t)i * e->k + j) * cap;
         }
     }
+    return RL_OK;
+}
+
+/* The observation's dtype and shape for the mode, and the action count. */
+static void describe(snake_env *e, rl_env_info *info)
+{
+    const sn_config *c = &e->cfg;
     uint32_t extra = e->flood ? e->n_actions * (e->tail ? 2 : 1) : 0;
     if (e->mode == SN_OBS_FEATURES) {
         info->obs_dtype = RL_DTYPE_F32;
@@ -237,13 +238,31 @@ static int sn_create_env(const rl_env_args *args, void **out, rl_env_info *info,
     e->obs_size = info->obs_size;
     info->n_actions = e->n_actions;
     info->score_name = "food";
+}
+
+static int sn_create_env(const rl_env_args *args, void **out, rl_env_info *info, char *err,
+                         size_t errlen)
+{
+    snake_env *e = calloc(1, sizeof *e);
+    if (!e) {
+        RL_ERRF(err, errlen, "out of memory");
+        return RL_ENOMEM;
+    }
+    read_options(e, args->options, args->num_envs);
+    int rc = validate(e, err, errlen);
+    if (rc == RL_OK) rc = alloc_envs(e, args->seed, err, errlen);
+    if (rc != RL_OK) goto fail;
+    describe(e, info);
     if (rl_env_info_set_agents(info, e->k) != 0) {
         RL_ERRF(err, errlen, "snakes = %u needs a host that knows agents per env (ABI 1.1)", e->k);
-        sn_destroy_env(e);
-        return RL_EINVAL;
+        rc = RL_EINVAL;
+        goto fail;
     }
     *out = e;
     return RL_OK;
+fail:
+    sn_destroy_env(e);
+    return rc;
 }
 
 static size_t obs_bytes(const snake_env *e)
