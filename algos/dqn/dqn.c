@@ -567,29 +567,7 @@ static size_t dqn_metrics(void *p, rl_metric *out, size_t cap)
     return n;
 }
 
-/* keep_best: snapshot at evaluations, the best back when training ends. */
-static int dqn_evaluated(void *p, uint64_t step, double ret, char *err, size_t errlen)
-{
-    dqn *d = p;
-    (void)step;
-    (void)err;
-    (void)errlen;
-    rl_keep_best_offer(&d->kb, &d->online, ret);
-    return RL_OK;
-}
-
-static int dqn_training_done(void *p, char *err, size_t errlen)
-{
-    dqn *d = p;
-    (void)err;
-    (void)errlen;
-    if (rl_keep_best_restore(&d->kb, &d->online))
-        host->log(RL_LOG_INFO, "dqn", "keep_best: final policy is the one evaluated at %.4g",
-                  d->kb.best_return);
-    return RL_OK;
-}
-
-static const rl_algo_eval_ext eval_ext = {sizeof eval_ext, dqn_evaluated, dqn_training_done};
+RL_KEEP_BEST_EVAL_EXT(eval_ext, dqn, kb, online, host, "dqn");
 
 /* A loaded replay indexes memory: its step count, every action and the
    priorities are checked before anything samples from it. */

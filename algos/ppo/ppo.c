@@ -959,28 +959,7 @@ static size_t ppo_metrics(void *p_, rl_metric *out, size_t cap)
     return k;
 }
 
-static int ppo_evaluated(void *p_, uint64_t step, double ret, char *err, size_t errlen)
-{
-    ppo *p = p_;
-    (void)step;
-    (void)err;
-    (void)errlen;
-    rl_keep_best_offer(&p->kb, &p->p, ret);
-    return RL_OK;
-}
-
-static int ppo_training_done(void *p_, char *err, size_t errlen)
-{
-    ppo *p = p_;
-    (void)err;
-    (void)errlen;
-    if (rl_keep_best_restore(&p->kb, &p->p))
-        host->log(RL_LOG_INFO, "ppo", "keep_best: final policy is the one evaluated at %.4g",
-                  p->kb.best_return);
-    return RL_OK;
-}
-
-static const rl_algo_eval_ext eval_ext = {sizeof eval_ext, ppo_evaluated, ppo_training_done};
+RL_KEEP_BEST_EVAL_EXT(eval_ext, ppo, kb, p, host, "ppo");
 
 /* Checkpoints: networks, optimizer, RNGs, update count, and (below) the
    rollout so far and the LSTM states, so a resume is exact. */

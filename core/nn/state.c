@@ -134,6 +134,12 @@ int rl_keep_best_restore(const rl_keep_best *k, rl_params *model)
     return 1;
 }
 
+void rl_keep_best_finish(const rl_keep_best *k, rl_params *model, const rl_host_api *host, const char *who)
+{
+    if (rl_keep_best_restore(k, model) && host)
+        host->log(RL_LOG_INFO, who, "keep_best: final policy is the one evaluated at %.4g", k->best_return);
+}
+
 int rl_keep_best_state(rl_keep_best *k, const rl_state_io *io, int load, char *err, size_t errlen)
 {
     if (!k->enabled) return RL_OK;

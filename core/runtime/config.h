@@ -6,6 +6,7 @@
 #ifndef RLHOST_CONFIG_H
 #define RLHOST_CONFIG_H
 
+#include "host_schema.h"
 #include "loader.h"
 #include "schema.h"
 
@@ -30,28 +31,6 @@ typedef struct rl__config {
     rl__group env_host_stages, env_stages;
     rl__group algo_opts, algo_stages;
 } rl__config;
-
-/* Indices into the host's run and env schemas. */
-enum {
-    RL__RUN_STEPS,
-    RL__RUN_SEED,
-    RL__RUN_OUT_DIR,
-    RL__RUN_LOG_INTERVAL,
-    RL__RUN_EVAL_INTERVAL,
-    RL__RUN_EVAL_EPISODES,
-    RL__RUN_CHECKPOINT_INTERVAL,
-    RL__RUN_QUIET,
-    RL__RUN_REPLICAS,
-    RL__RUN_TENSORBOARD,
-    RL__RUN_N
-};
-#define RL__MAX_REPLICAS 64
-enum { RL__ENV_NUM_ENVS, RL__ENV_N };
-enum { RL__ENVST_THREADS, RL__ENVST_ACTION_REPEAT, RL__ENVST_N };
-
-const rl_option_def *rl__run_schema(uint32_t *n);
-const rl_option_def *rl__env_host_schema(uint32_t *n);
-const rl_option_def *rl__env_host_stages(uint32_t *n);
 
 /* Splits "key=value" into an override; RL_ECONFIG if there is no '='. */
 int rl__override_parse(char *arg, rl__override *out);

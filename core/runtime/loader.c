@@ -14,7 +14,7 @@
 
 #include <rlhost/rlcore.h>
 
-#include "config.h"
+#include "host_schema.h"
 #include "schema.h"
 
 #ifndef RLHOST_PLUGINDIR
@@ -68,26 +68,24 @@ uint32_t rl__desc_flags(const rl_plugin_desc *d)
     return d->struct_size >= offsetof(rl_plugin_desc, flags) + sizeof d->flags ? d->flags : 0;
 }
 
-int rl__desc_check(const rl_plugin_desc *d, char *why, size_t whylen)
+/* The descriptor's own fields: size, kind, name, texts, tables. */
+static int check_header(const rl_plugin_desc *d, char *why, size_t whylen)
 {
     if (!d) {
         snprintf(why, whylen, "a descriptor is NULL");
         return -1;
     }
     if (d->struct_size < DESC_SIZE_1_0) {
-        snprintf(why, whylen,
-                 "rl_plugin_desc struct_size %u is smaller than ABI %d.0's %zu",
-                 d->struct_size, RL_ABI_MAJOR, DESC_SIZE_1_0);
+        snprintf(why, whylen, "rl_plugin_desc struct_size %u is smaller than ABI %d.0's %zu", d->struct_size,
+                 RL_ABI_MAJOR, DESC_SIZE_1_0);
         return -1;
     }
     if (d->kind != RL_KIND_ENV && d->kind != RL_KIND_ALGO) {
-        snprintf(why, whylen, "descriptor '%s' has unknown kind %d",
-                 d->name ? d->name : "?", (int)d->kind);
+        snprintf(why, whylen, "descriptor '%s' has unknown kind %d", d->name ? d->name : "?", (int)d->kind);
         return -1;
     }
     if (!d->name || !*d->name || strspn(d->name, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(d->name)) {
-        snprintf(why, whylen, "plugin name '%s' is not [a-z0-9_]+",
-                 d->name ? d->name : "(null)");
+        snprintf(why, whylen, "plugin name '%s' is not [a-z0-9_]+", d->name ? d->name : "(null)");
         return -1;
     }
     if (!d->version || !d->description) {
@@ -98,20 +96,26 @@ int rl__desc_check(const rl_plugin_desc *d, char *why, size_t whylen)
         snprintf(why, whylen, "plugin '%s' has a NULL option table", d->name);
         return -1;
     }
+    return 0;
+}
+
+/* Every option and stage definition is well formed, and its name unique
+   in its config group: the names share it with the host's keys, or the
+   resolved config.cfg could not be read back. */
+static int check_schemas(const rl_plugin_desc *d, char *why, size_t whylen)
+{
     char inner[256];
-    for (uint32_t k = 0; k < d->n_options + d->n_stages; k++) {
-        const rl_option_def *def =
-            k < d->n_options ? &d->options[k] : &d->stages[k - d->n_options];
+    uint32_t n_all = d->n_options + d->n_stages;
+    for (uint32_t k = 0; k < n_all; k++) {
+        const rl_option_def *def = k < d->n_options ? &d->options[k] : &d->stages[k - d->n_options];
         if (rl__def_check(def, inner, sizeof inner) != RL_OK) {
             snprintf(why, whylen, "plugin '%s': %s", d->name, inner);
             return -1;
         }
     }
-    /* Names share a config group with the host's keys: each must be unique
-       there, or the resolved config.cfg could not be read back. */
     uint32_t nh = 0, nhs = 0;
     const rl_option_def *host = rl__env_host_schema(&nh), *host_st = rl__env_host_stages(&nhs);
-    for (uint32_t k = 0; k < d->n_options + d->n_stages; k++) {
+    for (uint32_t k = 0; k < n_all; k++) {
         int stage = k >= d->n_options;
         const rl_option_def *tab = stage ? d->stages : d->options;
         uint32_t i = stage ? k - d->n_options : k, n = stage ? d->n_stages : d->n_options;
@@ -119,43 +123,60 @@ int rl__desc_check(const rl_plugin_desc *d, char *why, size_t whylen)
         int reserved = !strcmp(name, "plugin") || !strcmp(name, "optimizations") ||
                        (d->kind == RL_KIND_ENV && rl__def_find(stage ? host_st : host, stage ? nhs : nh, name) >= 0);
         if (reserved || rl__def_find(tab + i + 1, n - i - 1, name) >= 0) {
-            snprintf(why, whylen, "plugin '%s': %s name '%s' is %s", d->name, stage ? "stage" : "option",
-                     name, reserved ? "reserved for the host" : "declared twice");
-            return -1;
-        }
-    }
-    if (!d->vtable) {
-        snprintf(why, whylen, "plugin '%s' has no vtable", d->name);
-        return -1;
-    }
-    if (d->kind == RL_KIND_ENV) {
-        const rl_env_vtable *vt = d->vtable;
-        if (vt->struct_size < ENV_VT_SIZE_1_0) {
-            snprintf(why, whylen,
-                     "env '%s' vtable struct_size %u is smaller than ABI %d.0's %zu",
-                     d->name, vt->struct_size, RL_ABI_MAJOR, ENV_VT_SIZE_1_0);
-            return -1;
-        }
-        if (!vt->create || !vt->destroy || !vt->reset || !vt->step) {
-            snprintf(why, whylen, "env '%s' vtable lacks create, destroy, reset or step", d->name);
-            return -1;
-        }
-    } else {
-        const rl_algo_vtable *vt = d->vtable;
-        if (vt->struct_size < ALGO_VT_SIZE_1_0) {
-            snprintf(why, whylen,
-                     "algo '%s' vtable struct_size %u is smaller than ABI %d.0's %zu",
-                     d->name, vt->struct_size, RL_ABI_MAJOR, ALGO_VT_SIZE_1_0);
-            return -1;
-        }
-        if (!vt->create || !vt->destroy || !vt->act || !vt->observe || !vt->update) {
-            snprintf(why, whylen,
-                     "algo '%s' vtable lacks create, destroy, act, observe or update",
-                     d->name);
+            snprintf(why, whylen, "plugin '%s': %s name '%s' is %s", d->name, stage ? "stage" : "option", name,
+                     reserved ? "reserved for the host" : "declared twice");
             return -1;
         }
     }
     return 0;
+}
+
+/* What a vtable of each kind needs since ABI 1.0: at least that version's
+   size (both start with struct_size) and these functions. */
+typedef struct vtable_rule {
+    const char *kind, *needs;
+    size_t size_1_0;
+    size_t n_fns, fns[5]; /* offsets of the function pointers that may not be NULL */
+} vtable_rule;
+
+static const vtable_rule env_rule = {
+    "env", "create, destroy, reset or step", ENV_VT_SIZE_1_0, 4,
+    {offsetof(rl_env_vtable, create), offsetof(rl_env_vtable, destroy), offsetof(rl_env_vtable, reset),
+     offsetof(rl_env_vtable, step)}};
+static const vtable_rule algo_rule = {
+    "algo", "create, destroy, act, observe or update", ALGO_VT_SIZE_1_0, 5,
+    {offsetof(rl_algo_vtable, create), offsetof(rl_algo_vtable, destroy), offsetof(rl_algo_vtable, act),
+     offsetof(rl_algo_vtable, observe), offsetof(rl_algo_vtable, update)}};
+
+static int check_vtable(const rl_plugin_desc *d, char *why, size_t whylen)
+{
+    if (!d->vtable) {
+        snprintf(why, whylen, "plugin '%s' has no vtable", d->name);
+        return -1;
+    }
+    const vtable_rule *r = d->kind == RL_KIND_ENV ? &env_rule : &algo_rule;
+    uint32_t size;
+    memcpy(&size, d->vtable, sizeof size);
+    if (size < r->size_1_0) {
+        snprintf(why, whylen, "%s '%s' vtable struct_size %u is smaller than ABI %d.0's %zu", r->kind, d->name,
+                 size, RL_ABI_MAJOR, r->size_1_0);
+        return -1;
+    }
+    for (size_t i = 0; i < r->n_fns; i++) {
+        void (*fn)(void);
+        memcpy(&fn, (const char *)d->vtable + r->fns[i], sizeof fn);
+        if (!fn) {
+            snprintf(why, whylen, "%s '%s' vtable lacks %s", r->kind, d->name, r->needs);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int rl__desc_check(const rl_plugin_desc *d, char *why, size_t whylen)
+{
+    if (check_header(d, why, whylen) || check_schemas(d, why, whylen)) return -1;
+    return check_vtable(d, why, whylen);
 }
 
 static int add_plugin(rl__registry *reg, const rl_plugin_desc *d,

@@ -182,23 +182,13 @@ void snb_write_grid(const sn_config *c, const sn_board *b, uint32_t j, uint8_t *
 
 int snb_check(const sn_config *c, const sn_board *b, char *why, size_t n)
 {
-    uint32_t cap = sn_body_capacity(c), pw = sn_padded_width(c), cells = sn_cells_bytes(c);
+    uint32_t cap = sn_body_capacity(c), cells = sn_cells_bytes(c);
     if (!(b->rng.s[0] | b->rng.s[1] | b->rng.s[2] | b->rng.s[3])) {
         snprintf(why, n, "the board's random generator state is all zero");
         return -1;
     }
-    uint32_t body = 0, food = 0, lengths = 0, listed = 0;
-    for (uint32_t i = 0; i < cells; i++) {
-        uint32_t x = i % pw, y = i / pw;
-        int inside = x >= c->pad && x < c->pad + c->width && y >= c->pad && y < c->pad + c->height;
-        uint8_t code = b->cells[i];
-        if (inside ? code != SN_EMPTY && code != SN_FOOD && code != SN_BODY : code != SN_WALL) {
-            snprintf(why, n, "cell %u holds code %u", i, code);
-            return -1;
-        }
-        body += code == SN_BODY;
-        food += code == SN_FOOD;
-    }
+    uint32_t body, food, lengths = 0, listed = 0;
+    if (sn_cells_check(c, b->cells, &body, &food, why, n)) return -1;
     uint8_t *claimed = calloc(cells, 1); /* a body cell belongs to one snake, once */
     if (!claimed) {
         snprintf(why, n, "out of memory");

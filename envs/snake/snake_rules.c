@@ -316,9 +316,27 @@ void sn_flood_fractions(const sn_config *c, const sn_state *s, uint32_t n_action
 #undef FREE
 }
 
+int sn_cells_check(const sn_config *c, const uint8_t *cells, uint32_t *body, uint32_t *food, char *why, size_t n)
+{
+    uint32_t pw = sn_padded_width(c), count = sn_cells_bytes(c);
+    *body = *food = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t x = i % pw, y = i / pw;
+        int inside = x >= c->pad && x < c->pad + c->width && y >= c->pad && y < c->pad + c->height;
+        uint8_t code = cells[i];
+        if (inside ? code != SN_EMPTY && code != SN_FOOD && code != SN_BODY : code != SN_WALL) {
+            snprintf(why, n, "cell %u holds code %u", i, code);
+            return -1;
+        }
+        *body += code == SN_BODY;
+        *food += code == SN_FOOD;
+    }
+    return 0;
+}
+
 int sn_state_check(const sn_config *c, const sn_state *s, char *why, size_t n)
 {
-    uint32_t cap = sn_body_capacity(c), pw = sn_padded_width(c), cells = sn_cells_bytes(c);
+    uint32_t cap = sn_body_capacity(c), cells = sn_cells_bytes(c);
     if (!(s->rng.s[0] | s->rng.s[1] | s->rng.s[2] | s->rng.s[3])) { /* it would place food forever */
         snprintf(why, n, "the random generator state is all zero");
         return -1;
@@ -335,18 +353,8 @@ int sn_state_check(const sn_config *c, const sn_state *s, char *why, size_t n)
         snprintf(why, n, "length %u, head %u or direction %d out of range", s->length, s->head, s->dir);
         return -1;
     }
-    uint32_t body = 0, food = 0;
-    for (uint32_t i = 0; i < cells; i++) {
-        uint32_t x = i % pw, y = i / pw;
-        int inside = x >= c->pad && x < c->pad + c->width && y >= c->pad && y < c->pad + c->height;
-        uint8_t code = s->cells[i];
-        if (inside ? code != SN_EMPTY && code != SN_FOOD && code != SN_BODY : code != SN_WALL) {
-            snprintf(why, n, "cell %u holds code %u", i, code);
-            return -1;
-        }
-        body += code == SN_BODY;
-        food += code == SN_FOOD;
-    }
+    uint32_t body, food;
+    if (sn_cells_check(c, s->cells, &body, &food, why, n)) return -1;
     for (uint32_t k = 0; k < s->length; k++) {
         uint32_t i = s->body[(s->head + cap - k) % cap];
         if (i >= cells || s->cells[i] != SN_BODY) {

@@ -66,6 +66,9 @@ float sn_step(const sn_config *c, sn_state *s, int action, sn_outcome *out);
    there, food where it says (or the all-zero state of an env never reset);
    else -1 and the first problem in why. */
 int sn_state_check(const sn_config *c, const sn_state *s, char *why, size_t n);
+/* A loaded board's cells: walls exactly on the border, inside only empty,
+   food or body codes; counts the body and food cells.  0, or -1 with why. */
+int sn_cells_check(const sn_config *c, const uint8_t *cells, uint32_t *body, uint32_t *food, char *why, size_t n);
 
 /* Helpers for observations. */
 static inline uint32_t sn_head_index(const sn_state *s)

@@ -424,6 +424,33 @@ void rl_keep_best_offer(rl_keep_best *k, const rl_params *model, double ret);
 int rl_keep_best_restore(const rl_keep_best *k, rl_params *model);
 /* Checkpoint: best/... tensors and best/return, best/have. */
 int rl_keep_best_state(rl_keep_best *k, const rl_state_io *io, int load, char *err, size_t errlen);
+/* rl_keep_best_restore, and when it restored, an info line through host
+   (as `who`) saying which evaluation's policy the run ends with. */
+void rl_keep_best_finish(const rl_keep_best *k, rl_params *model, const rl_host_api *host, const char *who);
+
+/* Defines `static const rl_algo_eval_ext NAME`, the rl.algo.eval/1
+   extension of an algorithm whose instance struct TYPE keeps its
+   rl_keep_best in member KB for the parameters in member MODEL: each
+   periodic evaluation offers the parameters, and training_done restores the
+   best (rl_keep_best_finish with HOST, an expression for the plugin's
+   rl_host_api pointer, and WHO).  Every algorithm with keep_best uses it. */
+#define RL_KEEP_BEST_EVAL_EXT(NAME, TYPE, KB, MODEL, HOST, WHO)                                      \
+    static int NAME##_evaluated(void *a, uint64_t step, double ret, char *err, size_t errlen)      \
+    {                                                                                              \
+        (void)step;                                                                                \
+        (void)err;                                                                                 \
+        (void)errlen;                                                                              \
+        rl_keep_best_offer(&((TYPE *)a)->KB, &((TYPE *)a)->MODEL, ret);                             \
+        return RL_OK;                                                                              \
+    }                                                                                              \
+    static int NAME##_training_done(void *a, char *err, size_t errlen)                             \
+    {                                                                                              \
+        (void)err;                                                                                 \
+        (void)errlen;                                                                              \
+        rl_keep_best_finish(&((TYPE *)a)->KB, &((TYPE *)a)->MODEL, (HOST), (WHO));                  \
+        return RL_OK;                                                                              \
+    }                                                                                              \
+    static const rl_algo_eval_ext NAME = {sizeof(rl_algo_eval_ext), NAME##_evaluated, NAME##_training_done}
 
 /* ---- Product ledger: the arithmetic a run really did ---------------------- */
 
