@@ -55,107 +55,154 @@ static void on_stop(int sig)
     signal(sig, SIG_DFL);
 }
 
-int rl__play(const rl__config *c, const char *ckpt, const char *prev, uint32_t episodes, double fps,
-             int follow)
-{
-    int tty = isatty(STDOUT_FILENO);
-    char err[RL_ERR_MAX] = "";
+/* One game: the env, its renderer, the policy playing it, and with
+   --follow the checkpoint file it watches. */
+typedef struct game {
+    const rl__config *c;
+    const rl_algo_vtable *avt;
     rl__vecenv v;
+    const rl_env_render_ext *render;
+    void *algo;
+    const char *ckpt, *prev;
+    file_id loaded;
+    uint64_t step;
+    int tty, follow;
+} game;
+
+static int open_env(game *g, char *err, size_t errlen)
+{
+    const rl__config *c = g->c;
     uint32_t repeat = (uint32_t)c->env_host_stages.vals[RL__ENVST_ACTION_REPEAT].i;
     uint64_t seed = (uint64_t)c->run.vals[RL__RUN_SEED].i;
-    if (rl__vecenv_create(&v, c->env->desc, c->env_opts.vals, c->env_stages.vals, 1, seed, 1,
-                          repeat, err, sizeof err) != RL_OK) {
-        rl__log(RL_LOG_ERROR, NULL, "%s", err);
-        return 1;
+    if (rl__vecenv_create(&g->v, c->env->desc, c->env_opts.vals, c->env_stages.vals, 1, seed, 1, repeat, err,
+                          errlen) != RL_OK)
+        return -1;
+    const rl_env_render_ext *r = g->v.vt->get_extension ? g->v.vt->get_extension(g->v.env, RL_EXT_ENV_RENDER)
+                                                        : NULL;
+    if (!r || r->struct_size < sizeof *r || !r->render) {
+        snprintf(err, errlen, "env '%s' cannot draw itself (no %s capability)", c->env->desc->name,
+                 RL_EXT_ENV_RENDER);
+        rl__vecenv_destroy(&g->v);
+        return -1;
     }
-    const rl_env_render_ext *render =
-        v.vt->get_extension ? v.vt->get_extension(v.env, RL_EXT_ENV_RENDER) : NULL;
-    if (!render || render->struct_size < sizeof *render || !render->render) {
-        rl__log(RL_LOG_ERROR, NULL, "env '%s' cannot draw itself (no %s capability)",
-                c->env->desc->name, RL_EXT_ENV_RENDER);
-        rl__vecenv_destroy(&v);
-        return 1;
+    g->render = r;
+    return 0;
+}
+
+/* --follow: a checkpoint newer than the one playing replaces it (a bad one
+   is not retried; the next write is). */
+static void follow_newer(game *g)
+{
+    file_id now;
+    if (!g->follow || !file_id_of(g->ckpt, &now) || same_file(&now, &g->loaded)) return;
+    char err[RL_ERR_MAX] = "";
+    rl__restore r = {.path = g->ckpt, .prev_path = g->prev};
+    void *fresh = rl__policy_open(g->c, &g->v.info, g->v.n, &r, err, sizeof err);
+    if (!fresh) rl__log(RL_LOG_ERROR, NULL, "%s", err);
+    if (fresh) {
+        g->avt->destroy(g->algo);
+        g->algo = fresh;
+        g->step = r.step;
+        fprintf(stderr, "rlhost: following: checkpoint of step %llu\n", (unsigned long long)g->step);
     }
-    const rl_algo_vtable *avt = c->algo->desc->vtable;
-    file_id loaded = {0}, now;
-    uint64_t step = 0;
-    g_play_stop = 0;
-    if (follow) {
-        signal(SIGINT, on_stop);
-        signal(SIGTERM, on_stop);
-        if (!file_id_of(ckpt, &now)) fprintf(stderr, "rlhost: following %s: waiting for the first checkpoint\n", ckpt);
-        while (!g_play_stop && !file_id_of(ckpt, &now)) sleep_s(0.2);
-        if (g_play_stop) {
-            rl__vecenv_destroy(&v);
-            return 0;
-        }
-        loaded = now;
+    g->loaded = now;
+    rl__vecenv_reset(&g->v);
+}
+
+static void show_frame(const game *g, const char *frame, uint32_t ep, uint32_t episodes, double fps)
+{
+    if (g->tty) {
+        char of[32] = "", from[64] = "";
+        if (episodes) snprintf(of, sizeof of, "/%u", episodes);
+        if (g->follow) snprintf(from, sizeof from, "  checkpoint of step %llu", (unsigned long long)g->step);
+        printf("\x1b[H\x1b[2J%s\nepisode %u%s  return %.3g%s\n", frame, ep, of, g->v.ep_return[0], from);
+    } else {
+        printf("%s\n\n", frame);
     }
-    rl__restore rs = {.path = ckpt, .prev_path = prev};
-    void *algo = rl__policy_open(c, &v.info, v.n, &rs, err, sizeof err);
-    step = rs.step;
-    if (!algo) rl__log(RL_LOG_ERROR, NULL, "%s", err);
-    if (algo && follow) fprintf(stderr, "rlhost: following: checkpoint of step %llu\n", (unsigned long long)step);
-    if (!algo) {
-        rl__vecenv_destroy(&v);
-        return 1;
-    }
-    int rc;
+    fflush(stdout);
+    if (g->tty) sleep_s(1.0 / fps);
+}
+
+static void show_episode_end(const game *g, uint32_t ep)
+{
+    const rl__vecenv *v = &g->v;
+    printf("episode %u: return %.4g, length %u", ep, v->done_return[0], v->done_length[0]);
+    if (v->info.score_name) printf(", %s %.4g", v->info.score_name, v->io.scores[0]);
+    printf(" (%s)\n", v->terminated[0] ? "terminated" : "truncated");
+    fflush(stdout);
+    if (g->tty) sleep_s(1.0);
+}
+
+/* Plays until `episodes` ended (0: until a signal); 0 or 1. */
+static int play_loop(game *g, uint32_t episodes, double fps)
+{
     char *frame = malloc(FRAME_MAX);
-    int exit_code = frame ? 0 : 1;
-    rl__vecenv_reset(&v);
-    for (uint32_t ep = 1; frame && (episodes == 0 || ep <= episodes) && !g_play_stop;) {
-        if (render->render(v.env, 0, tty, frame, FRAME_MAX) < 0) {
-            rl__log(RL_LOG_ERROR, NULL, "env '%s' failed to render", c->env->desc->name);
+    if (!frame) return 1;
+    char err[RL_ERR_MAX] = "";
+    int exit_code = 0;
+    rl__vecenv_reset(&g->v);
+    for (uint32_t ep = 1; (episodes == 0 || ep <= episodes) && !g_play_stop;) {
+        if (g->render->render(g->v.env, 0, g->tty, frame, FRAME_MAX) < 0) {
+            rl__log(RL_LOG_ERROR, NULL, "env '%s' failed to render", g->c->env->desc->name);
             exit_code = 1;
             break;
         }
-        if (tty) {
-            char of[32] = "", from[64] = "";
-            if (episodes) snprintf(of, sizeof of, "/%u", episodes);
-            if (follow) snprintf(from, sizeof from, "  checkpoint of step %llu", (unsigned long long)step);
-            printf("\x1b[H\x1b[2J%s\nepisode %u%s  return %.3g%s\n", frame, ep, of, v.ep_return[0], from);
-        } else {
-            printf("%s\n\n", frame);
-        }
-        fflush(stdout);
-        if (tty) sleep_s(1.0 / fps);
-        rc = avt->act(algo, RL_ACT_EVAL, v.io.obs, v.episode_start, v.actions, v.n, err, sizeof err);
-        if (rc == RL_OK) rc = rl__vecenv_step(&v, err, sizeof err);
+        show_frame(g, frame, ep, episodes, fps);
+        rl__vecenv *v = &g->v;
+        int rc = g->avt->act(g->algo, RL_ACT_EVAL, v->io.obs, v->episode_start, v->actions, v->n, err, sizeof err);
+        if (rc == RL_OK) rc = rl__vecenv_step(v, err, sizeof err);
         if (rc != RL_OK) {
             rl__log(RL_LOG_ERROR, NULL, "%s", err[0] ? err : rl_strerror(rc));
             exit_code = 1;
             break;
         }
-        if (v.terminated[0] || v.truncated[0]) {
-            printf("episode %u: return %.4g, length %u", ep, v.done_return[0], v.done_length[0]);
-            if (v.info.score_name) printf(", %s %.4g", v.info.score_name, v.io.scores[0]);
-            printf(" (%s)\n", v.terminated[0] ? "terminated" : "truncated");
-            fflush(stdout);
-            if (tty) sleep_s(1.0);
-            ep++;
-            /* the training wrote a newer checkpoint: the next episode plays it */
-            if (follow && file_id_of(ckpt, &now) && !same_file(&now, &loaded)) {
-                rl__restore r2 = {.path = ckpt, .prev_path = prev};
-                void *fresh = rl__policy_open(c, &v.info, v.n, &r2, err, sizeof err);
-                if (!fresh) rl__log(RL_LOG_ERROR, NULL, "%s", err);
-                if (fresh) {
-                    avt->destroy(algo);
-                    algo = fresh;
-                    step = r2.step;
-                    fprintf(stderr, "rlhost: following: checkpoint of step %llu\n", (unsigned long long)step);
-                }
-                loaded = now; /* a bad one is not retried; the next write is */
-                rl__vecenv_reset(&v);
-            }
+        if (v->terminated[0] || v->truncated[0]) {
+            show_episode_end(g, ep++);
+            follow_newer(g); /* the next episode plays the newest checkpoint */
         }
     }
     free(frame);
+    return exit_code;
+}
+
+int rl__play(const rl__config *c, const char *ckpt, const char *prev, uint32_t episodes, double fps,
+             int follow)
+{
+    char err[RL_ERR_MAX] = "";
+    game g = {.c = c, .avt = c->algo->desc->vtable, .ckpt = ckpt, .prev = prev, .follow = follow,
+              .tty = isatty(STDOUT_FILENO)};
+    if (open_env(&g, err, sizeof err) != 0) {
+        rl__log(RL_LOG_ERROR, NULL, "%s", err);
+        return 1;
+    }
+    g_play_stop = 0;
+    int exit_code = 1;
+    if (follow) {
+        signal(SIGINT, on_stop);
+        signal(SIGTERM, on_stop);
+        if (!file_id_of(ckpt, &g.loaded))
+            fprintf(stderr, "rlhost: following %s: waiting for the first checkpoint\n", ckpt);
+        while (!g_play_stop && !file_id_of(ckpt, &g.loaded)) sleep_s(0.2);
+        if (g_play_stop) {
+            exit_code = 0;
+            goto out;
+        }
+    }
+    rl__restore rs = {.path = ckpt, .prev_path = prev};
+    g.algo = rl__policy_open(c, &g.v.info, g.v.n, &rs, err, sizeof err);
+    g.step = rs.step;
+    if (!g.algo) {
+        rl__log(RL_LOG_ERROR, NULL, "%s", err);
+        goto out;
+    }
+    if (follow) fprintf(stderr, "rlhost: following: checkpoint of step %llu\n", (unsigned long long)g.step);
+    exit_code = play_loop(&g, episodes, fps);
+    g.avt->destroy(g.algo);
+out:
     if (follow) {
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
     }
-    avt->destroy(algo);
-    rl__vecenv_destroy(&v);
+    rl__vecenv_destroy(&g.v);
     return exit_code;
 }

@@ -1,0 +1,118 @@
+/* PPO's private declarations, shared by its files: ppo.c (options,
+   create, act, observe, update), ppo_train.c (GAE and the epochs of
+   minibatch updates), ppo_state.c (checkpoints and the policy's
+   description) and tower.c (the networks). */
+#ifndef RLHOST_PPO_H
+#define RLHOST_PPO_H
+
+#include <rlhost/nn.h>
+
+/* ---- towers: optional CNN, optional LSTM, then an MLP -------------------- */
+
+typedef struct tower {
+    int recurrent, has_cnn;
+    rl_cnn cnn;
+    float *dcnn; /* training: gradient of the CNN's output [max_rows][F] */
+    rl_lstm lstm;
+    rl_mlp mlp;
+    float *hseq, *dh; /* training: LSTM outputs [L*S][H] and their gradient */
+} tower;
+
+int tower_create(tower *t, rl_params *p, const char *name, uint32_t in,
+                 const rl_cnn_spec *cnn, int recurrent, uint32_t lstm_hidden,
+                 const uint32_t *hidden, uint32_t n_hidden, uint32_t out, rl_activation act,
+                 uint32_t max_rows, uint32_t seqs, uint32_t steps, char *err, size_t errlen);
+void tower_destroy(tower *t);
+/* Training forward over L x S time-major rows. */
+const float *tower_forward(tower *t, const float *params, const float *x, const float *h0,
+                           const float *c0, const uint8_t *reset, uint32_t L, uint32_t S);
+void tower_backward(tower *t, const float *params, float *grad, const float *x,
+                    const float *dout, uint32_t L, uint32_t S);
+/* Inference for B rows; h, c [B][H] are advanced in place (recurrent). */
+const float *tower_infer(tower *t, const float *params, const float *x, float *h, float *c,
+                         float *gates, uint32_t B);
+
+/* ---- the algorithm -------------------------------------------------------*/
+
+/* Recurrent state of one tower for a set of env rows. */
+typedef struct lstm_state {
+    float *h, *c;
+} lstm_state;
+
+/* What the options and the env's spaces say, fixed at create. */
+typedef struct ppo_settings {
+    uint32_t n_actions, obs_size, num_envs; /* num_envs: this replica's */
+    uint32_t rows;     /* the most rows one act() takes: max(num_envs, eval envs) */
+    uint32_t n_steps, batch, epochs; /* batch: this replica's share of a minibatch */
+    uint32_t bptt, lstm_hidden;      /* recurrent: sequence length, LSTM width (else 1, 0) */
+    uint32_t n_towers, replicas;
+    uint64_t total_steps;
+    float lr, gamma, lambda, clip, vclip, ent_coef, vf_coef, max_grad_norm;
+    int lr_linear, clip_linear, norm_adv, det_eval, recurrent, shared, batch_inference, skip_nonfinite;
+    int norm_obs;
+    rl_activation act;
+    rl_dtype dtype;
+    float scale;
+} ppo_settings;
+
+/* The rollout, [n_steps][num_envs] each, filled by observe(). */
+typedef struct ppo_rollout {
+    float *obs, *logp, *values, *rewards, *final_values, *adv, *ret, *last_obs;
+    int32_t *actions;
+    uint8_t *terminated, *truncated, *start;
+    float *st_h[2], *st_c[2]; /* recurrent: the state carried into each step [T][N][H] */
+    uint32_t pos;             /* the next step's index */
+} ppo_rollout;
+
+/* Scratch of the forward and backward passes, sized at create. */
+typedef struct ppo_workspace {
+    float *x, *logits, *logp_all, *dlogits, *dv, *vpred, *feat_scratch, *gates, *h0[2], *c0[2];
+    float *act_x, *tmp_h, *tmp_c;
+    uint32_t *perm, *rows_idx;
+    uint8_t *reset;
+} ppo_workspace;
+
+/* normalize_obs: running statistics (in double) and what is applied. */
+typedef struct ppo_obs_norm {
+    double count, *mean, *var;
+    float *shift, *mul;
+} ppo_obs_norm;
+
+/* Sums since the last metrics() call. */
+typedef struct ppo_sums {
+    double policy_loss, value_loss, entropy, approx_kl, clip_fraction, explained_variance;
+    uint64_t n;
+} ppo_sums;
+
+typedef struct ppo {
+    ppo_settings cfg;
+    /* data-parallel: this instance is replica rep->index of cfg.replicas;
+       sums go through rep */
+    const rl_replicas *rep;
+    /* networks: shared -> towers[0] body + heads; else towers[0] actor, [1] critic */
+    rl_params p;
+    rl_keep_best kb;
+    tower towers[2];
+    rl_mlp head_pi, head_v; /* shared only */
+    rl_adam adam;
+    ppo_rollout ro;
+    ppo_obs_norm norm;
+    /* recurrent state now: train [N][H], eval [rows][H], per tower */
+    lstm_state live[2], eval[2];
+    ppo_workspace ws;
+    rl_rng rng, eval_rng, shuffle;
+    uint64_t step, updates, skipped;
+    double progress;
+    ppo_sums m;
+} ppo;
+
+/* ppo.c: inference for B rows (the recurrent state st advanced when given);
+   the normalization that normalize_obs applies, from its statistics. */
+void ppo_infer(ppo *p, const float *x, lstm_state *st, uint32_t B, float *logits, float *values);
+void ppo_obs_norm_derive(ppo *p);
+/* ppo_train.c: the update on a full rollout. */
+int ppo_train_rollout(ppo *p, char *err, size_t errlen);
+/* ppo_state.c: save (load = 0) or load the state a resume needs. */
+int ppo_state(ppo *p, const rl_state_io *io, int load, char *err, size_t errlen);
+
+#endif

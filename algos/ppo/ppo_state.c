@@ -1,0 +1,194 @@
+/* PPO's checkpoints: networks, optimizer, RNGs, update count, the
+   rollout so far and the LSTM states (so a resume is exact), keep_best and
+   the observation statistics; and the policy's description for readers
+   without rlhost. */
+#include <stdio.h>
+#include <string.h>
+
+#include "ppo.h"
+
+/* Checkpoints: networks, optimizer, RNGs, update count, and (below) the
+   rollout so far and the LSTM states, so a resume is exact. */
+static int ppo_describe(const ppo *p, const rl_state_io *io, char *err, size_t errlen);
+/* The networks, Adam, the random streams and the update count. */
+static int learner_state(ppo *p, const rl_state_io *io, int load, char *err, size_t errlen)
+{
+    int rc;
+    if ((rc = load ? rl_params_load(&p->p, io, "", err, errlen) : rl_params_save(&p->p, io, "", err, errlen)) ||
+        (rc = load ? rl_adam_load(&p->adam, &p->p, io, err, errlen)
+                   : rl_adam_save(&p->adam, &p->p, io, err, errlen)))
+        return rc;
+    rl_rng *rngs[3] = {&p->rng, &p->eval_rng, &p->shuffle};
+    static const char *const names[3] = {"state/rng_policy", "state/rng_eval", "state/rng_shuffle"};
+    for (int k = 0; k < 3; k++)
+        if ((rc = load ? rl_rng_load(rngs[k], io, names[k], err, errlen)
+                       : rl_rng_save(rngs[k], io, names[k], err, errlen)))
+            return rc;
+    double updates = (double)p->updates;
+    if ((rc = rl_scalar_state(&updates, io, load, "state/updates", err, errlen)) ||
+        (load && (rc = rl_state_check_f("state/updates", updates, 0, 9e18, err, errlen))))
+        return rc;
+    p->updates = (uint64_t)updates;
+    return RL_OK;
+}
+
+/* The rollout so far, the LSTM states and the metric sums: with these a
+   resumed run continues exactly. */
+static int rollout_state(ppo *p, const rl_state_io *io, int load, char *err, size_t errlen)
+{
+    int rc;
+    struct {
+        double m_pg, m_v, m_ent, m_kl, m_clip, m_ev;
+        uint64_t m_n, skipped;
+        uint32_t t;
+    } acc;
+    memset(&acc, 0, sizeof acc); /* padding too: checkpoints compare byte for byte */
+    acc.m_pg = p->m.policy_loss, acc.m_v = p->m.value_loss, acc.m_ent = p->m.entropy, acc.m_kl = p->m.approx_kl;
+    acc.m_clip = p->m.clip_fraction, acc.m_ev = p->m.explained_variance;
+    acc.m_n = p->m.n, acc.skipped = p->skipped, acc.t = p->ro.pos;
+    if ((rc = rl_state_blob(io, load, "state/", "accumulators", &acc, sizeof acc, err, errlen))) return rc;
+    if (load) {
+        p->m.policy_loss = acc.m_pg, p->m.value_loss = acc.m_v, p->m.entropy = acc.m_ent, p->m.approx_kl = acc.m_kl;
+        p->m.clip_fraction = acc.m_clip, p->m.explained_variance = acc.m_ev;
+        p->m.n = acc.m_n, p->skipped = acc.skipped, p->ro.pos = acc.t;
+        /* the rollout position indexes the rollout arrays */
+        if ((rc = rl_state_check_u("state/accumulators: rollout position", p->ro.pos, 0, p->cfg.n_steps - 1, err, errlen)))
+            return rc;
+    }
+    size_t TN = (size_t)p->cfg.n_steps * p->cfg.num_envs, D = p->cfg.obs_size, H = p->cfg.lstm_hidden;
+    struct {
+        const char *name;
+        void *data;
+        size_t bytes;
+    } blobs[] = {
+        {"obs", p->ro.obs, TN * D * 4}, {"logp", p->ro.logp, TN * 4}, {"values", p->ro.values, TN * 4},
+        {"rewards", p->ro.rewards, TN * 4}, {"final_values", p->ro.final_values, TN * 4},
+        {"last_obs", p->ro.last_obs, (size_t)p->cfg.num_envs * D * 4}, {"actions", p->ro.actions, TN * 4},
+        {"terminated", p->ro.terminated, TN}, {"truncated", p->ro.truncated, TN}, {"start", p->ro.start, TN},
+    };
+    for (size_t k = 0; k < sizeof blobs / sizeof *blobs; k++)
+        if ((rc = rl_state_blob(io, load, "rollout/", blobs[k].name, blobs[k].data, blobs[k].bytes, err, errlen)))
+            return rc;
+    if (load && (rc = rl_state_check_i32s("rollout/actions", p->ro.actions, TN, 0, (int32_t)p->cfg.n_actions - 1, err, errlen)))
+        return rc;
+    for (size_t k = 0; load && k < 6; k++) /* the float arrays: obs .. last_obs */
+        if ((rc = rl_state_check_finite(blobs[k].name, blobs[k].data, blobs[k].bytes / 4, err, errlen)))
+            return rc;
+    /* The training LSTM states; the evaluation ones are not state: every
+       evaluation starts its episodes afresh (zero states), and leaving them
+       out lets `rlhost eval` load the checkpoint with any number of envs. */
+    for (uint32_t k = 0; p->cfg.recurrent && k < p->cfg.n_towers; k++) {
+        char name[32];
+        float *arrays[4] = {p->ro.st_h[k], p->ro.st_c[k], p->live[k].h, p->live[k].c};
+        size_t sizes[4] = {TN * H, TN * H, (size_t)p->cfg.num_envs * H, (size_t)p->cfg.num_envs * H};
+        static const char *const what[4] = {"stored_h", "stored_c", "live_h", "live_c"};
+        for (int j = 0; j < 4; j++) {
+            snprintf(name, sizeof name, "%s%u", what[j], k);
+            if ((rc = rl_state_blob(io, load, "rollout/", name, arrays[j], sizes[j] * 4, err, errlen)) ||
+                (load && (rc = rl_state_check_finite(name, arrays[j], sizes[j], err, errlen))))
+                return rc;
+        }
+    }
+    return RL_OK;
+}
+
+/* normalize_obs: the running statistics as float64 tensors [D], as any
+   reader takes them (older checkpoints held their bytes as uint8: still
+   read). */
+static int obs_norm_state(ppo *p, const rl_state_io *io, int load, char *err, size_t errlen)
+{
+    if (!p->cfg.norm_obs) return RL_OK;
+    int rc;
+    size_t D = p->cfg.obs_size;
+    uint64_t shape = D;
+    double *arrays[2] = {p->norm.mean, p->norm.var};
+    static const char *const norm_names[2] = {"state/obs_mean", "state/obs_var"};
+    if ((rc = rl_scalar_state(&p->norm.count, io, load, "state/obs_count", err, errlen))) return rc;
+    for (int k = 0; k < 2; k++) {
+        rc = load ? io->get(io->ctx, norm_names[k], RL_DTYPE_F64, 1, &shape, arrays[k])
+                  : io->put(io->ctx, norm_names[k], RL_DTYPE_F64, 1, &shape, arrays[k]);
+        if (load && rc == RL_ECORRUPT)
+            rc = rl_state_blob(io, 1, "state/", norm_names[k] + 6, arrays[k], D * 8, err, errlen);
+        else if (rc != RL_OK)
+            RL_ERRF(err, errlen, "%s", io->error(io->ctx));
+        if (rc != RL_OK) return rc;
+    }
+    if (load) {
+        if ((rc = rl_state_check_f("state/obs_count", p->norm.count, 0, 1e300, err, errlen)))
+            return rc;
+        for (size_t j = 0; j < D; j++)
+            if ((rc = rl_state_check_f("state/obs_mean", p->norm.mean[j], -1e300, 1e300, err, errlen)) ||
+                (rc = rl_state_check_f("state/obs_var", p->norm.var[j], 0, 1e300, err, errlen)))
+                return rc;
+        ppo_obs_norm_derive(p);
+    }
+    return RL_OK;
+}
+
+int ppo_state(ppo *p, const rl_state_io *io, int load, char *err, size_t errlen)
+{
+    int rc;
+    if (!load && (rc = ppo_describe(p, io, err, errlen))) return rc;
+    if ((rc = learner_state(p, io, load, err, errlen)) || (rc = rollout_state(p, io, load, err, errlen)) ||
+        (rc = rl_keep_best_state(&p->kb, io, load, err, errlen)))
+        return rc;
+    return obs_norm_state(p, io, load, err, errlen);
+}
+
+/* One tower's ops (an LSTM first when recurrent, then its MLP), appended. */
+static int tower_ops(const tower *t, const char *name, char *buf, size_t cap)
+{
+    char pre[32];
+    if (t->has_cnn) {
+        snprintf(pre, sizeof pre, "%s/cnn", name);
+        if (rl_cnn_ops(&t->cnn, pre, buf, cap)) return -1;
+    }
+    size_t len = strlen(buf);
+    if (t->recurrent) {
+        int n = snprintf(buf + len, cap - len,
+                         "%s{\"op\":\"lstm\",\"weight_ih\":\"%s/lstm/weight_ih\",\"weight_hh\":\"%s/lstm/weight_hh\","
+                         "\"bias\":\"%s/lstm/bias\",\"in\":%u,\"hidden\":%u,\"gates\":\"i,f,g,o\",\"state\":\"%s\"}",
+                         len && buf[len - 1] == '}' ? "," : "", name, name, name, t->lstm.in_dim, t->lstm.hidden, name);
+        if (n < 0 || (size_t)n >= cap - len) return -1;
+    }
+    snprintf(pre, sizeof pre, "%s/mlp", name);
+    return rl_mlp_ops(&t->mlp, pre, buf, cap);
+}
+
+/* The policy as rlhost.policy/1 (README: "Checkpoints that explain
+   themselves"): input normalization, then the actor's logits and the
+   critic's value as ops over the checkpoint's tensors; greedy is the argmax
+   of the logits (deterministic_eval), else a sample of their softmax.  An
+   "lstm" op's state (h, c) is carried from step to step of an episode and
+   zero at its start; "state" names which one (actor, critic or body). */
+static int ppo_describe(const ppo *p, const rl_state_io *io, char *err, size_t errlen)
+{
+    char actor[4096] = "", critic[4096] = "", json[9216], norm[160] = "null";
+    int rc = 0;
+    if (p->cfg.shared) {
+        char act[32];
+        snprintf(act, sizeof act, "{\"op\":\"%s\"}", rl_activation_name(p->cfg.act));
+        rc = tower_ops(&p->towers[0], "body", actor, sizeof actor);
+        if (!rc && p->cfg.act != RL_ACT_NONE) rc = strlen(actor) + strlen(act) + 2 > sizeof actor;
+        if (!rc && p->cfg.act != RL_ACT_NONE) strcat(strcat(actor, ","), act);
+        if (!rc) memcpy(critic, actor, sizeof critic);
+        if (!rc) rc = rl_mlp_ops(&p->head_pi, "pi", actor, sizeof actor);
+        if (!rc) rc = rl_mlp_ops(&p->head_v, "vf", critic, sizeof critic);
+    } else {
+        rc = tower_ops(&p->towers[0], "actor", actor, sizeof actor);
+        if (!rc) rc = tower_ops(&p->towers[1], "critic", critic, sizeof critic);
+    }
+    if (p->cfg.norm_obs)
+        snprintf(norm, sizeof norm,
+                 "{\"mean\":\"state/obs_mean\",\"var\":\"state/obs_var\",\"eps\":1e-8,\"clip\":10,"
+                 "\"formula\":\"clip((x - mean) / sqrt(var + eps), -clip, clip)\"}");
+    int n = snprintf(json, sizeof json,
+                     "{\"format\":\"rlhost.policy/1\",\"algo\":\"ppo\",\"input\":{\"size\":%u,\"normalize\":%s},"
+                     "\"outputs\":{\"logits\":[%s],\"value\":[%s]},\"greedy\":{\"%s\":\"logits\"}}",
+                     p->cfg.obs_size, norm, actor, critic, p->cfg.det_eval ? "argmax" : "sample_softmax");
+    if (rc || n < 0 || (size_t)n >= sizeof json) {
+        RL_ERRF(err, errlen, "the network is too large to describe");
+        return RL_EINVAL;
+    }
+    return rl_state_meta(io, "policy", json, err, errlen);
+}

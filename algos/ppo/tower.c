@@ -1,0 +1,90 @@
+/* PPO's towers: an optional CNN, an optional LSTM, then an MLP, carved
+   from the algorithm's parameter block; see ppo.h. */
+#include <string.h>
+
+#include "ppo.h"
+
+int tower_create(tower *t, rl_params *p, const char *name, uint32_t in,
+                 const rl_cnn_spec *cnn, int recurrent, uint32_t lstm_hidden,
+                 const uint32_t *hidden, uint32_t n_hidden, uint32_t out, rl_activation act,
+                 uint32_t max_rows, uint32_t seqs, uint32_t steps, char *err, size_t errlen)
+{
+    memset(t, 0, sizeof *t);
+    t->recurrent = recurrent;
+    char pre[32];
+    int rc;
+    if (cnn->enabled) {
+        snprintf(pre, sizeof pre, "%s/cnn", name);
+        if ((rc = rl_cnn_create_spec(&t->cnn, p, pre, cnn, max_rows, err, errlen))) return rc;
+        t->has_cnn = 1;
+        in = t->cnn.out_dim;
+        t->dcnn = rl_calloc_aligned((size_t)max_rows * in, sizeof(float));
+        if (!t->dcnn) return RL_ENOMEM;
+    }
+    if (recurrent) {
+        snprintf(pre, sizeof pre, "%s/lstm", name);
+        if ((rc = rl_lstm_create(&t->lstm, p, pre, in, lstm_hidden, seqs, steps))) return rc;
+        t->hseq = rl_calloc_aligned((size_t)max_rows * lstm_hidden, sizeof(float));
+        t->dh = rl_calloc_aligned((size_t)max_rows * lstm_hidden, sizeof(float));
+        if (!t->hseq || !t->dh) return RL_ENOMEM;
+        in = lstm_hidden;
+    }
+    snprintf(pre, sizeof pre, "%s/mlp", name);
+    return rl_mlp_create(&t->mlp, p, pre, in, hidden, n_hidden, out, act, max_rows);
+}
+
+void tower_destroy(tower *t)
+{
+    rl_cnn_destroy(&t->cnn);
+    rl_free(t->dcnn);
+    rl_lstm_destroy(&t->lstm);
+    rl_mlp_destroy(&t->mlp);
+    rl_free(t->hseq);
+    rl_free(t->dh);
+}
+
+/* Training forward over L x S time-major rows. */
+const float *tower_forward(tower *t, const float *params, const float *x, const float *h0,
+                           const float *c0, const uint8_t *reset, uint32_t L, uint32_t S)
+{
+    if (t->has_cnn) x = rl_cnn_forward(&t->cnn, params, x, L * S);
+    const float *in = x;
+    if (t->recurrent) {
+        rl_lstm_forward(&t->lstm, params, x, h0, c0, reset, t->hseq, NULL, NULL, L, S);
+        in = t->hseq;
+    }
+    return rl_mlp_forward(&t->mlp, params, in, L * S);
+}
+
+void tower_backward(tower *t, const float *params, float *grad, const float *x,
+                    const float *dout, uint32_t L, uint32_t S)
+{
+    const float *in = x; /* past the CNN, when there is one */
+    float *din = NULL;
+    if (t->has_cnn) {
+        in = t->cnn.acts[t->cnn.n_layers - 1];
+        din = t->dcnn;
+        memset(din, 0, (size_t)L * S * t->cnn.out_dim * sizeof(float));
+    }
+    if (!t->recurrent) {
+        rl_mlp_backward(&t->mlp, params, grad, in, dout, din, L * S);
+    } else {
+        memset(t->dh, 0, (size_t)L * S * t->lstm.hidden * sizeof(float));
+        rl_mlp_backward(&t->mlp, params, grad, t->hseq, dout, t->dh, L * S);
+        rl_lstm_backward(&t->lstm, params, grad, in, t->dh, din, L, S);
+    }
+    if (t->has_cnn) rl_cnn_backward(&t->cnn, params, grad, x, din, L * S);
+}
+
+/* Inference for B rows; h, c [B][H] are advanced in place (recurrent). */
+const float *tower_infer(tower *t, const float *params, const float *x, float *h, float *c,
+                         float *gates, uint32_t B)
+{
+    if (t->has_cnn) x = rl_cnn_infer(&t->cnn, params, x, B);
+    const float *in = x;
+    if (t->recurrent) {
+        rl_lstm_step(&t->lstm, params, x, h, c, gates, B);
+        in = h;
+    }
+    return rl_mlp_infer(&t->mlp, params, in, B);
+}
