@@ -33,23 +33,6 @@ static void place_food(const sn_config *c, sn_board *b, uint32_t f)
     if (b->food[f]) b->cells[b->food[f]] = SN_FOOD;
 }
 
-/* Lays snake s along cells head, head - d, ... (len of them, all empty). */
-static void lay(const sn_config *c, sn_state *s, uint32_t head, int dir, uint32_t len)
-{
-    uint32_t cap = sn_body_capacity(c);
-    int back = -sn_delta(c, dir);
-    s->length = len;
-    s->head = len - 1;
-    for (uint32_t k = 0; k < len; k++) { /* ring: tail at 0, head at len-1 */
-        uint32_t i = (uint32_t)((int)head + back * (int)k);
-        s->body[(s->head + cap - k) % cap] = (uint16_t)i;
-        s->cells[i] = SN_BODY;
-    }
-    s->dir = dir;
-    s->steps = s->idle = s->score = 0;
-    s->food = 0;
-}
-
 static int line_empty(const sn_config *c, const uint8_t *cells, uint32_t head, int dir, uint32_t len)
 {
     int back = -sn_delta(c, dir);
@@ -67,7 +50,7 @@ int snb_respawn(const sn_config *c, sn_board *b, uint32_t j)
         int dir = (int)rl_rng_below(&b->rng, 4);
         if (!head) break;
         if (line_empty(c, b->cells, head, dir, len)) {
-            lay(c, s, head, dir, len);
+            sn_lay(c, s, head, dir, len);
             return 0;
         }
     }
@@ -77,7 +60,7 @@ int snb_respawn(const sn_config *c, sn_board *b, uint32_t j)
                 for (int dir = 0; dir < 4; dir++) {
                     uint32_t head = sn_index(c, (int)x, (int)y);
                     if (line_empty(c, b->cells, head, dir, l)) {
-                        lay(c, s, head, dir, l);
+                        sn_lay(c, s, head, dir, l);
                         return 0;
                     }
                 }
@@ -103,44 +86,24 @@ void snb_reset(const sn_config *c, sn_board *b)
 int snb_step(const sn_config *c, sn_board *b, const int32_t *actions, float *rewards,
              sn_outcome *outcome)
 {
-    uint32_t cap = sn_body_capacity(c);
     for (uint32_t j = 0; j < b->k; j++) {
         sn_state *s = &b->snakes[j];
-        int dir = sn_action_dir(c, s, actions[j]);
-        uint32_t head = s->body[s->head], next = (uint32_t)((int)head + sn_delta(c, dir));
-        uint32_t tail = sn_tail_index(c, s);
-        uint8_t code = b->cells[next];
-        int eats = code == SN_FOOD;
-        s->dir = dir;
-        s->steps++;
+        int eats;
         rewards[j] = c->step_reward;
-        if (code == SN_WALL || (code == SN_BODY && next != tail)) {
+        outcome[j] = sn_advance(c, s, actions[j], &eats);
+        if (outcome[j] == SN_DIED) {
             rewards[j] += c->death_reward;
-            outcome[j] = SN_DIED;
             snb_clear(c, b, j);
             continue;
         }
-        if (!eats) {
-            b->cells[tail] = SN_EMPTY;
-        } else {
-            s->length++;
-            s->score++;
-        }
-        s->head = s->head + 1 == cap ? 0 : s->head + 1;
-        s->body[s->head] = (uint16_t)next;
-        b->cells[next] = SN_BODY;
-        outcome[j] = SN_GO_ON;
-        if (eats) {
-            s->idle = 0;
-            rewards[j] += c->food_reward;
-            for (uint32_t f = 0; f < b->n_food; f++)
-                if (b->food[f] == next) {
-                    place_food(c, b, f);
-                    break;
-                }
-        } else if (++s->idle >= c->max_idle_steps) {
-            outcome[j] = SN_IDLE_OUT;
-        }
+        if (!eats) continue;
+        rewards[j] += c->food_reward;
+        uint32_t next = s->body[s->head];
+        for (uint32_t f = 0; f < b->n_food; f++)
+            if (b->food[f] == next) {
+                place_food(c, b, f);
+                break;
+            }
     }
     return 0;
 }

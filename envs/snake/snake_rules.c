@@ -108,6 +108,23 @@ static void place_food(const sn_config *c, sn_state *s)
         }
 }
 
+void sn_lay(const sn_config *c, sn_state *s, uint32_t head, int dir, uint32_t len)
+{
+    uint32_t cap = sn_body_capacity(c);
+    int back = -sn_delta(c, dir);
+    s->length = len;
+    s->head = len - 1;
+    for (uint32_t k = 0; k < len; k++) { /* ring: tail at 0, head at len-1 */
+        uint32_t i = (uint32_t)((int)head + back * (int)k);
+        s->body[(s->head + cap - k) % cap] = (uint16_t)i;
+        set_cell(c, s, i, SN_BODY);
+    }
+    set_head_mark(c, s, head, 255);
+    s->dir = dir;
+    s->steps = s->idle = s->score = 0;
+    s->food = 0;
+}
+
 void sn_reset(const sn_config *c, sn_state *s)
 {
     clear_board(c, s);
@@ -120,17 +137,7 @@ void sn_reset(const sn_config *c, sn_state *s)
     int ymin = by < 0 ? (int)len - 1 : 0, ymax = (int)c->height - 1 - (by > 0 ? (int)len - 1 : 0);
     int hx = xmin + (int)rl_rng_below(&s->rng, (uint32_t)(xmax - xmin + 1));
     int hy = ymin + (int)rl_rng_below(&s->rng, (uint32_t)(ymax - ymin + 1));
-    uint32_t cap = sn_body_capacity(c);
-    s->length = len;
-    s->head = len - 1;
-    for (uint32_t k = 0; k < len; k++) { /* ring: tail at 0, head at len-1 */
-        uint32_t i = sn_index(c, hx + bx * (int)k, hy + by * (int)k);
-        s->body[(s->head + cap - k) % cap] = (uint16_t)i;
-        set_cell(c, s, i, SN_BODY);
-    }
-    set_head_mark(c, s, s->body[s->head], 255);
-    s->dir = dir;
-    s->steps = s->idle = s->score = 0;
+    sn_lay(c, s, sn_index(c, hx, hy), dir, len);
     place_food(c, s);
 }
 
@@ -175,28 +182,19 @@ int sn_manhattan(const sn_config *c, uint32_t a, uint32_t b)
     return abs(ax - bx) + abs(ay - by);
 }
 
-float sn_step(const sn_config *c, sn_state *s, int action, sn_outcome *out)
+sn_outcome sn_advance(const sn_config *c, sn_state *s, int action, int *ate)
 {
     uint32_t cap = sn_body_capacity(c);
     int dir = sn_action_dir(c, s, action);
     uint32_t head = s->body[s->head];
     uint32_t next = (uint32_t)((int)head + sn_delta(c, dir));
-    uint32_t tail_pos = s->head + 1 >= s->length ? s->head + 1 - s->length
-                                                 : s->head + 1 + cap - s->length;
-    uint32_t tail = s->body[tail_pos];
+    uint32_t tail = sn_tail_index(c, s);
     uint8_t code = s->cells[next];
-    int eats = code == SN_FOOD;
+    *ate = code == SN_FOOD;
     s->dir = dir;
     s->steps++;
-    float reward = c->step_reward;
-    if (code == SN_WALL || (code == SN_BODY && (eats || next != tail))) {
-        *out = SN_DIED;
-        return reward + c->death_reward;
-    }
-    if (c->distance_shaping != 0.0f && s->food)
-        reward += c->distance_shaping *
-                  (float)(sn_manhattan(c, head, s->food) - sn_manhattan(c, next, s->food));
-    if (!eats) {
+    if (code == SN_WALL || (code == SN_BODY && next != tail)) return SN_DIED;
+    if (!*ate) {
         set_cell(c, s, tail, SN_EMPTY); /* the tail leaves first */
     } else {
         s->length++;
@@ -207,20 +205,29 @@ float sn_step(const sn_config *c, sn_state *s, int action, sn_outcome *out)
     s->body[s->head] = (uint16_t)next;
     set_cell(c, s, next, SN_BODY);
     set_head_mark(c, s, next, 255);
-    if (eats) {
-        s->idle = 0;
-        reward += c->food_reward;
-        if (s->length >= c->width * c->height) {
-            s->food = 0;
-            *out = SN_WON;
-            return reward;
-        }
-        place_food(c, s);
-    } else if (++s->idle >= c->max_idle_steps) {
-        *out = SN_IDLE_OUT;
+    if (*ate) s->idle = 0;
+    else if (++s->idle >= c->max_idle_steps) return SN_IDLE_OUT;
+    return SN_GO_ON;
+}
+
+float sn_step(const sn_config *c, sn_state *s, int action, sn_outcome *out)
+{
+    uint32_t head = s->body[s->head];
+    int eats;
+    float reward = c->step_reward;
+    *out = sn_advance(c, s, action, &eats);
+    if (*out == SN_DIED) return reward + c->death_reward;
+    if (c->distance_shaping != 0.0f && s->food)
+        reward += c->distance_shaping *
+                  (float)(sn_manhattan(c, head, s->food) - sn_manhattan(c, s->body[s->head], s->food));
+    if (!eats) return reward;
+    reward += c->food_reward;
+    if (s->length >= c->width * c->height) {
+        s->food = 0;
+        *out = SN_WON;
         return reward;
     }
-    *out = SN_GO_ON;
+    place_food(c, s);
     return reward;
 }
 

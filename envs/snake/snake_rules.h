@@ -61,6 +61,18 @@ void sn_place(const sn_config *c, sn_state *s, const int *xy, uint32_t length, i
 /* Applies an action; returns the reward and the outcome. */
 float sn_step(const sn_config *c, sn_state *s, int action, sn_outcome *out);
 
+/* The rules every snake moves by, alone or on a board of several: the
+   heading from the action (sn_action_dir), death in a wall or a body cell
+   (the tail cell excepted: it is leaving), else the head advances, the tail
+   leaves unless the snake eats (then it grows and scores), and
+   max_idle_steps without food is SN_IDLE_OUT.  A dead snake's cells are
+   unchanged.  What follows a death, a meal or an idle-out (food, respawn,
+   the win on a full board) is the caller's.  *ate: it moved onto food. */
+sn_outcome sn_advance(const sn_config *c, sn_state *s, int action, int *ate);
+/* Lays a snake of len cells straight back from head (opposite to dir) on
+   empty cells, with fresh counters and no food of its own. */
+void sn_lay(const sn_config *c, sn_state *s, uint32_t head, int dir, uint32_t len);
+
 /* 0 when s is a state the rules can reach (loaded from an untrusted file):
    indexes in range, walls intact, the body on body cells and nothing else
    there, food where it says (or the all-zero state of an env never reset);
