@@ -603,8 +603,8 @@ static int replay_validate(dqn *d, char *err, size_t errlen)
 /* Checkpoints: networks, optimizer, RNGs, counters, metric sums, keep_best;
    with save_replay also the replay ring and priorities (into "replay/...",
    which the host writes to replay.safetensors), so a resume is exact. */
-/* The greedy policy as rlhost.policy/1 (README: "Checkpoints that explain
-   themselves"): ops over the online network's tensors, then argmax. */
+/* The greedy policy as rlhost.policy/1 (docs/run-directory.md,
+   "Checkpoints describe their policy"): ops over the online network's tensors, then argmax. */
 static int dqn_describe(const dqn *d, const rl_state_io *io, char *err, size_t errlen)
 {
     char ops[4096] = "";

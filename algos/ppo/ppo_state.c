@@ -155,8 +155,8 @@ static int tower_ops(const tower *t, const char *name, char *buf, size_t cap)
     return rl_mlp_ops(&t->mlp, pre, buf, cap);
 }
 
-/* The policy as rlhost.policy/1 (README: "Checkpoints that explain
-   themselves"): input normalization, then the actor's logits and the
+/* The policy as rlhost.policy/1 (docs/run-directory.md,
+   "Checkpoints describe their policy"): input normalization, then the actor's logits and the
    critic's value as ops over the checkpoint's tensors; greedy is the argmax
    of the logits (deterministic_eval), else a sample of their softmax.  An
    "lstm" op's state (h, c) is carried from step to step of an episode and

@@ -1,38 +1,29 @@
 /* The dense layers' matrix products with their epilogues fused; see
- * nn_internal.h.
+ * nn_internal.h and docs/nn.md.
  *
  * A layer's product is followed by a pass over its result: the bias and the
  * activation forward, the activation's derivative and the lower layer's bias
- * sums backward.  At the sizes rlhost trains (256 x 64 times 64 x 64, 23 us
- * in OpenBLAS) that pass, and OpenBLAS zeroing C before a beta-0 product,
- * cost a measurable share of every update.  So where the CPU has AVX-512 or
- * AVX2 with FMA this file computes the product itself, a tile of C at a
- * time in registers (AVX-512: 6 rows x 64 columns in 24 registers; AVX2:
- * 6 x 16 in 12), and applies the epilogue while the tile is still in them:
- * C is written once and never zeroed, and only a transposed B is repacked (on
- * the stack).  The products
- * are also faster than OpenBLAS's at these shapes, which it packs on every
- * call: `rlhost bench nn` times a whole update of a 64-wide MLP at batch
- * 256 (products, epilogues, loss gradient, Adam) at 106% of the rate of the
- * same products in sgemm alone on an AVX-512 AMD EPYC; on the AVX2 EPYC
- * (Zen 3) `cartpole_ppo` runs at 1.26x its sgemm floor against 1.44x with
- * OpenBLAS and the separate passes.
+ * sums backward.  Where the CPU has AVX-512, or AVX2 with FMA, this file
+ * computes the product itself, a tile of C at a time in registers (AVX-512:
+ * 6 rows x 64 columns in 24 registers; AVX2: 6 x 16 in 12), and applies the
+ * epilogue while the tile is still in them: C is written once and never
+ * zeroed, and only a transposed B is repacked (on the stack).  Why: at the
+ * small shapes rlhost trains, the separate pass and OpenBLAS's zeroing and
+ * packing cost a large share of an update (docs/performance.md).
  *
- * Every element of C is the fused multiply-add chain over k = 0, 1, ...
- * started from zero, then the epilogue: a row's result does not depend on
- * M, on where the row sits, or on the tile sizes.  The bias sums run over
- * the rows in order, as rl__activation_bias_grad runs them.  For sums of up
- * to 256 terms that is also how OpenBLAS's AVX-512 kernels add (they split
- * longer sums), so with AVX-512 every shipped config's checkpoints came out
- * bit-identical to those of the OpenBLAS-only build; hence the 256 limit.
- * OpenBLAS's Zen (AVX2) kernel adds in another order, so there the kernel
- * changed the last bits of every result (and the learning tests were run
- * again on it).
+ * Invariant: every element of C is the fused multiply-add chain over
+ * k = 0, 1, ... started from zero, then the epilogue; a row's result depends
+ * neither on M, nor on where the row sits, nor on the tile sizes.  The bias
+ * sums run over the rows in order, as rl__activation_bias_grad runs them.
+ * Up to 256 terms that is also how OpenBLAS's AVX-512 kernels add (they
+ * split longer sums), so with AVX-512 results equal the OpenBLAS-only
+ * build's; hence the 256 limit.  OpenBLAS's AVX2 (Zen) kernel adds in
+ * another order, so on AVX2 the last bits differ from that build's.
  *
- * Elsewhere (no AVX2, or a shape the kernel does not suit: sums of more
+ * Elsewhere (no AVX2, or a shape the kernel does not take: sums of more
  * than 256 terms, both operands transposed, fewer than 32 rows with B
  * transposed, and with AVX-512 fewer than 16 columns or 4 rows) the product
- * goes to OpenBLAS and the epilogue is a separate pass. */
+ * goes to OpenBLAS and the epilogue is a separate pass (activation.c). */
 #include "nn_internal.h"
 
 #if defined(__AVX512F__) && defined(HAVE_FMA8)
@@ -306,9 +297,9 @@ static inline __attribute__((always_inline)) void row_tiles(const int R, uint32_
 /* Columns j0 .. j0 + ncols - 1 of C = op(A) B (c and b given at column
    j0; A(r, p) = a[r ars + p acs]), MR rows at a time, each row tile across
    all those columns.  Rows outside, columns inside: A's strip for a row
-   tile is read once while B stays in L1/L2.  (Measured on Zen 3 against
-   columns outside: packing A's transposed strips or B's blocks into
-   contiguous panels, as OpenBLAS does, only cost time at these sizes.) */
+   tile is read once while B stays in L1/L2.  Nothing is packed: at these
+   sizes packing A's strips or B's blocks into panels costs more than it
+   saves (docs/performance.md). */
 static void columns(uint32_t m, uint32_t ncols, uint32_t k, const float *a, size_t ars,
                     size_t acs, const float *b, size_t ldb, float *c, size_t ldc,
                     const rl__epilogue *e, size_t j0)

@@ -9,9 +9,15 @@
  * Compatibility rules (the host enforces them before calling anything):
  *   - entry.abi.major must equal the host's RL_ABI_MAJOR, and
  *     entry.abi.minor must not exceed the host's RL_ABI_MINOR;
- *   - every struct below starts with (or, for the entry, follows the version
- *     with) struct_size; structs only grow at the end, and neither side reads a
- *     field that the other side's struct_size does not cover.
+ *   - every struct below starts with uint32_t struct_size, the size of the
+ *     struct as its writer was compiled; structs only grow at the end, and
+ *     neither side reads a field that the other side's struct_size does not
+ *     cover.  Three exceptions, each fixed for the life of major version 1:
+ *     rl_abi_version (two uint16_t, read before anything else),
+ *     rl_plugin_entry (rl_abi_version first, so any host can read the
+ *     version; struct_size second), and rl_metric (an element of an array
+ *     whose capacity the host passes, never grown: a metric needs a name
+ *     and a value only).
  * Optional capabilities are looked up by a revisioned string id through
  * get_extension() and may be absent (NULL).
  *
@@ -394,6 +400,7 @@ typedef struct rl_transition {
     const uint8_t *truncated;
 } rl_transition;
 
+/* No struct_size (see the rules at the top): an array element. */
 typedef struct rl_metric {
     const char *name; /* static storage in the plugin */
     double value;
@@ -460,8 +467,9 @@ typedef struct rl_state_io {
     /* ABI 1.1, save only (NULL on load, from a 1.0 host, and for replicas
        other than 0): a metadata string stored as "algo.KEY" beside the
        tensors, for readers of the checkpoint that have no rlhost (e.g.
-       "policy", the network as rlhost.policy/1 JSON; see README).  Use
-       rl_state_meta (<rlhost/rlcore.h>), which checks for it. */
+       "policy", the network as rlhost.policy/1 JSON, whose layer operations
+       rl_mlp_ops and rl_cnn_ops in <rlhost/nn.h> write).  Use rl_state_meta
+       (<rlhost/rlcore.h>), which checks for it. */
     int (*meta)(void *ctx, const char *key, const char *value);
 } rl_state_io;
 
