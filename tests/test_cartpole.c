@@ -171,9 +171,9 @@ int main(void)
         /* Push env 0 right until done; env 1 and 2 alternate. */
         int done_at = -1;
         for (int k = 1; k <= 100 && done_at < 0; k++) {
-            v.actions[0] = 1;
-            v.actions[1] = k & 1;
-            v.actions[2] = (k + 1) & 1;
+            ((int32_t *)v.actions)[0] = 1;
+            ((int32_t *)v.actions)[1] = k & 1;
+            ((int32_t *)v.actions)[2] = (k + 1) & 1;
             rl__vecenv_step(&v, err, sizeof err);
             if (v.terminated[0]) done_at = k;
         }
@@ -193,7 +193,7 @@ int main(void)
         rl_value opt = {sizeof opt, RL_OPT_BOOL, 0, 1, 0, NULL, 0, NULL, NULL};
         const rl_env_vtable *vt = p->desc->vtable;
         void *env;
-        rl_env_info info = {sizeof info, 0, 0, {0}, 0, 1, 0, NULL, 0};
+        rl_env_info info = {.struct_size = sizeof info, .obs_scale = 1};
         rl_env_args args = {sizeof args, 3, 7, &opt, NULL, NULL};
         ASSERT_EQ(vt->create(&args, &env, &info, err, sizeof err), RL_OK, "direct create");
         float obs[12], fin[12], rew[3], sc[3];
@@ -201,7 +201,7 @@ int main(void)
         uint8_t te[3], tr[3];
         for (int i = 0; i < 12; i++) obs[i] = fin[i] = -99.0f;
         for (int i = 0; i < 3; i++) rew[i] = sc[i] = -99.0f, te[i] = tr[i] = 7;
-        rl_env_io io = {sizeof io, obs, act, rew, te, tr, fin, sc};
+        rl_env_io io = {sizeof io, obs, act, rew, te, tr, fin, sc, NULL};
         vt->reset(env, &io, 1, 1);
         vt->step(env, &io, 1, 1);
         OK(obs[0] == -99.0f && obs[8] == -99.0f && obs[4] != -99.0f, "only env 1's obs written");

@@ -47,7 +47,7 @@ static void test_sumtree(void)
    episode 16, 32 terminated, then 64 (still going). */
 static void test_nstep(void)
 {
-    rl_env_info info = {sizeof info, RL_DTYPE_F32, 1, {1}, 1, 1.0f, 2, NULL, 1};
+    rl_env_info info = {.struct_size = sizeof info, .obs_dtype = RL_DTYPE_F32, .obs_ndim = 1, .obs_shape = {1}, .obs_size = 1, .obs_scale = 1.0f, .n_actions = 2, .agents = 1};
     replay r;
     OK(replay_create(&r, 16, 1, &info) == RL_OK, "replay create");
     float rew[7] = {1, 2, 4, 8, 16, 32, 64};
@@ -55,7 +55,7 @@ static void test_nstep(void)
     for (int k = 0; k < 7; k++) {
         float o = (float)k, no = (float)(k + 1), fin = 100.0f + k;
         int32_t a = k % 2;
-        rl_transition t = {sizeof t, 1, &o, &a, &rew[k], &no, &fin, &term[k], &trunc[k]};
+        rl_transition t = {sizeof t, 1, &o, &a, &rew[k], &no, &fin, &term[k], &trunc[k], NULL};
         replay_add(&r, &t);
     }
     ASSERT_EQ(replay_size(&r), 7, "seven transitions stored");
@@ -87,7 +87,7 @@ static void test_nstep(void)
         float o[2] = {0, 0}, no[2] = {0, 0}, fin[2] = {0, 0}, rw[2] = {(float)k, 10.0f * (k + 1)};
         int32_t a[2] = {0, 0};
         uint8_t te[2] = {0, 0}, tr[2] = {0, 0};
-        rl_transition t = {sizeof t, 2, o, a, rw, no, fin, te, tr};
+        rl_transition t = {sizeof t, 2, o, a, rw, no, fin, te, tr, NULL};
         replay_add(&r, &t);
     }
     n = replay_nstep(&r, 1, 3, 1.0f);
@@ -97,7 +97,7 @@ static void test_nstep(void)
         float o[2] = {0, 0}, no[2] = {0, 0}, fin[2] = {0, 0}, rw[2] = {(float)k, 0};
         int32_t a[2] = {0, 0};
         uint8_t te[2] = {0, 0}, tr[2] = {0, 0};
-        rl_transition t = {sizeof t, 2, o, a, rw, no, fin, te, tr};
+        rl_transition t = {sizeof t, 2, o, a, rw, no, fin, te, tr, NULL};
         replay_add(&r, &t);
     }
     ASSERT_EQ(replay_size(&r), 8, "ring full");
@@ -107,14 +107,14 @@ static void test_nstep(void)
     replay_destroy(&r);
 
     /* uint8 observations stay uint8 and scale on the way out. */
-    rl_env_info u8 = {sizeof u8, RL_DTYPE_U8, 1, {2}, 2, 1.0f / 255.0f, 2, NULL, 1};
+    rl_env_info u8 = {.struct_size = sizeof u8, .obs_dtype = RL_DTYPE_U8, .obs_ndim = 1, .obs_shape = {2}, .obs_size = 2, .obs_scale = 1.0f / 255.0f, .n_actions = 2, .agents = 1};
     OK(replay_create(&r, 4, 1, &u8) == RL_OK, "uint8 replay");
     ASSERT_EQ(r.row_bytes, 2, "uint8 rows stored as bytes");
     uint8_t o[2] = {255, 51}, no[2] = {0, 0};
     int32_t a = 1;
     float rw = 0;
     uint8_t z = 0;
-    rl_transition t = {sizeof t, 1, o, &a, &rw, no, no, &z, &z};
+    rl_transition t = {sizeof t, 1, o, &a, &rw, no, no, &z, &z, NULL};
     replay_add(&r, &t);
     float xf[2];
     replay_obs_float(&r, 0, 0, xf);

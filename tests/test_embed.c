@@ -97,7 +97,7 @@ int main(void)
 
     act[3] = (int32_t)info->n_actions;
     OK(rlh_vec_step(w, err, sizeof err) == RL_EINVAL, "an action out of range refused");
-    ASSERT_CONTAINS(err, "for env 3 is outside [0, ", "naming the env");
+    ASSERT_CONTAINS(err, "for env 3, outside [0, ", "naming the env");
     rlh_vec_close(w);
     free(obs); free(rew); free(act); free(after);
     rlh_vec_close(v);

@@ -57,7 +57,7 @@ int main(void)
         int same = memcmp(a.io.obs, b.io.obs, R * a.row_bytes) == 0;
         uint64_t dones = 0;
         for (int step = 0; step < 2000 && same; step++) {
-            for (uint32_t i = 0; i < R; i++) a.actions[i] = b.actions[i] = (int32_t)rl_rng_below(&rng, a.info.n_actions);
+            for (uint32_t i = 0; i < R; i++) ((int32_t *)a.actions)[i] = ((int32_t *)b.actions)[i] = (int32_t)rl_rng_below(&rng, a.info.n_actions);
             rl__vecenv_step(&a, err, sizeof err);
             rl__vecenv_step(&b, err, sizeof err);
             same &= memcmp(a.io.obs, b.io.obs, R * a.row_bytes) == 0;
@@ -80,7 +80,7 @@ int main(void)
         /* Range contract, straight through the vtable. */
         const rl_env_vtable *vt = c.env->desc->vtable;
         void *env;
-        rl_env_info info = {sizeof info, 0, 0, {0}, 0, 1, 0, NULL, 0};
+        rl_env_info info = {.struct_size = sizeof info, .obs_scale = 1};
         rl_env_args args = {sizeof args, 3, 7, c.env_opts.vals, c.env_stages.vals, rl__host_api()};
         if (vt->create(&args, &env, &info, err, sizeof err) == RL_OK) {
             size_t row = info.obs_size * (info.obs_dtype == RL_DTYPE_U8 ? 1 : 4);
@@ -92,7 +92,7 @@ int main(void)
             memset(obs, 0xAB, rows * row);
             memset(fin, 0xAB, rows * row);
             for (uint32_t i = 0; i < rows; i++) rew[i] = sc[i] = -99.0f, te[i] = tr[i] = 7;
-            rl_env_io io = {sizeof io, obs, act, rew, te, tr, fin, sc};
+            rl_env_io io = {sizeof io, obs, act, rew, te, tr, fin, sc, NULL};
             vt->reset(env, &io, 1, 1);
             int untouched = 1, written = 1;
             for (int s = 0; s < 300; s++) {

@@ -162,7 +162,7 @@ int main(void)
         const uint8_t *o = v.io.obs;
         uint8_t walls[9] = {1, 1, 1, 1, 0, 0, 1, 0, 1};
         OK(memcmp(o, walls, 9) == 0, "view: wall channel around the start");
-        v.actions[0] = GW_RIGHT;
+        ((int32_t *)v.actions)[0] = GW_RIGHT;
         rl__vecenv_step(&v, err, sizeof err);
         rl__vecenv_step(&v, err, sizeof err);
         o = v.io.obs;
@@ -224,7 +224,7 @@ int main(void)
         int hidden = 1;
         for (uint32_t k = area; k < 3 * area; k++) hidden &= o[k] == 0;
         OK(hidden, "tmaze: goal and lava channels empty");
-        v.actions[0] = GW_RIGHT;
+        ((int32_t *)v.actions)[0] = GW_RIGHT;
         rl__vecenv_step(&v, err, sizeof err);
         o = v.io.obs;
         OK(o[n - 2] + o[n - 1] == 0, "tmaze: cue gone after the first step");

@@ -33,8 +33,8 @@ int main(void)
         return 77;
     }
     rl__registry reg = {0};
-    load(&reg, "bad_major.so", RL_EABI, "built for plugin ABI 99.1 but this rlhost speaks 1.1: rebuild it against the installed rlhost SDK", "major mismatch");
-    load(&reg, "bad_minor.so", RL_EABI, "needs plugin ABI 1.2 but this rlhost speaks only 1.1", "minor too new");
+    load(&reg, "bad_major.so", RL_EABI, "built for plugin ABI 99.2 but this rlhost speaks 1.2: rebuild it against the installed rlhost SDK", "major mismatch");
+    load(&reg, "bad_minor.so", RL_EABI, "needs plugin ABI 1.3 but this rlhost speaks only 1.2", "minor too new");
     load(&reg, "short_entry.so", RL_EABI, "rl_plugin_entry struct_size 8 is smaller than", "short entry");
     load(&reg, "no_entry.so", RL_EABI, "is not an rlhost plugin: it does not export 'rlhost_plugin_entry'", "missing entry");
     load(&reg, "init_fails.so", RL_EIO, "plugin init failed: no license for this fixture", "init failure");
@@ -74,10 +74,10 @@ int main(void)
         ASSERT_EQ(rc, RL_OK, "fixture env creates");
         if (rc == RL_OK) {
             rl__vecenv_reset(&v);
-            for (int i = 0; i < 4; i++) v.actions[i] = 1;
+            for (int i = 0; i < 4; i++) ((int32_t *)v.actions)[i] = 1;
             ASSERT_EQ(rl__vecenv_step(&v, err, sizeof err), RL_OK, "fixture env steps");
             ASSERT_EQ(v.stats.episodes, 4, "four one-step episodes");
-            v.actions[2] = 2;
+            ((int32_t *)v.actions)[2] = 2;
             ASSERT_EQ(rl__vecenv_step(&v, err, sizeof err), RL_EINVAL, "out-of-range action refused");
             ASSERT_CONTAINS(err, "algo chose action 2 for env 2, outside [0, 2)", "action range sentence");
             rl__vecenv_destroy(&v);

@@ -229,7 +229,10 @@ int rlh_vec_set_buffers(rlh_vec *v, const rlh_buffers *b, char *err, size_t errl
     b = &in;
     rl__vecenv *e = &v->v;
     if (b->obs) e->io.obs = e->obs_buf[0] = b->obs;
-    if (b->actions) e->actions = (int32_t *)(e->io.actions = b->actions);
+    if (b->actions) {
+        e->actions = b->actions;
+        if (e->space.kind == RL_SPACE_DISCRETE) e->io.actions = b->actions;
+    }
     if (b->rewards) e->rewards = e->io.rewards = b->rewards;
     if (b->terminated) e->terminated = e->io.terminated = b->terminated;
     if (b->truncated) e->truncated = e->io.truncated = b->truncated;
@@ -254,15 +257,10 @@ int rlh_vec_reseed(rlh_vec *v, uint64_t seed, char *err, size_t errlen)
 int rlh_vec_step(rlh_vec *v, char *err, size_t errlen)
 {
     char e[RL_ERR_MAX] = "";
-    /* the env's own validation names "algo" as the chooser: here it is the caller */
-    for (uint32_t i = 0; i < v->v.n; i++)
-        if ((uint32_t)v->v.actions[i] >= v->v.info.n_actions) {
-            if (err && errlen)
-                snprintf(err, errlen, "action %d for env %u is outside [0, %u)", (int)v->v.actions[i], i,
-                         v->v.info.n_actions);
-            return RL_EINVAL;
-        }
-    int rc = rl__vecenv_step(&v->v, e, sizeof e);
+    /* the caller's actions are checked, not clipped: an action outside the
+       box is the caller's mistake */
+    int rc = rl__space_check_actions(&v->v.space, v->v.actions, v->v.n, 1, "the caller", e, sizeof e);
+    if (rc == RL_OK) rc = rl__vecenv_step(&v->v, e, sizeof e);
     if (rc != RL_OK) set_err(err, errlen, "%s%s", e, "");
     return rc;
 }

@@ -18,15 +18,25 @@
 static void trace_header(FILE *f, const rl__vecenv *ev)
 {
     size_t d = ev->row_bytes / rl_dtype_size(ev->info.obs_dtype);
-    fprintf(f, "env,episode,t,action,reward,terminated,truncated");
+    fprintf(f, "env,episode,t");
+    if (ev->space.kind == RL_SPACE_BOX)
+        for (uint32_t k = 0; k < ev->space.dim; k++) fprintf(f, ",action_%u", k);
+    else
+        fprintf(f, ",action");
+    fprintf(f, ",reward,terminated,truncated");
     for (size_t k = 0; k < d; k++) fprintf(f, ",obs_%zu", k);
     fputc('\n', f);
 }
 
 static void trace_row(FILE *f, const rl__vecenv *ev, uint32_t i, uint32_t episode, uint32_t t)
 {
-    fprintf(f, "%u,%u,%u,%d,%.9g,%u,%u", i, episode, t, (int)ev->actions[i], (double)ev->rewards[i],
-            ev->terminated[i], ev->truncated[i]);
+    fprintf(f, "%u,%u,%u", i, episode, t);
+    if (ev->space.kind == RL_SPACE_BOX) /* the action the env took: clipped into the box */
+        for (uint32_t k = 0; k < ev->space.dim; k++)
+            fprintf(f, ",%.9g", (double)ev->env_actions[(size_t)i * ev->space.dim + k]);
+    else
+        fprintf(f, ",%d", (int)((const int32_t *)ev->actions)[i]);
+    fprintf(f, ",%.9g,%u,%u", (double)ev->rewards[i], ev->terminated[i], ev->truncated[i]);
     const unsigned char *row = (const unsigned char *)ev->prev_obs + (size_t)i * ev->row_bytes;
     if (ev->info.obs_dtype == RL_DTYPE_F32) {
         for (size_t k = 0; k < ev->row_bytes / 4; k++) {
@@ -66,8 +76,8 @@ int rl__evaluate(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const ch
             break;
         }
         char perr[RL_ERR_MAX] = "";
-        rc = avt->act(algo, RL_ACT_EVAL, ev->io.obs, ev->episode_start, ev->actions, n, perr,
-                      sizeof perr);
+        rc = rl__space_act(&ev->space, avt, algo, RL_ACT_EVAL, ev->io.obs, ev->episode_start, ev->actions, n,
+                           perr, sizeof perr);
         if (rc != RL_OK) {
             snprintf(err, errlen, "algo '%s' failed choosing eval actions: %s", algo_name,
                      perr[0] ? perr : rl_strerror(rc));

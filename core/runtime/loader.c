@@ -35,7 +35,7 @@ struct rl__plugin_file {
 #define ENTRY_SIZE_1_0 sizeof(rl_plugin_entry)
 #define DESC_SIZE_1_0 offsetof(rl_plugin_desc, flags)
 #define ENV_VT_SIZE_1_0 sizeof(rl_env_vtable)
-#define ALGO_VT_SIZE_1_0 sizeof(rl_algo_vtable)
+#define ALGO_VT_SIZE_1_0 offsetof(rl_algo_vtable, act_box) /* act_box came in 1.2 */
 
 const char *rl__kind_name(rl_plugin_kind kind)
 {
@@ -167,6 +167,14 @@ static int check_vtable(const rl_plugin_desc *d, char *why, size_t whylen)
         memcpy(&fn, (const char *)d->vtable + r->fns[i], sizeof fn);
         if (!fn) {
             snprintf(why, whylen, "%s '%s' vtable lacks %s", r->kind, d->name, r->needs);
+            return -1;
+        }
+    }
+    if (d->kind == RL_KIND_ALGO && (rl__desc_flags(d) & RL_DESC_BOX)) { /* ABI 1.2 */
+        const rl_algo_vtable *vt = d->vtable;
+        if (size < offsetof(rl_algo_vtable, act_box) + sizeof vt->act_box || !vt->act_box) {
+            snprintf(why, whylen, "algo '%s' says it takes box actions (RL_DESC_BOX) but its vtable lacks act_box",
+                     d->name);
             return -1;
         }
     }

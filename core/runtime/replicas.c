@@ -218,9 +218,16 @@ int rl__replicas_create(rl__replicas *g, const rl__config *c, const rl_env_info 
 {
     memset(g, 0, sizeof *g);
     g->avt = c->algo->desc->vtable;
+    int rc = rl__space_from_info(&g->space, info, c->env->desc->name, err, errlen);
+    if (rc == RL_OK) rc = rl__space_check_algo(&g->space, c->env->desc->name, c->algo->desc, err, errlen);
+    if (rc != RL_OK) {
+        rl__space_free(&g->space);
+        return rc;
+    }
     uint32_t P = rl__world_size();
     if (count < 1 || count > RL__MAX_REPLICAS || count % P) {
         snprintf(err, errlen, "run.replicas: %u replicas over %u MPI ranks is out of range", count, P);
+        rl__space_free(&g->space);
         return RL_ECONFIG;
     }
     g->count = count;
@@ -228,9 +235,10 @@ int rl__replicas_create(rl__replicas *g, const rl__config *c, const rl_env_info 
     g->first = rl__world_rank() * g->local;
     g->shared = num_envs % count != 0;
     g->per = g->shared ? num_envs : num_envs / count;
-    uint32_t block = (g->shared ? num_envs : g->local * g->per) + 1; /* actions, then the stop flag */
+    /* actions, then the stop flag */
+    size_t block = (g->shared ? num_envs : g->local * g->per) * g->space.action_bytes + sizeof(int32_t);
     group *gr = rl__replica_group_create(g->local);
-    if (P > 1 && !(g->exchange = malloc((size_t)P * block * sizeof *g->exchange))) {
+    if (P > 1 && !(g->exchange = malloc((size_t)P * block))) {
         rl__replica_group_destroy(gr);
         gr = NULL;
     }
@@ -238,6 +246,9 @@ int rl__replicas_create(rl__replicas *g, const rl__config *c, const rl_env_info 
         rl__replica_group_destroy(gr);
         rl__pool_destroy(g->pool);
         g->pool = NULL;
+        free(g->exchange);
+        g->exchange = NULL;
+        rl__space_free(&g->space);
         snprintf(err, errlen, "out of memory for %u replicas", count);
         return RL_ENOMEM;
     }
@@ -251,7 +262,7 @@ int rl__replicas_create(rl__replicas *g, const rl__config *c, const rl_env_info 
         rl_algo_args args = {sizeof args, info,  g->per, n_eval, seed, total_steps, c->algo_opts.vals,
                              c->algo_stages.vals, rl__host_api(), &gr->api[r]};
         char perr[RL_ERR_MAX] = "";
-        int rc = g->avt->create(&args, &g->algo[r], perr, sizeof perr);
+        rc = g->avt->create(&args, &g->algo[r], perr, sizeof perr);
         if (rc != RL_OK) {
             g->algo[r] = NULL;
             snprintf(err, errlen, "algo '%s'%s: %s", c->algo->desc->name,
@@ -268,6 +279,7 @@ void rl__replicas_destroy(rl__replicas *g)
     for (uint32_t r = 0; r < g->local; r++)
         if (g->algo[r]) g->avt->destroy(g->algo[r]);
     free(g->exchange);
+    rl__space_free(&g->space);
     rl__pool_destroy(g->pool);
     rl__replica_group_destroy(g->group);
     memset(g, 0, sizeof *g);
@@ -332,7 +344,7 @@ typedef struct phase {
     const void *obs;
     size_t row_bytes;
     const uint8_t *start;
-    int32_t *actions;
+    unsigned char *actions;
     const rl_transition *t;
     uint64_t step;
     int rc[RL__MAX_REPLICAS];
@@ -347,8 +359,9 @@ static void act_one(void *ctx, uint32_t first, uint32_t count)
         g->err[r][0] = 0;
         ph->rc[r] = RL_OK;
         if (g->shared && g->first + r > 0) continue; /* replica 0 drives the shared envs */
-        ph->rc[r] = g->avt->act(g->algo[r], RL_ACT_TRAIN, (const char *)ph->obs + at * ph->row_bytes,
-                                ph->start + at, ph->actions + at, g->per, g->err[r], RL_ERR_MAX);
+        ph->rc[r] = rl__space_act(&g->space, g->avt, g->algo[r], RL_ACT_TRAIN,
+                                  (const char *)ph->obs + at * ph->row_bytes, ph->start + at,
+                                  ph->actions + at * g->space.action_bytes, g->per, g->err[r], RL_ERR_MAX);
     }
 }
 
@@ -359,15 +372,17 @@ static void observe_one(void *ctx, uint32_t first, uint32_t count)
     const rl_transition *t = ph->t;
     for (uint32_t r = first; r < first + count; r++) {
         size_t at = g->shared ? 0 : (size_t)(g->first + r) * g->per, ob = at * ph->row_bytes;
+        int box = g->space.kind == RL_SPACE_BOX;
         rl_transition s = {sizeof s,
                            g->per,
                            (const char *)t->obs + ob,
-                           t->actions + at,
+                           box ? NULL : t->actions + at,
                            t->rewards + at,
                            (const char *)t->next_obs + ob,
                            (const char *)t->final_obs + ob,
                            t->terminated + at,
-                           t->truncated + at};
+                           t->truncated + at,
+                           box ? t->box_actions + at * g->space.dim : NULL};
         g->err[r][0] = 0;
         ph->rc[r] = g->avt->observe(g->algo[r], &s, g->err[r], RL_ERR_MAX);
         if (ph->rc[r] == RL_OK) ph->rc[r] = g->avt->update(g->algo[r], ph->step, g->err[r], RL_ERR_MAX);
@@ -387,24 +402,28 @@ static int first_failure(const rl__replicas *g, const phase *ph, char *err, size
 
 /* MPI: every rank's block of actions (rank 0's for shared envs) to every
    rank, with each rank's stop flag after its block: one collective a step. */
-static void exchange(rl__replicas *g, int32_t *actions, int *stop)
+static void exchange(rl__replicas *g, unsigned char *actions, int *stop)
 {
-    uint32_t P = rl__world_size(), n = g->shared ? g->per : g->local * g->per, block = n + 1;
-    int32_t *mine = g->exchange + (size_t)rl__world_rank() * block;
-    memcpy(mine, actions + (g->shared ? 0 : (size_t)g->first * g->per), n * sizeof *actions);
-    mine[n] = *stop;
-    rl__world_allgather(mine, g->exchange, block * sizeof *g->exchange);
+    uint32_t P = rl__world_size();
+    size_t n = (size_t)(g->shared ? g->per : g->local * g->per) * g->space.action_bytes;
+    size_t block = n + sizeof(int32_t);
+    unsigned char *mine = g->exchange + (size_t)rl__world_rank() * block;
+    memcpy(mine, actions + (g->shared ? 0 : (size_t)g->first * g->per * g->space.action_bytes), n);
+    int32_t flag = *stop;
+    memcpy(mine + n, &flag, sizeof flag);
+    rl__world_allgather(mine, g->exchange, block);
     *stop = 0;
     for (uint32_t p = 0; p < P; p++) {
-        const int32_t *b = g->exchange + (size_t)p * block;
-        if (b[n]) *stop = 1;
-        if (!g->shared) memcpy(actions + (size_t)p * n, b, n * sizeof *actions);
+        const unsigned char *b = g->exchange + (size_t)p * block;
+        memcpy(&flag, b + n, sizeof flag);
+        if (flag) *stop = 1;
+        if (!g->shared) memcpy(actions + (size_t)p * n, b, n);
     }
-    if (g->shared) memcpy(actions, g->exchange, n * sizeof *actions);
+    if (g->shared) memcpy(actions, g->exchange, n);
 }
 
 int rl__replicas_act(rl__replicas *g, const void *obs, size_t row_bytes, const uint8_t *start,
-                     int32_t *actions, int *stop, char *err, size_t errlen)
+                     void *actions, int *stop, char *err, size_t errlen)
 {
     phase ph = {.g = g, .obs = obs, .row_bytes = row_bytes, .start = start, .actions = actions};
     if (g->local == 1 || g->shared) act_one(&ph, 0, g->local);

@@ -7,6 +7,7 @@
 #ifndef RLHOST_REPLICAS_H
 #define RLHOST_REPLICAS_H
 
+#include "spaces.h"
 #include "config.h"
 #include "pool.h"
 
@@ -18,8 +19,9 @@ typedef struct rl__replicas {
                               (all of them, unless an MPI job splits them) */
     int shared;            /* every replica observes all envs; replica 0 acts */
     const rl_algo_vtable *avt;
+    rl__space space;       /* the env's action space */
     void *algo[RL__MAX_REPLICAS]; /* this process's, local of them */
-    int32_t *exchange;     /* MPI: every rank's actions and stop flag */
+    unsigned char *exchange; /* MPI: every rank's actions and stop flag */
     rl__pool *pool;        /* local threads, one replica each */
     struct rl__replica_group *group;
     char err[RL__MAX_REPLICAS][RL_ERR_MAX];
@@ -60,7 +62,7 @@ int rl__replicas_open(rl__replicas *g, const rl__config *c, const rl_env_info *i
    process's wish to stop) comes back as the job's: 1 when any rank wants
    to, so all stop before the same step. */
 int rl__replicas_act(rl__replicas *g, const void *obs, size_t row_bytes, const uint8_t *start,
-                     int32_t *actions, int *stop, char *err, size_t errlen);
+                     void *actions, int *stop, char *err, size_t errlen);
 int rl__replicas_observe_update(rl__replicas *g, const rl_transition *t, size_t row_bytes,
                                 uint64_t step, char *err, size_t errlen);
 

@@ -85,8 +85,9 @@ static int train_loop(rl__run_state *rs)
     uint64_t next_log = (rs->steps / log_interval + 1) * log_interval;
     uint64_t next_eval = eval_interval ? (rs->steps / eval_interval + 1) * eval_interval : UINT64_MAX;
     uint64_t next_ckpt = ckpt_interval ? (rs->steps / ckpt_interval + 1) * ckpt_interval : UINT64_MAX;
-    rl_transition t = {sizeof t, v->n, NULL, v->actions, v->rewards, NULL, v->io.final_obs,
-                       v->terminated, v->truncated};
+    int box = v->space.kind == RL_SPACE_BOX;
+    rl_transition t = {sizeof t,         v->n, NULL, box ? NULL : v->actions, v->rewards, NULL, v->io.final_obs,
+                       v->terminated,    v->truncated, box ? v->actions : NULL};
     char perr[RL_ERR_MAX];
     if (!rs->envs_restored) rl__vecenv_reset(v);
     int world = rl__world_size() > 1;

@@ -219,8 +219,10 @@ int rl__run_checkpoint(rl__run_state *rs)
         snprintf(obs, sizeof obs, "{\"dtype\":\"%s\",\"shape\":[%s],\"scale\":%.9g}",
                  in->obs_dtype == RL_DTYPE_U8 ? "U8" : "F32", shape, (double)in->obs_scale);
         if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.observation", obs);
-        snprintf(obs, sizeof obs, "{\"type\":\"discrete\",\"n\":%u}", in->n_actions);
-        if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.action_space", obs);
+        rl__sbuf space = {0};
+        rl__space_json(&rs->train.space, &space);
+        if (!rc) rc = space.oom ? RL_ENOMEM : rl__ckpt_meta(&ck, "rlhost.action_space", space.data);
+        rl__sbuf_free(&space);
     }
     rl_state_io io;
     rl__ckpt_io(&ck, &io);

@@ -46,12 +46,15 @@ int rl__vecenv_create(rl__vecenv *v, const rl_plugin_desc *desc,
         return rc < 0 ? rc : RL_EINVAL;
     }
     size_t elem = v->info.obs_dtype == RL_DTYPE_U8 ? 1 : v->info.obs_dtype == RL_DTYPE_F32 ? 4 : 0;
-    if (!elem || !v->info.obs_size || !v->info.n_actions) {
-        snprintf(err, errlen,
-                 "env '%s' reported an invalid space (dtype %d, obs_size %u, n_actions %u)",
-                 desc->name, (int)v->info.obs_dtype, v->info.obs_size, v->info.n_actions);
+    if (!elem || !v->info.obs_size) {
+        snprintf(err, errlen, "env '%s' reported an invalid observation (dtype %d, obs_size %u)", desc->name,
+                 (int)v->info.obs_dtype, v->info.obs_size);
         rl__vecenv_destroy(v);
         return RL_EINVAL;
+    }
+    if ((rc = rl__space_from_info(&v->space, &v->info, desc->name, err, errlen)) != RL_OK) {
+        rl__vecenv_destroy(v);
+        return rc;
     }
     v->row_bytes = elem * v->info.obs_size;
     v->boards = num_envs;
@@ -75,7 +78,8 @@ int rl__vecenv_create(rl__vecenv *v, const rl_plugin_desc *desc,
     v->obs_buf[0] = rl_calloc_aligned(n, v->row_bytes);
     v->obs_buf[1] = rl_calloc_aligned(n, v->row_bytes);
     void *final_obs = rl_calloc_aligned(n, v->row_bytes);
-    v->actions = rl_calloc_aligned(n, sizeof *v->actions);
+    v->actions = rl_calloc_aligned(n, v->space.action_bytes);
+    if (v->space.kind == RL_SPACE_BOX) v->env_actions = rl_calloc_aligned(n, v->space.action_bytes);
     v->rewards = rl_calloc_aligned(n, sizeof *v->rewards);
     v->rew_acc = rl_calloc_aligned(n, sizeof *v->rew_acc);
     v->terminated = rl_calloc_aligned(n, 1);
@@ -95,9 +99,10 @@ int rl__vecenv_create(rl__vecenv *v, const rl_plugin_desc *desc,
     }
     if (threads > num_envs) threads = num_envs; /* ranges are of boards */
     v->pool = rl__pool_create(threads);
-    v->io = (rl_env_io){sizeof v->io, v->obs_buf[0], v->actions, v->rewards, v->terminated,
-                        v->truncated, final_obs, scores};
-    if (!v->obs_buf[0] || !v->obs_buf[1] || !final_obs || !v->actions || !v->rewards ||
+    int box = v->space.kind == RL_SPACE_BOX;
+    v->io = (rl_env_io){sizeof v->io, v->obs_buf[0], box ? NULL : v->actions, v->rewards, v->terminated,
+                        v->truncated, final_obs, scores, v->env_actions};
+    if (!v->obs_buf[0] || !v->obs_buf[1] || !final_obs || !v->actions || (box && !v->env_actions) || !v->rewards ||
         !v->rew_acc || !v->terminated || !v->truncated || !v->stopped || !v->episode_start ||
         !v->ep_return || !v->ep_length || !v->done_return || !v->done_length || !v->frames || !scores || !v->pool) {
         snprintf(err, errlen, "env '%s': out of memory for %u envs of %u agents", desc->name, num_envs,
@@ -180,17 +185,10 @@ static void record_episode(rl__ep_stats *s, double ret, double len, double score
 
 int rl__vecenv_step(rl__vecenv *v, char *err, size_t errlen)
 {
-    for (uint32_t i = 0; i < v->n; i++) {
-        if ((uint32_t)v->actions[i] >= v->info.n_actions) {
-            if (v->agents > 1)
-                snprintf(err, errlen, "algo chose action %d for env %u agent %u, outside [0, %u)",
-                         (int)v->actions[i], i / v->agents, i % v->agents, v->info.n_actions);
-            else
-                snprintf(err, errlen, "algo chose action %d for env %u, outside [0, %u)",
-                         (int)v->actions[i], i, v->info.n_actions);
-            return RL_EINVAL;
-        }
-    }
+    int rc = v->space.kind == RL_SPACE_BOX
+                 ? rl__space_clip(&v->space, v->actions, v->env_actions, v->n, v->agents, "algo", err, errlen)
+                 : rl__space_check_actions(&v->space, v->actions, v->n, v->agents, "algo", err, errlen);
+    if (rc != RL_OK) return rc;
     if (!v->fixed_obs) {
         v->prev_obs = v->obs_buf[v->cur];
         v->cur ^= 1;
@@ -262,6 +260,8 @@ void rl__vecenv_destroy(rl__vecenv *v)
     rl_free(v->obs_buf[1]);
     rl_free(v->io.final_obs);
     rl_free(v->actions);
+    rl_free(v->env_actions);
+    rl__space_free(&v->space);
     rl_free(v->rewards);
     rl_free(v->rew_acc);
     rl_free(v->terminated);

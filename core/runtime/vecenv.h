@@ -5,6 +5,7 @@
 #define RLHOST_VECENV_H
 
 #include "pool.h"
+#include "spaces.h"
 #include "util.h"
 
 /* Sums over finished episodes, plus a window of the most recent ones. */
@@ -34,7 +35,9 @@ typedef struct rl__vecenv {
     int cur;
     rl_env_io io;      /* io.obs points at the current buffer */
     void *prev_obs;    /* the observation before the last step */
-    int32_t *actions;
+    rl__space space;   /* the env's action space */
+    void *actions;     /* [n] int32 or [n][dim] float: what the algorithm chose */
+    float *env_actions; /* BOX: the actions clipped into the box, for the env */
     float *rewards, *rew_acc;
     uint8_t *terminated, *truncated, *stopped;
     uint8_t *episode_start; /* obs row begins an episode */
@@ -59,8 +62,9 @@ int rl__vecenv_create(rl__vecenv *v, const rl_plugin_desc *desc,
                       uint32_t repeat, char *err, size_t errlen);
 /* Starts every env's first episode. */
 void rl__vecenv_reset(rl__vecenv *v);
-/* Applies v->actions (checked against n_actions: RL_EINVAL with a sentence
-   if one is out of range) and tracks finished episodes. */
+/* Applies v->actions and tracks finished episodes.  Discrete actions out
+   of range are RL_EINVAL, box actions are clipped into the box for the env
+   (a NaN is RL_ENONFINITE), each with a sentence naming the row. */
 int rl__vecenv_step(rl__vecenv *v, char *err, size_t errlen);
 void rl__vecenv_destroy(rl__vecenv *v);
 /* Re-creates the env instance with a new seed (the host's buffers stay

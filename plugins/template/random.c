@@ -6,7 +6,9 @@
  *   - an option schema (the host validates the config against it and hands
  *     the plugin typed values in the same order: args->options[OPT_...]),
  *     written with the RL_OPTION_* macros;
- *   - an rl_algo_vtable: create / destroy / act / observe / update / metrics;
+ *   - an rl_algo_vtable: create / destroy / act / observe / update / metrics,
+ *     and act_box for continuous (box) action spaces, declared with
+ *     RL_DESC_BOX in the descriptor;
  *   - the rl.algo.state/1 capability: its state in checkpoints, so `rlhost
  *     eval` and `play` of its runs and `run --resume` work, loaded state
  *     checked before use;
@@ -33,13 +35,28 @@ static const rl_option_def options[OPT_N] = {
 };
 
 typedef struct random_algo {
-    uint32_t n_actions;
+    uint32_t n_actions;   /* discrete spaces */
+    uint32_t dim;         /* box spaces: floats per action (0 for discrete) */
+    float *low, *high;    /* box: the bounds, [dim] */
     float sticky;
     uint32_t train, eval; /* rows: num_envs training envs, then num_eval_envs */
     rl_rng *rng;          /* one stream per row: results do not depend on batch order */
-    int32_t *last;        /* each row's previous action */
+    int32_t *last;        /* each row's previous action (discrete) */
+    float *last_box;      /* each row's previous action (box), [rows][dim] */
     uint64_t acted;
 } random_algo;
+
+static void ra_destroy(void *algo)
+{
+    random_algo *a = algo;
+    if (!a) return;
+    free(a->rng);
+    free(a->last);
+    free(a->last_box);
+    free(a->low);
+    free(a->high);
+    free(a);
+}
 
 static int ra_create(const rl_algo_args *args, void **out, char *err, size_t errlen)
 {
@@ -48,17 +65,26 @@ static int ra_create(const rl_algo_args *args, void **out, char *err, size_t err
         RL_ERRF(err, errlen, "out of memory");
         return RL_ENOMEM;
     }
-    a->n_actions = args->env->n_actions;
+    const rl_env_info *env = args->env;
+    a->n_actions = env->n_actions;
     a->sticky = (float)args->options[OPT_STICKY].f;
     a->train = args->num_envs;
     a->eval = args->num_eval_envs;
     size_t rows = (size_t)a->train + a->eval;
     a->rng = calloc(rows, sizeof *a->rng);
     a->last = calloc(rows, sizeof *a->last);
-    if (!a->rng || !a->last) {
-        free(a->rng);
-        free(a->last);
-        free(a);
+    int ok = a->rng && a->last;
+    if (ok && rl_env_info_action_kind(env) == RL_SPACE_BOX) { /* the host checked the bounds */
+        a->dim = env->action_dim;
+        a->low = malloc(a->dim * sizeof *a->low);
+        a->high = malloc(a->dim * sizeof *a->high);
+        a->last_box = calloc(rows * a->dim, sizeof *a->last_box);
+        ok = a->low && a->high && a->last_box;
+        if (ok) memcpy(a->low, env->action_low, a->dim * sizeof *a->low);
+        if (ok) memcpy(a->high, env->action_high, a->dim * sizeof *a->high);
+    }
+    if (!ok) {
+        ra_destroy(a);
         RL_ERRF(err, errlen, "out of memory for %u envs", args->num_envs);
         return RL_ENOMEM;
     }
@@ -68,15 +94,6 @@ static int ra_create(const rl_algo_args *args, void **out, char *err, size_t err
     for (uint32_t i = 0; i < a->eval; i++) rl_rng_seed(&a->rng[a->train + i], args->seed, 2000003u + i);
     *out = a;
     return RL_OK;
-}
-
-static void ra_destroy(void *algo)
-{
-    random_algo *a = algo;
-    if (!a) return;
-    free(a->rng);
-    free(a->last);
-    free(a);
 }
 
 static int ra_act(void *algo, rl_act_mode mode, const void *obs, const uint8_t *episode_start,
@@ -94,6 +111,29 @@ static int ra_act(void *algo, rl_act_mode mode, const void *obs, const uint8_t *
         int keep = !episode_start[k] && a->sticky > 0 && rl_rng_uniform(&a->rng[i]) < a->sticky;
         if (!keep) a->last[i] = (int32_t)rl_rng_below(&a->rng[i], a->n_actions);
         actions[k] = a->last[i];
+    }
+    a->acted += count;
+    return RL_OK;
+}
+
+/* The same for a box: each dimension uniform in [low, high]. */
+static int ra_act_box(void *algo, rl_act_mode mode, const void *obs, const uint8_t *episode_start,
+                      float *actions, uint32_t count, char *err, size_t errlen)
+{
+    random_algo *a = algo;
+    (void)obs;
+    uint32_t first = mode == RL_ACT_EVAL ? a->train : 0, rows = mode == RL_ACT_EVAL ? a->eval : a->train;
+    if (count > rows) {
+        RL_ERRF(err, errlen, "act called for %u envs, created for %u", count, rows);
+        return RL_EINVAL;
+    }
+    for (uint32_t k = 0; k < count; k++) {
+        uint32_t i = first + k;
+        float *last = a->last_box + (size_t)i * a->dim;
+        int keep = !episode_start[k] && a->sticky > 0 && rl_rng_uniform(&a->rng[i]) < a->sticky;
+        for (uint32_t d = 0; !keep && d < a->dim; d++)
+            last[d] = a->low[d] + (a->high[d] - a->low[d]) * (float)rl_rng_uniform(&a->rng[i]);
+        memcpy(actions + (size_t)k * a->dim, last, a->dim * sizeof *last);
     }
     a->acted += count;
     return RL_OK;
@@ -138,9 +178,18 @@ static int ra_state(random_algo *a, const rl_state_io *io, int load, char *err, 
         (rc = rl_state_blob(io, load, "random/", "last", a->last, a->train * sizeof *a->last, err, errlen)) ||
         (rc = rl_state_blob(io, load, "random/", "acted", &a->acted, sizeof a->acted, err, errlen)))
         return rc;
+    size_t box = (size_t)a->train * a->dim;
+    if (a->dim && (rc = rl_state_blob(io, load, "random/", "last_box", a->last_box, box * sizeof *a->last_box,
+                                      err, errlen)))
+        return rc;
     if (!load) return RL_OK;
     for (uint32_t i = 0; i < a->train; i++)
         if ((rc = rl_state_check_rng("random/rng", &a->rng[i], err, errlen))) return rc;
+    for (size_t k = 0; k < box; k++) /* a previous action repeats: it must be in the box */
+        if ((rc = rl_state_check_f("random/last_box", a->last_box[k], a->low[k % a->dim], a->high[k % a->dim], err,
+                                   errlen)))
+            return rc;
+    if (a->dim) return RL_OK;
     return rl_state_check_i32s("random/last", a->last, a->train, 0, (int32_t)a->n_actions - 1, err, errlen);
 }
 
@@ -164,12 +213,13 @@ static const void *ra_get_extension(void *algo, const char *id)
 
 static const rl_algo_vtable vtable = {
     sizeof vtable, ra_create, ra_destroy, ra_act, ra_observe, ra_update, ra_metrics, ra_get_extension,
+    ra_act_box,
 };
 
 static const rl_plugin_desc desc = {
     sizeof desc, RL_KIND_ALGO, "random", "1.0.0",
     "uniform-random policy (the template to copy for a new algorithm)",
-    options, OPT_N, NULL, 0, &vtable, 0,
+    options, OPT_N, NULL, 0, &vtable, RL_DESC_BOX, /* discrete and box actions */
 };
 
 /* The exported entry for a .so with this one descriptor.  A .so with

@@ -39,10 +39,14 @@ extern "C" {
 #endif
 
 #define RL_ABI_MAJOR 1
-#define RL_ABI_MINOR 1
+#define RL_ABI_MINOR 2
 /* 1.1 added: rl_algo_args.replicas with rl_replicas (data-parallel
    training), rl_plugin_desc.flags with RL_DESC_REPLICAS, and
-   rl_env_info.agents (several agents per env). */
+   rl_env_info.agents (several agents per env).
+   1.2 added: action spaces: rl_env_info.action_kind (discrete or a box of
+   float32 actions) with its bounds and optional observation bounds,
+   rl_env_io.box_actions, rl_transition.box_actions, rl_algo_vtable.act_box,
+   and the descriptor flags RL_DESC_BOX and RL_DESC_NO_DISCRETE. */
 
 /* Name of the one symbol a plugin exports. */
 #define RL_PLUGIN_ENTRY_SYMBOL "rlhost_plugin_entry"
@@ -232,7 +236,46 @@ typedef struct rl_env_info {
        then count agent steps).  Hosts older than 1.1 refuse a 1.1 plugin,
        so an env may rely on it being read. */
     uint32_t agents;
+    /* ABI 1.2: the action space.  RL_SPACE_DISCRETE (0, what a zeroed or
+       older struct says): actions 0 .. n_actions-1.  RL_SPACE_BOX: each
+       action is action_dim float32s, dimension k in
+       [action_low[k], action_high[k]] (finite, low <= high); n_actions is
+       unused.  The bounds point into the env's memory and stay valid until
+       destroy; the host copies them at create. */
+    uint32_t action_kind;
+    uint32_t action_dim;
+    const float *action_low, *action_high;
+    /* ABI 1.2, optional: each observation element's bounds, obs_size of
+       each in the network input's units (after obs_scale), or NULL when
+       unbounded. */
+    const float *obs_low, *obs_high;
 } rl_env_info;
+
+/* rl_env_info.action_kind */
+#define RL_SPACE_DISCRETE 0u
+#define RL_SPACE_BOX 1u
+
+/* For env create: declares a box of dim float32 actions (low, high: dim
+   values each, valid until destroy).  0, or -1 when the host's
+   rl_env_info has no room for it (refuse the config then). */
+static inline int rl_env_info_set_box(rl_env_info *info, uint32_t dim, const float *low, const float *high)
+{
+    if (info->struct_size < offsetof(rl_env_info, action_high) + sizeof info->action_high) return -1;
+    info->action_kind = RL_SPACE_BOX;
+    info->action_dim = dim;
+    info->action_low = low;
+    info->action_high = high;
+    return 0;
+}
+
+/* The action space an env info describes, whatever its writer's version:
+   RL_SPACE_DISCRETE for a struct too old to say. */
+static inline uint32_t rl_env_info_action_kind(const rl_env_info *info)
+{
+    return info->struct_size >= offsetof(rl_env_info, action_kind) + sizeof info->action_kind
+               ? info->action_kind
+               : RL_SPACE_DISCRETE;
+}
 
 /* For env create: reports `agents` per env in info.  0 when stored (or
    agents is 1), -1 when agents > 1 and the host's rl_env_info has no room
@@ -274,6 +317,9 @@ typedef struct rl_env_io {
                                 before auto-resetting into obs */
     float *scores;           /* [num_envs]: on a finished episode, its score
                                 (see rl_env_info.score_name) */
+    /* ABI 1.2, BOX action spaces: [num_envs][action_dim], read by step, each
+       value inside the box (actions is NULL then) */
+    const float *box_actions;
 } rl_env_io;
 
 typedef struct rl_env_vtable {
@@ -398,6 +444,11 @@ typedef struct rl_transition {
     const void *final_obs;      /* valid where terminated || truncated */
     const uint8_t *terminated;
     const uint8_t *truncated;
+    /* ABI 1.2, BOX action spaces (actions is NULL then): [count][action_dim],
+       what act_box chose, before the host clipped it into the box for the
+       env: an on-policy algorithm's log-probabilities stay those of its
+       sample */
+    const float *box_actions;
 } rl_transition;
 
 /* No struct_size (see the rules at the top): an array element. */
@@ -431,6 +482,13 @@ typedef struct rl_algo_vtable {
     size_t (*metrics)(void *algo, rl_metric *out, size_t cap);
     /* main thread; NULL when the capability is absent */
     const void *(*get_extension)(void *algo, const char *id);
+    /* ABI 1.2, required with RL_DESC_BOX: act for a BOX action space, count
+       rows of action_dim floats.  The host clips each into the box before
+       the env sees it (a NaN is an error), and hands back the values as
+       chosen in rl_transition.box_actions.  Same threading as act. */
+    int (*act_box)(void *algo, rl_act_mode mode, const void *obs,
+                   const uint8_t *episode_start, float *actions, uint32_t count,
+                   char *err, size_t errlen);
 } rl_algo_vtable;
 
 /* Optional: hear about evaluations, "rl.algo.eval/1".  Lets an algorithm
@@ -507,6 +565,12 @@ typedef struct rl_plugin_desc {
 /* rl_plugin_desc.flags: the algorithm trains data-parallel with
    rl_algo_args.replicas (splits its minibatches and sums gradients). */
 #define RL_DESC_REPLICAS 0x1u
+/* ABI 1.2: the algorithm takes BOX action spaces (through act_box), and
+   does not take discrete ones.  Without either flag an algorithm takes
+   discrete actions only, as every 1.0 and 1.1 algorithm does; the host
+   refuses a pair that does not fit before creating anything. */
+#define RL_DESC_BOX 0x2u
+#define RL_DESC_NO_DISCRETE 0x4u
 
 typedef struct rl_plugin_entry {
     rl_abi_version abi; /* first, always: RL_ABI_MAJOR, RL_ABI_MINOR */

@@ -1,0 +1,293 @@
+/* The continuous classic-control env plugin: `pendulum` (Pendulum-v1) and
+   `mountain_car_continuous` (MountainCarContinuous-v0), one descriptor
+   each, with Gymnasium's rules, types and time limits (classic_rules.c).
+   Box actions (ABI 1.2); the host clips every action into the box. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rlhost/plugin.h>
+#include <rlhost/rlcore.h>
+
+#include "classic_rules.h"
+
+enum { TASK_PENDULUM, TASK_MOUNTAIN_CAR };
+
+enum { PD_OPT_G, PD_OPT_MAX_STEPS, PD_OPT_N };
+static const rl_option_def pd_options[PD_OPT_N] = {
+    [PD_OPT_G] = RL_OPTION_FLOAT("g", "10.0", 0, 1000, "gravity (Gymnasium's default 10.0)"),
+    [PD_OPT_MAX_STEPS] = RL_OPTION_INT("max_steps", "200", 1, 1e9, "truncate episodes at this many steps"),
+};
+
+enum { MC_OPT_GOAL_VELOCITY, MC_OPT_MAX_STEPS, MC_OPT_N };
+static const rl_option_def mc_options[MC_OPT_N] = {
+    [MC_OPT_GOAL_VELOCITY] = RL_OPTION_FLOAT("goal_velocity", "0.0", -1, 1,
+                                             "the goal also needs at least this velocity"),
+    [MC_OPT_MAX_STEPS] = RL_OPTION_INT("max_steps", "999", 1, 1e9, "truncate episodes at this many steps"),
+};
+
+static const float pd_act_low[1] = {-2.0f}, pd_act_high[1] = {2.0f};
+static const float pd_obs_low[3] = {-1.0f, -1.0f, -8.0f}, pd_obs_high[3] = {1.0f, 1.0f, 8.0f};
+static const float mc_act_low[1] = {-1.0f}, mc_act_high[1] = {1.0f};
+static const float mc_obs_low[2] = {-1.2f, -0.07f}, mc_obs_high[2] = {0.6f, 0.07f};
+
+/* One env's state, whichever task. */
+typedef struct cc_env {
+    pd_state pd;
+    mc_state mc;
+    uint32_t steps;
+    rl_rng rng;
+} cc_env;
+
+typedef struct classic {
+    int task;
+    uint32_t n, max_steps, obs_size;
+    double g, goal_velocity;
+    cc_env *e;
+} classic;
+
+static int cc_create(int task, const rl_env_args *args, void **out, rl_env_info *info, char *err, size_t errlen)
+{
+    classic *c = calloc(1, sizeof *c);
+    if (c) c->e = calloc(args->num_envs, sizeof *c->e);
+    if (!c || !c->e) {
+        free(c);
+        RL_ERRF(err, errlen, "out of memory for %u envs", args->num_envs);
+        return RL_ENOMEM;
+    }
+    c->task = task;
+    c->n = args->num_envs;
+    const rl_value *o = args->options;
+    int pd = task == TASK_PENDULUM;
+    c->max_steps = (uint32_t)o[pd ? PD_OPT_MAX_STEPS : MC_OPT_MAX_STEPS].i;
+    if (pd) c->g = o[PD_OPT_G].f;
+    else c->goal_velocity = o[MC_OPT_GOAL_VELOCITY].f;
+    c->obs_size = pd ? 3 : 2;
+    for (uint32_t i = 0; i < c->n; i++) rl_rng_seed(&c->e[i].rng, args->seed, i);
+    info->obs_dtype = RL_DTYPE_F32;
+    info->obs_ndim = 1;
+    info->obs_shape[0] = info->obs_size = c->obs_size;
+    info->obs_scale = 1.0f;
+    info->score_name = NULL;
+    if (rl_env_info_set_box(info, 1, pd ? pd_act_low : mc_act_low, pd ? pd_act_high : mc_act_high) != 0) {
+        free(c->e);
+        free(c);
+        RL_ERRF(err, errlen, "needs a host that knows box action spaces (ABI 1.2)");
+        return RL_ENOTSUP;
+    }
+    info->obs_low = pd ? pd_obs_low : mc_obs_low;
+    info->obs_high = pd ? pd_obs_high : mc_obs_high;
+    *out = c;
+    return RL_OK;
+}
+
+static int pd_create(const rl_env_args *args, void **out, rl_env_info *info, char *err, size_t errlen)
+{
+    return cc_create(TASK_PENDULUM, args, out, info, err, errlen);
+}
+
+static int mc_create(const rl_env_args *args, void **out, rl_env_info *info, char *err, size_t errlen)
+{
+    return cc_create(TASK_MOUNTAIN_CAR, args, out, info, err, errlen);
+}
+
+static void cc_destroy(void *env)
+{
+    classic *c = env;
+    if (!c) return;
+    free(c->e);
+    free(c);
+}
+
+/* Gymnasium's starts: theta uniform in [-pi, pi) and theta_dot in [-1, 1);
+   position uniform in [-0.6, -0.4), velocity 0. */
+static void reset_one(classic *c, cc_env *e)
+{
+    e->steps = 0;
+    if (c->task == TASK_PENDULUM) {
+        e->pd.th = -3.14159265358979323846 + 2 * 3.14159265358979323846 * rl_rng_uniform_d(&e->rng);
+        e->pd.thdot = -1.0 + 2.0 * rl_rng_uniform_d(&e->rng);
+    } else {
+        e->mc.pos = -0.6 + 0.2 * rl_rng_uniform_d(&e->rng);
+        e->mc.vel = 0.0;
+        e->mc.wide = 1;
+    }
+}
+
+static void write_obs(const classic *c, const cc_env *e, float *o)
+{
+    if (c->task == TASK_PENDULUM) pd_obs(&e->pd, o);
+    else mc_obs(&e->mc, o);
+}
+
+static void cc_reset(void *env, const rl_env_io *io, uint32_t first, uint32_t count)
+{
+    classic *c = env;
+    float *obs = io->obs;
+    for (uint32_t i = first; i < first + count; i++) {
+        reset_one(c, &c->e[i]);
+        write_obs(c, &c->e[i], obs + (size_t)i * c->obs_size);
+    }
+}
+
+static void cc_step(void *env, const rl_env_io *io, uint32_t first, uint32_t count)
+{
+    classic *c = env;
+    float *obs = io->obs, *final_obs = io->final_obs;
+    for (uint32_t i = first; i < first + count; i++) {
+        cc_env *e = &c->e[i];
+        float a = io->box_actions[i];
+        int term = 0;
+        double r = c->task == TASK_PENDULUM ? pd_step(&e->pd, c->g, a) : mc_step(&e->mc, c->goal_velocity, a, &term);
+        int trunc = ++e->steps >= c->max_steps; /* Gymnasium's TimeLimit: also on the terminal step */
+        io->rewards[i] = (float)r;
+        io->terminated[i] = (uint8_t)term;
+        io->truncated[i] = (uint8_t)trunc;
+        if (term || trunc) {
+            write_obs(c, e, final_obs + (size_t)i * c->obs_size);
+            io->scores[i] = 0.0f;
+            reset_one(c, e);
+        }
+        write_obs(c, e, obs + (size_t)i * c->obs_size);
+    }
+}
+
+/* One line of text: the pendulum's angle and speed, or the car's place on
+   the track (the goal at 0.45) and speed. */
+static int cc_render(void *env, uint32_t index, int color, char *buf, size_t cap)
+{
+    classic *c = env;
+    (void)color;
+    if (index >= c->n) return RL_EINVAL;
+    const cc_env *e = &c->e[index];
+    int k;
+    if (c->task == TASK_PENDULUM) {
+        k = snprintf(buf, cap, "pendulum  angle %+7.3f rad (0 = upright)  speed %+7.3f rad/s  step %u",
+                     pd_angle_normalize(e->pd.th), e->pd.thdot, e->steps);
+    } else {
+        enum { W = 37 };
+        char track[W + 1];
+        memset(track, '-', W);
+        track[W] = 0;
+        int goal = (int)((MC_GOAL_POSITION - MC_MIN_POSITION) / (MC_MAX_POSITION - MC_MIN_POSITION) * (W - 1));
+        int at = (int)((e->mc.pos - MC_MIN_POSITION) / (MC_MAX_POSITION - MC_MIN_POSITION) * (W - 1) + 0.5);
+        track[goal] = '|';
+        track[at < 0 ? 0 : at > W - 1 ? W - 1 : at] = 'o';
+        k = snprintf(buf, cap, "[%s]  position %+.4f  velocity %+.5f  step %u", track, e->mc.pos, e->mc.vel,
+                     e->steps);
+    }
+    if (k < 0) return RL_EIO;
+    return (size_t)k < cap ? k : (int)(cap ? cap - 1 : 0);
+}
+
+static const rl_env_render_ext render_ext = {sizeof render_ext, cc_render};
+
+/* Exact resumes: each env's state as float64 pairs, the float64 flag, the
+   step count and the generator.  Loaded values are checked: finite, in
+   the ranges the rules keep, a step count below the limit. */
+typedef struct cc_saved {
+    double a, b;
+    uint32_t wide, steps;
+    rl_rng rng;
+} cc_saved;
+
+static int check_loaded(const classic *c, const cc_saved *s, const char *name, char *err, size_t errlen)
+{
+    int rc;
+    int pd = c->task == TASK_PENDULUM;
+    if ((rc = rl_state_check_f(name, s->a, pd ? -1e12 : MC_MIN_POSITION, pd ? 1e12 : MC_MAX_POSITION, err, errlen)) ||
+        (rc = rl_state_check_f(name, s->b, pd ? -PD_MAX_SPEED : -MC_MAX_SPEED, pd ? PD_MAX_SPEED : MC_MAX_SPEED, err,
+                               errlen)) ||
+        (rc = rl_state_check_f(name, s->wide, 0, 1, err, errlen)) ||
+        (rc = rl_state_check_f(name, s->steps, 0, c->max_steps - 1, err, errlen)))
+        return rc;
+    if (pd && fabs(s->b) > 1.0 && s->steps == 0) {
+        RL_ERRF(err, errlen, "tensor '%s': an episode's first speed %g is outside [-1, 1]", name, s->b);
+        return RL_ECORRUPT;
+    }
+    return rl_state_check_rng(name, &s->rng, err, errlen);
+}
+
+static int cc_state(classic *c, const rl_state_io *io, const char *prefix, int load, char *err, size_t errlen)
+{
+    cc_saved *s = calloc(c->n, sizeof *s);
+    if (!s) {
+        RL_ERRF(err, errlen, "out of memory");
+        return RL_ENOMEM;
+    }
+    int pd = c->task == TASK_PENDULUM;
+    for (uint32_t i = 0; !load && i < c->n; i++) {
+        const cc_env *e = &c->e[i];
+        s[i].a = pd ? e->pd.th : e->mc.pos;
+        s[i].b = pd ? e->pd.thdot : e->mc.vel;
+        s[i].wide = pd ? 0 : (uint32_t)e->mc.wide;
+        s[i].steps = e->steps;
+        s[i].rng = e->rng;
+    }
+    char name[96];
+    snprintf(name, sizeof name, "%sclassic/state", prefix);
+    int rc = rl_state_blob(io, load, prefix, "classic/state", s, c->n * sizeof *s, err, errlen);
+    for (uint32_t i = 0; rc == RL_OK && load && i < c->n; i++) rc = check_loaded(c, &s[i], name, err, errlen);
+    for (uint32_t i = 0; rc == RL_OK && load && i < c->n; i++) {
+        cc_env *e = &c->e[i];
+        if (pd) e->pd.th = s[i].a, e->pd.thdot = s[i].b;
+        else e->mc.pos = s[i].a, e->mc.vel = s[i].b, e->mc.wide = (int)s[i].wide;
+        e->steps = s[i].steps;
+        e->rng = s[i].rng;
+    }
+    free(s);
+    return rc;
+}
+
+static int cc_save(void *env, const struct rl_state_io *io, const char *prefix, char *err, size_t errlen)
+{
+    return cc_state(env, io, prefix, 0, err, errlen);
+}
+
+static int cc_load(void *env, const struct rl_state_io *io, const char *prefix, char *err, size_t errlen)
+{
+    return cc_state(env, io, prefix, 1, err, errlen);
+}
+
+static const rl_env_state_ext state_ext = {sizeof state_ext, cc_save, cc_load};
+
+static const void *cc_get_extension(void *env, const char *id)
+{
+    (void)env;
+    if (strcmp(id, RL_EXT_ENV_RENDER) == 0) return &render_ext;
+    if (strcmp(id, RL_EXT_ENV_STATE) == 0) return &state_ext;
+    return NULL;
+}
+
+static const rl_env_vtable pd_vtable = {sizeof pd_vtable, pd_create, cc_destroy, cc_reset, cc_step, cc_get_extension};
+static const rl_env_vtable mc_vtable = {sizeof mc_vtable, mc_create, cc_destroy, cc_reset, cc_step, cc_get_extension};
+
+static const rl_plugin_desc descs[] = {
+    {sizeof(rl_plugin_desc), RL_KIND_ENV, "pendulum", "1.0.0",
+     "Pendulum-v1: swing a pendulum up and hold it with a torque in [-2, 2] (Gymnasium's rules)", pd_options,
+     PD_OPT_N, NULL, 0, &pd_vtable, 0},
+    {sizeof(rl_plugin_desc), RL_KIND_ENV, "mountain_car_continuous", "1.0.0",
+     "MountainCarContinuous-v0: drive an underpowered car up a hill with a force in [-1, 1] (Gymnasium's rules)",
+     mc_options, MC_OPT_N, NULL, 0, &mc_vtable, 0},
+};
+
+static int plugin_init(const rl_host_api *h, char *err, size_t errlen)
+{
+    (void)h;
+    (void)err;
+    (void)errlen;
+    return RL_OK;
+}
+
+static uint32_t plugin_count(void)
+{
+    return sizeof descs / sizeof *descs;
+}
+
+static const rl_plugin_desc *plugin_get(uint32_t i)
+{
+    return i < plugin_count() ? &descs[i] : NULL;
+}
+
+RL_PLUGIN_DEFINE_ENTRY(plugin_init, NULL, plugin_count, plugin_get);
