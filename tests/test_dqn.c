@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "qnet.h"
-#include "replay.h"
+#include <rlhost/replay.h>
 #include "sumtree.h"
 #include "tap.h"
 
@@ -48,49 +48,49 @@ static void test_sumtree(void)
 static void test_nstep(void)
 {
     rl_env_info info = {.struct_size = sizeof info, .obs_dtype = RL_DTYPE_F32, .obs_ndim = 1, .obs_shape = {1}, .obs_size = 1, .obs_scale = 1.0f, .n_actions = 2, .agents = 1};
-    replay r;
-    OK(replay_create(&r, 16, 1, &info) == RL_OK, "replay create");
+    rl_replay r;
+    OK(rl_replay_create(&r, 16, 1, &info) == RL_OK, "rl_replay create");
     float rew[7] = {1, 2, 4, 8, 16, 32, 64};
     uint8_t term[7] = {0, 0, 0, 0, 0, 1, 0}, trunc[7] = {0, 0, 0, 1, 0, 0, 0};
     for (int k = 0; k < 7; k++) {
         float o = (float)k, no = (float)(k + 1), fin = 100.0f + k;
         int32_t a = k % 2;
         rl_transition t = {sizeof t, 1, &o, &a, &rew[k], &no, &fin, &term[k], &trunc[k], NULL};
-        replay_add(&r, &t);
+        rl_replay_add(&r, &t);
     }
-    ASSERT_EQ(replay_size(&r), 7, "seven transitions stored");
+    ASSERT_EQ(rl_replay_size(&r), 7, "seven transitions stored");
     float g = 0.5f, x;
-    nstep n = replay_nstep(&r, 0, 3, g);
+    rl_nstep n = rl_replay_nstep(&r, 0, 3, g);
     ASSERT_NEAR(n.ret, 1 + 0.5 * 2 + 0.25 * 4, 1e-6, "3-step return inside an episode");
     ASSERT_NEAR(n.discount, 0.125, 1e-7, "bootstrap discount gamma^3");
-    replay_obs_float(&r, n.boot_slot, 1, &x);
+    rl_replay_obs_float(&r, n.boot_slot, 1, &x);
     ASSERT_NEAR(x, 3.0, 0, "bootstraps from the observation after step 2");
-    n = replay_nstep(&r, 2, 3, g);
+    n = rl_replay_nstep(&r, 2, 3, g);
     ASSERT_NEAR(n.ret, 4 + 0.5 * 8, 1e-6, "return stops at the truncation");
     ASSERT_NEAR(n.discount, 0.25, 1e-7, "truncation still bootstraps (gamma^2)");
-    replay_obs_float(&r, n.boot_slot, 1, &x);
+    rl_replay_obs_float(&r, n.boot_slot, 1, &x);
     ASSERT_NEAR(x, 103.0, 0, "truncation bootstraps from the final observation, not the reset one");
-    n = replay_nstep(&r, 4, 3, g);
+    n = rl_replay_nstep(&r, 4, 3, g);
     ASSERT_NEAR(n.ret, 16 + 0.5 * 32, 1e-6, "return stops at the termination");
     ASSERT_NEAR(n.discount, 0.0, 0, "termination does not bootstrap");
-    n = replay_nstep(&r, 6, 3, g);
+    n = rl_replay_nstep(&r, 6, 3, g);
     ASSERT_NEAR(n.ret, 64, 1e-6, "the newest step has no successors yet");
     ASSERT_NEAR(n.discount, 0.5, 1e-7, "and bootstraps after one step");
-    n = replay_nstep(&r, 1, 1, g);
+    n = rl_replay_nstep(&r, 1, 1, g);
     ASSERT_NEAR(n.ret, 2, 0, "1-step return is the reward");
     ASSERT_NEAR(n.discount, 0.5, 1e-7, "1-step discount is gamma");
-    replay_destroy(&r);
+    rl_replay_destroy(&r);
 
     /* Two envs interleaved: env 1's chain skips env 0's slots. */
-    OK(replay_create(&r, 8, 2, &info) == RL_OK, "two-env replay");
+    OK(rl_replay_create(&r, 8, 2, &info) == RL_OK, "two-env replay");
     for (int k = 0; k < 3; k++) {
         float o[2] = {0, 0}, no[2] = {0, 0}, fin[2] = {0, 0}, rw[2] = {(float)k, 10.0f * (k + 1)};
         int32_t a[2] = {0, 0};
         uint8_t te[2] = {0, 0}, tr[2] = {0, 0};
         rl_transition t = {sizeof t, 2, o, a, rw, no, fin, te, tr, NULL};
-        replay_add(&r, &t);
+        rl_replay_add(&r, &t);
     }
-    n = replay_nstep(&r, 1, 3, 1.0f);
+    n = rl_replay_nstep(&r, 1, 3, 1.0f);
     ASSERT_NEAR(n.ret, 10 + 20 + 30, 1e-6, "env 1's n-step chain stays in env 1");
     /* Wrap: 4 more steps overwrite the ring (capacity 8 = 4 steps x 2 envs). */
     for (int k = 3; k < 7; k++) {
@@ -98,29 +98,29 @@ static void test_nstep(void)
         int32_t a[2] = {0, 0};
         uint8_t te[2] = {0, 0}, tr[2] = {0, 0};
         rl_transition t = {sizeof t, 2, o, a, rw, no, fin, te, tr, NULL};
-        replay_add(&r, &t);
+        rl_replay_add(&r, &t);
     }
-    ASSERT_EQ(replay_size(&r), 8, "ring full");
+    ASSERT_EQ(rl_replay_size(&r), 8, "ring full");
     /* newest step (6) is at slot (6*2)%8 = 4; slot 6 holds step 3 */
-    n = replay_nstep(&r, 6, 5, 1.0f);
+    n = rl_replay_nstep(&r, 6, 5, 1.0f);
     ASSERT_NEAR(n.ret, 3 + 4 + 5 + 6, 1e-6, "n-step across the ring's wrap stops at the newest step");
-    replay_destroy(&r);
+    rl_replay_destroy(&r);
 
     /* uint8 observations stay uint8 and scale on the way out. */
     rl_env_info u8 = {.struct_size = sizeof u8, .obs_dtype = RL_DTYPE_U8, .obs_ndim = 1, .obs_shape = {2}, .obs_size = 2, .obs_scale = 1.0f / 255.0f, .n_actions = 2, .agents = 1};
-    OK(replay_create(&r, 4, 1, &u8) == RL_OK, "uint8 replay");
+    OK(rl_replay_create(&r, 4, 1, &u8) == RL_OK, "uint8 replay");
     ASSERT_EQ(r.row_bytes, 2, "uint8 rows stored as bytes");
     uint8_t o[2] = {255, 51}, no[2] = {0, 0};
     int32_t a = 1;
     float rw = 0;
     uint8_t z = 0;
     rl_transition t = {sizeof t, 1, o, &a, &rw, no, no, &z, &z, NULL};
-    replay_add(&r, &t);
+    rl_replay_add(&r, &t);
     float xf[2];
-    replay_obs_float(&r, 0, 0, xf);
+    rl_replay_obs_float(&r, 0, 0, xf);
     ASSERT_NEAR(xf[0], 1.0, 1e-6, "uint8 255 -> 1.0");
     ASSERT_NEAR(xf[1], 0.2, 1e-6, "uint8 51 -> 0.2");
-    replay_destroy(&r);
+    rl_replay_destroy(&r);
 }
 
 static void test_targets(void)

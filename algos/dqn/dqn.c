@@ -18,7 +18,7 @@
 #include <rlhost/nn.h>
 
 #include "qnet.h"
-#include "replay.h"
+#include <rlhost/replay.h>
 #include "sumtree.h"
 
 static const rl_host_api *host;
@@ -162,7 +162,7 @@ typedef struct dqn {
     rl_adam adam;
     rl_keep_best kb;
     /* replay */
-    replay rb;
+    rl_replay rb;
     sumtree tree;
     double max_priority;
     /* workspaces */
@@ -187,7 +187,7 @@ static void dqn_destroy(void *p)
     rl_params_free(&d->target);
     rl_keep_best_free(&d->kb);
     rl_adam_destroy(&d->adam);
-    replay_destroy(&d->rb);
+    rl_replay_destroy(&d->rb);
     sumtree_destroy(&d->tree);
     rl_free(d->act_x);
     rl_free(d->x);
@@ -307,7 +307,7 @@ static int build_networks(dqn *d, const rl_value *o, const rl_cnn_spec *cnn, uin
 static int alloc_buffers(dqn *d, uint64_t buffer_size, const rl_env_info *env)
 {
     int shared = rl_replicas_shared(d->rep);
-    int rc = replay_create(&d->rb, (uint32_t)(buffer_size / (shared ? 1 : d->R)), d->num_envs, env);
+    int rc = rl_replay_create(&d->rb, (uint32_t)(buffer_size / (shared ? 1 : d->R)), d->num_envs, env);
     if (rc == RL_OK && d->prioritized) rc = sumtree_create(&d->tree, d->rb.capacity);
     if (rc != RL_OK) return rc;
     size_t D = d->obs_size, B = d->batch;
@@ -401,7 +401,7 @@ static int dqn_observe(void *p, const rl_transition *t, char *err, size_t errlen
     dqn *d = p;
     (void)err;
     (void)errlen;
-    uint32_t first = replay_add(&d->rb, t);
+    uint32_t first = rl_replay_add(&d->rb, t);
     if (d->prioritized) {
         double pr = pow(d->max_priority, d->alpha);
         for (uint32_t i = 0; i < t->count; i++) sumtree_set(&d->tree, first + i, pr);
@@ -412,7 +412,7 @@ static int dqn_observe(void *p, const rl_transition *t, char *err, size_t errlen
 /* One gradient step on a sampled batch. */
 static int train_step(dqn *d, char *err, size_t errlen)
 {
-    uint32_t B = d->batch, A = d->n_actions, D = d->obs_size, size = replay_size(&d->rb);
+    uint32_t B = d->batch, A = d->n_actions, D = d->obs_size, size = rl_replay_size(&d->rb);
     double beta = d->beta0 + (1.0 - d->beta0) * d->progress, max_w = 1.0, sum_w = 0;
     if (d->prioritized) {
         double total = sumtree_total(&d->tree), seg = total / B;
@@ -431,9 +431,9 @@ static int train_step(dqn *d, char *err, size_t errlen)
         for (uint32_t j = 0; j < B; j++) d->slots[j] = rl_rng_below(&d->sample, size);
     }
     for (uint32_t j = 0; j < B; j++) {
-        nstep ns = replay_nstep(&d->rb, d->slots[j], d->n_step, d->gamma);
-        replay_obs_float(&d->rb, d->slots[j], 0, d->x + (size_t)j * D);
-        replay_obs_float(&d->rb, ns.boot_slot, 1, d->xn + (size_t)j * D);
+        rl_nstep ns = rl_replay_nstep(&d->rb, d->slots[j], d->n_step, d->gamma);
+        rl_replay_obs_float(&d->rb, d->slots[j], 0, d->x + (size_t)j * D);
+        rl_replay_obs_float(&d->rb, ns.boot_slot, 1, d->xn + (size_t)j * D);
         d->ret[j] = ns.ret;
         d->disc[j] = ns.discount;
     }
@@ -569,33 +569,20 @@ static size_t dqn_metrics(void *p, rl_metric *out, size_t cap)
 
 RL_KEEP_BEST_EVAL_EXT(eval_ext, dqn, kb, online, host, "dqn");
 
-/* A loaded replay indexes memory: its step count, every action and the
-   priorities are checked before anything samples from it. */
-static int replay_validate(dqn *d, char *err, size_t errlen)
+/* Loaded priorities index the replay: every leaf and the running maximum
+   are checked before anything samples from them. */
+static int priorities_validate(dqn *d, char *err, size_t errlen)
 {
-    replay *r = &d->rb;
-    int rc;
-    size_t floats = r->dtype == RL_DTYPE_F32 ? (size_t)r->capacity * r->row_bytes / 4 : 0;
-    if ((rc = rl_state_check_u("replay/steps", r->steps, 0, UINT64_MAX / r->num_envs, err, errlen)) ||
-        (rc = rl_state_check_finite("replay/rewards", r->rewards, r->capacity, err, errlen)) ||
-        (rc = rl_state_check_finite("replay/obs", (const float *)r->obs, floats, err, errlen)) ||
-        (rc = rl_state_check_finite("replay/next_obs", (const float *)r->next_obs, floats, err, errlen)) ||
-        (rc = rl_state_check_i32s("replay/actions", r->actions, r->capacity, 0,
-                                   (int32_t)d->n_actions - 1, err, errlen)))
-        return rc;
-    if (d->prioritized) {
-        int64_t bad = sumtree_rebuild(&d->tree, replay_size(r));
-        if (bad >= 0) {
-            RL_ERRF(err, errlen, "tensors 'replay/priority_sum' and 'replay/priority_min' hold a bad "
-                                 "priority at leaf %lld",
-                    (long long)bad);
-            return RL_ECORRUPT;
-        }
-        if (!(d->max_priority > 0)) {
-            RL_ERRF(err, errlen, "tensor 'state/max_priority' holds %g, not a positive priority",
-                    d->max_priority);
-            return RL_ECORRUPT;
-        }
+    if (!d->prioritized) return RL_OK;
+    int64_t bad = sumtree_rebuild(&d->tree, rl_replay_size(&d->rb));
+    if (bad >= 0) {
+        RL_ERRF(err, errlen, "tensors 'replay/priority_sum' and 'replay/priority_min' hold a bad priority at leaf %lld",
+                (long long)bad);
+        return RL_ECORRUPT;
+    }
+    if (!(d->max_priority > 0)) {
+        RL_ERRF(err, errlen, "tensor 'state/max_priority' holds %g, not a positive priority", d->max_priority);
+        return RL_ECORRUPT;
     }
     return RL_OK;
 }
@@ -685,27 +672,18 @@ static int dqn_state(dqn *d, const rl_state_io *io, int load, char *err, size_t 
     }
     if ((rc = rl_keep_best_state(&d->kb, io, load, err, errlen))) return rc;
     if (!d->save_replay) return RL_OK;
-    replay *r = &d->rb;
-    size_t cap = r->capacity;
     /* No replay beside the checkpoint (eval, play, or a resume the host
        warned about): the buffer starts empty. */
-    if ((rc = rl_state_blob(io, load, "replay/", "obs", r->obs, cap * r->row_bytes, err, errlen)) == RL_ENOENT && load)
-        return RL_OK;
-    if (rc ||
-        (rc = rl_state_blob(io, load, "replay/", "next_obs", r->next_obs, cap * r->row_bytes, err, errlen)) ||
-        (rc = rl_state_blob(io, load, "replay/", "actions", r->actions, cap * sizeof *r->actions, err, errlen)) ||
-        (rc = rl_state_blob(io, load, "replay/", "rewards", r->rewards, cap * sizeof *r->rewards, err, errlen)) ||
-        (rc = rl_state_blob(io, load, "replay/", "terminated", r->terminated, cap, err, errlen)) ||
-        (rc = rl_state_blob(io, load, "replay/", "done", r->done, cap, err, errlen)) ||
-        (rc = rl_state_blob(io, load, "replay/", "steps", &r->steps, sizeof r->steps, err, errlen)))
-        return rc;
+    rc = rl_replay_state(&d->rb, io, load, d->n_actions, NULL, NULL, err, errlen);
+    if (rc == RL_ENOENT) return RL_OK;
+    if (rc) return rc;
     if (d->prioritized) {
         size_t nodes = 2 * (size_t)d->tree.capacity * sizeof(double);
         if ((rc = rl_state_blob(io, load, "replay/", "priority_sum", d->tree.sum, nodes, err, errlen)) ||
             (rc = rl_state_blob(io, load, "replay/", "priority_min", d->tree.min, nodes, err, errlen)))
             return rc;
     }
-    return load ? replay_validate(d, err, errlen) : RL_OK;
+    return load ? priorities_validate(d, err, errlen) : RL_OK;
 }
 
 static int dqn_save(void *p, const rl_state_io *io, char *err, size_t errlen)
@@ -730,7 +708,7 @@ static const void *dqn_get_extension(void *p, const char *id)
 
 static const rl_algo_vtable vtable = {
     sizeof vtable, dqn_create, dqn_destroy, dqn_act, dqn_observe, dqn_update, dqn_metrics,
-    dqn_get_extension,
+    dqn_get_extension, NULL, /* discrete actions only: no act_box */
 };
 
 #define PRESET(name, opts, text) \

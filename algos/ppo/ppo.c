@@ -55,6 +55,8 @@ enum {
     OPT_KEEP_BEST,
     OPT_ON_NONFINITE,
     OPT_NORMALIZE_OBS,
+    OPT_NORMALIZE_REWARD,
+    OPT_LOG_STD_INIT,
     OPT_ENCODER,
     OPT_ENCODER_LAST = OPT_ENCODER + RL_ENCODER_N_OPTIONS - 1,
     OPT_N
@@ -106,6 +108,11 @@ enum { ST_BATCH_INFERENCE, ST_BLAS_THREADS, ST_N };
         [OPT_NORMALIZE_OBS] = RL_OPTION_BOOL("normalize_obs", "false",                              \
                                              "scale observations by a running mean and std of the training " \
                                              "observations (clipped to +-10; kept in checkpoints)"), \
+        [OPT_NORMALIZE_REWARD] = RL_OPTION_BOOL("normalize_reward", "false",                          \
+                                               "divide rewards by a running estimate of the discounted return's " \
+                                               "standard deviation, clipped to +-10 (VecNormalize)"),   \
+        [OPT_LOG_STD_INIT] = RL_OPTION_FLOAT("log_std_init", "0.0", -20, 2,                              \
+                                             "box actions: the Gaussian policy's initial log-std"),       \
         RL_ENCODER_OPTIONS(OPT_ENCODER),                                                            \
     }
 
@@ -154,6 +161,9 @@ static void ppo_destroy(void *p_)
     rl_free(p->norm.var);
     rl_free(p->norm.shift);
     rl_free(p->norm.mul);
+    rl_free(p->rnorm.ret);
+    rl_free(p->ro.box_actions);
+    rl_free(p->ws.dlogstd);
     free(p);
 }
 
@@ -172,7 +182,12 @@ void ppo_obs_norm_derive(ppo *p)
 static void read_options(ppo *p, const rl_algo_args *args)
 {
     const rl_value *o = args->options, *st = args->stages;
-    p->cfg.n_actions = args->env->n_actions;
+    p->cfg.box = rl_env_info_action_kind(args->env) == RL_SPACE_BOX;
+    p->cfg.dim = p->cfg.box ? args->env->action_dim : 0;
+    p->cfg.n_actions = p->cfg.box ? 0 : args->env->n_actions;
+    p->cfg.n_out = p->cfg.box ? p->cfg.dim : p->cfg.n_actions;
+    p->cfg.log_std_init = (float)o[OPT_LOG_STD_INIT].f;
+    p->cfg.norm_reward = (int)o[OPT_NORMALIZE_REWARD].i;
     p->cfg.obs_size = args->env->obs_size;
     p->cfg.num_envs = args->num_envs;
     p->cfg.dtype = args->env->obs_dtype;
@@ -254,14 +269,18 @@ static int build_networks(ppo *p, const rl_cnn_spec *cnn, const uint32_t *hidden
         uint32_t feat = hidden[nh - 1];
         rc = tower_create(&p->towers[0], &p->p, "body", p->cfg.obs_size, cnn, p->cfg.recurrent, p->cfg.lstm_hidden, hidden, nh - 1, feat,
                           p->cfg.act, M, S, p->cfg.bptt, err, errlen);
-        if (!rc) rc = rl_mlp_create(&p->head_pi, &p->p, "pi", feat, NULL, 0, p->cfg.n_actions, RL_ACT_NONE, M);
+        if (!rc) rc = rl_mlp_create(&p->head_pi, &p->p, "pi", feat, NULL, 0, p->cfg.n_out, RL_ACT_NONE, M);
         if (!rc) rc = rl_mlp_create(&p->head_v, &p->p, "vf", feat, NULL, 0, 1, RL_ACT_NONE, M);
     } else {
-        rc = tower_create(&p->towers[0], &p->p, "actor", p->cfg.obs_size, cnn, p->cfg.recurrent, p->cfg.lstm_hidden, hidden, nh, p->cfg.n_actions,
+        rc = tower_create(&p->towers[0], &p->p, "actor", p->cfg.obs_size, cnn, p->cfg.recurrent, p->cfg.lstm_hidden, hidden, nh, p->cfg.n_out,
                           p->cfg.act, M, S, p->cfg.bptt, err, errlen);
         if (!rc)
             rc = tower_create(&p->towers[1], &p->p, "critic", p->cfg.obs_size, cnn, p->cfg.recurrent, p->cfg.lstm_hidden, hidden, nh, 1,
                               p->cfg.act, M, S, p->cfg.bptt, err, errlen);
+    }
+    if (!rc && p->cfg.box) { /* the Gaussian's state-independent log-stds, as SB3 and CleanRL have them */
+        p->cfg.log_std_off = rl_params_add(&p->p, p->cfg.shared ? "pi/log_std" : "actor/log_std", p->cfg.dim, 1);
+        if (p->cfg.log_std_off == (size_t)-1) rc = RL_ENOMEM;
     }
     return rc ? rc : rl_params_alloc(&p->p);
 }
@@ -283,6 +302,7 @@ static void init_weights(ppo *p, uint64_t seed)
         rl_mlp_init(&p->head_pi, &p->p, RL_INIT_ORTHOGONAL, 0.01f, &init);
         rl_mlp_init(&p->head_v, &p->p, RL_INIT_ORTHOGONAL, 1.0f, &init);
     }
+    for (uint32_t k = 0; p->cfg.box && k < p->cfg.dim; k++) p->p.data[p->cfg.log_std_off + k] = p->cfg.log_std_init;
 }
 
 /* The rollout [T][N], the workspaces for M rows (feat: the widest last
@@ -295,14 +315,18 @@ static int alloc_buffers(ppo *p, uint32_t M, uint32_t S, uint32_t feat)
         !ALLOC(p->ro.ret, TN, float) || !ALLOC(p->ro.last_obs, (size_t)p->cfg.num_envs * D, float) ||
         !ALLOC(p->ro.actions, TN, int32_t) || !ALLOC(p->ro.terminated, TN, uint8_t) ||
         !ALLOC(p->ro.truncated, TN, uint8_t) || !ALLOC(p->ro.start, TN, uint8_t) ||
-        !ALLOC(p->ws.x, (size_t)M * D, float) || !ALLOC(p->ws.logits, (size_t)M * p->cfg.n_actions, float) ||
-        !ALLOC(p->ws.logp_all, (size_t)M * p->cfg.n_actions, float) || !ALLOC(p->ws.dlogits, (size_t)M * p->cfg.n_actions, float) ||
+        !ALLOC(p->ws.x, (size_t)M * D, float) || !ALLOC(p->ws.logits, (size_t)M * p->cfg.n_out, float) ||
+        !ALLOC(p->ws.logp_all, (size_t)M * p->cfg.n_out, float) || !ALLOC(p->ws.dlogits, (size_t)M * p->cfg.n_out, float) ||
         !ALLOC(p->ws.dv, M, float) || !ALLOC(p->ws.vpred, M, float) ||
         !ALLOC(p->ws.feat_scratch, (size_t)M * feat * 3, float) || !ALLOC(p->ws.act_x, (size_t)p->cfg.rows * D, float) ||
         !ALLOC(p->ws.perm, TN, uint32_t) || !ALLOC(p->ws.rows_idx, p->cfg.batch, uint32_t) ||
         !ALLOC(p->ws.reset, p->cfg.batch, uint8_t) || !ALLOC(p->norm.mean, D, double) ||
-        !ALLOC(p->norm.var, D, double) || !ALLOC(p->norm.shift, D, float) || !ALLOC(p->norm.mul, D, float))
+        !ALLOC(p->norm.var, D, double) || !ALLOC(p->norm.shift, D, float) || !ALLOC(p->norm.mul, D, float) ||
+        !ALLOC(p->rnorm.ret, p->cfg.num_envs, double))
         return RL_ENOMEM;
+    if (p->cfg.box && (!ALLOC(p->ro.box_actions, TN * p->cfg.dim, float) || !ALLOC(p->ws.dlogstd, p->cfg.dim, float)))
+        return RL_ENOMEM;
+    p->rnorm.count = 1e-4, p->rnorm.var = 1.0; /* VecNormalize's start */
     /* SB3's start: mean 0, variance 1, a count of 1e-4 */
     p->norm.count = 1e-4;
     for (size_t j = 0; j < D; j++) p->norm.var[j] = 1.0;
@@ -419,14 +443,14 @@ void ppo_infer(ppo *p, const float *x, lstm_state *st, uint32_t B, float *logits
         uint32_t F = p->head_pi.dims[0];
         float *feat = p->ws.feat_scratch;
         rl_activation_forward(p->cfg.act, feat, f, (size_t)B * F);
-        memcpy(logits, rl_mlp_infer(&p->head_pi, p->p.data, feat, B), (size_t)B * p->cfg.n_actions * sizeof(float));
+        memcpy(logits, rl_mlp_infer(&p->head_pi, p->p.data, feat, B), (size_t)B * p->cfg.n_out * sizeof(float));
         if (values) memcpy(values, rl_mlp_infer(&p->head_v, p->p.data, feat, B), B * sizeof(float));
         return;
     }
     memcpy(logits,
            tower_infer(&p->towers[0], p->p.data, x, st ? st[0].h : NULL, st ? st[0].c : NULL,
                        p->ws.gates, B),
-           (size_t)B * p->cfg.n_actions * sizeof(float));
+           (size_t)B * p->cfg.n_out * sizeof(float));
     if (values)
         memcpy(values,
                tower_infer(&p->towers[1], p->p.data, x, st ? st[1].h : NULL, st ? st[1].c : NULL,
@@ -453,7 +477,7 @@ static void infer_rows(ppo *p, const float *x, lstm_state *st, uint32_t B, float
     for (uint32_t i = 0; i < B; i++) {
         lstm_state row[2];
         state_rows(p, st, i, row);
-        ppo_infer(p, x + (size_t)i * p->cfg.obs_size, p->cfg.recurrent ? row : NULL, 1, logits + (size_t)i * p->cfg.n_actions,
+        ppo_infer(p, x + (size_t)i * p->cfg.obs_size, p->cfg.recurrent ? row : NULL, 1, logits + (size_t)i * p->cfg.n_out,
               values ? values + i : NULL);
     }
 }
@@ -470,11 +494,13 @@ static void reset_states(ppo *p, lstm_state *st, const uint8_t *start, uint32_t 
             }
 }
 
-static int ppo_act(void *p_, rl_act_mode mode, const void *obs, const uint8_t *start,
-                   int32_t *actions, uint32_t count, char *err, size_t errlen)
+/* The policy on count rows of obs: logits (discrete) or means (box) in
+   ws.logits.  Evaluation uses the eval rows' recurrent state; training
+   records the rows in the rollout at *at (observation, episode starts, the
+   recurrent state carried in, the value). */
+static int policy_rows(ppo *p, rl_act_mode mode, const void *obs, const uint8_t *start, uint32_t count, size_t *at,
+                       char *err, size_t errlen)
 {
-    ppo *p = p_;
-    uint32_t A = p->cfg.n_actions;
     if (mode == RL_ACT_EVAL) {
         if (count > p->cfg.rows) {
             RL_ERRF(err, errlen, "eval act for %u envs; created for %u", count, p->cfg.rows);
@@ -483,34 +509,83 @@ static int ppo_act(void *p_, rl_act_mode mode, const void *obs, const uint8_t *s
         to_float(p, obs, count, p->ws.act_x);
         reset_states(p, p->eval, start, count);
         infer_rows(p, p->ws.act_x, p->eval, count, p->ws.logits, NULL);
-        rl_log_softmax(p->ws.logp_all, p->ws.logits, count, A);
-        for (uint32_t i = 0; i < count; i++)
-            actions[i] = p->cfg.det_eval ? rl_argmax(p->ws.logits + (size_t)i * A, A)
-                                     : rl_categorical_sample(p->ws.logp_all + (size_t)i * A, A, &p->eval_rng);
         return RL_OK;
     }
     if (count != p->cfg.num_envs) {
         RL_ERRF(err, errlen, "train act for %u envs; created for %u", count, p->cfg.num_envs);
         return RL_EINVAL;
     }
-    size_t at = (size_t)p->ro.pos * p->cfg.num_envs, H = p->cfg.lstm_hidden;
-    float *x = p->ro.obs + at * p->cfg.obs_size;
+    *at = (size_t)p->ro.pos * p->cfg.num_envs;
+    size_t H = p->cfg.lstm_hidden;
+    float *x = p->ro.obs + *at * p->cfg.obs_size;
     to_float_stats(p, obs, count, x, 1);
-    memcpy(p->ro.start + at, start, count);
+    memcpy(p->ro.start + *at, start, count);
     if (p->cfg.recurrent)
         for (uint32_t k = 0; k < p->cfg.n_towers; k++) { /* the state carried in, before resets */
-            memcpy(p->ro.st_h[k] + at * H, p->live[k].h, count * H * sizeof(float));
-            memcpy(p->ro.st_c[k] + at * H, p->live[k].c, count * H * sizeof(float));
+            memcpy(p->ro.st_h[k] + *at * H, p->live[k].h, count * H * sizeof(float));
+            memcpy(p->ro.st_c[k] + *at * H, p->live[k].c, count * H * sizeof(float));
         }
     reset_states(p, p->live, start, count);
-    infer_rows(p, x, p->live, count, p->ws.logits, p->ro.values + at);
+    infer_rows(p, x, p->live, count, p->ws.logits, p->ro.values + *at);
+    return RL_OK;
+}
+
+static int ppo_act(void *p_, rl_act_mode mode, const void *obs, const uint8_t *start,
+                   int32_t *actions, uint32_t count, char *err, size_t errlen)
+{
+    ppo *p = p_;
+    uint32_t A = p->cfg.n_actions;
+    size_t at = 0;
+    int rc = policy_rows(p, mode, obs, start, count, &at, err, errlen);
+    if (rc != RL_OK) return rc;
     rl_log_softmax(p->ws.logp_all, p->ws.logits, count, A);
     for (uint32_t i = 0; i < count; i++) {
         const float *lp = p->ws.logp_all + (size_t)i * A;
+        if (mode == RL_ACT_EVAL) {
+            actions[i] = p->cfg.det_eval ? rl_argmax(p->ws.logits + (size_t)i * A, A)
+                                         : rl_categorical_sample(lp, A, &p->eval_rng);
+            continue;
+        }
         int32_t a = rl_categorical_sample(lp, A, &p->rng);
         actions[i] = a;
         p->ro.actions[at + i] = a;
         p->ro.logp[at + i] = lp[a];
+    }
+    return RL_OK;
+}
+
+double ppo_gauss_logp(const ppo *p, const float *mu, const float *a)
+{
+    const float *ls = p->p.data + p->cfg.log_std_off;
+    double lp = 0;
+    for (uint32_t k = 0; k < p->cfg.dim; k++) {
+        double z = ((double)a[k] - mu[k]) / exp((double)ls[k]);
+        lp += -0.5 * z * z - ls[k] - 0.91893853320467274; /* log sqrt(2 pi) */
+    }
+    return lp;
+}
+
+/* Box actions: a diagonal Gaussian around the means with the log-stds.  The
+   sample is recorded as drawn; the host clips what the env sees. */
+static int ppo_act_box(void *p_, rl_act_mode mode, const void *obs, const uint8_t *start, float *actions,
+                       uint32_t count, char *err, size_t errlen)
+{
+    ppo *p = p_;
+    uint32_t A = p->cfg.dim;
+    size_t at = 0;
+    int rc = policy_rows(p, mode, obs, start, count, &at, err, errlen);
+    if (rc != RL_OK) return rc;
+    const float *ls = p->p.data + p->cfg.log_std_off;
+    int sample = mode == RL_ACT_TRAIN || !p->cfg.det_eval;
+    rl_rng *rng = mode == RL_ACT_TRAIN ? &p->rng : &p->eval_rng;
+    for (uint32_t i = 0; i < count; i++) {
+        const float *mu = p->ws.logits + (size_t)i * A;
+        float *a = actions + (size_t)i * A;
+        for (uint32_t k = 0; k < A; k++)
+            a[k] = sample ? mu[k] + expf(ls[k]) * (float)rl_rng_normal(rng) : mu[k];
+        if (mode == RL_ACT_EVAL) continue;
+        memcpy(p->ro.box_actions + (at + i) * A, a, A * sizeof(float));
+        p->ro.logp[at + i] = (float)ppo_gauss_logp(p, mu, a);
     }
     return RL_OK;
 }
@@ -538,13 +613,41 @@ static void truncation_values(ppo *p, const rl_transition *t, float *out)
     }
 }
 
+/* normalize_reward: each env's discounted return folds into the running
+   statistics (a batch update, as for observations), then the rewards are
+   divided by the returns' standard deviation and clipped to +-10; a return
+   restarts where its episode ended. */
+static void normalize_rewards(ppo *p, const rl_transition *t, float *out)
+{
+    ppo_reward_norm *r = &p->rnorm;
+    uint32_t N = p->cfg.num_envs;
+    double bm = 0, bv = 0;
+    for (uint32_t i = 0; i < N; i++) bm += r->ret[i] = r->ret[i] * p->cfg.gamma + t->rewards[i];
+    bm /= N;
+    for (uint32_t i = 0; i < N; i++) bv += (r->ret[i] - bm) * (r->ret[i] - bm);
+    bv /= N;
+    double tot = r->count + N, delta = bm - r->mean;
+    r->mean += delta * N / tot;
+    r->var = (r->var * r->count + bv * N + delta * delta * r->count * N / tot) / tot;
+    r->count = tot;
+    double sd = sqrt(r->var + 1e-8);
+    for (uint32_t i = 0; i < N; i++) {
+        double v = t->rewards[i] / sd;
+        out[i] = (float)(v > 10 ? 10 : v < -10 ? -10 : v);
+        if (t->terminated[i] || t->truncated[i]) r->ret[i] = 0;
+    }
+}
+
 static int ppo_observe(void *p_, const rl_transition *t, char *err, size_t errlen)
 {
     ppo *p = p_;
     (void)err;
     (void)errlen;
     size_t at = (size_t)p->ro.pos * p->cfg.num_envs;
-    memcpy(p->ro.rewards + at, t->rewards, p->cfg.num_envs * sizeof(float));
+    if (p->cfg.norm_reward)
+        normalize_rewards(p, t, p->ro.rewards + at);
+    else
+        memcpy(p->ro.rewards + at, t->rewards, p->cfg.num_envs * sizeof(float));
     memcpy(p->ro.terminated + at, t->terminated, p->cfg.num_envs);
     memcpy(p->ro.truncated + at, t->truncated, p->cfg.num_envs);
     truncation_values(p, t, p->ro.final_values + at);
@@ -605,16 +708,16 @@ static const void *ppo_get_extension(void *p, const char *id)
 
 static const rl_algo_vtable vtable = {
     sizeof vtable, ppo_create, ppo_destroy, ppo_act, ppo_observe, ppo_update, ppo_metrics,
-    ppo_get_extension,
+    ppo_get_extension, ppo_act_box,
 };
 
 static const rl_plugin_desc descs[] = {
     {sizeof(rl_plugin_desc), RL_KIND_ALGO, "ppo", "1.0.0",
      "proximal policy optimization (clipped surrogate, GAE)", opts_ppo, OPT_N, stages, ST_N,
-     &vtable, RL_DESC_REPLICAS},
+     &vtable, RL_DESC_REPLICAS | RL_DESC_BOX},
     {sizeof(rl_plugin_desc), RL_KIND_ALGO, "recurrent_ppo", "1.0.0",
      "PPO with an LSTM before the heads (preset: recurrent = true)", opts_rppo, OPT_N, stages,
-     ST_N, &vtable, RL_DESC_REPLICAS},
+     ST_N, &vtable, RL_DESC_REPLICAS | RL_DESC_BOX},
 };
 
 static int plugin_init(const rl_host_api *h, char *err, size_t errlen)

@@ -42,6 +42,12 @@ typedef struct lstm_state {
 /* What the options and the env's spaces say, fixed at create. */
 typedef struct ppo_settings {
     uint32_t n_actions, obs_size, num_envs; /* num_envs: this replica's */
+    int box;           /* a box action space: a diagonal Gaussian policy */
+    uint32_t dim;      /* box: floats per action */
+    uint32_t n_out;    /* the policy head's width: n_actions, or dim means */
+    size_t log_std_off; /* box: the state-independent log-stds [dim] in the parameter block */
+    float log_std_init;
+    int norm_reward;   /* scale rewards by a running estimate of the return's spread */
     uint32_t rows;     /* the most rows one act() takes: max(num_envs, eval envs) */
     uint32_t n_steps, batch, epochs; /* batch: this replica's share of a minibatch */
     uint32_t bptt, lstm_hidden;      /* recurrent: sequence length, LSTM width (else 1, 0) */
@@ -58,7 +64,8 @@ typedef struct ppo_settings {
 /* The rollout, [n_steps][num_envs] each, filled by observe(). */
 typedef struct ppo_rollout {
     float *obs, *logp, *values, *rewards, *final_values, *adv, *ret, *last_obs;
-    int32_t *actions;
+    int32_t *actions;         /* discrete */
+    float *box_actions;       /* box: [T][N][dim], the sample as drawn (unclipped) */
     uint8_t *terminated, *truncated, *start;
     float *st_h[2], *st_c[2]; /* recurrent: the state carried into each step [T][N][H] */
     uint32_t pos;             /* the next step's index */
@@ -70,6 +77,7 @@ typedef struct ppo_workspace {
     float *act_x, *tmp_h, *tmp_c;
     uint32_t *perm, *rows_idx;
     uint8_t *reset;
+    float *dlogstd;           /* box: the minibatch's gradient of the log-stds [dim] */
 } ppo_workspace;
 
 /* normalize_obs: running statistics (in double) and what is applied. */
@@ -77,6 +85,14 @@ typedef struct ppo_obs_norm {
     double count, *mean, *var;
     float *shift, *mul;
 } ppo_obs_norm;
+
+/* normalize_reward (Stable-Baselines3's VecNormalize): each env's running
+   discounted return, and the running mean and variance of those returns;
+   rewards are divided by their standard deviation and clipped to +-10. */
+typedef struct ppo_reward_norm {
+    double count, mean, var;
+    double *ret; /* [num_envs] */
+} ppo_reward_norm;
 
 /* Sums since the last metrics() call. */
 typedef struct ppo_sums {
@@ -97,6 +113,7 @@ typedef struct ppo {
     rl_adam adam;
     ppo_rollout ro;
     ppo_obs_norm norm;
+    ppo_reward_norm rnorm;
     /* recurrent state now: train [N][H], eval [rows][H], per tower */
     lstm_state live[2], eval[2];
     ppo_workspace ws;
@@ -109,6 +126,8 @@ typedef struct ppo {
 /* ppo.c: inference for B rows (the recurrent state st advanced when given);
    the normalization that normalize_obs applies, from its statistics. */
 void ppo_infer(ppo *p, const float *x, lstm_state *st, uint32_t B, float *logits, float *values);
+/* box: the log-probability of action a under means mu and the log-stds. */
+double ppo_gauss_logp(const ppo *p, const float *mu, const float *a);
 void ppo_obs_norm_derive(ppo *p);
 /* ppo_train.c: the update on a full rollout. */
 int ppo_train_rollout(ppo *p, char *err, size_t errlen);

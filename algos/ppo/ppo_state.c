@@ -69,8 +69,15 @@ static int rollout_state(ppo *p, const rl_state_io *io, int load, char *err, siz
     for (size_t k = 0; k < sizeof blobs / sizeof *blobs; k++)
         if ((rc = rl_state_blob(io, load, "rollout/", blobs[k].name, blobs[k].data, blobs[k].bytes, err, errlen)))
             return rc;
-    if (load && (rc = rl_state_check_i32s("rollout/actions", p->ro.actions, TN, 0, (int32_t)p->cfg.n_actions - 1, err, errlen)))
+    if (load && !p->cfg.box &&
+        (rc = rl_state_check_i32s("rollout/actions", p->ro.actions, TN, 0, (int32_t)p->cfg.n_actions - 1, err, errlen)))
         return rc;
+    if (p->cfg.box) { /* the samples as drawn: any finite value */
+        size_t n = TN * p->cfg.dim;
+        if ((rc = rl_state_blob(io, load, "rollout/", "box_actions", p->ro.box_actions, n * 4, err, errlen)) ||
+            (load && (rc = rl_state_check_finite("rollout/box_actions", p->ro.box_actions, n, err, errlen))))
+            return rc;
+    }
     for (size_t k = 0; load && k < 6; k++) /* the float arrays: obs .. last_obs */
         if ((rc = rl_state_check_finite(blobs[k].name, blobs[k].data, blobs[k].bytes / 4, err, errlen)))
             return rc;
@@ -125,14 +132,40 @@ static int obs_norm_state(ppo *p, const rl_state_io *io, int load, char *err, si
     return RL_OK;
 }
 
+/* normalize_reward: the return statistics and each env's running return. */
+static int reward_norm_state(ppo *p, const rl_state_io *io, int load, char *err, size_t errlen)
+{
+    if (!p->cfg.norm_reward) return RL_OK;
+    ppo_reward_norm *r = &p->rnorm;
+    double v[3] = {r->count, r->mean, r->var};
+    static const char *const names[3] = {"state/return_count", "state/return_mean", "state/return_var"};
+    static const double lo[3] = {0, -1e300, 0}, hi[3] = {1e300, 1e300, 1e300};
+    int rc;
+    for (int k = 0; k < 3; k++)
+        if ((rc = rl_scalar_state(&v[k], io, load, names[k], err, errlen)) ||
+            (load && (rc = rl_state_check_f(names[k], v[k], lo[k], hi[k], err, errlen))))
+            return rc;
+    uint64_t shape = p->cfg.num_envs;
+    rc = load ? io->get(io->ctx, "state/returns", RL_DTYPE_F64, 1, &shape, r->ret)
+              : io->put(io->ctx, "state/returns", RL_DTYPE_F64, 1, &shape, r->ret);
+    if (rc != RL_OK) {
+        RL_ERRF(err, errlen, "%s", io->error(io->ctx));
+        return rc;
+    }
+    for (uint32_t i = 0; load && i < p->cfg.num_envs; i++)
+        if ((rc = rl_state_check_f("state/returns", r->ret[i], -1e300, 1e300, err, errlen))) return rc;
+    if (load) r->count = v[0], r->mean = v[1], r->var = v[2];
+    return RL_OK;
+}
+
 int ppo_state(ppo *p, const rl_state_io *io, int load, char *err, size_t errlen)
 {
     int rc;
     if (!load && (rc = ppo_describe(p, io, err, errlen))) return rc;
     if ((rc = learner_state(p, io, load, err, errlen)) || (rc = rollout_state(p, io, load, err, errlen)) ||
-        (rc = rl_keep_best_state(&p->kb, io, load, err, errlen)))
+        (rc = rl_keep_best_state(&p->kb, io, load, err, errlen)) || (rc = obs_norm_state(p, io, load, err, errlen)))
         return rc;
-    return obs_norm_state(p, io, load, err, errlen);
+    return reward_norm_state(p, io, load, err, errlen);
 }
 
 /* One tower's ops (an LSTM first when recurrent, then its MLP), appended. */
@@ -182,7 +215,15 @@ static int ppo_describe(const ppo *p, const rl_state_io *io, char *err, size_t e
         snprintf(norm, sizeof norm,
                  "{\"mean\":\"state/obs_mean\",\"var\":\"state/obs_var\",\"eps\":1e-8,\"clip\":10,"
                  "\"formula\":\"clip((x - mean) / sqrt(var + eps), -clip, clip)\"}");
-    int n = snprintf(json, sizeof json,
+    int n;
+    if (p->cfg.box) /* the means (the host clips them into the box), or a sample with the log-stds */
+        n = snprintf(json, sizeof json,
+                     "{\"format\":\"rlhost.policy/1\",\"algo\":\"ppo\",\"input\":{\"size\":%u,\"normalize\":%s},"
+                     "\"outputs\":{\"mean\":[%s],\"value\":[%s]},\"greedy\":{\"%s\":\"mean\",\"log_std\":\"%s\"}}",
+                     p->cfg.obs_size, norm, actor, critic, p->cfg.det_eval ? "identity" : "sample_gaussian",
+                     p->cfg.shared ? "pi/log_std" : "actor/log_std");
+    else
+        n = snprintf(json, sizeof json,
                      "{\"format\":\"rlhost.policy/1\",\"algo\":\"ppo\",\"input\":{\"size\":%u,\"normalize\":%s},"
                      "\"outputs\":{\"logits\":[%s],\"value\":[%s]},\"greedy\":{\"%s\":\"logits\"}}",
                      p->cfg.obs_size, norm, actor, critic, p->cfg.det_eval ? "argmax" : "sample_softmax");

@@ -18,12 +18,12 @@ static void train_forward(ppo *p, uint32_t L, uint32_t S)
         uint32_t F = p->head_pi.dims[0];
         float *feat = p->ws.feat_scratch;
         rl_activation_forward(p->cfg.act, feat, f, (size_t)M * F);
-        memcpy(p->ws.logits, rl_mlp_forward(&p->head_pi, p->p.data, feat, M), (size_t)M * p->cfg.n_actions * sizeof(float));
+        memcpy(p->ws.logits, rl_mlp_forward(&p->head_pi, p->p.data, feat, M), (size_t)M * p->cfg.n_out * sizeof(float));
         memcpy(p->ws.vpred, rl_mlp_forward(&p->head_v, p->p.data, feat, M), M * sizeof(float));
         return;
     }
     memcpy(p->ws.logits, tower_forward(&p->towers[0], p->p.data, p->ws.x, p->ws.h0[0], p->ws.c0[0], p->ws.reset, L, S),
-           (size_t)M * p->cfg.n_actions * sizeof(float));
+           (size_t)M * p->cfg.n_out * sizeof(float));
     /* The critic's sequences start from its own stored state. */
     memcpy(p->ws.vpred, tower_forward(&p->towers[1], p->p.data, p->ws.x, p->ws.h0[1], p->ws.c0[1], p->ws.reset, L, S),
            M * sizeof(float));
@@ -114,6 +114,41 @@ static void advantages(ppo *p)
    replicas: the advantages' statistics and the means are over all of it,
    and part = {policy, value, entropy, kl, clipped} is summed over them, so
    every replica decides alike. */
+/* minibatch_losses for a box: the diagonal Gaussian's log-probability of
+   each stored (unclipped) sample, its entropy (state-independent: the same
+   for every row) and their gradients into the means (dlogits) and the
+   log-stds (dlogstd). */
+static void box_losses(ppo *p, uint32_t M, uint32_t Mg, float clip, double amean, double astd, double part[5])
+{
+    uint32_t A = p->cfg.dim;
+    const float *ls = p->p.data + p->cfg.log_std_off;
+    double h = 0, pg = 0, vl = 0, kl = 0, clipped_n = 0;
+    for (uint32_t k = 0; k < A; k++) h += 0.5 + 0.91893853320467274 + ls[k];
+    for (uint32_t k = 0; k < A; k++) p->ws.dlogstd[k] = (float)(-p->cfg.ent_coef * M / Mg);
+    for (uint32_t r = 0; r < M; r++) {
+        uint32_t row = p->ws.rows_idx[r];
+        const float *mu = p->ws.logits + (size_t)r * A, *a = p->ro.box_actions + (size_t)row * A;
+        float adv = p->ro.adv[row];
+        if (p->cfg.norm_adv && Mg > 1) adv = (float)((adv - amean) / (astd + 1e-8));
+        float lp = (float)ppo_gauss_logp(p, mu, a), dlogp, ratio;
+        int was_clipped;
+        pg += ppo_policy_loss(lp, p->ro.logp[row], adv, clip, &dlogp, &was_clipped, &ratio);
+        clipped_n += was_clipped;
+        kl += (ratio - 1.0f) - (lp - p->ro.logp[row]);
+        float g = dlogp / Mg;
+        for (uint32_t k = 0; k < A; k++) {
+            float iv = expf(-2.0f * ls[k]), d = a[k] - mu[k];
+            p->ws.dlogits[(size_t)r * A + k] = g * d * iv;
+            p->ws.dlogstd[k] += g * (d * d * iv - 1.0f);
+        }
+        float dvr;
+        vl += ppo_value_loss(p->ws.vpred[r], p->ro.values[row], p->ro.ret[row], p->cfg.vclip, &dvr);
+        p->ws.dv[r] = p->cfg.vf_coef * dvr / Mg;
+    }
+    part[0] = pg, part[1] = vl, part[2] = h * M, part[3] = kl, part[4] = clipped_n;
+    allreduce_d(p, part, 5);
+}
+
 static void minibatch_losses(ppo *p, uint32_t M, uint32_t Mg, float clip, double part[5])
 {
     uint32_t A = p->cfg.n_actions;
@@ -127,8 +162,12 @@ static void minibatch_losses(ppo *p, uint32_t M, uint32_t Mg, float clip, double
     }
     allreduce_d(p, &astd, 1);
     astd = Mg > 1 ? sqrt(astd / (Mg - 1)) : 1.0;
-    memset(p->ws.dlogits, 0, (size_t)M * A * sizeof(float));
+    memset(p->ws.dlogits, 0, (size_t)M * p->cfg.n_out * sizeof(float));
     double pg = 0, vl = 0, ent = 0, kl = 0, clipped_n = 0;
+    if (p->cfg.box) {
+        box_losses(p, M, Mg, clip, amean, astd, part);
+        return;
+    }
     for (uint32_t r = 0; r < M; r++) {
         uint32_t row = p->ws.rows_idx[r];
         const float *lp = p->ws.logp_all + (size_t)r * A;
@@ -169,6 +208,7 @@ static int minibatch_step(ppo *p, uint32_t Lm, uint32_t S, float lr, const doubl
     }
     rl_params_zero_grad(&p->p);
     train_backward(p, Lm, S);
+    for (uint32_t k = 0; p->cfg.box && k < p->cfg.dim; k++) p->p.grad[p->cfg.log_std_off + k] += p->ws.dlogstd[k];
     float norm;
     long at;
     if (rl_replicated_adam_step(p->cfg.replicas > 1 ? p->rep : NULL, 1, &p->adam, p->p.data, p->p.grad, p->p.n,
@@ -209,7 +249,7 @@ int ppo_train_rollout(ppo *p, char *err, size_t errlen)
                 memcpy(p->ws.rows_idx, p->ws.perm + start, M * sizeof(uint32_t));
             gather(p, M, S);
             train_forward(p, Lm, S);
-            rl_log_softmax(p->ws.logp_all, p->ws.logits, M, p->cfg.n_actions);
+            if (!p->cfg.box) rl_log_softmax(p->ws.logp_all, p->ws.logits, M, p->cfg.n_actions);
             uint32_t Mg = M * p->cfg.replicas;
             double part[5];
             minibatch_losses(p, M, Mg, clip, part);

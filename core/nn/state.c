@@ -47,30 +47,31 @@ int rl_params_load(rl_params *p, const rl_state_io *io, const char *prefix, char
     return block(p, p->data, io, prefix, 1, err, errlen);
 }
 
-int rl_adam_save(const rl_adam *a, const rl_params *p, const rl_state_io *io, char *err,
-                 size_t errlen)
+int rl_adam_state(rl_adam *a, const rl_params *p, const rl_state_io *io, int load, const char *prefix, char *err,
+                  size_t errlen)
 {
+    char m[64], v[64], tn[64];
+    snprintf(m, sizeof m, "%sm/", prefix);
+    snprintf(v, sizeof v, "%sv/", prefix);
+    snprintf(tn, sizeof tn, "%st", prefix);
     int rc;
-    if ((rc = block(p, a->m, io, "adam/m/", 0, err, errlen)) ||
-        (rc = block(p, a->v, io, "adam/v/", 0, err, errlen)))
-        return rc;
+    if ((rc = block(p, a->m, io, m, load, err, errlen)) || (rc = block(p, a->v, io, v, load, err, errlen))) return rc;
     uint64_t one = 1, t = a->t;
-    rc = io->put(io->ctx, "adam/t", RL_DTYPE_U64, 1, &one, &t);
-    return rc ? fail_io(io, rc, err, errlen) : RL_OK;
-}
-
-int rl_adam_load(rl_adam *a, const rl_params *p, const rl_state_io *io, char *err,
-                 size_t errlen)
-{
-    int rc;
-    if ((rc = block(p, a->m, io, "adam/m/", 1, err, errlen)) ||
-        (rc = block(p, a->v, io, "adam/v/", 1, err, errlen)))
-        return rc;
-    uint64_t one = 1, t = 0;
-    if ((rc = io->get(io->ctx, "adam/t", RL_DTYPE_U64, 1, &one, &t))) return fail_io(io, rc, err, errlen);
-    if ((rc = rl_state_check_u("adam/t", t, 0, UINT64_C(1) << 53, err, errlen))) return rc;
+    rc = load ? io->get(io->ctx, tn, RL_DTYPE_U64, 1, &one, &t) : io->put(io->ctx, tn, RL_DTYPE_U64, 1, &one, &t);
+    if (rc) return fail_io(io, rc, err, errlen);
+    if (load && (rc = rl_state_check_u(tn, t, 0, UINT64_C(1) << 53, err, errlen))) return rc;
     a->t = t;
     return RL_OK;
+}
+
+int rl_adam_save(const rl_adam *a, const rl_params *p, const rl_state_io *io, char *err, size_t errlen)
+{
+    return rl_adam_state((rl_adam *)a, p, io, 0, "adam/", err, errlen);
+}
+
+int rl_adam_load(rl_adam *a, const rl_params *p, const rl_state_io *io, char *err, size_t errlen)
+{
+    return rl_adam_state(a, p, io, 1, "adam/", err, errlen);
 }
 
 int rl_rng_save(const rl_rng *r, const rl_state_io *io, const char *name, char *err, size_t errlen)

@@ -395,6 +395,10 @@ int rl_adam_save(const rl_adam *a, const rl_params *p, const rl_state_io *io, ch
                  size_t errlen);
 int rl_adam_load(rl_adam *a, const rl_params *p, const rl_state_io *io, char *err,
                  size_t errlen);
+/* The same with PREFIX instead of "adam/" (PREFIXm/NAME, PREFIXv/NAME,
+   PREFIXt), for an algorithm with several optimizers; load when load. */
+int rl_adam_state(rl_adam *a, const rl_params *p, const rl_state_io *io, int load, const char *prefix, char *err,
+                  size_t errlen);
 /* One RNG (uint64 [4]) or one scalar (float64 [1]) by name. */
 int rl_rng_save(const rl_rng *r, const rl_state_io *io, const char *name, char *err,
                 size_t errlen);

@@ -1,0 +1,490 @@
+/*
+ * The off-policy actor-critic family for box (continuous) actions: `sac`,
+ * `td3` and `ddpg` (see ac.h).  act_box: the actor's action for every env in
+ * one batched forward (uniform random actions until learning_starts;
+ * training adds SAC's sampling or TD3's Gaussian exploration noise);
+ * observe(): the replay (librlcore's, shared with the DQN family); update():
+ * the gradient steps that are due (train_freq and gradient_steps, or the
+ * train_steps_ratio stage) in ac_train.c.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ac.h"
+
+static const rl_host_api *host;
+
+static const char *const activations[] = {"relu", "tanh", NULL};
+static const char *const nonfinite_choices[] = {"stop", "skip", NULL};
+
+/* Options every member takes, then each one's own. */
+enum {
+    OPT_HIDDEN,
+    OPT_ACTIVATION,
+    OPT_LR,
+    OPT_ACTOR_LR,
+    OPT_CRITIC_LR,
+    OPT_BATCH_SIZE,
+    OPT_BUFFER_SIZE,
+    OPT_LEARNING_STARTS,
+    OPT_GAMMA,
+    OPT_TAU,
+    OPT_TRAIN_FREQ,
+    OPT_GRADIENT_STEPS,
+    OPT_MAX_GRAD_NORM,
+    OPT_KEEP_BEST,
+    OPT_ON_NONFINITE,
+    OPT_SAVE_REPLAY,
+    OPT_COMMON_N,
+    /* sac */
+    OPT_ENT_COEF = OPT_COMMON_N,
+    OPT_ENT_COEF_INIT,
+    OPT_TARGET_ENTROPY,
+    OPT_TARGET_UPDATE,
+    SAC_OPT_N,
+    /* td3, ddpg */
+    OPT_N_CRITICS = OPT_COMMON_N,
+    OPT_POLICY_DELAY,
+    OPT_TARGET_NOISE,
+    OPT_NOISE_CLIP,
+    OPT_EXPL_NOISE,
+    TD3_OPT_N
+};
+
+enum { ST_TRAIN_STEPS_RATIO, ST_BLAS_THREADS, ST_N };
+
+#define AC_COMMON(hidden, lr)                                                                                    \
+    [OPT_HIDDEN] = RL_OPTION_INT_LIST("hidden", hidden, 1, 65536, "hidden layer widths of the actor and each critic"), \
+    [OPT_ACTIVATION] = RL_OPTION_ENUM("activation", "relu", activations, "hidden activation: relu or tanh"),   \
+    [OPT_LR] = RL_OPTION_FLOAT("lr", lr, 0, 1, "Adam learning rate of the actor and the critics"),              \
+    [OPT_ACTOR_LR] = RL_OPTION_FLOAT_F("actor_lr", "\"auto\"", 0, 1, RL_OPT_AUTO, "the actor's; auto = lr"),    \
+    [OPT_CRITIC_LR] = RL_OPTION_FLOAT_F("critic_lr", "\"auto\"", 0, 1, RL_OPT_AUTO, "the critics'; auto = lr"), \
+    [OPT_BATCH_SIZE] = RL_OPTION_INT("batch_size", "256", 1, 65536, "transitions per gradient step"),         \
+    [OPT_BUFFER_SIZE] = RL_OPTION_INT("buffer_size", "1000000", 1, 1e9, "replay capacity in transitions"),    \
+    [OPT_LEARNING_STARTS] = RL_OPTION_INT("learning_starts", "100", 0, 1e15,                                \
+                                          "env steps of uniform random actions before the first gradient step"), \
+    [OPT_GAMMA] = RL_OPTION_FLOAT("gamma", "0.99", 0, 1, "discount factor"),                                  \
+    [OPT_TAU] = RL_OPTION_FLOAT("tau", "0.005", 0, 1, "Polyak coefficient of the target networks"),           \
+    [OPT_TRAIN_FREQ] = RL_OPTION_INT("train_freq", "1", 1, 1e9, "vector steps between trainings"),            \
+    [OPT_GRADIENT_STEPS] = RL_OPTION_INT("gradient_steps", "1", 1, 1e9, "gradient steps per training"),       \
+    [OPT_MAX_GRAD_NORM] = RL_OPTION_FLOAT("max_grad_norm", "0.0", 0, 1e9,                                   \
+                                          "clip each network's gradients to this global norm (0 = off)"),      \
+    [OPT_KEEP_BEST] = RL_OPTION_BOOL("keep_best", "false",                                                    \
+                                     "end with the best actor seen by periodic evaluation (needs run.eval_interval)"), \
+    [OPT_ON_NONFINITE] = RL_OPTION_ENUM("on_nonfinite", "stop", nonfinite_choices,                           \
+                                        "a NaN/inf loss or gradient: stop the run (the last good checkpoint stays) " \
+                                        "or skip that batch"),                                                 \
+    [OPT_SAVE_REPLAY] = RL_OPTION_BOOL("save_replay", "false",                                                \
+                                       "save the replay buffer with checkpoints (replay.safetensors), so a "  \
+                                       "resumed run continues exactly")
+
+static const rl_option_def opts_sac[SAC_OPT_N] = {
+    AC_COMMON("[256, 256]", "3e-4"),
+    [OPT_ENT_COEF] = RL_OPTION_FLOAT_F("ent_coef", "\"auto\"", 0, 1e6, RL_OPT_AUTO,
+                                       "entropy coefficient alpha; auto = learned towards target_entropy"),
+    [OPT_ENT_COEF_INIT] = RL_OPTION_FLOAT("ent_coef_init", "1.0", 1e-8, 1e6, "alpha at the start when learned"),
+    [OPT_TARGET_ENTROPY] = RL_OPTION_FLOAT_F("target_entropy", "\"auto\"", -1e6, 1e6, RL_OPT_AUTO,
+                                             "the entropy alpha is tuned towards; auto = -action dimensions"),
+    [OPT_TARGET_UPDATE] = RL_OPTION_INT("target_update_interval", "1", 1, 1e9,
+                                        "gradient steps between Polyak updates of the target critics"),
+};
+
+#define TD3_OPTIONS(hidden, lr, critics, delay, noise)                                                           \
+    {                                                                                                          \
+        AC_COMMON(hidden, lr),                                                                                 \
+        [OPT_N_CRITICS] = RL_OPTION_INT("n_critics", critics, 1, 2, "critics; with 2 the target is their minimum"), \
+        [OPT_POLICY_DELAY] = RL_OPTION_INT("policy_delay", delay, 1, 1000,                                     \
+                                           "critic updates per actor and target update"),                      \
+        [OPT_TARGET_NOISE] = RL_OPTION_FLOAT("target_policy_noise", noise, 0, 10,                              \
+                                             "std of the smoothing noise on target actions (in [-1, 1] units)"), \
+        [OPT_NOISE_CLIP] = RL_OPTION_FLOAT("target_noise_clip", "0.5", 0, 10, "the smoothing noise's clip"),   \
+        [OPT_EXPL_NOISE] = RL_OPTION_FLOAT("exploration_noise", "0.1", 0, 10,                                  \
+                                           "std of the Gaussian exploration noise (in [-1, 1] units)"),         \
+    }
+
+static const rl_option_def opts_td3[TD3_OPT_N] = TD3_OPTIONS("[400, 300]", "1e-3", "2", "2", "0.2");
+static const rl_option_def opts_ddpg[TD3_OPT_N] = TD3_OPTIONS("[400, 300]", "1e-3", "1", "1", "0.0");
+
+static const rl_option_def stages[ST_N] = {
+    [ST_TRAIN_STEPS_RATIO] = RL_OPTION_FLOAT_F("train_steps_ratio", "\"auto\"", 0, 1e6,
+                                               RL_OPT_AUTO | RL_OPT_CHANGES_RESULTS,
+                                               "gradient steps per collected transition, trained every vector "
+                                               "step; auto = train_freq/gradient_steps (changes results)"),
+    [ST_BLAS_THREADS] = RL_OPTION_INT_F("blas_threads", "1", 1, 1024, RL_OPT_AUTO,
+                                        "OpenBLAS threads for the networks; auto = all cores"),
+};
+
+static void ac_destroy(void *p_)
+{
+    ac *p = p_;
+    if (!p) return;
+    rl_mlp_destroy(&p->pi);
+    rl_mlp_destroy(&p->pi_t);
+    for (int j = 0; j < 2; j++) {
+        rl_mlp_destroy(&p->q[j]);
+        rl_mlp_destroy(&p->q_t[j]);
+    }
+    rl_params_free(&p->actor);
+    rl_params_free(&p->critic);
+    rl_params_free(&p->actor_t);
+    rl_params_free(&p->critic_t);
+    rl_adam_destroy(&p->adam_actor);
+    rl_adam_destroy(&p->adam_critic);
+    rl_adam_destroy(&p->adam_alpha);
+    rl_keep_best_free(&p->kb);
+    rl_replay_destroy(&p->rb);
+    ac_workspace *w = &p->ws;
+    float *f[] = {w->x, w->xn, w->qin, w->a, w->logp, w->eps, w->y, w->dq, w->dqin, w->dout, w->rew, w->disc,
+                  w->act_x, w->act_a, w->act_eps};
+    for (size_t k = 0; k < sizeof f / sizeof *f; k++) rl_free(f[k]);
+    rl_free(w->slots);
+    free(p->cfg.low);
+    free(p->cfg.high);
+    free(p);
+}
+
+static void read_options(ac *p, const rl_algo_args *args, int kind)
+{
+    const rl_value *o = args->options, *st = args->stages;
+    ac_settings *c = &p->cfg;
+    c->kind = kind;
+    c->obs_size = args->env->obs_size;
+    c->dim = args->env->action_dim;
+    c->num_envs = args->num_envs;
+    c->rows = args->num_envs > args->num_eval_envs ? args->num_envs : args->num_eval_envs;
+    c->batch = (uint32_t)o[OPT_BATCH_SIZE].i;
+    c->total_steps = args->total_steps;
+    c->learning_starts = (uint64_t)o[OPT_LEARNING_STARTS].i;
+    c->train_freq = (uint32_t)o[OPT_TRAIN_FREQ].i;
+    c->gradient_steps = (uint32_t)o[OPT_GRADIENT_STEPS].i;
+    c->ratio_auto = st[ST_TRAIN_STEPS_RATIO].is_auto;
+    c->ratio = st[ST_TRAIN_STEPS_RATIO].f;
+    float lr = (float)o[OPT_LR].f;
+    c->actor_lr = o[OPT_ACTOR_LR].is_auto ? lr : (float)o[OPT_ACTOR_LR].f;
+    c->critic_lr = o[OPT_CRITIC_LR].is_auto ? lr : (float)o[OPT_CRITIC_LR].f;
+    c->gamma = (float)o[OPT_GAMMA].f;
+    c->tau = (float)o[OPT_TAU].f;
+    c->max_grad_norm = (float)o[OPT_MAX_GRAD_NORM].f;
+    c->skip_nonfinite = o[OPT_ON_NONFINITE].i == 1;
+    c->save_replay = (int)o[OPT_SAVE_REPLAY].i;
+    c->act = o[OPT_ACTIVATION].i == 1 ? RL_ACT_TANH : RL_ACT_RELU;
+    c->dtype = args->env->obs_dtype;
+    c->obs_scale = args->env->obs_scale;
+    if (kind == AC_SAC) {
+        c->n_critics = 2;
+        c->policy_delay = 1;
+        c->target_interval = (uint32_t)o[OPT_TARGET_UPDATE].i;
+        c->ent_auto = o[OPT_ENT_COEF].is_auto;
+        c->ent_init = (float)(c->ent_auto ? o[OPT_ENT_COEF_INIT].f : o[OPT_ENT_COEF].f);
+        c->target_entropy = o[OPT_TARGET_ENTROPY].is_auto ? -(float)c->dim : (float)o[OPT_TARGET_ENTROPY].f;
+    } else {
+        c->n_critics = (uint32_t)o[OPT_N_CRITICS].i;
+        c->policy_delay = (uint32_t)o[OPT_POLICY_DELAY].i;
+        c->target_interval = 1;
+        c->target_noise = (float)o[OPT_TARGET_NOISE].f;
+        c->noise_clip = (float)o[OPT_NOISE_CLIP].f;
+        c->expl_noise = (float)o[OPT_EXPL_NOISE].f;
+    }
+    p->rep = rl_args_replicas(args);
+    p->replicas = p->rep ? p->rep->count : 1;
+    p->env_total = rl_replicas_shared(p->rep) ? c->num_envs : c->num_envs * p->replicas;
+    /* replicas share the cores: BLAS threads of their own would oversubscribe them */
+    rl_blas_set_threads(st[ST_BLAS_THREADS].is_auto ? (p->replicas > 1 ? 1 : (int)host->cpu_count())
+                                                   : (int)st[ST_BLAS_THREADS].i);
+}
+
+static int validate(ac *p, const rl_algo_args *args, char *err, size_t errlen)
+{
+    const rl_value *o = args->options;
+    if (rl_env_info_action_kind(args->env) != RL_SPACE_BOX) { /* the host refuses the pair first */
+        RL_ERRF(err, errlen, "needs a box action space");
+        return RL_EINVAL;
+    }
+    if (p->cfg.batch % p->replicas) {
+        RL_ERRF(err, errlen, "%u replicas cannot split batch_size %u evenly", p->replicas, p->cfg.batch);
+        return RL_EINVAL;
+    }
+    p->cfg.batch /= p->replicas;
+    if (o[OPT_HIDDEN].n < 1 || o[OPT_HIDDEN].n > RL_MLP_MAX_LAYERS - 1) {
+        RL_ERRF(err, errlen, "hidden needs 1 to %d layers", RL_MLP_MAX_LAYERS - 1);
+        return RL_EINVAL;
+    }
+    return RL_OK;
+}
+
+/* The actor, the critics, their targets and optimizers; PyTorch's default
+   initialization (as Stable-Baselines3 has it), targets equal at the start. */
+static int build_networks(ac *p, const rl_value *o, uint64_t seed)
+{
+    ac_settings *c = &p->cfg;
+    uint32_t hidden[RL_MLP_MAX_LAYERS], nh = (uint32_t)o[OPT_HIDDEN].n;
+    for (uint32_t k = 0; k < nh; k++) hidden[k] = (uint32_t)o[OPT_HIDDEN].ilist[k];
+    uint32_t M = c->batch > c->rows ? c->batch : c->rows, out = c->kind == AC_SAC ? 2 * c->dim : c->dim;
+    uint32_t qin = c->obs_size + c->dim;
+    int rc = rl_mlp_create(&p->pi, &p->actor, "actor", c->obs_size, hidden, nh, out, c->act, M);
+    static const char *const names[2] = {"critic/q0", "critic/q1"};
+    for (uint32_t j = 0; !rc && j < c->n_critics; j++)
+        rc = rl_mlp_create(&p->q[j], &p->critic, names[j], qin, hidden, nh, 1, c->act, c->batch);
+    if (!rc) rc = rl_params_alloc(&p->actor);
+    if (!rc) rc = rl_params_alloc(&p->critic);
+    if (rc) return rc;
+    rl_rng init;
+    rl_rng_seed(&init, seed, 0x1417);
+    rl_mlp_init(&p->pi, &p->actor, RL_INIT_DEFAULT, 1.0f, &init);
+    for (uint32_t j = 0; j < c->n_critics; j++) rl_mlp_init(&p->q[j], &p->critic, RL_INIT_DEFAULT, 1.0f, &init);
+    /* target workspaces: the same layouts over throwaway blocks, the values in critic_t / actor_t */
+    rl_params scratch = {0};
+    for (uint32_t j = 0; !rc && j < c->n_critics; j++)
+        rc = rl_mlp_create(&p->q_t[j], &scratch, names[j], qin, hidden, nh, 1, c->act, c->batch);
+    if (!rc && c->kind == AC_TD3) rc = rl_mlp_create(&p->pi_t, &scratch, "actor", c->obs_size, hidden, nh, out,
+                                                     c->act, c->batch);
+    rl_params_free(&scratch);
+    if (!rc) rc = rl_params_clone(&p->critic_t, &p->critic);
+    if (!rc && c->kind == AC_TD3) rc = rl_params_clone(&p->actor_t, &p->actor);
+    if (!rc) rc = rl_adam_create(&p->adam_actor, p->actor.n, 0.9f, 0.999f, 1e-8f, 0.0f);
+    if (!rc) rc = rl_adam_create(&p->adam_critic, p->critic.n, 0.9f, 0.999f, 1e-8f, 0.0f);
+    if (!rc) rc = rl_adam_create(&p->adam_alpha, 1, 0.9f, 0.999f, 1e-8f, 0.0f);
+    if (!rc) rc = rl_keep_best_init(&p->kb, (int)o[OPT_KEEP_BEST].i, &p->actor);
+    p->log_alpha = logf(c->ent_init > 0 ? c->ent_init : 1.0f);
+    return rc;
+}
+
+#define ALLOC(ptr, n, type) ((ptr) = rl_calloc_aligned((size_t)(n), sizeof(type)))
+
+static int alloc_buffers(ac *p, uint64_t buffer_size, const rl_env_info *env)
+{
+    ac_settings *c = &p->cfg;
+    c->low = malloc(c->dim * sizeof *c->low);
+    c->high = malloc(c->dim * sizeof *c->high);
+    if (!c->low || !c->high) return RL_ENOMEM;
+    memcpy(c->low, env->action_low, c->dim * sizeof *c->low);
+    memcpy(c->high, env->action_high, c->dim * sizeof *c->high);
+    int shared = rl_replicas_shared(p->rep);
+    int rc = rl_replay_create(&p->rb, (uint32_t)(buffer_size / (shared ? 1 : p->replicas)), c->num_envs, env);
+    if (rc != RL_OK) return rc;
+    ac_workspace *w = &p->ws;
+    size_t B = c->batch, D = c->obs_size, A = c->dim;
+    if (!ALLOC(w->x, B * D, float) || !ALLOC(w->xn, B * D, float) || !ALLOC(w->qin, B * (D + A), float) ||
+        !ALLOC(w->a, B * A, float) || !ALLOC(w->logp, B, float) || !ALLOC(w->eps, B * A, float) ||
+        !ALLOC(w->y, B, float) || !ALLOC(w->dq, B, float) || !ALLOC(w->dqin, B * (D + A), float) ||
+        !ALLOC(w->dout, B * 2 * A, float) || !ALLOC(w->rew, B, float) || !ALLOC(w->disc, B, float) ||
+        !ALLOC(w->slots, B, uint32_t) || !ALLOC(w->act_x, (size_t)c->rows * D, float) ||
+        !ALLOC(w->act_a, (size_t)c->rows * A, float) || !ALLOC(w->act_eps, (size_t)c->rows * A, float))
+        return RL_ENOMEM;
+    return RL_OK;
+}
+
+static int create(int kind, const rl_algo_args *args, void **out, char *err, size_t errlen)
+{
+    ac *p = calloc(1, sizeof *p);
+    if (!p) {
+        RL_ERRF(err, errlen, "out of memory");
+        return RL_ENOMEM;
+    }
+    read_options(p, args, kind);
+    int rc = validate(p, args, err, errlen);
+    if (rc) goto fail;
+    if ((rc = build_networks(p, args->options, args->seed)) == RL_OK)
+        rc = alloc_buffers(p, (uint64_t)args->options[OPT_BUFFER_SIZE].i, args->env);
+    if (rc) {
+        RL_ERRF(err, errlen, "%s while building the networks and a replay of %lld transitions", rl_strerror(rc),
+                (long long)args->options[OPT_BUFFER_SIZE].i);
+        goto fail;
+    }
+    /* streams of their own per replica (replica 0's are the single run's) */
+    uint64_t k = p->rep ? (uint64_t)p->rep->index << 32 : 0;
+    rl_rng_seed(&p->explore, args->seed, 0xE791 ^ k);
+    rl_rng_seed(&p->explore_eval, args->seed, 0xE7A1);
+    rl_rng_seed(&p->sample, args->seed, 0x5A3E ^ k);
+    *out = p;
+    return RL_OK;
+fail:
+    ac_destroy(p);
+    return rc;
+}
+
+static int sac_create(const rl_algo_args *args, void **out, char *err, size_t errlen)
+{
+    return create(AC_SAC, args, out, err, errlen);
+}
+
+static int td3_create(const rl_algo_args *args, void **out, char *err, size_t errlen)
+{
+    return create(AC_TD3, args, out, err, errlen);
+}
+
+void ac_squash(const ac *p, const float *out, const float *eps, uint32_t B, float *a, float *logp)
+{
+    uint32_t A = p->cfg.dim;
+    for (uint32_t b = 0; b < B; b++) {
+        const float *mu = out + (size_t)b * 2 * A, *ls = mu + A;
+        double lp = 0;
+        for (uint32_t k = 0; k < A; k++) {
+            float l = ls[k] < AC_LOG_STD_MIN ? AC_LOG_STD_MIN : ls[k] > AC_LOG_STD_MAX ? AC_LOG_STD_MAX : ls[k];
+            float e = eps ? eps[(size_t)b * A + k] : 0.0f;
+            float u = mu[k] + expf(l) * e, t = tanhf(u);
+            a[(size_t)b * A + k] = t;
+            lp += -0.5 * (double)e * e - l - 0.91893853320467274 - log(1.0 - (double)t * t + 1e-6);
+        }
+        if (logp) logp[b] = (float)lp;
+    }
+}
+
+static int ac_act_box(void *p_, rl_act_mode mode, const void *obs, const uint8_t *start, float *actions,
+                      uint32_t count, char *err, size_t errlen)
+{
+    ac *p = p_;
+    const ac_settings *c = &p->cfg;
+    (void)start;
+    if (count > c->rows) {
+        RL_ERRF(err, errlen, "act for %u envs; created for %u", count, c->rows);
+        return RL_EINVAL;
+    }
+    uint32_t A = c->dim;
+    float *a = p->ws.act_a;
+    int train = mode == RL_ACT_TRAIN;
+    if (train && p->vsteps * p->env_total < c->learning_starts) { /* warm-up: uniform in the box */
+        for (size_t k = 0; k < (size_t)count * A; k++) a[k] = 2.0f * rl_rng_uniform(&p->explore) - 1.0f;
+    } else {
+        rl_obs_to_float(c->dtype, c->obs_scale, obs, (size_t)count * c->obs_size, p->ws.act_x);
+        /* row by row (rl_mlp_infer): an env's action does not depend on the batch */
+        const float *out = rl_mlp_infer(&p->pi, p->actor.data, p->ws.act_x, count);
+        if (c->kind == AC_SAC) {
+            float *eps = train ? p->ws.act_eps : NULL; /* evaluation: the mean */
+            for (size_t k = 0; eps && k < (size_t)count * A; k++) eps[k] = (float)rl_rng_normal(&p->explore);
+            ac_squash(p, out, eps, count, a, NULL);
+        } else {
+            for (size_t k = 0; k < (size_t)count * A; k++) {
+                float t = tanhf(out[k]);
+                if (train && c->expl_noise > 0) {
+                    t += c->expl_noise * (float)rl_rng_normal(&p->explore);
+                    t = t < -1.0f ? -1.0f : t > 1.0f ? 1.0f : t;
+                }
+                a[k] = t;
+            }
+        }
+    }
+    for (uint32_t i = 0; i < count; i++)
+        for (uint32_t k = 0; k < A; k++) actions[(size_t)i * A + k] = ac_to_box(c, k, a[(size_t)i * A + k]);
+    return RL_OK;
+}
+
+static int ac_observe(void *p_, const rl_transition *t, char *err, size_t errlen)
+{
+    ac *p = p_;
+    (void)err;
+    (void)errlen;
+    rl_replay_add(&p->rb, t);
+    return RL_OK;
+}
+
+static int ac_update(void *p_, uint64_t step, char *err, size_t errlen)
+{
+    ac *p = p_;
+    const ac_settings *c = &p->cfg;
+    p->vsteps++;
+    if (step <= c->learning_starts) return RL_OK;
+    uint64_t n;
+    if (c->ratio_auto) {
+        n = p->vsteps % c->train_freq == 0 ? c->gradient_steps : 0;
+    } else {
+        p->ratio_acc += c->ratio * p->env_total;
+        n = (uint64_t)p->ratio_acc;
+        p->ratio_acc -= (double)n;
+    }
+    return n ? ac_train(p, n, err, errlen) : RL_OK;
+}
+
+static size_t ac_metrics(void *p_, rl_metric *out, size_t cap)
+{
+    ac *p = p_;
+    const ac_settings *c = &p->cfg;
+    double n = p->m.n ? (double)p->m.n : NAN, na = p->m.n_actor ? (double)p->m.n_actor : NAN;
+    double ratio = c->ratio_auto ? (double)c->gradient_steps / ((double)c->train_freq * p->env_total) : c->ratio;
+    rl_metric m[8] = {
+        {"train_steps_ratio", ratio},
+        {"skipped_batches", (double)p->skipped},
+        {"grad_steps", (double)p->grad_steps},
+        {"critic_loss", p->m.critic_loss / n},
+        {"actor_loss", p->m.actor_loss / na},
+        {"q_mean", p->m.q / n},
+        {"ent_coef", p->m.alpha / na},
+        {"entropy", p->m.entropy / na},
+    };
+    size_t k = c->kind == AC_SAC ? 8 : 6;
+    if (k > cap) k = cap;
+    memcpy(out, m, k * sizeof *m);
+    memset(&p->m, 0, sizeof p->m);
+    return k;
+}
+
+RL_KEEP_BEST_EVAL_EXT(eval_ext, ac, kb, actor, host, "ac");
+
+static int ac_save(void *p, const rl_state_io *io, char *err, size_t errlen)
+{
+    return ac_state(p, io, 0, err, errlen);
+}
+
+static int ac_load(void *p, const rl_state_io *io, char *err, size_t errlen)
+{
+    return ac_state(p, io, 1, err, errlen);
+}
+
+static const rl_algo_state_ext state_ext = {sizeof state_ext, ac_save, ac_load};
+
+static const void *ac_get_extension(void *p, const char *id)
+{
+    (void)p;
+    if (strcmp(id, RL_EXT_ALGO_EVAL) == 0) return &eval_ext;
+    if (strcmp(id, RL_EXT_ALGO_STATE) == 0) return &state_ext;
+    return NULL;
+}
+
+/* Discrete actions are refused by the host (RL_DESC_NO_DISCRETE) before act
+   could be called. */
+static int ac_act(void *p, rl_act_mode mode, const void *obs, const uint8_t *start, int32_t *actions,
+                  uint32_t count, char *err, size_t errlen)
+{
+    (void)p, (void)mode, (void)obs, (void)start, (void)actions, (void)count;
+    RL_ERRF(err, errlen, "takes box actions only");
+    return RL_ENOTSUP;
+}
+
+static const rl_algo_vtable sac_vtable = {sizeof sac_vtable, sac_create, ac_destroy, ac_act, ac_observe,
+                                          ac_update, ac_metrics, ac_get_extension, ac_act_box};
+static const rl_algo_vtable td3_vtable = {sizeof td3_vtable, td3_create, ac_destroy, ac_act, ac_observe,
+                                          ac_update, ac_metrics, ac_get_extension, ac_act_box};
+
+#define AC_FLAGS (RL_DESC_REPLICAS | RL_DESC_BOX | RL_DESC_NO_DISCRETE)
+static const rl_plugin_desc descs[] = {
+    {sizeof(rl_plugin_desc), RL_KIND_ALGO, "sac", "1.0.0",
+     "soft actor-critic: tanh-squashed Gaussian actor, twin critics, learned entropy coefficient", opts_sac,
+     SAC_OPT_N, stages, ST_N, &sac_vtable, AC_FLAGS},
+    {sizeof(rl_plugin_desc), RL_KIND_ALGO, "td3", "1.0.0",
+     "twin delayed DDPG: deterministic actor, clipped double Q, target smoothing, delayed actor updates",
+     opts_td3, TD3_OPT_N, stages, ST_N, &td3_vtable, AC_FLAGS},
+    {sizeof(rl_plugin_desc), RL_KIND_ALGO, "ddpg", "1.0.0",
+     "DDPG: TD3 with one critic, no target smoothing and an actor update every step", opts_ddpg, TD3_OPT_N,
+     stages, ST_N, &td3_vtable, AC_FLAGS},
+};
+
+static int plugin_init(const rl_host_api *h, char *err, size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    host = h;
+    return RL_OK;
+}
+
+static uint32_t plugin_count(void)
+{
+    return sizeof descs / sizeof *descs;
+}
+
+static const rl_plugin_desc *plugin_get(uint32_t i)
+{
+    return i < plugin_count() ? &descs[i] : NULL;
+}
+
+RL_PLUGIN_DEFINE_ENTRY(plugin_init, NULL, plugin_count, plugin_get);

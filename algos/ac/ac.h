@@ -1,0 +1,101 @@
+/* The off-policy actor-critic family for box actions: SAC, TD3 and DDPG
+ * (TD3 with one critic, no target smoothing and no delay), private
+ * declarations shared by ac.c (options, create, act, observe, update),
+ * ac_train.c (the gradient steps) and ac_state.c (checkpoints).
+ *
+ * Actions: the actor works in [-1, 1]^dim (a tanh), rescaled to the env's
+ * box [low, high] for act_box; the replay keeps actions as chosen (in the
+ * box) and the critics see them mapped back to [-1, 1], as
+ * Stable-Baselines3 stores them.  SAC's actor outputs a mean and a log-std
+ * per dimension (log-std clipped to [-20, 2]); its log-probability carries
+ * the tanh correction log(1 - a^2 + 1e-6). */
+#ifndef RLHOST_AC_H
+#define RLHOST_AC_H
+
+#include <rlhost/nn.h>
+#include <rlhost/replay.h>
+
+enum { AC_SAC, AC_TD3 };
+
+#define AC_LOG_STD_MIN -20.0f
+#define AC_LOG_STD_MAX 2.0f
+
+typedef struct ac_settings {
+    int kind;                 /* AC_SAC or AC_TD3 (DDPG is TD3's settings) */
+    uint32_t obs_size, dim;   /* observation floats, action floats */
+    uint32_t num_envs, rows;  /* this replica's envs; the most rows one act takes */
+    uint32_t batch;           /* this replica's share of a minibatch */
+    uint32_t n_critics, policy_delay, target_interval;
+    uint64_t total_steps, learning_starts;
+    uint32_t train_freq, gradient_steps;
+    int ratio_auto;
+    double ratio;
+    float actor_lr, critic_lr, gamma, tau, max_grad_norm;
+    int ent_auto;             /* SAC: learn the entropy coefficient */
+    float ent_init, target_entropy;
+    float expl_noise, target_noise, noise_clip; /* TD3 */
+    int skip_nonfinite, save_replay;
+    rl_activation act;
+    rl_dtype dtype;
+    float obs_scale;
+    float *low, *high;        /* the action box, [dim] */
+} ac_settings;
+
+/* Minibatch workspaces, batch rows each (act_x: rows). */
+typedef struct ac_workspace {
+    float *x, *xn;            /* observations, next observations [B][D] */
+    float *qin;               /* critic input [B][D + dim] */
+    float *a, *logp, *eps;    /* actions in [-1, 1], log-probabilities, noise */
+    float *y, *dq, *dqin;     /* targets, critic output gradient, input gradient */
+    float *dout;              /* actor output gradient [B][2 dim] */
+    float *rew, *disc;
+    uint32_t *slots;
+    float *act_x, *act_a, *act_eps; /* act(): rows of observations, actions in [-1, 1], noise */
+} ac_workspace;
+
+typedef struct ac_sums {
+    double critic_loss, actor_loss, q, entropy, alpha;
+    uint64_t n, n_actor;
+} ac_sums;
+
+typedef struct ac {
+    ac_settings cfg;
+    const rl_replicas *rep;
+    uint32_t replicas, env_total; /* R; envs of all replicas (the update ratio) */
+    rl_params actor, critic, actor_t, critic_t; /* actor_t: TD3 only */
+    rl_mlp pi, pi_t, q[2], q_t[2];             /* workspaces per network use */
+    rl_adam adam_actor, adam_critic, adam_alpha;
+    float log_alpha;          /* SAC */
+    rl_keep_best kb;
+    rl_replay rb;
+    ac_workspace ws;
+    rl_rng explore, explore_eval, sample;
+    uint64_t vsteps, grad_steps, skipped;
+    double ratio_acc;
+    ac_sums m;
+} ac;
+
+/* [-1, 1] -> the box, and back (a box of zero width maps to 0). */
+static inline float ac_to_box(const ac_settings *c, uint32_t k, float a)
+{
+    return c->low[k] + (a + 1.0f) * 0.5f * (c->high[k] - c->low[k]);
+}
+
+static inline float ac_from_box(const ac_settings *c, uint32_t k, float v)
+{
+    float w = c->high[k] - c->low[k];
+    return w > 0 ? 2.0f * (v - c->low[k]) / w - 1.0f : 0.0f;
+}
+
+/* ac.c: SAC's squashed sample of the actor's outputs out [B][2 dim] with
+   noise eps [B][dim] (eps NULL: the mean, for evaluation): a in [-1, 1]
+   [B][dim], logp [B] (unless NULL). */
+void ac_squash(const ac *p, const float *out, const float *eps, uint32_t B, float *a, float *logp);
+
+/* ac_train.c: the due gradient steps of one update call. */
+int ac_train(ac *p, uint64_t n, char *err, size_t errlen);
+
+/* ac_state.c: save (load = 0) or load everything a resume needs. */
+int ac_state(ac *p, const rl_state_io *io, int load, char *err, size_t errlen);
+
+#endif

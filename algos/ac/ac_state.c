@@ -1,0 +1,110 @@
+/* SAC's and TD3's checkpoints: the actor, critics, targets and optimizers,
+   the entropy coefficient, random streams, counters, metric sums and
+   keep_best, and with save_replay the replay ring (so a resume is exact);
+   loaded values that index or drive anything are checked.  And the
+   policy's description for readers without rlhost: the actor's operations,
+   SAC's mean (the first dim outputs), a tanh, and the rescale to the box. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ac.h"
+
+static int networks(ac *p, const rl_state_io *io, int load, char *err, size_t errlen)
+{
+    int rc;
+    int td3 = p->cfg.kind == AC_TD3;
+#define PARAMS(net, prefix) (load ? rl_params_load(net, io, prefix, err, errlen) : rl_params_save(net, io, prefix, err, errlen))
+    if ((rc = PARAMS(&p->actor, "")) || (rc = PARAMS(&p->critic, "")) || (rc = PARAMS(&p->critic_t, "target/")) ||
+        (td3 && (rc = PARAMS(&p->actor_t, "target/"))))
+        return rc;
+#undef PARAMS
+    if ((rc = rl_adam_state(&p->adam_actor, &p->actor, io, load, "adam_actor/", err, errlen)) ||
+        (rc = rl_adam_state(&p->adam_critic, &p->critic, io, load, "adam_critic/", err, errlen)))
+        return rc;
+    return RL_OK;
+}
+
+static int scalars(ac *p, const rl_state_io *io, int load, char *err, size_t errlen)
+{
+    int rc;
+    rl_rng *rngs[3] = {&p->explore, &p->explore_eval, &p->sample};
+    static const char *const rng_names[3] = {"state/rng_explore", "state/rng_eval", "state/rng_sample"};
+    for (int k = 0; k < 3; k++)
+        if ((rc = load ? rl_rng_load(rngs[k], io, rng_names[k], err, errlen)
+                       : rl_rng_save(rngs[k], io, rng_names[k], err, errlen)))
+            return rc;
+    double v[7] = {(double)p->vsteps,       (double)p->grad_steps, (double)p->skipped,      p->ratio_acc,
+                   (double)p->log_alpha,    (double)p->adam_alpha.m[0], (double)p->adam_alpha.v[0]};
+    static const char *const names[7] = {"state/vector_steps", "state/grad_steps", "state/skipped", "state/ratio_acc",
+                                         "state/log_alpha",    "state/alpha_adam_m", "state/alpha_adam_v"};
+    static const double lo[7] = {0, 0, 0, 0, -50, -1e30, 0}, hi[7] = {9e18, 9e18, 9e18, 1, 50, 1e30, 1e30};
+    for (int k = 0; k < 7; k++)
+        if ((rc = rl_scalar_state(&v[k], io, load, names[k], err, errlen)) ||
+            (load && (rc = rl_state_check_f(names[k], v[k], lo[k], hi[k], err, errlen))))
+            return rc;
+    double t = (double)p->adam_alpha.t;
+    if ((rc = rl_scalar_state(&t, io, load, "state/alpha_adam_t", err, errlen)) ||
+        (load && (rc = rl_state_check_f("state/alpha_adam_t", t, 0, 9e15, err, errlen))))
+        return rc;
+    if (!load) return RL_OK;
+    p->vsteps = (uint64_t)v[0];
+    p->grad_steps = (uint64_t)v[1];
+    p->skipped = (uint64_t)v[2];
+    p->ratio_acc = v[3];
+    p->log_alpha = (float)v[4];
+    p->adam_alpha.m[0] = (float)v[5];
+    p->adam_alpha.v[0] = (float)v[6];
+    p->adam_alpha.t = (uint64_t)t;
+    return RL_OK;
+}
+
+static int sums(ac *p, const rl_state_io *io, int load, char *err, size_t errlen)
+{
+    ac_sums s;
+    memset(&s, 0, sizeof s); /* padding too: checkpoints compare byte for byte */
+    s.critic_loss = p->m.critic_loss, s.actor_loss = p->m.actor_loss, s.q = p->m.q;
+    s.entropy = p->m.entropy, s.alpha = p->m.alpha, s.n = p->m.n, s.n_actor = p->m.n_actor;
+    int rc = rl_state_blob(io, load, "state/", "accumulators", &s, sizeof s, err, errlen);
+    if (rc == RL_OK && load) p->m = s; /* means for a metrics row: any double is harmless */
+    return rc;
+}
+
+/* The rlhost.policy/1 description: the actor's MLP, then (SAC) its first
+   dim outputs, a tanh, and the rescale into the box. */
+static int describe(const ac *p, const rl_state_io *io, char *err, size_t errlen)
+{
+    const ac_settings *c = &p->cfg;
+    char buf[16384];
+    int n = snprintf(buf, sizeof buf, "{\"format\":\"rlhost.policy/1\",\"algo\":\"%s\",\"input\":{\"size\":%u,"
+                     "\"normalize\":null},\"outputs\":{\"action\":[",
+                     c->kind == AC_SAC ? "sac" : "td3", c->obs_size);
+    if (n < 0 || rl_mlp_ops(&p->pi, "actor", buf, sizeof buf) != 0) goto small;
+    size_t len = strlen(buf);
+    if (c->kind == AC_SAC)
+        len += (size_t)snprintf(buf + len, sizeof buf - len, ",{\"op\":\"slice\",\"start\":0,\"len\":%u}", c->dim);
+    len += (size_t)snprintf(buf + len, sizeof buf - len, ",{\"op\":\"tanh\"},{\"op\":\"rescale\",\"low\":[");
+    for (uint32_t k = 0; k < c->dim && len < sizeof buf; k++)
+        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%.9g", k ? "," : "", (double)c->low[k]);
+    len += (size_t)snprintf(buf + len, sizeof buf - len, "],\"high\":[");
+    for (uint32_t k = 0; k < c->dim && len < sizeof buf; k++)
+        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%.9g", k ? "," : "", (double)c->high[k]);
+    len += (size_t)snprintf(buf + len, sizeof buf - len, "]}]},\"greedy\":{\"identity\":\"action\"}}");
+    if (len >= sizeof buf) goto small;
+    return rl_state_meta(io, "policy", buf, err, errlen);
+small:
+    RL_ERRF(err, errlen, "the policy description does not fit %zu bytes", sizeof buf);
+    return RL_ENOMEM;
+}
+
+int ac_state(ac *p, const rl_state_io *io, int load, char *err, size_t errlen)
+{
+    int rc;
+    if (!load && (rc = describe(p, io, err, errlen))) return rc;
+    if ((rc = networks(p, io, load, err, errlen)) || (rc = scalars(p, io, load, err, errlen)) ||
+        (rc = sums(p, io, load, err, errlen)) || (rc = rl_keep_best_state(&p->kb, io, load, err, errlen)))
+        return rc;
+    if (!p->cfg.save_replay) return RL_OK;
+    rc = rl_replay_state(&p->rb, io, load, 0, p->cfg.low, p->cfg.high, err, errlen);
+    return rc == RL_ENOENT ? RL_OK : rc;
+}

@@ -1,0 +1,223 @@
+/* The gradient steps of SAC and TD3 (see ac.h).  Every replica samples its
+   share of the minibatch from its own stream; gradients are summed over the
+   replicas by rl_replicated_adam_step (the means are over all of them), so
+   their networks stay identical. */
+#include <math.h>
+#include <string.h>
+
+#include "ac.h"
+
+/* Sums over the replicas (nothing to do for one). */
+static void allreduce_d(const ac *p, double *v, size_t n)
+{
+    if (p->replicas > 1) p->rep->allreduce_f64(p->rep->ctx, v, n);
+}
+
+/* Samples B transitions: observations, next observations (the final one
+   where an episode ended), rewards, discounts (0 where it terminated) and
+   the critic input's action part, mapped back to [-1, 1]. */
+static void sample_batch(ac *p)
+{
+    const ac_settings *c = &p->cfg;
+    ac_workspace *w = &p->ws;
+    uint32_t B = c->batch, D = c->obs_size, A = c->dim, size = rl_replay_size(&p->rb);
+    for (uint32_t b = 0; b < B; b++) {
+        uint32_t s = rl_rng_below(&p->sample, size);
+        w->slots[b] = s;
+        rl_nstep ns = rl_replay_nstep(&p->rb, s, 1, c->gamma);
+        rl_replay_obs_float(&p->rb, s, 0, w->x + (size_t)b * D);
+        rl_replay_obs_float(&p->rb, ns.boot_slot, 1, w->xn + (size_t)b * D);
+        w->rew[b] = ns.ret;
+        w->disc[b] = ns.discount;
+        float *qa = w->qin + (size_t)b * (D + A) + D;
+        memcpy(w->qin + (size_t)b * (D + A), w->x + (size_t)b * D, D * sizeof(float));
+        for (uint32_t k = 0; k < A; k++) qa[k] = ac_from_box(c, k, p->rb.box_actions[(size_t)s * A + k]);
+    }
+}
+
+/* qin's action part := a (B rows), with obs rows from x. */
+static void critic_input(const ac *p, const float *x, const float *a, float *qin)
+{
+    uint32_t D = p->cfg.obs_size, A = p->cfg.dim;
+    for (uint32_t b = 0; b < p->cfg.batch; b++) {
+        memcpy(qin + (size_t)b * (D + A), x + (size_t)b * D, D * sizeof(float));
+        memcpy(qin + (size_t)b * (D + A) + D, a + (size_t)b * A, A * sizeof(float));
+    }
+}
+
+/* The targets y = r + discount (min_j Q'_j(s', a') - alpha logp') for
+   SAC's a' ~ pi(s'), or TD3's smoothed target action. */
+static void targets(ac *p, float alpha)
+{
+    const ac_settings *c = &p->cfg;
+    ac_workspace *w = &p->ws;
+    uint32_t B = c->batch, A = c->dim;
+    if (c->kind == AC_SAC) {
+        const float *out = rl_mlp_forward(&p->pi, p->actor.data, w->xn, B);
+        for (size_t k = 0; k < (size_t)B * A; k++) w->eps[k] = (float)rl_rng_normal(&p->sample);
+        ac_squash(p, out, w->eps, B, w->a, w->logp);
+    } else {
+        const float *out = rl_mlp_forward(&p->pi_t, p->actor_t.data, w->xn, B);
+        for (size_t k = 0; k < (size_t)B * A; k++) {
+            float n = c->target_noise > 0 ? c->target_noise * (float)rl_rng_normal(&p->sample) : 0.0f;
+            n = n < -c->noise_clip ? -c->noise_clip : n > c->noise_clip ? c->noise_clip : n;
+            float t = tanhf(out[k]) + n;
+            w->a[k] = t < -1.0f ? -1.0f : t > 1.0f ? 1.0f : t;
+        }
+    }
+    float *qin_n = w->dqin; /* scratch until the critic's backward */
+    critic_input(p, w->xn, w->a, qin_n);
+    for (uint32_t j = 0; j < c->n_critics; j++) {
+        const float *qt = rl_mlp_forward(&p->q_t[j], p->critic_t.data, qin_n, B);
+        for (uint32_t b = 0; b < B; b++) w->y[b] = j == 0 || qt[b] < w->y[b] ? qt[b] : w->y[b];
+    }
+    for (uint32_t b = 0; b < B; b++) {
+        float v = w->y[b] - (c->kind == AC_SAC ? alpha * w->logp[b] : 0.0f);
+        w->y[b] = w->rew[b] + w->disc[b] * v;
+    }
+}
+
+/* One Adam step of a network; RL_OK, 1 when on_nonfinite = "skip" skipped a
+   non-finite gradient, or an error. */
+static int step(ac *p, rl_adam *opt, rl_params *net, float lr, const char *what, char *err, size_t errlen)
+{
+    float norm;
+    long at;
+    if (rl_replicated_adam_step(p->replicas > 1 ? p->rep : NULL, 0, opt, net->data, net->grad, net->n,
+                                p->cfg.max_grad_norm, lr, &norm, &at) != RL_OK) {
+        RL_ERRF(err, errlen, "the replicas' gradient sum failed");
+        return RL_EINVAL;
+    }
+    if (isfinite(norm)) return RL_OK;
+    if (p->cfg.skip_nonfinite) return 1;
+    RL_ERRF(err, errlen, "non-finite %s gradient in tensor '%s' at gradient step %llu", what,
+            at >= 0 ? rl_params_tensor_at(net, (size_t)at) : "?", (unsigned long long)p->grad_steps + 1);
+    return RL_ENONFINITE;
+}
+
+/* The critics towards y: SAC's loss is 0.5 sum_j mean (Q_j - y)^2 and TD3's
+   sum_j mean (Q_j - y)^2, as Stable-Baselines3 has them. */
+static int critic_update(ac *p, char *err, size_t errlen)
+{
+    const ac_settings *c = &p->cfg;
+    ac_workspace *w = &p->ws;
+    uint32_t B = c->batch;
+    double Bg = (double)B * p->replicas, scale = c->kind == AC_SAC ? 1.0 : 2.0, sums[2] = {0, 0};
+    rl_params_zero_grad(&p->critic);
+    for (uint32_t j = 0; j < c->n_critics; j++) {
+        const float *q = rl_mlp_forward(&p->q[j], p->critic.data, w->qin, B);
+        for (uint32_t b = 0; b < B; b++) {
+            double d = (double)q[b] - w->y[b];
+            sums[0] += scale * 0.5 * d * d;
+            sums[1] += q[b] / c->n_critics;
+            w->dq[b] = (float)(scale * d / Bg);
+        }
+        rl_mlp_backward(&p->q[j], p->critic.data, p->critic.grad, w->qin, w->dq, NULL, B);
+    }
+    allreduce_d(p, sums, 2);
+    double loss = sums[0] / Bg;
+    if (!isfinite(loss)) {
+        if (c->skip_nonfinite) return 1;
+        RL_ERRF(err, errlen, "non-finite critic loss at gradient step %llu", (unsigned long long)p->grad_steps + 1);
+        return RL_ENONFINITE;
+    }
+    int rc = step(p, &p->adam_critic, &p->critic, c->critic_lr, "critic", err, errlen);
+    if (rc == RL_OK) {
+        p->m.critic_loss += loss;
+        p->m.q += sums[1] / Bg;
+        p->m.n++;
+    }
+    return rc;
+}
+
+/* SAC's actor (loss mean(alpha logp - min_j Q_j(s, a)), a ~ pi(s)
+   reparameterized) and entropy coefficient (loss -mean(log_alpha (logp +
+   target_entropy))), or TD3's actor (loss -mean Q_0(s, pi(s))). */
+static int actor_update(ac *p, float alpha, char *err, size_t errlen)
+{
+    const ac_settings *c = &p->cfg;
+    ac_workspace *w = &p->ws;
+    uint32_t B = c->batch, D = c->obs_size, A = c->dim;
+    double Bg = (double)B * p->replicas;
+    int sac = c->kind == AC_SAC;
+    const float *out = rl_mlp_forward(&p->pi, p->actor.data, w->x, B);
+    if (sac) {
+        for (size_t k = 0; k < (size_t)B * A; k++) w->eps[k] = (float)rl_rng_normal(&p->sample);
+        ac_squash(p, out, w->eps, B, w->a, w->logp);
+    } else {
+        for (size_t k = 0; k < (size_t)B * A; k++) w->a[k] = tanhf(out[k]);
+    }
+    critic_input(p, w->x, w->a, w->qin);
+    /* dL/dQ: -1/Bg on the critic each row takes (the smaller for SAC) */
+    uint32_t nq = sac ? c->n_critics : 1;
+    const float *qv[2] = {NULL, NULL};
+    for (uint32_t j = 0; j < nq; j++) qv[j] = rl_mlp_forward(&p->q[j], p->critic.data, w->qin, B);
+    double sums[3] = {0, 0, 0};
+    memset(w->dqin, 0, (size_t)B * (D + A) * sizeof(float));
+    float *dsel = w->y; /* targets are used up */
+    for (uint32_t j = 0; j < nq; j++) {
+        for (uint32_t b = 0; b < B; b++) {
+            int pick = nq == 1 || (j == 0 ? qv[0][b] <= qv[1][b] : qv[1][b] < qv[0][b]);
+            dsel[b] = pick ? (float)(-1.0 / Bg) : 0.0f;
+            if (pick) sums[0] += (sac ? alpha * w->logp[b] : 0.0f) - qv[j][b];
+        }
+        rl_mlp_backward(&p->q[j], p->critic.data, p->critic.grad, w->qin, dsel, w->dqin, B);
+    }
+    /* through the squashing into the actor's outputs */
+    for (uint32_t b = 0; b < B; b++) {
+        const float *ls = out + (size_t)b * 2 * A + A;
+        for (uint32_t k = 0; k < A; k++) {
+            float a = w->a[(size_t)b * A + k], da = w->dqin[(size_t)b * (D + A) + D + k];
+            if (sac) da += (float)(alpha * 2.0 * a / (1.0 - (double)a * a + 1e-6) / Bg);
+            float du = da * (1.0f - a * a);
+            if (!sac) {
+                w->dout[(size_t)b * A + k] = du;
+                continue;
+            }
+            float *d = w->dout + (size_t)b * 2 * A;
+            d[k] = du;
+            int clamped = ls[k] < AC_LOG_STD_MIN || ls[k] > AC_LOG_STD_MAX;
+            float l = clamped ? (ls[k] < AC_LOG_STD_MIN ? AC_LOG_STD_MIN : AC_LOG_STD_MAX) : ls[k];
+            d[A + k] = clamped ? 0.0f : du * expf(l) * w->eps[(size_t)b * A + k] - (float)(alpha / Bg);
+        }
+        if (sac) sums[1] += -w->logp[b], sums[2] += w->logp[b] + c->target_entropy;
+    }
+    rl_params_zero_grad(&p->actor);
+    rl_mlp_backward(&p->pi, p->actor.data, p->actor.grad, w->x, w->dout, NULL, B);
+    allreduce_d(p, sums, 3);
+    int rc = step(p, &p->adam_actor, &p->actor, c->actor_lr, "actor", err, errlen);
+    if (rc != RL_OK) return rc;
+    if (sac && c->ent_auto) { /* d/dlog_alpha of -mean(log_alpha (logp + target)) */
+        float g = (float)(-sums[2] / Bg), la = p->log_alpha;
+        rl_adam_step(&p->adam_alpha, &la, &g, c->actor_lr);
+        p->log_alpha = la;
+    }
+    p->m.actor_loss += sums[0] / Bg;
+    p->m.entropy += sums[1] / Bg;
+    p->m.alpha += alpha;
+    p->m.n_actor++;
+    return RL_OK;
+}
+
+int ac_train(ac *p, uint64_t n, char *err, size_t errlen)
+{
+    const ac_settings *c = &p->cfg;
+    for (uint64_t k = 0; k < n; k++) {
+        float alpha = c->kind == AC_SAC ? (c->ent_auto ? expf(p->log_alpha) : c->ent_init) : 0.0f;
+        sample_batch(p);
+        targets(p, alpha);
+        int rc = critic_update(p, err, errlen);
+        if (rc == RL_OK && (p->grad_steps + 1) % c->policy_delay == 0) rc = actor_update(p, alpha, err, errlen);
+        if (rc == 1) {
+            p->skipped++;
+            continue;
+        }
+        if (rc != RL_OK) return rc;
+        p->grad_steps++;
+        if (p->grad_steps % c->target_interval == 0 && p->grad_steps % c->policy_delay == 0) {
+            rl_params_polyak(&p->critic_t, &p->critic, c->tau);
+            if (c->kind == AC_TD3) rl_params_polyak(&p->actor_t, &p->actor, c->tau);
+        }
+    }
+    return RL_OK;
+}

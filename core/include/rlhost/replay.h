@@ -1,0 +1,62 @@
+/* <rlhost/replay.h> — librlcore's replay buffer, shared by the off-policy
+   algorithms (the DQN family, SAC, TD3): a ring over all envs' transitions
+   in the env's compact observation dtype (uint8 grids stay uint8), with
+   discrete actions (int32) or box actions (action_dim float32 each, as the
+   algorithm chose them).  One vector step of N envs fills N consecutive
+   slots, so env i's next transition is N slots later; n-step returns walk
+   that chain, stop at the first episode end (terminated or truncated) and
+   never cross the newest step. */
+#ifndef RLHOST_REPLAY_H
+#define RLHOST_REPLAY_H
+
+#include <stdint.h>
+
+#include <rlhost/plugin.h>
+
+typedef struct rl_replay {
+    uint32_t capacity;  /* slots, a multiple of num_envs */
+    uint32_t num_envs, obs_size;
+    size_t row_bytes;
+    rl_dtype dtype;
+    float obs_scale;
+    uint8_t *obs, *next_obs; /* [capacity][row_bytes]; next_obs is the final
+                                observation where the episode ended */
+    uint32_t action_dim;        /* 0: discrete actions; else floats per box action */
+    int32_t *actions;           /* discrete: [capacity] */
+    float *box_actions;         /* box: [capacity][action_dim] */
+    float *rewards;
+    uint8_t *terminated, *done; /* done = terminated || truncated */
+    uint64_t steps;             /* vector steps stored so far */
+} rl_replay;
+
+/* Box actions when the env's action space is a box (rl_env_info's ABI 1.2
+   fields), else discrete; RL_ENOMEM when the ring does not fit. */
+int rl_replay_create(rl_replay *r, uint32_t capacity, uint32_t num_envs, const rl_env_info *info);
+void rl_replay_destroy(rl_replay *r);
+/* Stores one vector step; returns the first slot written. */
+uint32_t rl_replay_add(rl_replay *r, const rl_transition *t);
+/* Transitions stored (<= capacity). */
+uint32_t rl_replay_size(const rl_replay *r);
+
+/* The n-step target pieces of the transition in `slot`: discounted reward
+   sum G, the slot whose next_obs bootstraps, and the discount to apply to
+   its value (0 when the episode terminated inside the window). */
+typedef struct rl_nstep {
+    float ret;
+    float discount;
+    uint32_t boot_slot;
+} rl_nstep;
+rl_nstep rl_replay_nstep(const rl_replay *r, uint32_t slot, uint32_t n, float gamma);
+
+/* The ring as replay/... tensors of a checkpoint (the host writes them to
+   replay.safetensors): save, or load and check every value (finite floats,
+   discrete actions in [0, n_actions), box actions in [low, high], the step
+   count).  Loading where the checkpoint has no replay empties the ring and
+   returns RL_ENOENT. */
+int rl_replay_state(rl_replay *r, const rl_state_io *io, int load, uint32_t n_actions, const float *low,
+                    const float *high, char *err, size_t errlen);
+
+/* Writes the observations of `slot` (or its next_obs) as floats. */
+void rl_replay_obs_float(const rl_replay *r, uint32_t slot, int next, float *out);
+
+#endif
