@@ -314,5 +314,43 @@ refuse "several agents in the T-maze" "tmaze holds one agent" "$SRC/configs/tmaz
 refuse "more agents than the map holds" "6 agents need at least 8 floor cells" \
   "$GCNN" --set 'env.map=["#####", "#S.G#", "#...#", "#####"]' --set env.agents=6
 
+# Box action spaces (ABI 1.2): a pair that does not fit is refused with one
+# sentence; the continuous algorithms train, evaluate, play and resume.
+PSAC="$SRC/configs/pendulum_sac.cfg"
+refuse "a discrete algorithm on a box env" "algo 'dqn' takes discrete actions, and env 'pendulum' has a box of 1 float action" \
+  "$PSAC" --set 'algo.plugin="dqn"' --set 'algo.hidden=[64,64]'
+refuse "a box algorithm on a discrete env" "algo 'sac' takes box (continuous) actions, and env 'cartpole' has 2 discrete actions" \
+  "$PSAC" --set 'env.plugin="cartpole"'
+refuse "a box algorithm on a discrete env, td3" "algo 'td3' takes box (continuous) actions" \
+  "$SRC/configs/pendulum_td3.cfg" --set 'env.plugin="cartpole"'
+for algo in sac td3 ddpg ppo random; do
+  args=(--set "algo.plugin=\"$algo\"" --set run.steps=600 --set run.eval_episodes=2 --set run.quiet=true)
+  [ $algo = random ] || args+=(--set algo.hidden=[32])
+  [ $algo = ppo ] && args+=(--set algo.n_steps=100 --set algo.batch_size=50)
+  printf 'run: { steps = 600; };\nenv: { plugin = "pendulum"; };\nalgo: { plugin = "%s"; };\n' $algo > "$T/box_$algo.cfg"
+  expect_rc 0 "$algo trains on pendulum" -- "$RLHOST" run "$T/box_$algo.cfg" "${args[@]}" --out "$T/box_$algo" --force
+done
+expect_rc 0 "a SAC run evaluates" -- "$RLHOST" eval "$T/box_sac" --episodes 2 --json --trace "$T/box.csv"
+contains "$T/out" '"return_mean"' "with a return"
+contains "$T/box.csv" "env,episode,t,action_0,reward" "the trace has a column per action dimension"
+expect_rc 0 "a SAC run plays" -- "$RLHOST" play "$T/box_sac" --episodes 1
+contains "$T/out" "pendulum  angle" "and the pendulum draws itself"
+head -c 4096 "$T/box_sac/checkpoint.safetensors" | tr -d '\\' > "$T/box_hdr"
+contains "$T/box_hdr" '"type":"box","dim":1,"low":[-2],"high":[2]' "the checkpoint states the action box"
+contains "$T/box_hdr" '"op":"rescale"' "and the policy's rescale into it"
+expect_rc 0 "mountain car trains with TD3" -- "$RLHOST" run "$SRC/configs/pendulum_td3.cfg" \
+  --set 'env.plugin="mountain_car_continuous"' --set run.steps=600 --set run.eval_episodes=1 --out "$T/box_mc" --force
+for algo in sac ppo; do
+  A="$T/rs_$algo" B="$T/rs_${algo}_cut"
+  args=(--set algo.hidden=[32] --set run.eval_episodes=2 --set run.quiet=true --set run.checkpoint_interval=600)
+  [ $algo = sac ] && args+=(--set algo.save_replay=true)
+  [ $algo = ppo ] && args+=(--set algo.n_steps=100 --set algo.batch_size=50 --set algo.normalize_reward=true)
+  "$RLHOST" run "$T/box_$algo.cfg" "${args[@]}" --set run.steps=1200 --out "$A" --force >/dev/null 2>&1
+  "$RLHOST" run "$T/box_$algo.cfg" "${args[@]}" --set run.steps=600 --out "$B" --force >/dev/null 2>&1
+  expect_rc 0 "a $algo run resumes" -- "$RLHOST" run --resume "$B" --set run.steps=1200
+  data_of "$A/checkpoint.safetensors" > "$T/ca"; data_of "$B/checkpoint.safetensors" > "$T/cb"
+  cmp -s "$T/ca" "$T/cb"; ok $? "$algo: the resumed run ends with every tensor of the uninterrupted one"
+done
+
 echo "1..$n"
 [ $failed = 0 ]

@@ -16,9 +16,10 @@ static void run_steps(rlh_vec *v, int steps, uint32_t seed)
 {
     const rlh_buffers *b = rlh_vec_buffers(v);
     uint32_t n_actions = rlh_vec_info(v)->n_actions;
+    int32_t *actions = b->actions; /* discrete envs here */
     for (int t = 0; t < steps; t++) {
         for (uint32_t i = 0; i < rlh_vec_num_envs(v); i++)
-            b->actions[i] = (int32_t)((seed * 2654435761u + (uint32_t)t * 40503u + i * 977u) >> 7) % n_actions;
+            actions[i] = (int32_t)((seed * 2654435761u + (uint32_t)t * 40503u + i * 977u) >> 7) % n_actions;
         rlh_vec_step(v, NULL, 0);
     }
 }
@@ -102,6 +103,26 @@ int main(void)
     free(obs); free(rew); free(act); free(after);
     rlh_vec_close(v);
     (void)ended;
+
+    /* a box: float actions, refused outside the box or NaN, never clipped for the caller */
+    rlh_vec *pv = rlh_vec_open(h, "pendulum", 2, 1, NULL, err, sizeof err);
+    OK(pv != NULL, "a pendulum vec opens");
+    if (pv) {
+        const rl_env_info *pi = rlh_vec_info(pv);
+        OK(pi->action_kind == RL_SPACE_BOX && pi->action_dim == 1 && pi->action_high[0] == 2.0f,
+           "its info says a box of one torque in [-2, 2]");
+        float *pa = rlh_vec_buffers(pv)->actions;
+        rlh_vec_reset(pv);
+        pa[0] = 1.5f, pa[1] = -2.0f;
+        ASSERT_EQ(rlh_vec_step(pv, err, sizeof err), RL_OK, "actions inside the box step");
+        pa[1] = 2.5f;
+        ASSERT_EQ(rlh_vec_step(pv, err, sizeof err), RL_EINVAL, "an action outside the box is refused");
+        ASSERT_CONTAINS(err, "the caller chose 2.5 for dimension 0 of env 1's action, outside the box [-2, 2]",
+                        "naming the env, the dimension and the box");
+        pa[1] = 0.0f / 0.0f;
+        ASSERT_EQ(rlh_vec_step(pv, err, sizeof err), RL_EINVAL, "a NaN action is refused");
+        rlh_vec_close(pv);
+    }
 
     /* rlh_run: statuses, not exit codes */
     rlh_run_options ro = {.struct_size = 4};

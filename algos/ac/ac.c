@@ -17,6 +17,7 @@ static const rl_host_api *host;
 
 static const char *const activations[] = {"relu", "tanh", NULL};
 static const char *const nonfinite_choices[] = {"stop", "skip", NULL};
+static const char *const noise_types[] = {"normal", "ornstein_uhlenbeck", NULL};
 
 /* Options every member takes, then each one's own. */
 enum {
@@ -49,6 +50,7 @@ enum {
     OPT_TARGET_NOISE,
     OPT_NOISE_CLIP,
     OPT_EXPL_NOISE,
+    OPT_NOISE_TYPE,
     TD3_OPT_N
 };
 
@@ -100,7 +102,10 @@ static const rl_option_def opts_sac[SAC_OPT_N] = {
                                              "std of the smoothing noise on target actions (in [-1, 1] units)"), \
         [OPT_NOISE_CLIP] = RL_OPTION_FLOAT("target_noise_clip", "0.5", 0, 10, "the smoothing noise's clip"),   \
         [OPT_EXPL_NOISE] = RL_OPTION_FLOAT("exploration_noise", "0.1", 0, 10,                                  \
-                                           "std of the Gaussian exploration noise (in [-1, 1] units)"),         \
+                                           "std of the exploration noise (in [-1, 1] units)"),                  \
+        [OPT_NOISE_TYPE] = RL_OPTION_ENUM("noise_type", "normal", noise_types,                                 \
+                                          "exploration noise: normal (independent each step) or "              \
+                                          "ornstein_uhlenbeck (theta 0.15, dt 0.01, reset each episode)"),     \
     }
 
 static const rl_option_def opts_td3[TD3_OPT_N] = TD3_OPTIONS("[400, 300]", "1e-3", "2", "2", "0.2");
@@ -136,7 +141,7 @@ static void ac_destroy(void *p_)
     rl_replay_destroy(&p->rb);
     ac_workspace *w = &p->ws;
     float *f[] = {w->x, w->xn, w->qin, w->a, w->logp, w->eps, w->y, w->dq, w->dqin, w->dout, w->rew, w->disc,
-                  w->act_x, w->act_a, w->act_eps};
+                  w->act_x, w->act_a, w->act_eps, w->ou};
     for (size_t k = 0; k < sizeof f / sizeof *f; k++) rl_free(f[k]);
     rl_free(w->slots);
     free(p->cfg.low);
@@ -185,6 +190,7 @@ static void read_options(ac *p, const rl_algo_args *args, int kind)
         c->target_noise = (float)o[OPT_TARGET_NOISE].f;
         c->noise_clip = (float)o[OPT_NOISE_CLIP].f;
         c->expl_noise = (float)o[OPT_EXPL_NOISE].f;
+        c->ou_noise = o[OPT_NOISE_TYPE].i == 1;
     }
     p->rep = rl_args_replicas(args);
     p->replicas = p->rep ? p->rep->count : 1;
@@ -270,7 +276,8 @@ static int alloc_buffers(ac *p, uint64_t buffer_size, const rl_env_info *env)
         !ALLOC(w->y, B, float) || !ALLOC(w->dq, B, float) || !ALLOC(w->dqin, B * (D + A), float) ||
         !ALLOC(w->dout, B * 2 * A, float) || !ALLOC(w->rew, B, float) || !ALLOC(w->disc, B, float) ||
         !ALLOC(w->slots, B, uint32_t) || !ALLOC(w->act_x, (size_t)c->rows * D, float) ||
-        !ALLOC(w->act_a, (size_t)c->rows * A, float) || !ALLOC(w->act_eps, (size_t)c->rows * A, float))
+        !ALLOC(w->act_a, (size_t)c->rows * A, float) || !ALLOC(w->act_eps, (size_t)c->rows * A, float) ||
+        !ALLOC(w->ou, (size_t)c->num_envs * A, float))
         return RL_ENOMEM;
     return RL_OK;
 }
@@ -331,6 +338,20 @@ void ac_squash(const ac *p, const float *out, const float *eps, uint32_t B, floa
     }
 }
 
+/* TD3's exploration noise for element k of training row i: Gaussian, or
+   Stable-Baselines3's Ornstein-Uhlenbeck process (theta 0.15, dt 0.01,
+   started afresh with each episode). */
+static float exploration_noise(ac *p, uint32_t i, const uint8_t *start, size_t k)
+{
+    const ac_settings *c = &p->cfg;
+    float n = (float)rl_rng_normal(&p->explore);
+    if (!c->ou_noise) return c->expl_noise * n;
+    float *x = &p->ws.ou[k];
+    if (start[i]) *x = 0.0f;
+    *x += 0.15f * (0.0f - *x) * 0.01f + c->expl_noise * 0.1f * n; /* sqrt(dt) = 0.1 */
+    return *x;
+}
+
 static int ac_act_box(void *p_, rl_act_mode mode, const void *obs, const uint8_t *start, float *actions,
                       uint32_t count, char *err, size_t errlen)
 {
@@ -358,7 +379,7 @@ static int ac_act_box(void *p_, rl_act_mode mode, const void *obs, const uint8_t
             for (size_t k = 0; k < (size_t)count * A; k++) {
                 float t = tanhf(out[k]);
                 if (train && c->expl_noise > 0) {
-                    t += c->expl_noise * (float)rl_rng_normal(&p->explore);
+                    t += exploration_noise(p, (uint32_t)(k / A), start, k);
                     t = t < -1.0f ? -1.0f : t > 1.0f ? 1.0f : t;
                 }
                 a[k] = t;

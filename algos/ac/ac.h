@@ -34,6 +34,7 @@ typedef struct ac_settings {
     int ent_auto;             /* SAC: learn the entropy coefficient */
     float ent_init, target_entropy;
     float expl_noise, target_noise, noise_clip; /* TD3 */
+    int ou_noise;             /* TD3: Ornstein-Uhlenbeck exploration noise (else Gaussian) */
     int skip_nonfinite, save_replay;
     rl_activation act;
     rl_dtype dtype;
@@ -51,6 +52,7 @@ typedef struct ac_workspace {
     float *rew, *disc;
     uint32_t *slots;
     float *act_x, *act_a, *act_eps; /* act(): rows of observations, actions in [-1, 1], noise */
+    float *ou;                /* TD3's OU noise state per training env [num_envs][dim] */
 } ac_workspace;
 
 typedef struct ac_sums {

@@ -67,7 +67,10 @@ static int sums(ac *p, const rl_state_io *io, int load, char *err, size_t errlen
     s.entropy = p->m.entropy, s.alpha = p->m.alpha, s.n = p->m.n, s.n_actor = p->m.n_actor;
     int rc = rl_state_blob(io, load, "state/", "accumulators", &s, sizeof s, err, errlen);
     if (rc == RL_OK && load) p->m = s; /* means for a metrics row: any double is harmless */
-    return rc;
+    if (rc != RL_OK || !p->cfg.ou_noise) return rc;
+    size_t n = (size_t)p->cfg.num_envs * p->cfg.dim; /* the exploration noise's state */
+    if ((rc = rl_state_blob(io, load, "state/", "ou_noise", p->ws.ou, n * sizeof(float), err, errlen))) return rc;
+    return load ? rl_state_check_finite("state/ou_noise", p->ws.ou, n, err, errlen) : RL_OK;
 }
 
 /* The rlhost.policy/1 description: the actor's MLP, then (SAC) its first

@@ -441,7 +441,7 @@ const char *rlh_policy_env_name(const rlh_policy *p) { return p->cfg.env->desc->
 const char *rlh_policy_algo_name(const rlh_policy *p) { return p->cfg.algo->desc->name; }
 uint64_t rlh_policy_step(const rlh_policy *p) { return p->step; }
 
-int rlh_policy_act(rlh_policy *p, const void *obs, const uint8_t *episode_start, int32_t *actions,
+int rlh_policy_act(rlh_policy *p, const void *obs, const uint8_t *episode_start, void *actions,
                    uint32_t count, char *err, size_t errlen)
 {
     if (count > p->n) {
@@ -449,8 +449,11 @@ int rlh_policy_act(rlh_policy *p, const void *obs, const uint8_t *episode_start,
         return RL_EINVAL;
     }
     char e[RL_ERR_MAX] = "";
-    int rc = p->avt->act(p->algo, RL_ACT_EVAL, obs, episode_start ? episode_start : p->no_start, actions,
-                         count, e, sizeof e);
+    int rc = rl__space_act(&p->probe.space, p->avt, p->algo, RL_ACT_EVAL, obs,
+                           episode_start ? episode_start : p->no_start, actions, count, e, sizeof e);
+    /* a box: what the env would take, inside the box (as the host clips for it) */
+    if (rc == RL_OK && p->probe.space.kind == RL_SPACE_BOX)
+        rc = rl__space_clip(&p->probe.space, actions, actions, count, 1, "algo", e, sizeof e);
     if (rc != RL_OK)
         set_err(err, errlen, "%s%s", e[0] ? e : rl_strerror(rc), "");
     return rc;

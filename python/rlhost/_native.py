@@ -24,6 +24,13 @@ class EnvInfo(C.Structure):
         ("obs_scale", C.c_float),
         ("n_actions", C.c_uint32),
         ("score_name", C.c_char_p),
+        ("agents", C.c_uint32),
+        ("action_kind", C.c_uint32),  # ABI 1.2: 0 discrete, 1 box
+        ("action_dim", C.c_uint32),
+        ("action_low", C.POINTER(C.c_float)),
+        ("action_high", C.POINTER(C.c_float)),
+        ("obs_low", C.POINTER(C.c_float)),
+        ("obs_high", C.POINTER(C.c_float)),
     ]
 
 
@@ -31,7 +38,7 @@ class Buffers(C.Structure):
     _fields_ = [
         ("struct_size", C.c_uint32),
         ("obs", C.c_void_p),
-        ("actions", C.POINTER(C.c_int32)),
+        ("actions", C.c_void_p),
         ("rewards", C.POINTER(C.c_float)),
         ("terminated", C.POINTER(C.c_uint8)),
         ("truncated", C.POINTER(C.c_uint8)),

@@ -48,7 +48,22 @@ def _obs_space(info):
     shape = tuple(int(x) for x in info.obs_shape[: info.obs_ndim])
     if N.RL_DTYPE.get(info.obs_dtype) == "uint8":
         return spaces.Box(0, 255, shape, np.uint8)
+    if info.obs_low and info.obs_high:  # the env declares its bounds (ABI 1.2)
+        n = int(info.obs_size)
+        low = np.ctypeslib.as_array(info.obs_low, shape=(n,)).reshape(shape).copy()
+        high = np.ctypeslib.as_array(info.obs_high, shape=(n,)).reshape(shape).copy()
+        return spaces.Box(low, high, shape, np.float32)
     return spaces.Box(-np.inf, np.inf, shape, np.float32)
+
+
+def _action_space(info):
+    """Discrete(n), or a float32 Box of action_dim with the env's bounds."""
+    if info.action_kind == 1:
+        d = int(info.action_dim)
+        low = np.ctypeslib.as_array(info.action_low, shape=(d,)).copy()
+        high = np.ctypeslib.as_array(info.action_high, shape=(d,)).copy()
+        return spaces.Box(low, high, (d,), np.float32)
+    return spaces.Discrete(int(info.n_actions))
 
 
 def _view(ptr, ctype, shape):
@@ -63,6 +78,8 @@ class _Vec:
         info = N.lib.rlh_vec_info(handle).contents
         self.n = int(N.lib.rlh_vec_num_envs(handle))
         self.obs_space = _obs_space(info)
+        self.action_space = _action_space(info)
+        self.box = isinstance(self.action_space, spaces.Box)
         self.n_actions = int(info.n_actions)
         self.obs_scale = float(info.obs_scale)
         self.score_name = info.score_name.decode() if info.score_name else None
@@ -72,7 +89,10 @@ class _Vec:
         ct = C.c_uint8 if self.obs_space.dtype == np.uint8 else C.c_float
         self.obs = _view(b.obs, ct, shape)
         self.final_obs = _view(b.final_obs, ct, shape)
-        self.actions = _view(b.actions, C.c_int32, (self.n,))
+        if self.box:
+            self.actions = _view(b.actions, C.c_float, (self.n,) + self.action_space.shape)
+        else:
+            self.actions = _view(b.actions, C.c_int32, (self.n,))
         self.rewards = _view(b.rewards, C.c_float, (self.n,))
         self.terminated = _view(b.terminated, C.c_uint8, (self.n,))
         self.truncated = _view(b.truncated, C.c_uint8, (self.n,))
@@ -99,9 +119,15 @@ class _Vec:
 
     def step(self, actions):
         a = np.asarray(actions)
-        if a.shape != (self.n,) and not (self.n == 1 and a.ndim == 0):
-            raise ValueError(f"actions have shape {a.shape}, the env has ({self.n},)")
-        self.actions[:] = a.reshape(self.n)
+        want = self.actions.shape
+        if a.shape != want and not (self.n == 1 and a.size == self.actions.size):
+            raise ValueError(f"actions have shape {a.shape}, the env takes {want}")
+        if self.box:
+            if not np.issubdtype(a.dtype, np.number):
+                raise TypeError(f"box actions must be numbers, got dtype {a.dtype}")
+            self.actions[:] = a.reshape(want).astype(np.float32)  # the C side refuses NaN and the outside
+        else:
+            self.actions[:] = a.reshape(want)
         if N.lib.rlh_vec_step(self.handle, self.err, N.ERR_LEN) != N.RL_OK:
             N.fail(self.err)
 
@@ -150,7 +176,7 @@ class VectorEnv(gym.vector.VectorEnv):
     def _attach(self, v, name, copy):
         self._v, self.name, self.num_envs, self.copy = v, name, v.n, copy
         self.single_observation_space = v.obs_space
-        self.single_action_space = spaces.Discrete(v.n_actions)
+        self.single_action_space = v.action_space
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.obs_scale, self.score_name, self.threads = v.obs_scale, v.score_name, v.threads
@@ -198,7 +224,7 @@ class Env(gym.Env):
         self._v = _Vec.open(name, 1, seed, options)
         self.name = name
         self.observation_space = self._v.obs_space
-        self.action_space = spaces.Discrete(self._v.n_actions)
+        self.action_space = self._v.action_space
         self.obs_scale, self.score_name = self._v.obs_scale, self._v.score_name
         self._mid_episode = False
         self._started = False
@@ -215,7 +241,7 @@ class Env(gym.Env):
 
     def step(self, action):
         v = self._v
-        v.step(np.asarray(action).reshape(1))
+        v.step(np.asarray(action).reshape(v.actions.shape))
         term, trunc = bool(v.terminated[0]), bool(v.truncated[0])
         info = {}
         if term or trunc:

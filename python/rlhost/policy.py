@@ -71,14 +71,17 @@ class Policy:
             N.fail(err)
         self._h = h
         info = N.lib.rlh_policy_info(h).contents
-        from .envs import _obs_space
+        from .envs import _action_space, _obs_space
         self.observation_space = _obs_space(info)
+        self.action_space = _action_space(info)
         self.n_actions = int(info.n_actions)
         self.env_name = N.lib.rlh_policy_env_name(h).decode()
         self.algo_name = N.lib.rlh_policy_algo_name(h).decode()
         self.step = int(N.lib.rlh_policy_step(h))
         self._start = np.ones(self.num_envs, np.uint8)  # the first call begins every row's episode
-        self._actions = np.zeros(self.num_envs, np.int32)
+        box = info.action_kind == 1
+        self._actions = (np.zeros((self.num_envs, int(info.action_dim)), np.float32) if box
+                         else np.zeros(self.num_envs, np.int32))
         self._err = N.err_buf()
         self._ckpt = os.path.join(self.path, "checkpoint.safetensors") if os.path.isdir(self.path) else self.path
         self._tensors = self._meta = None
@@ -106,7 +109,9 @@ class Policy:
         if rc != N.RL_OK:
             N.fail(self._err)
         self._start[:n] = 0
-        return int(act[0]) if single else act.copy()
+        if single:
+            return act[0].copy() if act.ndim > 1 else int(act[0])
+        return act.copy()
 
     def make_env(self, num_envs=1, seed=0, copy=False):
         """A VectorEnv of the env this policy was trained on, with its options."""

@@ -35,8 +35,9 @@ extern "C" {
 #endif
 
 /* Bumped when a declaration here changes incompatibly.  2: rlh_buffers
-   starts with struct_size; rlh_run takes rlh_run_options and returns a
-   status. */
+   starts with struct_size and its actions (and rlh_policy_act's) are
+   int32 or float32 by the action space; rlh_run takes rlh_run_options and
+   returns a status. */
 #define RLH_API_VERSION 2
 
 typedef struct rlh_host rlh_host;
@@ -81,7 +82,8 @@ const char *rlh_plugin_name(const rlh_host *h, rl_plugin_kind kind, size_t i);
 typedef struct rlh_buffers {
     uint32_t struct_size;    /* sizeof(rlh_buffers) */
     void *obs;               /* [num_envs][obs_size] of info->obs_dtype */
-    int32_t *actions;        /* [num_envs]: read by step */
+    void *actions;           /* read by step: int32 [num_envs] for discrete actions, float32
+                                [num_envs][action_dim] for a box (each value inside it) */
     float *rewards;          /* [num_envs] */
     uint8_t *terminated;     /* [num_envs] */
     uint8_t *truncated;      /* [num_envs] */
@@ -113,7 +115,9 @@ int rlh_vec_set_buffers(rlh_vec *v, const rlh_buffers *b, char *err, size_t errl
 void rlh_vec_reset(rlh_vec *v);
 /* As rlh_vec_reset, after reseeding env i from (seed, i). */
 int rlh_vec_reseed(rlh_vec *v, uint64_t seed, char *err, size_t errlen);
-/* One step of every env with buffers->actions (each in [0, n_actions)). */
+/* One step of every env with buffers->actions: each discrete action in
+   [0, n_actions), each box value finite and inside the box (the caller's
+   actions are refused, not clipped, with the row in err). */
 int rlh_vec_step(rlh_vec *v, char *err, size_t errlen);
 
 /* ---- Training -----------------------------------------------------------
@@ -153,10 +157,11 @@ const char *rlh_policy_algo_name(const rlh_policy *p);
 /* The env step count of the checkpoint. */
 uint64_t rlh_policy_step(const rlh_policy *p);
 /* count <= num_envs rows of observations (the env's dtype and layout) to
-   actions.  episode_start (may be NULL: none) marks rows whose episode
+   actions: int32 for discrete actions, action_dim float32 per row for a
+   box (rlh_policy_info's action_kind), clipped into the box.  episode_start (may be NULL: none) marks rows whose episode
    begins with this observation: their recurrent state is cleared. */
 int rlh_policy_act(rlh_policy *p, const void *obs, const uint8_t *episode_start,
-                   int32_t *actions, uint32_t count, char *err, size_t errlen);
+                   void *actions, uint32_t count, char *err, size_t errlen);
 /* The env of the policy's config (its options and stages), num_envs
    copies seeded from seed. */
 rlh_vec *rlh_policy_vec(rlh_policy *p, uint32_t num_envs, uint64_t seed, char *err,
