@@ -161,7 +161,7 @@ static int actor_update(ac *p, float alpha, char *err, size_t errlen)
             dsel[b] = pick ? (float)(-1.0 / Bg) : 0.0f;
             if (pick) sums[0] += (sac ? alpha * w->logp[b] : 0.0f) - qv[j][b];
         }
-        rl_mlp_backward(&p->q[j], p->critic.data, p->critic.grad, w->qin, dsel, w->dqin, B);
+        rl_mlp_backward(&p->q[j], p->critic.data, NULL, w->qin, dsel, w->dqin, B); /* the critics stay */
     }
     /* through the squashing into the actor's outputs */
     for (uint32_t b = 0; b < B; b++) {

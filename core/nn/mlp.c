@@ -116,6 +116,19 @@ const float *rl_mlp_infer(rl_mlp *m, const float *params, const float *in, uint3
 void rl_mlp_backward(rl_mlp *m, const float *params, float *grad, const float *in,
                      const float *dout, float *din, uint32_t batch)
 {
+    if (!grad) { /* the input's gradient alone: no weight or bias products */
+        const float *d = dout;
+        for (uint32_t l = m->n_layers; l-- > 0;) {
+            const float *x = l ? m->acts + m->act_off[l - 1] : in;
+            float *dx = l ? m->dacts + m->act_off[l - 1] : din;
+            rl__epilogue e = {.kind = RL__EPI_ADD};
+            if (l) e = (rl__epilogue){.kind = RL__EPI_ACT_GRAD, .act = m->act, .y = x};
+            rl__linear_backward_epi(dx, &e, NULL, NULL, d, x, params + m->w_off[l], batch, m->dims[l],
+                                    m->dims[l + 1]);
+            d = dx;
+        }
+        return;
+    }
     const float *d = dout;
     int db_done = 0; /* d's column sums already in the layer's bias gradient */
     for (uint32_t l = m->n_layers; l-- > 0;) {

@@ -193,5 +193,40 @@ else:
             if term[0] or trunc[0]:
                 state = None
         ok(agree >= 199, f"to_torch ({d}): the module's argmax is the policy's action ({agree}/200)")
+# ---- box actions (ABI 1.2) ----------------------------------------------
+from gymnasium import spaces
+env = rlhost.make("pendulum", seed=1)
+ok(isinstance(env.action_space, spaces.Box) and env.action_space.shape == (1,)
+   and env.action_space.low[0] == -2 and env.action_space.high[0] == 2, "pendulum: a Box action space [-2, 2]")
+ok(np.allclose(env.observation_space.high, [1, 1, 8]), "and a bounded observation space")
+try:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_env(env, skip_render_check=True)
+    ok(True, "pendulum passes check_env")
+except Exception as e:
+    ok(False, "pendulum passes check_env", e)
+vb = rlhost.make_vec("pendulum", 3, seed=1)
+vb.reset()
+obs, rew, term, trunc, info = vb.step(np.array([[0.5], [-1.0], [2.0]], np.float32))
+ok(obs.shape == (3, 3) and rew.dtype == np.float32, "a box vector env steps with float actions")
+for bad, why in ((np.array([[0.5], [3.0], [0.0]]), "outside the box"), (np.array([[np.nan], [0], [0]]), "NaN")):
+    try:
+        vb.step(bad)
+        ok(False, f"an action {why} is refused")
+    except rlhost.RlhostError as e:
+        ok("outside the box" in str(e), f"an action {why} is refused with the sentence", e)
+try:
+    vb.step(np.zeros(3))
+    ok(False, "a box action of the wrong shape is refused")
+except ValueError as e:
+    ok("shape" in str(e), "a box action of the wrong shape is refused", e)
+vb.close()
+sac = rlhost.run(os.path.join(SRC, "configs/pendulum_sac.cfg"), num_envs=3, force=True, run__steps=600,
+                 run__quiet=True, run__eval_episodes=2, run__out_dir=os.path.join(T, "sac"), algo__hidden=[32])
+a = sac(obs)
+ok(a.dtype == np.float32 and a.shape == (3, 1) and np.all(np.abs(a) <= 2), "a SAC policy's actions are floats in the box")
+ok(sac(obs[0]).shape == (1,), "and one row gives one action vector")
+
 print(f"1..{n}")
 sys.exit(1 if failed else 0)

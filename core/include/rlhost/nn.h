@@ -145,7 +145,10 @@ const float *rl_mlp_forward(rl_mlp *m, const float *params, const float *in, uin
    depend on batch (for inference). */
 const float *rl_mlp_infer(rl_mlp *m, const float *params, const float *in, uint32_t batch);
 /* Backward from dout [batch][out] (the forward must be the last one run on
-   this input); accumulates into grad; din (may be NULL) += d input. */
+   this input); accumulates into grad; din (may be NULL) += d input.  With
+   grad NULL only din is computed (no weight or bias gradients: the
+   products for them are skipped), e.g. to differentiate a critic's output
+   by its action input without training the critic. */
 void rl_mlp_backward(rl_mlp *m, const float *params, float *grad, const float *in,
                      const float *dout, float *din, uint32_t batch);
 uint32_t rl_mlp_out_dim(const rl_mlp *m);
