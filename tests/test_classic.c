@@ -5,6 +5,7 @@
    episodes end at Gymnasium's step.  Then the plugin: the box it declares,
    clipping by the host, time limits, and refusals. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,8 +124,33 @@ static void plugin_checks(void)
     rl__registry_destroy(&reg);
 }
 
+/* What the host refuses in an env's box declaration, each with its sentence. */
+static void bad_boxes(void)
+{
+    char err[RL_ERR_MAX];
+    float lo[2] = {-1, 2}, hi[2] = {1, 1}, inf[1] = {INFINITY};
+    rl_env_info info = {.struct_size = sizeof info, .obs_size = 1};
+    rl__space s;
+    rl_env_info_set_box(&info, 2, lo, hi);
+    ASSERT_EQ(rl__space_from_info(&s, &info, "boxy", err, sizeof err), RL_EINVAL, "low > high refused");
+    ASSERT_CONTAINS(err, "env 'boxy' reported an action box with dimension 1 in [2, 1]", "naming the dimension");
+    rl_env_info_set_box(&info, 1, lo, inf);
+    ASSERT_EQ(rl__space_from_info(&s, &info, "boxy", err, sizeof err), RL_EINVAL, "an infinite bound refused");
+    ASSERT_CONTAINS(err, "bounds must be finite", "saying why");
+    rl_env_info_set_box(&info, 0, lo, hi);
+    ASSERT_EQ(rl__space_from_info(&s, &info, "boxy", err, sizeof err), RL_EINVAL, "a box of no dimension refused");
+    rl_env_info_set_box(&info, 1, NULL, NULL);
+    ASSERT_EQ(rl__space_from_info(&s, &info, "boxy", err, sizeof err), RL_EINVAL, "a box without bounds refused");
+    info.action_kind = 7;
+    ASSERT_EQ(rl__space_from_info(&s, &info, "boxy", err, sizeof err), RL_EINVAL, "an unknown kind refused");
+    rl_env_info old = {.struct_size = offsetof(rl_env_info, agents), .n_actions = 3};
+    ASSERT_EQ(rl__space_from_info(&s, &old, "old", err, sizeof err), RL_OK, "an ABI 1.0 env's info is discrete");
+    ASSERT_EQ(s.kind, RL_SPACE_DISCRETE, "with its n_actions");
+}
+
 int main(void)
 {
+    bad_boxes();
     replay("gymnasium_pendulum_v1.txt", 1, 3, PD_STEPS);
     replay("gymnasium_mountain_car_continuous_v0.txt", 0, 4, MC_STEPS);
     OK(pd_angle_normalize(3 * 3.14159265358979323846) < 3.1416 && pd_angle_normalize(-0.5) == -0.5,
