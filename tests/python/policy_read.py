@@ -33,7 +33,8 @@ T = {k: np.frombuffer(data[v["data_offsets"][0]:v["data_offsets"][1]], dtype=DT[
 obs_meta = json.loads(meta["rlhost.observation"])
 space = json.loads(meta["rlhost.action_space"])
 policy = json.loads(meta["algo.policy"])
-ok(policy["format"] == "rlhost.policy/1" and space["type"] == "discrete", "metadata present")
+box = space["type"] == "box"
+ok(policy["format"] == "rlhost.policy/1" and space["type"] in ("discrete", "box"), "metadata present")
 
 
 def sigmoid(x):
@@ -62,6 +63,11 @@ def run_ops(ops, x, state):
             x = np.maximum(x, 0)
         elif kind == "tanh":
             x = np.tanh(x)
+        elif kind == "slice":
+            x = x[op["start"]:op["start"] + op["len"]]
+        elif kind == "rescale":  # [-1, 1] -> [low, high]
+            lo, hi = np.array(op["low"]), np.array(op["high"])
+            x = lo + (x + 1) * 0.5 * (hi - lo)
         elif kind == "dueling":
             v, a = run_ops(op["value"], x, state), run_ops(op["advantage"], x, state)
             x = v + a - a.mean()
@@ -90,10 +96,24 @@ def inputs(obs):
     return x.astype(np.float64)
 
 
-target = policy["greedy"].get("argmax")
-ok(target in policy["outputs"], f"greedy action: argmax of '{target}'")
 rows = list(csv.DictReader(open(trace)))
 obs_cols = [k for k in rows[0] if k.startswith("obs_")]
+ok(len(obs_cols) == int(np.prod(obs_meta["shape"])), f"observation columns match the shape {obs_meta['shape']}")
+if box:  # the greedy action: the output named by "identity" (or "mean"), clipped into the box
+    target = policy["greedy"].get("identity")
+    ok(target in policy["outputs"], f"greedy action: the '{target}' output")
+    lo, hi = np.array(space["low"]), np.array(space["high"])
+    act_cols = [k for k in rows[0] if k.startswith("action_")]
+    worst = 0.0
+    for r in rows:
+        out = np.clip(run_ops(policy["outputs"][target], inputs(np.array([float(r[c]) for c in obs_cols])), {}), lo, hi)
+        worst = max(worst, float(np.max(np.abs(out - np.array([float(r[c]) for c in act_cols])))))
+    ok(worst < 1e-4 * max(1.0, float(np.max(hi - lo))),
+       f"NumPy from metadata alone computes rlhost's actions on {len(rows)} steps (largest difference {worst:.2g})")
+    print(f"1..{n}")
+    sys.exit(1 if failed else 0)
+target = policy["greedy"].get("argmax")
+ok(target in policy["outputs"], f"greedy action: argmax of '{target}'")
 states, agree, near_ties, far = {}, 0, 0, []
 for r in rows:
     env = int(r["env"])
@@ -109,7 +129,6 @@ for r in rows:
             near_ties += 1
         else:
             far.append((r["env"], r["episode"], r["t"], mine, r["action"], out.tolist()))
-ok(len(obs_cols) == int(np.prod(obs_meta["shape"])), f"observation columns match the shape {obs_meta['shape']}")
 ok(not far and agree >= 0.999 * len(rows),
    f"NumPy from metadata alone picks rlhost's action on {agree} of {len(rows)} steps "
    f"({near_ties} float near-ties)" + (f"; first miss {far[0]}" if far else ""))
