@@ -239,13 +239,17 @@ static int build_networks(ac *p, const rl_value *o, uint64_t seed)
     rl_rng_seed(&init, seed, 0x1417);
     rl_mlp_init(&p->pi, &p->actor, RL_INIT_DEFAULT, 1.0f, &init);
     for (uint32_t j = 0; j < c->n_critics; j++) rl_mlp_init(&p->q[j], &p->critic, RL_INIT_DEFAULT, 1.0f, &init);
-    /* target workspaces: the same layouts over throwaway blocks, the values in critic_t / actor_t */
-    rl_params scratch = {0};
+    /* Target workspaces: the same layouts over throwaway blocks, the values in
+       critic_t / actor_t.  One block per target, so that each network's
+       offsets are those of the block it reads (the critics share one, as
+       critic does; the actor's starts at 0, as in actor). */
+    rl_params scratch_q = {0}, scratch_pi = {0};
     for (uint32_t j = 0; !rc && j < c->n_critics; j++)
-        rc = rl_mlp_create(&p->q_t[j], &scratch, names[j], qin, hidden, nh, 1, c->act, c->batch);
-    if (!rc && c->kind == AC_TD3) rc = rl_mlp_create(&p->pi_t, &scratch, "actor", c->obs_size, hidden, nh, out,
-                                                     c->act, c->batch);
-    rl_params_free(&scratch);
+        rc = rl_mlp_create(&p->q_t[j], &scratch_q, names[j], qin, hidden, nh, 1, c->act, c->batch);
+    if (!rc && c->kind == AC_TD3) rc = rl_mlp_create(&p->pi_t, &scratch_pi, "actor", c->obs_size, hidden, nh,
+                                                     out, c->act, c->batch);
+    rl_params_free(&scratch_q);
+    rl_params_free(&scratch_pi);
     if (!rc) rc = rl_params_clone(&p->critic_t, &p->critic);
     if (!rc && c->kind == AC_TD3) rc = rl_params_clone(&p->actor_t, &p->actor);
     if (!rc) rc = rl_adam_create(&p->adam_actor, p->actor.n, 0.9f, 0.999f, 1e-8f, 0.0f);
