@@ -159,6 +159,7 @@ static void ppo_destroy(void *p_)
     rl_free(p->ws.reset);
     rl_free(p->norm.mean);
     rl_free(p->norm.var);
+    rl_free(p->norm.batch);
     rl_free(p->norm.shift);
     rl_free(p->norm.mul);
     rl_free(p->rnorm.ret);
@@ -321,7 +322,7 @@ static int alloc_buffers(ppo *p, uint32_t M, uint32_t S, uint32_t feat)
         !ALLOC(p->ws.feat_scratch, (size_t)M * feat * 3, float) || !ALLOC(p->ws.act_x, (size_t)p->cfg.rows * D, float) ||
         !ALLOC(p->ws.perm, TN, uint32_t) || !ALLOC(p->ws.rows_idx, p->cfg.batch, uint32_t) ||
         !ALLOC(p->ws.reset, p->cfg.batch, uint8_t) || !ALLOC(p->norm.mean, D, double) ||
-        !ALLOC(p->norm.var, D, double) || !ALLOC(p->norm.shift, D, float) || !ALLOC(p->norm.mul, D, float) ||
+        !ALLOC(p->norm.var, D, double) || !ALLOC(p->norm.batch, 2 * D, double) || !ALLOC(p->norm.shift, D, float) || !ALLOC(p->norm.mul, D, float) ||
         !ALLOC(p->rnorm.ret, p->cfg.num_envs, double))
         return RL_ENOMEM;
     if (p->cfg.box && (!ALLOC(p->ro.box_actions, TN * p->cfg.dim, float) || !ALLOC(p->ws.dlogstd, p->cfg.dim, float)))
@@ -391,25 +392,42 @@ fail:
     return rc;
 }
 
-/* normalize_obs: folds a batch of raw observation rows into the running
-   mean and variance (the parallel form of Welford's update, in double). */
+/* Sums over the replicas (nothing to do for one).  Training act() and
+   observe() run on every replica in step, so the statistics below are
+   those of all envs and stay identical on every replica. */
+static void replicas_sum(const ppo *p, double *v, size_t n)
+{
+    if (p->cfg.replicas > 1) p->rep->allreduce_f64(p->rep->ctx, v, n);
+}
+
+/* normalize_obs: folds a batch of raw observation rows (of every replica)
+   into the running mean and variance: the batch's mean, then its squared
+   deviations from it, then the parallel form of Welford's update, in
+   double. */
 static void obs_stats_update(ppo *p, const float *x, uint32_t rows)
 {
     size_t D = p->cfg.obs_size;
+    double *bm = p->norm.batch, *bv = p->norm.batch + D, n_b = (double)rows * p->cfg.replicas;
     for (size_t j = 0; j < D; j++) {
-        double bm = 0, bv = 0;
-        for (uint32_t r = 0; r < rows; r++) bm += x[r * D + j];
-        bm /= rows;
-        for (uint32_t r = 0; r < rows; r++) {
-            double d = x[r * D + j] - bm;
-            bv += d * d;
-        }
-        bv /= rows;
-        double n = p->norm.count, tot = n + rows, delta = bm - p->norm.mean[j];
-        p->norm.mean[j] += delta * rows / tot;
-        p->norm.var[j] = (p->norm.var[j] * n + bv * rows + delta * delta * n * rows / tot) / tot;
+        bm[j] = 0;
+        for (uint32_t r = 0; r < rows; r++) bm[j] += x[r * D + j];
     }
-    p->norm.count += rows;
+    replicas_sum(p, bm, D);
+    for (size_t j = 0; j < D; j++) {
+        bm[j] /= n_b;
+        bv[j] = 0;
+        for (uint32_t r = 0; r < rows; r++) {
+            double d = x[r * D + j] - bm[j];
+            bv[j] += d * d;
+        }
+    }
+    replicas_sum(p, bv, D);
+    for (size_t j = 0; j < D; j++) {
+        double n = p->norm.count, tot = n + n_b, delta = bm[j] - p->norm.mean[j], v = bv[j] / n_b;
+        p->norm.mean[j] += delta * n_b / tot;
+        p->norm.var[j] = (p->norm.var[j] * n + v * n_b + delta * delta * n * n_b / tot) / tot;
+    }
+    p->norm.count += n_b;
     ppo_obs_norm_derive(p);
 }
 
@@ -614,21 +632,24 @@ static void truncation_values(ppo *p, const rl_transition *t, float *out)
 }
 
 /* normalize_reward: each env's discounted return folds into the running
-   statistics (a batch update, as for observations), then the rewards are
+   statistics (a batch update over every replica's envs, as for
+   observations), then the rewards are
    divided by the returns' standard deviation and clipped to +-10; a return
    restarts where its episode ended. */
 static void normalize_rewards(ppo *p, const rl_transition *t, float *out)
 {
     ppo_reward_norm *r = &p->rnorm;
     uint32_t N = p->cfg.num_envs;
-    double bm = 0, bv = 0;
+    double bm = 0, bv = 0, n_b = (double)N * p->cfg.replicas;
     for (uint32_t i = 0; i < N; i++) bm += r->ret[i] = r->ret[i] * p->cfg.gamma + t->rewards[i];
-    bm /= N;
+    replicas_sum(p, &bm, 1);
+    bm /= n_b;
     for (uint32_t i = 0; i < N; i++) bv += (r->ret[i] - bm) * (r->ret[i] - bm);
-    bv /= N;
-    double tot = r->count + N, delta = bm - r->mean;
-    r->mean += delta * N / tot;
-    r->var = (r->var * r->count + bv * N + delta * delta * r->count * N / tot) / tot;
+    replicas_sum(p, &bv, 1);
+    bv /= n_b;
+    double tot = r->count + n_b, delta = bm - r->mean;
+    r->mean += delta * n_b / tot;
+    r->var = (r->var * r->count + bv * n_b + delta * delta * r->count * n_b / tot) / tot;
     r->count = tot;
     double sd = sqrt(r->var + 1e-8);
     for (uint32_t i = 0; i < N; i++) {

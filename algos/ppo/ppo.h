@@ -84,6 +84,7 @@ typedef struct ppo_workspace {
 typedef struct ppo_obs_norm {
     double count, *mean, *var;
     float *shift, *mul;
+    double *batch; /* scratch: a batch's means and squared deviations [2 D] */
 } ppo_obs_norm;
 
 /* normalize_reward (Stable-Baselines3's VecNormalize): each env's running
