@@ -8,7 +8,7 @@ SRC=$1
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 n=0; failed=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
+ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); return 1; fi; }
 unset RLHOST_PLUGIN_PATH
 
 meson setup "$T/build" "$SRC" --prefix="$T/prefix" >"$T/log" 2>&1 && ninja -C "$T/build" install >>"$T/log" 2>&1
@@ -102,7 +102,7 @@ p = rlhost.load('$T/run')
 assert isinstance(p(np.zeros(4, np.float32)), int)
 print(sorted(rlhost.list_plugins('env')), o.shape)
 ") >"$T/py" 2>&1
-grep -qF "['cartpole', 'gridworld', 'snake'] (16, 3, 10, 10)" "$T/py"
+grep -qF "['cartpole', 'gridworld', 'mountain_car_continuous', 'pendulum', 'snake'] (16, 3, 10, 10)" "$T/py"
 ok $? "the installed package steps envs and loads a run from anywhere" || sed 's/^/#   /' "$T/py" | tail -5
 echo "1..$n"
 [ $failed = 0 ]
