@@ -354,5 +354,19 @@ for algo in sac td3 ppo; do
   cmp -s "$T/ca" "$T/cb"; ok $? "$algo: the resumed run ends with every tensor of the uninterrupted one"
 done
 
+# The same run twice, with malloc filling new and freed blocks differently
+# (0 leaves them as they come): a result that reads memory it never wrote
+# tends to differ between the two.
+for algo in sac td3 ddpg ppo dqn; do
+  cfg="$T/box_$algo.cfg" args=(--set algo.hidden=[32] --set run.steps=1200)
+  [ $algo = ppo ] && args+=(--set algo.n_steps=100 --set algo.batch_size=50 --set algo.normalize_obs=true)
+  [ $algo = dqn ] && cfg="$DQN" args=(--set run.steps=3000)
+  for fill in 0 165; do
+    MALLOC_PERTURB_=$fill "$RLHOST" run "$cfg" "${args[@]}" --set run.eval_episodes=2 --set run.quiet=true \
+      --out "$T/heap_${algo}_$fill" --force >/dev/null 2>&1
+  done
+  same_run "$algo, MALLOC_PERTURB_ 0 and 165" "$T/heap_${algo}_0" "$T/heap_${algo}_165"
+done
+
 echo "1..$n"
 [ $failed = 0 ]
