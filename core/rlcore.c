@@ -159,6 +159,11 @@ int rl_replicas_shared(const rl_replicas *r)
     return r && r->struct_size >= offsetof(rl_replicas, shared_envs) + sizeof r->shared_envs && r->shared_envs;
 }
 
+int rl_replicas_sum_f64(const rl_replicas *r, double *v, size_t n)
+{
+    return r && r->count > 1 ? r->allreduce_f64(r->ctx, v, n) : RL_OK;
+}
+
 void rl_blas_set_threads(int n)
 {
     openblas_set_num_threads(n < 1 ? 1 : n);

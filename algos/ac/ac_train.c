@@ -7,12 +7,6 @@
 
 #include "ac.h"
 
-/* Sums over the replicas (nothing to do for one). */
-static void allreduce_d(const ac *p, double *v, size_t n)
-{
-    if (p->replicas > 1) p->rep->allreduce_f64(p->rep->ctx, v, n);
-}
-
 /* Samples B transitions: observations, next observations (the final one
    where an episode ended), rewards, discounts (0 where it terminated) and
    the critic input's action part, mapped back to [-1, 1]. */
@@ -114,7 +108,7 @@ static int critic_update(ac *p, char *err, size_t errlen)
         }
         rl_mlp_backward(&p->q[j], p->critic.data, p->critic.grad, w->qin, w->dq, NULL, B);
     }
-    allreduce_d(p, sums, 2);
+    rl_replicas_sum_f64(p->rep, sums, 2);
     double loss = sums[0] / Bg;
     if (!isfinite(loss)) {
         if (c->skip_nonfinite) return 1;
@@ -184,7 +178,7 @@ static int actor_update(ac *p, float alpha, char *err, size_t errlen)
     }
     rl_params_zero_grad(&p->actor);
     rl_mlp_backward(&p->pi, p->actor.data, p->actor.grad, w->x, w->dout, NULL, B);
-    allreduce_d(p, sums, 3);
+    rl_replicas_sum_f64(p->rep, sums, 3);
     int rc = step(p, &p->adam_actor, &p->actor, c->actor_lr, "actor", err, errlen);
     if (rc != RL_OK) return rc;
     if (sac && c->ent_auto) { /* d/dlog_alpha of -mean(log_alpha (logp + target)) */

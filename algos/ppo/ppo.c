@@ -392,14 +392,9 @@ fail:
     return rc;
 }
 
-/* Sums over the replicas (nothing to do for one).  Training act() and
-   observe() run on every replica in step, so the statistics below are
-   those of all envs and stay identical on every replica. */
-static void replicas_sum(const ppo *p, double *v, size_t n)
-{
-    if (p->cfg.replicas > 1) p->rep->allreduce_f64(p->rep->ctx, v, n);
-}
-
+/* Training act() and observe() run on every replica in step, so the
+   statistics below, summed over the replicas, are those of all envs and
+   stay identical on every replica. */
 /* normalize_obs: folds a batch of raw observation rows (of every replica)
    into the running mean and variance: the batch's mean, then its squared
    deviations from it, then the parallel form of Welford's update, in
@@ -412,7 +407,7 @@ static void obs_stats_update(ppo *p, const float *x, uint32_t rows)
         bm[j] = 0;
         for (uint32_t r = 0; r < rows; r++) bm[j] += x[r * D + j];
     }
-    replicas_sum(p, bm, D);
+    rl_replicas_sum_f64(p->rep, bm, D);
     for (size_t j = 0; j < D; j++) {
         bm[j] /= n_b;
         bv[j] = 0;
@@ -421,7 +416,7 @@ static void obs_stats_update(ppo *p, const float *x, uint32_t rows)
             bv[j] += d * d;
         }
     }
-    replicas_sum(p, bv, D);
+    rl_replicas_sum_f64(p->rep, bv, D);
     for (size_t j = 0; j < D; j++) {
         double n = p->norm.count, tot = n + n_b, delta = bm[j] - p->norm.mean[j], v = bv[j] / n_b;
         p->norm.mean[j] += delta * n_b / tot;
@@ -642,10 +637,10 @@ static void normalize_rewards(ppo *p, const rl_transition *t, float *out)
     uint32_t N = p->cfg.num_envs;
     double bm = 0, bv = 0, n_b = (double)N * p->cfg.replicas;
     for (uint32_t i = 0; i < N; i++) bm += r->ret[i] = r->ret[i] * p->cfg.gamma + t->rewards[i];
-    replicas_sum(p, &bm, 1);
+    rl_replicas_sum_f64(p->rep, &bm, 1);
     bm /= n_b;
     for (uint32_t i = 0; i < N; i++) bv += (r->ret[i] - bm) * (r->ret[i] - bm);
-    replicas_sum(p, &bv, 1);
+    rl_replicas_sum_f64(p->rep, &bv, 1);
     bv /= n_b;
     double tot = r->count + n_b, delta = bm - r->mean;
     r->mean += delta * n_b / tot;

@@ -65,12 +65,6 @@ static void gather(ppo *p, uint32_t M, uint32_t S)
         }
 }
 
-/* Sums over the replicas (nothing to do for one). */
-static void allreduce_d(const ppo *p, double *v, size_t n)
-{
-    if (p->cfg.replicas > 1) p->rep->allreduce_f64(p->rep->ctx, v, n);
-}
-
 /* GAE over the rollout, bootstrapped from V of the observation after its
    last step (continuing the live recurrent states), and the explained
    variance of the rollout's values over all replicas. */
@@ -98,14 +92,14 @@ static void advantages(ppo *p)
             last_v, T, N, p->cfg.gamma, p->cfg.lambda);
     double sums[2] = {0, 0};
     for (size_t k = 0; k < TN; k++) sums[0] += p->ro.ret[k], sums[1] += p->ro.ret[k] - p->ro.values[k];
-    allreduce_d(p, sums, 2);
+    rl_replicas_sum_f64(p->rep, sums, 2);
     double mr = sums[0] / ((double)TN * p->cfg.replicas), mres = sums[1] / ((double)TN * p->cfg.replicas);
     double var[2] = {0, 0};
     for (size_t k = 0; k < TN; k++) {
         double a = p->ro.ret[k] - mr, b = p->ro.ret[k] - p->ro.values[k] - mres;
         var[0] += a * a, var[1] += b * b;
     }
-    allreduce_d(p, var, 2);
+    rl_replicas_sum_f64(p->rep, var, 2);
     p->m.explained_variance = var[0] > 0 ? 1.0 - var[1] / var[0] : NAN;
 }
 
@@ -146,7 +140,7 @@ static void box_losses(ppo *p, uint32_t M, uint32_t Mg, float clip, double amean
         p->ws.dv[r] = p->cfg.vf_coef * dvr / Mg;
     }
     part[0] = pg, part[1] = vl, part[2] = h * M, part[3] = kl, part[4] = clipped_n;
-    allreduce_d(p, part, 5);
+    rl_replicas_sum_f64(p->rep, part, 5);
 }
 
 static void minibatch_losses(ppo *p, uint32_t M, uint32_t Mg, float clip, double part[5])
@@ -154,13 +148,13 @@ static void minibatch_losses(ppo *p, uint32_t M, uint32_t Mg, float clip, double
     uint32_t A = p->cfg.n_actions;
     double amean = 0, astd = 0;
     for (uint32_t r = 0; r < M; r++) amean += p->ro.adv[p->ws.rows_idx[r]];
-    allreduce_d(p, &amean, 1);
+    rl_replicas_sum_f64(p->rep, &amean, 1);
     amean /= Mg;
     for (uint32_t r = 0; r < M; r++) {
         double d = p->ro.adv[p->ws.rows_idx[r]] - amean;
         astd += d * d;
     }
-    allreduce_d(p, &astd, 1);
+    rl_replicas_sum_f64(p->rep, &astd, 1);
     astd = Mg > 1 ? sqrt(astd / (Mg - 1)) : 1.0;
     memset(p->ws.dlogits, 0, (size_t)M * p->cfg.n_out * sizeof(float));
     double pg = 0, vl = 0, ent = 0, kl = 0, clipped_n = 0;
@@ -189,7 +183,7 @@ static void minibatch_losses(ppo *p, uint32_t M, uint32_t Mg, float clip, double
         p->ws.dv[r] = p->cfg.vf_coef * dvr / Mg;
     }
     part[0] = pg, part[1] = vl, part[2] = ent, part[3] = kl, part[4] = clipped_n;
-    allreduce_d(p, part, 5);
+    rl_replicas_sum_f64(p->rep, part, 5);
 }
 
 /* Backward and one Adam step for a minibatch whose losses (summed over Mg

@@ -147,6 +147,9 @@ int rl_state_check_i32s(const char *name, const int32_t *v, size_t n, int32_t lo
    the envs (rl_replicas.shared_envs, 0 when the table is too old to say). */
 const rl_replicas *rl_args_replicas(const rl_algo_args *args);
 int rl_replicas_shared(const rl_replicas *r);
+/* v[0..n) := its elementwise sum over the replicas (rl_replicas.allreduce_f64);
+   nothing to do, and RL_OK, without a table or with one replica. */
+int rl_replicas_sum_f64(const rl_replicas *r, double *v, size_t n);
 
 /* ---- BLAS runtime -------------------------------------------------------- */
 
