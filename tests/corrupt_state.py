@@ -80,6 +80,13 @@ CASES = [
     ("cartpole_ppo_norm", "configs/cartpole_ppo.cfg",
      ["run.steps=3000", "run.eval_episodes=2", "algo.normalize_obs=true", "algo.n_steps=64"],
      ["state/obs_count", "state/obs_var", "host/last_eval"]),
+    ("pendulum_sac", "configs/pendulum_sac.cfg",
+     ["run.steps=2000", "run.eval_episodes=2", "algo.learning_starts=500", "algo.save_replay=true",
+      "algo.hidden=[32]"],
+     ["replay/steps", "state/vector_steps", "state/grad_steps", "env/classic/state"]),
+    ("pendulum_ppo_box", "configs/pendulum_ppo.cfg",
+     ["run.steps=2048", "run.eval_episodes=2", "algo.n_steps=128", "algo.hidden=[32]"],
+     ["state/obs_count", "state/obs_var", "rollout/box_actions"]),
 ]
 
 work = tempfile.mkdtemp()

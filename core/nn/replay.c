@@ -124,7 +124,8 @@ int rl_replay_state(rl_replay *r, const rl_state_io *io, int load, uint32_t n_ac
         return rc;
     if (!load) return RL_OK;
     size_t floats = r->dtype == RL_DTYPE_F32 ? cap * r->row_bytes / 4 : 0;
-    if ((rc = rl_state_check_u("replay/steps", r->steps, 0, UINT64_MAX / r->num_envs, err, errlen)) ||
+    /* steps * num_envs must not wrap, now or after the next add() */
+    if ((rc = rl_state_check_u("replay/steps", r->steps, 0, UINT64_MAX / r->num_envs - 1, err, errlen)) ||
         (rc = rl_state_check_finite("replay/rewards", r->rewards, cap, err, errlen)) ||
         (rc = rl_state_check_finite("replay/obs", (const float *)r->obs, floats, err, errlen)) ||
         (rc = rl_state_check_finite("replay/next_obs", (const float *)r->next_obs, floats, err, errlen)))
