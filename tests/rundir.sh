@@ -33,10 +33,10 @@ expect_rc 2 "so is a resume of the running run" -- "$RLHOST" run --resume "$T/bu
 kill -9 $pid; wait $pid 2>/dev/null
 
 # Temporary files of killed writers are removed on the next start.
-head -c 100000 /dev/zero > "$R/checkpoint.safetensors.tmp.999999"
-head -c 100 /dev/zero > "$R/metrics.csv.tmp.123"
+head -c 100000 /dev/zero > "$R/.checkpoint.safetensors.0123456789abcdef.tmp"
+head -c 100 /dev/zero > "$R/.metrics.csv.fedcba9876543210.tmp"
 expect_rc 0 "resume" -- "$RLHOST" run --resume "$R" --set run.steps=3000
-ls "$R" | grep -q '\.tmp\.'; [ $? != 0 ]; ok $? "stale temporary files removed"
+ls -A "$R" | grep -q '\.tmp$'; [ $? != 0 ]; ok $? "stale temporary files removed"
 
 # A failed resume writes nothing; the config is compared with the checkpoint's.
 cp "$R/config.cfg" "$T/config.before"

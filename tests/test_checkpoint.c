@@ -1,6 +1,8 @@
+#define _GNU_SOURCE
 /* Checkpoints: a write/read round trip, then every truncation and many
    random corruptions of a real file, each read either cleanly or refused
    with a sentence (this test also runs under ASan/UBSan). */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -46,8 +48,10 @@ int main(void)
     OK(rl__ckpt_put(&w, "u", RL_DTYPE_U8, 1, s4, u) != RL_OK, "a name twice is refused");
     OK(rl__ckpt_meta(&w, "rlhost.step", "42") == RL_OK, "metadata");
     OK(rl__ckpt_meta(&w, "quote", "a \"b\"\nc") == RL_OK, "metadata with escapes");
-    OK(rl__ckpt_write(&w, path, prev, err, sizeof err) == RL_OK, "write");
-    OK(rl__ckpt_write(&w, path, prev, err, sizeof err) == RL_OK, "write again");
+    int tmpfd = open("/tmp", O_RDONLY | O_DIRECTORY);
+    rl__dir tmpdir = {tmpfd, "/tmp"};
+    OK(rl__ckpt_write(&w, tmpdir, path + 5, prev + 5, err, sizeof err) == RL_OK, "write");
+    OK(rl__ckpt_write(&w, tmpdir, path + 5, prev + 5, err, sizeof err) == RL_OK, "write again");
     OK(access(prev, F_OK) == 0, "the previous file is kept");
     rl__ckpt_free(&w);
 
@@ -155,7 +159,7 @@ int main(void)
         snprintf(key, sizeof key, "key%d", k);
         rl__ckpt_meta(&w, key, "v");
     }
-    OK(rl__ckpt_write(&w, bad, NULL, err, sizeof err) == RL_OK, "write 100 metadata entries");
+    OK(rl__ckpt_write(&w, tmpdir, bad + 5, NULL, err, sizeof err) == RL_OK, "write 100 metadata entries");
     rl__ckpt_free(&w);
     OK(rl__ckpt_read(&r, bad, err, sizeof err) == RL_OK && r.n_meta == 100 &&
            !strcmp(rl__ckpt_meta_get(&r, "key99"), "v"),
@@ -164,5 +168,6 @@ int main(void)
     unlink(path);
     unlink(prev);
     unlink(bad);
+    close(tmpfd);
     return tap_done();
 }

@@ -264,7 +264,7 @@ int rl__plot(const char *const *dirs, size_t n_dirs, const char *out_path)
                       "<text x='596' y='540'>steps/s</text></g>\n</svg>\n");
     if (o.oom) {
         fprintf(stderr, "rlhost: plot: out of memory\n");
-    } else if (rl__write_atomic(out_path, NULL, o.data, o.len, 1, err, sizeof err) != 0) {
+    } else if (rl__write_path(out_path, o.data, o.len, err, sizeof err) != 0) {
         fprintf(stderr, "rlhost: plot: %s\n", err);
     } else {
         printf("wrote %s (%zu run%s)\n", out_path, n_dirs, n_dirs == 1 ? "" : "s");

@@ -3,6 +3,7 @@
 #include "checkpoint.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -108,7 +109,7 @@ int rl__ckpt_meta(rl__ckpt *c, const char *key, const char *value)
     return RL_OK;
 }
 
-int rl__ckpt_write(const rl__ckpt *c, const char *path, const char *prev_path, char *err,
+int rl__ckpt_write(const rl__ckpt *c, rl__dir d, const char *path, const char *prev_path, char *err,
                    size_t errlen)
 {
     rl__sbuf h = {0};
@@ -146,7 +147,7 @@ int rl__ckpt_write(const rl__ckpt *c, const char *path, const char *prev_path, c
     if (c->data_len) memcpy(buf + 8 + h.len, c->data, c->data_len);
     rl__sbuf_free(&h);
     /* The new file is written completely before the old one is retired. */
-    int rc = rl__write_atomic(path, prev_path, buf, total, 1, err, errlen);
+    int rc = rl__write_atomic(d, path, prev_path, buf, total, 1, err, errlen);
     free(buf);
     return rc;
 }
@@ -382,15 +383,35 @@ static int parse_header(rl__ckpt *c, char *header, size_t hl, char *err, size_t 
 
 int rl__ckpt_read(rl__ckpt *c, const char *path, char *err, size_t errlen)
 {
+    return rl__ckpt_read_file(c, path, 0, err, errlen);
+}
+
+int rl__ckpt_read_file(rl__ckpt *c, const char *path, int in_run_dir, char *err, size_t errlen)
+{
     memset(c, 0, sizeof *c);
     c->path = path;
-    FILE *f = fopen(path, "rb");
+    /* O_NONBLOCK: a FIFO or device in its place must not block the reader */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (in_run_dir ? O_NOFOLLOW : 0));
+    if (fd < 0) {
+        if (errno == ELOOP && in_run_dir)
+            snprintf(err, errlen, "%s: is a symbolic link; a run directory's checkpoints are its own files", path);
+        else
+            snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return errno == ELOOP ? RL_ECORRUPT : RL_EIO;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        snprintf(err, errlen, "%s: not a regular file", path);
+        return RL_ECORRUPT;
+    }
+    FILE *f = fdopen(fd, "rb");
     if (!f) {
+        close(fd);
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return RL_EIO;
     }
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0 || st.st_size < 8) {
+    if (st.st_size < 8) {
         fclose(f);
         snprintf(err, errlen, "%s: not a safetensors file (shorter than its 8-byte header length)", path);
         return RL_ECORRUPT;

@@ -7,6 +7,7 @@
 #ifndef RLHOST_CHECKPOINT_H
 #define RLHOST_CHECKPOINT_H
 
+#include "output.h"
 #include "util.h"
 
 #define RL__CKPT_MAX_TENSORS 1024
@@ -38,8 +39,9 @@ typedef struct rl__ckpt {
 int rl__ckpt_put(rl__ckpt *c, const char *name, rl_dtype dtype, uint32_t ndim,
                  const uint64_t *shape, const void *data);
 int rl__ckpt_meta(rl__ckpt *c, const char *key, const char *value);
-/* Writes path atomically; an existing file becomes prev_path first. */
-int rl__ckpt_write(const rl__ckpt *c, const char *path, const char *prev_path, char *err,
+/* Writes name in d atomically; an existing file becomes prev_name first
+   (prev_name may be NULL). */
+int rl__ckpt_write(const rl__ckpt *c, rl__dir d, const char *name, const char *prev_name, char *err,
                    size_t errlen);
 
 /* Reading: validates the header length, the JSON, every name (unique, no
@@ -49,6 +51,10 @@ int rl__ckpt_write(const rl__ckpt *c, const char *path, const char *prev_path, c
    naming the file and the first problem ("at header byte N" counts from
    the header's start). */
 int rl__ckpt_read(rl__ckpt *c, const char *path, char *err, size_t errlen);
+/* The same; in_run_dir: path is a run directory's file, refused when it is
+   a symbolic link (a writer of the directory may have planted it).  Anything
+   but a regular file is refused without blocking. */
+int rl__ckpt_read_file(rl__ckpt *c, const char *path, int in_run_dir, char *err, size_t errlen);
 /* The same from len bytes in memory (name stands for the file in messages). */
 int rl__ckpt_read_mem(rl__ckpt *c, const char *name, const void *buf, size_t len, char *err,
                       size_t errlen);

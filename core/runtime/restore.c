@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "restore.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,7 +133,7 @@ static int pick_replay(const char *replay_path, uint64_t step, rl__ckpt *side, i
         if (access(cand[k], F_OK) != 0) continue;
         found = 1;
         char rerr[RL_ERR_MAX];
-        if (rl__ckpt_read(side, cand[k], rerr, sizeof rerr) != RL_OK) continue;
+        if (rl__ckpt_read_file(side, cand[k], 1, rerr, sizeof rerr) != RL_OK) continue;
         uint64_t at;
         if (meta_count(side, "rlhost.step", &at) == 0 && rl__ckpt_meta_get(side, "rlhost.step") && at == step) {
             *have = 1;
@@ -232,7 +233,7 @@ static int restore_file(const char *path, rl__restore *r, const rl__config *c, v
                         char *err, size_t errlen)
 {
     rl__ckpt ck;
-    int rc = rl__ckpt_read(&ck, path, err, errlen);
+    int rc = rl__ckpt_read_file(&ck, path, r->prev_path != NULL, err, errlen);
     return rc == RL_OK ? restore_ckpt(&ck, r, c, algo, err, errlen) : rc;
 }
 
@@ -248,7 +249,7 @@ int rl__ckpt_restore(rl__restore *r, const rl__config *c, void *algo, char *err,
 {
     int rc = restore_file(r->path, r, c, algo, err, errlen);
     r->used = r->path;
-    if (rc == RL_OK || !r->prev_path || access(r->prev_path, F_OK) != 0) return rc;
+    if (rc == RL_OK || !r->prev_path || faccessat(AT_FDCWD, r->prev_path, F_OK, AT_SYMLINK_NOFOLLOW) != 0) return rc;
     char why[RL_ERR_MAX];
     snprintf(why, sizeof why, "%s", err);
     if (restore_file(r->prev_path, r, c, algo, err, errlen) != RL_OK) {

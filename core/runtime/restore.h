@@ -14,7 +14,9 @@
 struct rl__config;
 typedef int (*rl__host_state_fn)(void *ctx, const rl_state_io *io, char *err, size_t errlen);
 typedef struct rl__restore {
-    const char *path, *prev_path; /* prev_path may be NULL */
+    /* prev_path is set for a run directory's checkpoint (else NULL); then
+       neither file is read through a symbolic link */
+    const char *path, *prev_path;
     /* replay.safetensors (or NULL): it, or its .prev copy, must hold the
        checkpoint's step; one that exists for another step is refused */
     const char *replay_path;

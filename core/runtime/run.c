@@ -160,7 +160,7 @@ static void read_settings(rl__run_state *rs, const rl__config *c)
 {
     rs->c = c;
     rs->avt = c->algo->desc->vtable;
-    rs->dir_fd = -1;
+    rs->dir.fd = -1;
     rs->set.target = (uint64_t)val(&c->run, RL__RUN_STEPS)->i;
     rs->set.seed = (uint64_t)val(&c->run, RL__RUN_SEED)->i;
     rs->set.eval_episodes = (uint32_t)val(&c->run, RL__RUN_EVAL_EPISODES)->i;
@@ -205,7 +205,7 @@ static int run_open(rl__run_state *rs, const rl__config *c, const rl__run_opts *
     int rc;
     if (rs->set.writer) {
         rl__rundir_mode mode = o->resume_dir ? RL__RUNDIR_RESUME : o->force ? RL__RUNDIR_FORCE : RL__RUNDIR_NEW;
-        if ((rc = rl__rundir_open(rs->set.out_dir, mode, &rs->dir_fd, rs->err, sizeof rs->err)) != RL_OK)
+        if ((rc = rl__rundir_open(rs->set.out_dir, mode, &rs->dir, rs->err, sizeof rs->err)) != RL_OK)
             return rc;
     }
     if ((rc = open_envs(rs)) != RL_OK) return rc;
@@ -245,17 +245,27 @@ static int run_agree(rl__run_state *rs, int rc)
     return all == AGREE_REFUSED ? RL_ECONFIG : RL_EIO;
 }
 
+/* The writer takes the run directory (with --force the old run goes only
+   now) and writes the resolved config into it. */
+static int claim_dir(rl__run_state *rs)
+{
+    if (!rs->set.writer) return RL_OK;
+    int rc = rl__rundir_claim(&rs->dir, rs->set.out_dir, rs->err, sizeof rs->err);
+    if (rc != RL_OK) return rc;
+    rl__sbuf cfg = {0};
+    rl__config_format(rs->c, &cfg);
+    rc = cfg.oom ? RL_ENOMEM
+                 : rl__write_atomic(run_dir(rs), "config.cfg", NULL, cfg.data, cfg.len, 1, rs->err, sizeof rs->err);
+    rl__sbuf_free(&cfg);
+    return rc;
+}
+
 /* Everything was accepted: the run directory gets the resolved config, the
    terminal the banner, and the clocks start. */
 static int run_start(rl__run_state *rs)
 {
     const rl__config *c = rs->c;
-    rl__sbuf cfg = {0};
-    rl__config_format(c, &cfg);
-    char path[4200];
-    snprintf(path, sizeof path, "%s/config.cfg", rs->set.out_dir);
-    int rc = cfg.oom ? RL_ENOMEM : rl__write_atomic(path, NULL, cfg.data, cfg.len, 1, rs->err, sizeof rs->err);
-    rl__sbuf_free(&cfg);
+    int rc = claim_dir(rs);
     if (rc != RL_OK) return rc;
     if (!rs->set.quiet) {
         uint32_t num_envs = (uint32_t)val(&c->env_host, RL__ENV_NUM_ENVS)->i;
@@ -371,7 +381,7 @@ static void print_result(const rl__run_state *rs, const eval_result *ev)
 
 static void run_close(rl__run_state *rs)
 {
-    if (rs->dir_fd >= 0) close(rs->dir_fd); /* releases the lock */
+    rl__rundir_close(&rs->dir, rs->set.out_dir); /* releases the lock */
     rl__replicas_destroy(&rs->reps);
     rl__vecenv_destroy(&rs->eval);
     rl__vecenv_destroy(&rs->train);

@@ -6,7 +6,9 @@
 #define RLHOST_RUN_INTERNAL_H
 
 #include "eval.h"
+#include "output.h"
 #include "replicas.h"
+#include "rundir.h"
 #include "run.h"
 #include "vecenv.h"
 
@@ -60,7 +62,7 @@ typedef struct rl__run_state {
     rl__run_settings set;
     rl__run_clock clock;
     rl__run_log log;
-    int dir_fd;        /* the locked run directory, or -1 */
+    rl__rundir dir;    /* the locked run directory (fd -1 on other MPI ranks) */
     int envs_restored; /* a resume restored the envs exactly: no reset */
     int agreed;        /* an MPI job's ranks have agreed to start */
     int stop;          /* an MPI job's agreed stop (see rl__replicas_act) */
@@ -72,6 +74,12 @@ static inline const rl_value *val(const rl__group *g, int i)
     return &g->vals[i];
 }
 
+/* Where the run writes: its directory's descriptor, held since it was locked. */
+static inline rl__dir run_dir(const rl__run_state *rs)
+{
+    return (rl__dir){rs->dir.fd, rs->set.out_dir};
+}
+
 /* run_report.c */
 void rl__report_start(rl__run_state *rs);
 void rl__report_eval(rl__run_state *rs, const eval_result *ev, int final);
@@ -81,7 +89,7 @@ void rl__report_progress(rl__run_state *rs, double now);
 int rl__report_summary(rl__run_state *rs, const eval_result *ev, const char *status);
 void rl__report_optimizations(const rl__run_state *rs);
 void rl__report_load(rl__run_state *rs, const char *dir);
-int rl__report_mark_done(const char *dir);
+int rl__report_mark_done(rl__run_state *rs);
 
 /* run_state.c */
 int rl__run_gather_state(rl__run_state *rs, const rl_state_io *io);

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "run_internal.h"
 
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,25 +70,22 @@ void rl__report_eval(rl__run_state *rs, const eval_result *ev, int final)
 int rl__report_write(rl__run_state *rs, int sync)
 {
     if (!rs->set.writer) return RL_OK;
-    char path[4200];
-    snprintf(path, sizeof path, "%s/metrics.csv", rs->set.out_dir);
     if (rs->log.csv.oom || rs->log.evals.oom) {
         snprintf(rs->err, sizeof rs->err, "out of memory for metrics");
         return RL_ENOMEM;
     }
     rs->log.last_write = rl_now();
-    int rc = rl__write_atomic(path, NULL, rs->log.csv.data ? rs->log.csv.data : "", rs->log.csv.len, sync, rs->err,
+    int rc = rl__write_atomic(run_dir(rs), "metrics.csv", NULL, rs->log.csv.data ? rs->log.csv.data : "",
+                              rs->log.csv.len, sync, rs->err, sizeof rs->err);
+    if (rc == RL_OK && rs->log.evals.len)
+        rc = rl__write_atomic(run_dir(rs), "evals.csv", NULL, rs->log.evals.data, rs->log.evals.len, sync, rs->err,
                               sizeof rs->err);
-    if (rc == RL_OK && rs->log.evals.len) {
-        snprintf(path, sizeof path, "%s/evals.csv", rs->set.out_dir);
-        rc = rl__write_atomic(path, NULL, rs->log.evals.data, rs->log.evals.len, sync, rs->err, sizeof rs->err);
-    }
     if (rc == RL_OK && val(&rs->c->run, RL__RUN_TENSORBOARD)->i) { /* the same rows, for TensorBoard */
         rl__sbuf tb = {0};
         rl__tb_from_csv(&tb, rs->log.csv.data ? rs->log.csv.data : "", rs->log.csv.len, "train", rs->clock.epoch_start);
         rl__tb_from_csv(&tb, rs->log.evals.data ? rs->log.evals.data : "", rs->log.evals.len, "eval", rs->clock.epoch_start);
-        snprintf(path, sizeof path, "%s/%s", rs->set.out_dir, RL__TB_FILE);
-        rc = tb.oom ? RL_ENOMEM : rl__write_atomic(path, NULL, tb.data, tb.len, sync, rs->err, sizeof rs->err);
+        rc = tb.oom ? RL_ENOMEM
+                    : rl__write_atomic(run_dir(rs), RL__TB_FILE, NULL, tb.data, tb.len, sync, rs->err, sizeof rs->err);
         if (tb.oom) snprintf(rs->err, sizeof rs->err, "out of memory for the TensorBoard events");
         rl__sbuf_free(&tb);
     }
@@ -289,10 +287,8 @@ int rl__report_summary(rl__run_state *rs, const eval_result *ev, const char *sta
                     val(&c->run, RL__RUN_QUIET)->i ? "true" : "false");
     rl__sbuf_json_str(&b, rl_blas_corename());
     rl__sbuf_puts(&b, "\n  }\n}\n");
-    char path[4200];
-    snprintf(path, sizeof path, "%s/summary.json", rs->set.out_dir);
     int rc = b.oom ? RL_ENOMEM
-                   : rl__write_atomic(path, NULL, b.data, b.len, 1, rs->err, sizeof rs->err);
+                   : rl__write_atomic(run_dir(rs), "summary.json", NULL, b.data, b.len, 1, rs->err, sizeof rs->err);
     rl__sbuf_free(&b);
     return rc;
 }
@@ -362,12 +358,15 @@ void rl__report_load(rl__run_state *rs, const char *dir)
    leaves the summary saying "finishing" (see the end of rl__run): the run
    is complete, and its summary already holds the final evaluation.  Marks it
    done; 1 when it did. */
-int rl__report_mark_done(const char *dir)
+int rl__report_mark_done(rl__run_state *rs)
 {
-    char path[4200], err[RL_ERR_MAX];
-    snprintf(path, sizeof path, "%s/summary.json", dir);
-    FILE *f = fopen(path, "rb");
-    if (!f) return 0;
+    char err[RL_ERR_MAX];
+    int fd = openat(rs->dir.fd, "summary.json", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+    if (!f) {
+        if (fd >= 0) close(fd);
+        return 0;
+    }
     char buf[16384];
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     int more = fgetc(f) != EOF;
@@ -379,5 +378,5 @@ int rl__report_mark_done(const char *dir)
     char out[sizeof buf];
     size_t head = (size_t)(at - buf);
     snprintf(out, sizeof out, "%.*s%s%s", (int)head, buf, to, at + sizeof from - 1);
-    return rl__write_atomic(path, NULL, out, strlen(out), 1, err, sizeof err) == RL_OK;
+    return rl__write_atomic(run_dir(rs), "summary.json", NULL, out, strlen(out), 1, err, sizeof err) == RL_OK;
 }

@@ -183,9 +183,8 @@ int rl__run_checkpoint(rl__run_state *rs)
         rl__run_gather_state(rs, NULL);
         return RL_EIO;
     }
-    char path[4200], prev[4200], num[32];
+    char path[4200], num[32];
     snprintf(path, sizeof path, "%s/checkpoint.safetensors", rs->set.out_dir);
-    snprintf(prev, sizeof prev, "%s/checkpoint.prev.safetensors", rs->set.out_dir);
     rl__ckpt ck, replay;
     memset(&ck, 0, sizeof ck);
     memset(&replay, 0, sizeof replay);
@@ -241,14 +240,14 @@ int rl__run_checkpoint(rl__run_state *rs)
        and stamped with the step: a resume pairs the checkpoint with the
        replay of its step (this file or the previous one kept beside it). */
     if (!rc && replay.n) {
-        char rpath[4200], rprev[4200];
-        snprintf(rpath, sizeof rpath, "%s/replay.safetensors", rs->set.out_dir);
-        snprintf(rprev, sizeof rprev, "%s/replay.prev.safetensors", rs->set.out_dir);
         rc = rl__ckpt_meta(&replay, "rlhost.step", num);
         if (rc) snprintf(rs->err, sizeof rs->err, "out of memory building the checkpoint");
-        else rc = rl__ckpt_write(&replay, rpath, rprev, rs->err, sizeof rs->err);
+        else rc = rl__ckpt_write(&replay, run_dir(rs), "replay.safetensors", "replay.prev.safetensors", rs->err,
+                                 sizeof rs->err);
     }
-    if (!rc) rc = rl__ckpt_write(&ck, path, prev, rs->err, sizeof rs->err);
+    if (!rc)
+        rc = rl__ckpt_write(&ck, run_dir(rs), "checkpoint.safetensors", "checkpoint.prev.safetensors", rs->err,
+                            sizeof rs->err);
     rl__ckpt_free(&replay);
     rl__ckpt_free(&ck);
     return rc;
@@ -274,7 +273,7 @@ int rl__run_resume(rl__run_state *rs, const rl__run_opts *o)
                      .algo_load = replicas_load, .algo_ctx = &rs->reps, .replicas = rs->reps.count};
     int rc = rl__ckpt_restore(&r, rs->c, rs->algo, rs->err, sizeof rs->err);
     if (rc != RL_OK) return rc;
-    if (r.step >= rs->set.target && rs->set.writer && rl__report_mark_done(o->resume_dir)) {
+    if (r.step >= rs->set.target && rs->set.writer && rl__report_mark_done(rs)) {
         printf("the run in %s was complete at step %llu and its final checkpoint written; "
                "its summary now says done\n", o->resume_dir, (unsigned long long)r.step);
         return RL_DONE_ALREADY;

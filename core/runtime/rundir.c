@@ -30,28 +30,43 @@ const char *const *rl__rundir_files(size_t *n)
     return run_files;
 }
 
-/* "NAME.tmp.DIGITS": what rl__write_atomic writes before its rename. */
-static int is_temp(const char *name)
+static int is_run_file(const char *name)
 {
-    const char *t = strstr(name, ".tmp.");
-    if (!t || t == name) return 0;
-    for (t += 5; *t; t++)
-        if (*t < '0' || *t > '9') return 0;
-    return t[-1] != '.';
+    for (size_t i = 0; i < N_RUN_FILES; i++)
+        if (strcmp(name, run_files[i]) == 0) return 1;
+    return 0;
 }
 
-int rl__rundir_open(const char *dir, rl__rundir_mode mode, int *fd, char *err, size_t errlen)
+/* A temporary file rlhost wrote and a stopped run left: the name
+   rl__write_atomic gives, for a file a run writes, a regular file (no link)
+   of this user. */
+static int is_stale_temp(int dfd, const char *name)
 {
-    *fd = -1;
-    if (rl__mkdir_p(dir, err, errlen) != RL_OK) return RL_EIO;
+    char base[256];
+    struct stat st;
+    return rl__temp_base(name, base, sizeof base) && is_run_file(base) &&
+           fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid();
+}
+
+int rl__rundir_open(const char *dir, rl__rundir_mode mode, rl__rundir *rd, char *err, size_t errlen)
+{
+    memset(rd, 0, sizeof *rd);
+    rd->fd = -1;
+    rd->mode = mode;
+    if (rl__mkdir_p(dir, &rd->created, err, errlen) != RL_OK) return RL_EIO;
     int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0) {
+    struct stat st;
+    if (dfd < 0 || fstat(dfd, &st) != 0) {
         snprintf(err, errlen, "cannot open %s: %s", dir, strerror(errno));
+        if (dfd >= 0) close(dfd);
         return RL_EIO;
     }
+    rd->fd = dfd;
+    rd->dev = (unsigned long long)st.st_dev;
+    rd->ino = (unsigned long long)st.st_ino;
     if (flock(dfd, LOCK_EX | LOCK_NB) != 0) {
         int e = errno;
-        close(dfd);
+        rl__rundir_close(rd, dir);
         if (e == EWOULDBLOCK) {
             snprintf(err, errlen, "%s is in use by another rlhost run; wait for it or choose another run.out_dir", dir);
             return RL_ECONFIG;
@@ -59,35 +74,52 @@ int rl__rundir_open(const char *dir, rl__rundir_mode mode, int *fd, char *err, s
         snprintf(err, errlen, "cannot lock %s: %s", dir, strerror(e));
         return RL_EIO;
     }
-    /* Under the lock no other writer exists: temporary files are stale. */
-    DIR *d = fdopendir(dup(dfd));
-    size_t removed = 0;
-    for (struct dirent *de; d && (de = readdir(d));)
-        if (is_temp(de->d_name) && unlinkat(dfd, de->d_name, 0) == 0) removed++;
-    if (d) closedir(d);
-    if (removed)
-        rl__log(RL_LOG_INFO, NULL, "removed %zu temporary file%s left in %s by a stopped run", removed,
-                removed == 1 ? "" : "s", dir);
-    if (mode != RL__RUNDIR_RESUME) {
+    if (mode == RL__RUNDIR_NEW) {
         const char *found = NULL;
         for (size_t i = 0; i < N_RUN_FILES && !found; i++)
-            if (faccessat(dfd, run_files[i], F_OK, 0) == 0) found = run_files[i];
-        if (found && mode == RL__RUNDIR_NEW) {
-            close(dfd);
+            if (faccessat(dfd, run_files[i], F_OK, AT_SYMLINK_NOFOLLOW) == 0) found = run_files[i];
+        if (found) {
+            rl__rundir_close(rd, dir);
             snprintf(err, errlen, "%s holds another run (%s); continue it with 'rlhost run --resume %s', "
                                   "or replace it with --force",
                      dir, found, dir);
             return RL_ECONFIG;
         }
-        for (size_t i = 0; found && i < N_RUN_FILES; i++) /* --force: nothing of the old run stays */
-            if (unlinkat(dfd, run_files[i], 0) != 0 && errno != ENOENT) {
+    }
+    return RL_OK;
+}
+
+int rl__rundir_claim(rl__rundir *rd, const char *dir, char *err, size_t errlen)
+{
+    if (rd->mode == RL__RUNDIR_FORCE) /* nothing of the old run stays */
+        for (size_t i = 0; i < N_RUN_FILES; i++)
+            if (unlinkat(rd->fd, run_files[i], 0) != 0 && errno != ENOENT) {
                 snprintf(err, errlen, "cannot remove %s/%s: %s", dir, run_files[i], strerror(errno));
-                close(dfd);
                 return RL_EIO;
             }
-    }
-    *fd = dfd;
+    /* Under the lock no other writer exists: rlhost's temporary files are stale. */
+    DIR *d = fdopendir(dup(rd->fd));
+    size_t removed = 0;
+    for (struct dirent *de; d && (de = readdir(d));)
+        if (is_stale_temp(rd->fd, de->d_name) && unlinkat(rd->fd, de->d_name, 0) == 0) removed++;
+    if (d) closedir(d);
+    if (removed)
+        rl__log(RL_LOG_INFO, NULL, "removed %zu temporary file%s left in %s by a stopped run", removed,
+                removed == 1 ? "" : "s", dir);
+    rd->claimed = 1;
     return RL_OK;
+}
+
+void rl__rundir_close(rl__rundir *rd, const char *dir)
+{
+    if (rd->fd < 0) return;
+    struct stat st;
+    /* only the directory this run made, if the path still names it */
+    if (rd->created && !rd->claimed && stat(dir, &st) == 0 && (unsigned long long)st.st_dev == rd->dev &&
+        (unsigned long long)st.st_ino == rd->ino)
+        rmdir(dir); /* fails, as it should, when something is in it */
+    close(rd->fd);
+    rd->fd = -1;
 }
 
 int rl__run_paths_of(const char *path, rl__run_paths *p)

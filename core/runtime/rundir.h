@@ -12,11 +12,28 @@ typedef enum rl__rundir_mode {
     RL__RUNDIR_RESUME, /* continue the run it holds */
 } rl__rundir_mode;
 
-/* Creates dir if needed and locks it; on success *fd holds the lock (close
-   it to release).  Stale temporary files ("NAME.tmp.PID") are removed.
-   RL_ECONFIG when another process holds the lock or mode is NEW and dir
-   holds a run (the user's call), RL_EIO otherwise; a sentence in err. */
-int rl__rundir_open(const char *dir, rl__rundir_mode mode, int *fd, char *err, size_t errlen);
+/* A locked run directory, held open for the run: every write names its
+   files relative to fd. */
+typedef struct rl__rundir {
+    int fd;            /* -1 when not open; closing it releases the lock */
+    rl__rundir_mode mode;
+    int created;       /* made by rl__rundir_open */
+    int claimed;       /* rl__rundir_claim ran: the directory is the run's */
+    unsigned long long dev, ino; /* what was opened */
+} rl__rundir;
+
+/* Creates dir if needed, opens and locks it.  Nothing in it is removed or
+   changed: a run that is then refused leaves it as it was.  RL_ECONFIG
+   when another process holds the lock or mode is NEW and dir holds a run
+   (the user's call), RL_EIO otherwise; a sentence in err. */
+int rl__rundir_open(const char *dir, rl__rundir_mode mode, rl__rundir *rd, char *err, size_t errlen);
+/* Everything that can refuse has run: with --force the old run's files go,
+   and temporary files a stopped rlhost left (".NAME.HEX.tmp" for a NAME a
+   run writes, a regular file of this user) are removed. */
+int rl__rundir_claim(rl__rundir *rd, const char *dir, char *err, size_t errlen);
+/* Releases the lock; a directory this run created but never claimed (the
+   run was refused) is removed again when still empty. */
+void rl__rundir_close(rl__rundir *rd, const char *dir);
 
 /* The files a run directory holds for its readers (eval, play, the
    embedding API): config.cfg, the checkpoint and the previous one beside
