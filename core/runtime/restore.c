@@ -222,6 +222,8 @@ static int restore_ckpt(rl__ckpt *ckp, rl__restore *r, const rl__config *c, void
     if (rc == RL_OK) {
         r->step = step;
         r->episodes = episodes;
+        const char *ph = rl__ckpt_meta_get(&ck, "rlhost.phase");
+        r->phase = !ph ? RL__PHASE_UNKNOWN : !strcmp(ph, "final") ? RL__PHASE_FINAL : RL__PHASE_TRAINING;
         r->missing_replay = ck.missing_replay && r->replay_path;
     }
     if (ck.side) rl__ckpt_free(ck.side);

@@ -12,6 +12,7 @@
    naming the file.  When path is missing or bad and prev_path holds a good
    checkpoint, that one is used and a warning says so. */
 struct rl__config;
+enum { RL__PHASE_UNKNOWN, RL__PHASE_TRAINING, RL__PHASE_FINAL };
 typedef int (*rl__host_state_fn)(void *ctx, const rl_state_io *io, char *err, size_t errlen);
 typedef struct rl__restore {
     /* prev_path is set for a run directory's checkpoint (else NULL); then
@@ -37,6 +38,9 @@ typedef struct rl__restore {
     void *algo_ctx;
     /* out */
     uint64_t step, episodes;
+    /* the checkpoint's rlhost.phase: RL__PHASE_FINAL when written after the
+       algorithm's training_done (the final evaluation may be pending) */
+    int phase;
     const char *used;   /* path or prev_path */
     int missing_replay; /* the algo asked for replay tensors none supplied */
 } rl__restore;

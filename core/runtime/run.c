@@ -39,10 +39,8 @@ int rl__run_signal(void)
 
 /* ---- evaluation ----------------------------------------------------------*/
 
-/* Periodic evaluations run to the end even when a signal arrives (they are
-   short), so a checkpoint never sees an eval env advanced halfway; the
-   final one may be cut short. */
-static int evaluate(rl__run_state *rs, uint32_t episodes, eval_result *out, int interruptible)
+/* Every evaluation stops at a signal (RL_EINTR), between two env steps. */
+static int evaluate(rl__run_state *rs, uint32_t episodes, eval_result *out)
 {
     /* In an MPI job rank 0 evaluates (its replica 0 is the job's) and tells
        the others the result, which the algorithms' callbacks may use. */
@@ -53,7 +51,7 @@ static int evaluate(rl__run_state *rs, uint32_t episodes, eval_result *out, int 
     memset(&msg, 0, sizeof msg);
     if (rs->set.writer)
         msg.rc = rl__evaluate(&rs->eval, rs->avt, rs->algo, rs->c->algo->desc->name, episodes,
-                              interruptible ? &g_stop_signal : NULL, NULL, &msg.r, rs->err, sizeof rs->err);
+                              &g_stop_signal, NULL, &msg.r, rs->err, sizeof rs->err);
     rl__world_bcast(&msg, sizeof msg, 0);
     *out = msg.r;
     if (!rs->set.writer && msg.rc != RL_OK && msg.rc != RL_EINTR)
@@ -72,36 +70,106 @@ static int fail(rl__run_state *rs, int rc, const char *what)
     return rc;
 }
 
+/* The next step at which a row, an evaluation and a checkpoint fall due. */
+typedef struct marks {
+    uint64_t log, eval, ckpt;
+} marks;
+
+/* A periodic evaluation; one a signal cuts short leaves the eval envs as
+   they were before it and is due again when the run resumes. */
+static int periodic_eval(rl__run_state *rs, uint32_t episodes)
+{
+    rl__ckpt snap;
+    memset(&snap, 0, sizeof snap);
+    int rc = rs->set.writer ? rl__run_eval_snapshot(rs, &snap) : RL_OK;
+    if (rc == RL_OK) rc = evaluate(rs, episodes, &rs->log.last_eval);
+    if (rc == RL_EINTR) {
+        rs->eval_due = 1;
+        rs->stop = 1; /* an MPI job's ranks all hear it from rank 0's result */
+        rc = rs->set.writer ? rl__run_eval_restore(rs, &snap) : RL_OK;
+        rl__ckpt_free(&snap);
+        return rc != RL_OK ? fail(rs, rc, "restoring the eval envs failed") : RL_EINTR;
+    }
+    rl__ckpt_free(&snap);
+    if (rc != RL_OK) return fail(rs, rc, "evaluation failed");
+    rs->eval_due = 0;
+    rs->log.pending_eval = 1;
+    rl__report_eval(rs, &rs->log.last_eval, 0);
+    char perr[RL_ERR_MAX];
+    for (uint32_t r = 0; rs->eval_ext && r < rs->reps.local; r++) {
+        perr[0] = 0;
+        rc = rs->eval_ext->evaluated(rs->reps.algo[r], rs->steps, rs->log.last_eval.return_mean, perr, sizeof perr);
+        if (rc != RL_OK) {
+            snprintf(rs->err, sizeof rs->err, "%s", perr);
+            return fail(rs, rc, "algo evaluation callback failed");
+        }
+    }
+    if (!rs->set.quiet && !rs->set.tty)
+        fprintf(stderr, "eval at step %llu: return %.4g +- %.3g over %u episodes\n", (unsigned long long)rs->steps,
+                rs->log.last_eval.return_mean, rs->log.last_eval.return_std, episodes);
+    return RL_OK;
+}
+
+/* What falls due after the step that reached rs->steps: the evaluation, the
+   metrics row, then the checkpoint with the metrics up to its step on disk
+   (a resume truncates metrics.csv to that step, so no row is lost or
+   written twice).  RL_EINTR when a signal cut the evaluation short. */
+static int after_step(rl__run_state *rs, marks *m)
+{
+    const rl__config *c = rs->c;
+    uint64_t eval_interval = (uint64_t)val(&c->run, RL__RUN_EVAL_INTERVAL)->i;
+    uint32_t eval_episodes = (uint32_t)val(&c->run, RL__RUN_EVAL_EPISODES)->i;
+    int rc;
+    if (rs->steps >= m->eval) {
+        if (eval_episodes && rs->have_eval && (rc = periodic_eval(rs, eval_episodes)) != RL_OK) return rc;
+        m->eval += eval_interval;
+    }
+    if (rs->steps >= m->log) {
+        uint64_t log_interval = (uint64_t)val(&c->run, RL__RUN_LOG_INTERVAL)->i;
+        while (m->log <= rs->steps) m->log += log_interval;
+        rl__report_row(rs);
+        if (!rs->set.quiet && rl_now() - rs->log.last_write > 2.0 && rl__report_write(rs, 0) != RL_OK)
+            return fail(rs, RL_EIO, "writing metrics failed");
+    }
+    if (rs->steps >= m->ckpt) {
+        uint64_t ckpt_interval = (uint64_t)val(&c->run, RL__RUN_CHECKPOINT_INTERVAL)->i;
+        while (m->ckpt <= rs->steps) m->ckpt += ckpt_interval;
+        if ((rc = rl__run_checkpoint(rs)) != RL_OK) return fail(rs, rc, "writing the checkpoint failed");
+    }
+    return RL_OK;
+}
+
+/* The first multiple of interval past base (never, for interval 0). */
+static uint64_t next_mark(uint64_t base, uint64_t interval)
+{
+    return interval ? (base / interval + 1) * interval : UINT64_MAX;
+}
+
 static int train_loop(rl__run_state *rs)
 {
     const rl__config *c = rs->c;
     rl__vecenv *v = &rs->train;
-    uint64_t log_interval = (uint64_t)val(&c->run, RL__RUN_LOG_INTERVAL)->i;
-    uint64_t eval_interval = (uint64_t)val(&c->run, RL__RUN_EVAL_INTERVAL)->i;
-    uint32_t eval_episodes = (uint32_t)val(&c->run, RL__RUN_EVAL_EPISODES)->i;
-    uint64_t ckpt_interval = (uint64_t)val(&c->run, RL__RUN_CHECKPOINT_INTERVAL)->i;
-    /* The first of each is the first multiple past the current step (a
-       resumed run does not start at 0). */
-    uint64_t next_log = (rs->steps / log_interval + 1) * log_interval;
-    uint64_t next_eval = eval_interval ? (rs->steps / eval_interval + 1) * eval_interval : UINT64_MAX;
-    uint64_t next_ckpt = ckpt_interval ? (rs->steps / ckpt_interval + 1) * ckpt_interval : UINT64_MAX;
+    /* A resumed run starts past step 0; one whose evaluation was cut short
+       redoes what fell due after its last step, as if it had just taken it. */
+    uint64_t base = rs->eval_due && rs->steps >= v->n ? rs->steps - v->n : rs->steps;
+    marks m = {next_mark(base, (uint64_t)val(&c->run, RL__RUN_LOG_INTERVAL)->i),
+               next_mark(base, (uint64_t)val(&c->run, RL__RUN_EVAL_INTERVAL)->i),
+               next_mark(base, (uint64_t)val(&c->run, RL__RUN_CHECKPOINT_INTERVAL)->i)};
     int box = v->space.kind == RL_SPACE_BOX;
     rl_transition t = {sizeof t,         v->n, NULL, box ? NULL : v->actions, v->rewards, NULL, v->io.final_obs,
                        v->terminated,    v->truncated, box ? v->actions : NULL};
-    char perr[RL_ERR_MAX];
     if (!rs->envs_restored) rl__vecenv_reset(v);
-    int world = rl__world_size() > 1;
+    int world = rl__world_size() > 1, rc = RL_OK;
+    if (rs->eval_due && (rc = after_step(rs, &m)) != RL_OK) return rc == RL_EINTR ? RL_OK : rc;
     while (rs->steps < rs->set.target && !(world ? rs->stop : g_stop_signal)) {
         double t0 = rl_now();
-        perr[0] = 0;
         int stop = g_stop_signal != 0;
-        int rc = rl__replicas_act(&rs->reps, v->io.obs, v->row_bytes, v->episode_start, v->actions,
-                                  &stop, rs->err, sizeof rs->err);
+        rc = rl__replicas_act(&rs->reps, v->io.obs, v->row_bytes, v->episode_start, v->actions, &stop, rs->err,
+                              sizeof rs->err);
         rs->stop = stop;
         if (rc != RL_OK) return fail(rs, rc, "algo act failed");
         double t1 = rl_now();
-        if ((rc = rl__vecenv_step(v, rs->err, sizeof rs->err)) != RL_OK)
-            return fail(rs, rc, "env step refused");
+        if ((rc = rl__vecenv_step(v, rs->err, sizeof rs->err)) != RL_OK) return fail(rs, rc, "env step refused");
         double t2 = rl_now();
         rs->steps += v->n;
         t.obs = v->prev_obs;
@@ -113,42 +181,7 @@ static int train_loop(rl__run_state *rs)
         rs->clock.act += t1 - t0;
         rs->clock.env += t2 - t1;
         rs->clock.update += t3 - t2;
-        if (rs->steps >= next_eval) {
-            next_eval += eval_interval;
-            if (eval_episodes && rs->have_eval) {
-                rc = evaluate(rs, eval_episodes, &rs->log.last_eval, 0);
-                if (rc != RL_OK) return fail(rs, rc, "evaluation failed");
-                rs->log.pending_eval = 1;
-                rl__report_eval(rs, &rs->log.last_eval, 0);
-                for (uint32_t r = 0; rc == RL_OK && rs->eval_ext && r < rs->reps.local; r++) {
-                    perr[0] = 0;
-                    rc = rs->eval_ext->evaluated(rs->reps.algo[r], rs->steps, rs->log.last_eval.return_mean,
-                                                 perr, sizeof perr);
-                    if (rc != RL_OK) {
-                        snprintf(rs->err, sizeof rs->err, "%s", perr);
-                        return fail(rs, rc, "algo evaluation callback failed");
-                    }
-                }
-                if (!rs->set.quiet && !rs->set.tty)
-                    fprintf(stderr, "eval at step %llu: return %.4g +- %.3g over %u episodes\n",
-                            (unsigned long long)rs->steps, rs->log.last_eval.return_mean,
-                            rs->log.last_eval.return_std, eval_episodes);
-            }
-        }
-        /* The row first, then the checkpoint with the metrics up to its
-           step on disk: a resume truncates metrics.csv to that step, so no
-           row is lost or written twice. */
-        if (rs->steps >= next_log) {
-            while (next_log <= rs->steps) next_log += log_interval;
-            rl__report_row(rs);
-            if (!rs->set.quiet && rl_now() - rs->log.last_write > 2.0 &&
-                rl__report_write(rs, 0) != RL_OK)
-                return fail(rs, RL_EIO, "writing metrics failed");
-        }
-        if (rs->steps >= next_ckpt) {
-            while (next_ckpt <= rs->steps) next_ckpt += ckpt_interval;
-            if ((rc = rl__run_checkpoint(rs)) != RL_OK) return fail(rs, rc, "writing the checkpoint failed");
-        }
+        if ((rc = after_step(rs, &m)) != RL_OK) return rc == RL_EINTR ? RL_OK : rc;
         if (rs->set.tty && !rs->set.quiet && t3 - rs->log.last_progress > 0.2) rl__report_progress(rs, t3);
     }
     return RL_OK;
@@ -226,12 +259,11 @@ static int run_open(rl__run_state *rs, const rl__config *c, const rl__run_opts *
 /* An MPI job starts when every rank could: each rank brings its verdict and
    the largest wins.  A rank that could not start has said why; the others
    say that another rank could not. */
-enum { AGREE_GO, AGREE_COMPLETE, AGREE_FAILED, AGREE_REFUSED };
+enum { AGREE_GO, AGREE_FAILED, AGREE_REFUSED };
 
 static int verdict_of(int rc)
 {
-    return rc == RL_OK ? AGREE_GO : rc == RL_DONE_ALREADY ? AGREE_COMPLETE : rc == RL_ECONFIG ? AGREE_REFUSED
-                                                                                               : AGREE_FAILED;
+    return rc == RL_OK ? AGREE_GO : rc == RL_ECONFIG ? AGREE_REFUSED : AGREE_FAILED;
 }
 
 static int run_agree(rl__run_state *rs, int rc)
@@ -240,7 +272,6 @@ static int run_agree(rl__run_state *rs, int rc)
     rs->agreed = 1;
     int all = rl__world_max(verdict_of(rc));
     if (rc != RL_OK || all == AGREE_GO) return rc;
-    if (all == AGREE_COMPLETE) return RL_DONE_ALREADY;
     snprintf(rs->err, sizeof rs->err, "another rank of the MPI job could not start (its message says why)");
     return all == AGREE_REFUSED ? RL_ECONFIG : RL_EIO;
 }
@@ -291,10 +322,31 @@ static void fill_stats(const rl__run_state *rs, rl__run_stats *stats)
     stats->replicas = rs->reps.count;
 }
 
-/* The loop, then what ends training: when interrupted, a checkpoint of the
-   exact state (no keep_best swap, no partial metrics row), so --resume
-   continues as if never stopped; else the algorithm's training_done, the
-   last metrics row and the final evaluation. */
+/* The end of training: the algorithm's training_done (keep_best's swap),
+   the last metrics row, and the final checkpoint, which says it was
+   written after training_done ("rlhost.phase": "final"). */
+static int finish_training(rl__run_state *rs)
+{
+    int rc = RL_OK;
+    char perr[RL_ERR_MAX] = "";
+    for (uint32_t r = 0; rs->eval_ext && rc == RL_OK && r < rs->reps.local; r++)
+        rc = rs->eval_ext->training_done(rs->reps.algo[r], perr, sizeof perr);
+    if (rc != RL_OK) {
+        snprintf(rs->err, sizeof rs->err, "%s", perr);
+        return fail(rs, rc, "algo training_done failed");
+    }
+    if (rs->steps > rs->log.last_step) rl__report_row(rs);
+    rs->final_phase = 1;
+    if ((rc = rl__run_checkpoint(rs)) != RL_OK) return fail(rs, rc, "writing the final checkpoint failed");
+    return RL_OK;
+}
+
+/* The loop, then what ends the run.  A signal, in the loop or in a periodic
+   evaluation, ends it with a checkpoint of the exact state (no keep_best
+   swap, no partial metrics row), so --resume continues as if never
+   stopped.  Else the end of training with its final checkpoint, then the
+   final evaluation; a signal there leaves that checkpoint, and --resume
+   redoes only the evaluation.  *interrupted says whether a signal ended it. */
 static int run_train(rl__run_state *rs, int *interrupted, eval_result *final_eval, rl__run_stats *stats)
 {
     int rc = train_loop(rs);
@@ -306,55 +358,39 @@ static int run_train(rl__run_state *rs, int *interrupted, eval_result *final_eva
     if (stats) fill_stats(rs, stats);
     if (rc == RL_OK && *interrupted) {
         if ((rc = rl__run_checkpoint(rs)) != RL_OK) fail(rs, rc, "writing the checkpoint failed");
-    } else if (rc == RL_OK && rs->eval_ext) {
-        char perr[RL_ERR_MAX] = "";
-        for (uint32_t r = 0; rc == RL_OK && r < rs->reps.local; r++)
-            rc = rs->eval_ext->training_done(rs->reps.algo[r], perr, sizeof perr);
-        if (rc != RL_OK) {
-            snprintf(rs->err, sizeof rs->err, "%s", perr);
-            fail(rs, rc, "algo training_done failed");
-        }
+    } else if (rc == RL_OK && !rs->final_phase) {
+        rc = finish_training(rs);
     }
     if (rs->set.tty && !rs->set.quiet) {
         rl__report_progress(rs, rl_now());
         fprintf(stderr, "\n");
     }
-    if (rc != RL_OK || *interrupted) return rc;
-    if (rs->steps > rs->log.last_step) rl__report_row(rs);
-    if (!rs->have_eval) return RL_OK;
+    if (rc != RL_OK || *interrupted || !rs->have_eval) return rc;
     /* Periodic evaluations advanced the eval envs; the final one starts the
        stream over, as `rlhost eval` of the checkpoint does. */
     rc = rl__vecenv_reseed(&rs->eval, rl__eval_seed(rs->set.seed), rs->err, sizeof rs->err);
-    if (rc == RL_OK) rc = evaluate(rs, rs->set.eval_episodes, final_eval, 1);
-    if (rc == RL_EINTR) return RL_OK;
+    if (rc == RL_OK) rc = evaluate(rs, rs->set.eval_episodes, final_eval);
+    if (rc == RL_EINTR) {
+        memset(final_eval, 0, sizeof *final_eval);
+        *interrupted = 1;
+        return RL_OK;
+    }
     if (rc != RL_OK) return fail(rs, rc, "evaluation failed");
     rl__report_eval(rs, final_eval, 1);
     return RL_OK;
 }
 
-/* The outputs, written whatever happened in training: nothing is lost.  A
-   finished run's summary is written twice: "finishing" before the final
-   checkpoint, "done" after it.  A kill before the checkpoint leaves the last
-   periodic one, and a resume from it redoes the end exactly; a kill after it
-   leaves a complete run whose resume only marks it done.  The final
-   checkpoint (with keep_best's choice) is never written after a failure, so
-   the last good one stays.  Returns rc, or the writing's failure. */
+/* The outputs, written whatever happened: nothing is lost.  The summary
+   says "done" only once the final checkpoint and evaluation are complete;
+   a run killed before that resumes into what it had left (see
+   rl__run_resume).  Returns rc, or the writing's failure. */
 static int run_finish(rl__run_state *rs, int rc, int interrupted, const eval_result *final_eval)
 {
     char saved_err[RL_ERR_MAX];
     snprintf(saved_err, sizeof saved_err, "%s", rs->err);
     const char *status = rc != RL_OK ? "failed" : interrupted ? "interrupted" : "done";
-    int finishing = rc == RL_OK && !interrupted;
     int wrc = rl__report_write(rs, 1);
-    if (wrc == RL_OK) wrc = rl__report_summary(rs, final_eval, finishing ? "finishing" : status);
-    if (wrc != RL_OK && finishing) rl__run_gather_state(rs, NULL); /* the other ranks wait for it */
-    if (wrc == RL_OK && finishing && (rc = rl__run_checkpoint(rs)) != RL_OK) {
-        rl__log(RL_LOG_ERROR, NULL, "%s", rs->err);
-        rs->err[0] = 0;
-        rl__report_summary(rs, final_eval, "failed");
-    } else if (wrc == RL_OK && finishing) {
-        wrc = rl__report_summary(rs, final_eval, status);
-    }
+    if (wrc == RL_OK) wrc = rl__report_summary(rs, final_eval, status);
     if (wrc != RL_OK) {
         rl__log(RL_LOG_ERROR, NULL, "%s", rs->err);
         if (rc == RL_OK) rc = wrc;
@@ -427,7 +463,6 @@ int rl__run(const rl__config *c, const rl__run_opts *o, rl__run_stats *stats)
             print_result(rs, &final_eval);
         if (rc == RL_OK && g_stop_signal) rc = RL_EINTR;
     }
-    if (rc == RL_DONE_ALREADY) rc = RL_OK;
     if (rc != RL_OK && rc != RL_EINTR && rs->err[0]) rl__log(RL_LOG_ERROR, NULL, "%s", rs->err);
     run_close(rs);
     return rc;

@@ -5,6 +5,7 @@
 #ifndef RLHOST_RUN_INTERNAL_H
 #define RLHOST_RUN_INTERNAL_H
 
+#include "checkpoint.h"
 #include "eval.h"
 #include "output.h"
 #include "replicas.h"
@@ -64,6 +65,8 @@ typedef struct rl__run_state {
     rl__run_log log;
     rl__rundir dir;    /* the locked run directory (fd -1 on other MPI ranks) */
     int envs_restored; /* a resume restored the envs exactly: no reset */
+    int eval_due;      /* the periodic evaluation of this step was interrupted: redo it first */
+    int final_phase;   /* training_done ran; the final checkpoint says so */
     int agreed;        /* an MPI job's ranks have agreed to start */
     int stop;          /* an MPI job's agreed stop (see rl__replicas_act) */
     char err[RL_ERR_MAX];
@@ -88,15 +91,20 @@ void rl__report_row(rl__run_state *rs);
 void rl__report_progress(rl__run_state *rs, double now);
 int rl__report_summary(rl__run_state *rs, const eval_result *ev, const char *status);
 void rl__report_optimizations(const rl__run_state *rs);
-void rl__report_load(rl__run_state *rs, const char *dir);
-int rl__report_mark_done(rl__run_state *rs);
+void rl__report_load(rl__run_state *rs);
+/* 1 when the run directory's summary.json says the run is done */
+int rl__report_says_done(const rl__run_state *rs);
 
 /* run_state.c */
 int rl__run_gather_state(rl__run_state *rs, const rl_state_io *io);
 int rl__run_checkpoint(rl__run_state *rs);
-/* RL_OK, RL_DONE_ALREADY (the run was complete: nothing to train), or an
-   error with the sentence in rs->err */
-enum { RL_DONE_ALREADY = 1000 };
+/* The eval envs' state before a periodic evaluation, so that one cut short
+   by a signal leaves them as they were (snap: an empty checkpoint; both
+   are no-ops for envs without a state extension). */
+int rl__run_eval_snapshot(rl__run_state *rs, rl__ckpt *snap);
+int rl__run_eval_restore(rl__run_state *rs, rl__ckpt *snap);
+/* RL_OK, or an error with the sentence in rs->err (RL_ECONFIG for a run
+   that is complete) */
 int rl__run_resume(rl__run_state *rs, const rl__run_opts *o);
 
 #endif

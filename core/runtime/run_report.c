@@ -331,36 +331,39 @@ void rl__report_optimizations(const rl__run_state *rs)
 /* metrics.csv and evals.csv of the run being resumed, cut back to the
    checkpoint's step: rows a killed run wrote after its last checkpoint are
    written again. */
-static void load_csv(rl__run_state *rs, const char *dir, const char *name, rl__sbuf *into)
+/* Reads back what a resumed run keeps of NAME: the header and the rows up
+   to the checkpoint's step.  Final evaluations go: the resumed run ends
+   with its own. */
+static void load_csv(rl__run_state *rs, const char *name, int drop_final, rl__sbuf *into)
 {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "r");
-    if (!f) return;
+    int fd = openat(rs->dir.fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+    if (!f) {
+        if (fd >= 0) close(fd);
+        return;
+    }
     char line[8192];
     for (int first = 1; fgets(line, sizeof line, f); first = 0) {
         char *end;
         unsigned long long step = strtoull(line, &end, 10);
         if (!first && (end == line || *end != ',' || step > rs->steps)) break;
+        const char *final = first ? NULL : strchr(end + 1, ','); /* step,wall_s,final,... */
+        if (drop_final && final && final[1] == '1' && final[2] == ',') continue;
         rl__sbuf_puts(into, line);
     }
     fclose(f);
 }
 
-void rl__report_load(rl__run_state *rs, const char *dir)
+void rl__report_load(rl__run_state *rs)
 {
-    load_csv(rs, dir, "metrics.csv", &rs->log.csv);
+    if (!rs->set.writer) return;
+    load_csv(rs, "metrics.csv", 0, &rs->log.csv);
     rs->log.header_done = rs->log.csv.len > 0;
-    load_csv(rs, dir, "evals.csv", &rs->log.evals);
+    load_csv(rs, "evals.csv", 1, &rs->log.evals);
 }
 
-/* A kill between the final checkpoint and the summary that follows it
-   leaves the summary saying "finishing" (see the end of rl__run): the run
-   is complete, and its summary already holds the final evaluation.  Marks it
-   done; 1 when it did. */
-int rl__report_mark_done(rl__run_state *rs)
+int rl__report_says_done(const rl__run_state *rs)
 {
-    char err[RL_ERR_MAX];
     int fd = openat(rs->dir.fd, "summary.json", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
     if (!f) {
@@ -369,14 +372,7 @@ int rl__report_mark_done(rl__run_state *rs)
     }
     char buf[16384];
     size_t n = fread(buf, 1, sizeof buf - 1, f);
-    int more = fgetc(f) != EOF;
     fclose(f);
     buf[n] = 0;
-    static const char from[] = "\"status\": \"finishing\"", to[] = "\"status\": \"done\"";
-    char *at = more ? NULL : strstr(buf, from);
-    if (!at) return 0;
-    char out[sizeof buf];
-    size_t head = (size_t)(at - buf);
-    snprintf(out, sizeof out, "%.*s%s%s", (int)head, buf, to, at + sizeof from - 1);
-    return rl__write_atomic(run_dir(rs), "summary.json", NULL, out, strlen(out), 1, err, sizeof err) == RL_OK;
+    return strstr(buf, "\"status\": \"done\"") != NULL;
 }

@@ -25,6 +25,23 @@ static const rl_env_state_ext *env_state_ext(const rl__vecenv *v)
     return e && e->struct_size >= sizeof *e && e->save && e->load ? e : NULL;
 }
 
+/* An evaluation cut short at this step (absent from older checkpoints: none). */
+static int eval_due_state(rl__run_state *rs, const rl_state_io *io, int load, char *err, size_t errlen)
+{
+    uint64_t shape = 1;
+    uint8_t due = (uint8_t)rs->eval_due;
+    int rc = load ? io->get(io->ctx, "host/eval_due", RL_DTYPE_U8, 1, &shape, &due)
+                  : io->put(io->ctx, "host/eval_due", RL_DTYPE_U8, 1, &shape, &due);
+    if (load && rc == RL_ENOENT) due = 0, rc = RL_OK;
+    if (rc != RL_OK) {
+        snprintf(err, errlen, "%s", io->error(io->ctx));
+        return rc;
+    }
+    if (load && (rc = rl_state_check_u("host/eval_due", due, 0, 1, err, errlen))) return rc;
+    if (load) rs->eval_due = due;
+    return RL_OK;
+}
+
 /* The host's part of a checkpoint, for exact resumes: each env's state, the
    training envs' current observations and episode bookkeeping, and the
    last evaluation.  Written only when the env can save its state. */
@@ -32,10 +49,11 @@ static int host_state(rl__run_state *rs, const rl_state_io *io, int load, char *
 {
     rl__vecenv *v = &rs->train;
     const rl_env_state_ext *te = env_state_ext(v), *ee = rs->have_eval ? env_state_ext(&rs->eval) : NULL;
-    if (!te || (rs->have_eval && !ee)) return RL_OK;
+    int rc = eval_due_state(rs, io, load, err, errlen);
+    if (rc != RL_OK || !te || (rs->have_eval && !ee)) return rc;
     if (load) { /* a checkpoint without host state: resume approximately */
         uint64_t shape = (uint64_t)v->n * v->row_bytes;
-        int rc = io->get(io->ctx, "host/train_obs", RL_DTYPE_U8, 1, &shape, v->io.obs);
+        rc = io->get(io->ctx, "host/train_obs", RL_DTYPE_U8, 1, &shape, v->io.obs);
         if (rc == RL_ENOENT) return RL_OK;
         if (rc != RL_OK) {
             snprintf(err, errlen, "%s", io->error(io->ctx));
@@ -54,7 +72,6 @@ static int host_state(rl__run_state *rs, const rl_state_io *io, int load, char *
     memset(&ev, 0, sizeof ev); /* padding too: checkpoints compare byte for byte */
     ev.last_eval = rs->log.last_eval;
     ev.pending_eval = rs->log.pending_eval;
-    int rc;
     if ((rc = rl_state_blob(io, load, "host/", "episode_start", v->episode_start, v->n, err, errlen)) ||
         (rc = rl_state_blob(io, load, "host/", "episode_return", v->ep_return, v->n * sizeof *v->ep_return, err, errlen)) ||
         (rc = rl_state_blob(io, load, "host/", "episode_length", v->ep_length, v->n * sizeof *v->ep_length, err, errlen)) ||
@@ -99,6 +116,30 @@ static int host_state(rl__run_state *rs, const rl_state_io *io, int load, char *
         rs->envs_restored = 1;
     }
     return RL_OK;
+}
+
+int rl__run_eval_snapshot(rl__run_state *rs, rl__ckpt *snap)
+{
+    const rl_env_state_ext *ee = env_state_ext(&rs->eval);
+    if (!ee) return RL_OK;
+    rl_state_io io;
+    rl__ckpt_io(snap, &io);
+    char perr[RL_ERR_MAX] = "";
+    int rc = ee->save(rs->eval.env, &io, "eval_env/", perr, sizeof perr);
+    if (rc != RL_OK) snprintf(rs->err, sizeof rs->err, "env '%s' state: %s", rs->c->env->desc->name, perr);
+    return rc;
+}
+
+int rl__run_eval_restore(rl__run_state *rs, rl__ckpt *snap)
+{
+    const rl_env_state_ext *ee = env_state_ext(&rs->eval);
+    if (!ee) return RL_OK;
+    rl_state_io io;
+    rl__ckpt_io(snap, &io);
+    char perr[RL_ERR_MAX] = "";
+    int rc = ee->load(rs->eval.env, &io, "eval_env/", perr, sizeof perr);
+    if (rc != RL_OK) snprintf(rs->err, sizeof rs->err, "env '%s' state: %s", rs->c->env->desc->name, perr);
+    return rc;
 }
 
 static int host_state_load(void *ctx, const rl_state_io *io, char *err, size_t errlen)
@@ -204,6 +245,7 @@ int rl__run_checkpoint(rl__run_state *rs)
     if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.algo_version", c->algo->desc->version);
     snprintf(num, sizeof num, "%llu", (unsigned long long)rs->steps);
     if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.step", num);
+    if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.phase", rs->final_phase ? "final" : "training");
     char reps[16];
     snprintf(reps, sizeof reps, "%u", rs->reps.count);
     if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.replicas", reps);
@@ -273,12 +315,13 @@ int rl__run_resume(rl__run_state *rs, const rl__run_opts *o)
                      .algo_load = replicas_load, .algo_ctx = &rs->reps, .replicas = rs->reps.count};
     int rc = rl__ckpt_restore(&r, rs->c, rs->algo, rs->err, sizeof rs->err);
     if (rc != RL_OK) return rc;
-    if (r.step >= rs->set.target && rs->set.writer && rl__report_mark_done(rs)) {
-        printf("the run in %s was complete at step %llu and its final checkpoint written; "
-               "its summary now says done\n", o->resume_dir, (unsigned long long)r.step);
-        return RL_DONE_ALREADY;
-    }
-    if (r.step >= rs->set.target && rs->set.writer) {
+    /* A checkpoint at the target written before training_done (a periodic
+       one) resumes into the end of the run; a final one whose summary does
+       not say done (killed or interrupted in the final evaluation) redoes
+       that evaluation.  Checkpoints older than rlhost.phase at the target
+       were final. */
+    rs->final_phase = r.step >= rs->set.target && r.phase != RL__PHASE_TRAINING;
+    if (rs->final_phase && rs->set.writer && rl__report_says_done(rs)) {
         snprintf(rs->err, sizeof rs->err, "the run in %s is complete at step %llu (run.steps = %llu); "
                  "--set run.steps=N with a larger N trains on", o->resume_dir,
                  (unsigned long long)r.step, (unsigned long long)rs->set.target);
@@ -290,7 +333,7 @@ int rl__run_resume(rl__run_state *rs, const rl__run_opts *o)
         rl__log(RL_LOG_WARN, NULL, "%s has no replay of step %llu: the replay buffer starts empty, so "
                                    "the resumed run is close to, not identical with, an uninterrupted one",
                 o->resume_dir, (unsigned long long)r.step);
-    rl__report_load(rs, o->resume_dir);
+    rl__report_load(rs);
     rs->log.last_step = rs->start_steps = rs->steps;
     if (!rs->set.quiet)
         fprintf(stderr, "rlhost: resuming %s at step %llu (%s)\n", o->resume_dir,
