@@ -93,12 +93,20 @@ int rl__bench_env(const rl__registry *reg, const char *name, const rl__override 
     for (int k = 0; k < n_counts; k++) {
         double med = rl__median(sps[k], repeat); /* sorts: [0] min, [repeat-1] max */
         uint32_t t = rl__pool_threads(v[k].pool);
-        if (json)
-            printf("{\"bench\": \"env\", \"env\": \"%s\", \"num_envs\": %u, \"agents\": %u, \"threads\": %u, "
-                   "\"steps_per_s\": %.0f, \"steps_per_s_per_thread\": %.0f, \"min\": %.0f, "
-                   "\"max\": %.0f}\n",
-                   name, n, agents, t, med, med / t, sps[k][0], sps[k][repeat - 1]);
-        else
+        if (json) {
+            rl__sbuf o = {0};
+            rl__sbuf_puts(&o, "{");
+            rl__json_str(&o, "bench", "env");
+            rl__json_str(&o, "env", name);
+            rl__json_u64(&o, "num_envs", n);
+            rl__json_u64(&o, "agents", agents);
+            rl__json_u64(&o, "threads", t);
+            rl__json_num(&o, "steps_per_s", med);
+            rl__json_num(&o, "steps_per_s_per_thread", med / t);
+            rl__json_num(&o, "min", sps[k][0]);
+            rl__json_num(&o, "max", sps[k][repeat - 1]);
+            rl__json_print(&o);
+        } else
             printf("  threads %u: %6.2f M agent steps/s (%.2f M per thread; min %.2f, max %.2f)\n", t,
                    med * 1e-6, med * 1e-6 / t, sps[k][0] * 1e-6, sps[k][repeat - 1] * 1e-6);
     }

@@ -219,12 +219,23 @@ static int bench_floor(const rl__registry *reg, const char *path, const rl__over
     double run = rl__median(run_s, repeat), fl = rl__median(floor_s, repeat),
            rat = rl__median(ratio, repeat);
     if (json) {
-        printf("{\"bench\": \"floor\", \"config\": \"%s\", \"steps\": %llu, \"repeat\": %d, "
-               "\"run_s\": %.4f, \"floor_s\": %.4f, \"gflop\": %.3f, \"floor_gflops\": %.2f, "
-               "\"run_gflops\": %.2f, \"ratio\": %.4f, \"ratio_min\": %.4f, \"ratio_max\": %.4f, "
-               "\"blas_threads\": %d, \"shapes_dropped\": %llu}\n",
-               path, (unsigned long long)steps, repeat, run, fl, flops / 1e9, flops / 1e9 / fl,
-               flops / 1e9 / run, rat, rmin, rmax, threads, (unsigned long long)dropped);
+        rl__sbuf o = {0};
+        rl__sbuf_puts(&o, "{");
+        rl__json_str(&o, "bench", "floor");
+        rl__json_str(&o, "config", path);
+        rl__json_u64(&o, "steps", steps);
+        rl__json_u64(&o, "repeat", (unsigned)repeat);
+        rl__json_num(&o, "run_s", run);
+        rl__json_num(&o, "floor_s", fl);
+        rl__json_num(&o, "gflop", flops / 1e9);
+        rl__json_num(&o, "floor_gflops", flops / 1e9 / fl);
+        rl__json_num(&o, "run_gflops", flops / 1e9 / run);
+        rl__json_num(&o, "ratio", rat);
+        rl__json_num(&o, "ratio_min", rmin);
+        rl__json_num(&o, "ratio_max", rmax);
+        rl__json_u64(&o, "blas_threads", (unsigned)threads);
+        rl__json_u64(&o, "shapes_dropped", dropped);
+        rl__json_print(&o);
     } else {
         printf("\narithmetic floor: the run's matrix products, %.1f GFLOP, in cblas_sgemm alone "
                "(%d BLAS thread%s)\n"
@@ -322,12 +333,26 @@ static void print_stage(const char *path, const stage *st, stage_result *m, uint
            rat = rl__median(m->ratio, repeat);
     const double(*sh)[4] = (const double(*)[4])m->share;
     if (json) {
-        printf("{\"bench\": \"stage\", \"config\": \"%s\", \"stage\": \"%s\", \"off\": \"%s\", "
-               "\"on\": \"%s\", \"steps\": %llu, \"repeat\": %d, \"off_sps\": %.1f, \"on_sps\": %.1f, "
-               "\"ratio\": %.4f, \"ratio_min\": %.4f, \"ratio_max\": %.4f, "
-               "\"off_share\": [%.3f, %.3f, %.3f, %.3f], \"on_share\": [%.3f, %.3f, %.3f, %.3f]}\n",
-               path, st->key, st->off, st->on, (unsigned long long)steps, repeat, off, on, rat, rmin, rmax,
-               sh[0][0], sh[0][1], sh[0][2], sh[0][3], sh[1][0], sh[1][1], sh[1][2], sh[1][3]);
+        rl__sbuf o = {0};
+        rl__sbuf_puts(&o, "{");
+        rl__json_str(&o, "bench", "stage");
+        rl__json_str(&o, "config", path);
+        rl__json_str(&o, "stage", st->key);
+        rl__json_str(&o, "off", st->off);
+        rl__json_str(&o, "on", st->on);
+        rl__json_u64(&o, "steps", steps);
+        rl__json_u64(&o, "repeat", (unsigned)repeat);
+        rl__json_num(&o, "off_sps", off);
+        rl__json_num(&o, "on_sps", on);
+        rl__json_num(&o, "ratio", rat);
+        rl__json_num(&o, "ratio_min", rmin);
+        rl__json_num(&o, "ratio_max", rmax);
+        for (int k = 0; k < 2; k++) {
+            char share[128];
+            snprintf(share, sizeof share, "[%.3f, %.3f, %.3f, %.3f]", sh[k][0], sh[k][1], sh[k][2], sh[k][3]);
+            rl__json_raw(&o, k ? "on_share" : "off_share", share);
+        }
+        rl__json_print(&o);
     } else {
         char label[160];
         snprintf(label, sizeof label, "%s (%s -> %s)", strrchr(st->key, '.') + 1, st->off, st->on);
@@ -342,11 +367,20 @@ static void print_stage(const char *path, const stage *st, stage_result *m, uint
     min_max(ur, repeat, &umin, &umax);
     double um = rl__median(ur, repeat);
     if (json) {
-        printf("{\"bench\": \"replicas\", \"config\": \"%s\", \"replicas\": %u, \"update_ratio\": %.4f, "
-               "\"update_ratio_min\": %.4f, \"update_ratio_max\": %.4f, \"evaluated\": %s, "
-               "\"off_return\": %.4f, \"on_return\": %.4f, \"off_score\": %.4f, \"on_score\": %.4f}\n",
-               path, m->reps_on, um, umin, umax, m->evaluated ? "true" : "false", m->ret[0], m->ret[1],
-               m->score[0], m->score[1]);
+        rl__sbuf o = {0};
+        rl__sbuf_puts(&o, "{");
+        rl__json_str(&o, "bench", "replicas");
+        rl__json_str(&o, "config", path);
+        rl__json_u64(&o, "replicas", m->reps_on);
+        rl__json_num(&o, "update_ratio", um);
+        rl__json_num(&o, "update_ratio_min", umin);
+        rl__json_num(&o, "update_ratio_max", umax);
+        rl__json_raw(&o, "evaluated", m->evaluated ? "true" : "false");
+        rl__json_num(&o, "off_return", m->ret[0]);
+        rl__json_num(&o, "on_return", m->ret[1]);
+        rl__json_num(&o, "off_score", m->score[0]);
+        rl__json_num(&o, "on_score", m->score[1]);
+        rl__json_print(&o);
         return;
     }
     printf("  replicas 1 -> %u: update phase %.2fx (%.2f-%.2f); final evaluation (mean of %d) "

@@ -2,14 +2,17 @@
    failed, 2 usage or config error (130/143 for a run stopped by a signal). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <rlhost/rlcore.h>
 
 #include "bench.h"
+#include "checkpoint.h"
 #include "cli.h"
 #include "config.h"
 #include "cpu.h"
@@ -256,7 +259,23 @@ static const char *config_path(const char *arg, char *buf, size_t n, int *is_dir
     return buf;
 }
 
-/* --checkpoint FILE, else OUT_DIR/checkpoint.safetensors when the argument
+/* 1 when path is a regular file that starts as a safetensors file does
+   (an 8-byte little-endian header length that fits, then '{'). */
+static int is_checkpoint_file(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    struct stat st;
+    unsigned char h[9];
+    int yes = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 9 && read(fd, h, 9) == 9 && h[8] == '{';
+    close(fd);
+    uint64_t hl = 0;
+    for (int k = 7; yes && k >= 0; k--) hl = (hl << 8) | h[k];
+    return yes && hl <= (uint64_t)st.st_size - 8;
+}
+
+/* --checkpoint FILE, else the CHECKPOINT given in the config's place, else
+   OUT_DIR/checkpoint.safetensors when the argument
    is a run directory (then *prev gets the previous checkpoint beside it, the
    fallback), else NULL. */
 static const char *checkpoint_for(const cli *c, char *buf, char *prev, size_t n)
@@ -265,10 +284,39 @@ static const char *checkpoint_for(const cli *c, char *buf, char *prev, size_t n)
     int is_dir = rl__run_paths_of(c->positional[0], &p);
     prev[0] = 0;
     if (c->checkpoint) return c->checkpoint;
+    if (is_checkpoint_file(c->positional[0])) return c->positional[0];
     if (!is_dir) return NULL;
     snprintf(buf, n, "%s", p.checkpoint);
     snprintf(prev, n, "%s", p.prev);
     return buf;
+}
+
+/* A checkpoint named where a config goes: eval and play read the config
+   its metadata holds (never following an @include in it); the others say
+   what to give instead. */
+static int load_checkpoint_config(const cli *c, const char *path, int readers, rl__registry *reg,
+                                  rl__config *cfg, rl__sbuf *errors)
+{
+    if (!readers) {
+        rl__sbuf_printf(errors, "%s is a checkpoint, not a config: 'rlhost run --resume OUT_DIR' continues its "
+                                "run, and 'rlhost eval %s' evaluates it\n", path, path);
+        return RL_ECONFIG;
+    }
+    rl__ckpt ck;
+    char err[RL_ERR_MAX];
+    int rc = rl__ckpt_read(&ck, path, err, sizeof err);
+    const char *text = rc == RL_OK ? rl__ckpt_meta_get(&ck, "rlhost.config") : NULL;
+    if (rc != RL_OK) {
+        rl__sbuf_printf(errors, "%s\n", err);
+    } else if (!text) {
+        rl__sbuf_printf(errors, "%s holds no rlhost config; give the config it was trained with: "
+                                "'rlhost %s CONFIG --checkpoint %s'\n", path, c->cmd, path);
+        rc = RL_ECONFIG;
+    } else {
+        rc = rl__config_load_text(cfg, path, text, c->overrides, c->n_overrides, reg, errors, 1);
+    }
+    rl__ckpt_free(&ck);
+    return rc == RL_EIO ? RL_EIO : rc;
 }
 
 static int load_config(const cli *c, rl__registry *reg, rl__config *cfg)
@@ -279,7 +327,10 @@ static int load_config(const cli *c, rl__registry *reg, rl__config *cfg)
     char buf[4200];
     int is_dir;
     const char *path = config_path(c->resume ? c->resume : c->positional[0], buf, sizeof buf, &is_dir);
-    int rc = rl__config_load(cfg, path, c->overrides, c->n_overrides, reg, &errors);
+    int readers = !strcmp(c->cmd, "eval") || !strcmp(c->cmd, "play");
+    int rc = !is_dir && is_checkpoint_file(path)
+                 ? load_checkpoint_config(c, path, readers, reg, cfg, &errors)
+                 : rl__config_load(cfg, path, c->overrides, c->n_overrides, reg, &errors);
     if (rc != RL_OK) {
         fprintf(stderr, "%s", errors.data ? errors.data : "rlhost: out of memory\n");
         rl__sbuf_free(&errors);

@@ -38,6 +38,13 @@ static double field(const char *line, int col)
     return strtod(p, NULL);
 }
 
+/* A value the axes can hold: beyond 1e300 (or infinite) the span of an
+   axis would overflow, so such a value is a gap in the curve, as NaN is. */
+static double plottable(double v)
+{
+    return fabs(v) <= 1e300 ? v : NAN;
+}
+
 static int load(series *s, const char *dir, char *err, size_t errlen)
 {
     char path[4200], line[8192], hdr[8192];
@@ -73,9 +80,9 @@ static int load(series *s, const char *dir, char *err, size_t errlen)
     }
     while (s->n < MAX_ROWS && fgets(line, sizeof line, f)) {
         if (!strncmp(line, "step,", 5)) continue; /* a header repeated by a resume */
-        s->step[s->n] = field(line, cs);
-        s->ret[s->n] = field(line, cr);
-        s->sps[s->n] = field(line, cp);
+        s->step[s->n] = plottable(field(line, cs));
+        s->ret[s->n] = plottable(field(line, cr));
+        s->sps[s->n] = plottable(field(line, cp));
         if (isfinite(s->step[s->n])) s->n++;
     }
     fclose(f);

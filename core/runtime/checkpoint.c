@@ -386,12 +386,12 @@ int rl__ckpt_read(rl__ckpt *c, const char *path, char *err, size_t errlen)
     return rl__ckpt_read_file(c, path, 0, err, errlen);
 }
 
-int rl__ckpt_read_file(rl__ckpt *c, const char *path, int in_run_dir, char *err, size_t errlen)
+int rl__ckpt_read_file(rl__ckpt *c, const char *file, int in_run_dir, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
-    c->path = path;
+    const char *path = c->path = rl__brief(file, c->shown); /* for messages */
     /* O_NONBLOCK: a FIFO or device in its place must not block the reader */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (in_run_dir ? O_NOFOLLOW : 0));
+    int fd = open(file, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (in_run_dir ? O_NOFOLLOW : 0));
     if (fd < 0) {
         if (errno == ELOOP && in_run_dir)
             snprintf(err, errlen, "%s: is a symbolic link; a run directory's checkpoints are its own files", path);
@@ -451,7 +451,7 @@ int rl__ckpt_read_mem(rl__ckpt *c, const char *name, const void *buf, size_t len
                       size_t errlen)
 {
     memset(c, 0, sizeof *c);
-    c->path = name;
+    c->path = rl__brief(name, c->shown);
     const unsigned char *b = buf;
     uint64_t hl = 0;
     for (int k = 7; len >= 8 && k >= 0; k--) hl = (hl << 8) | b[k];

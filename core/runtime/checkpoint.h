@@ -30,6 +30,7 @@ typedef struct rl__ckpt {
     size_t n_meta, meta_cap;
     char err[RL_ERR_MAX];
     const char *path; /* for messages */
+    char shown[RL__BRIEF_MAX]; /* path, when it had to be shortened */
     int missing_replay; /* a get() asked for a "replay/" tensor that is absent */
     struct rl__ckpt *side; /* optional: takes the "replay/" tensors (put) and
                               is searched second (get) */

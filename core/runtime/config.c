@@ -30,6 +30,7 @@ typedef struct resolver {
     uint8_t *ov_used;
     rl__sbuf *errors;
     int failed;
+    const rl__cfg_text *src; /* maps a setting's line to its file and line */
 } resolver;
 
 static void error_at(resolver *r, const config_setting_t *s, const char *fmt, ...)
@@ -38,9 +39,12 @@ static void error_at(resolver *r, const config_setting_t *s, const char *fmt, ..
 static void error_at(resolver *r, const config_setting_t *s, const char *fmt, ...)
 {
     r->failed = 1;
-    if (s && config_setting_source_line(s))
-        rl__sbuf_printf(r->errors, "%s:%u: ", r->file, config_setting_source_line(s));
-    else
+    if (s && config_setting_source_line(s)) {
+        const char *file;
+        unsigned line;
+        rl__cfg_where(r->src, config_setting_source_line(s), &file, &line);
+        rl__sbuf_printf(r->errors, "%s:%u: ", file ? file : r->file, line);
+    } else
         rl__sbuf_printf(r->errors, "%s: ", r->file);
     va_list ap;
     va_start(ap, fmt);
@@ -265,41 +269,29 @@ static int config_load(rl__config *c, const char *path, const char *text,
 {
     memset(c, 0, sizeof *c);
     c->path = rl__arena_strdup(&c->arena, path);
+    /* rlhost reads the files and expands @include itself (see cfgscan.h);
+       libconfig parses the one text and never opens a file. */
+    rl__cfg_text src;
+    if (rl__cfg_expand(&src, path, text, errors)) {
+        int missing = !text && src.n_segs == 0;
+        rl__cfg_text_free(&src);
+        return missing ? RL_EIO : RL_ECONFIG;
+    }
     config_t cfg;
     config_init(&cfg);
-    /* The text is read once and checked for what libconfig would get
-       wrong silently (wide integers, @include of a FIFO) before it parses. */
-    char *owned = NULL, *dir = NULL;
-    if (!text) {
-        if (!(owned = rl__cfg_slurp(path, errors))) {
-            config_destroy(&cfg);
-            return RL_EIO;
-        }
-        char *dir_copy = strdup(path);
-        if (dir_copy && (dir = strdup(dirname(dir_copy)))) config_set_include_dir(&cfg, dir);
-        free(dir_copy);
-        text = owned;
-    }
-    if (rl__cfg_scan(path, text, dir, errors)) {
-        free(owned);
-        free(dir);
+    if (!config_read_string(&cfg, src.text.data)) {
+        const char *file;
+        unsigned line;
+        rl__cfg_where(&src, (unsigned)config_error_line(&cfg), &file, &line);
+        rl__sbuf_printf(errors, "%s:%u: syntax error: %s\n", file ? file : path, line, config_error_text(&cfg));
         config_destroy(&cfg);
+        rl__cfg_text_free(&src);
         return RL_ECONFIG;
     }
-    int ok = config_read_string(&cfg, text);
-    free(owned);
-    if (!ok) {
-        rl__sbuf_printf(errors, "%s:%d: syntax error: %s\n",
-                        config_error_file(&cfg) ? config_error_file(&cfg) : path,
-                        config_error_line(&cfg), config_error_text(&cfg));
-        config_destroy(&cfg);
-        free(dir);
-        return RL_ECONFIG;
-    }
-    free(dir);
-    resolver r = {c, path, ov, n_ov, calloc(n_ov ? n_ov : 1, 1), errors, 0};
+    resolver r = {c, path, ov, n_ov, calloc(n_ov ? n_ov : 1, 1), errors, 0, &src};
     if (!r.ov_used) {
         config_destroy(&cfg);
+        rl__cfg_text_free(&src);
         return RL_ENOMEM;
     }
     const config_setting_t *root = config_root_setting(&cfg);
@@ -335,6 +327,7 @@ static int config_load(rl__config *c, const char *path, const char *text,
     }
     free(r.ov_used);
     config_destroy(&cfg);
+    rl__cfg_text_free(&src);
     if (r.failed) return RL_ECONFIG;
     /* Derived default: out_dir = runs/ENV-ALGO. */
     rl_value *od = &c->run.vals[RL__RUN_OUT_DIR];

@@ -178,13 +178,23 @@ int rl__eval_command(const rl__config *c, const char *ckpt, const char *prev, ui
         if (rc != RL_OK) {
             rl__log(RL_LOG_ERROR, NULL, "%s", err);
         } else if (json) {
-            printf("{\"env\": \"%s\", \"algo\": \"%s\", \"checkpoint\": \"%s\", \"step\": %llu, "
-                   "\"episodes\": %u, \"return_mean\": %.6g, \"return_std\": %.6g, \"return_min\": %.6g, "
-                   "\"return_max\": %.6g, \"length_mean\": %.6g",
-                   c->env->desc->name, c->algo->desc->name, ckpt ? ckpt : "", (unsigned long long)step,
-                   r.episodes, r.return_mean, r.return_std, r.return_min, r.return_max, r.length_mean);
-            if (ev.info.score_name) printf(", \"score_name\": \"%s\", \"score_mean\": %.6g", ev.info.score_name, r.score_mean);
-            printf("}\n");
+            rl__sbuf o = {0};
+            rl__sbuf_puts(&o, "{");
+            rl__json_str(&o, "env", c->env->desc->name);
+            rl__json_str(&o, "algo", c->algo->desc->name);
+            rl__json_str(&o, "checkpoint", ckpt);
+            rl__json_u64(&o, "step", step);
+            rl__json_u64(&o, "episodes", r.episodes);
+            rl__json_num(&o, "return_mean", r.return_mean);
+            rl__json_num(&o, "return_std", r.return_std);
+            rl__json_num(&o, "return_min", r.return_min);
+            rl__json_num(&o, "return_max", r.return_max);
+            rl__json_num(&o, "length_mean", r.length_mean);
+            if (ev.info.score_name) {
+                rl__json_str(&o, "score_name", ev.info.score_name);
+                rl__json_num(&o, "score_mean", r.score_mean);
+            }
+            rl__json_print(&o);
         } else {
             printf("%s on %s%s%s (step %llu): %u episodes\n", c->algo->desc->name, c->env->desc->name,
                    ckpt ? ", checkpoint " : ", untrained", ckpt ? ckpt : "", (unsigned long long)step,

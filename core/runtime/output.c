@@ -15,9 +15,11 @@
 
 #include <rlhost/plugin.h>
 
+#include "util.h"
+
 int rl__mkdir_p(const char *dir, int *created, char *err, size_t errlen)
 {
-    char path[PATH_MAX];
+    char path[PATH_MAX], brief[RL__BRIEF_MAX];
     if (created) *created = 0;
     if (!dir[0] || snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) {
         snprintf(err, errlen, "run.out_dir: %s", dir[0] ? "the path is too long" : "empty path");
@@ -29,7 +31,7 @@ int rl__mkdir_p(const char *dir, int *created, char *err, size_t errlen)
             *p = 0;
             int made = mkdir(path, 0777) == 0;
             if (!made && errno != EEXIST) {
-                snprintf(err, errlen, "cannot create directory %s: %s", path, strerror(errno));
+                snprintf(err, errlen, "cannot create directory %s: %s", rl__brief(path, brief), strerror(errno));
                 return RL_EIO;
             }
             *p = c;
@@ -41,7 +43,7 @@ int rl__mkdir_p(const char *dir, int *created, char *err, size_t errlen)
     }
     struct stat st;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "%s exists and is not a directory", dir);
+        snprintf(err, errlen, "%s exists and is not a directory", rl__brief(dir, brief));
         return RL_EIO;
     }
     return RL_OK;
@@ -126,6 +128,8 @@ static int keep_copy(int dfd, const char *name, const char *keep_as)
 int rl__write_atomic(rl__dir d, const char *name, const char *keep_as, const void *data, size_t len,
                      int sync, char *err, size_t errlen)
 {
+    char brief[RL__BRIEF_MAX];
+    d.path = rl__brief(d.path, brief);
     char tmp[NAME_MAX + 1];
     int fd = temp_open(d.fd, name, tmp, sizeof tmp);
     if (fd < 0) {
@@ -181,7 +185,8 @@ int rl__write_path(const char *path, const void *data, size_t len, char *err, si
     }
     int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        char brief[RL__BRIEF_MAX];
+        snprintf(err, errlen, "cannot write %s: %s", rl__brief(path, brief), strerror(errno));
         return RL_EIO;
     }
     int rc = rl__write_atomic((rl__dir){dfd, dir}, name, NULL, data, len, 1, err, errlen);

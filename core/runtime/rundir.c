@@ -48,13 +48,15 @@ static int is_stale_temp(int dfd, const char *name)
            fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid();
 }
 
-int rl__rundir_open(const char *dir, rl__rundir_mode mode, rl__rundir *rd, char *err, size_t errlen)
+int rl__rundir_open(const char *path, rl__rundir_mode mode, rl__rundir *rd, char *err, size_t errlen)
 {
+    char brief[RL__BRIEF_MAX];
+    const char *dir = rl__brief(path, brief); /* for messages */
     memset(rd, 0, sizeof *rd);
     rd->fd = -1;
     rd->mode = mode;
-    if (rl__mkdir_p(dir, &rd->created, err, errlen) != RL_OK) return RL_EIO;
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (rl__mkdir_p(path, &rd->created, err, errlen) != RL_OK) return RL_EIO;
+    int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     struct stat st;
     if (dfd < 0 || fstat(dfd, &st) != 0) {
         snprintf(err, errlen, "cannot open %s: %s", dir, strerror(errno));
@@ -66,7 +68,7 @@ int rl__rundir_open(const char *dir, rl__rundir_mode mode, rl__rundir *rd, char 
     rd->ino = (unsigned long long)st.st_ino;
     if (flock(dfd, LOCK_EX | LOCK_NB) != 0) {
         int e = errno;
-        rl__rundir_close(rd, dir);
+        rl__rundir_close(rd, path);
         if (e == EWOULDBLOCK) {
             snprintf(err, errlen, "%s is in use by another rlhost run; wait for it or choose another run.out_dir", dir);
             return RL_ECONFIG;
@@ -79,7 +81,7 @@ int rl__rundir_open(const char *dir, rl__rundir_mode mode, rl__rundir *rd, char 
         for (size_t i = 0; i < N_RUN_FILES && !found; i++)
             if (faccessat(dfd, run_files[i], F_OK, AT_SYMLINK_NOFOLLOW) == 0) found = run_files[i];
         if (found) {
-            rl__rundir_close(rd, dir);
+            rl__rundir_close(rd, path);
             snprintf(err, errlen, "%s holds another run (%s); continue it with 'rlhost run --resume %s', "
                                   "or replace it with --force",
                      dir, found, dir);
@@ -89,8 +91,10 @@ int rl__rundir_open(const char *dir, rl__rundir_mode mode, rl__rundir *rd, char 
     return RL_OK;
 }
 
-int rl__rundir_claim(rl__rundir *rd, const char *dir, char *err, size_t errlen)
+int rl__rundir_claim(rl__rundir *rd, const char *path, char *err, size_t errlen)
 {
+    char brief[RL__BRIEF_MAX];
+    const char *dir = rl__brief(path, brief); /* for messages */
     if (rd->mode == RL__RUNDIR_FORCE) /* nothing of the old run stays */
         for (size_t i = 0; i < N_RUN_FILES; i++)
             if (unlinkat(rd->fd, run_files[i], 0) != 0 && errno != ENOENT) {

@@ -1,6 +1,8 @@
 /* Option schemas; see schema.h. */
 #include "schema.h"
 
+#include "cfgscan.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -243,6 +245,20 @@ int rl__value_from_text(const rl_option_def *def, const char *text,
     rl__sbuf src = {0};
     rl__sbuf_printf(&src, "v = %s%s;", text, suffix);
     if (src.oom) return RL_ENOMEM;
+    /* what a file's text is checked for, a list's integers included */
+    rl__cfg_text t;
+    rl__sbuf problems = {0};
+    if (rl__cfg_expand(&t, "", src.data, &problems)) {
+        const char *msg = problems.data ? problems.data : "out of memory";
+        const char *colon = strstr(msg, ": ");
+        snprintf(why, whylen, "%.*s", (int)strcspn(colon ? colon + 2 : msg, "\n"), colon ? colon + 2 : msg);
+        rl__cfg_text_free(&t);
+        rl__sbuf_free(&problems);
+        rl__sbuf_free(&src);
+        return RL_ECONFIG;
+    }
+    rl__cfg_text_free(&t);
+    rl__sbuf_free(&problems);
     config_t c;
     config_init(&c);
     int rc;

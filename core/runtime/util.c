@@ -156,6 +156,45 @@ void rl__sbuf_double(rl__sbuf *b, double v, int json)
     rl__sbuf_puts(b, tmp);
 }
 
+static void json_key(rl__sbuf *b, const char *key)
+{
+    if (b->len && b->data[b->len - 1] != '{') rl__sbuf_puts(b, ", ");
+    rl__sbuf_json_str(b, key);
+    rl__sbuf_puts(b, ": ");
+}
+
+void rl__json_str(rl__sbuf *b, const char *key, const char *v)
+{
+    json_key(b, key);
+    rl__sbuf_json_str(b, v ? v : "");
+}
+
+void rl__json_num(rl__sbuf *b, const char *key, double v)
+{
+    json_key(b, key);
+    rl__sbuf_double(b, v, 1);
+}
+
+void rl__json_u64(rl__sbuf *b, const char *key, unsigned long long v)
+{
+    json_key(b, key);
+    rl__sbuf_printf(b, "%llu", v);
+}
+
+void rl__json_raw(rl__sbuf *b, const char *key, const char *literal)
+{
+    json_key(b, key);
+    rl__sbuf_puts(b, literal);
+}
+
+void rl__json_print(rl__sbuf *b)
+{
+    rl__sbuf_puts(b, "}\n");
+    if (b->oom) fprintf(stderr, "rlhost: out of memory\n");
+    else fputs(b->data, stdout);
+    rl__sbuf_free(b);
+}
+
 void rl__sbuf_xml_str(rl__sbuf *b, const char *s)
 {
     for (; *s; s++) {
@@ -177,6 +216,17 @@ void rl__sbuf_comment_str(rl__sbuf *b, const char *s)
         unsigned char c = (unsigned char)*s;
         rl__sbuf_printf(b, "%c", c < 0x20 || c == 0x7f ? '?' : (char)c);
     }
+}
+
+const char *rl__brief(const char *path, char *buf)
+{
+    size_t n = strlen(path);
+    if (n < RL__BRIEF_MAX) return path;
+    size_t head = 60, tail = RL__BRIEF_MAX - 1 - head - 3;
+    memcpy(buf, path, head);
+    memcpy(buf + head, "...", 3);
+    memcpy(buf + head + 3, path + n - tail, tail + 1);
+    return buf;
 }
 
 void rl__sbuf_free(rl__sbuf *b)

@@ -45,7 +45,22 @@ void rl__sbuf_cfg_str(rl__sbuf *b, const char *s);
 /* Appends a double that reads back bit-exact; "nan"/"inf" become JSON null
    when json != 0. */
 void rl__sbuf_double(rl__sbuf *b, double v, int json);
+/* Members of a JSON object that b holds from its "{": the separator, the
+   escaped key, then the value (a string escaped, a number or null, or a
+   literal written as given: true, false, an array of numbers). */
+void rl__json_str(rl__sbuf *b, const char *key, const char *v);
+void rl__json_num(rl__sbuf *b, const char *key, double v);
+void rl__json_u64(rl__sbuf *b, const char *key, unsigned long long v);
+void rl__json_raw(rl__sbuf *b, const char *key, const char *literal);
+/* Closes the object, prints it as one line on stdout and frees b. */
+void rl__json_print(rl__sbuf *b);
 void rl__sbuf_free(rl__sbuf *b);
+
+/* A path as a message in a fixed buffer (RL_ERR_MAX) shows it: whole up to
+   RL__BRIEF_MAX - 1 bytes, else its start and end around "...", so the
+   reason after it always fits.  Returns buf, or path when it is short. */
+#define RL__BRIEF_MAX 200
+const char *rl__brief(const char *path, char *buf);
 
 /* Median of v[0..n), n > 0; sorts v in place (so v[0] is the min and
    v[n-1] the max afterwards).  For the benchmarks. */

@@ -1,10 +1,14 @@
 /* libFuzzer target: config text through the pre-scan, libconfig and the
    schema validation of every plugin the build tree holds, and the resolved
-   config formatted back. */
+   config formatted back.  An input that starts with "#files\n" is up to
+   four files separated by "\n#--\n" (f0.cfg ... f3.cfg in a scratch
+   directory), read from f0.cfg: the @include expansion and its budget. */
+#define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "loader.h"
@@ -25,12 +29,37 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     text[size] = 0;
     rl__config c;
     rl__sbuf errors = {0};
-    if (rl__config_load_text(&c, "fuzz.cfg", text, NULL, 0, &reg, &errors, 1) == RL_OK) {
+    int rc;
+    static char origin[96] = "fuzz.cfg"; /* the readback's name: the header comment names it */
+    if (!strncmp(text, "#files\n", 7)) {
+        static char dir[64];
+        if (!dir[0]) {
+            snprintf(dir, sizeof dir, "/tmp/fuzz-config-XXXXXX");
+            if (!mkdtemp(dir)) abort();
+        }
+        char *part = text + 7, path[96];
+        for (int k = 0; k < 4; k++) {
+            char *sep = part ? strstr(part, "\n#--\n") : NULL;
+            if (sep) *sep = 0;
+            snprintf(path, sizeof path, "%s/f%d.cfg", dir, k);
+            FILE *f = fopen(path, "w");
+            if (!f) abort();
+            fputs(part ? part : "", f);
+            fclose(f);
+            part = sep ? sep + 5 : NULL;
+        }
+        snprintf(origin, sizeof origin, "%s/f0.cfg", dir);
+        rc = rl__config_load(&c, origin, NULL, 0, &reg, &errors);
+    } else {
+        snprintf(origin, sizeof origin, "fuzz.cfg");
+        rc = rl__config_load_text(&c, origin, text, NULL, 0, &reg, &errors, 1);
+    }
+    if (rc == RL_OK) {
         /* the resolved config reads back as it is, to the same text */
         rl__sbuf out = {0}, again = {0}, errors2 = {0};
         rl__config_format(&c, &out);
         rl__config c2;
-        if (out.oom || rl__config_load_text(&c2, "fuzz.cfg", out.data, NULL, 0, &reg, &errors2, 1) != RL_OK) {
+        if (out.oom || rl__config_load_text(&c2, origin, out.data, NULL, 0, &reg, &errors2, 1) != RL_OK) {
             fprintf(stderr, "resolved config does not read back:\n%s\n%s", out.data, errors2.data);
             __builtin_trap();
         }
