@@ -154,6 +154,26 @@ const rl_replicas *rl_args_replicas(const rl_algo_args *args)
     return args->struct_size >= offsetof(rl_algo_args, replicas) + sizeof args->replicas ? args->replicas : NULL;
 }
 
+int rl_args_inference(const rl_algo_args *args)
+{
+    return args->struct_size >= offsetof(rl_algo_args, inference) + sizeof args->inference && args->inference;
+}
+
+int rl_mem_check(uint64_t bytes, const char *what, char *err, size_t errlen)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f) return RL_OK;
+    char line[256];
+    unsigned long long kb = 0;
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f)) found = sscanf(line, "MemAvailable: %llu kB", &kb) == 1;
+    fclose(f);
+    if (!found || bytes <= (uint64_t)kb * 1024) return RL_OK;
+    RL_ERRF(err, errlen, "%s needs %.1f GiB; this machine has %.1f GiB available", what,
+            (double)bytes / (1u << 30), (double)kb / (1u << 20));
+    return RL_ENOMEM;
+}
+
 int rl_replicas_shared(const rl_replicas *r)
 {
     return r && r->struct_size >= offsetof(rl_replicas, shared_envs) + sizeof r->shared_envs && r->shared_envs;

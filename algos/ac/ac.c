@@ -271,7 +271,8 @@ static int alloc_buffers(ac *p, uint64_t buffer_size, const rl_env_info *env)
     memcpy(c->low, env->action_low, c->dim * sizeof *c->low);
     memcpy(c->high, env->action_high, c->dim * sizeof *c->high);
     int shared = rl_replicas_shared(p->rep);
-    int rc = rl_replay_create(&p->rb, (uint32_t)(buffer_size / (shared ? 1 : p->replicas)), c->num_envs, env);
+    int rc = c->inference ? RL_OK
+                          : rl_replay_create(&p->rb, (uint32_t)(buffer_size / (shared ? 1 : p->replicas)), c->num_envs, env);
     if (rc != RL_OK) return rc;
     ac_workspace *w = &p->ws;
     size_t B = c->batch, D = c->obs_size, A = c->dim;
@@ -296,8 +297,13 @@ static int create(int kind, const rl_algo_args *args, void **out, char *err, siz
     read_options(p, args, kind);
     int rc = validate(p, args, err, errlen);
     if (rc) goto fail;
-    if ((rc = build_networks(p, args->options, args->seed)) == RL_OK)
-        rc = alloc_buffers(p, (uint64_t)args->options[OPT_BUFFER_SIZE].i, args->env);
+    uint64_t ring = (uint64_t)args->options[OPT_BUFFER_SIZE].i;
+    p->cfg.inference = rl_args_inference(args);
+    if (!p->cfg.inference && rl_mem_check(rl_replay_bytes(ring, args->env), "the replay buffer", err, errlen)) {
+        rc = RL_EINVAL; /* the config asks for more than the machine has */
+        goto fail;
+    }
+    if ((rc = build_networks(p, args->options, args->seed)) == RL_OK) rc = alloc_buffers(p, ring, args->env);
     if (rc) {
         RL_ERRF(err, errlen, "%s while building the networks and a replay of %lld transitions", rl_strerror(rc),
                 (long long)args->options[OPT_BUFFER_SIZE].i);

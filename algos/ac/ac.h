@@ -36,6 +36,7 @@ typedef struct ac_settings {
     float expl_noise, target_noise, noise_clip; /* TD3 */
     int ou_noise;             /* TD3: Ornstein-Uhlenbeck exploration noise (else Gaussian) */
     int skip_nonfinite, save_replay;
+    int inference; /* acts only: no replay (rl_algo_args.inference) */
     rl_activation act;
     rl_dtype dtype;
     float obs_scale;

@@ -104,6 +104,13 @@ int ac_state(ac *p, const rl_state_io *io, int load, char *err, size_t errlen)
 {
     int rc;
     if (!load && (rc = describe(p, io, err, errlen))) return rc;
+    if (p->cfg.inference) { /* what acting reads: the actor */
+        if (!load) {
+            RL_ERRF(err, errlen, "an instance made for inference holds no training state to save");
+            return RL_EINVAL;
+        }
+        return rl_params_load(&p->actor, io, "", err, errlen);
+    }
     if ((rc = networks(p, io, load, err, errlen)) || (rc = scalars(p, io, load, err, errlen)) ||
         (rc = sums(p, io, load, err, errlen)) || (rc = rl_keep_best_state(&p->kb, io, load, err, errlen)))
         return rc;

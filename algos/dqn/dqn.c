@@ -155,6 +155,9 @@ typedef struct dqn {
     float lr, gamma, tau, expl_fraction, eps_initial, eps_final, eval_eps, max_grad_norm;
     float alpha, beta0, per_eps;
     int lr_linear, huber, dbl, prioritized, batch_inference, skip_nonfinite, save_replay;
+    rl_dtype obs_dtype;
+    float obs_scale;
+    int inference; /* acts only: no replay, optimizer or keep_best (rl_algo_args.inference) */
     uint64_t skipped;
     /* networks */
     rl_params online, target;
@@ -210,6 +213,8 @@ static void read_options(dqn *d, const rl_algo_args *args)
     const rl_value *o = args->options, *st = args->stages;
     d->n_actions = args->env->n_actions;
     d->obs_size = args->env->obs_size;
+    d->obs_dtype = args->env->obs_dtype;
+    d->obs_scale = args->env->obs_scale;
     d->num_envs = args->num_envs;
     d->rows = args->num_envs > args->num_eval_envs ? args->num_envs : args->num_eval_envs;
     d->batch = (uint32_t)o[OPT_BATCH_SIZE].i;
@@ -243,6 +248,7 @@ static void read_options(dqn *d, const rl_algo_args *args)
     d->max_priority = 1.0;
     d->rep = rl_args_replicas(args);
     d->R = d->rep ? d->rep->count : 1;
+    d->inference = rl_args_inference(args);
     d->env_total = rl_replicas_shared(d->rep) ? d->num_envs : d->num_envs * d->R;
     /* Sharding splits Adam and the clipping R ways, and the moments are
        gathered after each update call that stepped: so only where an update
@@ -297,6 +303,7 @@ static int build_networks(dqn *d, const rl_value *o, const rl_cnn_spec *cnn, uin
         rl_params_free(&throwaway);
     }
     if (rc == RL_OK) rc = rl_params_clone(&d->target, &d->online);
+    if (d->inference) return rc;
     if (rc == RL_OK) rc = rl_keep_best_init(&d->kb, (int)o[OPT_KEEP_BEST].i, &d->online);
     if (rc == RL_OK) rc = rl_adam_create(&d->adam, d->online.n, 0.9f, 0.999f, (float)o[OPT_ADAM_EPS].f, 0.0f);
     return rc;
@@ -307,8 +314,9 @@ static int build_networks(dqn *d, const rl_value *o, const rl_cnn_spec *cnn, uin
 static int alloc_buffers(dqn *d, uint64_t buffer_size, const rl_env_info *env)
 {
     int shared = rl_replicas_shared(d->rep);
-    int rc = rl_replay_create(&d->rb, (uint32_t)(buffer_size / (shared ? 1 : d->R)), d->num_envs, env);
-    if (rc == RL_OK && d->prioritized) rc = sumtree_create(&d->tree, d->rb.capacity);
+    int rc = d->inference ? RL_OK
+                          : rl_replay_create(&d->rb, (uint32_t)(buffer_size / (shared ? 1 : d->R)), d->num_envs, env);
+    if (rc == RL_OK && d->prioritized && !d->inference) rc = sumtree_create(&d->tree, d->rb.capacity);
     if (rc != RL_OK) return rc;
     size_t D = d->obs_size, B = d->batch;
     d->act_x = rl_calloc_aligned((size_t)d->rows * D, sizeof(float));
@@ -351,7 +359,14 @@ static int dqn_create(const rl_algo_args *args, void **out, char *err, size_t er
         RL_ERRF(err, errlen, "%s", nerr);
         goto fail;
     }
-    if (rc == RL_OK) rc = alloc_buffers(d, (uint64_t)o[OPT_BUFFER_SIZE].i, args->env);
+    uint64_t ring = (uint64_t)o[OPT_BUFFER_SIZE].i;
+    if (rc == RL_OK && !d->inference &&
+        rl_mem_check(rl_replay_bytes(ring, args->env) + (d->prioritized ? 32 * ring : 0), "the replay buffer", err,
+                     errlen) != RL_OK) {
+        rc = RL_EINVAL; /* the config asks for more than the machine has */
+        goto fail;
+    }
+    if (rc == RL_OK) rc = alloc_buffers(d, ring, args->env);
     if (rc != RL_OK) {
         RL_ERRF(err, errlen, "%s while building the Q-network and a replay of %lld transitions",
                 rl_strerror(rc), (long long)o[OPT_BUFFER_SIZE].i);
@@ -378,7 +393,7 @@ static int dqn_act(void *p, rl_act_mode mode, const void *obs, const uint8_t *st
         RL_ERRF(err, errlen, "act for %u envs; created for %u", count, d->rows);
         return RL_EINVAL;
     }
-    rl_obs_to_float(d->rb.dtype, d->rb.obs_scale, obs, (size_t)count * d->obs_size, d->act_x);
+    rl_obs_to_float(d->obs_dtype, d->obs_scale, obs, (size_t)count * d->obs_size, d->act_x);
     if (d->batch_inference) {
         const float *q = qnet_forward(&d->q, d->online.data, d->act_x, count, 1);
         for (uint32_t i = 0; i < count; i++) actions[i] = rl_argmax(q + (size_t)i * d->n_actions, d->n_actions);
@@ -622,6 +637,14 @@ static int dqn_state(dqn *d, const rl_state_io *io, int load, char *err, size_t 
 {
     int rc;
     if (!load && (rc = dqn_describe(d, io, err, errlen))) return rc;
+    if (d->inference) { /* what acting reads: the online network and the evaluation's stream */
+        if (!load) {
+            RL_ERRF(err, errlen, "an instance made for inference holds no training state to save");
+            return RL_EINVAL;
+        }
+        if ((rc = rl_params_load(&d->online, io, "", err, errlen))) return rc;
+        return rl_rng_load(&d->explore_eval, io, "state/rng_eval", err, errlen);
+    }
     if (load) {
         if ((rc = rl_params_load(&d->online, io, "", err, errlen)) ||
             (rc = rl_params_load(&d->target, io, "target/", err, errlen)) ||

@@ -221,6 +221,12 @@ static void read_options(ppo *p, const rl_algo_args *args)
     p->cfg.n_towers = p->cfg.shared ? 1 : 2;
     p->rep = rl_args_replicas(args);
     p->cfg.replicas = p->rep ? p->rep->count : 1;
+    if ((p->cfg.inference = rl_args_inference(args))) { /* acting only: a one-env, one-sequence rollout */
+        p->cfg.num_envs = 1;
+        p->cfg.rows = args->num_eval_envs > 1 ? args->num_eval_envs : 1;
+        p->cfg.n_steps = p->cfg.batch = p->cfg.bptt;
+        p->cfg.replicas = 1;
+    }
     /* replicas share the cores: BLAS threads of their own would oversubscribe them */
     rl_blas_set_threads(st[ST_BLAS_THREADS].is_auto ? (p->cfg.replicas > 1 ? 1 : (int)host->cpu_count())
                                                    : (int)st[ST_BLAS_THREADS].i);
@@ -370,8 +376,15 @@ static int ppo_create(const rl_algo_args *args, void **out, char *err, size_t er
         RL_ERRF(err, errlen, "%s", nerr);
         goto fail;
     }
-    if (!rc) rc = rl_keep_best_init(&p->kb, (int)o[OPT_KEEP_BEST].i, &p->p);
-    if (!rc) rc = rl_adam_create(&p->adam, p->p.n, 0.9f, 0.999f, (float)o[OPT_ADAM_EPS].f, 0.0f);
+    if (!rc && !p->cfg.inference) rc = rl_keep_best_init(&p->kb, (int)o[OPT_KEEP_BEST].i, &p->p);
+    if (!rc && !p->cfg.inference) rc = rl_adam_create(&p->adam, p->p.n, 0.9f, 0.999f, (float)o[OPT_ADAM_EPS].f, 0.0f);
+    uint64_t TN = (uint64_t)p->cfg.n_steps * p->cfg.num_envs;
+    if (!rc && rl_mem_check(TN * (4 * (uint64_t)p->cfg.obs_size + 32 + 4 * (uint64_t)p->cfg.dim +
+                                  8 * (uint64_t)p->cfg.lstm_hidden * p->cfg.n_towers),
+                            "the rollout", err, errlen) != RL_OK) {
+        rc = RL_EINVAL; /* the config asks for more than the machine has */
+        goto fail;
+    }
     if (!rc) init_weights(p, args->seed);
     if (!rc) rc = alloc_buffers(p, M, S, nh ? hidden[nh - 1] : 1);
     if (rc) {

@@ -56,6 +56,7 @@ typedef struct ppo_settings {
     float lr, gamma, lambda, clip, vclip, ent_coef, vf_coef, max_grad_norm;
     int lr_linear, clip_linear, norm_adv, det_eval, recurrent, shared, batch_inference, skip_nonfinite;
     int norm_obs;
+    int inference; /* acts only: no optimizer, keep_best or real rollout (rl_algo_args.inference) */
     rl_activation act;
     rl_dtype dtype;
     float scale;

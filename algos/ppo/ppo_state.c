@@ -161,6 +161,16 @@ static int reward_norm_state(ppo *p, const rl_state_io *io, int load, char *err,
 int ppo_state(ppo *p, const rl_state_io *io, int load, char *err, size_t errlen)
 {
     int rc;
+    if (p->cfg.inference) { /* what acting reads: the networks, the eval stream, the observation statistics */
+        if (!load) {
+            RL_ERRF(err, errlen, "an instance made for inference holds no training state to save");
+            return RL_EINVAL;
+        }
+        if ((rc = rl_params_load(&p->p, io, "", err, errlen)) ||
+            (rc = rl_rng_load(&p->eval_rng, io, "state/rng_eval", err, errlen)))
+            return rc;
+        return obs_norm_state(p, io, 1, err, errlen);
+    }
     if (!load && (rc = ppo_describe(p, io, err, errlen))) return rc;
     if ((rc = learner_state(p, io, load, err, errlen)) || (rc = rollout_state(p, io, load, err, errlen)) ||
         (rc = rl_keep_best_state(&p->kb, io, load, err, errlen)) || (rc = obs_norm_state(p, io, load, err, errlen)))

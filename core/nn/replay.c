@@ -31,6 +31,13 @@ int rl_replay_create(rl_replay *r, uint32_t capacity, uint32_t num_envs, const r
     return RL_OK;
 }
 
+uint64_t rl_replay_bytes(uint64_t capacity, const rl_env_info *info)
+{
+    uint64_t row = (uint64_t)info->obs_size * (info->obs_dtype == RL_DTYPE_U8 ? 1 : 4);
+    uint64_t act = rl_env_info_action_kind(info) == RL_SPACE_BOX ? (uint64_t)info->action_dim * 4 : 4;
+    return capacity * (2 * row + act + 4 + 1 + 1);
+}
+
 void rl_replay_destroy(rl_replay *r)
 {
     rl_free(r->obs);

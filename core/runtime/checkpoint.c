@@ -17,7 +17,7 @@
 #include "config.h"
 #include "output.h"
 
-#define MAX_HEADER (64u << 20)
+#define MAX_HEADER RL__CKPT_MAX_HEADER
 
 static const struct {
     rl_dtype d;
@@ -58,6 +58,11 @@ int rl__ckpt_put(rl__ckpt *c, const char *name, rl_dtype dtype, uint32_t ndim,
         snprintf(c->err, sizeof c->err, "tensor '%s' stored twice", name);
         return RL_EINVAL;
     }
+    if (c->n >= RL__CKPT_MAX_TENSORS) {
+        snprintf(c->err, sizeof c->err, "cannot store tensor '%s': a checkpoint holds at most %d tensors", name,
+                 RL__CKPT_MAX_TENSORS);
+        return RL_EINVAL;
+    }
     if (c->n == c->cap) {
         size_t cap = c->cap ? 2 * c->cap : 64;
         rl__ckpt_tensor *t = realloc(c->tensors, cap * sizeof *t);
@@ -88,9 +93,16 @@ int rl__ckpt_put(rl__ckpt *c, const char *name, rl_dtype dtype, uint32_t ndim,
 
 int rl__ckpt_meta(rl__ckpt *c, const char *key, const char *value)
 {
+    size_t kl = strlen(key), vl = strlen(value);
+    if (kl > RL__CKPT_MAX_KEY || vl > RL__CKPT_MAX_VALUE || c->n_meta >= RL__CKPT_MAX_META) {
+        snprintf(c->err, sizeof c->err, "cannot store metadata '%.64s': %s", key,
+                 kl > RL__CKPT_MAX_KEY   ? "the key is longer than 255 bytes"
+                 : vl > RL__CKPT_MAX_VALUE ? "the value is longer than 1 MiB"
+                                           : "a checkpoint holds at most 4096 metadata entries");
+        return RL_EINVAL;
+    }
     if (c->n_meta == c->meta_cap) {
         size_t cap = c->meta_cap ? 2 * c->meta_cap : 16;
-        if (cap > RL__CKPT_MAX_META) return RL_ENOMEM;
         char **k = realloc(c->meta_key, cap * sizeof *k);
         if (k) c->meta_key = k;
         char **v = k ? realloc(c->meta_val, cap * sizeof *v) : NULL;
@@ -109,9 +121,10 @@ int rl__ckpt_meta(rl__ckpt *c, const char *key, const char *value)
     return RL_OK;
 }
 
-int rl__ckpt_write(const rl__ckpt *c, rl__dir d, const char *path, const char *prev_path, char *err,
-                   size_t errlen)
+int rl__ckpt_serialize(const rl__ckpt *c, const char *path, unsigned char **out, size_t *out_len, char *err,
+                       size_t errlen)
 {
+    *out = NULL;
     rl__sbuf h = {0};
     rl__sbuf_puts(&h, "{\"__metadata__\":{");
     for (size_t i = 0; i < c->n_meta; i++) {
@@ -134,6 +147,12 @@ int rl__ckpt_write(const rl__ckpt *c, rl__dir d, const char *path, const char *p
         snprintf(err, errlen, "out of memory writing %s", path);
         return RL_ENOMEM;
     }
+    if (h.len > MAX_HEADER) {
+        snprintf(err, errlen, "cannot write %s: its header would be %zu bytes, more than a checkpoint may hold",
+                 path, h.len);
+        rl__sbuf_free(&h);
+        return RL_EINVAL;
+    }
     size_t total = 8 + h.len + c->data_len;
     unsigned char *buf = malloc(total);
     if (!buf) {
@@ -146,8 +165,20 @@ int rl__ckpt_write(const rl__ckpt *c, rl__dir d, const char *path, const char *p
     memcpy(buf + 8, h.data, h.len);
     if (c->data_len) memcpy(buf + 8 + h.len, c->data, c->data_len);
     rl__sbuf_free(&h);
+    *out = buf;
+    *out_len = total;
+    return RL_OK;
+}
+
+int rl__ckpt_write(const rl__ckpt *c, rl__dir d, const char *path, const char *prev_path, char *err,
+                   size_t errlen)
+{
+    unsigned char *buf;
+    size_t total;
+    int rc = rl__ckpt_serialize(c, path, &buf, &total, err, errlen);
+    if (rc != RL_OK) return rc;
     /* The new file is written completely before the old one is retired. */
-    int rc = rl__write_atomic(d, path, prev_path, buf, total, 1, err, errlen);
+    rc = rl__write_atomic(d, path, prev_path, buf, total, 1, err, errlen);
     free(buf);
     return rc;
 }
@@ -252,19 +283,18 @@ static int peek(jp *p, char ch)
     return p->s < p->end && *p->s == ch;
 }
 
-static int parse_meta(jp *p, rl__ckpt *c)
+static int parse_meta_entries(jp *p, rl__ckpt *c, char *v)
 {
-    if (expect(p, '{')) return -1;
-    if (peek(p, '}')) return p->s++, 0;
     for (;;) {
-        char k[256], v[65536];
-        if (string(p, k, sizeof k) || expect(p, ':') || string(p, v, sizeof v)) return -1;
+        char k[RL__CKPT_MAX_KEY + 1];
+        if (string(p, k, sizeof k) || expect(p, ':') || string(p, v, RL__CKPT_MAX_VALUE + 1)) return -1;
         if (rl__ckpt_meta_get(c, k)) {
             snprintf(p->err, sizeof p->err, "metadata key '%s' appears twice", k);
             return -1;
         }
-        if (rl__ckpt_meta(c, k, v) != RL_OK) {
-            snprintf(p->err, sizeof p->err, "more than %d metadata entries", RL__CKPT_MAX_META);
+        int rc = rl__ckpt_meta(c, k, v);
+        if (rc != RL_OK) {
+            snprintf(p->err, sizeof p->err, "%s", rc == RL_ENOMEM ? "out of memory" : c->err);
             return -1;
         }
         if (peek(p, ',')) {
@@ -273,6 +303,20 @@ static int parse_meta(jp *p, rl__ckpt *c)
         }
         return expect(p, '}');
     }
+}
+
+static int parse_meta(jp *p, rl__ckpt *c)
+{
+    if (expect(p, '{')) return -1;
+    if (peek(p, '}')) return p->s++, 0;
+    char *v = malloc(RL__CKPT_MAX_VALUE + 1);
+    if (!v) {
+        snprintf(p->err, sizeof p->err, "out of memory");
+        return -1;
+    }
+    int rc = parse_meta_entries(p, c, v);
+    free(v);
+    return rc;
 }
 
 static int parse_tensor(jp *p, rl__ckpt_tensor *t)

@@ -10,8 +10,13 @@
 #include "output.h"
 #include "util.h"
 
-#define RL__CKPT_MAX_TENSORS 1024
-#define RL__CKPT_MAX_META 4096
+/* What a checkpoint may hold.  The reader refuses more, and the writer
+   enforces the same limits, so every checkpoint rlhost writes reads back. */
+#define RL__CKPT_MAX_TENSORS 65536
+#define RL__CKPT_MAX_META 4096                  /* metadata entries */
+#define RL__CKPT_MAX_KEY 255                    /* bytes of a metadata key */
+#define RL__CKPT_MAX_VALUE ((1u << 20) - 1)     /* bytes of a metadata value (the config) */
+#define RL__CKPT_MAX_HEADER (64u << 20)         /* bytes of the JSON header */
 
 typedef struct rl__ckpt_tensor {
     char name[96];
@@ -40,6 +45,10 @@ typedef struct rl__ckpt {
 int rl__ckpt_put(rl__ckpt *c, const char *name, rl_dtype dtype, uint32_t ndim,
                  const uint64_t *shape, const void *data);
 int rl__ckpt_meta(rl__ckpt *c, const char *key, const char *value);
+/* The file's bytes (*out malloc'd, *out_len long); path names it in
+   messages.  What the reader would refuse is refused here. */
+int rl__ckpt_serialize(const rl__ckpt *c, const char *path, unsigned char **out, size_t *out_len, char *err,
+                       size_t errlen);
 /* Writes name in d atomically; an existing file becomes prev_name first
    (prev_name may be NULL). */
 int rl__ckpt_write(const rl__ckpt *c, rl__dir d, const char *name, const char *prev_name, char *err,

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "cfgscan.h"
+#include "checkpoint.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -145,7 +146,9 @@ static void fill_rest(resolver *r, rl__group *g, const char *prefix)
             if (rl__value_from_text(def, o->value, &r->c->arena, &g->vals[k], why,
                                     sizeof why) != RL_OK) {
                 r->failed = 1;
-                rl__sbuf_printf(r->errors, "--set %s=%s: %s\n", o->key, o->value, why);
+                size_t vl = strlen(o->value); /* a long value is shown by its start */
+                rl__sbuf_printf(r->errors, "--set %s=%.*s%s: %s\n", o->key, vl > 80 ? 60 : (int)vl, o->value,
+                                vl > 80 ? "..." : "", why);
             }
             continue;
         }
@@ -336,6 +339,20 @@ static int config_load(rl__config *c, const char *path, const char *text,
         snprintf(buf, sizeof buf, "runs/%s-%s", c->env->desc->name, c->algo->desc->name);
         od->s = rl__arena_strdup(&c->arena, buf);
         if (!od->s) return RL_ENOMEM;
+    }
+    /* every checkpoint stores the resolved config: it must fit one (a
+       config without an algo, for envs alone, is never stored) */
+    if (!c->algo) return RL_OK;
+    rl__sbuf formatted = {0};
+    rl__config_format(c, &formatted);
+    size_t len = formatted.len;
+    int oom = formatted.oom;
+    rl__sbuf_free(&formatted);
+    if (oom) return RL_ENOMEM;
+    if (len > RL__CKPT_MAX_VALUE) {
+        rl__sbuf_printf(errors, "%s: the resolved config is %zu bytes; a checkpoint stores at most %u "
+                                "(shorten its lists and strings)\n", path, len, RL__CKPT_MAX_VALUE);
+        return RL_ECONFIG;
     }
     return RL_OK;
 }

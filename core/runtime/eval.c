@@ -126,7 +126,7 @@ void *rl__policy_open(const rl__config *c, const rl_env_info *info, uint32_t n_e
     rl_algo_args args = {sizeof args, info, (uint32_t)c->env_host.vals[RL__ENV_NUM_ENVS].i * agents, n_eval,
                          (uint64_t)c->run.vals[RL__RUN_SEED].i,
                          (uint64_t)c->run.vals[RL__RUN_STEPS].i, c->algo_opts.vals,
-                         c->algo_stages.vals, rl__host_api(), rl__replicas_single()};
+                         c->algo_stages.vals, rl__host_api(), rl__replicas_single(), 1};
     void *algo = NULL;
     int rc = avt->create(&args, &algo, perr, sizeof perr);
     if (rc != RL_OK) {

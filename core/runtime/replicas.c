@@ -260,7 +260,7 @@ int rl__replicas_create(rl__replicas *g, const rl__config *c, const rl_env_info 
     }
     for (uint32_t r = 0; r < g->local; r++) {
         rl_algo_args args = {sizeof args, info,  g->per, n_eval, seed, total_steps, c->algo_opts.vals,
-                             c->algo_stages.vals, rl__host_api(), &gr->api[r]};
+                             c->algo_stages.vals, rl__host_api(), &gr->api[r], 0};
         char perr[RL_ERR_MAX] = "";
         rc = g->avt->create(&args, &g->algo[r], perr, sizeof perr);
         if (rc != RL_OK) {

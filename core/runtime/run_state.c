@@ -268,7 +268,7 @@ int rl__run_checkpoint(rl__run_state *rs)
     rl_state_io io;
     rl__ckpt_io(&ck, &io);
     if (rc) {
-        snprintf(rs->err, sizeof rs->err, "out of memory building the checkpoint");
+        snprintf(rs->err, sizeof rs->err, "%s", rc == RL_ENOMEM ? "out of memory building the checkpoint" : ck.err);
     } else if (rs->state_ext) {
         char perr[RL_ERR_MAX] = "";
         rc = rl__replicas_state(&rs->reps, rs->state_ext, &io, 0, perr, sizeof perr);
@@ -283,7 +283,7 @@ int rl__run_checkpoint(rl__run_state *rs)
        replay of its step (this file or the previous one kept beside it). */
     if (!rc && replay.n) {
         rc = rl__ckpt_meta(&replay, "rlhost.step", num);
-        if (rc) snprintf(rs->err, sizeof rs->err, "out of memory building the checkpoint");
+        if (rc) snprintf(rs->err, sizeof rs->err, "%s", rc == RL_ENOMEM ? "out of memory building the checkpoint" : replay.err);
         else rc = rl__ckpt_write(&replay, run_dir(rs), "replay.safetensors", "replay.prev.safetensors", rs->err,
                                  sizeof rs->err);
     }

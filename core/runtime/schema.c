@@ -162,6 +162,10 @@ int rl__value_from_setting(const rl_option_def *def, const config_setting_t *s,
         return RL_OK;
     case RL_OPT_STRING:
         if (t != CONFIG_TYPE_STRING) return fail(def, s, why, whylen);
+        if (strlen(config_setting_get_string(s)) > RL__MAX_STRING) {
+            snprintf(why, whylen, "a string holds at most %d bytes", RL__MAX_STRING);
+            return RL_ECONFIG;
+        }
         out->s = rl__arena_strdup(a, config_setting_get_string(s));
         return out->s ? RL_OK : RL_ENOMEM;
     case RL_OPT_ENUM:
@@ -179,6 +183,10 @@ int rl__value_from_setting(const rl_option_def *def, const config_setting_t *s,
         if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST)
             return fail(def, s, why, whylen);
         size_t n = (size_t)config_setting_length(s);
+        if (n > RL__MAX_LIST) {
+            snprintf(why, whylen, "a list holds at most %d elements; this one has %zu", RL__MAX_LIST, n);
+            return RL_ECONFIG;
+        }
         out->n = n;
         if (def->type == RL_OPT_INT_LIST) {
             int64_t *v = rl__arena_alloc(a, (n ? n : 1) * sizeof *v);
@@ -196,6 +204,10 @@ int rl__value_from_setting(const rl_option_def *def, const config_setting_t *s,
                 const config_setting_t *e = config_setting_get_elem(s, (unsigned)k);
                 if (config_setting_type(e) != CONFIG_TYPE_STRING)
                     return fail(def, s, why, whylen);
+                if (strlen(config_setting_get_string(e)) > RL__MAX_STRING) {
+                    snprintf(why, whylen, "a string holds at most %d bytes", RL__MAX_STRING);
+                    return RL_ECONFIG;
+                }
                 v[k] = rl__arena_strdup(a, config_setting_get_string(e));
                 if (!v[k]) return RL_ENOMEM;
             }

@@ -24,6 +24,13 @@ int rl__value_from_text(const rl_option_def *def, const char *text,
 void rl__value_format(const rl_option_def *def, const rl_value *v,
                       rl__sbuf *b);
 
+/* Every list option holds at most RL__MAX_LIST elements and every string
+   at most RL__MAX_STRING bytes, whatever the plugin's schema says; the
+   resolved config as a whole must fit a checkpoint's metadata (see
+   config.h). */
+#define RL__MAX_LIST 4096
+#define RL__MAX_STRING 65536
+
 /* "integer", "float", "one of: a, b, c", ... */
 void rl__type_describe(const rl_option_def *def, rl__sbuf *b);
 

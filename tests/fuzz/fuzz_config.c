@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "checkpoint.h"
 #include "config.h"
 #include "loader.h"
 
@@ -64,6 +65,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             __builtin_trap();
         }
         rl__config_format(&c2, &again);
+        /* and it fits a checkpoint that every reader loads */
+        rl__ckpt ck, back;
+        memset(&ck, 0, sizeof ck);
+        unsigned char *file = NULL;
+        size_t len = 0;
+        char err[RL_ERR_MAX];
+        if (rl__ckpt_meta(&ck, "rlhost.config", out.data) != RL_OK ||
+            rl__ckpt_serialize(&ck, "fuzz.safetensors", &file, &len, err, sizeof err) != RL_OK ||
+            rl__ckpt_read_mem(&back, "fuzz.safetensors", file, len, err, sizeof err) != RL_OK ||
+            strcmp(rl__ckpt_meta_get(&back, "rlhost.config"), out.data) != 0) {
+            fprintf(stderr, "an accepted config does not make a readable checkpoint: %s\n%s", ck.err, err);
+            __builtin_trap();
+        }
+        free(file);
+        rl__ckpt_free(&ck);
+        rl__ckpt_free(&back);
         if (strcmp(out.data, again.data) != 0) {
             fprintf(stderr, "resolved config changes when read back:\n%s\n%s", out.data, again.data);
             __builtin_trap();

@@ -32,6 +32,8 @@ typedef struct rl_replay {
 /* Box actions when the env's action space is a box (rl_env_info's ABI 1.2
    fields), else discrete; RL_ENOMEM when the ring does not fit. */
 int rl_replay_create(rl_replay *r, uint32_t capacity, uint32_t num_envs, const rl_env_info *info);
+/* The bytes rl_replay_create allocates for that ring (for rl_mem_check). */
+uint64_t rl_replay_bytes(uint64_t capacity, const rl_env_info *info);
 void rl_replay_destroy(rl_replay *r);
 /* Stores one vector step; returns the first slot written. */
 uint32_t rl_replay_add(rl_replay *r, const rl_transition *t);

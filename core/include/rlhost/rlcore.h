@@ -147,6 +147,14 @@ int rl_state_check_i32s(const char *name, const int32_t *v, size_t n, int32_t lo
    the envs (rl_replicas.shared_envs, 0 when the table is too old to say). */
 const rl_replicas *rl_args_replicas(const rl_algo_args *args);
 int rl_replicas_shared(const rl_replicas *r);
+/* rl_algo_args.inference, 0 when the host is too old to say. */
+int rl_args_inference(const rl_algo_args *args);
+/* RL_OK when `bytes` more fit in the memory the machine has available
+   (/proc/meminfo's MemAvailable; always RL_OK where it cannot be read),
+   else RL_ENOMEM with "WHAT needs N GiB; this machine has M GiB
+   available" in err: a config is refused with its estimate before
+   anything is allocated. */
+int rl_mem_check(uint64_t bytes, const char *what, char *err, size_t errlen);
 /* v[0..n) := its elementwise sum over the replicas (rl_replicas.allreduce_f64);
    nothing to do, and RL_OK, without a table or with one replica. */
 int rl_replicas_sum_f64(const rl_replicas *r, double *v, size_t n);

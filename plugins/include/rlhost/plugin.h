@@ -46,7 +46,8 @@ extern "C" {
    1.2 added: action spaces: rl_env_info.action_kind (discrete or a box of
    float32 actions) with its bounds and optional observation bounds,
    rl_env_io.box_actions, rl_transition.box_actions, rl_algo_vtable.act_box,
-   and the descriptor flags RL_DESC_BOX and RL_DESC_NO_DISCRETE. */
+   the descriptor flags RL_DESC_BOX and RL_DESC_NO_DISCRETE, and
+   rl_algo_args.inference. */
 
 /* Name of the one symbol a plugin exports. */
 #define RL_PLUGIN_ENTRY_SYMBOL "rlhost_plugin_entry"
@@ -431,6 +432,12 @@ typedef struct rl_algo_args {
        instance is; never NULL from a 1.1 host.  Only descriptors with
        RL_DESC_REPLICAS get a count above 1. */
     const rl_replicas *replicas;
+    /* ABI 1.2 (read only when struct_size covers it): nonzero when the
+       instance will only act on num_eval_envs rows (eval, play, the
+       embedding API) from a checkpoint of a run with any replica count: it
+       may leave out what training needs (replay, rollout, optimizer) and
+       load only what acting reads.  num_envs is then still the run's. */
+    uint32_t inference;
 } rl_algo_args;
 
 /* One vectorized env step, as the algorithm sees it. */
