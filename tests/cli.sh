@@ -268,6 +268,18 @@ expect_rc 0 "the same run again" -- "$RLHOST" run "$SRC/configs/cartpole_ppo.cfg
 data_of "$T/r2a/checkpoint.safetensors" > "$T/da"; data_of "$T/r2b/checkpoint.safetensors" > "$T/db"
 cmp -s "$T/da" "$T/db"; ok $? "2 replicas: the same config and seed give the same checkpoint"
 grep -q '"replica1/' "$T/r2a/checkpoint.safetensors"; ok $? "the checkpoint holds replica 1's state too"
+# Replicas as coroutines on one thread (what a busy machine gets) learn
+# exactly what threads learn, for every algorithm family.
+for spec in "cartpole_ppo.cfg 8192" "cartpole_dqn_zoo.cfg 3000" "pendulum_sac.cfg 1500" "tmaze_rppo.cfg 4096"; do
+  set -- $spec
+  for mode in threads coroutines; do
+    RLHOST_REPLICAS_MODE=$mode "$RLHOST" run "$SRC/configs/$1" --set run.replicas=2 --set run.steps=$2 \
+      --set run.eval_episodes=2 --set run.quiet=true --out "$T/mode_$mode" --force >/dev/null 2>"$T/err"
+  done
+  data_of "$T/mode_threads/checkpoint.safetensors" > "$T/da"; data_of "$T/mode_coroutines/checkpoint.safetensors" > "$T/db"
+  [ -s "$T/da" ] && cmp -s "$T/da" "$T/db"; ok $? "$1, 2 replicas: coroutines and threads give the same checkpoint"
+done
+set -- "$RLHOST" "$SRC"
 expect_rc 0 "auto picks the cores the config can split" -- "$RLHOST" run "$SRC/configs/cartpole_ppo.cfg" --set run.replicas=auto --set run.steps=4096 --set run.eval_episodes=0 --out "$T/r2auto"
 contains "$T/err" "(auto: " "auto says why"
 expect_rc 0 "DQN with 2 replicas sharing its one env" -- "$RLHOST" run "$SRC/configs/cartpole_dqn.cfg" --set run.replicas=2 --set run.steps=2000 --set run.eval_episodes=0 --out "$T/dqnr2"

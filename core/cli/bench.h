@@ -17,6 +17,6 @@ int rl__bench_env(const rl__registry *reg, const char *name, const rl__override 
    each stage off and on, interleaved; see bench_run.c. */
 int rl__bench_config(const rl__registry *reg, const char *path, const rl__override *ov,
                      size_t n_ov, const char *const *named, size_t n_named, uint64_t steps,
-                     int repeat, int json);
+                     int repeat, int busy, int json);
 
 #endif

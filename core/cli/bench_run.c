@@ -25,7 +25,11 @@
  * reaches for those shapes; run / floor is the price of everything else. */
 #define _GNU_SOURCE
 #include <cblas.h>
+#include <signal.h>
 #include <stdio.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -134,6 +138,32 @@ static int run_once(const rl__registry *reg, const char *path, const rl__overrid
     rc = rl__exit_code(rl__run(&c, &o, stats));
     rl__config_destroy(&c);
     return rc;
+}
+
+/* n processes that only spin, at normal priority, until busy_stop (or this
+   process's death) ends them.  Returns how many started. */
+static int busy_start(int n, pid_t *pids)
+{
+    int started = 0;
+    fflush(stdout);
+    fflush(stderr);
+    for (; started < n; started++) {
+        pid_t pid = fork();
+        if (pid < 0) break;
+        if (pid == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            for (volatile unsigned long x = 0;; x++) {
+            }
+        }
+        pids[started] = pid;
+    }
+    return started;
+}
+
+static void busy_stop(const pid_t *pids, int n)
+{
+    for (int k = 0; k < n; k++) kill(pids[k], SIGKILL);
+    for (int k = 0; k < n; k++) waitpid(pids[k], NULL, 0);
 }
 
 static void remove_outputs(const char *dir)
@@ -277,7 +307,13 @@ static int plan_stages(const rl__registry *reg, const char *path, const rl__over
     collect(&c.algo_stages, "algo", named, n_named, st, &n);
     for (size_t i = 0; i < n_named && n < MAX_STAGES; i++)
         if (!strcmp(named[i], "replicas") || !strcmp(named[i], REPLICAS_KEY)) {
-            st[n++] = (stage){REPLICAS_KEY, "1", "auto"};
+            const char *on = "auto"; /* or the R the user set */
+            for (size_t k = 0; k < n_ov; k++)
+                if (!strcmp(ov[k].key, REPLICAS_KEY) && strcmp(ov[k].value, "1")) on = ov[k].value;
+            stage *r = &st[n++];
+            snprintf(r->key, sizeof r->key, "%s", REPLICAS_KEY);
+            snprintf(r->off, sizeof r->off, "1");
+            snprintf(r->on, sizeof r->on, "%s", on);
             break;
         }
     snprintf(env_name, name_len, "%s", c.env->desc->name);
@@ -392,7 +428,7 @@ static void print_stage(const char *path, const stage *st, stage_result *m, uint
 
 int rl__bench_config(const rl__registry *reg, const char *path, const rl__override *ov,
                      size_t n_ov, const char *const *named, size_t n_named, uint64_t steps,
-                     int repeat, int json)
+                     int repeat, int busy, int json)
 {
     stage st[MAX_STAGES];
     int want_floor;
@@ -421,6 +457,9 @@ int rl__bench_config(const rl__registry *reg, const char *path, const rl__overri
             printf("\n%-36s %12s %12s %8s %15s   %s\n", "stage (off -> on)", "off steps/s",
                    "on steps/s", "on/off", "min-max", "time share env/act/update/other (off | on)");
     }
+    pid_t busy_pids[64];
+    int n_busy = busy_start(busy, busy_pids);
+    if (!json && n_busy) printf("%d busy process%s for the cores\n", n_busy, n_busy == 1 ? " competes" : "es compete");
     int rc = 0;
     for (int s = 0; s < n && rc == 0; s++) {
         stage_result m;
@@ -429,6 +468,7 @@ int rl__bench_config(const rl__registry *reg, const char *path, const rl__overri
         fflush(stdout);
     }
     if (rc == 0 && want_floor) rc = bench_floor(reg, path, ov, n_ov, steps, repeat, dir, json);
+    busy_stop(busy_pids, n_busy);
     remove_outputs(dir);
     return rc;
 }

@@ -102,7 +102,8 @@ static const char list_help[] =
     "files that were refused, with the reason.\n";
 
 static const char bench_help[] =
-    "usage: rlhost bench CONFIG [--stage NAME]... [--steps N] [--repeat K] [--json] [--set K=V]...\n"
+    "usage: rlhost bench CONFIG [--stage NAME]... [--steps N] [--repeat K] [--busy N] [--json]\n"
+    "                    [--set K=V]...\n"
     "       rlhost bench nn [--json] [--repeat K]\n"
     "       rlhost bench env NAME [--set env.KEY=VALUE]... [--steps N] [--repeat K] [--json]\n"
     "\n"
@@ -118,6 +119,9 @@ static const char bench_help[] =
     "unchanged results; --stage NAME (repeatable) picks any.  Then (or with\n"
     "--stage floor alone) the arithmetic floor: the run's matrix products,\n"
     "counted by shape, replayed through cblas_sgemm alone, against the run.\n"
+    "--busy N starts N processes that spin at normal priority for the whole\n"
+    "measurement: the machine a user has is never idle.  --stage replicas\n"
+    "compares 1 replica with --set run.replicas=R (default auto).\n"
     "--json prints one object per line.\n";
 
 static const char play_help[] =
@@ -153,6 +157,7 @@ typedef struct cli {
     int force;
     int follow;
     int repeat;
+    int busy; /* bench: processes that compete for the cores while it measures */
     unsigned long long steps;
     unsigned episodes;
     double fps;
@@ -180,7 +185,7 @@ static int parse_args(cli *c, int argc, char **argv, const char *help, int allow
         } else if (!strcmp(a, "--follow") && !strcmp(c->cmd, "play")) {
             c->follow = 1;
         } else if (!strcmp(a, "--repeat") || !strcmp(a, "--steps") || !strcmp(a, "--episodes") ||
-                   !strcmp(a, "--fps")) {
+                   !strcmp(a, "--fps") || (!strcmp(a, "--busy") && !strcmp(c->cmd, "bench"))) {
             if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
             const char *v = argv[++i];
             char *end;
@@ -194,7 +199,10 @@ static int parse_args(cli *c, int argc, char **argv, const char *help, int allow
                 continue;
             }
             /* counts: decimal integers, each with its range */
-            unsigned long long max = !strcmp(a, "--steps") ? 1ull << 53 : !strcmp(a, "--repeat") ? 1000 : 1000000;
+            unsigned long long max = !strcmp(a, "--steps")    ? 1ull << 53
+                                     : !strcmp(a, "--repeat") ? 1000
+                                     : !strcmp(a, "--busy")   ? 64
+                                                              : 1000000;
             errno = 0;
             unsigned long long x = strtoull(v, &end, 10);
             if (end == v || *end || v[0] == '-' || v[0] == '+' || errno || x < 1 || x > max) {
@@ -202,6 +210,7 @@ static int parse_args(cli *c, int argc, char **argv, const char *help, int allow
                 return EXIT_USAGE;
             }
             if (!strcmp(a, "--repeat")) c->repeat = (int)x;
+            else if (!strcmp(a, "--busy")) c->busy = (int)x;
             else if (!strcmp(a, "--steps")) c->steps = x;
             else c->episodes = (unsigned)x;
         } else if (!strcmp(a, "-o")) {
@@ -524,7 +533,7 @@ static int cmd_bench(cli *c)
                            c->steps ? c->steps : 10000000ull, c->repeat ? c->repeat : 3, c->json);
     else
         rc = rl__bench_config(&reg, c->positional[0], c->overrides, c->n_overrides, c->stages, c->n_stages,
-                              c->steps, c->repeat ? c->repeat : 3, c->json);
+                              c->steps, c->repeat ? c->repeat : 3, c->busy, c->json);
     rl__registry_destroy(&reg);
     return rc;
 }

@@ -2,7 +2,11 @@
 #define _GNU_SOURCE
 #include "replicas.h"
 
-#include <sched.h>
+#include "coop.h"
+#include "wait.h"
+
+#include <time.h>
+#include <unistd.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -20,43 +24,51 @@ typedef struct rl__replica_member {
     uint32_t index;
 } member;
 
-/* A barrier that spins: replicas meet several times per minibatch, a few
-   microseconds apart, where a sleeping barrier's wake-up would cost more
-   than the work between meetings.  After a while it yields the core. */
+/* A barrier: replicas meet several times per minibatch, a few
+   microseconds apart on an idle machine, so a waiting thread spins first;
+   on a busy one it sleeps (wait.h).  When the replicas run as coroutines
+   (coop.h) a waiter hands the thread to the next replica instead. */
 typedef struct spin_barrier {
     _Atomic uint32_t arrived;
-    _Atomic uint32_t generation;
+    rl__wait_word generation;
     uint32_t count;
 } spin_barrier;
-
-static void barrier_wait(spin_barrier *b)
-{
-    uint32_t gen = atomic_load_explicit(&b->generation, memory_order_acquire);
-    if (atomic_fetch_add_explicit(&b->arrived, 1, memory_order_acq_rel) == b->count - 1) {
-        atomic_store_explicit(&b->arrived, 0, memory_order_relaxed);
-        atomic_fetch_add_explicit(&b->generation, 1, memory_order_release);
-        return;
-    }
-    for (uint32_t spins = 0; atomic_load_explicit(&b->generation, memory_order_acquire) == gen; spins++) {
-        if (spins < 20000) {
-#if defined(__x86_64__) || defined(__i386__)
-            __builtin_ia32_pause();
-#endif
-        } else {
-            sched_yield();
-        }
-    }
-}
 
 typedef struct rl__replica_group {
     uint32_t count; /* members in this process */
     int world_rc;
     spin_barrier barrier;
+    rl__coop *coop; /* while the members run as coroutines, else NULL */
+    uint32_t wait_gen[RL__MAX_REPLICAS]; /* the generation a coroutine waits past */
     void *bufs[RL__MAX_REPLICAS];
     size_t n[RL__MAX_REPLICAS];
     member members[RL__MAX_REPLICAS];
     rl_replicas api[RL__MAX_REPLICAS];
 } group;
+
+static void barrier_wait(group *g)
+{
+    spin_barrier *b = &g->barrier;
+    uint32_t gen = atomic_load_explicit(&b->generation.value, memory_order_acquire);
+    if (atomic_fetch_add_explicit(&b->arrived, 1, memory_order_acq_rel) == b->count - 1) {
+        atomic_store_explicit(&b->arrived, 0, memory_order_relaxed);
+        atomic_fetch_add(&b->generation.value, 1);
+        rl__wake_all(&b->generation);
+        return;
+    }
+    if (g->coop) {
+        g->wait_gen[rl__coop_current(g->coop)] = gen;
+        rl__coop_block(g->coop);
+        return;
+    }
+    rl__wait_while(&b->generation, gen);
+}
+
+static int coop_ready(void *ctx, uint32_t r)
+{
+    group *g = ctx;
+    return atomic_load_explicit(&g->barrier.generation.value, memory_order_relaxed) != g->wait_gen[r];
+}
 
 /* Every replica publishes its buffer; then replica k sums elements
    [k n / R, (k + 1) n / R) over the buffers in replica order and writes the
@@ -73,14 +85,14 @@ typedef struct rl__replica_group {
         if (R == 1 && !world) return RL_OK;                                        \
         g->bufs[k] = buf;                                                          \
         g->n[k] = n;                                                               \
-        if (R > 1) barrier_wait(&g->barrier);                                      \
+        if (R > 1) barrier_wait(g);                                      \
         int same = 1;                                                              \
         for (uint32_t r = 1; r < R; r++) same &= g->n[r] == g->n[0];               \
         if (world) {                                                               \
             if (k == 0)                                                            \
                 g->world_rc = same && world_sum((type *const *)g->bufs, R, n) == 0 \
                                   ? RL_OK : RL_EINVAL;                             \
-            if (R > 1) barrier_wait(&g->barrier);                                  \
+            if (R > 1) barrier_wait(g);                                  \
             return g->world_rc;                                                    \
         }                                                                          \
         if (same) { /* ((b0 + b1) + b2) + ... into b0's chunk, then copied out */  \
@@ -93,7 +105,7 @@ typedef struct rl__replica_group {
             for (uint32_t r = 1; r < R; r++)                                       \
                 memcpy((type *)g->bufs[r] + lo, acc, (hi - lo) * sizeof(type));    \
         }                                                                          \
-        barrier_wait(&g->barrier);                                                 \
+        barrier_wait(g);                                                 \
         return same ? RL_OK : RL_EINVAL; /* a plugin bug: replicas disagree on n */ \
     }
 ALLREDUCE(allreduce_f32, float, rl__world_sum_f32)
@@ -131,7 +143,7 @@ static int sliced(void *ctx, float *buf, size_t n, slice_part mine, world_part w
     if (R == 1 && !world) return RL_OK;
     g->bufs[k] = buf;
     g->n[k] = n;
-    if (R > 1) barrier_wait(&g->barrier);
+    if (R > 1) barrier_wait(g);
     int same = 1;
     for (uint32_t r = 1; r < R; r++) same &= g->n[r] == g->n[0];
     if (world) {
@@ -139,7 +151,7 @@ static int sliced(void *ctx, float *buf, size_t n, slice_part mine, world_part w
     } else if (same) {
         mine(buf, g->bufs, R, k, n);
     }
-    if (R > 1) barrier_wait(&g->barrier);
+    if (R > 1) barrier_wait(g);
     return world ? g->world_rc : same ? RL_OK : RL_EINVAL;
 }
 
@@ -242,6 +254,11 @@ int rl__replicas_create(rl__replicas *g, const rl__config *c, const rl_env_info 
         rl__replica_group_destroy(gr);
         gr = NULL;
     }
+    const char *mode = getenv("RLHOST_REPLICAS_MODE");
+    g->mode = mode && !strcmp(mode, "threads")      ? RL__REPLICAS_THREADS
+              : mode && !strcmp(mode, "coroutines") ? RL__REPLICAS_COROUTINES
+                                                    : RL__REPLICAS_AUTO;
+    if (g->local > 1 && !(g->coop = rl__coop_create(g->local))) g->mode = RL__REPLICAS_THREADS;
     if (!gr || !(g->pool = rl__pool_create(g->local))) {
         rl__replica_group_destroy(gr);
         rl__pool_destroy(g->pool);
@@ -281,6 +298,7 @@ void rl__replicas_destroy(rl__replicas *g)
     free(g->exchange);
     rl__space_free(&g->space);
     rl__pool_destroy(g->pool);
+    rl__coop_destroy(g->coop);
     rl__replica_group_destroy(g->group);
     memset(g, 0, sizeof *g);
 }
@@ -400,6 +418,59 @@ static int first_failure(const rl__replicas *g, const phase *ph, char *err, size
     return RL_OK;
 }
 
+/* The machine's busy CPU time (every core; /proc/stat, in seconds) and
+   this process's own; 0 when unknown. */
+static int cpu_times(double *machine, double *own)
+{
+    FILE *f = fopen("/proc/stat", "r");
+    if (!f) return 0;
+    unsigned long long v[8] = {0};
+    int got = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                     &v[6], &v[7]);
+    fclose(f);
+    struct timespec ts;
+    if (got != 8 || clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0;
+    long hz = sysconf(_SC_CLK_TCK);
+    /* user nice system idle iowait irq softirq steal: all but idle and iowait */
+    *machine = (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)(hz > 0 ? hz : 100);
+    *own = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    return 1;
+}
+
+/* auto: the replicas become coroutines when, over the last 0.2 s, other
+   processes kept more cores busy than the replicas leave free (with half
+   a core of slack, so an editor's blip does not count). */
+static int cores_taken(rl__replicas *g)
+{
+    double now = rl_now(), machine, own;
+    if (now < g->next_look) return g->as_coroutines;
+    if (cpu_times(&machine, &own)) {
+        double wall = now - g->look_wall;
+        if (g->look_wall > 0 && wall > 0) {
+            double others = ((machine - g->look_machine) - (own - g->look_own)) / wall;
+            g->as_coroutines = others > (double)rl__host_api()->cpu_count() - g->local + 0.5;
+        }
+        g->look_machine = machine, g->look_own = own, g->look_wall = now;
+    }
+    g->next_look = now + 0.2;
+    return g->as_coroutines;
+}
+
+/* Runs fn for every local replica: on the pool's threads, or as coroutines
+   on this thread when the cores are taken (see replicas.h). */
+static void run_replicas(rl__replicas *g, rl__pool_fn fn, phase *ph)
+{
+    int coop = g->mode == RL__REPLICAS_COROUTINES || (g->mode == RL__REPLICAS_AUTO && cores_taken(g));
+    if (!coop) {
+        rl__pool_run(g->pool, fn, ph, g->local);
+        return;
+    }
+    group *gr = g->group;
+    gr->coop = g->coop;
+    rl__coop_run(g->coop, fn, ph, g->local, coop_ready, gr);
+    gr->coop = NULL;
+}
+
 /* MPI: every rank's block of actions (rank 0's for shared envs) to every
    rank, with each rank's stop flag after its block: one collective a step. */
 static void exchange(rl__replicas *g, unsigned char *actions, int *stop)
@@ -427,7 +498,7 @@ int rl__replicas_act(rl__replicas *g, const void *obs, size_t row_bytes, const u
 {
     phase ph = {.g = g, .obs = obs, .row_bytes = row_bytes, .start = start, .actions = actions};
     if (g->local == 1 || g->shared) act_one(&ph, 0, g->local);
-    else rl__pool_run(g->pool, act_one, &ph, g->local);
+    else run_replicas(g, act_one, &ph);
     int rc = first_failure(g, &ph, err, errlen);
     if (rc == RL_OK && g->exchange) exchange(g, actions, stop);
     return rc;
@@ -438,7 +509,7 @@ int rl__replicas_observe_update(rl__replicas *g, const rl_transition *t, size_t 
 {
     phase ph = {.g = g, .t = t, .row_bytes = row_bytes, .step = step};
     if (g->local == 1) observe_one(&ph, 0, 1);
-    else rl__pool_run(g->pool, observe_one, &ph, g->local);
+    else run_replicas(g, observe_one, &ph);
     return first_failure(g, &ph, err, errlen);
 }
 

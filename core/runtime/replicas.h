@@ -23,9 +23,20 @@ typedef struct rl__replicas {
     void *algo[RL__MAX_REPLICAS]; /* this process's, local of them */
     unsigned char *exchange; /* MPI: every rank's actions and stop flag */
     rl__pool *pool;        /* local threads, one replica each */
+    struct rl__coop *coop; /* or the replicas as coroutines on one thread */
+    int mode;              /* RL__REPLICAS_AUTO, _THREADS or _COROUTINES */
+    int as_coroutines;     /* auto's current choice */
+    double next_look;      /* when auto looks at the machine's load again */
+    double look_wall, look_machine, look_own; /* what it saw the last time */
     struct rl__replica_group *group;
     char err[RL__MAX_REPLICAS][RL_ERR_MAX];
 } rl__replicas;
+
+/* How the replicas of one process run: threads (one core each), or
+   coroutines on one thread when the machine has fewer free cores than
+   replicas (auto looks every 0.2 s).  RLHOST_REPLICAS_MODE=threads or
+   coroutines fixes it (tests); results are identical either way. */
+enum { RL__REPLICAS_AUTO, RL__REPLICAS_THREADS, RL__REPLICAS_COROUTINES };
 
 /* The allreduce service alone: count members, member r's table for the
    thread that acts as replica r. */
