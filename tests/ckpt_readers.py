@@ -56,8 +56,8 @@ def py_load(ckpt):
     return subprocess.run([PY, "-c", code, ckpt], capture_output=True, text=True, env=PY_ENV, timeout=120)
 
 
-def long_list(rng, hi):
-    return "[" + ", ".join(str(rng.randint(1, hi)) for _ in range(rng.randint(2000, 4096))) + "]"
+def long_list(rng, lo, hi):
+    return "[" + ", ".join(str(rng.randint(lo, hi)) for _ in range(4096)) + "]"
 
 
 def sample(rng, k, tmp):
@@ -90,8 +90,8 @@ def sample(rng, k, tmp):
         steps = 400
     else:  # the convolution lists an MLP encoder ignores, long: a config text far above 64 KiB
         base = "cartpole_dqn.cfg"
-        ov.update({"algo.cnn_channels": long_list(rng, 4096), "algo.cnn_kernels": long_list(rng, 64),
-                   "algo.cnn_strides": long_list(rng, 64), "algo.cnn_padding": long_list(rng, 64),
+        ov.update({"algo.cnn_channels": long_list(rng, 1000, 4096), "algo.cnn_kernels": long_list(rng, 10, 64),
+                   "algo.cnn_strides": long_list(rng, 10, 64), "algo.cnn_padding": long_list(rng, 10, 64),
                    "algo.learning_starts": "100"})
         steps = 500
     ov["run.steps"] = str(steps)
