@@ -81,12 +81,12 @@ static int periodic_eval(rl__run_state *rs, uint32_t episodes)
 {
     rl__ckpt snap;
     memset(&snap, 0, sizeof snap);
-    int rc = rs->set.writer ? rl__run_eval_snapshot(rs, &snap) : RL_OK;
+    int rc = rs->set.writer ? rl__run_eval_envs(rs, &snap, 0) : RL_OK;
     if (rc == RL_OK) rc = evaluate(rs, episodes, &rs->log.last_eval);
     if (rc == RL_EINTR) {
         rs->eval_due = 1;
         rs->stop = 1; /* an MPI job's ranks all hear it from rank 0's result */
-        rc = rs->set.writer ? rl__run_eval_restore(rs, &snap) : RL_OK;
+        rc = rs->set.writer ? rl__run_eval_envs(rs, &snap, 1) : RL_OK;
         rl__ckpt_free(&snap);
         return rc != RL_OK ? fail(rs, rc, "restoring the eval envs failed") : RL_EINTR;
     }

@@ -98,11 +98,11 @@ int rl__report_says_done(const rl__run_state *rs);
 /* run_state.c */
 int rl__run_gather_state(rl__run_state *rs, const rl_state_io *io);
 int rl__run_checkpoint(rl__run_state *rs);
-/* The eval envs' state before a periodic evaluation, so that one cut short
-   by a signal leaves them as they were (snap: an empty checkpoint; both
-   are no-ops for envs without a state extension). */
-int rl__run_eval_snapshot(rl__run_state *rs, rl__ckpt *snap);
-int rl__run_eval_restore(rl__run_state *rs, rl__ckpt *snap);
+/* The eval envs' state into snap (load 0; snap starts empty) or back from
+   it (load 1): taken before a periodic evaluation, so that one cut short by
+   a signal leaves them as they were.  A no-op for envs without a state
+   extension. */
+int rl__run_eval_envs(rl__run_state *rs, rl__ckpt *snap, int load);
 /* RL_OK, or an error with the sentence in rs->err (RL_ECONFIG for a run
    that is complete) */
 int rl__run_resume(rl__run_state *rs, const rl__run_opts *o);

@@ -118,26 +118,15 @@ static int host_state(rl__run_state *rs, const rl_state_io *io, int load, char *
     return RL_OK;
 }
 
-int rl__run_eval_snapshot(rl__run_state *rs, rl__ckpt *snap)
+int rl__run_eval_envs(rl__run_state *rs, rl__ckpt *snap, int load)
 {
     const rl_env_state_ext *ee = env_state_ext(&rs->eval);
     if (!ee) return RL_OK;
     rl_state_io io;
     rl__ckpt_io(snap, &io);
     char perr[RL_ERR_MAX] = "";
-    int rc = ee->save(rs->eval.env, &io, "eval_env/", perr, sizeof perr);
-    if (rc != RL_OK) snprintf(rs->err, sizeof rs->err, "env '%s' state: %s", rs->c->env->desc->name, perr);
-    return rc;
-}
-
-int rl__run_eval_restore(rl__run_state *rs, rl__ckpt *snap)
-{
-    const rl_env_state_ext *ee = env_state_ext(&rs->eval);
-    if (!ee) return RL_OK;
-    rl_state_io io;
-    rl__ckpt_io(snap, &io);
-    char perr[RL_ERR_MAX] = "";
-    int rc = ee->load(rs->eval.env, &io, "eval_env/", perr, sizeof perr);
+    int rc = load ? ee->load(rs->eval.env, &io, "eval_env/", perr, sizeof perr)
+                  : ee->save(rs->eval.env, &io, "eval_env/", perr, sizeof perr);
     if (rc != RL_OK) snprintf(rs->err, sizeof rs->err, "env '%s' state: %s", rs->c->env->desc->name, perr);
     return rc;
 }
