@@ -44,6 +44,27 @@ class _LSTM(nn.Module):
         return y[0], state
 
 
+class _Slice(nn.Module):
+    def __init__(self, start, length):
+        super().__init__()
+        self.start, self.length = start, length
+
+    def forward(self, x):
+        return x[:, self.start:self.start + self.length]
+
+
+class _Rescale(nn.Module):
+    """[-1, 1] to [low, high], per action dimension."""
+
+    def __init__(self, low, high):
+        super().__init__()
+        self.register_buffer("low", _t(low))
+        self.register_buffer("high", _t(high))
+
+    def forward(self, x):
+        return self.low + (x + 1) * 0.5 * (self.high - self.low)
+
+
 class _Conv(nn.Module):
     """Conv2d over the flattened [in_c][in_h][in_w] rows the ops pass on."""
 
@@ -81,6 +102,10 @@ def _ops(ops, W):
             layers.append(nn.ReLU())
         elif k == "tanh":
             layers.append(nn.Tanh())
+        elif k == "slice":
+            layers.append(_Slice(op["start"], op["len"]))
+        elif k == "rescale":
+            layers.append(_Rescale(op["low"], op["high"]))
         elif k == "dueling":
             layers.append(_Dueling(_Seq(_ops(op["value"], W)), _Seq(_ops(op["advantage"], W))))
         elif k == "lstm":
@@ -99,10 +124,22 @@ def _ops(ops, W):
 
 
 class RlhostPolicyModule(nn.Module):
-    def __init__(self, spec, observation, W):
+    """forward(obs, state=None) -> (output, state): for discrete actions the
+    values the greedy action is the argmax of; for a box the greedy action
+    itself, clipped into the box (SAC's and TD3's squashed actor, PPO's
+    Gaussian mean)."""
+
+    def __init__(self, spec, observation, W, box=None):
         super().__init__()
-        self.output_name = spec["greedy"]["argmax"]
+        greedy = spec["greedy"]
+        self.output_name = greedy.get("argmax") or greedy.get("identity")
+        if self.output_name not in spec["outputs"]:
+            raise ValueError(f"the policy description's greedy output {greedy!r} is not among its outputs")
         self.net = _Seq(_ops(spec["outputs"][self.output_name], W))
+        self.box = box is not None and "identity" in greedy
+        if self.box:
+            self.register_buffer("low", _t(box[0]))
+            self.register_buffer("high", _t(box[1]))
         self.register_buffer("scale", torch.tensor(float(observation["scale"])))
         norm = spec["input"].get("normalize")
         self.clip = float(norm["clip"]) if norm else None
@@ -116,8 +153,11 @@ class RlhostPolicyModule(nn.Module):
         x = obs.to(torch.float32).reshape(obs.shape[0], -1) * self.scale
         if self.clip is not None:
             x = torch.clamp((x - self.mean) * self.inv_std, -self.clip, self.clip)
-        return self.net(x, state or {})
+        out, state = self.net(x, state or {})
+        if self.box:
+            out = torch.maximum(torch.minimum(out, self.high), self.low)
+        return out, state
 
 
-def build(spec, observation, W):
-    return RlhostPolicyModule(spec, observation, W)
+def build(spec, observation, W, box=None):
+    return RlhostPolicyModule(spec, observation, W, box)

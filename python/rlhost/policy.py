@@ -153,11 +153,16 @@ class Policy:
 
     def to_torch(self):
         """An equivalent torch.nn.Module: forward(obs, state=None) ->
-        (output, state), output the values the greedy action is the argmax
-        of (PPO's logits, DQN's Q-values).  LSTM layers are torch.nn.LSTM
-        with rlhost's bias in bias_ih and zeros in bias_hh."""
+        (output, state).  For discrete actions, output holds the values the
+        greedy action is the argmax of (PPO's logits, DQN's Q-values); for a
+        Box action space, the greedy action itself, clipped into the box
+        (SAC's and TD3's squashed actor, PPO's Gaussian mean).  LSTM layers
+        are torch.nn.LSTM with rlhost's bias in bias_ih and zeros in
+        bias_hh."""
+        from gymnasium import spaces
         from ._torch import build
-        return build(self.spec, self.observation, self.weights)
+        box = self.action_space if isinstance(self.action_space, spaces.Box) else None
+        return build(self.spec, self.observation, self.weights, None if box is None else (box.low, box.high))
 
     def close(self):
         if self._h:

@@ -227,6 +227,20 @@ sac = rlhost.run(os.path.join(SRC, "configs/pendulum_sac.cfg"), num_envs=3, forc
 a = sac(obs)
 ok(a.dtype == np.float32 and a.shape == (3, 1) and np.all(np.abs(a) <= 2), "a SAC policy's actions are floats in the box")
 ok(sac(obs[0]).shape == (1,), "and one row gives one action vector")
+if torch is None:
+    print("ok", n + 1, "- # SKIP to_torch of box policies: PyTorch is not installed in this Python")
+    n += 1
+else:
+    rlhost.run(os.path.join(SRC, "configs/pendulum_ppo.cfg"), force=True, run__steps=4096, run__quiet=True,
+               run__eval_episodes=2, run__out_dir=os.path.join(T, "ppo_box"))
+    ppo_box = rlhost.load(os.path.join(T, "ppo_box"), num_envs=3)
+    for name, pol in (("sac", sac), ("ppo", ppo_box)):
+        m = pol.to_torch()
+        with torch.no_grad():
+            out, _ = m(torch.from_numpy(obs.copy()))
+        worst = float(np.max(np.abs(out.numpy() - pol(obs))))
+        ok(out.shape == (3, 1) and worst < 1e-4, f"to_torch ({name}, a box): the module's output is the policy's "
+           f"action (largest difference {worst:.2g})")
 
 print(f"1..{n}")
 sys.exit(1 if failed else 0)
