@@ -47,6 +47,24 @@ PY_ENV = dict(os.environ, RLHOST_LIB_DIR=BUILD, PYTHONPATH=os.path.join(SRC, "py
 PY_ENV.pop("RLHOST_PLUGIN_PATH", None)
 
 
+def sanitizer_preload():
+    """A sanitizer build (CI's ASan pass): Python is not instrumented, so the
+    runtimes go first, and Python's own leaks at exit are not reported."""
+    lib = os.path.join(BUILD, "core", "runtime", "librlhost.so")
+    try:
+        out = subprocess.run(["ldd", lib], capture_output=True, text=True).stdout
+    except OSError:
+        return
+    libs = [ln.split()[2] for ln in out.splitlines() if ("libasan" in ln or "libubsan" in ln) and "=>" in ln]
+    if libs:
+        PY_ENV["LD_PRELOAD"] = " ".join(libs)
+        PY_ENV["ASAN_OPTIONS"] = "detect_leaks=0" + (":" + os.environ["ASAN_OPTIONS"] if "ASAN_OPTIONS" in os.environ
+                                                     else "")
+
+
+sanitizer_preload()
+
+
 def py_load(ckpt):
     code = ("import sys, numpy as np, rlhost\n"
             "p = rlhost.load(sys.argv[1])\n"
