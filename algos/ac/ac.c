@@ -404,8 +404,10 @@ static int ac_act_box(void *p_, rl_act_mode mode, const void *obs, const uint8_t
 static int ac_observe(void *p_, const rl_transition *t, char *err, size_t errlen)
 {
     ac *p = p_;
-    (void)err;
-    (void)errlen;
+    if (p->cfg.inference) {
+        RL_ERRF(err, errlen, "this instance was made for inference (rl_algo_args.inference): it cannot train");
+        return RL_EINVAL;
+    }
     rl_replay_add(&p->rb, t);
     return RL_OK;
 }

@@ -414,8 +414,10 @@ static int dqn_act(void *p, rl_act_mode mode, const void *obs, const uint8_t *st
 static int dqn_observe(void *p, const rl_transition *t, char *err, size_t errlen)
 {
     dqn *d = p;
-    (void)err;
-    (void)errlen;
+    if (d->inference) {
+        RL_ERRF(err, errlen, "this instance was made for inference (rl_algo_args.inference): it cannot train");
+        return RL_EINVAL;
+    }
     uint32_t first = rl_replay_add(&d->rb, t);
     if (d->prioritized) {
         double pr = pow(d->max_priority, d->alpha);

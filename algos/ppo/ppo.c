@@ -670,8 +670,10 @@ static void normalize_rewards(ppo *p, const rl_transition *t, float *out)
 static int ppo_observe(void *p_, const rl_transition *t, char *err, size_t errlen)
 {
     ppo *p = p_;
-    (void)err;
-    (void)errlen;
+    if (p->cfg.inference) {
+        RL_ERRF(err, errlen, "this instance was made for inference (rl_algo_args.inference): it cannot train");
+        return RL_EINVAL;
+    }
     size_t at = (size_t)p->ro.pos * p->cfg.num_envs;
     if (p->cfg.norm_reward)
         normalize_rewards(p, t, p->ro.rewards + at);

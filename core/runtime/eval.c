@@ -120,13 +120,19 @@ int rl__evaluate(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const ch
 void *rl__policy_open(const rl__config *c, const rl_env_info *info, uint32_t n_eval,
                       rl__restore *r, char *err, size_t errlen)
 {
+    return rl__algo_open(c, info, n_eval, 1, r, err, errlen);
+}
+
+void *rl__algo_open(const rl__config *c, const rl_env_info *info, uint32_t n_eval, int inference,
+                    rl__restore *r, char *err, size_t errlen)
+{
     char perr[RL_ERR_MAX] = "";
     const rl_algo_vtable *avt = c->algo->desc->vtable;
     uint32_t agents = info->agents ? info->agents : 1; /* the algorithm's envs are rows */
     rl_algo_args args = {sizeof args, info, (uint32_t)c->env_host.vals[RL__ENV_NUM_ENVS].i * agents, n_eval,
                          (uint64_t)c->run.vals[RL__RUN_SEED].i,
                          (uint64_t)c->run.vals[RL__RUN_STEPS].i, c->algo_opts.vals,
-                         c->algo_stages.vals, rl__host_api(), rl__replicas_single(), 1};
+                         c->algo_stages.vals, rl__host_api(), rl__replicas_single(), (uint32_t)(inference != 0)};
     void *algo = NULL;
     int rc = avt->create(&args, &algo, perr, sizeof perr);
     if (rc != RL_OK) {

@@ -43,6 +43,10 @@ struct rl__config;
 struct rl__restore;
 void *rl__policy_open(const struct rl__config *c, const rl_env_info *info, uint32_t n_eval,
                       struct rl__restore *r, char *err, size_t errlen);
+/* The same with the choice: inference != 0 builds what acting needs (the
+   policy readers), 0 a full training instance of one replica. */
+void *rl__algo_open(const struct rl__config *c, const rl_env_info *info, uint32_t n_eval, int inference,
+                    struct rl__restore *r, char *err, size_t errlen);
 
 /* `rlhost eval`: builds the config's env and algo, restores ckpt (may be
    NULL: the untrained policy; prev as in rl__policy_open), evaluates `episodes` greedy episodes and

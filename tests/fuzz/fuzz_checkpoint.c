@@ -93,7 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1) return 0;
     target *t = &targets[data[0] % N_TARGETS];
     char perr[RL_ERR_MAX];
-    void *algo = rl__policy_open(&t->c, &t->train.info, t->n_eval, NULL, perr, sizeof perr);
+    void *algo = rl__algo_open(&t->c, &t->train.info, t->n_eval, 0, NULL, perr, sizeof perr); /* as a resume */
     if (!algo) abort();
     const rl_algo_vtable *avt = t->c.algo->desc->vtable;
     rl__restore r = {.path = "fuzz.safetensors", .host_load = load_envs, .host_ctx = t};
