@@ -328,20 +328,24 @@ void rl__report_optimizations(const rl__run_state *rs)
 
 /* ---- resume ---------------------------------------------------------------*/
 
-/* metrics.csv and evals.csv of the run being resumed, cut back to the
-   checkpoint's step: rows a killed run wrote after its last checkpoint are
-   written again. */
-/* Reads back what a resumed run keeps of NAME: the header and the rows up
-   to the checkpoint's step.  Final evaluations go: the resumed run ends
-   with its own. */
-static void load_csv(rl__run_state *rs, const char *name, int drop_final, rl__sbuf *into)
+/* One of the run directory's own files for reading (never through a link,
+   never blocking on something that is not a file), or NULL. */
+static FILE *open_in_run(const rl__run_state *rs, const char *name)
 {
     int fd = openat(rs->dir.fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
-    if (!f) {
-        if (fd >= 0) close(fd);
-        return;
-    }
+    if (!f && fd >= 0) close(fd);
+    return f;
+}
+
+/* What a resumed run keeps of NAME (metrics.csv, evals.csv): the header and
+   the rows up to the checkpoint's step, so rows a killed run wrote after
+   its last checkpoint are written again.  Final evaluations go: the
+   resumed run ends with its own. */
+static void load_csv(rl__run_state *rs, const char *name, int drop_final, rl__sbuf *into)
+{
+    FILE *f = open_in_run(rs, name);
+    if (!f) return;
     char line[8192];
     for (int first = 1; fgets(line, sizeof line, f); first = 0) {
         char *end;
@@ -364,12 +368,8 @@ void rl__report_load(rl__run_state *rs)
 
 int rl__report_says_done(const rl__run_state *rs)
 {
-    int fd = openat(rs->dir.fd, "summary.json", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
-    if (!f) {
-        if (fd >= 0) close(fd);
-        return 0;
-    }
+    FILE *f = open_in_run(rs, "summary.json");
+    if (!f) return 0;
     char buf[16384];
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
