@@ -214,7 +214,8 @@ static int string(jp *p, char *out, size_t cap)
     size_t n = 0;
     while (p->s < p->end && *p->s != '"') {
         char ch = *p->s++;
-        if (ch == '\\') {
+        int raw = ch != '\\';
+        if (!raw) {
             if (p->s >= p->end) break;
             char e = *p->s++;
             if (e == 'n') ch = '\n';
@@ -243,6 +244,11 @@ static int string(jp *p, char *out, size_t cap)
         }
         if (ch == 0) {
             snprintf(p->err, sizeof p->err, "NUL character in a header string at byte %ld",
+                     (long)(p->s - p->start));
+            return -1;
+        }
+        if (raw && (unsigned char)ch < 0x20) { /* JSON escapes control characters */
+            snprintf(p->err, sizeof p->err, "an unescaped control character in a header string at byte %ld",
                      (long)(p->s - p->start));
             return -1;
         }
@@ -520,11 +526,37 @@ int rl__ckpt_read_mem(rl__ckpt *c, const char *name, const void *buf, size_t len
 }
 
 /* Parses and validates the JSON header (hl bytes; takes ownership). */
+/* The offset of the first byte that breaks UTF-8 (overlong forms,
+   surrogates and code points past U+10FFFF included), or len. */
+static size_t utf8_prefix(const unsigned char *s, size_t len)
+{
+    size_t i = 0;
+    while (i < len) {
+        unsigned c = s[i];
+        size_t n = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : 9;
+        if (n == 9 || len - i <= n) return i;
+        uint32_t cp = n == 0 ? c : n == 1 ? c & 0x1f : n == 2 ? c & 0x0f : c & 0x07;
+        for (size_t k = 1; k <= n; k++) {
+            if ((s[i + k] & 0xc0) != 0x80) return i;
+            cp = cp << 6 | (s[i + k] & 0x3f);
+        }
+        static const uint32_t least[4] = {0, 0x80, 0x800, 0x10000};
+        if (cp < least[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
+        i += n + 1;
+    }
+    return len;
+}
+
 static int parse_header(rl__ckpt *c, char *header, size_t hl, char *err, size_t errlen)
 {
     const char *path = c->path;
     size_t data_len = c->data_len;
     header[hl] = 0;
+    size_t valid = utf8_prefix((const unsigned char *)header, hl);
+    if (valid < hl) {
+        snprintf(err, errlen, "%s: the header is not UTF-8 text (byte %zu): the file is damaged", path, valid + 8);
+        return RL_ECORRUPT;
+    }
     jp p = {header, header, header + hl, ""};
     int bad = expect(&p, '{'), seen_meta = 0;
     if (!bad && peek(&p, '}')) p.s++;
