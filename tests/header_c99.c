@@ -1,5 +1,6 @@
 /* The public headers compile as C99 -pedantic -Werror. */
 #include <rlhost/plugin.h>
+#include <rlhost/raster.h>
 #include <rlhost/rlcore.h>
 
 int main(void)

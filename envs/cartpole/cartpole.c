@@ -6,6 +6,8 @@
 #include <math.h>
 #include <string.h>
 
+#include <rlhost/raster.h>
+
 #include "cartpole.h"
 
 enum { OPT_OBSERVE_VELOCITY, OPT_N };
@@ -63,6 +65,7 @@ static int cp_create(const rl_env_args *args, void **out, rl_env_info *info, cha
     info->obs_scale = 1.0f;
     info->n_actions = 2;
     info->score_name = NULL;
+    rl_env_info_set_time_limit(info, CP_MAX_STEPS);
     *out = c;
     return RL_OK;
 }
@@ -127,6 +130,37 @@ static int cp_render(void *env, uint32_t index, int color, char *buf, size_t cap
 
 static const rl_env_render_ext render_ext = {sizeof render_ext, cp_render};
 
+/* Pixels: the track from -2.4 to 2.4 across 240 pixels (50 a metre), the
+   cart and its pole (1 m drawn) as Gymnasium draws them. */
+enum { CP_RASTER_W = 240, CP_RASTER_H = 160 };
+
+static void cp_raster_size(void *env, uint32_t *height, uint32_t *width)
+{
+    (void)env;
+    *height = CP_RASTER_H;
+    *width = CP_RASTER_W;
+}
+
+static int cp_raster(void *env, uint32_t index, uint8_t *rgb)
+{
+    cartpole *c = env;
+    if (index >= c->n) return RL_EINVAL;
+    const cp_state *s = &c->s[index];
+    const double scale = CP_RASTER_W / (2 * CP_X_THRESHOLD), track_y = 110;
+    rl_raster im = {rgb, CP_RASTER_H, CP_RASTER_W};
+    rl_raster_fill(&im, (rl_rgb){255, 255, 255});
+    rl_raster_rect(&im, 0, track_y, CP_RASTER_W, track_y + 1, (rl_rgb){0, 0, 0});
+    double cx = s->x * scale + CP_RASTER_W / 2.0, cy = track_y - 5;
+    rl_raster_rect(&im, cx - 12.5, cy - 7.5, cx + 12.5, cy + 7.5, (rl_rgb){0, 0, 0});
+    double len = 2 * CP_LENGTH * scale;
+    rl_raster_segment(&im, cx, cy - 4, cx + len * sin(s->theta), cy - 4 - len * cos(s->theta), 2.5,
+                      (rl_rgb){202, 152, 101});
+    rl_raster_segment(&im, cx, cy - 4, cx, cy - 4, 2.5, (rl_rgb){129, 132, 203});
+    return RL_OK;
+}
+
+static const rl_env_raster_ext raster_ext = {sizeof raster_ext, cp_raster_size, cp_raster};
+
 /* State for exact resumes: every env's physics and RNG. */
 static int cp_state_io(void *env, const rl_state_io *io, const char *prefix, int load, char *err,
                        size_t errlen)
@@ -164,6 +198,7 @@ static const void *cp_get_extension(void *env, const char *id)
 {
     (void)env;
     if (strcmp(id, RL_EXT_ENV_RENDER) == 0) return &render_ext;
+    if (strcmp(id, RL_EXT_ENV_RASTER) == 0) return &raster_ext;
     if (strcmp(id, RL_EXT_ENV_STATE) == 0) return &state_ext;
     return NULL;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <rlhost/plugin.h>
+#include <rlhost/raster.h>
 #include <rlhost/rlcore.h>
 
 #include "classic_rules.h"
@@ -70,6 +71,7 @@ static int cc_create(int task, const rl_env_args *args, void **out, rl_env_info 
     info->obs_shape[0] = info->obs_size = c->obs_size;
     info->obs_scale = 1.0f;
     info->score_name = NULL;
+    rl_env_info_set_time_limit(info, c->max_steps);
     if (rl_env_info_set_box(info, 1, pd ? pd_act_low : mc_act_low, pd ? pd_act_high : mc_act_high) != 0) {
         free(c->e);
         free(c);
@@ -183,6 +185,50 @@ static int cc_render(void *env, uint32_t index, int color, char *buf, size_t cap
 
 static const rl_env_render_ext render_ext = {sizeof render_ext, cc_render};
 
+/* Pixels: the pendulum as a rod from the centre (up is angle 0), or the
+   mountain car's hill y = 0.45 sin(3x) + 0.55 with the car and the flag. */
+enum { CC_RASTER_W = 240, CC_RASTER_H = 160 };
+
+static void cc_raster_size(void *env, uint32_t *height, uint32_t *width)
+{
+    (void)env;
+    *height = CC_RASTER_H;
+    *width = CC_RASTER_W;
+}
+
+static int cc_raster(void *env, uint32_t index, uint8_t *rgb)
+{
+    classic *c = env;
+    if (index >= c->n) return RL_EINVAL;
+    const cc_env *e = &c->e[index];
+    rl_raster im = {rgb, CC_RASTER_H, CC_RASTER_W};
+    rl_raster_fill(&im, (rl_rgb){255, 255, 255});
+    if (c->task == TASK_PENDULUM) {
+        double cx = CC_RASTER_W / 2.0, cy = CC_RASTER_H / 2.0, len = 60;
+        rl_raster_segment(&im, cx, cy, cx + len * sin(e->pd.th), cy - len * cos(e->pd.th), 8,
+                          (rl_rgb){204, 77, 77});
+        rl_raster_segment(&im, cx, cy, cx, cy, 3, (rl_rgb){0, 0, 0});
+        return RL_OK;
+    }
+    const double span = MC_MAX_POSITION - MC_MIN_POSITION, sx = CC_RASTER_W / span, sy = 100;
+#define MC_PX(x) (((x) - MC_MIN_POSITION) * sx)
+#define MC_PY(x) (CC_RASTER_H - 20 - (0.45 * sin(3 * (x)) + 0.55) * sy)
+    for (int k = 0; k < CC_RASTER_W; k++) {
+        double x0 = MC_MIN_POSITION + k / sx, x1 = MC_MIN_POSITION + (k + 1) / sx;
+        rl_raster_segment(&im, MC_PX(x0), MC_PY(x0), MC_PX(x1), MC_PY(x1), 1, (rl_rgb){0, 0, 0});
+    }
+    double gx = MC_PX(MC_GOAL_POSITION), gy = MC_PY(MC_GOAL_POSITION);
+    rl_raster_rect(&im, gx, gy - 25, gx + 1.5, gy, (rl_rgb){0, 0, 0});
+    rl_raster_rect(&im, gx + 1.5, gy - 25, gx + 14, gy - 17, (rl_rgb){204, 204, 0});
+    rl_raster_segment(&im, MC_PX(e->mc.pos), MC_PY(e->mc.pos) - 7, MC_PX(e->mc.pos), MC_PY(e->mc.pos) - 7, 7,
+                      (rl_rgb){0, 0, 0});
+#undef MC_PX
+#undef MC_PY
+    return RL_OK;
+}
+
+static const rl_env_raster_ext raster_ext = {sizeof raster_ext, cc_raster_size, cc_raster};
+
 /* Exact resumes: each env's state as float64 pairs, the float64 flag, the
    step count and the generator.  Loaded values are checked: finite, in
    the ranges the rules keep, a step count below the limit. */
@@ -256,6 +302,7 @@ static const void *cc_get_extension(void *env, const char *id)
 {
     (void)env;
     if (strcmp(id, RL_EXT_ENV_RENDER) == 0) return &render_ext;
+    if (strcmp(id, RL_EXT_ENV_RASTER) == 0) return &raster_ext;
     if (strcmp(id, RL_EXT_ENV_STATE) == 0) return &state_ext;
     return NULL;
 }

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rlhost/raster.h>
+
 #include "gridworld_rules.h"
 
 static const char *const layouts[] = {"empty", "four_rooms", "maze", "tmaze", NULL};
@@ -283,6 +285,7 @@ static int gw_create_env(const rl_env_args *args, void **out, rl_env_info *info,
     info->obs_scale = 1.0f;
     info->n_actions = e->cfg.turn_actions ? 3 : 4;
     info->score_name = "success";
+    rl_env_info_set_time_limit(info, e->cfg.max_steps);
     if (rl_env_info_set_agents(info, e->k) != 0) {
         RL_ERRF(err, errlen, "agents = %u needs a host that knows agents per env (ABI 1.1)", e->k);
         rc = RL_EINVAL;
@@ -391,6 +394,52 @@ static int gw_render(void *env, uint32_t index, int color, char *buf, size_t cap
 
 static const rl_env_render_ext render_ext = {sizeof render_ext, gw_render};
 
+/* Pixels: 12 per cell; walls grey, the goal green, lava red, the agent a
+   yellow disk with a mark on the side it faces (turning maps), other
+   agents blue. */
+enum { GW_CELL_PX = 12 };
+
+static void gw_raster_size(void *env, uint32_t *height, uint32_t *width)
+{
+    const grid_env *e = env;
+    *height = e->cfg.map.height * GW_CELL_PX;
+    *width = e->cfg.map.width * GW_CELL_PX;
+}
+
+static int gw_raster(void *env, uint32_t index, uint8_t *rgb)
+{
+    const grid_env *e = env;
+    if (index >= e->n) return RL_EINVAL;
+    const gw_config *c = &e->cfg;
+    const gw_state *mates = &e->s[(size_t)index * e->k], *s = mates;
+    rl_raster im = {rgb, c->map.height * GW_CELL_PX, c->map.width * GW_CELL_PX};
+    rl_raster_fill(&im, (rl_rgb){0, 0, 0});
+    for (uint32_t y = 0; y < c->map.height; y++)
+        for (uint32_t x = 0; x < c->map.width; x++) {
+            uint8_t code = gw_cell(c, s, (int32_t)(y * c->map.width + x));
+            rl_rgb col = code == GW_WALL   ? (rl_rgb){100, 100, 100}
+                         : code == GW_GOAL ? (rl_rgb){40, 200, 60}
+                         : code == GW_LAVA ? (rl_rgb){230, 80, 30}
+                                           : (rl_rgb){20, 20, 20};
+            double px = x * GW_CELL_PX, py = y * GW_CELL_PX;
+            rl_raster_rect(&im, px + 0.5, py + 0.5, px + GW_CELL_PX - 0.5, py + GW_CELL_PX - 0.5, col);
+        }
+    for (uint32_t q = e->k; q-- > 0;) { /* agent 0 last, on top */
+        double cx = (mates[q].pos % c->map.width + 0.5) * GW_CELL_PX;
+        double cy = (mates[q].pos / c->map.width + 0.5) * GW_CELL_PX;
+        rl_raster_segment(&im, cx, cy, cx, cy, GW_CELL_PX * 0.35, q ? (rl_rgb){60, 120, 230} : (rl_rgb){240, 200, 30});
+        if (c->turn_actions) {
+            static const int dx[4] = {0, 1, 0, -1}, dy[4] = {-1, 0, 1, 0};
+            double r = GW_CELL_PX * 0.3;
+            rl_raster_segment(&im, cx + dx[mates[q].dir] * r, cy + dy[mates[q].dir] * r, cx + dx[mates[q].dir] * r,
+                              cy + dy[mates[q].dir] * r, 1.5, (rl_rgb){0, 0, 0});
+        }
+    }
+    return RL_OK;
+}
+
+static const rl_env_raster_ext raster_ext = {sizeof raster_ext, gw_raster_size, gw_raster};
+
 /* State for exact resumes: every env's position, goal, cue, steps and RNG
    (gw_state holds no pointers). */
 static int gw_save(void *env, const struct rl_state_io *io, const char *prefix, char *err, size_t errlen)
@@ -437,6 +486,7 @@ static const void *gw_get_extension(void *env, const char *id)
 {
     (void)env;
     if (strcmp(id, RL_EXT_ENV_RENDER) == 0) return &render_ext;
+    if (strcmp(id, RL_EXT_ENV_RASTER) == 0) return &raster_ext;
     if (strcmp(id, RL_EXT_ENV_STATE) == 0) return &state_ext;
     return NULL;
 }

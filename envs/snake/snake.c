@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rlhost/raster.h>
+
 #include "snake_board.h"
 #include "snake_obs.h"
 
@@ -475,6 +477,52 @@ static int sn_render(void *env, uint32_t index, int color, char *buf, size_t cap
 
 static const rl_env_render_ext render_ext = {sizeof render_ext, sn_render};
 
+/* Pixels: 8 per cell, the wall around the board included; food red, walls
+   grey, a snake green (on a board of several, snake j in hue j), its head
+   darker. */
+enum { SN_CELL_PX = 8 };
+
+static void sn_raster_size(void *env, uint32_t *height, uint32_t *width)
+{
+    const snake_env *e = env;
+    *height = (e->cfg.height + 2) * SN_CELL_PX;
+    *width = (e->cfg.width + 2) * SN_CELL_PX;
+}
+
+static int sn_raster(void *env, uint32_t index, uint8_t *rgb)
+{
+    const snake_env *e = env;
+    if (index >= e->n) return RL_EINVAL;
+    static const rl_rgb hue[6] = {{40, 170, 60}, {50, 90, 210}, {170, 60, 190}, {20, 170, 170}, {210, 150, 20},
+                                  {120, 120, 120}};
+    const sn_config *c = &e->cfg;
+    uint32_t k = e->k > 1 ? e->k : 1, pw = sn_padded_width(c), bcap = sn_body_capacity(c);
+    const sn_state *snakes = e->k > 1 ? e->boards[index].snakes : &e->s[index];
+    const uint8_t *cells = e->k > 1 ? e->boards[index].cells : e->s[index].cells;
+    rl_raster im = {rgb, (c->height + 2) * SN_CELL_PX, (c->width + 2) * SN_CELL_PX};
+    rl_raster_fill(&im, (rl_rgb){255, 255, 255});
+    for (int y = -1; y <= (int)c->height; y++)
+        for (int x = -1; x <= (int)c->width; x++) {
+            uint8_t code = cells[(uint32_t)(y + (int)c->pad) * pw + (uint32_t)(x + (int)c->pad)];
+            if (code != SN_WALL && code != SN_FOOD) continue;
+            double px = (x + 1) * SN_CELL_PX, py = (y + 1) * SN_CELL_PX;
+            rl_raster_rect(&im, px, py, px + SN_CELL_PX, py + SN_CELL_PX,
+                           code == SN_WALL ? (rl_rgb){110, 110, 110} : (rl_rgb){220, 40, 40});
+        }
+    for (uint32_t j = 0; j < k; j++) {
+        const sn_state *sn = &snakes[j];
+        rl_rgb body = hue[j % 6], head = {(uint8_t)(body.r / 2), (uint8_t)(body.g / 2), (uint8_t)(body.b / 2)};
+        for (uint32_t q = 0; q < sn->length; q++) {
+            uint32_t i = sn->body[(sn->head + bcap - q) % bcap];
+            double px = (double)(i % pw - c->pad + 1) * SN_CELL_PX, py = (double)(i / pw - c->pad + 1) * SN_CELL_PX;
+            rl_raster_rect(&im, px + 1, py + 1, px + SN_CELL_PX - 1, py + SN_CELL_PX - 1, q ? body : head);
+        }
+    }
+    return RL_OK;
+}
+
+static const rl_env_raster_ext raster_ext = {sizeof raster_ext, sn_raster_size, sn_raster};
+
 /* State for exact resumes: the boards, bodies, images and, per env, the
    scalar fields and RNG (sn_state's pointers are rebuilt at create). */
 typedef struct sn_scalars {
@@ -567,6 +615,7 @@ static const void *sn_get_extension(void *env, const char *id)
 {
     (void)env;
     if (strcmp(id, RL_EXT_ENV_RENDER) == 0) return &render_ext;
+    if (strcmp(id, RL_EXT_ENV_RASTER) == 0) return &raster_ext;
     if (strcmp(id, RL_EXT_ENV_STATE) == 0) return &state_ext;
     return NULL;
 }

@@ -250,6 +250,10 @@ typedef struct rl_env_info {
        each in the network input's units (after obs_scale), or NULL when
        unbounded. */
     const float *obs_low, *obs_high;
+    /* ABI 1.2, optional: the step at which every episode is truncated (a
+       time limit, Gymnasium's max_episode_steps), or 0 when episodes have
+       no fixed limit. */
+    uint32_t max_episode_steps;
 } rl_env_info;
 
 /* rl_env_info.action_kind */
@@ -267,6 +271,14 @@ static inline int rl_env_info_set_box(rl_env_info *info, uint32_t dim, const flo
     info->action_low = low;
     info->action_high = high;
     return 0;
+}
+
+/* For env create: every episode is truncated at `steps` (0: no fixed
+   limit).  Silently nothing for a host whose rl_env_info predates it. */
+static inline void rl_env_info_set_time_limit(rl_env_info *info, uint32_t steps)
+{
+    if (info->struct_size >= offsetof(rl_env_info, max_episode_steps) + sizeof info->max_episode_steps)
+        info->max_episode_steps = steps;
 }
 
 /* The action space an env info describes, whatever its writer's version:
@@ -350,6 +362,19 @@ typedef struct rl_env_render_ext {
     int (*render)(void *env, uint32_t index, int color, char *buf,
                   size_t cap);
 } rl_env_render_ext;
+
+/* Optional (ABI 1.2): one env's frame as pixels, "rl.env.raster/1", for
+   Gymnasium's render_mode "rgb_array" (videos).  <rlhost/raster.h> has
+   drawing helpers. */
+#define RL_EXT_ENV_RASTER "rl.env.raster/1"
+typedef struct rl_env_raster_ext {
+    uint32_t struct_size;
+    /* any thread; the frame size in pixels, the same for every env and step */
+    void (*size)(void *env, uint32_t *height, uint32_t *width);
+    /* any thread; env index's frame into rgb: height x width x 3 bytes,
+       row-major.  RL_OK or a negative RL_E* */
+    int (*draw)(void *env, uint32_t index, uint8_t *rgb);
+} rl_env_raster_ext;
 
 /* Optional: save and restore every env's state (positions, RNGs, ...),
    "rl.env.state/1", so a resumed run continues exactly.  Tensor names get
