@@ -45,6 +45,9 @@ struct rlh_policy {
     uint32_t n;
     uint64_t step;
     uint8_t *no_start; /* n zeros: episode_start when the caller has none */
+    rl__ckpt ckpt;     /* what was loaded, as validated */
+    unsigned char *ckpt_bytes; /* ckpt as a file, made on first request */
+    size_t ckpt_len;
 };
 
 static void set_err(char *err, size_t errlen, const char *fmt, const char *a, const char *b)
@@ -83,6 +86,8 @@ const char *rlh_version(void) { return RLHOST_VERSION; }
 int rlh_api_version(void) { return RLH_API_VERSION; }
 
 void rlh_set_log_level(int max_level) { rl__log_set_level((rl_log_level)max_level); }
+
+void rlh_set_log_handler(rlh_log_fn fn, void *ctx) { rl__log_set_sink(fn, ctx); }
 
 rlh_host *rlh_open(const char *plugin_path, char *err, size_t errlen)
 {
@@ -243,6 +248,19 @@ int rlh_vec_set_buffers(rlh_vec *v, const rlh_buffers *b, char *err, size_t errl
     return RL_OK;
 }
 
+int rlh_vec_set_autoreset(rlh_vec *v, int mode, char *err, size_t errlen)
+{
+    if (!v || (mode != RLH_AUTORESET_SAME_STEP && mode != RLH_AUTORESET_NEXT_STEP)) {
+        RL_ERRF(err, errlen, "rlh_vec_set_autoreset: mode %d is not RLH_AUTORESET_SAME_STEP (0) or "
+                "RLH_AUTORESET_NEXT_STEP (1)", mode);
+        return RL_EINVAL;
+    }
+    char e[RL_ERR_MAX] = "";
+    int rc = rl__vecenv_set_autoreset(&v->v, mode == RLH_AUTORESET_NEXT_STEP, e, sizeof e);
+    if (rc != RL_OK) set_err(err, errlen, "%s%s", e, "");
+    return rc;
+}
+
 void rlh_vec_reset(rlh_vec *v) { rl__vecenv_reset(&v->v); }
 
 int rlh_vec_reseed(rlh_vec *v, uint64_t seed, char *err, size_t errlen)
@@ -262,6 +280,56 @@ int rlh_vec_step(rlh_vec *v, char *err, size_t errlen)
     int rc = rl__space_check_actions(&v->v.space, v->v.actions, v->v.n, 1, "the caller", e, sizeof e);
     if (rc == RL_OK) rc = rl__vecenv_step(&v->v, e, sizeof e);
     if (rc != RL_OK) set_err(err, errlen, "%s%s", e, "");
+    return rc;
+}
+
+/* The env's extension `id` with at least `need` bytes of it, or NULL with
+   the sentence in err. */
+static const void *vec_extension(rlh_vec *v, uint32_t row, const char *id, size_t need, char *err, size_t errlen)
+{
+    rl__vecenv *e = &v->v;
+    if (row >= e->n) {
+        RL_ERRF(err, errlen, "row %u is outside the vec's %u rows", row, e->n);
+        return NULL;
+    }
+    const uint32_t *ext = e->vt->get_extension ? e->vt->get_extension(e->env, id) : NULL;
+    if (!ext || *ext < need) {
+        RL_ERRF(err, errlen, "env '%s' cannot draw itself this way (no %s capability)", e->desc->name, id);
+        return NULL;
+    }
+    return ext;
+}
+
+int rlh_vec_render_text(rlh_vec *v, uint32_t row, char *buf, size_t cap, char *err, size_t errlen)
+{
+    const rl_env_render_ext *r = vec_extension(v, row, RL_EXT_ENV_RENDER, sizeof *r, err, errlen);
+    if (!r) return RL_ENOTSUP;
+    if (!buf || !cap) {
+        RL_ERRF(err, errlen, "rlh_vec_render_text needs a buffer");
+        return RL_EINVAL;
+    }
+    int n = r->render(v->v.env, row / v->v.agents, 0, buf, cap);
+    if (n < 0) RL_ERRF(err, errlen, "env '%s' failed to draw row %u: %s", v->v.desc->name, row, rl_strerror(n));
+    return n;
+}
+
+int rlh_vec_render_rgb(rlh_vec *v, uint32_t row, uint8_t *rgb, size_t cap, uint32_t size[2], char *err,
+                       size_t errlen)
+{
+    const rl_env_raster_ext *r = vec_extension(v, row, RL_EXT_ENV_RASTER, sizeof *r, err, errlen);
+    if (!r) return RL_ENOTSUP;
+    uint32_t h = 0, w = 0;
+    r->size(v->v.env, &h, &w);
+    size[0] = h;
+    size[1] = w;
+    if (!rgb) return RL_OK;
+    if (cap / 3 / (w ? w : 1) < h) {
+        RL_ERRF(err, errlen, "a frame of %u x %u pixels needs %zu bytes, the buffer has %zu", h, w,
+                (size_t)h * w * 3, cap);
+        return RL_EINVAL;
+    }
+    int rc = r->draw(v->v.env, row / v->v.agents, rgb);
+    if (rc != RL_OK) RL_ERRF(err, errlen, "env '%s' failed to draw row %u: %s", v->v.desc->name, row, rl_strerror(rc));
     return rc;
 }
 
@@ -292,23 +360,43 @@ static int parse_overrides(const char *const *in, size_t n, rl__override *ov, co
 
 int rlh_run(rlh_host *h, const char *config_path, const rlh_run_options *opts, char *err, size_t errlen)
 {
-    static const rlh_run_options none = {sizeof none, NULL, 0, 0, NULL, 0};
+    static const rlh_run_options none = {sizeof none, NULL, 0, 0, NULL, 0, 0};
     if (!h || !config_path) {
         set_err(err, errlen, "rlh_run needs a host and a config file%s%s", "", "");
         return RL_EINVAL;
     }
-    if (opts && opts->struct_size < sizeof *opts) {
+    if (opts && opts->struct_size < offsetof(rlh_run_options, resume)) { /* API 2's first struct */
         RL_ERRF(err, errlen, "rlh_run_options.struct_size is %u: set it to sizeof(rlh_run_options)",
                 (unsigned)opts->struct_size);
         return RL_EINVAL;
     }
-    if (!opts) opts = &none;
+    rlh_run_options in = none; /* the members opts's struct_size covers; the rest their defaults */
+    if (opts) memcpy(&in, opts, opts->struct_size < sizeof in ? opts->struct_size : sizeof in);
+    opts = &in;
+    if (opts->n_overrides > 63) {
+        set_err(err, errlen, "at most 63 overrides%s%s", "", "");
+        return RL_EINVAL;
+    }
+    const char *resume_dir = opts->resume ? config_path : NULL;
+    char cfg_in_dir[4200];
+    if (resume_dir) {
+        int k = snprintf(cfg_in_dir, sizeof cfg_in_dir, "%s/config.cfg", resume_dir);
+        if (k < 0 || (size_t)k >= sizeof cfg_in_dir) {
+            set_err(err, errlen, "the run directory's path is too long%s%s", "", "");
+            return RL_EINVAL;
+        }
+        config_path = cfg_in_dir;
+    }
     size_t n_ov = opts->n_overrides;
     char *copies[64] = {0};
     rl__override ov[64];
     const char *keys[64];
     int rc = RL_ECONFIG;
     if (parse_overrides(opts->overrides, n_ov, ov, keys, copies, err, errlen) == 0) {
+        if (resume_dir) { /* the outputs stay where they are */
+            ov[n_ov] = (rl__override){"run.out_dir", resume_dir};
+            keys[n_ov++] = "run.out_dir";
+        }
         rl__config c;
         rl__sbuf errors = {0};
         if ((rc = rl__config_load(&c, config_path, ov, n_ov, &h->reg, &errors)) != RL_OK) {
@@ -321,21 +409,25 @@ int rlh_run(rlh_host *h, const char *config_path, const rlh_run_options *opts, c
             sigaction(SIGINT, NULL, &old_int);
             sigaction(SIGTERM, NULL, &old_term);
             rl_log_level level = rl__log_get_level();
-            rl__run_opts o = {.set_keys = keys, .n_set_keys = n_ov, .force = opts->force};
+            rl__run_opts o = {.resume_dir = resume_dir, .set_keys = keys, .n_set_keys = n_ov,
+                              .force = opts->force};
+            char first_error[RL_ERR_MAX] = "";
+            rl__log_capture(first_error, sizeof first_error);
             rc = rl__run(&c, &o, NULL);
+            rl__log_capture(NULL, 0);
             rl__log_set_level(level);
             sigaction(SIGINT, &old_int, NULL);
             sigaction(SIGTERM, &old_term, NULL);
             if (rc == RL_EINTR)
                 set_err(err, errlen, "the run was stopped by a signal; its outputs are in %s%s", dir, "");
-            else if (rc != RL_OK)
-                set_err(err, errlen, "the run in %s %s (the reason is logged above)", dir,
-                        rc == RL_ECONFIG ? "was refused" : "failed");
+            else if (rc != RL_OK && err && errlen)
+                snprintf(err, errlen, "the run in %s %s: %s", dir, rc == RL_ECONFIG ? "was refused" : "failed",
+                         first_error[0] ? first_error : rl_strerror(rc));
             rl__config_destroy(&c);
         }
         rl__sbuf_free(&errors);
     }
-    for (size_t i = 0; i < n_ov && i < 64; i++) free(copies[i]);
+    for (size_t i = 0; i < opts->n_overrides; i++) free(copies[i]);
     return rc;
 }
 
@@ -411,7 +503,7 @@ rlh_policy *rlh_policy_open(rlh_host *h, const char *path, uint32_t num_envs,
             set_err(err, errlen, "%s%s", e, "");
         } else {
             rl__restore r = {.path = ckpt, .prev_path = prev[0] ? prev : NULL, .allowed = keys,
-                             .n_allowed = n_overrides};
+                             .n_allowed = n_overrides, .keep = &p->ckpt};
             p->algo = rl__policy_open(c, &p->probe.info, num_envs, &r, err, errlen);
             p->step = r.step;
             p->avt = c->algo->desc->vtable;
@@ -433,7 +525,24 @@ void rlh_policy_close(rlh_policy *p)
     if (p->probe.env) rl__vecenv_destroy(&p->probe);
     rl__config_destroy(&p->cfg);
     free(p->no_start);
+    rl__ckpt_free(&p->ckpt);
+    free(p->ckpt_bytes);
     free(p);
+}
+
+int rlh_policy_checkpoint(rlh_policy *p, const void **data, size_t *len, char *err, size_t errlen)
+{
+    if (!p->ckpt_bytes) {
+        char e[RL_ERR_MAX] = "";
+        int rc = rl__ckpt_serialize(&p->ckpt, "the loaded checkpoint", &p->ckpt_bytes, &p->ckpt_len, e, sizeof e);
+        if (rc != RL_OK) {
+            set_err(err, errlen, "%s%s", e, "");
+            return rc;
+        }
+    }
+    *data = p->ckpt_bytes;
+    *len = p->ckpt_len;
+    return RL_OK;
 }
 
 const rl_env_info *rlh_policy_info(const rlh_policy *p) { return &p->probe.info; }

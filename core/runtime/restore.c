@@ -227,7 +227,14 @@ static int restore_ckpt(rl__ckpt *ckp, rl__restore *r, const rl__config *c, void
         r->missing_replay = ck.missing_replay && r->replay_path;
     }
     if (ck.side) rl__ckpt_free(ck.side);
-    rl__ckpt_free(&ck);
+    ck.side = NULL;
+    if (rc == RL_OK && r->keep) {
+        rl__ckpt_free(r->keep); /* a fallback's first try may have left one */
+        *r->keep = ck;
+        r->keep->path = NULL; /* the caller's string */
+    } else {
+        rl__ckpt_free(&ck);
+    }
     return rc;
 }
 

@@ -36,6 +36,9 @@ typedef struct rl__restore {
     int (*algo_load)(void *ctx, const rl_algo_state_ext *ext, const rl_state_io *io, char *err,
                      size_t errlen);
     void *algo_ctx;
+    /* optional: a successful restore moves the checkpoint it read (tensors
+       and metadata, as validated) here; the caller frees it */
+    rl__ckpt *keep;
     /* out */
     uint64_t step, episodes;
     /* the checkpoint's rlhost.phase: RL__PHASE_FINAL when written after the

@@ -293,6 +293,24 @@ void rl__log_set_level(rl_log_level max_level)
     g_log_level = max_level;
 }
 
+static rl__log_sink g_log_sink;
+static void *g_log_ctx;
+static char *g_capture;
+static size_t g_capture_cap;
+
+void rl__log_capture(char *buf, size_t cap)
+{
+    g_capture = cap ? buf : NULL;
+    g_capture_cap = cap;
+    if (g_capture) g_capture[0] = 0;
+}
+
+void rl__log_set_sink(rl__log_sink sink, void *ctx)
+{
+    g_log_sink = sink;
+    g_log_ctx = ctx;
+}
+
 static void host_vlog(rl_log_level level, const char *who, const char *fmt,
                       va_list ap)
 {
@@ -300,7 +318,13 @@ static void host_vlog(rl_log_level level, const char *who, const char *fmt,
     static const char *const tag[] = {"error", "warning", "info", "debug"};
     char line[1024];
     vsnprintf(line, sizeof line, fmt, ap);
-    if (level <= RL_LOG_WARN)
+    if (level == RL_LOG_ERROR && g_capture && !g_capture[0])
+        snprintf(g_capture, g_capture_cap, "%s%s%s", who ? who : "", who ? ": " : "", line);
+    if (g_log_sink) {
+        char msg[1100];
+        snprintf(msg, sizeof msg, "%s%s%s", who ? who : "", who ? ": " : "", line);
+        g_log_sink(g_log_ctx, (int)level, msg);
+    } else if (level <= RL_LOG_WARN)
         fprintf(stderr, "rlhost: %s%s%s: %s\n", who ? who : "", who ? ": " : "",
                 tag[level], line);
     else

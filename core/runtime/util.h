@@ -75,6 +75,12 @@ const char *rl__nearest(const char *s, const char *const *names, size_t n);
 void rl__log(rl_log_level level, const char *who, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void rl__log_set_level(rl_log_level max_level);
+/* Messages go to sink instead of stderr (NULL: stderr again). */
+typedef void (*rl__log_sink)(void *ctx, int level, const char *message);
+void rl__log_set_sink(rl__log_sink sink, void *ctx);
+/* Copies the first error-level message from now on into buf (cap bytes);
+   rl__log_capture(NULL, 0) stops.  One capture at a time (rlh_run's). */
+void rl__log_capture(char *buf, size_t cap);
 rl_log_level rl__log_get_level(void);
 
 /* The services table handed to plugins. */

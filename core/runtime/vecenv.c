@@ -124,23 +124,29 @@ void rl__vecenv_reset(rl__vecenv *v)
 {
     rl__pool_run(v->pool, reset_range, v, v->boards);
     memset(v->episode_start, 1, v->n);
+    if (v->pending) memset(v->pending, 0, v->n);
     memset(v->ep_return, 0, v->n * sizeof *v->ep_return);
     memset(v->ep_length, 0, v->n * sizeof *v->ep_length);
 }
 
 /* Steps [first, first+count) `repeat` times; an env whose episode ended
-   stops for the rest of this call so its new episode starts cleanly. */
+   stops for the rest of this call so its new episode starts cleanly, and an
+   env with a next-step reset pending is not stepped at all. */
 static void step_range(void *ctx, uint32_t first, uint32_t count)
 {
     rl__vecenv *v = ctx;
     uint32_t end = first + count;
-    if (v->repeat == 1) { /* boards [first, end): their rows get a frame each */
+    if (v->repeat == 1 && !v->next_step) { /* boards [first, end): their rows get a frame each */
         v->vt->step(v->env, &v->io, first, count);
         for (uint32_t i = first * v->agents; i < end * v->agents; i++) v->frames[i] = 1;
         return;
     }
-    /* action repeat: one agent per board (create refuses more), rows = boards */
-    memset(v->stopped + first, 0, count);
+    /* action repeat or next-step: one agent per board (create and
+       rl__vecenv_set_autoreset refuse more), so rows are boards */
+    if (v->next_step)
+        memcpy(v->stopped + first, v->pending + first, count);
+    else
+        memset(v->stopped + first, 0, count);
     for (uint32_t i = first; i < end; i++) {
         v->rew_acc[i] = 0;
         v->frames[i] = 0;
@@ -167,6 +173,29 @@ static void step_range(void *ctx, uint32_t first, uint32_t count)
         if (all_stopped) break;
     }
     memcpy(v->rewards + first, v->rew_acc + first, count * sizeof *v->rewards);
+}
+
+/* Next-step autoreset, row i ended this step: it shows its last
+   observation now and keeps the next episode's first for its next step. */
+static void next_step_end(rl__vecenv *v, uint32_t i)
+{
+    char *obs = v->io.obs, *final_obs = v->io.final_obs, *keep = v->pending_obs;
+    memcpy(keep + i * v->row_bytes, obs + i * v->row_bytes, v->row_bytes);
+    memcpy(obs + i * v->row_bytes, final_obs + i * v->row_bytes, v->row_bytes);
+    v->episode_start[i] = 0;
+    v->pending[i] = 1;
+}
+
+/* Next-step autoreset, row i's step is its reset: the kept observation,
+   no reward, no flags. */
+static void next_step_begin(rl__vecenv *v, uint32_t i)
+{
+    char *obs = v->io.obs, *keep = v->pending_obs;
+    memcpy(obs + i * v->row_bytes, keep + i * v->row_bytes, v->row_bytes);
+    v->rewards[i] = 0;
+    v->terminated[i] = v->truncated[i] = 0;
+    v->episode_start[i] = 1;
+    v->pending[i] = 0;
 }
 
 static void record_episode(rl__ep_stats *s, double ret, double len, double score)
@@ -197,6 +226,10 @@ int rl__vecenv_step(rl__vecenv *v, char *err, size_t errlen)
     rl__pool_run(v->pool, step_range, v, v->boards);
     int has_score = v->info.score_name != NULL;
     for (uint32_t i = 0; i < v->n; i++) {
+        if (v->next_step && v->pending[i]) {
+            next_step_begin(v, i);
+            continue;
+        }
         v->ep_return[i] += v->rewards[i];
         v->ep_length[i] += v->frames[i];
         uint8_t done = v->terminated[i] | v->truncated[i];
@@ -208,8 +241,31 @@ int rl__vecenv_step(rl__vecenv *v, char *err, size_t errlen)
                            has_score ? v->io.scores[i] : v->ep_return[i]);
             v->ep_return[i] = 0;
             v->ep_length[i] = 0;
+            if (v->next_step) next_step_end(v, i);
         }
     }
+    return RL_OK;
+}
+
+int rl__vecenv_set_autoreset(rl__vecenv *v, int next_step, char *err, size_t errlen)
+{
+    if (next_step && v->agents > 1) {
+        snprintf(err, errlen,
+                 "env '%s' has %u agents per env, whose episodes end at different steps: it "
+                 "autoresets in the same step only",
+                 v->desc->name, v->agents);
+        return RL_EINVAL;
+    }
+    if (next_step && !v->pending) {
+        v->pending = rl_calloc_aligned(v->n, 1);
+        v->pending_obs = rl_calloc_aligned(v->n, v->row_bytes);
+        if (!v->pending || !v->pending_obs) {
+            snprintf(err, errlen, "env '%s': out of memory", v->desc->name);
+            return RL_ENOMEM;
+        }
+    }
+    if (v->pending) memset(v->pending, 0, v->n);
+    v->next_step = next_step != 0;
     return RL_OK;
 }
 
@@ -274,5 +330,7 @@ void rl__vecenv_destroy(rl__vecenv *v)
     rl_free(v->done_length);
     rl_free(v->frames);
     rl_free(v->io.scores);
+    rl_free(v->pending);
+    rl_free(v->pending_obs);
     memset(v, 0, sizeof *v);
 }

@@ -51,6 +51,14 @@ typedef struct rl__vecenv {
        for embedders that view the buffer; 0: double-buffered (eval traces
        read the observation an action was chosen on) */
     int fixed_obs;
+    /* Next-step autoreset (embedders; one agent per board): a row whose
+       episode ended returns its last observation, and its next step is the
+       reset instead of an env step (the action is ignored, the reward 0).
+       pending marks such rows; pending_obs holds the next episode's first
+       observation, which the plugin wrote when it reset the env. */
+    int next_step;
+    uint8_t *pending;
+    void *pending_obs;
 } rl__vecenv;
 
 /* num_envs boards (envs of the plugin), each of info.agents rows; every
@@ -67,6 +75,9 @@ void rl__vecenv_reset(rl__vecenv *v);
    (a NaN is RL_ENONFINITE), each with a sentence naming the row. */
 int rl__vecenv_step(rl__vecenv *v, char *err, size_t errlen);
 void rl__vecenv_destroy(rl__vecenv *v);
+/* Same-step (0, the default) or next-step (1) autoreset; next-step needs
+   one agent per env.  RL_EINVAL with a sentence otherwise. */
+int rl__vecenv_set_autoreset(rl__vecenv *v, int next_step, char *err, size_t errlen);
 /* Re-creates the env instance with a new seed (the host's buffers stay
    where they are), as rl__vecenv_create left it: the next reset starts
    every env's first episode of that seed. */

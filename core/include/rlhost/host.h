@@ -52,6 +52,11 @@ int rlh_api_version(void);
    stderr up to this level; RL_LOG_WARN by default, RL_LOG_ERROR - 1 for
    none. */
 void rlh_set_log_level(int max_level);
+/* Sends those messages to fn instead of stderr (any thread may call it;
+   NULL: stderr again).  message is one line, "who: text", without the
+   "rlhost: LEVEL: " prefix stderr gets. */
+typedef void (*rlh_log_fn)(void *ctx, int level, const char *message);
+void rlh_set_log_handler(rlh_log_fn fn, void *ctx);
 
 /* ---- Plugins --------------------------------------------------------------
    plugin_path: ':'-separated directories searched first (may be NULL); then
@@ -71,10 +76,14 @@ const char *rlh_plugin_name(const rlh_host *h, rl_plugin_kind kind, size_t i);
    "optimizations = { threads = 2; };" (NULL: the defaults), validated by
    the env's schema.
 
-   Autoreset is same-step: when an episode ends, step writes its last
-   observation into final_obs, starts the next episode and writes that
+   Autoreset is same-step by default: when an episode ends, step writes its
+   last observation into final_obs, starts the next episode and writes that
    episode's first observation into obs (so obs always holds the
-   observation to act on); episode_start marks such rows.
+   observation to act on); episode_start marks such rows.  Next-step
+   autoreset (rlh_vec_set_autoreset) is Gymnasium's default instead: the
+   ending step writes the last observation into obs, and that row's next
+   step ignores its action and begins the new episode (reward 0, no flags,
+   episode_start set).
 
    An env with several agents per env (rl_env_info.agents = K > 1, e.g.
    snake's `snakes`) has num_envs x K rows, env i's agents in rows
@@ -111,6 +120,10 @@ const rlh_buffers *rlh_vec_buffers(const rlh_vec *v);
    member, or one past b->struct_size, keeps the current one; the host-owned
    members are ignored. */
 int rlh_vec_set_buffers(rlh_vec *v, const rlh_buffers *b, char *err, size_t errlen);
+/* RLH_AUTORESET_SAME_STEP (the default) or RLH_AUTORESET_NEXT_STEP, which
+   needs one agent per env; takes effect from the next reset. */
+enum { RLH_AUTORESET_SAME_STEP = 0, RLH_AUTORESET_NEXT_STEP = 1 };
+int rlh_vec_set_autoreset(rlh_vec *v, int mode, char *err, size_t errlen);
 /* Starts every env's episode and writes the first observations. */
 void rlh_vec_reset(rlh_vec *v);
 /* As rlh_vec_reset, after reseeding env i from (seed, i). */
@@ -120,12 +133,24 @@ int rlh_vec_reseed(rlh_vec *v, uint64_t seed, char *err, size_t errlen);
    actions are refused, not clipped, with the row in err). */
 int rlh_vec_step(rlh_vec *v, char *err, size_t errlen);
 
+/* Row `row`'s env as text (its rl.env.render/1 frame, no colours) into
+   buf (cap bytes, NUL-terminated, cut to fit): the frame's length, or a
+   negative RL_E* with the sentence in err (RL_ENOTSUP: the env draws no
+   text).  For envs of several agents every row of one env shows it. */
+int rlh_vec_render_text(rlh_vec *v, uint32_t row, char *buf, size_t cap, char *err, size_t errlen);
+/* Row `row`'s env as pixels (rl.env.raster/1): size[0] = height and
+   size[1] = width are always written; with rgb non-NULL and cap >= height x
+   width x 3, the RGB frame (row-major) goes to rgb.  RL_OK, or a negative
+   RL_E* with the sentence in err (RL_ENOTSUP: the env draws no pixels). */
+int rlh_vec_render_rgb(rlh_vec *v, uint32_t row, uint8_t *rgb, size_t cap, uint32_t size[2], char *err,
+                       size_t errlen);
+
 /* ---- Training -----------------------------------------------------------
    Trains the config file at config_path as `rlhost run` does.  opts may be
    NULL (no overrides, no force).  Returns RL_OK (done), RL_EINTR (stopped
    by SIGINT or SIGTERM, its outputs written), RL_ECONFIG (refused: the
    sentence is in err) or another RL_E* (failed while training: logged to
-   stderr and summarized in err).  The run owns SIGINT and SIGTERM while it
+   stderr and summarized in err, with the first error logged).  The run owns SIGINT and SIGTERM while it
    trains; the caller's handlers and log level come back after. */
 typedef struct rlh_run_options {
     uint32_t struct_size;          /* sizeof(rlh_run_options) */
@@ -134,6 +159,9 @@ typedef struct rlh_run_options {
     int force;                     /* replace a run that out_dir already holds */
     char *out_dir;                 /* may be NULL; receives the run directory */
     size_t out_len;
+    /* continue the run in the directory config_path names (its config.cfg
+       and checkpoint) as `rlhost run --resume DIR` does */
+    int resume;
 } rlh_run_options;
 
 int rlh_run(rlh_host *h, const char *config_path, const rlh_run_options *opts, char *err, size_t errlen);
@@ -162,6 +190,11 @@ uint64_t rlh_policy_step(const rlh_policy *p);
    begins with this observation: their recurrent state is cleared. */
 int rlh_policy_act(rlh_policy *p, const void *obs, const uint8_t *episode_start,
                    void *actions, uint32_t count, char *err, size_t errlen);
+/* The checkpoint the policy acts with, as the bytes of a safetensors file:
+   the tensors and metadata read and validated at open (checkpoint.prev's
+   when the newest was damaged), not the file as it is now.  *data lives
+   until rlh_policy_close. */
+int rlh_policy_checkpoint(rlh_policy *p, const void **data, size_t *len, char *err, size_t errlen);
 /* The env of the policy's config (its options and stages), num_envs
    copies seeded from seed. */
 rlh_vec *rlh_policy_vec(rlh_policy *p, uint32_t num_envs, uint64_t seed, char *err,
