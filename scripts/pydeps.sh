@@ -4,7 +4,7 @@
 # Installs only what is missing; the suite's Python tests run .venv/bin/python.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-pkgs=(tensorboard numpy gymnasium)
+pkgs=(tensorboard numpy gymnasium moviepy)
 [ -x .venv/bin/python ] || python3 -m venv .venv
 missing=()
 for p in "${pkgs[@]}"; do .venv/bin/python -c "import $p" 2>/dev/null || missing+=("$p"); done

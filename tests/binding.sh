@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The Python package (python/rlhost) on this build's librlhost: Gymnasium
 # API, bit-identical observations and actions against the rlhost executable,
-# zero copy, load() and run().  (TAP; tests/python/binding.py)
-# Usage: binding.sh RLHOST SOURCE_ROOT BUILD_ROOT
+# zero copy, load() and run().  (TAP; tests/python/binding.py, or SCRIPT
+# of tests/python/: gym_vector.py, gym_lifecycle.py)
+# Usage: binding.sh RLHOST SOURCE_ROOT BUILD_ROOT [SCRIPT]
 set -u
-RLHOST=$1 SRC=$2 BUILD=$3
+RLHOST=$1 SRC=$2 BUILD=$3 SCRIPT=${4:-binding.py}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 . "$(dirname "$0")/lib.sh"
@@ -18,6 +19,6 @@ asan=$(ldd "$lib" | awk '/libasan/ { print $3 }') ubsan=$(ldd "$lib" | awk '/lib
 if [ -n "$asan" ]; then
   export LD_PRELOAD="$asan${ubsan:+ $ubsan}" ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 fi
-py_tap "" "$PY" "$SRC/tests/python/binding.py" "$RLHOST" "$SRC"
+py_tap "" "$PY" "$SRC/tests/python/$SCRIPT" "$RLHOST" "$SRC"
 echo "1..$n"
 [ $failed = 0 ]

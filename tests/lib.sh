@@ -42,10 +42,12 @@ need_python() { # SRC MODULE
   echo "1..1"
   exit 1
 }
-# py_tap PREFIX CMD...: runs a Python TAP check, its lines renumbered into ours.
+# py_tap PREFIX CMD...: runs a Python TAP check, its lines renumbered into ours;
+# a script that exits non-zero (a traceback half-way) is a failure of its own.
 py_tap() {
-  local prefix=$1 line; shift
+  local prefix=$1 line rc; shift
   "$@" > "$T/pytap" 2>&1
+  rc=$?
   while read -r line; do
     case "$line" in
       "ok "*) ok 0 "$prefix${line#* - }" ;;
@@ -54,5 +56,6 @@ py_tap() {
       *) echo "# $line" ;;
     esac
   done < "$T/pytap"
+  [ $rc = 0 ] || [ "$(grep -c '^not ok' "$T/pytap")" != 0 ] || ok 1 "$prefix$(basename "${2:-$1}") ran to its end (exit $rc)"
 }
 meta_step() { header "$1" | grep -o '"rlhost.step":"[0-9]*"' | grep -o '[0-9]*'; }

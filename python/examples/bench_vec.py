@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Steps per second through Python: rlhost.make_vec against Gymnasium's own
+"""Steps per second through Python: rlhost.make_vec (its default copy=True,
+and copy=False) against Gymnasium's own
 CartPole-v1 vector envs (sync and async) and EnvPool when it is installed,
 at 1, 8, 64 and 512 envs.  Interleaved rounds, median of each; random
 actions drawn ahead of time so only stepping is timed.
@@ -15,7 +16,11 @@ import rlhost
 
 
 def rlhost_env(n):
-    return rlhost.make_vec("cartpole", n, seed=1)
+    return rlhost.make_vec("cartpole", n, seed=1)  # copy=True, next-step autoreset: SyncVectorEnv's defaults
+
+
+def rlhost_nocopy(n):
+    return rlhost.make_vec("cartpole", n, seed=1, copy=False)
 
 
 def gym_sync(n):
@@ -45,7 +50,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--envs", default="1,8,64,512")
     a = ap.parse_args()
-    makers = {"rlhost": rlhost_env, "gymnasium sync": gym_sync, "gymnasium async": gym_async}
+    makers = {"rlhost": rlhost_env, "rlhost copy=False": rlhost_nocopy, "gymnasium sync": gym_sync,
+              "gymnasium async": gym_async}
     try:
         import envpool  # noqa: F401
         makers["envpool"] = envpool_env

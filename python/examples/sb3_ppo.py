@@ -7,13 +7,14 @@ import sys
 import time
 
 import numpy as np
+from gymnasium.wrappers.vector import RecordEpisodeStatistics
 from stable_baselines3 import PPO
 
 import rlhost
 
 
 def evaluate(model, name, episodes=20, **options):
-    env = rlhost.make_vec(name, 1, seed=12345, **options)
+    env = RecordEpisodeStatistics(rlhost.make_vec(name, 1, seed=12345, **options))
     obs, _ = env.reset()
     returns, scores = [], []
     while len(returns) < episodes:
@@ -21,8 +22,8 @@ def evaluate(model, name, episodes=20, **options):
         obs, _, term, trunc, info = env.step(action)
         if term[0] or trunc[0]:
             returns.append(info["episode"]["r"][0])
-            if "score" in info["episode"]:
-                scores.append(info["episode"]["score"][0])
+            if "score" in info:  # the env's own score (snake's food), under Gymnasium's info layout
+                scores.append(info["score"][0])
     return float(np.mean(returns)), (float(np.mean(scores)) if scores else None)
 
 

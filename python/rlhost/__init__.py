@@ -6,7 +6,7 @@ trained policies as NumPy callables (and torch modules), training runs.
     policy = rlhost.run("configs/cartpole_ppo.cfg", run__out_dir="runs/py")
     policy = rlhost.load("runs/py"); action = policy(obs)
 """
-from ._native import RlhostError, lib as _lib
+from ._native import RlhostError, RlhostWarning, lib as _lib
 from .envs import Env, VectorEnv, list_plugins, make, make_vec
 from .policy import Policy, load, read_safetensors
 from .train import run
@@ -20,5 +20,5 @@ def make_sb3_vec(name, num_envs=1, seed=0, **options):
     return SB3VecEnv(name, num_envs, seed, **options)
 
 
-__all__ = ["Env", "VectorEnv", "Policy", "RlhostError", "make", "make_vec", "make_sb3_vec", "load", "run",
+__all__ = ["Env", "VectorEnv", "Policy", "RlhostError", "RlhostWarning", "make", "make_vec", "make_sb3_vec", "load", "run",
            "read_safetensors", "list_plugins"]

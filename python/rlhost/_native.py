@@ -31,6 +31,7 @@ class EnvInfo(C.Structure):
         ("action_high", C.POINTER(C.c_float)),
         ("obs_low", C.POINTER(C.c_float)),
         ("obs_high", C.POINTER(C.c_float)),
+        ("max_episode_steps", C.c_uint32),  # 0: no fixed time limit
     ]
 
 
@@ -58,7 +59,36 @@ class RunOptions(C.Structure):
         ("force", C.c_int),
         ("out_dir", C.c_char_p),
         ("out_len", C.c_size_t),
+        ("resume", C.c_int),
     ]
+
+
+LOG_FN = C.CFUNCTYPE(None, C.c_void_p, C.c_int, C.c_char_p)
+RL_LOG_ERROR, RL_LOG_WARN = 0, 1
+
+
+class RlhostWarning(UserWarning):
+    """What librlhost warns about (a damaged checkpoint passed over for the
+    previous one, a config that differs from a checkpoint's, ...)."""
+
+
+def _on_log(ctx, level, message):
+    """librlhost's messages: warnings as RlhostWarning (shown once each by
+    Python's filters, catchable in tests), the rest on Python's stderr (which
+    Jupyter shows, unlike the C library's)."""
+    text = message.decode(errors="replace")
+    try:
+        if level == RL_LOG_WARN:
+            import warnings
+            warnings.warn(text, RlhostWarning, stacklevel=2)
+        else:
+            import sys
+            sys.stderr.write(("rlhost: error: " if level == RL_LOG_ERROR else "") + text + "\n")
+    except Exception:  # noqa: BLE001  (an exception cannot cross back into C)
+        pass
+
+
+_log_callback = LOG_FN(_on_log)
 
 
 def _paths():
@@ -96,6 +126,9 @@ def _load():
         "rlh_vec_reset": (None, [P]),
         "rlh_vec_reseed": (C.c_int, [P, U64, S, SZ]),
         "rlh_vec_step": (C.c_int, [P, S, SZ]),
+        "rlh_vec_set_autoreset": (C.c_int, [P, C.c_int, S, SZ]),
+        "rlh_vec_render_text": (C.c_int, [P, U32, S, SZ, S, SZ]),
+        "rlh_vec_render_rgb": (C.c_int, [P, U32, P, SZ, C.POINTER(U32), S, SZ]),
         "rlh_run": (C.c_int, [P, S, C.POINTER(RunOptions), S, SZ]),
         "rlh_policy_open": (P, [P, S, U32, C.POINTER(S), SZ, S, SZ]),
         "rlh_policy_close": (None, [P]),
@@ -105,10 +138,15 @@ def _load():
         "rlh_policy_step": (U64, [P]),
         "rlh_policy_act": (C.c_int, [P, P, P, P, U32, S, SZ]),
         "rlh_policy_vec": (P, [P, U32, U64, S, SZ]),
+        "rlh_policy_checkpoint": (C.c_int, [P, C.POINTER(C.c_void_p), C.POINTER(SZ), S, SZ]),
+        "rlh_set_log_handler": (None, [LOG_FN, P]),
     }
     for name, (res, args) in sig.items():
         f = getattr(lib, name)
         f.restype, f.argtypes = res, args
+    lib.rlh_set_log_handler(_log_callback, None)
+    import atexit
+    atexit.register(lib.rlh_set_log_handler, LOG_FN(), None)  # no calls into a finalizing interpreter
     if lib.rlh_api_version() != API_VERSION:
         raise ImportError(f"rlhost: {host} has embedding API {lib.rlh_api_version()}, "
                           f"this package speaks {API_VERSION}")

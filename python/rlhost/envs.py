@@ -1,22 +1,23 @@
-"""rlhost envs behind Gymnasium's API: a VectorEnv over one C vectorized env
-(zero-copy observations, same-step autoreset) and a single-env Env."""
+"""rlhost envs behind Gymnasium's API: a VectorEnv that behaves as
+gymnasium.vector.SyncVectorEnv (copies, autoreset modes, info layout), and
+a single gymnasium.Env.  Both step in C on rlhost's worker pool."""
 import ctypes as C
 import json
 import math
+import threading
+import weakref
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
-try:
-    from gymnasium.vector import AutoresetMode
-    SAME_STEP = AutoresetMode.SAME_STEP
-except ImportError:  # gymnasium 1.0 names the mode by its value only
-    SAME_STEP = "SameStep"
+from gymnasium.envs.registration import EnvSpec
+from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from . import _native as N
 
-_MASK64 = (1 << 64) - 1
+_MAX_ROWS = 1 << 24  # the host's limit on rows of a vec
+NEXT_STEP, SAME_STEP = AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP
 
 
 def _cfg_value(v):
@@ -44,6 +45,19 @@ def options_text(options):
     return " ".join(f"{k} = {_cfg_value(v)};" for k, v in options.items())
 
 
+def check_int(value, what, low, high):
+    """value as an int in [low, high], refused (not wrapped) otherwise."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{what} must be an int, got {type(value).__name__} {value!r}")
+    if not low <= int(value) <= high:
+        raise ValueError(f"{what} is {int(value)}, outside [{low}, {high}]")
+    return int(value)
+
+
+def check_seed(seed, what="seed"):
+    return check_int(seed, what, 0, (1 << 64) - 1)
+
+
 def _obs_space(info):
     shape = tuple(int(x) for x in info.obs_shape[: info.obs_ndim])
     if N.RL_DTYPE.get(info.obs_dtype) == "uint8":
@@ -66,148 +80,292 @@ def _action_space(info):
     return spaces.Discrete(int(info.n_actions))
 
 
-def _view(ptr, ctype, shape):
-    return np.ctypeslib.as_array(C.cast(ptr, C.POINTER(ctype)), shape=shape)
+def check_actions(actions, space, out):
+    """actions (array-like) into out (int32 [n] or float32 [n, dim]) after
+    checking dtype, shape, integrality, range and finiteness: nothing is
+    wrapped or truncated by a cast."""
+    a = np.asarray(actions)
+    if a.shape != out.shape:
+        if a.size != out.size or out.shape[0] != 1:
+            raise ValueError(f"actions have shape {a.shape}, the env takes {out.shape}")
+        a = a.reshape(out.shape)
+    if isinstance(space, spaces.Box):
+        if a.dtype.kind not in "iuf":
+            raise TypeError(f"box actions must be numbers, got dtype {a.dtype}")
+        f = a.astype(np.float32)
+        bad = ~np.isfinite(f) | (f < space.low) | (f > space.high)
+        if bad.any():
+            i, k = (int(x) for x in np.argwhere(bad)[0])
+            raise ValueError(f"action of row {i}, dimension {k} is {a[i, k]!r}, outside the box "
+                             f"[{space.low[k]}, {space.high[k]}]")
+        out[...] = f
+        return
+    if a.dtype.kind == "f":
+        bad = ~np.isfinite(a) | (a != np.round(a))
+        if bad.any():
+            i = int(np.flatnonzero(bad.reshape(-1))[0])
+            raise ValueError(f"action of row {i} is {a.reshape(-1)[i]!r}: discrete actions are integers")
+    elif a.dtype.kind not in "iu":
+        raise TypeError(f"discrete actions must be integers, got dtype {a.dtype}")
+    bad = (a < 0) | (a >= space.n)
+    if bad.any():
+        i = int(np.flatnonzero(bad.reshape(-1))[0])
+        raise ValueError(f"action of row {i} is {a.reshape(-1)[i]!r}, outside [0, {space.n})")
+    out[...] = a
+
+
+def _close_handle(close, handle, _keep):
+    """weakref.finalize's callback: frees the C side (the arrays in _keep,
+    which it writes into, live until then)."""
+    close(handle)
 
 
 class _Vec:
-    """One rlh_vec and NumPy views of its buffers (valid while it is open)."""
+    """One rlh_vec writing into NumPy arrays this object owns: an array
+    handed out stays valid after close().  Calls are serialized by a lock;
+    any call after close() raises."""
 
-    def __init__(self, handle):
-        self.handle = handle
-        info = N.lib.rlh_vec_info(handle).contents
-        self.n = int(N.lib.rlh_vec_num_envs(handle))
-        self.obs_space = _obs_space(info)
-        self.action_space = _action_space(info)
+    def __init__(self, handle, name, next_step=False):
+        self.handle, self.name = handle, name
+        self.lock = threading.RLock()
+        try:
+            self._setup(next_step)
+        except BaseException:
+            N.lib.rlh_vec_close(handle)
+            self.handle = None
+            raise
+        self._finalizer = weakref.finalize(self, _close_handle, N.lib.rlh_vec_close, handle, self._arrays)
+
+    def _setup(self, next_step):
+        h = self.handle
+        info = N.lib.rlh_vec_info(h).contents
+        self.n = n = int(N.lib.rlh_vec_num_envs(h))
+        self.agents = max(int(info.agents), 1)
+        self.obs_space, self.action_space = _obs_space(info), _action_space(info)
         self.box = isinstance(self.action_space, spaces.Box)
-        self.n_actions = int(info.n_actions)
         self.obs_scale = float(info.obs_scale)
         self.score_name = info.score_name.decode() if info.score_name else None
-        self.threads = int(N.lib.rlh_vec_threads(handle))
-        b = N.lib.rlh_vec_buffers(handle).contents
-        shape = (self.n,) + self.obs_space.shape
-        ct = C.c_uint8 if self.obs_space.dtype == np.uint8 else C.c_float
-        self.obs = _view(b.obs, ct, shape)
-        self.final_obs = _view(b.final_obs, ct, shape)
-        if self.box:
-            self.actions = _view(b.actions, C.c_float, (self.n,) + self.action_space.shape)
-        else:
-            self.actions = _view(b.actions, C.c_int32, (self.n,))
-        self.rewards = _view(b.rewards, C.c_float, (self.n,))
-        self.terminated = _view(b.terminated, C.c_uint8, (self.n,))
-        self.truncated = _view(b.truncated, C.c_uint8, (self.n,))
-        self.scores = _view(b.scores, C.c_float, (self.n,))
-        self.episode_start = _view(b.episode_start, C.c_uint8, (self.n,))
-        self.episode_return = _view(b.episode_return, C.c_double, (self.n,))
-        self.episode_length = _view(b.episode_length, C.c_uint32, (self.n,))
+        self.max_episode_steps = int(info.max_episode_steps) or None
+        self.threads = int(N.lib.rlh_vec_threads(h))
+        shape = (n,) + self.obs_space.shape
+        self.obs = np.zeros(shape, self.obs_space.dtype)
+        self.final_obs = np.zeros(shape, self.obs_space.dtype)
+        self.actions = (np.zeros((n,) + self.action_space.shape, np.float32) if self.box else np.zeros(n, np.int32))
+        self.rewards = np.zeros(n, np.float32)
+        self.terminated = np.zeros(n, np.uint8)
+        self.truncated = np.zeros(n, np.uint8)
+        self.scores = np.zeros(n, np.float32)
+        self._arrays = (self.obs, self.final_obs, self.actions, self.rewards, self.terminated, self.truncated,
+                        self.scores)
+        P = C.c_void_p
+        b = N.Buffers(C.sizeof(N.Buffers), P(self.obs.ctypes.data), P(self.actions.ctypes.data),
+                      self.rewards.ctypes.data_as(C.POINTER(C.c_float)),
+                      self.terminated.ctypes.data_as(C.POINTER(C.c_uint8)),
+                      self.truncated.ctypes.data_as(C.POINTER(C.c_uint8)), P(self.final_obs.ctypes.data),
+                      self.scores.ctypes.data_as(C.POINTER(C.c_float)))
         self.err = N.err_buf()
+        if N.lib.rlh_vec_set_buffers(h, C.byref(b), self.err, N.ERR_LEN) != N.RL_OK:
+            N.fail(self.err)
+        if next_step and N.lib.rlh_vec_set_autoreset(h, 1, self.err, N.ERR_LEN) != N.RL_OK:
+            N.fail(self.err)
+        own = N.lib.rlh_vec_buffers(h).contents  # host-owned: read only while open
+        self._ep_return = np.ctypeslib.as_array(own.episode_return, shape=(n,))
+        self._ep_length = np.ctypeslib.as_array(own.episode_length, shape=(n,))
 
     @classmethod
-    def open(cls, name, num_envs, seed, options):
+    def open(cls, name, num_envs, seed, options, next_step=False):
+        if not isinstance(name, str):
+            raise TypeError(f"the env name must be a str, got {type(name).__name__}")
+        num_envs = check_int(num_envs, "num_envs", 1, _MAX_ROWS)
+        seed = check_seed(seed)
         err = N.err_buf()
         text = options_text(options).encode()
-        h = N.lib.rlh_vec_open(N.host(), name.encode(), int(num_envs), int(seed) & _MASK64, text, err, N.ERR_LEN)
+        h = N.lib.rlh_vec_open(N.host(), name.encode(), num_envs, seed, text, err, N.ERR_LEN)
         if not h:
             N.fail(err)
-        return cls(h)
+        return cls(h, name, next_step)
+
+    def check_open(self):
+        if self.handle is None:
+            raise N.RlhostError(f"env {self.name!r} is closed")
 
     def reset(self, seed=None):
-        if seed is None:
-            N.lib.rlh_vec_reset(self.handle)
-        elif N.lib.rlh_vec_reseed(self.handle, int(seed) & _MASK64, self.err, N.ERR_LEN) != N.RL_OK:
-            N.fail(self.err)
+        with self.lock:
+            self.check_open()
+            if seed is None:
+                N.lib.rlh_vec_reset(self.handle)
+            elif N.lib.rlh_vec_reseed(self.handle, check_seed(seed), self.err, N.ERR_LEN) != N.RL_OK:
+                N.fail(self.err)
 
     def step(self, actions):
-        a = np.asarray(actions)
-        want = self.actions.shape
-        if a.shape != want and not (self.n == 1 and a.size == self.actions.size):
-            raise ValueError(f"actions have shape {a.shape}, the env takes {want}")
-        if self.box:
-            if not np.issubdtype(a.dtype, np.number):
-                raise TypeError(f"box actions must be numbers, got dtype {a.dtype}")
-            self.actions[:] = a.reshape(want).astype(np.float32)  # the C side refuses NaN and the outside
-        else:
-            self.actions[:] = a.reshape(want)
-        if N.lib.rlh_vec_step(self.handle, self.err, N.ERR_LEN) != N.RL_OK:
-            N.fail(self.err)
+        with self.lock:
+            self.check_open()
+            check_actions(actions, self.action_space, self.actions)
+            if N.lib.rlh_vec_step(self.handle, self.err, N.ERR_LEN) != N.RL_OK:
+                N.fail(self.err)
+
+    def episode_stats(self, rows):
+        """Return and length of the episodes that ended in rows at the last step."""
+        with self.lock:
+            self.check_open()
+            return self._ep_return[rows].copy(), self._ep_length[rows].astype(np.int64)
+
+    def render(self, row, mode):
+        """Row's current frame: a str ("ansi") or an RGB array ("rgb_array")."""
+        with self.lock:
+            self.check_open()
+            if mode == "ansi":
+                buf = C.create_string_buffer(1 << 16)
+                rc = N.lib.rlh_vec_render_text(self.handle, row, buf, len(buf), self.err, N.ERR_LEN)
+                if rc < 0:
+                    N.fail(self.err)
+                return buf.value.decode(errors="replace")
+            hw = (C.c_uint32 * 2)()
+            if N.lib.rlh_vec_render_rgb(self.handle, row, None, 0, hw, self.err, N.ERR_LEN) != N.RL_OK:
+                N.fail(self.err)
+            img = np.zeros((hw[0], hw[1], 3), np.uint8)
+            if N.lib.rlh_vec_render_rgb(self.handle, row, C.c_void_p(img.ctypes.data), img.nbytes, hw,
+                                        self.err, N.ERR_LEN) != N.RL_OK:
+                N.fail(self.err)
+            return img
 
     def close(self):
-        if self.handle:
-            N.lib.rlh_vec_close(self.handle)
-            self.handle = None
+        with self.lock:
+            if self.handle is not None:
+                self.handle = None
+                self._finalizer()
 
 
-def _episode_infos(v, done):
-    """Gymnasium's same-step infos for the rows that ended: final_obs and
-    final_info (object arrays with masks, as SyncVectorEnv builds them) and
-    episode statistics in RecordEpisodeStatistics' keys."""
-    infos = {}
-    if not done.any():
-        return infos
-    final = np.full(v.n, None, dtype=object)
-    for i in np.flatnonzero(done):
-        final[i] = v.final_obs[i].copy()
-    infos["final_obs"], infos["_final_obs"] = final, done.copy()
-    infos["final_info"], infos["_final_info"] = {}, done.copy()
-    ep = {"r": np.where(done, v.episode_return, 0.0), "l": np.where(done, v.episode_length, 0).astype(np.int32)}
-    if v.score_name:
-        ep["score"] = np.where(done, v.scores, 0.0).astype(np.float32)
-    infos["episode"], infos["_episode"] = ep, done.copy()
-    return infos
+def _spec(name, options, max_episode_steps):
+    """A gymnasium EnvSpec that gymnasium.make / make_vec can rebuild the env from."""
+    return EnvSpec(id=f"rlhost/{name}-v0", entry_point="rlhost.envs:Env",
+                   vector_entry_point="rlhost.envs:VectorEnv", max_episode_steps=max_episode_steps,
+                   kwargs=dict(name=name, **options), disable_env_checker=True)
+
+
+def _autoreset_mode(mode):
+    try:
+        mode = AutoresetMode(mode)
+    except ValueError:
+        raise ValueError(f"autoreset_mode {mode!r}: rlhost envs take {NEXT_STEP.value!r} (Gymnasium's "
+                         f"default) or {SAME_STEP.value!r}") from None
+    if mode not in (NEXT_STEP, SAME_STEP):
+        raise ValueError(f"autoreset_mode {mode.value!r}: rlhost envs always reset themselves; use "
+                         f"{NEXT_STEP.value!r} or {SAME_STEP.value!r}")
+    return mode
+
+
+def _render_mode(mode):
+    if mode not in (None, "ansi", "rgb_array"):
+        raise ValueError(f"render_mode {mode!r}: rlhost envs render 'ansi' (text) or 'rgb_array'")
+    return mode
 
 
 class VectorEnv(gym.vector.VectorEnv):
-    """num_envs copies of an rlhost env stepped in C on rlhost's worker pool.
+    """num_envs copies of an rlhost env stepped in C, with exactly the
+    behaviour of gymnasium.vector.SyncVectorEnv over them:
 
-    Observations are a NumPy view of the host's buffer: the same array every
-    step, overwritten by the next step (pass copy=True for a fresh array per
-    step).  Autoreset is same-step (metadata["autoreset_mode"]): an env whose
-    episode ends is reset inside step, so the returned observation is the
-    new episode's first and infos["final_obs"][i] is the last of the ended
-    one; infos["episode"] has its return "r" and length "l" (and the env's
-    score, e.g. snake's food, as "score")."""
+    - copy=True (the default) returns a new observation array from every
+      reset and step.  copy=False returns the same array each time,
+      overwritten in place by the next step: fastest, but code that keeps
+      `obs = next_obs` (a replay buffer's transition) then stores one array
+      twice.  Arrays stay valid after close().
+    - autoreset_mode "NextStep" (the default, as Gymnasium's): the step an
+      episode ends returns its last observation; that env's next step
+      ignores its action and returns the new episode's first observation
+      with reward 0.  "SameStep": the ending step returns the new episode's
+      first observation and the last one in infos["final_obs"] (with
+      infos["final_info"]).
+    - infos follow SyncVectorEnv key for key: empty, except the env's
+      episode score (e.g. snake's food) as "score" with its "_score" mask
+      where an episode ended.  Episode returns and lengths come from
+      gymnasium.wrappers.vector.RecordEpisodeStatistics, as for any env.
+    - single_action_space and action_space are seeded from `seed`.
+    """
 
-    metadata = {"autoreset_mode": SAME_STEP, "render_modes": []}
+    metadata = {"autoreset_mode": NEXT_STEP, "render_modes": ["ansi", "rgb_array"], "render_fps": 30}
 
-    def __init__(self, name, num_envs=1, seed=0, copy=False, **options):
-        self._v = None
-        self._attach(_Vec.open(name, num_envs, seed, options), name, copy)
+    def __init__(self, name, num_envs=1, seed=0, copy=True, autoreset_mode=NEXT_STEP, render_mode=None,
+                 **options):
+        mode = _autoreset_mode(autoreset_mode)
+        self.render_mode = _render_mode(render_mode)
+        self._attach(_Vec.open(name, num_envs, seed, options, mode == NEXT_STEP), name, copy, mode, seed, options)
 
-    def _attach(self, v, name, copy):
-        self._v, self.name, self.num_envs, self.copy = v, name, v.n, copy
+    def _attach(self, v, name, copy, mode, seed, options):
+        self._v, self.name, self.num_envs, self.copy = v, name, v.n, bool(copy)
+        self.metadata = dict(type(self).metadata, autoreset_mode=mode)
+        self.autoreset_mode = mode
         self.single_observation_space = v.obs_space
         self.single_action_space = v.action_space
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
+        for s in (self.single_action_space, self.action_space, self.single_observation_space,
+                  self.observation_space):
+            s.seed(seed)
         self.obs_scale, self.score_name, self.threads = v.obs_scale, v.score_name, v.threads
-        self.spec = None
+        self.max_episode_steps = v.max_episode_steps
+        self.spec = _spec(name, options, v.max_episode_steps)
 
     @classmethod
-    def _of(cls, v, name, copy=False):
-        """A VectorEnv over an rlh_vec opened elsewhere (a policy's env)."""
+    def _of(cls, v, name, copy=True, seed=0):
+        """A VectorEnv over a _Vec opened elsewhere (a policy's env)."""
         env = cls.__new__(cls)
-        env._attach(v, name, copy)
+        env.render_mode = None
+        env._attach(v, name, copy, SAME_STEP, seed, {})
         return env
+
+    @property
+    def closed(self):
+        return self._v.handle is None
+
+    @closed.setter
+    def closed(self, value):  # gymnasium.vector.VectorEnv.close sets it
+        pass
 
     def _out(self, a):
         return a.copy() if self.copy else a
 
     def reset(self, *, seed=None, options=None):
-        if isinstance(seed, (list, tuple, np.ndarray)):
-            raise TypeError("rlhost seeds env i from (seed, i): pass one int, not one seed per env")
-        super().reset(seed=seed)
+        if seed is not None and not isinstance(seed, (int, np.integer)):
+            raise TypeError("rlhost seeds env i from (seed, i): pass one int seed, not "
+                            f"{type(seed).__name__}")
+        if options:
+            raise ValueError(f"rlhost envs take no reset options, got {sorted(options)}")
         self._v.reset(seed)
+        if seed is not None:
+            super().reset(seed=int(seed))
         return self._out(self._v.obs), {}
 
     def step(self, actions):
         v = self._v
         v.step(actions)
         term, trunc = v.terminated.astype(bool), v.truncated.astype(bool)
-        return self._out(v.obs), v.rewards.copy(), term, trunc, _episode_infos(v, term | trunc)
+        infos = {}
+        done = term | trunc
+        if done.any():
+            rows = np.flatnonzero(done)
+            ended = {}
+            if v.score_name:
+                ended = {"score": np.where(done, v.scores, 0).astype(np.float64), "_score": done.copy()}
+            if self.autoreset_mode == SAME_STEP:
+                final = np.full(self.num_envs, None, dtype=object)
+                for i in rows:
+                    final[i] = v.final_obs[i].copy()
+                infos = {"final_obs": final, "_final_obs": done.copy(), "final_info": ended,
+                         "_final_info": done.copy()}
+            else:
+                infos = ended
+        return self._out(v.obs), v.rewards.astype(np.float64), term, trunc, infos
+
+    def render(self):
+        """One frame per env, in render_mode ("ansi": str, "rgb_array": array)."""
+        if self.render_mode is None:
+            gym.logger.warn("render() without a render_mode: make the env with render_mode='ansi' or 'rgb_array'")
+            return None
+        return tuple(self._v.render(i, self.render_mode) for i in range(self.num_envs))
 
     def close_extras(self, **kwargs):
-        if self._v:
-            self._v.close()
+        self._v.close()
 
     def __repr__(self):
         return f"rlhost.VectorEnv({self.name!r}, num_envs={self.num_envs})"
@@ -215,21 +373,29 @@ class VectorEnv(gym.vector.VectorEnv):
 
 class Env(gym.Env):
     """One rlhost env as a gymnasium.Env (passes gymnasium's check_env).
-    Observations are copies.  reset(seed=s) reseeds the env from s."""
+    Observations are copies.  reset(seed=s) reseeds the env from s.  At the
+    end of an episode of an env with a score, info["score"] holds it."""
 
-    metadata = {"render_modes": []}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 30}
 
-    def __init__(self, name, seed=0, **options):
-        self._v = None
+    def __init__(self, name, seed=0, render_mode=None, **options):
+        self.render_mode = _render_mode(render_mode)
         self._v = _Vec.open(name, 1, seed, options)
         self.name = name
         self.observation_space = self._v.obs_space
         self.action_space = self._v.action_space
+        self.action_space.seed(seed)
+        self.observation_space.seed(seed)
         self.obs_scale, self.score_name = self._v.obs_scale, self._v.score_name
+        self.max_episode_steps = self._v.max_episode_steps
+        self.spec = _spec(name, options, self._v.max_episode_steps)
         self._mid_episode = False
         self._started = False
+        self._last_obs = None
 
     def reset(self, *, seed=None, options=None):
+        if options:
+            raise ValueError(f"rlhost envs take no reset options, got {sorted(options)}")
         super().reset(seed=seed)
         if seed is not None:
             self._v.reset(seed)
@@ -237,40 +403,50 @@ class Env(gym.Env):
             self._v.reset(None)
         # else: the last step ended an episode and the env already began the next
         self._started, self._mid_episode = True, False
+        self._v.check_open()
+        self._last_obs = None
         return self._v.obs[0].copy(), {}
 
     def step(self, action):
         v = self._v
-        v.step(np.asarray(action).reshape(v.actions.shape))
+        v.step(action)
         term, trunc = bool(v.terminated[0]), bool(v.truncated[0])
         info = {}
         if term or trunc:
             obs = v.final_obs[0].copy()
-            info["episode"] = {"r": float(v.episode_return[0]), "l": int(v.episode_length[0])}
             if v.score_name:
-                info["episode"]["score"] = float(v.scores[0])
+                info["score"] = float(v.scores[0])
             self._mid_episode = False
+            self._last_obs = obs
         else:
             obs = v.obs[0].copy()
             self._mid_episode = True
         return obs, float(v.rewards[0]), term, trunc, info
 
+    def render(self):
+        if self.render_mode is None:
+            gym.logger.warn("render() without a render_mode: make the env with render_mode='ansi' or 'rgb_array'")
+            return None
+        return self._v.render(0, self.render_mode)
+
     def close(self):
-        if self._v:
-            self._v.close()
+        self._v.close()
+
+    def __repr__(self):
+        return f"rlhost.Env({self.name!r})"
 
 
-def make_vec(name, num_envs=1, seed=0, copy=False, **options):
-    """A gymnasium.vector.VectorEnv of num_envs rlhost `name` envs; options
-    are the env's config options (`rlhost info NAME`), e.g.
-    make_vec("snake", 64, width=10, height=10, observation="grid") or
-    optimizations={"threads": 2}."""
-    return VectorEnv(name, num_envs, seed, copy, **options)
+def make_vec(name, num_envs=1, seed=0, copy=True, autoreset_mode=NEXT_STEP, render_mode=None, **options):
+    """A gymnasium.vector.VectorEnv of num_envs rlhost `name` envs, behaving
+    as gymnasium.vector.SyncVectorEnv (see VectorEnv); options are the env's
+    config options (`rlhost info NAME`), e.g. make_vec("snake", 64,
+    width=10, height=10, observation="grid") or optimizations={"threads": 2}."""
+    return VectorEnv(name, num_envs, seed, copy, autoreset_mode, render_mode, **options)
 
 
-def make(name, seed=0, **options):
+def make(name, seed=0, render_mode=None, **options):
     """A single rlhost env as a gymnasium.Env."""
-    return Env(name, seed, **options)
+    return Env(name, seed, render_mode, **options)
 
 
 def list_plugins(kind="env"):

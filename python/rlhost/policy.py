@@ -2,9 +2,13 @@
 (the numbers `rlhost eval` gets), the weights as NumPy arrays, and an
 equivalent torch.nn.Module built from the checkpoint's own description of
 its network (metadata algo.policy, format rlhost.policy/1)."""
+import ctypes as C
 import json
 import os
 import struct
+import tempfile
+import threading
+import weakref
 
 import numpy as np
 
@@ -16,13 +20,17 @@ _DT = {"F32": np.float32, "F64": np.float64, "U8": np.uint8, "I32": np.int32, "U
 def read_safetensors(path):
     """(tensors, metadata) of a safetensors file, with NumPy only."""
     with open(path, "rb") as f:
-        raw = f.read()
+        return parse_safetensors(f.read(), path)
+
+
+def parse_safetensors(raw, where="checkpoint"):
+    """(tensors, metadata) of a safetensors file's bytes."""
     if len(raw) < 8:
-        raise ValueError(f"{path} is not a safetensors file (shorter than its header length)")
+        raise ValueError(f"{where} is not a safetensors file (shorter than its header length)")
     hlen = struct.unpack("<Q", raw[:8])[0]
     if hlen > len(raw) - 8:
-        raise ValueError(f"{path}: header length {hlen} runs past the end of the file")
-    header = json.loads(raw[8:8 + hlen])
+        raise ValueError(f"{where}: header length {hlen} runs past the end of the file")
+    header = json.loads(bytes(raw[8:8 + hlen]))
     meta = header.pop("__metadata__", {})
     data = memoryview(raw)[8 + hlen:]
     tensors = {}
@@ -43,105 +51,173 @@ def _ops_tensors(ops, out):
     return out
 
 
+def _close_parts(close, parts, tmp=None):
+    """weakref.finalize's callback: the C policies, then the temporary copy
+    of the checkpoint that extra row blocks were opened from."""
+    for h, _ in parts:
+        close(h)
+    parts.clear()
+    if tmp:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
 class Policy:
     """A trained policy: policy(obs) -> actions.
 
-    obs is one observation (returns an int) or a batch of up to num_envs
-    rows (returns an int32 array); row i keeps its own recurrent state
-    between calls.  episode_start marks rows whose episode begins with this
-    observation (their state is cleared); reset() clears every row.
-    greedy=False samples from a PPO policy instead of taking its most likely
-    action.  overrides: config changes as `--set` takes them."""
+    obs is one observation (returns an int, or a float32 array for a Box
+    action space) or a batch of any number of rows (returns an array).
+    Row i keeps its own recurrent state between calls; episode_start marks
+    rows whose episode begins with this observation (their state is
+    cleared); reset() clears every row.  greedy=False samples from a PPO
+    policy instead of taking its most likely action.  overrides: config
+    changes as `--set` takes them.  Calls are serialized by a lock; any
+    call after close() raises."""
 
     def __init__(self, path, num_envs=1, greedy=True, overrides=()):
+        from .envs import check_int
         self.path = os.fspath(path)
-        self.num_envs = int(num_envs)
-        ov = list(overrides)
+        self.num_envs = check_int(num_envs, "num_envs", 1, 1 << 24)
+        self._ov = list(overrides)
         if not greedy:
-            ov.append("algo.deterministic_eval=false")
-        self._h = None
-        err = N.err_buf()
-        arr, n = N.strings(ov)
-        h = N.lib.rlh_policy_open(N.host(), self.path.encode(), self.num_envs, arr, n, err, N.ERR_LEN)
-        if not h:
-            msg = err.value.decode(errors="replace")
-            if not greedy and "deterministic_eval" in msg:
-                raise N.RlhostError(f"greedy=False: this algorithm's policy is greedy ({msg}); "
-                                    "DQN explores with overrides=['algo.eval_epsilon=0.05']")
-            N.fail(err)
-        self._h = h
+            self._ov.append("algo.deterministic_eval=false")
+        self._lock = threading.RLock()
+        self._parts = []  # (handle, rows): row blocks, each on its own C policy
+        self._err = N.err_buf()
+        self._tmp = None
+        h = self._open(self.path, self.num_envs, greedy)
+        self._parts.append((h, self.num_envs))
+        self._finalizer = weakref.finalize(self, _close_parts, N.lib.rlh_policy_close, self._parts)
         info = N.lib.rlh_policy_info(h).contents
         from .envs import _action_space, _obs_space
         self.observation_space = _obs_space(info)
         self.action_space = _action_space(info)
+        self.box = info.action_kind == 1
         self.n_actions = int(info.n_actions)
         self.env_name = N.lib.rlh_policy_env_name(h).decode()
         self.algo_name = N.lib.rlh_policy_algo_name(h).decode()
         self.step = int(N.lib.rlh_policy_step(h))
         self._start = np.ones(self.num_envs, np.uint8)  # the first call begins every row's episode
-        box = info.action_kind == 1
-        self._actions = (np.zeros((self.num_envs, int(info.action_dim)), np.float32) if box
-                         else np.zeros(self.num_envs, np.int32))
-        self._err = N.err_buf()
-        self._ckpt = os.path.join(self.path, "checkpoint.safetensors") if os.path.isdir(self.path) else self.path
-        self._tensors = self._meta = None
+        # the checkpoint the C side loaded and validated, not the file as it is now
+        data, size = C.c_void_p(), C.c_size_t()
+        if N.lib.rlh_policy_checkpoint(h, C.byref(data), C.byref(size), self._err, N.ERR_LEN) != N.RL_OK:
+            self.close()
+            N.fail(self._err)
+        self._ckpt_bytes = C.string_at(data, size.value)
+        self._tensors, self._meta = parse_safetensors(self._ckpt_bytes, self.path)
+        from . import _spec
+        try:
+            _spec.check(self.spec, self.observation, self._tensors,
+                        self.action_space.shape[0] if self.box else self.n_actions)
+        except N.RlhostError as e:
+            self.close()
+            raise N.RlhostError(f"{self.path}: {e}") from None
+
+    def _open(self, path, rows, greedy=True):
+        arr, n = N.strings(self._ov)
+        h = N.lib.rlh_policy_open(N.host(), path.encode(), rows, arr, n, self._err, N.ERR_LEN)
+        if not h:
+            msg = self._err.value.decode(errors="replace")
+            if not greedy and "deterministic_eval" in msg:
+                raise N.RlhostError(f"greedy=False: this algorithm's policy is greedy ({msg}); "
+                                    "DQN explores with overrides=['algo.eval_epsilon=0.05']")
+            N.fail(self._err)
+        return h
+
+    def _grow(self, rows):
+        """Room for `rows` rows: another block on a C policy opened from the
+        same checkpoint bytes (so every block has the same weights), the
+        existing rows' recurrent state untouched."""
+        have = sum(r for _, r in self._parts)
+        if rows <= have:
+            return
+        if self._tmp is None:
+            fd, self._tmp = tempfile.mkstemp(prefix="rlhost-policy-", suffix=".safetensors")
+            with os.fdopen(fd, "wb") as f:
+                f.write(self._ckpt_bytes)
+            self._finalizer.detach()
+            self._finalizer = weakref.finalize(self, _close_parts, N.lib.rlh_policy_close, self._parts, self._tmp)
+        extra = max(rows - have, have)
+        self._parts.append((self._open(self._tmp, extra), extra))
+        self._start = np.concatenate([self._start, np.ones(extra, np.uint8)])
+        self.num_envs = have + extra
+
+    def _check_open(self):
+        if not self._parts:
+            raise N.RlhostError(f"the policy of {self.path!r} is closed")
 
     def reset(self):
-        self._start[:] = 1
+        with self._lock:
+            self._check_open()
+            self._start[:] = 1
 
     def __call__(self, obs, episode_start=None):
-        obs = np.ascontiguousarray(obs, dtype=self.observation_space.dtype)
-        single = obs.shape == self.observation_space.shape
-        if single:
-            obs = obs[None]
-        if obs.shape[1:] != self.observation_space.shape:
-            raise ValueError(f"observations have shape {obs.shape}; the policy takes "
-                             f"{self.observation_space.shape} or a batch of them")
-        n = obs.shape[0]
-        if n > self.num_envs:
-            raise ValueError(f"{n} rows; the policy was loaded for num_envs={self.num_envs}")
-        start = self._start[:n].copy()
-        if episode_start is not None:
-            start |= np.asarray(episode_start, dtype=bool).reshape(n).astype(np.uint8)
-        act = self._actions[:n]
-        rc = N.lib.rlh_policy_act(self._h, obs.ctypes.data, start.ctypes.data, act.ctypes.data, n,
-                                  self._err, N.ERR_LEN)
-        if rc != N.RL_OK:
-            N.fail(self._err)
-        self._start[:n] = 0
-        if single:
-            return act[0].copy() if act.ndim > 1 else int(act[0])
-        return act.copy()
+        with self._lock:
+            self._check_open()
+            obs = np.asarray(obs)
+            if obs.dtype.kind not in "iuf":
+                raise TypeError(f"observations must be numbers, got dtype {obs.dtype}")
+            single = obs.shape == self.observation_space.shape
+            if single:
+                obs = obs[None]
+            if obs.shape[1:] != self.observation_space.shape:
+                raise ValueError(f"observations have shape {obs.shape}; the policy takes "
+                                 f"{self.observation_space.shape} or a batch of them")
+            obs = np.ascontiguousarray(obs, dtype=self.observation_space.dtype)
+            n = obs.shape[0]
+            self._grow(n)
+            start = self._start[:n].copy()
+            if episode_start is not None:
+                es = np.asarray(episode_start)
+                if es.size != n:
+                    raise ValueError(f"episode_start has {es.size} values for {n} rows")
+                start |= es.reshape(n).astype(bool).astype(np.uint8)
+            act = (np.zeros((n,) + self.action_space.shape, np.float32) if self.box else np.zeros(n, np.int32))
+            first = 0
+            for h, rows in self._parts:
+                if first >= n:
+                    break
+                k = min(rows, n - first)
+                rc = N.lib.rlh_policy_act(h, obs[first:].ctypes.data, start[first:].ctypes.data,
+                                          act[first:].ctypes.data, k, self._err, N.ERR_LEN)
+                if rc != N.RL_OK:
+                    N.fail(self._err)
+                first += k
+            self._start[:n] = 0
+            if single:
+                return act[0] if self.box else int(act[0])
+            return act
 
-    def make_env(self, num_envs=1, seed=0, copy=False):
-        """A VectorEnv of the env this policy was trained on, with its options."""
-        from .envs import VectorEnv, _Vec
-        err = N.err_buf()
-        h = N.lib.rlh_policy_vec(self._h, int(num_envs), int(seed) & ((1 << 64) - 1), err, N.ERR_LEN)
-        if not h:
-            N.fail(err)
-        return VectorEnv._of(_Vec(h), self.env_name, copy)
+    def make_env(self, num_envs=1, seed=0, copy=True):
+        """A VectorEnv of the env this policy was trained on, with its options
+        (same-step autoreset, as `rlhost eval` steps it)."""
+        from .envs import VectorEnv, _Vec, check_int, check_seed
+        with self._lock:
+            self._check_open()
+            err = N.err_buf()
+            h = N.lib.rlh_policy_vec(self._parts[0][0], check_int(num_envs, "num_envs", 1, 1 << 24),
+                                     check_seed(seed), err, N.ERR_LEN)
+            if not h:
+                N.fail(err)
+            return VectorEnv._of(_Vec(h, self.env_name), self.env_name, copy, seed)
 
-    # ---- the network, from the checkpoint alone -------------------------
-    def _load(self):
-        if self._tensors is None:
-            self._tensors, self._meta = read_safetensors(self._ckpt)
-        return self._tensors, self._meta
-
+    # ---- the network, from the checkpoint the C side loaded ---------------
     @property
     def spec(self):
         """The checkpoint's description of the network (algo.policy)."""
-        return json.loads(self._load()[1]["algo.policy"])
+        return json.loads(self._meta["algo.policy"])
 
     @property
     def observation(self):
         """dtype, shape and scale of the observations (rlhost.observation)."""
-        return json.loads(self._load()[1]["rlhost.observation"])
+        return json.loads(self._meta["rlhost.observation"])
 
     @property
     def weights(self):
-        """The network's tensors by name (float32 NumPy arrays), normalization included."""
-        t, _ = self._load()
+        """The network's tensors by name (float32 NumPy arrays), normalization
+        included: copies of what the policy acts with."""
         spec = self.spec
         names = []
         for ops in spec["outputs"].values():
@@ -149,7 +225,7 @@ class Policy:
         norm = spec["input"].get("normalize")
         if norm:
             names += [norm["mean"], norm["var"]]
-        return {k: t[k] for k in dict.fromkeys(names)}
+        return {k: self._tensors[k].copy() for k in dict.fromkeys(names)}
 
     def to_torch(self):
         """An equivalent torch.nn.Module: forward(obs, state=None) ->
@@ -165,15 +241,16 @@ class Policy:
         return build(self.spec, self.observation, self.weights, None if box is None else (box.low, box.high))
 
     def close(self):
-        if self._h:
-            N.lib.rlh_policy_close(self._h)
-            self._h = None
+        with self._lock:
+            if self._parts:
+                self._finalizer()
+                self._parts = []
 
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
     def __repr__(self):
         return f"rlhost.Policy({self.algo_name} on {self.env_name}, step {self.step}, {self.path!r})"

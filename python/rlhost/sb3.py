@@ -10,7 +10,7 @@ from .envs import VectorEnv
 
 class SB3VecEnv(VecEnv):
     def __init__(self, name, num_envs=1, seed=0, **options):
-        self.venv = VectorEnv(name, num_envs, seed, copy=True, **options)
+        self.venv = VectorEnv(name, num_envs, seed, copy=True, autoreset_mode="SameStep", **options)
         super().__init__(num_envs, self.venv.single_observation_space, self.venv.single_action_space)
         self._seed = seed
         self._actions = None
@@ -28,13 +28,16 @@ class SB3VecEnv(VecEnv):
         obs, rew, term, trunc, infos = self.venv.step(self._actions)
         done = term | trunc
         out = [{} for _ in range(self.num_envs)]
-        for i in np.flatnonzero(done):
-            out[i]["terminal_observation"] = infos["final_obs"][i]
-            out[i]["TimeLimit.truncated"] = bool(trunc[i] and not term[i])
-            out[i]["episode"] = {"r": float(infos["episode"]["r"][i]), "l": int(infos["episode"]["l"][i]), "t": 0.0}
-            if "score" in infos["episode"]:
-                out[i]["episode"]["score"] = float(infos["episode"]["score"][i])
-        return obs, rew, done, out
+        rows = np.flatnonzero(done)
+        if len(rows):
+            ret, length = self.venv._v.episode_stats(rows)  # what SB3's Monitor would report
+            for k, i in enumerate(rows):
+                out[i]["terminal_observation"] = infos["final_obs"][i]
+                out[i]["TimeLimit.truncated"] = bool(trunc[i] and not term[i])
+                out[i]["episode"] = {"r": float(ret[k]), "l": int(length[k]), "t": 0.0}
+                if "score" in infos["final_info"]:
+                    out[i]["episode"]["score"] = float(infos["final_info"]["score"][i])
+        return obs, rew.astype(np.float32), done, out
 
     def seed(self, seed=None):
         self._seed, self._first = seed, True

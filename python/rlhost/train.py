@@ -18,18 +18,21 @@ def _override_items(overrides):
     return out
 
 
-def run(config, force=False, num_envs=1, overrides=None, **kw):
+def run(config, force=False, num_envs=1, overrides=None, resume=False, **kw):
     """Trains CONFIG (a libconfig file) and returns its Policy (run_dir,
     summary and all).  Overrides as keyword arguments with "__" for the dot
     (run__steps=20000, algo__lr=1e-3) or as a dict ({"run.out_dir": "runs/x"}).
-    A refused config or a failed run raises RlhostError; Ctrl-C stops the
-    run with its outputs written and raises KeyboardInterrupt."""
+    resume=True continues the run directory CONFIG names from its
+    checkpoint, as `rlhost run --resume DIR` (run__steps=N trains it on to
+    N steps).  A refused config or a failed run raises RlhostError with the
+    reason; Ctrl-C stops the run with its outputs written and raises
+    KeyboardInterrupt."""
     items = _override_items(dict(overrides or {}, **kw))
     arr, n = N.strings(items)
     out = ctypes.create_string_buffer(4200)
     err = N.err_buf()
     opts = N.RunOptions(ctypes.sizeof(N.RunOptions), arr, n, int(bool(force)),
-                        ctypes.cast(out, ctypes.c_char_p), 4200)
+                        ctypes.cast(out, ctypes.c_char_p), 4200, int(bool(resume)))
     rc = N.lib.rlh_run(N.host(), os.fspath(config).encode(), ctypes.byref(opts), err, N.ERR_LEN)
     if rc == N.RL_EINTR:
         raise KeyboardInterrupt(err.value.decode(errors="replace"))

@@ -1,0 +1,97 @@
+"""Checks a checkpoint's network description (metadata algo.policy, format
+rlhost.policy/1) against its tensors before anything is built from it:
+every named tensor exists as finite float32 of the size its op needs, and
+the widths chain from the observation to the greedy output."""
+import numpy as np
+
+from ._native import RlhostError
+
+
+class _Walk:
+    def __init__(self, W):
+        self.W = W
+
+    def tensor(self, op, key, size):
+        name = op.get(key)
+        t = self.W.get(name) if isinstance(name, str) else None
+        if t is None:
+            raise RlhostError(f"the policy description's {op.get('op')} op names tensor {name!r} ({key}), "
+                              "which the checkpoint does not hold")
+        if t.dtype != np.float32 or t.size != size:
+            raise RlhostError(f"tensor {name!r} is {t.dtype} of {t.size} values; the {op['op']} op that names it "
+                              f"needs float32 of {size}")
+        if not np.isfinite(t).all():
+            raise RlhostError(f"tensor {name!r} holds a value that is not finite")
+
+    def ops(self, ops, width):
+        for op in ops:
+            width = self.op(op, width)
+        return width
+
+    def op(self, op, width):
+        k = op.get("op")
+        if k in ("relu", "tanh", "flatten"):
+            return width
+        if k == "linear":
+            i, o = int(op["in"]), int(op["out"])
+            if i != width:
+                raise RlhostError(f"a linear op takes {i} inputs where the layer before gives {width}")
+            self.tensor(op, "weight", i * o)
+            self.tensor(op, "bias", o)
+            return o
+        if k == "conv2d":
+            c, h, w, oc, kk, st, pad = (int(op[x]) for x in ("in_c", "in_h", "in_w", "out_c", "kernel", "stride",
+                                                              "pad"))
+            if c * h * w != width:
+                raise RlhostError(f"a conv2d op takes {c}x{h}x{w} inputs where the layer before gives {width}")
+            self.tensor(op, "weight", oc * c * kk * kk)
+            self.tensor(op, "bias", oc)
+            oh, ow = (h + 2 * pad - kk) // st + 1, (w + 2 * pad - kk) // st + 1
+            if oh < 1 or ow < 1:
+                raise RlhostError(f"a conv2d op's kernel {kk} does not fit its {h}x{w} input")
+            return oc * oh * ow
+        if k == "slice":
+            start, n = int(op["start"]), int(op["len"])
+            if start < 0 or n < 1 or start + n > width:
+                raise RlhostError(f"a slice op takes [{start}, {start + n}) of {width} values")
+            return n
+        if k == "rescale":
+            if len(op["low"]) != width or len(op["high"]) != width:
+                raise RlhostError(f"a rescale op has {len(op['low'])} bounds for {width} values")
+            return width
+        if k == "dueling":
+            v, a = self.ops(op["value"], width), self.ops(op["advantage"], width)
+            if v != 1:
+                raise RlhostError(f"a dueling op's value stream gives {v} values, not 1")
+            return a
+        if k == "lstm":
+            H = int(op["hidden"])
+            self.tensor(op, "weight_ih", 4 * H * width)
+            self.tensor(op, "weight_hh", 4 * H * H)
+            self.tensor(op, "bias", 4 * H)
+            return H
+        raise RlhostError(f"the policy description has an unknown op {k!r}")
+
+
+def check(spec, observation, W, outputs):
+    """spec against W; outputs: the width the greedy output must have."""
+    try:
+        greedy = spec["greedy"]
+        name = greedy.get("argmax") or greedy.get("identity")
+        if name not in spec["outputs"]:
+            raise RlhostError(f"the policy description's greedy output {name!r} is not among its outputs")
+        width = int(np.prod(observation["shape"]))
+        norm = spec["input"].get("normalize")
+        walk = _Walk(W)
+        if norm:
+            walk.tensor({"op": "normalize", **norm}, "mean", width)
+            walk.tensor({"op": "normalize", **norm}, "var", width)
+            if (W[norm["var"]] < 0).any():
+                raise RlhostError(f"tensor {norm['var']!r} holds a negative variance")
+        for out, ops in spec["outputs"].items():
+            got = walk.ops(ops, width)
+            if out == name and got != outputs:
+                raise RlhostError(f"the policy description's greedy output {name!r} has {got} values; the action "
+                                  f"space needs {outputs}")
+    except (KeyError, TypeError, ValueError) as e:
+        raise RlhostError(f"the checkpoint's policy description is malformed: {e!r}") from None
