@@ -12,6 +12,122 @@
 
 #define N 8
 
+/* A caller's env (rlh_env_register): observation [t], episodes of 3 + i
+   steps for env i, reward = the action; `fail` makes the next step fail. */
+typedef struct counter {
+    uint32_t n, *t, created;
+    int fail;
+} counter;
+
+static int ct_create(void *ctx, uint32_t n, uint64_t seed, rl_env_info *info, void **inst, char *err,
+                     size_t errlen)
+{
+    counter *c = ctx;
+    (void)seed, (void)err, (void)errlen;
+    c->n = n;
+    c->t = calloc(n, sizeof *c->t);
+    c->created++;
+    info->obs_dtype = RL_DTYPE_F32;
+    info->obs_ndim = 1;
+    info->obs_shape[0] = info->obs_size = 1;
+    info->n_actions = 2;
+    *inst = c;
+    return RL_OK;
+}
+
+static void ct_destroy(void *ctx, void *inst)
+{
+    counter *c = inst;
+    (void)ctx;
+    free(c->t);
+    c->t = NULL;
+}
+
+static int ct_reset(void *ctx, void *inst, const rl_env_io *io, uint32_t first, uint32_t count, char *err,
+                    size_t errlen)
+{
+    counter *c = inst;
+    (void)ctx, (void)err, (void)errlen;
+    for (uint32_t i = first; i < first + count; i++) ((float *)io->obs)[i] = (float)(c->t[i] = 0);
+    return RL_OK;
+}
+
+static int ct_step(void *ctx, void *inst, const rl_env_io *io, uint32_t first, uint32_t count, char *err,
+                   size_t errlen)
+{
+    counter *c = inst;
+    (void)ctx;
+    if (c->fail) {
+        snprintf(err, errlen, "the simulator diverged");
+        return RL_EIO;
+    }
+    float *obs = io->obs, *final = io->final_obs;
+    for (uint32_t i = first; i < first + count; i++) {
+        io->rewards[i] = (float)io->actions[i];
+        io->terminated[i] = ++c->t[i] == 3 + i;
+        io->truncated[i] = 0;
+        if (io->terminated[i]) {
+            final[i] = (float)c->t[i];
+            c->t[i] = 0;
+        }
+        obs[i] = (float)c->t[i];
+    }
+    return RL_OK;
+}
+
+static void caller_env(rlh_host *h)
+{
+    char err[512] = "";
+    counter c = {0};
+    rlh_env_def d = {sizeof d, "counter", "counts steps", &c, ct_create, ct_destroy, ct_reset, ct_step};
+    ASSERT_EQ(rlh_env_register(h, &d, err, sizeof err), RL_OK, "rlh_env_register adds the caller's env");
+    ASSERT_EQ(rlh_env_register(h, &d, err, sizeof err), RL_EINVAL, "a second env of the same name is refused");
+    ASSERT_CONTAINS(err, "an env named 'counter' exists already", "saying so");
+    rlh_env_def bad = d;
+    bad.name = "Counter!";
+    OK(rlh_env_register(h, &bad, err, sizeof err) != RL_OK, "a name outside [a-z0-9_] is refused");
+    bad = d;
+    bad.struct_size = 8;
+    ASSERT_EQ(rlh_env_register(h, &bad, err, sizeof err), RL_EINVAL, "a definition without struct_size is refused");
+    rlh_vec *v = rlh_vec_open(h, "counter", 2, 1, "optimizations = { threads = 2; };", err, sizeof err);
+    OK(v != NULL, "rlh_vec_open opens it by name");
+    if (!v) return;
+    ASSERT_EQ(rlh_vec_threads(v), 1u, "stepped on one thread whatever the config asks (RL_DESC_SERIAL)");
+    const rlh_buffers *b = rlh_vec_buffers(v);
+    int32_t *a = b->actions;
+    float *obs = b->obs, *final = b->final_obs;
+    rlh_vec_reset(v);
+    int same_step = 1;
+    for (int t = 1; t <= 6; t++) {
+        a[0] = a[1] = 1;
+        rlh_vec_step(v, err, sizeof err);
+        same_step &= b->terminated[0] == (t % 3 == 0) && obs[0] == (float)(t % 3) && b->rewards[0] == 1.0f;
+        if (b->terminated[0]) same_step &= final[0] == 3.0f && b->episode_start[0];
+    }
+    OK(same_step, "its episodes autoreset in the same step, final_obs the last observation");
+    ASSERT_EQ(rlh_vec_set_autoreset(v, RLH_AUTORESET_NEXT_STEP, err, sizeof err), RL_OK, "next-step autoreset");
+    rlh_vec_reset(v);
+    int next_step = 1;
+    for (int t = 1; t <= 8; t++) {
+        a[0] = a[1] = 1;
+        rlh_vec_step(v, err, sizeof err);
+        /* env 0: 1 2 3(end) 0(reset, reward 0) 1 2 3(end) 0 */
+        float want = (float)((t - 1) % 4 + 1 == 4 ? 0 : (t - 1) % 4 + 1);
+        next_step &= obs[0] == want && b->terminated[0] == (want == 3.0f) && b->rewards[0] == (want ? 1.0f : 0.0f);
+    }
+    OK(next_step, "next-step: the last observation when it ends, the reset (reward 0) on the step after");
+    c.fail = 1;
+    ASSERT_EQ(rlh_vec_step(v, err, sizeof err), RL_EIO, "a step the caller's env fails is the step's status");
+    ASSERT_CONTAINS(err, "env 'counter': the simulator diverged", "with its sentence");
+    c.fail = 0;
+    ASSERT_EQ(rlh_vec_step(v, err, sizeof err), RL_OK, "and the next step goes on");
+    char text[64];
+    ASSERT_EQ(rlh_vec_render_text(v, 0, text, sizeof text, err, sizeof err), RL_ENOTSUP,
+              "an env that draws no text says so");
+    rlh_vec_close(v);
+    OK(c.t == NULL && c.created == 1, "closing destroys the caller's instance");
+}
+
 static void run_steps(rlh_vec *v, int steps, uint32_t seed)
 {
     const rlh_buffers *b = rlh_vec_buffers(v);
@@ -138,6 +254,7 @@ int main(void)
 
     OK(!rlh_policy_open(h, "/nonexistent/run", 1, NULL, 0, err, sizeof err), "a missing run refused");
     ASSERT_CONTAINS(err, "/nonexistent/run does not exist", "naming it");
+    caller_env(h);
     rlh_close(h);
     return tap_done();
 }

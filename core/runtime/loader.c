@@ -206,6 +206,30 @@ static int add_plugin(rl__registry *reg, const rl_plugin_desc *d,
     return RL_OK;
 }
 
+int rl__registry_add_caller(rl__registry *reg, const rl_plugin_desc *d, char *err, size_t errlen)
+{
+    char why[RL_ERR_MAX];
+    if (rl__desc_check(d, why, sizeof why)) {
+        snprintf(err, errlen, "env '%s': %s", d->name ? d->name : "?", why);
+        return RL_EINVAL;
+    }
+    for (size_t i = 0; i < reg->n_plugins; i++)
+        if (reg->plugins[i].desc->kind == d->kind && !strcmp(reg->plugins[i].desc->name, d->name)) {
+            snprintf(err, errlen, "an env named '%s' exists already (%s): pick another name", d->name,
+                     reg->plugins[i].caller ? "registered before" : reg->plugins[i].path);
+            return RL_EINVAL;
+        }
+    static const rl__plugin_file none;
+    int rc = add_plugin(reg, d, &none);
+    if (rc != RL_OK) {
+        snprintf(err, errlen, "out of memory");
+        return rc;
+    }
+    reg->plugins[reg->n_plugins - 1].path = "the embedding program (rlh_env_register)";
+    reg->plugins[reg->n_plugins - 1].caller = 1;
+    return RL_OK;
+}
+
 /* shadowed_by pointers are resolved after loading since realloc moves the
    array; they are recomputed here each time. */
 static void resolve_shadows(rl__registry *reg)

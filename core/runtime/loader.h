@@ -13,6 +13,9 @@ typedef struct rl__plugin {
     const rl__plugin_file *file;
     const char *path;               /* file the plugin came from */
     const struct rl__plugin *shadowed_by; /* same kind+name found earlier */
+    /* an env the embedding program registered (rlh_env_register): its
+       state lives in the caller, outside checkpoints */
+    int caller;
 } rl__plugin;
 
 typedef struct rl__registry {
@@ -53,6 +56,11 @@ void rl__registry_discover(rl__registry *reg, const char *const *extra,
 const rl__plugin *rl__registry_find(const rl__registry *reg,
                                     rl_plugin_kind kind, const char *name,
                                     const char *key, char *err, size_t errlen);
+
+/* Adds an env the embedding program defines (desc valid until the
+   registry is destroyed), after checking its descriptor.  RL_EINVAL with
+   the sentence when the name is taken or the descriptor is invalid. */
+int rl__registry_add_caller(rl__registry *reg, const rl_plugin_desc *desc, char *err, size_t errlen);
 
 void rl__registry_destroy(rl__registry *reg);
 

@@ -236,6 +236,14 @@ static int run_open(rl__run_state *rs, const rl__config *c, const rl__run_opts *
 {
     read_settings(rs, c);
     int rc;
+    if (o->resume_dir && c->env->caller) {
+        snprintf(rs->err, sizeof rs->err,
+                 "env '%s' belongs to the embedding program (rlh_env_register): its state is not in %s's "
+                 "checkpoint, so the run cannot continue where it stopped; start a new run (the "
+                 "checkpoint's policy still loads)",
+                 c->env->desc->name, o->resume_dir);
+        return RL_ECONFIG;
+    }
     if (rs->set.writer) {
         rl__rundir_mode mode = o->resume_dir ? RL__RUNDIR_RESUME : o->force ? RL__RUNDIR_FORCE : RL__RUNDIR_NEW;
         if ((rc = rl__rundir_open(rs->set.out_dir, mode, &rs->dir, rs->err, sizeof rs->err)) != RL_OK)

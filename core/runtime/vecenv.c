@@ -1,6 +1,8 @@
 /* The vectorized env driver; see vecenv.h. */
 #include "vecenv.h"
 
+#include "loader.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -23,6 +25,31 @@ uint32_t rl__auto_env_threads(uint32_t num_envs, char *reason, size_t len)
     return t;
 }
 
+static _Thread_local const rl_plugin_desc *g_creating;
+
+const rl_plugin_desc *rl__vecenv_creating(void) { return g_creating; }
+
+/* vt->create of desc, with rl__vecenv_creating() saying which desc. */
+static int create_env(const rl_plugin_desc *desc, const rl_env_args *args, void **env, rl_env_info *info,
+                      char *err, size_t errlen)
+{
+    g_creating = desc;
+    int rc = ((const rl_env_vtable *)desc->vtable)->create(args, env, info, err, errlen);
+    g_creating = NULL;
+    return rc;
+}
+
+/* A failure the env reports after a call, as a status with the sentence. */
+static int env_status(rl__vecenv *v, char *err, size_t errlen)
+{
+    if (!v->status) return RL_OK;
+    char why[RL_ERR_MAX] = "";
+    int rc = v->status->status(v->env, why, sizeof why);
+    if (rc == RL_OK) return RL_OK;
+    snprintf(err, errlen, "env '%s': %s", v->desc->name, why[0] ? why : rl_strerror(rc));
+    return rc < 0 ? rc : RL_EIO;
+}
+
 int rl__vecenv_create(rl__vecenv *v, const rl_plugin_desc *desc,
                       const rl_value *options, const rl_value *stages,
                       uint32_t num_envs, uint64_t seed, uint32_t threads,
@@ -39,12 +66,14 @@ int rl__vecenv_create(rl__vecenv *v, const rl_plugin_desc *desc,
     v->info.struct_size = sizeof v->info;
     v->info.obs_scale = 1.0f;
     char perr[RL_ERR_MAX] = "";
-    int rc = v->vt->create(&args, &v->env, &v->info, perr, sizeof perr);
+    int rc = create_env(desc, &args, &v->env, &v->info, perr, sizeof perr);
     if (rc != RL_OK) {
         snprintf(err, errlen, "env '%s': %s", desc->name, perr[0] ? perr : rl_strerror(rc));
         v->env = NULL;
         return rc < 0 ? rc : RL_EINVAL;
     }
+    const rl_env_status_ext *st = v->vt->get_extension ? v->vt->get_extension(v->env, RL_EXT_ENV_STATUS) : NULL;
+    if (st && st->struct_size >= sizeof *st && st->status) v->status = st;
     size_t elem = v->info.obs_dtype == RL_DTYPE_U8 ? 1 : v->info.obs_dtype == RL_DTYPE_F32 ? 4 : 0;
     if (!elem || !v->info.obs_size) {
         snprintf(err, errlen, "env '%s' reported an invalid observation (dtype %d, obs_size %u)", desc->name,
@@ -98,6 +127,10 @@ int rl__vecenv_create(rl__vecenv *v, const rl_plugin_desc *desc,
         snprintf(v->threads_reason, sizeof v->threads_reason, "set in config");
     }
     if (threads > num_envs) threads = num_envs; /* ranges are of boards */
+    if (rl__desc_flags(desc) & RL_DESC_SERIAL) {
+        threads = 1;
+        snprintf(v->threads_reason, sizeof v->threads_reason, "the env is not thread-safe");
+    }
     v->pool = rl__pool_create(threads);
     int box = v->space.kind == RL_SPACE_BOX;
     v->io = (rl_env_io){sizeof v->io, v->obs_buf[0], box ? NULL : v->actions, v->rewards, v->terminated,
@@ -123,6 +156,7 @@ static void reset_range(void *ctx, uint32_t first, uint32_t count)
 void rl__vecenv_reset(rl__vecenv *v)
 {
     rl__pool_run(v->pool, reset_range, v, v->boards);
+    if (!v->failed) v->failed = env_status(v, v->failed_why, sizeof v->failed_why);
     memset(v->episode_start, 1, v->n);
     if (v->pending) memset(v->pending, 0, v->n);
     memset(v->ep_return, 0, v->n * sizeof *v->ep_return);
@@ -214,6 +248,12 @@ static void record_episode(rl__ep_stats *s, double ret, double len, double score
 
 int rl__vecenv_step(rl__vecenv *v, char *err, size_t errlen)
 {
+    if (v->failed) {
+        int rc = v->failed;
+        snprintf(err, errlen, "%s", v->failed_why);
+        v->failed = 0;
+        return rc;
+    }
     int rc = v->space.kind == RL_SPACE_BOX
                  ? rl__space_clip(&v->space, v->actions, v->env_actions, v->n, v->agents, "algo", err, errlen)
                  : rl__space_check_actions(&v->space, v->actions, v->n, v->agents, "algo", err, errlen);
@@ -224,6 +264,7 @@ int rl__vecenv_step(rl__vecenv *v, char *err, size_t errlen)
         v->io.obs = v->obs_buf[v->cur];
     }
     rl__pool_run(v->pool, step_range, v, v->boards);
+    if ((rc = env_status(v, err, errlen)) != RL_OK) return rc;
     int has_score = v->info.score_name != NULL;
     for (uint32_t i = 0; i < v->n; i++) {
         if (v->next_step && v->pending[i]) {
@@ -275,7 +316,7 @@ int rl__vecenv_reseed(rl__vecenv *v, uint64_t seed, char *err, size_t errlen)
     rl_env_info info = {.struct_size = sizeof info, .obs_scale = 1.0f};
     char perr[RL_ERR_MAX] = "";
     void *fresh = NULL;
-    int rc = v->vt->create(&args, &fresh, &info, perr, sizeof perr);
+    int rc = create_env(v->desc, &args, &fresh, &info, perr, sizeof perr);
     if (rc != RL_OK) {
         snprintf(err, errlen, "env '%s': %s", v->desc->name, perr[0] ? perr : rl_strerror(rc));
         return rc < 0 ? rc : RL_EINVAL;
@@ -288,6 +329,9 @@ int rl__vecenv_reseed(rl__vecenv *v, uint64_t seed, char *err, size_t errlen)
     }
     v->vt->destroy(v->env);
     v->env = fresh;
+    const rl_env_status_ext *st = v->vt->get_extension ? v->vt->get_extension(v->env, RL_EXT_ENV_STATUS) : NULL;
+    v->status = st && st->struct_size >= sizeof *st && st->status ? st : NULL;
+    v->failed = 0;
     return RL_OK;
 }
 

@@ -59,6 +59,11 @@ typedef struct rl__vecenv {
     int next_step;
     uint8_t *pending;
     void *pending_obs;
+    /* the env's rl.env.status/1 (NULL: it cannot fail); a failed reset is
+       kept here and returned by the next step */
+    const rl_env_status_ext *status;
+    int failed;
+    char failed_why[RL_ERR_MAX];
 } rl__vecenv;
 
 /* num_envs boards (envs of the plugin), each of info.agents rows; every
@@ -68,7 +73,8 @@ int rl__vecenv_create(rl__vecenv *v, const rl_plugin_desc *desc,
                       const rl_value *options, const rl_value *stages,
                       uint32_t num_envs, uint64_t seed, uint32_t threads,
                       uint32_t repeat, char *err, size_t errlen);
-/* Starts every env's first episode. */
+/* Starts every env's first episode.  An env that reports a failure
+   (rl.env.status/1) has it returned by the next rl__vecenv_step. */
 void rl__vecenv_reset(rl__vecenv *v);
 /* Applies v->actions and tracks finished episodes.  Discrete actions out
    of range are RL_EINVAL, box actions are clipped into the box for the env
@@ -89,6 +95,11 @@ int rl__vecenv_reseed(rl__vecenv *v, uint64_t seed, char *err, size_t errlen);
 enum { RL__EP_RETURN, RL__EP_SCORE, RL__EP_LENGTH };
 double rl__ep_recent_mean(const rl__ep_stats *s, int what);
 void rl__ep_interval_reset(rl__ep_stats *s);
+
+/* The descriptor whose create is running on this thread (for envs that a
+   caller registers through <rlhost/host.h>, whose one create function
+   serves several descriptors), or NULL. */
+const rl_plugin_desc *rl__vecenv_creating(void);
 
 /* Thread count "auto" picks for n envs on this machine, with the reason. */
 uint32_t rl__auto_env_threads(uint32_t num_envs, char *reason, size_t len);

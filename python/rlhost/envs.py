@@ -11,8 +11,17 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 from gymnasium.envs.registration import EnvSpec
-from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
+
+try:
+    from gymnasium.vector import AutoresetMode
+except ImportError:  # Gymnasium 1.0: next-step autoreset only, and no name for it
+    import enum
+
+    class AutoresetMode(enum.Enum):
+        NEXT_STEP = "NextStep"
+        SAME_STEP = "SameStep"
+        DISABLED = "Disabled"
 
 from . import _native as N
 

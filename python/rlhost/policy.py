@@ -109,6 +109,8 @@ class Policy:
         self._tensors, self._meta = parse_safetensors(self._ckpt_bytes, self.path)
         from . import _spec
         try:
+            if "algo.policy" not in self._meta:  # an algorithm that describes no network (random)
+                return
             _spec.check(self.spec, self.observation, self._tensors,
                         self.action_space.shape[0] if self.box else self.n_actions)
         except N.RlhostError as e:
@@ -207,6 +209,8 @@ class Policy:
     @property
     def spec(self):
         """The checkpoint's description of the network (algo.policy)."""
+        if "algo.policy" not in self._meta:
+            raise N.RlhostError(f"{self.path}: algo '{self.algo_name}' describes no network (no algo.policy)")
         return json.loads(self._meta["algo.policy"])
 
     @property

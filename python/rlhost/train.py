@@ -14,11 +14,11 @@ def _override_items(overrides):
     out = []
     for k, v in overrides.items():
         key = k.replace("__", ".")
-        out.append(f"{key}={v}" if isinstance(v, str) else f"{key}={_cfg_value(v)}")
+        out.append(f"{key}={v}" if isinstance(v, str) and key != "env.plugin" else f"{key}={_cfg_value(v)}")
     return out
 
 
-def run(config, force=False, num_envs=1, overrides=None, resume=False, **kw):
+def run(config, force=False, num_envs=1, overrides=None, resume=False, env=None, eval_env=None, **kw):
     """Trains CONFIG (a libconfig file) and returns its Policy (run_dir,
     summary and all).  Overrides as keyword arguments with "__" for the dot
     (run__steps=20000, algo__lr=1e-3) or as a dict ({"run.out_dir": "runs/x"}).
@@ -26,8 +26,34 @@ def run(config, force=False, num_envs=1, overrides=None, resume=False, **kw):
     checkpoint, as `rlhost run --resume DIR` (run__steps=N trains it on to
     N steps).  A refused config or a failed run raises RlhostError with the
     reason; Ctrl-C stops the run with its outputs written and raises
-    KeyboardInterrupt."""
-    items = _override_items(dict(overrides or {}, **kw))
+    KeyboardInterrupt.
+
+    env= trains on your own env instead of the config's: a Gymnasium env
+    factory (a callable returning a gymnasium.Env; evaluation gets envs of
+    its own from it), a gymnasium.vector.VectorEnv or a Stable-Baselines3
+    VecEnv (num_envs is theirs; evaluation needs eval_env=, a factory, or
+    is left out with a warning).  Discrete or Box spaces.  The env's name in
+    the run is "py_" + its spec id; the exception an env raises is re-raised
+    here."""
+    ov = dict(overrides or {}, **kw)
+    bridge = None
+    if env is not None:
+        from . import userenv
+        if resume:
+            raise N.RlhostError("a run on a Python env cannot be resumed: the env's state is not in the "
+                                "checkpoint; start a new run (its policy loads with rlhost.load)")
+        name = userenv.registered(env, eval_env)
+        bridge = userenv.bridge(name)
+        ov["env.plugin"] = name
+        if bridge.kind != "factory":
+            ov["env.num_envs"] = int(env.num_envs)
+            if eval_env is None:
+                import warnings
+                warnings.warn("a vector env trains without evaluation (run.eval_episodes = 0): pass "
+                              "eval_env= (an env factory) to evaluate", N.RlhostWarning, stacklevel=2)
+                ov["run.eval_episodes"] = 0
+        bridge.error = None
+    items = _override_items(ov)
     arr, n = N.strings(items)
     out = ctypes.create_string_buffer(4200)
     err = N.err_buf()
@@ -37,6 +63,8 @@ def run(config, force=False, num_envs=1, overrides=None, resume=False, **kw):
     if rc == N.RL_EINTR:
         raise KeyboardInterrupt(err.value.decode(errors="replace"))
     if rc != 0:
+        if bridge is not None and bridge.error is not None:
+            raise bridge.error from N.RlhostError(err.value.decode(errors="replace"))
         N.fail(err)
     run_dir = out.value.decode()
     p = Policy(run_dir, num_envs=num_envs)

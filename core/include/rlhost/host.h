@@ -145,6 +145,45 @@ int rlh_vec_render_text(rlh_vec *v, uint32_t row, char *buf, size_t cap, char *e
 int rlh_vec_render_rgb(rlh_vec *v, uint32_t row, uint8_t *rgb, size_t cap, uint32_t size[2], char *err,
                        size_t errlen);
 
+/* ---- Your own env --------------------------------------------------------
+   An env whose create, reset and step are the caller's functions over the
+   host's buffers, so a program trains rlhost's algorithms on an in-process
+   simulator without writing a plugin.  rlh_env_register adds it to h under
+   `name`; configs name it as env.plugin, with num_envs and the host's env
+   settings (optimizations.action_repeat) but no options of its own, and
+   rlh_vec_open and rlh_policy_vec open it like any env.
+
+   The functions have the meaning of rl_env_vtable's (plugin.h): create
+   makes num_envs envs (env i seeded from (seed, i)) and fills info (the
+   spaces; pointers in it stay valid until destroy); reset writes the
+   first observations of envs [first, first + count); step reads their
+   actions (io->actions, or io->box_actions for a box), writes observations,
+   rewards and flags, and for an env whose episode ended writes its last
+   observation into final_obs and starts the next episode (same-step).  A
+   call that fails returns a negative RL_E* with the sentence in err: the
+   step or run stops with it.  They are called on one thread at a time
+   (the env is stepped without worker threads); a run's evaluation creates
+   an instance of its own.
+
+   A run on such an env checkpoints the learner; `--resume` (rlh_run's
+   resume) is refused, since the env's state lives in the caller. */
+typedef struct rlh_env_def {
+    uint32_t struct_size;     /* sizeof(rlh_env_def) */
+    const char *name;         /* [a-z0-9_]+, not taken by a plugin or an earlier registration */
+    const char *description;  /* one line (may be NULL) */
+    void *ctx;                /* passed to every call */
+    int (*create)(void *ctx, uint32_t num_envs, uint64_t seed, rl_env_info *info, void **inst, char *err,
+                  size_t errlen);
+    void (*destroy)(void *ctx, void *inst);
+    int (*reset)(void *ctx, void *inst, const rl_env_io *io, uint32_t first, uint32_t count, char *err,
+                 size_t errlen);
+    int (*step)(void *ctx, void *inst, const rl_env_io *io, uint32_t first, uint32_t count, char *err,
+                size_t errlen);
+} rlh_env_def;
+
+/* The strings are copied; ctx and the functions must outlive h. */
+int rlh_env_register(rlh_host *h, const rlh_env_def *def, char *err, size_t errlen);
+
 /* ---- Training -----------------------------------------------------------
    Trains the config file at config_path as `rlhost run` does.  opts may be
    NULL (no overrides, no force).  Returns RL_OK (done), RL_EINTR (stopped

@@ -363,6 +363,17 @@ typedef struct rl_env_render_ext {
                   size_t cap);
 } rl_env_render_ext;
 
+/* Optional (ABI 1.2): an env whose reset or step can fail (a simulator's
+   error, a caller's callback) reports it here, "rl.env.status/1": the host
+   asks after every reset and step and stops with the sentence. */
+#define RL_EXT_ENV_STATUS "rl.env.status/1"
+typedef struct rl_env_status_ext {
+    uint32_t struct_size;
+    /* RL_OK, or a negative RL_E* with the sentence in err; reading a
+       failure clears it */
+    int (*status)(void *env, char *err, size_t errlen);
+} rl_env_status_ext;
+
 /* Optional (ABI 1.2): one env's frame as pixels, "rl.env.raster/1", for
    Gymnasium's render_mode "rgb_array" (videos).  <rlhost/raster.h> has
    drawing helpers. */
@@ -603,6 +614,10 @@ typedef struct rl_plugin_desc {
    refuses a pair that does not fit before creating anything. */
 #define RL_DESC_BOX 0x2u
 #define RL_DESC_NO_DISCRETE 0x4u
+/* ABI 1.2, envs: reset and step are called on one thread only (the env
+   is not thread-safe: a simulator with global state, an interpreter);
+   the host then steps it without worker threads. */
+#define RL_DESC_SERIAL 0x8u
 
 typedef struct rl_plugin_entry {
     rl_abi_version abi; /* first, always: RL_ABI_MAJOR, RL_ABI_MINOR */
