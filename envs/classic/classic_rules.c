@@ -109,8 +109,12 @@ double mc_step(mc_state *s, double goal_velocity, float a, int *terminated)
     *terminated = ge(pos, kp, MC_GOAL_POSITION) && ge(vel, kv, goal_velocity);
     double reward = *terminated ? 100.0 : 0.0;
     reward -= libm_pow((double)a, 2) * 0.1;
-    s->pos = (float)pos;
-    s->vel = (float)vel;
+    /* Through float variables the compiler must keep: GCC 12's SLP
+       vectorizer (-O2 and up, without LTO) dropped the rounding of pos here,
+       so a portable build's states left float32 (tests/test_classic.c). */
+    volatile float pos32 = (float)pos, vel32 = (float)vel;
+    s->pos = pos32;
+    s->vel = vel32;
     s->wide = 0;
     return reward;
 }
