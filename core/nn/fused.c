@@ -23,7 +23,17 @@
  * Elsewhere (no AVX2, or a shape the kernel does not take: sums of more
  * than 256 terms, both operands transposed, fewer than 32 rows with B
  * transposed, and with AVX-512 fewer than 16 columns or 4 rows) the product
- * goes to OpenBLAS and the epilogue is a separate pass (activation.c). */
+ * goes to OpenBLAS and the epilogue is a separate pass (activation.c).
+ *
+ * A portable build (-Dnative=false, the Python wheel) compiles this file
+ * once per instruction set with RL_FUSED_VARIANT naming the copy, and
+ * fused_dispatch.c picks one for the CPU it runs on. */
+#ifdef RL_FUSED_VARIANT
+#define RL__FUSED_CAT2(a, b) a##_##b
+#define RL__FUSED_CAT(a, b) RL__FUSED_CAT2(a, b)
+#define rl__fused_fits RL__FUSED_CAT(rl__fused_fits, RL_FUSED_VARIANT)
+#define rl__fused_gemm RL__FUSED_CAT(rl__fused_gemm, RL_FUSED_VARIANT)
+#endif
 #include "nn_internal.h"
 
 #if defined(__AVX512F__) && defined(HAVE_FMA8)

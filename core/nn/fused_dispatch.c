@@ -1,0 +1,51 @@
+/* fused.c's kernels in a portable build (-Dnative=false, the Python
+ * wheel): fused.c is compiled once per instruction set (base, AVX2 + FMA,
+ * AVX-512), and the first call picks the copy this CPU runs, so a wheel
+ * built for baseline x86-64 still gets the kernels.  A native build
+ * compiles fused.c alone and has no use for this file. */
+#include "nn_internal.h"
+
+#define VARIANT(name)                                                                                  \
+    int rl__fused_fits_##name(int trans_a, int trans_b, uint32_t m, uint32_t n, uint32_t k);           \
+    void rl__fused_gemm_##name(int trans_a, int trans_b, uint32_t m, uint32_t n, uint32_t k,          \
+                               const float *a, uint32_t lda, const float *b, uint32_t ldb, float *c, \
+                               const rl__epilogue *e);
+VARIANT(base)
+VARIANT(avx2)
+VARIANT(avx512)
+
+enum { BASE, AVX2, AVX512 };
+
+/* The widest copy this CPU runs.  Racing first calls compute the same
+   value, so the cache needs no lock. */
+static int chosen(void)
+{
+    static volatile int pick = -1;
+    if (pick < 0) {
+        __builtin_cpu_init();
+        int fma = __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx2");
+        int w512 = fma && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+                   __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq");
+        pick = w512 ? AVX512 : fma ? AVX2 : BASE;
+    }
+    return pick;
+}
+
+int rl__fused_fits(int trans_a, int trans_b, uint32_t m, uint32_t n, uint32_t k)
+{
+    switch (chosen()) {
+    case AVX512: return rl__fused_fits_avx512(trans_a, trans_b, m, n, k);
+    case AVX2: return rl__fused_fits_avx2(trans_a, trans_b, m, n, k);
+    default: return rl__fused_fits_base(trans_a, trans_b, m, n, k);
+    }
+}
+
+void rl__fused_gemm(int trans_a, int trans_b, uint32_t m, uint32_t n, uint32_t k, const float *a, uint32_t lda,
+                    const float *b, uint32_t ldb, float *c, const rl__epilogue *e)
+{
+    switch (chosen()) {
+    case AVX512: rl__fused_gemm_avx512(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, e); break;
+    case AVX2: rl__fused_gemm_avx2(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, e); break;
+    default: rl__fused_gemm_base(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, e); break;
+    }
+}
