@@ -87,6 +87,81 @@ ok $? "the example builds with pkg-config rlhost" || sed 's/^/#   /' "$T/cc"
 ok $? "it plays a run of the installed rlhost, no environment variables" || sed 's/^/#   /' "$T/err"
 [ "$(grep -c '^episode [0-9]*: return' "$T/agent.out")" = 3 ]; ok $? "three episodes played"
 
+echo "1..$n"; exit 1; }
+RL="$T/prefix/bin/rlhost"
+pc=$(dirname "$(find "$T/prefix" -name rlhost-plugin.pc | head -1)")
+[ -n "$pc" ]; ok $? "rlhost-plugin.pc installed"
+export PKG_CONFIG_PATH="$pc"
+plugindir=$(pkg-config --variable=plugindir rlhost-plugin)
+[ -f "$plugindir/cartpole.so" ] && [ -f "$plugindir/random.so" ]; ok $? "plugins installed in plugindir ($plugindir)"
+[ -f "$T/prefix/include/rlhost/plugin.h" ]; ok $? "plugin.h installed"
+(cd / && "$RL" list) >"$T/list" 2>&1
+grep -q "$plugindir/cartpole.so" "$T/list"; ok $? "installed rlhost finds installed plugins without env vars"
+(cd "$T" && "$RL" run "$SRC/configs/cartpole_random.cfg" --out "$T/run" --set run.steps=2000 >/dev/null 2>&1)
+ok $? "installed rlhost runs a config"
+
+# The SDK as a new author meets it: the installed template, example config
+# and guide; copy the template, rename the plugin, build with pkg-config.
+sdk=$(pkg-config --variable=sdkdir rlhost-plugin)
+[ -f "$sdk/random.c" ] && [ -f "$sdk/example.cfg" ] && [ -f "$sdk/GUIDE.md" ]
+ok $? "template, example config and guide installed in sdkdir ($sdk)"
+mkdir -p "$T/mine"
+sed 's/"random", "1.0.0"/"my_random", "0.0.1"/' "$sdk/random.c" > "$T/mine/my_random.c"
+cc -std=c11 -Wall -Wextra -shared -fPIC -fvisibility=hidden $(pkg-config --cflags rlhost-plugin) \
+  "$T/mine/my_random.c" -o "$T/mine/my_random.so" $(pkg-config --libs rlhost-plugin) 2>"$T/cc"
+ok $? "template builds out of tree with pkg-config rlhost-plugin" || sed 's/^/#   /' "$T/cc"
+readelf -d "$T/mine/my_random.so" | grep -E 'R(UN)?PATH' | grep -qF "$T/prefix/lib"
+ok $? "the plugin records where librlcore is (rpath from pkg-config)"
+printf '#include <rlhost/plugin.h>\nint rl_no_such_function(void);\nint f(void);\nint f(void) { return rl_no_such_function(); }\n' > "$T/mine/undef.c"
+! cc -shared -fPIC $(pkg-config --cflags rlhost-plugin) "$T/mine/undef.c" -o "$T/mine/undef.so" \
+  $(pkg-config --libs rlhost-plugin) 2>"$T/cc"
+ok $? "an undefined symbol is a link error (-Wl,-z,defs)"
+grep -q "rl_no_such_function" "$T/cc"; ok $? "naming the symbol"
+# The option macros and the dtype helper, in a plugin of one's own.
+cat > "$T/mine/opts.c" <<'EOC'
+#include <rlhost/plugin.h>
+static const char *const modes[] = {"a", "b", NULL};
+const rl_option_def opts_test[4] = {
+    RL_OPTION_FLOAT("lr", "3e-4", 0, 1, "learning rate"),
+    RL_OPTION_INT_F("threads", "\"auto\"", 1, 64, RL_OPT_AUTO, "threads"),
+    RL_OPTION_ENUM("mode", "a", modes, "mode"),
+    RL_OPTION_INT_LIST("hidden", "[64, 64]", 1, 4096, "widths"),
+};
+int opts_ok(void);
+int opts_ok(void)
+{
+    return opts_test[0].min == 0 && opts_test[0].max == 1 && opts_test[1].flags == RL_OPT_AUTO &&
+           opts_test[2].choices == modes && opts_test[3].type == RL_OPT_INT_LIST &&
+           rl_dtype_size(RL_DTYPE_F64) == 8 && rl_dtype_size(RL_DTYPE_U8) == 1;
+}
+int main(void) { return !opts_ok(); }
+EOC
+cc -std=c11 -Wall -Wextra -Werror $(pkg-config --cflags rlhost-plugin) "$T/mine/opts.c" -o "$T/mine/opts" 2>"$T/cc" &&
+  "$T/mine/opts"
+ok $? "RL_OPTION_* fill the named fields; rl_dtype_size" || sed 's/^/#   /' "$T/cc"
+"$RL" info my_random --plugin-path "$T/mine" >"$T/info" 2>&1
+grep -q "sticky" "$T/info"; ok $? "out-of-tree plugin documented by rlhost info"
+"$RL" run "$SRC/configs/cartpole_random.cfg" --plugin-path "$T/mine" --set algo.plugin=my_random \
+  --out "$T/run2" --set run.steps=2000 >/dev/null 2>&1
+ok $? "out-of-tree plugin trains"
+grep -q '"algo": "my_random"' "$T/run2/summary.json"; ok $? "summary names the out-of-tree plugin"
+"$RL" eval "$T/run2" --plugin-path "$T/mine" --episodes 2 >/dev/null 2>"$T/err"
+ok $? "eval of its run works (the template keeps its state in checkpoints)" || sed 's/^/#   /' "$T/err"
+sed 's/"my_random"; *# the name.*/"my_random";/' "$sdk/example.cfg" > "$T/mine/example.cfg"
+(cd "$T" && "$RL" run "$T/mine/example.cfg" --plugin-path "$T/mine" --out "$T/run3" >/dev/null 2>"$T/err")
+ok $? "the installed example config runs the renamed template" || sed 's/^/#   /' "$T/err"
+
+# Embedding: the installed example against the installed librlhost, with
+# `pkg-config rlhost`, playing the installed rlhost's run.
+[ -f "$T/prefix/include/rlhost/host.h" ] && [ -f "$sdk/embed/agent.c" ]
+ok $? "host.h and the embedding example installed"
+cc -std=c11 -Wall -Wextra -Werror $(pkg-config --cflags rlhost) "$sdk/embed/agent.c" -o "$T/agent" \
+  $(pkg-config --libs rlhost) 2>"$T/cc"
+ok $? "the example builds with pkg-config rlhost" || sed 's/^/#   /' "$T/cc"
+(cd / && "$T/agent" "$T/run" 3 7) >"$T/agent.out" 2>"$T/err"
+ok $? "it plays a run of the installed rlhost, no environment variables" || sed 's/^/#   /' "$T/err"
+[ "$(grep -c '^episode [0-9]*: return' "$T/agent.out")" = 3 ]; ok $? "three episodes played"
+
 # The Python package as the README installs it: `pip install ./python` into
 # a fresh virtual environment (meson builds the libraries and plugins into
 # the package), then used from another directory with no variables set.

@@ -2,7 +2,7 @@
 
 The libraries come from, in order: $RLHOST_LIB_DIR (a meson build
 directory of the repository, for working on rlhost itself), else the copies
-the package was built with (rlhost/_lib/)."""
+the package was built with (rlhost/_lib/, by meson-python)."""
 import ctypes as C
 import os
 from pathlib import Path
@@ -91,19 +91,35 @@ def _on_log(ctx, level, message):
 _log_callback = LOG_FN(_on_log)
 
 
+def package_lib():
+    """(librlcore, librlhost, the rlhost executable, plugin directories) of
+    the installed package: rlhost/_lib of a wheel, or, in an editable install
+    (pip install -e, meson-python), the files in the build directory that
+    importlib.resources maps that folder to."""
+    from importlib.resources import files
+    lib = files(__package__) / "_lib"
+    plugins = lib / "plugins"
+    dirs = []
+    if isinstance(plugins, Path):
+        dirs = [str(plugins)]
+    elif plugins.is_dir():  # editable: each plugin where meson built it
+        dirs = sorted({str(Path(str(p)).parent) for p in plugins.iterdir() if str(p).endswith(".so")})
+    return (Path(str(lib / "librlcore.so")), Path(str(lib / "librlhost.so")), Path(str(lib / "rlhost")), dirs)
+
+
 def _paths():
     build = os.environ.get("RLHOST_LIB_DIR")
     if build:
         b = Path(build)
-        return b / "core" / "librlcore.so.0", b / "core" / "runtime" / "librlhost.so.0", None
-    lib = Path(__file__).resolve().parent / "_lib"
-    return lib / "librlcore.so.0", lib / "librlhost.so.0", lib / "plugins"
+        return b / "core" / "librlcore.so.0", b / "core" / "runtime" / "librlhost.so.0", []
+    core, host, _, dirs = package_lib()  # a wheel's: unversioned, one file each
+    return core, host, dirs
 
 
 def _load():
     core, host, plugins = _paths()
     if not host.exists():
-        raise ImportError(f"rlhost: {host} is missing: install the package with `pip install ./python` "
+        raise ImportError(f"rlhost: {host} is missing: install the package with `pip install .` "
                           "from the repository, or set RLHOST_LIB_DIR to a meson build directory")
     # librlcore first, globally: the plugins find it there by its soname
     C.CDLL(str(core), mode=C.RTLD_GLOBAL)
@@ -141,6 +157,7 @@ def _load():
         "rlh_policy_checkpoint": (C.c_int, [P, C.POINTER(C.c_void_p), C.POINTER(SZ), S, SZ]),
         "rlh_set_log_handler": (None, [LOG_FN, P]),
         "rlh_env_register": (C.c_int, [P, P, S, SZ]),
+        "rlh_plugin_info": (C.c_int, [P, C.c_int, S, S, SZ, S, SZ]),
     }
     for name, (res, args) in sig.items():
         f = getattr(lib, name)
@@ -175,7 +192,7 @@ def host():
     global _host
     if _host is None:
         extra = os.environ.get("RLHOST_PYTHON_PLUGIN_PATH")
-        dirs = [d for d in (extra, str(_plugin_dir) if _plugin_dir else None) if d]
+        dirs = ([extra] if extra else []) + list(_plugin_dir)
         err = err_buf()
         h = lib.rlh_open(":".join(dirs).encode() if dirs else None, err, ERR_LEN)
         if not h:

@@ -445,7 +445,8 @@ class Env(gym.Env):
         return f"rlhost.Env({self.name!r})"
 
 
-def make_vec(name, num_envs=1, seed=0, copy=True, autoreset_mode=NEXT_STEP, render_mode=None, **options):
+def make_vec(name: str, num_envs: int = 1, seed: int = 0, copy: bool = True, autoreset_mode=NEXT_STEP,
+             render_mode: "str | None" = None, **options) -> VectorEnv:
     """A gymnasium.vector.VectorEnv of num_envs rlhost `name` envs, behaving
     as gymnasium.vector.SyncVectorEnv (see VectorEnv); options are the env's
     config options (`rlhost info NAME`), e.g. make_vec("snake", 64,
@@ -453,12 +454,13 @@ def make_vec(name, num_envs=1, seed=0, copy=True, autoreset_mode=NEXT_STEP, rend
     return VectorEnv(name, num_envs, seed, copy, autoreset_mode, render_mode, **options)
 
 
-def make(name, seed=0, render_mode=None, **options):
+def make(name: str, seed: int = 0, render_mode: "str | None" = None, **options) -> Env:
     """A single rlhost env as a gymnasium.Env."""
     return Env(name, seed, render_mode, **options)
 
 
-def list_plugins(kind="env"):
+def list_plugins(kind: str = "env") -> list:
+    """The names of the env (kind="env") or algorithm ("algo") plugins found."""
     k = {"env": 1, "algo": 2}[kind]
     out, i = [], 0
     while True:
@@ -467,3 +469,25 @@ def list_plugins(kind="env"):
             return out
         out.append(s.decode())
         i += 1
+
+
+def info(name: str, kind: str = None) -> dict:
+    """A plugin's description as data (`rlhost info NAME` as a dict): name,
+    kind, version, description, file, and its options and stages, each a
+    dict with name, type, default (config syntax), min/max where bounded,
+    choices of an enum, auto, required, changes_results and help.  kind
+    ("env" or "algo") picks one when an env and an algorithm share a name."""
+    kinds = [kind] if kind else ["env", "algo"]
+    err = N.err_buf()
+    first = None
+    for k in kinds:
+        code = {"env": 1, "algo": 2}[k]
+        buf = C.create_string_buffer(1 << 16)
+        n = N.lib.rlh_plugin_info(N.host(), code, name.encode(), buf, len(buf), err, N.ERR_LEN)
+        if n >= len(buf):
+            buf = C.create_string_buffer(n + 1)
+            n = N.lib.rlh_plugin_info(N.host(), code, name.encode(), buf, len(buf), err, N.ERR_LEN)
+        if n >= 0:
+            return json.loads(buf.value.decode())
+        first = first or err.value.decode(errors="replace")
+    raise N.RlhostError(first)

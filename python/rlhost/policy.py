@@ -260,6 +260,6 @@ class Policy:
         return f"rlhost.Policy({self.algo_name} on {self.env_name}, step {self.step}, {self.path!r})"
 
 
-def load(path, num_envs=1, greedy=True, overrides=()):
+def load(path, num_envs: int = 1, greedy: bool = True, overrides=()) -> Policy:
     """The policy of a run directory (its newest good checkpoint) or of a checkpoint file."""
     return Policy(path, num_envs, greedy, overrides)

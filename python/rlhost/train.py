@@ -18,7 +18,21 @@ def _override_items(overrides):
     return out
 
 
-def run(config, force=False, num_envs=1, overrides=None, resume=False, env=None, eval_env=None, **kw):
+def _config_path(config, resume):
+    """config as given, or a shipped one: "configs/NAME.cfg" (the README's
+    spelling) or "NAME" finds the package's copy when no such file is here."""
+    path = os.fspath(config)
+    if resume or os.path.exists(path):
+        return path
+    from . import configs
+    name = os.path.basename(path)
+    if (os.path.dirname(path) in ("", "configs")) and name.removesuffix(".cfg") in configs.names():
+        return configs.path(name)
+    return path
+
+
+def run(config, force: bool = False, num_envs: int = 1, overrides: "dict | None" = None, resume: bool = False,
+        env=None, eval_env=None, **kw) -> Policy:
     """Trains CONFIG (a libconfig file) and returns its Policy (run_dir,
     summary and all).  Overrides as keyword arguments with "__" for the dot
     (run__steps=20000, algo__lr=1e-3) or as a dict ({"run.out_dir": "runs/x"}).
@@ -59,7 +73,7 @@ def run(config, force=False, num_envs=1, overrides=None, resume=False, env=None,
     err = N.err_buf()
     opts = N.RunOptions(ctypes.sizeof(N.RunOptions), arr, n, int(bool(force)),
                         ctypes.cast(out, ctypes.c_char_p), 4200, int(bool(resume)))
-    rc = N.lib.rlh_run(N.host(), os.fspath(config).encode(), ctypes.byref(opts), err, N.ERR_LEN)
+    rc = N.lib.rlh_run(N.host(), _config_path(config, resume).encode(), ctypes.byref(opts), err, N.ERR_LEN)
     if rc == N.RL_EINTR:
         raise KeyboardInterrupt(err.value.decode(errors="replace"))
     if rc != 0:

