@@ -158,10 +158,26 @@ def refusals():
         ok("factory" in str(e), f"env=42 is refused: {e}")
 
 
+def sb3_vecenv():
+    try:
+        from stable_baselines3.common.env_util import make_vec_env
+    except ImportError:
+        global n_test
+        n_test += 1
+        print(f"ok {n_test} - # SKIP a Stable-Baselines3 VecEnv: stable_baselines3 is not installed "
+              "(optional; checked by hand with SB3 2.4.1, docs/python.md)")
+        return
+    venv = make_vec_env("CartPole-v1", n_envs=8, seed=1)
+    p = rlhost.run(PPO, env=venv, eval_env=lambda: gym.make("CartPole-v1"), run__steps=50000, run__quiet=True,
+                   force=True, run__out_dir=os.path.join(T, "sb3"))
+    ok(p.summary["eval_return_mean"] >= 200, f"PPO on an SB3 VecEnv: eval return {p.summary['eval_return_mean']}")
+
+
 def main():
     exact()
     learning()
     refusals()
+    sb3_vecenv()
     print(f"1..{n_test}")
     sys.exit(1 if failed else 0)
 
