@@ -214,6 +214,16 @@ def single_wrappers():
     vids = [f for f in os.listdir(d) if f.endswith(".mp4")]
     ok(len(vids) >= 2 and all(os.path.getsize(os.path.join(d, f)) > 1000 for f in vids),
        f"RecordVideo on Env writes a video per episode ({sorted(vids)})")
+    d = os.path.join(tempfile.mkdtemp(), "videos")
+    v = vw.RecordVideo(rlhost.make_vec("pendulum", 4, seed=1, render_mode="rgb_array"), d,
+                       episode_trigger=lambda k: k == 0)
+    v.reset(seed=1)
+    for _ in range(210):  # one Pendulum episode (200 steps) and a bit
+        v.step(v.action_space.sample())
+    v.close()
+    vids = [f for f in os.listdir(d) if f.endswith(".mp4")]
+    ok(len(vids) == 1 and os.path.getsize(os.path.join(d, vids[0])) > 1000,
+       f"vector RecordVideo on VectorEnv tiles the 4 envs' frames into a video ({sorted(vids)})")
 
 
 def main():
