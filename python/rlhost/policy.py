@@ -167,6 +167,11 @@ class Policy:
             if obs.shape[1:] != self.observation_space.shape:
                 raise ValueError(f"observations have shape {obs.shape}; the policy takes "
                                  f"{self.observation_space.shape} or a batch of them")
+            if self.observation_space.dtype == np.uint8 and obs.dtype != np.uint8:
+                bad = ~np.isfinite(obs) | (obs != np.round(obs)) | (obs < 0) | (obs > 255)
+                if bad.any():  # a cast would wrap or truncate it
+                    raise ValueError(f"observation value {obs.reshape(-1)[np.flatnonzero(bad.reshape(-1))[0]]!r} is not "
+                                     "an integer in [0, 255], which this policy's uint8 observations hold")
             obs = np.ascontiguousarray(obs, dtype=self.observation_space.dtype)
             n = obs.shape[0]
             self._grow(n)

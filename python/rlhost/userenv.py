@@ -4,6 +4,7 @@ librlhost as an env (rlh_env_register of <rlhost/host.h>), whose reset and
 step the host calls over its own buffers.  rlhost.run(config, env=...)
 uses it; make_vec(name) and load() open it like any env once registered."""
 import ctypes as C
+import math
 import re
 import threading
 
@@ -165,6 +166,25 @@ class _Buffers:
                                                                                      tuple(self.sp.obs_shape))
 
 
+def _check_finite(rew, obs, first, end):
+    """A NaN or infinite reward or observation would poison training
+    silently: refused with the env's row.  The sums are the fast path (a
+    finite sum has finite terms); a non-finite one looks row by row."""
+    r = rew[first:end]
+    if math.isfinite(float(r.sum())) and (obs.dtype != np.float32 or math.isfinite(float(obs[first:end].sum()))):
+        return
+    if not np.isfinite(r).all():
+        i = first + int(np.flatnonzero(~np.isfinite(r))[0])
+        raise _Fail(f"env {i} returned the reward {r[i - first]}: rewards must be finite")
+    if obs.dtype == np.float32:
+        o = obs[first:end].reshape(end - first, -1)
+        bad = ~np.isfinite(o).all(axis=1)
+        if bad.any():
+            i = first + int(np.flatnonzero(bad)[0])
+            raise _Fail(f"env {i} returned an observation holding {o[i - first][~np.isfinite(o[i - first])][0]}: "
+                        "observations must be finite")
+
+
 def _seed_of(seed, i):
     """Env i's seed from (seed, i), as rlhost seeds its own envs' streams."""
     return int(np.random.SeedSequence([seed & ((1 << 64) - 1), i]).generate_state(1, np.uint32)[0])
@@ -207,6 +227,7 @@ class _FactoryInst:
         term[first:end] = tes
         trunc[first:end] = trs
         self.buf.put_rows(obs, first, out)
+        _check_finite(rew, obs, first, end)
 
     def close(self):
         for e in self.envs:
@@ -278,6 +299,7 @@ class _VectorInst:
                         self.sp.put(final[i], infos["final_obs"][i])
         rew[:] = r
         self._put_all(obs, o)
+        _check_finite(rew, obs, 0, self.n)
 
     def close(self):
         pass  # the caller's object: the caller closes it

@@ -261,6 +261,11 @@ for t in range(60):
     start = term | trunc  # same-step autoreset: obs begins the next episode there
 ok(same_r and r1.num_envs >= 5, f"a recurrent policy grows from 1 to {r1.num_envs} rows, each with its own state "
    "(acts as one loaded for 5)")
+try:
+    r1(np.full(r1.observation_space.shape, 300.0))
+    ok(False, "an observation a uint8 cast would wrap is refused")
+except ValueError as e:
+    ok("300.0" in str(e) and "[0, 255]" in str(e), f"an observation a uint8 cast would wrap is refused: {e}")
 env.close()
 
 

@@ -128,6 +128,12 @@ class Raises(gym.Env):
         return np.zeros(2, np.float32), 1.0, False, False, {}
 
 
+class NanReward(Raises):
+    def step(self, a):
+        self.t += 1
+        return np.zeros(2, np.float32), float("nan") if self.t == 7 else 1.0, False, False, {}
+
+
 class DictObs(Raises):
     observation_space = gym.spaces.Dict({"x": gym.spaces.Box(-1, 1, (2,), np.float32)})
 
@@ -140,6 +146,12 @@ def refusals():
     except ZeroDivisionError as e:
         ok("fell over" in str(e) and "the env raised ZeroDivisionError" in str(e.__cause__),
            f"an env that raises stops the run with its own exception (cause: {e.__cause__})")
+    try:
+        rlhost.run(PPO, env=NanReward, run__steps=5000, run__quiet=True, force=True,
+                   run__out_dir=os.path.join(T, "nan"))
+        ok(False, "a NaN reward is refused")
+    except rlhost.RlhostError as e:
+        ok("returned the reward nan" in str(e), f"a NaN reward is refused: {e}")
     try:
         rlhost.run(PPO, env=DictObs, run__steps=5000, run__quiet=True, force=True,
                    run__out_dir=os.path.join(T, "dict"))
