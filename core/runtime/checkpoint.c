@@ -555,6 +555,8 @@ static int parse_header(rl__ckpt *c, char *header, size_t hl, char *err, size_t 
     size_t valid = utf8_prefix((const unsigned char *)header, hl);
     if (valid < hl) {
         snprintf(err, errlen, "%s: the header is not UTF-8 text (byte %zu): the file is damaged", path, valid + 8);
+        free(header);
+        rl__ckpt_free(c);
         return RL_ECORRUPT;
     }
     jp p = {header, header, header + hl, ""};
