@@ -7,7 +7,7 @@ trained policies as NumPy callables (and torch modules), training runs.
     policy = rlhost.load("runs/py"); action = policy(obs)
 """
 from ._native import RlhostError, RlhostWarning, lib as _lib
-from . import configs
+from . import configs, userenv
 from .envs import Env, VectorEnv, info, list_plugins, make, make_vec
 from .policy import Policy, load, read_safetensors
 from .train import run
@@ -22,4 +22,4 @@ def make_sb3_vec(name, num_envs=1, seed=0, **options):
 
 
 __all__ = ["Env", "VectorEnv", "Policy", "RlhostError", "RlhostWarning", "make", "make_vec", "make_sb3_vec", "load", "run",
-           "read_safetensors", "list_plugins", "info", "configs"]
+           "read_safetensors", "list_plugins", "info", "configs", "userenv"]

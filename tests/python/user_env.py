@@ -8,6 +8,7 @@ determinism, an env that raises, spaces rlhost cannot take, resume refused,
 and the policy loaded back.
 Usage: user_env.py RLHOST SOURCE_ROOT  (TAP; RLHOST_LIB_DIR and PYTHONPATH set)"""
 import os
+import subprocess
 import sys
 import tempfile
 import warnings
@@ -88,6 +89,12 @@ def learning():
         steps += 1
     ok(steps == 300 and obs.shape == (2, 4), "load(): the policy acts on its env, made again from the factory")
     env.close()
+    code = ("import gymnasium as gym, numpy as np, rlhost, sys; "
+            f"rlhost.userenv.register(lambda: gym.make('CartPole-v1'), name={p.summary['env']!r}); "
+            f"p = rlhost.load({p.run_dir!r}); print('acts', p(np.zeros(4, np.float32)))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    ok(r.returncode == 0 and "acts" in r.stdout, f"another process loads the policy after registering the env by its "
+       f"name ({p.summary['env']}){r.stderr[-300:]}")
     for mode in (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP):
         vec = SyncVectorEnv([factory for _ in range(8)], autoreset_mode=mode)
         with warnings.catch_warnings(record=True) as caught:
