@@ -346,6 +346,10 @@ class VectorEnv(gym.vector.VectorEnv):
         return self._out(self._v.obs), {}
 
     def step(self, actions):
+        with self._v.lock:  # the results too: another thread's step would overwrite them
+            return self._step(actions)
+
+    def _step(self, actions):
         v = self._v
         v.step(actions)
         term, trunc = v.terminated.astype(bool), v.truncated.astype(bool)
@@ -400,7 +404,6 @@ class Env(gym.Env):
         self.spec = _spec(name, options, self._v.max_episode_steps)
         self._mid_episode = False
         self._started = False
-        self._last_obs = None
 
     def reset(self, *, seed=None, options=None):
         if options:
@@ -413,10 +416,13 @@ class Env(gym.Env):
         # else: the last step ended an episode and the env already began the next
         self._started, self._mid_episode = True, False
         self._v.check_open()
-        self._last_obs = None
         return self._v.obs[0].copy(), {}
 
     def step(self, action):
+        with self._v.lock:
+            return self._step(action)
+
+    def _step(self, action):
         v = self._v
         v.step(action)
         term, trunc = bool(v.terminated[0]), bool(v.truncated[0])
@@ -426,7 +432,6 @@ class Env(gym.Env):
             if v.score_name:
                 info["score"] = float(v.scores[0])
             self._mid_episode = False
-            self._last_obs = obs
         else:
             obs = v.obs[0].copy()
             self._mid_episode = True
