@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages rlhost needs, only those missing.
+# Installs the Debian packages rlhost needs, only those missing, and fetches
+# MuJoCo's library (scripts/mujoco.sh).
 # Usage: scripts/deps.sh [fuzz]   (fuzz: also clang and its libFuzzer runtime)
 set -euo pipefail
 pkgs=(gcc g++ meson ninja-build pkg-config binutils libopenblas-dev libconfig-dev python3
@@ -9,9 +10,13 @@ missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-[ ${#missing[@]} = 0 ] && exit 0
-echo "rlhost: installing ${missing[*]}" >&2
-sudo=""
-[ "$(id -u)" = 0 ] || sudo="sudo"
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+if [ ${#missing[@]} != 0 ]; then
+  echo "rlhost: installing ${missing[*]}" >&2
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+# MuJoCo's library from its pinned wheel, outside the tree; optional
+"$(dirname "$0")/mujoco.sh" >/dev/null ||
+  echo "rlhost: MuJoCo could not be fetched: the mujoco env is left out of the build" >&2

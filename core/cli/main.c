@@ -620,6 +620,11 @@ static int print_version(void)
                rl__world_mpi());
     else
         printf("MPI: not built (meson setup -Dmpi=enabled with libopenmpi-dev)\n");
+#ifdef RLHOST_MUJOCO_VERSION
+    printf("MuJoCo: %s (the mujoco env plugin)\n", RLHOST_MUJOCO_VERSION);
+#else
+    printf("MuJoCo: not built (scripts/mujoco.sh fetches it; meson setup -Dmujoco=enabled)\n");
+#endif
     return 0;
 }
 

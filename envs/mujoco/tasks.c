@@ -1,0 +1,91 @@
+/* The tasks; see tasks.h.  Arithmetic follows Gymnasium's types: MuJoCo's
+   state is float64, the action float32, and under NumPy 2 a Python float
+   times a float32 scalar stays float32. */
+#include "tasks.h"
+
+#include <stdio.h>
+#include <string.h>
+
+float mj_np_sum_sq_f32(const float *a, int n)
+{
+    if (n < 8) {
+        float s = 0.0f;
+        for (int i = 0; i < n; i++) s += a[i] * a[i];
+        return s;
+    }
+    float r[8];
+    for (int j = 0; j < 8; j++) r[j] = a[j] * a[j];
+    int i = 8;
+    for (; i + 8 <= n; i += 8)
+        for (int j = 0; j < 8; j++) r[j] += a[i + j] * a[i + j];
+    float s = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+    for (; i < n; i++) s += a[i] * a[i];
+    return s;
+}
+
+static void before_x(const mjModel *m, const mjData *d, mj_task_before *b)
+{
+    (void)m;
+    b->x = d->qpos[0];
+}
+
+/* control_cost: self._ctrl_cost_weight * np.sum(np.square(action)), float32 */
+static double ctrl_cost(const float *a, int nu, double weight)
+{
+    return (double)((float)weight * mj_np_sum_sq_f32(a, nu));
+}
+
+/* ---- HalfCheetah-v5 ---------------------------------------------------- */
+
+static int hc_check(const mjModel *m, char *why, size_t n)
+{
+    if (m->nq < 2 || m->nv < 1) {
+        snprintf(why, n, "it has %ld positions and %ld velocities; the observation needs qpos[1:] and qvel",
+                 (long)m->nq, (long)m->nv);
+        return -1;
+    }
+    return 0;
+}
+
+static uint32_t hc_obs_size(const mjModel *m)
+{
+    return (uint32_t)(m->nq - 1 + m->nv);
+}
+
+/* qpos without the x position, then qvel */
+static void hc_obs(const mjModel *m, const mjData *d, double *o)
+{
+    memcpy(o, d->qpos + 1, (size_t)(m->nq - 1) * sizeof *o);
+    memcpy(o + m->nq - 1, d->qvel, (size_t)m->nv * sizeof *o);
+}
+
+/* forward_reward_weight x_velocity - ctrl_cost; never terminates */
+static double hc_reward(const mjModel *m, const mjData *d, const mj_task_before *b, const float *a,
+                        const mj_task_weights *w, int *terminated)
+{
+    double x_velocity = (d->qpos[0] - b->x) / w->dt;
+    *terminated = 0;
+    return w->forward * x_velocity - ctrl_cost(a, m->nu, w->ctrl);
+}
+
+static const mj_task tasks[] = {
+    {"half_cheetah", "half_cheetah.xml", 5, 0.1, 0.1, hc_check, hc_obs_size, hc_obs, before_x, hc_reward},
+};
+
+double mj_task_step(const mj_task *t, const mjModel *m, mjData *d, const float *a, uint32_t frame_skip,
+                    const mj_task_weights *w, int *terminated)
+{
+    mj_task_before before;
+    t->before(m, d, &before);
+    for (int k = 0; k < m->nu; k++) d->ctrl[k] = (double)a[k];
+    for (uint32_t f = 0; f < frame_skip; f++) mj_step(m, d);
+    mj_rnePostConstraint(m, d);
+    return t->reward(m, d, &before, a, w, terminated);
+}
+
+const mj_task *mj_task_named(const char *name)
+{
+    for (size_t i = 0; i < sizeof tasks / sizeof tasks[0]; i++)
+        if (!strcmp(tasks[i].name, name)) return &tasks[i];
+    return &tasks[0];
+}
