@@ -91,5 +91,18 @@ PYEOF
 expect_rc 0 "plot of a run with infinite and huge returns" -- "$RLHOST" plot "$D" "$J" -o "$T/curve.svg"
 grep -qi 'nan\|inf' "$T/curve.svg"; [ $? != 0 ]; ok $? "no NaN or infinite coordinate in the SVG"
 
+# strings go into every checkpoint's JSON header, which must be UTF-8: a
+# byte that breaks UTF-8 is refused at check, naming the key (the config
+# fuzzer found a run whose checkpoint its own reader then refused)
+printf 'run: { steps = 100; out_dir = "r\xffx"; };\nenv: { plugin = "cartpole"; };\nalgo: { plugin = "random"; };\n' \
+  > "$T/utf8.cfg"
+expect_rc 2 "a config string that is not UTF-8" -- "$RLHOST" check "$T/utf8.cfg"
+contains "$T/err" "run.out_dir: the string is not UTF-8 text" "naming the key"
+expect_rc 2 "the same through --set" -- "$RLHOST" check "$T/ok.cfg" --set "run.out_dir=\"a$(printf '\xc3')\""
+printf 'run: { steps = 100; out_dir = "%s"; };\nenv: { plugin = "cartpole"; };\nalgo: { plugin = "random"; };\n' \
+  "$T/r\xc3\xa9sum\xc3\xa9" > "$T/utf8ok.cfg"
+expect_rc 0 "UTF-8 text (an accented directory name) trains" -- "$RLHOST" run "$T/utf8ok.cfg"
+expect_rc 0 "and its checkpoint reads back" -- "$RLHOST" eval "$T/résumé" --episodes 1
+
 echo "1..$n"
 [ $failed = 0 ]

@@ -94,6 +94,10 @@ int rl__ckpt_put(rl__ckpt *c, const char *name, rl_dtype dtype, uint32_t ndim,
 int rl__ckpt_meta(rl__ckpt *c, const char *key, const char *value)
 {
     size_t kl = strlen(key), vl = strlen(value);
+    if (rl__utf8_prefix(key, kl) < kl || rl__utf8_prefix(value, vl) < vl) { /* the reader's rule */
+        snprintf(c->err, sizeof c->err, "cannot store metadata '%.64s': it is not UTF-8 text", key);
+        return RL_EINVAL;
+    }
     if (kl > RL__CKPT_MAX_KEY || vl > RL__CKPT_MAX_VALUE || c->n_meta >= RL__CKPT_MAX_META) {
         snprintf(c->err, sizeof c->err, "cannot store metadata '%.64s': %s", key,
                  kl > RL__CKPT_MAX_KEY   ? "the key is longer than 255 bytes"
@@ -526,33 +530,12 @@ int rl__ckpt_read_mem(rl__ckpt *c, const char *name, const void *buf, size_t len
 }
 
 /* Parses and validates the JSON header (hl bytes; takes ownership). */
-/* The offset of the first byte that breaks UTF-8 (overlong forms,
-   surrogates and code points past U+10FFFF included), or len. */
-static size_t utf8_prefix(const unsigned char *s, size_t len)
-{
-    size_t i = 0;
-    while (i < len) {
-        unsigned c = s[i];
-        size_t n = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : 9;
-        if (n == 9 || len - i <= n) return i;
-        uint32_t cp = n == 0 ? c : n == 1 ? c & 0x1f : n == 2 ? c & 0x0f : c & 0x07;
-        for (size_t k = 1; k <= n; k++) {
-            if ((s[i + k] & 0xc0) != 0x80) return i;
-            cp = cp << 6 | (s[i + k] & 0x3f);
-        }
-        static const uint32_t least[4] = {0, 0x80, 0x800, 0x10000};
-        if (cp < least[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
-        i += n + 1;
-    }
-    return len;
-}
-
 static int parse_header(rl__ckpt *c, char *header, size_t hl, char *err, size_t errlen)
 {
     const char *path = c->path;
     size_t data_len = c->data_len;
     header[hl] = 0;
-    size_t valid = utf8_prefix((const unsigned char *)header, hl);
+    size_t valid = rl__utf8_prefix(header, hl);
     if (valid < hl) {
         snprintf(err, errlen, "%s: the header is not UTF-8 text (byte %zu): the file is damaged", path, valid + 8);
         free(header);

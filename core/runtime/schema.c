@@ -14,6 +14,24 @@ static int in_range(const rl_option_def *def, double v)
     return def->min > def->max || (v >= def->min && v <= def->max);
 }
 
+/* A config string: at most RL__MAX_STRING bytes, and UTF-8 text (it goes
+   into every checkpoint's JSON header, which must be). */
+static int string_bad(const char *str, char *why, size_t whylen)
+{
+    size_t n = strlen(str);
+    if (n > RL__MAX_STRING) {
+        snprintf(why, whylen, "a string holds at most %d bytes", RL__MAX_STRING);
+        return 1;
+    }
+    size_t ok = rl__utf8_prefix(str, n);
+    if (ok < n) {
+        snprintf(why, whylen, "the string is not UTF-8 text (byte %zu of it is 0x%02x)", ok,
+                 (unsigned)(unsigned char)str[ok]);
+        return 1;
+    }
+    return 0;
+}
+
 static void describe_range(const rl_option_def *def, rl__sbuf *b)
 {
     if (def->min > def->max) return;
@@ -162,10 +180,7 @@ int rl__value_from_setting(const rl_option_def *def, const config_setting_t *s,
         return RL_OK;
     case RL_OPT_STRING:
         if (t != CONFIG_TYPE_STRING) return fail(def, s, why, whylen);
-        if (strlen(config_setting_get_string(s)) > RL__MAX_STRING) {
-            snprintf(why, whylen, "a string holds at most %d bytes", RL__MAX_STRING);
-            return RL_ECONFIG;
-        }
+        if (string_bad(config_setting_get_string(s), why, whylen)) return RL_ECONFIG;
         out->s = rl__arena_strdup(a, config_setting_get_string(s));
         return out->s ? RL_OK : RL_ENOMEM;
     case RL_OPT_ENUM:
@@ -204,10 +219,7 @@ int rl__value_from_setting(const rl_option_def *def, const config_setting_t *s,
                 const config_setting_t *e = config_setting_get_elem(s, (unsigned)k);
                 if (config_setting_type(e) != CONFIG_TYPE_STRING)
                     return fail(def, s, why, whylen);
-                if (strlen(config_setting_get_string(e)) > RL__MAX_STRING) {
-                    snprintf(why, whylen, "a string holds at most %d bytes", RL__MAX_STRING);
-                    return RL_ECONFIG;
-                }
+                if (string_bad(config_setting_get_string(e), why, whylen)) return RL_ECONFIG;
                 v[k] = rl__arena_strdup(a, config_setting_get_string(e));
                 if (!v[k]) return RL_ENOMEM;
             }

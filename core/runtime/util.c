@@ -128,6 +128,28 @@ static void sbuf_quoted(rl__sbuf *b, const char *s, const char *ctrl_fmt)
     rl__sbuf_puts(b, "\"");
 }
 
+/* The offset of the first byte that breaks UTF-8 (overlong forms,
+   surrogates and code points past U+10FFFF included), or len. */
+size_t rl__utf8_prefix(const char *text, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    size_t i = 0;
+    while (i < len) {
+        unsigned c = s[i];
+        size_t n = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : 9;
+        if (n == 9 || len - i <= n) return i;
+        uint32_t cp = n == 0 ? c : n == 1 ? c & 0x1f : n == 2 ? c & 0x0f : c & 0x07;
+        for (size_t k = 1; k <= n; k++) {
+            if ((s[i + k] & 0xc0) != 0x80) return i;
+            cp = cp << 6 | (s[i + k] & 0x3f);
+        }
+        static const uint32_t least[4] = {0, 0x80, 0x800, 0x10000};
+        if (cp < least[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
+        i += n + 1;
+    }
+    return len;
+}
+
 void rl__sbuf_json_str(rl__sbuf *b, const char *s)
 {
     sbuf_quoted(b, s, "\\u%04x");

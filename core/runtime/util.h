@@ -34,6 +34,10 @@ void rl__sbuf_puts(rl__sbuf *b, const char *s);
 void rl__sbuf_append(rl__sbuf *b, const void *d, size_t n);
 /* Appends s as a JSON string literal (quotes and escapes). */
 void rl__sbuf_json_str(rl__sbuf *b, const char *s);
+/* The offset of the first byte of text[0..len) that breaks UTF-8
+   (overlong forms, surrogates and code points past U+10FFFF included), or
+   len when it is all UTF-8.  Checkpoint headers must be UTF-8 (JSON). */
+size_t rl__utf8_prefix(const char *text, size_t len);
 /* Appends s as XML text or attribute content (& < > ' " escaped, other
    control characters as '?'). */
 void rl__sbuf_xml_str(rl__sbuf *b, const char *s);

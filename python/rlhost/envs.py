@@ -41,7 +41,7 @@ def _cfg_value(v):
         r = repr(float(v))
         return r if any(c in r for c in ".eE") else r + ".0"
     if isinstance(v, str):
-        return json.dumps(v)  # "..." with \\ and \" escapes, as libconfig reads them
+        return json.dumps(v, ensure_ascii=False)  # UTF-8, with \\ and \" escapes, as libconfig reads them
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(_cfg_value(x) for x in v) + "]"
     if isinstance(v, dict):
