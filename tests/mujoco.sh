@@ -60,6 +60,9 @@ contains "$T/err" "broken.xml" "naming it, with MuJoCo's reason"
 printf '<mujoco><worldbody><body><joint type="hinge"/><geom size="0.1"/></body></worldbody></mujoco>\n' >"$T/noact.xml"
 expect_rc 2 "a model without actuators" -- "$RL" check "$T/sac.cfg" --set "env.model_path=\"$T/noact.xml\""
 contains "$T/err" "does not fit task 'half_cheetah'" "saying it does not fit the task"
+expect_rc 2 "healthy ranges that hold nothing" -- "$RL" check "$T/sac.cfg" --set 'env.task="hopper"' \
+  --set env.healthy_z_min=3 --set env.healthy_z_max=1
+contains "$T/err" "env.healthy_z_min (3) must be below env.healthy_z_max (1)" "saying which"
 expect_rc 2 "an unknown task" -- "$RL" check "$T/sac.cfg" --set 'env.task="swimmer"'
 contains "$T/err" "env.task" "naming the option"
 [ ! -e "$T/MUJOCO_LOG.TXT" ]; ok $? "MuJoCo leaves no MUJOCO_LOG.TXT behind"

@@ -46,8 +46,9 @@ static void replay(const char *model_dir, const char *data_dir, const char *task
     OK(f != NULL, "the recording opens");
     if (!f) return;
     static char line[1 << 16];
-    int episodes = 0, steps = 0, reward_diff = 0, x_diff = 0, obs_diff = 0, flag_diff = 0, first_bad = -1;
-    mj_task_weights w = {1.0, t->ctrl_cost_weight, m->opt.timestep * t->frame_skip};
+    int episodes = 0, steps = 0, ends = 0, reward_diff = 0, x_diff = 0, obs_diff = 0, flag_diff = 0, first_bad = -1;
+    mj_task_weights w = {1.0, t->ctrl_cost_weight, m->opt.timestep * t->frame_skip, 1.0, 1,
+                         t->z_min, t->z_max, t->angle_min, t->angle_max};
     while (fgets(line, sizeof line, f)) {
         char *s = line, *end;
         if (!strncmp(line, "reset ", 6)) {
@@ -83,14 +84,17 @@ static void replay(const char *model_dir, const char *data_dir, const char *task
         reward_diff += memcmp(&r, &want_r, sizeof r) != 0;
         x_diff += memcmp(&d->qpos[0], &want_x, sizeof want_x) != 0;
         flag_diff += term != want_term;
+        ends += want_term;
         obs_diff += obs_hash(t, m, d) != want_h;
         if ((reward_diff || x_diff || obs_diff || flag_diff) && first_bad < 0) first_bad = steps;
         steps++;
     }
     fclose(f);
-    printf("# %s: %d steps over %d episodes: %d rewards, %d x positions, %d observations, %d flags differ "
-           "(first at %d)\n", file, steps, episodes, reward_diff, x_diff, obs_diff, flag_diff, first_bad);
-    OK(episodes >= 2 && steps >= 200, "the whole recording was read");
+    printf("# %s: %d steps over %d episodes (%d terminated): %d rewards, %d x positions, %d observations, "
+           "%d flags differ (first at %d)\n", file, steps, episodes, ends, reward_diff, x_diff, obs_diff, flag_diff,
+           first_bad);
+    OK(episodes >= 2 && steps >= 100, "the whole recording was read");
+    if (t->z_min != 0) OK(ends > 0, "some episodes end unhealthy (terminated)");
     OK(reward_diff == 0, "every float64 reward matches Gymnasium's");
     OK(x_diff == 0, "every x position matches");
     OK(obs_diff == 0, "every float64 observation matches (hash of its bytes)");
@@ -113,5 +117,7 @@ int main(int argc, char **argv)
     mju_user_warning = quiet; /* not stdout and MUJOCO_LOG.TXT */
     OK(mj_version() == mjVERSION_HEADER, "the MuJoCo library is the one the headers are from");
     replay(argv[1], argv[2], "half_cheetah", "gymnasium_half_cheetah_v5.txt");
+    replay(argv[1], argv[2], "hopper", "gymnasium_hopper_v5.txt");
+    replay(argv[1], argv[2], "walker2d", "gymnasium_walker2d_v5.txt");
     return tap_done();
 }

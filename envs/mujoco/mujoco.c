@@ -20,23 +20,41 @@
 
 #include "tasks.h"
 
-enum { OPT_TASK, OPT_MODEL_PATH, OPT_FRAME_SKIP, OPT_FORWARD_W, OPT_CTRL_W, OPT_NOISE, OPT_MAX_STEPS, N_OPTS };
+enum {
+    OPT_TASK, OPT_MODEL_PATH, OPT_FRAME_SKIP, OPT_FORWARD_W, OPT_CTRL_W, OPT_NOISE, OPT_MAX_STEPS,
+    OPT_HEALTHY_REWARD, OPT_TERMINATE, OPT_Z_MIN, OPT_Z_MAX, OPT_ANGLE_MIN, OPT_ANGLE_MAX, N_OPTS
+};
 
-static const char *const task_names[] = {"half_cheetah", NULL};
+static const char *const task_names[] = {"half_cheetah", "hopper", "walker2d", NULL};
 
 static const rl_option_def options[N_OPTS] = {
-    [OPT_TASK] = RL_OPTION_ENUM("task", "half_cheetah", task_names, "the Gymnasium v5 task: its model, reward and "
-                                "termination"),
+    [OPT_TASK] = RL_OPTION_ENUM("task", "half_cheetah", task_names, "the Gymnasium v5 task (HalfCheetah, "
+                                "Hopper, Walker2d): its model, reward and termination"),
     [OPT_MODEL_PATH] = RL_OPTION_STRING("model_path", "\"\"", "an MJCF file of your own for the task (\"\": "
                                         "Gymnasium's, installed beside the plugin)"),
     [OPT_FRAME_SKIP] = RL_OPTION_INT_F("frame_skip", "\"auto\"", 1, 1000, RL_OPT_AUTO,
-                                       "mj_step calls per env step; auto = the task's (half_cheetah 5)"),
+                                       "mj_step calls per env step; auto = the task's (half_cheetah 5, "
+                                       "hopper and walker2d 4)"),
     [OPT_FORWARD_W] = RL_OPTION_FLOAT("forward_reward_weight", "1.0", 0, 1e6, "weight of the forward velocity"),
     [OPT_CTRL_W] = RL_OPTION_FLOAT_F("ctrl_cost_weight", "\"auto\"", 0, 1e6, RL_OPT_AUTO,
-                                     "weight of the sum of squared actions; auto = the task's (half_cheetah 0.1)"),
+                                     "weight of the sum of squared actions; auto = the task's (half_cheetah 0.1, "
+                                     "hopper and walker2d 1e-3)"),
     [OPT_NOISE] = RL_OPTION_FLOAT_F("reset_noise_scale", "\"auto\"", 0, 10, RL_OPT_AUTO,
-                                    "scale of the reset noise; auto = the task's (half_cheetah 0.1)"),
+                                    "scale of the reset noise; auto = the task's (half_cheetah 0.1, hopper and "
+                                    "walker2d 5e-3)"),
     [OPT_MAX_STEPS] = RL_OPTION_INT("max_steps", "1000", 1, 1e9, "truncate episodes at this many steps"),
+    [OPT_HEALTHY_REWARD] = RL_OPTION_FLOAT("healthy_reward", "1.0", -1e6, 1e6,
+                                           "hopper, walker2d: reward for each step in the healthy ranges"),
+    [OPT_TERMINATE] = RL_OPTION_BOOL("terminate_when_unhealthy", "true",
+                                     "hopper, walker2d: leaving the healthy ranges ends the episode"),
+    [OPT_Z_MIN] = RL_OPTION_FLOAT_F("healthy_z_min", "\"auto\"", -1e6, 1e6, RL_OPT_AUTO,
+                                    "hopper, walker2d: healthy torso height above this; auto: 0.7, 0.8"),
+    [OPT_Z_MAX] = RL_OPTION_FLOAT_F("healthy_z_max", "\"auto\"", -1e6, 1e6, RL_OPT_AUTO,
+                                    "hopper, walker2d: and below this; auto: none, 2.0"),
+    [OPT_ANGLE_MIN] = RL_OPTION_FLOAT_F("healthy_angle_min", "\"auto\"", -1e6, 1e6, RL_OPT_AUTO,
+                                        "hopper, walker2d: healthy torso angle above this; auto: -0.2, -1"),
+    [OPT_ANGLE_MAX] = RL_OPTION_FLOAT_F("healthy_angle_max", "\"auto\"", -1e6, 1e6, RL_OPT_AUTO,
+                                        "hopper, walker2d: and below this; auto: 0.2, 1"),
 };
 
 /* MuJoCo reports errors through a process-wide hook: it jumps back into
@@ -76,7 +94,8 @@ typedef struct mujoco_env {
     mjModel *m;
     mj_env *e;
     uint32_t n, frame_skip, max_steps, obs_size;
-    double forward_w, ctrl_w, noise;
+    double noise;
+    mj_task_weights w; /* dt is set once the model is loaded */
     float *act_low, *act_high;
     int failed;
     char why[RL_ERR_MAX];
@@ -146,9 +165,26 @@ static int mj_create_env(const rl_env_args *args, void **out, rl_env_info *info,
     me->task = mj_task_named(o[OPT_TASK].s);
     me->n = args->num_envs;
     me->frame_skip = o[OPT_FRAME_SKIP].is_auto ? me->task->frame_skip : (uint32_t)o[OPT_FRAME_SKIP].i;
-    me->forward_w = o[OPT_FORWARD_W].f;
-    me->ctrl_w = o[OPT_CTRL_W].is_auto ? me->task->ctrl_cost_weight : o[OPT_CTRL_W].f;
-    me->noise = o[OPT_NOISE].is_auto ? me->task->reset_noise_scale : o[OPT_NOISE].f;
+    const mj_task *t = me->task;
+    me->w = (mj_task_weights){
+        .forward = o[OPT_FORWARD_W].f,
+        .ctrl = o[OPT_CTRL_W].is_auto ? t->ctrl_cost_weight : o[OPT_CTRL_W].f,
+        .healthy_reward = o[OPT_HEALTHY_REWARD].f,
+        .terminate_when_unhealthy = (int)o[OPT_TERMINATE].i,
+        .z_min = o[OPT_Z_MIN].is_auto ? t->z_min : o[OPT_Z_MIN].f,
+        .z_max = o[OPT_Z_MAX].is_auto ? t->z_max : o[OPT_Z_MAX].f,
+        .angle_min = o[OPT_ANGLE_MIN].is_auto ? t->angle_min : o[OPT_ANGLE_MIN].f,
+        .angle_max = o[OPT_ANGLE_MAX].is_auto ? t->angle_max : o[OPT_ANGLE_MAX].f,
+    };
+    me->noise = o[OPT_NOISE].is_auto ? t->reset_noise_scale : o[OPT_NOISE].f;
+    int walker = t->z_min < t->z_max; /* a task with healthy ranges */
+    if (walker && (me->w.z_min >= me->w.z_max || me->w.angle_min >= me->w.angle_max)) {
+        RL_ERRF(err, errlen, "env.healthy_%s_min (%g) must be below env.healthy_%s_max (%g): no state would be healthy",
+                me->w.z_min >= me->w.z_max ? "z" : "angle", me->w.z_min >= me->w.z_max ? me->w.z_min : me->w.angle_min,
+                me->w.z_min >= me->w.z_max ? "z" : "angle", me->w.z_min >= me->w.z_max ? me->w.z_max : me->w.angle_max);
+        free(me);
+        return RL_ECONFIG;
+    }
     me->max_steps = (uint32_t)o[OPT_MAX_STEPS].i;
     char path[4096];
     int rc = RL_OK;
@@ -182,6 +218,7 @@ static int mj_create_env(const rl_env_args *args, void **out, rl_env_info *info,
         me->act_high[k] = (float)m->actuator_ctrlrange[2 * k + 1];
     }
     me->obs_size = me->task->obs_size(m);
+    me->w.dt = m->opt.timestep * me->frame_skip; /* Gymnasium's self.dt */
     info->obs_dtype = RL_DTYPE_F32;
     info->obs_ndim = 1;
     info->obs_shape[0] = info->obs_size = me->obs_size;
@@ -206,7 +243,9 @@ static void reset_one(mujoco_env *me, mj_env *e)
     GUARDED(fail(me, g_why), {
         mj_resetData(m, d);
         for (int k = 0; k < m->nq; k++) d->qpos[k] = m->qpos0[k] + (-me->noise + 2 * me->noise * rl_rng_uniform_d(&e->rng));
-        for (int k = 0; k < m->nv; k++) d->qvel[k] = me->noise * rl_rng_normal(&e->rng);
+        for (int k = 0; k < m->nv; k++)
+            d->qvel[k] = me->task->qvel_noise_uniform ? -me->noise + 2 * me->noise * rl_rng_uniform_d(&e->rng)
+                                                      : me->noise * rl_rng_normal(&e->rng);
         mj_forward(m, d);
     });
     e->steps = 0;
@@ -232,11 +271,9 @@ static void mj_reset_range(void *env, const rl_env_io *io, uint32_t first, uint3
 /* One env step; the reward (float64, as Gymnasium's) and the flags. */
 static double step_one(mujoco_env *me, mj_env *e, const float *a, int *terminated, int *truncated)
 {
-    const mjModel *m = me->m;
-    mj_task_weights w = {me->forward_w, me->ctrl_w, m->opt.timestep * me->frame_skip};
     volatile double reward = 0; /* set under setjmp: volatile keeps it defined after a longjmp */
     *terminated = 0;
-    GUARDED(fail(me, g_why), reward = mj_task_step(me->task, m, e->d, a, me->frame_skip, &w, terminated));
+    GUARDED(fail(me, g_why), reward = mj_task_step(me->task, me->m, e->d, a, me->frame_skip, &me->w, terminated));
     *truncated = ++e->steps >= me->max_steps;
     return reward;
 }

@@ -3,6 +3,7 @@
    times a float32 scalar stays float32. */
 #include "tasks.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -68,8 +69,68 @@ static double hc_reward(const mjModel *m, const mjData *d, const mj_task_before 
     return w->forward * x_velocity - ctrl_cost(a, m->nu, w->ctrl);
 }
 
+/* ---- Hopper-v5 and Walker2d-v5 --------------------------------------- */
+
+static int walker_check(const mjModel *m, char *why, size_t n)
+{
+    if (m->nq < 3 || m->nv < 1) {
+        snprintf(why, n, "it has %ld positions and %ld velocities; the task reads x, z and the angle from qpos[0..2]",
+                 (long)m->nq, (long)m->nv);
+        return -1;
+    }
+    return 0;
+}
+
+/* qpos without x, then qvel clipped to [-10, 10] (np.clip) */
+static void walker_obs(const mjModel *m, const mjData *d, double *o)
+{
+    memcpy(o, d->qpos + 1, (size_t)(m->nq - 1) * sizeof *o);
+    for (int k = 0; k < m->nv; k++) {
+        double v = d->qvel[k];
+        o[m->nq - 1 + k] = v < -10.0 ? -10.0 : v > 10.0 ? 10.0 : v;
+    }
+}
+
+/* z and angle strictly inside their ranges; Hopper also every state value
+   but x and z (state_vector()[2:]) strictly inside (-100, 100) */
+static int walker_healthy(const mjModel *m, const mjData *d, const mj_task_weights *w, int state_range)
+{
+    double z = d->qpos[1], angle = d->qpos[2];
+    int ok = w->z_min < z && z < w->z_max && w->angle_min < angle && angle < w->angle_max;
+    for (int k = 2; ok && state_range && k < m->nq; k++) ok = -100.0 < d->qpos[k] && d->qpos[k] < 100.0;
+    for (int k = 0; ok && state_range && k < m->nv; k++) ok = -100.0 < d->qvel[k] && d->qvel[k] < 100.0;
+    return ok;
+}
+
+/* (forward + healthy) - ctrl_cost, terminated when unhealthy */
+static double walker_reward(const mjModel *m, const mjData *d, const mj_task_before *b, const float *a,
+                            const mj_task_weights *w, int state_range, int *terminated)
+{
+    double x_velocity = (d->qpos[0] - b->x) / w->dt;
+    int healthy = walker_healthy(m, d, w, state_range);
+    *terminated = !healthy && w->terminate_when_unhealthy;
+    return (w->forward * x_velocity + (healthy ? w->healthy_reward : 0.0)) - ctrl_cost(a, m->nu, w->ctrl);
+}
+
+static double hopper_reward(const mjModel *m, const mjData *d, const mj_task_before *b, const float *a,
+                            const mj_task_weights *w, int *terminated)
+{
+    return walker_reward(m, d, b, a, w, 1, terminated);
+}
+
+static double walker2d_reward(const mjModel *m, const mjData *d, const mj_task_before *b, const float *a,
+                              const mj_task_weights *w, int *terminated)
+{
+    return walker_reward(m, d, b, a, w, 0, terminated);
+}
+
 static const mj_task tasks[] = {
-    {"half_cheetah", "half_cheetah.xml", 5, 0.1, 0.1, hc_check, hc_obs_size, hc_obs, before_x, hc_reward},
+    {"half_cheetah", "half_cheetah.xml", 5, 0.1, 0.1, 0, 0, 0, 0, 0, hc_check, hc_obs_size, hc_obs, before_x,
+     hc_reward},
+    {"hopper", "hopper.xml", 4, 1e-3, 5e-3, 1, 0.7, INFINITY, -0.2, 0.2, walker_check, hc_obs_size, walker_obs,
+     before_x, hopper_reward},
+    {"walker2d", "walker2d_v5.xml", 4, 1e-3, 5e-3, 1, 0.8, 2.0, -1.0, 1.0, walker_check, hc_obs_size, walker_obs,
+     before_x, walker2d_reward},
 };
 
 double mj_task_step(const mj_task *t, const mjModel *m, mjData *d, const float *a, uint32_t frame_skip,

@@ -15,12 +15,19 @@ typedef struct mj_task_before {
 
 typedef struct mj_task_weights {
     double forward, ctrl, dt; /* dt: timestep x frame_skip, Gymnasium's self.dt */
+    /* the walkers' (Hopper, Walker2d): the reward for staying healthy, whether
+       leaving health ends the episode, and the healthy ranges (open) */
+    double healthy_reward;
+    int terminate_when_unhealthy;
+    double z_min, z_max, angle_min, angle_max;
 } mj_task_weights;
 
 typedef struct mj_task {
     const char *name, *xml;
     uint32_t frame_skip;
     double ctrl_cost_weight, reset_noise_scale;
+    int qvel_noise_uniform; /* reset: qvel + uniform(-s, s), else + s N(0, 1) */
+    double z_min, z_max, angle_min, angle_max; /* the walkers' healthy ranges */
     /* 0, or -1 with why the model does not fit the task */
     int (*check)(const mjModel *m, char *why, size_t n);
     uint32_t (*obs_size)(const mjModel *m);

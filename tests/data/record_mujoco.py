@@ -5,7 +5,8 @@ Made with Gymnasium 1.4.0 and the mujoco wheel scripts/mujoco.sh pins
 (3.17.0), in a virtual environment outside the repository:
     python3 -m venv /tmp/mjvenv
     /tmp/mjvenv/bin/pip install mujoco==3.17.0 gymnasium==1.4.0 imageio packaging
-    /tmp/mjvenv/bin/python tests/data/record_mujoco.py > tests/data/gymnasium_half_cheetah_v5.txt
+    /tmp/mjvenv/bin/python tests/data/record_mujoco.py HalfCheetah-v5 > tests/data/gymnasium_half_cheetah_v5.txt
+    (and Hopper-v5, Walker2d-v5 into gymnasium_hopper_v5.txt, gymnasium_walker2d_v5.txt)
 Per episode: the state after reset (qpos and qvel as hex doubles), then per
 step the float32 action, the float64 reward, the flags, qpos[0] and an
 FNV-1a hash of the float64 observation's bytes (so every observation is
@@ -16,7 +17,9 @@ import gymnasium as gym
 import mujoco
 import numpy as np
 
-TASK, STEPS, SEEDS = "HalfCheetah-v5", 150, (1, 2)
+TASK = sys.argv[1] if len(sys.argv) > 1 else "HalfCheetah-v5"
+# steps per episode at most (the walkers fall sooner under random actions), and the seeds
+STEPS, SEEDS = (150, (1, 2)) if TASK == "HalfCheetah-v5" else (150, (1, 2, 3, 4, 5, 6))
 
 
 def fnv1a(b):
@@ -44,4 +47,6 @@ for seed in SEEDS:
         obs, r, term, trunc, _ = env.step(a)
         print("step", " ".join(float(x).hex() for x in a), hexd(r), int(term), int(trunc), hexd(d.qpos[0]),
               f"{fnv1a(np.asarray(obs, np.float64).tobytes()):016x}")
+        if term:
+            break
     env.close()
