@@ -48,7 +48,7 @@ static void replay(const char *model_dir, const char *data_dir, const char *task
     static char line[1 << 16];
     int episodes = 0, steps = 0, ends = 0, reward_diff = 0, x_diff = 0, obs_diff = 0, flag_diff = 0, first_bad = -1;
     mj_task_weights w = {1.0, t->ctrl_cost_weight, m->opt.timestep * t->frame_skip, 1.0, 1,
-                         t->z_min, t->z_max, t->angle_min, t->angle_max};
+                         t->z_min, t->z_max, t->angle_min, t->angle_max, t->contact_cost_weight};
     while (fgets(line, sizeof line, f)) {
         char *s = line, *end;
         if (!strncmp(line, "reset ", 6)) {
@@ -119,5 +119,6 @@ int main(int argc, char **argv)
     replay(argv[1], argv[2], "half_cheetah", "gymnasium_half_cheetah_v5.txt");
     replay(argv[1], argv[2], "hopper", "gymnasium_hopper_v5.txt");
     replay(argv[1], argv[2], "walker2d", "gymnasium_walker2d_v5.txt");
+    replay(argv[1], argv[2], "ant", "gymnasium_ant_v5.txt");
     return tap_done();
 }

@@ -22,39 +22,43 @@
 
 enum {
     OPT_TASK, OPT_MODEL_PATH, OPT_FRAME_SKIP, OPT_FORWARD_W, OPT_CTRL_W, OPT_NOISE, OPT_MAX_STEPS,
-    OPT_HEALTHY_REWARD, OPT_TERMINATE, OPT_Z_MIN, OPT_Z_MAX, OPT_ANGLE_MIN, OPT_ANGLE_MAX, N_OPTS
+    OPT_HEALTHY_REWARD, OPT_TERMINATE, OPT_Z_MIN, OPT_Z_MAX, OPT_ANGLE_MIN, OPT_ANGLE_MAX, OPT_CONTACT_W, N_OPTS
 };
 
-static const char *const task_names[] = {"half_cheetah", "hopper", "walker2d", NULL};
+static const char *const task_names[] = {"half_cheetah", "hopper", "walker2d", "ant", NULL};
 
 static const rl_option_def options[N_OPTS] = {
     [OPT_TASK] = RL_OPTION_ENUM("task", "half_cheetah", task_names, "the Gymnasium v5 task (HalfCheetah, "
-                                "Hopper, Walker2d): its model, reward and termination"),
+                                "Hopper, Walker2d, Ant): its model, reward and termination"),
     [OPT_MODEL_PATH] = RL_OPTION_STRING("model_path", "\"\"", "an MJCF file of your own for the task (\"\": "
                                         "Gymnasium's, installed beside the plugin)"),
     [OPT_FRAME_SKIP] = RL_OPTION_INT_F("frame_skip", "\"auto\"", 1, 1000, RL_OPT_AUTO,
-                                       "mj_step calls per env step; auto = the task's (half_cheetah 5, "
-                                       "hopper and walker2d 4)"),
+                                       "mj_step calls per env step; auto = the task's (half_cheetah and ant "
+                                       "5, hopper and walker2d 4)"),
     [OPT_FORWARD_W] = RL_OPTION_FLOAT("forward_reward_weight", "1.0", 0, 1e6, "weight of the forward velocity"),
     [OPT_CTRL_W] = RL_OPTION_FLOAT_F("ctrl_cost_weight", "\"auto\"", 0, 1e6, RL_OPT_AUTO,
                                      "weight of the sum of squared actions; auto = the task's (half_cheetah 0.1, "
-                                     "hopper and walker2d 1e-3)"),
+                                     "hopper and walker2d 1e-3, ant 0.5)"),
     [OPT_NOISE] = RL_OPTION_FLOAT_F("reset_noise_scale", "\"auto\"", 0, 10, RL_OPT_AUTO,
-                                    "scale of the reset noise; auto = the task's (half_cheetah 0.1, hopper and "
-                                    "walker2d 5e-3)"),
+                                    "scale of the reset noise; auto = the task's (half_cheetah and ant 0.1, "
+                                    "hopper and walker2d 5e-3)"),
     [OPT_MAX_STEPS] = RL_OPTION_INT("max_steps", "1000", 1, 1e9, "truncate episodes at this many steps"),
     [OPT_HEALTHY_REWARD] = RL_OPTION_FLOAT("healthy_reward", "1.0", -1e6, 1e6,
-                                           "hopper, walker2d: reward for each step in the healthy ranges"),
+                                           "hopper, walker2d, ant: reward for each step in the healthy ranges"),
     [OPT_TERMINATE] = RL_OPTION_BOOL("terminate_when_unhealthy", "true",
-                                     "hopper, walker2d: leaving the healthy ranges ends the episode"),
+                                     "hopper, walker2d, ant: leaving the healthy ranges ends the episode"),
     [OPT_Z_MIN] = RL_OPTION_FLOAT_F("healthy_z_min", "\"auto\"", -1e6, 1e6, RL_OPT_AUTO,
-                                    "hopper, walker2d: healthy torso height above this; auto: 0.7, 0.8"),
+                                    "hopper, walker2d, ant: healthy torso height above this (ant: from it); "
+                                    "auto: 0.7, 0.8, 0.2"),
     [OPT_Z_MAX] = RL_OPTION_FLOAT_F("healthy_z_max", "\"auto\"", -1e6, 1e6, RL_OPT_AUTO,
-                                    "hopper, walker2d: and below this; auto: none, 2.0"),
+                                    "hopper, walker2d, ant: and below this (ant: up to it); auto: none, 2.0, 1.0"),
     [OPT_ANGLE_MIN] = RL_OPTION_FLOAT_F("healthy_angle_min", "\"auto\"", -1e6, 1e6, RL_OPT_AUTO,
                                         "hopper, walker2d: healthy torso angle above this; auto: -0.2, -1"),
     [OPT_ANGLE_MAX] = RL_OPTION_FLOAT_F("healthy_angle_max", "\"auto\"", -1e6, 1e6, RL_OPT_AUTO,
                                         "hopper, walker2d: and below this; auto: 0.2, 1"),
+    [OPT_CONTACT_W] = RL_OPTION_FLOAT_F("contact_cost_weight", "\"auto\"", 0, 1e6, RL_OPT_AUTO,
+                                        "ant: weight of the squared external contact forces (clipped to [-1, 1]); "
+                                        "auto: 5e-4"),
 };
 
 /* MuJoCo reports errors through a process-wide hook: it jumps back into
@@ -175,6 +179,7 @@ static int mj_create_env(const rl_env_args *args, void **out, rl_env_info *info,
         .z_max = o[OPT_Z_MAX].is_auto ? t->z_max : o[OPT_Z_MAX].f,
         .angle_min = o[OPT_ANGLE_MIN].is_auto ? t->angle_min : o[OPT_ANGLE_MIN].f,
         .angle_max = o[OPT_ANGLE_MAX].is_auto ? t->angle_max : o[OPT_ANGLE_MAX].f,
+        .contact = o[OPT_CONTACT_W].is_auto ? t->contact_cost_weight : o[OPT_CONTACT_W].f,
     };
     me->noise = o[OPT_NOISE].is_auto ? t->reset_noise_scale : o[OPT_NOISE].f;
     int walker = t->z_min < t->z_max; /* a task with healthy ranges */

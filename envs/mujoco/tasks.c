@@ -24,6 +24,25 @@ float mj_np_sum_sq_f32(const float *a, int n)
     return s;
 }
 
+double mj_np_sum_sq_clip_f64(const double *a, int n, double lo, double hi)
+{
+#define SQ(i) (a[i] < lo ? lo * lo : a[i] > hi ? hi * hi : a[i] * a[i])
+    if (n < 8) {
+        double s = 0.0;
+        for (int i = 0; i < n; i++) s += SQ(i);
+        return s;
+    }
+    double r[8];
+    for (int j = 0; j < 8; j++) r[j] = SQ(j);
+    int i = 8;
+    for (; i + 8 <= n; i += 8)
+        for (int j = 0; j < 8; j++) r[j] += SQ(i + j);
+    double s = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+    for (; i < n; i++) s += SQ(i);
+    return s;
+#undef SQ
+}
+
 static void before_x(const mjModel *m, const mjData *d, mj_task_before *b)
 {
     (void)m;
@@ -124,13 +143,66 @@ static double walker2d_reward(const mjModel *m, const mjData *d, const mj_task_b
     return walker_reward(m, d, b, a, w, 0, terminated);
 }
 
+/* ---- Ant-v5 ----------------------------------------------------------- */
+
+static int ant_check(const mjModel *m, char *why, size_t n)
+{
+    if (m->nq < 3 || m->nv < 1 || m->nbody < 2) {
+        snprintf(why, n, "it has %ld positions and %ld bodies; the task needs x, y, z and a torso (body 1)",
+                 (long)m->nq, (long)m->nbody);
+        return -1;
+    }
+    return 0;
+}
+
+static uint32_t ant_obs_size(const mjModel *m)
+{
+    return (uint32_t)(m->nq - 2 + m->nv + 6 * (m->nbody - 1));
+}
+
+/* qpos without x and y, qvel, then every body's external contact force
+   but the world's, clipped to [-1, 1] */
+static void ant_obs(const mjModel *m, const mjData *d, double *o)
+{
+    memcpy(o, d->qpos + 2, (size_t)(m->nq - 2) * sizeof *o);
+    memcpy(o + m->nq - 2, d->qvel, (size_t)m->nv * sizeof *o);
+    double *c = o + m->nq - 2 + m->nv;
+    for (int k = 6; k < 6 * m->nbody; k++) {
+        double v = d->cfrc_ext[k];
+        c[k - 6] = v < -1.0 ? -1.0 : v > 1.0 ? 1.0 : v;
+    }
+}
+
+static void before_torso(const mjModel *m, const mjData *d, mj_task_before *b)
+{
+    (void)m;
+    b->x = d->xpos[3 * 1 + 0]; /* body 1, the main body */
+}
+
+/* (forward + healthy) - (ctrl_cost + contact_cost); healthy: every state
+   value finite and the torso's z within [z_min, z_max] (closed) */
+static double ant_reward(const mjModel *m, const mjData *d, const mj_task_before *b, const float *a,
+                         const mj_task_weights *w, int *terminated)
+{
+    double x_velocity = (d->xpos[3 * 1 + 0] - b->x) / w->dt;
+    int healthy = 1;
+    for (int k = 0; healthy && k < m->nq; k++) healthy = isfinite(d->qpos[k]);
+    for (int k = 0; healthy && k < m->nv; k++) healthy = isfinite(d->qvel[k]);
+    healthy = healthy && w->z_min <= d->qpos[2] && d->qpos[2] <= w->z_max;
+    *terminated = !healthy && w->terminate_when_unhealthy;
+    double contact = w->contact * mj_np_sum_sq_clip_f64(d->cfrc_ext, 6 * (int)m->nbody, -1.0, 1.0);
+    return (x_velocity * w->forward + (healthy ? w->healthy_reward : 0.0)) - (ctrl_cost(a, m->nu, w->ctrl) + contact);
+}
+
 static const mj_task tasks[] = {
-    {"half_cheetah", "half_cheetah.xml", 5, 0.1, 0.1, 0, 0, 0, 0, 0, hc_check, hc_obs_size, hc_obs, before_x,
+    {"half_cheetah", "half_cheetah.xml", 5, 0.1, 0.1, 0, 0, 0, 0, 0, 0, hc_check, hc_obs_size, hc_obs, before_x,
      hc_reward},
-    {"hopper", "hopper.xml", 4, 1e-3, 5e-3, 1, 0.7, INFINITY, -0.2, 0.2, walker_check, hc_obs_size, walker_obs,
+    {"hopper", "hopper.xml", 4, 1e-3, 5e-3, 1, 0.7, INFINITY, -0.2, 0.2, 0, walker_check, hc_obs_size, walker_obs,
      before_x, hopper_reward},
-    {"walker2d", "walker2d_v5.xml", 4, 1e-3, 5e-3, 1, 0.8, 2.0, -1.0, 1.0, walker_check, hc_obs_size, walker_obs,
+    {"walker2d", "walker2d_v5.xml", 4, 1e-3, 5e-3, 1, 0.8, 2.0, -1.0, 1.0, 0, walker_check, hc_obs_size, walker_obs,
      before_x, walker2d_reward},
+    {"ant", "ant.xml", 5, 0.5, 0.1, 0, 0.2, 1.0, -INFINITY, INFINITY, 5e-4, ant_check, ant_obs_size, ant_obs,
+     before_torso, ant_reward},
 };
 
 double mj_task_step(const mj_task *t, const mjModel *m, mjData *d, const float *a, uint32_t frame_skip,

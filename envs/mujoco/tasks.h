@@ -10,7 +10,7 @@
 #include <mujoco/mujoco.h>
 
 typedef struct mj_task_before {
-    double x; /* qpos[0] before the step */
+    double x; /* qpos[0] before the step (Ant: the torso's x) */
 } mj_task_before;
 
 typedef struct mj_task_weights {
@@ -20,6 +20,7 @@ typedef struct mj_task_weights {
     double healthy_reward;
     int terminate_when_unhealthy;
     double z_min, z_max, angle_min, angle_max;
+    double contact; /* Ant: weight of the clipped external contact forces' squares */
 } mj_task_weights;
 
 typedef struct mj_task {
@@ -28,6 +29,7 @@ typedef struct mj_task {
     double ctrl_cost_weight, reset_noise_scale;
     int qvel_noise_uniform; /* reset: qvel + uniform(-s, s), else + s N(0, 1) */
     double z_min, z_max, angle_min, angle_max; /* the walkers' healthy ranges */
+    double contact_cost_weight;             /* Ant */
     /* 0, or -1 with why the model does not fit the task */
     int (*check)(const mjModel *m, char *why, size_t n);
     uint32_t (*obs_size)(const mjModel *m);
@@ -51,5 +53,7 @@ const mj_task *mj_task_named(const char *name);
 /* NumPy's float32 np.sum(np.square(a)): pairwise with 8 partial sums from
    8 elements on, sequential below. */
 float mj_np_sum_sq_f32(const float *a, int n);
+/* The same in float64, of each value clipped to [lo, hi] first. */
+double mj_np_sum_sq_clip_f64(const double *a, int n, double lo, double hi);
 
 #endif

@@ -6,7 +6,7 @@ Made with Gymnasium 1.4.0 and the mujoco wheel scripts/mujoco.sh pins
     python3 -m venv /tmp/mjvenv
     /tmp/mjvenv/bin/pip install mujoco==3.17.0 gymnasium==1.4.0 imageio packaging
     /tmp/mjvenv/bin/python tests/data/record_mujoco.py HalfCheetah-v5 > tests/data/gymnasium_half_cheetah_v5.txt
-    (and Hopper-v5, Walker2d-v5 into gymnasium_hopper_v5.txt, gymnasium_walker2d_v5.txt)
+    (and Hopper-v5, Walker2d-v5, Ant-v5 into gymnasium_hopper_v5.txt, ...)
 Per episode: the state after reset (qpos and qvel as hex doubles), then per
 step the float32 action, the float64 reward, the flags, qpos[0] and an
 FNV-1a hash of the float64 observation's bytes (so every observation is
@@ -19,7 +19,7 @@ import numpy as np
 
 TASK = sys.argv[1] if len(sys.argv) > 1 else "HalfCheetah-v5"
 # steps per episode at most (the walkers fall sooner under random actions), and the seeds
-STEPS, SEEDS = (150, (1, 2)) if TASK == "HalfCheetah-v5" else (150, (1, 2, 3, 4, 5, 6))
+STEPS, SEEDS = (150, (1, 2)) if TASK in ("HalfCheetah-v5", "Ant-v5") else (150, (1, 2, 3, 4, 5, 6))
 
 
 def fnv1a(b):
