@@ -44,6 +44,12 @@ auditwheel show "$rw" >"$T/show" 2>&1 && tr '\n' ' ' <"$T/show" | grep -q 'consi
 okf $? "auditwheel show accepts it as manylinux" "$T/show"
 python3 -m zipfile -l "$rw" | grep -q "rlhost.libs/libopenblas" && python3 -m zipfile -l "$rw" | grep -q "rlhost.libs/libconfig"
 ok $? "OpenBLAS and libconfig travel inside it"
+if [ -f "$T/x/rlhost/_lib/plugins/mujoco.so" ]; then
+  python3 -m zipfile -l "$rw" | grep -q "rlhost/_lib/libmujoco.so" && python3 -m zipfile -l "$rw" | grep -q "mujoco_models/ant.xml"
+  ok $? "MuJoCo's library and the tasks' models travel inside it"
+else
+  echo "ok $((n += 1)) - # SKIP MuJoCo is not built here: the wheel has no mujoco env"
+fi
 
 python3 -m venv "$T/v" && "$T/v/bin/pip" install -q "$rw" >"$T/pip" 2>&1
 okf $? "the repaired wheel installs into a fresh virtual environment" "$T/pip"
@@ -58,10 +64,16 @@ p = rlhost.run("configs/cartpole_ppo.cfg", run__steps=4000, run__quiet=True, run
 assert isinstance(p(np.zeros(4, np.float32)), int)
 assert rlhost.info("ppo")["options"] and "cartpole_ppo" in rlhost.configs.names()
 assert os.path.exists(os.path.join(os.path.dirname(rlhost.__file__), "py.typed"))
-print("ok", sorted(rlhost.list_plugins("env")), o.shape, p.summary["steps"])
+envs = sorted(rlhost.list_plugins("env"))
+if "mujoco" in envs:  # built with MuJoCo: its library and models travel inside the package
+    m = rlhost.make_vec("mujoco", 2, seed=1, task="ant")
+    m.reset()
+    m.step(m.action_space.sample())
+    envs.remove("mujoco")
+print("ok", envs, o.shape, p.summary["steps"])
 EOF
 grep -qF "ok ['cartpole', 'gridworld', 'mountain_car_continuous', 'pendulum', 'snake'] (16, 3, 10, 10) 4000" "$T/py"
-okf $? "from any directory: envs step, a shipped config trains by its README path, info and configs, py.typed" \
+okf $? "from any directory: envs step (mujoco's Ant too, when built), a shipped config trains by its README path, info and configs, py.typed" \
   "$T/py"
 (cd / && "$T/v/bin/rlhost" --version && "$T/v/bin/rlhost" eval "$T/run" --episodes 2) >"$T/cli" 2>&1
 okf $? "pip installed the rlhost command, which evaluates that run" "$T/cli"
