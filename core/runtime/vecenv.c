@@ -39,6 +39,13 @@ static int create_env(const rl_plugin_desc *desc, const rl_env_args *args, void 
     return rc;
 }
 
+/* The env's rl.env.status/1, or NULL when it cannot fail. */
+static const rl_env_status_ext *status_ext_of(const rl__vecenv *v)
+{
+    const rl_env_status_ext *st = v->vt->get_extension ? v->vt->get_extension(v->env, RL_EXT_ENV_STATUS) : NULL;
+    return st && st->struct_size >= sizeof *st && st->status ? st : NULL;
+}
+
 /* A failure the env reports after a call, as a status with the sentence. */
 static int env_status(rl__vecenv *v, char *err, size_t errlen)
 {
@@ -72,8 +79,7 @@ int rl__vecenv_create(rl__vecenv *v, const rl_plugin_desc *desc,
         v->env = NULL;
         return rc < 0 ? rc : RL_EINVAL;
     }
-    const rl_env_status_ext *st = v->vt->get_extension ? v->vt->get_extension(v->env, RL_EXT_ENV_STATUS) : NULL;
-    if (st && st->struct_size >= sizeof *st && st->status) v->status = st;
+    v->status = status_ext_of(v);
     size_t elem = v->info.obs_dtype == RL_DTYPE_U8 ? 1 : v->info.obs_dtype == RL_DTYPE_F32 ? 4 : 0;
     if (!elem || !v->info.obs_size) {
         snprintf(err, errlen, "env '%s' reported an invalid observation (dtype %d, obs_size %u)", desc->name,
@@ -329,8 +335,7 @@ int rl__vecenv_reseed(rl__vecenv *v, uint64_t seed, char *err, size_t errlen)
     }
     v->vt->destroy(v->env);
     v->env = fresh;
-    const rl_env_status_ext *st = v->vt->get_extension ? v->vt->get_extension(v->env, RL_EXT_ENV_STATUS) : NULL;
-    v->status = st && st->struct_size >= sizeof *st && st->status ? st : NULL;
+    v->status = status_ext_of(v);
     v->failed = 0;
     return RL_OK;
 }
