@@ -7,7 +7,6 @@ ClipAction and RecordVideo.
 Usage: gym_lifecycle.py  (TAP on stdout; RLHOST_LIB_DIR and PYTHONPATH set)"""
 import gc
 import os
-import sys
 import tempfile
 import threading
 import warnings
@@ -17,16 +16,7 @@ import numpy as np
 from gymnasium.wrappers import vector as vw
 
 import rlhost
-
-n_test = failed = 0
-
-
-def ok(cond, what):
-    global n_test, failed
-    n_test += 1
-    print(f"{'ok' if cond else 'not ok'} {n_test} - {what}", flush=True)
-    failed += not cond
-    return cond
+from tap import done, ok, skip  # tests/python/tap.py
 
 
 def raises(call, exc, words, what):
@@ -198,7 +188,7 @@ def single_wrappers():
     try:
         import moviepy  # noqa: F401
     except ImportError:
-        print(f"ok {n_test + 1} - # SKIP RecordVideo: moviepy is not installed (scripts/pydeps.sh installs it)")
+        skip("RecordVideo: moviepy is not installed (scripts/pydeps.sh installs it)")
         return
     d = os.path.join(tempfile.mkdtemp(), "videos")
     r = gym.wrappers.RecordVideo(rlhost.make("cartpole", seed=1, render_mode="rgb_array"), d,
@@ -234,8 +224,7 @@ def main():
     refusals()
     rendering()
     single_wrappers()
-    print(f"1..{n_test}")
-    sys.exit(1 if failed else 0)
+    done()
 
 
 if __name__ == "__main__":

@@ -10,7 +10,6 @@ wrappers run on top of both and must agree too.  For envs with a score
 (snake, gridworld), SyncVectorEnv over rlhost's own single Env is the
 reference for the info layout.
 Usage: gym_vector.py  (TAP on stdout; RLHOST_LIB_DIR and PYTHONPATH set)"""
-import sys
 
 import gymnasium as gym
 import numpy as np
@@ -18,19 +17,9 @@ from gymnasium.vector import AutoresetMode, SyncVectorEnv
 from gymnasium.wrappers import vector as vw
 
 import rlhost
+from tap import done, ok  # tests/python/tap.py
 
 M64 = (1 << 64) - 1
-n_test = 0
-failed = 0
-
-
-def ok(cond, what):
-    global n_test, failed
-    n_test += 1
-    print(f"{'ok' if cond else 'not ok'} {n_test} - {what}", flush=True)
-    if not cond:
-        failed += 1
-    return cond
 
 
 class RlhostStream:
@@ -242,8 +231,7 @@ def main():
     wrappers_agree()
     score_layout()
     seeded_spaces()
-    print(f"1..{n_test}")
-    sys.exit(1 if failed else 0)
+    done()
 
 
 if __name__ == "__main__":

@@ -23,21 +23,11 @@ from rlhost.userenv import _seed_of
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gym_vector import RlhostStream  # noqa: E402
+from tap import done, ok, skip  # noqa: E402
 
 SRC = sys.argv[2]
 T = tempfile.mkdtemp()
 PPO = os.path.join(SRC, "configs/cartpole_ppo.cfg")
-n_test = failed = 0
-
-
-def ok(cond, what):
-    global n_test, failed
-    n_test += 1
-    print(f"{'ok' if cond else 'not ok'} {n_test} - {what}", flush=True)
-    failed += not cond
-    return cond
-
-
 class TwinCartPole(gym.Wrapper):
     """Gymnasium's CartPole-v1 whose first reset, seeded by the bridge with
     the seed of env i, draws rlhost's stream (run seed, i) instead."""
@@ -181,10 +171,8 @@ def sb3_vecenv():
     try:
         from stable_baselines3.common.env_util import make_vec_env
     except ImportError:
-        global n_test
-        n_test += 1
-        print(f"ok {n_test} - # SKIP a Stable-Baselines3 VecEnv: stable_baselines3 is not installed "
-              "(optional; checked by hand with SB3 2.4.1, docs/python.md)")
+        skip("a Stable-Baselines3 VecEnv: stable_baselines3 is not installed "
+             "(optional; checked by hand with SB3 2.4.1, docs/python.md)")
         return
     venv = make_vec_env("CartPole-v1", n_envs=8, seed=1)
     p = rlhost.run(PPO, env=venv, eval_env=lambda: gym.make("CartPole-v1"), run__steps=50000, run__quiet=True,
@@ -197,8 +185,7 @@ def main():
     learning()
     refusals()
     sb3_vecenv()
-    print(f"1..{n_test}")
-    sys.exit(1 if failed else 0)
+    done()
 
 
 if __name__ == "__main__":
