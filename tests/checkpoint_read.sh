@@ -3,7 +3,8 @@
 # (DQN, dueling DQN on uint8 snake windows, PPO with separate and shared
 # towers, observation normalization, LSTMs, CNN encoders), a NumPy reader that knows only
 # the checkpoint (tests/python/policy_read.py) rebuilds the greedy policy from
-# its metadata and picks the actions `rlhost eval --trace` took.  (TAP)
+# its metadata and picks the actions `rlhost eval --trace` took; and PPO's
+# initial weights are what ortho_init says.  (TAP)
 # Usage: checkpoint_read.sh RLHOST SOURCE_ROOT
 set -u
 RLHOST=$1 SRC=$2
@@ -41,5 +42,12 @@ check rppo_cnn_snake_window "$C/snake_ppo.cfg" --set 'algo.plugin="recurrent_ppo
 check sac_pendulum "$C/pendulum_sac.cfg" --set run.steps=1500 --set algo.hidden=[32]
 check td3_pendulum "$C/pendulum_td3.cfg" --set run.steps=1500 --set algo.hidden=[32] --set algo.learning_starts=500
 check ppo_pendulum "$C/pendulum_ppo.cfg" --set run.steps=4096 --set algo.normalize_reward=false
+# PPO's two initializations, before any update (lr 0, fewer steps than a rollout)
+for init in true false; do
+  expect_rc 0 "ppo init: ortho_init=$init" -- "$RLHOST" run "$C/pendulum_ppo.cfg" --set run.steps=4 \
+    --set run.eval_episodes=1 --set run.quiet=true --set algo.ortho_init=$init --out "$T/init_$init"
+done
+py_tap "" "$PY" "$SRC/tests/python/ppo_init.py" "$T/init_true/checkpoint.safetensors" \
+  "$T/init_false/checkpoint.safetensors"
 echo "1..$n"
 [ $failed = 0 ]

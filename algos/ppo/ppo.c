@@ -57,6 +57,7 @@ enum {
     OPT_NORMALIZE_OBS,
     OPT_NORMALIZE_REWARD,
     OPT_LOG_STD_INIT,
+    OPT_ORTHO_INIT,
     OPT_ENCODER,
     OPT_ENCODER_LAST = OPT_ENCODER + RL_ENCODER_N_OPTIONS - 1,
     OPT_N
@@ -113,6 +114,9 @@ enum { ST_BATCH_INFERENCE, ST_BLAS_THREADS, ST_N };
                                                "standard deviation, clipped to +-10 (VecNormalize)"),   \
         [OPT_LOG_STD_INIT] = RL_OPTION_FLOAT("log_std_init", "0.0", -20, 2,                              \
                                              "box actions: the Gaussian policy's initial log-std"),       \
+        [OPT_ORTHO_INIT] = RL_OPTION_BOOL("ortho_init", "true",                                     \
+                                          "orthogonal init (gains sqrt 2, 0.01 policy, 1 value); false = " \
+                                          "PyTorch's Linear default, as SB3's ortho_init=False"),   \
         RL_ENCODER_OPTIONS(OPT_ENCODER),                                                            \
     }
 
@@ -188,6 +192,7 @@ static void read_options(ppo *p, const rl_algo_args *args)
     p->cfg.n_actions = p->cfg.box ? 0 : args->env->n_actions;
     p->cfg.n_out = p->cfg.box ? p->cfg.dim : p->cfg.n_actions;
     p->cfg.log_std_init = (float)o[OPT_LOG_STD_INIT].f;
+    p->cfg.ortho_init = (int)o[OPT_ORTHO_INIT].i;
     p->cfg.norm_reward = (int)o[OPT_NORMALIZE_REWARD].i;
     p->cfg.obs_size = args->env->obs_size;
     p->cfg.num_envs = args->num_envs;
@@ -293,21 +298,23 @@ static int build_networks(ppo *p, const rl_cnn_spec *cnn, const uint32_t *hidden
 }
 
 /* Orthogonal init: sqrt(2) on hidden layers, 0.01 on the policy output, 1
-   on the value output. */
+   on the value output; or PyTorch's Linear default everywhere (ortho_init
+   false; the gains then mean nothing). */
 static void init_weights(ppo *p, uint64_t seed)
 {
     rl_rng init;
     rl_rng_seed(&init, seed, 0x1417);
+    rl_init_scheme scheme = p->cfg.ortho_init ? RL_INIT_ORTHOGONAL : RL_INIT_DEFAULT;
     for (uint32_t k = 0; k < p->cfg.n_towers; k++) {
         tower *t = &p->towers[k];
-        if (t->has_cnn) rl_cnn_init(&t->cnn, &p->p, RL_INIT_ORTHOGONAL, &init);
+        if (t->has_cnn) rl_cnn_init(&t->cnn, &p->p, scheme, &init);
         if (t->recurrent) rl_lstm_init(&t->lstm, &p->p, &init);
         float out_gain = p->cfg.shared ? 1.41421356f : (k == 0 ? 0.01f : 1.0f);
-        rl_mlp_init(&t->mlp, &p->p, RL_INIT_ORTHOGONAL, out_gain, &init);
+        rl_mlp_init(&t->mlp, &p->p, scheme, out_gain, &init);
     }
     if (p->cfg.shared) {
-        rl_mlp_init(&p->head_pi, &p->p, RL_INIT_ORTHOGONAL, 0.01f, &init);
-        rl_mlp_init(&p->head_v, &p->p, RL_INIT_ORTHOGONAL, 1.0f, &init);
+        rl_mlp_init(&p->head_pi, &p->p, scheme, 0.01f, &init);
+        rl_mlp_init(&p->head_v, &p->p, scheme, 1.0f, &init);
     }
     for (uint32_t k = 0; p->cfg.box && k < p->cfg.dim; k++) p->p.data[p->cfg.log_std_off + k] = p->cfg.log_std_init;
 }

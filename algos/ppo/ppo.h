@@ -47,6 +47,7 @@ typedef struct ppo_settings {
     uint32_t n_out;    /* the policy head's width: n_actions, or dim means */
     size_t log_std_off; /* box: the state-independent log-stds [dim] in the parameter block */
     float log_std_init;
+    int ortho_init;    /* orthogonal init, else PyTorch's Linear default */
     int norm_reward;   /* scale rewards by a running estimate of the return's spread */
     uint32_t rows;     /* the most rows one act() takes: max(num_envs, eval envs) */
     uint32_t n_steps, batch, epochs; /* batch: this replica's share of a minibatch */
