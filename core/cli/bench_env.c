@@ -1,6 +1,6 @@
 /* `rlhost bench env NAME`: raw env stepping speed, 1 thread and all cores.
  *
- * Steps num_envs envs (default 1024) with random actions through the same
+ * Steps num_envs envs (default 1024) with uniform random actions through the same
  * pool and range calls the run loop uses, observations written, no learning
  * and no episode bookkeeping, so the number is the env's own speed.  The
  * thread counts are measured interleaved and the median is reported. */
@@ -18,8 +18,6 @@
 
 typedef struct bench_ctx {
     rl__vecenv *v;
-    int32_t *table;
-    uint32_t row;
 } bench_ctx;
 
 static void step_range(void *p, uint32_t first, uint32_t count)
@@ -29,13 +27,17 @@ static void step_range(void *p, uint32_t first, uint32_t count)
     v->vt->step(v->env, &v->io, first, count);
 }
 
-static double run_once(rl__vecenv *v, int32_t *table, uint64_t steps)
+/* table: ACTION_TABLES sets of n actions, copied where the env reads them
+   (io.actions, or io.box_actions for a box). */
+static double run_once(rl__vecenv *v, const char *table, uint64_t steps)
 {
-    bench_ctx b = {v, table, 0};
+    bench_ctx b = {v};
     uint64_t iters = steps / v->n + 1;
+    size_t bytes = (size_t)v->n * v->space.action_bytes;
+    void *dst = v->space.kind == RL_SPACE_BOX ? (void *)v->env_actions : v->actions;
     double t0 = rl_now();
     for (uint64_t k = 0; k < iters; k++) {
-        memcpy(v->actions, table + (size_t)(k % ACTION_TABLES) * v->n, v->n * sizeof(int32_t));
+        memcpy(dst, table + (size_t)(k % ACTION_TABLES) * bytes, bytes);
         rl__pool_run(v->pool, step_range, &b, v->boards);
     }
     return (double)(iters * v->n) / (rl_now() - t0);
@@ -62,7 +64,7 @@ int rl__bench_env(const rl__registry *reg, const char *name, const rl__override 
     memset(v, 0, sizeof v);
     int rc = 0;
     char err[RL_ERR_MAX];
-    int32_t *table = NULL;
+    char *table = NULL;
     for (int k = 0; k < n_counts; k++) {
         if (rl__vecenv_create(&v[k], c.env->desc, c.env_opts.vals, c.env_stages.vals, n, 1,
                               counts[k], 1, err, sizeof err) != RL_OK) {
@@ -73,15 +75,20 @@ int rl__bench_env(const rl__registry *reg, const char *name, const rl__override 
         rl__vecenv_reset(&v[k]);
     }
     uint32_t rows = v[0].n, agents = v[0].agents; /* one action per agent */
-    table = malloc((size_t)ACTION_TABLES * rows * sizeof *table);
+    const rl__space *sp = &v[0].space;
+    table = malloc((size_t)ACTION_TABLES * rows * sp->action_bytes);
     if (!table) {
         rc = 1;
         goto out;
     }
-    rl_rng rng;
+    rl_rng rng; /* uniform actions: each of n, or each box value in [low, high] */
     rl_rng_seed(&rng, 1, 0);
     for (size_t i = 0; i < (size_t)ACTION_TABLES * rows; i++)
-        table[i] = (int32_t)rl_rng_below(&rng, v[0].info.n_actions);
+        if (sp->kind == RL_SPACE_BOX)
+            for (uint32_t d = 0; d < sp->dim; d++)
+                ((float *)table)[i * sp->dim + d] = sp->low[d] + (sp->high[d] - sp->low[d]) * rl_rng_uniform(&rng);
+        else
+            ((int32_t *)table)[i] = (int32_t)rl_rng_below(&rng, sp->n);
     double sps[2][64];
     if (repeat > 64) repeat = 64;
     for (int r = 0; r < repeat; r++)
@@ -106,9 +113,13 @@ int rl__bench_env(const rl__registry *reg, const char *name, const rl__override 
             rl__json_num(&o, "min", sps[k][0]);
             rl__json_num(&o, "max", sps[k][repeat - 1]);
             rl__json_print(&o);
-        } else
-            printf("  threads %u: %6.2f M agent steps/s (%.2f M per thread; min %.2f, max %.2f)\n", t,
-                   med * 1e-6, med * 1e-6 / t, sps[k][0] * 1e-6, sps[k][repeat - 1] * 1e-6);
+        } else {
+            /* physics envs step thousands of times slower than the grid ones */
+            double u = med < 1e6 ? 1e-3 : 1e-6;
+            const char *un = med < 1e6 ? "k" : "M";
+            printf("  threads %u: %7.2f %s agent steps/s (%.2f %s per thread; min %.2f, max %.2f)\n", t, med * u,
+                   un, med * u / t, un, sps[k][0] * u, sps[k][repeat - 1] * u);
+        }
     }
 out:
     free(table);
