@@ -2,12 +2,17 @@
  * mujoco env's speed (docs/performance.md, MuJoCo).
  *
  * Steps NUM_ENVS copies of the model on one thread as plainly as MuJoCo can
- * be stepped: per env step, uniform random controls in the actuators'
- * ctrlrange, mj_step FRAME_SKIP times, then mj_rnePostConstraint (every
- * Gymnasium v5 step calls it), and a reset (mj_resetData, mj_forward) every
- * 1000 steps.  No observation, reward or termination.  Prints env steps per
- * second; `rlhost bench env mujoco` on the same task and env count is the
- * other side, and what it spends beyond this is rlhost's per-step cost. */
+ * be stepped: per env step, the controls, mj_step FRAME_SKIP times, then
+ * mj_rnePostConstraint (every Gymnasium v5 step calls it), and a reset
+ * (mj_resetData, mj_forward) every 1000 steps.  No observation, reward or
+ * termination.  Prints env steps per second.
+ *
+ * The controls are the table `rlhost bench env` draws (64 sets of NUM_ENVS
+ * uniform actions from rl_rng stream (1, 0), set k % 64 at step k), so with
+ * `--set env.reset_noise_scale=0 --set env.terminate_when_unhealthy=false`
+ * rlhost steps the same states bit for bit, and the difference in time is
+ * rlhost's per-step cost alone: a contact-heavy state costs MuJoCo more, so
+ * two different trajectories would not compare. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
@@ -15,21 +20,15 @@
 #include <time.h>
 
 #include <mujoco/mujoco.h>
+#include <rlhost/rlcore.h>
+
+#define ACTION_TABLES 64
 
 static double now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* splitmix64: the controls only need to be spread over the range */
-static double uniform(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return (double)((z ^ (z >> 31)) >> 11) * (1.0 / 9007199254740992.0);
 }
 
 /* the deprecation notes Gymnasium's models draw; the env sends them to the log */
@@ -59,21 +58,26 @@ int main(int argc, char **argv)
     }
     mjData **d = calloc((size_t)n, sizeof *d);
     int *t = calloc((size_t)n, sizeof *t);
-    if (!d || !t) return 1;
+    float *table = malloc((size_t)ACTION_TABLES * n * m->nu * sizeof *table);
+    if (!d || !t || !table) return 1;
+    rl_rng rng; /* as rlhost bench env draws them; the env's box is the ctrlrange */
+    rl_rng_seed(&rng, 1, 0);
+    for (size_t i = 0; i < (size_t)ACTION_TABLES * n; i++)
+        for (int a = 0; a < m->nu; a++) {
+            float lo = (float)m->actuator_ctrlrange[2 * a], hi = (float)m->actuator_ctrlrange[2 * a + 1];
+            table[i * m->nu + a] = lo + (hi - lo) * rl_rng_uniform(&rng);
+        }
     for (int i = 0; i < n; i++) {
         d[i] = mj_makeData(m);
         if (!d[i]) return 1;
         mj_forward(m, d[i]);
     }
-    uint64_t rng = 1;
     long long iters = steps / n + 1;
     double t0 = now();
     for (long long k = 0; k < iters; k++)
         for (int i = 0; i < n; i++) {
-            for (int a = 0; a < m->nu; a++) {
-                double lo = m->actuator_ctrlrange[2 * a], hi = m->actuator_ctrlrange[2 * a + 1];
-                d[i]->ctrl[a] = lo + (hi - lo) * uniform(&rng);
-            }
+            const float *act = table + ((size_t)(k % ACTION_TABLES) * n + i) * m->nu;
+            for (int a = 0; a < m->nu; a++) d[i]->ctrl[a] = (double)act[a];
             for (int f = 0; f < frame_skip; f++) mj_step(m, d[i]);
             mj_rnePostConstraint(m, d[i]);
             if (++t[i] == 1000) {
@@ -88,5 +92,6 @@ int main(int argc, char **argv)
     mj_deleteModel(m);
     free(d);
     free(t);
+    free(table);
     return 0;
 }

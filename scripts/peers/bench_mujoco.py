@@ -6,8 +6,9 @@ build with MuJoCo:
 
 For each task and env count (1, 8, 64) every round runs, one after the other:
   bare     build/envs/mujoco/mujoco_bare (MuJoCo with nothing around it, one thread), and
-           rlhost bench env mujoco with env.terminate_when_unhealthy=false, so both keep
-           every episode to 1000 steps and step the same states;
+           rlhost bench env mujoco with env.terminate_when_unhealthy=false and
+           env.reset_noise_scale=0: both step the same actions from the same states, bit for
+           bit, so the difference is rlhost's per-step cost;
   envpool  PYTHON scripts/peers/envpool_mujoco.py (one thread, then all cores), and
            rlhost bench env mujoco with the task's defaults (one thread and all cores).
 It prints the medians over the rounds and the ratios of the medians.
@@ -55,7 +56,8 @@ for task in a.tasks.split(","):
         s = {k: [] for k in ("bare", "rl_bare", "ep1", "rl1", "epN", "rlN")}
         for _ in range(a.rounds):
             s["bare"].append(float(out([BARE, f"{MODELS}/{XML[task]}", str(SKIP[task]), str(n), str(a.steps)])))
-            s["rl_bare"].append(rlhost(task, n, "env.terminate_when_unhealthy=false")[1])
+            s["rl_bare"].append(rlhost(task, n, "env.terminate_when_unhealthy=false",
+                                        "env.reset_noise_scale=0")[1])
             if a.envpool:
                 ep = [a.envpool, "scripts/peers/envpool_mujoco.py", task, str(n)]
                 s["ep1"].append(float(out(ep + ["1", str(a.steps)])))
