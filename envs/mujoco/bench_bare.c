@@ -13,23 +13,14 @@
  * rlhost steps the same states bit for bit, and the difference in time is
  * rlhost's per-step cost alone: a contact-heavy state costs MuJoCo more, so
  * two different trajectories would not compare. */
-#define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include <mujoco/mujoco.h>
 #include <rlhost/rlcore.h>
 
 #define ACTION_TABLES 64
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* the deprecation notes Gymnasium's models draw; the env sends them to the log */
 static void quiet(const char *msg)
@@ -73,7 +64,7 @@ int main(int argc, char **argv)
         mj_forward(m, d[i]);
     }
     long long iters = steps / n + 1;
-    double t0 = now();
+    double t0 = rl_now();
     for (long long k = 0; k < iters; k++)
         for (int i = 0; i < n; i++) {
             const float *act = table + ((size_t)(k % ACTION_TABLES) * n + i) * m->nu;
@@ -86,7 +77,7 @@ int main(int argc, char **argv)
                 mj_forward(m, d[i]);
             }
         }
-    double sps = (double)(iters * n) / (now() - t0);
+    double sps = (double)(iters * n) / (rl_now() - t0);
     printf("%.1f\n", sps);
     for (int i = 0; i < n; i++) mj_deleteData(d[i]);
     mj_deleteModel(m);
