@@ -450,9 +450,13 @@ static int cores_taken(rl__replicas *g)
             double others = ((machine - g->look_machine) - (own - g->look_own)) / wall;
             g->as_coroutines = others > (double)rl__host_api()->cpu_count() - g->local + 0.5;
         }
+        /* the first window is short: a run on a loaded machine would
+           otherwise start with 0.2 s of threads waiting for each other */
+        g->next_look = now + (g->look_wall > 0 ? 0.2 : 0.05);
         g->look_machine = machine, g->look_own = own, g->look_wall = now;
+    } else {
+        g->next_look = now + 0.2;
     }
-    g->next_look = now + 0.2;
     return g->as_coroutines;
 }
 
