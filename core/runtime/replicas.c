@@ -437,9 +437,10 @@ static int cpu_times(double *machine, double *own)
     return 1;
 }
 
-/* auto: the replicas become coroutines when, over the last 0.2 s, other
-   processes kept more cores busy than the replicas leave free (with half
-   a core of slack, so an editor's blip does not count). */
+/* auto: the replicas become coroutines when, over the last window (0.2 s;
+   the first one 50 ms), other processes kept more cores busy than the
+   replicas leave free (with half a core of slack, so an editor's blip does
+   not count). */
 static int cores_taken(rl__replicas *g)
 {
     double now = rl_now(), machine, own;
@@ -450,7 +451,7 @@ static int cores_taken(rl__replicas *g)
             double others = ((machine - g->look_machine) - (own - g->look_own)) / wall;
             g->as_coroutines = others > (double)rl__host_api()->cpu_count() - g->local + 0.5;
         }
-        /* the first window is short: a run on a loaded machine would
+        /* the first window is short: on a loaded machine a run would
            otherwise start with 0.2 s of threads waiting for each other */
         g->next_look = now + (g->look_wall > 0 ? 0.2 : 0.05);
         g->look_machine = machine, g->look_own = own, g->look_wall = now;
