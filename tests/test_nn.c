@@ -694,6 +694,26 @@ static int check_fused(rl_rng *rng, int ta, int tb, uint32_t m, uint32_t n, uint
     return ok;
 }
 
+/* A transposed-B product with few rows is computed the other way round
+   (C^T = B A^T, fused.c): its rows are those of the same rows in a batch
+   long enough to go the usual way, bit for bit, for every epilogue. */
+static int check_flipped(rl_rng *rng, rl__epi_kind kind, rl_activation act)
+{
+    enum { M = 160, ROWS = 32, N = 256, K = 256 }; /* M (K + N) > N K > ROWS (K + N) */
+    float *a = malloc(sizeof(float) * M * K), *b = malloc(sizeof(float) * N * K),
+          *c = malloc(sizeof(float) * M * N), *c2 = malloc(sizeof(float) * M * N),
+          *y = malloc(sizeof(float) * M * N), *bias = malloc(sizeof(float) * N);
+    fill(a, (size_t)M * K, rng, 1), fill(b, (size_t)N * K, rng, 1), fill(c, (size_t)M * N, rng, 1);
+    fill(y, (size_t)M * N, rng, 1), fill(bias, N, rng, 1);
+    memcpy(c2, c, sizeof(float) * M * N);
+    rl__epilogue e = {.kind = kind, .act = act, .bias = bias, .y = y, .db = NULL};
+    rl__fused_gemm(0, 1, M, N, K, a, K, b, K, c, &e);
+    rl__fused_gemm(0, 1, ROWS, N, K, a, K, b, K, c2, &e);
+    int ok = memcmp(c, c2, sizeof(float) * ROWS * N) == 0;
+    free(a), free(b), free(c), free(c2), free(y), free(bias);
+    return ok;
+}
+
 /* The dense layers' products with fused epilogues, on shapes the kernel
    takes (where the CPU has it) and shapes it leaves to OpenBLAS: edge
    tiles in rows (m % 6) and columns (n % 16, several 64-column blocks),
@@ -726,6 +746,10 @@ static void test_fused(void)
                 rows_ok &= check_fused(rng, ta, tb, shapes[s][0], shapes[s][1], shapes[s][2],
                                        epis[x].kind, epis[x].act, epis[x].bias, &worst);
         }
+    int flipped_ok = 1;
+    for (size_t x = 0; x < sizeof epis / sizeof epis[0]; x++)
+        flipped_ok &= check_flipped(rng, epis[x].kind, epis[x].act);
+    OK(flipped_ok, "a transposed-B product of few rows, computed as C^T = B A^T, is bit-identical");
     printf("# fused products: worst error %.2g; %d shapes on the kernel, %d on OpenBLAS\n", worst,
            kernel, blas);
     OK(worst < 2e-5, "fused products match the double reference for every epilogue");

@@ -145,6 +145,17 @@ static inline __attribute__((always_inline)) void tile(const int R, const int NV
                      i0 + r, j0 + 16 * v, ldc);
 }
 
+/* Row i of C, columns j0 .. j0 + w - 1 (cp at column j0), from the
+   finished sums in v: the epilogue exactly as a tile applies it. */
+static void epilogue_row(const rl__epilogue *e, const float *v, float *cp, uint32_t w, size_t i,
+                         size_t j0, size_t ldc)
+{
+    for (uint32_t j = 0; j < w; j += 16) {
+        __mmask16 m = w - j >= 16 ? (__mmask16)0xffff : (__mmask16)(0xffffu >> (16 - (w - j)));
+        epilogue(e, _mm512_maskz_loadu_ps(m, v + j), cp + j, m, i, j0 + j, ldc);
+    }
+}
+
 /* All rows of one block of up to NB columns, rows in order. */
 #define ROWS(NV)                                                                              \
     do {                                                                                      \
@@ -232,6 +243,23 @@ static inline __attribute__((always_inline)) void epilogue(const rl__epilogue *e
     }
     }
     ST(cp, v);
+}
+
+/* Row i of C, columns j0 .. j0 + w - 1 (cp at column j0), from the
+   finished sums in v: the epilogue exactly as a tile applies it. */
+static void epilogue_row(const rl__epilogue *e, const float *v, float *cp, uint32_t w, size_t i,
+                         size_t j0, size_t ldc)
+{
+    for (uint32_t j = 0; j < w; j += 8) {
+        uint32_t rem = w - j;
+        if (rem >= 8) {
+            epilogue(e, _mm256_loadu_ps(v + j), cp + j, 1, _mm256_setzero_si256(), 8, i, j0 + j, ldc);
+        } else {
+            __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)rem),
+                                           _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+            epilogue(e, _mm256_maskload_ps(v + j, m), cp + j, 0, m, rem, i, j0 + j, ldc);
+        }
+    }
 }
 #undef LD
 #undef ST
@@ -332,9 +360,9 @@ static void columns(uint32_t m, uint32_t ncols, uint32_t k, const float *a, size
 #endif
 
 #ifdef HAVE_KERNEL
-/* dst[p][jj] (rows of NB) = src[jj][p] for jj < w, p < k: 8 x 8 blocks
+/* dst[p][jj] (rows of ldd) = src[jj][p] for jj < w, p < k: 8 x 8 blocks
    through registers, the edges one by one. */
-static void transpose(float *dst, const float *src, size_t lds, uint32_t w, uint32_t k)
+static void transpose(float *dst, size_t ldd, const float *src, size_t lds, uint32_t w, uint32_t k)
 {
     uint32_t w8 = w & ~7u, k8 = k & ~7u;
     for (uint32_t jj = 0; jj < w8; jj += 8)
@@ -352,19 +380,56 @@ static void transpose(float *dst, const float *src, size_t lds, uint32_t w, uint
                    u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE),
                    u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE),
                    u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-            float *d = dst + (size_t)p * NB + jj;
+            float *d = dst + (size_t)p * ldd + jj;
             _mm256_storeu_ps(d, _mm256_permute2f128_ps(u0, u4, 0x20));
-            _mm256_storeu_ps(d + NB, _mm256_permute2f128_ps(u1, u5, 0x20));
-            _mm256_storeu_ps(d + 2 * NB, _mm256_permute2f128_ps(u2, u6, 0x20));
-            _mm256_storeu_ps(d + 3 * NB, _mm256_permute2f128_ps(u3, u7, 0x20));
-            _mm256_storeu_ps(d + 4 * NB, _mm256_permute2f128_ps(u0, u4, 0x31));
-            _mm256_storeu_ps(d + 5 * NB, _mm256_permute2f128_ps(u1, u5, 0x31));
-            _mm256_storeu_ps(d + 6 * NB, _mm256_permute2f128_ps(u2, u6, 0x31));
-            _mm256_storeu_ps(d + 7 * NB, _mm256_permute2f128_ps(u3, u7, 0x31));
+            _mm256_storeu_ps(d + ldd, _mm256_permute2f128_ps(u1, u5, 0x20));
+            _mm256_storeu_ps(d + 2 * ldd, _mm256_permute2f128_ps(u2, u6, 0x20));
+            _mm256_storeu_ps(d + 3 * ldd, _mm256_permute2f128_ps(u3, u7, 0x20));
+            _mm256_storeu_ps(d + 4 * ldd, _mm256_permute2f128_ps(u0, u4, 0x31));
+            _mm256_storeu_ps(d + 5 * ldd, _mm256_permute2f128_ps(u1, u5, 0x31));
+            _mm256_storeu_ps(d + 6 * ldd, _mm256_permute2f128_ps(u2, u6, 0x31));
+            _mm256_storeu_ps(d + 7 * ldd, _mm256_permute2f128_ps(u3, u7, 0x31));
         }
     for (uint32_t jj = 0; jj < w; jj++)
-        for (uint32_t p = jj < w8 ? k8 : 0; p < k; p++) dst[(size_t)p * NB + jj] = src[jj * lds + p];
+        for (uint32_t p = jj < w8 ? k8 : 0; p < k; p++) dst[(size_t)p * ldd + jj] = src[jj * lds + p];
 }
+#endif
+
+#ifdef HAVE_KERNEL
+/* C = A B^T computed as C^T = B A^T: A's rows are transposed instead of B's,
+   and C^T's blocks back into C.  That moves m (k + n) elements where
+   transposing B moves n k, so it pays for few rows (a replica's share of a
+   minibatch under a wide layer).  Each element is still the chain over
+   k = 0, 1, ... of the same products (a b = b a exactly), then the same
+   epilogue: the results are those of the other way, bit for bit. */
+#define FB 64 /* rows of C per block (C^T's lanes), and columns */
+static int flip_pays(uint32_t m, uint32_t n, uint32_t k)
+{
+    return (uint64_t)m * (k + n) < (uint64_t)n * k;
+}
+
+static __attribute__((noinline)) void flipped(uint32_t m, uint32_t n, uint32_t k, const float *a,
+                                              size_t lda, const float *b, size_t ldb, float *c,
+                                              size_t ldc, const rl__epilogue *e)
+{
+    static const rl__epilogue sums = {.kind = RL__EPI_SET};
+    float at[MAX_K * FB] __attribute__((aligned(64))); /* A's block of rows, transposed */
+    float ct[FB * FB] __attribute__((aligned(64)));     /* C^T's block */
+    float cb[FB * FB] __attribute__((aligned(64)));     /* the same block of C */
+    for (uint32_t i0 = 0; i0 < m; i0 += FB) {
+        uint32_t mb = m - i0 < FB ? m - i0 : FB;
+        transpose(at, FB, a + (size_t)i0 * lda, lda, mb, k);
+        for (uint32_t j0 = 0; j0 < n; j0 += FB) {
+            uint32_t nb = n - j0 < FB ? n - j0 : FB;
+            columns(nb, mb, k, b + (size_t)j0 * ldb, ldb, 1, at, FB, ct, FB, &sums, 0);
+            transpose(cb, FB, ct, FB, nb, mb);
+            for (uint32_t ii = 0; ii < mb; ii++) /* rows in order: the bias sums' order */
+                epilogue_row(e, cb + (size_t)ii * FB, c + (size_t)(i0 + ii) * ldc + j0, nb,
+                             i0 + ii, j0, ldc);
+        }
+    }
+}
+#undef FB
 #endif
 
 void rl__fused_gemm(int trans_a, int trans_b, uint32_t m, uint32_t n, uint32_t k, const float *a,
@@ -378,10 +443,14 @@ void rl__fused_gemm(int trans_a, int trans_b, uint32_t m, uint32_t n, uint32_t k
             columns(m, n, k, a, ars, acs, b, ldb, c, ldc, e, 0);
             return;
         }
+        if (flip_pays(m, n, k)) {
+            flipped(m, n, k, a, lda, b, ldb, c, ldc, e);
+            return;
+        }
         for (uint32_t j0 = 0; j0 < n; j0 += NB) { /* B^T's columns j0.. as k x NB, row-major */
             uint32_t w = n - j0 < NB ? n - j0 : NB;
             float bt[MAX_K * NB] __attribute__((aligned(64)));
-            transpose(bt, b + (size_t)j0 * ldb, ldb, w, k);
+            transpose(bt, NB, b + (size_t)j0 * ldb, ldb, w, k);
             columns(m, w, k, a, ars, acs, bt, NB, c + j0, ldc, e, j0);
         }
         return;
