@@ -111,19 +111,27 @@ static int coop_ready(void *ctx, uint32_t r)
 ALLREDUCE(allreduce_f32, float, rl__world_sum_f32)
 ALLREDUCE(allreduce_f64, double, rl__world_sum_f64)
 
-/* The chunked sum of the replicas' slices: buf[i] = ((b0[i] + b1[i]) + ...)
-   for i in [lo, hi), in place even when buf is b0. */
+/* The sum of the replicas' slices: buf[i] = ((b0[i] + b1[i]) + ...) for i
+   in [lo, hi), in place even when buf is one of them: sixteen elements at
+   a time, read whole before any is written. */
+typedef float v16f __attribute__((vector_size(64)));
+
 static void sum_slice(float *buf, void *const *bufs, uint32_t R, size_t lo, size_t hi)
 {
-    float acc[512];
-    for (size_t i0 = lo; i0 < hi; i0 += 512) {
-        size_t len = hi - i0 < 512 ? hi - i0 : 512;
-        memcpy(acc, (const float *)bufs[0] + i0, len * sizeof(float));
+    size_t i = lo;
+    for (; i + 16 <= hi; i += 16) {
+        v16f t, b;
+        memcpy(&t, (const float *)bufs[0] + i, sizeof t);
         for (uint32_t r = 1; r < R; r++) {
-            const float *restrict b = (const float *)bufs[r] + i0;
-            for (size_t i = 0; i < len; i++) acc[i] += b[i];
+            memcpy(&b, (const float *)bufs[r] + i, sizeof b);
+            t += b;
         }
-        memcpy(buf + i0, acc, len * sizeof(float));
+        memcpy(buf + i, &t, sizeof t);
+    }
+    for (; i < hi; i++) {
+        float t = ((const float *)bufs[0])[i];
+        for (uint32_t r = 1; r < R; r++) t += ((const float *)bufs[r])[i];
+        buf[i] = t;
     }
 }
 
@@ -437,22 +445,37 @@ static int cpu_times(double *machine, double *own)
     return 1;
 }
 
+/* Threads of other processes runnable right now (/proc/loadavg counts
+   this one too); -1 when unknown. */
+static int others_running(void)
+{
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (!f) return -1;
+    int running = 0;
+    int got = fscanf(f, "%*f %*f %*f %d/", &running);
+    fclose(f);
+    return got == 1 && running >= 1 ? running - 1 : -1;
+}
+
 /* auto: the replicas become coroutines when, over the last window (0.2 s;
    the first one 50 ms), other processes kept more cores busy than the
    replicas leave free (with half a core of slack, so an editor's blip does
-   not count). */
+   not count).  Before the first window the count of threads runnable now
+   decides, so a loaded run does not start with threads waiting for each
+   other; a passing process misleads it for 50 ms at most. */
 static int cores_taken(rl__replicas *g)
 {
     double now = rl_now(), machine, own;
     if (now < g->next_look) return g->as_coroutines;
+    double free_cores = (double)rl__host_api()->cpu_count() - g->local;
+    if (g->look_wall == 0) g->as_coroutines = others_running() > free_cores + 0.5;
     if (cpu_times(&machine, &own)) {
         double wall = now - g->look_wall;
         if (g->look_wall > 0 && wall > 0) {
             double others = ((machine - g->look_machine) - (own - g->look_own)) / wall;
-            g->as_coroutines = others > (double)rl__host_api()->cpu_count() - g->local + 0.5;
+            g->as_coroutines = others > free_cores + 0.5;
         }
-        /* the first window is short: on a loaded machine a run would
-           otherwise start with 0.2 s of threads waiting for each other */
+        /* the first window is short: the guess before it may be wrong */
         g->next_look = now + (g->look_wall > 0 ? 0.2 : 0.05);
         g->look_machine = machine, g->look_own = own, g->look_wall = now;
     } else {
