@@ -113,20 +113,26 @@ ALLREDUCE(allreduce_f64, double, rl__world_sum_f64)
 
 /* The sum of the replicas' slices: buf[i] = ((b0[i] + b1[i]) + ...) for i
    in [lo, hi), in place even when buf is one of them: sixteen elements at
-   a time, read whole before any is written. */
-typedef float v16f __attribute__((vector_size(64)));
+   a time, read whole before any is written.  Eight-lane vectors, which
+   every x86-64 build with AVX has whole (wider ones the compiler may
+   split element by element). */
+typedef float v8f __attribute__((vector_size(32)));
 
 static void sum_slice(float *buf, void *const *bufs, uint32_t R, size_t lo, size_t hi)
 {
     size_t i = lo;
     for (; i + 16 <= hi; i += 16) {
-        v16f t, b;
-        memcpy(&t, (const float *)bufs[0] + i, sizeof t);
+        v8f t0, t1, b0, b1;
+        memcpy(&t0, (const float *)bufs[0] + i, sizeof t0);
+        memcpy(&t1, (const float *)bufs[0] + i + 8, sizeof t1);
         for (uint32_t r = 1; r < R; r++) {
-            memcpy(&b, (const float *)bufs[r] + i, sizeof b);
-            t += b;
+            memcpy(&b0, (const float *)bufs[r] + i, sizeof b0);
+            memcpy(&b1, (const float *)bufs[r] + i + 8, sizeof b1);
+            t0 += b0;
+            t1 += b1;
         }
-        memcpy(buf + i, &t, sizeof t);
+        memcpy(buf + i, &t0, sizeof t0);
+        memcpy(buf + i + 8, &t1, sizeof t1);
     }
     for (; i < hi; i++) {
         float t = ((const float *)bufs[0])[i];
