@@ -5,6 +5,7 @@
 #include "coop.h"
 #include "wait.h"
 
+#include <dirent.h>
 #include <time.h>
 #include <unistd.h>
 #include <stdatomic.h>
@@ -238,6 +239,103 @@ void rl__replica_group_destroy(struct rl__replica_group *g)
     free(g);
 }
 
+/* ---- auto: threads, or coroutines when the cores are taken ------------- */
+
+/* The machine's busy CPU time (every core; /proc/stat, in seconds) and
+   this process's own; 0 when unknown. */
+static int cpu_times(double *machine, double *own)
+{
+    FILE *f = fopen("/proc/stat", "r");
+    if (!f) return 0;
+    unsigned long long v[8] = {0};
+    int got = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                     &v[6], &v[7]);
+    fclose(f);
+    struct timespec ts;
+    if (got != 8 || clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0;
+    long hz = sysconf(_SC_CLK_TCK);
+    /* user nice system idle iowait irq softirq steal: all but idle and iowait */
+    *machine = (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)(hz > 0 ? hz : 100);
+    *own = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    return 1;
+}
+
+/* This process's threads that are runnable right now (state R in
+   /proc/self/task/<tid>/stat: a pool or BLAS thread still spinning counts). */
+static int own_running(void)
+{
+    DIR *dir = opendir("/proc/self/task");
+    if (!dir) return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(dir))) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+        char path[64], line[512];
+        snprintf(path, sizeof path, "/proc/self/task/%.20s/stat", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f) continue; /* the thread has ended */
+        size_t got = fread(line, 1, sizeof line - 1, f);
+        fclose(f);
+        line[got] = 0;
+        const char *paren = strrchr(line, ')'); /* the name may hold anything */
+        if (paren && paren[1] == ' ' && paren[2] == 'R') n++;
+    }
+    closedir(dir);
+    return n;
+}
+
+/* Threads of other processes runnable right now (/proc/loadavg counts
+   every thread of the machine); -1 when unknown. */
+static int others_running(void)
+{
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (!f) return -1;
+    int running = 0;
+    int got = fscanf(f, "%*f %*f %*f %d/", &running);
+    fclose(f);
+    int own = own_running();
+    return got == 1 && own >= 1 && running >= own ? running - own : -1;
+}
+
+/* At create, before this process's pool exists: 1 when other processes'
+   threads kept the cores taken in each of five looks 0.2 ms apart, so that
+   a run on a loaded machine does not start with threads waiting for each
+   other, and one that passed (the terminal drawing this run's first lines)
+   does not make an idle machine look loaded. */
+static int started_loaded(const rl__replicas *g)
+{
+    double free_cores = (double)rl__host_api()->cpu_count() - g->local;
+    for (int i = 0; i < 5; i++) {
+        if (i) nanosleep(&(struct timespec){0, 200000}, NULL);
+        if (!(others_running() > free_cores + 0.5)) return 0;
+    }
+    return 1;
+}
+
+/* auto: the replicas become coroutines when, over the last window (0.2 s;
+   the first one 50 ms), other processes kept more cores busy than the
+   replicas leave free (with half a core of slack, so an editor's blip does
+   not count).  Before the first window, what started_loaded saw decides. */
+static int cores_taken(rl__replicas *g)
+{
+    double now = rl_now(), machine, own;
+    if (now < g->next_look) return g->as_coroutines;
+    double free_cores = (double)rl__host_api()->cpu_count() - g->local;
+    if (cpu_times(&machine, &own)) {
+        double wall = now - g->look_wall;
+        if (g->look_wall > 0 && wall > 0) {
+            double others = ((machine - g->look_machine) - (own - g->look_own)) / wall;
+            g->as_coroutines = others > free_cores + 0.5;
+        }
+        /* the first window is short: the guess before it may be wrong */
+        g->next_look = now + (g->look_wall > 0 ? 0.2 : 0.05);
+        g->look_machine = machine, g->look_own = own, g->look_wall = now;
+    } else {
+        g->next_look = now + 0.2;
+    }
+    return g->as_coroutines;
+}
+
 int rl__replicas_create(rl__replicas *g, const rl__config *c, const rl_env_info *info,
                         uint32_t num_envs, uint32_t n_eval, uint64_t seed, uint64_t total_steps,
                         uint32_t count, char *err, size_t errlen)
@@ -273,6 +371,7 @@ int rl__replicas_create(rl__replicas *g, const rl__config *c, const rl_env_info 
               : mode && !strcmp(mode, "coroutines") ? RL__REPLICAS_COROUTINES
                                                     : RL__REPLICAS_AUTO;
     if (g->local > 1 && !(g->coop = rl__coop_create(g->local))) g->mode = RL__REPLICAS_THREADS;
+    if (g->mode == RL__REPLICAS_AUTO && g->local > 1) g->as_coroutines = started_loaded(g);
     if (!gr || !(g->pool = rl__pool_create(g->local))) {
         rl__replica_group_destroy(gr);
         rl__pool_destroy(g->pool);
@@ -430,64 +529,6 @@ static int first_failure(const rl__replicas *g, const phase *ph, char *err, size
             return ph->rc[r];
         }
     return RL_OK;
-}
-
-/* The machine's busy CPU time (every core; /proc/stat, in seconds) and
-   this process's own; 0 when unknown. */
-static int cpu_times(double *machine, double *own)
-{
-    FILE *f = fopen("/proc/stat", "r");
-    if (!f) return 0;
-    unsigned long long v[8] = {0};
-    int got = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-                     &v[6], &v[7]);
-    fclose(f);
-    struct timespec ts;
-    if (got != 8 || clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0;
-    long hz = sysconf(_SC_CLK_TCK);
-    /* user nice system idle iowait irq softirq steal: all but idle and iowait */
-    *machine = (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)(hz > 0 ? hz : 100);
-    *own = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-    return 1;
-}
-
-/* Threads of other processes runnable right now (/proc/loadavg counts
-   this one too); -1 when unknown. */
-static int others_running(void)
-{
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (!f) return -1;
-    int running = 0;
-    int got = fscanf(f, "%*f %*f %*f %d/", &running);
-    fclose(f);
-    return got == 1 && running >= 1 ? running - 1 : -1;
-}
-
-/* auto: the replicas become coroutines when, over the last window (0.2 s;
-   the first one 50 ms), other processes kept more cores busy than the
-   replicas leave free (with half a core of slack, so an editor's blip does
-   not count).  Before the first window the count of threads runnable now
-   decides, so a loaded run does not start with threads waiting for each
-   other; a passing process misleads it for 50 ms at most. */
-static int cores_taken(rl__replicas *g)
-{
-    double now = rl_now(), machine, own;
-    if (now < g->next_look) return g->as_coroutines;
-    double free_cores = (double)rl__host_api()->cpu_count() - g->local;
-    if (g->look_wall == 0) g->as_coroutines = others_running() > free_cores + 0.5;
-    if (cpu_times(&machine, &own)) {
-        double wall = now - g->look_wall;
-        if (g->look_wall > 0 && wall > 0) {
-            double others = ((machine - g->look_machine) - (own - g->look_own)) / wall;
-            g->as_coroutines = others > free_cores + 0.5;
-        }
-        /* the first window is short: the guess before it may be wrong */
-        g->next_look = now + (g->look_wall > 0 ? 0.2 : 0.05);
-        g->look_machine = machine, g->look_own = own, g->look_wall = now;
-    } else {
-        g->next_look = now + 0.2;
-    }
-    return g->as_coroutines;
 }
 
 /* Runs fn for every local replica: on the pool's threads, or as coroutines
