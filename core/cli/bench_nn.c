@@ -270,7 +270,8 @@ static int bench_conv(int json, int repeat)
 
 int rl__bench_nn(int json, int repeat)
 {
-    static const uint32_t batches[] = {64, 256, 1024}, hiddens[] = {64, 256};
+    /* 32: a replica's share of a 64-row minibatch with 2 replicas */
+    static const uint32_t batches[] = {32, 64, 256, 1024}, hiddens[] = {64, 256};
     if (repeat < 1) repeat = 5;
     if (!json) {
         printf("rlhost bench nn: MLP %d -> h -> h -> %d, ReLU, Adam; BLAS %s, %d thread%s\n",
@@ -280,8 +281,8 @@ int rl__bench_nn(int json, int repeat)
         printf("%6s %6s %14s %16s %7s\n", "batch", "hidden", "sgemm GFLOP/s", "update GFLOP/s",
                "ratio");
     }
-    for (size_t hi = 0; hi < 2; hi++) {
-        for (size_t bi = 0; bi < 3; bi++) {
+    for (size_t hi = 0; hi < sizeof hiddens / sizeof hiddens[0]; hi++) {
+        for (size_t bi = 0; bi < sizeof batches / sizeof batches[0]; bi++) {
             net n;
             if (net_create(&n, batches[bi], hiddens[hi]) != RL_OK) {
                 fprintf(stderr, "rlhost: bench nn: out of memory\n");
