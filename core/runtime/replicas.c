@@ -297,6 +297,14 @@ static int others_running(void)
     return got == 1 && own >= 1 && running >= own ? running - own : -1;
 }
 
+/* Other processes keep the cores taken: more of them busy (or runnable)
+   than the replicas leave free, with half a core of slack so that an
+   editor's blip does not count. */
+static int taken_by(const rl__replicas *g, double others)
+{
+    return others > (double)rl__host_api()->cpu_count() - g->local + 0.5;
+}
+
 /* At create, before this process's pool exists: 1 when other processes'
    threads kept the cores taken in each of five looks 0.2 ms apart, so that
    a run on a loaded machine does not start with threads waiting for each
@@ -304,28 +312,26 @@ static int others_running(void)
    does not make an idle machine look loaded. */
 static int started_loaded(const rl__replicas *g)
 {
-    double free_cores = (double)rl__host_api()->cpu_count() - g->local;
     for (int i = 0; i < 5; i++) {
         if (i) nanosleep(&(struct timespec){0, 200000}, NULL);
-        if (!(others_running() > free_cores + 0.5)) return 0;
+        int others = others_running();
+        if (others < 0 || !taken_by(g, others)) return 0;
     }
     return 1;
 }
 
 /* auto: the replicas become coroutines when, over the last window (0.2 s;
-   the first one 50 ms), other processes kept more cores busy than the
-   replicas leave free (with half a core of slack, so an editor's blip does
-   not count).  Before the first window, what started_loaded saw decides. */
+   the first one 50 ms), other processes kept the cores taken (taken_by).
+   Before the first window, what started_loaded saw decides. */
 static int cores_taken(rl__replicas *g)
 {
     double now = rl_now(), machine, own;
     if (now < g->next_look) return g->as_coroutines;
-    double free_cores = (double)rl__host_api()->cpu_count() - g->local;
     if (cpu_times(&machine, &own)) {
         double wall = now - g->look_wall;
         if (g->look_wall > 0 && wall > 0) {
             double others = ((machine - g->look_machine) - (own - g->look_own)) / wall;
-            g->as_coroutines = others > free_cores + 0.5;
+            g->as_coroutines = taken_by(g, others);
         }
         /* the first window is short: the guess before it may be wrong */
         g->next_look = now + (g->look_wall > 0 ? 0.2 : 0.05);
