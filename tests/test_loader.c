@@ -86,6 +86,17 @@ int main(void)
         rc = rl__vecenv_create(&v, env->desc, vals, vals, 4, 1, 1, 1, err, sizeof err);
         ASSERT_EQ(rc, RL_EINVAL, "env create failure is reported");
         ASSERT_CONTAINS(err, "env 'fixture_env': count 7 is unlucky", "env create failure sentence");
+        /* an observation description is checked before any buffer is sized from it */
+        vals[0].i = 6;
+        rc = rl__vecenv_create(&v, env->desc, vals, vals, 4, 1, 1, 1, err, sizeof err);
+        ASSERT_EQ(rc, RL_EINVAL, "shape and size that disagree are refused");
+        ASSERT_CONTAINS(err, "env 'fixture_env' reported observation shape 64x64x3 (12288 elements) but obs_size 3",
+                        "shape against size sentence");
+        vals[0].i = 5;
+        rc = rl__vecenv_create(&v, env->desc, vals, vals, 4, 1, 1, 1, err, sizeof err);
+        ASSERT_EQ(rc, RL_EINVAL, "a row over the limit is refused");
+        ASSERT_CONTAINS(err, "reported observation shape 65536x16384: a row must hold 1 element to 67108864 bytes",
+                        "row limit sentence");
     }
     rl__registry_destroy(&reg);
     return tap_done();

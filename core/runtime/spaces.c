@@ -20,6 +20,52 @@ static void row_name(uint32_t i, uint32_t agents, char *buf, size_t n)
         snprintf(buf, n, "env %u", i);
 }
 
+size_t rl__obs_check(const rl_env_info *info, const char *name, char *err, size_t errlen)
+{
+    size_t elem = info->obs_dtype == RL_DTYPE_U8 ? 1 : info->obs_dtype == RL_DTYPE_F32 ? 4 : 0;
+    if (!elem) {
+        snprintf(err, errlen, "env '%s' reported observation dtype %d; the host carries u8 or f32", name,
+                 (int)info->obs_dtype);
+        return 0;
+    }
+    if (info->obs_ndim < 1 || info->obs_ndim > 4) {
+        snprintf(err, errlen, "env '%s' reported an observation of %u dimensions (1 to 4)", name, info->obs_ndim);
+        return 0;
+    }
+    char shape[64] = "";
+    uint64_t product = 1;
+    for (uint32_t k = 0; k < info->obs_ndim; k++) {
+        size_t len = strlen(shape);
+        snprintf(shape + len, sizeof shape - len, "%s%u", k ? "x" : "", info->obs_shape[k]);
+        product *= info->obs_shape[k];
+        if (product > (uint64_t)RL_OBS_MAX_BYTES) product = (uint64_t)RL_OBS_MAX_BYTES + 1; /* no overflow */
+    }
+    if (product == 0 || product * elem > RL_OBS_MAX_BYTES) {
+        snprintf(err, errlen, "env '%s' reported observation shape %s: a row must hold 1 element to %u bytes",
+                 name, shape, (unsigned)RL_OBS_MAX_BYTES);
+        return 0;
+    }
+    if (product != info->obs_size) {
+        snprintf(err, errlen, "env '%s' reported observation shape %s (%llu elements) but obs_size %u", name,
+                 shape, (unsigned long long)product, info->obs_size);
+        return 0;
+    }
+    if (!isfinite(info->obs_scale) || info->obs_scale <= 0) {
+        snprintf(err, errlen, "env '%s' reported obs_scale %g; it must be finite and positive", name,
+                 (double)info->obs_scale);
+        return 0;
+    }
+    const float *lo = info->obs_low, *hi = info->obs_high; /* the host's own struct: zeroed, then filled */
+    for (uint32_t k = 0; lo && hi && k < info->obs_size; k++) {
+        if (isnan(lo[k]) || isnan(hi[k]) || lo[k] > hi[k]) {
+            snprintf(err, errlen, "env '%s' reported observation element %u in [%g, %g]: bounds must not be NaN, "
+                     "with low <= high", name, k, (double)lo[k], (double)hi[k]);
+            return 0;
+        }
+    }
+    return (size_t)product * elem;
+}
+
 int rl__space_from_info(rl__space *s, const rl_env_info *info, const char *name, char *err, size_t errlen)
 {
     memset(s, 0, sizeof *s);

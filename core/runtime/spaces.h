@@ -22,6 +22,15 @@ typedef struct rl__space {
 int rl__space_from_info(rl__space *s, const rl_env_info *info, const char *name, char *err, size_t errlen);
 void rl__space_free(rl__space *s);
 
+/* Checks env `name`'s observation description once, at open: a dtype the
+   host carries (U8 or F32), 1 to 4 dimensions none of them 0, a shape
+   whose product is obs_size, a row of at most RL_OBS_MAX_BYTES, a finite
+   positive obs_scale, and bounds (when given) that are not NaN with
+   low <= high.  Every buffer and network is sized from this description,
+   so nothing reads or writes past a row of an env that misdescribes it.
+   Returns the bytes of one row, or 0 with the sentence in err. */
+size_t rl__obs_check(const rl_env_info *info, const char *name, char *err, size_t errlen);
+
 /* Whether the algorithm of desc takes env_name's space: RL_ECONFIG with a
    sentence naming both and the space when it does not. */
 int rl__space_check_algo(const rl__space *s, const char *env_name, const rl_plugin_desc *desc, char *err,

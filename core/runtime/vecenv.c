@@ -80,10 +80,8 @@ int rl__vecenv_create(rl__vecenv *v, const rl_plugin_desc *desc,
         return rc < 0 ? rc : RL_EINVAL;
     }
     v->status = status_ext_of(v);
-    size_t elem = v->info.obs_dtype == RL_DTYPE_U8 ? 1 : v->info.obs_dtype == RL_DTYPE_F32 ? 4 : 0;
-    if (!elem || !v->info.obs_size) {
-        snprintf(err, errlen, "env '%s' reported an invalid observation (dtype %d, obs_size %u)", desc->name,
-                 (int)v->info.obs_dtype, v->info.obs_size);
+    size_t row_bytes = rl__obs_check(&v->info, desc->name, err, errlen);
+    if (!row_bytes) {
         rl__vecenv_destroy(v);
         return RL_EINVAL;
     }
@@ -91,7 +89,7 @@ int rl__vecenv_create(rl__vecenv *v, const rl_plugin_desc *desc,
         rl__vecenv_destroy(v);
         return rc;
     }
-    v->row_bytes = elem * v->info.obs_size;
+    v->row_bytes = row_bytes;
     v->boards = num_envs;
     v->agents = v->info.agents ? v->info.agents : 1;
     if ((uint64_t)num_envs * v->agents > (1u << 24)) {
@@ -327,7 +325,8 @@ int rl__vecenv_reseed(rl__vecenv *v, uint64_t seed, char *err, size_t errlen)
         snprintf(err, errlen, "env '%s': %s", v->desc->name, perr[0] ? perr : rl_strerror(rc));
         return rc < 0 ? rc : RL_EINVAL;
     }
-    if (info.obs_dtype != v->info.obs_dtype || info.obs_size != v->info.obs_size ||
+    if (info.obs_dtype != v->info.obs_dtype || info.obs_size != v->info.obs_size || info.obs_ndim != v->info.obs_ndim ||
+        memcmp(info.obs_shape, v->info.obs_shape, sizeof info.obs_shape) ||
         info.n_actions != v->info.n_actions || info.agents != v->info.agents) {
         v->vt->destroy(fresh);
         snprintf(err, errlen, "env '%s' changed its spaces when reseeded", v->desc->name);

@@ -68,6 +68,9 @@ def _kind(source):
                     f"Stable-Baselines3 VecEnv, not {type(source).__name__}")
 
 
+_OBS_MAX_BYTES = 64 << 20  # RL_OBS_MAX_BYTES of <rlhost/plugin.h>
+
+
 class _Spaces:
     """How one observation and action space map onto rlhost's buffers."""
 
@@ -84,6 +87,10 @@ class _Spaces:
                         "and Discrete ones (as one-hot floats)")
         if not 1 <= len(self.obs_shape) <= 4:
             raise _Fail(f"observation space {obs_space}: 1 to 4 dimensions")
+        row = int(np.prod(self.obs_shape, dtype=np.float64)) * np.dtype(self.obs_dtype).itemsize
+        if not 1 <= row <= _OBS_MAX_BYTES:
+            raise _Fail(f"observation space of shape {tuple(self.obs_shape)}: one observation would need "
+                        f"{row} bytes; the host takes 1 to {_OBS_MAX_BYTES} (RL_OBS_MAX_BYTES)")
         if isinstance(act_space, spaces.Discrete):
             if int(act_space.start) != 0:
                 raise _Fail(f"action space {act_space}: a Discrete action space must start at 0")

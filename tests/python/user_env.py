@@ -135,6 +135,11 @@ class DictObs(Raises):
     observation_space = gym.spaces.Dict({"x": gym.spaces.Box(-1, 1, (2,), np.float32)})
 
 
+class HugeObs(Raises):
+    # 128 MiB of uint8 per observation, twice RL_OBS_MAX_BYTES
+    observation_space = gym.spaces.Box(0, 255, (1 << 17, 1 << 10), np.uint8)
+
+
 def refusals():
     try:
         rlhost.run(PPO, env=Raises, run__steps=5000, run__quiet=True, force=True,
@@ -155,6 +160,12 @@ def refusals():
         ok(False, "a Dict observation space is refused")
     except rlhost.RlhostError as e:
         ok("observation space" in str(e) and "Box" in str(e), f"a Dict observation space is refused: {e}")
+    try:
+        rlhost.run(PPO, env=HugeObs, run__steps=5000, run__quiet=True, force=True,
+                   run__out_dir=os.path.join(T, "huge"))
+        ok(False, "an observation over the host's limit is refused")
+    except rlhost.RlhostError as e:
+        ok("would need 134217728 bytes" in str(e), f"an observation over the host's limit is refused up front: {e}")
     try:
         rlhost.run(os.path.join(T, "factory"), resume=True, run__steps=60000)
         ok(False, "resume of a run on a Python env is refused")

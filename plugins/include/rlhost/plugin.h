@@ -256,6 +256,13 @@ typedef struct rl_env_info {
     uint32_t max_episode_steps;
 } rl_env_info;
 
+/* The host checks an env's observation description once, when it opens
+   the env: obs_dtype U8 or F32, obs_ndim 1 to 4, obs_size the product of
+   obs_shape[0 .. obs_ndim), one row at most RL_OBS_MAX_BYTES bytes, and
+   obs_scale finite and positive; any other description is refused with
+   its sentence before a buffer is sized from it. */
+#define RL_OBS_MAX_BYTES (64u << 20)
+
 /* rl_env_info.action_kind */
 #define RL_SPACE_DISCRETE 0u
 #define RL_SPACE_BOX 1u
