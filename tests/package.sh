@@ -82,7 +82,7 @@ ok $? "the command finds the package's own plugins"
 
 (cd "$T/src" && python -m build --sdist --no-isolation -o "$T/sdist") >"$T/sd" 2>&1
 sd=$(ls "$T"/sdist/rlhost-*.tar.gz 2>/dev/null | head -1)
-tar tzf "${sd:-/dev/null}" 2>/dev/null | grep -q "core/runtime/vecenv.c" && tar tzf "$sd" | grep -q "envs/snake/snake.c"
+tar tzf "${sd:-/dev/null}" 2>/dev/null | grep -q "core/runtime/env/vecenv.c" && tar tzf "$sd" | grep -q "envs/snake/snake.c"
 okf $? "the sdist holds the C sources ($(basename "${sd:-none}"))" "$T/sd"
 # as a user installs it: pip builds it in an isolated environment of its own
 python3 -m venv "$T/s" && "$T/s/bin/pip" install -q "$sd" >"$T/spip" 2>&1 &&

@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "cartpole.h"
-#include "loader.h"
+#include "plugin/loader.h"
 #include "tap.h"
-#include "vecenv.h"
+#include "env/vecenv.h"
 
 typedef struct ref_state {
     long double x, xd, th, thd;

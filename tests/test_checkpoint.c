@@ -9,7 +9,7 @@
 
 #include <rlhost/rlcore.h>
 
-#include "checkpoint.h"
+#include "checkpoint/safetensors.h"
 #include "tap.h"
 
 static unsigned char *slurp(const char *path, size_t *n)

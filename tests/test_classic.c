@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "classic_rules.h"
-#include "loader.h"
+#include "plugin/loader.h"
 #include "tap.h"
-#include "vecenv.h"
+#include "env/vecenv.h"
 
 static FILE *open_data(const char *name)
 {

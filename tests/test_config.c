@@ -4,8 +4,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "plugin/config.h"
 #include "tap.h"
+#include "base/text.h"
 
 static rl__registry reg;
 static char path[256];

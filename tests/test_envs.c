@@ -5,9 +5,11 @@
 
 #include <rlhost/rlcore.h>
 
-#include "config.h"
+#include "plugin/config.h"
 #include "tap.h"
-#include "vecenv.h"
+#include "env/vecenv.h"
+#include "base/text.h"
+#include "plugin/host_api.h"
 
 static rl__registry reg;
 

@@ -3,10 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "plugin/config.h"
 #include "gridworld_rules.h"
 #include "tap.h"
-#include "vecenv.h"
+#include "env/vecenv.h"
+#include "base/text.h"
 
 static rl__registry reg;
 

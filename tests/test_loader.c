@@ -2,9 +2,9 @@
    crash), and the good plugins keep working beside the broken ones. */
 #include <stdlib.h>
 
-#include "loader.h"
+#include "plugin/loader.h"
 #include "tap.h"
-#include "vecenv.h"
+#include "env/vecenv.h"
 
 static const char *dir;
 

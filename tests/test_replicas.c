@@ -16,7 +16,7 @@
 
 #include <rlhost/nn.h>
 
-#include "replicas.h"
+#include "parallel/replicas.h"
 #include "tap.h"
 
 #define ROWS 64

@@ -6,7 +6,7 @@
    throughput, and the small-batch inference split. */
 int rl__bench_nn(int json, int repeat);
 
-#include "config.h"
+#include "plugin/config.h"
 
 /* rlhost bench env NAME [--set env.KEY=VALUE]... [--steps N] [--repeat K]
    [--json]: raw stepping speed with 1 thread and with every core. */
@@ -18,5 +18,9 @@ int rl__bench_env(const rl__registry *reg, const char *name, const rl__override 
 int rl__bench_config(const rl__registry *reg, const char *path, const rl__override *ov,
                      size_t n_ov, const char *const *named, size_t n_named, uint64_t steps,
                      int repeat, int busy, int json);
+
+/* Median of v[0..n), n > 0; sorts v in place (so v[0] is the min and
+   v[n-1] the max afterwards). */
+double rl__median(double *v, int n);
 
 #endif

@@ -11,8 +11,10 @@
 #include <rlhost/rlcore.h>
 
 #include "bench.h"
-#include "config.h"
-#include "vecenv.h"
+#include "plugin/config.h"
+#include "env/vecenv.h"
+#include "base/text.h"
+#include "plugin/host_api.h"
 
 #define ACTION_TABLES 64
 

@@ -15,7 +15,7 @@
 #include <rlhost/nn.h>
 
 #include "bench.h"
-#include "cpu.h"
+#include "parallel/cpu.h"
 
 #define IN_DIM 64
 #define OUT_DIM 4

@@ -37,11 +37,13 @@
 #include <rlhost/nn.h>
 
 #include "bench.h"
-#include "cpu.h"
+#include "parallel/cpu.h"
 #include "cli.h"
-#include "run.h"
-#include "rundir.h"
-#include "schema.h"
+#include "run/run.h"
+#include "run/rundir.h"
+#include "plugin/schema.h"
+#include "base/text.h"
+#include "plugin/host_api.h"
 
 #define MAX_STAGES 32
 #define MAX_REPEAT 64
@@ -52,6 +54,18 @@ typedef struct stage {
 } stage;
 
 /* Off/on values of one stage; 0 when it has no sensible pair. */
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double rl__median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 static int stage_pair(const rl_option_def *d, const rl_value *v, stage *st)
 {
     rl__sbuf cur = {0};

@@ -4,7 +4,7 @@
 
 #include <rlhost/plugin.h>
 
-#include "run.h"
+#include "run/run.h"
 
 #define EXIT_RUN_FAILED 1
 #define EXIT_USAGE 2

@@ -12,19 +12,22 @@
 #include <rlhost/rlcore.h>
 
 #include "bench.h"
-#include "checkpoint.h"
+#include "checkpoint/safetensors.h"
 #include "cli.h"
-#include "config.h"
-#include "cpu.h"
-#include "eval.h"
-#include "replicas.h"
-#include "vecenv.h"
-#include "loader.h"
+#include "plugin/config.h"
+#include "parallel/cpu.h"
+#include "run/eval.h"
+#include "parallel/replicas.h"
+#include "env/vecenv.h"
+#include "plugin/loader.h"
 #include "play.h"
 #include "plot.h"
-#include "rundir.h"
-#include "run.h"
-#include "world.h"
+#include "run/rundir.h"
+#include "run/run.h"
+#include "parallel/world.h"
+#include "base/text.h"
+#include "base/nearest.h"
+#include "base/log.h"
 
 #define MAX_ARGS 256
 

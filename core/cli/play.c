@@ -12,9 +12,10 @@
 
 #include <rlhost/rlcore.h>
 
-#include "eval.h"
-#include "restore.h"
-#include "vecenv.h"
+#include "run/eval.h"
+#include "checkpoint/restore.h"
+#include "env/vecenv.h"
+#include "base/log.h"
 
 #define FRAME_MAX 65536
 

@@ -3,7 +3,7 @@
 #ifndef RLHOST_PLAY_H
 #define RLHOST_PLAY_H
 
-#include "config.h"
+#include "plugin/config.h"
 
 /* ckpt (may be NULL) is restored first.  Returns the exit code (0, 1 on
    failure with the reason logged). */

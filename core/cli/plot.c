@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output.h"
-#include "util.h"
+#include "base/files.h"
+#include "base/text.h"
+
+#include <rlhost/plugin.h>
 
 #define MAX_RUNS 64
 #define MAX_ROWS 100000

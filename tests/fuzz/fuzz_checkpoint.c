@@ -9,12 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkpoint.h"
-#include "restore.h"
-#include "config.h"
-#include "eval.h"
-#include "loader.h"
-#include "vecenv.h"
+#include "checkpoint/safetensors.h"
+#include "checkpoint/restore.h"
+#include "plugin/config.h"
+#include "run/eval.h"
+#include "plugin/loader.h"
+#include "env/vecenv.h"
+#include "base/text.h"
+#include "base/log.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,9 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "checkpoint.h"
-#include "config.h"
-#include "loader.h"
+#include "checkpoint/safetensors.h"
+#include "plugin/config.h"
+#include "plugin/loader.h"
+#include "base/text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

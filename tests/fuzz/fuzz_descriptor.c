@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "loader.h"
+#include "plugin/loader.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

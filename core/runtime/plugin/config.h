@@ -1,0 +1,61 @@
+/* Run configuration: reads a libconfig file, applies --set overrides, finds
+   the env and algo plugins, validates every key against the host's and the
+   plugins' schemas and resolves each option to a typed value (override, else
+   file, else default).  Errors carry file:line, the key path and what was
+   expected. */
+#ifndef RLHOST_CONFIG_H
+#define RLHOST_CONFIG_H
+
+/* Bytes of a resolved config at most: every checkpoint stores it as one
+   metadata value (checkpoint/safetensors.h holds at least this much). */
+#define RL__CONFIG_MAX_TEXT ((1u << 20) - 1)
+
+#include "plugin/host_schema.h"
+#include "plugin/loader.h"
+#include "plugin/schema.h"
+#include "base/arena.h"
+#include "base/text.h"
+
+/* Resolved values for one schema, aligned with defs. */
+typedef struct rl__group {
+    const rl_option_def *defs;
+    uint32_t n;
+    rl_value *vals;
+} rl__group;
+
+typedef struct rl__override {
+    const char *key;   /* "algo.lr", "env.optimizations.threads" */
+    const char *value; /* config syntax, or a bare word for strings */
+} rl__override;
+
+typedef struct rl__config {
+    rl__arena arena;
+    const char *path;
+    rl__group run;                   /* host: run group */
+    const rl__plugin *env, *algo;
+    rl__group env_host, env_opts;    /* host env options, plugin options */
+    rl__group env_host_stages, env_stages;
+    rl__group algo_opts, algo_stages;
+} rl__config;
+
+/* Splits "key=value" into an override; RL_ECONFIG if there is no '='. */
+int rl__override_parse(char *arg, rl__override *out);
+
+/* Loads and resolves.  On failure returns RL_ECONFIG (or RL_EIO, RL_ENOMEM),
+   appends one line per problem to errors and leaves *c empty (destroying it
+   again is harmless). */
+int rl__config_load(rl__config *c, const char *path, const rl__override *ov,
+                    size_t n_ov, const rl__registry *reg, rl__sbuf *errors);
+
+/* The same from text; origin names it in messages.  need_algo = 0 resolves
+   the run and env groups only (c->algo stays NULL). */
+int rl__config_load_text(rl__config *c, const char *origin, const char *text,
+                         const rl__override *ov, size_t n_ov, const rl__registry *reg,
+                         rl__sbuf *errors, int need_algo);
+
+/* The fully resolved config in libconfig syntax (reads back as is). */
+void rl__config_format(const rl__config *c, rl__sbuf *out);
+
+void rl__config_destroy(rl__config *c);
+
+#endif

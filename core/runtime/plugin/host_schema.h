@@ -1,0 +1,33 @@
+/* The host's own option tables (host_schema.c): the run group and what the
+   host adds to every env group, with the indices of their values. */
+#ifndef RLHOST_HOST_SCHEMA_H
+#define RLHOST_HOST_SCHEMA_H
+
+/* The TensorBoard event file run.tensorboard writes into out_dir. */
+#define RL__TB_FILE "events.out.tfevents.rlhost"
+
+#include <rlhost/plugin.h>
+
+/* Indices into the host's run and env schemas. */
+enum {
+    RL__RUN_STEPS,
+    RL__RUN_SEED,
+    RL__RUN_OUT_DIR,
+    RL__RUN_LOG_INTERVAL,
+    RL__RUN_EVAL_INTERVAL,
+    RL__RUN_EVAL_EPISODES,
+    RL__RUN_CHECKPOINT_INTERVAL,
+    RL__RUN_QUIET,
+    RL__RUN_REPLICAS,
+    RL__RUN_TENSORBOARD,
+    RL__RUN_N
+};
+#define RL__MAX_REPLICAS 64
+enum { RL__ENV_NUM_ENVS, RL__ENV_N };
+enum { RL__ENVST_THREADS, RL__ENVST_ACTION_REPEAT, RL__ENVST_N };
+
+const rl_option_def *rl__run_schema(uint32_t *n);
+const rl_option_def *rl__env_host_schema(uint32_t *n);
+const rl_option_def *rl__env_host_stages(uint32_t *n);
+
+#endif

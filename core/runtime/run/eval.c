@@ -1,0 +1,220 @@
+/* Greedy evaluation; see eval.h. */
+#include "run/eval.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rlhost/rlcore.h>
+
+#include "checkpoint/safetensors.h"
+#include "checkpoint/restore.h"
+#include "plugin/config.h"
+#include "parallel/replicas.h"
+#include "base/text.h"
+#include "base/log.h"
+#include "plugin/host_api.h"
+
+static void trace_header(FILE *f, const rl__vecenv *ev)
+{
+    size_t d = ev->row_bytes / rl_dtype_size(ev->info.obs_dtype);
+    fprintf(f, "env,episode,t");
+    if (ev->space.kind == RL_SPACE_BOX)
+        for (uint32_t k = 0; k < ev->space.dim; k++) fprintf(f, ",action_%u", k);
+    else
+        fprintf(f, ",action");
+    fprintf(f, ",reward,terminated,truncated");
+    for (size_t k = 0; k < d; k++) fprintf(f, ",obs_%zu", k);
+    fputc('\n', f);
+}
+
+static void trace_row(FILE *f, const rl__vecenv *ev, uint32_t i, uint32_t episode, uint32_t t)
+{
+    fprintf(f, "%u,%u,%u", i, episode, t);
+    if (ev->space.kind == RL_SPACE_BOX) /* the action the env took: clipped into the box */
+        for (uint32_t k = 0; k < ev->space.dim; k++)
+            fprintf(f, ",%.9g", (double)ev->env_actions[(size_t)i * ev->space.dim + k]);
+    else
+        fprintf(f, ",%d", (int)((const int32_t *)ev->actions)[i]);
+    fprintf(f, ",%.9g,%u,%u", (double)ev->rewards[i], ev->terminated[i], ev->truncated[i]);
+    const unsigned char *row = (const unsigned char *)ev->prev_obs + (size_t)i * ev->row_bytes;
+    if (ev->info.obs_dtype == RL_DTYPE_F32) {
+        for (size_t k = 0; k < ev->row_bytes / 4; k++) {
+            float x;
+            memcpy(&x, row + 4 * k, 4);
+            fprintf(f, ",%.9g", (double)x);
+        }
+    } else {
+        for (size_t k = 0; k < ev->row_bytes; k++) fprintf(f, ",%u", row[k]);
+    }
+    fputc('\n', f);
+}
+
+int rl__evaluate(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const char *algo_name,
+                 uint32_t episodes, volatile sig_atomic_t *stop, FILE *trace, rl__eval_result *out,
+                 char *err, size_t errlen)
+{
+    uint32_t n = ev->n; /* rows: envs x agents */
+    uint32_t *t_in_episode = calloc(3 * (size_t)n, sizeof(uint32_t));
+    if (!t_in_episode) {
+        snprintf(err, errlen, "out of memory for %u evaluation rows", n);
+        return RL_ENOMEM;
+    }
+    uint32_t *quota = t_in_episode + n, *got = quota + n;
+    int rc = RL_OK;
+    for (uint32_t i = 0; i < n; i++) {
+        quota[i] = episodes / n + (i < episodes % n);
+        got[i] = 0;
+    }
+    double sum = 0, sum2 = 0, sum_len = 0, sum_score = 0, mn = INFINITY, mx = -INFINITY;
+    uint32_t done_total = 0;
+    rl__vecenv_reset(ev);
+    if (trace) trace_header(trace, ev);
+    while (done_total < episodes) {
+        if (stop && *stop) {
+            rc = RL_EINTR;
+            break;
+        }
+        char perr[RL_ERR_MAX] = "";
+        rc = rl__space_act(&ev->space, avt, algo, RL_ACT_EVAL, ev->io.obs, ev->episode_start, ev->actions, n,
+                           perr, sizeof perr);
+        if (rc != RL_OK) {
+            snprintf(err, errlen, "algo '%s' failed choosing eval actions: %s", algo_name,
+                     perr[0] ? perr : rl_strerror(rc));
+            break;
+        }
+        if ((rc = rl__vecenv_step(ev, err, errlen)) != RL_OK) break;
+        for (uint32_t i = 0; trace && i < n; i++) {
+            if (got[i] >= quota[i]) continue; /* past its quota: not counted */
+            /* env i's episodes are numbered i, i + n, ... in the order they end */
+            trace_row(trace, ev, i, i + got[i] * n, t_in_episode[i]);
+            t_in_episode[i] = (ev->terminated[i] | ev->truncated[i]) ? 0 : t_in_episode[i] + 1;
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            if (!(ev->terminated[i] | ev->truncated[i]) || got[i] >= quota[i]) continue;
+            got[i]++;
+            done_total++;
+            double r = ev->done_return[i];
+            sum += r;
+            sum2 += r * r;
+            mn = r < mn ? r : mn;
+            mx = r > mx ? r : mx;
+            sum_len += ev->done_length[i];
+            sum_score += ev->info.score_name ? ev->io.scores[i] : r;
+        }
+    }
+    free(t_in_episode);
+    if (rc != RL_OK) return rc;
+    out->done = 1;
+    out->episodes = episodes;
+    out->return_mean = sum / episodes;
+    double var = sum2 / episodes - out->return_mean * out->return_mean;
+    out->return_std = var > 0 ? sqrt(var) : 0;
+    out->return_min = mn;
+    out->return_max = mx;
+    out->length_mean = sum_len / episodes;
+    out->score_mean = sum_score / episodes;
+    return RL_OK;
+}
+
+void *rl__policy_open(const rl__config *c, const rl_env_info *info, uint32_t n_eval,
+                      rl__restore *r, char *err, size_t errlen)
+{
+    return rl__algo_open(c, info, n_eval, 1, r, err, errlen);
+}
+
+void *rl__algo_open(const rl__config *c, const rl_env_info *info, uint32_t n_eval, int inference,
+                    rl__restore *r, char *err, size_t errlen)
+{
+    char perr[RL_ERR_MAX] = "";
+    const rl_algo_vtable *avt = c->algo->desc->vtable;
+    uint32_t agents = info->agents ? info->agents : 1; /* the algorithm's envs are rows */
+    rl_algo_args args = {sizeof args, info, (uint32_t)c->env_host.vals[RL__ENV_NUM_ENVS].i * agents, n_eval,
+                         (uint64_t)c->run.vals[RL__RUN_SEED].i,
+                         (uint64_t)c->run.vals[RL__RUN_STEPS].i, c->algo_opts.vals,
+                         c->algo_stages.vals, rl__host_api(), rl__replicas_single(), (uint32_t)(inference != 0)};
+    void *algo = NULL;
+    int rc = avt->create(&args, &algo, perr, sizeof perr);
+    if (rc != RL_OK) {
+        snprintf(err, errlen, "algo '%s': %s", c->algo->desc->name, perr[0] ? perr : rl_strerror(rc));
+        return NULL;
+    }
+    if (r && r->path && rl__ckpt_restore(r, c, algo, err, errlen) != RL_OK) {
+        avt->destroy(algo);
+        return NULL;
+    }
+    return algo;
+}
+
+int rl__eval_command(const rl__config *c, const char *ckpt, const char *prev, uint32_t episodes,
+                     int json, const char *trace_path)
+{
+    char err[RL_ERR_MAX] = "";
+    uint64_t seed = (uint64_t)c->run.vals[RL__RUN_SEED].i;
+    uint32_t repeat = (uint32_t)c->env_host_stages.vals[RL__ENVST_ACTION_REPEAT].i;
+    uint32_t n = episodes < RL__MAX_EVAL_ENVS ? episodes : RL__MAX_EVAL_ENVS;
+    rl__vecenv ev;
+    /* The run's evaluation seed stream, so the final checkpoint of a run
+       evaluates to the numbers in its summary.json. */
+    if (rl__vecenv_create(&ev, c->env->desc, c->env_opts.vals, c->env_stages.vals, n,
+                          rl__eval_seed(seed), 1, repeat, err, sizeof err) != RL_OK) {
+        rl__log(RL_LOG_ERROR, NULL, "%s", err);
+        return 1;
+    }
+    const rl_algo_vtable *avt = c->algo->desc->vtable;
+    rl__restore rs = {.path = ckpt, .prev_path = prev};
+    void *algo = rl__policy_open(c, &ev.info, ev.n, &rs, err, sizeof err);
+    uint64_t step = rs.step;
+    int rc = RL_EINVAL;
+    if (!algo) rl__log(RL_LOG_ERROR, NULL, "%s", err);
+    if (algo) {
+        rl__eval_result r = {0};
+        FILE *trace = NULL;
+        if (trace_path && !(trace = fopen(trace_path, "w"))) {
+            snprintf(err, sizeof err, "cannot write the trace %s: %s", trace_path, strerror(errno));
+            rc = RL_EIO;
+        } else {
+            rc = rl__evaluate(&ev, avt, algo, c->algo->desc->name, episodes, NULL, trace, &r, err, sizeof err);
+        }
+        if (trace && (fflush(trace) != 0 || ferror(trace) || fsync(fileno(trace)) != 0) && rc == RL_OK) {
+            snprintf(err, sizeof err, "writing the trace %s failed: %s", trace_path, strerror(errno));
+            rc = RL_EIO;
+        }
+        if (trace) fclose(trace);
+        if (rc != RL_OK) {
+            rl__log(RL_LOG_ERROR, NULL, "%s", err);
+        } else if (json) {
+            rl__sbuf o = {0};
+            rl__sbuf_puts(&o, "{");
+            rl__json_str(&o, "env", c->env->desc->name);
+            rl__json_str(&o, "algo", c->algo->desc->name);
+            rl__json_str(&o, "checkpoint", ckpt);
+            rl__json_u64(&o, "step", step);
+            rl__json_u64(&o, "episodes", r.episodes);
+            rl__json_num(&o, "return_mean", r.return_mean);
+            rl__json_num(&o, "return_std", r.return_std);
+            rl__json_num(&o, "return_min", r.return_min);
+            rl__json_num(&o, "return_max", r.return_max);
+            rl__json_num(&o, "length_mean", r.length_mean);
+            if (ev.info.score_name) {
+                rl__json_str(&o, "score_name", ev.info.score_name);
+                rl__json_num(&o, "score_mean", r.score_mean);
+            }
+            rl__json_print(&o);
+        } else {
+            printf("%s on %s%s%s (step %llu): %u episodes\n", c->algo->desc->name, c->env->desc->name,
+                   ckpt ? ", checkpoint " : ", untrained", ckpt ? ckpt : "", (unsigned long long)step,
+                   r.episodes);
+            printf("  return  mean %.4g  std %.4g  min %.4g  max %.4g\n", r.return_mean, r.return_std,
+                   r.return_min, r.return_max);
+            printf("  length  mean %.4g\n", r.length_mean);
+            if (ev.info.score_name) printf("  %s  mean %.4g\n", ev.info.score_name, r.score_mean);
+        }
+        avt->destroy(algo);
+    }
+    rl__vecenv_destroy(&ev);
+    return rc == RL_OK ? 0 : 1;
+}

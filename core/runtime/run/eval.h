@@ -1,0 +1,57 @@
+/* Greedy evaluation: episodes spread over the eval envs (env i runs its
+   share, so short episodes are not over-counted), acting in RL_ACT_EVAL
+   mode.  Used by the run loop and by `rlhost eval`. */
+#ifndef RLHOST_EVAL_H
+#define RLHOST_EVAL_H
+
+#include <signal.h>
+
+#include <stdio.h>
+
+#include "env/vecenv.h"
+
+typedef struct rl__eval_result {
+    int done;
+    uint32_t episodes;
+    double return_mean, return_std, return_min, return_max, length_mean, score_mean;
+} rl__eval_result;
+
+#define RL__MAX_EVAL_ENVS 16
+
+/* The evaluation envs' seed stream, apart from training's so evaluation
+   never replays training episodes.  A run's final evaluation and
+   `rlhost eval` both start from it, so they play the same episodes. */
+static inline uint64_t rl__eval_seed(uint64_t run_seed)
+{
+    return run_seed ^ 0x5eed5eed5eed5eedull;
+}
+
+/* RL_EINTR if *stop became nonzero; other errors with a sentence in err.
+   trace (may be NULL) gets a CSV row for every step of every counted
+   episode: env, episode, t, action, reward, terminated, truncated, then the
+   observation the action was chosen on (obs_0, obs_1, ...). */
+int rl__evaluate(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const char *algo_name,
+                 uint32_t episodes, volatile sig_atomic_t *stop, FILE *trace, rl__eval_result *out,
+                 char *err, size_t errlen);
+
+/* The config's algorithm for acting in RL_ACT_EVAL mode on n_eval envs of
+   info: built as for training (its sizes may depend on num_envs) and
+   restored from r->path when given (r may be NULL: untrained; r->prev_path, may be NULL, when that
+   one is missing or bad; r->step gets its step; config differences not in
+   r->allowed are warnings).  NULL on failure with a sentence in err. */
+struct rl__config;
+struct rl__restore;
+void *rl__policy_open(const struct rl__config *c, const rl_env_info *info, uint32_t n_eval,
+                      struct rl__restore *r, char *err, size_t errlen);
+/* The same with the choice: inference != 0 builds what acting needs (the
+   policy readers), 0 a full training instance of one replica. */
+void *rl__algo_open(const struct rl__config *c, const rl_env_info *info, uint32_t n_eval, int inference,
+                    struct rl__restore *r, char *err, size_t errlen);
+
+/* `rlhost eval`: builds the config's env and algo, restores ckpt (may be
+   NULL: the untrained policy; prev as in rl__policy_open), evaluates `episodes` greedy episodes and
+   prints return mean/std/min/max, length and score.  Returns the exit code. */
+int rl__eval_command(const struct rl__config *c, const char *ckpt, const char *prev,
+                     uint32_t episodes, int json, const char *trace_path);
+
+#endif

@@ -1,0 +1,480 @@
+/* The training loop; see run.h, and docs/design.md for one step walked through.
+ *
+ * A run goes through four phases: open (settings, run directory, envs,
+ * replicas, resume: everything that can refuse the config), agree (an MPI
+ * job's ranks start together or not at all), train (the loop, then the
+ * final evaluation) and finish (metrics, summary and the final checkpoint,
+ * whatever happened).  Per vector step: algo.act on the current
+ * observations -> env step over worker-thread ranges -> algo.observe ->
+ * algo.update; a metrics row every log_interval, a greedy evaluation every
+ * eval_interval.  SIGINT/SIGTERM end the loop after the current step.
+ * run_report.c writes the reports, run_state.c the checkpoints. */
+#define _GNU_SOURCE
+#include "run/run_internal.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rlhost/rlcore.h>
+
+#include "base/files.h"
+#include "run/rundir.h"
+#include "parallel/world.h"
+#include "base/text.h"
+#include "base/log.h"
+#include "plugin/host_api.h"
+
+static volatile sig_atomic_t g_stop_signal;
+
+static void on_signal(int sig)
+{
+    g_stop_signal = sig;
+    signal(sig, SIG_DFL); /* a second Ctrl-C kills at once */
+}
+
+int rl__run_signal(void)
+{
+    return g_stop_signal;
+}
+
+/* ---- evaluation ----------------------------------------------------------*/
+
+/* Every evaluation stops at a signal (RL_EINTR), between two env steps. */
+static int evaluate(rl__run_state *rs, uint32_t episodes, eval_result *out)
+{
+    /* In an MPI job rank 0 evaluates (its replica 0 is the job's) and tells
+       the others the result, which the algorithms' callbacks may use. */
+    struct {
+        int rc;
+        eval_result r;
+    } msg;
+    memset(&msg, 0, sizeof msg);
+    if (rs->set.writer)
+        msg.rc = rl__evaluate(&rs->eval, rs->avt, rs->algo, rs->c->algo->desc->name, episodes,
+                              &g_stop_signal, NULL, &msg.r, rs->err, sizeof rs->err);
+    rl__world_bcast(&msg, sizeof msg, 0);
+    *out = msg.r;
+    if (!rs->set.writer && msg.rc != RL_OK && msg.rc != RL_EINTR)
+        snprintf(rs->err, sizeof rs->err, "evaluation failed on rank 0");
+    return msg.rc;
+}
+
+/* ---- the loop ------------------------------------------------------------*/
+
+static int fail(rl__run_state *rs, int rc, const char *what)
+{
+    char perr[RL_ERR_MAX];
+    snprintf(perr, sizeof perr, "%s", rs->err);
+    snprintf(rs->err, sizeof rs->err, "%s at step %llu: %s", what,
+             (unsigned long long)rs->steps, perr[0] ? perr : rl_strerror(rc));
+    return rc;
+}
+
+/* The next step at which a row, an evaluation and a checkpoint fall due. */
+typedef struct marks {
+    uint64_t log, eval, ckpt;
+} marks;
+
+/* A periodic evaluation; one a signal cuts short leaves the eval envs as
+   they were before it and is due again when the run resumes. */
+static int periodic_eval(rl__run_state *rs, uint32_t episodes)
+{
+    rl__ckpt snap;
+    memset(&snap, 0, sizeof snap);
+    int rc = rs->set.writer ? rl__run_eval_envs(rs, &snap, 0) : RL_OK;
+    if (rc == RL_OK) rc = evaluate(rs, episodes, &rs->log.last_eval);
+    if (rc == RL_EINTR) {
+        rs->eval_due = 1;
+        rs->stop = 1; /* an MPI job's ranks all hear it from rank 0's result */
+        rc = rs->set.writer ? rl__run_eval_envs(rs, &snap, 1) : RL_OK;
+        rl__ckpt_free(&snap);
+        return rc != RL_OK ? fail(rs, rc, "restoring the eval envs failed") : RL_EINTR;
+    }
+    rl__ckpt_free(&snap);
+    if (rc != RL_OK) return fail(rs, rc, "evaluation failed");
+    rs->eval_due = 0;
+    rs->log.pending_eval = 1;
+    rl__report_eval(rs, &rs->log.last_eval, 0);
+    char perr[RL_ERR_MAX];
+    for (uint32_t r = 0; rs->eval_ext && r < rs->reps.local; r++) {
+        perr[0] = 0;
+        rc = rs->eval_ext->evaluated(rs->reps.algo[r], rs->steps, rs->log.last_eval.return_mean, perr, sizeof perr);
+        if (rc != RL_OK) {
+            snprintf(rs->err, sizeof rs->err, "%s", perr);
+            return fail(rs, rc, "algo evaluation callback failed");
+        }
+    }
+    if (!rs->set.quiet && !rs->set.tty)
+        fprintf(stderr, "eval at step %llu: return %.4g +- %.3g over %u episodes\n", (unsigned long long)rs->steps,
+                rs->log.last_eval.return_mean, rs->log.last_eval.return_std, episodes);
+    return RL_OK;
+}
+
+/* What falls due after the step that reached rs->steps: the evaluation, the
+   metrics row, then the checkpoint with the metrics up to its step on disk
+   (a resume truncates metrics.csv to that step, so no row is lost or
+   written twice).  RL_EINTR when a signal cut the evaluation short. */
+static int after_step(rl__run_state *rs, marks *m)
+{
+    const rl__config *c = rs->c;
+    uint64_t eval_interval = (uint64_t)val(&c->run, RL__RUN_EVAL_INTERVAL)->i;
+    uint32_t eval_episodes = (uint32_t)val(&c->run, RL__RUN_EVAL_EPISODES)->i;
+    int rc;
+    if (rs->steps >= m->eval) {
+        if (eval_episodes && rs->have_eval && (rc = periodic_eval(rs, eval_episodes)) != RL_OK) return rc;
+        m->eval += eval_interval;
+    }
+    if (rs->steps >= m->log) {
+        uint64_t log_interval = (uint64_t)val(&c->run, RL__RUN_LOG_INTERVAL)->i;
+        while (m->log <= rs->steps) m->log += log_interval;
+        rl__report_row(rs);
+        if (!rs->set.quiet && rl_now() - rs->log.last_write > 2.0 && rl__report_write(rs, 0) != RL_OK)
+            return fail(rs, RL_EIO, "writing metrics failed");
+    }
+    if (rs->steps >= m->ckpt) {
+        uint64_t ckpt_interval = (uint64_t)val(&c->run, RL__RUN_CHECKPOINT_INTERVAL)->i;
+        while (m->ckpt <= rs->steps) m->ckpt += ckpt_interval;
+        if ((rc = rl__run_checkpoint(rs)) != RL_OK) return fail(rs, rc, "writing the checkpoint failed");
+    }
+    return RL_OK;
+}
+
+/* The first multiple of interval past base (never, for interval 0). */
+static uint64_t next_mark(uint64_t base, uint64_t interval)
+{
+    return interval ? (base / interval + 1) * interval : UINT64_MAX;
+}
+
+static int train_loop(rl__run_state *rs)
+{
+    const rl__config *c = rs->c;
+    rl__vecenv *v = &rs->train;
+    /* A resumed run starts past step 0; one whose evaluation was cut short
+       redoes what fell due after its last step, as if it had just taken it. */
+    uint64_t base = rs->eval_due && rs->steps >= v->n ? rs->steps - v->n : rs->steps;
+    marks m = {next_mark(base, (uint64_t)val(&c->run, RL__RUN_LOG_INTERVAL)->i),
+               next_mark(base, (uint64_t)val(&c->run, RL__RUN_EVAL_INTERVAL)->i),
+               next_mark(base, (uint64_t)val(&c->run, RL__RUN_CHECKPOINT_INTERVAL)->i)};
+    int box = v->space.kind == RL_SPACE_BOX;
+    rl_transition t = {sizeof t,         v->n, NULL, box ? NULL : v->actions, v->rewards, NULL, v->io.final_obs,
+                       v->terminated,    v->truncated, box ? v->actions : NULL};
+    if (!rs->envs_restored) rl__vecenv_reset(v);
+    int world = rl__world_size() > 1, rc = RL_OK;
+    if (rs->eval_due && (rc = after_step(rs, &m)) != RL_OK) return rc == RL_EINTR ? RL_OK : rc;
+    while (rs->steps < rs->set.target && !(world ? rs->stop : g_stop_signal)) {
+        double t0 = rl_now();
+        int stop = g_stop_signal != 0;
+        rc = rl__replicas_act(&rs->reps, v->io.obs, v->row_bytes, v->episode_start, v->actions, &stop, rs->err,
+                              sizeof rs->err);
+        rs->stop = stop;
+        if (rc != RL_OK) return fail(rs, rc, "algo act failed");
+        double t1 = rl_now();
+        if ((rc = rl__vecenv_step(v, rs->err, sizeof rs->err)) != RL_OK) return fail(rs, rc, "env step refused");
+        double t2 = rl_now();
+        rs->steps += v->n;
+        t.obs = v->prev_obs;
+        t.next_obs = v->io.obs;
+        if ((rc = rl__replicas_observe_update(&rs->reps, &t, v->row_bytes, rs->steps, rs->err,
+                                              sizeof rs->err)) != RL_OK)
+            return fail(rs, rc, "algo update failed");
+        double t3 = rl_now();
+        rs->clock.act += t1 - t0;
+        rs->clock.env += t2 - t1;
+        rs->clock.update += t3 - t2;
+        if ((rc = after_step(rs, &m)) != RL_OK) return rc == RL_EINTR ? RL_OK : rc;
+        if (rs->set.tty && !rs->set.quiet && t3 - rs->log.last_progress > 0.2) rl__report_progress(rs, t3);
+    }
+    return RL_OK;
+}
+
+/* ---- the phases ------------------------------------------------------------*/
+
+static void read_settings(rl__run_state *rs, const rl__config *c)
+{
+    rs->c = c;
+    rs->avt = c->algo->desc->vtable;
+    rs->dir.fd = -1;
+    rs->set.target = (uint64_t)val(&c->run, RL__RUN_STEPS)->i;
+    rs->set.seed = (uint64_t)val(&c->run, RL__RUN_SEED)->i;
+    rs->set.eval_episodes = (uint32_t)val(&c->run, RL__RUN_EVAL_EPISODES)->i;
+    rs->set.writer = rl__world_rank() == 0;
+    rs->set.quiet = !rs->set.writer || val(&c->run, RL__RUN_QUIET)->i; /* rank 0 speaks for an MPI job */
+    rs->set.tty = isatty(STDERR_FILENO);
+    snprintf(rs->set.out_dir, sizeof rs->set.out_dir, "%s", val(&c->run, RL__RUN_OUT_DIR)->s);
+}
+
+/* The training envs, and the evaluation envs when the run evaluates.  A
+   plugin refusing its options at create is a config error, as `rlhost
+   check` reports it. */
+static int open_envs(rl__run_state *rs)
+{
+    const rl__config *c = rs->c;
+    const rl_value *thr = val(&c->env_host_stages, RL__ENVST_THREADS);
+    uint32_t repeat = (uint32_t)val(&c->env_host_stages, RL__ENVST_ACTION_REPEAT)->i;
+    /* auto is every core, or its share when MPI ranks share this machine */
+    uint32_t threads = thr->is_auto ? 0 : (uint32_t)thr->i;
+    if (thr->is_auto && rl__world_local() > 1) {
+        threads = rl__host_api()->cpu_count() / rl__world_local();
+        if (threads < 1) threads = 1;
+    }
+    int rc = rl__vecenv_create(&rs->train, c->env->desc, c->env_opts.vals, c->env_stages.vals,
+                               (uint32_t)val(&c->env_host, RL__ENV_NUM_ENVS)->i, rs->set.seed, threads,
+                               repeat, rs->err, sizeof rs->err);
+    if (rc != RL_OK) return rc == RL_ENOMEM ? rc : RL_ECONFIG;
+    uint32_t n_eval = rs->set.eval_episodes < RL__MAX_EVAL_ENVS ? rs->set.eval_episodes : RL__MAX_EVAL_ENVS;
+    if (!n_eval) return RL_OK;
+    rc = rl__vecenv_create(&rs->eval, c->env->desc, c->env_opts.vals, c->env_stages.vals, n_eval,
+                           rl__eval_seed(rs->set.seed), 1, repeat, rs->err, sizeof rs->err);
+    if (rc != RL_OK) return rc == RL_ECONFIG ? RL_EIO : rc; /* accepted just above: not the config */
+    rs->have_eval = 1;
+    return RL_OK;
+}
+
+/* Settings, the locked run directory, envs, replicas and a resumed run's
+   state: everything that can refuse, before the run directory changes. */
+static int run_open(rl__run_state *rs, const rl__config *c, const rl__run_opts *o)
+{
+    read_settings(rs, c);
+    int rc;
+    if (o->resume_dir && c->env->caller) {
+        snprintf(rs->err, sizeof rs->err,
+                 "env '%s' belongs to the embedding program (rlh_env_register): its state is not in %s's "
+                 "checkpoint, so the run cannot continue where it stopped; start a new run (the "
+                 "checkpoint's policy still loads)",
+                 c->env->desc->name, o->resume_dir);
+        return RL_ECONFIG;
+    }
+    if (rs->set.writer) {
+        rl__rundir_mode mode = o->resume_dir ? RL__RUNDIR_RESUME : o->force ? RL__RUNDIR_FORCE : RL__RUNDIR_NEW;
+        if ((rc = rl__rundir_open(rs->set.out_dir, mode, &rs->dir, rs->err, sizeof rs->err)) != RL_OK)
+            return rc;
+    }
+    if ((rc = open_envs(rs)) != RL_OK) return rc;
+    rc = rl__replicas_open(&rs->reps, c, &rs->train.info, rs->train.n, rs->have_eval ? rs->eval.n : 1,
+                           rs->set.seed, rs->set.target, rs->replicas_reason, sizeof rs->replicas_reason,
+                           rs->err, sizeof rs->err);
+    if (rc != RL_OK) return rc == RL_ENOMEM ? rc : RL_ECONFIG;
+    rs->algo = rs->reps.algo[0];
+    if (rs->avt->get_extension) {
+        const rl_algo_eval_ext *e = rs->avt->get_extension(rs->algo, RL_EXT_ALGO_EVAL);
+        if (e && e->struct_size >= sizeof *e && e->evaluated && e->training_done) rs->eval_ext = e;
+        const rl_algo_state_ext *st = rs->avt->get_extension(rs->algo, RL_EXT_ALGO_STATE);
+        if (st && st->struct_size >= sizeof *st && st->save && st->load) rs->state_ext = st;
+    }
+    return o->resume_dir ? rl__run_resume(rs, o) : RL_OK;
+}
+
+/* An MPI job starts when every rank could: each rank brings its verdict and
+   the largest wins.  A rank that could not start has said why; the others
+   say that another rank could not. */
+enum { AGREE_GO, AGREE_FAILED, AGREE_REFUSED };
+
+static int verdict_of(int rc)
+{
+    return rc == RL_OK ? AGREE_GO : rc == RL_ECONFIG ? AGREE_REFUSED : AGREE_FAILED;
+}
+
+static int run_agree(rl__run_state *rs, int rc)
+{
+    if (rl__world_size() == 1) return rc;
+    rs->agreed = 1;
+    int all = rl__world_max(verdict_of(rc));
+    if (rc != RL_OK || all == AGREE_GO) return rc;
+    snprintf(rs->err, sizeof rs->err, "another rank of the MPI job could not start (its message says why)");
+    return all == AGREE_REFUSED ? RL_ECONFIG : RL_EIO;
+}
+
+/* The writer takes the run directory (with --force the old run goes only
+   now) and writes the resolved config into it. */
+static int claim_dir(rl__run_state *rs)
+{
+    if (!rs->set.writer) return RL_OK;
+    int rc = rl__rundir_claim(&rs->dir, rs->set.out_dir, rs->err, sizeof rs->err);
+    if (rc != RL_OK) return rc;
+    rl__sbuf cfg = {0};
+    rl__config_format(rs->c, &cfg);
+    rc = cfg.oom ? RL_ENOMEM
+                 : rl__write_atomic(run_dir(rs), "config.cfg", NULL, cfg.data, cfg.len, 1, rs->err, sizeof rs->err);
+    rl__sbuf_free(&cfg);
+    return rc;
+}
+
+/* Everything was accepted: the run directory gets the resolved config, the
+   terminal the banner, and the clocks start. */
+static int run_start(rl__run_state *rs)
+{
+    const rl__config *c = rs->c;
+    int rc = claim_dir(rs);
+    if (rc != RL_OK) return rc;
+    if (!rs->set.quiet) {
+        uint32_t num_envs = (uint32_t)val(&c->env_host, RL__ENV_NUM_ENVS)->i;
+        char agents[48] = "";
+        if (rs->train.agents > 1) snprintf(agents, sizeof agents, " x %u agents", rs->train.agents);
+        fprintf(stderr, "rlhost: training %s on %s (%u env%s%s), %llu %ssteps -> %s\n", c->algo->desc->name,
+                c->env->desc->name, num_envs, num_envs == 1 ? "" : "s", agents,
+                (unsigned long long)rs->set.target, rs->train.agents > 1 ? "agent " : "", rs->set.out_dir);
+        rl__report_optimizations(rs);
+    }
+    rl__report_start(rs);
+    return RL_OK;
+}
+
+static void fill_stats(const rl__run_state *rs, rl__run_stats *stats)
+{
+    stats->steps = rs->steps;
+    stats->wall_s = rl_now() - rs->clock.start;
+    stats->env_s = rs->clock.env;
+    stats->act_s = rs->clock.act;
+    stats->update_s = rs->clock.update;
+    stats->env_threads = rl__pool_threads(rs->train.pool);
+    stats->replicas = rs->reps.count;
+}
+
+/* The end of training: the algorithm's training_done (keep_best's swap),
+   the last metrics row, and the final checkpoint, which says it was
+   written after training_done ("rlhost.phase": "final"). */
+static int finish_training(rl__run_state *rs)
+{
+    int rc = RL_OK;
+    char perr[RL_ERR_MAX] = "";
+    for (uint32_t r = 0; rs->eval_ext && rc == RL_OK && r < rs->reps.local; r++)
+        rc = rs->eval_ext->training_done(rs->reps.algo[r], perr, sizeof perr);
+    if (rc != RL_OK) {
+        snprintf(rs->err, sizeof rs->err, "%s", perr);
+        return fail(rs, rc, "algo training_done failed");
+    }
+    if (rs->steps > rs->log.last_step) rl__report_row(rs);
+    rs->final_phase = 1;
+    if ((rc = rl__run_checkpoint(rs)) != RL_OK) return fail(rs, rc, "writing the final checkpoint failed");
+    return RL_OK;
+}
+
+/* The loop, then what ends the run.  A signal, in the loop or in a periodic
+   evaluation, ends it with a checkpoint of the exact state (no keep_best
+   swap, no partial metrics row), so --resume continues as if never
+   stopped.  Else the end of training with its final checkpoint, then the
+   final evaluation; a signal there leaves that checkpoint, and --resume
+   redoes only the evaluation.  *interrupted says whether a signal ended it. */
+static int run_train(rl__run_state *rs, int *interrupted, eval_result *final_eval, rl__run_stats *stats)
+{
+    int rc = train_loop(rs);
+    if (rc != RL_OK && rl__world_size() > 1) { /* the other ranks wait in a collective: end the job */
+        rl__log(RL_LOG_ERROR, NULL, "rank %u: %s", rl__world_rank(), rs->err);
+        rl__world_abort(1);
+    }
+    *interrupted = rl__world_size() > 1 ? rs->stop : g_stop_signal != 0;
+    if (stats) fill_stats(rs, stats);
+    if (rc == RL_OK && *interrupted) {
+        if ((rc = rl__run_checkpoint(rs)) != RL_OK) fail(rs, rc, "writing the checkpoint failed");
+    } else if (rc == RL_OK && !rs->final_phase) {
+        rc = finish_training(rs);
+    }
+    if (rs->set.tty && !rs->set.quiet) {
+        rl__report_progress(rs, rl_now());
+        fprintf(stderr, "\n");
+    }
+    if (rc != RL_OK || *interrupted || !rs->have_eval) return rc;
+    /* Periodic evaluations advanced the eval envs; the final one starts the
+       stream over, as `rlhost eval` of the checkpoint does. */
+    rc = rl__vecenv_reseed(&rs->eval, rl__eval_seed(rs->set.seed), rs->err, sizeof rs->err);
+    if (rc == RL_OK) rc = evaluate(rs, rs->set.eval_episodes, final_eval);
+    if (rc == RL_EINTR) {
+        memset(final_eval, 0, sizeof *final_eval);
+        *interrupted = 1;
+        return RL_OK;
+    }
+    if (rc != RL_OK) return fail(rs, rc, "evaluation failed");
+    rl__report_eval(rs, final_eval, 1);
+    return RL_OK;
+}
+
+/* The outputs, written whatever happened: nothing is lost.  The summary
+   says "done" only once the final checkpoint and evaluation are complete;
+   a run killed before that resumes into what it had left (see
+   rl__run_resume).  Returns rc, or the writing's failure. */
+static int run_finish(rl__run_state *rs, int rc, int interrupted, const eval_result *final_eval)
+{
+    char saved_err[RL_ERR_MAX];
+    snprintf(saved_err, sizeof saved_err, "%s", rs->err);
+    const char *status = rc != RL_OK ? "failed" : interrupted ? "interrupted" : "done";
+    int wrc = rl__report_write(rs, 1);
+    if (wrc == RL_OK) wrc = rl__report_summary(rs, final_eval, status);
+    if (wrc != RL_OK) {
+        rl__log(RL_LOG_ERROR, NULL, "%s", rs->err);
+        if (rc == RL_OK) rc = wrc;
+    }
+    snprintf(rs->err, sizeof rs->err, "%s", saved_err);
+    return rc;
+}
+
+/* The closing line on stdout: what ran, how fast, and the evaluation. */
+static void print_result(const rl__run_state *rs, const eval_result *ev)
+{
+    const rl__config *c = rs->c;
+    double wall = rl_now() - rs->clock.start;
+    printf("%s %s on %s: %llu steps in %.2f s (%.0f steps/s)", g_stop_signal ? "interrupted" : "done",
+           c->algo->desc->name, c->env->desc->name, (unsigned long long)rs->steps, wall,
+           (rs->steps - rs->start_steps) / wall);
+    if (ev->done) {
+        printf(", eval return %.4g +- %.3g over %u episodes", ev->return_mean, ev->return_std, ev->episodes);
+        if (rs->train.info.score_name) printf(", %s %.4g", rs->train.info.score_name, ev->score_mean);
+    }
+    printf("\n");
+    fflush(stdout);
+}
+
+static void run_close(rl__run_state *rs)
+{
+    rl__rundir_close(&rs->dir, rs->set.out_dir); /* releases the lock */
+    rl__replicas_destroy(&rs->reps);
+    rl__vecenv_destroy(&rs->eval);
+    rl__vecenv_destroy(&rs->train);
+    rl__sbuf_free(&rs->log.csv);
+    rl__sbuf_free(&rs->log.evals);
+    free(rs);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    rl__log_set_level(RL_LOG_INFO);
+}
+
+int rl__run(const rl__config *c, const rl__run_opts *o, rl__run_stats *stats)
+{
+    static const rl__run_opts defaults = {0};
+    if (!o) o = &defaults;
+    rl__run_state *rs = calloc(1, sizeof *rs);
+    if (!rs) {
+        rl__log(RL_LOG_ERROR, NULL, "out of memory");
+        return RL_ENOMEM;
+    }
+    g_stop_signal = 0;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    if (c->run.vals[RL__RUN_QUIET].i || rl__world_rank() != 0) rl__log_set_level(RL_LOG_WARN);
+
+    int rc = run_agree(rs, run_open(rs, c, o));
+    if (rc == RL_OK) rc = run_start(rs);
+    if (rc == RL_OK) {
+        int interrupted = 0;
+        eval_result final_eval = {0};
+        rc = run_train(rs, &interrupted, &final_eval, stats);
+        rc = run_finish(rs, rc, interrupted, &final_eval);
+        if (stats && final_eval.done) {
+            stats->evaluated = 1;
+            stats->eval_return = final_eval.return_mean;
+            stats->eval_score = final_eval.score_mean;
+            stats->score_name = rs->train.info.score_name;
+        }
+        if (rc == RL_OK && !o->silent && rs->set.writer && (!rs->set.quiet || final_eval.done))
+            print_result(rs, &final_eval);
+        if (rc == RL_OK && g_stop_signal) rc = RL_EINTR;
+    }
+    if (rc != RL_OK && rc != RL_EINTR && rs->err[0]) rl__log(RL_LOG_ERROR, NULL, "%s", rs->err);
+    run_close(rs);
+    return rc;
+}
