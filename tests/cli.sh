@@ -56,6 +56,10 @@ expect_rc 2 "--set out of range" -- "$RLHOST" check "$CFG" --set algo.sticky=2
 contains "$T/err" "--set algo.sticky=2: expected a number in [0, 1], got 2" "--set range error"
 expect_rc 2 "unknown plugin" -- "$RLHOST" check "$CFG" --set env.plugin=cartpol
 contains "$T/err" "unknown env plugin 'cartpol' (did you mean 'cartpole'?" "unknown plugin suggests"
+contains "$T/err" "a plugin of your own is found through --plugin-path DIR or RLHOST_PLUGIN_PATH" "unknown plugin says where plugins are found"
+expect_rc 2 "a misspelt --set key" -- "$RLHOST" check "$SRC/configs/cartpole_ppo.cfg" --set algo.ent_coeff=0.1 --set env.optimizations.thread=1
+contains "$T/err" "--set algo.ent_coeff=0.1: unknown key 'ent_coeff' (did you mean 'algo.ent_coef'?)" "--set suggests the nearest key, as the file form does"
+contains "$T/err" "(did you mean 'env.optimizations.threads'?)" "--set suggests among the group its path names"
 expect_rc 2 "algo where env expected" -- "$RLHOST" check "$CFG" --set env.plugin=random
 contains "$T/err" "'random' is an algo plugin, but an env is expected" "kind mismatch explained"
 expect_rc 2 "missing config file" -- "$RLHOST" check "$T/nope.cfg"

@@ -102,6 +102,33 @@ static const char *nearest_in(rl__group *const *groups, size_t ng, const char *n
     return rl__nearest(name, names, n);
 }
 
+/* The key nearest to an unknown --set KEY among the keys of the group its
+   path names ("algo.ent_coeff": the algorithm's options, 'ent_coef'), or
+   NULL when none is close or the path names no group. */
+static const char *override_nearest(rl__config *c, const char *key)
+{
+    const char *dot = strrchr(key, '.');
+    if (!dot) return NULL;
+    int len = (int)(dot - key);
+    char path[64];
+    snprintf(path, sizeof path, "%.*s", len, key);
+    rl__group *groups[2];
+    size_t ng = 0;
+    const char *extra = NULL;
+    if (strcmp(path, "run") == 0) {
+        groups[ng++] = &c->run;
+    } else if (strcmp(path, "env") == 0) {
+        groups[ng++] = &c->env_host, groups[ng++] = &c->env_opts, extra = "optimizations";
+    } else if (strcmp(path, "env.optimizations") == 0) {
+        groups[ng++] = &c->env_host_stages, groups[ng++] = &c->env_stages;
+    } else if (strcmp(path, "algo") == 0) {
+        groups[ng++] = &c->algo_opts, extra = "optimizations";
+    } else if (strcmp(path, "algo.optimizations") == 0) {
+        groups[ng++] = &c->algo_stages;
+    }
+    return ng ? nearest_in(groups, ng, dot + 1, extra) : NULL;
+}
+
 /* Validates the children of setting g against the schema groups; `prefix`
    is the key path ("algo" or "algo.optimizations").  `set` marks the slots
    assigned from the file. */
@@ -326,9 +353,10 @@ static int config_load(rl__config *c, const char *path, const char *text,
     for (size_t i = 0; i < n_ov; i++) {
         if (r.ov_used[i]) continue;
         r.failed = 1;
-        const char *dot = strrchr(ov[i].key, '.');
-        rl__sbuf_printf(errors, "--set %s=%s: unknown key '%s'\n", ov[i].key, ov[i].value,
-                        dot ? dot + 1 : ov[i].key);
+        const char *dot = strrchr(ov[i].key, '.'), *near = override_nearest(c, ov[i].key);
+        rl__sbuf_printf(errors, "--set %s=%s: unknown key '%s'", ov[i].key, ov[i].value, dot ? dot + 1 : ov[i].key);
+        if (near) rl__sbuf_printf(errors, " (did you mean '%.*s%s'?)", dot ? (int)(dot - ov[i].key + 1) : 0, ov[i].key, near);
+        rl__sbuf_printf(errors, "\n");
     }
     free(r.ov_used);
     config_destroy(&cfg);

@@ -504,8 +504,9 @@ const rl__plugin *rl__registry_find(const rl__registry *reg,
         const char *near = rl__nearest(name, names, n);
         char hint[128] = "";
         if (near) snprintf(hint, sizeof hint, "did you mean '%s'? ", near);
-        snprintf(err, errlen, "%s: unknown %s plugin '%s' (%savailable %ss: %s)",
-                 key, kn, name, hint, kn, avail);
+        snprintf(err, errlen,
+                 "%s: unknown %s plugin '%s' (%savailable %ss: %s; a plugin of your own is found through "
+                 "--plugin-path DIR or RLHOST_PLUGIN_PATH)", key, kn, name, hint, kn, avail);
     }
     rl__sbuf_free(&list);
     return NULL;
