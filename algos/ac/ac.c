@@ -484,40 +484,37 @@ static int ac_act(void *p, rl_act_mode mode, const void *obs, const uint8_t *sta
     return RL_ENOTSUP;
 }
 
-static const rl_algo_vtable sac_vtable = {sizeof sac_vtable, sac_create, ac_destroy, ac_act, ac_observe,
-                                          ac_update, ac_metrics, ac_get_extension, ac_act_box};
-static const rl_algo_vtable td3_vtable = {sizeof td3_vtable, td3_create, ac_destroy, ac_act, ac_observe,
-                                          ac_update, ac_metrics, ac_get_extension, ac_act_box};
+static const rl_algo_vtable sac_vtable = {
+    .struct_size = sizeof sac_vtable, .create = sac_create, .destroy = ac_destroy, .act = ac_act,
+    .observe = ac_observe, .update = ac_update, .metrics = ac_metrics, .get_extension = ac_get_extension,
+    .act_box = ac_act_box,
+};
+static const rl_algo_vtable td3_vtable = {
+    .struct_size = sizeof td3_vtable, .create = td3_create, .destroy = ac_destroy, .act = ac_act,
+    .observe = ac_observe, .update = ac_update, .metrics = ac_metrics, .get_extension = ac_get_extension,
+    .act_box = ac_act_box,
+};
 
 #define AC_FLAGS (RL_DESC_REPLICAS | RL_DESC_BOX | RL_DESC_NO_DISCRETE)
 static const rl_plugin_desc descs[] = {
-    {sizeof(rl_plugin_desc), RL_KIND_ALGO, "sac", "1.0.0",
-     "soft actor-critic: tanh-squashed Gaussian actor, twin critics, learned entropy coefficient", opts_sac,
-     SAC_OPT_N, stages, ST_N, &sac_vtable, AC_FLAGS},
-    {sizeof(rl_plugin_desc), RL_KIND_ALGO, "td3", "1.0.0",
-     "twin delayed DDPG: deterministic actor, clipped double Q, target smoothing, delayed actor updates",
-     opts_td3, TD3_OPT_N, stages, ST_N, &td3_vtable, AC_FLAGS},
-    {sizeof(rl_plugin_desc), RL_KIND_ALGO, "ddpg", "1.0.0",
-     "DDPG: TD3 with one critic, no target smoothing and an actor update every step", opts_ddpg, TD3_OPT_N,
-     stages, ST_N, &td3_vtable, AC_FLAGS},
+    {
+        .struct_size = sizeof(rl_plugin_desc), .kind = RL_KIND_ALGO, .name = "sac", .version = "1.0.0",
+        .description = "soft actor-critic: tanh-squashed Gaussian actor, twin critics, learned entropy coefficient",
+        .options = opts_sac, .n_options = SAC_OPT_N, .stages = stages, .n_stages = ST_N,
+        .vtable = &sac_vtable, .flags = AC_FLAGS,
+    },
+    {
+        .struct_size = sizeof(rl_plugin_desc), .kind = RL_KIND_ALGO, .name = "td3", .version = "1.0.0",
+        .description = "twin delayed DDPG: deterministic actor, clipped double Q, target smoothing, delayed actor updates",
+        .options = opts_td3, .n_options = TD3_OPT_N, .stages = stages, .n_stages = ST_N,
+        .vtable = &td3_vtable, .flags = AC_FLAGS,
+    },
+    {
+        .struct_size = sizeof(rl_plugin_desc), .kind = RL_KIND_ALGO, .name = "ddpg", .version = "1.0.0",
+        .description = "DDPG: TD3 with one critic, no target smoothing and an actor update every step",
+        .options = opts_ddpg, .n_options = TD3_OPT_N, .stages = stages, .n_stages = ST_N,
+        .vtable = &td3_vtable, .flags = AC_FLAGS,
+    },
 };
 
-static int plugin_init(const rl_host_api *h, char *err, size_t errlen)
-{
-    (void)err;
-    (void)errlen;
-    host = h;
-    return RL_OK;
-}
-
-static uint32_t plugin_count(void)
-{
-    return sizeof descs / sizeof *descs;
-}
-
-static const rl_plugin_desc *plugin_get(uint32_t i)
-{
-    return i < plugin_count() ? &descs[i] : NULL;
-}
-
-RL_PLUGIN_DEFINE_ENTRY(plugin_init, NULL, plugin_count, plugin_get);
+RL_PLUGIN_DEFINE_ARRAY(descs, &host);

@@ -732,12 +732,15 @@ static const void *dqn_get_extension(void *p, const char *id)
 }
 
 static const rl_algo_vtable vtable = {
-    sizeof vtable, dqn_create, dqn_destroy, dqn_act, dqn_observe, dqn_update, dqn_metrics,
-    dqn_get_extension, NULL, /* discrete actions only: no act_box */
+    .struct_size = sizeof vtable, .create = dqn_create, .destroy = dqn_destroy, .act = dqn_act,
+    .observe = dqn_observe, .update = dqn_update, .metrics = dqn_metrics, .get_extension = dqn_get_extension,
+    /* discrete actions only: no act_box */
 };
 
-#define PRESET(name, opts, text) \
-    {sizeof(rl_plugin_desc), RL_KIND_ALGO, name, "1.0.0", text, opts, OPT_N, stages, ST_N, &vtable, RL_DESC_REPLICAS}
+#define PRESET(name_, opts_, text_)                                                                   \
+    {.struct_size = sizeof(rl_plugin_desc), .kind = RL_KIND_ALGO, .name = name_, .version = "1.0.0",             \
+     .description = text_, .options = opts_, .n_options = OPT_N, .stages = stages, .n_stages = ST_N,             \
+     .vtable = &vtable, .flags = RL_DESC_REPLICAS}
 
 static const rl_plugin_desc descs[] = {
     PRESET("dqn", opts_dqn, "deep Q-network (replay, target network, epsilon-greedy)"),
@@ -746,22 +749,4 @@ static const rl_plugin_desc descs[] = {
     PRESET("per_dqn", opts_per, "DQN with prioritized replay (preset: prioritized = true)"),
 };
 
-static int plugin_init(const rl_host_api *h, char *err, size_t errlen)
-{
-    (void)err;
-    (void)errlen;
-    host = h;
-    return RL_OK;
-}
-
-static uint32_t plugin_count(void)
-{
-    return sizeof descs / sizeof *descs;
-}
-
-static const rl_plugin_desc *plugin_get(uint32_t i)
-{
-    return i < plugin_count() ? &descs[i] : NULL;
-}
-
-RL_PLUGIN_DEFINE_ENTRY(plugin_init, NULL, plugin_count, plugin_get);
+RL_PLUGIN_DEFINE_ARRAY(descs, &host);

@@ -745,35 +745,24 @@ static const void *ppo_get_extension(void *p, const char *id)
 }
 
 static const rl_algo_vtable vtable = {
-    sizeof vtable, ppo_create, ppo_destroy, ppo_act, ppo_observe, ppo_update, ppo_metrics,
-    ppo_get_extension, ppo_act_box,
+    .struct_size = sizeof vtable, .create = ppo_create, .destroy = ppo_destroy, .act = ppo_act,
+    .observe = ppo_observe, .update = ppo_update, .metrics = ppo_metrics, .get_extension = ppo_get_extension,
+    .act_box = ppo_act_box,
 };
 
 static const rl_plugin_desc descs[] = {
-    {sizeof(rl_plugin_desc), RL_KIND_ALGO, "ppo", "1.0.0",
-     "proximal policy optimization (clipped surrogate, GAE)", opts_ppo, OPT_N, stages, ST_N,
-     &vtable, RL_DESC_REPLICAS | RL_DESC_BOX},
-    {sizeof(rl_plugin_desc), RL_KIND_ALGO, "recurrent_ppo", "1.0.0",
-     "PPO with an LSTM before the heads (preset: recurrent = true)", opts_rppo, OPT_N, stages,
-     ST_N, &vtable, RL_DESC_REPLICAS | RL_DESC_BOX},
+    {
+        .struct_size = sizeof(rl_plugin_desc), .kind = RL_KIND_ALGO, .name = "ppo", .version = "1.0.0",
+        .description = "proximal policy optimization (clipped surrogate, GAE)", .options = opts_ppo,
+        .n_options = OPT_N, .stages = stages, .n_stages = ST_N, .vtable = &vtable,
+        .flags = RL_DESC_REPLICAS | RL_DESC_BOX,
+    },
+    {
+        .struct_size = sizeof(rl_plugin_desc), .kind = RL_KIND_ALGO, .name = "recurrent_ppo",
+        .version = "1.0.0", .description = "PPO with an LSTM before the heads (preset: recurrent = true)",
+        .options = opts_rppo, .n_options = OPT_N, .stages = stages, .n_stages = ST_N, .vtable = &vtable,
+        .flags = RL_DESC_REPLICAS | RL_DESC_BOX,
+    },
 };
 
-static int plugin_init(const rl_host_api *h, char *err, size_t errlen)
-{
-    (void)err;
-    (void)errlen;
-    host = h;
-    return RL_OK;
-}
-
-static uint32_t plugin_count(void)
-{
-    return sizeof descs / sizeof *descs;
-}
-
-static const rl_plugin_desc *plugin_get(uint32_t i)
-{
-    return i < plugin_count() ? &descs[i] : NULL;
-}
-
-RL_PLUGIN_DEFINE_ENTRY(plugin_init, NULL, plugin_count, plugin_get);
+RL_PLUGIN_DEFINE_ARRAY(descs, &host);

@@ -204,13 +204,14 @@ static const void *cp_get_extension(void *env, const char *id)
 }
 
 static const rl_env_vtable vtable = {
-    sizeof vtable, cp_create, cp_destroy, cp_reset_range, cp_step_range, cp_get_extension,
+    .struct_size = sizeof vtable, .create = cp_create, .destroy = cp_destroy, .reset = cp_reset_range,
+    .step = cp_step_range, .get_extension = cp_get_extension,
 };
 
 static const rl_plugin_desc desc = {
-    sizeof desc, RL_KIND_ENV, "cartpole", "1.0.0",
-    "classic cart-pole balancing with the CartPole-v1 constants (500-step episodes)",
-    options, OPT_N, NULL, 0, &vtable, 0,
+    .struct_size = sizeof desc, .kind = RL_KIND_ENV, .name = "cartpole", .version = "1.0.0",
+    .description = "classic cart-pole balancing with the CartPole-v1 constants (500-step episodes)",
+    .options = options, .n_options = OPT_N, .vtable = &vtable,
 };
 
 RL_PLUGIN_DEFINE_SINGLE(desc);

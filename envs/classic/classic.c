@@ -307,34 +307,29 @@ static const void *cc_get_extension(void *env, const char *id)
     return NULL;
 }
 
-static const rl_env_vtable pd_vtable = {sizeof pd_vtable, pd_create, cc_destroy, cc_reset, cc_step, cc_get_extension};
-static const rl_env_vtable mc_vtable = {sizeof mc_vtable, mc_create, cc_destroy, cc_reset, cc_step, cc_get_extension};
-
-static const rl_plugin_desc descs[] = {
-    {sizeof(rl_plugin_desc), RL_KIND_ENV, "pendulum", "1.0.0",
-     "Pendulum-v1: swing a pendulum up and hold it with a torque in [-2, 2] (Gymnasium's rules)", pd_options,
-     PD_OPT_N, NULL, 0, &pd_vtable, 0},
-    {sizeof(rl_plugin_desc), RL_KIND_ENV, "mountain_car_continuous", "1.0.0",
-     "MountainCarContinuous-v0: drive an underpowered car up a hill with a force in [-1, 1] (Gymnasium's rules)",
-     mc_options, MC_OPT_N, NULL, 0, &mc_vtable, 0},
+static const rl_env_vtable pd_vtable = {
+    .struct_size = sizeof pd_vtable, .create = pd_create, .destroy = cc_destroy, .reset = cc_reset,
+    .step = cc_step, .get_extension = cc_get_extension,
+};
+static const rl_env_vtable mc_vtable = {
+    .struct_size = sizeof mc_vtable, .create = mc_create, .destroy = cc_destroy, .reset = cc_reset,
+    .step = cc_step, .get_extension = cc_get_extension,
 };
 
-static int plugin_init(const rl_host_api *h, char *err, size_t errlen)
-{
-    (void)h;
-    (void)err;
-    (void)errlen;
-    return RL_OK;
-}
+static const rl_plugin_desc descs[] = {
+    {
+        .struct_size = sizeof(rl_plugin_desc), .kind = RL_KIND_ENV, .name = "pendulum", .version = "1.0.0",
+        .description = "Pendulum-v1: swing a pendulum up and hold it with a torque in [-2, 2] (Gymnasium's rules)",
+        .options = pd_options, .n_options = PD_OPT_N, .vtable = &pd_vtable,
+       
+    },
+    {
+        .struct_size = sizeof(rl_plugin_desc), .kind = RL_KIND_ENV, .name = "mountain_car_continuous",
+        .version = "1.0.0",
+        .description = "MountainCarContinuous-v0: drive an underpowered car up a hill with a force in [-1, 1] (Gymnasium's rules)",
+        .options = mc_options, .n_options = MC_OPT_N, .vtable = &mc_vtable,
+       
+    },
+};
 
-static uint32_t plugin_count(void)
-{
-    return sizeof descs / sizeof *descs;
-}
-
-static const rl_plugin_desc *plugin_get(uint32_t i)
-{
-    return i < plugin_count() ? &descs[i] : NULL;
-}
-
-RL_PLUGIN_DEFINE_ENTRY(plugin_init, NULL, plugin_count, plugin_get);
+RL_PLUGIN_DEFINE_ARRAY(descs, NULL);

@@ -492,13 +492,14 @@ static const void *gw_get_extension(void *env, const char *id)
 }
 
 static const rl_env_vtable vtable = {
-    sizeof vtable, gw_create_env, gw_destroy_env, gw_reset_range, gw_step_range, gw_get_extension,
+    .struct_size = sizeof vtable, .create = gw_create_env, .destroy = gw_destroy_env,
+    .reset = gw_reset_range, .step = gw_step_range, .get_extension = gw_get_extension,
 };
 
 static const rl_plugin_desc desc = {
-    sizeof desc, RL_KIND_ENV, "gridworld", "1.0.0",
-    "grid navigation: walls, goal, lava; built-in layouts including the T-maze memory task",
-    options, OPT_N, NULL, 0, &vtable, 0,
+    .struct_size = sizeof desc, .kind = RL_KIND_ENV, .name = "gridworld", .version = "1.0.0",
+    .description = "grid navigation: walls, goal, lava; built-in layouts including the T-maze memory task",
+    .options = options, .n_options = OPT_N, .vtable = &vtable,
 };
 
 RL_PLUGIN_DEFINE_SINGLE(desc);

@@ -407,13 +407,14 @@ static const void *mj_get_extension(void *env, const char *id)
 }
 
 static const rl_env_vtable vtable = {
-    sizeof vtable, mj_create_env, mj_destroy_env, mj_reset_range, mj_step_range, mj_get_extension,
+    .struct_size = sizeof vtable, .create = mj_create_env, .destroy = mj_destroy_env,
+    .reset = mj_reset_range, .step = mj_step_range, .get_extension = mj_get_extension,
 };
 
 static const rl_plugin_desc desc = {
-    sizeof desc, RL_KIND_ENV, "mujoco", "0.1.0",
-    "MuJoCo physics: Gymnasium's v5 locomotion tasks (env.task), stepped in C",
-    options, N_OPTS, NULL, 0, &vtable, 0,
+    .struct_size = sizeof desc, .kind = RL_KIND_ENV, .name = "mujoco", .version = "0.1.0",
+    .description = "MuJoCo physics: Gymnasium's v5 locomotion tasks (env.task), stepped in C",
+    .options = options, .n_options = N_OPTS, .vtable = &vtable,
 };
 
 static const rl_host_api *g_host;

@@ -621,13 +621,14 @@ static const void *sn_get_extension(void *env, const char *id)
 }
 
 static const rl_env_vtable vtable = {
-    sizeof vtable, sn_create_env, sn_destroy_env, sn_reset_range, sn_step_range, sn_get_extension,
+    .struct_size = sizeof vtable, .create = sn_create_env, .destroy = sn_destroy_env,
+    .reset = sn_reset_range, .step = sn_step_range, .get_extension = sn_get_extension,
 };
 
 static const rl_plugin_desc desc = {
-    sizeof desc, RL_KIND_ENV, "snake", "1.0.0",
-    "classic snake on a walled board: eat food, grow, do not hit walls or yourself",
-    options, OPT_N, NULL, 0, &vtable, 0,
+    .struct_size = sizeof desc, .kind = RL_KIND_ENV, .name = "snake", .version = "1.0.0",
+    .description = "classic snake on a walled board: eat food, grow, do not hit walls or yourself",
+    .options = options, .n_options = OPT_N, .vtable = &vtable,
 };
 
 RL_PLUGIN_DEFINE_SINGLE(desc);

@@ -212,14 +212,16 @@ static const void *ra_get_extension(void *algo, const char *id)
 }
 
 static const rl_algo_vtable vtable = {
-    sizeof vtable, ra_create, ra_destroy, ra_act, ra_observe, ra_update, ra_metrics, ra_get_extension,
-    ra_act_box,
+    .struct_size = sizeof vtable, .create = ra_create, .destroy = ra_destroy, .act = ra_act,
+    .observe = ra_observe, .update = ra_update, .metrics = ra_metrics, .get_extension = ra_get_extension,
+    .act_box = ra_act_box,
 };
 
 static const rl_plugin_desc desc = {
-    sizeof desc, RL_KIND_ALGO, "random", "1.0.0",
-    "uniform-random policy (the template to copy for a new algorithm)",
-    options, OPT_N, NULL, 0, &vtable, RL_DESC_BOX, /* discrete and box actions */
+    .struct_size = sizeof desc, .kind = RL_KIND_ALGO, .name = "random", .version = "1.0.0",
+    .description = "uniform-random policy (the template to copy for a new algorithm)", .options = options,
+    .n_options = OPT_N, .vtable = &vtable,
+    .flags = RL_DESC_BOX /* discrete and box actions */,
 };
 
 /* The exported entry for a .so with this one descriptor.  A .so with

@@ -70,7 +70,8 @@ int rl__vecenv_create(rl__vecenv *v, const rl_plugin_desc *desc,
     v->repeat = repeat ? repeat : 1;
     v->options = options;
     v->stages = stages;
-    rl_env_args args = {sizeof args, num_envs, seed, options, stages, rl__host_api()};
+    rl_env_args args = {.struct_size = sizeof args, .num_envs = num_envs, .seed = seed, .options = options,
+                        .stages = stages, .host = rl__host_api()};
     v->info.struct_size = sizeof v->info;
     v->info.obs_scale = 1.0f;
     char perr[RL_ERR_MAX] = "";
@@ -317,7 +318,8 @@ int rl__vecenv_set_autoreset(rl__vecenv *v, int next_step, char *err, size_t err
 
 int rl__vecenv_reseed(rl__vecenv *v, uint64_t seed, char *err, size_t errlen)
 {
-    rl_env_args args = {sizeof args, v->boards, seed, v->options, v->stages, rl__host_api()};
+    rl_env_args args = {.struct_size = sizeof args, .num_envs = v->boards, .seed = seed, .options = v->options,
+                        .stages = v->stages, .host = rl__host_api()};
     rl_env_info info = {.struct_size = sizeof info, .obs_scale = 1.0f};
     char perr[RL_ERR_MAX] = "";
     void *fresh = NULL;

@@ -395,8 +395,9 @@ int rl__replicas_create(rl__replicas *g, const rl__config *c, const rl_env_info 
         gr->api[r].index = g->first + r;
     }
     for (uint32_t r = 0; r < g->local; r++) {
-        rl_algo_args args = {sizeof args, info,  g->per, n_eval, seed, total_steps, c->algo_opts.vals,
-                             c->algo_stages.vals, rl__host_api(), &gr->api[r], 0};
+        rl_algo_args args = {.struct_size = sizeof args, .env = info, .num_envs = g->per, .num_eval_envs = n_eval,
+                             .seed = seed, .total_steps = total_steps, .options = c->algo_opts.vals,
+                             .stages = c->algo_stages.vals, .host = rl__host_api(), .replicas = &gr->api[r]};
         char perr[RL_ERR_MAX] = "";
         rc = g->avt->create(&args, &g->algo[r], perr, sizeof perr);
         if (rc != RL_OK) {

@@ -21,8 +21,8 @@ static uint32_t host_cpu_count(void)
 }
 
 static const rl_host_api g_host_api = {
-    sizeof(rl_host_api), {RL_ABI_MAJOR, RL_ABI_MINOR}, rl__log,
-    host_cpu_count,      rl_strerror,
+    .struct_size = sizeof(rl_host_api), .abi = {RL_ABI_MAJOR, RL_ABI_MINOR}, .log = rl__log,
+    .cpu_count = host_cpu_count, .strerror = rl_strerror,
 };
 
 const rl_host_api *rl__host_api(void)

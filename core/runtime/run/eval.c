@@ -132,10 +132,12 @@ void *rl__algo_open(const rl__config *c, const rl_env_info *info, uint32_t n_eva
     char perr[RL_ERR_MAX] = "";
     const rl_algo_vtable *avt = c->algo->desc->vtable;
     uint32_t agents = info->agents ? info->agents : 1; /* the algorithm's envs are rows */
-    rl_algo_args args = {sizeof args, info, (uint32_t)c->env_host.vals[RL__ENV_NUM_ENVS].i * agents, n_eval,
-                         (uint64_t)c->run.vals[RL__RUN_SEED].i,
-                         (uint64_t)c->run.vals[RL__RUN_STEPS].i, c->algo_opts.vals,
-                         c->algo_stages.vals, rl__host_api(), rl__replicas_single(), (uint32_t)(inference != 0)};
+    rl_algo_args args = {.struct_size = sizeof args, .env = info,
+                         .num_envs = (uint32_t)c->env_host.vals[RL__ENV_NUM_ENVS].i * agents,
+                         .num_eval_envs = n_eval, .seed = (uint64_t)c->run.vals[RL__RUN_SEED].i,
+                         .total_steps = (uint64_t)c->run.vals[RL__RUN_STEPS].i, .options = c->algo_opts.vals,
+                         .stages = c->algo_stages.vals, .host = rl__host_api(), .replicas = rl__replicas_single(),
+                         .inference = (uint32_t)(inference != 0)};
     void *algo = NULL;
     int rc = avt->create(&args, &algo, perr, sizeof perr);
     if (rc != RL_OK) {

@@ -159,8 +159,9 @@ static int train_loop(rl__run_state *rs)
                next_mark(base, (uint64_t)val(&c->run, RL__RUN_EVAL_INTERVAL)->i),
                next_mark(base, (uint64_t)val(&c->run, RL__RUN_CHECKPOINT_INTERVAL)->i)};
     int box = v->space.kind == RL_SPACE_BOX;
-    rl_transition t = {sizeof t,         v->n, NULL, box ? NULL : v->actions, v->rewards, NULL, v->io.final_obs,
-                       v->terminated,    v->truncated, box ? v->actions : NULL};
+    rl_transition t = {.struct_size = sizeof t, .count = v->n, .actions = box ? NULL : v->actions,
+                       .rewards = v->rewards, .final_obs = v->io.final_obs, .terminated = v->terminated,
+                       .truncated = v->truncated, .box_actions = box ? v->actions : NULL};
     if (!rs->envs_restored) rl__vecenv_reset(v);
     int world = rl__world_size() > 1, rc = RL_OK;
     if (rs->eval_due && (rc = after_step(rs, &m)) != RL_OK) return rc == RL_EINTR ? RL_OK : rc;

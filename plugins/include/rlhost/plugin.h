@@ -644,6 +644,30 @@ typedef struct rl_plugin_entry {
         {RL_ABI_MAJOR, RL_ABI_MINOR}, sizeof(rl_plugin_entry), init_fn,  \
         deinit_fn, count_fn, get_fn}
 
+/* The whole entry for a .so whose descriptors are the array DESCS_ (a
+   `static const rl_plugin_desc DESCS_[]`: one plugin each).  HOST_SLOT_ is
+   where init keeps the host's services table, the address of a
+   `static const rl_host_api *`, or NULL for a plugin that never asks for
+   one.  A plugin that must do more at init writes RL_PLUGIN_DEFINE_ENTRY. */
+#define RL_PLUGIN_DEFINE_ARRAY(descs_, host_slot_)                                       \
+    static int rl__array_init(const rl_host_api *h, char *e, size_t n)                  \
+    {                                                                                    \
+        const rl_host_api **slot = (host_slot_);                                        \
+        (void)e;                                                                         \
+        (void)n;                                                                         \
+        if (slot) *slot = h;                                                             \
+        return RL_OK;                                                                    \
+    }                                                                                    \
+    static uint32_t rl__array_count(void)                                               \
+    {                                                                                    \
+        return (uint32_t)(sizeof(descs_) / sizeof *(descs_));                            \
+    }                                                                                    \
+    static const rl_plugin_desc *rl__array_get(uint32_t i)                              \
+    {                                                                                    \
+        return i < rl__array_count() ? &(descs_)[i] : NULL;                              \
+    }                                                                                    \
+    RL_PLUGIN_DEFINE_ENTRY(rl__array_init, NULL, rl__array_count, rl__array_get)
+
 /* The whole entry for a .so with one descriptor and nothing to initialise
    (the template plugin spells the same out by hand). */
 #define RL_PLUGIN_DEFINE_SINGLE(desc_)                                           \
