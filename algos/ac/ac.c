@@ -335,15 +335,9 @@ void ac_squash(const ac *p, const float *out, const float *eps, uint32_t B, floa
 {
     uint32_t A = p->cfg.dim;
     for (uint32_t b = 0; b < B; b++) {
-        const float *mu = out + (size_t)b * 2 * A, *ls = mu + A;
-        double lp = 0;
-        for (uint32_t k = 0; k < A; k++) {
-            float l = ls[k] < AC_LOG_STD_MIN ? AC_LOG_STD_MIN : ls[k] > AC_LOG_STD_MAX ? AC_LOG_STD_MAX : ls[k];
-            float e = eps ? eps[(size_t)b * A + k] : 0.0f;
-            float u = mu[k] + expf(l) * e, t = tanhf(u);
-            a[(size_t)b * A + k] = t;
-            lp += -0.5 * (double)e * e - l - 0.91893853320467274 - log(1.0 - (double)t * t + 1e-6);
-        }
+        const float *mu = out + (size_t)b * 2 * A;
+        double lp = rl_squashed_gauss(a + (size_t)b * A, mu, mu + A, eps ? eps + (size_t)b * A : NULL, A,
+                                      AC_LOG_STD_MIN, AC_LOG_STD_MAX);
         if (logp) logp[b] = (float)lp;
     }
 }

@@ -157,24 +157,20 @@ static int actor_update(ac *p, float alpha, char *err, size_t errlen)
         }
         rl_mlp_backward(&p->q[j], p->critic.data, NULL, w->qin, dsel, w->dqin, B); /* the critics stay */
     }
-    /* through the squashing into the actor's outputs */
+    /* through the squashing into the actor's outputs: SAC's sample and its
+       alpha logp term, or TD3's tanh */
+    if (sac) memset(w->dout, 0, (size_t)B * 2 * A * sizeof(float));
     for (uint32_t b = 0; b < B; b++) {
-        const float *ls = out + (size_t)b * 2 * A + A;
-        for (uint32_t k = 0; k < A; k++) {
-            float a = w->a[(size_t)b * A + k], da = w->dqin[(size_t)b * (D + A) + D + k];
-            if (sac) da += (float)(alpha * 2.0 * a / (1.0 - (double)a * a + 1e-6) / Bg);
-            float du = da * (1.0f - a * a);
-            if (!sac) {
-                w->dout[(size_t)b * A + k] = du;
-                continue;
-            }
+        const float *a = w->a + (size_t)b * A, *da = w->dqin + (size_t)b * (D + A) + D;
+        if (sac) {
             float *d = w->dout + (size_t)b * 2 * A;
-            d[k] = du;
-            int clamped = ls[k] < AC_LOG_STD_MIN || ls[k] > AC_LOG_STD_MAX;
-            float l = clamped ? (ls[k] < AC_LOG_STD_MIN ? AC_LOG_STD_MIN : AC_LOG_STD_MAX) : ls[k];
-            d[A + k] = clamped ? 0.0f : du * expf(l) * w->eps[(size_t)b * A + k] - (float)(alpha / Bg);
+            const float *ls = out + (size_t)b * 2 * A + A;
+            rl_squashed_gauss_backward(d, d + A, ls, w->eps + (size_t)b * A, a, da, A, AC_LOG_STD_MIN,
+                                       AC_LOG_STD_MAX, alpha, Bg);
+            sums[1] += -w->logp[b], sums[2] += w->logp[b] + c->target_entropy;
+            continue;
         }
-        if (sac) sums[1] += -w->logp[b], sums[2] += w->logp[b] + c->target_entropy;
+        for (uint32_t k = 0; k < A; k++) w->dout[(size_t)b * A + k] = da[k] * (1.0f - a[k] * a[k]);
     }
     rl_params_zero_grad(&p->actor);
     rl_mlp_backward(&p->pi, p->actor.data, p->actor.grad, w->x, w->dout, NULL, B);

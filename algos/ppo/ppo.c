@@ -587,17 +587,6 @@ static int ppo_act(void *p_, rl_act_mode mode, const void *obs, const uint8_t *s
     return RL_OK;
 }
 
-double ppo_gauss_logp(const ppo *p, const float *mu, const float *a)
-{
-    const float *ls = p->p.data + p->cfg.log_std_off;
-    double lp = 0;
-    for (uint32_t k = 0; k < p->cfg.dim; k++) {
-        double z = ((double)a[k] - mu[k]) / exp((double)ls[k]);
-        lp += -0.5 * z * z - ls[k] - 0.91893853320467274; /* log sqrt(2 pi) */
-    }
-    return lp;
-}
-
 /* Box actions: a diagonal Gaussian around the means with the log-stds.  The
    sample is recorded as drawn; the host clips what the env sees. */
 static int ppo_act_box(void *p_, rl_act_mode mode, const void *obs, const uint8_t *start, float *actions,
@@ -614,11 +603,13 @@ static int ppo_act_box(void *p_, rl_act_mode mode, const void *obs, const uint8_
     for (uint32_t i = 0; i < count; i++) {
         const float *mu = p->ws.logits + (size_t)i * A;
         float *a = actions + (size_t)i * A;
-        for (uint32_t k = 0; k < A; k++)
-            a[k] = sample ? mu[k] + expf(ls[k]) * (float)rl_rng_normal(rng) : mu[k];
+        if (sample)
+            rl_gauss_sample(a, mu, ls, A, rng);
+        else
+            memcpy(a, mu, A * sizeof(float)); /* the mode */
         if (mode == RL_ACT_EVAL) continue;
         memcpy(p->ro.box_actions + (at + i) * A, a, A * sizeof(float));
-        p->ro.logp[at + i] = (float)ppo_gauss_logp(p, mu, a);
+        p->ro.logp[at + i] = (float)rl_gauss_logp(mu, ls, a, A);
     }
     return RL_OK;
 }

@@ -129,8 +129,6 @@ typedef struct ppo {
 /* ppo.c: inference for B rows (the recurrent state st advanced when given);
    the normalization that normalize_obs applies, from its statistics. */
 void ppo_infer(ppo *p, const float *x, lstm_state *st, uint32_t B, float *logits, float *values);
-/* box: the log-probability of action a under means mu and the log-stds. */
-double ppo_gauss_logp(const ppo *p, const float *mu, const float *a);
 void ppo_obs_norm_derive(ppo *p);
 /* ppo_train.c: the update on a full rollout. */
 int ppo_train_rollout(ppo *p, char *err, size_t errlen);

@@ -116,25 +116,20 @@ static void box_losses(ppo *p, uint32_t M, uint32_t Mg, float clip, double amean
 {
     uint32_t A = p->cfg.dim;
     const float *ls = p->p.data + p->cfg.log_std_off;
-    double h = 0, pg = 0, vl = 0, kl = 0, clipped_n = 0;
-    for (uint32_t k = 0; k < A; k++) h += 0.5 + 0.91893853320467274 + ls[k];
-    for (uint32_t k = 0; k < A; k++) p->ws.dlogstd[k] = (float)(-p->cfg.ent_coef * M / Mg);
+    double h = rl_gauss_entropy(ls, A), pg = 0, vl = 0, kl = 0, clipped_n = 0;
+    memset(p->ws.dlogstd, 0, A * sizeof(float));
+    rl_gauss_entropy_backward(p->ws.dlogstd, A, (float)(-p->cfg.ent_coef * M / Mg));
     for (uint32_t r = 0; r < M; r++) {
         uint32_t row = p->ws.rows_idx[r];
         const float *mu = p->ws.logits + (size_t)r * A, *a = p->ro.box_actions + (size_t)row * A;
         float adv = p->ro.adv[row];
         if (p->cfg.norm_adv && Mg > 1) adv = (float)((adv - amean) / (astd + 1e-8));
-        float lp = (float)ppo_gauss_logp(p, mu, a), dlogp, ratio;
+        float lp = (float)rl_gauss_logp(mu, ls, a, A), dlogp, ratio;
         int was_clipped;
         pg += ppo_policy_loss(lp, p->ro.logp[row], adv, clip, &dlogp, &was_clipped, &ratio);
         clipped_n += was_clipped;
         kl += (ratio - 1.0f) - (lp - p->ro.logp[row]);
-        float g = dlogp / Mg;
-        for (uint32_t k = 0; k < A; k++) {
-            float iv = expf(-2.0f * ls[k]), d = a[k] - mu[k];
-            p->ws.dlogits[(size_t)r * A + k] = g * d * iv;
-            p->ws.dlogstd[k] += g * (d * d * iv - 1.0f);
-        }
+        rl_gauss_logp_backward(p->ws.dlogits + (size_t)r * A, p->ws.dlogstd, mu, ls, a, A, dlogp / Mg);
         float dvr;
         vl += ppo_value_loss(p->ws.vpred[r], p->ro.values[row], p->ro.ret[row], p->cfg.vclip, &dvr);
         p->ws.dv[r] = p->cfg.vf_coef * dvr / Mg;

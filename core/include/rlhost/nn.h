@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <rlhost/dist.h>
 #include <rlhost/rlcore.h>
 
 #ifdef __cplusplus
@@ -308,23 +309,7 @@ void rl_lstm_step(const rl_lstm *l, const float *params, const float *x, float *
 void rl_lstm_backward(rl_lstm *l, const float *params, float *grad, const float *x,
                       const float *dh_out, float *dx, uint32_t steps, uint32_t batch);
 
-/* ---- Discrete policies ---------------------------------------------------- */
-
-/* logp[B][n] = log_softmax(logits) (stable). */
-void rl_log_softmax(float *logp, const float *logits, uint32_t batch, uint32_t n);
-/* Samples one index per row from probabilities exp(logp). */
-int32_t rl_categorical_sample(const float *logp_row, uint32_t n, rl_rng *rng);
-/* Entropy of one row given its log-probabilities. */
-float rl_categorical_entropy(const float *logp_row, uint32_t n);
-/* For one row: dlogits += g_logp * d log p(a)/dlogits + g_ent * dH/dlogits,
-   i.e. g_logp (onehot(a) - p) - g_ent p (logp + H). */
-void rl_categorical_backward(float *dlogits_row, const float *logp_row, uint32_t n,
-                             int32_t action, float g_logp, float g_ent);
-/* The same with the row's entropy H already known (rl_categorical_entropy). */
-void rl_categorical_backward_h(float *dlogits_row, const float *logp_row, uint32_t n,
-                               int32_t action, float g_logp, float g_ent, float h);
-/* Index of the largest value (first on ties). */
-int32_t rl_argmax(const float *row, uint32_t n);
+/* ---- Discrete policies: <rlhost/dist.h> (categorical, Gaussian, squashed) ---- */
 
 /* ---- Losses (mean over the batch; optional per-sample weights) ------------ */
 

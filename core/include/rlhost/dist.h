@@ -1,0 +1,87 @@
+/*
+ * <rlhost/dist.h> — librlcore's action distributions, for algorithm plugins:
+ * categorical (discrete actions), diagonal Gaussian (box actions, as PPO
+ * and A2C sample them) and tanh-squashed Gaussian (SAC's reparameterized
+ * actor).  Each family has sample, log-probability, entropy, mode and the
+ * gradients a policy loss needs; tests/test_dist.c checks every gradient
+ * against finite differences.
+ *
+ * Conventions (those of <rlhost/nn.h>): one call is one row; gradients
+ * accumulate (+=) into buffers the caller zeroed; log-probabilities and
+ * entropies are summed in double and returned as such, the caller rounds.
+ * The functions keep no state: an rl_rng is the only thing they advance.
+ */
+#ifndef RLHOST_DIST_H
+#define RLHOST_DIST_H
+
+#include <stdint.h>
+
+#include <rlhost/rlcore.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* log sqrt(2 pi), the Gaussian's normalizer per dimension. */
+#define RL_LOG_SQRT_2PI 0.91893853320467274
+
+/* ---- Categorical over n logits ------------------------------------------- */
+
+/* logp[B][n] = log_softmax(logits) (stable). */
+void rl_log_softmax(float *logp, const float *logits, uint32_t batch, uint32_t n);
+/* Samples one index per row from probabilities exp(logp). */
+int32_t rl_categorical_sample(const float *logp_row, uint32_t n, rl_rng *rng);
+/* Entropy of one row given its log-probabilities. */
+float rl_categorical_entropy(const float *logp_row, uint32_t n);
+/* For one row: dlogits += g_logp * d log p(a)/dlogits + g_ent * dH/dlogits,
+   i.e. g_logp (onehot(a) - p) - g_ent p (logp + H). */
+void rl_categorical_backward(float *dlogits_row, const float *logp_row, uint32_t n,
+                             int32_t action, float g_logp, float g_ent);
+/* The same with the row's entropy H already known (rl_categorical_entropy). */
+void rl_categorical_backward_h(float *dlogits_row, const float *logp_row, uint32_t n,
+                               int32_t action, float g_logp, float g_ent, float h);
+/* Index of the largest value (first on ties): the mode, from logits or logp. */
+int32_t rl_argmax(const float *row, uint32_t n);
+
+/* ---- Diagonal Gaussian N(mu, exp(log_std)^2) over dim floats -------------
+   The mode is mu.  PPO's and A2C's box policies: the network writes mu,
+   log_std is a state-independent parameter (or a second head). */
+
+/* a = mu + exp(log_std) eps with eps ~ N(0, 1), one rl_rng_normal per
+   dimension in order. */
+void rl_gauss_sample(float *a, const float *mu, const float *log_std, uint32_t dim, rl_rng *rng);
+/* log N(a; mu, exp(log_std)^2), summed over the dimensions. */
+double rl_gauss_logp(const float *mu, const float *log_std, const float *a, uint32_t dim);
+/* The entropy, sum_k 1/2 + log sqrt(2 pi) + log_std[k] (independent of mu). */
+double rl_gauss_entropy(const float *log_std, uint32_t dim);
+/* Gradient of g * logp(a): dmu += g (a - mu) / sigma^2 and
+   dlog_std += g ((a - mu)^2 / sigma^2 - 1); either may be NULL. */
+void rl_gauss_logp_backward(float *dmu, float *dlog_std, const float *mu, const float *log_std,
+                            const float *a, uint32_t dim, float g);
+/* Gradient of g * entropy: dlog_std += g. */
+void rl_gauss_entropy_backward(float *dlog_std, uint32_t dim, float g);
+
+/* ---- tanh-squashed Gaussian: a = tanh(mu + exp(l) eps) -------------------
+   SAC's actor.  l is log_std clamped to [lo, hi] (SAC's [-20, 2]); the
+   sample is reparameterized by eps ~ N(0, 1), so gradients flow through
+   a into mu and log_std.  log-probability with tanh's change of variables,
+   sum_k -eps_k^2 / 2 - l_k - log sqrt(2 pi) - log(1 - a_k^2 + 1e-6); the
+   1e-6 keeps it finite where tanh saturates.  The mode is tanh(mu). */
+
+/* a[dim] from mu, log_std and eps (NULL: the mode); returns logp(a). */
+double rl_squashed_gauss(float *a, const float *mu, const float *log_std, const float *eps, uint32_t dim,
+                         float lo, float hi);
+/* Gradient of L(a) + (coef / n) logp(a) through the reparameterized
+   sample, where da = dL/da: dmu += du and dlog_std += du exp(l) eps -
+   coef / n, with du = (da + (coef / n) 2 a / (1 - a^2 + 1e-6)) (1 - a^2);
+   a clamped log_std gets no gradient.  coef / n is SAC's alpha over the
+   minibatch, kept apart so the arithmetic is one rounding per term. */
+void rl_squashed_gauss_backward(float *dmu, float *dlog_std, const float *log_std, const float *eps,
+                                const float *a, const float *da, uint32_t dim, float lo, float hi, float coef,
+                                double n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RLHOST_DIST_H */

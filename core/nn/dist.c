@@ -1,0 +1,135 @@
+/* Action distributions; see <rlhost/dist.h>. */
+#include <math.h>
+
+#include <rlhost/dist.h>
+
+/* ---- categorical ---------------------------------------------------------*/
+
+void rl_log_softmax(float *logp, const float *logits, uint32_t batch, uint32_t n)
+{
+    for (uint32_t r = 0; r < batch; r++) {
+        const float *x = logits + (size_t)r * n;
+        float *y = logp + (size_t)r * n;
+        float mx = x[0];
+        for (uint32_t j = 1; j < n; j++) mx = x[j] > mx ? x[j] : mx;
+        double sum = 0;
+        for (uint32_t j = 0; j < n; j++) sum += exp((double)(x[j] - mx));
+        float lse = mx + (float)log(sum);
+        for (uint32_t j = 0; j < n; j++) y[j] = x[j] - lse;
+    }
+}
+
+int32_t rl_categorical_sample(const float *logp_row, uint32_t n, rl_rng *rng)
+{
+    float u = rl_rng_uniform(rng), acc = 0;
+    for (uint32_t j = 0; j < n; j++) {
+        acc += expf(logp_row[j]);
+        if (u < acc) return (int32_t)j;
+    }
+    /* Rounding left u above the total: take the last action with mass. */
+    for (uint32_t j = n; j-- > 0;)
+        if (expf(logp_row[j]) > 0) return (int32_t)j;
+    return (int32_t)(n - 1);
+}
+
+float rl_categorical_entropy(const float *logp_row, uint32_t n)
+{
+    float h = 0;
+    for (uint32_t j = 0; j < n; j++) h -= expf(logp_row[j]) * logp_row[j];
+    return h;
+}
+
+void rl_categorical_backward(float *dlogits, const float *logp, uint32_t n, int32_t action,
+                             float g_logp, float g_ent)
+{
+    rl_categorical_backward_h(dlogits, logp, n, action, g_logp, g_ent, rl_categorical_entropy(logp, n));
+}
+
+void rl_categorical_backward_h(float *dlogits, const float *logp, uint32_t n, int32_t action,
+                               float g_logp, float g_ent, float h)
+{
+    for (uint32_t j = 0; j < n; j++) {
+        float p = expf(logp[j]);
+        dlogits[j] += g_logp * (((int32_t)j == action ? 1.0f : 0.0f) - p) - g_ent * p * (logp[j] + h);
+    }
+}
+
+int32_t rl_argmax(const float *row, uint32_t n)
+{
+    uint32_t best = 0;
+    for (uint32_t j = 1; j < n; j++)
+        if (row[j] > row[best]) best = j;
+    return (int32_t)best;
+}
+
+/* ---- diagonal Gaussian ---------------------------------------------------*/
+
+void rl_gauss_sample(float *a, const float *mu, const float *log_std, uint32_t dim, rl_rng *rng)
+{
+    for (uint32_t k = 0; k < dim; k++) a[k] = mu[k] + expf(log_std[k]) * (float)rl_rng_normal(rng);
+}
+
+double rl_gauss_logp(const float *mu, const float *log_std, const float *a, uint32_t dim)
+{
+    double lp = 0;
+    for (uint32_t k = 0; k < dim; k++) {
+        double z = ((double)a[k] - mu[k]) / exp((double)log_std[k]);
+        lp += -0.5 * z * z - log_std[k] - RL_LOG_SQRT_2PI;
+    }
+    return lp;
+}
+
+double rl_gauss_entropy(const float *log_std, uint32_t dim)
+{
+    double h = 0;
+    for (uint32_t k = 0; k < dim; k++) h += 0.5 + RL_LOG_SQRT_2PI + log_std[k];
+    return h;
+}
+
+void rl_gauss_logp_backward(float *dmu, float *dlog_std, const float *mu, const float *log_std,
+                            const float *a, uint32_t dim, float g)
+{
+    for (uint32_t k = 0; k < dim; k++) {
+        float iv = expf(-2.0f * log_std[k]), d = a[k] - mu[k];
+        if (dmu) dmu[k] += g * d * iv;
+        if (dlog_std) dlog_std[k] += g * (d * d * iv - 1.0f);
+    }
+}
+
+void rl_gauss_entropy_backward(float *dlog_std, uint32_t dim, float g)
+{
+    for (uint32_t k = 0; k < dim; k++) dlog_std[k] += g;
+}
+
+/* ---- tanh-squashed Gaussian ----------------------------------------------*/
+
+static float clamp(float x, float lo, float hi)
+{
+    return x < lo ? lo : x > hi ? hi : x;
+}
+
+double rl_squashed_gauss(float *a, const float *mu, const float *log_std, const float *eps, uint32_t dim,
+                         float lo, float hi)
+{
+    double lp = 0;
+    for (uint32_t k = 0; k < dim; k++) {
+        float l = clamp(log_std[k], lo, hi), e = eps ? eps[k] : 0.0f;
+        float u = mu[k] + expf(l) * e, t = tanhf(u);
+        a[k] = t;
+        lp += -0.5 * (double)e * e - l - RL_LOG_SQRT_2PI - log(1.0 - (double)t * t + 1e-6);
+    }
+    return lp;
+}
+
+void rl_squashed_gauss_backward(float *dmu, float *dlog_std, const float *log_std, const float *eps,
+                                const float *a, const float *da, uint32_t dim, float lo, float hi, float coef,
+                                double n)
+{
+    for (uint32_t k = 0; k < dim; k++) {
+        float t = a[k], dt = da[k] + (float)(coef * 2.0 * t / (1.0 - (double)t * t + 1e-6) / n);
+        float du = dt * (1.0f - t * t);
+        dmu[k] += du;
+        if (log_std[k] < lo || log_std[k] > hi) continue; /* clamped: constant in log_std */
+        dlog_std[k] += du * expf(log_std[k]) * eps[k] - (float)(coef / n);
+    }
+}
