@@ -1,8 +1,10 @@
-/* PPO arithmetic on hand-built numbers: GAE around a termination and a
+/* PPO arithmetic on hand-built numbers: GAE (librlcore's rl_gae) around a termination and a
    truncation, the clipped surrogate's value and gradient, value clipping,
    and recurrent minibatch assembly with resets. */
 #include <stdlib.h>
 #include <string.h>
+
+#include <rlhost/rollout.h>
 
 #include "ppo_math.h"
 #include "tap.h"
@@ -15,7 +17,7 @@ static void test_gae(void)
     uint8_t term[5] = {0, 1, 0, 0, 0}, trunc[5] = {0, 0, 0, 1, 0};
     float fin[5] = {0, 0, 0, 10, 0}, last[1] = {4}, adv[5], ret[5];
     float g = 0.9f, l = 0.5f;
-    ppo_gae(adv, ret, r, v, term, trunc, fin, last, 5, 1, g, l);
+    rl_gae(adv, ret, r, v, term, trunc, fin, last, 5, 1, g, l);
     /* by hand, backwards:
        t4: d = 5 + 0.9*4 - 2.5 = 6.1;           A4 = 6.1
        t3: d = 4 + 0.9*10 - 2.0 = 11.0 (trunc);  A3 = 11.0 (no carry across the end)
@@ -30,7 +32,7 @@ static void test_gae(void)
     /* Two envs interleaved give each its own chain. */
     float r2[4] = {1, 0, 1, 0}, v2[4] = {0, 0, 0, 0}, fin2[4] = {0}, last2[2] = {0, 0}, adv2[4], ret2[4];
     uint8_t z[4] = {0};
-    ppo_gae(adv2, ret2, r2, v2, z, z, fin2, last2, 2, 2, 1.0f, 1.0f);
+    rl_gae(adv2, ret2, r2, v2, z, z, fin2, last2, 2, 2, 1.0f, 1.0f);
     OK(adv2[0] == 2.0f && adv2[1] == 0.0f && adv2[2] == 1.0f && adv2[3] == 0.0f, "GAE keeps envs apart");
 }
 

@@ -137,8 +137,8 @@ static void ppo_destroy(void *p_)
     if (!p) return;
     for (int k = 0; k < 2; k++) {
         tower_destroy(&p->towers[k]);
-        rl_free(p->ro.st_h[k]);
-        rl_free(p->ro.st_c[k]);
+        rl_free(p->stored_h[k]);
+        rl_free(p->stored_c[k]);
         rl_free(p->live[k].h);
         rl_free(p->live[k].c);
         rl_free(p->eval[k].h);
@@ -149,15 +149,11 @@ static void ppo_destroy(void *p_)
     rl_params_free(&p->p);
     rl_keep_best_free(&p->kb);
     rl_adam_destroy(&p->adam);
-    float *f[] = {p->ro.obs, p->ro.logp, p->ro.values, p->ro.rewards, p->ro.final_values, p->ro.adv, p->ro.ret,
-                  p->ro.last_obs, p->ws.x, p->ws.logits, p->ws.logp_all, p->ws.dlogits, p->ws.dv, p->ws.vpred,
+    rl_rollout_destroy(&p->ro);
+    float *f[] = {p->ws.x, p->ws.logits, p->ws.logp_all, p->ws.dlogits, p->ws.dv, p->ws.vpred,
                   p->ws.feat_scratch, p->ws.gates, p->ws.h0[0], p->ws.c0[0], p->ws.h0[1], p->ws.c0[1], p->ws.act_x,
                   p->ws.tmp_h, p->ws.tmp_c};
     for (size_t k = 0; k < sizeof f / sizeof *f; k++) rl_free(f[k]);
-    rl_free(p->ro.actions);
-    rl_free(p->ro.terminated);
-    rl_free(p->ro.truncated);
-    rl_free(p->ro.start);
     rl_free(p->ws.perm);
     rl_free(p->ws.rows_idx);
     rl_free(p->ws.reset);
@@ -167,7 +163,6 @@ static void ppo_destroy(void *p_)
     rl_free(p->norm.shift);
     rl_free(p->norm.mul);
     rl_free(p->rnorm.ret);
-    rl_free(p->ro.box_actions);
     rl_free(p->ws.dlogstd);
     free(p);
 }
@@ -324,12 +319,10 @@ static void init_weights(ppo *p, uint64_t seed)
 static int alloc_buffers(ppo *p, uint32_t M, uint32_t S, uint32_t feat)
 {
     size_t TN = (size_t)p->cfg.n_steps * p->cfg.num_envs, D = p->cfg.obs_size;
-    if (!ALLOC(p->ro.obs, TN * D, float) || !ALLOC(p->ro.logp, TN, float) || !ALLOC(p->ro.values, TN, float) ||
-        !ALLOC(p->ro.rewards, TN, float) || !ALLOC(p->ro.final_values, TN, float) || !ALLOC(p->ro.adv, TN, float) ||
-        !ALLOC(p->ro.ret, TN, float) || !ALLOC(p->ro.last_obs, (size_t)p->cfg.num_envs * D, float) ||
-        !ALLOC(p->ro.actions, TN, int32_t) || !ALLOC(p->ro.terminated, TN, uint8_t) ||
-        !ALLOC(p->ro.truncated, TN, uint8_t) || !ALLOC(p->ro.start, TN, uint8_t) ||
-        !ALLOC(p->ws.x, (size_t)M * D, float) || !ALLOC(p->ws.logits, (size_t)M * p->cfg.n_out, float) ||
+    int rc = rl_rollout_create(&p->ro, p->cfg.n_steps, p->cfg.num_envs, (uint32_t)D,
+                               p->cfg.box ? 0 : p->cfg.n_actions, p->cfg.box ? p->cfg.dim : 0);
+    if (rc != RL_OK) return rc;
+    if (!ALLOC(p->ws.x, (size_t)M * D, float) || !ALLOC(p->ws.logits, (size_t)M * p->cfg.n_out, float) ||
         !ALLOC(p->ws.logp_all, (size_t)M * p->cfg.n_out, float) || !ALLOC(p->ws.dlogits, (size_t)M * p->cfg.n_out, float) ||
         !ALLOC(p->ws.dv, M, float) || !ALLOC(p->ws.vpred, M, float) ||
         !ALLOC(p->ws.feat_scratch, (size_t)M * feat * 3, float) || !ALLOC(p->ws.act_x, (size_t)p->cfg.rows * D, float) ||
@@ -338,7 +331,7 @@ static int alloc_buffers(ppo *p, uint32_t M, uint32_t S, uint32_t feat)
         !ALLOC(p->norm.var, D, double) || !ALLOC(p->norm.batch, 2 * D, double) || !ALLOC(p->norm.shift, D, float) || !ALLOC(p->norm.mul, D, float) ||
         !ALLOC(p->rnorm.ret, p->cfg.num_envs, double))
         return RL_ENOMEM;
-    if (p->cfg.box && (!ALLOC(p->ro.box_actions, TN * p->cfg.dim, float) || !ALLOC(p->ws.dlogstd, p->cfg.dim, float)))
+    if (p->cfg.box && !ALLOC(p->ws.dlogstd, p->cfg.dim, float))
         return RL_ENOMEM;
     p->rnorm.count = 1e-4, p->rnorm.var = 1.0; /* VecNormalize's start */
     /* SB3's start: mean 0, variance 1, a count of 1e-4 */
@@ -352,7 +345,7 @@ static int alloc_buffers(ppo *p, uint32_t M, uint32_t S, uint32_t feat)
         return RL_ENOMEM;
     for (uint32_t k = 0; k < p->cfg.n_towers; k++)
         if (!ALLOC(p->ws.h0[k], (size_t)S * H, float) || !ALLOC(p->ws.c0[k], (size_t)S * H, float) ||
-            !ALLOC(p->ro.st_h[k], TN * H, float) || !ALLOC(p->ro.st_c[k], TN * H, float) ||
+            !ALLOC(p->stored_h[k], TN * H, float) || !ALLOC(p->stored_c[k], TN * H, float) ||
             !ALLOC(p->live[k].h, (size_t)p->cfg.num_envs * H, float) || !ALLOC(p->live[k].c, (size_t)p->cfg.num_envs * H, float) ||
             !ALLOC(p->eval[k].h, (size_t)p->cfg.rows * H, float) || !ALLOC(p->eval[k].c, (size_t)p->cfg.rows * H, float))
             return RL_ENOMEM;
@@ -548,15 +541,15 @@ static int policy_rows(ppo *p, rl_act_mode mode, const void *obs, const uint8_t 
         RL_ERRF(err, errlen, "train act for %u envs; created for %u", count, p->cfg.num_envs);
         return RL_EINVAL;
     }
-    *at = (size_t)p->ro.pos * p->cfg.num_envs;
+    *at = rl_rollout_at(&p->ro);
     size_t H = p->cfg.lstm_hidden;
     float *x = p->ro.obs + *at * p->cfg.obs_size;
     to_float_stats(p, obs, count, x, 1);
     memcpy(p->ro.start + *at, start, count);
     if (p->cfg.recurrent)
         for (uint32_t k = 0; k < p->cfg.n_towers; k++) { /* the state carried in, before resets */
-            memcpy(p->ro.st_h[k] + *at * H, p->live[k].h, count * H * sizeof(float));
-            memcpy(p->ro.st_c[k] + *at * H, p->live[k].c, count * H * sizeof(float));
+            memcpy(p->stored_h[k] + *at * H, p->live[k].h, count * H * sizeof(float));
+            memcpy(p->stored_c[k] + *at * H, p->live[k].c, count * H * sizeof(float));
         }
     reset_states(p, p->live, start, count);
     infer_rows(p, x, p->live, count, p->ws.logits, p->ro.values + *at);
@@ -672,16 +665,11 @@ static int ppo_observe(void *p_, const rl_transition *t, char *err, size_t errle
         RL_ERRF(err, errlen, "this instance was made for inference (rl_algo_args.inference): it cannot train");
         return RL_EINVAL;
     }
-    size_t at = (size_t)p->ro.pos * p->cfg.num_envs;
-    if (p->cfg.norm_reward)
-        normalize_rewards(p, t, p->ro.rewards + at);
-    else
-        memcpy(p->ro.rewards + at, t->rewards, p->cfg.num_envs * sizeof(float));
-    memcpy(p->ro.terminated + at, t->terminated, p->cfg.num_envs);
-    memcpy(p->ro.truncated + at, t->truncated, p->cfg.num_envs);
+    size_t at = rl_rollout_at(&p->ro);
+    if (p->cfg.norm_reward) normalize_rewards(p, t, p->ro.rewards + at);
     truncation_values(p, t, p->ro.final_values + at);
     to_float(p, t->next_obs, p->cfg.num_envs, p->ro.last_obs);
-    p->ro.pos++;
+    rl_rollout_observe(&p->ro, t, p->cfg.norm_reward ? p->ro.rewards + at : NULL);
     return RL_OK;
 }
 
@@ -691,7 +679,7 @@ static int ppo_update(void *p_, uint64_t step, char *err, size_t errlen)
     p->step = step;
     p->progress = p->cfg.total_steps ? (double)step / (double)p->cfg.total_steps : 1.0;
     if (p->ro.pos < p->cfg.n_steps) return RL_OK;
-    p->ro.pos = 0;
+    rl_rollout_clear(&p->ro);
     return ppo_train_rollout(p, err, errlen);
 }
 

@@ -6,6 +6,7 @@
 #define RLHOST_PPO_H
 
 #include <rlhost/nn.h>
+#include <rlhost/rollout.h>
 
 /* ---- towers: optional CNN, optional LSTM, then an MLP -------------------- */
 
@@ -63,16 +64,6 @@ typedef struct ppo_settings {
     float scale;
 } ppo_settings;
 
-/* The rollout, [n_steps][num_envs] each, filled by observe(). */
-typedef struct ppo_rollout {
-    float *obs, *logp, *values, *rewards, *final_values, *adv, *ret, *last_obs;
-    int32_t *actions;         /* discrete */
-    float *box_actions;       /* box: [T][N][dim], the sample as drawn (unclipped) */
-    uint8_t *terminated, *truncated, *start;
-    float *st_h[2], *st_c[2]; /* recurrent: the state carried into each step [T][N][H] */
-    uint32_t pos;             /* the next step's index */
-} ppo_rollout;
-
 /* Scratch of the forward and backward passes, sized at create. */
 typedef struct ppo_workspace {
     float *x, *logits, *logp_all, *dlogits, *dv, *vpred, *feat_scratch, *gates, *h0[2], *c0[2];
@@ -114,7 +105,8 @@ typedef struct ppo {
     tower towers[2];
     rl_mlp head_pi, head_v; /* shared only */
     rl_adam adam;
-    ppo_rollout ro;
+    rl_rollout ro;
+    float *stored_h[2], *stored_c[2]; /* recurrent: the state carried into each rollout step [T][N][H] */
     ppo_obs_norm norm;
     ppo_reward_norm rnorm;
     /* recurrent state now: train [N][H], eval [rows][H], per tower */

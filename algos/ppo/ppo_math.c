@@ -4,30 +4,6 @@
 #include <math.h>
 #include <stddef.h>
 
-void ppo_gae(float *adv, float *ret, const float *rewards, const float *values,
-             const uint8_t *terminated, const uint8_t *truncated, const float *final_values,
-             const float *last_values, uint32_t T, uint32_t N, float gamma, float lambda)
-{
-    for (uint32_t i = 0; i < N; i++) {
-        float gae = 0.0f;
-        for (uint32_t t = T; t-- > 0;) {
-            size_t k = (size_t)t * N + i;
-            float next_v;
-            int ended = terminated[k] || truncated[k];
-            if (terminated[k])
-                next_v = 0.0f;
-            else if (truncated[k])
-                next_v = final_values[k];
-            else
-                next_v = t + 1 < T ? values[k + N] : last_values[i];
-            float delta = rewards[k] + gamma * next_v - values[k];
-            gae = delta + (ended ? 0.0f : gamma * lambda * gae);
-            adv[k] = gae;
-            ret[k] = gae + values[k];
-        }
-    }
-}
-
 float ppo_policy_loss(float logp, float old_logp, float adv, float clip, float *dlogp,
                       int *clipped, float *ratio)
 {

@@ -1,20 +1,11 @@
 /* PPO's arithmetic, separate from the plugin so tests can check it on
-   hand-built numbers: GAE with truncation bootstrapping, the clipped
-   surrogate and value losses with their gradients, and the assembly of
-   recurrent minibatches from whole sequences. */
+   hand-built numbers: the clipped surrogate and value losses with their
+   gradients, and the assembly of recurrent minibatches from whole
+   sequences.  GAE is librlcore's (<rlhost/rollout.h>). */
 #ifndef RLHOST_PPO_MATH_H
 #define RLHOST_PPO_MATH_H
 
 #include <stdint.h>
-
-/* GAE(lambda) over a rollout of T steps x N envs (row t*N + i).
-   terminated / truncated end an episode after step t; a truncated step
-   bootstraps from final_values (the value of its final observation), a
-   terminated one from 0; last_values is V(observation after step T-1).
-   Writes advantages and returns (= advantages + values). */
-void ppo_gae(float *adv, float *ret, const float *rewards, const float *values,
-             const uint8_t *terminated, const uint8_t *truncated, const float *final_values,
-             const float *last_values, uint32_t T, uint32_t N, float gamma, float lambda);
 
 /* Clipped surrogate for one sample: loss = -min(r A, clip(r, 1-c, 1+c) A).
    Returns the loss and writes dloss/dlogp (= dloss/dr * r), whether the

@@ -55,38 +55,14 @@ static int rollout_state(ppo *p, const rl_state_io *io, int load, char *err, siz
         if ((rc = rl_state_check_u("state/accumulators: rollout position", p->ro.pos, 0, p->cfg.n_steps - 1, err, errlen)))
             return rc;
     }
-    size_t TN = (size_t)p->cfg.n_steps * p->cfg.num_envs, D = p->cfg.obs_size, H = p->cfg.lstm_hidden;
-    struct {
-        const char *name;
-        void *data;
-        size_t bytes;
-    } blobs[] = {
-        {"obs", p->ro.obs, TN * D * 4}, {"logp", p->ro.logp, TN * 4}, {"values", p->ro.values, TN * 4},
-        {"rewards", p->ro.rewards, TN * 4}, {"final_values", p->ro.final_values, TN * 4},
-        {"last_obs", p->ro.last_obs, (size_t)p->cfg.num_envs * D * 4}, {"actions", p->ro.actions, TN * 4},
-        {"terminated", p->ro.terminated, TN}, {"truncated", p->ro.truncated, TN}, {"start", p->ro.start, TN},
-    };
-    for (size_t k = 0; k < sizeof blobs / sizeof *blobs; k++)
-        if ((rc = rl_state_blob(io, load, "rollout/", blobs[k].name, blobs[k].data, blobs[k].bytes, err, errlen)))
-            return rc;
-    if (load && !p->cfg.box &&
-        (rc = rl_state_check_i32s("rollout/actions", p->ro.actions, TN, 0, (int32_t)p->cfg.n_actions - 1, err, errlen)))
-        return rc;
-    if (p->cfg.box) { /* the samples as drawn: any finite value */
-        size_t n = TN * p->cfg.dim;
-        if ((rc = rl_state_blob(io, load, "rollout/", "box_actions", p->ro.box_actions, n * 4, err, errlen)) ||
-            (load && (rc = rl_state_check_finite("rollout/box_actions", p->ro.box_actions, n, err, errlen))))
-            return rc;
-    }
-    for (size_t k = 0; load && k < 6; k++) /* the float arrays: obs .. last_obs */
-        if ((rc = rl_state_check_finite(blobs[k].name, blobs[k].data, blobs[k].bytes / 4, err, errlen)))
-            return rc;
+    if ((rc = rl_rollout_arrays_state(&p->ro, io, load, err, errlen))) return rc;
+    size_t TN = (size_t)p->cfg.n_steps * p->cfg.num_envs, H = p->cfg.lstm_hidden;
     /* The training LSTM states; the evaluation ones are not state: every
        evaluation starts its episodes afresh (zero states), and leaving them
        out lets `rlhost eval` load the checkpoint with any number of envs. */
     for (uint32_t k = 0; p->cfg.recurrent && k < p->cfg.n_towers; k++) {
         char name[32];
-        float *arrays[4] = {p->ro.st_h[k], p->ro.st_c[k], p->live[k].h, p->live[k].c};
+        float *arrays[4] = {p->stored_h[k], p->stored_c[k], p->live[k].h, p->live[k].c};
         size_t sizes[4] = {TN * H, TN * H, (size_t)p->cfg.num_envs * H, (size_t)p->cfg.num_envs * H};
         static const char *const what[4] = {"stored_h", "stored_c", "live_h", "live_c"};
         for (int j = 0; j < 4; j++) {

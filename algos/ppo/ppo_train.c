@@ -60,8 +60,8 @@ static void gather(ppo *p, uint32_t M, uint32_t S)
     for (uint32_t k = 0; k < p->cfg.n_towers; k++)
         for (uint32_t s = 0; s < S; s++) { /* row l = 0 of sequence s: its stored state */
             uint32_t row = p->ws.rows_idx[s];
-            memcpy(p->ws.h0[k] + s * H, p->ro.st_h[k] + (size_t)row * H, H * sizeof(float));
-            memcpy(p->ws.c0[k] + s * H, p->ro.st_c[k] + (size_t)row * H, H * sizeof(float));
+            memcpy(p->ws.h0[k] + s * H, p->stored_h[k] + (size_t)row * H, H * sizeof(float));
+            memcpy(p->ws.c0[k] + s * H, p->stored_c[k] + (size_t)row * H, H * sizeof(float));
         }
 }
 
@@ -88,8 +88,7 @@ static void advantages(ppo *p)
             memset(p->eval[k].h, 0, (size_t)p->cfg.rows * p->cfg.lstm_hidden * sizeof(float));
             memset(p->eval[k].c, 0, (size_t)p->cfg.rows * p->cfg.lstm_hidden * sizeof(float));
         }
-    ppo_gae(p->ro.adv, p->ro.ret, p->ro.rewards, p->ro.values, p->ro.terminated, p->ro.truncated, p->ro.final_values,
-            last_v, T, N, p->cfg.gamma, p->cfg.lambda);
+    rl_rollout_gae(&p->ro, last_v, p->cfg.gamma, p->cfg.lambda);
     double sums[2] = {0, 0};
     for (size_t k = 0; k < TN; k++) sums[0] += p->ro.ret[k], sums[1] += p->ro.ret[k] - p->ro.values[k];
     rl_replicas_sum_f64(p->rep, sums, 2);
