@@ -157,23 +157,10 @@ static void ppo_destroy(void *p_)
     rl_free(p->ws.perm);
     rl_free(p->ws.rows_idx);
     rl_free(p->ws.reset);
-    rl_free(p->norm.mean);
-    rl_free(p->norm.var);
-    rl_free(p->norm.batch);
-    rl_free(p->norm.shift);
-    rl_free(p->norm.mul);
-    rl_free(p->rnorm.ret);
+    rl_obs_norm_destroy(&p->norm);
+    rl_return_norm_destroy(&p->rnorm);
     rl_free(p->ws.dlogstd);
     free(p);
-}
-
-/* normalize_obs: what is applied, derived from the running statistics. */
-void ppo_obs_norm_derive(ppo *p)
-{
-    for (size_t j = 0; j < p->cfg.obs_size; j++) {
-        p->norm.shift[j] = (float)p->norm.mean[j];
-        p->norm.mul[j] = (float)(1.0 / sqrt(p->norm.var[j] + 1e-8));
-    }
 }
 
 #define ALLOC(ptr, n, type) ((ptr) = rl_calloc_aligned((size_t)(n), sizeof(type)))
@@ -327,17 +314,13 @@ static int alloc_buffers(ppo *p, uint32_t M, uint32_t S, uint32_t feat)
         !ALLOC(p->ws.dv, M, float) || !ALLOC(p->ws.vpred, M, float) ||
         !ALLOC(p->ws.feat_scratch, (size_t)M * feat * 3, float) || !ALLOC(p->ws.act_x, (size_t)p->cfg.rows * D, float) ||
         !ALLOC(p->ws.perm, TN, uint32_t) || !ALLOC(p->ws.rows_idx, p->cfg.batch, uint32_t) ||
-        !ALLOC(p->ws.reset, p->cfg.batch, uint8_t) || !ALLOC(p->norm.mean, D, double) ||
-        !ALLOC(p->norm.var, D, double) || !ALLOC(p->norm.batch, 2 * D, double) || !ALLOC(p->norm.shift, D, float) || !ALLOC(p->norm.mul, D, float) ||
-        !ALLOC(p->rnorm.ret, p->cfg.num_envs, double))
+        !ALLOC(p->ws.reset, p->cfg.batch, uint8_t))
         return RL_ENOMEM;
+    if ((rc = rl_obs_norm_create(&p->norm, (uint32_t)D, 10.0f)) ||
+        (rc = rl_return_norm_create(&p->rnorm, p->cfg.num_envs, p->cfg.gamma, 10.0f)))
+        return rc;
     if (p->cfg.box && !ALLOC(p->ws.dlogstd, p->cfg.dim, float))
         return RL_ENOMEM;
-    p->rnorm.count = 1e-4, p->rnorm.var = 1.0; /* VecNormalize's start */
-    /* SB3's start: mean 0, variance 1, a count of 1e-4 */
-    p->norm.count = 1e-4;
-    for (size_t j = 0; j < D; j++) p->norm.var[j] = 1.0;
-    ppo_obs_norm_derive(p);
     if (!p->cfg.recurrent) return RL_OK;
     size_t H = p->cfg.lstm_hidden;
     if (!ALLOC(p->ws.gates, 2 * (size_t)p->cfg.rows * 4 * H, float) || !ALLOC(p->ws.tmp_h, 2 * H, float) ||
@@ -408,37 +391,6 @@ fail:
 /* Training act() and observe() run on every replica in step, so the
    statistics below, summed over the replicas, are those of all envs and
    stay identical on every replica. */
-/* normalize_obs: folds a batch of raw observation rows (of every replica)
-   into the running mean and variance: the batch's mean, then its squared
-   deviations from it, then the parallel form of Welford's update, in
-   double. */
-static void obs_stats_update(ppo *p, const float *x, uint32_t rows)
-{
-    size_t D = p->cfg.obs_size;
-    double *bm = p->norm.batch, *bv = p->norm.batch + D, n_b = (double)rows * p->cfg.replicas;
-    for (size_t j = 0; j < D; j++) {
-        bm[j] = 0;
-        for (uint32_t r = 0; r < rows; r++) bm[j] += x[r * D + j];
-    }
-    rl_replicas_sum_f64(p->rep, bm, D);
-    for (size_t j = 0; j < D; j++) {
-        bm[j] /= n_b;
-        bv[j] = 0;
-        for (uint32_t r = 0; r < rows; r++) {
-            double d = x[r * D + j] - bm[j];
-            bv[j] += d * d;
-        }
-    }
-    rl_replicas_sum_f64(p->rep, bv, D);
-    for (size_t j = 0; j < D; j++) {
-        double n = p->norm.count, tot = n + n_b, delta = bm[j] - p->norm.mean[j], v = bv[j] / n_b;
-        p->norm.mean[j] += delta * n_b / tot;
-        p->norm.var[j] = (p->norm.var[j] * n + v * n_b + delta * delta * n * n_b / tot) / tot;
-    }
-    p->norm.count += n_b;
-    ppo_obs_norm_derive(p);
-}
-
 /* Observation rows as network input; with normalize_obs, training rows
    (update != 0) first update the statistics. */
 static void to_float_stats(ppo *p, const void *obs, uint32_t rows, float *out, int update)
@@ -446,12 +398,8 @@ static void to_float_stats(ppo *p, const void *obs, uint32_t rows, float *out, i
     size_t D = p->cfg.obs_size;
     rl_obs_to_float(p->cfg.dtype, p->cfg.scale, obs, (size_t)rows * D, out);
     if (!p->cfg.norm_obs) return;
-    if (update) obs_stats_update(p, out, rows);
-    for (uint32_t r = 0; r < rows; r++)
-        for (size_t j = 0; j < D; j++) {
-            float v = (out[r * D + j] - p->norm.shift[j]) * p->norm.mul[j];
-            out[r * D + j] = v > 10.0f ? 10.0f : v < -10.0f ? -10.0f : v;
-        }
+    if (update) rl_obs_norm_update(&p->norm, out, rows, p->rep);
+    rl_obs_norm_apply(&p->norm, out, rows);
 }
 
 static void to_float(ppo *p, const void *obs, uint32_t rows, float *out)
@@ -630,34 +578,6 @@ static void truncation_values(ppo *p, const rl_transition *t, float *out)
     }
 }
 
-/* normalize_reward: each env's discounted return folds into the running
-   statistics (a batch update over every replica's envs, as for
-   observations), then the rewards are
-   divided by the returns' standard deviation and clipped to +-10; a return
-   restarts where its episode ended. */
-static void normalize_rewards(ppo *p, const rl_transition *t, float *out)
-{
-    ppo_reward_norm *r = &p->rnorm;
-    uint32_t N = p->cfg.num_envs;
-    double bm = 0, bv = 0, n_b = (double)N * p->cfg.replicas;
-    for (uint32_t i = 0; i < N; i++) bm += r->ret[i] = r->ret[i] * p->cfg.gamma + t->rewards[i];
-    rl_replicas_sum_f64(p->rep, &bm, 1);
-    bm /= n_b;
-    for (uint32_t i = 0; i < N; i++) bv += (r->ret[i] - bm) * (r->ret[i] - bm);
-    rl_replicas_sum_f64(p->rep, &bv, 1);
-    bv /= n_b;
-    double tot = r->count + n_b, delta = bm - r->mean;
-    r->mean += delta * n_b / tot;
-    r->var = (r->var * r->count + bv * n_b + delta * delta * r->count * n_b / tot) / tot;
-    r->count = tot;
-    double sd = sqrt(r->var + 1e-8);
-    for (uint32_t i = 0; i < N; i++) {
-        double v = t->rewards[i] / sd;
-        out[i] = (float)(v > 10 ? 10 : v < -10 ? -10 : v);
-        if (t->terminated[i] || t->truncated[i]) r->ret[i] = 0;
-    }
-}
-
 static int ppo_observe(void *p_, const rl_transition *t, char *err, size_t errlen)
 {
     ppo *p = p_;
@@ -666,7 +586,8 @@ static int ppo_observe(void *p_, const rl_transition *t, char *err, size_t errle
         return RL_EINVAL;
     }
     size_t at = rl_rollout_at(&p->ro);
-    if (p->cfg.norm_reward) normalize_rewards(p, t, p->ro.rewards + at);
+    if (p->cfg.norm_reward)
+        rl_return_norm_step(&p->rnorm, t->rewards, t->terminated, t->truncated, p->ro.rewards + at, p->rep);
     truncation_values(p, t, p->ro.final_values + at);
     to_float(p, t->next_obs, p->cfg.num_envs, p->ro.last_obs);
     rl_rollout_observe(&p->ro, t, p->cfg.norm_reward ? p->ro.rewards + at : NULL);

@@ -6,6 +6,7 @@
 #define RLHOST_PPO_H
 
 #include <rlhost/nn.h>
+#include <rlhost/norm.h>
 #include <rlhost/rollout.h>
 
 /* ---- towers: optional CNN, optional LSTM, then an MLP -------------------- */
@@ -73,21 +74,6 @@ typedef struct ppo_workspace {
     float *dlogstd;           /* box: the minibatch's gradient of the log-stds [dim] */
 } ppo_workspace;
 
-/* normalize_obs: running statistics (in double) and what is applied. */
-typedef struct ppo_obs_norm {
-    double count, *mean, *var;
-    float *shift, *mul;
-    double *batch; /* scratch: a batch's means and squared deviations [2 D] */
-} ppo_obs_norm;
-
-/* normalize_reward (Stable-Baselines3's VecNormalize): each env's running
-   discounted return, and the running mean and variance of those returns;
-   rewards are divided by their standard deviation and clipped to +-10. */
-typedef struct ppo_reward_norm {
-    double count, mean, var;
-    double *ret; /* [num_envs] */
-} ppo_reward_norm;
-
 /* Sums since the last metrics() call. */
 typedef struct ppo_sums {
     double policy_loss, value_loss, entropy, approx_kl, clip_fraction, explained_variance;
@@ -107,8 +93,8 @@ typedef struct ppo {
     rl_adam adam;
     rl_rollout ro;
     float *stored_h[2], *stored_c[2]; /* recurrent: the state carried into each rollout step [T][N][H] */
-    ppo_obs_norm norm;
-    ppo_reward_norm rnorm;
+    rl_obs_norm norm;      /* normalize_obs */
+    rl_return_norm rnorm;  /* normalize_reward (Stable-Baselines3's VecNormalize) */
     /* recurrent state now: train [N][H], eval [rows][H], per tower */
     lstm_state live[2], eval[2];
     ppo_workspace ws;

@@ -75,62 +75,16 @@ static int rollout_state(ppo *p, const rl_state_io *io, int load, char *err, siz
     return RL_OK;
 }
 
-/* normalize_obs: the running statistics as float64 tensors [D], as any
-   reader takes them (older checkpoints held their bytes as uint8: still
-   read). */
-static int obs_norm_state(ppo *p, const rl_state_io *io, int load, char *err, size_t errlen)
+/* normalize_obs and normalize_reward: the running statistics, as
+   state/obs_{count,mean,var} and state/return_{count,mean,var},
+   state/returns. */
+static int norm_state(ppo *p, const rl_state_io *io, int load, char *err, size_t errlen)
 {
-    if (!p->cfg.norm_obs) return RL_OK;
     int rc;
-    size_t D = p->cfg.obs_size;
-    uint64_t shape = D;
-    double *arrays[2] = {p->norm.mean, p->norm.var};
-    static const char *const norm_names[2] = {"state/obs_mean", "state/obs_var"};
-    if ((rc = rl_scalar_state(&p->norm.count, io, load, "state/obs_count", err, errlen))) return rc;
-    for (int k = 0; k < 2; k++) {
-        rc = load ? io->get(io->ctx, norm_names[k], RL_DTYPE_F64, 1, &shape, arrays[k])
-                  : io->put(io->ctx, norm_names[k], RL_DTYPE_F64, 1, &shape, arrays[k]);
-        if (load && rc == RL_ECORRUPT)
-            rc = rl_state_blob(io, 1, "state/", norm_names[k] + 6, arrays[k], D * 8, err, errlen);
-        else if (rc != RL_OK)
-            RL_ERRF(err, errlen, "%s", io->error(io->ctx));
-        if (rc != RL_OK) return rc;
-    }
-    if (load) {
-        if ((rc = rl_state_check_f("state/obs_count", p->norm.count, 0, 1e300, err, errlen)))
-            return rc;
-        for (size_t j = 0; j < D; j++)
-            if ((rc = rl_state_check_f("state/obs_mean", p->norm.mean[j], -1e300, 1e300, err, errlen)) ||
-                (rc = rl_state_check_f("state/obs_var", p->norm.var[j], 0, 1e300, err, errlen)))
-                return rc;
-        ppo_obs_norm_derive(p);
-    }
-    return RL_OK;
-}
-
-/* normalize_reward: the return statistics and each env's running return. */
-static int reward_norm_state(ppo *p, const rl_state_io *io, int load, char *err, size_t errlen)
-{
-    if (!p->cfg.norm_reward) return RL_OK;
-    ppo_reward_norm *r = &p->rnorm;
-    double v[3] = {r->count, r->mean, r->var};
-    static const char *const names[3] = {"state/return_count", "state/return_mean", "state/return_var"};
-    static const double lo[3] = {0, -1e300, 0}, hi[3] = {1e300, 1e300, 1e300};
-    int rc;
-    for (int k = 0; k < 3; k++)
-        if ((rc = rl_scalar_state(&v[k], io, load, names[k], err, errlen)) ||
-            (load && (rc = rl_state_check_f(names[k], v[k], lo[k], hi[k], err, errlen))))
-            return rc;
-    uint64_t shape = p->cfg.num_envs;
-    rc = load ? io->get(io->ctx, "state/returns", RL_DTYPE_F64, 1, &shape, r->ret)
-              : io->put(io->ctx, "state/returns", RL_DTYPE_F64, 1, &shape, r->ret);
-    if (rc != RL_OK) {
-        RL_ERRF(err, errlen, "%s", io->error(io->ctx));
+    if (p->cfg.norm_obs && (rc = rl_obs_norm_state(&p->norm, io, load, "state/obs_", err, errlen))) return rc;
+    if (p->cfg.norm_reward && !p->cfg.inference &&
+        (rc = rl_return_norm_state(&p->rnorm, io, load, "state/", err, errlen)))
         return rc;
-    }
-    for (uint32_t i = 0; load && i < p->cfg.num_envs; i++)
-        if ((rc = rl_state_check_f("state/returns", r->ret[i], -1e300, 1e300, err, errlen))) return rc;
-    if (load) r->count = v[0], r->mean = v[1], r->var = v[2];
     return RL_OK;
 }
 
@@ -145,13 +99,13 @@ int ppo_state(ppo *p, const rl_state_io *io, int load, char *err, size_t errlen)
         if ((rc = rl_params_load(&p->p, io, "", err, errlen)) ||
             (rc = rl_rng_load(&p->eval_rng, io, "state/rng_eval", err, errlen)))
             return rc;
-        return obs_norm_state(p, io, 1, err, errlen);
+        return norm_state(p, io, 1, err, errlen);
     }
     if (!load && (rc = ppo_describe(p, io, err, errlen))) return rc;
     if ((rc = learner_state(p, io, load, err, errlen)) || (rc = rollout_state(p, io, load, err, errlen)) ||
-        (rc = rl_keep_best_state(&p->kb, io, load, err, errlen)) || (rc = obs_norm_state(p, io, load, err, errlen)))
+        (rc = rl_keep_best_state(&p->kb, io, load, err, errlen)))
         return rc;
-    return reward_norm_state(p, io, load, err, errlen);
+    return norm_state(p, io, load, err, errlen);
 }
 
 /* One tower's ops (an LSTM first when recurrent, then its MLP), appended. */
