@@ -172,3 +172,27 @@ int rl_adam_gather(const rl_replicas *rep, rl_adam *a)
                ? RL_OK
                : RL_EINVAL;
 }
+
+int rl_rmsprop_create(rl_rmsprop *o, size_t n, float alpha, float eps)
+{
+    memset(o, 0, sizeof *o);
+    o->alpha = alpha, o->eps = eps, o->n = n;
+    if (!(o->v = rl_calloc_aligned(n ? n : 1, sizeof(float)))) return RL_ENOMEM;
+    return RL_OK;
+}
+
+void rl_rmsprop_destroy(rl_rmsprop *o)
+{
+    rl_free(o->v);
+    o->v = NULL;
+}
+
+void rl_rmsprop_step(rl_rmsprop *o, float *restrict params, const float *restrict grad, float lr)
+{
+    float a = o->alpha, c = 1.0f - o->alpha, eps = o->eps;
+    float *restrict v = o->v;
+    for (size_t i = 0; i < o->n; i++) {
+        v[i] = a * v[i] + c * grad[i] * grad[i];
+        params[i] -= lr * grad[i] / (sqrtf(v[i]) + eps);
+    }
+}

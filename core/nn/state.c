@@ -64,6 +64,18 @@ int rl_adam_state(rl_adam *a, const rl_params *p, const rl_state_io *io, int loa
     return RL_OK;
 }
 
+int rl_rmsprop_state(rl_rmsprop *o, const rl_params *p, const rl_state_io *io, int load, const char *prefix,
+                     char *err, size_t errlen)
+{
+    char v[64];
+    snprintf(v, sizeof v, "%sv/", prefix);
+    int rc = block(p, o->v, io, v, load, err, errlen);
+    if (rc || !load) return rc;
+    for (size_t i = 0; i < o->n; i++)
+        if ((rc = rl_state_check_f(rl_params_tensor_at(p, i), o->v[i], 0, 3.4e38, err, errlen))) return rc;
+    return RL_OK;
+}
+
 int rl_adam_save(const rl_adam *a, const rl_params *p, const rl_state_io *io, char *err, size_t errlen)
 {
     return rl_adam_state((rl_adam *)a, p, io, 0, "adam/", err, errlen);

@@ -341,6 +341,23 @@ void rl_adam_step(rl_adam *a, float *params, const float *grad, float lr);
 void rl_adam_step_slice(rl_adam *a, float *params, const float *grad, float lr, size_t lo,
                         size_t hi);
 
+/* RMSprop as PyTorch writes it (no momentum, not centered): v = alpha v +
+   (1 - alpha) g^2, params -= lr g / (sqrt(v) + eps).  Stable-Baselines3's
+   A2C uses alpha 0.99, eps 1e-5. */
+typedef struct rl_rmsprop {
+    float alpha, eps;
+    float *v;
+    size_t n;
+} rl_rmsprop;
+
+int rl_rmsprop_create(rl_rmsprop *o, size_t n, float alpha, float eps);
+void rl_rmsprop_destroy(rl_rmsprop *o);
+void rl_rmsprop_step(rl_rmsprop *o, float *params, const float *grad, float lr);
+/* Checkpoint: the square averages as PREFIXv/NAME (NAME from the layout of
+   p); load checks each finite and >= 0. */
+int rl_rmsprop_state(rl_rmsprop *o, const rl_params *p, const rl_state_io *io, int load, const char *prefix,
+                     char *err, size_t errlen);
+
 /* Scales grad so its global L2 norm is at most max_norm; returns the norm
    before clipping. */
 float rl_clip_grad_norm(float *grad, size_t n, float max_norm);
