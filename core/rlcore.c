@@ -199,3 +199,9 @@ const char *rl_blas_corename(void)
     const char *s = openblas_get_corename();
     return s ? s : "unknown";
 }
+
+uint32_t rl_value_u32s(const rl_value *v, uint32_t *out, uint32_t cap)
+{
+    for (uint32_t k = 0; k < v->n && k < cap; k++) out[k] = (uint32_t)v->ilist[k];
+    return v->n > UINT32_MAX ? UINT32_MAX : (uint32_t)v->n;
+}

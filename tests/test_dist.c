@@ -3,6 +3,7 @@
    the densities written out independently, and the samplers against the
    distributions' moments. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,8 +191,61 @@ static void test_squashed(void)
     OK(d2[0] == 0.0f && d2[2] == 0.0f && d2[1] != 0.0f, "squashed: a clamped log_std gets no gradient");
 }
 
+/* ---- a batch, either kind ------------------------------------------------ */
+
+typedef struct pd_ctx {
+    rl_pdist *d;
+    const int32_t *act;
+    const float *box, *g;
+    float g_ent, *ls; /* box: the log-stds the pdist reads */
+    int wrt_ls;
+    const float *out;
+} pd_ctx;
+
+/* sum_b g_b logp_b + g_ent sum_b H_b; x is out, or the log-stds */
+static double pd_objective(const float *x, void *ctx)
+{
+    pd_ctx *c = ctx;
+    float logp[4];
+    double h = rl_pdist_logp(c->d, c->wrt_ls ? c->out : x, c->act, c->box, 4, logp), s = c->g_ent * h;
+    for (int b = 0; b < 4; b++) s += (double)c->g[b] * logp[b];
+    return s;
+}
+
+static void test_pdist(void)
+{
+    float out[4 * DIM], g[4] = {0.3f, -0.5f, 0.8f, -0.1f}, ls[DIM] = {-0.2f, 0.3f, -0.9f}, box[4 * DIM];
+    int32_t act[4] = {0, 2, 1, 2};
+    rl_rng rng;
+    rl_rng_seed(&rng, 21, 0);
+    for (int k = 0; k < 4 * DIM; k++) out[k] = 2.0f * rl_rng_uniform(&rng) - 1.0f, box[k] = out[k] + 0.3f;
+    for (int box_kind = 0; box_kind < 2; box_kind++) {
+        rl_pdist d;
+        ASSERT_EQ(rl_pdist_create(&d, box_kind, DIM, box_kind ? ls : NULL, 4), RL_OK, "pdist: created");
+        pd_ctx c = {&d, act, box, g, 0.2f, ls, 0, out};
+        float logp[4], dout[4 * DIM] = {0}, dls[DIM] = {0};
+        rl_pdist_logp(&d, out, act, box, 4, logp);
+        rl_pdist_backward(&d, out, act, box, 4, g, c.g_ent, dout, dls);
+        double e = worst_error(out, dout, 4 * DIM, pd_objective, &c, 1e-2f);
+        char what[96];
+        snprintf(what, sizeof what, "pdist %s: d/d out matches finite differences", box_kind ? "box" : "discrete");
+        if (!OK(e < 2e-3, what)) printf("#   worst %g\n", e);
+        if (box_kind) {
+            c.wrt_ls = 1;
+            e = worst_error(ls, dls, DIM, pd_objective, &c, 1e-2f);
+            if (!OK(e < 2e-3, "pdist box: d/d log_std matches finite differences")) printf("#   worst %g\n", e);
+        }
+        int32_t a[4];
+        float mode[4 * DIM];
+        rl_pdist_act(&d, out, 4, NULL, a, mode);
+        OK(box_kind ? mode[5] == out[5] : a[1] == rl_argmax(out + DIM, DIM), "pdist: without a generator, the mode");
+        rl_pdist_destroy(&d);
+    }
+}
+
 int main(void)
 {
+    test_pdist();
     test_categorical();
     test_gauss();
     test_squashed();

@@ -448,17 +448,7 @@ static size_t ac_metrics(void *p_, rl_metric *out, size_t cap)
 
 RL_KEEP_BEST_EVAL_EXT(eval_ext, ac, kb, actor, host, "ac");
 
-static int ac_save(void *p, const rl_state_io *io, char *err, size_t errlen)
-{
-    return ac_state(p, io, 0, err, errlen);
-}
-
-static int ac_load(void *p, const rl_state_io *io, char *err, size_t errlen)
-{
-    return ac_state(p, io, 1, err, errlen);
-}
-
-static const rl_algo_state_ext state_ext = {sizeof state_ext, ac_save, ac_load};
+RL_ALGO_STATE_EXT(state_ext, ac_state);
 
 static const void *ac_get_extension(void *p, const char *id)
 {

@@ -711,17 +711,7 @@ static int dqn_state(dqn *d, const rl_state_io *io, int load, char *err, size_t 
     return load ? priorities_validate(d, err, errlen) : RL_OK;
 }
 
-static int dqn_save(void *p, const rl_state_io *io, char *err, size_t errlen)
-{
-    return dqn_state(p, io, 0, err, errlen);
-}
-
-static int dqn_load(void *p, const rl_state_io *io, char *err, size_t errlen)
-{
-    return dqn_state(p, io, 1, err, errlen);
-}
-
-static const rl_algo_state_ext state_ext = {sizeof state_ext, dqn_save, dqn_load};
+RL_ALGO_STATE_EXT(state_ext, dqn_state);
 
 static const void *dqn_get_extension(void *p, const char *id)
 {

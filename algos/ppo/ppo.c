@@ -624,17 +624,7 @@ static size_t ppo_metrics(void *p_, rl_metric *out, size_t cap)
 
 RL_KEEP_BEST_EVAL_EXT(eval_ext, ppo, kb, p, host, "ppo");
 
-static int ppo_save(void *p, const rl_state_io *io, char *err, size_t errlen)
-{
-    return ppo_state(p, io, 0, err, errlen);
-}
-
-static int ppo_load(void *p, const rl_state_io *io, char *err, size_t errlen)
-{
-    return ppo_state(p, io, 1, err, errlen);
-}
-
-static const rl_algo_state_ext state_ext = {sizeof state_ext, ppo_save, ppo_load};
+RL_ALGO_STATE_EXT(state_ext, ppo_state);
 
 static const void *ppo_get_extension(void *p, const char *id)
 {

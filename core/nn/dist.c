@@ -1,5 +1,6 @@
 /* Action distributions; see <rlhost/dist.h>. */
 #include <math.h>
+#include <string.h>
 
 #include <rlhost/dist.h>
 
@@ -132,4 +133,68 @@ void rl_squashed_gauss_backward(float *dmu, float *dlog_std, const float *log_st
         if (log_std[k] < lo || log_std[k] > hi) continue; /* clamped: constant in log_std */
         dlog_std[k] += du * expf(log_std[k]) * eps[k] - (float)(coef / n);
     }
+}
+
+/* ---- a policy over a batch, either kind ----------------------------------*/
+
+int rl_pdist_create(rl_pdist *d, int box, uint32_t n, const float *log_std, uint32_t max_batch)
+{
+    memset(d, 0, sizeof *d);
+    if (!n || !max_batch || (box && !log_std)) return RL_EINVAL;
+    d->box = box, d->n = n, d->log_std = log_std, d->max_batch = max_batch;
+    if (!box && !(d->logp_all = rl_calloc_aligned((size_t)max_batch * n, sizeof(float)))) return RL_ENOMEM;
+    return RL_OK;
+}
+
+void rl_pdist_destroy(rl_pdist *d)
+{
+    if (!d) return;
+    rl_free(d->logp_all);
+    d->logp_all = NULL;
+}
+
+void rl_pdist_act(rl_pdist *d, const float *out, uint32_t B, rl_rng *rng, int32_t *act, float *box)
+{
+    size_t n = d->n;
+    if (d->box) {
+        for (uint32_t b = 0; b < B; b++)
+            if (rng)
+                rl_gauss_sample(box + b * n, out + b * n, d->log_std, d->n, rng);
+            else
+                memcpy(box + b * n, out + b * n, n * sizeof(float));
+        return;
+    }
+    rl_log_softmax(d->logp_all, out, B, d->n);
+    for (uint32_t b = 0; b < B; b++)
+        act[b] = rng ? rl_categorical_sample(d->logp_all + b * n, d->n, rng) : rl_argmax(out + b * n, d->n);
+}
+
+double rl_pdist_logp(rl_pdist *d, const float *out, const int32_t *act, const float *box, uint32_t B,
+                     float *logp)
+{
+    size_t n = d->n;
+    if (d->box) {
+        for (uint32_t b = 0; b < B; b++) logp[b] = (float)rl_gauss_logp(out + b * n, d->log_std, box + b * n, d->n);
+        return B * rl_gauss_entropy(d->log_std, d->n);
+    }
+    double h = 0;
+    rl_log_softmax(d->logp_all, out, B, d->n);
+    for (uint32_t b = 0; b < B; b++) {
+        logp[b] = d->logp_all[b * n + (size_t)act[b]];
+        h += rl_categorical_entropy(d->logp_all + b * n, d->n);
+    }
+    return h;
+}
+
+void rl_pdist_backward(const rl_pdist *d, const float *out, const int32_t *act, const float *box, uint32_t B,
+                       const float *g_logp, float g_ent, float *dout, float *dlog_std)
+{
+    size_t n = d->n;
+    for (uint32_t b = 0; b < B; b++) {
+        if (d->box)
+            rl_gauss_logp_backward(dout + b * n, dlog_std, out + b * n, d->log_std, box + b * n, d->n, g_logp[b]);
+        else
+            rl_categorical_backward(dout + b * n, d->logp_all + b * n, d->n, act[b], g_logp[b], g_ent);
+    }
+    if (d->box) rl_gauss_entropy_backward(dlog_std, d->n, g_ent * (float)B);
 }

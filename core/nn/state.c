@@ -47,6 +47,11 @@ int rl_params_load(rl_params *p, const rl_state_io *io, const char *prefix, char
     return block(p, p->data, io, prefix, 1, err, errlen);
 }
 
+int rl_params_state(rl_params *p, const rl_state_io *io, int load, const char *prefix, char *err, size_t errlen)
+{
+    return block(p, p->data, io, prefix, load, err, errlen);
+}
+
 int rl_adam_state(rl_adam *a, const rl_params *p, const rl_state_io *io, int load, const char *prefix, char *err,
                   size_t errlen)
 {
@@ -98,6 +103,11 @@ int rl_rng_load(rl_rng *r, const rl_state_io *io, const char *name, char *err, s
     uint64_t four = 4;
     int rc = io->get(io->ctx, name, RL_DTYPE_U64, 1, &four, r->s);
     return rc ? fail_io(io, rc, err, errlen) : rl_state_check_rng(name, r, err, errlen);
+}
+
+int rl_rng_state(rl_rng *r, const rl_state_io *io, int load, const char *name, char *err, size_t errlen)
+{
+    return load ? rl_rng_load(r, io, name, err, errlen) : rl_rng_save(r, io, name, err, errlen);
 }
 
 int rl_scalar_save(double v, const rl_state_io *io, const char *name, char *err, size_t errlen)

@@ -193,17 +193,8 @@ static int ra_state(random_algo *a, const rl_state_io *io, int load, char *err, 
     return rl_state_check_i32s("random/last", a->last, a->train, 0, (int32_t)a->n_actions - 1, err, errlen);
 }
 
-static int ra_save(void *algo, const rl_state_io *io, char *err, size_t errlen)
-{
-    return ra_state(algo, io, 0, err, errlen);
-}
-
-static int ra_load(void *algo, const rl_state_io *io, char *err, size_t errlen)
-{
-    return ra_state(algo, io, 1, err, errlen);
-}
-
-static const rl_algo_state_ext state_ext = {sizeof state_ext, ra_save, ra_load};
+/* The rl.algo.state/1 table: save and load both call ra_state. */
+RL_ALGO_STATE_EXT(state_ext, ra_state);
 
 static const void *ra_get_extension(void *algo, const char *id)
 {

@@ -80,6 +80,37 @@ void rl_squashed_gauss_backward(float *dmu, float *dlog_std, const float *log_st
                                 const float *a, const float *da, uint32_t dim, float lo, float hi, float coef,
                                 double n);
 
+/* ---- A policy's distribution over a batch, either action kind ------------
+   For an algorithm that takes discrete and box spaces alike (A2C, PPO):
+   discrete, each row of out is n logits and an action an int32; box, each
+   row is n means, the n log-stds are shared by every row (a state-
+   independent parameter, usually inside the parameter block) and an
+   action is n floats.  Box actions are the samples as drawn: the host
+   clips what the env sees, the log-probabilities stay the sample's. */
+typedef struct rl_pdist {
+    int box;
+    uint32_t n;           /* logits, or action dimensions */
+    const float *log_std; /* box: [n] */
+    uint32_t max_batch;
+    float *logp_all;      /* discrete: [max_batch][n], from the last rl_pdist_logp */
+} rl_pdist;
+
+/* RL_EINVAL (n 0, a box without log_std), RL_ENOMEM. */
+int rl_pdist_create(rl_pdist *d, int box, uint32_t n, const float *log_std, uint32_t max_batch);
+void rl_pdist_destroy(rl_pdist *d); /* NULL-safe */
+/* Actions for B rows of out: a sample drawn from rng in row order, or the
+   mode with rng NULL; into act [B] (discrete) or box [B][n]. */
+void rl_pdist_act(rl_pdist *d, const float *out, uint32_t B, rl_rng *rng, int32_t *act, float *box);
+/* logp [B] of the actions (act or box) under out; returns the rows'
+   entropies summed. */
+double rl_pdist_logp(rl_pdist *d, const float *out, const int32_t *act, const float *box, uint32_t B,
+                     float *logp);
+/* After rl_pdist_logp on the same rows: the gradient of
+   sum_b g_logp[b] logp_b + g_ent sum_b H_b, accumulated into dout [B][n]
+   and, for a box, dlog_std [n]. */
+void rl_pdist_backward(const rl_pdist *d, const float *out, const int32_t *act, const float *box, uint32_t B,
+                       const float *g_logp, float g_ent, float *dout, float *dlog_std);
+
 #ifdef __cplusplus
 }
 #endif

@@ -394,6 +394,8 @@ int rl_params_save(const rl_params *p, const rl_state_io *io, const char *prefix
                    size_t errlen);
 int rl_params_load(rl_params *p, const rl_state_io *io, const char *prefix, char *err,
                    size_t errlen);
+/* rl_params_load when load, else rl_params_save. */
+int rl_params_state(rl_params *p, const rl_state_io *io, int load, const char *prefix, char *err, size_t errlen);
 /* Adam's moments as adam/m/NAME, adam/v/NAME (NAME from the layout of p)
    and its step count as adam/t. */
 int rl_adam_save(const rl_adam *a, const rl_params *p, const rl_state_io *io, char *err,
@@ -408,6 +410,8 @@ int rl_adam_state(rl_adam *a, const rl_params *p, const rl_state_io *io, int loa
 int rl_rng_save(const rl_rng *r, const rl_state_io *io, const char *name, char *err,
                 size_t errlen);
 int rl_rng_load(rl_rng *r, const rl_state_io *io, const char *name, char *err, size_t errlen);
+/* rl_rng_load (which checks the state) when load, else rl_rng_save. */
+int rl_rng_state(rl_rng *r, const rl_state_io *io, int load, const char *name, char *err, size_t errlen);
 int rl_scalar_save(double v, const rl_state_io *io, const char *name, char *err, size_t errlen);
 int rl_scalar_load(double *v, const rl_state_io *io, const char *name, char *err,
                    size_t errlen);

@@ -109,6 +109,12 @@ void rl_free(void *p);
    input: each times scale (rl_env_info.obs_scale). */
 void rl_obs_to_float(rl_dtype dtype, float scale, const void *src, size_t n, float *dst);
 
+/* ---- Option values ------------------------------------------------------
+   An INT_LIST option's values (non-negative, as the schema's minimum
+   ensured) as uint32 into out[0..cap); returns the list's length, which
+   may be more than cap (as snprintf: the caller refuses a list too long). */
+uint32_t rl_value_u32s(const rl_value *v, uint32_t *out, uint32_t cap);
+
 /* ---- State blobs for checkpoints ------------------------------------------
    Saves (load = 0) or restores (load = 1) `bytes` raw bytes as the uint8
    tensor PREFIX+NAME; for state that must come back exactly (env states,

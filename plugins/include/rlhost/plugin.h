@@ -590,6 +590,21 @@ typedef struct rl_algo_state_ext {
     int (*load)(void *algo, const rl_state_io *io, char *err, size_t errlen);
 } rl_algo_state_ext;
 
+/* Defines `static const rl_algo_state_ext NAME` from one function
+   STATE_FN(TYPE *algo, const rl_state_io *io, int load, char *err,
+   size_t errlen) that saves (load 0) or loads (load 1) the algorithm's
+   state: one function serves both directions, so they cannot drift apart. */
+#define RL_ALGO_STATE_EXT(NAME, STATE_FN)                                                    \
+    static int NAME##_save(void *algo, const rl_state_io *io, char *err, size_t errlen)    \
+    {                                                                                      \
+        return STATE_FN(algo, io, 0, err, errlen);                                         \
+    }                                                                                      \
+    static int NAME##_load(void *algo, const rl_state_io *io, char *err, size_t errlen)    \
+    {                                                                                      \
+        return STATE_FN(algo, io, 1, err, errlen);                                         \
+    }                                                                                      \
+    static const rl_algo_state_ext NAME = {sizeof(rl_algo_state_ext), NAME##_save, NAME##_load}
+
 /* ---- Descriptors and the entry --------------------------------------------*/
 
 typedef enum rl_plugin_kind {

@@ -1,0 +1,250 @@
+/* A2C (synchronous advantage actor-critic) on librlcore, the SDK's example that learns: a categorical
+   or diagonal-Gaussian policy, actor and critic MLPs in one parameter block, n-step rollouts with GAE,
+   RMSprop (as Stable-Baselines3) or Adam.  GUIDE.md walks through it.  Build it with
+   cc -std=c11 -O2 -shared -fPIC -fvisibility=hidden $(pkg-config --cflags rlhost-plugin) \
+      a2c.c -o a2c.so $(pkg-config --libs rlhost-plugin) */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rlhost/nn.h>
+#include <rlhost/norm.h>
+#include <rlhost/rollout.h>
+
+/* The options, in schema order: args->options[OPT_...] holds each typed and checked. */
+enum { OPT_LR, OPT_N_STEPS, OPT_GAMMA, OPT_LAMBDA, OPT_ENT, OPT_VF, OPT_MAX_NORM, OPT_HIDDEN, OPT_OPTIM,
+       OPT_NORM_ADV, OPT_NORM_OBS, OPT_NORM_REWARD, OPT_LOG_STD, OPT_N };
+static const char *const optimizers[] = {"rmsprop", "adam", NULL};
+static const rl_option_def options[OPT_N] = {
+    [OPT_LR] = RL_OPTION_FLOAT("lr", "7e-4", 0, 1, "learning rate"),
+    [OPT_N_STEPS] = RL_OPTION_INT("n_steps", "5", 1, 65536, "steps per env in a rollout; one update each"),
+    [OPT_GAMMA] = RL_OPTION_FLOAT("gamma", "0.99", 0, 1, "discount"),
+    [OPT_LAMBDA] = RL_OPTION_FLOAT("gae_lambda", "1.0", 0, 1, "GAE lambda (1: n-step returns)"),
+    [OPT_ENT] = RL_OPTION_FLOAT("ent_coef", "0.0", 0, 10, "entropy bonus"),
+    [OPT_VF] = RL_OPTION_FLOAT("vf_coef", "0.5", 0, 100, "value loss weight"),
+    [OPT_MAX_NORM] = RL_OPTION_FLOAT("max_grad_norm", "0.5", 0, 1e9, "global gradient norm clip (0: off)"),
+    [OPT_HIDDEN] = RL_OPTION_INT_LIST("hidden", "[64, 64]", 1, 4096, "hidden widths of actor and critic"),
+    [OPT_OPTIM] = RL_OPTION_ENUM("optimizer", "rmsprop", optimizers, "rmsprop (alpha 0.99, eps 1e-5) or adam"),
+    [OPT_NORM_ADV] = RL_OPTION_BOOL("normalize_advantage", "false", "normalize each rollout's advantages"),
+    [OPT_NORM_OBS] = RL_OPTION_BOOL("normalize_obs", "false", "running mean/std of observations"),
+    [OPT_NORM_REWARD] = RL_OPTION_BOOL("normalize_reward", "false", "scale rewards by the return's spread"),
+    [OPT_LOG_STD] = RL_OPTION_FLOAT("log_std_init", "0.0", -20, 2, "box: initial log-std"),
+};
+
+typedef struct a2c {
+    const rl_value *o;                /* the options, valid until destroy */
+    uint32_t obs, A, envs, rows, box; /* A: actions (discrete) or dimensions (box) */
+    rl_dtype dtype;                   /* the env's observations, times scale as network input */
+    float scale;
+    rl_params p;                      /* actor, critic and (box) log_std: one block */
+    rl_mlp pi, v;
+    size_t log_std;
+    rl_pdist pd;                      /* the policy over the actor's outputs */
+    rl_rmsprop rms;
+    rl_adam adam;
+    rl_rollout ro;
+    rl_obs_norm on;
+    rl_return_norm rn;
+    rl_rng rng;
+    float *scratch, *x, *lp, *g, *dpi, *dv, *lastv; /* one block, carved at create */
+    double sums[3];                                 /* policy loss, value loss, entropy since metrics() */
+    double n_sums, updates;
+} a2c;
+
+#define OPT(k) (a->o[OPT_##k])
+
+static void a2c_destroy(void *p)
+{
+    a2c *a = p;
+    if (!a) return;
+    rl_mlp_destroy(&a->pi), rl_mlp_destroy(&a->v), rl_params_free(&a->p), rl_pdist_destroy(&a->pd);
+    rl_rmsprop_destroy(&a->rms), rl_adam_destroy(&a->adam), rl_rollout_destroy(&a->ro);
+    rl_obs_norm_destroy(&a->on), rl_return_norm_destroy(&a->rn), rl_free(a->scratch), free(a);
+}
+
+/* Everything is allocated here, nothing per step. */
+static int a2c_create(const rl_algo_args *args, void **out, char *err, size_t errlen)
+{
+    a2c *a = calloc(1, sizeof *a);
+    if (!a) return RL_ENOMEM;
+    const rl_env_info *env = args->env;
+    a->o = args->options, a->obs = env->obs_size, a->envs = args->num_envs;
+    a->dtype = env->obs_dtype, a->scale = env->obs_scale;
+    a->box = rl_env_info_action_kind(env) == RL_SPACE_BOX;
+    a->A = a->box ? env->action_dim : env->n_actions;
+    a->rows = args->num_envs > args->num_eval_envs ? args->num_envs : args->num_eval_envs;
+    uint32_t T = (uint32_t)OPT(N_STEPS).i, M = T * a->envs, B = M > a->rows ? M : a->rows;
+    uint32_t hidden[RL_MLP_MAX_LAYERS - 1], nh = rl_value_u32s(&OPT(HIDDEN), hidden, RL_MLP_MAX_LAYERS - 1);
+    int rc = rl_mlp_create(&a->pi, &a->p, "actor", a->obs, hidden, nh, a->A, RL_ACT_TANH, B);
+    if (!rc) rc = rl_mlp_create(&a->v, &a->p, "critic", a->obs, hidden, nh, 1, RL_ACT_TANH, B);
+    if (!rc && a->box && (a->log_std = rl_params_add(&a->p, "actor/log_std", a->A, 1)) == (size_t)-1) rc = RL_ENOMEM;
+    if (!rc) rc = rl_params_alloc(&a->p);
+    if (!rc) rc = rl_pdist_create(&a->pd, (int)a->box, a->A, a->p.data + a->log_std, B);
+    if (!rc) rc = OPT(OPTIM).i ? rl_adam_create(&a->adam, a->p.n, 0.9f, 0.999f, 1e-5f, 0)
+                               : rl_rmsprop_create(&a->rms, a->p.n, 0.99f, 1e-5f);
+    if (!rc) rc = rl_rollout_create(&a->ro, T, a->envs, a->obs, a->box ? 0 : a->A, a->box ? a->A : 0);
+    if (!rc) rc = rl_obs_norm_create(&a->on, a->obs, 10.0f);
+    if (!rc) rc = rl_return_norm_create(&a->rn, a->envs, (float)OPT(GAMMA).f, 10.0f);
+    size_t nx = (size_t)a->rows * a->obs;
+    if (!rc && !(a->scratch = rl_calloc_aligned(nx + (size_t)B * (a->A + 3) + a->envs, sizeof(float)))) rc = RL_ENOMEM;
+    if (rc) {
+        a2c_destroy(a);
+        RL_ERRF(err, errlen, "cannot build the networks: %s (hidden: 1 to %d layers)", rl_strerror(rc), RL_MLP_MAX_LAYERS - 1);
+        return rc;
+    }
+    a->x = a->scratch, a->lp = a->x + nx, a->g = a->lp + B, a->dv = a->g + B, a->lastv = a->dv + B;
+    a->dpi = a->lastv + a->envs;
+    rl_rng init; /* initial weights from a stream of their own */
+    rl_rng_seed(&a->rng, args->seed, 11), rl_rng_seed(&init, args->seed, 13);
+    rl_mlp_init(&a->pi, &a->p, RL_INIT_ORTHOGONAL, 0.01f, &init);
+    rl_mlp_init(&a->v, &a->p, RL_INIT_ORTHOGONAL, 1.0f, &init);
+    for (uint32_t k = 0; a->box && k < a->A; k++) a->p.data[a->log_std + k] = (float)OPT(LOG_STD).f;
+    *out = a;
+    return RL_OK;
+}
+
+/* Observations as network input, normalized when asked (training rows update the statistics). */
+static void input(a2c *a, const void *obs, uint32_t rows, float *x, int update)
+{
+    rl_obs_to_float(a->dtype, a->scale, obs, (size_t)rows * a->obs, x);
+    if (!OPT(NORM_OBS).i) return;
+    if (update) rl_obs_norm_update(&a->on, x, rows, NULL);
+    rl_obs_norm_apply(&a->on, x, rows);
+}
+
+/* Training: a sample, stored with its observation and value; evaluation: the mode.  rl_mlp_infer
+   uses the training workspace, safe here: act() never runs between a forward and its backward. */
+static int act_rows(a2c *a, rl_act_mode mode, const void *obs, const uint8_t *start, uint32_t count,
+                    int32_t *act, float *box)
+{
+    int train = mode == RL_ACT_TRAIN;
+    if (count > (train ? a->envs : a->rows)) return RL_EINVAL; /* more rows than create was told */
+    size_t at = rl_rollout_at(&a->ro);
+    float *x = train ? a->ro.obs + at * a->obs : a->x;
+    input(a, obs, count, x, train);
+    rl_pdist_act(&a->pd, rl_mlp_infer(&a->pi, a->p.data, x, count), count, train ? &a->rng : NULL, act, box);
+    if (!train) return RL_OK;
+    memcpy(a->ro.start + at, start, count);
+    memcpy(a->ro.values + at, rl_mlp_infer(&a->v, a->p.data, x, count), count * sizeof(float));
+    if (box) memcpy(a->ro.box_actions + at * a->A, box, (size_t)count * a->A * sizeof(float)); /* as drawn */
+    if (act) memcpy(a->ro.actions + at, act, count * sizeof(int32_t));
+    return RL_OK;
+}
+
+static int a2c_act(void *p, rl_act_mode mode, const void *obs, const uint8_t *start, int32_t *actions,
+                   uint32_t count, char *err, size_t errlen)
+{
+    return act_rows(p, mode, obs, start, count, actions, NULL);
+}
+
+static int a2c_act_box(void *p, rl_act_mode mode, const void *obs, const uint8_t *start, float *actions,
+                       uint32_t count, char *err, size_t errlen)
+{
+    return act_rows(p, mode, obs, start, count, NULL, actions);
+}
+
+/* The env's answer: rewards (scaled when asked), V of a time-limited episode's final observation. */
+static int a2c_observe(void *p, const rl_transition *t, char *err, size_t errlen)
+{
+    a2c *a = p;
+    size_t at = rl_rollout_at(&a->ro), row = (size_t)a->obs * rl_dtype_size(a->dtype);
+    for (uint32_t i = 0; i < t->count; i++) {
+        a->ro.final_values[at + i] = 0.0f;
+        if (!t->truncated[i] || t->terminated[i]) continue;
+        input(a, (const char *)t->final_obs + i * row, 1, a->x, 0);
+        a->ro.final_values[at + i] = rl_mlp_infer(&a->v, a->p.data, a->x, 1)[0];
+    }
+    if (OPT(NORM_REWARD).i) rl_return_norm_step(&a->rn, t->rewards, t->terminated, t->truncated, a->ro.rewards + at, NULL);
+    input(a, t->next_obs, t->count, a->ro.last_obs, 0);
+    rl_rollout_observe(&a->ro, t, OPT(NORM_REWARD).i ? a->ro.rewards + at : NULL);
+    return RL_OK;
+}
+
+/* One step on a full rollout of M rows: loss = -mean(adv logp) + vf mean((V - R)^2) - ent mean(H). */
+static int a2c_update(void *p, uint64_t step, char *err, size_t errlen)
+{
+    a2c *a = p;
+    rl_rollout *r = &a->ro;
+    if (r->pos < r->steps) return RL_OK;
+    uint32_t M = r->steps * r->envs;
+    memcpy(a->lastv, rl_mlp_infer(&a->v, a->p.data, r->last_obs, r->envs), r->envs * sizeof(float));
+    rl_rollout_gae(r, a->lastv, (float)OPT(GAMMA).f, (float)OPT(LAMBDA).f);
+    double mean = 0, sd = 1, pg = 0;
+    if (OPT(NORM_ADV).i) rl_advantage_stats(r->adv, M, &mean, &sd), sd += 1e-8;
+    const float *out = rl_mlp_forward(&a->pi, a->p.data, r->obs, M);
+    double ent = rl_pdist_logp(&a->pd, out, r->actions, r->box_actions, M, a->lp);
+    for (uint32_t k = 0; k < M; k++) {
+        float adv = (float)((r->adv[k] - mean) / sd);
+        pg -= adv * a->lp[k], a->g[k] = -adv / M;
+    }
+    rl_params_zero_grad(&a->p), memset(a->dpi, 0, (size_t)M * a->A * sizeof(float));
+    rl_pdist_backward(&a->pd, out, r->actions, r->box_actions, M, a->g, -(float)OPT(ENT).f / M, a->dpi,
+                      a->box ? a->p.grad + a->log_std : NULL);
+    rl_mlp_backward(&a->pi, a->p.data, a->p.grad, r->obs, a->dpi, NULL, M);
+    memset(a->dv, 0, M * sizeof(float));
+    double vl = rl_mse_loss(a->dv, rl_mlp_forward(&a->v, a->p.data, r->obs, M), r->ret, NULL, M);
+    for (uint32_t k = 0; k < M; k++) a->dv[k] *= (float)OPT(VF).f;
+    rl_mlp_backward(&a->v, a->p.data, a->p.grad, r->obs, a->dv, NULL, M);
+    float norm = rl_clip_grad_norm(a->p.grad, a->p.n, (float)OPT(MAX_NORM).f); /* 0: measured, not clipped */
+    if (!isfinite(norm) || !isfinite(pg) || !isfinite(vl)) {
+        RL_ERRF(err, errlen, "non-finite A2C loss or gradient in update %.0f", a->updates + 1);
+        return RL_ENONFINITE;
+    }
+    OPT(OPTIM).i ? rl_adam_step(&a->adam, a->p.data, a->p.grad, (float)OPT(LR).f)
+                 : rl_rmsprop_step(&a->rms, a->p.data, a->p.grad, (float)OPT(LR).f);
+    a->sums[0] += pg / M, a->sums[1] += vl, a->sums[2] += ent / M, a->n_sums++, a->updates++;
+    rl_rollout_clear(r);
+    return RL_OK;
+}
+
+static size_t a2c_metrics(void *p, rl_metric *out, size_t cap)
+{
+    a2c *a = p;
+    static const char *const names[3] = {"policy_loss", "value_loss", "entropy"};
+    size_t n = 0;
+    for (; n < 3 && n < cap; n++) out[n] = (rl_metric){names[n], a->n_sums ? a->sums[n] / a->n_sums : NAN};
+    memset(a->sums, 0, sizeof a->sums), a->n_sums = 0;
+    return n;
+}
+
+/* The resume duties: all the next step reads comes back exactly (networks, optimizer, random stream,
+   the rollout so far with its position, normalizers, metric sums); every helper checks what it loads. */
+static int a2c_state(a2c *a, const rl_state_io *io, int load, char *err, size_t errlen)
+{
+    double acc[5] = {a->sums[0], a->sums[1], a->sums[2], a->n_sums, a->updates};
+    static const char *const acc_names[5] = {"a2c/pg", "a2c/vl", "a2c/ent", "a2c/n_sums", "a2c/updates"};
+    int rc = rl_params_state(&a->p, io, load, "", err, errlen);
+    if (!rc) rc = OPT(OPTIM).i ? rl_adam_state(&a->adam, &a->p, io, load, "adam/", err, errlen)
+                               : rl_rmsprop_state(&a->rms, &a->p, io, load, "rmsprop/", err, errlen);
+    if (!rc) rc = rl_rng_state(&a->rng, io, load, "a2c/rng", err, errlen);
+    if (!rc) rc = rl_rollout_state(&a->ro, io, load, err, errlen);
+    if (!rc && OPT(NORM_OBS).i) rc = rl_obs_norm_state(&a->on, io, load, "a2c/obs_", err, errlen);
+    if (!rc && OPT(NORM_REWARD).i) rc = rl_return_norm_state(&a->rn, io, load, "a2c/", err, errlen);
+    for (int k = 0; !rc && k < 5; k++) {
+        rc = rl_scalar_state(&acc[k], io, load, acc_names[k], err, errlen);
+        if (!rc && load) rc = rl_state_check_f(acc_names[k], acc[k], k < 3 ? -1e300 : 0, k < 3 ? 1e300 : 9e15, err, errlen);
+    }
+    if (!rc && load) a->sums[0] = acc[0], a->sums[1] = acc[1], a->sums[2] = acc[2], a->n_sums = acc[3], a->updates = acc[4];
+    return rc;
+}
+
+RL_ALGO_STATE_EXT(state_ext, a2c_state);
+
+static const void *a2c_get_extension(void *p, const char *id)
+{
+    return strcmp(id, RL_EXT_ALGO_STATE) == 0 ? &state_ext : NULL;
+}
+
+static const rl_algo_vtable vtable = {
+    .struct_size = sizeof vtable, .create = a2c_create, .destroy = a2c_destroy, .act = a2c_act,
+    .observe = a2c_observe, .update = a2c_update, .metrics = a2c_metrics, .get_extension = a2c_get_extension,
+    .act_box = a2c_act_box,
+};
+
+static const rl_plugin_desc desc = {
+    .struct_size = sizeof desc, .kind = RL_KIND_ALGO, .name = "a2c", .version = "1.0.0",
+    .description = "advantage actor-critic (synchronous), the SDK's example: categorical or Gaussian policy",
+    .options = options, .n_options = OPT_N, .vtable = &vtable, .flags = RL_DESC_BOX,
+};
+
+RL_PLUGIN_DEFINE_SINGLE(desc);
