@@ -1,0 +1,165 @@
+/* Trained policies for the embedding program (rlh_policy_*): a run's
+   algorithm restored from its checkpoint, acting on the caller's rows. */
+#define _GNU_SOURCE
+#include "embed/embed_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <rlhost/rlcore.h>
+
+#include "base/text.h"
+#include "checkpoint/restore.h"
+#include "run/eval.h"
+#include "run/rundir.h"
+
+static int load_policy_config(rlh_host *h, const char *path, rl__override *ov, size_t n_ov, rl__config *c,
+                              char *ckpt, char *prev, size_t n, char *err, size_t errlen)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        rl__embed_err(err, errlen, "%s does not exist (a run directory or a checkpoint file)%s", path, "");
+        return RL_EIO;
+    }
+    rl__sbuf errors = {0};
+    int rc;
+    rl__run_paths rp;
+    if (rl__run_paths_of(path, &rp)) {
+        snprintf(ckpt, n, "%s", rp.checkpoint);
+        snprintf(prev, n, "%s", rp.prev);
+        rc = rl__config_load(c, rp.config, ov, n_ov, &h->reg, &errors);
+    } else {
+        /* a bare checkpoint carries the config it was written with */
+        snprintf(ckpt, n, "%s", path);
+        prev[0] = 0;
+        rl__ckpt ck = {0};
+        char e[RL_ERR_MAX] = "";
+        if ((rc = rl__ckpt_read(&ck, path, e, sizeof e)) != RL_OK) {
+            rl__embed_err(err, errlen, "%s%s", e, "");
+            rl__ckpt_free(&ck);
+            return rc;
+        }
+        const char *text = rl__ckpt_meta_get(&ck, "rlhost.config");
+        if (!text) {
+            rl__embed_err(err, errlen, "%s holds no config (metadata rlhost.config); open its run directory%s", path, "");
+            rl__ckpt_free(&ck);
+            return RL_EINVAL;
+        }
+        rc = rl__config_load_text(c, path, text, ov, n_ov, &h->reg, &errors, 1);
+        rl__ckpt_free(&ck);
+    }
+    if (rc != RL_OK) rl__embed_errors(err, errlen, &errors);
+    rl__sbuf_free(&errors);
+    return rc;
+}
+
+rlh_policy *rlh_policy_open(rlh_host *h, const char *path, uint32_t num_envs,
+                            const char *const *overrides, size_t n_overrides, char *err, size_t errlen)
+{
+    if (!h || !path || num_envs == 0 || n_overrides > 64) {
+        rl__embed_err(err, errlen, "rlh_policy_open needs a host, a path, num_envs >= 1 and at most 64 overrides%s%s",
+                "", "");
+        return NULL;
+    }
+    rlh_policy *p = calloc(1, sizeof *p);
+    char *copies[64] = {0};
+    rl__override ov[64];
+    const char *keys[64];
+    int ok = p != NULL;
+    if (!ok) rl__embed_err(err, errlen, "out of memory%s%s", "", "");
+    if (ok && rl__embed_parse_overrides(overrides, n_overrides, ov, keys, copies, err, errlen) != 0) ok = -1;
+    char ckpt[4200], prev[4200];
+    if (ok == 1 && load_policy_config(h, path, ov, n_overrides, &p->cfg, ckpt, prev, sizeof ckpt, err,
+                                      errlen) != RL_OK)
+        ok = -1;
+    rlh_policy *out = NULL;
+    if (ok == 1) p->h = h;
+    if (ok == 1) {
+        rl__config *c = &p->cfg;
+        char e[RL_ERR_MAX] = "";
+        uint32_t repeat = (uint32_t)c->env_host_stages.vals[RL__ENVST_ACTION_REPEAT].i;
+        if (rl__vecenv_create(&p->probe, c->env->desc, c->env_opts.vals, c->env_stages.vals, 1,
+                              (uint64_t)c->run.vals[RL__RUN_SEED].i, 1, repeat, e, sizeof e) != RL_OK) {
+            rl__embed_err(err, errlen, "%s%s", e, "");
+        } else {
+            rl__restore r = {.path = ckpt, .prev_path = prev[0] ? prev : NULL, .allowed = keys,
+                             .n_allowed = n_overrides, .keep = &p->ckpt};
+            p->algo = rl__policy_open(c, &p->probe.info, num_envs, &r, err, errlen);
+            p->step = r.step;
+            p->avt = c->algo->desc->vtable;
+            p->n = num_envs;
+            p->no_start = calloc(num_envs, 1);
+            if (p->algo && !p->no_start) rl__embed_err(err, errlen, "out of memory%s%s", "", "");
+            if (p->algo && p->no_start) out = p;
+        }
+    }
+    for (size_t i = 0; i < n_overrides; i++) free(copies[i]);
+    if (!out) rlh_policy_close(p);
+    return out;
+}
+
+void rlh_policy_close(rlh_policy *p)
+{
+    if (!p) return;
+    if (p->algo) p->avt->destroy(p->algo);
+    if (p->probe.env) rl__vecenv_destroy(&p->probe);
+    rl__config_destroy(&p->cfg);
+    free(p->no_start);
+    rl__ckpt_free(&p->ckpt);
+    free(p->ckpt_bytes);
+    free(p);
+}
+
+int rlh_policy_checkpoint(rlh_policy *p, const void **data, size_t *len, char *err, size_t errlen)
+{
+    if (!p->ckpt_bytes) {
+        char e[RL_ERR_MAX] = "";
+        int rc = rl__ckpt_serialize(&p->ckpt, "the loaded checkpoint", &p->ckpt_bytes, &p->ckpt_len, e, sizeof e);
+        if (rc != RL_OK) {
+            rl__embed_err(err, errlen, "%s%s", e, "");
+            return rc;
+        }
+    }
+    *data = p->ckpt_bytes;
+    *len = p->ckpt_len;
+    return RL_OK;
+}
+
+const rl_env_info *rlh_policy_info(const rlh_policy *p) { return &p->probe.info; }
+const char *rlh_policy_env_name(const rlh_policy *p) { return p->cfg.env->desc->name; }
+const char *rlh_policy_algo_name(const rlh_policy *p) { return p->cfg.algo->desc->name; }
+uint64_t rlh_policy_step(const rlh_policy *p) { return p->step; }
+
+int rlh_policy_act(rlh_policy *p, const void *obs, const uint8_t *episode_start, void *actions,
+                   uint32_t count, char *err, size_t errlen)
+{
+    if (count > p->n) {
+        if (err && errlen) snprintf(err, errlen, "act for %u rows; the policy was opened for %u", count, p->n);
+        return RL_EINVAL;
+    }
+    char e[RL_ERR_MAX] = "";
+    int rc = rl__space_act(&p->probe.space, p->avt, p->algo, RL_ACT_EVAL, obs,
+                           episode_start ? episode_start : p->no_start, actions, count, e, sizeof e);
+    /* a box: what the env would take, inside the box (as the host clips for it) */
+    if (rc == RL_OK && p->probe.space.kind == RL_SPACE_BOX)
+        rc = rl__space_clip(&p->probe.space, actions, actions, count, 1, "algo", e, sizeof e);
+    if (rc != RL_OK)
+        rl__embed_err(err, errlen, "%s%s", e[0] ? e : rl_strerror(rc), "");
+    return rc;
+}
+
+rlh_vec *rlh_policy_vec(rlh_policy *p, uint32_t num_envs, uint64_t seed, char *err, size_t errlen)
+{
+    /* the vec gets a config of its own (the policy's, resolved again), so
+       either can be closed first */
+    rl__sbuf text = {0};
+    rl__config_format(&p->cfg, &text);
+    char n[16];
+    snprintf(n, sizeof n, "%u", num_envs);
+    rl__override ov = {"env.num_envs", n};
+    rlh_vec *v = rl__embed_vec_from_text(p->h, p->cfg.path, &text, &ov, 1, num_envs, seed, err, errlen);
+    rl__sbuf_free(&text);
+    return v;
+}
+
