@@ -23,6 +23,12 @@ expect_rc 0 "--force replaces it" -- "$RLHOST" run "$DQN" $Q --set run.steps=200
 [ "$(meta_step "$R/checkpoint.safetensors")" = 2000 ] && [ ! -e "$R/checkpoint.prev.safetensors" ]
 ok $? "nothing of the replaced run stays (no previous checkpoint from it)"
 
+# A run killed before its first checkpoint: its directory holds config.cfg
+# alone, and --resume says so and how to start again.
+mkdir -p "$T/nock" && cp "$R/config.cfg" "$T/nock/"
+expect_rc 1 "resume of a run that never wrote a checkpoint" -- "$RLHOST" run --resume "$T/nock"
+contains "$T/err" "holds no checkpoint: the run stopped before its first one; start it again with rlhost run $T/nock/config.cfg --out $T/nock --force" "says so, with the command that starts it again"
+
 # One writer at a time.
 "$RLHOST" run "$DQN" $Q --set run.steps=100000000 --set run.eval_episodes=0 --out "$T/busy" >/dev/null 2>&1 &
 pid=$!

@@ -1,6 +1,7 @@
 /* The embedding API (<rlhost/host.h>) through librlhost, as an embedder
    links it: plugins, option validation with the CLI's sentences, buffers
    that stay put, caller-owned buffers, reseeding, and refusals. */
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,6 +236,10 @@ int main(void)
         ASSERT_EQ(rlh_vec_step(pv, err, sizeof err), RL_EINVAL, "an action outside the box is refused");
         ASSERT_CONTAINS(err, "the caller chose 2.5 for dimension 0 of env 1's action, outside the box [-2, 2]",
                         "naming the env, the dimension and the box");
+        pa[1] = nextafterf(2.0f, 3.0f); /* 2.0000002: past the box by one float */
+        ASSERT_EQ(rlh_vec_step(pv, err, sizeof err), RL_EINVAL, "an action one float past the box is refused");
+        ASSERT_CONTAINS(err, "the caller chose 2.00000024 for dimension 0 of env 1's action, outside the box [-2, 2]",
+                        "with the digits that show why");
         pa[1] = 0.0f / 0.0f;
         ASSERT_EQ(rlh_vec_step(pv, err, sizeof err), RL_EINVAL, "a NaN action is refused");
         rlh_vec_close(pv);

@@ -174,7 +174,7 @@ int rl__space_check_actions(const rl__space *s, const void *actions, uint32_t ro
             float a = ((const float *)actions)[(size_t)i * s->dim + k];
             if (a >= s->low[k] && a <= s->high[k]) continue; /* false for NaN */
             row_name(i, agents, row, sizeof row);
-            snprintf(err, errlen, "%s chose %g for dimension %u of %s's action, outside the box [%g, %g]", who,
+            snprintf(err, errlen, "%s chose %.9g for dimension %u of %s's action, outside the box [%.9g, %.9g]", who,
                      (double)a, k, row, (double)s->low[k], (double)s->high[k]);
             return RL_EINVAL;
         }

@@ -5,10 +5,12 @@
 #define _GNU_SOURCE
 #include "run/run_internal.h"
 
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rlhost/rlcore.h>
 
@@ -299,6 +301,12 @@ int rl__run_resume(rl__run_state *rs, const rl__run_opts *o)
     snprintf(path, sizeof path, "%s/checkpoint.safetensors", o->resume_dir);
     snprintf(prev, sizeof prev, "%s/checkpoint.prev.safetensors", o->resume_dir);
     snprintf(rpath, sizeof rpath, "%s/replay.safetensors", o->resume_dir);
+    if (faccessat(AT_FDCWD, path, F_OK, AT_SYMLINK_NOFOLLOW) != 0 &&
+        faccessat(AT_FDCWD, prev, F_OK, AT_SYMLINK_NOFOLLOW) != 0) {
+        snprintf(rs->err, sizeof rs->err, "%s holds no checkpoint: the run stopped before its first one; start it "
+                 "again with rlhost run %s/config.cfg --out %s --force", o->resume_dir, o->resume_dir, o->resume_dir);
+        return RL_EIO;
+    }
     rl__restore r = {.path = path, .prev_path = prev, .replay_path = rpath, .strict_config = 1,
                      .allowed = o->set_keys, .n_allowed = o->n_set_keys,
                      .host_load = host_state_load, .host_ctx = rs,
