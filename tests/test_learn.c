@@ -260,8 +260,22 @@ static void test_rmsprop(void)
     rl_rmsprop_destroy(&o);
 }
 
+/* the sentence for a non-finite gradient norm */
+static void test_grad_problem(void)
+{
+    rl_params p = {0};
+    rl_params_add(&p, "actor/layer0.weight", 2, 2);
+    rl_params_add(&p, "actor/layer0.bias", 2, 1);
+    char buf[160];
+    ASSERT_CONTAINS(rl_grad_problem(&p, (long)p.tensors[1].offset + 1, buf, sizeof buf), "a non-finite gradient in tensor 'actor/layer0.bias'",
+                    "grad problem: the tensor of the first non-finite element");
+    ASSERT_CONTAINS(rl_grad_problem(&p, -1, buf, sizeof buf), "a gradient norm past float's range",
+                    "grad problem: every element finite, the norm overflowed (no tensor '?')");
+}
+
 int main(void)
 {
+    test_grad_problem();
     test_rollout();
     test_obs_norm();
     test_return_norm();

@@ -84,8 +84,9 @@ static int step(ac *p, rl_adam *opt, rl_params *net, float lr, const char *what,
     }
     if (isfinite(norm)) return RL_OK;
     if (p->cfg.skip_nonfinite) return 1;
-    RL_ERRF(err, errlen, "non-finite %s gradient in tensor '%s' at gradient step %llu", what,
-            at >= 0 ? rl_params_tensor_at(net, (size_t)at) : "?", (unsigned long long)p->grad_steps + 1);
+    char why[160];
+    RL_ERRF(err, errlen, "%s (%s) at gradient step %llu", rl_grad_problem(net, at, why, sizeof why), what,
+            (unsigned long long)p->grad_steps + 1);
     return RL_ENONFINITE;
 }
 

@@ -503,8 +503,8 @@ static int train_step(dqn *d, char *err, size_t errlen)
             d->skipped++;
             return RL_OK;
         }
-        RL_ERRF(err, errlen, "non-finite gradient in tensor '%s' at gradient step %llu",
-                at >= 0 ? rl_params_tensor_at(&d->online, (size_t)at) : "?",
+        char why[160];
+        RL_ERRF(err, errlen, "%s at gradient step %llu", rl_grad_problem(&d->online, at, why, sizeof why),
                 (unsigned long long)d->grad_steps + 1);
         return RL_ENONFINITE;
     }

@@ -206,8 +206,9 @@ static int minibatch_step(ppo *p, uint32_t Lm, uint32_t S, float lr, const doubl
     }
     if (isfinite(norm)) return RL_OK;
     if (p->cfg.skip_nonfinite) return 1;
-    RL_ERRF(err, errlen, "non-finite gradient in tensor '%s' in PPO update %llu",
-            at >= 0 ? rl_params_tensor_at(&p->p, (size_t)at) : "?", (unsigned long long)p->updates + 1);
+    char why[160];
+    RL_ERRF(err, errlen, "%s in PPO update %llu", rl_grad_problem(&p->p, at, why, sizeof why),
+            (unsigned long long)p->updates + 1);
     return RL_ENONFINITE;
 }
 

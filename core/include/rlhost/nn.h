@@ -64,6 +64,13 @@ void rl_params_polyak(rl_params *dst, const rl_params *src, float tau);
 long rl_params_find_nonfinite(const float *v, size_t n);
 /* Name of the tensor holding element `index` of the block ("?" if none). */
 const char *rl_params_tensor_at(const rl_params *p, size_t index);
+/* What was wrong with a gradient whose global norm came out non-finite,
+   as rl_replicated_adam_step reports it (bad: the first non-finite
+   element, or -1): "a non-finite gradient in tensor 'NAME'", or, with
+   every element finite, "a gradient norm past float's range (its elements
+   are finite: a reward or observation far out of scale?)".  Written into
+   buf (cap bytes), which is returned. */
+const char *rl_grad_problem(const rl_params *p, long bad, char *buf, size_t cap);
 
 /* ---- Initialisation (seeded, deterministic) -------------------------------*/
 
