@@ -48,12 +48,19 @@ sent=$(now); kill -INT $pid; wait $pid; rc=$?; took=$(echo "$(now) - $sent" | bc
 [ "$(status "$T/int")" = interrupted ]; ok $? "the summary says interrupted, not done"
 grep -q ',1,' <(tail -n +2 "$T/int/evals.csv"); [ $? != 0 ]; ok $? "no final evaluation is recorded"
 cp "$T/int/checkpoint.safetensors" "$T/final.ckpt"
+cp -r "$T/int" "$T/int3" # the same stop, resumed below with fewer evaluation episodes
 expect_rc 0 "it resumes" -- "$RLHOST" run --resume "$T/int"
 contains "$T/out" "eval return" "the resume runs the final evaluation"
 cmp -s "$T/int/checkpoint.safetensors" "$T/final.ckpt"; ok $? "from the final checkpoint, which stays as it was"
 [ "$(status "$T/int")" = done ]; ok $? "and the run is done"
 same_run "resumed after SIGINT in the final evaluation, against never stopped" "$T/whole" "$T/int"
 expect_rc 2 "a done run is complete" -- "$RLHOST" run --resume "$T/int"
+# run.eval_episodes may be set anew on resume: the interrupted final
+# evaluation reruns with 3 episodes on fresh evaluation envs
+expect_rc 0 "resume after SIGINT in the final evaluation with run.eval_episodes=3" -- \
+  "$RLHOST" run --resume "$T/int3" --set run.eval_episodes=3
+grep -q '"eval_episodes": 3' "$T/int3/summary.json" && [ "$(status "$T/int3")" = done ]
+ok $? "its final evaluation has 3 episodes and the run is done"
 
 # A checkpoint at the last step written before the end of training (a
 # periodic one, killed before the final one) resumes into the end.

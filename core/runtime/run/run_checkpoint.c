@@ -100,9 +100,14 @@ static int host_state(rl__run_state *rs, const rl_state_io *io, int load, char *
     }
     char perr[RL_ERR_MAX] = "";
     rc = load ? te->load(v->env, io, "env/", perr, sizeof perr) : te->save(v->env, io, "env/", perr, sizeof perr);
-    if (rc == RL_OK && ee)
+    if (rc == RL_OK && ee) {
         rc = load ? ee->load(rs->eval.env, io, "eval_env/", perr, sizeof perr)
                   : ee->save(rs->eval.env, io, "eval_env/", perr, sizeof perr);
+        /* another number of eval envs than the checkpoint's: they start afresh */
+        if (load && rc != RL_OK && rs->eval_episodes_set &&
+            (rc = rl__vecenv_reseed(&rs->eval, rl__eval_seed(rs->set.seed), perr, sizeof perr)) == RL_OK)
+            rl__log(RL_LOG_INFO, NULL, "run.eval_episodes is set anew: the evaluation envs start afresh");
+    }
     if (rc != RL_OK) {
         snprintf(err, errlen, "env '%s' state: %s", rs->c->env->desc->name, perr[0] ? perr : rl_strerror(rc));
         return rc;
@@ -307,6 +312,8 @@ int rl__run_resume(rl__run_state *rs, const rl__run_opts *o)
                  "again with rlhost run %s/config.cfg --out %s --force", o->resume_dir, o->resume_dir, o->resume_dir);
         return RL_EIO;
     }
+    for (size_t k = 0; k < o->n_set_keys; k++)
+        rs->eval_episodes_set |= !strcmp(o->set_keys[k], "run.eval_episodes");
     rl__restore r = {.path = path, .prev_path = prev, .replay_path = rpath, .strict_config = 1,
                      .allowed = o->set_keys, .n_allowed = o->n_set_keys,
                      .host_load = host_state_load, .host_ctx = rs,

@@ -66,6 +66,7 @@ typedef struct rl__run_state {
     rl__run_log log;
     rl__rundir dir;    /* the locked run directory (fd -1 on other MPI ranks) */
     int envs_restored; /* a resume restored the envs exactly: no reset */
+    int eval_episodes_set; /* a resume changes run.eval_episodes: the eval envs may not match */
     int eval_due;      /* the periodic evaluation of this step was interrupted: redo it first */
     int final_phase;   /* training_done ran; the final checkpoint says so */
     int agreed;        /* an MPI job's ranks have agreed to start */
