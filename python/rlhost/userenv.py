@@ -415,6 +415,9 @@ class _Bridge:
 
 def _name_for(source):
     spec = getattr(source, "spec", None)
+    if spec is None:  # a Gymnasium SyncVectorEnv or an SB3 DummyVecEnv: its first env's
+        envs = getattr(source, "envs", None)
+        spec = getattr(envs[0], "spec", None) if isinstance(envs, (list, tuple)) and envs else None
     base = getattr(spec, "id", None) or getattr(source, "__name__", None) or type(source).__name__
     base = re.sub(r"[^a-z0-9_]+", "_", str(base).lower()).strip("_")
     return "py_" + (base if base and base != "lambda" else "env")

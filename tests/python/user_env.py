@@ -191,7 +191,22 @@ def sb3_vecenv():
     ok(p.summary["eval_return_mean"] >= 200, f"PPO on an SB3 VecEnv: eval return {p.summary['eval_return_mean']}")
 
 
+def make_arm():
+    return gym.make("Pendulum-v1")
+
+
+def names():
+    """The registered names are what docs/python.md says."""
+    vec = gym.vector.SyncVectorEnv([lambda: gym.make("CartPole-v1")] * 2)
+    got = [rlhost.userenv.register(vec), rlhost.userenv.register(make_arm),
+           rlhost.userenv.register(lambda: gym.make("CartPole-v1")), rlhost.userenv.register(lambda: gym.make("CartPole-v1"))]
+    ok(got == ["py_cartpole_v1", "py_make_arm", "py_env", "py_env_2"],
+       f"registered names: a vector env's spec id, a factory's name, py_env for a lambda, then _2: {got}")
+    vec.close()
+
+
 def main():
+    names()
     exact()
     learning()
     refusals()
