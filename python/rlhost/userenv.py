@@ -131,7 +131,11 @@ class _Spaces:
             row[:] = 0
             row[int(obs) - self.onehot] = 1
         else:
-            row[...] = np.asarray(obs, self.obs_dtype).reshape(self.obs_shape)
+            a = np.asarray(obs, self.obs_dtype)
+            if a.shape != tuple(self.obs_shape):
+                raise _Fail(f"the env returned an observation of shape {a.shape}; its observation space says "
+                            f"{tuple(self.obs_shape)}")
+            row[...] = a
 
 
 class _Buffers:
@@ -169,8 +173,17 @@ class _Buffers:
             for k, o in enumerate(rows):
                 self.sp.put(dst[first + k], o)
         else:
-            dst[first:first + len(rows)] = np.asarray(rows, self.sp.obs_dtype).reshape((len(rows),) +
-                                                                                     tuple(self.sp.obs_shape))
+            want = (len(rows),) + tuple(self.sp.obs_shape)
+            try:
+                a = np.asarray(rows, self.sp.obs_dtype)
+            except ValueError:  # ragged: rows of different shapes
+                a = None
+            if a is None or a.shape != want:
+                for o in rows:  # names the first row that does not fit
+                    self.sp.put(dst[first], o)
+                raise _Fail(f"the env returned observations of shape {None if a is None else a.shape[1:]}; its "
+                            f"observation space says {want[1:]}")
+            dst[first:first + len(rows)] = a
 
 
 def _check_finite(rew, obs, first, end):
@@ -200,6 +213,10 @@ def _seed_of(seed, i):
 class _FactoryInst:
     def __init__(self, factory, n, seed):
         self.envs = [factory() for _ in range(n)]
+        for e in self.envs[:1]:
+            if not all(hasattr(e, a) for a in ("reset", "step", "observation_space", "action_space")):
+                raise _Fail(f"the env= factory returned {type(e).__name__}, not a Gymnasium env "
+                            "(reset, step, observation_space, action_space)")
         self.sp = _Spaces(self.envs[0].observation_space, self.envs[0].action_space)
         for k, e in enumerate(self.envs[1:], 1):
             if e.observation_space != self.sp.obs_space or e.action_space != self.sp.act_space:

@@ -135,6 +135,11 @@ class DictObs(Raises):
     observation_space = gym.spaces.Dict({"x": gym.spaces.Box(-1, 1, (2,), np.float32)})
 
 
+class WrongShape(Raises):
+    def step(self, a):
+        return np.zeros(3, np.float32), 1.0, False, False, {}
+
+
 class HugeObs(Raises):
     # 128 MiB of uint8 per observation, twice RL_OBS_MAX_BYTES
     observation_space = gym.spaces.Box(0, 255, (1 << 17, 1 << 10), np.uint8)
@@ -160,6 +165,19 @@ def refusals():
         ok(False, "a Dict observation space is refused")
     except rlhost.RlhostError as e:
         ok("observation space" in str(e) and "Box" in str(e), f"a Dict observation space is refused: {e}")
+    try:
+        rlhost.run(PPO, env=WrongShape, run__steps=5000, run__quiet=True, force=True,
+                   run__out_dir=os.path.join(T, "shape"))
+        ok(False, "an observation of the wrong shape is refused")
+    except rlhost.RlhostError as e:
+        ok("observation of shape (3,); its observation space says (2,)" in str(e),
+           f"an observation of the wrong shape is refused with both shapes: {e}")
+    try:
+        rlhost.run(PPO, env=lambda: None, run__steps=5000, run__quiet=True, force=True,
+                   run__out_dir=os.path.join(T, "none"))
+        ok(False, "a factory that returns no env is refused")
+    except rlhost.RlhostError as e:
+        ok("factory returned NoneType, not a Gymnasium env" in str(e), f"a factory that returns None: {e}")
     try:
         rlhost.run(PPO, env=HugeObs, run__steps=5000, run__quiet=True, force=True,
                    run__out_dir=os.path.join(T, "huge"))
