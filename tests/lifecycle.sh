@@ -80,10 +80,10 @@ sys.exit(0 if same and whole else 1)
 PY
 ok $? "zoo_r2: replica 0's Adam moments in the checkpoint are whole (gathered) and equal replica 1's"
 exact ppo_r2 "$SRC/configs/cartpole_ppo.cfg" 4096 --set run.steps=40000 --set run.log_interval=2048 --set run.replicas=2 --set run.eval_episodes=5
-# A2C, the SDK's example: checkpoints fall mid-rollout (100008 steps is
-# vector step 12501: step 1 of a 5-step rollout, step 21 of a 32-step one)
-exact a2c "$SRC/configs/cartpole_a2c.cfg" 100004 --set run.steps=1000000 --set run.log_interval=50000 --set run.eval_episodes=5
-exact a2c_box "$SRC/configs/pendulum_a2c.cfg" 100004 --set run.steps=600000 --set run.log_interval=50000 --set run.eval_episodes=5
+# A2C, the SDK's example: checkpoints fall mid-rollout (20008 steps is
+# vector step 2501: step 1 of a 5-step rollout, step 5 of a 32-step one)
+exact a2c "$SRC/configs/cartpole_a2c.cfg" 20004 --set run.steps=300000 --set run.log_interval=20000 --set run.eval_episodes=5
+exact a2c_box "$SRC/configs/pendulum_a2c.cfg" 20004 --set run.steps=200000 --set run.log_interval=20000 --set run.eval_episodes=5
 exact rppo "$SRC/configs/cartpole_nov_rppo.cfg" 4096 --set run.steps=20000 --set run.log_interval=2048 --set run.eval_episodes=5
 # normalize_obs statistics travel with the checkpoint: `eval` of the run
 # directory reproduces the run's own final evaluation.
