@@ -127,6 +127,14 @@ contains "$T/err" "at step 300: non-finite loss at step 300 in tensor 'fixture/w
 [ "$(meta_step "$T/nan/checkpoint.safetensors")" = 200 ]; ok $? "the last good checkpoint (step 200) is kept"
 contains "$T/nan/summary.json" '"status": "failed"' "summary records the failure"
 
+# An env whose episodes never end and that declares no time limit: the
+# final evaluation stops at RL__EVAL_MAX_EPISODE_STEPS with a sentence, the
+# run fails and its final checkpoint stays (it would run forever otherwise).
+printf 'run: { steps = 200; eval_episodes = 2; quiet = true; };\nenv: { plugin = "fixture_env"; needed = 1; count = 4; num_envs = 2; };\nalgo: { plugin = "fixture_algo"; needed = 100; };\n' > "$T/endless.cfg"
+expect_rc 1 "an evaluation of an env that never ends stops" -- "$RLHOST" run "$T/endless.cfg" --plugin-path "$FIXTURES" --out "$T/endless"
+contains "$T/err" "episode has run 1000000 steps without ending; an env that never ends cannot be evaluated" "saying why, and what to do"
+[ -s "$T/endless/checkpoint.safetensors" ]; ok $? "the run's checkpoint stays"
+
 # The real algorithms on NaN rewards: stop (naming what) or skip the batch.
 for algo in dqn ppo; do
   if [ $algo = dqn ]; then extra="learning_starts = 10; batch_size = 8; train_freq = 1;"; else extra="n_steps = 8; batch_size = 8; n_epochs = 1;"; fi

@@ -53,6 +53,21 @@ static void trace_row(FILE *f, const rl__vecenv *ev, uint32_t i, uint32_t episod
     fputc('\n', f);
 }
 
+/* RL_EINVAL with a sentence when an episode of an env without a time limit
+   has run RL__EVAL_MAX_EPISODE_STEPS steps and goes on. */
+static int episode_limit(const rl__vecenv *ev, char *err, size_t errlen)
+{
+    if (ev->info.max_episode_steps) return RL_OK; /* the env truncates its episodes itself */
+    for (uint32_t i = 0; i < ev->n; i++) {
+        if (ev->ep_length[i] < RL__EVAL_MAX_EPISODE_STEPS) continue;
+        snprintf(err, errlen, "env %u's episode has run %u steps without ending; an env that never "
+                 "ends cannot be evaluated: give it a time limit (Gymnasium's max_episode_steps, or "
+                 "rl_env_info_set_time_limit)", i, RL__EVAL_MAX_EPISODE_STEPS);
+        return RL_EINVAL;
+    }
+    return RL_OK;
+}
+
 int rl__evaluate(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const char *algo_name,
                  uint32_t episodes, volatile sig_atomic_t *stop, FILE *trace, rl__eval_result *out,
                  char *err, size_t errlen)
@@ -87,6 +102,7 @@ int rl__evaluate(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const ch
             break;
         }
         if ((rc = rl__vecenv_step(ev, err, errlen)) != RL_OK) break;
+        if ((rc = episode_limit(ev, err, errlen)) != RL_OK) break;
         for (uint32_t i = 0; trace && i < n; i++) {
             if (got[i] >= quota[i]) continue; /* past its quota: not counted */
             /* env i's episodes are numbered i, i + n, ... in the order they end */

@@ -17,6 +17,11 @@ typedef struct rl__eval_result {
 } rl__eval_result;
 
 #define RL__MAX_EVAL_ENVS 16
+/* An evaluation episode of an env that declares no time limit (its
+   rl_env_info.max_episode_steps is 0) that runs this many steps without
+   ending stops the evaluation with a sentence: an env that never ends
+   would otherwise keep the evaluation, and the run, going forever. */
+#define RL__EVAL_MAX_EPISODE_STEPS 1000000u
 
 /* The evaluation envs' seed stream, apart from training's so evaluation
    never replays training episodes.  A run's final evaluation and
