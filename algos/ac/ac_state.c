@@ -14,7 +14,7 @@ static int networks(ac *p, const rl_state_io *io, int load, char *err, size_t er
 {
     int rc;
     int td3 = p->cfg.kind == AC_TD3;
-#define PARAMS(net, prefix) (load ? rl_params_load(net, io, prefix, err, errlen) : rl_params_save(net, io, prefix, err, errlen))
+#define PARAMS(net, prefix) rl_params_state(net, io, load, prefix, err, errlen)
     if ((rc = PARAMS(&p->actor, "")) || (rc = PARAMS(&p->critic, "")) || (rc = PARAMS(&p->critic_t, "target/")) ||
         (td3 && (rc = PARAMS(&p->actor_t, "target/"))))
         return rc;
@@ -31,8 +31,7 @@ static int scalars(ac *p, const rl_state_io *io, int load, char *err, size_t err
     rl_rng *rngs[3] = {&p->explore, &p->explore_eval, &p->sample};
     static const char *const rng_names[3] = {"state/rng_explore", "state/rng_eval", "state/rng_sample"};
     for (int k = 0; k < 3; k++)
-        if ((rc = load ? rl_rng_load(rngs[k], io, rng_names[k], err, errlen)
-                       : rl_rng_save(rngs[k], io, rng_names[k], err, errlen)))
+        if ((rc = rl_rng_state(rngs[k], io, load, rng_names[k], err, errlen)))
             return rc;
     double v[7] = {(double)p->vsteps,       (double)p->grad_steps, (double)p->skipped,      p->ratio_acc,
                    (double)p->log_alpha,    (double)p->adam_alpha.m[0], (double)p->adam_alpha.v[0]};

@@ -660,8 +660,7 @@ static int dqn_state(dqn *d, const rl_state_io *io, int load, char *err, size_t 
     rl_rng *rngs[3] = {&d->explore, &d->explore_eval, &d->sample};
     static const char *const rng_names[3] = {"state/rng_explore", "state/rng_eval", "state/rng_sample"};
     for (int k = 0; k < 3; k++)
-        if ((rc = load ? rl_rng_load(rngs[k], io, rng_names[k], err, errlen)
-                       : rl_rng_save(rngs[k], io, rng_names[k], err, errlen)))
+        if ((rc = rl_rng_state(rngs[k], io, load, rng_names[k], err, errlen)))
             return rc;
     double v[6] = {(double)d->vsteps, (double)d->last_target, (double)d->grad_steps, d->ratio_acc,
                    d->epsilon, d->max_priority};

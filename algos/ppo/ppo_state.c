@@ -14,15 +14,14 @@ static int ppo_describe(const ppo *p, const rl_state_io *io, char *err, size_t e
 static int learner_state(ppo *p, const rl_state_io *io, int load, char *err, size_t errlen)
 {
     int rc;
-    if ((rc = load ? rl_params_load(&p->p, io, "", err, errlen) : rl_params_save(&p->p, io, "", err, errlen)) ||
+    if ((rc = rl_params_state(&p->p, io, load, "", err, errlen)) ||
         (rc = load ? rl_adam_load(&p->adam, &p->p, io, err, errlen)
                    : rl_adam_save(&p->adam, &p->p, io, err, errlen)))
         return rc;
     rl_rng *rngs[3] = {&p->rng, &p->eval_rng, &p->shuffle};
     static const char *const names[3] = {"state/rng_policy", "state/rng_eval", "state/rng_shuffle"};
     for (int k = 0; k < 3; k++)
-        if ((rc = load ? rl_rng_load(rngs[k], io, names[k], err, errlen)
-                       : rl_rng_save(rngs[k], io, names[k], err, errlen)))
+        if ((rc = rl_rng_state(rngs[k], io, load, names[k], err, errlen)))
             return rc;
     double updates = (double)p->updates;
     if ((rc = rl_scalar_state(&updates, io, load, "state/updates", err, errlen)) ||

@@ -168,8 +168,7 @@ int rl_keep_best_state(rl_keep_best *k, const rl_state_io *io, int load, char *e
     if (!k->enabled) return RL_OK;
     double have = k->have;
     int rc;
-    if ((rc = load ? rl_params_load(&k->best, io, "best/", err, errlen)
-                   : rl_params_save(&k->best, io, "best/", err, errlen)) ||
+    if ((rc = rl_params_state(&k->best, io, load, "best/", err, errlen)) ||
         (rc = rl_scalar_state(&k->best_return, io, load, "best/return", err, errlen)) ||
         (rc = rl_scalar_state(&have, io, load, "best/have", err, errlen)))
         return rc;

@@ -131,11 +131,15 @@ class _Spaces:
             row[:] = 0
             row[int(obs) - self.onehot] = 1
         else:
-            a = np.asarray(obs, self.obs_dtype)
-            if a.shape != tuple(self.obs_shape):
-                raise _Fail(f"the env returned an observation of shape {a.shape}; its observation space says "
-                            f"{tuple(self.obs_shape)}")
-            row[...] = a
+            row[...] = self.array(obs)
+
+    def array(self, obs):
+        """One (Box) observation as an array of the space's dtype, its shape checked."""
+        a = np.asarray(obs, self.obs_dtype)
+        if a.shape != tuple(self.obs_shape):
+            raise _Fail(f"the env returned an observation of shape {a.shape}; its observation space says "
+                        f"{tuple(self.obs_shape)}")
+        return a
 
 
 class _Buffers:
@@ -179,10 +183,8 @@ class _Buffers:
             except ValueError:  # ragged: rows of different shapes
                 a = None
             if a is None or a.shape != want:
-                for o in rows:  # names the first row that does not fit
-                    self.sp.put(dst[first], o)
-                raise _Fail(f"the env returned observations of shape {None if a is None else a.shape[1:]}; its "
-                            f"observation space says {want[1:]}")
+                for o in rows:  # the first row that does not fit says its shape
+                    self.sp.array(o)
             dst[first:first + len(rows)] = a
 
 
