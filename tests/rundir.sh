@@ -106,7 +106,11 @@ expect_rc 0 "its run directory evaluates" -- "$RLHOST" eval "$T/random" --episod
 K=$T/kill
 args=(--set run.steps=100000 --set run.checkpoint_interval=1500 --set run.log_interval=1500
       --set run.eval_interval=6000 --set run.eval_episodes=3 --set algo.save_replay=true $Q)
+t0=$(date +%s%N)
 "$RLHOST" run "$DQN" "${args[@]}" --out "$T/whole" >/dev/null 2>&1
+# Kill moments are drawn from the length of the whole run, so that kills
+# land between checkpoints however slow the build (sanitizers) or the load.
+whole_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 kills=0 evals_ok=0 resumes=0
 for i in $(seq 12); do
   grep -q '"status": "done"' "$K/summary.json" 2>/dev/null && break
@@ -116,7 +120,8 @@ for i in $(seq 12); do
     "$RLHOST" run "$DQN" "${args[@]}" --out "$K" --force >/dev/null 2>"$T/kerr" &
   fi
   pid=$!
-  sleep "0.$(( (RANDOM % 35) + 5 ))"
+  ms=$(( whole_ms / 20 + RANDOM % (whole_ms / 3 + 1) ))
+  sleep "$((ms / 1000)).$(printf %03d $((ms % 1000)))"
   kill -9 $pid 2>/dev/null && kills=$((kills + 1))
   wait $pid 2>/dev/null
   if [ -e "$K/checkpoint.safetensors" ]; then
@@ -129,6 +134,7 @@ echo "# $kills kills, $resumes resumes"
 [ "$evals_ok" = "$i" ] || [ "$evals_ok" = "$((i - 1))" ]; ok $? "after every kill the run directory evaluates ($evals_ok)"
 grep -q '"status": "done"' "$K/summary.json" 2>/dev/null || "$RLHOST" run --resume "$K" >/dev/null 2>"$T/kerr"
 grep -q '"status": "done"' "$K/summary.json"; ok $? "the killed run completes by resuming"
+[ "$resumes" -ge 2 ]; ok $? "at least 2 resumes were killed or finished ($resumes)"
 [ "$kills" -ge 3 ]; ok $? "at least 3 kills landed ($kills)"
 same_run "killed, against never killed" "$T/whole" "$K"
 
