@@ -22,6 +22,7 @@
 #include "plugin/loader.h"
 #include "play.h"
 #include "plot.h"
+#include "tune.h"
 #include "run/rundir.h"
 #include "run/run.h"
 #include "parallel/world.h"
@@ -47,6 +48,9 @@ static const char usage_text[] =
     "  play CONFIG [--checkpoint FILE] [--fps F]     watch env 0 play in the terminal\n"
     "  plot OUT_DIR... [-o FILE.svg]                 learning curves as SVG\n"
     "  bench CONFIG | nn | env NAME [--json]         measured speed (see bench --help)\n"
+    "  tune CONFIG [--trials N] [--jobs J] [--out DIR]\n"
+    "                                                search hyperparameters (Optuna; tune --help)\n"
+    "  study CONFIG... --seeds N [--out DIR]         seeds side by side, aggregate statistics\n"
     "\n"
     "options for every command:\n"
     "  --plugin-path DIR   look for plugins in DIR first (repeatable)\n"
@@ -645,6 +649,8 @@ static int cli_main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(cmd, "--version")) return print_version();
+    if (!strcmp(cmd, "tune")) return rl__cmd_tune(argc, argv);
+    if (!strcmp(cmd, "study")) return rl__cmd_study(argc, argv);
     for (size_t i = 0; i < N_COMMANDS; i++) {
         const command *k = &commands[i];
         if (strcmp(cmd, k->name) != 0) continue;

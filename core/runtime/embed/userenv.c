@@ -113,7 +113,7 @@ int rlh_env_register(rlh_host *h, const rlh_env_def *def, char *err, size_t errl
     ce->def.name = ce->name;
     ce->def.description = ce->description;
     ce->desc = (rl_plugin_desc){sizeof ce->desc, RL_KIND_ENV, ce->name, RLHOST_VERSION, ce->description,
-                                NULL, 0, NULL, 0, &ce_vtable, RL_DESC_SERIAL};
+                                NULL, 0, NULL, 0, &ce_vtable, RL_DESC_SERIAL, NULL};
     int rc = rl__registry_add_caller(&h->reg, &ce->desc, err, errlen);
     if (rc != RL_OK) {
         free(ce);

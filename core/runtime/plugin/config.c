@@ -327,16 +327,18 @@ static int config_load(rl__config *c, const char *path, const char *text,
         return RL_ENOMEM;
     }
     const config_setting_t *root = config_root_setting(&cfg);
-    static const char *const top[] = {"run", "env", "algo"};
+    /* tune: the search space of `rlhost tune` (cli/tune.c reads it); a run
+       leaves it alone */
+    static const char *const top[] = {"run", "env", "algo", "tune"};
     for (int i = 0; i < config_setting_length(root); i++) {
         const config_setting_t *s = config_setting_get_elem(root, (unsigned)i);
         const char *name = config_setting_name(s);
-        if (strcmp(name, "run") && strcmp(name, "env") && strcmp(name, "algo")) {
-            const char *near = rl__nearest(name, top, 3);
+        if (strcmp(name, "run") && strcmp(name, "env") && strcmp(name, "algo") && strcmp(name, "tune")) {
+            const char *near = rl__nearest(name, top, 4);
             if (near)
                 error_at(&r, s, "%s: unknown group (did you mean '%s'?)", name, near);
             else
-                error_at(&r, s, "%s: unknown group (expected run, env and algo)", name);
+                error_at(&r, s, "%s: unknown group (expected run, env, algo and tune)", name);
         }
     }
     uint32_t n;

@@ -71,6 +71,11 @@ uint32_t rl__desc_flags(const rl_plugin_desc *d)
     return d->struct_size >= offsetof(rl_plugin_desc, flags) + sizeof d->flags ? d->flags : 0;
 }
 
+const char *rl__desc_tune_space(const rl_plugin_desc *d)
+{
+    return d->struct_size >= offsetof(rl_plugin_desc, tune_space) + sizeof d->tune_space ? d->tune_space : NULL;
+}
+
 /* The descriptor's own fields: size, kind, name, texts, tables. */
 static int check_header(const rl_plugin_desc *d, char *why, size_t whylen)
 {
@@ -427,7 +432,7 @@ void rl__registry_scan_dir(rl__registry *reg, const char *dir, int depth)
 /* True when this code (librlhost, or a test linking the runtime) was loaded
    from inside the meson build tree. */
 static const char g_anchor; /* an address inside this object */
-static int running_from_build_tree(void)
+int rl__running_from_build_tree(void)
 {
     if (!RLHOST_BUILD_ROOT[0]) return 0;
     char self[PATH_MAX], root[PATH_MAX];
@@ -463,7 +468,7 @@ void rl__registry_discover(rl__registry *reg, const char *const *extra,
         }
         free(copy);
     }
-    if (running_from_build_tree()) {
+    if (rl__running_from_build_tree()) {
         static const char *const sub[] = {"plugins", "envs", "algos"};
         for (size_t i = 0; i < 3; i++) {
             char path[PATH_MAX];

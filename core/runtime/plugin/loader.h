@@ -37,6 +37,11 @@ typedef struct rl__registry {
    sentence is also kept in reg->refusals). */
 /* rl_plugin_desc.flags, 0 for a descriptor too short to have them (1.0). */
 uint32_t rl__desc_flags(const rl_plugin_desc *d);
+/* True when librlhost was loaded from inside the meson build tree (it
+   then finds the plugins, and rlhost tune its Python package, there). */
+int rl__running_from_build_tree(void);
+/* rl_plugin_desc.tune_space, or NULL for a plugin built before ABI 1.3. */
+const char *rl__desc_tune_space(const rl_plugin_desc *d);
 
 /* Validates one descriptor as the loader does (sizes, names, schema,
    reserved and duplicate option names, vtable); 0, or -1 with why. */

@@ -39,7 +39,7 @@ extern "C" {
 #endif
 
 #define RL_ABI_MAJOR 1
-#define RL_ABI_MINOR 2
+#define RL_ABI_MINOR 3
 /* 1.1 added: rl_algo_args.replicas with rl_replicas (data-parallel
    training), rl_plugin_desc.flags with RL_DESC_REPLICAS, and
    rl_env_info.agents (several agents per env).
@@ -47,7 +47,9 @@ extern "C" {
    float32 actions) with its bounds and optional observation bounds,
    rl_env_io.box_actions, rl_transition.box_actions, rl_algo_vtable.act_box,
    the descriptor flags RL_DESC_BOX and RL_DESC_NO_DISCRETE, and
-   rl_algo_args.inference. */
+   rl_algo_args.inference.
+   1.3 added: rl_plugin_desc.tune_space (a plugin's default search space
+   for `rlhost tune`). */
 
 /* Name of the one symbol a plugin exports. */
 #define RL_PLUGIN_ENTRY_SYMBOL "rlhost_plugin_entry"
@@ -625,6 +627,14 @@ typedef struct rl_plugin_desc {
     const void *vtable; /* const rl_env_vtable * or const rl_algo_vtable * */
     /* ABI 1.1: RL_DESC_* bits */
     uint32_t flags;
+    /* ABI 1.3, optional: the default search space of `rlhost tune` over
+       this plugin's options, in the syntax of a config's `tune` group with
+       keys relative to the plugin's group (docs/tune.md):
+         "lr = { log_uniform = [1e-5, 1e-2]; };"
+         "hidden = { choice = ([64, 64], [256, 256]); };"
+       The host checks it against options above like any space; NULL: the
+       plugin declares none. */
+    const char *tune_space;
 } rl_plugin_desc;
 
 /* rl_plugin_desc.flags: the algorithm trains data-parallel with

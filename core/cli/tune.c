@@ -1,0 +1,629 @@
+/* rlhost tune and rlhost study.  The C side reads the search space and
+   checks every value it can take against the schemas (it has the plugins
+   and libconfig's line numbers); then it hands over to the Python driver
+   (python/rlhost/tune.py, study.py), which drives Optuna or the seeds and
+   runs every trial as an ordinary `rlhost run` of this same executable.
+
+   The space, in a config's `tune` group or a file given with --space (a
+   `tune` group, or the groups at its top level):
+     tune = { algo = {
+       lr = { log_uniform = [1e-5, 1e-2]; };
+       n_steps = { int = [8, 256]; log = true; };
+       hidden = { choice = ([64, 64], [256, 256]); };
+       vf_coef = { uniform = [0.2, 1.0]; when = ("algo.clip_vf", true); };
+     }; };
+   Without one, each plugin's declared default (rl_plugin_desc.tune_space). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <libconfig.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "plugin/cfgscan.h"
+#include "plugin/config.h"
+#include "plugin/loader.h"
+#include "plugin/schema.h"
+#include "plugin/host_schema.h"
+#include "base/text.h"
+#include "tune.h"
+
+#ifndef RLHOST_SOURCE_ROOT
+#define RLHOST_SOURCE_ROOT ""
+#endif
+
+#define MAX_SET 256
+#define MAX_ENTRIES 128
+
+typedef struct space {
+    const char *config;                 /* the config every trial starts from */
+    rl__override set[MAX_SET + 1];      /* its --set, plus one slot to try a value */
+    size_t n_set;
+    const char *const *plugin_paths;
+    size_t n_paths;
+    rl__registry reg;
+    rl__config base;
+    rl__cfg_text src; /* the space's text, for file:line */
+    const char *origin;
+    char keys[MAX_ENTRIES][256];        /* entries so far: a `when` names one of them */
+    size_t n_keys;
+    rl__sbuf json;
+    int failed;
+} space;
+
+static void where(const space *sp, const config_setting_t *s, char *buf, size_t n)
+{
+    const char *file = NULL;
+    unsigned line = 0;
+    if (config_setting_source_line(s)) rl__cfg_where(&sp->src, config_setting_source_line(s), &file, &line);
+    if (line)
+        snprintf(buf, n, "%s:%u", file ? file : sp->origin, line);
+    else
+        snprintf(buf, n, "%s", sp->origin);
+}
+
+static void problem(space *sp, const config_setting_t *s, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void problem(space *sp, const config_setting_t *s, const char *key, const char *fmt, ...)
+{
+    char at[PATH_MAX + 32];
+    where(sp, s, at, sizeof at);
+    fprintf(stderr, "rlhost: %s: tune.%s: ", at, key);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    sp->failed = 1;
+}
+
+/* A setting as config text: what `--set key=TEXT` takes. */
+static int setting_text(const config_setting_t *s, rl__sbuf *b)
+{
+    switch (config_setting_type(s)) {
+    case CONFIG_TYPE_INT: rl__sbuf_printf(b, "%d", config_setting_get_int(s)); return 0;
+    case CONFIG_TYPE_INT64: rl__sbuf_printf(b, "%lldL", config_setting_get_int64(s)); return 0;
+    case CONFIG_TYPE_FLOAT: rl__sbuf_double(b, config_setting_get_float(s), 0); return 0;
+    case CONFIG_TYPE_BOOL: rl__sbuf_puts(b, config_setting_get_bool(s) ? "true" : "false"); return 0;
+    case CONFIG_TYPE_STRING: rl__sbuf_cfg_str(b, config_setting_get_string(s)); return 0;
+    case CONFIG_TYPE_ARRAY:
+    case CONFIG_TYPE_LIST: {
+        rl__sbuf_puts(b, "[");
+        for (int i = 0; i < config_setting_length(s); i++) {
+            if (i) rl__sbuf_puts(b, ", ");
+            if (setting_text(config_setting_get_elem(s, (unsigned)i), b)) return -1;
+        }
+        rl__sbuf_puts(b, "]");
+        return 0;
+    }
+    default: return -1;
+    }
+}
+
+/* The option a space key names, or NULL ("algo.optimizations.x" is a
+   stage); *val its value in the config. */
+static const rl_option_def *find_def(const rl__config *c, const char *key, const rl_value **val)
+{
+    const rl__group *g[2] = {NULL, NULL};
+    const char *name = strchr(key, '.');
+    if (!name) return NULL;
+    name++;
+    int stage = !strncmp(name, "optimizations.", 14);
+    if (stage) name += 14;
+    if (!strncmp(key, "run.", 4) && !stage) {
+        g[0] = &c->run;
+    } else if (!strncmp(key, "env.", 4)) {
+        g[0] = stage ? &c->env_host_stages : &c->env_host;
+        g[1] = stage ? &c->env_stages : &c->env_opts;
+    } else if (!strncmp(key, "algo.", 5)) {
+        g[0] = stage ? &c->algo_stages : &c->algo_opts;
+    }
+    for (int k = 0; k < 2; k++)
+        for (uint32_t i = 0; g[k] && i < g[k]->n; i++)
+            if (!strcmp(g[k]->defs[i].name, name)) {
+                *val = &g[k]->vals[i];
+                return &g[k]->defs[i];
+            }
+    return NULL;
+}
+
+/* Does the config load with `--set key=text` on top of its own --set?  On
+   no, says why, as the loader put it. */
+static int try_value(space *sp, const config_setting_t *at, const char *key, const char *what, const char *text)
+{
+    sp->set[sp->n_set] = (rl__override){.key = key, .value = text};
+    rl__sbuf errors = {0};
+    rl__config tmp;
+    int rc = rl__config_load(&tmp, sp->config, sp->set, sp->n_set + 1, &sp->reg, &errors);
+    if (rc == RL_OK) {
+        rl__config_destroy(&tmp);
+        rl__sbuf_free(&errors);
+        return 0;
+    }
+    const char *msg = errors.data ? errors.data : "out of memory";
+    if (!strncmp(msg, "--set ", 6) && strstr(msg, ": ")) msg = strstr(msg, ": ") + 2; /* the --set is ours */
+    size_t len = strcspn(msg, "\n");
+    if (what)
+        problem(sp, at, key, "%s %s is refused: %.*s", what, text, (int)len, msg);
+    else
+        problem(sp, at, key, "%.*s", (int)len, msg);
+    rl__sbuf_free(&errors);
+    return -1;
+}
+
+static int pair(const config_setting_t *v, double *lo, double *hi)
+{
+    if (!v || !config_setting_is_aggregate(v) || config_setting_length(v) != 2) return -1;
+    for (int i = 0; i < 2; i++) {
+        const config_setting_t *e = config_setting_get_elem(v, (unsigned)i);
+        if (!config_setting_is_number(e)) return -1;
+        double x = config_setting_type(e) == CONFIG_TYPE_FLOAT ? config_setting_get_float(e)
+                                                                : (double)config_setting_get_int64(e);
+        *(i ? hi : lo) = x;
+    }
+    return isfinite(*lo) && isfinite(*hi) ? 0 : -1;
+}
+
+static void json_texts(rl__sbuf *j, const char *key, const config_setting_t *list, int from)
+{
+    rl__sbuf_printf(j, "\"%s\": [", key);
+    for (int i = from; i < config_setting_length(list); i++) {
+        rl__sbuf t = {0};
+        setting_text(config_setting_get_elem(list, (unsigned)i), &t);
+        if (i > from) rl__sbuf_puts(j, ", ");
+        rl__sbuf_json_str(j, t.data ? t.data : "");
+        rl__sbuf_free(&t);
+    }
+    rl__sbuf_puts(j, "]");
+}
+
+static const char *const kinds[] = {"log_uniform", "uniform", "int", "choice"};
+
+static void entry(space *sp, const config_setting_t *e, const char *key)
+{
+    if (sp->n_keys >= MAX_ENTRIES) {
+        problem(sp, e, key, "a space holds at most %d keys", MAX_ENTRIES);
+        return;
+    }
+    if (!config_setting_is_group(e)) {
+        problem(sp, e, key, "expected a group such as { log_uniform = [1e-5, 1e-2]; }");
+        return;
+    }
+    const config_setting_t *kind = NULL;
+    const char *kname = NULL;
+    for (int i = 0; i < config_setting_length(e); i++) {
+        const config_setting_t *m = config_setting_get_elem(e, (unsigned)i);
+        const char *n = config_setting_name(m);
+        int known = !strcmp(n, "log") || !strcmp(n, "when");
+        for (size_t k = 0; k < 4; k++)
+            if (!strcmp(n, kinds[k])) {
+                if (kind) {
+                    problem(sp, m, key, "both %s and %s: a key has one distribution", kname, n);
+                    return;
+                }
+                kind = m, kname = kinds[k], known = 1;
+            }
+        if (!known) {
+            problem(sp, m, key, "unknown member '%s' (log_uniform, uniform, int, choice, log, when)", n);
+            return;
+        }
+    }
+    if (!kind) {
+        problem(sp, e, key, "no distribution: give one of log_uniform, uniform, int or choice");
+        return;
+    }
+    const rl_value *val = NULL;
+    const rl_option_def *def = find_def(&sp->base, key, &val);
+    if (!def) { /* the loader names it, with the nearest key */
+        try_value(sp, e, key, NULL, "0");
+        if (!sp->failed) problem(sp, e, key, "not an option of this config's plugins");
+        return;
+    }
+    const config_setting_t *logs = config_setting_get_member(e, "log");
+    int log = 0;
+    if (logs) {
+        if (config_setting_type(logs) != CONFIG_TYPE_BOOL) {
+            problem(sp, logs, key, "log must be true or false");
+            return;
+        }
+        log = config_setting_get_bool(logs);
+        if (log && strcmp(kname, "int")) {
+            problem(sp, logs, key, "log = true goes with int (log_uniform is the float one)");
+            return;
+        }
+    }
+    char when_json[2048] = "";
+    const config_setting_t *when = config_setting_get_member(e, "when");
+    if (when) {
+        const config_setting_t *k0 = config_setting_is_aggregate(when) && config_setting_length(when) >= 2
+                                         ? config_setting_get_elem(when, 0)
+                                         : NULL;
+        if (!k0 || config_setting_type(k0) != CONFIG_TYPE_STRING) {
+            problem(sp, when, key, "when = (\"KEY\", VALUE, ...): a key of this space, then its values that enable this one");
+            return;
+        }
+        const char *parent = config_setting_get_string(k0);
+        size_t p = 0;
+        while (p < sp->n_keys && strcmp(sp->keys[p], parent)) p++;
+        if (p == sp->n_keys) {
+            problem(sp, when, key, "when names '%s', which is not a key given before it in this space", parent);
+            return;
+        }
+        for (int i = 1; i < config_setting_length(when); i++) {
+            rl__sbuf t = {0};
+            if (setting_text(config_setting_get_elem(when, (unsigned)i), &t) ||
+                try_value(sp, when, parent, "when value", t.data ? t.data : "")) {
+                if (!sp->failed) problem(sp, when, key, "a when value must be a number, bool, string or list");
+                rl__sbuf_free(&t);
+                return;
+            }
+            rl__sbuf_free(&t);
+        }
+        rl__sbuf w = {0};
+        rl__sbuf_puts(&w, "{\"key\": ");
+        rl__sbuf_json_str(&w, parent);
+        rl__sbuf_puts(&w, ", ");
+        json_texts(&w, "in", when, 1);
+        rl__sbuf_puts(&w, "}");
+        snprintf(when_json, sizeof when_json, "%s", w.data ? w.data : "null");
+        rl__sbuf_free(&w);
+    }
+    char at[PATH_MAX + 32];
+    where(sp, e, at, sizeof at);
+    rl__sbuf *j = &sp->json;
+    rl__sbuf_puts(j, sp->n_keys ? ",\n  {\"key\": " : "\n  {\"key\": ");
+    rl__sbuf_json_str(j, key);
+    rl__sbuf_printf(j, ", \"kind\": \"%s\", \"where\": ", kname);
+    rl__sbuf_json_str(j, at);
+    rl__sbuf base = {0};
+    rl__value_format(def, val, &base);
+    rl__sbuf_puts(j, ", \"base\": ");
+    rl__sbuf_json_str(j, base.data ? base.data : "");
+    rl__sbuf_free(&base);
+    if (!strcmp(kname, "choice")) {
+        if (!config_setting_is_aggregate(kind) || config_setting_length(kind) < 1) {
+            problem(sp, kind, key, "choice = [A, B, ...] (a list of values; ( ... ) when the values are lists)");
+            return;
+        }
+        for (int i = 0; i < config_setting_length(kind); i++) {
+            rl__sbuf t = {0};
+            int bad = setting_text(config_setting_get_elem(kind, (unsigned)i), &t);
+            if (bad) problem(sp, kind, key, "choice %d is not a value (a number, bool, string or list)", i + 1);
+            if (bad || try_value(sp, kind, key, "choice", t.data ? t.data : "")) {
+                rl__sbuf_free(&t);
+                return;
+            }
+            rl__sbuf_free(&t);
+        }
+        rl__sbuf_puts(j, ", ");
+        json_texts(j, "choices", kind, 0);
+    } else {
+        double lo, hi;
+        if (pair(kind, &lo, &hi)) {
+            problem(sp, kind, key, "%s = [LOW, HIGH]: two finite numbers", kname);
+            return;
+        }
+        if (!(lo < hi)) {
+            problem(sp, kind, key, "%s = [%.9g, %.9g]: LOW must be below HIGH", kname, lo, hi);
+            return;
+        }
+        int is_int = !strcmp(kname, "int");
+        if ((!strcmp(kname, "log_uniform") || log) && lo <= 0) {
+            problem(sp, kind, key, "a log scale needs LOW > 0 (got %.9g)", lo);
+            return;
+        }
+        if (is_int && (lo != floor(lo) || hi != floor(hi))) {
+            problem(sp, kind, key, "int = [%.9g, %.9g]: the bounds must be integers", lo, hi);
+            return;
+        }
+        if (!is_int && def->type != RL_OPT_FLOAT) {
+            problem(sp, kind, key, "%s samples floats, and %s takes %s: use int or choice", kname, key,
+                    def->type == RL_OPT_INT ? "integers" : "no number");
+            return;
+        }
+        if (is_int && def->type != RL_OPT_INT && def->type != RL_OPT_FLOAT) {
+            problem(sp, kind, key, "int samples integers, and %s takes no number: use choice", key);
+            return;
+        }
+        char text[64];
+        for (int b = 0; b < 2; b++) {
+            double x = b ? hi : lo;
+            if (is_int || def->type == RL_OPT_INT)
+                snprintf(text, sizeof text, "%.0f", x);
+            else {
+                rl__sbuf t = {0};
+                rl__sbuf_double(&t, x, 0);
+                snprintf(text, sizeof text, "%s", t.data ? t.data : "0");
+                rl__sbuf_free(&t);
+            }
+            if (try_value(sp, kind, key, b ? "HIGH" : "LOW", text)) return;
+        }
+        rl__sbuf_puts(j, ", \"low\": ");
+        rl__sbuf_double(j, lo, 1);
+        rl__sbuf_puts(j, ", \"high\": ");
+        rl__sbuf_double(j, hi, 1);
+        rl__sbuf_printf(j, ", \"log\": %s", log || !strcmp(kname, "log_uniform") ? "true" : "false");
+        rl__sbuf_printf(j, ", \"type\": \"%s\"", def->type == RL_OPT_INT || is_int ? "int" : "float");
+    }
+    if (when_json[0]) rl__sbuf_printf(j, ", \"when\": %s", when_json);
+    rl__sbuf_puts(j, "}");
+    snprintf(sp->keys[sp->n_keys++], sizeof sp->keys[0], "%s", key);
+}
+
+/* A group of the space: run, env or algo (and their optimizations). */
+static void group(space *sp, const config_setting_t *g, const char *prefix)
+{
+    for (int i = 0; i < config_setting_length(g) && !sp->failed; i++) {
+        const config_setting_t *e = config_setting_get_elem(g, (unsigned)i);
+        char key[256];
+        snprintf(key, sizeof key, "%s.%s", prefix, config_setting_name(e));
+        int opt_group = !strcmp(config_setting_name(e), "optimizations") && !strchr(prefix, '.') &&
+                        strcmp(prefix, "run") && config_setting_is_group(e) &&
+                        !config_setting_get_member(e, "choice") && !config_setting_get_member(e, "uniform") &&
+                        !config_setting_get_member(e, "log_uniform") && !config_setting_get_member(e, "int");
+        if (opt_group)
+            group(sp, e, key);
+        else
+            entry(sp, e, key);
+    }
+}
+
+/* Reads one space text (a file's, or a plugin's default) into the JSON.
+   prefix NULL: its top level holds run/env/algo (or a `tune` group that
+   does); else the text's keys are the plugin's, under prefix. */
+static void read_space(space *sp, const char *origin, const char *path, const char *text, const char *prefix)
+{
+    rl__sbuf errors = {0};
+    rl__cfg_text_free(&sp->src);
+    sp->origin = origin;
+    if (rl__cfg_expand(&sp->src, path, text, &errors)) {
+        fprintf(stderr, "%s", errors.data ? errors.data : "rlhost: out of memory\n");
+        rl__sbuf_free(&errors);
+        sp->failed = 1;
+        return;
+    }
+    rl__sbuf_free(&errors);
+    config_t cfg;
+    config_init(&cfg);
+    if (!config_read_string(&cfg, sp->src.text.data)) {
+        const char *file;
+        unsigned line;
+        rl__cfg_where(&sp->src, (unsigned)config_error_line(&cfg), &file, &line);
+        fprintf(stderr, "rlhost: %s:%u: syntax error: %s\n", file ? file : origin, line, config_error_text(&cfg));
+        config_destroy(&cfg);
+        sp->failed = 1;
+        return;
+    }
+    const config_setting_t *root = config_root_setting(&cfg);
+    if (prefix) {
+        group(sp, root, prefix);
+    } else {
+        const config_setting_t *t = config_setting_get_member(root, "tune");
+        if (t && config_setting_is_group(t)) root = t;
+        for (int i = 0; i < config_setting_length(root) && !sp->failed; i++) {
+            const config_setting_t *g = config_setting_get_elem(root, (unsigned)i);
+            const char *n = config_setting_name(g);
+            if (strcmp(n, "run") && strcmp(n, "env") && strcmp(n, "algo")) {
+                char at[PATH_MAX + 32];
+                where(sp, g, at, sizeof at);
+                fprintf(stderr, "rlhost: %s: tune.%s: unknown group (the space has run, env and algo)\n", at, n);
+                sp->failed = 1;
+            } else if (!config_setting_is_group(g)) {
+                char at[PATH_MAX + 32];
+                where(sp, g, at, sizeof at);
+                fprintf(stderr, "rlhost: %s: tune.%s: expected a group of keys\n", at, n);
+                sp->failed = 1;
+            } else {
+                group(sp, g, n);
+            }
+        }
+    }
+    config_destroy(&cfg);
+}
+
+/* Does the config file have a top-level `tune` group? */
+static int config_has_tune(const char *path)
+{
+    rl__cfg_text src;
+    rl__sbuf errors = {0};
+    int has = 0;
+    if (!rl__cfg_expand(&src, path, NULL, &errors)) {
+        config_t cfg;
+        config_init(&cfg);
+        if (config_read_string(&cfg, src.text.data)) has = config_lookup(&cfg, "tune") != NULL;
+        config_destroy(&cfg);
+    }
+    rl__cfg_text_free(&src);
+    rl__sbuf_free(&errors);
+    return has;
+}
+
+/* The space as JSON into out; 0, or an exit code after the message. */
+static int resolve_space(space *sp, const char *space_file, rl__sbuf *out)
+{
+    rl__sbuf errors = {0};
+    rl__registry_discover(&sp->reg, sp->plugin_paths, sp->n_paths);
+    int rc = rl__config_load(&sp->base, sp->config, sp->set, sp->n_set, &sp->reg, &errors);
+    if (rc != RL_OK) {
+        fprintf(stderr, "%s", errors.data ? errors.data : "rlhost: out of memory\n");
+        rl__sbuf_free(&errors);
+        return rl__exit_code(rc == RL_ENOMEM ? rc : RL_ECONFIG);
+    }
+    rl__sbuf_free(&errors);
+    const char *source;
+    if (space_file) {
+        source = space_file;
+        read_space(sp, space_file, space_file, NULL, NULL);
+    } else if (config_has_tune(sp->config)) {
+        source = sp->config;
+        read_space(sp, sp->config, sp->config, NULL, NULL);
+    } else {
+        const rl__plugin *pl[2] = {sp->base.env, sp->base.algo};
+        const char *pre[2] = {"env", "algo"};
+        source = "the plugins' default spaces";
+        for (int k = 0; k < 2 && !sp->failed; k++) {
+            const char *t = pl[k] ? rl__desc_tune_space(pl[k]->desc) : NULL;
+            if (!t) continue;
+            char origin[300];
+            snprintf(origin, sizeof origin, "%s '%s' default space", pre[k], pl[k]->desc->name);
+            read_space(sp, origin, origin, t, pre[k]);
+        }
+        if (!sp->failed && !sp->n_keys) {
+            fprintf(stderr,
+                    "rlhost: %s has no tune group, no --space was given, and neither '%s' nor '%s' declares a "
+                    "default space: write one (docs/tune.md)\n",
+                    sp->config, sp->base.env->desc->name, sp->base.algo->desc->name);
+            return EXIT_USAGE;
+        }
+    }
+    if (sp->failed) return EXIT_USAGE;
+    if (!sp->n_keys) {
+        fprintf(stderr, "rlhost: %s: the search space is empty\n", source);
+        return EXIT_USAGE;
+    }
+    rl__sbuf_puts(out, "{\"source\": ");
+    rl__sbuf_json_str(out, source);
+    rl__sbuf_printf(out, ", \"env\": \"%s\", \"algo\": \"%s\"", sp->base.env->desc->name,
+                    sp->base.algo->desc->name);
+    rl__json_u64(out, "steps", (unsigned long long)sp->base.run.vals[RL__RUN_STEPS].i);
+    rl__json_u64(out, "seed", (unsigned long long)sp->base.run.vals[RL__RUN_SEED].i);
+    rl__json_u64(out, "eval_interval", (unsigned long long)sp->base.run.vals[RL__RUN_EVAL_INTERVAL].i);
+    rl__json_u64(out, "eval_episodes", (unsigned long long)sp->base.run.vals[RL__RUN_EVAL_EPISODES].i);
+    rl__sbuf_puts(out, ", \"keys\": [");
+    rl__sbuf_puts(out, sp->json.data ? sp->json.data : "");
+    rl__sbuf_puts(out, "\n]}\n");
+    return 0;
+}
+
+static void space_free(space *sp)
+{
+    rl__config_destroy(&sp->base);
+    rl__registry_destroy(&sp->reg);
+    rl__cfg_text_free(&sp->src);
+    rl__sbuf_free(&sp->json);
+}
+
+/* Where the Python driver is: the interpreter and, run from the build
+   tree, this checkout's package and libraries. */
+static const char *python_exe(char *buf, size_t n)
+{
+    const char *py = getenv("RLHOST_PYTHON");
+    if (py && *py) return py;
+    if (rl__running_from_build_tree() && RLHOST_SOURCE_ROOT[0]) {
+        snprintf(buf, n, "%s/.venv/bin/python", RLHOST_SOURCE_ROOT);
+        if (access(buf, X_OK) == 0) return buf;
+    }
+    return "python3";
+}
+
+static int exec_driver(const char *module, int argc, char **argv, const char *space_json)
+{
+    char pybuf[PATH_MAX], self[PATH_MAX];
+    const char *py = python_exe(pybuf, sizeof pybuf);
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len > 0) {
+        self[len] = 0;
+        setenv("RLHOST_EXE", self, 1);
+    }
+    if (rl__running_from_build_tree()) {
+        char path[2 * PATH_MAX + 8];
+        const char *old = getenv("PYTHONPATH");
+        snprintf(path, sizeof path, "%s/python%s%s", RLHOST_SOURCE_ROOT, old && *old ? ":" : "", old ? old : "");
+        setenv("PYTHONPATH", path, 1);
+        setenv("RLHOST_LIB_DIR", RLHOST_BUILD_ROOT, 0);
+    }
+    /* argv: python -m rlhost.MODULE [--space-json JSON] ARGS... */
+    char **args = calloc((size_t)argc + 6, sizeof *args);
+    if (!args) return EXIT_RUN_FAILED;
+    size_t k = 0;
+    char mod[64];
+    snprintf(mod, sizeof mod, "rlhost.%s", module);
+    args[k++] = (char *)py;
+    args[k++] = "-m";
+    args[k++] = mod;
+    if (space_json) {
+        args[k++] = "--space-json";
+        args[k++] = (char *)space_json;
+    }
+    for (int i = 2; i < argc; i++) args[k++] = argv[i];
+    args[k] = NULL;
+    fflush(NULL);
+    execvp(py, args);
+    fprintf(stderr,
+            "rlhost: %s needs Python 3 with the rlhost package and %s (%s: %s): in this checkout run "
+            "scripts/pydeps.sh; installed, pip install rlhost %s, or set RLHOST_PYTHON\n",
+            module, !strcmp(module, "tune") ? "Optuna" : "NumPy", py, strerror(errno),
+            !strcmp(module, "tune") ? "optuna" : "numpy");
+    free(args);
+    return EXIT_RUN_FAILED;
+}
+
+int rl__cmd_tune(int argc, char **argv)
+{
+    int help = 0, print = 0;
+    const char *space_file = NULL;
+    space *sp = calloc(1, sizeof *sp);
+    const char *paths[64];
+    if (!sp) return EXIT_RUN_FAILED;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) help = 1;
+        else if (!strcmp(a, "--print-space")) print = 1;
+        else if ((!strcmp(a, "--space") || !strcmp(a, "--set") || !strcmp(a, "--plugin-path")) && i + 1 >= argc) {
+            fprintf(stderr, "rlhost: tune: %s needs a value\n", a);
+            free(sp);
+            return EXIT_USAGE;
+        } else if (!strcmp(a, "--space")) {
+            space_file = argv[++i];
+        } else if (!strcmp(a, "--plugin-path")) {
+            if (sp->n_paths < 64) paths[sp->n_paths++] = argv[i + 1];
+            i++;
+        } else if (!strcmp(a, "--set")) {
+            char *kv = argv[++i];
+            if (sp->n_set >= MAX_SET || rl__override_parse(strdup(kv), &sp->set[sp->n_set]) != RL_OK) {
+                fprintf(stderr, "rlhost: tune: --set %s: expected KEY=VALUE\n", kv);
+                free(sp);
+                return EXIT_USAGE;
+            }
+            sp->n_set++;
+        }
+    }
+    sp->plugin_paths = paths;
+    if (help) {
+        free(sp);
+        return exec_driver("tune", argc, argv, NULL);
+    }
+    if (argc < 3 || argv[2][0] == '-') {
+        fprintf(stderr, "rlhost: usage: rlhost tune CONFIG [--space FILE] [--trials N] [--jobs J] [--out DIR] ... "
+                        "(rlhost tune --help)\n");
+        free(sp);
+        return EXIT_USAGE;
+    }
+    sp->config = argv[2];
+    rl__sbuf json = {0};
+    int rc = resolve_space(sp, space_file, &json);
+    space_free(sp);
+    free(sp);
+    if (rc) {
+        rl__sbuf_free(&json);
+        return rc;
+    }
+    if (print) {
+        fputs(json.data, stdout);
+        rl__sbuf_free(&json);
+        return 0;
+    }
+    rc = exec_driver("tune", argc, argv, json.data);
+    rl__sbuf_free(&json);
+    return rc;
+}
+
+int rl__cmd_study(int argc, char **argv)
+{
+    return exec_driver("study", argc, argv, NULL);
+}
