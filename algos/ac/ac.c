@@ -479,25 +479,46 @@ static const rl_algo_vtable td3_vtable = {
     .act_box = ac_act_box,
 };
 
+/* The default search spaces of rlhost tune: the RL Zoo's SAC and TD3
+   samplers (rl_zoo3/hyperparams_opt.py) over these plugins' options. */
+static const char sac_space[] =
+    "lr = { log_uniform = [1e-5, 1e-2]; };\n"
+    "gamma = { choice = [0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 0.9999]; };\n"
+    "batch_size = { choice = [16, 32, 64, 128, 256, 512, 1024, 2048]; };\n"
+    "buffer_size = { choice = [10000, 100000, 1000000]; };\n"
+    "learning_starts = { choice = [0, 1000, 10000, 20000]; };\n"
+    "train_freq = { choice = [1, 4, 8, 16, 32, 64, 128, 256, 512]; };\n"
+    "tau = { choice = [0.001, 0.005, 0.01, 0.02, 0.05, 0.08]; };\n"
+    "hidden = { choice = ([64, 64], [256, 256], [400, 300]); };\n";
+static const char td3_space[] =
+    "lr = { log_uniform = [1e-5, 1.0]; };\n"
+    "gamma = { choice = [0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 0.9999]; };\n"
+    "batch_size = { choice = [16, 32, 64, 100, 128, 256, 512, 1024, 2048]; };\n"
+    "buffer_size = { choice = [10000, 100000, 1000000]; };\n"
+    "train_freq = { choice = [1, 4, 8, 16, 32, 64, 128, 256, 512]; };\n"
+    "tau = { choice = [0.001, 0.005, 0.01, 0.02, 0.05, 0.08]; };\n"
+    "exploration_noise = { uniform = [0.0, 1.0]; };\n"
+    "hidden = { choice = ([64, 64], [256, 256], [400, 300]); };\n";
+
 #define AC_FLAGS (RL_DESC_REPLICAS | RL_DESC_BOX | RL_DESC_NO_DISCRETE)
 static const rl_plugin_desc descs[] = {
     {
         .struct_size = sizeof(rl_plugin_desc), .kind = RL_KIND_ALGO, .name = "sac", .version = "1.0.0",
         .description = "soft actor-critic: tanh-squashed Gaussian actor, twin critics, learned entropy coefficient",
         .options = opts_sac, .n_options = SAC_OPT_N, .stages = stages, .n_stages = ST_N,
-        .vtable = &sac_vtable, .flags = AC_FLAGS,
+        .vtable = &sac_vtable, .flags = AC_FLAGS, .tune_space = sac_space,
     },
     {
         .struct_size = sizeof(rl_plugin_desc), .kind = RL_KIND_ALGO, .name = "td3", .version = "1.0.0",
         .description = "twin delayed DDPG: deterministic actor, clipped double Q, target smoothing, delayed actor updates",
         .options = opts_td3, .n_options = TD3_OPT_N, .stages = stages, .n_stages = ST_N,
-        .vtable = &td3_vtable, .flags = AC_FLAGS,
+        .vtable = &td3_vtable, .flags = AC_FLAGS, .tune_space = td3_space,
     },
     {
         .struct_size = sizeof(rl_plugin_desc), .kind = RL_KIND_ALGO, .name = "ddpg", .version = "1.0.0",
         .description = "DDPG: TD3 with one critic, no target smoothing and an actor update every step",
         .options = opts_ddpg, .n_options = TD3_OPT_N, .stages = stages, .n_stages = ST_N,
-        .vtable = &td3_vtable, .flags = AC_FLAGS,
+        .vtable = &td3_vtable, .flags = AC_FLAGS, .tune_space = td3_space,
     },
 };
 

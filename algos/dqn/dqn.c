@@ -726,10 +726,24 @@ static const rl_algo_vtable vtable = {
     /* discrete actions only: no act_box */
 };
 
+/* The default search space of rlhost tune: the RL Zoo's DQN sampler
+   (rl_zoo3/hyperparams_opt.py) over this plugin's options. */
+static const char dqn_space[] =
+    "lr = { log_uniform = [1e-5, 1.0]; };\n"
+    "gamma = { choice = [0.9, 0.99, 0.995, 0.999, 0.9999]; };\n"
+    "batch_size = { choice = [16, 32, 64, 100, 128, 256, 512]; };\n"
+    "buffer_size = { choice = [10000, 50000, 100000, 1000000]; };\n"
+    "exploration_final_eps = { uniform = [0.0, 0.2]; };\n"
+    "exploration_fraction = { uniform = [0.0, 0.5]; };\n"
+    "target_update_interval = { choice = [1, 1000, 5000, 10000, 15000, 20000]; };\n"
+    "learning_starts = { choice = [0, 1000, 5000, 10000, 20000]; };\n"
+    "train_freq = { choice = [1, 4, 8, 16, 128, 256, 1000]; };\n"
+    "hidden = { choice = ([64], [64, 64], [256, 256]); };\n";
+
 #define PRESET(name_, opts_, text_)                                                                   \
     {.struct_size = sizeof(rl_plugin_desc), .kind = RL_KIND_ALGO, .name = name_, .version = "1.0.0",             \
      .description = text_, .options = opts_, .n_options = OPT_N, .stages = stages, .n_stages = ST_N,             \
-     .vtable = &vtable, .flags = RL_DESC_REPLICAS}
+     .vtable = &vtable, .flags = RL_DESC_REPLICAS, .tune_space = dqn_space}
 
 static const rl_plugin_desc descs[] = {
     PRESET("dqn", opts_dqn, "deep Q-network (replay, target network, epsilon-greedy)"),

@@ -640,18 +640,34 @@ static const rl_algo_vtable vtable = {
     .act_box = ppo_act_box,
 };
 
+/* The default search space of rlhost tune: the RL Zoo's PPO sampler
+   (rl_zoo3/hyperparams_opt.py) over this plugin's options. */
+static const char ppo_space[] =
+    "lr = { log_uniform = [1e-5, 3e-3]; };\n"
+    "n_steps = { choice = [8, 16, 32, 64, 128, 256, 512, 1024, 2048]; };\n"
+    "batch_size = { choice = [8, 16, 32, 64, 128, 256, 512]; };\n"
+    "n_epochs = { choice = [1, 5, 10, 20]; };\n"
+    "gamma = { choice = [0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 0.9999]; };\n"
+    "gae_lambda = { choice = [0.8, 0.9, 0.92, 0.95, 0.98, 0.99, 1.0]; };\n"
+    "clip_range = { choice = [0.1, 0.2, 0.3, 0.4]; };\n"
+    "ent_coef = { log_uniform = [1e-8, 0.1]; };\n"
+    "vf_coef = { uniform = [0.0, 1.0]; };\n"
+    "max_grad_norm = { choice = [0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 2.0, 5.0]; };\n"
+    "hidden = { choice = ([64, 64], [256, 256]); };\n"
+    "activation = { choice = [\"tanh\", \"relu\"]; };\n";
+
 static const rl_plugin_desc descs[] = {
     {
         .struct_size = sizeof(rl_plugin_desc), .kind = RL_KIND_ALGO, .name = "ppo", .version = "1.0.0",
         .description = "proximal policy optimization (clipped surrogate, GAE)", .options = opts_ppo,
         .n_options = OPT_N, .stages = stages, .n_stages = ST_N, .vtable = &vtable,
-        .flags = RL_DESC_REPLICAS | RL_DESC_BOX,
+        .flags = RL_DESC_REPLICAS | RL_DESC_BOX, .tune_space = ppo_space,
     },
     {
         .struct_size = sizeof(rl_plugin_desc), .kind = RL_KIND_ALGO, .name = "recurrent_ppo",
         .version = "1.0.0", .description = "PPO with an LSTM before the heads (preset: recurrent = true)",
         .options = opts_rppo, .n_options = OPT_N, .stages = stages, .n_stages = ST_N, .vtable = &vtable,
-        .flags = RL_DESC_REPLICAS | RL_DESC_BOX,
+        .flags = RL_DESC_REPLICAS | RL_DESC_BOX, .tune_space = ppo_space,
     },
 };
 

@@ -1,7 +1,7 @@
 /* rlhost tune and rlhost study.  The C side reads the search space and
    checks every value it can take against the schemas (it has the plugins
    and libconfig's line numbers); then it hands over to the Python driver
-   (python/rlhost/tune.py, study.py), which drives Optuna or the seeds and
+   (python/rlhost/_tune.py, _study.py), which drives Optuna or the seeds and
    runs every trial as an ordinary `rlhost run` of this same executable.
 
    The space, in a config's `tune` group or a file given with --space (a
@@ -134,7 +134,8 @@ static const rl_option_def *find_def(const rl__config *c, const char *key, const
 
 /* Does the config load with `--set key=text` on top of its own --set?  On
    no, says why, as the loader put it. */
-static int try_value(space *sp, const config_setting_t *at, const char *key, const char *what, const char *text)
+static int try_value_as(space *sp, const config_setting_t *at, const char *key, const char *label,
+                        const char *what, const char *text)
 {
     sp->set[sp->n_set] = (rl__override){.key = key, .value = text};
     rl__sbuf errors = {0};
@@ -149,11 +150,16 @@ static int try_value(space *sp, const config_setting_t *at, const char *key, con
     if (!strncmp(msg, "--set ", 6) && strstr(msg, ": ")) msg = strstr(msg, ": ") + 2; /* the --set is ours */
     size_t len = strcspn(msg, "\n");
     if (what)
-        problem(sp, at, key, "%s %s is refused: %.*s", what, text, (int)len, msg);
+        problem(sp, at, label, "%s %s is refused: %.*s", what, text, (int)len, msg);
     else
-        problem(sp, at, key, "%.*s", (int)len, msg);
+        problem(sp, at, label, "%.*s", (int)len, msg);
     rl__sbuf_free(&errors);
     return -1;
+}
+
+static int try_value(space *sp, const config_setting_t *at, const char *key, const char *what, const char *text)
+{
+    return try_value_as(sp, at, key, key, what, text);
 }
 
 static int pair(const config_setting_t *v, double *lo, double *hi)
@@ -257,7 +263,7 @@ static void entry(space *sp, const config_setting_t *e, const char *key)
         for (int i = 1; i < config_setting_length(when); i++) {
             rl__sbuf t = {0};
             if (setting_text(config_setting_get_elem(when, (unsigned)i), &t) ||
-                try_value(sp, when, parent, "when value", t.data ? t.data : "")) {
+                try_value_as(sp, when, parent, key, "when value", t.data ? t.data : "")) {
                 if (!sp->failed) problem(sp, when, key, "a when value must be a number, bool, string or list");
                 rl__sbuf_free(&t);
                 return;
@@ -542,7 +548,7 @@ static int exec_driver(const char *module, int argc, char **argv, const char *sp
     if (!args) return EXIT_RUN_FAILED;
     size_t k = 0;
     char mod[64];
-    snprintf(mod, sizeof mod, "rlhost.%s", module);
+    snprintf(mod, sizeof mod, "rlhost._%s", module);
     args[k++] = (char *)py;
     args[k++] = "-m";
     args[k++] = mod;

@@ -241,10 +241,16 @@ static const rl_algo_vtable vtable = {
     .act_box = a2c_act_box,
 };
 
+/* rlhost tune's default space (the RL Zoo's A2C sampler, in brief) */
+static const char space[] = "lr = { log_uniform = [1e-5, 1e-2]; }; n_steps = { choice = [5, 8, 16, 32, 64]; };"
+    "gamma = { choice = [0.9, 0.95, 0.98, 0.99, 0.995, 0.999]; }; ent_coef = { log_uniform = [1e-8, 0.1]; };"
+    "gae_lambda = { choice = [0.8, 0.9, 0.92, 0.95, 0.98, 1.0]; }; vf_coef = { uniform = [0.0, 1.0]; };"
+    "max_grad_norm = { choice = [0.3, 0.5, 1.0, 2.0, 5.0]; }; hidden = { choice = ([64, 64], [256, 256]); };";
+
 static const rl_plugin_desc desc = {
     .struct_size = sizeof desc, .kind = RL_KIND_ALGO, .name = "a2c", .version = "1.0.0",
     .description = "advantage actor-critic (synchronous), the SDK's example: categorical or Gaussian policy",
-    .options = options, .n_options = OPT_N, .vtable = &vtable, .flags = RL_DESC_BOX,
+    .options = options, .n_options = OPT_N, .vtable = &vtable, .flags = RL_DESC_BOX, .tune_space = space,
 };
 
 RL_PLUGIN_DEFINE_SINGLE(desc);

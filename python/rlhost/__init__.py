@@ -12,6 +12,19 @@ from .envs import Env, VectorEnv, info, list_plugins, make, make_vec
 from .policy import Policy, load, read_safetensors
 from .train import run
 
+
+def tune(config, trials=20, jobs=1, out=None, **kw):
+    """Searches CONFIG's hyperparameters with Optuna (rlhost tune); see
+    rlhost.tune.tune for the options."""
+    from ._tune import tune as _tune
+    return _tune(config, trials, jobs, out, **kw)
+
+
+def study(configs, seeds, out=None, **kw):
+    """Seeds of each config and rliable's statistics (rlhost study)."""
+    from ._study import study as _study
+    return _study(configs, seeds, out, **kw)
+
 __version__ = _lib.rlh_version().decode()
 
 
@@ -21,5 +34,5 @@ def make_sb3_vec(name, num_envs=1, seed=0, **options):
     return SB3VecEnv(name, num_envs, seed, **options)
 
 
-__all__ = ["Env", "VectorEnv", "Policy", "RlhostError", "RlhostWarning", "make", "make_vec", "make_sb3_vec", "load", "run",
+__all__ = ["Env", "VectorEnv", "Policy", "RlhostError", "RlhostWarning", "make", "make_vec", "make_sb3_vec", "load", "run", "tune", "study",
            "read_safetensors", "list_plugins", "info", "configs", "userenv"]

@@ -15,6 +15,8 @@ def main() -> None:
         _, _, exe, dirs = package_lib()
         extra = env.get("RLHOST_PLUGIN_PATH")
         env["RLHOST_PLUGIN_PATH"] = ":".join(dirs + ([extra] if extra else []))
+    # rlhost tune and study come back to Python: this interpreter, which has this package
+    env.setdefault("RLHOST_PYTHON", sys.executable)
     if not exe.exists():
         sys.exit(f"rlhost: {exe} is missing: the package was installed without its libraries")
     os.execve(str(exe), [str(exe)] + sys.argv[1:], env)

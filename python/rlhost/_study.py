@@ -260,5 +260,30 @@ def main(argv=None):
     return 0
 
 
+def study(configs, seeds: int, out=None, jobs=None, labels=None, overrides: "dict | None" = None, reps: int = 50000,
+          seed: int = 0) -> dict:
+    """Runs `rlhost study` on the configs and returns its report.json as a
+    dict (per config: scores, median, IQM and mean with CIs, profile and
+    curve; the probability of improvement of each pair)."""
+    from ._native import RlhostError
+    argv = [os.fspath(c) for c in configs] + ["--seeds", str(seeds), "--reps", str(reps), "--seed", str(seed)]
+    out = os.fspath(out or "runs/study")
+    argv += ["--out", out] + (["--jobs", str(jobs)] if jobs else [])
+    for lab in labels or []:
+        argv += ["--label", lab]
+    for k, v in (overrides or {}).items():
+        argv += ["--set", f"{k}={v}"]
+    try:
+        rc = main(argv)
+    except SystemExit as e:
+        raise RlhostError(str(e.code)) from None
+    if rc in (130, 143):
+        raise KeyboardInterrupt("rlhost study: stopped; the same call resumes it")
+    if rc != 0:
+        raise RlhostError(f"rlhost study: runs failed (logs in {out}/logs)")
+    with open(Path(out) / "report.json") as f:
+        return json.load(f)
+
+
 if __name__ == "__main__":
     sys.exit(main())

@@ -383,18 +383,122 @@ def _write_csv(path, header, rows):
     os.replace(tmp, path)
 
 
-def main(argv=None, launcher=None):
+def main(argv=None, launcher=None, result=None):
     args = _parser().parse_args(argv)
     exe, env = T.command()
     space = _space(args, exe, env)
     if args.print_space:
         print(json.dumps(space))
         return 0
-    try:
-        tuner = Tuner(args, space, exe, env, launcher)
-    except ImportError as e:
-        raise SystemExit(f"rlhost: {e}")
+    tuner = Tuner(args, space, exe, env, launcher)
+    if result is not None:
+        result.append(tuner)
     return tuner.run()
+
+
+class TuneResult:
+    """What rlhost.tune returns: the best trial's value, params and config
+    (best.cfg), the study directory, and the Optuna study itself."""
+
+    def __init__(self, tuner):
+        self.out = tuner.out
+        self.study = tuner.study
+        b = tuner.study.best_trial
+        self.best_value, self.best_params, self.best_number = b.value, dict(b.params), b.number
+        self.best_config = tuner.out / "best.cfg"
+
+    def __repr__(self):
+        return f"TuneResult(best_value={self.best_value!r}, best_params={self.best_params!r}, out={str(self.out)!r})"
+
+
+def _forked(config, env, eval_env):
+    """A launcher for rlhost.tune(env=...): each run is rlhost.run in a
+    forked child (the env is Python, in this process)."""
+    import multiprocessing as mp
+    import signal
+    ctx = mp.get_context("fork")
+
+    def child(log_fd, overrides):
+        os.dup2(log_fd, 1)
+        os.dup2(log_fd, 2)
+        T._die_with_parent()
+        code = 0
+        try:
+            from .train import run
+            run(config, force=True, overrides=overrides, env=env, eval_env=eval_env)
+        except KeyboardInterrupt:
+            code = 143
+        except BaseException as e:  # the child's one sentence, where the driver reads it
+            print(f"rlhost: error: {e}", file=sys.stderr)
+            code = 1
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
+    class Child:
+        def __init__(self, p):
+            self.p = p
+
+        @property
+        def returncode(self):
+            c = self.p.exitcode
+            return 128 - c if c is not None and c < 0 else c
+
+        def poll(self):
+            return self.returncode
+
+        def send_signal(self, sig):
+            os.kill(self.p.pid, sig)
+
+        def wait(self):
+            self.p.join()
+            return self.returncode
+
+    def launcher(sets):
+        overrides = dict(s.split("=", 1) for s in sets)
+
+        def spawn(logf):
+            p = ctx.Process(target=child, args=(logf.fileno(), overrides), daemon=False)
+            p.start()
+            return Child(p)
+        return spawn
+    return launcher
+
+
+def tune(config, trials: int = 20, jobs: int = 1, out=None, space=None, env=None, eval_env=None,
+         overrides: "dict | None" = None, **options) -> TuneResult:
+    """Tunes CONFIG as `rlhost tune` does and returns the best trial.
+    options are the command's, with "_" for "-": seeds=3, pruner="halving",
+    storage="postgresql://...", timeout=3600, objective="iqm", seed=1.
+    space= a space file; overrides= {"run.steps": 50000} for every trial.
+    env= tunes on your own env (a Gymnasium env factory, as rlhost.run
+    takes; the config's env plugin is still what the space's env keys are
+    checked against): every trial then runs rlhost.run in a forked child.
+    A refused space raises RlhostError; Ctrl-C stops the study (it
+    resumes) and raises KeyboardInterrupt."""
+    from ._native import RlhostError
+    from .train import _config_path
+    config = _config_path(config, False)
+    argv = [os.fspath(config), "--trials", str(trials), "--jobs", str(jobs)]
+    if out is not None:
+        argv += ["--out", os.fspath(out)]
+    if space is not None:
+        argv += ["--space", os.fspath(space)]
+    for k, v in (overrides or {}).items():
+        argv += ["--set", f"{k}={v}"]
+    for k, v in options.items():
+        argv += [f"--{k.replace('_', '-')}", str(v)]
+    launcher = _forked(config, env, eval_env) if env is not None else None
+    result = []
+    try:
+        rc = main(argv, launcher, result)
+    except SystemExit as e:
+        raise RlhostError(str(e.code)) from None
+    if rc in (130, 143):
+        raise KeyboardInterrupt("rlhost tune: stopped; the same call resumes the study")
+    if rc != 0:
+        raise RlhostError(f"rlhost tune: no trial completed (see {result[0].out / 'trials.csv'})")
+    return TuneResult(result[0])
 
 
 if __name__ == "__main__":
