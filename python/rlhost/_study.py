@@ -47,7 +47,7 @@ def _parser():
 def _labels(args):
     labels = list(args.label)
     if len(labels) > len(args.configs):
-        raise SystemExit("rlhost: study: more --label than configs")
+        T.refuse("rlhost: study: more --label than configs")
     for c in args.configs[len(labels):]:
         stem = Path(c).stem if Path(c).suffix == ".cfg" else Path(c).name
         base, k = stem, 2
@@ -56,7 +56,7 @@ def _labels(args):
         labels.append(stem)
     for lab in labels:
         if not re.fullmatch(r"[A-Za-z0-9_.+-]+", lab):
-            raise SystemExit(f"rlhost: study: label '{lab}': use letters, digits and . _ + -")
+            T.refuse(f"rlhost: study: label '{lab}': use letters, digits and . _ + -")
     return labels
 
 
@@ -65,7 +65,7 @@ def _check(exe, env, cfg, sets, paths):
     argv = [exe, "check", cfg] + T.set_args(sets) + sum((["--plugin-path", p] for p in paths), [])
     p = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if p.returncode != 0:
-        raise SystemExit(p.stderr.strip() or f"rlhost: {cfg}: refused")
+        T.refuse(p.stderr.strip() or f"rlhost: {cfg}: refused")
     run = re.search(r"run:\s*\{(.*?)\};", p.stdout, re.S).group(1)
     val = lambda k: int(re.search(rf"\b{k}\s*=\s*(\d+)", run).group(1))
     return {"steps": val("steps"), "seed": val("seed"), "eval_interval": val("eval_interval"),
@@ -89,7 +89,7 @@ def run_all(args, exe, env, labels, info):
     todo = [j for j in jobs if not _done(j[3])]
     n = args.jobs or T.cores()
     if n > T.cores():
-        raise SystemExit(f"rlhost: study: --jobs {n} on {T.cores()} cores: at most --jobs {T.cores()}")
+        T.refuse(f"rlhost: study: --jobs {n} on {T.cores()} cores: at most --jobs {T.cores()}")
     print(f"rlhost study: {len(args.configs)} configs x {args.seeds} seeds, {len(jobs) - len(todo)} done, "
           f"{len(todo)} to run, {n} at a time -> {args.out}", file=sys.stderr, flush=True)
     lock, stop, failed = threading.Lock(), T.Stop(), []
@@ -156,7 +156,7 @@ def report(args, labels, info):
             except (OSError, ValueError):
                 v = None
             if v is None or not math.isfinite(v):
-                raise SystemExit(f"rlhost: study: {d} has no final evaluation (run.eval_episodes = 0, or not done)")
+                T.refuse(f"rlhost: study: {d} has no final evaluation (run.eval_episodes = 0, or not done)")
             vals.append(float(v))
         scores[lab] = np.array(vals).reshape(-1, 1)  # (runs x tasks): one task per config
         dirs[lab] = ds
@@ -188,7 +188,7 @@ def report(args, labels, info):
         js["probability_of_improvement"][k] = {"value": float(p[0]), "ci": [float(ci[0, 0]), float(ci[1, 0])]}
     _write(out / "report.json", json.dumps(js, indent=1) + "\n")
     with open(out / "scores.csv.tmp", "w", newline="") as f:
-        w = csv.writer(f)
+        w = csv.writer(f, lineterminator="\n")
         w.writerow(["label", "seed", "final_return"])
         for lab in labels:
             for s, v in enumerate(scores[lab].ravel()):
@@ -242,14 +242,14 @@ def _write(path, text):
 def main(argv=None):
     args = _parser().parse_args(argv)
     if args.seeds < 1 or args.reps < 1 or args.taus < 2:
-        raise SystemExit("rlhost: study: --seeds and --reps must be at least 1, --taus at least 2")
+        T.refuse("rlhost: study: --seeds and --reps must be at least 1, --taus at least 2")
     args.out = args.out or "runs/study"
     exe, env = T.command()
     labels = _labels(args)
     info = {lab: _check(exe, env, cfg, args.set, args.plugin_path) for cfg, lab in zip(args.configs, labels)}
     for lab, i in info.items():
         if i["eval_episodes"] == 0:
-            raise SystemExit(f"rlhost: study: {lab}: run.eval_episodes = 0: a study compares final evaluations")
+            T.refuse(f"rlhost: study: {lab}: run.eval_episodes = 0: a study compares final evaluations")
     Path(args.out).mkdir(parents=True, exist_ok=True)
     if not args.report_only:
         rc = run_all(args, exe, env, labels, info)
@@ -275,8 +275,8 @@ def study(configs, seeds: int, out=None, jobs=None, labels=None, overrides: "dic
         argv += ["--set", f"{k}={v}"]
     try:
         rc = main(argv)
-    except SystemExit as e:
-        raise RlhostError(str(e.code)) from None
+    except T.Refused as e:
+        raise RlhostError(e.msg) from None
     if rc in (130, 143):
         raise KeyboardInterrupt("rlhost study: stopped; the same call resumes it")
     if rc != 0:
@@ -286,4 +286,4 @@ def study(configs, seeds: int, out=None, jobs=None, labels=None, overrides: "dic
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(T.cli(main))

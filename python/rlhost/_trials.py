@@ -12,6 +12,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -165,6 +166,27 @@ def evaluate(exe, env, run_dir, episodes):
     return json.loads(p.stdout)["return_mean"]
 
 
+class Refused(SystemExit):
+    """A usage or config error: one line, exit 2 (as the C commands)."""
+
+    def __init__(self, msg):
+        super().__init__(2)
+        self.msg = msg
+
+
+def refuse(msg):
+    raise Refused(msg)
+
+
+def cli(main):
+    """Runs a driver's main as a command: a refusal is its line and exit 2."""
+    try:
+        return main()
+    except Refused as e:
+        print(e.msg, file=sys.stderr)
+        return 2
+
+
 class Stop:
     """The stop flag every worker reads: set by Ctrl-C or SIGTERM."""
 
@@ -185,7 +207,10 @@ def run_workers(n, work, stop):
     SIGTERM sets stop and waits for the workers to wind down.  Returns the
     exit code the signal asks for (130, 143) or 0."""
     threads = [threading.Thread(target=work, args=(i,), daemon=True) for i in range(n)]
-    prev = signal.signal(signal.SIGTERM, lambda *_: stop.set(signal.SIGTERM))
+    # both installed, not inherited: a driver started in the background of a
+    # script has SIGINT ignored, and must still stop on it
+    prev = [signal.signal(signal.SIGTERM, lambda *_: stop.set(signal.SIGTERM)),
+            signal.signal(signal.SIGINT, lambda *_: stop.set(signal.SIGINT))]
     try:
         for t in threads:
             t.start()
@@ -196,5 +221,6 @@ def run_workers(n, work, stop):
             except KeyboardInterrupt:
                 stop.set(signal.SIGINT)
     finally:
-        signal.signal(signal.SIGTERM, prev)
+        signal.signal(signal.SIGTERM, prev[0])
+        signal.signal(signal.SIGINT, prev[1])
     return 128 + stop.signal if stop.signal else 0

@@ -86,7 +86,7 @@ def _space(args, exe, env):
     argv += T.set_args(args.set) + sum((["--plugin-path", p] for p in args.plugin_path), [])
     p = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if p.returncode != 0:
-        raise SystemExit(p.stderr.strip() or f"rlhost: {exe} tune --print-space failed")
+        T.refuse(p.stderr.strip() or f"rlhost: {exe} tune --print-space failed")
     return json.loads(p.stdout)
 
 
@@ -133,7 +133,7 @@ class Tuner:
         keys = [{k: v for k, v in e.items() if k != "where"} for e in space["keys"]]
         old = self.study.user_attrs.get("space")
         if old is not None and old != keys:
-            raise SystemExit(f"rlhost: study '{name}' in {url} was made with another search space: give it "
+            T.refuse(f"rlhost: study '{name}' in {url} was made with another search space: give it "
                              "another --study-name or --out")
         if old is None:
             self.study.set_user_attr("space", keys)
@@ -261,11 +261,12 @@ class Tuner:
             with self.lock:
                 if self.args.timeout and time.monotonic() - self.t0 > self.args.timeout:
                     return
+                # a dead worker's trial fails (and is enqueued again) before the count
+                self.optuna.storages.fail_stale_trials(self.study)
                 S = self.optuna.trial.TrialState
                 waiting = any(t.state == S.WAITING for t in self.study.get_trials(deepcopy=False))
                 if self._count() >= self.args.trials and not waiting:
                     return
-                self.optuna.storages.fail_stale_trials(self.study)
                 trial = self.study.ask()
             try:
                 self.trial(trial)
@@ -281,9 +282,9 @@ class Tuner:
     def run(self):
         per_trial = 1
         if self.args.jobs < 1 or self.args.trials < 1 or self.args.seeds < 1:
-            raise SystemExit("rlhost: tune: --jobs, --trials and --seeds must be at least 1")
+            T.refuse("rlhost: tune: --jobs, --trials and --seeds must be at least 1")
         if self.args.jobs * per_trial > T.cores():
-            raise SystemExit(f"rlhost: tune: --jobs {self.args.jobs} would run {self.args.jobs} trials of one core "
+            T.refuse(f"rlhost: tune: --jobs {self.args.jobs} would run {self.args.jobs} trials of one core "
                              f"each on {T.cores()} cores: at most --jobs {T.cores()}")
         print(f"rlhost tune: {self.space['algo']} on {self.space['env']}, {len(self.space['keys'])} keys "
               f"from {self.space['source']}, {self.args.trials} trials, {self.args.jobs} at a time -> {self.out}",
@@ -352,14 +353,15 @@ class Tuner:
         _svg.write(self.out / "params.svg", panels)
 
     def _best_cfg(self, b):
-        first = self._run_dir(b.number, self.space.get("seed", 1))
-        cfg = first / "config.cfg"
+        """The config with the trial's settings, resolved by `rlhost check`
+        (so it runs as is: the trial's run minus its directory)."""
         name = Path(self.args.config).stem
-        argv = [self.exe, "check", str(cfg), "--set", f"run.seed={self.space.get('seed', 1)}",
-                "--set", f'run.out_dir="runs/{name}-tuned"']
+        argv = [self.exe, "check", self.args.config] + T.set_args(b.user_attrs.get("sets", []))
+        argv += ["--set", f'run.out_dir="runs/{name}-tuned"']
         argv += sum((["--plugin-path", p] for p in self.args.plugin_path), [])
         p = subprocess.run(argv, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        if p.returncode != 0 or not cfg.exists():
+        if p.returncode != 0:
+            print(f"rlhost tune: best.cfg not written: {p.stderr.strip()}", file=sys.stderr)
             return
         ps = ", ".join(f"{k} = {v}" for k, v in b.params.items())
         seeds = b.user_attrs.get("seed_scores", [])
@@ -377,7 +379,7 @@ class Tuner:
 def _write_csv(path, header, rows):
     tmp = f"{path}.tmp"
     with open(tmp, "w", newline="") as f:
-        w = csv.writer(f)
+        w = csv.writer(f, lineterminator="\n")
         w.writerow(header)
         w.writerows(rows)
     os.replace(tmp, path)
@@ -492,8 +494,8 @@ def tune(config, trials: int = 20, jobs: int = 1, out=None, space=None, env=None
     result = []
     try:
         rc = main(argv, launcher, result)
-    except SystemExit as e:
-        raise RlhostError(str(e.code)) from None
+    except T.Refused as e:
+        raise RlhostError(e.msg) from None
     if rc in (130, 143):
         raise KeyboardInterrupt("rlhost tune: stopped; the same call resumes the study")
     if rc != 0:
@@ -502,4 +504,4 @@ def tune(config, trials: int = 20, jobs: int = 1, out=None, space=None, env=None
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(T.cli(main))

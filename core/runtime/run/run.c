@@ -98,6 +98,9 @@ static int periodic_eval(rl__run_state *rs, uint32_t episodes)
     rs->eval_due = 0;
     rs->log.pending_eval = 1;
     rl__report_eval(rs, &rs->log.last_eval, 0);
+    /* each evaluation is on disk when it is done: a watcher (rlhost tune's
+       pruner, plot --follow) reads it while the run goes on */
+    if (rl__report_write(rs, 0) != RL_OK) return fail(rs, RL_EIO, "writing the evaluation failed");
     char perr[RL_ERR_MAX];
     for (uint32_t r = 0; rs->eval_ext && r < rs->reps.local; r++) {
         perr[0] = 0;
