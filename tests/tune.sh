@@ -61,8 +61,8 @@ tune: { algo: { lr = { choice = [1e-3, 1e-7]; }; }; };
 CFG
 for pr in median halving; do
   expect_rc 0 "pruner $pr" -- "$RLHOST" tune "$T/pr.cfg" --trials 5 --out "$T/p-$pr" --startup-trials 1 --sampler random --seed 1 --pruner $pr
-  n=$(csv_count "$T/p-$pr/trials.csv" pruned)
-  [ "$n" -ge 1 ]; ok $? "$pr: hopeless trials pruned ($n)"
+  pruned=$(csv_count "$T/p-$pr/trials.csv" pruned)
+  [ "$pruned" -ge 1 ]; ok $? "$pr: hopeless trials pruned ($pruned)"
   awk -F, '$2 == "pruned" && $5 >= 100000 { bad = 1 } END { exit bad }' "$T/p-$pr/trials.csv"; ok $? "$pr: a pruned run stopped before its end"
   awk -F, '$2 == "pruned" && $7 != "1e-07" { bad = 1 } END { exit bad }' "$T/p-$pr/trials.csv"; ok $? "$pr: only the hopeless ones"
 done

@@ -40,7 +40,8 @@ p2=$!
 wait $p1; r1=$?
 wait $p2; r2=$?
 [ $r1 = 0 ] && [ $r2 = 0 ]; ok $? "both workers finish (exit $r1 and $r2)"
-[ $r1 = 0 ] || sed 's/^/#   /' "$T/o1" | tail -5
+[ $r1 = 0 ] || sed 's/^/#   /' "$T/o1" | tail -8
+[ $r2 = 0 ] || sed 's/^/#   /' "$T/o2" | tail -8
 "$SRC/.venv/bin/python" - "$URL" "$T/w1" "$T/w2" <<'PY' > "$T/py" 2>&1
 import os, sys, optuna
 s = optuna.load_study(study_name="two", storage=sys.argv[1])

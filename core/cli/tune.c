@@ -500,6 +500,9 @@ static int resolve_space(space *sp, const char *space_file, rl__sbuf *out)
     rl__json_u64(out, "seed", (unsigned long long)sp->base.run.vals[RL__RUN_SEED].i);
     rl__json_u64(out, "eval_interval", (unsigned long long)sp->base.run.vals[RL__RUN_EVAL_INTERVAL].i);
     rl__json_u64(out, "eval_episodes", (unsigned long long)sp->base.run.vals[RL__RUN_EVAL_EPISODES].i);
+    /* cores a trial takes: its replicas ("auto": 0, the driver pins one) */
+    const rl_value *reps = &sp->base.run.vals[RL__RUN_REPLICAS];
+    rl__json_u64(out, "replicas", reps->is_auto ? 0ull : (unsigned long long)reps->i);
     rl__sbuf_puts(out, ", \"keys\": [");
     rl__sbuf_puts(out, sp->json.data ? sp->json.data : "");
     rl__sbuf_puts(out, "\n]}\n");

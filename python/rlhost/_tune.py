@@ -119,7 +119,16 @@ class Tuner:
             kw["failed_trial_callback"] = optuna.storages.RetryFailedTrialCallback(max_retry=3)
         if url.startswith("sqlite"):
             kw["engine_kwargs"] = {"connect_args": {"timeout": 60}}
-        self.storage = optuna.storages.RDBStorage(url, **kw)
+        # workers that start together race to make the tables and the study:
+        # the loser finds them made and loads them
+        for attempt in range(5):
+            try:
+                self.storage = optuna.storages.RDBStorage(url, **kw)
+                break
+            except Exception:
+                if attempt == 4:
+                    raise
+                time.sleep(0.5 + attempt)
         if args.sampler == "tpe":
             sampler = optuna.samplers.TPESampler(seed=args.seed, n_startup_trials=args.startup_trials)
         else:
@@ -128,8 +137,15 @@ class Tuner:
                   "halving": lambda: optuna.pruners.SuccessiveHalvingPruner(),
                   "none": lambda: optuna.pruners.NopPruner()}[args.pruner]()
         name = args.study_name or Path(args.config).stem
-        self.study = optuna.create_study(study_name=name, storage=self.storage, sampler=sampler, pruner=pruner,
-                                         direction=args.direction, load_if_exists=True)
+        for attempt in range(5):
+            try:
+                self.study = optuna.create_study(study_name=name, storage=self.storage, sampler=sampler,
+                                                 pruner=pruner, direction=args.direction, load_if_exists=True)
+                break
+            except Exception:
+                if attempt == 4:
+                    raise
+                time.sleep(0.5 + attempt)
         keys = [{k: v for k, v in e.items() if k != "where"} for e in space["keys"]]
         old = self.study.user_attrs.get("space")
         if old is not None and old != keys:
@@ -142,7 +158,12 @@ class Tuner:
             base = {k["key"]: (k["base"] if k["kind"] == "choice" else _number(k["base"], k.get("type")))
                     for k in space["keys"]}
             self.study.enqueue_trial(base, user_attrs={"as_given": True})
-        self.forced = [f"env.optimizations.threads=1"]
+        # one core per trial: one env thread, one BLAS thread (T.command), the
+        # config's replicas (each a core; "auto" becomes 1)
+        self.forced = ["env.optimizations.threads=1"]
+        self.cores_per_trial = space.get("replicas", 1) or 1
+        if space.get("replicas", 1) == 0:
+            self.forced.append("run.replicas=1")
         if space.get("eval_episodes", 1) == 0:
             self.forced.append("run.eval_episodes=10")
         interval = args.eval_interval or space.get("eval_interval") or 0
@@ -280,12 +301,12 @@ class Tuner:
                       file=sys.stderr)
 
     def run(self):
-        per_trial = 1
+        per_trial = self.cores_per_trial
         if self.args.jobs < 1 or self.args.trials < 1 or self.args.seeds < 1:
             T.refuse("rlhost: tune: --jobs, --trials and --seeds must be at least 1")
         if self.args.jobs * per_trial > T.cores():
-            T.refuse(f"rlhost: tune: --jobs {self.args.jobs} would run {self.args.jobs} trials of one core "
-                             f"each on {T.cores()} cores: at most --jobs {T.cores()}")
+            T.refuse(f"rlhost: tune: --jobs {self.args.jobs} would run {self.args.jobs} trials of {per_trial} "
+                     f"core(s) each on {T.cores()} cores: at most --jobs {max(1, T.cores() // per_trial)}")
         print(f"rlhost tune: {self.space['algo']} on {self.space['env']}, {len(self.space['keys'])} keys "
               f"from {self.space['source']}, {self.args.trials} trials, {self.args.jobs} at a time -> {self.out}",
               file=sys.stderr, flush=True)
