@@ -73,6 +73,12 @@ expect_rc 0 "a study where one choice is refused by the plugin" -- "$RLHOST" tun
 grep -q "fail,.*batch_size 512 is larger than a rollout" "$T/bs/trials.csv"; ok $? "the refused trial's row says why"
 [ "$(csv_count "$T/bs/trials.csv" complete)" -ge 1 ]; ok $? "the others completed"
 
+# The config's own value where the space cannot hold it (ent_coef 0 on a
+# log scale): the first trial keeps it.
+printf 'tune: { algo: { ent_coef = { log_uniform = [1e-8, 0.1]; }; }; };\n' > "$T/ent.cfg"
+expect_rc 0 "a log-scale key whose config value is 0" -- "$RLHOST" tune "$T/pr.cfg" --space "$T/ent.cfg" --trials 2 --out "$T/ent" --pruner none --set run.steps=4000
+grep -q '^0,complete,.*,$' "$T/ent/trials.csv"; ok $? "the config as given runs with its own ent_coef"
+
 # 4. Resume: 4 trials, then on to 6, in the same directory.
 expect_rc 0 "4 trials" -- "$RLHOST" tune "$T/cp.cfg" --trials 4 --out "$T/r" --seed 3 --set run.steps=8000
 head -5 "$T/r/trials.csv" > "$T/r4"

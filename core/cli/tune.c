@@ -42,6 +42,7 @@
 typedef struct space {
     const char *config;                 /* the config every trial starts from */
     rl__override set[MAX_SET + 1];      /* its --set, plus one slot to try a value */
+    char *set_text[MAX_SET];            /* the copies they point into */
     size_t n_set;
     const char *const *plugin_paths;
     size_t n_paths;
@@ -511,6 +512,8 @@ static int resolve_space(space *sp, const char *space_file, rl__sbuf *out)
 
 static void space_free(space *sp)
 {
+    for (size_t i = 0; i < sp->n_set; i++) free(sp->set_text[i]);
+    sp->n_set = 0;
     rl__config_destroy(&sp->base);
     rl__registry_destroy(&sp->reg);
     rl__cfg_text_free(&sp->src);
@@ -572,6 +575,40 @@ static int exec_driver(const char *module, int argc, char **argv, const char *sp
     return EXIT_RUN_FAILED;
 }
 
+/* The arguments the C side reads (the rest are the driver's); 0 or an
+   exit code after the message.  argv stays as given: it goes on to the
+   driver. */
+static int tune_args(space *sp, int argc, char **argv, const char **paths, const char **space_file, int *help,
+                     int *print)
+{
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            *help = 1;
+        } else if (!strcmp(a, "--print-space")) {
+            *print = 1;
+        } else if ((!strcmp(a, "--space") || !strcmp(a, "--set") || !strcmp(a, "--plugin-path")) && i + 1 >= argc) {
+            fprintf(stderr, "rlhost: tune: %s needs a value\n", a);
+            return EXIT_USAGE;
+        } else if (!strcmp(a, "--space")) {
+            *space_file = argv[++i];
+        } else if (!strcmp(a, "--plugin-path")) {
+            if (sp->n_paths < 64) paths[sp->n_paths++] = argv[i + 1];
+            i++;
+        } else if (!strcmp(a, "--set")) {
+            const char *kv = argv[++i];
+            char *copy = sp->n_set < MAX_SET ? strdup(kv) : NULL;
+            if (!copy || rl__override_parse(copy, &sp->set[sp->n_set]) != RL_OK) {
+                free(copy);
+                fprintf(stderr, "rlhost: tune: --set %s: expected KEY=VALUE\n", kv);
+                return EXIT_USAGE;
+            }
+            sp->set_text[sp->n_set++] = copy;
+        }
+    }
+    return 0;
+}
+
 int rl__cmd_tune(int argc, char **argv)
 {
     int help = 0, print = 0;
@@ -579,43 +616,21 @@ int rl__cmd_tune(int argc, char **argv)
     space *sp = calloc(1, sizeof *sp);
     const char *paths[64];
     if (!sp) return EXIT_RUN_FAILED;
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) help = 1;
-        else if (!strcmp(a, "--print-space")) print = 1;
-        else if ((!strcmp(a, "--space") || !strcmp(a, "--set") || !strcmp(a, "--plugin-path")) && i + 1 >= argc) {
-            fprintf(stderr, "rlhost: tune: %s needs a value\n", a);
-            free(sp);
-            return EXIT_USAGE;
-        } else if (!strcmp(a, "--space")) {
-            space_file = argv[++i];
-        } else if (!strcmp(a, "--plugin-path")) {
-            if (sp->n_paths < 64) paths[sp->n_paths++] = argv[i + 1];
-            i++;
-        } else if (!strcmp(a, "--set")) {
-            char *kv = argv[++i];
-            if (sp->n_set >= MAX_SET || rl__override_parse(strdup(kv), &sp->set[sp->n_set]) != RL_OK) {
-                fprintf(stderr, "rlhost: tune: --set %s: expected KEY=VALUE\n", kv);
-                free(sp);
-                return EXIT_USAGE;
-            }
-            sp->n_set++;
-        }
-    }
     sp->plugin_paths = paths;
-    if (help) {
-        free(sp);
-        return exec_driver("tune", argc, argv, NULL);
-    }
-    if (argc < 3 || argv[2][0] == '-') {
+    int rc = tune_args(sp, argc, argv, paths, &space_file, &help, &print);
+    if (!rc && !help && (argc < 3 || argv[2][0] == '-')) {
         fprintf(stderr, "rlhost: usage: rlhost tune CONFIG [--space FILE] [--trials N] [--jobs J] [--out DIR] ... "
                         "(rlhost tune --help)\n");
+        rc = EXIT_USAGE;
+    }
+    if (rc || help) {
+        space_free(sp);
         free(sp);
-        return EXIT_USAGE;
+        return rc ? rc : exec_driver("tune", argc, argv, NULL);
     }
     sp->config = argv[2];
     rl__sbuf json = {0};
-    int rc = resolve_space(sp, space_file, &json);
+    rc = resolve_space(sp, space_file, &json);
     space_free(sp);
     free(sp);
     if (rc) {

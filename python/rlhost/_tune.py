@@ -95,6 +95,19 @@ def _number(text, kind):
     return int(v) if kind == "int" else v
 
 
+def _base_value(k):
+    """The config's own value of a space key as Optuna's parameter, or None
+    where the distribution cannot hold it (0 on a log scale): the trial of
+    the config as given then leaves that key at the config's value."""
+    if k["kind"] == "choice":
+        return k["base"]
+    try:
+        v = _number(k["base"], k.get("type"))
+    except ValueError:
+        return None
+    return None if k.get("log") and v <= 0 else v
+
+
 class Tuner:
     def __init__(self, args, space, exe, env, launcher=None):
         self.args, self.space, self.exe, self.env = args, space, exe, env
@@ -155,8 +168,7 @@ class Tuner:
             self.study.set_user_attr("space", keys)
             self.study.set_user_attr("config", os.path.abspath(args.config))
         if not self.study.trials:  # the config as given comes first: the best is never worse
-            base = {k["key"]: (k["base"] if k["kind"] == "choice" else _number(k["base"], k.get("type")))
-                    for k in space["keys"]}
+            base = {k["key"]: _base_value(k) for k in space["keys"] if _base_value(k) is not None}
             self.study.enqueue_trial(base, user_attrs={"as_given": True})
         # one core per trial: one env thread, one BLAS thread (T.command), the
         # config's replicas (each a core; "auto" becomes 1)
@@ -199,12 +211,16 @@ class Tuner:
 
     def trial(self, trial):
         S = self.optuna.trial.TrialState
-        params = {}
+        params, values = {}, {}  # the --set ones; every key's value, for the conditions
+        as_given = trial.user_attrs.get("as_given")
         for k in self.space["keys"]:
             w = k.get("when")
-            if w and params.get(w["key"]) not in w["in"]:
+            if w and values.get(w["key"]) not in w["in"]:
                 continue
-            params[k["key"]] = self._suggest(trial, k)
+            if as_given and _base_value(k) is None:
+                values[k["key"]] = k["base"]  # the config's value, which the space cannot express
+                continue
+            params[k["key"]] = values[k["key"]] = self._suggest(trial, k)
         sets = self.args.set + [f"{k}={v}" for k, v in params.items()] + self.forced
         trial.set_user_attr("sets", sets)
         base_seed = self.space.get("seed", 1)
