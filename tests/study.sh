@@ -52,5 +52,21 @@ expect_rc 2 "a refused config stops the study before any run" -- "$RLHOST" study
 [ ! -e "$T/bad/runs" ]; ok $? "nothing ran"
 expect_rc 2 "--seeds is required" -- "$RLHOST" study "$T/lr1e-3.cfg" --out "$T/bad"
 
+# From Python: the report as a dict; a refused config raises with its line.
+RLHOST_LIB_DIR="$(dirname "$(dirname "$RLHOST")")" PYTHONPATH="$SRC/python" "$SRC/.venv/bin/python" - "$T" <<'PY' > "$T/py" 2>&1
+import sys, rlhost
+T = sys.argv[1]
+r = rlhost.study([f"{T}/lr1e-3.cfg", f"{T}/lr3e-4.cfg"], seeds=2, out=f"{T}/api", reps=100, labels=["a", "b"])
+assert list(r["configs"]) == ["a", "b"] and len(r["configs"]["a"]["scores"]) == 2, r["configs"].keys()
+assert "a,b" in r["probability_of_improvement"]
+try:
+    rlhost.study([f"{T}/lr1e-3.cfg"], seeds=2, out=f"{T}/api2", overrides={"algo.lr": 9})
+    raise SystemExit("no error")
+except rlhost.RlhostError as e:
+    assert "algo.lr" in str(e), e
+print("fine")
+PY
+contains "$T/py" "fine" "rlhost.study returns the report; a refused config raises RlhostError naming the key"
+
 echo "1..$n"
 [ $failed = 0 ]

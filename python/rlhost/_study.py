@@ -120,7 +120,7 @@ def run_all(args, exe, env, labels, info):
 
     rc = T.run_workers(n, work, stop)
     if rc:
-        print(f"rlhost study: stopped; the same command resumes it", file=sys.stderr)
+        print("rlhost study: stopped; the same command resumes it", file=sys.stderr)
         return rc
     if failed:
         print("rlhost study: runs failed:\n  " + "\n  ".join(failed), file=sys.stderr)
@@ -265,7 +265,6 @@ def study(configs, seeds: int, out=None, jobs=None, labels=None, overrides: "dic
     """Runs `rlhost study` on the configs and returns its report.json as a
     dict (per config: scores, median, IQM and mean with CIs, profile and
     curve; the probability of improvement of each pair)."""
-    from ._native import RlhostError
     argv = [os.fspath(c) for c in configs] + ["--seeds", str(seeds), "--reps", str(reps), "--seed", str(seed)]
     out = os.fspath(out or "runs/study")
     argv += ["--out", out] + (["--jobs", str(jobs)] if jobs else [])
@@ -273,14 +272,7 @@ def study(configs, seeds: int, out=None, jobs=None, labels=None, overrides: "dic
         argv += ["--label", lab]
     for k, v in (overrides or {}).items():
         argv += ["--set", f"{k}={v}"]
-    try:
-        rc = main(argv)
-    except T.Refused as e:
-        raise RlhostError(e.msg) from None
-    if rc in (130, 143):
-        raise KeyboardInterrupt("rlhost study: stopped; the same call resumes it")
-    if rc != 0:
-        raise RlhostError(f"rlhost study: runs failed (logs in {out}/logs)")
+    T.api_call(lambda: main(argv), "study", lambda: f"rlhost study: runs failed (logs in {out}/logs)")
     with open(Path(out) / "report.json") as f:
         return json.load(f)
 

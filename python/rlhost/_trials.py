@@ -187,6 +187,20 @@ def cli(main):
         return 2
 
 
+def api_call(run, name, failed):
+    """A driver's main for the Python API: a refusal raises RlhostError with
+    its line, a stop KeyboardInterrupt, a failure RlhostError(failed())."""
+    from ._native import RlhostError
+    try:
+        rc = run()
+    except Refused as e:
+        raise RlhostError(e.msg) from None
+    if rc in (130, 143):
+        raise KeyboardInterrupt(f"rlhost {name}: stopped; the same call resumes it")
+    if rc != 0:
+        raise RlhostError(failed())
+
+
 class Stop:
     """The stop flag every worker reads: set by Ctrl-C or SIGTERM."""
 

@@ -454,7 +454,6 @@ def _forked(config, env, eval_env):
     """A launcher for rlhost.tune(env=...): each run is rlhost.run in a
     forked child (the env is Python, in this process)."""
     import multiprocessing as mp
-    import signal
     ctx = mp.get_context("fork")
 
     def child(log_fd, overrides):
@@ -515,7 +514,6 @@ def tune(config, trials: int = 20, jobs: int = 1, out=None, space=None, env=None
     checked against): every trial then runs rlhost.run in a forked child.
     A refused space raises RlhostError; Ctrl-C stops the study (it
     resumes) and raises KeyboardInterrupt."""
-    from ._native import RlhostError
     from .train import _config_path
     config = _config_path(config, False)
     argv = [os.fspath(config), "--trials", str(trials), "--jobs", str(jobs)]
@@ -529,14 +527,8 @@ def tune(config, trials: int = 20, jobs: int = 1, out=None, space=None, env=None
         argv += [f"--{k.replace('_', '-')}", str(v)]
     launcher = _forked(config, env, eval_env) if env is not None else None
     result = []
-    try:
-        rc = main(argv, launcher, result)
-    except T.Refused as e:
-        raise RlhostError(e.msg) from None
-    if rc in (130, 143):
-        raise KeyboardInterrupt("rlhost tune: stopped; the same call resumes the study")
-    if rc != 0:
-        raise RlhostError(f"rlhost tune: no trial completed (see {result[0].out / 'trials.csv'})")
+    T.api_call(lambda: main(argv, launcher, result), "tune",
+               lambda: f"rlhost tune: no trial completed (see {result[0].out / 'trials.csv'})")
     return TuneResult(result[0])
 
 
