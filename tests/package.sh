@@ -79,6 +79,12 @@ okf $? "from any directory: envs step (mujoco's Ant too, when built), a shipped 
 okf $? "pip installed the rlhost command, which evaluates that run" "$T/cli"
 grep -q "rlhost/_lib/plugins/cartpole.so" <(cd / && "$T/v/bin/rlhost" list 2>&1)
 ok $? "the command finds the package's own plugins"
+# tune and study go back to the package's Python (no Optuna in this venv)
+pcfg=$(cd / && "$T/v/bin/python" -c "import rlhost; print(rlhost.configs.path('cartpole_ppo'))")
+(cd / && "$T/v/bin/rlhost" tune "$pcfg" --print-space && "$T/v/bin/rlhost" study --help &&
+  ! "$T/v/bin/rlhost" tune "$pcfg" --trials 1 --out "$T/tn") >"$T/tune" 2>&1
+grep -q '"algo": "ppo"' "$T/tune" && grep -q "usage: rlhost study" "$T/tune" && grep -q "rlhost tune needs Optuna: \`pip install optuna\`" "$T/tune"
+okf $? "rlhost tune and study from the package: the space, the driver's help, Optuna missing said in one line" "$T/tune"
 
 (cd "$T/src" && python -m build --sdist --no-isolation -o "$T/sdist") >"$T/sd" 2>&1
 sd=$(ls "$T"/sdist/rlhost-*.tar.gz 2>/dev/null | head -1)
