@@ -273,9 +273,39 @@ static void test_grad_problem(void)
                     "grad problem: every element finite, the norm overflowed (no tensor '?')");
 }
 
+/* Adam's loaded moments: a NaN first moment or a negative second one is
+   refused with the tensor's name */
+static void test_adam_state(void)
+{
+    rl_params p = {0};
+    rl_params_add(&p, "q/layer0.weight", 2, 2);
+    rl_params_add(&p, "q/layer0.bias", 2, 1);
+    ASSERT_EQ(rl_params_alloc(&p), RL_OK, "adam state: params");
+    rl_adam a;
+    ASSERT_EQ(rl_adam_create(&a, p.n, 0.9f, 0.999f, 1e-8f, 0.0f), RL_OK, "adam state: created");
+    for (size_t i = 0; i < p.n; i++) p.grad[i] = (float)i - 2.0f;
+    rl_adam_step(&a, p.data, p.grad, 1e-3f);
+    store s = {0};
+    rl_state_io io = io_of(&s);
+    char err[256];
+    ASSERT_EQ(rl_adam_state(&a, &p, &io, 0, "adam/", err, sizeof err), RL_OK, "adam state: saves");
+    ASSERT_EQ(rl_adam_state(&a, &p, &io, 1, "adam/", err, sizeof err), RL_OK, "adam state: loads what it saved");
+    ((float *)s.t[s_find(&s, "adam/v/q/layer0.bias")].data)[1] = -1.0f;
+    ASSERT_EQ(rl_adam_state(&a, &p, &io, 1, "adam/", err, sizeof err), RL_ECORRUPT, "adam state: a negative second moment is refused");
+    ASSERT_CONTAINS(err, "adam/v/q/layer0.bias", "adam state: the sentence names the tensor");
+    ((float *)s.t[s_find(&s, "adam/v/q/layer0.bias")].data)[1] = 0.0f;
+    ((float *)s.t[s_find(&s, "adam/m/q/layer0.weight")].data)[0] = NAN;
+    ASSERT_EQ(rl_adam_state(&a, &p, &io, 1, "adam/", err, sizeof err), RL_ECORRUPT, "adam state: a NaN first moment is refused");
+    ASSERT_CONTAINS(err, "adam/m/q/layer0.weight", "adam state: that one named too");
+    s_free(&s);
+    rl_adam_destroy(&a);
+    rl_params_free(&p);
+}
+
 int main(void)
 {
     test_grad_problem();
+    test_adam_state();
     test_rollout();
     test_obs_norm();
     test_return_norm();

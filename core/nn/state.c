@@ -65,6 +65,16 @@ int rl_adam_state(rl_adam *a, const rl_params *p, const rl_state_io *io, int loa
     rc = load ? io->get(io->ctx, tn, RL_DTYPE_U64, 1, &one, &t) : io->put(io->ctx, tn, RL_DTYPE_U64, 1, &one, &t);
     if (rc) return fail_io(io, rc, err, errlen);
     if (load && (rc = rl_state_check_u(tn, t, 0, UINT64_C(1) << 53, err, errlen))) return rc;
+    /* loaded moments are untrusted: a NaN or a negative second moment would
+       turn every later step into NaN without saying where it came from */
+    for (size_t i = 0; load && i < a->n; i++) {
+        int bad_m = !(a->m[i] >= -3.4e38f && a->m[i] <= 3.4e38f), bad_v = !(a->v[i] >= 0 && a->v[i] <= 3.4e38f);
+        if (bad_m || bad_v) {
+            char name[RL_PARAM_NAME_MAX + 96];
+            snprintf(name, sizeof name, "%s%s", bad_m ? m : v, rl_params_tensor_at(p, i));
+            return rl_state_check_f(name, bad_m ? a->m[i] : a->v[i], bad_m ? -3.4e38 : 0, 3.4e38, err, errlen);
+        }
+    }
     a->t = t;
     return RL_OK;
 }
