@@ -12,16 +12,7 @@ trap 'rm -rf "$T"' EXIT
 need_python "$SRC" gymnasium
 export RLHOST_LIB_DIR="$BUILD" PYTHONPATH="$SRC/python"
 unset RLHOST_PLUGIN_PATH
-# A sanitizer build (CI's ASan pass): Python itself is not instrumented, so
-# the runtimes go first and leaks (Python's own, at exit) are not reported.
-lib="$BUILD/core/runtime/librlhost.so"
-asan=$(ldd "$lib" | awk '/libasan/ { print $3 }') ubsan=$(ldd "$lib" | awk '/libubsan/ { print $3 }')
-if [ -n "$asan" ]; then
-  # A small quarantine: gym_lifecycle.py bounds the memory of 300 envs made
-  # and dropped, which ASan's default 256 MB of held-back frees would hide.
-  export LD_PRELOAD="$asan${ubsan:+ $ubsan}"
-  export ASAN_OPTIONS="detect_leaks=0:quarantine_size_mb=4${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
-fi
+sanitizer_env "$BUILD/core/runtime/librlhost.so" # CI's ASan pass (lib.sh)
 py_tap "" "$PY" "$SRC/tests/python/$SCRIPT" "$RLHOST" "$SRC"
 echo "1..$n"
 [ $failed = 0 ]

@@ -59,3 +59,16 @@ py_tap() {
   [ $rc = 0 ] || [ "$(grep -c '^not ok' "$T/pytap")" != 0 ] || ok 1 "$prefix$(basename "${2:-$1}") ran to its end (exit $rc)"
 }
 meta_step() { header "$1" | grep -o '"rlhost.step":"[0-9]*"' | grep -o '[0-9]*'; }
+# sanitizer_env LIB: when LIB (librlhost) is built with ASan, exports what a
+# Python that loads it needs: Python itself is not instrumented, so the
+# runtimes go first and leaks (Python's own, at exit) are not reported.  A
+# small quarantine: gym_lifecycle.py bounds the memory of 300 envs made and
+# dropped, which ASan's default 256 MB of held-back frees would hide.
+sanitizer_env() {
+  local asan ubsan
+  asan=$(ldd "$1" 2>/dev/null | awk '/libasan/ { print $3 }') ubsan=$(ldd "$1" 2>/dev/null | awk '/libubsan/ { print $3 }')
+  if [ -n "$asan" ]; then
+    export LD_PRELOAD="$asan${ubsan:+ $ubsan}"
+    export ASAN_OPTIONS="detect_leaks=0:quarantine_size_mb=4${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+  fi
+}

@@ -102,5 +102,17 @@ contains "$T/err" "usage: rlhost tune CONFIG" "the usage"
 expect_rc 2 "a refused config" -- "$RLHOST" tune "$PPO" --set algo.lr=7 --print-space
 contains "$T/err" "algo.lr" "names the key"
 
+# A Python without the driver's modules, or none at all: one sentence each.
+# (The driver's Python loads librlhost: under ASan its runtime goes first.)
+sanitizer_env "$(dirname "$(dirname "$RLHOST")")/core/runtime/librlhost.so"
+python3 -m venv --without-pip "$T/bare" 2>/dev/null
+expect_rc 1 "tune with a Python that lacks NumPy" -- env RLHOST_PYTHON="$T/bare/bin/python" "$RLHOST" tune "$PPO" --trials 1 --out "$T/t"
+contains "$T/err" "rlhost: tune needs Python with the rlhost package, NumPy, Gymnasium and Optuna (No module named" "says what is missing and how to get it"
+[ "$(wc -l < "$T/err")" = 1 ]; ok $? "in one line"
+expect_rc 1 "study with a Python that lacks NumPy" -- env RLHOST_PYTHON="$T/bare/bin/python" "$RLHOST" study "$PPO" --seeds 1 --out "$T/s"
+contains "$T/err" "rlhost: study needs Python with the rlhost package" "says so"
+expect_rc 1 "tune with no Python there" -- env RLHOST_PYTHON="$T/nope/python" "$RLHOST" tune "$PPO" --trials 1 --out "$T/t"
+contains "$T/err" "RLHOST_PYTHON" "names the variable"
+
 echo "1..$n"
 [ $failed = 0 ]

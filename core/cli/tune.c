@@ -553,11 +553,22 @@ static int exec_driver(const char *module, int argc, char **argv, const char *sp
     char **args = calloc((size_t)argc + 6, sizeof *args);
     if (!args) return EXIT_RUN_FAILED;
     size_t k = 0;
-    char mod[64];
-    snprintf(mod, sizeof mod, "rlhost._%s", module);
+    /* a bootstrap, so that a Python without the package or its modules
+       (NumPy, Optuna) is one sentence, not a traceback */
+    char boot[1024];
+    snprintf(boot, sizeof boot,
+             "import sys\n"
+             "try:\n"
+             "    import rlhost._%s as m\n"
+             "except ImportError as e:\n"
+             "    sys.exit('rlhost: %s needs Python with the rlhost package, NumPy, Gymnasium%s (' + str(e) + "
+             "'): in a checkout run scripts/pydeps.sh (it fills .venv, which rlhost uses); installed, pip install "
+             "rlhost%s; RLHOST_PYTHON names another interpreter')\n"
+             "sys.exit(m.T.cli(m.main))\n",
+             module, module, !strcmp(module, "tune") ? " and Optuna" : "", !strcmp(module, "tune") ? " optuna" : "");
     args[k++] = (char *)py;
-    args[k++] = "-m";
-    args[k++] = mod;
+    args[k++] = "-c";
+    args[k++] = boot;
     if (space_json) {
         args[k++] = "--space-json";
         args[k++] = (char *)space_json;
