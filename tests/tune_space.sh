@@ -42,6 +42,9 @@ contains "$T/err" "$T/space.cfg:3: tune.model: unknown group (the space has run,
 printf 'tune: { algo: { lr = { uniform = [0.1, 0.2]; };\n' > "$T/space.cfg"
 expect_rc 2 "a syntax error is refused" -- "$RLHOST" tune "$PPO" --space "$T/space.cfg" --print-space
 contains "$T/err" "$T/space.cfg:2: syntax error" "with its line"
+printf 'run: { steps = 100; };\nenv: { plugin = "cartpole"; };\nalgo: { plugin = "ppo"; };\ntune = 3;\n' > "$T/t3.cfg"
+expect_rc 2 "a tune that is not a group is refused" -- "$RLHOST" tune "$T/t3.cfg" --print-space
+contains "$T/err" "$T/t3.cfg:4: tune: expected a group" "with its line"
 printf 'tune: { };\n' > "$T/space.cfg"
 expect_rc 2 "an empty space is refused" -- "$RLHOST" tune "$PPO" --space "$T/space.cfg" --print-space
 contains "$T/err" "the search space is empty" "and says so"

@@ -106,33 +106,6 @@ static int setting_text(const config_setting_t *s, rl__sbuf *b)
     }
 }
 
-/* The option a space key names, or NULL ("algo.optimizations.x" is a
-   stage); *val its value in the config. */
-static const rl_option_def *find_def(const rl__config *c, const char *key, const rl_value **val)
-{
-    const rl__group *g[2] = {NULL, NULL};
-    const char *name = strchr(key, '.');
-    if (!name) return NULL;
-    name++;
-    int stage = !strncmp(name, "optimizations.", 14);
-    if (stage) name += 14;
-    if (!strncmp(key, "run.", 4) && !stage) {
-        g[0] = &c->run;
-    } else if (!strncmp(key, "env.", 4)) {
-        g[0] = stage ? &c->env_host_stages : &c->env_host;
-        g[1] = stage ? &c->env_stages : &c->env_opts;
-    } else if (!strncmp(key, "algo.", 5)) {
-        g[0] = stage ? &c->algo_stages : &c->algo_opts;
-    }
-    for (int k = 0; k < 2; k++)
-        for (uint32_t i = 0; g[k] && i < g[k]->n; i++)
-            if (!strcmp(g[k]->defs[i].name, name)) {
-                *val = &g[k]->vals[i];
-                return &g[k]->defs[i];
-            }
-    return NULL;
-}
-
 /* Does the config load with `--set key=text` on top of its own --set?  On
    no, says why, as the loader put it. */
 static int try_value_as(space *sp, const config_setting_t *at, const char *key, const char *label,
@@ -225,7 +198,7 @@ static void entry(space *sp, const config_setting_t *e, const char *key)
         return;
     }
     const rl_value *val = NULL;
-    const rl_option_def *def = find_def(&sp->base, key, &val);
+    const rl_option_def *def = rl__config_find(&sp->base, key, &val);
     if (!def) { /* the loader names it, with the nearest key */
         try_value(sp, e, key, NULL, "0");
         if (!sp->failed) problem(sp, e, key, "not an option of this config's plugins");
@@ -244,7 +217,6 @@ static void entry(space *sp, const config_setting_t *e, const char *key)
             return;
         }
     }
-    char when_json[2048] = "";
     const config_setting_t *when = config_setting_get_member(e, "when");
     if (when) {
         const config_setting_t *k0 = config_setting_is_aggregate(when) && config_setting_length(when) >= 2
@@ -271,14 +243,6 @@ static void entry(space *sp, const config_setting_t *e, const char *key)
             }
             rl__sbuf_free(&t);
         }
-        rl__sbuf w = {0};
-        rl__sbuf_puts(&w, "{\"key\": ");
-        rl__sbuf_json_str(&w, parent);
-        rl__sbuf_puts(&w, ", ");
-        json_texts(&w, "in", when, 1);
-        rl__sbuf_puts(&w, "}");
-        snprintf(when_json, sizeof when_json, "%s", w.data ? w.data : "null");
-        rl__sbuf_free(&w);
     }
     char at[PATH_MAX + 32];
     where(sp, e, at, sizeof at);
@@ -357,7 +321,13 @@ static void entry(space *sp, const config_setting_t *e, const char *key)
         rl__sbuf_printf(j, ", \"log\": %s", log || !strcmp(kname, "log_uniform") ? "true" : "false");
         rl__sbuf_printf(j, ", \"type\": \"%s\"", def->type == RL_OPT_INT || is_int ? "int" : "float");
     }
-    if (when_json[0]) rl__sbuf_printf(j, ", \"when\": %s", when_json);
+    if (when) {
+        rl__sbuf_puts(j, ", \"when\": {\"key\": ");
+        rl__sbuf_json_str(j, config_setting_get_string(config_setting_get_elem(when, 0)));
+        rl__sbuf_puts(j, ", ");
+        json_texts(j, "in", when, 1);
+        rl__sbuf_puts(j, "}");
+    }
     rl__sbuf_puts(j, "}");
     snprintf(sp->keys[sp->n_keys++], sizeof sp->keys[0], "%s", key);
 }
@@ -369,10 +339,10 @@ static void group(space *sp, const config_setting_t *g, const char *prefix)
         const config_setting_t *e = config_setting_get_elem(g, (unsigned)i);
         char key[256];
         snprintf(key, sizeof key, "%s.%s", prefix, config_setting_name(e));
+        int dist = 0; /* an option named optimizations would hold a distribution */
+        for (size_t k = 0; k < 4; k++) dist |= config_setting_get_member(e, kinds[k]) != NULL;
         int opt_group = !strcmp(config_setting_name(e), "optimizations") && !strchr(prefix, '.') &&
-                        strcmp(prefix, "run") && config_setting_is_group(e) &&
-                        !config_setting_get_member(e, "choice") && !config_setting_get_member(e, "uniform") &&
-                        !config_setting_get_member(e, "log_uniform") && !config_setting_get_member(e, "int");
+                        strcmp(prefix, "run") && config_setting_is_group(e) && !dist;
         if (opt_group)
             group(sp, e, key);
         else
@@ -382,8 +352,11 @@ static void group(space *sp, const config_setting_t *g, const char *prefix)
 
 /* Reads one space text (a file's, or a plugin's default) into the JSON.
    prefix NULL: its top level holds run/env/algo (or a `tune` group that
-   does); else the text's keys are the plugin's, under prefix. */
-static void read_space(space *sp, const char *origin, const char *path, const char *text, const char *prefix)
+   does); else the text's keys are the plugin's, under prefix.  tune_only:
+   the file is the config, whose space is its `tune` group; without one,
+   returns 0 and reads nothing.  Else 1 (sp->failed says how it went). */
+static int read_space(space *sp, const char *origin, const char *path, const char *text, const char *prefix,
+                      int tune_only)
 {
     rl__sbuf errors = {0};
     rl__cfg_text_free(&sp->src);
@@ -392,7 +365,7 @@ static void read_space(space *sp, const char *origin, const char *path, const ch
         fprintf(stderr, "%s", errors.data ? errors.data : "rlhost: out of memory\n");
         rl__sbuf_free(&errors);
         sp->failed = 1;
-        return;
+        return 1;
     }
     rl__sbuf_free(&errors);
     config_t cfg;
@@ -404,14 +377,26 @@ static void read_space(space *sp, const char *origin, const char *path, const ch
         fprintf(stderr, "rlhost: %s:%u: syntax error: %s\n", file ? file : origin, line, config_error_text(&cfg));
         config_destroy(&cfg);
         sp->failed = 1;
-        return;
+        return 1;
     }
     const config_setting_t *root = config_root_setting(&cfg);
     if (prefix) {
         group(sp, root, prefix);
     } else {
         const config_setting_t *t = config_setting_get_member(root, "tune");
-        if (t && config_setting_is_group(t)) root = t;
+        if (tune_only && !t) {
+            config_destroy(&cfg);
+            return 0;
+        }
+        if (t && !config_setting_is_group(t)) {
+            char at[PATH_MAX + 32];
+            where(sp, t, at, sizeof at);
+            fprintf(stderr, "rlhost: %s: tune: expected a group: tune = { algo = { ... }; }\n", at);
+            sp->failed = 1;
+            config_destroy(&cfg);
+            return 1;
+        }
+        if (t) root = t;
         for (int i = 0; i < config_setting_length(root) && !sp->failed; i++) {
             const config_setting_t *g = config_setting_get_elem(root, (unsigned)i);
             const char *n = config_setting_name(g);
@@ -431,23 +416,7 @@ static void read_space(space *sp, const char *origin, const char *path, const ch
         }
     }
     config_destroy(&cfg);
-}
-
-/* Does the config file have a top-level `tune` group? */
-static int config_has_tune(const char *path)
-{
-    rl__cfg_text src;
-    rl__sbuf errors = {0};
-    int has = 0;
-    if (!rl__cfg_expand(&src, path, NULL, &errors)) {
-        config_t cfg;
-        config_init(&cfg);
-        if (config_read_string(&cfg, src.text.data)) has = config_lookup(&cfg, "tune") != NULL;
-        config_destroy(&cfg);
-    }
-    rl__cfg_text_free(&src);
-    rl__sbuf_free(&errors);
-    return has;
+    return 1;
 }
 
 /* The space as JSON into out; 0, or an exit code after the message. */
@@ -465,10 +434,9 @@ static int resolve_space(space *sp, const char *space_file, rl__sbuf *out)
     const char *source;
     if (space_file) {
         source = space_file;
-        read_space(sp, space_file, space_file, NULL, NULL);
-    } else if (config_has_tune(sp->config)) {
+        read_space(sp, space_file, space_file, NULL, NULL, 0);
+    } else if (read_space(sp, sp->config, sp->config, NULL, NULL, 1)) {
         source = sp->config;
-        read_space(sp, sp->config, sp->config, NULL, NULL);
     } else {
         const rl__plugin *pl[2] = {sp->base.env, sp->base.algo};
         const char *pre[2] = {"env", "algo"};
@@ -478,7 +446,7 @@ static int resolve_space(space *sp, const char *space_file, rl__sbuf *out)
             if (!t) continue;
             char origin[300];
             snprintf(origin, sizeof origin, "%s '%s' default space", pre[k], pl[k]->desc->name);
-            read_space(sp, origin, origin, t, pre[k]);
+            read_space(sp, origin, origin, t, pre[k], 0);
         }
         if (!sp->failed && !sp->n_keys) {
             fprintf(stderr,
@@ -549,23 +517,28 @@ static int exec_driver(const char *module, int argc, char **argv, const char *sp
         setenv("PYTHONPATH", path, 1);
         setenv("RLHOST_LIB_DIR", RLHOST_BUILD_ROOT, 0);
     }
-    /* argv: python -m rlhost.MODULE [--space-json JSON] ARGS... */
-    char **args = calloc((size_t)argc + 6, sizeof *args);
-    if (!args) return EXIT_RUN_FAILED;
-    size_t k = 0;
-    /* a bootstrap, so that a Python without the package or its modules
-       (NumPy, Optuna) is one sentence, not a traceback */
-    char boot[1024];
+    /* What the driver needs, and how to get it: said in one sentence when
+       the interpreter is missing (here) or lacks a module (the bootstrap,
+       so that it is no traceback). */
+    int tune = !strcmp(module, "tune");
+    char need[160], how[256], boot[1024];
+    snprintf(need, sizeof need, "rlhost: %s needs Python with the rlhost package, NumPy, Gymnasium%s", module,
+             tune ? " and Optuna" : "");
+    snprintf(how, sizeof how,
+             "in a checkout run scripts/pydeps.sh (it fills .venv, which rlhost uses); installed, pip install "
+             "rlhost%s; RLHOST_PYTHON names another interpreter", tune ? " optuna" : "");
     snprintf(boot, sizeof boot,
              "import sys\n"
              "try:\n"
              "    import rlhost._%s as m\n"
              "except ImportError as e:\n"
-             "    sys.exit('rlhost: %s needs Python with the rlhost package, NumPy, Gymnasium%s (' + str(e) + "
-             "'): in a checkout run scripts/pydeps.sh (it fills .venv, which rlhost uses); installed, pip install "
-             "rlhost%s; RLHOST_PYTHON names another interpreter')\n"
+             "    sys.exit('%s (' + str(e) + '): %s')\n"
              "sys.exit(m.T.cli(m.main))\n",
-             module, module, !strcmp(module, "tune") ? " and Optuna" : "", !strcmp(module, "tune") ? " optuna" : "");
+             module, need, how);
+    /* argv: python -c BOOT [--space-json JSON] ARGS... */
+    char **args = calloc((size_t)argc + 6, sizeof *args);
+    if (!args) return EXIT_RUN_FAILED;
+    size_t k = 0;
     args[k++] = (char *)py;
     args[k++] = "-c";
     args[k++] = boot;
@@ -577,11 +550,7 @@ static int exec_driver(const char *module, int argc, char **argv, const char *sp
     args[k] = NULL;
     fflush(NULL);
     execvp(py, args);
-    fprintf(stderr,
-            "rlhost: %s needs Python 3 with the rlhost package and %s (%s: %s): in this checkout run "
-            "scripts/pydeps.sh; installed, pip install rlhost %s, or set RLHOST_PYTHON\n",
-            module, !strcmp(module, "tune") ? "Optuna" : "NumPy", py, strerror(errno),
-            !strcmp(module, "tune") ? "optuna" : "numpy");
+    fprintf(stderr, "%s (%s: %s): %s\n", need, py, strerror(errno), how);
     free(args);
     return EXIT_RUN_FAILED;
 }

@@ -102,31 +102,51 @@ static const char *nearest_in(rl__group *const *groups, size_t ng, const char *n
     return rl__nearest(name, names, n);
 }
 
+/* The schema groups (at most 2) of the path of KEY, the part before its
+   last dot: "run", "env" and "algo" (extra: the "optimizations" group they
+   hold), "env.optimizations", "algo.optimizations"; 0 for any other. */
+static size_t key_groups(rl__config *c, const char *key, rl__group **groups, const char **extra)
+{
+    const char *dot = strrchr(key, '.');
+    if (!dot) return 0;
+    char path[64];
+    snprintf(path, sizeof path, "%.*s", (int)(dot - key), key);
+    size_t ng = 0;
+    *extra = NULL;
+    if (strcmp(path, "run") == 0) {
+        groups[ng++] = &c->run;
+    } else if (strcmp(path, "env") == 0) {
+        groups[ng++] = &c->env_host, groups[ng++] = &c->env_opts, *extra = "optimizations";
+    } else if (strcmp(path, "env.optimizations") == 0) {
+        groups[ng++] = &c->env_host_stages, groups[ng++] = &c->env_stages;
+    } else if (strcmp(path, "algo") == 0) {
+        groups[ng++] = &c->algo_opts, *extra = "optimizations";
+    } else if (strcmp(path, "algo.optimizations") == 0) {
+        groups[ng++] = &c->algo_stages;
+    }
+    return ng;
+}
+
 /* The key nearest to an unknown --set KEY among the keys of the group its
    path names ("algo.ent_coeff": the algorithm's options, 'ent_coef'), or
    NULL when none is close or the path names no group. */
 static const char *override_nearest(rl__config *c, const char *key)
 {
-    const char *dot = strrchr(key, '.');
-    if (!dot) return NULL;
-    int len = (int)(dot - key);
-    char path[64];
-    snprintf(path, sizeof path, "%.*s", len, key);
     rl__group *groups[2];
-    size_t ng = 0;
-    const char *extra = NULL;
-    if (strcmp(path, "run") == 0) {
-        groups[ng++] = &c->run;
-    } else if (strcmp(path, "env") == 0) {
-        groups[ng++] = &c->env_host, groups[ng++] = &c->env_opts, extra = "optimizations";
-    } else if (strcmp(path, "env.optimizations") == 0) {
-        groups[ng++] = &c->env_host_stages, groups[ng++] = &c->env_stages;
-    } else if (strcmp(path, "algo") == 0) {
-        groups[ng++] = &c->algo_opts, extra = "optimizations";
-    } else if (strcmp(path, "algo.optimizations") == 0) {
-        groups[ng++] = &c->algo_stages;
-    }
-    return ng ? nearest_in(groups, ng, dot + 1, extra) : NULL;
+    const char *extra;
+    size_t ng = key_groups(c, key, groups, &extra);
+    return ng ? nearest_in(groups, ng, strrchr(key, '.') + 1, extra) : NULL;
+}
+
+const rl_option_def *rl__config_find(rl__config *c, const char *key, const rl_value **val)
+{
+    rl__group *groups[2];
+    const char *extra;
+    size_t ng = key_groups(c, key, groups, &extra);
+    slot sl = ng ? find_slot(groups, ng, strrchr(key, '.') + 1) : (slot){NULL, -1};
+    if (!sl.g) return NULL;
+    if (val) *val = &sl.g->vals[sl.idx];
+    return &sl.g->defs[sl.idx];
 }
 
 /* Validates the children of setting g against the schema groups; `prefix`

@@ -53,6 +53,11 @@ int rl__config_load_text(rl__config *c, const char *origin, const char *text,
                          const rl__override *ov, size_t n_ov, const rl__registry *reg,
                          rl__sbuf *errors, int need_algo);
 
+/* The option KEY names in a resolved config ("algo.lr",
+   "env.optimizations.threads"), with its value in *val (val may be NULL);
+   NULL for a key of no schema. */
+const rl_option_def *rl__config_find(rl__config *c, const char *key, const rl_value **val);
+
 /* The fully resolved config in libconfig syntax (reads back as is). */
 void rl__config_format(const rl__config *c, rl__sbuf *out);
 
