@@ -11,7 +11,6 @@ Every seed is an ordinary run directory (OUT/runs/LABEL/seed-S); a study
 stopped (Ctrl-C, kill) and started again with the same arguments finishes
 the runs that are not done, resuming each from its checkpoint."""
 import argparse
-import csv
 import json
 import math
 import os
@@ -62,7 +61,7 @@ def _labels(args):
 
 def _check(exe, env, cfg, sets, paths):
     """The resolved config (refused configs stop the study before any run)."""
-    argv = [exe, "check", cfg] + T.set_args(sets) + sum((["--plugin-path", p] for p in paths), [])
+    argv = [exe, "check", cfg] + T.set_args(sets) + T.flags("--plugin-path", paths)
     p = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if p.returncode != 0:
         T.refuse(p.stderr.strip() or f"rlhost: {cfg}: refused")
@@ -108,7 +107,7 @@ def run_all(args, exe, env, labels, info):
             else:
                 argv = [exe, "run", cfg] + T.set_args(args.set + extra + [f"run.seed={seed}"])
                 argv += ["--out", str(d), "--force"]
-            argv += sum((["--plugin-path", p] for p in args.plugin_path), [])
+            argv += T.flags("--plugin-path", args.plugin_path)
             run = T.Run(argv, d, Path(args.out) / "logs" / f"{lab}-seed-{seed}.log", env)
             rc = T.watch(run, None, stop)
             if rc == 0:
@@ -132,13 +131,8 @@ def _curve(run_dirs):
     """{step: [return of each seed]} from the periodic evaluations."""
     out = {}
     for d in run_dirs:
-        try:
-            rows = list(csv.DictReader(open(Path(d) / "evals.csv")))
-        except OSError:
-            continue
-        for r in rows:
-            if r["final"] == "0":
-                out.setdefault(int(r["step"]), []).append(float(r["return_mean"]))
+        for step, value in T.periodic_evals(d):
+            out.setdefault(step, []).append(value)
     n = len(run_dirs)
     return {s: v for s, v in sorted(out.items()) if len(v) == n}
 
@@ -186,14 +180,9 @@ def report(args, labels, info):
                               "curve": [{"step": s, "iqm": v, "ci": [lo, hi]} for s, v, lo, hi in curves[lab]]}
     for k, (p, ci) in poi.items():
         js["probability_of_improvement"][k] = {"value": float(p[0]), "ci": [float(ci[0, 0]), float(ci[1, 0])]}
-    _write(out / "report.json", json.dumps(js, indent=1) + "\n")
-    with open(out / "scores.csv.tmp", "w", newline="") as f:
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(["label", "seed", "final_return"])
-        for lab in labels:
-            for s, v in enumerate(scores[lab].ravel()):
-                w.writerow([lab, info[lab]["seed"] + s, repr(float(v))])
-    os.replace(out / "scores.csv.tmp", out / "scores.csv")
+    T.write_atomic(out / "report.json", json.dumps(js, indent=1) + "\n")
+    T.write_csv(out / "scores.csv", ["label", "seed", "final_return"],
+                [[lab, info[lab]["seed"] + s, repr(float(v))] for lab in labels for s, v in enumerate(scores[lab].ravel())])
     md = [f"# rlhost study: {args.seeds} seeds per config", "",
           f"Final greedy returns; 95% stratified-bootstrap confidence intervals ({args.reps} replicates, seed "
           f"{args.seed}), as rliable computes them.", "",
@@ -210,7 +199,7 @@ def report(args, labels, info):
            "learning curves with 95% bands).", "", "| config | seeds' final returns |", "| --- | --- |"]
     for lab in labels:
         md.append(f"| {lab} | " + ", ".join(f"{v:.4g}" for v in scores[lab].ravel()) + " |")
-    _write(out / "report.md", "\n".join(md) + "\n")
+    T.write_atomic(out / "report.md", "\n".join(md) + "\n")
     panels = []
     for i, n in enumerate(names):
         series = []
@@ -230,13 +219,6 @@ def report(args, labels, info):
         [{"label": lab, "points": [(s, v) for s, v, _, _ in curves[lab]],
           "band": [(s, lo, hi) for s, _, lo, hi in curves[lab]]} for lab in labels])], cols=1)
     return "\n".join(md[:6 + len(labels)])
-
-
-def _write(path, text):
-    tmp = f"{path}.tmp"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
 
 
 def main(argv=None):

@@ -113,8 +113,5 @@ def write(path, panels, cols=None):
     for i, p in enumerate(panels):
         _draw(p, (i % cols) * W, (i // cols) * H, out)
     out.append("</svg>\n")
-    tmp = f"{path}.tmp"
-    with open(tmp, "w") as f:
-        f.write("\n".join(out))
-    import os
-    os.replace(tmp, path)
+    from ._trials import write_atomic
+    write_atomic(path, "\n".join(out))

@@ -53,10 +53,50 @@ def cores():
         return os.cpu_count() or 1
 
 
-def set_args(items):
+def flags(flag, items):
+    """["--set", "a=1", "--set", "b=2"] from ("--set", ["a=1", "b=2"])."""
     out = []
     for s in items:
-        out += ["--set", s]
+        out += [flag, s]
+    return out
+
+
+def set_args(items):
+    return flags("--set", items)
+
+
+def write_atomic(path, text):
+    """Writes a whole output file, or leaves the old one: a study killed
+    mid-write never leaves half a report."""
+    tmp = f"{path}.tmp"
+    with open(tmp, "w", newline="") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def write_csv(path, header, rows):
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(header)
+    w.writerows(rows)
+    write_atomic(path, out.getvalue())
+
+
+def periodic_evals(run_dir):
+    """[(step, mean return)] of a run directory's periodic evaluations
+    (evals.csv's rows with final 0; complete lines only, as a run may be
+    writing it)."""
+    try:
+        text = (Path(run_dir) / "evals.csv").read_text()
+    except (OSError, UnicodeDecodeError):
+        return []
+    out = []
+    for r in csv.DictReader(io.StringIO(text[:text.rfind("\n") + 1])):
+        try:
+            if r.get("final") == "0":
+                out.append((int(r["step"]), float(r["return_mean"])))
+        except (TypeError, ValueError):
+            pass
     return out
 
 
@@ -86,22 +126,10 @@ class Run:
 
     def new_evals(self):
         """[(step, mean return)] of the periodic evaluations written since
-        the last call (complete lines only)."""
-        try:
-            text = (self.out_dir / "evals.csv").read_text()
-        except (FileNotFoundError, UnicodeDecodeError):
-            return []
-        text = text[:text.rfind("\n") + 1]
-        rows = list(csv.DictReader(io.StringIO(text)))
-        new, self._seen = rows[self._seen:], len(rows)
-        out = []
-        for r in new:
-            try:
-                if r.get("final") == "0":
-                    out.append((int(r["step"]), float(r["return_mean"])))
-            except (TypeError, ValueError):
-                pass
-        return out
+        the last call."""
+        evs = periodic_evals(self.out_dir)
+        new, self._seen = evs[self._seen:], len(evs)
+        return new
 
     def stop(self, why):
         if self.running():

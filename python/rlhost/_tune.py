@@ -12,7 +12,6 @@ The study lives in an Optuna storage (OUT/study.db by default, any URL
 with --storage for workers on many machines); a stopped study resumes
 where it was.  Reference: docs/tune.md."""
 import argparse
-import csv
 import json
 import math
 import os
@@ -83,7 +82,7 @@ def _space(args, exe, env):
     if args.space_json:
         return json.loads(args.space_json)
     argv = [exe, "tune", args.config, "--print-space"] + (["--space", args.space] if args.space else [])
-    argv += T.set_args(args.set) + sum((["--plugin-path", p] for p in args.plugin_path), [])
+    argv += T.set_args(args.set) + T.flags("--plugin-path", args.plugin_path)
     p = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if p.returncode != 0:
         T.refuse(p.stderr.strip() or f"rlhost: {exe} tune --print-space failed")
@@ -106,6 +105,18 @@ def _base_value(k):
     except ValueError:
         return None
     return None if k.get("log") and v <= 0 else v
+
+
+def _retried(make):
+    """make(), tried 5 times: workers that start together race to make the
+    storage's tables and the study, and the loser finds them made."""
+    for attempt in range(5):
+        try:
+            return make()
+        except Exception:
+            if attempt == 4:
+                raise
+            time.sleep(0.5 + attempt)
 
 
 class Tuner:
@@ -132,16 +143,7 @@ class Tuner:
             kw["failed_trial_callback"] = optuna.storages.RetryFailedTrialCallback(max_retry=3)
         if url.startswith("sqlite"):
             kw["engine_kwargs"] = {"connect_args": {"timeout": 60}}
-        # workers that start together race to make the tables and the study:
-        # the loser finds them made and loads them
-        for attempt in range(5):
-            try:
-                self.storage = optuna.storages.RDBStorage(url, **kw)
-                break
-            except Exception:
-                if attempt == 4:
-                    raise
-                time.sleep(0.5 + attempt)
+        self.storage = _retried(lambda: optuna.storages.RDBStorage(url, **kw))
         if args.sampler == "tpe":
             sampler = optuna.samplers.TPESampler(seed=args.seed, n_startup_trials=args.startup_trials)
         else:
@@ -150,15 +152,9 @@ class Tuner:
                   "halving": lambda: optuna.pruners.SuccessiveHalvingPruner(),
                   "none": lambda: optuna.pruners.NopPruner()}[args.pruner]()
         name = args.study_name or Path(args.config).stem
-        for attempt in range(5):
-            try:
-                self.study = optuna.create_study(study_name=name, storage=self.storage, sampler=sampler,
-                                                 pruner=pruner, direction=args.direction, load_if_exists=True)
-                break
-            except Exception:
-                if attempt == 4:
-                    raise
-                time.sleep(0.5 + attempt)
+        self.study = _retried(lambda: optuna.create_study(
+            study_name=name, storage=self.storage, sampler=sampler, pruner=pruner, direction=args.direction,
+            load_if_exists=True))
         keys = [{k: v for k, v in e.items() if k != "where"} for e in space["keys"]]
         old = self.study.user_attrs.get("space")
         if old is not None and old != keys:
@@ -168,7 +164,7 @@ class Tuner:
             self.study.set_user_attr("space", keys)
             self.study.set_user_attr("config", os.path.abspath(args.config))
         if not self.study.trials:  # the config as given comes first: the best is never worse
-            base = {k["key"]: _base_value(k) for k in space["keys"] if _base_value(k) is not None}
+            base = {k["key"]: v for k in space["keys"] if (v := _base_value(k)) is not None}
             self.study.enqueue_trial(base, user_attrs={"as_given": True})
         # one core per trial: one env thread, one BLAS thread (T.command), the
         # config's replicas (each a core; "auto" becomes 1)
@@ -238,7 +234,7 @@ class Tuner:
             d = self._run_dir(trial.number, seed)
             log = self.out / "logs" / f"{trial.number:05d}-seed-{seed}.log"
             argv = [self.exe, "run", self.args.config] + T.set_args(sets + [f"run.seed={seed}"])
-            argv += ["--out", str(d), "--force"] + sum((["--plugin-path", p] for p in self.args.plugin_path), [])
+            argv += ["--out", str(d), "--force"] + T.flags("--plugin-path", self.args.plugin_path)
             spawn = self.launcher(sets + [f"run.seed={seed}", f"run.out_dir={d}"]) if self.launcher else None
             run = T.Run(argv, d, log, self.env, spawn)
 
@@ -352,7 +348,7 @@ class Tuner:
             rows.append([t.number, t.state.name.lower(), "" if t.value is None else repr(t.value),
                          t.user_attrs.get("wall_s", ""), t.user_attrs.get("steps", ""),
                          t.user_attrs.get("error", "")] + [t.params.get(k, "") for k in keys])
-        _write_csv(self.out / "trials.csv", ["number", "state", "value", "wall_s", "steps", "error"] + keys, rows)
+        T.write_csv(self.out / "trials.csv", ["number", "state", "value", "wall_s", "steps", "error"] + keys, rows)
         done = [t for t in trials if t.state == S.COMPLETE and t.value is not None]
         if not done:
             return
@@ -363,7 +359,7 @@ class Tuner:
             if sign * t.value > best:
                 best = sign * t.value
                 front.append([t.number, repr(t.value), t.user_attrs.get("wall_s", "")])
-        _write_csv(self.out / "pareto.csv", ["number", "value", "wall_s"], front)
+        T.write_csv(self.out / "pareto.csv", ["number", "value", "wall_s"], front)
         b = max(done, key=lambda t: sign * t.value)
         if b.number != self.best_number:
             self._best_cfg(b)
@@ -395,7 +391,7 @@ class Tuner:
         name = Path(self.args.config).stem
         argv = [self.exe, "check", self.args.config] + T.set_args(b.user_attrs.get("sets", []))
         argv += ["--set", f'run.out_dir="runs/{name}-tuned"']
-        argv += sum((["--plugin-path", p] for p in self.args.plugin_path), [])
+        argv += T.flags("--plugin-path", self.args.plugin_path)
         p = subprocess.run(argv, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         if p.returncode != 0:
             print(f"rlhost tune: best.cfg not written: {p.stderr.strip()}", file=sys.stderr)
@@ -406,20 +402,8 @@ class Tuner:
                 f"{self.args.objective} over {len(seeds)} seed(s): {b.value:.6g}",
                 f"# from {self.args.config}; tuned: {ps}",
                 f"# seeds' final greedy returns: {', '.join(f'{s:.6g}' for s in seeds)}"]
-        text = "\n".join(head) + "\n" + p.stdout
-        tmp = self.out / "best.cfg.tmp"
-        tmp.write_text(text)
-        os.replace(tmp, self.out / "best.cfg")
+        T.write_atomic(self.out / "best.cfg", "\n".join(head) + "\n" + p.stdout)
         self.best_number = b.number
-
-
-def _write_csv(path, header, rows):
-    tmp = f"{path}.tmp"
-    with open(tmp, "w", newline="") as f:
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(header)
-        w.writerows(rows)
-    os.replace(tmp, path)
 
 
 def main(argv=None, launcher=None, result=None):
