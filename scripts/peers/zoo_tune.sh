@@ -10,7 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 ZPY=$1 RT=${2:-20} ZT=${3:-10}
 W=$(mktemp -d)
-rate() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.1f", n * 3600 / s }'; }
+# report WHAT N T0 T1: the wall time and N trials per hour
+report() { awk -v w="$1" -v n="$2" -v a="$3" -v b="$4" 'BEGIN { printf "%s in %.1f s: %.1f trials/hour\n", w, b - a, n * 3600 / (b - a) }'; }
 ours() {
   rm -rf "$W/r"
   local t0 t1 n
@@ -19,7 +20,8 @@ ours() {
     --out "$W/r" --startup-trials 10 --pruner median --eval-interval 100000 --set run.eval_episodes=5 --seed "$1" 2>/dev/null
   t1=$(date +%s.%N)
   n=$(grep -cE '^[0-9]+,(complete|pruned),' "$W/r/trials.csv")
-  echo "rlhost tune: $n trials trained in $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b-a}') s: $(rate "$n" "$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}')") trials/hour; best $(sed -n 's/.*: \([-0-9.]*\)$/\1/p' "$W/r/best.cfg" | head -1)"
+  report "rlhost tune: $n trials trained" "$n" "$t0" "$t1"
+  echo "  best $(sed -n 's/.*: \([-0-9.]*\)$/\1/p' "$W/r/best.cfg" | head -1)"
 }
 zoo() {
   local t0 t1
@@ -28,8 +30,8 @@ zoo() {
      --sampler tpe --pruner median --seed 1 -f "$W/zoo" > "$W/zoo.log" 2>&1)
   t1=$(date +%s.%N)
   local n
-  n=$(grep -cE "^Trial [0-9]+ (finished|pruned)|Trial [0-9]+ (finished|pruned)" "$W/zoo.log" || true)
-  echo "rl_zoo3 optimize: $n trials in $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b-a}') s: $(rate "$n" "$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}')") trials/hour"
+  n=$(grep -cE "Trial [0-9]+ (finished|pruned)" "$W/zoo.log" || true)
+  report "rl_zoo3 optimize: $n trials" "$n" "$t0" "$t1"
 }
 lscpu | sed -n 's/^Model name: *//p;s/^Flags:.*\(avx512f\).*/AVX-512/p' | head -2
 ours 1
