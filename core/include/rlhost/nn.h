@@ -161,6 +161,61 @@ void rl_mlp_backward(rl_mlp *m, const float *params, float *grad, const float *i
                      const float *dout, float *din, uint32_t batch);
 uint32_t rl_mlp_out_dim(const rl_mlp *m);
 
+/* ---- Trunk with several heads --------------------------------------------
+   One body MLP shared by several head MLPs: in -> hidden[0] -> ... ->
+   hidden[n_hidden-1] with the activation after every body layer, the last
+   included, then each head feat -> its hidden widths -> out_dim (no
+   activation after a head's last layer).  An actor-critic with a shared
+   trunk, or a dueling Q-network, is one of these.  Tensors are
+   PREFIX/trunk/layerK.weight|bias and PREFIX/NAME/layerK.weight|bias per
+   head, declared body first, heads in order.  Backward sums the heads'
+   feature gradients before the body's backward, so a loss over several
+   heads trains the body once. */
+#define RL_TRUNK_MAX_HEADS 4
+
+typedef struct rl_trunk_head {
+    const char *name;                  /* "value": the tensors' PREFIX/NAME */
+    uint32_t out_dim;
+    uint32_t n_hidden;                 /* the head's own hidden layers (0: linear) */
+    uint32_t hidden[RL_MLP_MAX_LAYERS - 1];
+} rl_trunk_head;
+
+typedef struct rl_trunk {
+    rl_mlp body;                       /* PREFIX/trunk; its output is activated in place */
+    rl_mlp heads[RL_TRUNK_MAX_HEADS];
+    char names[RL_TRUNK_MAX_HEADS + 1][RL_PARAM_NAME_MAX]; /* tensor prefixes, body last */
+    uint32_t n_heads, feat_dim, max_batch;
+    rl_activation act;
+    float *dfeat;                      /* [max_batch][feat_dim] the heads' summed gradients */
+} rl_trunk;
+
+/* n_hidden >= 1 (the last width is the features'); n_heads in
+   1..RL_TRUNK_MAX_HEADS.  RL_EINVAL on a zero size or too many layers or
+   heads; RL_ENOMEM when p's table or memory is full. */
+int rl_trunk_create(rl_trunk *t, rl_params *p, const char *prefix, uint32_t in_dim,
+                    const uint32_t *hidden, uint32_t n_hidden, rl_activation act,
+                    const rl_trunk_head *heads, uint32_t n_heads, uint32_t max_batch);
+void rl_trunk_destroy(rl_trunk *t);
+/* Body, then heads in order, each as rl_mlp_init (ORTHOGONAL: gain sqrt 2
+   on every body layer, head_gains[h] on head h's last; head_gains may be
+   NULL for 1). */
+void rl_trunk_init(const rl_trunk *t, rl_params *p, rl_init_scheme scheme, const float *head_gains,
+                   rl_rng *rng);
+/* Forward for batch rows: out[h] gets head h's output [batch][out_dim]
+   (inside the workspace, valid until the next forward).  infer = 1 runs
+   the row-independent kernel (rl_mlp_infer), which shares this workspace:
+   never between a training forward and its backward. */
+void rl_trunk_forward(rl_trunk *t, const float *params, const float *in, uint32_t batch, int infer,
+                      const float **out);
+/* Backward of the last training forward on in: dout[h] is head h's output
+   gradient, or NULL for a head outside the loss.  Accumulates into grad;
+   din (may be NULL) += d input. */
+void rl_trunk_backward(rl_trunk *t, const float *params, float *grad, const float *in,
+                       const float *const *dout, float *din, uint32_t batch);
+/* Head h's path as rlhost.policy/1 operations (the body, its activation,
+   then the head; see rl_mlp_ops), appended to buf. */
+int rl_trunk_ops(const rl_trunk *t, uint32_t head, char *buf, size_t cap);
+
 /* ---- Dueling head: Q = V + A - mean(A) ----------------------------------- */
 
 /* q[B][n] from v[B] and a[B][n]. */
@@ -393,6 +448,21 @@ int rl_replicated_adam_step(const rl_replicas *rep, int shard, rl_adam *a, float
 int rl_adam_gather(const rl_replicas *rep, rl_adam *a);
 
 /* ---- Checkpoint helpers (rl.algo.state/1) -------------------------------- */
+
+/* The policy as rlhost.policy/1 in the checkpoint's algo.policy
+   (docs/run-directory.md, "Checkpoints describe their policy"), so that
+   readers without rlhost (NumPy, to_torch()) can act: the input is
+   obs_size floats, normalized when norm_prefix names the statistics an
+   rl_obs_norm saved under it (PREFIXmean, PREFIXvar; eps 1e-8, clip
+   norm_clip), else NULL; n outputs, names[k] computed by the op list ops[k]
+   (the text rl_mlp_ops, rl_cnn_ops or rl_trunk_ops write); greedy, a JSON
+   object saying how the action comes from the outputs: {"argmax":"logits"},
+   {"sample_softmax":"logits"}, or {"identity":"mean","log_std":"TENSOR"}
+   (a box; "sample_gaussian" to sample).  A save-only call: nothing when
+   the host stores no metadata (rl_state_meta). */
+int rl_policy_meta(const rl_state_io *io, const char *algo, uint32_t obs_size, const char *norm_prefix,
+                   float norm_clip, uint32_t n, const char *const *names, const char *const *ops,
+                   const char *greedy, char *err, size_t errlen);
 
 /* Every tensor of p as PREFIX + its name, float32, [rows, cols] (or [rows]);
    load checks each name, dtype and shape.  On failure err gets the

@@ -56,6 +56,12 @@ static inline size_t rl_rollout_at(const rl_rollout *r)
     return (size_t)r->pos * r->envs;
 }
 
+/* Records the current step's decisions for its first count envs: which
+   began an episode (start), the actions (discrete, or box samples as
+   drawn), their log-probabilities and the values; any pointer but start
+   may be NULL to leave that array alone (A2C recomputes log-probs). */
+void rl_rollout_act(rl_rollout *r, const uint8_t *start, const int32_t *actions, const float *box_actions,
+                    const float *logp, const float *values, uint32_t count);
 /* The env's answer to the current step: rewards (NULL: t->rewards; the
    current step's own rewards row when the plugin already wrote it, scaled)
    and the episode flags, then the position advances.  Returns 1 when the

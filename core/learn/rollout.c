@@ -37,6 +37,18 @@ void rl_rollout_destroy(rl_rollout *r)
     memset(r, 0, sizeof *r);
 }
 
+void rl_rollout_act(rl_rollout *r, const uint8_t *start, const int32_t *actions, const float *box_actions,
+                    const float *logp, const float *values, uint32_t count)
+{
+    size_t at = rl_rollout_at(r);
+    memcpy(r->start + at, start, count);
+    if (actions) memcpy(r->actions + at, actions, count * sizeof(int32_t));
+    if (box_actions && r->box_actions)
+        memcpy(r->box_actions + at * r->action_dim, box_actions, (size_t)count * r->action_dim * sizeof(float));
+    if (logp) memcpy(r->logp + at, logp, count * sizeof(float));
+    if (values) memcpy(r->values + at, values, count * sizeof(float));
+}
+
 int rl_rollout_observe(rl_rollout *r, const rl_transition *t, const float *rewards)
 {
     size_t at = rl_rollout_at(r), N = r->envs;
