@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "qnet.h"
+#include "dqn_net.h"
 #include <rlhost/replay.h>
 #include "sumtree.h"
 #include "tap.h"

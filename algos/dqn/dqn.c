@@ -10,16 +10,16 @@
  * sample -> n-step targets (double or max, from the target network) ->
  * Huber/MSE loss weighted by importance weights -> backward -> clip -> Adam
  * -> new priorities.
+ *
+ * Files: dqn.c (options, create, act, observe, update: the vtable and its
+ * glue) -> dqn_train.c (a gradient step), dqn_state.c (checkpoints and the
+ * policy description) -> dqn_net.c (the Q-network); sumtree.c (priorities).
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <rlhost/nn.h>
-
-#include "qnet.h"
-#include <rlhost/replay.h>
-#include "sumtree.h"
+#include "dqn.h"
 
 static const rl_host_api *host;
 
@@ -140,45 +140,6 @@ static const rl_option_def stages[ST_N] = {
                                         "OpenBLAS threads for the network; auto = all cores"),
 };
 
-typedef struct dqn {
-    /* settings */
-    uint32_t n_actions, obs_size, num_envs, rows, batch, n_step;
-    /* data-parallel: replica rep->index of R, batch is its share; the
-       update ratio counts the envs of all replicas (env_total) */
-    const rl_replicas *rep;
-    uint32_t R, env_total;
-    int shard; /* sharded optimizer steps (rl_replicated_adam_step) */
-    uint64_t total_steps, learning_starts, target_interval;
-    uint32_t train_freq, gradient_steps;
-    int ratio_auto;
-    double ratio;
-    float lr, gamma, tau, expl_fraction, eps_initial, eps_final, eval_eps, max_grad_norm;
-    float alpha, beta0, per_eps;
-    int lr_linear, huber, dbl, prioritized, batch_inference, skip_nonfinite, save_replay;
-    rl_dtype obs_dtype;
-    float obs_scale;
-    int inference; /* acts only: no replay, optimizer or keep_best (rl_algo_args.inference) */
-    uint64_t skipped;
-    /* networks */
-    rl_params online, target;
-    qnet q, qt;
-    rl_adam adam;
-    rl_keep_best kb;
-    /* replay */
-    rl_replay rb;
-    sumtree tree;
-    double max_priority;
-    /* workspaces */
-    float *act_x, *x, *xn, *qn, *ret, *disc, *pred, *dpred, *y, *dq, *weights;
-    uint32_t *slots;
-    /* state */
-    rl_rng explore, explore_eval, sample;
-    uint64_t vsteps, last_step, last_target, grad_steps;
-    double ratio_acc, epsilon, progress;
-    /* metrics since the last report */
-    double m_loss, m_q, m_w;
-    uint64_t m_n;
-} dqn;
 
 static void dqn_destroy(void *p)
 {
@@ -426,103 +387,6 @@ static int dqn_observe(void *p, const rl_transition *t, char *err, size_t errlen
     return RL_OK;
 }
 
-/* One gradient step on a sampled batch. */
-static int train_step(dqn *d, char *err, size_t errlen)
-{
-    uint32_t B = d->batch, A = d->n_actions, D = d->obs_size, size = rl_replay_size(&d->rb);
-    double beta = d->beta0 + (1.0 - d->beta0) * d->progress, max_w = 1.0, sum_w = 0;
-    if (d->prioritized) {
-        double total = sumtree_total(&d->tree), seg = total / B;
-        double pmin = sumtree_min(&d->tree) / total;
-        max_w = pow((double)size * pmin, -beta);
-        for (uint32_t j = 0; j < B; j++) {
-            double mass = (j + rl_rng_uniform_d(&d->sample)) * seg;
-            uint32_t s = sumtree_find(&d->tree, mass < total ? mass : total * 0.999999);
-            if (s >= size) s = size - 1; /* rounding at the right edge */
-            d->slots[j] = s;
-            double pj = sumtree_get(&d->tree, s) / total;
-            d->weights[j] = (float)(pow((double)size * pj, -beta) / max_w);
-            sum_w += d->weights[j];
-        }
-    } else {
-        for (uint32_t j = 0; j < B; j++) d->slots[j] = rl_rng_below(&d->sample, size);
-    }
-    for (uint32_t j = 0; j < B; j++) {
-        rl_nstep ns = rl_replay_nstep(&d->rb, d->slots[j], d->n_step, d->gamma);
-        rl_replay_obs_float(&d->rb, d->slots[j], 0, d->x + (size_t)j * D);
-        rl_replay_obs_float(&d->rb, ns.boot_slot, 1, d->xn + (size_t)j * D);
-        d->ret[j] = ns.ret;
-        d->disc[j] = ns.discount;
-    }
-    if (d->dbl) { /* the online net's choice, kept before its workspace is reused */
-        const float *qn = qnet_forward(&d->q, d->online.data, d->xn, B, 0);
-        memcpy(d->qn, qn, (size_t)B * A * sizeof(float));
-    }
-    const float *qt = qnet_forward(&d->qt, d->target.data, d->xn, B, 0);
-    dqn_td_targets(d->y, qt, d->dbl ? d->qn : NULL, d->ret, d->disc, B, A);
-    const float *q = qnet_forward(&d->q, d->online.data, d->x, B, 0);
-    double qsum = 0;
-    for (uint32_t j = 0; j < B; j++) {
-        d->pred[j] = q[(size_t)j * A + d->rb.actions[d->slots[j]]];
-        qsum += d->pred[j];
-    }
-    memset(d->dpred, 0, B * sizeof(float));
-    const float *w = d->prioritized ? d->weights : NULL;
-    float loss = d->huber ? rl_huber_loss(d->dpred, d->pred, d->y, w, B)
-                          : rl_mse_loss(d->dpred, d->pred, d->y, w, B);
-    if (d->R > 1) { /* the mean over all replicas' rows; every replica decides alike */
-        double part[3] = {loss, qsum, sum_w};
-        d->rep->allreduce_f64(d->rep->ctx, part, 3);
-        loss = (float)(part[0] / d->R), qsum = part[1], sum_w = part[2];
-        for (uint32_t j = 0; j < B; j++) d->dpred[j] /= (float)d->R;
-        B *= d->R; /* from here on only the global means */
-    }
-    if (!isfinite(loss)) {
-        if (d->skip_nonfinite) {
-            d->skipped++;
-            return RL_OK;
-        }
-        RL_ERRF(err, errlen, "non-finite TD loss at gradient step %llu (q: mean %g)",
-                (unsigned long long)d->grad_steps + 1, qsum / B);
-        return RL_ENONFINITE;
-    }
-    uint32_t Bl = d->batch; /* this replica's rows */
-    memset(d->dq, 0, (size_t)Bl * A * sizeof(float));
-    for (uint32_t j = 0; j < Bl; j++) d->dq[(size_t)j * A + d->rb.actions[d->slots[j]]] = d->dpred[j];
-    rl_params_zero_grad(&d->online);
-    qnet_backward(&d->q, d->online.data, d->online.grad, d->x, d->dq, Bl);
-    float lr = d->lr_linear ? rl_schedule_linear(d->lr, 0.0f, d->progress) : d->lr, norm;
-    long at;
-    if (rl_replicated_adam_step(d->R > 1 ? d->rep : NULL, d->shard, &d->adam, d->online.data, d->online.grad,
-                                d->online.n, d->max_grad_norm, lr, &norm, &at) != RL_OK) {
-        RL_ERRF(err, errlen, "the replicas' gradient sum failed");
-        return RL_EINVAL;
-    }
-    if (!isfinite(norm)) {
-        if (d->skip_nonfinite) {
-            d->skipped++;
-            return RL_OK;
-        }
-        char why[160];
-        RL_ERRF(err, errlen, "%s at gradient step %llu", rl_grad_problem(&d->online, at, why, sizeof why),
-                (unsigned long long)d->grad_steps + 1);
-        return RL_ENONFINITE;
-    }
-    if (d->prioritized) {
-        for (uint32_t j = 0; j < Bl; j++) {
-            double pr = fabs((double)d->pred[j] - d->y[j]) + d->per_eps;
-            if (pr > d->max_priority) d->max_priority = pr;
-            sumtree_set(&d->tree, d->slots[j], pow(pr, d->alpha));
-        }
-    }
-    d->grad_steps++;
-    d->m_loss += loss;
-    d->m_q += qsum / B;
-    d->m_w += d->prioritized ? sum_w / B : 1.0;
-    d->m_n++;
-    return RL_OK;
-}
-
 static int dqn_update(void *p, uint64_t step, char *err, size_t errlen)
 {
     dqn *d = p;
@@ -548,7 +412,7 @@ static int dqn_update(void *p, uint64_t step, char *err, size_t errlen)
         d->ratio_acc -= (double)n;
     }
     for (uint64_t k = 0; k < n; k++) {
-        int rc = train_step(d, err, errlen);
+        int rc = dqn_train_step(d, err, errlen);
         if (rc != RL_OK) return rc;
     }
     /* sharded steps leave each replica's Adam moments current on its slice:
@@ -585,130 +449,6 @@ static size_t dqn_metrics(void *p, rl_metric *out, size_t cap)
 }
 
 RL_KEEP_BEST_EVAL_EXT(eval_ext, dqn, kb, online, host, "dqn");
-
-/* Loaded priorities index the replay: every leaf and the running maximum
-   are checked before anything samples from them. */
-static int priorities_validate(dqn *d, char *err, size_t errlen)
-{
-    if (!d->prioritized) return RL_OK;
-    int64_t bad = sumtree_rebuild(&d->tree, rl_replay_size(&d->rb));
-    if (bad >= 0) {
-        RL_ERRF(err, errlen, "tensors 'replay/priority_sum' and 'replay/priority_min' hold a bad priority at leaf %lld",
-                (long long)bad);
-        return RL_ECORRUPT;
-    }
-    if (!(d->max_priority > 0)) {
-        RL_ERRF(err, errlen, "tensor 'state/max_priority' holds %g, not a positive priority", d->max_priority);
-        return RL_ECORRUPT;
-    }
-    return RL_OK;
-}
-
-/* Checkpoints: networks, optimizer, RNGs, counters, metric sums, keep_best;
-   with save_replay also the replay ring and priorities (into "replay/...",
-   which the host writes to replay.safetensors), so a resume is exact. */
-/* The greedy policy as rlhost.policy/1 (docs/run-directory.md,
-   "Checkpoints describe their policy"): ops over the online network's tensors, then argmax. */
-static int dqn_describe(const dqn *d, const rl_state_io *io, char *err, size_t errlen)
-{
-    char ops[4096] = "";
-    const qnet *q = &d->q;
-    int rc = qnet_ops(q, ops, sizeof ops);
-    char v[512] = "", a[512] = "";
-    if (q->dueling && !rc && !(rc = rl_mlp_ops(&q->vhead, "q/value", v, sizeof v)) &&
-        !(rc = rl_mlp_ops(&q->ahead, "q/advantage", a, sizeof a))) {
-        size_t len = strlen(ops);
-        int n = snprintf(ops + len, sizeof ops - len,
-                         ",{\"op\":\"relu\"},{\"op\":\"dueling\",\"value\":[%s],\"advantage\":[%s]}", v, a);
-        rc = n < 0 || (size_t)n >= sizeof ops - len;
-    }
-    char json[4608];
-    int n = snprintf(json, sizeof json,
-                     "{\"format\":\"rlhost.policy/1\",\"algo\":\"dqn\",\"input\":{\"size\":%u,"
-                     "\"normalize\":null},\"outputs\":{\"q\":[%s]},\"greedy\":{\"argmax\":\"q\"},"
-                     "\"eval_epsilon\":%.9g}",
-                     d->obs_size, ops, (double)d->eval_eps);
-    if (rc || n < 0 || (size_t)n >= sizeof json) {
-        RL_ERRF(err, errlen, "the network is too large to describe");
-        return RL_EINVAL;
-    }
-    return rl_state_meta(io, "policy", json, err, errlen);
-}
-
-static int dqn_state(dqn *d, const rl_state_io *io, int load, char *err, size_t errlen)
-{
-    int rc;
-    if (!load && (rc = dqn_describe(d, io, err, errlen))) return rc;
-    if (d->inference) { /* what acting reads: the online network and the evaluation's stream */
-        if (!load) {
-            RL_ERRF(err, errlen, "an instance made for inference holds no training state to save");
-            return RL_EINVAL;
-        }
-        if ((rc = rl_params_load(&d->online, io, "", err, errlen))) return rc;
-        return rl_rng_load(&d->explore_eval, io, "state/rng_eval", err, errlen);
-    }
-    if (load) {
-        if ((rc = rl_params_load(&d->online, io, "", err, errlen)) ||
-            (rc = rl_params_load(&d->target, io, "target/", err, errlen)) ||
-            (rc = rl_adam_load(&d->adam, &d->online, io, err, errlen)))
-            return rc;
-    } else if ((rc = rl_params_save(&d->online, io, "", err, errlen)) ||
-               (rc = rl_params_save(&d->target, io, "target/", err, errlen)) ||
-               (rc = rl_adam_save(&d->adam, &d->online, io, err, errlen))) {
-        return rc;
-    }
-    rl_rng *rngs[3] = {&d->explore, &d->explore_eval, &d->sample};
-    static const char *const rng_names[3] = {"state/rng_explore", "state/rng_eval", "state/rng_sample"};
-    for (int k = 0; k < 3; k++)
-        if ((rc = rl_rng_state(rngs[k], io, load, rng_names[k], err, errlen)))
-            return rc;
-    double v[6] = {(double)d->vsteps, (double)d->last_target, (double)d->grad_steps, d->ratio_acc,
-                   d->epsilon, d->max_priority};
-    static const char *const names[6] = {"state/vector_steps", "state/last_target_update",
-                                         "state/grad_steps", "state/ratio_acc", "state/epsilon",
-                                         "state/max_priority"};
-    for (int k = 0; k < 6; k++)
-        if ((rc = rl_scalar_state(&v[k], io, load, names[k], err, errlen))) return rc;
-    /* counters fit a uint64; the update ratio's carry and epsilon are fractions */
-    static const double hi[6] = {9e18, 9e18, 9e18, 1, 1, 1e300};
-    for (int k = 0; load && k < 6; k++)
-        if ((rc = rl_state_check_f(names[k], v[k], 0, hi[k], err, errlen))) return rc;
-    if (load) {
-        d->vsteps = (uint64_t)v[0];
-        d->last_target = (uint64_t)v[1];
-        d->grad_steps = (uint64_t)v[2];
-        d->ratio_acc = v[3];
-        d->epsilon = v[4];
-        d->max_priority = v[5];
-    }
-    /* What the next metrics row averages, and keep_best's snapshot. */
-    struct {
-        double m_loss, m_q, m_w;
-        uint64_t m_n, skipped;
-    } acc;
-    memset(&acc, 0, sizeof acc); /* padding too: checkpoints compare byte for byte */
-    acc.m_loss = d->m_loss, acc.m_q = d->m_q, acc.m_w = d->m_w;
-    acc.m_n = d->m_n, acc.skipped = d->skipped;
-    if ((rc = rl_state_blob(io, load, "state/", "accumulators", &acc, sizeof acc, err, errlen))) return rc;
-    if (load) {
-        d->m_loss = acc.m_loss, d->m_q = acc.m_q, d->m_w = acc.m_w;
-        d->m_n = acc.m_n, d->skipped = acc.skipped;
-    }
-    if ((rc = rl_keep_best_state(&d->kb, io, load, err, errlen))) return rc;
-    if (!d->save_replay) return RL_OK;
-    /* No replay beside the checkpoint (eval, play, or a resume the host
-       warned about): the buffer starts empty. */
-    rc = rl_replay_state(&d->rb, io, load, d->n_actions, NULL, NULL, err, errlen);
-    if (rc == RL_ENOENT) return RL_OK;
-    if (rc) return rc;
-    if (d->prioritized) {
-        size_t nodes = 2 * (size_t)d->tree.capacity * sizeof(double);
-        if ((rc = rl_state_blob(io, load, "replay/", "priority_sum", d->tree.sum, nodes, err, errlen)) ||
-            (rc = rl_state_blob(io, load, "replay/", "priority_min", d->tree.min, nodes, err, errlen)))
-            return rc;
-    }
-    return load ? priorities_validate(d, err, errlen) : RL_OK;
-}
 
 RL_ALGO_STATE_EXT(state_ext, dqn_state);
 

@@ -1,21 +1,22 @@
-/* The Q-network: an MLP from observations to one value per action, or a
-   dueling network (MLP trunk, then V and A heads combined as V + A - mean A),
-   optionally behind a CNN encoder over image observations (q/cnn/convK).
-   All parameters live in one rl_params block. */
-#ifndef RLHOST_QNET_H
-#define RLHOST_QNET_H
+/* dqn_net.c: the Q-network, an MLP from observations to one value per
+   action, or a dueling network (an rl_trunk with a value and an advantage
+   head, combined as V + A - mean A), optionally behind a CNN encoder over
+   image observations (q/cnn/convK).  All parameters live in one rl_params
+   block.  A leaf: it uses librlcore only. */
+#ifndef RLHOST_DQN_NET_H
+#define RLHOST_DQN_NET_H
 
 #include <rlhost/nn.h>
 
 typedef struct qnet {
     int dueling;
-    uint32_t n_actions, in_dim, feat_dim;
+    uint32_t n_actions, in_dim;
     int has_cnn;
     rl_cnn cnn;            /* has_cnn: obs -> flattened features for body */
     float *dcnn;           /* has_cnn: d features [max_batch][cnn.out_dim] */
-    rl_mlp body;           /* plain: obs -> ... -> n_actions; dueling: trunk */
-    rl_mlp vhead, ahead;   /* dueling only: feat -> 1, feat -> n_actions */
-    float *q, *dv, *da, *dfeat; /* workspaces [max_batch][...] */
+    rl_mlp body;           /* plain: obs -> ... -> n_actions */
+    rl_trunk trunk;        /* dueling: q/trunk, heads q/value (1) and q/advantage */
+    float *q, *dv, *da;    /* dueling workspaces [max_batch][...] */
     uint32_t max_batch;
 } qnet;
 
@@ -32,7 +33,8 @@ const float *qnet_forward(qnet *q, const float *params, const float *x, uint32_t
 /* Backward of the last training forward (infer = 0) on x. */
 void qnet_backward(qnet *q, const float *params, float *grad, const float *x, const float *dq,
                    uint32_t batch);
-/* The network as rlhost.policy/1 operations (see rl_mlp_ops) into buf. */
+/* The network as rlhost.policy/1 operations (see rl_mlp_ops) into buf:
+   the dueling network's last op combines its heads' ops. */
 int qnet_ops(const qnet *q, char *buf, size_t cap);
 
 /* TD targets y = ret + disc * Q_target(next, a*), where a* is the argmax of

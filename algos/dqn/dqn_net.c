@@ -1,5 +1,5 @@
-/* Q-network; see qnet.h. */
-#include "qnet.h"
+/* The Q-network; see dqn_net.h. */
+#include "dqn_net.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -19,19 +19,15 @@ static int create_nets(qnet *q, rl_params *p, uint32_t in_dim, const rl_cnn_spec
     if (!q->dueling)
         return rl_mlp_create(&q->body, p, "q", in_dim, hidden, n_hidden, n_actions, RL_ACT_RELU,
                              max_batch);
-    q->feat_dim = hidden[n_hidden - 1];
-    if ((rc = rl_mlp_create(&q->body, p, "q/trunk", in_dim, hidden, n_hidden - 1, q->feat_dim,
-                            RL_ACT_RELU, max_batch)) ||
-        (rc = rl_mlp_create(&q->vhead, p, "q/value", q->feat_dim, NULL, 0, 1, RL_ACT_NONE,
-                            max_batch)) ||
-        (rc = rl_mlp_create(&q->ahead, p, "q/advantage", q->feat_dim, NULL, 0, n_actions,
-                            RL_ACT_NONE, max_batch)))
+    const rl_trunk_head heads[2] = {{.name = "value", .out_dim = 1},
+                                    {.name = "advantage", .out_dim = n_actions}};
+    if ((rc = rl_trunk_create(&q->trunk, p, "q", in_dim, hidden, n_hidden, RL_ACT_RELU, heads, 2,
+                              max_batch)))
         return rc;
     q->q = rl_calloc_aligned((size_t)max_batch * n_actions, sizeof(float));
     q->dv = rl_calloc_aligned(max_batch, sizeof(float));
     q->da = rl_calloc_aligned((size_t)max_batch * n_actions, sizeof(float));
-    q->dfeat = rl_calloc_aligned((size_t)max_batch * q->feat_dim, sizeof(float));
-    return q->q && q->dv && q->da && q->dfeat ? RL_OK : RL_ENOMEM;
+    return q->q && q->dv && q->da ? RL_OK : RL_ENOMEM;
 }
 
 int qnet_create(qnet *q, rl_params *p, uint32_t in_dim, const rl_cnn_spec *cnn,
@@ -55,8 +51,18 @@ int qnet_create(qnet *q, rl_params *p, uint32_t in_dim, const rl_cnn_spec *cnn,
 int qnet_ops(const qnet *q, char *buf, size_t cap)
 {
     int rc = q->has_cnn ? rl_cnn_ops(&q->cnn, "q/cnn", buf, cap) : 0;
-    if (!rc) rc = rl_mlp_ops(&q->body, q->dueling ? "q/trunk" : "q", buf, cap);
-    return rc;
+    if (rc || !q->dueling) return rc ? rc : rl_mlp_ops(&q->body, "q", buf, cap);
+    /* the trunk's ops, its ReLU, then the heads inside the dueling op */
+    const rl_trunk *t = &q->trunk;
+    char v[512] = "", a[512] = "";
+    if ((rc = rl_mlp_ops(&t->body, "q/trunk", buf, cap)) ||
+        (rc = rl_mlp_ops(&t->heads[0], "q/value", v, sizeof v)) ||
+        (rc = rl_mlp_ops(&t->heads[1], "q/advantage", a, sizeof a)))
+        return rc;
+    size_t len = strlen(buf);
+    int n = snprintf(buf + len, cap - len, ",{\"op\":\"relu\"},{\"op\":\"dueling\",\"value\":[%s],"
+                     "\"advantage\":[%s]}", v, a);
+    return n < 0 || (size_t)n >= cap - len ? -1 : 0;
 }
 
 void qnet_destroy(qnet *q)
@@ -65,23 +71,20 @@ void qnet_destroy(qnet *q)
     rl_free(q->dcnn);
     q->dcnn = NULL;
     rl_mlp_destroy(&q->body);
-    rl_mlp_destroy(&q->vhead);
-    rl_mlp_destroy(&q->ahead);
+    rl_trunk_destroy(&q->trunk);
     rl_free(q->q);
     rl_free(q->dv);
     rl_free(q->da);
-    rl_free(q->dfeat);
-    q->q = q->dv = q->da = q->dfeat = NULL;
+    q->q = q->dv = q->da = NULL;
 }
 
 void qnet_init(const qnet *q, rl_params *p, rl_rng *rng)
 {
     if (q->has_cnn) rl_cnn_init(&q->cnn, p, RL_INIT_DEFAULT, rng);
-    rl_mlp_init(&q->body, p, RL_INIT_DEFAULT, 1.0f, rng);
-    if (q->dueling) {
-        rl_mlp_init(&q->vhead, p, RL_INIT_DEFAULT, 1.0f, rng);
-        rl_mlp_init(&q->ahead, p, RL_INIT_DEFAULT, 1.0f, rng);
-    }
+    if (q->dueling)
+        rl_trunk_init(&q->trunk, p, RL_INIT_DEFAULT, NULL, rng);
+    else
+        rl_mlp_init(&q->body, p, RL_INIT_DEFAULT, 1.0f, rng);
 }
 
 const float *qnet_forward(qnet *q, const float *params, const float *x, uint32_t batch,
@@ -91,31 +94,10 @@ const float *qnet_forward(qnet *q, const float *params, const float *x, uint32_t
         infer ? rl_mlp_infer : rl_mlp_forward;
     if (q->has_cnn) x = (infer ? rl_cnn_infer : rl_cnn_forward)(&q->cnn, params, x, batch);
     if (!q->dueling) return fwd(&q->body, params, x, batch);
-    /* The trunk's last layer has no activation of its own: ReLU it here
-       (in the trunk's output workspace, which backward reads back). */
-    float *feat = (float *)fwd(&q->body, params, x, batch);
-    rl_activation_forward(RL_ACT_RELU, feat, feat, (size_t)batch * q->feat_dim);
-    const float *v = fwd(&q->vhead, params, feat, batch);
-    const float *a = fwd(&q->ahead, params, feat, batch);
-    rl_dueling_forward(q->q, v, a, batch, q->n_actions);
+    const float *va[2];
+    rl_trunk_forward(&q->trunk, params, x, batch, infer, va);
+    rl_dueling_forward(q->q, va[0], va[1], batch, q->n_actions);
     return q->q;
-}
-
-/* Dueling heads and trunk backward: dx (may be NULL) += d input. */
-static void dueling_backward(qnet *q, const float *params, float *grad, const float *x,
-                             const float *dq, float *dx, uint32_t batch)
-{
-    const float *feat = q->body.acts + q->body.act_off[q->body.n_layers - 1];
-    memset(q->dv, 0, batch * sizeof(float));
-    memset(q->da, 0, (size_t)batch * q->n_actions * sizeof(float));
-    memset(q->dfeat, 0, (size_t)batch * q->feat_dim * sizeof(float));
-    rl_dueling_backward(q->dv, q->da, dq, batch, q->n_actions);
-    rl_mlp_backward(&q->vhead, params, grad, feat, q->dv, q->dfeat, batch);
-    rl_mlp_backward(&q->ahead, params, grad, feat, q->da, q->dfeat, batch);
-    /* through the trunk's ReLU */
-    for (size_t i = 0; i < (size_t)batch * q->feat_dim; i++)
-        if (feat[i] <= 0.0f) q->dfeat[i] = 0.0f;
-    rl_mlp_backward(&q->body, params, grad, x, q->dfeat, dx, batch);
 }
 
 void qnet_backward(qnet *q, const float *params, float *grad, const float *x, const float *dq,
@@ -128,10 +110,15 @@ void qnet_backward(qnet *q, const float *params, float *grad, const float *x, co
         din = q->dcnn;
         memset(din, 0, (size_t)batch * q->cnn.out_dim * sizeof(float));
     }
-    if (q->dueling)
-        dueling_backward(q, params, grad, in, dq, din, batch);
-    else
+    if (q->dueling) {
+        memset(q->dv, 0, batch * sizeof(float));
+        memset(q->da, 0, (size_t)batch * q->n_actions * sizeof(float));
+        rl_dueling_backward(q->dv, q->da, dq, batch, q->n_actions);
+        const float *dva[2] = {q->dv, q->da};
+        rl_trunk_backward(&q->trunk, params, grad, in, dva, din, batch);
+    } else {
         rl_mlp_backward(&q->body, params, grad, in, dq, din, batch);
+    }
     if (q->has_cnn) rl_cnn_backward(&q->cnn, params, grad, x, din, batch);
 }
 
