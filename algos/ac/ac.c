@@ -5,7 +5,8 @@
  * training adds SAC's sampling or TD3's Gaussian exploration noise);
  * observe(): the replay (librlcore's, shared with the DQN family); update():
  * the gradient steps that are due (train_freq and gradient_steps, or the
- * train_steps_ratio stage) in ac_train.c.
+ * train_steps_ratio stage) in ac_train.c.  Files: ac.c -> ac_train.c,
+ * ac_state.c -> ac_net.c; no arrow back.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -219,44 +220,17 @@ static int validate(ac *p, const rl_algo_args *args, char *err, size_t errlen)
     return RL_OK;
 }
 
-/* The actor, the critics, their targets and optimizers; PyTorch's default
-   initialization (as Stable-Baselines3 has it), targets equal at the start. */
+/* The networks (ac_net.c), their optimizers and keep_best. */
 static int build_networks(ac *p, const rl_value *o, uint64_t seed)
 {
-    ac_settings *c = &p->cfg;
     uint32_t hidden[RL_MLP_MAX_LAYERS], nh = (uint32_t)o[OPT_HIDDEN].n;
     for (uint32_t k = 0; k < nh; k++) hidden[k] = (uint32_t)o[OPT_HIDDEN].ilist[k];
-    uint32_t M = c->batch > c->rows ? c->batch : c->rows, out = c->kind == AC_SAC ? 2 * c->dim : c->dim;
-    uint32_t qin = c->obs_size + c->dim;
-    int rc = rl_mlp_create(&p->pi, &p->actor, "actor", c->obs_size, hidden, nh, out, c->act, M);
-    static const char *const names[2] = {"critic/q0", "critic/q1"};
-    for (uint32_t j = 0; !rc && j < c->n_critics; j++)
-        rc = rl_mlp_create(&p->q[j], &p->critic, names[j], qin, hidden, nh, 1, c->act, c->batch);
-    if (!rc) rc = rl_params_alloc(&p->actor);
-    if (!rc) rc = rl_params_alloc(&p->critic);
-    if (rc) return rc;
-    rl_rng init;
-    rl_rng_seed(&init, seed, 0x1417);
-    rl_mlp_init(&p->pi, &p->actor, RL_INIT_DEFAULT, 1.0f, &init);
-    for (uint32_t j = 0; j < c->n_critics; j++) rl_mlp_init(&p->q[j], &p->critic, RL_INIT_DEFAULT, 1.0f, &init);
-    /* Target workspaces: the same layouts over throwaway blocks, the values in
-       critic_t / actor_t.  One block per target, so that each network's
-       offsets are those of the block it reads (the critics share one, as
-       critic does; the actor's starts at 0, as in actor). */
-    rl_params scratch_q = {0}, scratch_pi = {0};
-    for (uint32_t j = 0; !rc && j < c->n_critics; j++)
-        rc = rl_mlp_create(&p->q_t[j], &scratch_q, names[j], qin, hidden, nh, 1, c->act, c->batch);
-    if (!rc && c->kind == AC_TD3) rc = rl_mlp_create(&p->pi_t, &scratch_pi, "actor", c->obs_size, hidden, nh,
-                                                     out, c->act, c->batch);
-    rl_params_free(&scratch_q);
-    rl_params_free(&scratch_pi);
-    if (!rc) rc = rl_params_clone(&p->critic_t, &p->critic);
-    if (!rc && c->kind == AC_TD3) rc = rl_params_clone(&p->actor_t, &p->actor);
+    int rc = ac_networks(p, hidden, nh, seed);
     if (!rc) rc = rl_adam_create(&p->adam_actor, p->actor.n, 0.9f, 0.999f, 1e-8f, 0.0f);
     if (!rc) rc = rl_adam_create(&p->adam_critic, p->critic.n, 0.9f, 0.999f, 1e-8f, 0.0f);
     if (!rc) rc = rl_adam_create(&p->adam_alpha, 1, 0.9f, 0.999f, 1e-8f, 0.0f);
     if (!rc) rc = rl_keep_best_init(&p->kb, (int)o[OPT_KEEP_BEST].i, &p->actor);
-    p->log_alpha = logf(c->ent_init > 0 ? c->ent_init : 1.0f);
+    p->log_alpha = logf(p->cfg.ent_init > 0 ? p->cfg.ent_init : 1.0f);
     return rc;
 }
 
@@ -329,17 +303,6 @@ static int sac_create(const rl_algo_args *args, void **out, char *err, size_t er
 static int td3_create(const rl_algo_args *args, void **out, char *err, size_t errlen)
 {
     return create(AC_TD3, args, out, err, errlen);
-}
-
-void ac_squash(const ac *p, const float *out, const float *eps, uint32_t B, float *a, float *logp)
-{
-    uint32_t A = p->cfg.dim;
-    for (uint32_t b = 0; b < B; b++) {
-        const float *mu = out + (size_t)b * 2 * A;
-        double lp = rl_squashed_gauss(a + (size_t)b * A, mu, mu + A, eps ? eps + (size_t)b * A : NULL, A,
-                                      AC_LOG_STD_MIN, AC_LOG_STD_MAX);
-        if (logp) logp[b] = (float)lp;
-    }
 }
 
 /* TD3's exploration noise for element k of training row i: Gaussian, or

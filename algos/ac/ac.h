@@ -1,7 +1,8 @@
 /* The off-policy actor-critic family for box actions: SAC, TD3 and DDPG
  * (TD3 with one critic, no target smoothing and no delay), private
- * declarations shared by ac.c (options, create, act, observe, update),
- * ac_train.c (the gradient steps) and ac_state.c (checkpoints).
+ * declarations shared by ac.c (options, create, act, observe, update) ->
+ * ac_train.c (the gradient steps), ac_state.c (checkpoints) -> ac_net.c
+ * (the networks, SAC's squashed sample).
  *
  * Actions: the actor works in [-1, 1]^dim (a tanh), rescaled to the env's
  * box [low, high] for act_box; the replay keeps actions as chosen (in the
@@ -90,7 +91,10 @@ static inline float ac_from_box(const ac_settings *c, uint32_t k, float v)
     return w > 0 ? 2.0f * (v - c->low[k]) / w - 1.0f : 0.0f;
 }
 
-/* ac.c: SAC's squashed sample of the actor's outputs out [B][2 dim] with
+/* ac_net.c: the actor, the critics and their targets, initialized from
+   seed; RL_ENOMEM or RL_EINVAL as rl_mlp_create. */
+int ac_networks(ac *p, const uint32_t *hidden, uint32_t nh, uint64_t seed);
+/* ac_net.c: SAC's squashed sample of the actor's outputs out [B][2 dim] with
    noise eps [B][dim] (eps NULL: the mean, for evaluation): a in [-1, 1]
    [B][dim], logp [B] (unless NULL). */
 void ac_squash(const ac *p, const float *out, const float *eps, uint32_t B, float *a, float *logp);

@@ -2,7 +2,7 @@
  * PPO and recurrent PPO as one plugin: `ppo` and `recurrent_ppo` are presets
  * of the same code (recurrent = true puts an LSTM before the heads).
  *
- * Networks are "towers" (tower.c): an optional CNN, an optional LSTM, then
+ * Networks are "towers" (ppo_net.c): an optional CNN, an optional LSTM, then
  * an MLP.  shared = false
  * (default) gives the actor and the critic a tower each; shared = true gives
  * one body tower whose features feed two linear heads.
@@ -12,7 +12,8 @@
  * LSTM state each env carried into the step); observe() records rewards and
  * episode ends, with the value of the final observation for truncations;
  * update() runs when n_steps are collected (ppo_train.c).  Checkpoints are
- * ppo_state.c.
+ * ppo_state.c.  Files: ppo.c -> ppo_train.c, ppo_state.c -> ppo_net.c,
+ * ppo_math.c (the losses); no arrow back.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -405,31 +406,6 @@ static void to_float_stats(ppo *p, const void *obs, uint32_t rows, float *out, i
 static void to_float(ppo *p, const void *obs, uint32_t rows, float *out)
 {
     to_float_stats(p, obs, rows, out, 0);
-}
-
-/* Policy logits and values for B rows in inference mode, advancing the
-   recurrent states st[] (rows 0..B-1 of them). */
-void ppo_infer(ppo *p, const float *x, lstm_state *st, uint32_t B, float *logits, float *values)
-{
-    if (p->cfg.shared) {
-        const float *f = tower_infer(&p->towers[0], p->p.data, x, st ? st[0].h : NULL,
-                                     st ? st[0].c : NULL, p->ws.gates, B);
-        uint32_t F = p->head_pi.dims[0];
-        float *feat = p->ws.feat_scratch;
-        rl_activation_forward(p->cfg.act, feat, f, (size_t)B * F);
-        memcpy(logits, rl_mlp_infer(&p->head_pi, p->p.data, feat, B), (size_t)B * p->cfg.n_out * sizeof(float));
-        if (values) memcpy(values, rl_mlp_infer(&p->head_v, p->p.data, feat, B), B * sizeof(float));
-        return;
-    }
-    memcpy(logits,
-           tower_infer(&p->towers[0], p->p.data, x, st ? st[0].h : NULL, st ? st[0].c : NULL,
-                       p->ws.gates, B),
-           (size_t)B * p->cfg.n_out * sizeof(float));
-    if (values)
-        memcpy(values,
-               tower_infer(&p->towers[1], p->p.data, x, st ? st[1].h : NULL, st ? st[1].c : NULL,
-                           p->ws.gates, B),
-               B * sizeof(float));
 }
 
 /* Per-row view of the recurrent states, for one-env-at-a-time inference. */

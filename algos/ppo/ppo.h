@@ -1,7 +1,7 @@
 /* PPO's private declarations, shared by its files: ppo.c (options,
-   create, act, observe, update), ppo_train.c (GAE and the epochs of
+   create, act, observe, update) -> ppo_train.c (GAE and the epochs of
    minibatch updates), ppo_state.c (checkpoints and the policy's
-   description) and tower.c (the networks). */
+   description) -> ppo_net.c (the networks and inference). */
 #ifndef RLHOST_PPO_H
 #define RLHOST_PPO_H
 
@@ -104,10 +104,9 @@ typedef struct ppo {
     ppo_sums m;
 } ppo;
 
-/* ppo.c: inference for B rows (the recurrent state st advanced when given);
-   the normalization that normalize_obs applies, from its statistics. */
+/* ppo_net.c: policy logits and values (values may be NULL) for B rows in
+   inference mode, advancing the recurrent states st[] when given. */
 void ppo_infer(ppo *p, const float *x, lstm_state *st, uint32_t B, float *logits, float *values);
-void ppo_obs_norm_derive(ppo *p);
 /* ppo_train.c: the update on a full rollout. */
 int ppo_train_rollout(ppo *p, char *err, size_t errlen);
 /* ppo_state.c: save (load = 0) or load the state a resume needs. */

@@ -1,5 +1,6 @@
-/* PPO's towers: an optional CNN, an optional LSTM, then an MLP, carved
-   from the algorithm's parameter block; see ppo.h. */
+/* PPO's networks: towers (an optional CNN, an optional LSTM, then an MLP,
+   carved from the algorithm's parameter block) and the inference pass over
+   them; see ppo.h. */
 #include <string.h>
 
 #include "ppo.h"
@@ -87,4 +88,29 @@ const float *tower_infer(tower *t, const float *params, const float *x, float *h
         in = h;
     }
     return rl_mlp_infer(&t->mlp, params, in, B);
+}
+
+/* Policy logits and values for B rows in inference mode, advancing the
+   recurrent states st[] (rows 0..B-1 of them). */
+void ppo_infer(ppo *p, const float *x, lstm_state *st, uint32_t B, float *logits, float *values)
+{
+    if (p->cfg.shared) {
+        const float *f = tower_infer(&p->towers[0], p->p.data, x, st ? st[0].h : NULL,
+                                     st ? st[0].c : NULL, p->ws.gates, B);
+        uint32_t F = p->head_pi.dims[0];
+        float *feat = p->ws.feat_scratch;
+        rl_activation_forward(p->cfg.act, feat, f, (size_t)B * F);
+        memcpy(logits, rl_mlp_infer(&p->head_pi, p->p.data, feat, B), (size_t)B * p->cfg.n_out * sizeof(float));
+        if (values) memcpy(values, rl_mlp_infer(&p->head_v, p->p.data, feat, B), B * sizeof(float));
+        return;
+    }
+    memcpy(logits,
+           tower_infer(&p->towers[0], p->p.data, x, st ? st[0].h : NULL, st ? st[0].c : NULL,
+                       p->ws.gates, B),
+           (size_t)B * p->cfg.n_out * sizeof(float));
+    if (values)
+        memcpy(values,
+               tower_infer(&p->towers[1], p->p.data, x, st ? st[1].h : NULL, st ? st[1].c : NULL,
+                           p->ws.gates, B),
+               B * sizeof(float));
 }
