@@ -205,3 +205,51 @@ uint32_t rl_value_u32s(const rl_value *v, uint32_t *out, uint32_t cap)
     for (uint32_t k = 0; k < v->n && k < cap; k++) out[k] = (uint32_t)v->ilist[k];
     return v->n > UINT32_MAX ? UINT32_MAX : (uint32_t)v->n;
 }
+
+void rl_means_init(rl_means *m, const char *const *names, uint32_t n)
+{
+    memset(m, 0, sizeof *m);
+    m->names = names;
+    m->n = n < RL_MEANS_MAX ? n : RL_MEANS_MAX;
+}
+
+void rl_means_add(rl_means *m, const double *v)
+{
+    for (uint32_t k = 0; k < m->n; k++) m->sum[k] += v[k];
+    m->count++;
+}
+
+size_t rl_means_report(rl_means *m, rl_metric *out, size_t cap)
+{
+    size_t n = 0;
+    for (; n < m->n && n < cap; n++) out[n] = (rl_metric){m->names[n], m->count > 0 ? m->sum[n] / m->count : NAN};
+    memset(m->sum, 0, sizeof m->sum);
+    m->count = 0;
+    return n;
+}
+
+int rl_means_state(rl_means *m, const rl_state_io *io, int load, const char *prefix, char *err, size_t errlen)
+{
+    char name[160];
+    snprintf(name, sizeof name, "%smeans", prefix ? prefix : "");
+    double v[RL_MEANS_MAX + 1];
+    memcpy(v, m->sum, m->n * sizeof(double));
+    v[m->n] = m->count;
+    uint64_t shape = m->n + 1;
+    int rc = load ? io->get(io->ctx, name, RL_DTYPE_F64, 1, &shape, v) : io->put(io->ctx, name, RL_DTYPE_F64, 1, &shape, v);
+    if (rc != RL_OK) {
+        if (err && errlen) snprintf(err, errlen, "%s", io->error ? io->error(io->ctx) : rl_strerror(rc));
+        return rc;
+    }
+    if (!load) return RL_OK;
+    for (uint32_t k = 0; k < m->n; k++)
+        if ((rc = rl_state_check_f(name, v[k], -1e300, 1e300, err, errlen))) return rc;
+    if ((rc = rl_state_check_f(name, v[m->n], 0, 9e15, err, errlen))) return rc;
+    if (v[m->n] != floor(v[m->n])) {
+        if (err && errlen) snprintf(err, errlen, "tensor '%s' holds a count of %g updates, not a whole number", name, v[m->n]);
+        return RL_ECORRUPT;
+    }
+    memcpy(m->sum, v, m->n * sizeof(double));
+    m->count = v[m->n];
+    return RL_OK;
+}

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Prints one line per tensor of a safetensors checkpoint: its name, dtype,
-shape and the SHA-256 of its bytes, sorted by name.  Two checkpoints whose
-lines agree hold the same tensors bit for bit, whatever their metadata
-(wall times, paths) says.  A refactor that must not change results is
+shape and the SHA-256 of its bytes, sorted by name, then the SHA-256 of the
+policy description (metadata "algo.policy", where there is one).  Two
+checkpoints whose lines agree hold the same tensors bit for bit and describe
+their policy alike, whatever the rest of their metadata (wall times, paths)
+says.  A refactor that must not change results is
 checked with scripts/ckpt_digests.sh, which runs every shipped config
 and calls this on each checkpoint.
 
@@ -25,6 +27,9 @@ def digest(path):
             f.seek(base + lo)
             h = hashlib.sha256(f.read(hi - lo)).hexdigest()
             lines.append(f"{name} {t['dtype']} {t['shape']} {h}")
+        policy = header.get("__metadata__", {}).get("algo.policy")
+        if policy is not None:
+            lines.append(f"algo.policy {hashlib.sha256(policy.encode()).hexdigest()}")
     return lines
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checkpoints that explain themselves: for each kind of network rlhost trains
 # (DQN, dueling DQN on uint8 snake windows, PPO with separate and shared
-# towers, observation normalization, LSTMs, CNN encoders), a NumPy reader that knows only
+# towers, observation normalization, LSTMs, CNN encoders, the SDK's A2C), a NumPy reader that knows only
 # the checkpoint (tests/python/policy_read.py) rebuilds the greedy policy from
 # its metadata and picks the actions `rlhost eval --trace` took; and PPO's
 # initial weights are what ortho_init says.  (TAP)
@@ -42,6 +42,9 @@ check rppo_cnn_snake_window "$C/snake_ppo.cfg" --set 'algo.plugin="recurrent_ppo
 check sac_pendulum "$C/pendulum_sac.cfg" --set run.steps=1500 --set algo.hidden=[32]
 check td3_pendulum "$C/pendulum_td3.cfg" --set run.steps=1500 --set algo.hidden=[32] --set algo.learning_starts=500
 check ppo_pendulum "$C/pendulum_ppo.cfg" --set run.steps=4096 --set algo.normalize_reward=false
+# the SDK's A2C example describes its policy with rl_policy_meta, as the built-in plugins do
+check a2c_normalized "$C/cartpole_a2c.cfg" --set run.steps=5000 --set algo.normalize_obs=true
+check a2c_pendulum "$C/pendulum_a2c.cfg" --set run.steps=4000
 # PPO's two initializations, before any update (lr 0, fewer steps than a rollout)
 for init in true false; do
   expect_rc 0 "ppo init: ortho_init=$init" -- "$RLHOST" run "$C/pendulum_ppo.cfg" --set run.steps=4 \

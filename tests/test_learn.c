@@ -102,7 +102,13 @@ static void test_rollout(void)
     float rew[2] = {1, 2};
     for (uint32_t t = 0; t < 3; t++) {
         size_t at = rl_rollout_at(&r);
-        r.values[at] = 0.5f, r.values[at + 1] = 1.0f;
+        uint8_t st[2] = {t == 0, t == 2};
+        int32_t act[2] = {(int32_t)t % 2, 1};
+        float v[2] = {0.5f, 1.0f}, lp[2] = {-0.5f, -(float)t};
+        rl_rollout_act(&r, st, act, NULL, lp, v, 2);
+        OK(r.start[at] == st[0] && r.start[at + 1] == st[1] && r.actions[at] == act[0] && r.actions[at + 1] == 1 &&
+               r.logp[at + 1] == -(float)t && r.values[at] == 0.5f && r.values[at + 1] == 1.0f,
+           "rollout: act records the step's starts, actions, log-probs and values in its rows");
         if (t == 0) r.final_values[at + 1] = 5.0f;
         uint8_t term[2] = {t == 1, 0}, trunc[2] = {0, t == 0};
         rl_transition tr = {.struct_size = sizeof tr, .count = 2, .rewards = rew, .terminated = term, .truncated = trunc};
@@ -157,6 +163,42 @@ static void test_rollout(void)
     rl_rollout_destroy(&back);
     rl_rollout_destroy(&r);
     rl_rollout_destroy(NULL);
+}
+
+/* ---- metric means ---------------------------------------------------------- */
+
+static void test_means(void)
+{
+    static const char *const names[2] = {"loss", "entropy"};
+    rl_means m;
+    rl_means_init(&m, names, 2);
+    rl_metric out[4];
+    ASSERT_EQ(rl_means_report(&m, out, 4), 2, "means: one metric per name");
+    OK(isnan(out[0].value) && !strcmp(out[1].name, "entropy"), "means: NaN with nothing added");
+    rl_means_add(&m, (double[2]){1.0, 4.0});
+    rl_means_add(&m, (double[2]){3.0, 6.0});
+    store s = {0};
+    rl_state_io io = io_of(&s);
+    char err[256] = "";
+    ASSERT_EQ(rl_means_state(&m, &io, 0, "algo/", err, sizeof err), RL_OK, "means: saved");
+    rl_means back;
+    rl_means_init(&back, names, 2);
+    ASSERT_EQ(rl_means_state(&back, &io, 1, "algo/", err, sizeof err), RL_OK, "means: loaded");
+    ASSERT_EQ(rl_means_report(&back, out, 1), 1, "means: a report stops at cap");
+    ASSERT_NEAR(out[0].value, 2.0, 0, "means: the loaded sums report the saved mean");
+    rl_means_add(&back, (double[2]){5.0, 0.0});
+    rl_means_report(&back, out, 4);
+    ASSERT_NEAR(out[0].value, 5.0, 0, "means: a report resets the sums");
+    int i = s_find(&s, "algo/means");
+    ((double *)s.t[i].data)[1] = INFINITY;
+    ASSERT_EQ(rl_means_state(&back, &io, 1, "algo/", err, sizeof err), RL_ECORRUPT, "means: an infinite sum is refused");
+    ASSERT_CONTAINS(err, "algo/means", "means: the sentence names the tensor");
+    ((double *)s.t[i].data)[1] = 1.0;
+    ((double *)s.t[i].data)[2] = 1.5;
+    ASSERT_EQ(rl_means_state(&back, &io, 1, "algo/", err, sizeof err), RL_ECORRUPT, "means: a fractional count is refused");
+    ((double *)s.t[i].data)[2] = -1;
+    ASSERT_EQ(rl_means_state(&back, &io, 1, "algo/", err, sizeof err), RL_ECORRUPT, "means: a negative count is refused");
+    s_free(&s);
 }
 
 /* ---- normalizers --------------------------------------------------------- */
@@ -304,6 +346,7 @@ static void test_adam_state(void)
 
 int main(void)
 {
+    test_means();
     test_grad_problem();
     test_adam_state();
     test_rollout();

@@ -135,7 +135,7 @@ static int tower_ops(const tower *t, const char *name, char *buf, size_t cap)
    zero at its start; "state" names which one (actor, critic or body). */
 static int ppo_describe(const ppo *p, const rl_state_io *io, char *err, size_t errlen)
 {
-    char actor[4096] = "", critic[4096] = "", json[9216], norm[160] = "null";
+    char actor[4096] = "", critic[4096] = "";
     int rc = 0;
     if (p->cfg.shared) {
         char act[32];
@@ -150,25 +150,17 @@ static int ppo_describe(const ppo *p, const rl_state_io *io, char *err, size_t e
         rc = tower_ops(&p->towers[0], "actor", actor, sizeof actor);
         if (!rc) rc = tower_ops(&p->towers[1], "critic", critic, sizeof critic);
     }
-    if (p->cfg.norm_obs)
-        snprintf(norm, sizeof norm,
-                 "{\"mean\":\"state/obs_mean\",\"var\":\"state/obs_var\",\"eps\":1e-8,\"clip\":10,"
-                 "\"formula\":\"clip((x - mean) / sqrt(var + eps), -clip, clip)\"}");
-    int n;
-    if (p->cfg.box) /* the means (the host clips them into the box), or a sample with the log-stds */
-        n = snprintf(json, sizeof json,
-                     "{\"format\":\"rlhost.policy/1\",\"algo\":\"ppo\",\"input\":{\"size\":%u,\"normalize\":%s},"
-                     "\"outputs\":{\"mean\":[%s],\"value\":[%s]},\"greedy\":{\"%s\":\"mean\",\"log_std\":\"%s\"}}",
-                     p->cfg.obs_size, norm, actor, critic, p->cfg.det_eval ? "identity" : "sample_gaussian",
-                     p->cfg.shared ? "pi/log_std" : "actor/log_std");
-    else
-        n = snprintf(json, sizeof json,
-                     "{\"format\":\"rlhost.policy/1\",\"algo\":\"ppo\",\"input\":{\"size\":%u,\"normalize\":%s},"
-                     "\"outputs\":{\"logits\":[%s],\"value\":[%s]},\"greedy\":{\"%s\":\"logits\"}}",
-                     p->cfg.obs_size, norm, actor, critic, p->cfg.det_eval ? "argmax" : "sample_softmax");
-    if (rc || n < 0 || (size_t)n >= sizeof json) {
+    if (rc) {
         RL_ERRF(err, errlen, "the network is too large to describe");
         return RL_EINVAL;
     }
-    return rl_state_meta(io, "policy", json, err, errlen);
+    char greedy[96];
+    if (p->cfg.box) /* the means (the host clips them into the box), or a sample with the log-stds */
+        snprintf(greedy, sizeof greedy, "{\"%s\":\"mean\",\"log_std\":\"%s\"}",
+                 p->cfg.det_eval ? "identity" : "sample_gaussian", p->cfg.shared ? "pi/log_std" : "actor/log_std");
+    else
+        snprintf(greedy, sizeof greedy, "{\"%s\":\"logits\"}", p->cfg.det_eval ? "argmax" : "sample_softmax");
+    const char *names[2] = {p->cfg.box ? "mean" : "logits", "value"}, *ops[2] = {actor, critic};
+    return rl_policy_meta(io, "ppo", p->cfg.obs_size, p->cfg.norm_obs ? "state/obs_" : NULL, 10.0f, 2, names, ops,
+                          greedy, err, errlen);
 }

@@ -1,6 +1,7 @@
 /* Checkpoint helpers: parameter blocks, Adam and RNG state through the
    rl.algo.state/1 I/O table; see nn.h. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rlhost/nn.h>
@@ -184,4 +185,32 @@ int rl_keep_best_state(rl_keep_best *k, const rl_state_io *io, int load, char *e
         return rc;
     k->have = have != 0;
     return RL_OK;
+}
+
+int rl_policy_meta(const rl_state_io *io, const char *algo, uint32_t obs_size, const char *norm_prefix,
+                   float norm_clip, uint32_t n, const char *const *names, const char *const *ops,
+                   const char *greedy, char *err, size_t errlen)
+{
+    size_t cap = 512 + strlen(algo) + strlen(greedy) + (norm_prefix ? 2 * strlen(norm_prefix) : 0);
+    for (uint32_t k = 0; k < n; k++) cap += strlen(names[k]) + strlen(ops[k]) + 8;
+    char *json = malloc(cap);
+    if (!json) {
+        RL_ERRF(err, errlen, "out of memory describing the policy");
+        return RL_ENOMEM;
+    }
+    int len = snprintf(json, cap, "{\"format\":\"rlhost.policy/1\",\"algo\":\"%s\",\"input\":{\"size\":%u,"
+                       "\"normalize\":", algo, obs_size);
+    if (norm_prefix)
+        len += snprintf(json + len, cap - len,
+                        "{\"mean\":\"%smean\",\"var\":\"%svar\",\"eps\":1e-8,\"clip\":%.9g,"
+                        "\"formula\":\"clip((x - mean) / sqrt(var + eps), -clip, clip)\"}},\"outputs\":{",
+                        norm_prefix, norm_prefix, (double)norm_clip);
+    else
+        len += snprintf(json + len, cap - len, "null},\"outputs\":{");
+    for (uint32_t k = 0; k < n; k++)
+        len += snprintf(json + len, cap - len, "%s\"%s\":[%s]", k ? "," : "", names[k], ops[k]);
+    snprintf(json + len, cap - len, "},\"greedy\":%s}", greedy);
+    int rc = rl_state_meta(io, "policy", json, err, errlen);
+    free(json);
+    return rc;
 }

@@ -1,8 +1,6 @@
 /* A2C (synchronous advantage actor-critic) on librlcore, the SDK's example that learns: a categorical
    or diagonal-Gaussian policy, actor and critic MLPs in one parameter block, n-step rollouts with GAE,
-   RMSprop (as Stable-Baselines3) or Adam.  GUIDE.md walks through it.  Build it with
-   cc -std=c11 -O2 -shared -fPIC -fvisibility=hidden $(pkg-config --cflags rlhost-plugin) \
-      a2c.c -o a2c.so $(pkg-config --libs rlhost-plugin) */
+   RMSprop (as Stable-Baselines3) or Adam.  GUIDE.md walks through it and shows how to build it. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,17 +36,16 @@ typedef struct a2c {
     float scale;
     rl_params p;                      /* actor, critic and (box) log_std: one block */
     rl_mlp pi, v;
-    size_t log_std;
+    size_t log_std;                   /* box: the log-stds' offset in p */
     rl_pdist pd;                      /* the policy over the actor's outputs */
-    rl_rmsprop rms;
+    rl_rmsprop rms;                   /* the optimizer option picks one of the two */
     rl_adam adam;
     rl_rollout ro;
-    rl_obs_norm on;
+    rl_obs_norm on;                   /* normalize_obs, normalize_reward */
     rl_return_norm rn;
     rl_rng rng;
     float *scratch, *x, *lp, *g, *dpi, *dv, *lastv; /* one block, carved at create */
-    double sums[3];                                 /* policy loss, value loss, entropy since metrics() */
-    double n_sums, updates;
+    rl_means means;                                 /* policy loss, value loss, entropy since metrics() */
 } a2c;
 
 #define OPT(k) (a->o[OPT_##k])
@@ -92,13 +89,14 @@ static int a2c_create(const rl_algo_args *args, void **out, char *err, size_t er
         RL_ERRF(err, errlen, "cannot build the networks: %s (hidden: 1 to %d layers)", rl_strerror(rc), RL_MLP_MAX_LAYERS - 1);
         return rc;
     }
-    a->x = a->scratch, a->lp = a->x + nx, a->g = a->lp + B, a->dv = a->g + B, a->lastv = a->dv + B;
-    a->dpi = a->lastv + a->envs;
+    a->x = a->scratch, a->lp = a->x + nx, a->g = a->lp + B, a->dv = a->g + B, a->lastv = a->dv + B, a->dpi = a->lastv + a->envs;
     rl_rng init; /* initial weights from a stream of their own */
     rl_rng_seed(&a->rng, args->seed, 11), rl_rng_seed(&init, args->seed, 13);
     rl_mlp_init(&a->pi, &a->p, RL_INIT_ORTHOGONAL, 0.01f, &init);
     rl_mlp_init(&a->v, &a->p, RL_INIT_ORTHOGONAL, 1.0f, &init);
     for (uint32_t k = 0; a->box && k < a->A; k++) a->p.data[a->log_std + k] = (float)OPT(LOG_STD).f;
+    static const char *const metrics[3] = {"policy_loss", "value_loss", "entropy"};
+    rl_means_init(&a->means, metrics, 3);
     *out = a;
     return RL_OK;
 }
@@ -107,9 +105,8 @@ static int a2c_create(const rl_algo_args *args, void **out, char *err, size_t er
 static void input(a2c *a, const void *obs, uint32_t rows, float *x, int update)
 {
     rl_obs_to_float(a->dtype, a->scale, obs, (size_t)rows * a->obs, x);
-    if (!OPT(NORM_OBS).i) return;
-    if (update) rl_obs_norm_update(&a->on, x, rows, NULL);
-    rl_obs_norm_apply(&a->on, x, rows);
+    if (OPT(NORM_OBS).i && update) rl_obs_norm_update(&a->on, x, rows, NULL);
+    if (OPT(NORM_OBS).i) rl_obs_norm_apply(&a->on, x, rows);
 }
 
 /* Training: a sample, stored with its observation and value; evaluation: the mode.  rl_mlp_infer
@@ -119,15 +116,10 @@ static int act_rows(a2c *a, rl_act_mode mode, const void *obs, const uint8_t *st
 {
     int train = mode == RL_ACT_TRAIN;
     if (count > (train ? a->envs : a->rows)) return RL_EINVAL; /* more rows than create was told */
-    size_t at = rl_rollout_at(&a->ro);
-    float *x = train ? a->ro.obs + at * a->obs : a->x;
+    float *x = train ? a->ro.obs + rl_rollout_at(&a->ro) * a->obs : a->x;
     input(a, obs, count, x, train);
     rl_pdist_act(&a->pd, rl_mlp_infer(&a->pi, a->p.data, x, count), count, train ? &a->rng : NULL, act, box);
-    if (!train) return RL_OK;
-    memcpy(a->ro.start + at, start, count);
-    memcpy(a->ro.values + at, rl_mlp_infer(&a->v, a->p.data, x, count), count * sizeof(float));
-    if (box) memcpy(a->ro.box_actions + at * a->A, box, (size_t)count * a->A * sizeof(float)); /* as drawn */
-    if (act) memcpy(a->ro.actions + at, act, count * sizeof(int32_t));
+    if (train) rl_rollout_act(&a->ro, start, act, box, NULL, rl_mlp_infer(&a->v, a->p.data, x, count), count);
     return RL_OK;
 }
 
@@ -187,44 +179,46 @@ static int a2c_update(void *p, uint64_t step, char *err, size_t errlen)
     rl_mlp_backward(&a->v, a->p.data, a->p.grad, r->obs, a->dv, NULL, M);
     float norm = rl_clip_grad_norm(a->p.grad, a->p.n, (float)OPT(MAX_NORM).f); /* 0: measured, not clipped */
     if (!isfinite(norm) || !isfinite(pg) || !isfinite(vl)) {
-        RL_ERRF(err, errlen, "non-finite A2C loss or gradient in update %.0f", a->updates + 1);
+        RL_ERRF(err, errlen, "non-finite A2C loss or gradient at step %llu", (unsigned long long)step);
         return RL_ENONFINITE;
     }
     OPT(OPTIM).i ? rl_adam_step(&a->adam, a->p.data, a->p.grad, (float)OPT(LR).f)
                  : rl_rmsprop_step(&a->rms, a->p.data, a->p.grad, (float)OPT(LR).f);
-    a->sums[0] += pg / M, a->sums[1] += vl, a->sums[2] += ent / M, a->n_sums++, a->updates++;
+    rl_means_add(&a->means, (double[3]){pg / M, vl, ent / M});
     rl_rollout_clear(r);
     return RL_OK;
 }
 
 static size_t a2c_metrics(void *p, rl_metric *out, size_t cap)
 {
-    a2c *a = p;
-    static const char *const names[3] = {"policy_loss", "value_loss", "entropy"};
-    size_t n = 0;
-    for (; n < 3 && n < cap; n++) out[n] = (rl_metric){names[n], a->n_sums ? a->sums[n] / a->n_sums : NAN};
-    memset(a->sums, 0, sizeof a->sums), a->n_sums = 0;
-    return n;
+    return rl_means_report(&((a2c *)p)->means, out, cap);
+}
+
+/* The policy for readers without rlhost (GUIDE.md): outputs as ops over the saved tensors. */
+static int describe(a2c *a, const rl_state_io *io, char *err, size_t errlen)
+{
+    char pi[2048] = "", v[2048] = "";
+    const char *names[2] = {a->box ? "mean" : "logits", "value"}, *ops[2] = {pi, v};
+    int big = rl_mlp_ops(&a->pi, "actor", pi, sizeof pi) || rl_mlp_ops(&a->v, "critic", v, sizeof v);
+    if (big) RL_ERRF(err, errlen, "the network is too large to describe");
+    return big ? RL_EINVAL : rl_policy_meta(io, "a2c", a->obs, OPT(NORM_OBS).i ? "a2c/obs_" : NULL, 10, 2, names, ops,
+                          a->box ? "{\"identity\":\"mean\",\"log_std\":\"actor/log_std\"}" : "{\"argmax\":\"logits\"}",
+                          err, errlen);
 }
 
 /* The resume duties: all the next step reads comes back exactly (networks, optimizer, random stream,
    the rollout so far with its position, normalizers, metric sums); every helper checks what it loads. */
 static int a2c_state(a2c *a, const rl_state_io *io, int load, char *err, size_t errlen)
 {
-    double acc[5] = {a->sums[0], a->sums[1], a->sums[2], a->n_sums, a->updates};
-    static const char *const acc_names[5] = {"a2c/pg", "a2c/vl", "a2c/ent", "a2c/n_sums", "a2c/updates"};
-    int rc = rl_params_state(&a->p, io, load, "", err, errlen);
+    int rc = load ? RL_OK : describe(a, io, err, errlen);
+    if (!rc) rc = rl_params_state(&a->p, io, load, "", err, errlen);
     if (!rc) rc = OPT(OPTIM).i ? rl_adam_state(&a->adam, &a->p, io, load, "adam/", err, errlen)
                                : rl_rmsprop_state(&a->rms, &a->p, io, load, "rmsprop/", err, errlen);
     if (!rc) rc = rl_rng_state(&a->rng, io, load, "a2c/rng", err, errlen);
     if (!rc) rc = rl_rollout_state(&a->ro, io, load, err, errlen);
     if (!rc && OPT(NORM_OBS).i) rc = rl_obs_norm_state(&a->on, io, load, "a2c/obs_", err, errlen);
     if (!rc && OPT(NORM_REWARD).i) rc = rl_return_norm_state(&a->rn, io, load, "a2c/", err, errlen);
-    for (int k = 0; !rc && k < 5; k++) {
-        rc = rl_scalar_state(&acc[k], io, load, acc_names[k], err, errlen);
-        if (!rc && load) rc = rl_state_check_f(acc_names[k], acc[k], k < 3 ? -1e300 : 0, k < 3 ? 1e300 : 9e15, err, errlen);
-    }
-    if (!rc && load) a->sums[0] = acc[0], a->sums[1] = acc[1], a->sums[2] = acc[2], a->n_sums = acc[3], a->updates = acc[4];
+    if (!rc) rc = rl_means_state(&a->means, io, load, "a2c/", err, errlen);
     return rc;
 }
 
@@ -242,10 +236,10 @@ static const rl_algo_vtable vtable = {
 };
 
 /* rlhost tune's default space (the RL Zoo's A2C sampler, in brief) */
-static const char space[] = "lr = { log_uniform = [1e-5, 1e-2]; }; n_steps = { choice = [5, 8, 16, 32, 64]; };"
-    "gamma = { choice = [0.9, 0.95, 0.98, 0.99, 0.995, 0.999]; }; ent_coef = { log_uniform = [1e-8, 0.1]; };"
-    "gae_lambda = { choice = [0.8, 0.9, 0.92, 0.95, 0.98, 1.0]; }; vf_coef = { uniform = [0.0, 1.0]; };"
-    "max_grad_norm = { choice = [0.3, 0.5, 1.0, 2.0, 5.0]; }; hidden = { choice = ([64, 64], [256, 256]); };";
+static const char space[] = "lr = { log_uniform = [1e-5, 1e-2]; }; n_steps = { choice = [5, 8, 16, 32, 64]; }; "
+    "gamma = { choice = [0.9, 0.95, 0.98, 0.99, 0.995, 0.999]; }; ent_coef = { log_uniform = [1e-8, 0.1]; }; "
+    "gae_lambda = { choice = [0.8, 0.9, 0.92, 0.95, 0.98, 1.0]; }; vf_coef = { uniform = [0.0, 1.0]; }; max_grad_norm "
+    "= { choice = [0.3, 0.5, 1.0, 2.0, 5.0]; }; hidden = { choice = ([64, 64], [256, 256]); };";
 
 static const rl_plugin_desc desc = {
     .struct_size = sizeof desc, .kind = RL_KIND_ALGO, .name = "a2c", .version = "1.0.0",

@@ -127,6 +127,29 @@ int rl_state_blob(const rl_state_io *io, int load, const char *prefix, const cha
    nothing stored otherwise. */
 int rl_state_meta(const rl_state_io *io, const char *key, const char *value, char *err, size_t errlen);
 
+/* ---- Metric means ---------------------------------------------------------
+   An algorithm's per-update values (losses, entropy) summed between two
+   metrics() calls, reported as means and reset.  The sums are training
+   state: saved with the checkpoint, a resumed run reports the rows an
+   unbroken one would. */
+#define RL_MEANS_MAX 16
+typedef struct rl_means {
+    const char *const *names; /* n metric names, static */
+    uint32_t n;
+    double sum[RL_MEANS_MAX], count;
+} rl_means;
+
+/* n <= RL_MEANS_MAX (more are ignored). */
+void rl_means_init(rl_means *m, const char *const *names, uint32_t n);
+/* Adds one update's values v[0..n). */
+void rl_means_add(rl_means *m, const double *v);
+/* The means (NaN with nothing added) as metrics into out[0..cap), then
+   resets; returns how many were written. */
+size_t rl_means_report(rl_means *m, rl_metric *out, size_t cap);
+/* Saves or loads the sums and count as the float64 tensor PREFIXmeans
+   [n + 1]; load checks each finite and the count a whole number >= 0. */
+int rl_means_state(rl_means *m, const rl_state_io *io, int load, const char *prefix, char *err, size_t errlen);
+
 /* ---- Checks on loaded state -----------------------------------------------
    Everything a checkpoint holds is untrusted: a loaded value that indexes or
    sizes anything is range-checked before use.  Each returns RL_OK when the
