@@ -8,7 +8,8 @@
  * observations -> env step over worker-thread ranges -> algo.observe ->
  * algo.update; a metrics row every log_interval, a greedy evaluation every
  * eval_interval.  SIGINT/SIGTERM end the loop after the current step.
- * run_report.c writes the reports, run_state.c the checkpoints. */
+ * report.c writes the reports (handed values: report.h), run_checkpoint.c
+ * the checkpoints and resume. */
 #define _GNU_SOURCE
 #include "run/run_internal.h"
 
@@ -43,6 +44,23 @@ int rl__run_signal(void)
 /* ---- evaluation ----------------------------------------------------------*/
 
 /* Every evaluation stops at a signal (RL_EINTR), between two env steps. */
+/* A metrics row: replica 0's metrics (its metrics() resets its sums),
+   then the report's row; only the writer reports. */
+static void report_row(rl__run_state *rs)
+{
+    if (!rs->set.writer) return;
+    rl_metric m[RL__RUN_MAX_METRICS];
+    size_t nm = rs->avt->metrics ? rs->avt->metrics(rs->algo, m, RL__RUN_MAX_METRICS) : 0;
+    rl__report_at at = report_at(rs);
+    rl__report_row(&rs->rep, &at, m, nm);
+}
+
+static void report_progress(rl__run_state *rs, double now)
+{
+    rl__report_at at = report_at(rs);
+    rl__report_progress(&rs->rep, &at, now);
+}
+
 static int evaluate(rl__run_state *rs, uint32_t episodes, eval_result *out)
 {
     /* In an MPI job rank 0 evaluates (its replica 0 is the job's) and tells
@@ -85,7 +103,7 @@ static int periodic_eval(rl__run_state *rs, uint32_t episodes)
     rl__ckpt snap;
     memset(&snap, 0, sizeof snap);
     int rc = rs->set.writer ? rl__run_eval_envs(rs, &snap, 0) : RL_OK;
-    if (rc == RL_OK) rc = evaluate(rs, episodes, &rs->log.last_eval);
+    if (rc == RL_OK) rc = evaluate(rs, episodes, &rs->rep.log.last_eval);
     if (rc == RL_EINTR) {
         rs->eval_due = 1;
         rs->stop = 1; /* an MPI job's ranks all hear it from rank 0's result */
@@ -96,15 +114,15 @@ static int periodic_eval(rl__run_state *rs, uint32_t episodes)
     rl__ckpt_free(&snap);
     if (rc != RL_OK) return fail(rs, rc, "evaluation failed");
     rs->eval_due = 0;
-    rs->log.pending_eval = 1;
-    rl__report_eval(rs, &rs->log.last_eval, 0);
+    rs->rep.log.pending_eval = 1;
+    rl__report_eval(&rs->rep, rs->steps, &rs->rep.log.last_eval, 0);
     /* each evaluation is on disk when it is done: a watcher (rlhost tune's
        pruner, plot --follow) reads it while the run goes on */
-    if (rl__report_write(rs, 0) != RL_OK) return fail(rs, RL_EIO, "writing the evaluation failed");
+    if (rl__report_write(&rs->rep, 0) != RL_OK) return fail(rs, RL_EIO, "writing the evaluation failed");
     char perr[RL_ERR_MAX];
     for (uint32_t r = 0; rs->eval_ext && r < rs->reps.local; r++) {
         perr[0] = 0;
-        rc = rs->eval_ext->evaluated(rs->reps.algo[r], rs->steps, rs->log.last_eval.return_mean, perr, sizeof perr);
+        rc = rs->eval_ext->evaluated(rs->reps.algo[r], rs->steps, rs->rep.log.last_eval.return_mean, perr, sizeof perr);
         if (rc != RL_OK) {
             snprintf(rs->err, sizeof rs->err, "%s", perr);
             return fail(rs, rc, "algo evaluation callback failed");
@@ -112,7 +130,7 @@ static int periodic_eval(rl__run_state *rs, uint32_t episodes)
     }
     if (!rs->set.quiet && !rs->set.tty)
         fprintf(stderr, "eval at step %llu: return %.4g +- %.3g over %u episodes\n", (unsigned long long)rs->steps,
-                rs->log.last_eval.return_mean, rs->log.last_eval.return_std, episodes);
+                rs->rep.log.last_eval.return_mean, rs->rep.log.last_eval.return_std, episodes);
     return RL_OK;
 }
 
@@ -133,8 +151,8 @@ static int after_step(rl__run_state *rs, marks *m)
     if (rs->steps >= m->log) {
         uint64_t log_interval = (uint64_t)val(&c->run, RL__RUN_LOG_INTERVAL)->i;
         while (m->log <= rs->steps) m->log += log_interval;
-        rl__report_row(rs);
-        if (!rs->set.quiet && rl_now() - rs->log.last_write > 2.0 && rl__report_write(rs, 0) != RL_OK)
+        report_row(rs);
+        if (!rs->set.quiet && rl_now() - rs->rep.log.last_write > 2.0 && rl__report_write(&rs->rep, 0) != RL_OK)
             return fail(rs, RL_EIO, "writing metrics failed");
     }
     if (rs->steps >= m->ckpt) {
@@ -189,7 +207,7 @@ static int train_loop(rl__run_state *rs)
         rs->clock.env += t2 - t1;
         rs->clock.update += t3 - t2;
         if ((rc = after_step(rs, &m)) != RL_OK) return rc == RL_EINTR ? RL_OK : rc;
-        if (rs->set.tty && !rs->set.quiet && t3 - rs->log.last_progress > 0.2) rl__report_progress(rs, t3);
+        if (rs->set.tty && !rs->set.quiet && t3 - rs->rep.log.last_progress > 0.2) report_progress(rs, t3);
     }
     return RL_OK;
 }
@@ -201,6 +219,8 @@ static void read_settings(rl__run_state *rs, const rl__config *c)
     rs->c = c;
     rs->avt = c->algo->desc->vtable;
     rs->dir.fd = -1;
+    rs->rep.c = c, rs->rep.set = &rs->set, rs->rep.clock = &rs->clock, rs->rep.dir_fd = &rs->dir.fd;
+    rs->rep.err = rs->err, rs->rep.errlen = sizeof rs->err;
     rs->set.target = (uint64_t)val(&c->run, RL__RUN_STEPS)->i;
     rs->set.seed = (uint64_t)val(&c->run, RL__RUN_SEED)->i;
     rs->set.eval_episodes = (uint32_t)val(&c->run, RL__RUN_EVAL_EPISODES)->i;
@@ -257,6 +277,7 @@ static int run_open(rl__run_state *rs, const rl__config *c, const rl__run_opts *
             return rc;
     }
     if ((rc = open_envs(rs)) != RL_OK) return rc;
+    rs->rep.score_name = rs->train.info.score_name;
     rc = rl__replicas_open(&rs->reps, c, &rs->train.info, rs->train.n, rs->have_eval ? rs->eval.n : 1,
                            rs->set.seed, rs->set.target, rs->replicas_reason, sizeof rs->replicas_reason,
                            rs->err, sizeof rs->err);
@@ -320,9 +341,10 @@ static int run_start(rl__run_state *rs)
         fprintf(stderr, "rlhost: training %s on %s (%u env%s%s), %llu %ssteps -> %s\n", c->algo->desc->name,
                 c->env->desc->name, num_envs, num_envs == 1 ? "" : "s", agents,
                 (unsigned long long)rs->set.target, rs->train.agents > 1 ? "agent " : "", rs->set.out_dir);
-        rl__report_optimizations(rs);
+        rl__report_optimizations(c, rl__pool_threads(rs->train.pool), rs->train.threads_reason, rs->reps.count,
+                                 rs->replicas_reason);
     }
-    rl__report_start(rs);
+    rl__report_start(&rs->rep);
     return RL_OK;
 }
 
@@ -350,7 +372,7 @@ static int finish_training(rl__run_state *rs)
         snprintf(rs->err, sizeof rs->err, "%s", perr);
         return fail(rs, rc, "algo training_done failed");
     }
-    if (rs->steps > rs->log.last_step) rl__report_row(rs);
+    if (rs->steps > rs->rep.log.last_step) report_row(rs);
     rs->final_phase = 1;
     if ((rc = rl__run_checkpoint(rs)) != RL_OK) return fail(rs, rc, "writing the final checkpoint failed");
     return RL_OK;
@@ -377,7 +399,7 @@ static int run_train(rl__run_state *rs, int *interrupted, eval_result *final_eva
         rc = finish_training(rs);
     }
     if (rs->set.tty && !rs->set.quiet) {
-        rl__report_progress(rs, rl_now());
+        report_progress(rs, rl_now());
         fprintf(stderr, "\n");
     }
     if (rc != RL_OK || *interrupted || !rs->have_eval) return rc;
@@ -391,7 +413,7 @@ static int run_train(rl__run_state *rs, int *interrupted, eval_result *final_eva
         return RL_OK;
     }
     if (rc != RL_OK) return fail(rs, rc, "evaluation failed");
-    rl__report_eval(rs, final_eval, 1);
+    rl__report_eval(&rs->rep, rs->steps, final_eval, 1);
     return RL_OK;
 }
 
@@ -404,8 +426,9 @@ static int run_finish(rl__run_state *rs, int rc, int interrupted, const eval_res
     char saved_err[RL_ERR_MAX];
     snprintf(saved_err, sizeof saved_err, "%s", rs->err);
     const char *status = rc != RL_OK ? "failed" : interrupted ? "interrupted" : "done";
-    int wrc = rl__report_write(rs, 1);
-    if (wrc == RL_OK) wrc = rl__report_summary(rs, final_eval, status);
+    int wrc = rl__report_write(&rs->rep, 1);
+    rl__report_at at = report_at(rs);
+    if (wrc == RL_OK) wrc = rl__report_summary(&rs->rep, &at, final_eval, status);
     if (wrc != RL_OK) {
         rl__log(RL_LOG_ERROR, NULL, "%s", rs->err);
         if (rc == RL_OK) rc = wrc;
@@ -436,8 +459,8 @@ static void run_close(rl__run_state *rs)
     rl__replicas_destroy(&rs->reps);
     rl__vecenv_destroy(&rs->eval);
     rl__vecenv_destroy(&rs->train);
-    rl__sbuf_free(&rs->log.csv);
-    rl__sbuf_free(&rs->log.evals);
+    rl__sbuf_free(&rs->rep.log.csv);
+    rl__sbuf_free(&rs->rep.log.evals);
     free(rs);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);

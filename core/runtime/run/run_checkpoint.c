@@ -73,8 +73,8 @@ static int host_state(rl__run_state *rs, const rl_state_io *io, int load, char *
         int32_t pending_eval;
     } ev;
     memset(&ev, 0, sizeof ev); /* padding too: checkpoints compare byte for byte */
-    ev.last_eval = rs->log.last_eval;
-    ev.pending_eval = rs->log.pending_eval;
+    ev.last_eval = rs->rep.log.last_eval;
+    ev.pending_eval = rs->rep.log.pending_eval;
     if ((rc = rl_state_blob(io, load, "host/", "episode_start", v->episode_start, v->n, err, errlen)) ||
         (rc = rl_state_blob(io, load, "host/", "episode_return", v->ep_return, v->n * sizeof *v->ep_return, err, errlen)) ||
         (rc = rl_state_blob(io, load, "host/", "episode_length", v->ep_length, v->n * sizeof *v->ep_length, err, errlen)) ||
@@ -119,8 +119,8 @@ static int host_state(rl__run_state *rs, const rl_state_io *io, int load, char *
             (rc = rl_state_check_u("host/episode_stats: n", st->n, 0, st->episodes, err, errlen)) ||
             (rc = rl_state_check_i("host/last_eval: pending", ev.pending_eval, 0, 1, err, errlen)))
             return rc;
-        rs->log.last_eval = ev.last_eval;
-        rs->log.pending_eval = ev.pending_eval;
+        rs->rep.log.last_eval = ev.last_eval;
+        rs->rep.log.pending_eval = ev.pending_eval;
         rs->envs_restored = 1;
     }
     return RL_OK;
@@ -217,7 +217,7 @@ int rl__run_checkpoint(rl__run_state *rs)
 {
     const rl__config *c = rs->c;
     if (!rs->set.writer) return rl__run_gather_state(rs, NULL);
-    if (rl__report_write(rs, 1) != RL_OK) {
+    if (rl__report_write(&rs->rep, 1) != RL_OK) {
         rl__run_gather_state(rs, NULL);
         return RL_EIO;
     }
@@ -326,7 +326,7 @@ int rl__run_resume(rl__run_state *rs, const rl__run_opts *o)
        that evaluation.  Checkpoints older than rlhost.phase at the target
        were final. */
     rs->final_phase = r.step >= rs->set.target && r.phase != RL__PHASE_TRAINING;
-    if (rs->final_phase && rs->set.writer && rl__report_says_done(rs)) {
+    if (rs->final_phase && rs->set.writer && rl__report_says_done(&rs->rep)) {
         snprintf(rs->err, sizeof rs->err, "the run in %s is complete at step %llu (run.steps = %llu); "
                  "--set run.steps=N with a larger N trains on", o->resume_dir,
                  (unsigned long long)r.step, (unsigned long long)rs->set.target);
@@ -338,8 +338,8 @@ int rl__run_resume(rl__run_state *rs, const rl__run_opts *o)
         rl__log(RL_LOG_WARN, NULL, "%s has no replay of step %llu: the replay buffer starts empty, so "
                                    "the resumed run is close to, not identical with, an uninterrupted one",
                 o->resume_dir, (unsigned long long)r.step);
-    rl__report_load(rs);
-    rs->log.last_step = rs->start_steps = rs->steps;
+    rl__report_load(&rs->rep, rs->steps);
+    rs->rep.log.last_step = rs->start_steps = rs->steps;
     if (!rs->set.quiet)
         fprintf(stderr, "rlhost: resuming %s at step %llu (%s)\n", o->resume_dir,
                 (unsigned long long)rs->steps,

@@ -1,10 +1,9 @@
-/* What a run reports: the rows of metrics.csv and evals.csv, summary.json,
-   the progress lines on the terminal and the Optimizations: table.  Only the
-   writer (rank 0 of an MPI job) writes files. */
+/* What a run reports; see report.h. */
 #define _GNU_SOURCE
-#include "run/run_internal.h"
+#include "run/report.h"
 
 #include <fcntl.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,13 +30,24 @@ static double cpu_seconds(void)
            (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
 }
 
-void rl__report_start(rl__run_state *rs)
+/* Where the run writes: its directory's descriptor, held since it was locked. */
+static rl__dir out_dir(const rl__report *r)
 {
-    rs->clock.start = rs->log.last_wall = rs->log.last_write = rl_now();
+    return (rl__dir){*r->dir_fd, r->set->out_dir};
+}
+
+static inline const rl_value *val(const rl__group *g, int i)
+{
+    return &g->vals[i];
+}
+
+void rl__report_start(rl__report *r)
+{
+    r->clock->start = r->log.last_wall = r->log.last_write = rl_now();
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    rs->clock.epoch_start = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-    rs->log.last_cpu = cpu_seconds();
+    r->clock->epoch_start = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    r->log.last_cpu = cpu_seconds();
 }
 
 /* ---- metrics -------------------------------------------------------------*/
@@ -51,148 +61,145 @@ static void csv_num(rl__sbuf *b, double v)
 }
 
 /* evals.csv: a row for every evaluation, periodic or final. */
-void rl__report_eval(rl__run_state *rs, const eval_result *ev, int final)
+void rl__report_eval(rl__report *r, uint64_t steps, const rl__eval_result *ev, int final)
 {
-    if (!rs->set.writer || !ev->done) return;
-    int has_score = rs->train.info.score_name != NULL;
-    if (!rs->log.evals.len)
-        rl__sbuf_printf(&rs->log.evals, "step,wall_s,final,episodes,return_mean,return_std,return_min,"
+    if (!r->set->writer || !ev->done) return;
+    int has_score = r->score_name != NULL;
+    if (!r->log.evals.len)
+        rl__sbuf_printf(&r->log.evals, "step,wall_s,final,episodes,return_mean,return_std,return_min,"
                                     "return_max,length_mean%s\n", has_score ? ",score_mean" : "");
-    rl__sbuf_printf(&rs->log.evals, "%llu", (unsigned long long)rs->steps);
-    csv_num(&rs->log.evals, rl_now() - rs->clock.start);
-    rl__sbuf_printf(&rs->log.evals, ",%d,%u", final, ev->episodes);
-    csv_num(&rs->log.evals, ev->return_mean);
-    csv_num(&rs->log.evals, ev->return_std);
-    csv_num(&rs->log.evals, ev->return_min);
-    csv_num(&rs->log.evals, ev->return_max);
-    csv_num(&rs->log.evals, ev->length_mean);
-    if (has_score) csv_num(&rs->log.evals, ev->score_mean);
-    rl__sbuf_puts(&rs->log.evals, "\n");
+    rl__sbuf_printf(&r->log.evals, "%llu", (unsigned long long)steps);
+    csv_num(&r->log.evals, rl_now() - r->clock->start);
+    rl__sbuf_printf(&r->log.evals, ",%d,%u", final, ev->episodes);
+    csv_num(&r->log.evals, ev->return_mean);
+    csv_num(&r->log.evals, ev->return_std);
+    csv_num(&r->log.evals, ev->return_min);
+    csv_num(&r->log.evals, ev->return_max);
+    csv_num(&r->log.evals, ev->length_mean);
+    if (has_score) csv_num(&r->log.evals, ev->score_mean);
+    rl__sbuf_puts(&r->log.evals, "\n");
 }
 
-int rl__report_write(rl__run_state *rs, int sync)
+int rl__report_write(rl__report *r, int sync)
 {
-    if (!rs->set.writer) return RL_OK;
-    if (rs->log.csv.oom || rs->log.evals.oom) {
-        snprintf(rs->err, sizeof rs->err, "out of memory for metrics");
+    if (!r->set->writer) return RL_OK;
+    if (r->log.csv.oom || r->log.evals.oom) {
+        snprintf(r->err, r->errlen, "out of memory for metrics");
         return RL_ENOMEM;
     }
-    rs->log.last_write = rl_now();
-    int rc = rl__write_atomic(run_dir(rs), "metrics.csv", NULL, rs->log.csv.data ? rs->log.csv.data : "",
-                              rs->log.csv.len, sync, rs->err, sizeof rs->err);
-    if (rc == RL_OK && rs->log.evals.len)
-        rc = rl__write_atomic(run_dir(rs), "evals.csv", NULL, rs->log.evals.data, rs->log.evals.len, sync, rs->err,
-                              sizeof rs->err);
-    if (rc == RL_OK && val(&rs->c->run, RL__RUN_TENSORBOARD)->i) { /* the same rows, for TensorBoard */
+    r->log.last_write = rl_now();
+    int rc = rl__write_atomic(out_dir(r), "metrics.csv", NULL, r->log.csv.data ? r->log.csv.data : "",
+                              r->log.csv.len, sync, r->err, r->errlen);
+    if (rc == RL_OK && r->log.evals.len)
+        rc = rl__write_atomic(out_dir(r), "evals.csv", NULL, r->log.evals.data, r->log.evals.len, sync, r->err,
+                              r->errlen);
+    if (rc == RL_OK && val(&r->c->run, RL__RUN_TENSORBOARD)->i) { /* the same rows, for TensorBoard */
         rl__sbuf tb = {0};
-        rl__tb_from_csv(&tb, rs->log.csv.data ? rs->log.csv.data : "", rs->log.csv.len, "train", rs->clock.epoch_start);
-        rl__tb_from_csv(&tb, rs->log.evals.data ? rs->log.evals.data : "", rs->log.evals.len, "eval", rs->clock.epoch_start);
+        rl__tb_from_csv(&tb, r->log.csv.data ? r->log.csv.data : "", r->log.csv.len, "train", r->clock->epoch_start);
+        rl__tb_from_csv(&tb, r->log.evals.data ? r->log.evals.data : "", r->log.evals.len, "eval", r->clock->epoch_start);
         rc = tb.oom ? RL_ENOMEM
-                    : rl__write_atomic(run_dir(rs), RL__TB_FILE, NULL, tb.data, tb.len, sync, rs->err, sizeof rs->err);
-        if (tb.oom) snprintf(rs->err, sizeof rs->err, "out of memory for the TensorBoard events");
+                    : rl__write_atomic(out_dir(r), RL__TB_FILE, NULL, tb.data, tb.len, sync, r->err, r->errlen);
+        if (tb.oom) snprintf(r->err, r->errlen, "out of memory for the TensorBoard events");
         rl__sbuf_free(&tb);
     }
     return rc;
 }
 
-void rl__report_row(rl__run_state *rs)
+void rl__report_row(rl__report *r, const rl__report_at *at, const rl_metric *m, size_t nm)
 {
-    if (!rs->set.writer) return; /* metrics() resets the algorithm's sums: replica 0's alone */
-    const rl__config *c = rs->c;
+    if (!r->set->writer) return; /* metrics() resets the algorithm's sums: replica 0's alone */
+    const rl__config *c = r->c;
     double now = rl_now(), cpu = cpu_seconds();
-    double wall = now - rs->clock.start;
-    double dt = now - rs->log.last_wall;
-    double sps = dt > 0 ? (double)(rs->steps - rs->log.last_step) / dt : 0;
+    double wall = now - r->clock->start;
+    double dt = now - r->log.last_wall;
+    double sps = dt > 0 ? (double)(at->steps - r->log.last_step) / dt : 0;
     uint32_t cores = rl__host_api()->cpu_count();
-    double cpu_util = dt > 0 ? (cpu - rs->log.last_cpu) / dt / cores : 0;
-    double act = rs->clock.act - rs->log.last_act, env = rs->clock.env - rs->log.last_env,
-           upd = rs->clock.update - rs->log.last_update;
-    int has_score = rs->train.info.score_name != NULL;
-
-    rl_metric m[RL__RUN_MAX_METRICS];
-    size_t nm = rs->avt->metrics ? rs->avt->metrics(rs->algo, m, RL__RUN_MAX_METRICS) : 0;
+    double cpu_util = dt > 0 ? (cpu - r->log.last_cpu) / dt / cores : 0;
+    double act = r->clock->act - r->log.last_act, env = r->clock->env - r->log.last_env,
+           upd = r->clock->update - r->log.last_update;
+    int has_score = r->score_name != NULL;
     if (nm > RL__RUN_MAX_METRICS) nm = RL__RUN_MAX_METRICS;
-    memcpy(rs->log.last_metrics, m, nm * sizeof *m);
-    rs->log.n_last_metrics = nm;
-    if (!rs->log.header_done) {
-        rl__sbuf_puts(&rs->log.csv, "step,wall_s,sps,episodes,return_mean,length_mean");
-        if (has_score) rl__sbuf_printf(&rs->log.csv, ",score_mean");
-        rl__sbuf_puts(&rs->log.csv, ",cpu_util,env_frac,act_frac,update_frac");
-        if (val(&c->run, RL__RUN_EVAL_INTERVAL)->i > 0) rl__sbuf_puts(&rs->log.csv, ",eval_return_mean");
+    memcpy(r->log.last_metrics, m, nm * sizeof *m);
+    r->log.n_last_metrics = nm;
+    if (!r->log.header_done) {
+        rl__sbuf_puts(&r->log.csv, "step,wall_s,sps,episodes,return_mean,length_mean");
+        if (has_score) rl__sbuf_printf(&r->log.csv, ",score_mean");
+        rl__sbuf_puts(&r->log.csv, ",cpu_util,env_frac,act_frac,update_frac");
+        if (val(&c->run, RL__RUN_EVAL_INTERVAL)->i > 0) rl__sbuf_puts(&r->log.csv, ",eval_return_mean");
         for (size_t k = 0; k < nm; k++) {
-            rs->log.algo_cols[k] = m[k].name;
-            rl__sbuf_printf(&rs->log.csv, ",%s", m[k].name);
+            r->log.algo_cols[k] = m[k].name;
+            rl__sbuf_printf(&r->log.csv, ",%s", m[k].name);
         }
-        rs->log.n_algo_cols = nm;
-        rl__sbuf_puts(&rs->log.csv, "\n");
-        rs->log.header_done = 1;
-    } else if (rs->log.n_algo_cols == 0) { /* resumed: the header is there already */
-        for (size_t k = 0; k < nm; k++) rs->log.algo_cols[k] = m[k].name;
-        rs->log.n_algo_cols = nm;
+        r->log.n_algo_cols = nm;
+        rl__sbuf_puts(&r->log.csv, "\n");
+        r->log.header_done = 1;
+    } else if (r->log.n_algo_cols == 0) { /* resumed: the header is there already */
+        for (size_t k = 0; k < nm; k++) r->log.algo_cols[k] = m[k].name;
+        r->log.n_algo_cols = nm;
     }
-    rl__ep_stats *st = &rs->train.stats;
-    rl__sbuf_printf(&rs->log.csv, "%llu", (unsigned long long)rs->steps);
-    csv_num(&rs->log.csv, wall);
-    csv_num(&rs->log.csv, sps);
-    rl__sbuf_printf(&rs->log.csv, ",%llu", (unsigned long long)st->episodes);
-    csv_num(&rs->log.csv, rl__ep_recent_mean(st, RL__EP_RETURN));
-    csv_num(&rs->log.csv, rl__ep_recent_mean(st, RL__EP_LENGTH));
-    if (has_score) csv_num(&rs->log.csv, rl__ep_recent_mean(st, RL__EP_SCORE));
-    csv_num(&rs->log.csv, cpu_util);
-    csv_num(&rs->log.csv, dt > 0 ? env / dt : NAN);
-    csv_num(&rs->log.csv, dt > 0 ? act / dt : NAN);
-    csv_num(&rs->log.csv, dt > 0 ? upd / dt : NAN);
+    rl__ep_stats *st = at->stats;
+    rl__sbuf_printf(&r->log.csv, "%llu", (unsigned long long)at->steps);
+    csv_num(&r->log.csv, wall);
+    csv_num(&r->log.csv, sps);
+    rl__sbuf_printf(&r->log.csv, ",%llu", (unsigned long long)st->episodes);
+    csv_num(&r->log.csv, rl__ep_recent_mean(st, RL__EP_RETURN));
+    csv_num(&r->log.csv, rl__ep_recent_mean(st, RL__EP_LENGTH));
+    if (has_score) csv_num(&r->log.csv, rl__ep_recent_mean(st, RL__EP_SCORE));
+    csv_num(&r->log.csv, cpu_util);
+    csv_num(&r->log.csv, dt > 0 ? env / dt : NAN);
+    csv_num(&r->log.csv, dt > 0 ? act / dt : NAN);
+    csv_num(&r->log.csv, dt > 0 ? upd / dt : NAN);
     if (val(&c->run, RL__RUN_EVAL_INTERVAL)->i > 0) {
-        csv_num(&rs->log.csv, rs->log.pending_eval ? rs->log.last_eval.return_mean : NAN);
-        rs->log.pending_eval = 0;
+        csv_num(&r->log.csv, r->log.pending_eval ? r->log.last_eval.return_mean : NAN);
+        r->log.pending_eval = 0;
     }
-    for (size_t col = 0; col < rs->log.n_algo_cols; col++) {
+    for (size_t col = 0; col < r->log.n_algo_cols; col++) {
         double v = NAN;
         for (size_t k = 0; k < nm; k++)
-            if (strcmp(m[k].name, rs->log.algo_cols[col]) == 0) v = m[k].value;
-        csv_num(&rs->log.csv, v);
+            if (strcmp(m[k].name, r->log.algo_cols[col]) == 0) v = m[k].value;
+        csv_num(&r->log.csv, v);
     }
-    rl__sbuf_puts(&rs->log.csv, "\n");
+    rl__sbuf_puts(&r->log.csv, "\n");
 
-    if (!rs->set.quiet && !rs->set.tty) {
+    if (!r->set->quiet && !r->set->tty) {
         fprintf(stderr, "step %llu/%llu  %.0f sps  cpu %.0f%%  env/act/update %.0f/%.0f/%.0f%%  "
                         "episodes %llu  return %.3g",
-                (unsigned long long)rs->steps, (unsigned long long)rs->set.target, sps,
+                (unsigned long long)at->steps, (unsigned long long)r->set->target, sps,
                 100 * cpu_util, dt > 0 ? 100 * env / dt : 0, dt > 0 ? 100 * act / dt : 0,
                 dt > 0 ? 100 * upd / dt : 0, (unsigned long long)st->episodes,
                 rl__ep_recent_mean(st, RL__EP_RETURN));
         if (has_score)
-            fprintf(stderr, "  %s %.3g", rs->train.info.score_name, rl__ep_recent_mean(st, RL__EP_SCORE));
+            fprintf(stderr, "  %s %.3g", r->score_name, rl__ep_recent_mean(st, RL__EP_SCORE));
         for (size_t k = 0; k < nm; k++) fprintf(stderr, "  %s %.4g", m[k].name, m[k].value);
         fprintf(stderr, "\n");
     }
     rl__ep_interval_reset(st);
-    rs->log.last_wall = now;
-    rs->log.last_cpu = cpu;
-    rs->log.last_step = rs->steps;
-    rs->log.last_act = rs->clock.act;
-    rs->log.last_env = rs->clock.env;
-    rs->log.last_update = rs->clock.update;
+    r->log.last_wall = now;
+    r->log.last_cpu = cpu;
+    r->log.last_step = at->steps;
+    r->log.last_act = r->clock->act;
+    r->log.last_env = r->clock->env;
+    r->log.last_update = r->clock->update;
 }
 
-void rl__report_progress(rl__run_state *rs, double now)
+void rl__report_progress(rl__report *r, const rl__report_at *at, double now)
 {
-    double wall = now - rs->clock.start;
-    double sps = wall > 0 ? (rs->steps - rs->start_steps) / wall : 0;
-    double eta = sps > 0 ? (double)(rs->set.target - rs->steps) / sps : 0;
-    const rl__ep_stats *st = &rs->train.stats;
-    double busy = rs->clock.env + rs->clock.act + rs->clock.update;
+    double wall = now - r->clock->start;
+    double sps = wall > 0 ? (at->steps - at->start_steps) / wall : 0;
+    double eta = sps > 0 ? (double)(r->set->target - at->steps) / sps : 0;
+    const rl__ep_stats *st = at->stats;
+    double busy = r->clock->env + r->clock->act + r->clock->update;
     fprintf(stderr, "\r  %llu/%llu  %5.1f%%  %.0f steps/s  ETA %d:%02d  return %.4g  "
                     "env/act/update %.0f/%.0f/%.0f%%",
-            (unsigned long long)rs->steps, (unsigned long long)rs->set.target,
-            100.0 * (double)rs->steps / (double)rs->set.target, sps, (int)(eta / 60),
-            (int)fmod(eta, 60), rl__ep_recent_mean(st, RL__EP_RETURN), busy > 0 ? 100 * rs->clock.env / busy : 0,
-            busy > 0 ? 100 * rs->clock.act / busy : 0, busy > 0 ? 100 * rs->clock.update / busy : 0);
-    if (rs->train.info.score_name)
-        fprintf(stderr, "  %s %.3g", rs->train.info.score_name, rl__ep_recent_mean(st, RL__EP_SCORE));
+            (unsigned long long)at->steps, (unsigned long long)r->set->target,
+            100.0 * (double)at->steps / (double)r->set->target, sps, (int)(eta / 60),
+            (int)fmod(eta, 60), rl__ep_recent_mean(st, RL__EP_RETURN), busy > 0 ? 100 * r->clock->env / busy : 0,
+            busy > 0 ? 100 * r->clock->act / busy : 0, busy > 0 ? 100 * r->clock->update / busy : 0);
+    if (r->score_name)
+        fprintf(stderr, "  %s %.3g", r->score_name, rl__ep_recent_mean(st, RL__EP_SCORE));
     fprintf(stderr, "\x1b[K");
     fflush(stderr);
-    rs->log.last_progress = now;
+    r->log.last_progress = now;
 }
 
 /* ---- summary -------------------------------------------------------------*/
@@ -235,11 +242,11 @@ static void json_stage_group(rl__sbuf *b, const rl__group *g, const char *prefix
     }
 }
 
-int rl__report_summary(rl__run_state *rs, const eval_result *ev, const char *status)
+int rl__report_summary(rl__report *r, const rl__report_at *at, const rl__eval_result *ev, const char *status)
 {
-    if (!rs->set.writer) return RL_OK;
-    const rl__config *c = rs->c;
-    double wall = rl_now() - rs->clock.start;
+    if (!r->set->writer) return RL_OK;
+    const rl__config *c = r->c;
+    double wall = rl_now() - r->clock->start;
     rl__sbuf b = {0};
     rl__sbuf_puts(&b, "{\n  \"env\": ");
     rl__sbuf_json_str(&b, c->env->desc->name);
@@ -255,34 +262,34 @@ int rl__report_summary(rl__run_state *rs, const eval_result *ev, const char *sta
     rl__sbuf_json_str(&b, status);
     rl__sbuf_printf(&b, ",\n  \"seed\": %lld", (long long)val(&c->run, RL__RUN_SEED)->i);
     rl__sbuf_printf(&b, ",\n  \"steps\": %llu,\n  \"target_steps\": %llu",
-                    (unsigned long long)rs->steps, (unsigned long long)rs->set.target);
+                    (unsigned long long)at->steps, (unsigned long long)r->set->target);
     rl__sbuf_puts(&b, ",\n  \"wall_s\": ");
     rl__sbuf_double(&b, wall, 1);
     rl__sbuf_puts(&b, ",\n  \"sps\": ");
-    rl__sbuf_double(&b, wall > 0 ? (rs->steps - rs->start_steps) / wall : 0, 1);
-    rl__sbuf_printf(&b, ",\n  \"train_episodes\": %llu", (unsigned long long)rs->train.stats.episodes);
+    rl__sbuf_double(&b, wall > 0 ? (at->steps - at->start_steps) / wall : 0, 1);
+    rl__sbuf_printf(&b, ",\n  \"train_episodes\": %llu", (unsigned long long)at->stats->episodes);
     rl__sbuf_puts(&b, ",\n  \"train_return_mean\": ");
-    rl__sbuf_double(&b, rl__ep_recent_mean(&rs->train.stats, RL__EP_RETURN), 1);
+    rl__sbuf_double(&b, rl__ep_recent_mean(at->stats, RL__EP_RETURN), 1);
     rl__sbuf_puts(&b, ",\n  \"eval_return_mean\": ");
     rl__sbuf_double(&b, ev->done ? ev->return_mean : NAN, 1);
     rl__sbuf_puts(&b, ",\n  \"eval_return_std\": ");
     rl__sbuf_double(&b, ev->done ? ev->return_std : NAN, 1);
     rl__sbuf_puts(&b, ",\n  \"eval_length_mean\": ");
     rl__sbuf_double(&b, ev->done ? ev->length_mean : NAN, 1);
-    if (rs->train.info.score_name) {
+    if (r->score_name) {
         rl__sbuf_puts(&b, ",\n  \"score_name\": ");
-        rl__sbuf_json_str(&b, rs->train.info.score_name);
+        rl__sbuf_json_str(&b, r->score_name);
         rl__sbuf_puts(&b, ",\n  \"eval_score_mean\": ");
         rl__sbuf_double(&b, ev->done ? ev->score_mean : NAN, 1);
     }
     rl__sbuf_printf(&b, ",\n  \"eval_episodes\": %u", ev->done ? ev->episodes : 0);
     rl__sbuf_puts(&b, ",\n  \"stages\": {");
     int first = 1;
-    rl__sbuf_printf(&b, "\n    \"env.threads_used\": %u", rl__pool_threads(rs->train.pool));
+    rl__sbuf_printf(&b, "\n    \"env.threads_used\": %u", at->env_threads);
     first = 0;
     json_stage_group(&b, &c->env_host_stages, "env", &first, NULL, 0);
     json_stage_group(&b, &c->env_stages, "env", &first, NULL, 0);
-    json_stage_group(&b, &c->algo_stages, "algo", &first, rs->log.last_metrics, rs->log.n_last_metrics);
+    json_stage_group(&b, &c->algo_stages, "algo", &first, r->log.last_metrics, r->log.n_last_metrics);
     rl__sbuf_printf(&b, ",\n    \"run.log_interval\": %lld,\n    \"run.eval_interval\": %lld,\n"
                         "    \"run.quiet\": %s,\n    \"blas.core\": ",
                     (long long)val(&c->run, RL__RUN_LOG_INTERVAL)->i,
@@ -291,16 +298,16 @@ int rl__report_summary(rl__run_state *rs, const eval_result *ev, const char *sta
     rl__sbuf_json_str(&b, rl_blas_corename());
     rl__sbuf_puts(&b, "\n  }\n}\n");
     int rc = b.oom ? RL_ENOMEM
-                   : rl__write_atomic(run_dir(rs), "summary.json", NULL, b.data, b.len, 1, rs->err, sizeof rs->err);
+                   : rl__write_atomic(out_dir(r), "summary.json", NULL, b.data, b.len, 1, r->err, r->errlen);
     rl__sbuf_free(&b);
     return rc;
 }
 
 /* ---- the Optimizations: table ---------------------------------------------*/
 
-void rl__report_optimizations(const rl__run_state *rs)
+void rl__report_optimizations(const rl__config *c, uint32_t env_threads, const char *threads_reason,
+                              uint32_t replicas, const char *replicas_reason)
 {
-    const rl__config *c = rs->c;
     fprintf(stderr, "Optimizations:\n");
     const rl__group *groups[] = {&c->env_host_stages, &c->env_stages, &c->algo_stages};
     const char *prefixes[] = {"env", "env", "algo"};
@@ -312,16 +319,16 @@ void rl__report_optimizations(const rl__run_state *rs)
             char key[128];
             snprintf(key, sizeof key, "%s.%s", prefixes[gi], g->defs[k].name);
             if (gi == 0 && k == RL__ENVST_THREADS)
-                fprintf(stderr, "  %-28s %u (%s%s)\n", key, rl__pool_threads(rs->train.pool),
-                        g->vals[k].is_auto ? "auto: " : "", rs->train.threads_reason);
+                fprintf(stderr, "  %-28s %u (%s%s)\n", key, env_threads, g->vals[k].is_auto ? "auto: " : "",
+                        threads_reason);
             else
                 fprintf(stderr, "  %-28s %s%s\n", key, b.data ? b.data : "",
                         (g->defs[k].flags & RL_OPT_CHANGES_RESULTS) ? "  (changes results)" : "");
             rl__sbuf_free(&b);
         }
     }
-    fprintf(stderr, "  %-28s %u%s%s%s\n", "run.replicas", rs->reps.count, rs->replicas_reason[0] ? " (" : "",
-            rs->replicas_reason, rs->replicas_reason[0] ? ")" : "");
+    fprintf(stderr, "  %-28s %u%s%s%s\n", "run.replicas", replicas, replicas_reason[0] ? " (" : "",
+            replicas_reason, replicas_reason[0] ? ")" : "");
     fprintf(stderr, "  %-28s %lld\n  %-28s %lld\n", "run.log_interval",
             (long long)val(&c->run, RL__RUN_LOG_INTERVAL)->i, "run.eval_interval",
             (long long)val(&c->run, RL__RUN_EVAL_INTERVAL)->i);
@@ -333,9 +340,9 @@ void rl__report_optimizations(const rl__run_state *rs)
 
 /* One of the run directory's own files for reading (never through a link,
    never blocking on something that is not a file), or NULL. */
-static FILE *open_in_run(const rl__run_state *rs, const char *name)
+static FILE *open_in_run(const rl__report *r, const char *name)
 {
-    int fd = openat(rs->dir.fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    int fd = openat(*r->dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
     if (!f && fd >= 0) close(fd);
     return f;
@@ -345,15 +352,15 @@ static FILE *open_in_run(const rl__run_state *rs, const char *name)
    the rows up to the checkpoint's step, so rows a killed run wrote after
    its last checkpoint are written again.  Final evaluations go: the
    resumed run ends with its own. */
-static void load_csv(rl__run_state *rs, const char *name, int drop_final, rl__sbuf *into)
+static void load_csv(rl__report *r, uint64_t steps, const char *name, int drop_final, rl__sbuf *into)
 {
-    FILE *f = open_in_run(rs, name);
+    FILE *f = open_in_run(r, name);
     if (!f) return;
     char line[8192];
     for (int first = 1; fgets(line, sizeof line, f); first = 0) {
         char *end;
         unsigned long long step = strtoull(line, &end, 10);
-        if (!first && (end == line || *end != ',' || step > rs->steps)) break;
+        if (!first && (end == line || *end != ',' || step > steps)) break;
         const char *final = first ? NULL : strchr(end + 1, ','); /* step,wall_s,final,... */
         if (drop_final && final && final[1] == '1' && final[2] == ',') continue;
         rl__sbuf_puts(into, line);
@@ -361,17 +368,17 @@ static void load_csv(rl__run_state *rs, const char *name, int drop_final, rl__sb
     fclose(f);
 }
 
-void rl__report_load(rl__run_state *rs)
+void rl__report_load(rl__report *r, uint64_t steps)
 {
-    if (!rs->set.writer) return;
-    load_csv(rs, "metrics.csv", 0, &rs->log.csv);
-    rs->log.header_done = rs->log.csv.len > 0;
-    load_csv(rs, "evals.csv", 1, &rs->log.evals);
+    if (!r->set->writer) return;
+    load_csv(r, steps, "metrics.csv", 0, &r->log.csv);
+    r->log.header_done = r->log.csv.len > 0;
+    load_csv(r, steps, "evals.csv", 1, &r->log.evals);
 }
 
-int rl__report_says_done(const rl__run_state *rs)
+int rl__report_says_done(const rl__report *r)
 {
-    FILE *f = open_in_run(rs, "summary.json");
+    FILE *f = open_in_run(r, "summary.json");
     if (!f) return 0;
     char buf[16384];
     size_t n = fread(buf, 1, sizeof buf - 1, f);
