@@ -164,6 +164,148 @@ static void json_texts(rl__sbuf *j, const char *key, const config_setting_t *lis
 
 static const char *const kinds[] = {"log_uniform", "uniform", "int", "choice"};
 
+/* The member of entry e that names its distribution (kinds[]), or NULL
+   after a problem. */
+static const config_setting_t *distribution(space *sp, const config_setting_t *e, const char *key,
+                                            const char **kname)
+{
+    const config_setting_t *kind = NULL;
+    for (int i = 0; i < config_setting_length(e); i++) {
+        const config_setting_t *m = config_setting_get_elem(e, (unsigned)i);
+        const char *n = config_setting_name(m);
+        int known = !strcmp(n, "log") || !strcmp(n, "when");
+        for (size_t k = 0; k < 4; k++)
+            if (!strcmp(n, kinds[k])) {
+                if (kind) {
+                    problem(sp, m, key, "both %s and %s: a key has one distribution", *kname, n);
+                    return NULL;
+                }
+                kind = m, *kname = kinds[k], known = 1;
+            }
+        if (!known) {
+            problem(sp, m, key, "unknown member '%s' (log_uniform, uniform, int, choice, log, when)", n);
+            return NULL;
+        }
+    }
+    if (!kind) problem(sp, e, key, "no distribution: give one of log_uniform, uniform, int or choice");
+    return kind;
+}
+
+/* The entry's `log` flag into *log; -1 after a problem. */
+static int read_log(space *sp, const config_setting_t *e, const char *key, const char *kname, int *log)
+{
+    const config_setting_t *logs = config_setting_get_member(e, "log");
+    *log = 0;
+    if (!logs) return 0;
+    if (config_setting_type(logs) != CONFIG_TYPE_BOOL) {
+        problem(sp, logs, key, "log must be true or false");
+        return -1;
+    }
+    *log = config_setting_get_bool(logs);
+    if (*log && strcmp(kname, "int")) {
+        problem(sp, logs, key, "log = true goes with int (log_uniform is the float one)");
+        return -1;
+    }
+    return 0;
+}
+
+/* A condition: a key given before this one, then values it may take
+   (each checked as a value of that key); -1 after a problem. */
+static int check_when(space *sp, const config_setting_t *when, const char *key)
+{
+    const config_setting_t *k0 = config_setting_is_aggregate(when) && config_setting_length(when) >= 2
+                                     ? config_setting_get_elem(when, 0)
+                                     : NULL;
+    if (!k0 || config_setting_type(k0) != CONFIG_TYPE_STRING) {
+        problem(sp, when, key, "when = (\"KEY\", VALUE, ...): a key of this space, then its values that enable this one");
+        return -1;
+    }
+    const char *parent = config_setting_get_string(k0);
+    size_t p = 0;
+    while (p < sp->n_keys && strcmp(sp->keys[p], parent)) p++;
+    if (p == sp->n_keys) {
+        problem(sp, when, key, "when names '%s', which is not a key given before it in this space", parent);
+        return -1;
+    }
+    for (int i = 1; i < config_setting_length(when); i++) {
+        rl__sbuf t = {0};
+        int bad = setting_text(config_setting_get_elem(when, (unsigned)i), &t) ||
+                  try_value_as(sp, when, parent, key, "when value", t.data ? t.data : "");
+        rl__sbuf_free(&t);
+        if (bad) {
+            if (!sp->failed) problem(sp, when, key, "a when value must be a number, bool, string or list");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* choice = [A, B, ...]: every value checked, then "choices" into the JSON. */
+static int choice_json(space *sp, const config_setting_t *kind, const char *key)
+{
+    if (!config_setting_is_aggregate(kind) || config_setting_length(kind) < 1) {
+        problem(sp, kind, key, "choice = [A, B, ...] (a list of values; ( ... ) when the values are lists)");
+        return -1;
+    }
+    for (int i = 0; i < config_setting_length(kind); i++) {
+        rl__sbuf t = {0};
+        int bad = setting_text(config_setting_get_elem(kind, (unsigned)i), &t);
+        if (bad) problem(sp, kind, key, "choice %d is not a value (a number, bool, string or list)", i + 1);
+        bad = bad || try_value(sp, kind, key, "choice", t.data ? t.data : "");
+        rl__sbuf_free(&t);
+        if (bad) return -1;
+    }
+    rl__sbuf_puts(&sp->json, ", ");
+    json_texts(&sp->json, "choices", kind, 0);
+    return 0;
+}
+
+/* A [LOW, HIGH] range whose bounds fit the scale and the option's type
+   (each checked as a value), then low/high/log/type into the JSON. */
+static int range_json(space *sp, const config_setting_t *kind, const char *key, const char *kname, int log,
+                      const rl_option_def *def)
+{
+    double lo, hi;
+    int is_int = !strcmp(kname, "int");
+    log = log || !strcmp(kname, "log_uniform");
+    int bad = 1;
+    if (pair(kind, &lo, &hi))
+        problem(sp, kind, key, "%s = [LOW, HIGH]: two finite numbers", kname);
+    else if (!(lo < hi))
+        problem(sp, kind, key, "%s = [%.9g, %.9g]: LOW must be below HIGH", kname, lo, hi);
+    else if (log && lo <= 0)
+        problem(sp, kind, key, "a log scale needs LOW > 0 (got %.9g)", lo);
+    else if (is_int && (lo != floor(lo) || hi != floor(hi)))
+        problem(sp, kind, key, "int = [%.9g, %.9g]: the bounds must be integers", lo, hi);
+    else if (!is_int && def->type != RL_OPT_FLOAT)
+        problem(sp, kind, key, "%s samples floats, and %s takes %s: use int or choice", kname, key,
+                def->type == RL_OPT_INT ? "integers" : "no number");
+    else if (is_int && def->type != RL_OPT_INT && def->type != RL_OPT_FLOAT)
+        problem(sp, kind, key, "int samples integers, and %s takes no number: use choice", key);
+    else
+        bad = 0;
+    if (bad) return -1;
+    for (int b = 0; b < 2; b++) {
+        char text[64];
+        rl__sbuf t = {0};
+        if (is_int || def->type == RL_OPT_INT)
+            rl__sbuf_printf(&t, "%.0f", b ? hi : lo);
+        else
+            rl__sbuf_double(&t, b ? hi : lo, 0);
+        snprintf(text, sizeof text, "%s", t.data ? t.data : "0");
+        rl__sbuf_free(&t);
+        if (try_value(sp, kind, key, b ? "HIGH" : "LOW", text)) return -1;
+    }
+    rl__sbuf *j = &sp->json;
+    rl__sbuf_puts(j, ", \"low\": ");
+    rl__sbuf_double(j, lo, 1);
+    rl__sbuf_puts(j, ", \"high\": ");
+    rl__sbuf_double(j, hi, 1);
+    rl__sbuf_printf(j, ", \"log\": %s", log ? "true" : "false");
+    rl__sbuf_printf(j, ", \"type\": \"%s\"", def->type == RL_OPT_INT || is_int ? "int" : "float");
+    return 0;
+}
+
 static void entry(space *sp, const config_setting_t *e, const char *key)
 {
     if (sp->n_keys >= MAX_ENTRIES) {
@@ -174,29 +316,9 @@ static void entry(space *sp, const config_setting_t *e, const char *key)
         problem(sp, e, key, "expected a group such as { log_uniform = [1e-5, 1e-2]; }");
         return;
     }
-    const config_setting_t *kind = NULL;
     const char *kname = NULL;
-    for (int i = 0; i < config_setting_length(e); i++) {
-        const config_setting_t *m = config_setting_get_elem(e, (unsigned)i);
-        const char *n = config_setting_name(m);
-        int known = !strcmp(n, "log") || !strcmp(n, "when");
-        for (size_t k = 0; k < 4; k++)
-            if (!strcmp(n, kinds[k])) {
-                if (kind) {
-                    problem(sp, m, key, "both %s and %s: a key has one distribution", kname, n);
-                    return;
-                }
-                kind = m, kname = kinds[k], known = 1;
-            }
-        if (!known) {
-            problem(sp, m, key, "unknown member '%s' (log_uniform, uniform, int, choice, log, when)", n);
-            return;
-        }
-    }
-    if (!kind) {
-        problem(sp, e, key, "no distribution: give one of log_uniform, uniform, int or choice");
-        return;
-    }
+    const config_setting_t *kind = distribution(sp, e, key, &kname);
+    if (!kind) return;
     const rl_value *val = NULL;
     const rl_option_def *def = rl__config_find(&sp->base, key, &val);
     if (!def) { /* the loader names it, with the nearest key */
@@ -204,46 +326,9 @@ static void entry(space *sp, const config_setting_t *e, const char *key)
         if (!sp->failed) problem(sp, e, key, "not an option of this config's plugins");
         return;
     }
-    const config_setting_t *logs = config_setting_get_member(e, "log");
-    int log = 0;
-    if (logs) {
-        if (config_setting_type(logs) != CONFIG_TYPE_BOOL) {
-            problem(sp, logs, key, "log must be true or false");
-            return;
-        }
-        log = config_setting_get_bool(logs);
-        if (log && strcmp(kname, "int")) {
-            problem(sp, logs, key, "log = true goes with int (log_uniform is the float one)");
-            return;
-        }
-    }
+    int log;
     const config_setting_t *when = config_setting_get_member(e, "when");
-    if (when) {
-        const config_setting_t *k0 = config_setting_is_aggregate(when) && config_setting_length(when) >= 2
-                                         ? config_setting_get_elem(when, 0)
-                                         : NULL;
-        if (!k0 || config_setting_type(k0) != CONFIG_TYPE_STRING) {
-            problem(sp, when, key, "when = (\"KEY\", VALUE, ...): a key of this space, then its values that enable this one");
-            return;
-        }
-        const char *parent = config_setting_get_string(k0);
-        size_t p = 0;
-        while (p < sp->n_keys && strcmp(sp->keys[p], parent)) p++;
-        if (p == sp->n_keys) {
-            problem(sp, when, key, "when names '%s', which is not a key given before it in this space", parent);
-            return;
-        }
-        for (int i = 1; i < config_setting_length(when); i++) {
-            rl__sbuf t = {0};
-            if (setting_text(config_setting_get_elem(when, (unsigned)i), &t) ||
-                try_value_as(sp, when, parent, key, "when value", t.data ? t.data : "")) {
-                if (!sp->failed) problem(sp, when, key, "a when value must be a number, bool, string or list");
-                rl__sbuf_free(&t);
-                return;
-            }
-            rl__sbuf_free(&t);
-        }
-    }
+    if (read_log(sp, e, key, kname, &log) || (when && check_when(sp, when, key))) return;
     char at[PATH_MAX + 32];
     where(sp, e, at, sizeof at);
     rl__sbuf *j = &sp->json;
@@ -256,71 +341,8 @@ static void entry(space *sp, const config_setting_t *e, const char *key)
     rl__sbuf_puts(j, ", \"base\": ");
     rl__sbuf_json_str(j, base.data ? base.data : "");
     rl__sbuf_free(&base);
-    if (!strcmp(kname, "choice")) {
-        if (!config_setting_is_aggregate(kind) || config_setting_length(kind) < 1) {
-            problem(sp, kind, key, "choice = [A, B, ...] (a list of values; ( ... ) when the values are lists)");
-            return;
-        }
-        for (int i = 0; i < config_setting_length(kind); i++) {
-            rl__sbuf t = {0};
-            int bad = setting_text(config_setting_get_elem(kind, (unsigned)i), &t);
-            if (bad) problem(sp, kind, key, "choice %d is not a value (a number, bool, string or list)", i + 1);
-            if (bad || try_value(sp, kind, key, "choice", t.data ? t.data : "")) {
-                rl__sbuf_free(&t);
-                return;
-            }
-            rl__sbuf_free(&t);
-        }
-        rl__sbuf_puts(j, ", ");
-        json_texts(j, "choices", kind, 0);
-    } else {
-        double lo, hi;
-        if (pair(kind, &lo, &hi)) {
-            problem(sp, kind, key, "%s = [LOW, HIGH]: two finite numbers", kname);
-            return;
-        }
-        if (!(lo < hi)) {
-            problem(sp, kind, key, "%s = [%.9g, %.9g]: LOW must be below HIGH", kname, lo, hi);
-            return;
-        }
-        int is_int = !strcmp(kname, "int");
-        if ((!strcmp(kname, "log_uniform") || log) && lo <= 0) {
-            problem(sp, kind, key, "a log scale needs LOW > 0 (got %.9g)", lo);
-            return;
-        }
-        if (is_int && (lo != floor(lo) || hi != floor(hi))) {
-            problem(sp, kind, key, "int = [%.9g, %.9g]: the bounds must be integers", lo, hi);
-            return;
-        }
-        if (!is_int && def->type != RL_OPT_FLOAT) {
-            problem(sp, kind, key, "%s samples floats, and %s takes %s: use int or choice", kname, key,
-                    def->type == RL_OPT_INT ? "integers" : "no number");
-            return;
-        }
-        if (is_int && def->type != RL_OPT_INT && def->type != RL_OPT_FLOAT) {
-            problem(sp, kind, key, "int samples integers, and %s takes no number: use choice", key);
-            return;
-        }
-        char text[64];
-        for (int b = 0; b < 2; b++) {
-            double x = b ? hi : lo;
-            if (is_int || def->type == RL_OPT_INT)
-                snprintf(text, sizeof text, "%.0f", x);
-            else {
-                rl__sbuf t = {0};
-                rl__sbuf_double(&t, x, 0);
-                snprintf(text, sizeof text, "%s", t.data ? t.data : "0");
-                rl__sbuf_free(&t);
-            }
-            if (try_value(sp, kind, key, b ? "HIGH" : "LOW", text)) return;
-        }
-        rl__sbuf_puts(j, ", \"low\": ");
-        rl__sbuf_double(j, lo, 1);
-        rl__sbuf_puts(j, ", \"high\": ");
-        rl__sbuf_double(j, hi, 1);
-        rl__sbuf_printf(j, ", \"log\": %s", log || !strcmp(kname, "log_uniform") ? "true" : "false");
-        rl__sbuf_printf(j, ", \"type\": \"%s\"", def->type == RL_OPT_INT || is_int ? "int" : "float");
-    }
+    if (!strcmp(kname, "choice") ? choice_json(sp, kind, key) : range_json(sp, kind, key, kname, log, def))
+        return;
     if (when) {
         rl__sbuf_puts(j, ", \"when\": {\"key\": ");
         rl__sbuf_json_str(j, config_setting_get_string(config_setting_get_elem(when, 0)));
