@@ -20,9 +20,16 @@ static uint32_t host_cpu_count(void)
     return n > 0 ? (uint32_t)n : 1;
 }
 
+volatile sig_atomic_t rl__stop_signal;
+
+static int host_interrupted(void)
+{
+    return rl__stop_signal != 0;
+}
+
 static const rl_host_api g_host_api = {
     .struct_size = sizeof(rl_host_api), .abi = {RL_ABI_MAJOR, RL_ABI_MINOR}, .log = rl__log,
-    .cpu_count = host_cpu_count, .strerror = rl_strerror,
+    .cpu_count = host_cpu_count, .strerror = rl_strerror, .interrupted = host_interrupted,
 };
 
 const rl_host_api *rl__host_api(void)

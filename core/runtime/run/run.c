@@ -28,17 +28,16 @@
 #include "base/log.h"
 #include "plugin/host_api.h"
 
-static volatile sig_atomic_t g_stop_signal;
-
+/* rl__stop_signal lives beside the host API, which plugins read it through. */
 static void on_signal(int sig)
 {
-    g_stop_signal = sig;
+    rl__stop_signal = sig;
     signal(sig, SIG_DFL); /* a second Ctrl-C kills at once */
 }
 
 int rl__run_signal(void)
 {
-    return g_stop_signal;
+    return rl__stop_signal;
 }
 
 /* ---- evaluation ----------------------------------------------------------*/
@@ -72,7 +71,7 @@ static int evaluate(rl__run_state *rs, uint32_t episodes, eval_result *out)
     memset(&msg, 0, sizeof msg);
     if (rs->set.writer)
         msg.rc = rl__evaluate(&rs->eval, rs->avt, rs->algo, rs->c->algo->desc->name, episodes,
-                              &g_stop_signal, NULL, &msg.r, rs->err, sizeof rs->err);
+                              &rl__stop_signal, NULL, &msg.r, rs->err, sizeof rs->err);
     rl__world_bcast(&msg, sizeof msg, 0);
     *out = msg.r;
     if (!rs->set.writer && msg.rc != RL_OK && msg.rc != RL_EINTR)
@@ -186,9 +185,9 @@ static int train_loop(rl__run_state *rs)
     if (!rs->envs_restored) rl__vecenv_reset(v);
     int world = rl__world_size() > 1, rc = RL_OK;
     if (rs->eval_due && (rc = after_step(rs, &m)) != RL_OK) return rc == RL_EINTR ? RL_OK : rc;
-    while (rs->steps < rs->set.target && !(world ? rs->stop : g_stop_signal)) {
+    while (rs->steps < rs->set.target && !(world ? rs->stop : rl__stop_signal)) {
         double t0 = rl_now();
-        int stop = g_stop_signal != 0;
+        int stop = rl__stop_signal != 0;
         rc = rl__replicas_act(&rs->reps, v->io.obs, v->row_bytes, v->episode_start, v->actions, &stop, rs->err,
                               sizeof rs->err);
         rs->stop = stop;
@@ -391,7 +390,7 @@ static int run_train(rl__run_state *rs, int *interrupted, eval_result *final_eva
         rl__log(RL_LOG_ERROR, NULL, "rank %u: %s", rl__world_rank(), rs->err);
         rl__world_abort(1);
     }
-    *interrupted = rl__world_size() > 1 ? rs->stop : g_stop_signal != 0;
+    *interrupted = rl__world_size() > 1 ? rs->stop : rl__stop_signal != 0;
     if (stats) fill_stats(rs, stats);
     if (rc == RL_OK && *interrupted) {
         if ((rc = rl__run_checkpoint(rs)) != RL_OK) fail(rs, rc, "writing the checkpoint failed");
@@ -442,7 +441,7 @@ static void print_result(const rl__run_state *rs, const eval_result *ev)
 {
     const rl__config *c = rs->c;
     double wall = rl_now() - rs->clock.start;
-    printf("%s %s on %s: %llu steps in %.2f s (%.0f steps/s)", g_stop_signal ? "interrupted" : "done",
+    printf("%s %s on %s: %llu steps in %.2f s (%.0f steps/s)", rl__stop_signal ? "interrupted" : "done",
            c->algo->desc->name, c->env->desc->name, (unsigned long long)rs->steps, wall,
            (rs->steps - rs->start_steps) / wall);
     if (ev->done) {
@@ -476,7 +475,7 @@ int rl__run(const rl__config *c, const rl__run_opts *o, rl__run_stats *stats)
         rl__log(RL_LOG_ERROR, NULL, "out of memory");
         return RL_ENOMEM;
     }
-    g_stop_signal = 0;
+    rl__stop_signal = 0;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -484,7 +483,9 @@ int rl__run(const rl__config *c, const rl__run_opts *o, rl__run_stats *stats)
     sigaction(SIGTERM, &sa, NULL);
     if (c->run.vals[RL__RUN_QUIET].i || rl__world_rank() != 0) rl__log_set_level(RL_LOG_WARN);
 
-    int rc = run_agree(rs, run_open(rs, c, o));
+    int rc = run_open(rs, c, o);
+    if (rc != RL_OK && rl__stop_signal) rc = RL_EINTR; /* Ctrl-C while a plugin was creating (a model compiling) */
+    rc = run_agree(rs, rc);
     if (rc == RL_OK) rc = run_start(rs);
     if (rc == RL_OK) {
         int interrupted = 0;
@@ -499,7 +500,7 @@ int rl__run(const rl__config *c, const rl__run_opts *o, rl__run_stats *stats)
         }
         if (rc == RL_OK && !o->silent && rs->set.writer && (!rs->set.quiet || final_eval.done))
             print_result(rs, &final_eval);
-        if (rc == RL_OK && g_stop_signal) rc = RL_EINTR;
+        if (rc == RL_OK && rl__stop_signal) rc = RL_EINTR;
     }
     if (rc != RL_OK && rc != RL_EINTR && rs->err[0]) rl__log(RL_LOG_ERROR, NULL, "%s", rs->err);
     run_close(rs);

@@ -188,6 +188,11 @@ typedef struct rl_host_api {
         ;
     uint32_t (*cpu_count)(void);      /* online cores available to us */
     const char *(*strerror)(int status);
+    /* ABI 1.3 (check struct_size): nonzero once the user asked the run to
+       stop (SIGINT, SIGTERM).  Something long in create (compiling a large
+       model, loading data) polls it and gives up with RL_EINTR, so that
+       Ctrl-C stops a run within about a second whatever it is doing. */
+    int (*interrupted)(void);
 } rl_host_api;
 
 /* ---- Spaces ----------------------------------------------------------------*/
