@@ -65,6 +65,56 @@ expect_rc 2 "healthy ranges that hold nothing" -- "$RL" check "$T/sac.cfg" --set
 contains "$T/err" "env.healthy_z_min (3) must be below env.healthy_z_max (1)" "saying which"
 expect_rc 2 "an unknown task" -- "$RL" check "$T/sac.cfg" --set 'env.task="swimmer"'
 contains "$T/err" "env.task" "naming the option"
+# a model of another robot: refused, naming the task whose shape it has
+MODELS=$(dirname "$RL")/../envs/mujoco/mujoco_models
+expect_rc 2 "hopper with Ant's model" -- "$RL" check "$T/sac.cfg" --set 'env.task="hopper"' \
+  --set "env.model_path=\"$MODELS/ant.xml\""
+contains "$T/err" "does not fit task 'hopper': it has 15 positions, 8 actuators and 14 bodies" "saying what it has"
+contains "$T/err" 'the shape of env.task = "ant"' "and whose shape it is"
+expect_rc 2 "ant with Hopper's model" -- "$RL" check "$T/sac.cfg" --set 'env.task="ant"' \
+  --set "env.model_path=\"$MODELS/hopper.xml\""
+expect_rc 2 "hopper with HalfCheetah's model" -- "$RL" check "$T/sac.cfg" --set 'env.task="hopper"' \
+  --set "env.model_path=\"$MODELS/half_cheetah.xml\""
+sed 's/gear="200.0"/gear="150.0"/g' "$MODELS/hopper.xml" >"$T/hopper_mine.xml"
+expect_rc 0 "a Hopper of other gears fits its task" -- "$RL" check "$T/sac.cfg" --set 'env.task="hopper"' \
+  --set "env.model_path=\"$T/hopper_mine.xml\""
+# a FIFO as the model, or included by it: refused before MuJoCo would block on it
+mkfifo "$T/fifo.xml"
+expect_rc 2 "a FIFO as the model" -- timeout 20 "$RL" check "$T/sac.cfg" --set "env.model_path=\"$T/fifo.xml\""
+contains "$T/err" "is not a regular file (a FIFO)" "saying what it is"
+sed 's|<worldbody>|<include file="fifo.xml"/><worldbody>|' "$MODELS/hopper.xml" >"$T/inc.xml"
+expect_rc 2 "a model including a FIFO" -- timeout 20 "$RL" check "$T/sac.cfg" --set 'env.task="hopper"' \
+  --set "env.model_path=\"$T/inc.xml\""
+contains "$T/err" "inc.xml names $T/fifo.xml, which is not a regular file" "naming both files"
+# an unstable simulation stops the run with a sentence
+sed 's/timestep="0.002"/timestep="5"/' "$MODELS/hopper.xml" >"$T/hopper_ts5.xml"
+expect_rc 1 "a timestep of 5 s diverges" -- "$RL" run "$T/sac.cfg" --set 'env.task="hopper"' \
+  --set "env.model_path=\"$T/hopper_ts5.xml\"" --out "$T/unstable"
+contains "$T/err" "the simulation became unstable" "and the run says so, not a return of -1e6"
+# a resume on a model that changed since is refused; restored, it resumes
+cp "$MODELS/hopper.xml" "$T/hopper_changing.xml"
+expect_rc 0 "a run on a model of its own" -- "$RL" run "$T/sac.cfg" --set 'env.task="hopper"' \
+  --set "env.model_path=\"$T/hopper_changing.xml\"" --set run.steps=2000 --out "$T/changing"
+sed -i 's/gear="200.0"/gear="20000.0"/g' "$T/hopper_changing.xml"
+expect_rc 2 "resuming after the model's gears changed" -- "$RL" run --resume "$T/changing" --set run.steps=3000
+contains "$T/err" "stepped another model" "is refused, saying why"
+cp "$MODELS/hopper.xml" "$T/hopper_changing.xml"
+expect_rc 0 "the same model back: the run resumes" -- "$RL" run --resume "$T/changing" --set run.steps=3000
+# Ctrl-C while a large model compiles ends the run at once (MuJoCo's compile cannot be stopped:
+# it runs on a thread the run leaves behind)
+awk 'BEGIN { while ((getline l < ARGV[1]) > 0) { if (!done && sub(/<worldbody>/, "<worldbody>", l)) {
+  printf "<worldbody>"; for (i = 0; i < 80000; i++) printf "<geom type=\"box\" size=\"0.1 0.1 0.1\" pos=\"%d %d -5\" contype=\"0\" conaffinity=\"0\"/>", i % 300, i / 300;
+  sub(/<worldbody>/, "", l); done = 1 } print l } }' "$MODELS/hopper.xml" >"$T/big.xml"
+"$RL" run "$T/sac.cfg" --set 'env.task="hopper"' --set "env.model_path=\"$T/big.xml\"" --out "$T/big" 2>"$T/err" &
+pid=$!
+sleep 1.5
+start=$(date +%s%N)
+kill -INT $pid
+wait $pid
+rc=$?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+ok $([ $rc = 130 ] && [ $ms -lt 5000 ] && echo 0 || echo 1) "SIGINT while the model compiles: exit 130 in $ms ms (exit $rc)"
+[ ! -e "$T/big/config.cfg" ]; ok $? "and the run directory was not claimed"
 [ ! -e "$T/MUJOCO_LOG.TXT" ]; ok $? "MuJoCo leaves no MUJOCO_LOG.TXT behind"
 echo "1..$n"
 [ $failed = 0 ]

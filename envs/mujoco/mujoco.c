@@ -9,15 +9,18 @@
 #define _GNU_SOURCE /* dladdr */
 #include <dlfcn.h>
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <mujoco/mujoco.h>
 #include <rlhost/plugin.h>
 #include <rlhost/rlcore.h>
 
+#include "model_files.h"
 #include "tasks.h"
 
 enum {
@@ -101,6 +104,7 @@ typedef struct mujoco_env {
     double noise;
     mj_task_weights w; /* dt is set once the model is loaded */
     float *act_low, *act_high;
+    uint64_t model_hash; /* of the compiled model: a checkpoint remembers which model it ran */
     int failed;
     char why[RL_ERR_MAX];
 } mujoco_env;
@@ -139,25 +143,115 @@ static int model_file(const char *own, const mj_task *t, char *out, size_t cap)
     return snprintf(out, cap, "%.*s/mujoco_models/%s", dir_len, dir, t->xml) < (int)cap ? 0 : -1;
 }
 
+static const rl_host_api *g_host;
+
+/* A compile on a thread of its own, so that the caller can give up on it
+   when the user interrupts (a large model compiles for many seconds, and
+   MuJoCo's parser cannot be stopped): the thread then frees what it made. */
+typedef struct compile_job {
+    pthread_mutex_t mu;
+    char path[4096], why[1000];
+    mjModel *m;
+    int done, abandoned;
+} compile_job;
+
+static void *compile_thread(void *arg)
+{
+    compile_job *j = arg;
+    char why[1000] = "";
+    mjModel *volatile m = NULL; /* set under setjmp */
+    GUARDED(snprintf(why, sizeof why, "%s", g_why), m = mj_loadXML(j->path, NULL, why, sizeof why));
+    pthread_mutex_lock(&j->mu);
+    j->m = m, j->done = 1;
+    memcpy(j->why, why, sizeof why);
+    int abandoned = j->abandoned;
+    pthread_mutex_unlock(&j->mu);
+    if (abandoned) {
+        if (m) mj_deleteModel(m);
+        pthread_mutex_destroy(&j->mu);
+        free(j);
+    }
+    return NULL;
+}
+
+/* The compiled model, or NULL with why; RL_EINTR when the user asked to
+   stop while it compiled. */
+static int compile_model(const char *path, mjModel **out, char *why, size_t n)
+{
+    compile_job *j = calloc(1, sizeof *j);
+    if (!j) return RL_ENOMEM;
+    pthread_mutex_init(&j->mu, NULL);
+    snprintf(j->path, sizeof j->path, "%s", path);
+    int (*interrupted)(void) = g_host && g_host->struct_size >= offsetof(rl_host_api, interrupted) + sizeof(void *)
+                                   ? g_host->interrupted : NULL;
+    pthread_t t;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, 8 << 20); /* MuJoCo's compiler recurses over the body tree */
+    if (pthread_create(&t, &attr, compile_thread, j) != 0) {
+        pthread_attr_destroy(&attr);
+        compile_thread(j); /* no thread to spare: compile here, uninterruptibly */
+    } else {
+        pthread_attr_destroy(&attr);
+    }
+    for (;;) {
+        pthread_mutex_lock(&j->mu);
+        if (j->done) break;
+        if (interrupted && interrupted()) {
+            j->abandoned = 1;
+            pthread_mutex_unlock(&j->mu);
+            snprintf(why, n, "interrupted while MuJoCo compiled the model");
+            return RL_EINTR;
+        }
+        pthread_mutex_unlock(&j->mu);
+        usleep(20000);
+    }
+    pthread_mutex_unlock(&j->mu);
+    *out = j->m;
+    snprintf(why, n, "%s", j->why);
+    pthread_mutex_destroy(&j->mu);
+    free(j);
+    return RL_OK;
+}
+
+/* FNV-1a over the compiled model's binary form: every number that shapes
+   the simulation (sizes, masses, gears, timestep, ...). */
+static uint64_t model_hash(const mjModel *m)
+{
+    int size = mj_sizeModel(m);
+    unsigned char *buf = size > 0 ? malloc((size_t)size) : NULL;
+    uint64_t h = 0xcbf29ce484222325ULL;
+    if (!buf) return h;
+    mj_saveModel(m, NULL, buf, size);
+    for (int i = 0; i < size; i++) h = (h ^ buf[i]) * 0x100000001b3ULL;
+    free(buf);
+    return h;
+}
+
 static int load_model(mujoco_env *me, const char *path, char *err, size_t errlen)
 {
     char why[1000] = "";
-    mjModel *volatile m = NULL; /* set under setjmp */
-    GUARDED(snprintf(why, sizeof why, "%s", g_why), m = mj_loadXML(path, NULL, why, sizeof why));
+    if (mj_model_files_check(path, why, sizeof why) != 0) {
+        RL_ERRF(err, errlen, "env.model_path: %s", why);
+        return RL_ECONFIG;
+    }
+    mjModel *m = NULL;
+    int rc = compile_model(path, &m, why, sizeof why);
+    if (rc == RL_EINTR || rc == RL_ENOMEM) {
+        RL_ERRF(err, errlen, "env.model_path: %s: %s", path, rc == RL_EINTR ? why : "out of memory");
+        return rc;
+    }
     if (!m) {
         RL_ERRF(err, errlen, "env.model_path: %s: %s", path, why[0] ? why : "MuJoCo could not load it");
         return RL_ECONFIG;
     }
     me->m = m;
-    if (me->task->check && me->task->check(m, why, sizeof why) != 0) {
+    if (mj_task_fits(me->task, m, why, sizeof why) != 0) {
         RL_ERRF(err, errlen, "env.model_path: %s does not fit task '%s': %s", path, me->task->name, why);
         return RL_ECONFIG;
     }
-    if (m->nu < 1 || m->nq < 2) {
-        RL_ERRF(err, errlen, "env.model_path: %s has %ld actuators and %ld positions; the task needs at least 1 and 2",
-                path, (long)m->nu, (long)m->nq);
-        return RL_ECONFIG;
-    }
+    me->model_hash = model_hash(m);
     return RL_OK;
 }
 
@@ -273,12 +367,34 @@ static void mj_reset_range(void *env, const rl_env_io *io, uint32_t first, uint3
     }
 }
 
+/* MuJoCo's own verdict on a step: a NaN, infinity or value past 1e10 in
+   the positions, velocities or accelerations makes it reset the data and
+   count a warning (mj_checkPos, mj_checkVel, mj_checkAcc).  The run stops
+   with a sentence: training on from a silently reset state is not
+   Gymnasium's task, and its returns mean nothing. */
+static void check_stable(mujoco_env *me, const mj_env *e)
+{
+    static const int kinds[3] = {mjWARN_BADQPOS, mjWARN_BADQVEL, mjWARN_BADQACC};
+    static const char *const what[3] = {"positions", "velocities", "accelerations"};
+    for (int k = 0; k < 3; k++) {
+        const mjWarningStat *w = &e->d->warning[kinds[k]];
+        if (!w->number) continue;
+        char why[RL_ERR_MAX];
+        snprintf(why, sizeof why, "env %ld: the simulation became unstable in episode step %u (MuJoCo found a NaN, "
+                 "infinity or huge value in the %s, at degree of freedom %d): a timestep or gain too large for "
+                 "this model?", (long)(e - me->e), e->steps + 1, what[k], w->lastinfo);
+        fail(me, why);
+        return;
+    }
+}
+
 /* One env step; the reward (float64, as Gymnasium's) and the flags. */
 static double step_one(mujoco_env *me, mj_env *e, const float *a, int *terminated, int *truncated)
 {
     volatile double reward = 0; /* set under setjmp: volatile keeps it defined after a longjmp */
     *terminated = 0;
     GUARDED(fail(me, g_why), reward = mj_task_step(me->task, me->m, e->d, a, me->frame_skip, &me->w, terminated));
+    check_stable(me, e);
     *truncated = ++e->steps >= me->max_steps;
     return reward;
 }
@@ -328,6 +444,30 @@ static int mj_render(void *env, uint32_t index, int color, char *buf, size_t cap
 
 static const rl_env_render_ext render_ext = {sizeof render_ext, mj_render};
 
+/* The hash of the model the checkpoint's run stepped: a resume on a model
+   that has changed since (a gear, a mass, another file) is refused, not
+   continued on other physics.  A checkpoint from before the hash was kept
+   has none, and loads. */
+static int model_hash_state(mujoco_env *me, const rl_state_io *io, const char *prefix, int load, char *err,
+                            size_t errlen)
+{
+    uint64_t h = me->model_hash;
+    char got[RL_ERR_MAX] = "";
+    int rc = rl_state_blob(io, load, prefix, "mujoco/model_hash", &h, sizeof h, got, sizeof got);
+    if (load && rc == RL_ENOENT) return RL_OK;
+    if (rc != RL_OK) {
+        RL_ERRF(err, errlen, "%s", got);
+        return rc;
+    }
+    if (load && h != me->model_hash) {
+        RL_ERRF(err, errlen, "the checkpoint's run stepped another model (hash %016llx, this one %016llx): "
+                "env.model_path or the task's model changed since; restore it, or start a new run",
+                (unsigned long long)h, (unsigned long long)me->model_hash);
+        return RL_ECONFIG;
+    }
+    return RL_OK;
+}
+
 /* State for exact resumes: every env's qpos, qvel, act, time, step count
    and RNG, checked on load (sizes by the tensors' shapes, finite values). */
 static int mj_state_io(void *env, const rl_state_io *io, const char *prefix, int load, char *err, size_t errlen)
@@ -352,6 +492,7 @@ static int mj_state_io(void *env, const rl_state_io *io, const char *prefix, int
     if (rc == RL_OK) rc = rl_state_blob(io, load, prefix, "mujoco/state", x, me->n * per * sizeof *x, err, errlen);
     if (rc == RL_OK) rc = rl_state_blob(io, load, prefix, "mujoco/steps", steps, me->n * sizeof *steps, err, errlen);
     if (rc == RL_OK) rc = rl_state_blob(io, load, prefix, "mujoco/rng", rng, me->n * sizeof *rng, err, errlen);
+    if (rc == RL_OK) rc = model_hash_state(me, io, prefix, load, err, errlen);
     for (uint32_t i = 0; rc == RL_OK && load && i < me->n; i++) {
         char name[96];
         snprintf(name, sizeof name, "%smujoco/rng", prefix);
@@ -416,8 +557,6 @@ static const rl_plugin_desc desc = {
     .description = "MuJoCo physics: Gymnasium's v5 locomotion tasks (env.task), stepped in C",
     .options = options, .n_options = N_OPTS, .vtable = &vtable,
 };
-
-static const rl_host_api *g_host;
 
 /* MuJoCo's warnings (a deprecated attribute in a model, an unstable
    simulation) go to the host's log, not stdout and MUJOCO_LOG.TXT. */

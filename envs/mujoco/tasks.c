@@ -57,16 +57,6 @@ static double ctrl_cost(const float *a, int nu, double weight)
 
 /* ---- HalfCheetah-v5 ---------------------------------------------------- */
 
-static int hc_check(const mjModel *m, char *why, size_t n)
-{
-    if (m->nq < 2 || m->nv < 1) {
-        snprintf(why, n, "it has %ld positions and %ld velocities; the observation needs qpos[1:] and qvel",
-                 (long)m->nq, (long)m->nv);
-        return -1;
-    }
-    return 0;
-}
-
 static uint32_t hc_obs_size(const mjModel *m)
 {
     return (uint32_t)(m->nq - 1 + m->nv);
@@ -89,16 +79,6 @@ static double hc_reward(const mjModel *m, const mjData *d, const mj_task_before 
 }
 
 /* ---- Hopper-v5 and Walker2d-v5 --------------------------------------- */
-
-static int walker_check(const mjModel *m, char *why, size_t n)
-{
-    if (m->nq < 3 || m->nv < 1) {
-        snprintf(why, n, "it has %ld positions and %ld velocities; the task reads x, z and the angle from qpos[0..2]",
-                 (long)m->nq, (long)m->nv);
-        return -1;
-    }
-    return 0;
-}
 
 /* qpos without x, then qvel clipped to [-10, 10] (np.clip) */
 static void walker_obs(const mjModel *m, const mjData *d, double *o)
@@ -145,16 +125,6 @@ static double walker2d_reward(const mjModel *m, const mjData *d, const mj_task_b
 
 /* ---- Ant-v5 ----------------------------------------------------------- */
 
-static int ant_check(const mjModel *m, char *why, size_t n)
-{
-    if (m->nq < 3 || m->nv < 1 || m->nbody < 2) {
-        snprintf(why, n, "it has %ld positions and %ld bodies; the task needs x, y, z and a torso (body 1)",
-                 (long)m->nq, (long)m->nbody);
-        return -1;
-    }
-    return 0;
-}
-
 static uint32_t ant_obs_size(const mjModel *m)
 {
     return (uint32_t)(m->nq - 2 + m->nv + 6 * (m->nbody - 1));
@@ -195,13 +165,13 @@ static double ant_reward(const mjModel *m, const mjData *d, const mj_task_before
 }
 
 static const mj_task tasks[] = {
-    {"half_cheetah", "half_cheetah.xml", 5, 0.1, 0.1, 0, 0, 0, 0, 0, 0, hc_check, hc_obs_size, hc_obs, before_x,
+    {"half_cheetah", "half_cheetah.xml", 5, 0.1, 0.1, 0, 0, 0, 0, 0, 0, 9, 9, 6, 8, 1, hc_obs_size, hc_obs, before_x,
      hc_reward},
-    {"hopper", "hopper.xml", 4, 1e-3, 5e-3, 1, 0.7, INFINITY, -0.2, 0.2, 0, walker_check, hc_obs_size, walker_obs,
+    {"hopper", "hopper.xml", 4, 1e-3, 5e-3, 1, 0.7, INFINITY, -0.2, 0.2, 0, 6, 6, 3, 5, 1, hc_obs_size, walker_obs,
      before_x, hopper_reward},
-    {"walker2d", "walker2d_v5.xml", 4, 1e-3, 5e-3, 1, 0.8, 2.0, -1.0, 1.0, 0, walker_check, hc_obs_size, walker_obs,
+    {"walker2d", "walker2d_v5.xml", 4, 1e-3, 5e-3, 1, 0.8, 2.0, -1.0, 1.0, 0, 9, 9, 6, 8, 1, hc_obs_size, walker_obs,
      before_x, walker2d_reward},
-    {"ant", "ant.xml", 5, 0.5, 0.1, 0, 0.2, 1.0, -INFINITY, INFINITY, 5e-4, ant_check, ant_obs_size, ant_obs,
+    {"ant", "ant.xml", 5, 0.5, 0.1, 0, 0.2, 1.0, -INFINITY, INFINITY, 5e-4, 15, 14, 8, 14, 0, ant_obs_size, ant_obs,
      before_torso, ant_reward},
 };
 
@@ -214,6 +184,37 @@ double mj_task_step(const mj_task *t, const mjModel *m, mjData *d, const float *
     for (uint32_t f = 0; f < frame_skip; f++) mj_step(m, d);
     mj_rnePostConstraint(m, d);
     return t->reward(m, d, &before, a, w, terminated);
+}
+
+/* The root: slide along x, slide along z, hinge about y (the planar
+   walkers and the cheetah), or a free joint (Ant). */
+static int root_is(const mjModel *m, int planar)
+{
+    if (!planar) return m->njnt >= 1 && m->jnt_type[0] == mjJNT_FREE;
+    static const int type[3] = {mjJNT_SLIDE, mjJNT_SLIDE, mjJNT_HINGE}, axis[3] = {0, 2, 1};
+    for (int j = 0; j < 3; j++)
+        if (m->njnt <= j || m->jnt_type[j] != type[j] || m->jnt_axis[3 * j + axis[j]] != 1.0) return 0;
+    return 1;
+}
+
+static int same_shape(const mj_task *t, const mjModel *m)
+{
+    return m->nq == t->nq && m->nv == t->nv && m->nu == t->nu && m->nbody == t->nbody && root_is(m, t->planar);
+}
+
+int mj_task_fits(const mj_task *t, const mjModel *m, char *why, size_t n)
+{
+    if (same_shape(t, m)) return 0;
+    int k = snprintf(why, n, "it has %ld positions, %ld actuators and %ld bodies%s, where %s's model has %d, %d and %d%s",
+                     (long)m->nq, (long)m->nu, (long)m->nbody, root_is(m, t->planar) ? "" : " and another root joint",
+                     t->name, t->nq, t->nu, t->nbody, t->planar ? " on a slide-slide-hinge root" : " on a free root");
+    int found = 0;
+    for (size_t i = 0; i < sizeof tasks / sizeof tasks[0]; i++) {
+        if (&tasks[i] == t || !same_shape(&tasks[i], m) || k < 0 || (size_t)k >= n) continue;
+        k += snprintf(why + k, n - (size_t)k, "%s\"%s\"", found++ ? " or env.task = " : ": the shape of env.task = ",
+                      tasks[i].name);
+    }
+    return -1;
 }
 
 const mj_task *mj_task_named(const char *name)

@@ -30,8 +30,10 @@ typedef struct mj_task {
     int qvel_noise_uniform; /* reset: qvel + uniform(-s, s), else + s N(0, 1) */
     double z_min, z_max, angle_min, angle_max; /* the walkers' healthy ranges */
     double contact_cost_weight;             /* Ant */
-    /* 0, or -1 with why the model does not fit the task */
-    int (*check)(const mjModel *m, char *why, size_t n);
+    /* the shape of the task's Gymnasium model, which its observation and
+       reward read: positions, velocities, actuators, bodies, and a root of
+       slide x, slide z, hinge y (planar) or one free joint */
+    int nq, nv, nu, nbody, planar;
     uint32_t (*obs_size)(const mjModel *m);
     /* the observation in float64, as Gymnasium's */
     void (*obs)(const mjModel *m, const mjData *d, double *o);
@@ -46,6 +48,11 @@ typedef struct mj_task {
    (float64) and termination.  A MuJoCo error leaves through mju_user_error. */
 double mj_task_step(const mj_task *t, const mjModel *m, mjData *d, const float *a, uint32_t frame_skip,
                     const mj_task_weights *w, int *terminated);
+
+/* 0 when m has the task's shape (mj_task.nq ... planar: a model of the
+   same robot, its sizes, masses or gears as they may be), else -1 with
+   why in why[0..n), naming the task whose shape it has, if any. */
+int mj_task_fits(const mj_task *t, const mjModel *m, char *why, size_t n);
 
 /* The task of that name (the option's enum guarantees one), else the first. */
 const mj_task *mj_task_named(const char *name);
