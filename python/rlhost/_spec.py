@@ -11,15 +11,15 @@ class _Walk:
     def __init__(self, W):
         self.W = W
 
-    def tensor(self, op, key, size):
+    def tensor(self, op, key, size, dtypes=(np.float32,)):
         name = op.get(key)
         t = self.W.get(name) if isinstance(name, str) else None
         if t is None:
             raise RlhostError(f"the policy description's {op.get('op')} op names tensor {name!r} ({key}), "
                               "which the checkpoint does not hold")
-        if t.dtype != np.float32 or t.size != size:
+        if t.dtype not in dtypes or t.size != size:
             raise RlhostError(f"tensor {name!r} is {t.dtype} of {t.size} values; the {op['op']} op that names it "
-                              f"needs float32 of {size}")
+                              f"needs {' or '.join(np.dtype(d).name for d in dtypes)} of {size}")
         if not np.isfinite(t).all():
             raise RlhostError(f"tensor {name!r} holds a value that is not finite")
 
@@ -84,8 +84,9 @@ def check(spec, observation, W, outputs):
         norm = spec["input"].get("normalize")
         walk = _Walk(W)
         if norm:
-            walk.tensor({"op": "normalize", **norm}, "mean", width)
-            walk.tensor({"op": "normalize", **norm}, "var", width)
+            # the statistics are float64, as the normalizers keep them (docs/run-directory.md)
+            walk.tensor({"op": "normalize", **norm}, "mean", width, (np.float32, np.float64))
+            walk.tensor({"op": "normalize", **norm}, "var", width, (np.float32, np.float64))
             if (W[norm["var"]] < 0).any():
                 raise RlhostError(f"tensor {norm['var']!r} holds a negative variance")
         for out, ops in spec["outputs"].items():

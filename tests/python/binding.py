@@ -143,6 +143,16 @@ pol = rlhost.run(os.path.join(SRC, "configs/cartpole_ppo.cfg"), run__steps=20000
                  run__out_dir=os.path.join(T, "ppo"))
 ok(pol.summary["steps"] == 20000 and pol.run_dir.endswith("ppo"), "rlhost.run trains in-process and returns the policy")
 replay(os.path.join(T, "ppo"), np.float32, "CartPole PPO")
+# observations normalized by float64 statistics (PPO's and A2C's normalize_obs): the policy loads
+for cfg in ("pendulum_ppo", "pendulum_a2c"):
+    try:
+        p = rlhost.run(os.path.join(SRC, f"configs/{cfg}.cfg"), run__steps=4096, run__quiet=True,
+                       run__out_dir=os.path.join(T, cfg), algo__normalize_obs=True)
+        w = p.weights
+        ok(any(v.dtype == np.float64 for v in w.values()), f"{cfg}, normalize_obs: rlhost.run returns the policy, "
+           "its float64 normalizer statistics among the weights")
+    except rlhost.RlhostError as e:
+        ok(False, f"{cfg}, normalize_obs: rlhost.run returns the policy", e)
 r = rl("run", os.path.join(SRC, "configs/tmaze_rppo.cfg"), "--out", os.path.join(T, "rppo"),
        "--set", "run.steps=20000", "--set", "run.quiet=true")
 ok(r.returncode == 0, "train T-maze recurrent PPO", r.stderr)
