@@ -135,6 +135,15 @@ expect_rc 1 "an evaluation of an env that never ends stops" -- "$RLHOST" run "$T
 contains "$T/err" "episode has run 1000000 steps without ending; an env that never ends cannot be evaluated" "saying why, and what to do"
 [ -s "$T/endless/checkpoint.safetensors" ]; ok $? "the run's checkpoint stays"
 
+# An env returning a NaN observation: the run stops at that step, naming the env row and
+# element, with the last checkpoint from before it.
+printf 'run: { steps = 400; checkpoint_interval = 20; eval_episodes = 0; quiet = true; };\nenv: { plugin = "fixture_env"; needed = 1; count = 10; num_envs = 1; };\nalgo: { plugin = "ppo"; hidden = [8]; n_steps = 8; batch_size = 8; n_epochs = 1; };\n' > "$T/nanobs.cfg"
+expect_rc 1 "a NaN observation stops the run" -- "$RLHOST" run "$T/nanobs.cfg" --plugin-path "$FIXTURES" --out "$T/nanobs"
+contains "$T/err" "env 'fixture_env' returned an observation holding nan at env 0, element 0: observations must be finite" \
+  "naming the env, the row and the element"
+s=$(meta_step "$T/nanobs/checkpoint.safetensors")
+[ -n "$s" ] && [ "$s" -le 60 ]; ok $? "the last checkpoint is from before the NaN (step $s)"
+
 # The real algorithms on NaN rewards: stop (naming what) or skip the batch.
 for algo in dqn ppo; do
   if [ $algo = dqn ]; then extra="learning_starts = 10; batch_size = 8; train_freq = 1;"; else extra="n_steps = 8; batch_size = 8; n_epochs = 1;"; fi

@@ -143,6 +143,13 @@ pol = rlhost.run(os.path.join(SRC, "configs/cartpole_ppo.cfg"), run__steps=20000
                  run__out_dir=os.path.join(T, "ppo"))
 ok(pol.summary["steps"] == 20000 and pol.run_dir.endswith("ppo"), "rlhost.run trains in-process and returns the policy")
 replay(os.path.join(T, "ppo"), np.float32, "CartPole PPO")
+# a non-finite observation is refused, not turned into an action
+for bad in (np.nan, np.inf):
+    try:
+        pol(np.array([0.0, bad, 0.0, 0.0], np.float32))
+        ok(False, f"an observation holding {bad} is refused")
+    except rlhost.RlhostError as e:
+        ok("observation row 0, element 1 holds" in str(e), f"an observation holding {bad} is refused: {e}")
 # observations normalized by float64 statistics (PPO's and A2C's normalize_obs): the policy loads
 for cfg in ("pendulum_ppo", "pendulum_a2c"):
     try:

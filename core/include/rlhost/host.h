@@ -236,7 +236,9 @@ uint64_t rlh_policy_step(const rlh_policy *p);
 /* count <= num_envs rows of observations (the env's dtype and layout) to
    actions: int32 for discrete actions, action_dim float32 per row for a
    box (rlh_policy_info's action_kind), clipped into the box.  episode_start (may be NULL: none) marks rows whose episode
-   begins with this observation: their recurrent state is cleared. */
+   begins with this observation: their recurrent state is cleared.  A
+   float observation holding a NaN or infinity is RL_EINVAL, naming the row
+   and element. */
 int rlh_policy_act(rlh_policy *p, const void *obs, const uint8_t *episode_start,
                    void *actions, uint32_t count, char *err, size_t errlen);
 /* The checkpoint the policy acts with, as the bytes of a safetensors file:

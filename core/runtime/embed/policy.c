@@ -138,6 +138,14 @@ int rlh_policy_act(rlh_policy *p, const void *obs, const uint8_t *episode_start,
         if (err && errlen) snprintf(err, errlen, "act for %u rows; the policy was opened for %u", count, p->n);
         return RL_EINVAL;
     }
+    const rl_env_info *info = &p->probe.info;
+    for (size_t i = 0; info->obs_dtype == RL_DTYPE_F32 && i < (size_t)count * info->obs_size; i++)
+        if (!isfinite(((const float *)obs)[i])) { /* a network would turn it into some action, silently */
+            if (err && errlen)
+                snprintf(err, errlen, "observation row %zu, element %zu holds %g: observations must be finite",
+                         i / info->obs_size, i % info->obs_size, (double)((const float *)obs)[i]);
+            return RL_EINVAL;
+        }
     char e[RL_ERR_MAX] = "";
     int rc = rl__space_act(&p->probe.space, p->avt, p->algo, RL_ACT_EVAL, obs,
                            episode_start ? episode_start : p->no_start, actions, count, e, sizeof e);
