@@ -77,6 +77,10 @@ okf $? "from any directory: envs step (mujoco's Ant too, when built), a shipped 
   "$T/py"
 (cd / && "$T/v/bin/rlhost" --version && "$T/v/bin/rlhost" eval "$T/run" --episodes 2) >"$T/cli" 2>&1
 okf $? "pip installed the rlhost command, which evaluates that run" "$T/cli"
+(cd / && "$T/v/bin/rlhost" check configs/cartpole_ppo.cfg && "$T/v/bin/rlhost" check pendulum_sac.cfg &&
+  ! "$T/v/bin/rlhost" check configs/no_such_config.cfg) >"$T/chk" 2>&1
+grep -q "cannot open\|no such\|No such" "$T/chk" && grep -q 'plugin = "ppo"' "$T/chk"
+okf $? "from any directory, rlhost check configs/NAME.cfg finds the shipped config (an unknown one is refused)" "$T/chk"
 grep -q "rlhost/_lib/plugins/cartpole.so" <(cd / && "$T/v/bin/rlhost" list 2>&1)
 ok $? "the command finds the package's own plugins"
 # tune and study go back to the package's Python (no Optuna in this venv)
