@@ -51,6 +51,7 @@ cp "$T/int/checkpoint.safetensors" "$T/final.ckpt"
 cp -r "$T/int" "$T/int3" # the same stop, resumed below with fewer evaluation episodes
 expect_rc 0 "it resumes" -- "$RLHOST" run --resume "$T/int"
 contains "$T/out" "eval return" "the resume runs the final evaluation"
+contains "$T/out" "1500 steps (resumed at 1500: 0 more in" "and says it trained nothing more, not a rate over 0 steps"
 cmp -s "$T/int/checkpoint.safetensors" "$T/final.ckpt"; ok $? "from the final checkpoint, which stays as it was"
 [ "$(status "$T/int")" = done ]; ok $? "and the run is done"
 same_run "resumed after SIGINT in the final evaluation, against never stopped" "$T/whole" "$T/int"

@@ -441,9 +441,13 @@ static void print_result(const rl__run_state *rs, const eval_result *ev)
 {
     const rl__config *c = rs->c;
     double wall = rl_now() - rs->clock.start;
-    printf("%s %s on %s: %llu steps in %.2f s (%.0f steps/s)", rl__stop_signal ? "interrupted" : "done",
-           c->algo->desc->name, c->env->desc->name, (unsigned long long)rs->steps, wall,
-           (rs->steps - rs->start_steps) / wall);
+    printf("%s %s on %s: %llu steps", rl__stop_signal ? "interrupted" : "done", c->algo->desc->name,
+           c->env->desc->name, (unsigned long long)rs->steps);
+    if (rs->start_steps) /* resumed: this process ran only the rest */
+        printf(" (resumed at %llu: %llu more in %.2f s)", (unsigned long long)rs->start_steps,
+               (unsigned long long)(rs->steps - rs->start_steps), wall);
+    else
+        printf(" in %.2f s (%.0f steps/s)", wall, rs->steps / wall);
     if (ev->done) {
         printf(", eval return %.4g +- %.3g over %u episodes", ev->return_mean, ev->return_std, ev->episodes);
         if (rs->train.info.score_name) printf(", %s %.4g", rs->train.info.score_name, ev->score_mean);
