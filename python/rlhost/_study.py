@@ -185,7 +185,9 @@ def report(args, labels, info):
                 [[lab, info[lab]["seed"] + s, repr(float(v))] for lab in labels for s, v in enumerate(scores[lab].ravel())])
     md = [f"# rlhost study: {args.seeds} seeds per config", "",
           f"Final greedy returns; 95% stratified-bootstrap confidence intervals ({args.reps} replicates, seed "
-          f"{args.seed}), as rliable computes them.", "",
+          f"{args.seed}), as rliable computes them. rliable's median is over tasks, of each task's mean "
+          "over its runs: a study of one task has it equal to the mean (the seeds' own median is in the last "
+          "table's column).", "",
           "| config | median | IQM | mean |", "| --- | --- | --- | --- |"]
     for lab in labels:
         p, ci = agg[lab]
@@ -196,9 +198,11 @@ def report(args, labels, info):
             p, ci = poi[f"{a},{b}"]
             md.append(f"| {a} | {b} | {p[0]:.3f} | [{ci[0, 0]:.3f}, {ci[1, 0]:.3f}] |")
     md += ["", "Plots: intervals.svg (aggregates), profiles.svg (score distributions), curves.svg (IQM "
-           "learning curves with 95% bands).", "", "| config | seeds' final returns |", "| --- | --- |"]
+           "learning curves with 95% bands).", "", "| config | seeds' median | seeds' final returns |",
+           "| --- | --- | --- |"]
     for lab in labels:
-        md.append(f"| {lab} | " + ", ".join(f"{v:.4g}" for v in scores[lab].ravel()) + " |")
+        v = scores[lab].ravel()
+        md.append(f"| {lab} | {np.median(v):.4g} | " + ", ".join(f"{x:.4g}" for x in v) + " |")
     T.write_atomic(out / "report.md", "\n".join(md) + "\n")
     panels = []
     for i, n in enumerate(names):
