@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include <rlhost/nn.h> /* rl_params_find_nonfinite */
 #include <rlhost/rlcore.h>
 
 #include "base/text.h"
@@ -139,13 +140,13 @@ int rlh_policy_act(rlh_policy *p, const void *obs, const uint8_t *episode_start,
         return RL_EINVAL;
     }
     const rl_env_info *info = &p->probe.info;
-    for (size_t i = 0; info->obs_dtype == RL_DTYPE_F32 && i < (size_t)count * info->obs_size; i++)
-        if (!isfinite(((const float *)obs)[i])) { /* a network would turn it into some action, silently */
-            if (err && errlen)
-                snprintf(err, errlen, "observation row %zu, element %zu holds %g: observations must be finite",
-                         i / info->obs_size, i % info->obs_size, (double)((const float *)obs)[i]);
-            return RL_EINVAL;
-        }
+    long bad = info->obs_dtype == RL_DTYPE_F32 ? rl_params_find_nonfinite(obs, (size_t)count * info->obs_size) : -1;
+    if (bad >= 0) { /* a network would turn it into some action, silently */
+        if (err && errlen)
+            snprintf(err, errlen, "observation row %zu, element %zu holds %g: observations must be finite",
+                     (size_t)bad / info->obs_size, (size_t)bad % info->obs_size, (double)((const float *)obs)[bad]);
+        return RL_EINVAL;
+    }
     char e[RL_ERR_MAX] = "";
     int rc = rl__space_act(&p->probe.space, p->avt, p->algo, RL_ACT_EVAL, obs,
                            episode_start ? episode_start : p->no_start, actions, count, e, sizeof e);

@@ -5,9 +5,9 @@
 #include "plugin/host_api.h"
 
 #include <stdio.h>
-#include <math.h>
 #include <string.h>
 
+#include <rlhost/nn.h> /* rl_params_find_nonfinite */
 #include <rlhost/rlcore.h>
 
 /* Below this many envs per thread, waking a worker costs more than the
@@ -61,24 +61,17 @@ static int env_status(rl__vecenv *v, char *err, size_t errlen)
 
 /* A float observation holding a NaN or infinity would poison training
    steps later, far from its cause: refused with the env row and element
-   (the Python bridge checks its envs alike).  rows NULL: every row; else
-   the rows whose flag is set. */
-static int obs_finite(const rl__vecenv *v, const char *buf, const uint8_t *rows, const char *what, char *err,
-                      size_t errlen)
+   (the Python bridge checks its envs alike). */
+static int obs_finite(const rl__vecenv *v, const char *what, char *err, size_t errlen)
 {
     if (v->info.obs_dtype != RL_DTYPE_F32) return RL_OK;
+    const float *o = v->io.obs; /* rows of obs_size floats, back to back */
     size_t d = v->info.obs_size;
-    for (uint32_t i = 0; i < v->n; i++) {
-        if (rows && !rows[i]) continue;
-        const float *o = (const float *)(buf + (size_t)i * v->row_bytes);
-        for (size_t k = 0; k < d; k++)
-            if (!isfinite(o[k])) {
-                snprintf(err, errlen, "env '%s' returned %s holding %g at env %u, element %zu: observations must be "
-                         "finite", v->desc->name, what, (double)o[k], i, k);
-                return RL_ENONFINITE;
-            }
-    }
-    return RL_OK;
+    long bad = rl_params_find_nonfinite(o, (size_t)v->n * d);
+    if (bad < 0) return RL_OK;
+    snprintf(err, errlen, "env '%s' returned %s holding %g at env %zu, element %zu: observations must be finite",
+             v->desc->name, what, (double)o[bad], (size_t)bad / d, (size_t)bad % d);
+    return RL_ENONFINITE;
 }
 
 int rl__vecenv_create(rl__vecenv *v, const rl_plugin_desc *desc,
@@ -186,7 +179,7 @@ void rl__vecenv_reset(rl__vecenv *v)
 {
     rl__pool_run(v->pool, reset_range, v, v->boards);
     if (!v->failed) v->failed = env_status(v, v->failed_why, sizeof v->failed_why);
-    if (!v->failed) v->failed = obs_finite(v, v->io.obs, NULL, "a first observation", v->failed_why, sizeof v->failed_why);
+    if (!v->failed) v->failed = obs_finite(v, "a first observation", v->failed_why, sizeof v->failed_why);
     memset(v->episode_start, 1, v->n);
     if (v->pending) memset(v->pending, 0, v->n);
     memset(v->ep_return, 0, v->n * sizeof *v->ep_return);
@@ -295,7 +288,7 @@ int rl__vecenv_step(rl__vecenv *v, char *err, size_t errlen)
     }
     rl__pool_run(v->pool, step_range, v, v->boards);
     if ((rc = env_status(v, err, errlen)) != RL_OK) return rc;
-    if ((rc = obs_finite(v, v->io.obs, NULL, "an observation", err, errlen)) != RL_OK) return rc;
+    if ((rc = obs_finite(v, "an observation", err, errlen)) != RL_OK) return rc;
     int has_score = v->info.score_name != NULL;
     for (uint32_t i = 0; i < v->n; i++) {
         if (v->next_step && v->pending[i]) {
