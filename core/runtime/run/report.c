@@ -36,11 +36,6 @@ static rl__dir out_dir(const rl__report *r)
     return (rl__dir){*r->dir_fd, r->set->out_dir};
 }
 
-static inline const rl_value *val(const rl__group *g, int i)
-{
-    return &g->vals[i];
-}
-
 void rl__report_start(rl__report *r)
 {
     r->clock->start = r->log.last_wall = r->log.last_write = rl_now();

@@ -15,6 +15,12 @@
 
 #define RL__RUN_MAX_METRICS 32
 
+/* A config group's value i (RL__RUN_*, RL__ENV_*, ...), as the run's files read them. */
+static inline const rl_value *val(const rl__group *g, int i)
+{
+    return &g->vals[i];
+}
+
 /* What the config and the process say, read once at the start. */
 typedef struct rl__run_settings {
     uint64_t target; /* run.steps */

@@ -41,11 +41,6 @@ typedef struct rl__run_state {
     char err[RL_ERR_MAX];
 } rl__run_state;
 
-static inline const rl_value *val(const rl__group *g, int i)
-{
-    return &g->vals[i];
-}
-
 /* Where the run writes: its directory's descriptor, held since it was locked. */
 static inline rl__dir run_dir(const rl__run_state *rs)
 {
