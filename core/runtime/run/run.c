@@ -40,9 +40,8 @@ int rl__run_signal(void)
     return rl__stop_signal;
 }
 
-/* ---- evaluation ----------------------------------------------------------*/
+/* ---- reports --------------------------------------------------------------*/
 
-/* Every evaluation stops at a signal (RL_EINTR), between two env steps. */
 /* A metrics row: replica 0's metrics (its metrics() resets its sums),
    then the report's row; only the writer reports. */
 static void report_row(rl__run_state *rs)
@@ -60,6 +59,9 @@ static void report_progress(rl__run_state *rs, double now)
     rl__report_progress(&rs->rep, &at, now);
 }
 
+/* ---- evaluation ----------------------------------------------------------*/
+
+/* Every evaluation stops at a signal (RL_EINTR), between two env steps. */
 static int evaluate(rl__run_state *rs, uint32_t episodes, eval_result *out)
 {
     /* In an MPI job rank 0 evaluates (its replica 0 is the job's) and tells
