@@ -128,9 +128,8 @@ static int check_file(const char *path, scan *s, int depth)
     char *text = slurp(path);
     if (!text) return 0;
     static const char *const dir_attrs[3] = {"meshdir", "texturedir", "assetdir"};
-    int rc = 0;
     for (s->slot = 0; s->slot < 3; s->slot++) each_attr(s, text, dir_attrs[s->slot], depth, path, asset_dir);
-    rc = each_attr(s, text, "file", depth, path, one_file);
+    int rc = each_attr(s, text, "file", depth, path, one_file);
     free(text);
     return rc ? -1 : 0;
 }
