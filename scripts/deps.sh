@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Installs the Debian packages rlhost needs, only those missing, and fetches
-# MuJoCo's library (scripts/mujoco.sh).
+# Installs the Debian packages rlhost needs, only those missing, fetches
+# MuJoCo's library (scripts/mujoco.sh) and builds ALE's (scripts/ale.sh).
 # Usage: scripts/deps.sh [fuzz] [test]
 #   fuzz: also clang and its libFuzzer runtime
 #   test: also PostgreSQL, the server the distributed-tuning test starts
 set -euo pipefail
 pkgs=(gcc g++ meson ninja-build pkg-config binutils libopenblas-dev libconfig-dev python3
-      python3-venv libopenmpi-dev openmpi-bin iproute2 procps)
+      python3-venv cmake zlib1g-dev libopenmpi-dev openmpi-bin iproute2 procps)
 for a in "$@"; do
   case "$a" in
     fuzz) pkgs+=(clang libclang-rt-dev) ;;
@@ -28,3 +28,7 @@ fi
 # MuJoCo's library from its pinned wheel, outside the tree; optional
 "$(dirname "$0")/mujoco.sh" >/dev/null ||
   echo "rlhost: MuJoCo could not be fetched: the mujoco env is left out of the build" >&2
+# ALE's library from the pinned ale-py source distribution, outside the
+# tree; optional
+"$(dirname "$0")/ale.sh" >/dev/null ||
+  echo "rlhost: ALE could not be built: the atari env is left out of the build" >&2

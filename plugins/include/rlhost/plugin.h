@@ -111,6 +111,11 @@ typedef enum rl_opt_type {
 #define RL_OPT_AUTO 0x1u            /* also accepts the string "auto" */
 #define RL_OPT_CHANGES_RESULTS 0x2u /* stage: may change learning results */
 #define RL_OPT_REQUIRED 0x4u        /* no default: the config must set it */
+/* ABI 1.4, env options: a training wrapper (reward clipping, a lost life
+   ending the episode).  The host's evaluations (a run's, `eval`, `play`)
+   open the env with such an option at its default, so their returns are
+   the task's own. */
+#define RL_OPT_TRAINING 0x8u
 
 typedef struct rl_option_def {
     uint32_t struct_size;

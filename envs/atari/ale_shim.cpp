@@ -1,0 +1,152 @@
+// The C interface of ale_shim.h over ALE's C++ ALEInterface.  What ALE
+// throws (std::exception, or the const char * of its serializer) becomes a
+// return code and a sentence; nothing escapes into C.
+#include "ale_shim.h"
+
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <ale/ale_interface.hpp>
+#include <ale/version.hpp>
+
+struct ale_shim {
+    ale::ALEInterface ale;
+    ale::ActionVect minimal, legal;
+};
+
+namespace {
+
+// Runs f; on a throw writes what was thrown into err after `what` and
+// returns false.
+template <typename F> bool guarded(const char *what, char *err, size_t errlen, F &&f)
+{
+    try {
+        f();
+        return true;
+    } catch (const std::exception &e) {
+        std::snprintf(err, errlen, "%s: %s", what, e.what());
+    } catch (const char *s) {
+        std::snprintf(err, errlen, "%s: %s", what, s);
+    } catch (...) {
+        std::snprintf(err, errlen, "%s: an unknown ALE error", what);
+    }
+    return false;
+}
+
+// ALE prints its banner and warnings to stderr unless told not to.
+struct quiet {
+    quiet() { ale::Logger::setMode(ale::Logger::Error); }
+} const quiet_logger;
+
+} // namespace
+
+extern "C" const char *ale_shim_version(void)
+{
+    return ALE_VERSION;
+}
+
+extern "C" int ale_shim_identify(const char *rom, char *name, size_t cap, char *err, size_t errlen)
+{
+    std::optional<std::string> got;
+    if (!guarded("cannot read the ROM", err, errlen, [&] { got = ale::ALEInterface::isSupportedROM(rom); }))
+        return -1;
+    if (!got) {
+        std::snprintf(err, errlen, "'%s' is not a ROM that ALE %s supports (its MD5 matches none of its games)",
+                      rom, ALE_VERSION);
+        return -1;
+    }
+    std::snprintf(name, cap, "%s", got->c_str());
+    return 0;
+}
+
+extern "C" ale_shim *ale_shim_open(const ale_shim_opts *o, char *err, size_t errlen)
+{
+    std::unique_ptr<ale_shim> a;
+    bool ok = guarded("ALE could not load the ROM", err, errlen, [&] {
+        a.reset(new ale_shim());
+        a->ale.setInt("random_seed", o->seed);
+        a->ale.setFloat("repeat_action_probability", o->sticky);
+        a->ale.setInt("max_num_frames_per_episode", o->max_frames);
+        a->ale.setBool("sound_obs", false);
+        a->ale.loadROM(o->rom);
+        if (o->mode >= 0) a->ale.setMode((ale::game_mode_t)o->mode);
+        if (o->difficulty >= 0) a->ale.setDifficulty((ale::difficulty_t)o->difficulty);
+        a->minimal = a->ale.getMinimalActionSet();
+        a->legal = a->ale.getLegalActionSet();
+    });
+    return ok ? a.release() : nullptr;
+}
+
+extern "C" void ale_shim_close(ale_shim *a)
+{
+    delete a;
+}
+
+extern "C" int ale_shim_actions(ale_shim *a, int full, int *ids, int cap)
+{
+    const ale::ActionVect &v = full ? a->legal : a->minimal;
+    int n = (int)v.size();
+    for (int i = 0; i < n && i < cap; i++) ids[i] = (int)v[i];
+    return n;
+}
+
+extern "C" int ale_shim_act(ale_shim *a, int id)
+{
+    return a->ale.act((ale::Action)id, 1.0f);
+}
+
+extern "C" int ale_shim_game_over(const ale_shim *a)
+{
+    return a->ale.game_over(false);
+}
+
+extern "C" int ale_shim_truncated(const ale_shim *a)
+{
+    return a->ale.game_truncated();
+}
+
+extern "C" int ale_shim_lives(ale_shim *a)
+{
+    return a->ale.lives();
+}
+
+extern "C" int ale_shim_episode_frame(const ale_shim *a)
+{
+    return a->ale.getEpisodeFrameNumber();
+}
+
+extern "C" void ale_shim_reset(ale_shim *a)
+{
+    a->ale.reset_game();
+}
+
+extern "C" void ale_shim_gray(ale_shim *a, uint8_t *out)
+{
+    a->ale.theOSystem->colourPalette().applyPaletteGrayscale(out, a->ale.getScreen().getArray(),
+                                                             (size_t)ALE_SHIM_H * ALE_SHIM_W);
+}
+
+extern "C" void ale_shim_rgb(ale_shim *a, uint8_t *out)
+{
+    a->ale.theOSystem->colourPalette().applyPaletteRGB(out, a->ale.getScreen().getArray(),
+                                                       (size_t)ALE_SHIM_H * ALE_SHIM_W);
+}
+
+extern "C" size_t ale_shim_state(ale_shim *a, uint8_t *buf, size_t cap)
+{
+    std::string s = a->ale.cloneState(true).serialize();
+    if (buf && cap >= s.size()) std::memcpy(buf, s.data(), s.size());
+    return s.size();
+}
+
+extern "C" int ale_shim_restore(ale_shim *a, const uint8_t *buf, size_t len, char *err, size_t errlen)
+{
+    return guarded("ALE refused the saved emulator state", err, errlen, [&] {
+        ale::ALEState st(std::string((const char *)buf, len));
+        a->ale.restoreState(st);
+    }) ? 0 : -1;
+}

@@ -1,0 +1,33 @@
+/* OpenCV's INTER_AREA resize of uint8 images, bit for bit (cv2.resize
+   with interpolation=INTER_AREA, as Gymnasium's AtariPreprocessing calls
+   it) for a shrink in both axes.  OpenCV builds tables of (source,
+   destination, weight) per axis in double, stores the weights as float,
+   sums each source row's taps into a float row and each destination row's
+   rows into a float sum in table order, then rounds half to even; the same
+   float operations in the same order give the same bytes.  This file is
+   compiled without contraction into fused multiply-adds (-ffp-contract=off),
+   which would change the sums' rounding. */
+#ifndef RLHOST_AREA_H
+#define RLHOST_AREA_H
+
+#include <stdint.h>
+
+typedef struct area_tap {
+    int32_t src, dst;
+    float w;
+} area_tap;
+
+typedef struct area_plan {
+    uint32_t sh, sw, dh, dw, cn;
+    area_tap *x, *y;    /* OpenCV's xtab (offsets times cn) and ytab */
+    uint32_t nx, ny;
+    float *buf, *sum;   /* dw x cn floats each: one call at a time */
+} area_plan;
+
+/* 0, or -1 (out of memory; or not a shrink: dh > sh or dw > sw). */
+int area_plan_init(area_plan *p, uint32_t sh, uint32_t sw, uint32_t dh, uint32_t dw, uint32_t cn);
+void area_plan_free(area_plan *p);
+/* src: sh x sw x cn, dst: dh x dw x cn, both row-major and packed. */
+void area_resize(area_plan *p, const uint8_t *src, uint8_t *dst);
+
+#endif

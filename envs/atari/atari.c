@@ -1,0 +1,223 @@
+/* Atari env plugin: the Arcade Learning Environment (ale_shim.h) with
+   Gymnasium's v5 semantics and its standard preprocessing, read from
+   ale-py's AtariEnv, Gymnasium's AtariPreprocessing and
+   FrameStackObservation:
+   - ALE itself: sticky actions (repeat_action_probability, 0.25), the
+     minimal or full action set, the 108,000-frame limit (truncation);
+   - a reset: reset_game, then 1..noop_max no-op frames drawn from the
+     env's NumPy-compatible generator (np_random.h), then the screen;
+   - a step: the action for frame_skip frames, rewards summed, stopping at
+     the game's end; the last two frames' grayscale screens max-pooled in
+     place exactly as AtariPreprocessing does (also when a game ends early);
+   - 84 x 84 with OpenCV's INTER_AREA arithmetic (area.h), then the last
+     frame_stack frames, oldest first, the stack filled with the first
+     frame at a reset.
+   Env i seeded with s behaves as Gymnasium's env after reset(seed=s + i)
+   (tests/atari_gym.py checks it byte for byte).
+   Training options beyond Gymnasium's, as EnvPool and the baselines' wrappers
+   define them: episodic_life (a lost life ends the learner's episode, the
+   game goes on: no-ops, FIRE, and the stack kept), fire_reset and
+   reward_clip.  The reported score is always the raw game score of whole
+   games: an episode ended by a lost life reports NaN (no game ended). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rlhost/plugin.h>
+#include <rlhost/rlcore.h>
+
+#include "atari.h"
+
+static const rl_option_def options[ATARI_N_OPTS] = {
+    [OPT_GAME] = RL_OPTION_STRING("game", "\"pong\"", "the game, as ale-py names its ROMs (\"pong\", "
+                                  "\"breakout\", \"space_invaders\"); its ROM is env.rom or <game>.bin where "
+                                  "ale-py's are installed, or in ALE_ROM_DIR"),
+    [OPT_ROM] = RL_OPTION_STRING("rom", "\"\"", "a ROM file to play instead of finding the game's (\"\": find it)"),
+    [OPT_MODE] = RL_OPTION_INT_F("mode", "\"auto\"", 0, 255, RL_OPT_AUTO, "the game mode (auto: the game's default)"),
+    [OPT_DIFFICULTY] = RL_OPTION_INT_F("difficulty", "\"auto\"", 0, 255, RL_OPT_AUTO,
+                                       "the game difficulty (auto: the game's default)"),
+    [OPT_STICKY] = RL_OPTION_FLOAT("repeat_action_probability", "0.25", 0, 1,
+                                   "sticky actions: each frame repeats the previous action with this probability"),
+    [OPT_FULL_ACTIONS] = RL_OPTION_BOOL("full_action_space", "false",
+                                        "all 18 actions instead of the game's minimal set"),
+    [OPT_NOOP_MAX] = RL_OPTION_INT("noop_max", "30", 0, 1000,
+                                   "a reset plays 1 to noop_max no-op frames (0: none)"),
+    [OPT_FRAME_SKIP] = RL_OPTION_INT("frame_skip", "4", 1, 100,
+                                     "frames per step, rewards summed, the last two screens max-pooled"),
+    [OPT_SCREEN_SIZE] = RL_OPTION_INT("screen_size", "84", 1, 160, "the observation's side in pixels"),
+    [OPT_GRAYSCALE] = RL_OPTION_BOOL("grayscale", "true",
+                                     "ALE's grayscale screen; false: RGB (frame_stack x size x size x 3)"),
+    [OPT_FRAME_STACK] = RL_OPTION_INT("frame_stack", "4", 1, 64, "frames per observation, oldest first"),
+    [OPT_MAX_FRAMES] = RL_OPTION_INT("max_frames", "108000", 0, 100000000,
+                                     "truncate a game at this many frames (0: never)"),
+    [OPT_EPISODIC_LIFE] = RL_OPTION_BOOL_F("episodic_life", "false", RL_OPT_TRAINING,
+                                           "training: a lost life ends the episode while the game goes on"),
+    [OPT_FIRE_RESET] = RL_OPTION_BOOL("fire_reset", "false",
+                                      "press FIRE for a frame after each reset's no-ops (games that have it)"),
+    [OPT_REWARD_CLIP] = RL_OPTION_BOOL_F("reward_clip", "false", RL_OPT_TRAINING,
+                                         "training: each step's reward becomes its sign"),
+};
+
+static float sign(float r)
+{
+    return r > 0 ? 1.0f : r < 0 ? -1.0f : 0.0f;
+}
+
+/* ---- one game ------------------------------------------------------------ */
+
+static void grab(const atari *e, atari_game *g, uint8_t *raw)
+{
+    if (e->gray)
+        ale_shim_gray(g->ale, raw);
+    else
+        ale_shim_rgb(g->ale, raw);
+}
+
+/* AtariPreprocessing._get_obs: raw0 = max(raw0, raw1) in place when frames
+   are skipped, resized, pushed onto the stack (all of it when `fill`). */
+static void push(atari *e, atari_game *g, int fill, area_plan *plan)
+{
+    size_t n = e->raw_bytes;
+    if (e->frame_skip > 1)
+        for (size_t k = 0; k < n; k++) g->raw0[k] = g->raw0[k] > g->raw1[k] ? g->raw0[k] : g->raw1[k];
+    g->head = (g->head + 1) % e->stack;
+    area_resize(plan, g->raw0, g->frames + (size_t)g->head * e->frame_bytes);
+    if (fill)
+        for (uint32_t k = 0; k < e->stack; k++)
+            if (k != g->head)
+                memcpy(g->frames + (size_t)k * e->frame_bytes, g->frames + (size_t)g->head * e->frame_bytes,
+                       e->frame_bytes);
+}
+
+static void write_obs(const atari *e, const atari_game *g, uint8_t *out)
+{
+    for (uint32_t k = 0; k < e->stack; k++) {
+        uint32_t src = (g->head + 1 + k) % e->stack;
+        memcpy(out + (size_t)k * e->frame_bytes, g->frames + (size_t)src * e->frame_bytes, e->frame_bytes);
+    }
+}
+
+/* The no-ops (and FIRE) that begin a game or, with episodic_life, a life. */
+static void start(atari *e, atari_game *g)
+{
+    int noops = e->noop_max > 0 ? (int)np_integers(&g->rng, 1, e->noop_max + 1) : 0;
+    for (int k = 0; k < noops; k++) {
+        ale_shim_act(g->ale, e->ids[0]);
+        if (ale_shim_game_over(g->ale) || ale_shim_truncated(g->ale)) {
+            ale_shim_reset(g->ale);
+            g->score = 0;
+        }
+    }
+    if (e->fire >= 0) {
+        g->score += ale_shim_act(g->ale, e->fire);
+        if (ale_shim_game_over(g->ale) || ale_shim_truncated(g->ale)) {
+            ale_shim_reset(g->ale);
+            g->score = 0;
+        }
+    }
+    g->lives = ale_shim_lives(g->ale);
+}
+
+/* AtariPreprocessing.reset: a new game. */
+static void new_game(atari *e, atari_game *g, area_plan *plan)
+{
+    ale_shim_reset(g->ale);
+    g->score = 0;
+    start(e, g);
+    grab(e, g, g->raw0);
+    memset(g->raw1, 0, e->raw_bytes);
+    push(e, g, 1, plan);
+}
+
+/* episodic_life after a lost life: the game goes on, the stack is kept. */
+static void new_life(atari *e, atari_game *g, area_plan *plan)
+{
+    start(e, g);
+    grab(e, g, g->raw0);
+    memset(g->raw1, 0, e->raw_bytes);
+    push(e, g, 0, plan);
+}
+
+/* One step of frame_skip frames: *reward the raw sum; returns 1 when the
+   game ended (terminated), 2 when it was truncated, 3 when, with
+   episodic_life, a life was lost, 0 otherwise. */
+static int frames(atari *e, atari_game *g, int id, float *reward, area_plan *plan)
+{
+    int fs = (int)e->frame_skip, term = 0, trunc = 0;
+    double r = 0;
+    for (int t = 0; t < fs; t++) {
+        r += ale_shim_act(g->ale, id);
+        term = ale_shim_game_over(g->ale);
+        trunc = ale_shim_truncated(g->ale);
+        if (term || trunc) break;
+        if (t == fs - 2)
+            grab(e, g, g->raw1);
+        else if (t == fs - 1)
+            grab(e, g, g->raw0);
+    }
+    push(e, g, 0, plan);
+    *reward = (float)r;
+    g->score += r;
+    int lives = ale_shim_lives(g->ale), lost = e->episodic && lives > 0 && lives < g->lives;
+    g->lives = lives;
+    return term ? 1 : trunc ? 2 : lost ? 3 : 0;
+}
+
+/* ---- the plugin ---------------------------------------------------------- */
+
+static void atari_reset(void *env, const rl_env_io *io, uint32_t first, uint32_t count)
+{
+    atari *e = env;
+    for (uint32_t i = first; i < first + count; i++) {
+        atari_game *g = &e->games[i];
+        new_game(e, g, &e->plans[i]);
+        write_obs(e, g, (uint8_t *)io->obs + (size_t)i * e->obs_bytes);
+    }
+}
+
+static void atari_step(void *env, const rl_env_io *io, uint32_t first, uint32_t count)
+{
+    atari *e = env;
+    for (uint32_t i = first; i < first + count; i++) {
+        atari_game *g = &e->games[i];
+        float r;
+        int end = frames(e, g, e->ids[io->actions[i]], &r, &e->plans[i]);
+        io->rewards[i] = e->clip ? sign(r) : r;
+        io->terminated[i] = (uint8_t)(end == 1 || end == 3);
+        io->truncated[i] = (uint8_t)(end == 2);
+        uint8_t *obs = (uint8_t *)io->obs + (size_t)i * e->obs_bytes;
+        if (end) {
+            write_obs(e, g, (uint8_t *)io->final_obs + (size_t)i * e->obs_bytes);
+            io->scores[i] = end == 3 ? NAN : (float)g->score;
+            if (end == 3)
+                new_life(e, g, &e->plans[i]);
+            else
+                new_game(e, g, &e->plans[i]);
+        }
+        write_obs(e, g, obs);
+    }
+}
+
+static const void *atari_get_extension(void *env, const char *id)
+{
+    (void)env;
+    if (strcmp(id, RL_EXT_ENV_RENDER) == 0) return &atari_render_ext;
+    if (strcmp(id, RL_EXT_ENV_RASTER) == 0) return &atari_raster_ext;
+    if (strcmp(id, RL_EXT_ENV_STATE) == 0) return &atari_state_ext;
+    return NULL;
+}
+
+static const rl_env_vtable vtable = {
+    .struct_size = sizeof vtable, .create = atari_create, .destroy = atari_destroy, .reset = atari_reset,
+    .step = atari_step, .get_extension = atari_get_extension,
+};
+
+static const rl_plugin_desc desc = {
+    .struct_size = sizeof desc, .kind = RL_KIND_ENV, .name = "atari", .version = "1.0.0",
+    .description = "Atari 2600 games on the Arcade Learning Environment with Gymnasium's v5 semantics and "
+                   "AtariPreprocessing (84x84 grayscale, 4 frames stacked)",
+    .options = options, .n_options = ATARI_N_OPTS, .vtable = &vtable,
+};
+
+RL_PLUGIN_DEFINE_SINGLE(desc);
