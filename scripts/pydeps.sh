@@ -11,9 +11,12 @@ cd "$(dirname "$0")/.."
 # is a program only, so its check is the program
 # Optuna drives rlhost tune (psycopg2 for its PostgreSQL storage); rliable
 # is what the study test checks rlhost study's statistics against (its
-# arch dependency breaks under pandas 3, hence the pin).
+# arch dependency breaks under pandas 3, hence the pin).  ale-py carries
+# the Atari ROMs the atari tests play (the version scripts/ale.sh builds)
+# and, with OpenCV, is the reference the atari env is checked against.
 pkgs=(tensorboard numpy gymnasium moviepy mesonpy:meson-python mesonbuild:meson ninja build auditwheel
-      optuna psycopg2:psycopg2-binary "rliable.library:rliable pandas<3")
+      optuna psycopg2:psycopg2-binary "rliable.library:rliable pandas<3" ale_py:ale-py==0.12.1
+      cv2:opencv-python-headless)
 [ -x .venv/bin/python ] || python3 -m venv .venv
 missing=()
 for p in "${pkgs[@]}"; do

@@ -466,9 +466,10 @@ static void print_defs(const char *title, const char *prefix, const rl_option_de
         const rl_option_def *d = &defs[k];
         rl__sbuf t = {0};
         rl__type_describe(d, &t);
-        printf("  %s%s = %s\n      %s\n      type: %s%s\n", prefix, d->name,
+        printf("  %s%s = %s\n      %s\n      type: %s%s%s\n", prefix, d->name,
                d->default_text ? d->default_text : "(required)", d->help, t.data ? t.data : "",
-               (d->flags & RL_OPT_CHANGES_RESULTS) ? "; changes learning results" : "");
+               (d->flags & RL_OPT_CHANGES_RESULTS) ? "; changes learning results" : "",
+               (d->flags & RL_OPT_TRAINING) ? "; training only: evaluations run at the default" : "");
         rl__sbuf_free(&t);
     }
 }
@@ -631,6 +632,11 @@ static int print_version(void)
     printf("MuJoCo: %s (the mujoco env plugin)\n", RLHOST_MUJOCO_VERSION);
 #else
     printf("MuJoCo: not built (scripts/mujoco.sh fetches it; meson setup -Dmujoco=enabled)\n");
+#endif
+#ifdef RLHOST_ALE_VERSION
+    printf("ALE: %s (the atari env plugin; ROMs from ale-py, ALE_ROM_DIR or env.rom)\n", RLHOST_ALE_VERSION);
+#else
+    printf("ALE: not built (scripts/ale.sh builds it; meson setup -Dale=enabled)\n");
 #endif
     return 0;
 }

@@ -75,7 +75,7 @@ static int open_env(game *g, char *err, size_t errlen)
     const rl__config *c = g->c;
     uint32_t repeat = (uint32_t)c->env_host_stages.vals[RL__ENVST_ACTION_REPEAT].i;
     uint64_t seed = (uint64_t)c->run.vals[RL__RUN_SEED].i;
-    if (rl__vecenv_create(&g->v, c->env->desc, c->env_opts.vals, c->env_stages.vals, 1, seed, 1, repeat, err,
+    if (rl__vecenv_create(&g->v, c->env->desc, rl__env_eval_opts(c), c->env_stages.vals, 1, seed, 1, repeat, err,
                           errlen) != RL_OK)
         return -1;
     const rl_env_render_ext *r = g->v.vt->get_extension ? g->v.vt->get_extension(g->v.env, RL_EXT_ENV_RENDER)

@@ -480,7 +480,7 @@ def info(name: str, kind: str = None) -> dict:
     """A plugin's description as data (`rlhost info NAME` as a dict): name,
     kind, version, description, file, and its options and stages, each a
     dict with name, type, default (config syntax), min/max where bounded,
-    choices of an enum, auto, required, changes_results and help.  kind
+    choices of an enum, auto, required, changes_results, training and help.  kind
     ("env" or "algo") picks one when an env and an algorithm share a name."""
     kinds = [kind] if kind else ["env", "algo"]
     err = N.err_buf()

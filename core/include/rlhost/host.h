@@ -72,7 +72,7 @@ const char *rlh_plugin_name(const rlh_host *h, rl_plugin_kind kind, size_t i);
 /* Plugin `name` of a kind described as one JSON object: name, kind,
    version, description, file, and its options and stages, each with name,
    type, default (config syntax), min and max where bounded, choices of an
-   enum, auto, required, changes_results and help.  Writes it into buf (cap
+   enum, auto, required, changes_results, training and help.  Writes it into buf (cap
    bytes, NUL-terminated, cut to fit) and returns its length (call again
    with a larger buf when it is >= cap), or RL_ENOENT with the sentence
    (the plugins there are, the nearest name) in err. */

@@ -29,6 +29,7 @@ static void option_json(rl__sbuf *b, const rl_option_def *o)
     rl__json_raw(b, "auto", o->flags & RL_OPT_AUTO ? "true" : "false");
     rl__json_raw(b, "required", o->flags & RL_OPT_REQUIRED ? "true" : "false");
     rl__json_raw(b, "changes_results", o->flags & RL_OPT_CHANGES_RESULTS ? "true" : "false");
+    rl__json_raw(b, "training", o->flags & RL_OPT_TRAINING ? "true" : "false");
     rl__json_str(b, "help", o->help);
     rl__sbuf_puts(b, "}");
 }

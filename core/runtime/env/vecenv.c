@@ -261,7 +261,7 @@ static void record_episode(rl__ep_stats *s, double ret, double len, double score
     s->n++;
     s->sum_return += ret;
     s->sum_length += len;
-    s->sum_score += score;
+    if (score == score) s->sum_score += score; /* NaN: no game ended (an env's lost life) */
     s->recent_return[s->recent_pos] = ret;
     s->recent_score[s->recent_pos] = score;
     s->recent_length[s->recent_pos] = len;
@@ -367,8 +367,10 @@ double rl__ep_recent_mean(const rl__ep_stats *s, int what)
                       : what == RL__EP_LENGTH ? s->recent_length
                                               : s->recent_return;
     double sum = 0;
-    for (uint32_t i = 0; i < s->recent_n; i++) sum += v[i];
-    return sum / s->recent_n;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < s->recent_n; i++)
+        if (v[i] == v[i]) sum += v[i], n++; /* a NaN score: that episode ended no game */
+    return n ? sum / n : 0.0 / 0.0;
 }
 
 void rl__ep_interval_reset(rl__ep_stats *s)

@@ -212,6 +212,30 @@ static void fill_rest(resolver *r, rl__group *g, const char *prefix)
     }
 }
 
+/* c->env_eval_vals (config.h). */
+static void eval_options(resolver *r, rl__config *c)
+{
+    const rl__group *g = &c->env_opts;
+    c->env_eval_vals = g->vals;
+    uint32_t training = 0;
+    for (uint32_t k = 0; k < g->n; k++) training += (g->defs[k].flags & RL_OPT_TRAINING) != 0;
+    if (!training) return;
+    rl_value *v = rl__arena_alloc(&c->arena, g->n * sizeof *v);
+    if (!v) {
+        error_at(r, NULL, "out of memory");
+        return;
+    }
+    memcpy(v, g->vals, g->n * sizeof *v);
+    for (uint32_t k = 0; k < g->n; k++) {
+        const rl_option_def *def = &g->defs[k];
+        char why[RL_ERR_MAX];
+        if ((def->flags & RL_OPT_TRAINING) && def->default_text &&
+            rl__value_from_text(def, def->default_text, &c->arena, &v[k], why, sizeof why) != RL_OK)
+            error_at(r, NULL, "env.%s: bad default: %s", def->name, why);
+    }
+    c->env_eval_vals = v;
+}
+
 static const config_setting_t *get_group(resolver *r, const config_setting_t *parent,
                                          const char *name, const char *path)
 {
@@ -310,6 +334,7 @@ static void resolve_plugin_group(resolver *r, const config_setting_t *root,
     resolve_settings(r, og, sprefix, stages, n_stages, NULL, NULL);
     for (size_t i = 0; i < n_opts; i++) fill_rest(r, opts[i], which);
     for (size_t i = 0; i < n_stages; i++) fill_rest(r, stages[i], sprefix);
+    if (kind == RL_KIND_ENV) eval_options(r, c);
     return;
 oom:
     error_at(r, NULL, "out of memory");

@@ -36,7 +36,15 @@ typedef struct rl__config {
     rl__group env_host, env_opts;    /* host env options, plugin options */
     rl__group env_host_stages, env_stages;
     rl__group algo_opts, algo_stages;
+    /* the env's options for an evaluation (a run's, `eval`, `play`): the
+       config's with each training option (RL_OPT_TRAINING) at its default */
+    rl_value *env_eval_vals;
 } rl__config;
+
+static inline const rl_value *rl__env_eval_opts(const rl__config *c)
+{
+    return c->env_eval_vals ? c->env_eval_vals : c->env_opts.vals;
+}
 
 /* Splits "key=value" into an override; RL_ECONFIG if there is no '='. */
 int rl__override_parse(char *arg, rl__override *out);

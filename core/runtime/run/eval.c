@@ -177,7 +177,7 @@ int rl__eval_command(const rl__config *c, const char *ckpt, const char *prev, ui
     rl__vecenv ev;
     /* The run's evaluation seed stream, so the final checkpoint of a run
        evaluates to the numbers in its summary.json. */
-    if (rl__vecenv_create(&ev, c->env->desc, c->env_opts.vals, c->env_stages.vals, n,
+    if (rl__vecenv_create(&ev, c->env->desc, rl__env_eval_opts(c), c->env_stages.vals, n,
                           rl__eval_seed(seed), 1, repeat, err, sizeof err) != RL_OK) {
         rl__log(RL_LOG_ERROR, NULL, "%s", err);
         return 1;

@@ -251,7 +251,7 @@ static int open_envs(rl__run_state *rs)
     if (rc != RL_OK) return rc == RL_ENOMEM ? rc : RL_ECONFIG;
     uint32_t n_eval = rs->set.eval_episodes < RL__MAX_EVAL_ENVS ? rs->set.eval_episodes : RL__MAX_EVAL_ENVS;
     if (!n_eval) return RL_OK;
-    rc = rl__vecenv_create(&rs->eval, c->env->desc, c->env_opts.vals, c->env_stages.vals, n_eval,
+    rc = rl__vecenv_create(&rs->eval, c->env->desc, rl__env_eval_opts(c), c->env_stages.vals, n_eval,
                            rl__eval_seed(rs->set.seed), 1, repeat, rs->err, sizeof rs->err);
     if (rc != RL_OK) return rc == RL_ECONFIG ? RL_EIO : rc; /* accepted just above: not the config */
     rs->have_eval = 1;
