@@ -39,7 +39,7 @@ extern "C" {
 #endif
 
 #define RL_ABI_MAJOR 1
-#define RL_ABI_MINOR 3
+#define RL_ABI_MINOR 4
 /* 1.1 added: rl_algo_args.replicas with rl_replicas (data-parallel
    training), rl_plugin_desc.flags with RL_DESC_REPLICAS, and
    rl_env_info.agents (several agents per env).
