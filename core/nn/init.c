@@ -26,24 +26,29 @@ void rl_init_xavier_uniform(float *w, uint32_t out, uint32_t in, rl_rng *rng)
     uniform(w, (size_t)out * in, sqrtf(6.0f / (float)(in + out)), rng);
 }
 
-/* Orthonormalises the columns of a (rows x cols, rows >= cols, row-major)
-   by modified Gram-Schmidt in double. */
+/* Orthonormalises the columns of a (rows x cols, rows >= cols, stored
+   column by column) by modified Gram-Schmidt in double.  Each column is
+   contiguous, so the dot products and updates stream through memory. */
 static void orthonormal_columns(double *a, uint32_t rows, uint32_t cols)
 {
     for (uint32_t j = 0; j < cols; j++) {
+        double *cj = a + (size_t)j * rows;
         for (uint32_t k = 0; k < j; k++) {
+            const double *ck = a + (size_t)k * rows;
             double dot = 0;
-            for (uint32_t i = 0; i < rows; i++) dot += a[(size_t)i * cols + j] * a[(size_t)i * cols + k];
-            for (uint32_t i = 0; i < rows; i++) a[(size_t)i * cols + j] -= dot * a[(size_t)i * cols + k];
+            for (uint32_t i = 0; i < rows; i++) dot += cj[i] * ck[i];
+            for (uint32_t i = 0; i < rows; i++) cj[i] -= dot * ck[i];
         }
         double norm = 0;
-        for (uint32_t i = 0; i < rows; i++) norm += a[(size_t)i * cols + j] * a[(size_t)i * cols + j];
+        for (uint32_t i = 0; i < rows; i++) norm += cj[i] * cj[i];
         norm = sqrt(norm);
         if (norm < 1e-12) norm = 1e-12;
-        for (uint32_t i = 0; i < rows; i++) a[(size_t)i * cols + j] /= norm;
+        for (uint32_t i = 0; i < rows; i++) cj[i] /= norm;
     }
 }
 
+/* The draws fill a rows x cols matrix in row-major order (the order every
+   checkpoint so far was initialised in); a holds it column by column. */
 void rl_init_orthogonal(float *w, uint32_t out, uint32_t in, float gain, rl_rng *rng)
 {
     uint32_t rows = out > in ? out : in, cols = out > in ? in : out;
@@ -52,12 +57,13 @@ void rl_init_orthogonal(float *w, uint32_t out, uint32_t in, float gain, rl_rng 
         rl_init_xavier_uniform(w, out, in, rng);
         return;
     }
-    for (size_t i = 0; i < (size_t)rows * cols; i++) a[i] = rl_rng_normal(rng);
+    for (uint32_t i = 0; i < rows; i++)
+        for (uint32_t j = 0; j < cols; j++) a[(size_t)j * rows + i] = rl_rng_normal(rng);
     orthonormal_columns(a, rows, cols);
     for (uint32_t r = 0; r < out; r++)
         for (uint32_t c = 0; c < in; c++)
             w[(size_t)r * in + c] =
-                gain * (float)(out >= in ? a[(size_t)r * cols + c] : a[(size_t)c * cols + r]);
+                gain * (float)(out >= in ? a[(size_t)c * rows + r] : a[(size_t)r * rows + c]);
     free(a);
 }
 
