@@ -6,8 +6,11 @@
 
 #include "nn_internal.h"
 
-/* Patch-matrix floats one chunk may use per layer (16 MiB). */
-#define CHUNK_FLOATS (4u << 20)
+/* Patch-matrix floats one chunk may use per layer (1 MiB): the patches
+   stay in cache between im2col and the product that reads them, which
+   measured faster than larger chunks even though backward lays out all
+   but the last chunk's patches again (docs/performance.md). */
+#define CHUNK_FLOATS (256u << 10)
 
 int rl_cnn_create(rl_cnn *n, rl_params *p, const char *prefix, uint32_t in_c, uint32_t in_h,
                   uint32_t in_w, const uint32_t *channels, const uint32_t *kernels,

@@ -1,8 +1,11 @@
-/* 2-D convolution as matrix products (im2col): a batch's input patches are
-   laid out as the columns of one [K = in_c k k][B P] matrix (P = out_h
-   out_w), so a layer's forward is one sgemm W[out_c][K] x cols, and its
-   backward two (dW from dY cols^T, dcols from W^T dY) and a scatter back
-   (col2im).  Tensors are channel-major: x [B][in_c][in_h][in_w],
+/* 2-D convolution as matrix products: a batch's input patches are laid
+   out as the rows of one [B P][K = in_c k k] matrix (P = out_h out_w, one
+   row per output pixel), so a layer's forward is one sgemm cols W^T, and
+   its backward two (dW from dY^T cols, dcols from dY W) and a scatter back
+   (col2im).  A row holds, for each input channel and kernel row, k
+   neighbouring input pixels: laying it out copies runs of k contiguous
+   floats, where the transposed layout gathered one float at a time at the
+   stride.  Tensors are channel-major: x [B][in_c][in_h][in_w],
    y [B][out_c][out_h][out_w]; W [out_c][in_c][k][k] as PyTorch stores it. */
 #include <stdlib.h>
 
@@ -42,50 +45,76 @@ void rl_conv2d_destroy(rl_conv2d *c)
     c->cols = c->yt = NULL;
 }
 
-/* The outputs ox whose input column ox s + kx - pad lies inside [0, in_w):
-   [*lo, *hi), so the inner loops run without a test per element. */
-static void valid_range(const rl_conv2d *c, uint32_t kx, uint32_t *lo, uint32_t *hi)
+/* The kernel columns [*lo, *hi) of output column ox that fall inside the
+   input (the rest is padding). */
+static void kx_range(const rl_conv2d *c, uint32_t ox, uint32_t *lo, uint32_t *hi)
 {
-    long first = (long)c->pad - (long)kx, s = c->stride; /* ox s >= first */
-    long a = first <= 0 ? 0 : (first + s - 1) / s;
-    long last = (long)c->in_w - 1 + (long)c->pad - (long)kx; /* ox s <= last */
-    long b = last < 0 ? 0 : last / s + 1;
-    if (b > (long)c->out_w) b = c->out_w;
-    if (a > b) a = b;
+    long ix0 = (long)ox * c->stride - (long)c->pad;
+    long a = ix0 < 0 ? -ix0 : 0, b = (long)c->in_w - ix0;
+    if (b > (long)c->k) b = c->k;
+    if (b < a) b = a;
     *lo = (uint32_t)a, *hi = (uint32_t)b;
 }
 
-/* cols[(ci k + ky) k + kx][b P + oy ow + ox] = x[b][ci][oy s + ky - pad][ox s + kx - pad], 0 outside. */
-static void im2col(const rl_conv2d *c, const float *x, uint32_t B)
+/* k floats from s to r: the common kernel sides as fixed-size copies. */
+static inline void run_copy(float *restrict r, const float *restrict s, uint32_t k)
 {
-    size_t P = (size_t)c->out_h * c->out_w, BP = B * P;
-    for (uint32_t ci = 0; ci < c->in_c; ci++)
-        for (uint32_t ky = 0; ky < c->k; ky++)
-            for (uint32_t kx = 0; kx < c->k; kx++) {
-                float *row = c->cols + (((size_t)ci * c->k + ky) * c->k + kx) * BP;
+    switch (k) {
+    case 8: memcpy(r, s, 8 * sizeof(float)); break;
+    case 4: memcpy(r, s, 4 * sizeof(float)); break;
+    case 3: memcpy(r, s, 3 * sizeof(float)); break;
+    default: memcpy(r, s, k * sizeof(float)); break;
+    }
+}
+
+/* d[0 .. k) += s[0 .. k), the common sides with constant trip counts. */
+static inline void run_add(float *restrict d, const float *restrict s, uint32_t k)
+{
+    switch (k) {
+    case 8: for (int i = 0; i < 8; i++) d[i] += s[i]; break;
+    case 4: for (int i = 0; i < 4; i++) d[i] += s[i]; break;
+    case 3: for (int i = 0; i < 3; i++) d[i] += s[i]; break;
+    default: for (uint32_t i = 0; i < k; i++) d[i] += s[i]; break;
+    }
+}
+
+/* cols[b P + oy ow + ox][(ci k + ky) k + kx] = x[b][ci][oy s + ky - pad][ox s + kx - pad], 0 outside. */
+static void im2col(const rl_conv2d *c, const float *restrict x, uint32_t B)
+{
+    const uint32_t k = c->k, K = c->in_c * k * k, in_c = c->in_c, in_h = c->in_h, in_w = c->in_w;
+    const uint32_t out_h = c->out_h, out_w = c->out_w, stride = c->stride, pad = c->pad;
+    const size_t plane = (size_t)in_h * in_w;
+    float *restrict d = c->cols;
+    for (uint32_t b = 0; b < B; b++) {
+        const float *xb = x + (size_t)b * in_c * plane;
+        for (uint32_t oy = 0; oy < out_h; oy++)
+            for (uint32_t ox = 0; ox < out_w; ox++, d += K) {
                 uint32_t lo, hi;
-                valid_range(c, kx, &lo, &hi);
-                long off = (long)kx - (long)c->pad;
-                for (uint32_t b = 0; b < B; b++) {
-                    const float *plane = x + ((size_t)b * c->in_c + ci) * c->in_h * c->in_w;
-                    float *dst = row + b * P;
-                    for (uint32_t oy = 0; oy < c->out_h; oy++) {
-                        long iy = (long)oy * c->stride + ky - c->pad;
-                        float *d = dst + (size_t)oy * c->out_w;
-                        if (iy < 0 || iy >= (long)c->in_h) {
-                            memset(d, 0, c->out_w * sizeof(float));
+                kx_range(c, ox, &lo, &hi);
+                long ix0 = (long)ox * stride - (long)pad, iy0 = (long)oy * stride - (long)pad;
+                int inside = lo == 0 && hi == k && iy0 >= 0 && iy0 + (long)k <= (long)in_h;
+                if (inside) { /* the whole patch lies in the image: k-float runs */
+                    const float *src = xb + (size_t)iy0 * in_w + ix0;
+                    float *r = d;
+                    for (uint32_t ci = 0; ci < in_c; ci++, src += plane)
+                        for (uint32_t ky = 0; ky < k; ky++, r += k) run_copy(r, src + (size_t)ky * in_w, k);
+                    continue;
+                }
+                for (uint32_t ci = 0; ci < in_c; ci++)
+                    for (uint32_t ky = 0; ky < k; ky++) {
+                        float *r = d + ((size_t)ci * k + ky) * k;
+                        long iy = iy0 + ky;
+                        if (iy < 0 || iy >= (long)in_h || lo == hi) {
+                            memset(r, 0, k * sizeof(float));
                             continue;
                         }
-                        const float *src = plane + (size_t)iy * c->in_w; /* column ox s + off */
-                        for (uint32_t ox = 0; ox < lo; ox++) d[ox] = 0.0f;
-                        if (c->stride == 1 && hi > lo)
-                            memcpy(d + lo, src + (long)lo + off, (hi - lo) * sizeof(float));
-                        else
-                            for (uint32_t ox = lo; ox < hi; ox++) d[ox] = src[(long)ox * c->stride + off];
-                        for (uint32_t ox = hi; ox < c->out_w; ox++) d[ox] = 0.0f;
+                        const float *src = xb + ci * plane + (size_t)iy * in_w + ix0;
+                        for (uint32_t kx = 0; kx < lo; kx++) r[kx] = 0.0f;
+                        for (uint32_t kx = lo; kx < hi; kx++) r[kx] = src[kx];
+                        for (uint32_t kx = hi; kx < k; kx++) r[kx] = 0.0f;
                     }
-                }
             }
+    }
 }
 
 void rl_conv2d_forward(rl_conv2d *c, const float *params, const float *x, float *y, uint32_t B)
@@ -93,14 +122,15 @@ void rl_conv2d_forward(rl_conv2d *c, const float *params, const float *x, float 
     size_t P = (size_t)c->out_h * c->out_w, BP = B * P, K = (size_t)c->in_c * c->k * c->k;
     im2col(c, x, B);
     c->cols_x = x, c->cols_b = B;
-    rl__sgemm(0, 0, c->out_c, (uint32_t)BP, (uint32_t)K, params + c->w_off, (uint32_t)K, c->cols,
-              (uint32_t)BP, 0.0f, c->yt, (uint32_t)BP);
+    /* yt[BP][out_c] = cols[BP][K] W^T */
+    rl__sgemm(0, 1, (uint32_t)BP, c->out_c, (uint32_t)K, c->cols, (uint32_t)K, params + c->w_off, (uint32_t)K,
+              0.0f, c->yt, c->out_c);
     const float *bias = params + c->b_off;
     for (uint32_t b = 0; b < B; b++)
         for (uint32_t oc = 0; oc < c->out_c; oc++) {
-            const float *src = c->yt + (size_t)oc * BP + b * P;
+            const float *src = c->yt + (size_t)b * P * c->out_c + oc;
             float *dst = y + ((size_t)b * c->out_c + oc) * P;
-            for (size_t i = 0; i < P; i++) dst[i] = src[i] + bias[oc];
+            for (size_t i = 0; i < P; i++) dst[i] = src[i * c->out_c] + bias[oc];
         }
 }
 
@@ -109,45 +139,53 @@ void rl_conv2d_backward(rl_conv2d *c, const float *params, float *grad, const fl
 {
     size_t P = (size_t)c->out_h * c->out_w, BP = B * P, K = (size_t)c->in_c * c->k * c->k;
     float *db = grad + c->b_off;
-    for (uint32_t oc = 0; oc < c->out_c; oc++) { /* dY as [out_c][B P], and db */
+    for (uint32_t oc = 0; oc < c->out_c; oc++) { /* dY as [B P][out_c], and db */
         double s = 0;
         for (uint32_t b = 0; b < B; b++) {
             const float *src = dy + ((size_t)b * c->out_c + oc) * P;
-            float *dst = c->yt + (size_t)oc * BP + b * P;
+            float *dst = c->yt + (size_t)b * P * c->out_c + oc;
             for (size_t i = 0; i < P; i++) {
-                dst[i] = src[i];
+                dst[i * c->out_c] = src[i];
                 s += src[i];
             }
         }
         db[oc] += (float)s;
     }
     if (c->cols_x != x || c->cols_b != B) im2col(c, x, B); /* another forward ran since */
-    /* dW[out_c][K] += dY[out_c][BP] cols^T */
-    rl__sgemm(0, 1, c->out_c, (uint32_t)K, (uint32_t)BP, c->yt, (uint32_t)BP, c->cols, (uint32_t)BP,
-              1.0f, grad + c->w_off, (uint32_t)K);
+    /* dW[out_c][K] += dY^T cols */
+    rl__sgemm(1, 0, c->out_c, (uint32_t)K, (uint32_t)BP, c->yt, c->out_c, c->cols, (uint32_t)K, 1.0f,
+              grad + c->w_off, (uint32_t)K);
     if (!dx) return;
-    /* dcols[K][BP] = W^T dY, then scattered back into dx (col2im) */
-    rl__sgemm(1, 0, (uint32_t)K, (uint32_t)BP, c->out_c, params + c->w_off, (uint32_t)K, c->yt,
-              (uint32_t)BP, 0.0f, c->cols, (uint32_t)BP);
+    /* dcols[BP][K] = dY W, then scattered back into dx (col2im) */
+    rl__sgemm(0, 0, (uint32_t)BP, (uint32_t)K, c->out_c, c->yt, c->out_c, params + c->w_off, (uint32_t)K, 0.0f,
+              c->cols, (uint32_t)K);
     c->cols_x = NULL; /* cols holds gradients now */
-    memset(dx, 0, (size_t)B * c->in_c * c->in_h * c->in_w * sizeof(float));
-    for (uint32_t ci = 0; ci < c->in_c; ci++)
-        for (uint32_t ky = 0; ky < c->k; ky++)
-            for (uint32_t kx = 0; kx < c->k; kx++) {
-                const float *row = c->cols + (((size_t)ci * c->k + ky) * c->k + kx) * BP;
+    const uint32_t k = c->k, in_c = c->in_c, in_h = c->in_h, in_w = c->in_w, stride = c->stride;
+    const size_t plane = (size_t)in_h * in_w;
+    memset(dx, 0, (size_t)B * in_c * plane * sizeof(float));
+    const float *restrict d = c->cols;
+    for (uint32_t b = 0; b < B; b++) {
+        float *xb = dx + (size_t)b * in_c * plane;
+        for (uint32_t oy = 0; oy < c->out_h; oy++)
+            for (uint32_t ox = 0; ox < c->out_w; ox++, d += K) {
                 uint32_t lo, hi;
-                valid_range(c, kx, &lo, &hi);
-                long off = (long)kx - (long)c->pad;
-                for (uint32_t b = 0; b < B; b++) {
-                    float *plane = dx + ((size_t)b * c->in_c + ci) * c->in_h * c->in_w;
-                    const float *src = row + b * P;
-                    for (uint32_t oy = 0; oy < c->out_h; oy++) {
-                        long iy = (long)oy * c->stride + ky - c->pad;
-                        if (iy < 0 || iy >= (long)c->in_h) continue;
-                        float *d = plane + (size_t)iy * c->in_w;
-                        const float *s = src + (size_t)oy * c->out_w;
-                        for (uint32_t ox = lo; ox < hi; ox++) d[(long)ox * c->stride + off] += s[ox];
-                    }
+                kx_range(c, ox, &lo, &hi);
+                long ix0 = (long)ox * stride - (long)c->pad, iy0 = (long)oy * stride - (long)c->pad;
+                if (lo == 0 && hi == k && iy0 >= 0 && iy0 + (long)k <= (long)in_h) {
+                    float *dst = xb + (size_t)iy0 * in_w + ix0;
+                    const float *r = d;
+                    for (uint32_t ci = 0; ci < in_c; ci++, dst += plane)
+                        for (uint32_t ky = 0; ky < k; ky++, r += k) run_add(dst + (size_t)ky * in_w, r, k);
+                    continue;
                 }
+                for (uint32_t ci = 0; ci < in_c; ci++)
+                    for (uint32_t ky = 0; ky < k; ky++) {
+                        long iy = iy0 + ky;
+                        if (iy < 0 || iy >= (long)in_h) continue;
+                        const float *r = d + ((size_t)ci * k + ky) * k;
+                        float *dst = xb + ci * plane + (size_t)iy * in_w + ix0;
+                        for (uint32_t kx = lo; kx < hi; kx++) dst[kx] += r[kx];
+                    }
             }
+    }
 }

@@ -232,8 +232,8 @@ void rl_dueling_backward(float *dv, float *da, const float *dq, uint32_t batch, 
 typedef struct rl_conv2d {
     uint32_t in_c, in_h, in_w, out_c, k, stride, pad, out_h, out_w, max_batch;
     size_t w_off, b_off;
-    float *cols; /* [in_c k k][max_batch out_h out_w] patches */
-    float *yt;   /* [out_c][max_batch out_h out_w] */
+    float *cols; /* [max_batch out_h out_w][in_c k k] patches */
+    float *yt;   /* [max_batch out_h out_w][out_c] */
     const float *cols_x; /* the input (and batch) cols holds the patches of */
     uint32_t cols_b;
 } rl_conv2d;
