@@ -97,6 +97,25 @@ def run_case(game, opts, seed, n, steps, record):
     return ends
 
 
+def render_check():
+    """rgb_array frames (RecordVideo's) are ale-py's screens."""
+    ref = reference("breakout", {}, 7)
+    ref.unwrapped.render_mode = "rgb_array"
+    ref.reset(seed=7)
+    env = rlhost.make("atari", seed=7, render_mode="rgb_array", game="breakout")
+    env.reset()
+    rng = np.random.default_rng(7)
+    same = True
+    for _ in range(60):
+        a = int(rng.integers(0, 4))
+        env.step(a)
+        ref.step(a)
+        f, g = env.render(), ref.render()
+        same &= f.shape == (210, 160, 3) and np.array_equal(f, g)
+    env.close()
+    ok(same, "render_mode rgb_array gives ale-py's own frames (210 x 160 x 3), 60 steps")
+
+
 def main():
     record = None
     if len(sys.argv) > 2 and sys.argv[1] == "--record":
@@ -109,6 +128,7 @@ def main():
             record.write(f"case {game} {seed} {n} {steps} {' '.join(f'{k}={v}' for k, v in opts.items())}\n")
         total += run_case(game, opts, seed, n, steps, record)
     ok(total >= 6, f"the cases ended {total} episodes (terminations and truncations both seen)")
+    render_check()
     done()
 
 
