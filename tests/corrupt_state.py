@@ -89,6 +89,15 @@ CASES = [
      ["state/obs_count", "state/obs_var", "rollout/box_actions"]),
 ]
 
+# The atari env (where ALE is built): its state is ALE's own bytes behind a
+# header and a hash.
+if subprocess.run([RLHOST, "info", "atari"], capture_output=True).returncode == 0:
+    CASES.append(("breakout", "configs/breakout_ppo.cfg",
+                  ["run.steps=1280", "run.eval_episodes=1", "env.num_envs=2", "env.max_frames=2000",
+                   "algo.n_steps=64", "algo.batch_size=64", "algo.n_epochs=1", "algo.cnn_channels=[4, 4, 4]",
+                   "algo.hidden=[16]"],
+                  ["env/atari/state", "env/atari/ale_cap"]))
+
 work = tempfile.mkdtemp()
 try:
     for name, cfg, sets, must in CASES:
