@@ -31,12 +31,10 @@ int area_plan_init(area_plan *p, uint32_t sh, uint32_t sw, uint32_t dh, uint32_t
     if (!dh || !dw || dh > sh || dw > sw) return -1;
     p->x = malloc(2 * (size_t)sw * sizeof *p->x);
     p->y = malloc(2 * (size_t)sh * sizeof *p->y);
-    p->buf = malloc(2 * (size_t)dw * cn * sizeof *p->buf);
-    if (!p->x || !p->y || !p->buf) {
+    if (!p->x || !p->y) {
         area_plan_free(p);
         return -1;
     }
-    p->sum = p->buf + (size_t)dw * cn;
     /* OpenCV's scale is 1 / (dsize / ssize), not ssize / dsize */
     p->nx = taps(sw, dw, cn, 1.0 / ((double)dw / sw), p->x);
     p->ny = taps(sh, dh, 1, 1.0 / ((double)dh / sh), p->y);
@@ -47,9 +45,7 @@ void area_plan_free(area_plan *p)
 {
     free(p->x);
     free(p->y);
-    free(p->buf);
     p->x = p->y = NULL;
-    p->buf = p->sum = NULL;
 }
 
 static uint8_t round_u8(float v)
@@ -58,10 +54,10 @@ static uint8_t round_u8(float v)
     return (uint8_t)(r < 0 ? 0 : r > 255 ? 255 : r);
 }
 
-void area_resize(area_plan *p, const uint8_t *src, uint8_t *dst)
+void area_resize(const area_plan *p, float *scratch, const uint8_t *src, uint8_t *dst)
 {
     uint32_t width = p->dw * p->cn, cn = p->cn;
-    float *buf = p->buf, *sum = p->sum;
+    float *buf = scratch, *sum = scratch + width;
     for (uint32_t d = 0; d < width; d++) sum[d] = 0;
     int32_t prev = p->y[0].dst;
     for (uint32_t j = 0; j < p->ny; j++) {

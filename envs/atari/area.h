@@ -10,6 +10,7 @@
 #ifndef RLHOST_AREA_H
 #define RLHOST_AREA_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct area_tap {
@@ -21,13 +22,18 @@ typedef struct area_plan {
     uint32_t sh, sw, dh, dw, cn;
     area_tap *x, *y;    /* OpenCV's xtab (offsets times cn) and ytab */
     uint32_t nx, ny;
-    float *buf, *sum;   /* dw x cn floats each: one call at a time */
 } area_plan;
 
 /* 0, or -1 (out of memory; or not a shrink: dh > sh or dw > sw). */
 int area_plan_init(area_plan *p, uint32_t sh, uint32_t sw, uint32_t dh, uint32_t dw, uint32_t cn);
 void area_plan_free(area_plan *p);
+/* Floats of the scratch one resize needs (each concurrent call its own;
+   the plan itself is read-only and shared). */
+static inline size_t area_scratch_floats(const area_plan *p)
+{
+    return 2 * (size_t)p->dw * p->cn;
+}
 /* src: sh x sw x cn, dst: dh x dw x cn, both row-major and packed. */
-void area_resize(area_plan *p, const uint8_t *src, uint8_t *dst);
+void area_resize(const area_plan *p, float *scratch, const uint8_t *src, uint8_t *dst);
 
 #endif

@@ -76,13 +76,13 @@ static void grab(const atari *e, atari_game *g, uint8_t *raw)
 
 /* AtariPreprocessing._get_obs: raw0 = max(raw0, raw1) in place when frames
    are skipped, resized, pushed onto the stack (all of it when `fill`). */
-static void push(atari *e, atari_game *g, int fill, area_plan *plan)
+static void push(atari *e, atari_game *g, int fill)
 {
     size_t n = e->raw_bytes;
     if (e->frame_skip > 1)
         for (size_t k = 0; k < n; k++) g->raw0[k] = g->raw0[k] > g->raw1[k] ? g->raw0[k] : g->raw1[k];
     g->head = (g->head + 1) % e->stack;
-    area_resize(plan, g->raw0, g->frames + (size_t)g->head * e->frame_bytes);
+    area_resize(&e->plan, g->scratch, g->raw0, g->frames + (size_t)g->head * e->frame_bytes);
     if (fill)
         for (uint32_t k = 0; k < e->stack; k++)
             if (k != g->head)
@@ -120,29 +120,29 @@ static void start(atari *e, atari_game *g)
 }
 
 /* AtariPreprocessing.reset: a new game. */
-static void new_game(atari *e, atari_game *g, area_plan *plan)
+static void new_game(atari *e, atari_game *g)
 {
     ale_shim_reset(g->ale);
     g->score = 0;
     start(e, g);
     grab(e, g, g->raw0);
     memset(g->raw1, 0, e->raw_bytes);
-    push(e, g, 1, plan);
+    push(e, g, 1);
 }
 
 /* episodic_life after a lost life: the game goes on, the stack is kept. */
-static void new_life(atari *e, atari_game *g, area_plan *plan)
+static void new_life(atari *e, atari_game *g)
 {
     start(e, g);
     grab(e, g, g->raw0);
     memset(g->raw1, 0, e->raw_bytes);
-    push(e, g, 0, plan);
+    push(e, g, 0);
 }
 
 /* One step of frame_skip frames: *reward the raw sum; returns 1 when the
    game ended (terminated), 2 when it was truncated, 3 when, with
    episodic_life, a life was lost, 0 otherwise. */
-static int frames(atari *e, atari_game *g, int id, float *reward, area_plan *plan)
+static int frames(atari *e, atari_game *g, int id, float *reward)
 {
     int fs = (int)e->frame_skip, term = 0, trunc = 0;
     double r = 0;
@@ -156,7 +156,7 @@ static int frames(atari *e, atari_game *g, int id, float *reward, area_plan *pla
         else if (t == fs - 1)
             grab(e, g, g->raw0);
     }
-    push(e, g, 0, plan);
+    push(e, g, 0);
     *reward = (float)r;
     g->score += r;
     int lives = ale_shim_lives(g->ale), lost = e->episodic && lives > 0 && lives < g->lives;
@@ -171,7 +171,7 @@ static void atari_reset(void *env, const rl_env_io *io, uint32_t first, uint32_t
     atari *e = env;
     for (uint32_t i = first; i < first + count; i++) {
         atari_game *g = &e->games[i];
-        new_game(e, g, &e->plans[i]);
+        new_game(e, g);
         write_obs(e, g, (uint8_t *)io->obs + (size_t)i * e->obs_bytes);
     }
 }
@@ -182,7 +182,7 @@ static void atari_step(void *env, const rl_env_io *io, uint32_t first, uint32_t 
     for (uint32_t i = first; i < first + count; i++) {
         atari_game *g = &e->games[i];
         float r;
-        int end = frames(e, g, e->ids[io->actions[i]], &r, &e->plans[i]);
+        int end = frames(e, g, e->ids[io->actions[i]], &r);
         io->rewards[i] = e->clip ? sign(r) : r;
         io->terminated[i] = (uint8_t)(end == 1 || end == 3);
         io->truncated[i] = (uint8_t)(end == 2);
@@ -191,9 +191,9 @@ static void atari_step(void *env, const rl_env_io *io, uint32_t first, uint32_t 
             write_obs(e, g, (uint8_t *)io->final_obs + (size_t)i * e->obs_bytes);
             io->scores[i] = end == 3 ? NAN : (float)g->score;
             if (end == 3)
-                new_life(e, g, &e->plans[i]);
+                new_life(e, g);
             else
-                new_game(e, g, &e->plans[i]);
+                new_game(e, g);
         }
         write_obs(e, g, obs);
     }

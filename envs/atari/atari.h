@@ -27,6 +27,7 @@ typedef struct atari_game {
     double score;      /* the raw score of the game so far */
     uint8_t *raw0, *raw1;   /* the last two screens (AtariPreprocessing's obs_buffer) */
     uint8_t *frames;        /* stack frames, a ring */
+    float *scratch;         /* the resize's (area_scratch_floats) */
 } atari_game;
 
 typedef struct atari {
@@ -37,7 +38,7 @@ typedef struct atari {
     size_t raw_bytes, frame_bytes, obs_bytes;
     uint64_t seed;
     atari_game *games;
-    area_plan *plans; /* one per env: its buffers make a resize thread-local */
+    area_plan plan;   /* the resize's taps, shared by the envs */
     char game[64];    /* the ROM's game as ALE names it */
 } atari;
 

@@ -20,10 +20,10 @@ void atari_destroy(void *env)
         free(g->raw0);
         free(g->raw1);
         free(g->frames);
-        if (e->plans) area_plan_free(&e->plans[i]);
+        free(g->scratch);
     }
+    area_plan_free(&e->plan);
     free(e->games);
-    free(e->plans);
     free(e);
 }
 
@@ -50,8 +50,8 @@ static int open_game(atari *e, uint32_t i, const char *rom, const rl_value *o, c
     g->raw0 = calloc(1, e->raw_bytes);
     g->raw1 = calloc(1, e->raw_bytes);
     g->frames = calloc(e->stack, e->frame_bytes);
-    if (!g->raw0 || !g->raw1 || !g->frames ||
-        area_plan_init(&e->plans[i], ALE_SHIM_H, ALE_SHIM_W, e->size, e->size, e->gray ? 1 : 3)) {
+    g->scratch = calloc(area_scratch_floats(&e->plan), sizeof(float));
+    if (!g->raw0 || !g->raw1 || !g->frames || !g->scratch) {
         RL_ERRF(err, errlen, "out of memory for %u envs", e->n);
         return RL_ENOMEM;
     }
@@ -118,8 +118,9 @@ int atari_create(const rl_env_args *args, void **out, rl_env_info *info, char *e
     e->frame_bytes = (size_t)e->size * e->size * (e->gray ? 1 : 3);
     e->obs_bytes = e->frame_bytes * e->stack;
     e->games = calloc(e->n, sizeof *e->games);
-    e->plans = calloc(e->n, sizeof *e->plans);
-    int rc = e->games && e->plans ? RL_OK : RL_ENOMEM;
+    int rc = e->games && !area_plan_init(&e->plan, ALE_SHIM_H, ALE_SHIM_W, e->size, e->size, e->gray ? 1 : 3)
+                 ? RL_OK
+                 : RL_ENOMEM;
     if (rc != RL_OK) RL_ERRF(err, errlen, "out of memory for %u envs", e->n);
     for (uint32_t i = 0; rc == RL_OK && i < e->n; i++) {
         if (interrupted(args)) {

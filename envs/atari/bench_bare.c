@@ -31,15 +31,17 @@ typedef struct game {
     int head;
 } game;
 
-static void push(game *g, area_plan *plan, uint8_t *obs)
+static float scratch[2 * SIDE];
+
+static void push(game *g, const area_plan *plan, uint8_t *obs)
 {
     for (int k = 0; k < RAW; k++) g->raw0[k] = g->raw0[k] > g->raw1[k] ? g->raw0[k] : g->raw1[k];
     g->head = (g->head + 1) % STACK;
-    area_resize(plan, g->raw0, g->frames[g->head]);
+    area_resize(plan, scratch, g->raw0, g->frames[g->head]);
     for (int k = 0; k < STACK; k++) memcpy(obs + k * FRAME, g->frames[(g->head + 1 + k) % STACK], FRAME);
 }
 
-static void reset(game *g, const int *ids, area_plan *plan, uint8_t *obs)
+static void reset(game *g, const int *ids, const area_plan *plan, uint8_t *obs)
 {
     ale_shim_reset(g->ale);
     for (int k = (int)np_integers(&g->rng, 1, 31); k > 0; k--) {
