@@ -54,7 +54,7 @@ static const rl_option_def options[ATARI_N_OPTS] = {
     [OPT_EPISODIC_LIFE] = RL_OPTION_BOOL_F("episodic_life", "false", RL_OPT_TRAINING,
                                            "training: a lost life ends the episode while the game goes on"),
     [OPT_FIRE_RESET] = RL_OPTION_BOOL("fire_reset", "false",
-                                      "press FIRE for a frame after each reset's no-ops (games that have it)"),
+                                      "press FIRE for a frame after each reset's no-ops and after a lost life (games that have it)"),
     [OPT_REWARD_CLIP] = RL_OPTION_BOOL_F("reward_clip", "false", RL_OPT_TRAINING,
                                          "training: each step's reward becomes its sign"),
 };
@@ -141,7 +141,10 @@ static void new_life(atari *e, atari_game *g)
 
 /* One step of frame_skip frames: *reward the raw sum; returns 1 when the
    game ended (terminated), 2 when it was truncated, 3 when, with
-   episodic_life, a life was lost, 0 otherwise. */
+   episodic_life, a life was lost, 0 otherwise.  With fire_reset and
+   without episodic_life (an evaluation) a lost life is followed by FIRE
+   for a frame, as a new life begins with it in training: a policy that
+   never had to press FIRE would otherwise stall the game. */
 static int frames(atari *e, atari_game *g, int id, float *reward)
 {
     int fs = (int)e->frame_skip, term = 0, trunc = 0;
@@ -159,9 +162,17 @@ static int frames(atari *e, atari_game *g, int id, float *reward)
     push(e, g, 0);
     *reward = (float)r;
     g->score += r;
-    int lives = ale_shim_lives(g->ale), lost = e->episodic && lives > 0 && lives < g->lives;
+    int lives = ale_shim_lives(g->ale), lost = !term && !trunc && lives > 0 && lives < g->lives;
     g->lives = lives;
-    return term ? 1 : trunc ? 2 : lost ? 3 : 0;
+    if (lost && !e->episodic && e->fire >= 0) {
+        double f = ale_shim_act(g->ale, e->fire);
+        *reward += (float)f;
+        g->score += f;
+        term = ale_shim_game_over(g->ale);
+        trunc = ale_shim_truncated(g->ale);
+        lost = 0;
+    }
+    return term ? 1 : trunc ? 2 : lost && e->episodic ? 3 : 0;
 }
 
 /* ---- the plugin ---------------------------------------------------------- */
