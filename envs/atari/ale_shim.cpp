@@ -6,11 +6,17 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <ale/ale_interface.hpp>
+#include <ale/emucore/MD5.hxx>
+#include <ale/games/Roms.hpp>
 #include <ale/version.hpp>
 
 struct ale_shim {
@@ -49,17 +55,28 @@ extern "C" const char *ale_shim_version(void)
     return ALE_VERSION;
 }
 
+// ALE's isSupportedROM, less its leak: the settings object that
+// buildRomRLWrapper returns is deleted here.
 extern "C" int ale_shim_identify(const char *rom, char *name, size_t cap, char *err, size_t errlen)
 {
-    std::optional<std::string> got;
-    if (!guarded("cannot read the ROM", err, errlen, [&] { got = ale::ALEInterface::isSupportedROM(rom); }))
+    std::string md5, game;
+    bool known = false;
+    if (!guarded("cannot read the ROM", err, errlen, [&] {
+            std::ifstream f(rom, std::ios::binary);
+            if (!f.good()) throw std::runtime_error("cannot open it");
+            std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+            md5 = ale::stella::MD5(bytes.data(), (uint32_t)bytes.size());
+            std::unique_ptr<ale::RomSettings> w(ale::buildRomRLWrapper(rom, md5));
+            known = w && w->md5() == md5;
+            if (known) game = w->rom();
+        }))
         return -1;
-    if (!got) {
+    if (!known) {
         std::snprintf(err, errlen, "'%s' is not a ROM that ALE %s supports (its MD5 matches none of its games)",
                       rom, ALE_VERSION);
         return -1;
     }
-    std::snprintf(name, cap, "%s", got->c_str());
+    std::snprintf(name, cap, "%s", game.c_str());
     return 0;
 }
 
