@@ -70,10 +70,17 @@ if "mujoco" in envs:  # built with MuJoCo: its library and models travel inside 
     m.reset()
     m.step(m.action_space.sample())
     envs.remove("mujoco")
+if "atari" in envs:  # built with ALE: its library travels inside the package, the ROMs do not
+    try:
+        rlhost.make_vec("atari", 1, seed=1, game="pong")
+        raise SystemExit("the atari env opened without a ROM")
+    except Exception as e:  # this venv has no ale-py: the env loads, ALE with it, and asks for a ROM
+        assert "no ROM for game 'pong'" in str(e), e
+    envs.remove("atari")
 print("ok", envs, o.shape, p.summary["steps"])
 EOF
 grep -qF "ok ['cartpole', 'gridworld', 'mountain_car_continuous', 'pendulum', 'snake'] (16, 3, 10, 10) 4000" "$T/py"
-okf $? "from any directory: envs step (mujoco's Ant too, when built), a shipped config trains by its README path, info and configs, py.typed" \
+okf $? "from any directory: envs step (mujoco's Ant too, when built; atari asks for a ROM), a shipped config trains by its README path, info and configs, py.typed" \
   "$T/py"
 (cd / && "$T/v/bin/rlhost" --version && "$T/v/bin/rlhost" eval "$T/run" --episodes 2) >"$T/cli" 2>&1
 okf $? "pip installed the rlhost command, which evaluates that run" "$T/cli"
