@@ -57,33 +57,27 @@ ok $? "the evaluation's return is the game's score: no clipping, whole games ($(
 expect_rc 0 "a run to 512 steps" -- "$RL" run "$T/b.cfg" --out "$T/part" --set run.steps=512
 expect_rc 0 "resumed to 1024" -- "$RL" run --resume "$T/part" --set run.steps=1024
 same_run "resumed at 512 steps" "$T/full" "$T/part"
-# damaged env state: refused with a sentence
-cp -r "$T/part" "$T/bad"
-python3 - "$T/bad/checkpoint.safetensors" <<'EOP'
+# damaged env state: refused with a sentence.  edit TENSOR STATEMENT: a copy
+# of the run at 512 steps (no previous checkpoint to fall back on) whose
+# checkpoint has STATEMENT applied to raw[at:end], TENSOR's bytes
+edit() {
+  rm -rf "$T/bad" && cp -r "$T/part" "$T/bad" && rm -f "$T/bad/checkpoint.prev.safetensors"
+  python3 - "$T/bad/checkpoint.safetensors" "$1" "$2" <<'EOP'
 import json, struct, sys
-p = sys.argv[1]
+p, name, statement = sys.argv[1:]
 raw = bytearray(open(p, "rb").read())
 n = struct.unpack("<Q", raw[:8])[0]
-h = json.loads(raw[8:8 + n])
-a, b = h["env/atari/state"]["data_offsets"]
-# env 0's slot: a 72-byte header, two 210x160 screens, 4 frames of 84x84, then ALE's bytes
-raw[8 + n + a + 72 + 2 * 33600 + 4 * 7056 + 1000] ^= 0x40
+a, b = json.loads(raw[8:8 + n])[name]["data_offsets"]
+at, end = 8 + n + a, 8 + n + b
+exec(statement)
 open(p, "wb").write(raw)
 EOP
-rm -f "$T/bad/checkpoint.prev.safetensors"
+}
+# env 0's slot: a 72-byte header, two 210x160 screens, 4 frames of 84x84, then ALE's bytes
+edit env/atari/state 'raw[at + 72 + 2 * 33600 + 4 * 7056 + 1000] ^= 0x40'
 expect_rc 1 "an edited ALE state" -- "$RL" run --resume "$T/bad" --set run.steps=2048
 contains "$T/err" "has an ALE state that does not match its hash" "is refused before ALE reads it"
-rm -rf "$T/bad" && cp -r "$T/part" "$T/bad" && rm -f "$T/bad/checkpoint.prev.safetensors"
-python3 - "$T/bad/checkpoint.safetensors" <<'EOP'
-import json, struct, sys
-p = sys.argv[1]
-raw = bytearray(open(p, "rb").read())
-n = struct.unpack("<Q", raw[:8])[0]
-h = json.loads(raw[8:8 + n])
-a, b = h["env/atari/ale_cap"]["data_offsets"]
-raw[8 + n + a:8 + n + b] = struct.pack("<Q", 1 << 40)
-open(p, "wb").write(raw)
-EOP
+edit env/atari/ale_cap 'raw[at:end] = struct.pack("<Q", 1 << 40)'
 expect_rc 1 "an impossible ALE state size" -- "$RL" run --resume "$T/bad" --set run.steps=2048
 contains "$T/err" "is no ALE state's size" "is refused"
 # play draws the game and its score
