@@ -96,6 +96,7 @@ expect_rc 0 "and checks" -- "$RLHOST" check "$T/tuned.cfg"
 for c in "$SRC"/configs/*.cfg; do
   case "$(basename "$c")" in *random*) continue ;; esac
   grep -q 'plugin = "mujoco"' "$c" && ! "$RLHOST" list 2>/dev/null | grep -q "^env *mujoco" && continue
+  grep -q 'plugin = "atari"' "$c" && ! "$RLHOST" list 2>/dev/null | grep -q "^env *atari" && continue
   expect_rc 0 "$(basename "$c"): the plugins' default space holds" -- "$RLHOST" tune "$c" --print-space
 done
 expect_rc 2 "a pair without any space says so" -- "$RLHOST" tune "$SRC/configs/cartpole_random.cfg" --print-space
