@@ -199,7 +199,9 @@ class Policy:
 
     def make_env(self, num_envs=1, seed=0, copy=True):
         """A VectorEnv of the env this policy was trained on, with its options
-        (same-step autoreset, as `rlhost eval` steps it)."""
+        as `rlhost eval` opens and steps it: same-step autoreset, and the
+        options that only shape training (`rlhost info` marks them: reward
+        clipping, a lost life ending the episode) at their defaults."""
         from .envs import VectorEnv, _Vec, check_int, check_seed
         with self._lock:
             self._check_open()

@@ -10,13 +10,16 @@ terminated and truncated flag must be equal, and rlhost's score must be
 the game's raw score.  Games: Pong (a short frame limit, so truncations
 and resets come often) and Breakout (games end as lives run out), with
 sticky actions (the default 0.25), and Breakout again with the full
-action set and other sizes.
-With --record FILE it also writes the reference as digests (tests/data,
-read by test_atari.c where Python is missing): no ROM byte is stored.
-Usage: atari_gym.py [--record FILE]  (TAP on stdout; RLHOST_LIB_DIR and PYTHONPATH set)"""
+action set and other sizes.  Then rgb_array frames against ale-py's
+screens, and a trained policy's env (make_env) without the training
+options.  With --record FILE it also writes the reference's steps as
+sha256 digests of the observations: no ROM byte is stored.
+Usage: atari_gym.py RLHOST SOURCE_ROOT [--record FILE]  (TAP on stdout; RLHOST_LIB_DIR and PYTHONPATH set)"""
 
 import hashlib
+import os
 import sys
+import tempfile
 
 import ale_py
 import gymnasium as gym
@@ -26,6 +29,8 @@ from gymnasium.wrappers import AtariPreprocessing, FrameStackObservation
 
 import rlhost
 from tap import done, ok  # tests/python/tap.py
+
+SRC = sys.argv[2]  # the source root (binding.sh passes RLHOST SRC)
 
 gym.register_envs(ale_py)
 
@@ -116,10 +121,39 @@ def render_check():
     ok(same, "render_mode rgb_array gives ale-py's own frames (210 x 160 x 3), 60 steps")
 
 
+def first_end(v):
+    """Steps v (one env) with random actions to its first episode end: the steps and its score."""
+    v.reset()
+    rng = np.random.default_rng(0)
+    for t in range(30000):
+        _, _, term, trunc, info = v.step(rng.integers(0, v.single_action_space.n, 1))
+        if term[0] or trunc[0]:
+            return t, info["final_info"]["score"][0]
+    return t, None
+
+
+def training_options_check():
+    """A trained policy's env (make_env) is opened as `rlhost eval` opens it:
+    Breakout trained with episodic_life ends an episode at a lost life with
+    no score, the policy's env plays whole games with their scores."""
+    with tempfile.TemporaryDirectory() as d:
+        p = rlhost.run(os.path.join(SRC, "configs", "breakout_ppo.cfg"), run__steps=128, run__quiet=True,
+                       run__eval_episodes=0, run__out_dir=d, env__num_envs=2, algo__n_steps=64, algo__batch_size=64,
+                       algo__n_epochs=1, algo__cnn_channels=[4, 4, 4], algo__hidden=[16], force=True)
+        t, score = first_end(rlhost.make_vec("atari", 1, seed=3, autoreset_mode=AutoresetMode.SAME_STEP,
+                                             game="breakout", repeat_action_probability=0.0, episodic_life=True,
+                                             reward_clip=True, fire_reset=True))
+        ok(score is not None and np.isnan(score), f"the training env: a lost life ends the episode at step {t}, "
+           "score NaN (no game ended)")
+        t, score = first_end(p.make_env(1, seed=3))
+        ok(score is not None and np.isfinite(score), f"the policy's env (make_env) plays a whole game: "
+           f"{t + 1} steps, score {score}")
+
+
 def main():
     record = None
-    if len(sys.argv) > 2 and sys.argv[1] == "--record":
-        record = open(sys.argv[2], "w")
+    if len(sys.argv) > 4 and sys.argv[3] == "--record":
+        record = open(sys.argv[4], "w")
         record.write(f"# atari env reference: gymnasium {gym.__version__}, ale-py {ale_py.__version__}; "
                      "made by tests/python/atari_gym.py --record; sha256[:16] of the observations\n")
     total = 0
@@ -129,6 +163,7 @@ def main():
         total += run_case(game, opts, seed, n, steps, record)
     ok(total >= 6, f"the cases ended {total} episodes (terminations and truncations both seen)")
     render_check()
+    training_options_check()
     done()
 
 

@@ -247,7 +247,9 @@ int rlh_policy_act(rlh_policy *p, const void *obs, const uint8_t *episode_start,
    until rlh_policy_close. */
 int rlh_policy_checkpoint(rlh_policy *p, const void **data, size_t *len, char *err, size_t errlen);
 /* The env of the policy's config (its options and stages), num_envs
-   copies seeded from seed. */
+   copies seeded from seed, opened as `rlhost eval` opens it: an option
+   that only shapes training (RL_OPT_TRAINING: reward clipping, a lost life
+   ending the episode) at its default. */
 rlh_vec *rlh_policy_vec(rlh_policy *p, uint32_t num_envs, uint64_t seed, char *err,
                         size_t errlen);
 

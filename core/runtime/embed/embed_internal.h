@@ -50,10 +50,13 @@ void rl__embed_err(char *err, size_t errlen, const char *fmt, const char *a, con
 /* Config errors (one per line, "origin:line: ...") as one sentence in err. */
 void rl__embed_errors(char *err, size_t errlen, const rl__sbuf *errors);
 /* An rlh_vec of the config's env, or of a config's text (vec.c; policy.c
-   opens one too). */
-rlh_vec *rl__embed_vec_from_config(rl__config *c, uint32_t num_envs, uint64_t seed, char *err, size_t errlen);
+   opens one too); eval: with its training options at their defaults, as
+   an evaluation opens it (rl__env_eval_opts). */
+rlh_vec *rl__embed_vec_from_config(rl__config *c, uint32_t num_envs, uint64_t seed, int eval, char *err,
+                                   size_t errlen);
 rlh_vec *rl__embed_vec_from_text(rlh_host *h, const char *origin, const rl__sbuf *text, const rl__override *ov,
-                                 size_t n_ov, uint32_t num_envs, uint64_t seed, char *err, size_t errlen);
+                                 size_t n_ov, uint32_t num_envs, uint64_t seed, int eval, char *err,
+                                 size_t errlen);
 /* The caller's "key=value" overrides, copied into ov (train.c; policy.c
    takes them too); 0, or -1 with the sentence in err. */
 int rl__embed_parse_overrides(const char *const *in, size_t n, rl__override *ov, const char **keys, char **copies,

@@ -167,7 +167,7 @@ rlh_vec *rlh_policy_vec(rlh_policy *p, uint32_t num_envs, uint64_t seed, char *e
     char n[16];
     snprintf(n, sizeof n, "%u", num_envs);
     rl__override ov = {"env.num_envs", n};
-    rlh_vec *v = rl__embed_vec_from_text(p->h, p->cfg.path, &text, &ov, 1, num_envs, seed, err, errlen);
+    rlh_vec *v = rl__embed_vec_from_text(p->h, p->cfg.path, &text, &ov, 1, num_envs, seed, 1, err, errlen);
     rl__sbuf_free(&text);
     return v;
 }

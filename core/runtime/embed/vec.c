@@ -18,7 +18,8 @@ static void buffers_from(rlh_buffers *b, rl__vecenv *v)
 }
 
 /* A vec over c's env (c already resolved); takes c over, also on failure. */
-rlh_vec *rl__embed_vec_from_config(rl__config *c, uint32_t num_envs, uint64_t seed, char *err, size_t errlen)
+rlh_vec *rl__embed_vec_from_config(rl__config *c, uint32_t num_envs, uint64_t seed, int eval, char *err,
+                                   size_t errlen)
 {
     rlh_vec *h = calloc(1, sizeof *h);
     if (!h) {
@@ -30,7 +31,8 @@ rlh_vec *rl__embed_vec_from_config(rl__config *c, uint32_t num_envs, uint64_t se
     const rl_value *thr = &h->cfg.env_host_stages.vals[RL__ENVST_THREADS];
     uint32_t repeat = (uint32_t)h->cfg.env_host_stages.vals[RL__ENVST_ACTION_REPEAT].i;
     char e[RL_ERR_MAX] = "";
-    if (rl__vecenv_create(&h->v, h->cfg.env->desc, h->cfg.env_opts.vals, h->cfg.env_stages.vals, num_envs,
+    const rl_value *opts = eval ? rl__env_eval_opts(&h->cfg) : h->cfg.env_opts.vals;
+    if (rl__vecenv_create(&h->v, h->cfg.env->desc, opts, h->cfg.env_stages.vals, num_envs,
                           seed, thr->is_auto ? 0 : (uint32_t)thr->i, repeat, e, sizeof e) != RL_OK) {
         rl__embed_err(err, errlen, "%s%s", e, "");
         rl__config_destroy(&h->cfg);
@@ -46,7 +48,8 @@ rlh_vec *rl__embed_vec_from_config(rl__config *c, uint32_t num_envs, uint64_t se
 
 /* A vec over the env group of a config text (origin names it in messages). */
 rlh_vec *rl__embed_vec_from_text(rlh_host *h, const char *origin, const rl__sbuf *text, const rl__override *ov,
-                                 size_t n_ov, uint32_t num_envs, uint64_t seed, char *err, size_t errlen)
+                                 size_t n_ov, uint32_t num_envs, uint64_t seed, int eval, char *err,
+                                 size_t errlen)
 {
     if (text->oom) {
         rl__embed_err(err, errlen, "out of memory%s%s", "", "");
@@ -57,7 +60,7 @@ rlh_vec *rl__embed_vec_from_text(rlh_host *h, const char *origin, const rl__sbuf
     int rc = rl__config_load_text(&c, origin, text->data, ov, n_ov, &h->reg, &errors, 0);
     if (rc != RL_OK) rl__embed_errors(err, errlen, &errors);
     rl__sbuf_free(&errors);
-    return rc == RL_OK ? rl__embed_vec_from_config(&c, num_envs, seed, err, errlen) : NULL;
+    return rc == RL_OK ? rl__embed_vec_from_config(&c, num_envs, seed, eval, err, errlen) : NULL;
 }
 
 rlh_vec *rlh_vec_open(rlh_host *h, const char *name, uint32_t num_envs, uint64_t seed,
@@ -72,7 +75,7 @@ rlh_vec *rlh_vec_open(rlh_host *h, const char *name, uint32_t num_envs, uint64_t
     rl__sbuf_puts(&text, "env: { plugin = ");
     rl__sbuf_cfg_str(&text, name);
     rl__sbuf_printf(&text, "; num_envs = %u; %s\n};\n", num_envs, options ? options : "");
-    rlh_vec *v = rl__embed_vec_from_text(h, "options", &text, NULL, 0, num_envs, seed, err, errlen);
+    rlh_vec *v = rl__embed_vec_from_text(h, "options", &text, NULL, 0, num_envs, seed, 0, err, errlen);
     rl__sbuf_free(&text);
     return v;
 }
