@@ -98,53 +98,48 @@ static void write_obs(const atari *e, const atari_game *g, uint8_t *out)
     }
 }
 
-/* The no-ops (and FIRE) that begin a game or, with episodic_life, a life. */
-static void start(atari *e, atari_game *g)
+/* A game that ended during a reset's frames starts again, as Gymnasium's
+   reset does. */
+static void restart_if_over(atari_game *g)
 {
+    if (ale_shim_game_over(g->ale) || ale_shim_truncated(g->ale)) {
+        ale_shim_reset(g->ale);
+        g->score = 0;
+    }
+}
+
+/* AtariPreprocessing.reset: a new game (`whole`), or with episodic_life a
+   new life in the game that goes on, its frame stack kept: the no-ops (and
+   FIRE), then the screen as the newest frame. */
+static void begin(atari *e, atari_game *g, int whole)
+{
+    if (whole) {
+        ale_shim_reset(g->ale);
+        g->score = 0;
+    }
     int noops = e->noop_max > 0 ? (int)np_integers(&g->rng, 1, e->noop_max + 1) : 0;
     for (int k = 0; k < noops; k++) {
         ale_shim_act(g->ale, e->ids[0]);
-        if (ale_shim_game_over(g->ale) || ale_shim_truncated(g->ale)) {
-            ale_shim_reset(g->ale);
-            g->score = 0;
-        }
+        restart_if_over(g);
     }
     if (e->fire >= 0) {
         g->score += ale_shim_act(g->ale, e->fire);
-        if (ale_shim_game_over(g->ale) || ale_shim_truncated(g->ale)) {
-            ale_shim_reset(g->ale);
-            g->score = 0;
-        }
+        restart_if_over(g);
     }
     g->lives = ale_shim_lives(g->ale);
-}
-
-/* AtariPreprocessing.reset: a new game. */
-static void new_game(atari *e, atari_game *g)
-{
-    ale_shim_reset(g->ale);
-    g->score = 0;
-    start(e, g);
     grab(e, g, g->raw0);
     memset(g->raw1, 0, e->raw_bytes);
-    push(e, g, 1);
+    push(e, g, whole);
 }
 
-/* episodic_life after a lost life: the game goes on, the stack is kept. */
-static void new_life(atari *e, atari_game *g)
-{
-    start(e, g);
-    grab(e, g, g->raw0);
-    memset(g->raw1, 0, e->raw_bytes);
-    push(e, g, 0);
-}
+/* How a step ended. */
+enum { GOES_ON, GAME_OVER, TRUNCATED, LIFE_LOST };
 
-/* One step of frame_skip frames: *reward the raw sum; returns 1 when the
-   game ended (terminated), 2 when it was truncated, 3 when, with
-   episodic_life, a life was lost, 0 otherwise.  With fire_reset and
-   without episodic_life (an evaluation) a lost life is followed by FIRE
-   for a frame, as a new life begins with it in training: a policy that
-   never had to press FIRE would otherwise stall the game. */
+/* One step of frame_skip frames: *reward the raw sum, and how it ended
+   (LIFE_LOST only with episodic_life).  With fire_reset and without
+   episodic_life (an evaluation) a lost life is followed by FIRE for a
+   frame, as a new life begins with it in training: a policy that never
+   had to press FIRE would otherwise stall the game. */
 static int frames(atari *e, atari_game *g, int id, float *reward)
 {
     int fs = (int)e->frame_skip, term = 0, trunc = 0;
@@ -172,7 +167,7 @@ static int frames(atari *e, atari_game *g, int id, float *reward)
         trunc = ale_shim_truncated(g->ale);
         lost = 0;
     }
-    return term ? 1 : trunc ? 2 : lost && e->episodic ? 3 : 0;
+    return term ? GAME_OVER : trunc ? TRUNCATED : lost && e->episodic ? LIFE_LOST : GOES_ON;
 }
 
 /* ---- the plugin ---------------------------------------------------------- */
@@ -182,7 +177,7 @@ static void atari_reset(void *env, const rl_env_io *io, uint32_t first, uint32_t
     atari *e = env;
     for (uint32_t i = first; i < first + count; i++) {
         atari_game *g = &e->games[i];
-        new_game(e, g);
+        begin(e, g, 1);
         write_obs(e, g, (uint8_t *)io->obs + (size_t)i * e->obs_bytes);
     }
 }
@@ -195,16 +190,13 @@ static void atari_step(void *env, const rl_env_io *io, uint32_t first, uint32_t 
         float r;
         int end = frames(e, g, e->ids[io->actions[i]], &r);
         io->rewards[i] = e->clip ? sign(r) : r;
-        io->terminated[i] = (uint8_t)(end == 1 || end == 3);
-        io->truncated[i] = (uint8_t)(end == 2);
+        io->terminated[i] = (uint8_t)(end == GAME_OVER || end == LIFE_LOST);
+        io->truncated[i] = (uint8_t)(end == TRUNCATED);
         uint8_t *obs = (uint8_t *)io->obs + (size_t)i * e->obs_bytes;
-        if (end) {
+        if (end != GOES_ON) {
             write_obs(e, g, (uint8_t *)io->final_obs + (size_t)i * e->obs_bytes);
-            io->scores[i] = end == 3 ? NAN : (float)g->score;
-            if (end == 3)
-                new_life(e, g);
-            else
-                new_game(e, g);
+            io->scores[i] = end == LIFE_LOST ? NAN : (float)g->score; /* no game ended */
+            begin(e, g, end != LIFE_LOST);
         }
         write_obs(e, g, obs);
     }
