@@ -27,13 +27,6 @@ void atari_destroy(void *env)
     free(e);
 }
 
-static int interrupted(const rl_env_args *args)
-{
-    const rl_host_api *h = args->host;
-    return h && h->struct_size >= offsetof(rl_host_api, interrupted) + sizeof h->interrupted && h->interrupted &&
-           h->interrupted();
-}
-
 /* Env i: seeded as Gymnasium's AtariEnv.seed_game(seed + i) seeds it. */
 static int open_game(atari *e, uint32_t i, const char *rom, const rl_value *o, char *err, size_t errlen)
 {
@@ -123,7 +116,7 @@ int atari_create(const rl_env_args *args, void **out, rl_env_info *info, char *e
                  : RL_ENOMEM;
     if (rc != RL_OK) RL_ERRF(err, errlen, "out of memory for %u envs", e->n);
     for (uint32_t i = 0; rc == RL_OK && i < e->n; i++) {
-        if (interrupted(args)) {
+        if (rl_host_interrupted(args->host)) {
             RL_ERRF(err, errlen, "interrupted while loading %u games", e->n);
             rc = RL_EINTR;
         } else {

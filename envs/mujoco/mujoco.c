@@ -182,8 +182,6 @@ static int compile_model(const char *path, mjModel **out, char *why, size_t n)
     if (!j) return RL_ENOMEM;
     pthread_mutex_init(&j->mu, NULL);
     snprintf(j->path, sizeof j->path, "%s", path);
-    int (*interrupted)(void) = g_host && g_host->struct_size >= offsetof(rl_host_api, interrupted) + sizeof(void *)
-                                   ? g_host->interrupted : NULL;
     pthread_t t;
     pthread_attr_t attr;
     pthread_attr_init(&attr);
@@ -198,7 +196,7 @@ static int compile_model(const char *path, mjModel **out, char *why, size_t n)
     for (;;) {
         pthread_mutex_lock(&j->mu);
         if (j->done) break;
-        if (interrupted && interrupted()) {
+        if (rl_host_interrupted(g_host)) {
             j->abandoned = 1;
             pthread_mutex_unlock(&j->mu);
             snprintf(why, n, "interrupted while MuJoCo compiled the model");

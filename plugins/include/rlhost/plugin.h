@@ -200,6 +200,14 @@ typedef struct rl_host_api {
     int (*interrupted)(void);
 } rl_host_api;
 
+/* Nonzero once the user asked the run to stop; 0 from a host older than
+   1.3, which does not say (h may be NULL). */
+static inline int rl_host_interrupted(const rl_host_api *h)
+{
+    return h && h->struct_size >= offsetof(rl_host_api, interrupted) + sizeof h->interrupted && h->interrupted &&
+           h->interrupted();
+}
+
 /* ---- Spaces ----------------------------------------------------------------*/
 
 typedef enum rl_dtype {
