@@ -45,15 +45,24 @@ void rl_conv2d_destroy(rl_conv2d *c)
     c->cols = c->yt = NULL;
 }
 
-/* The kernel columns [*lo, *hi) of output column ox that fall inside the
-   input (the rest is padding). */
-static void kx_range(const rl_conv2d *c, uint32_t ox, uint32_t *lo, uint32_t *hi)
+/* Where output pixel (oy, ox)'s patch lies: its top-left input pixel
+   (iy0, ix0), the kernel columns [lo, hi) inside the input (the rest is
+   padding), and whether the whole patch is inside the image. */
+typedef struct patch {
+    long iy0, ix0;
+    uint32_t lo, hi;
+    int inside;
+} patch;
+
+static patch patch_at(const rl_conv2d *c, uint32_t oy, uint32_t ox)
 {
-    long ix0 = (long)ox * c->stride - (long)c->pad;
-    long a = ix0 < 0 ? -ix0 : 0, b = (long)c->in_w - ix0;
+    patch p = {(long)oy * c->stride - (long)c->pad, (long)ox * c->stride - (long)c->pad, 0, 0, 0};
+    long a = p.ix0 < 0 ? -p.ix0 : 0, b = (long)c->in_w - p.ix0;
     if (b > (long)c->k) b = c->k;
     if (b < a) b = a;
-    *lo = (uint32_t)a, *hi = (uint32_t)b;
+    p.lo = (uint32_t)a, p.hi = (uint32_t)b;
+    p.inside = p.lo == 0 && p.hi == c->k && p.iy0 >= 0 && p.iy0 + (long)c->k <= (long)c->in_h;
+    return p;
 }
 
 /* k floats from s to r: the common kernel sides as fixed-size copies. */
@@ -82,19 +91,16 @@ static inline void run_add(float *restrict d, const float *restrict s, uint32_t 
 static void im2col(const rl_conv2d *c, const float *restrict x, uint32_t B)
 {
     const uint32_t k = c->k, K = c->in_c * k * k, in_c = c->in_c, in_h = c->in_h, in_w = c->in_w;
-    const uint32_t out_h = c->out_h, out_w = c->out_w, stride = c->stride, pad = c->pad;
     const size_t plane = (size_t)in_h * in_w;
     float *restrict d = c->cols;
     for (uint32_t b = 0; b < B; b++) {
         const float *xb = x + (size_t)b * in_c * plane;
-        for (uint32_t oy = 0; oy < out_h; oy++)
-            for (uint32_t ox = 0; ox < out_w; ox++, d += K) {
-                uint32_t lo, hi;
-                kx_range(c, ox, &lo, &hi);
-                long ix0 = (long)ox * stride - (long)pad, iy0 = (long)oy * stride - (long)pad;
-                int inside = lo == 0 && hi == k && iy0 >= 0 && iy0 + (long)k <= (long)in_h;
-                if (inside) { /* the whole patch lies in the image: k-float runs */
-                    const float *src = xb + (size_t)iy0 * in_w + ix0;
+        for (uint32_t oy = 0; oy < c->out_h; oy++)
+            for (uint32_t ox = 0; ox < c->out_w; ox++, d += K) {
+                const patch pt = patch_at(c, oy, ox);
+                const uint32_t lo = pt.lo, hi = pt.hi;
+                if (pt.inside) { /* the whole patch lies in the image: k-float runs */
+                    const float *src = xb + (size_t)pt.iy0 * in_w + pt.ix0;
                     float *r = d;
                     for (uint32_t ci = 0; ci < in_c; ci++, src += plane)
                         for (uint32_t ky = 0; ky < k; ky++, r += k) run_copy(r, src + (size_t)ky * in_w, k);
@@ -103,12 +109,12 @@ static void im2col(const rl_conv2d *c, const float *restrict x, uint32_t B)
                 for (uint32_t ci = 0; ci < in_c; ci++)
                     for (uint32_t ky = 0; ky < k; ky++) {
                         float *r = d + ((size_t)ci * k + ky) * k;
-                        long iy = iy0 + ky;
+                        long iy = pt.iy0 + ky;
                         if (iy < 0 || iy >= (long)in_h || lo == hi) {
                             memset(r, 0, k * sizeof(float));
                             continue;
                         }
-                        const float *src = xb + ci * plane + (size_t)iy * in_w + ix0;
+                        const float *src = xb + ci * plane + (size_t)iy * in_w + pt.ix0;
                         for (uint32_t kx = 0; kx < lo; kx++) r[kx] = 0.0f;
                         for (uint32_t kx = lo; kx < hi; kx++) r[kx] = src[kx];
                         for (uint32_t kx = hi; kx < k; kx++) r[kx] = 0.0f;
@@ -160,7 +166,7 @@ void rl_conv2d_backward(rl_conv2d *c, const float *params, float *grad, const fl
     rl__sgemm(0, 0, (uint32_t)BP, (uint32_t)K, c->out_c, c->yt, c->out_c, params + c->w_off, (uint32_t)K, 0.0f,
               c->cols, (uint32_t)K);
     c->cols_x = NULL; /* cols holds gradients now */
-    const uint32_t k = c->k, in_c = c->in_c, in_h = c->in_h, in_w = c->in_w, stride = c->stride;
+    const uint32_t k = c->k, in_c = c->in_c, in_h = c->in_h, in_w = c->in_w;
     const size_t plane = (size_t)in_h * in_w;
     memset(dx, 0, (size_t)B * in_c * plane * sizeof(float));
     const float *restrict d = c->cols;
@@ -168,11 +174,9 @@ void rl_conv2d_backward(rl_conv2d *c, const float *params, float *grad, const fl
         float *xb = dx + (size_t)b * in_c * plane;
         for (uint32_t oy = 0; oy < c->out_h; oy++)
             for (uint32_t ox = 0; ox < c->out_w; ox++, d += K) {
-                uint32_t lo, hi;
-                kx_range(c, ox, &lo, &hi);
-                long ix0 = (long)ox * stride - (long)c->pad, iy0 = (long)oy * stride - (long)c->pad;
-                if (lo == 0 && hi == k && iy0 >= 0 && iy0 + (long)k <= (long)in_h) {
-                    float *dst = xb + (size_t)iy0 * in_w + ix0;
+                const patch pt = patch_at(c, oy, ox);
+                if (pt.inside) {
+                    float *dst = xb + (size_t)pt.iy0 * in_w + pt.ix0;
                     const float *r = d;
                     for (uint32_t ci = 0; ci < in_c; ci++, dst += plane)
                         for (uint32_t ky = 0; ky < k; ky++, r += k) run_add(dst + (size_t)ky * in_w, r, k);
@@ -180,11 +184,11 @@ void rl_conv2d_backward(rl_conv2d *c, const float *params, float *grad, const fl
                 }
                 for (uint32_t ci = 0; ci < in_c; ci++)
                     for (uint32_t ky = 0; ky < k; ky++) {
-                        long iy = iy0 + ky;
+                        long iy = pt.iy0 + ky;
                         if (iy < 0 || iy >= (long)in_h) continue;
                         const float *r = d + ((size_t)ci * k + ky) * k;
-                        float *dst = xb + ci * plane + (size_t)iy * in_w + ix0;
-                        for (uint32_t kx = lo; kx < hi; kx++) dst[kx] += r[kx];
+                        float *dst = xb + ci * plane + (size_t)iy * in_w + pt.ix0;
+                        for (uint32_t kx = pt.lo; kx < pt.hi; kx++) dst[kx] += r[kx];
                     }
             }
     }
