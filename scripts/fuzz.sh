@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (clang, ASan + UBSan) in build-fuzz/ and runs
+# Builds the libFuzzer targets (clang and clang++, ASan + UBSan: one compiler
+# family, so every plugin shares the one ASan runtime) in build-fuzz/ and runs
 # each for SECONDS (default 30) from its seed corpus in tests/fuzz/corpus/.
 # Any crash, leak, sanitizer report or timeout fails the script; libFuzzer's
 # reproducer (crash-*, leak-*, timeout-*) is left in build-fuzz/findings/.
@@ -10,7 +11,7 @@ secs=${1:-30}
 shift || true
 scripts/deps.sh fuzz
 if [ ! -f build-fuzz/build.ninja ]; then
-  CC=clang meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false \
+  CC=clang CXX=clang++ meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false \
     -Db_lto=false -Dbuildtype=debugoptimized >/dev/null
 fi
 ninja -C build-fuzz >/dev/null
