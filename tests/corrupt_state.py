@@ -58,7 +58,9 @@ def sane(rc, err, what):
 
 
 # name, config, overrides, tensors that index memory (must be refused when
-# filled with 0xff: -1 as int32, huge as uint32/uint64, NaN as float/double)
+# filled with 0xff: -1 as int32, huge as uint32/uint64, NaN as float/double),
+# and optionally the prefixes of the tensors to corrupt (default: every
+# state tensor; a case whose algorithm the others cover corrupts its env's)
 CASES = [
     ("snake_per", "configs/snake_dqn.cfg",
      ["algo.plugin=per_dqn", "algo.save_replay=true", "run.steps=3000", "algo.learning_starts=500",
@@ -96,11 +98,13 @@ if subprocess.run([RLHOST, "info", "atari"], capture_output=True).returncode == 
                   ["run.steps=1280", "run.eval_episodes=1", "env.num_envs=2", "env.max_frames=2000",
                    "algo.n_steps=64", "algo.batch_size=64", "algo.n_epochs=1", "algo.cnn_channels=[4, 4, 4]",
                    "algo.hidden=[16]"],
-                  ["env/atari/state", "env/atari/ale_cap"]))
+                  ["env/atari/state", "env/atari/ale_cap"], ("env/", "eval_env/")))
 
 work = tempfile.mkdtemp()
 try:
-    for name, cfg, sets, must in CASES:
+    for name, cfg, sets, must, *only in CASES:
+        prefixes = only[0] if only else ("host/", "env/", "eval_env/", "state/", "rollout/", "replay/",
+                                         "best/", "adam/t")
         run = os.path.join(work, name)
         args = ["run", os.path.join(SRC, cfg), "--out", run, "--set", "run.quiet=true",
                 "--set", "run.checkpoint_interval=1000"]
@@ -119,8 +123,7 @@ try:
         for fname in files:
             names = [k for k in header(os.path.join(run, fname))[1] if k != "__metadata__"]
             for tensor in names:
-                if not tensor.startswith(("host/", "env/", "eval_env/", "state/", "rollout/", "replay/",
-                                          "best/", "adam/t")):
+                if not tensor.startswith(prefixes):
                     continue  # weights: NaN loads and the NaN guard takes over; covered by the fuzzer
                 for fill in (0xFF, 0x41, 0x00):
                     bad = os.path.join(work, "bad")
