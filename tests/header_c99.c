@@ -1,6 +1,7 @@
 /* The public headers compile as C99 -pedantic -Werror. */
 #include <rlhost/plugin.h>
 #include <rlhost/raster.h>
+#include <rlhost/text.h>
 #include <rlhost/rlcore.h>
 
 int main(void)

@@ -1,34 +1,18 @@
 /* The atari env drawn (text for `rlhost play`, RGB frames for videos) and
    saved in checkpoints (atari.h). */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <rlhost/rlcore.h>
+#include <rlhost/text.h>
 
 #include "atari.h"
 
 /* ---- drawing ------------------------------------------------------------- */
 
 enum { COLS = ALE_SHIM_W / 2, ROWS = (ALE_SHIM_H + 3) / 4 };
-
-typedef struct out {
-    char *p;
-    size_t cap, len;
-} out;
-
-static void put(out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(out *o, const char *fmt, ...)
-{
-    if (o->len >= o->cap) return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(o->p + o->len, o->cap - o->len, fmt, ap);
-    va_end(ap);
-    o->len = n < 0 ? o->cap : o->len + (size_t)n < o->cap ? o->len + (size_t)n : o->cap;
-}
 
 static const uint8_t *px(const uint8_t *rgb, int y, int x)
 {
@@ -40,7 +24,7 @@ static const uint8_t *px(const uint8_t *rgb, int y, int x)
    screen sampled every other column and every other row), in 24-bit
    colour, a colour written only where it changes; without colour a
    brightness ramp. */
-static void draw_text(const uint8_t *rgb, int color, out *o)
+static void draw_text(const uint8_t *rgb, int color, rl_text *o)
 {
     static const char ramp[] = " .:-=+*#%@";
     for (int r = 0; r < ROWS; r++) {
@@ -49,16 +33,16 @@ static void draw_text(const uint8_t *rgb, int color, out *o)
             const uint8_t *t = px(rgb, 4 * r, 2 * c), *b = px(rgb, 4 * r + 2, 2 * c);
             if (color) {
                 int ft = t[0] << 16 | t[1] << 8 | t[2], bb = b[0] << 16 | b[1] << 8 | b[2];
-                if (ft != fg) put(o, "\x1b[38;2;%d;%d;%dm", t[0], t[1], t[2]);
-                if (bb != bg) put(o, "\x1b[48;2;%d;%d;%dm", b[0], b[1], b[2]);
+                if (ft != fg) rl_text_put(o, "\x1b[38;2;%d;%d;%dm", t[0], t[1], t[2]);
+                if (bb != bg) rl_text_put(o, "\x1b[48;2;%d;%d;%dm", b[0], b[1], b[2]);
                 fg = ft, bg = bb;
-                put(o, "\xe2\x96\x80"); /* U+2580, the upper half block */
+                rl_text_put(o, "\xe2\x96\x80"); /* U+2580, the upper half block */
             } else {
                 int lum = (t[0] * 3 + t[1] * 6 + t[2] + b[0] * 3 + b[1] * 6 + b[2]) / 20;
-                put(o, "%c", ramp[lum * 9 / 255]);
+                rl_text_put(o, "%c", ramp[lum * 9 / 255]);
             }
         }
-        put(o, "%s\n", color ? "\x1b[0m" : "");
+        rl_text_put(o, "%s\n", color ? "\x1b[0m" : "");
     }
 }
 
@@ -70,11 +54,11 @@ static int atari_render(void *env, uint32_t index, int color, char *buf, size_t 
     if (!rgb) return RL_ENOMEM;
     atari_game *g = &e->games[index];
     ale_shim_rgb(g->ale, rgb);
-    out o = {buf, cap, 0};
+    rl_text o = rl_text_begin(buf, cap);
     draw_text(rgb, color, &o);
-    put(&o, "%s  score %.0f  lives %d  frame %d", e->game, g->score, g->lives, ale_shim_episode_frame(g->ale));
+    rl_text_put(&o, "%s  score %.0f  lives %d  frame %d", e->game, g->score, g->lives, ale_shim_episode_frame(g->ale));
     free(rgb);
-    return (int)(o.len < cap ? o.len : cap - 1);
+    return rl_text_end(&o);
 }
 
 const rl_env_render_ext atari_render_ext = {sizeof atari_render_ext, atari_render};

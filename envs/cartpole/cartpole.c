@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <rlhost/raster.h>
+#include <rlhost/text.h>
 
 #include "cartpole.h"
 
@@ -123,9 +124,10 @@ static int cp_render(void *env, uint32_t index, int color, char *buf, size_t cap
     if (pos > W - 1) pos = W - 1;
     char pole = s->theta > 0.07 ? '/' : s->theta < -0.07 ? '\\' : '|';
     track[pos] = pole;
-    int n = snprintf(buf, cap, "%s|%s|%s  x=%+.2f theta=%+.3f step %u", color ? "\x1b[1m" : "",
-                     track, color ? "\x1b[0m" : "", s->x, s->theta, s->steps);
-    return n < 0 ? RL_EIO : n;
+    rl_text t = rl_text_begin(buf, cap);
+    rl_text_put(&t, "%s|%s|%s  x=%+.2f theta=%+.3f step %u", color ? "\x1b[1m" : "", track,
+                color ? "\x1b[0m" : "", s->x, s->theta, s->steps);
+    return rl_text_end(&t);
 }
 
 static const rl_env_render_ext render_ext = {sizeof render_ext, cp_render};

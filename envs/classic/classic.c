@@ -9,6 +9,7 @@
 
 #include <rlhost/plugin.h>
 #include <rlhost/raster.h>
+#include <rlhost/text.h>
 #include <rlhost/rlcore.h>
 
 #include "classic_rules.h"
@@ -163,10 +164,10 @@ static int cc_render(void *env, uint32_t index, int color, char *buf, size_t cap
     (void)color;
     if (index >= c->n) return RL_EINVAL;
     const cc_env *e = &c->e[index];
-    int k;
+    rl_text t = rl_text_begin(buf, cap);
     if (c->task == TASK_PENDULUM) {
-        k = snprintf(buf, cap, "pendulum  angle %+7.3f rad (0 = upright)  speed %+7.3f rad/s  step %u",
-                     pd_angle_normalize(e->pd.th), e->pd.thdot, e->steps);
+        rl_text_put(&t, "pendulum  angle %+7.3f rad (0 = upright)  speed %+7.3f rad/s  step %u",
+                    pd_angle_normalize(e->pd.th), e->pd.thdot, e->steps);
     } else {
         enum { W = 37 };
         char track[W + 1];
@@ -176,11 +177,10 @@ static int cc_render(void *env, uint32_t index, int color, char *buf, size_t cap
         int at = (int)((e->mc.pos - MC_MIN_POSITION) / (MC_MAX_POSITION - MC_MIN_POSITION) * (W - 1) + 0.5);
         track[goal] = '|';
         track[at < 0 ? 0 : at > W - 1 ? W - 1 : at] = 'o';
-        k = snprintf(buf, cap, "[%s]  position %+.4f  velocity %+.5f  step %u", track, e->mc.pos, e->mc.vel,
-                     e->steps);
+        rl_text_put(&t, "[%s]  position %+.4f  velocity %+.5f  step %u", track, e->mc.pos, e->mc.vel,
+                    e->steps);
     }
-    if (k < 0) return RL_EIO;
-    return (size_t)k < cap ? k : (int)(cap ? cap - 1 : 0);
+    return rl_text_end(&t);
 }
 
 static const rl_env_render_ext render_ext = {sizeof render_ext, cc_render};

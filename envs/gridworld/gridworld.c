@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <rlhost/raster.h>
+#include <rlhost/text.h>
 
 #include "gridworld_rules.h"
 
@@ -357,13 +358,7 @@ static int gw_render(void *env, uint32_t index, int color, char *buf, size_t cap
     const gw_config *c = &e->cfg;
     const gw_state *mates = &e->s[(size_t)index * e->k], *s = mates; /* goal and lava: agent 0's */
     static const char arrows[4] = {'^', '>', 'v', '<'};
-    size_t len = 0;
-#define PUT(...)                                                                 \
-    do {                                                                         \
-        int k_ = snprintf(buf + len, len < cap ? cap - len : 0, __VA_ARGS__);    \
-        if (k_ < 0) return RL_EIO;                                               \
-        len += (size_t)k_;                                                       \
-    } while (0)
+    rl_text t = rl_text_begin(buf, cap);
     for (uint32_t y = 0; y < c->map.height; y++) {
         for (uint32_t x = 0; x < c->map.width; x++) {
             int32_t i = (int32_t)(y * c->map.width + x);
@@ -371,25 +366,24 @@ static int gw_render(void *env, uint32_t index, int color, char *buf, size_t cap
             uint32_t q = 1;
             while (q < e->k && mates[q].pos != i) q++;
             if (i == s->pos)
-                PUT("%s%c%s", color ? "\x1b[1;33m" : "", c->turn_actions ? arrows[s->dir] : '@',
+                rl_text_put(&t, "%s%c%s", color ? "\x1b[1;33m" : "", c->turn_actions ? arrows[s->dir] : '@',
                     color ? "\x1b[0m" : "");
             else if (q < e->k) /* another agent: a letter */
-                PUT("%s%c%s", color ? "\x1b[1;36m" : "", (char)('a' + (q - 1) % 26), color ? "\x1b[0m" : "");
+                rl_text_put(&t, "%s%c%s", color ? "\x1b[1;36m" : "", (char)('a' + (q - 1) % 26), color ? "\x1b[0m" : "");
             else if (code == GW_WALL)
-                PUT("#");
+                rl_text_put(&t, "#");
             else if (code == GW_GOAL)
-                PUT("%sG%s", color ? "\x1b[1;32m" : "", color ? "\x1b[0m" : "");
+                rl_text_put(&t, "%sG%s", color ? "\x1b[1;32m" : "", color ? "\x1b[0m" : "");
             else if (code == GW_LAVA)
-                PUT("%sL%s", color ? "\x1b[1;31m" : "", color ? "\x1b[0m" : "");
+                rl_text_put(&t, "%sL%s", color ? "\x1b[1;31m" : "", color ? "\x1b[0m" : "");
             else
-                PUT(".");
+                rl_text_put(&t, ".");
         }
-        PUT("\n");
+        rl_text_put(&t, "\n");
     }
-    PUT("step %u", s->steps);
-    if (e->cue) PUT("  cue: goal %s%s", s->goal_up ? "up" : "down", s->steps < c->cue_steps ? " (visible)" : "");
-#undef PUT
-    return len < cap ? (int)len : (int)(cap ? cap - 1 : 0);
+    rl_text_put(&t, "step %u", s->steps);
+    if (e->cue) rl_text_put(&t, "  cue: goal %s%s", s->goal_up ? "up" : "down", s->steps < c->cue_steps ? " (visible)" : "");
+    return rl_text_end(&t);
 }
 
 static const rl_env_render_ext render_ext = {sizeof render_ext, gw_render};

@@ -19,6 +19,7 @@
 #include <mujoco/mujoco.h>
 #include <rlhost/plugin.h>
 #include <rlhost/rlcore.h>
+#include <rlhost/text.h>
 
 #include "model_files.h"
 #include "tasks.h"
@@ -434,10 +435,10 @@ static int mj_render(void *env, uint32_t index, int color, char *buf, size_t cap
     (void)color;
     if (index >= me->n) return RL_EINVAL;
     const mjData *d = me->e[index].d;
-    int k = snprintf(buf, cap, "%s  x %+8.3f m  speed %+7.3f m/s  step %u", me->task->name, d->qpos[0], d->qvel[0],
-                     me->e[index].steps);
-    if (k < 0) return RL_EIO;
-    return (size_t)k < cap ? k : (int)(cap ? cap - 1 : 0);
+    rl_text t = rl_text_begin(buf, cap);
+    rl_text_put(&t, "%s  x %+8.3f m  speed %+7.3f m/s  step %u", me->task->name, d->qpos[0], d->qvel[0],
+                me->e[index].steps);
+    return rl_text_end(&t);
 }
 
 static const rl_env_render_ext render_ext = {sizeof render_ext, mj_render};

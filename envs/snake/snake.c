@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <rlhost/raster.h>
+#include <rlhost/text.h>
 
 #include "snake_board.h"
 #include "snake_obs.h"
@@ -391,7 +392,6 @@ static int render_board(const snake_env *e, uint32_t index, int color, char *buf
     const sn_config *c = &e->cfg;
     const sn_board *b = &e->boards[index];
     uint32_t pw = sn_padded_width(c), bcap = sn_body_capacity(c), cells = sn_cells_bytes(c);
-    size_t len = 0;
     static const char *const hue[6] = {"32", "34", "35", "36", "33", "37"};
     /* who[i]: 1 + the snake on cell i, doubled and odd for its head */
     uint16_t *who = calloc(cells, sizeof *who);
@@ -402,15 +402,7 @@ static int render_board(const snake_env *e, uint32_t index, int color, char *buf
             uint32_t i = s->body[(s->head + bcap - k) % bcap];
             if (i < cells) who[i] = (uint16_t)(2 * (j + 1) + (k == 0));
         }
-#define PUT(...)                                                                 \
-    do {                                                                         \
-        int k_ = snprintf(buf + len, len < cap ? cap - len : 0, __VA_ARGS__);    \
-        if (k_ < 0) {                                                            \
-            free(who);                                                           \
-            return RL_EIO;                                                       \
-        }                                                                        \
-        len += (size_t)k_;                                                       \
-    } while (0)
+    rl_text t = rl_text_begin(buf, cap);
     for (int y = -1; y <= (int)c->height; y++) {
         for (int x = -1; x <= (int)c->width; x++) {
             uint32_t i = (uint32_t)(y + (int)c->pad) * pw + (uint32_t)(x + (int)c->pad);
@@ -419,22 +411,21 @@ static int render_board(const snake_env *e, uint32_t index, int color, char *buf
                 uint32_t j = who[i] / 2 - 1;
                 char ch = (char)((who[i] & 1 ? 'A' : 'a') + j % 26);
                 if (color)
-                    PUT("\x1b[%s%sm%c\x1b[0m", who[i] & 1 ? "1;" : "", hue[j % 6], ch);
+                    rl_text_put(&t, "\x1b[%s%sm%c\x1b[0m", who[i] & 1 ? "1;" : "", hue[j % 6], ch);
                 else
-                    PUT("%c", ch);
+                    rl_text_put(&t, "%c", ch);
             } else if (code == SN_FOOD) {
-                PUT("%s", color ? "\x1b[1;31m*\x1b[0m" : "*");
+                rl_text_put(&t, "%s", color ? "\x1b[1;31m*\x1b[0m" : "*");
             } else {
-                PUT("%s", code == SN_WALL ? "#" : ".");
+                rl_text_put(&t, "%s", code == SN_WALL ? "#" : ".");
             }
         }
-        PUT("\n");
+        rl_text_put(&t, "\n");
     }
-    PUT("food");
-    for (uint32_t j = 0; j < b->k; j++) PUT(" %c:%u", (char)('A' + j % 26), b->snakes[j].score);
-#undef PUT
+    rl_text_put(&t, "food");
+    for (uint32_t j = 0; j < b->k; j++) rl_text_put(&t, " %c:%u", (char)('A' + j % 26), b->snakes[j].score);
     free(who);
-    return len < cap ? (int)len : (int)(cap ? cap - 1 : 0);
+    return rl_text_end(&t);
 }
 
 static int sn_render(void *env, uint32_t index, int color, char *buf, size_t cap)
@@ -445,34 +436,27 @@ static int sn_render(void *env, uint32_t index, int color, char *buf, size_t cap
     const sn_state *s = &e->s[index];
     const sn_config *c = &e->cfg;
     uint32_t pw = sn_padded_width(c);
-    size_t len = 0;
-#define PUT(...)                                                                 \
-    do {                                                                         \
-        int k_ = snprintf(buf + len, len < cap ? cap - len : 0, __VA_ARGS__);    \
-        if (k_ < 0) return RL_EIO;                                               \
-        len += (size_t)k_;                                                       \
-    } while (0)
+    rl_text t = rl_text_begin(buf, cap);
     uint32_t head = sn_head_index(s);
     for (int y = -1; y <= (int)c->height; y++) {
         for (int x = -1; x <= (int)c->width; x++) {
             uint32_t i = (uint32_t)(y + (int)c->pad) * pw + (uint32_t)(x + (int)c->pad);
             uint8_t code = s->cells[i];
             if (i == head)
-                PUT("%s", color ? "\x1b[1;32m@\x1b[0m" : "@");
+                rl_text_put(&t, "%s", color ? "\x1b[1;32m@\x1b[0m" : "@");
             else if (code == SN_BODY)
-                PUT("%s", color ? "\x1b[32mo\x1b[0m" : "o");
+                rl_text_put(&t, "%s", color ? "\x1b[32mo\x1b[0m" : "o");
             else if (code == SN_FOOD)
-                PUT("%s", color ? "\x1b[1;31m*\x1b[0m" : "*");
+                rl_text_put(&t, "%s", color ? "\x1b[1;31m*\x1b[0m" : "*");
             else if (code == SN_WALL)
-                PUT("#");
+                rl_text_put(&t, "#");
             else
-                PUT(".");
+                rl_text_put(&t, ".");
         }
-        PUT("\n");
+        rl_text_put(&t, "\n");
     }
-    PUT("food %u  length %u  step %u", s->score, s->length, s->steps);
-#undef PUT
-    return len < cap ? (int)len : (int)(cap ? cap - 1 : 0);
+    rl_text_put(&t, "food %u  length %u  step %u", s->score, s->length, s->steps);
+    return rl_text_end(&t);
 }
 
 static const rl_env_render_ext render_ext = {sizeof render_ext, sn_render};
