@@ -1,10 +1,11 @@
-/* librlcore basics: status strings, clock, aligned memory, BLAS settings. */
+/* librlcore basics: status strings, clock, aligned memory, names, BLAS settings. */
 #define _POSIX_C_SOURCE 200809L
 #include <rlhost/rlcore.h>
 
 #include <cblas.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,6 +199,26 @@ const char *rl_blas_corename(void)
 {
     const char *s = openblas_get_corename();
     return s ? s : "unknown";
+}
+
+size_t rl_edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64) return SIZE_MAX;
+    size_t row[65];
+    for (size_t j = 0; j <= lb; j++) row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t prev = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t cur = row[j];
+            size_t sub = prev + (a[i - 1] != b[j - 1]);
+            size_t del = row[j] + 1, ins = row[j - 1] + 1;
+            row[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+            prev = cur;
+        }
+    }
+    return row[lb];
 }
 
 uint32_t rl_value_u32s(const rl_value *v, uint32_t *out, uint32_t cap)

@@ -9,7 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/stat.h>
+
+#include <rlhost/rlcore.h>
 
 /* A path that names a readable regular file of a ROM's size: 0, or -1 with
    the sentence (a FIFO or device would block the read, a huge file is no
@@ -85,31 +88,11 @@ static void search_dirs(dirs *d)
     add_glob(d, "/usr/lib/python3*/*-packages/ale_py/roms");
 }
 
-static int distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 63 || lb > 63) return 99;
-    int row[64];
-    for (size_t j = 0; j <= lb; j++) row[j] = (int)j;
-    for (size_t i = 1; i <= la; i++) {
-        int diag = row[0];
-        row[0] = (int)i;
-        for (size_t j = 1; j <= lb; j++) {
-            int up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best) best = up + 1;
-            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-            diag = up;
-            row[j] = best;
-        }
-    }
-    return (int)row[lb];
-}
-
 /* ", the nearest: a, b, c" from the .bin files of the search dirs */
 static void nearest(const dirs *d, const char *game, char *out, size_t cap)
 {
     char best[3][64] = {"", "", ""};
-    int score[3] = {99, 99, 99};
+    size_t score[3] = {SIZE_MAX, SIZE_MAX, SIZE_MAX};
     for (int k = 0; k < d->n; k++) {
         DIR *dir = opendir(d->path[k]);
         struct dirent *e;
@@ -118,7 +101,7 @@ static void nearest(const dirs *d, const char *game, char *out, size_t cap)
             if (len < 5 || len > 60 || strcmp(e->d_name + len - 4, ".bin")) continue;
             char name[64];
             snprintf(name, sizeof name, "%.*s", (int)(len - 4), e->d_name);
-            int s = distance(game, name);
+            size_t s = rl_edit_distance(game, name);
             for (int i = 0; i < 3; i++) {
                 if (!strcmp(best[i], name)) break;
                 if (s < score[i]) {

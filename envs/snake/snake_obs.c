@@ -24,8 +24,13 @@ static void danger_and_food(const sn_config *c, const sn_state *s, float *o)
     o[10] = has && fx < hx;
 }
 
-void sn_write_obs(const sn_config *c, const sn_state *s, int mode, int order, uint32_t flood_actions,
-                  int tail_reach, const sn_obs_scratch *scratch, void *dst)
+/* Never inlined: inlined into a caller whose buffer is a fixed array (the
+   unit test's 25-byte window), GCC's -Wstringop-overflow cannot see the
+   guard on the 16-byte row copies below and warns about writes that never
+   happen.  One call per env step, so the call costs nothing. */
+__attribute__((noinline)) void sn_write_obs(const sn_config *c, const sn_state *s, int mode, int order,
+                                            uint32_t flood_actions, int tail_reach,
+                                            const sn_obs_scratch *scratch, void *dst)
 {
     uint32_t base = 0;
     if (mode == SN_OBS_FEATURES) {

@@ -109,6 +109,11 @@ void rl_free(void *p);
    input: each times scale (rl_env_info.obs_scale). */
 void rl_obs_to_float(rl_dtype dtype, float scale, const void *src, size_t n, float *dst);
 
+/* ---- Names ----------------------------------------------------------------
+   Levenshtein distance between two names (for "did you mean"), or SIZE_MAX
+   when either is longer than 64 bytes. */
+size_t rl_edit_distance(const char *a, const char *b);
+
 /* ---- Option values ------------------------------------------------------
    An INT_LIST option's values (non-negative, as the schema's minimum
    ensured) as uint32 into out[0..cap); returns the list's length, which

@@ -4,9 +4,8 @@
 
 #include <stddef.h>
 
-/* Levenshtein distance, for "did you mean". */
-size_t rl__edit_distance(const char *a, const char *b);
-/* Of names[0..n), the one closest to s if close enough to suggest; else NULL. */
+/* Of names[0..n), the one closest to s (rl_edit_distance) if close enough
+   to suggest; else NULL. */
 const char *rl__nearest(const char *s, const char *const *names, size_t n);
 
 #endif
