@@ -60,7 +60,8 @@ def sane(rc, err, what):
 # name, config, overrides, tensors that index memory (must be refused when
 # filled with 0xff: -1 as int32, huge as uint32/uint64, NaN as float/double),
 # and optionally the prefixes of the tensors to corrupt (default: every
-# state tensor; a case whose algorithm the others cover corrupts its env's)
+# state tensor; a case whose algorithm's state another case corrupts, PPO's
+# in cartpole_ppo_norm and pendulum_ppo_box, corrupts its env's only)
 CASES = [
     ("snake_per", "configs/snake_dqn.cfg",
      ["algo.plugin=per_dqn", "algo.save_replay=true", "run.steps=3000", "algo.learning_starts=500",
@@ -75,10 +76,10 @@ CASES = [
     ("snake_boards", "configs/snake_multi_ppo.cfg",
      ["run.steps=8192", "run.eval_episodes=8", "env.num_envs=4", "algo.batch_size=256",
       "algo.n_steps=32", "env.observation=\"grid\""],
-     ["env/snake/scalars", "env/snake/body", "env/snake/cells", "env/snake/food"]),
+     ["env/snake/scalars", "env/snake/body", "env/snake/cells", "env/snake/food"], ("env/", "eval_env/")),
     ("gridworld_agents", "configs/gridworld_cnn_ppo.cfg",
      ["run.steps=2048", "run.eval_episodes=4", "env.agents=3"],
-     ["env/gridworld/state"]),
+     ["env/gridworld/state"], ("env/", "eval_env/")),
     ("cartpole_ppo_norm", "configs/cartpole_ppo.cfg",
      ["run.steps=3000", "run.eval_episodes=2", "algo.normalize_obs=true", "algo.n_steps=64"],
      ["state/obs_count", "state/obs_var", "host/last_eval"]),
