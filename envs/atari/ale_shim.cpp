@@ -22,6 +22,7 @@
 struct ale_shim {
     ale::ALEInterface ale;
     ale::ActionVect minimal, legal;
+    std::string saved; // ale_shim_state_save's bytes until ale_shim_state_take
 };
 
 namespace {
@@ -153,11 +154,20 @@ extern "C" void ale_shim_rgb(ale_shim *a, uint8_t *out)
                                                        (size_t)ALE_SHIM_H * ALE_SHIM_W);
 }
 
-extern "C" size_t ale_shim_state(ale_shim *a, uint8_t *buf, size_t cap)
+extern "C" size_t ale_shim_state_save(ale_shim *a, char *err, size_t errlen)
 {
-    std::string s = a->ale.cloneState(true).serialize();
-    if (buf && cap >= s.size()) std::memcpy(buf, s.data(), s.size());
-    return s.size();
+    if (!guarded("ALE could not serialize the emulator state", err, errlen,
+                 [&] { a->saved = a->ale.cloneState(true).serialize(); })) {
+        a->saved.clear();
+        return 0;
+    }
+    return a->saved.size();
+}
+
+extern "C" void ale_shim_state_take(ale_shim *a, uint8_t *buf)
+{
+    if (buf) std::memcpy(buf, a->saved.data(), a->saved.size());
+    std::string().swap(a->saved);
 }
 
 extern "C" int ale_shim_restore(ale_shim *a, const uint8_t *buf, size_t len, char *err, size_t errlen)

@@ -42,9 +42,12 @@ void ale_shim_reset(ale_shim *a);
 /* The screen (210 x 160) as ALE's grayscale or as RGB (210 x 160 x 3). */
 void ale_shim_gray(ale_shim *a, uint8_t *out);
 void ale_shim_rgb(ale_shim *a, uint8_t *out);
-/* The emulator's whole state with its RNG, serialized: the bytes' length,
-   or with buf non-NULL and cap large enough, the bytes written to buf. */
-size_t ale_shim_state(ale_shim *a, uint8_t *buf, size_t cap);
+/* Serializes the emulator's whole state with its RNG, once, and keeps the
+   bytes: their length, or 0 with the sentence when ALE throws.  take
+   copies them to buf (room for that length; NULL: nowhere) and lets them
+   go. */
+size_t ale_shim_state_save(ale_shim *a, char *err, size_t errlen);
+void ale_shim_state_take(ale_shim *a, uint8_t *buf);
 /* Restores a state from ale_shim_state; 0, or -1 with the sentence. */
 int ale_shim_restore(ale_shim *a, const uint8_t *buf, size_t len, char *err, size_t errlen);
 

@@ -111,21 +111,18 @@ static size_t slot_bytes(const atari *e, size_t cap)
     return sizeof(slot_head) + 2 * e->raw_bytes + e->stack * e->frame_bytes + cap;
 }
 
-static int pack(atari *e, uint32_t i, uint8_t *s, size_t cap, char *err, size_t errlen)
+/* Env i into its slot; len: the length of ALE's bytes that
+   ale_shim_state_save holds for it (at most the slot's room). */
+static void pack(atari *e, uint32_t i, uint8_t *s, size_t len)
 {
     atari_game *g = &e->games[i];
     uint8_t *p = s + sizeof(slot_head);
     memcpy(p, g->raw0, e->raw_bytes), p += e->raw_bytes;
     memcpy(p, g->raw1, e->raw_bytes), p += e->raw_bytes;
     memcpy(p, g->frames, e->stack * e->frame_bytes), p += e->stack * e->frame_bytes;
-    size_t len = ale_shim_state(g->ale, p, cap);
-    if (len > cap) {
-        RL_ERRF(err, errlen, "env %u: ALE's state (%zu bytes) outgrew its slot (%zu)", i, len, cap);
-        return RL_EIO;
-    }
+    ale_shim_state_take(g->ale, p);
     slot_head h = {STATE_MAGIC, (uint32_t)len, g->lives, g->head, g->score, g->rng, fnv1a(p, len)};
     memcpy(s, &h, sizeof h);
-    return RL_OK;
 }
 
 static int unpack(atari *e, uint32_t i, const uint8_t *s, size_t cap, const char *name, char *err, size_t errlen)
@@ -161,32 +158,49 @@ static int unpack(atari *e, uint32_t i, const uint8_t *s, size_t cap, const char
 }
 
 /* The tensor atari/ale_cap (uint64) holds the slot's room for ALE's
-   bytes: the longest of the envs' states when saved. */
+   bytes: the longest of the envs' states when saved.  Saving serializes
+   each env's emulator once: the bytes wait in the shim until packed. */
 static int state_io(void *env, const rl_state_io *io, const char *prefix, int load, char *err, size_t errlen)
 {
     atari *e = env;
     uint64_t cap = 0;
-    for (uint32_t i = 0; !load && i < e->n; i++) {
-        size_t len = ale_shim_state(e->games[i].ale, NULL, 0);
-        cap = len > cap ? len : cap;
-    }
-    int rc = rl_state_blob(io, load, prefix, "atari/ale_cap", &cap, sizeof cap, err, errlen);
-    if (rc != RL_OK) return rc;
-    if (cap == 0 || cap > ALE_STATE_MAX) {
-        RL_ERRF(err, errlen, "tensor '%satari/ale_cap': %llu bytes is no ALE state's size (1 to %u)", prefix,
-                (unsigned long long)cap, ALE_STATE_MAX);
-        return RL_ECORRUPT;
-    }
-    size_t one = slot_bytes(e, (size_t)cap);
-    uint8_t *buf = calloc(e->n, one);
-    if (!buf) {
+    size_t *lens = load ? NULL : calloc(e->n ? e->n : 1, sizeof *lens);
+    if (!load && !lens) {
         RL_ERRF(err, errlen, "out of memory for the atari env's state (%u envs)", e->n);
         return RL_ENOMEM;
     }
+    for (uint32_t i = 0; !load && i < e->n; i++) {
+        char why[256] = "";
+        lens[i] = ale_shim_state_save(e->games[i].ale, why, sizeof why);
+        if (lens[i] == 0) {
+            RL_ERRF(err, errlen, "env %u: %s", i, why[0] ? why : "ALE's state is empty");
+            free(lens);
+            return RL_EIO;
+        }
+        cap = lens[i] > cap ? lens[i] : cap;
+    }
+    int rc = rl_state_blob(io, load, prefix, "atari/ale_cap", &cap, sizeof cap, err, errlen);
+    if (rc == RL_OK && (cap == 0 || cap > ALE_STATE_MAX)) {
+        RL_ERRF(err, errlen, "tensor '%satari/ale_cap': %llu bytes is no ALE state's size (1 to %u)", prefix,
+                (unsigned long long)cap, ALE_STATE_MAX);
+        rc = RL_ECORRUPT;
+    }
+    size_t one = rc == RL_OK ? slot_bytes(e, (size_t)cap) : 0;
+    uint8_t *buf = rc == RL_OK ? calloc(e->n, one) : NULL;
+    if (rc == RL_OK && !buf) {
+        RL_ERRF(err, errlen, "out of memory for the atari env's state (%u envs)", e->n);
+        rc = RL_ENOMEM;
+    }
+    if (rc != RL_OK) { /* the serialized states held for packing go unused */
+        for (uint32_t i = 0; !load && i < e->n; i++) ale_shim_state_take(e->games[i].ale, NULL);
+        free(lens);
+        return rc;
+    }
     char name[128];
     snprintf(name, sizeof name, "%satari/state", prefix);
-    for (uint32_t i = 0; !load && rc == RL_OK && i < e->n; i++) rc = pack(e, i, buf + i * one, (size_t)cap, err, errlen);
-    if (rc == RL_OK) rc = rl_state_blob(io, load, prefix, "atari/state", buf, e->n * one, err, errlen);
+    for (uint32_t i = 0; !load && i < e->n; i++) pack(e, i, buf + i * one, lens[i]);
+    free(lens);
+    rc = rl_state_blob(io, load, prefix, "atari/state", buf, e->n * one, err, errlen);
     for (uint32_t i = 0; load && rc == RL_OK && i < e->n; i++)
         rc = unpack(e, i, buf + i * one, (size_t)cap, name, err, errlen);
     free(buf);
