@@ -174,6 +174,7 @@ static int state_io(void *env, const rl_state_io *io, const char *prefix, int lo
         lens[i] = ale_shim_state_save(e->games[i].ale, why, sizeof why);
         if (lens[i] == 0) {
             RL_ERRF(err, errlen, "env %u: %s", i, why[0] ? why : "ALE's state is empty");
+            while (i-- > 0) ale_shim_state_take(e->games[i].ale, NULL);
             free(lens);
             return RL_EIO;
         }
