@@ -116,16 +116,16 @@ int main(void)
             if (r && r->struct_size >= sizeof *r) {
                 char full[8192], part[8192];
                 int L = r->render(env, 1, 1, full, sizeof full), cut = L > 0;
-                static const size_t caps[] = {1, 2, 7, 100, 0, 0, 0};
+                const size_t caps[] = {1, 2, 7, 100, (size_t)L / 2 + 1, (size_t)L, (size_t)L + 1};
                 for (size_t q = 0; q < sizeof caps / sizeof *caps && cut; q++) {
-                    size_t cap = caps[q] ? caps[q] : q == 4 ? (size_t)L / 2 : q == 5 ? (size_t)L : (size_t)L + 1;
+                    size_t cap = caps[q];
                     memset(part, 'x', sizeof part);
                     int got = r->render(env, 1, 1, part, cap);
                     size_t want = cap - 1 < (size_t)L ? cap - 1 : (size_t)L;
                     cut &= got == (int)want && part[want] == '\0' && memcmp(part, full, want) == 0 &&
                            part[cap] == 'x';
                 }
-                snprintf(label, sizeof label, "render cut to 1, 2, 7, 100, L/2, L and L+1 bytes (L = %d): %s", L,
+                snprintf(label, sizeof label, "render cut to 1, 2, 7, 100, L/2 + 1, L and L+1 bytes (L = %d): %s", L,
                          cases[k]);
                 OK(cut, label);
             }
