@@ -38,6 +38,23 @@ int area_plan_init(area_plan *p, uint32_t sh, uint32_t sw, uint32_t dh, uint32_t
     /* OpenCV's scale is 1 / (dsize / ssize), not ssize / dsize */
     p->nx = taps(sw, dw, cn, 1.0 / ((double)dw / sw), p->x);
     p->ny = taps(sh, dh, 1, 1.0 / ((double)dh / sh), p->y);
+    /* taps() writes each destination's taps together, in OpenCV's order */
+    for (uint32_t k = 0, run = 0; k < p->nx; k++) {
+        run = k && p->x[k].dst == p->x[k - 1].dst ? run + 1 : 1;
+        if (run > p->xslots) p->xslots = run;
+    }
+    p->xi = calloc((size_t)p->xslots * dw, sizeof *p->xi);
+    p->xw = calloc((size_t)p->xslots * dw, sizeof *p->xw);
+    if (!p->xi || !p->xw) {
+        area_plan_free(p);
+        return -1;
+    }
+    for (uint32_t k = 0, t = 0; k < p->nx; k++) {
+        t = k && p->x[k].dst == p->x[k - 1].dst ? t + 1 : 0;
+        uint32_t d = (uint32_t)p->x[k].dst / cn;
+        p->xi[(size_t)t * dw + d] = p->x[k].src / (int32_t)cn;
+        p->xw[(size_t)t * dw + d] = p->x[k].w;
+    }
     return 0;
 }
 
@@ -45,7 +62,11 @@ void area_plan_free(area_plan *p)
 {
     free(p->x);
     free(p->y);
+    free(p->xi);
+    free(p->xw);
     p->x = p->y = NULL;
+    p->xi = NULL;
+    p->xw = NULL;
 }
 
 static uint8_t round_u8(float v)
@@ -54,20 +75,68 @@ static uint8_t round_u8(float v)
     return (uint8_t)(r < 0 ? 0 : r > 255 ? 255 : r);
 }
 
+/* One source row through the horizontal taps, as OpenCV sums them:
+   buf[dst] += src * w, tap after tap. */
+static void across(const area_plan *p, const uint8_t *s, float *row, float *buf)
+{
+    (void)row;
+    const uint32_t cn = p->cn;
+    for (uint32_t d = 0; d < p->dw * cn; d++) buf[d] = 0;
+    for (uint32_t k = 0; k < p->nx; k++) {
+        const area_tap *t = &p->x[k];
+        for (uint32_t c = 0; c < cn; c++) buf[t->dst + c] += s[t->src + c] * t->w;
+    }
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define AREA_AVX2 1
+/* across() for one channel, eight destination columns at a time, each
+   column's taps by slot (xi, xw): the same products and sums in the same
+   order (the first, 0 + x, is x; a padding slot adds exactly 0; this file is
+   never contracted and the target has no FMA), so the same bytes. */
+__attribute__((target("avx2"))) static void across_gray_avx2(const area_plan *p, const uint8_t *s,
+                                                             float *row, float *buf)
+{
+    const uint32_t sw = p->sw, dw = p->dw;
+    uint32_t i = 0;
+    for (; i + 8 <= sw; i += 8) {
+        __m128i b = _mm_loadl_epi64((const __m128i *)(s + i));
+        _mm256_storeu_ps(row + i, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(b)));
+    }
+    for (; i < sw; i++) row[i] = s[i];
+    uint32_t d = 0;
+    for (; d + 8 <= dw; d += 8) {
+        __m256 acc = _mm256_mul_ps(_mm256_i32gather_ps(row, _mm256_loadu_si256((const __m256i *)(p->xi + d)), 4),
+                                   _mm256_loadu_ps(p->xw + d));
+        for (uint32_t t = 1; t < p->xslots; t++) {
+            size_t o = (size_t)t * dw + d;
+            __m256 v = _mm256_i32gather_ps(row, _mm256_loadu_si256((const __m256i *)(p->xi + o)), 4);
+            acc = _mm256_add_ps(acc, _mm256_mul_ps(v, _mm256_loadu_ps(p->xw + o)));
+        }
+        _mm256_storeu_ps(buf + d, acc);
+    }
+    for (; d < dw; d++) {
+        float acc = row[p->xi[d]] * p->xw[d];
+        for (uint32_t t = 1; t < p->xslots; t++) acc += row[p->xi[(size_t)t * dw + d]] * p->xw[(size_t)t * dw + d];
+        buf[d] = acc;
+    }
+}
+#endif
+
 void area_resize(const area_plan *p, float *scratch, const uint8_t *src, uint8_t *dst)
 {
     uint32_t width = p->dw * p->cn, cn = p->cn;
-    float *buf = scratch, *sum = scratch + width;
+    float *buf = scratch, *sum = scratch + width, *row = scratch + 2 * (size_t)width;
+    void (*pass)(const area_plan *, const uint8_t *, float *, float *) = across;
+#ifdef AREA_AVX2
+    if (cn == 1 && __builtin_cpu_supports("avx2")) pass = across_gray_avx2;
+#endif
     for (uint32_t d = 0; d < width; d++) sum[d] = 0;
     int32_t prev = p->y[0].dst;
     for (uint32_t j = 0; j < p->ny; j++) {
         float beta = p->y[j].w;
-        const uint8_t *s = src + (size_t)p->y[j].src * p->sw * cn;
-        for (uint32_t d = 0; d < width; d++) buf[d] = 0;
-        for (uint32_t k = 0; k < p->nx; k++) {
-            const area_tap *t = &p->x[k];
-            for (uint32_t c = 0; c < cn; c++) buf[t->dst + c] += s[t->src + c] * t->w;
-        }
+        pass(p, src + (size_t)p->y[j].src * p->sw * cn, row, buf);
         if (p->y[j].dst != prev) {
             uint8_t *o = dst + (size_t)prev * width;
             for (uint32_t d = 0; d < width; d++) {

@@ -22,6 +22,12 @@ typedef struct area_plan {
     uint32_t sh, sw, dh, dw, cn;
     area_tap *x, *y;    /* OpenCV's xtab (offsets times cn) and ytab */
     uint32_t nx, ny;
+    /* x again by slot, for the vector pass: destination column d's t-th
+       tap reads source pixel xi[t dw + d] with weight xw[t dw + d]; a column
+       with fewer taps than xslots has weight 0 in the rest */
+    uint32_t xslots;
+    int32_t *xi;
+    float *xw;
 } area_plan;
 
 /* 0, or -1 (out of memory; or not a shrink: dh > sh or dw > sw). */
@@ -31,7 +37,7 @@ void area_plan_free(area_plan *p);
    the plan itself is read-only and shared). */
 static inline size_t area_scratch_floats(const area_plan *p)
 {
-    return 2 * (size_t)p->dw * p->cn;
+    return (2 * (size_t)p->dw + p->sw) * p->cn;
 }
 /* src: sh x sw x cn, dst: dh x dw x cn, both row-major and packed. */
 void area_resize(const area_plan *p, float *scratch, const uint8_t *src, uint8_t *dst);

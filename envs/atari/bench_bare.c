@@ -31,7 +31,7 @@ typedef struct game {
     int head;
 } game;
 
-static float scratch[2 * SIDE];
+static float scratch[2 * SIDE + ALE_SHIM_W]; /* area_scratch_floats for one channel */
 
 static void push(game *g, const area_plan *plan, uint8_t *obs)
 {
