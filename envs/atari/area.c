@@ -124,14 +124,12 @@ __attribute__((target("avx2"))) static void across_gray_avx2(const area_plan *p,
 }
 #endif
 
-void area_resize(const area_plan *p, float *scratch, const uint8_t *src, uint8_t *dst)
+typedef void across_fn(const area_plan *p, const uint8_t *s, float *row, float *buf);
+
+static void resize(const area_plan *p, float *scratch, const uint8_t *src, uint8_t *dst, across_fn *pass)
 {
     uint32_t width = p->dw * p->cn, cn = p->cn;
     float *buf = scratch, *sum = scratch + width, *row = scratch + 2 * (size_t)width;
-    void (*pass)(const area_plan *, const uint8_t *, float *, float *) = across;
-#ifdef AREA_AVX2
-    if (cn == 1 && __builtin_cpu_supports("avx2")) pass = across_gray_avx2;
-#endif
     for (uint32_t d = 0; d < width; d++) sum[d] = 0;
     int32_t prev = p->y[0].dst;
     for (uint32_t j = 0; j < p->ny; j++) {
@@ -150,4 +148,18 @@ void area_resize(const area_plan *p, float *scratch, const uint8_t *src, uint8_t
     }
     uint8_t *o = dst + (size_t)prev * width;
     for (uint32_t d = 0; d < width; d++) o[d] = round_u8(sum[d]);
+}
+
+void area_resize(const area_plan *p, float *scratch, const uint8_t *src, uint8_t *dst)
+{
+    across_fn *pass = across;
+#ifdef AREA_AVX2
+    if (p->cn == 1 && __builtin_cpu_supports("avx2")) pass = across_gray_avx2;
+#endif
+    resize(p, scratch, src, dst, pass);
+}
+
+void area_resize_scalar(const area_plan *p, float *scratch, const uint8_t *src, uint8_t *dst)
+{
+    resize(p, scratch, src, dst, across);
 }

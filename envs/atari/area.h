@@ -41,5 +41,7 @@ static inline size_t area_scratch_floats(const area_plan *p)
 }
 /* src: sh x sw x cn, dst: dh x dw x cn, both row-major and packed. */
 void area_resize(const area_plan *p, float *scratch, const uint8_t *src, uint8_t *dst);
+/* The same with the scalar loop on every host (the tests compare the two). */
+void area_resize_scalar(const area_plan *p, float *scratch, const uint8_t *src, uint8_t *dst);
 
 #endif
