@@ -4,6 +4,11 @@
 #include <math.h>
 #include <stdlib.h>
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define AREA_AVX2 1
+#endif
+
 /* OpenCV's computeResizeAreaTab: the taps of one axis, in its order. */
 static uint32_t taps(uint32_t ssize, uint32_t dsize, uint32_t cn, double scale, area_tap *t)
 {
@@ -38,6 +43,10 @@ int area_plan_init(area_plan *p, uint32_t sh, uint32_t sw, uint32_t dh, uint32_t
     /* OpenCV's scale is 1 / (dsize / ssize), not ssize / dsize */
     p->nx = taps(sw, dw, cn, 1.0 / ((double)dw / sw), p->x);
     p->ny = taps(sh, dh, 1, 1.0 / ((double)dh / sh), p->y);
+#ifdef AREA_AVX2
+    p->vector = cn == 1 && __builtin_cpu_supports("avx2");
+#endif
+    if (!p->vector) return 0;
     /* taps() writes each destination's taps together, in OpenCV's order */
     for (uint32_t k = 0, run = 0; k < p->nx; k++) {
         run = k && p->x[k].dst == p->x[k - 1].dst ? run + 1 : 1;
@@ -88,9 +97,7 @@ static void across(const area_plan *p, const uint8_t *s, float *row, float *buf)
     }
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-#define AREA_AVX2 1
+#ifdef AREA_AVX2
 /* across() for one channel, eight destination columns at a time, each
    column's taps by slot (xi, xw): the same products and sums in the same
    order (the first, 0 + x, is x; a padding slot adds exactly 0; this file is
@@ -152,11 +159,13 @@ static void resize(const area_plan *p, float *scratch, const uint8_t *src, uint8
 
 void area_resize(const area_plan *p, float *scratch, const uint8_t *src, uint8_t *dst)
 {
-    across_fn *pass = across;
 #ifdef AREA_AVX2
-    if (p->cn == 1 && __builtin_cpu_supports("avx2")) pass = across_gray_avx2;
+    if (p->vector) {
+        resize(p, scratch, src, dst, across_gray_avx2);
+        return;
+    }
 #endif
-    resize(p, scratch, src, dst, pass);
+    resize(p, scratch, src, dst, across);
 }
 
 void area_resize_scalar(const area_plan *p, float *scratch, const uint8_t *src, uint8_t *dst)

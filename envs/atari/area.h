@@ -22,9 +22,11 @@ typedef struct area_plan {
     uint32_t sh, sw, dh, dw, cn;
     area_tap *x, *y;    /* OpenCV's xtab (offsets times cn) and ytab */
     uint32_t nx, ny;
-    /* x again by slot, for the vector pass: destination column d's t-th
+    /* whether area_resize takes the vector pass (one channel, AVX2 here),
+       chosen once; then x again by slot for it: destination column d's t-th
        tap reads source pixel xi[t dw + d] with weight xw[t dw + d]; a column
        with fewer taps than xslots has weight 0 in the rest */
+    int vector;
     uint32_t xslots;
     int32_t *xi;
     float *xw;
