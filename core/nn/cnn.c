@@ -126,8 +126,15 @@ const float *rl_cnn_forward(rl_cnn *n, const float *params, const float *x, uint
     return n->acts[n->n_layers - 1];
 }
 
+/* A sample's actions must not depend on the batch it is inferred in.  The
+   in-place patches give every sample the same sums whatever B; OpenBLAS's
+   products may not, so unless every layer reads its patches in place the
+   samples go one at a time. */
 const float *rl_cnn_infer(rl_cnn *n, const float *params, const float *x, uint32_t B)
 {
+    uint32_t gather = 0;
+    for (uint32_t l = 0; l < n->n_layers; l++) gather += n->conv[l].wt != NULL;
+    if (gather == n->n_layers) return rl_cnn_forward(n, params, x, B);
     for (uint32_t b = 0; b < B; b++) run_layers(n, params, x, b, 1);
     return n->acts[n->n_layers - 1];
 }

@@ -6,7 +6,10 @@
    neighbouring input pixels: laying it out copies runs of k contiguous
    floats, where the transposed layout gathered one float at a time at the
    stride.  Tensors are channel-major: x [B][in_c][in_h][in_w],
-   y [B][out_c][out_h][out_w]; W [out_c][in_c][k][k] as PyTorch stores it. */
+   y [B][out_c][out_h][out_w]; W [out_c][in_c][k][k] as PyTorch stores it.
+   Where the CPU has AVX2 and FMA the forward's product reads the patches in
+   place instead (conv_gather.c): no patch matrix, no OpenBLAS packing, no
+   transposing pass; backward lays the patches out as before. */
 #include <stdlib.h>
 
 #include "nn_internal.h"
@@ -31,18 +34,37 @@ int rl_conv2d_create(rl_conv2d *c, rl_params *p, const char *prefix, uint32_t in
     size_t K = (size_t)in_c * k * k, BP = (size_t)max_batch * c->out_h * c->out_w;
     c->cols = rl_calloc_aligned(K * BP, sizeof(float));
     c->yt = rl_calloc_aligned((size_t)out_c * BP, sizeof(float));
-    if (!c->cols || !c->yt) {
-        rl_conv2d_destroy(c);
-        return RL_ENOMEM;
+    if (!c->cols || !c->yt) goto oom;
+    const uint32_t ph = in_h + 2 * pad, pw = in_w + 2 * pad;
+    /* the in-place patches address a chunk of samples with 32-bit offsets */
+    if (rl__conv_gather_fits() && (size_t)max_batch * in_c * ph * pw < ((size_t)1 << 31)) {
+        size_t blocks = (out_c + RL__GATHER_NB - 1) / RL__GATHER_NB;
+        c->wt = rl_calloc_aligned(blocks * RL__GATHER_NB * K, sizeof(float));
+        c->koff = rl_calloc_aligned(K, sizeof(uint32_t));
+        if (!c->wt || !c->koff) goto oom;
+        for (uint32_t ci = 0, i = 0; ci < in_c; ci++)
+            for (uint32_t ky = 0; ky < k; ky++)
+                for (uint32_t kx = 0; kx < k; kx++) c->koff[i++] = (ci * ph + ky) * pw + kx;
+        if (pad) { /* the border stays zero: only the inside is ever written */
+            c->xpad = rl_calloc_aligned((size_t)max_batch * in_c * ph * pw, sizeof(float));
+            if (!c->xpad) goto oom;
+        }
     }
     return RL_OK;
+oom:
+    rl_conv2d_destroy(c);
+    return RL_ENOMEM;
 }
 
 void rl_conv2d_destroy(rl_conv2d *c)
 {
     rl_free(c->cols);
     rl_free(c->yt);
-    c->cols = c->yt = NULL;
+    rl_free(c->wt);
+    rl_free(c->koff);
+    rl_free(c->xpad);
+    c->cols = c->yt = c->wt = c->xpad = NULL;
+    c->koff = NULL;
 }
 
 /* Where output pixel (oy, ox)'s patch lies: its top-left input pixel
@@ -123,8 +145,44 @@ static void im2col(const rl_conv2d *c, const float *restrict x, uint32_t B)
     }
 }
 
+/* The forward with the patches read in place: the weight transposed into
+   blocks of RL__GATHER_NB channels, the input bordered with zeros when
+   padded, then conv_gather.c's product. */
+static void forward_gather(rl_conv2d *c, const float *params, const float *x, float *y, uint32_t B)
+{
+    const uint32_t K = c->in_c * c->k * c->k, NB = RL__GATHER_NB;
+    const float *w = params + c->w_off;
+    for (uint32_t j0 = 0; j0 < c->out_c; j0 += NB) {
+        float *blk = c->wt + (size_t)j0 * K; /* zeros past out_c stay from the calloc */
+        const uint32_t n = c->out_c - j0 < NB ? c->out_c - j0 : NB;
+        for (uint32_t j = 0; j < n; j++) {
+            const float *row = w + (size_t)(j0 + j) * K;
+            for (uint32_t kk = 0; kk < K; kk++) blk[(size_t)kk * NB + j] = row[kk];
+        }
+    }
+    const uint32_t pad = c->pad, ph = c->in_h + 2 * pad, pw = c->in_w + 2 * pad;
+    if (pad) {
+        for (size_t plane = 0; plane < (size_t)B * c->in_c; plane++)
+            for (uint32_t iy = 0; iy < c->in_h; iy++)
+                memcpy(c->xpad + (plane * ph + iy + pad) * pw + pad, x + (plane * c->in_h + iy) * c->in_w,
+                       c->in_w * sizeof(float));
+        x = c->xpad;
+    }
+    const rl__conv_gather_args g = {
+        .x = x, .wt = c->wt, .bias = params + c->b_off, .koff = c->koff, .y = y, .B = B,
+        .in_c = c->in_c, .in_h = ph, .in_w = pw, .out_c = c->out_c, .out_h = c->out_h,
+        .out_w = c->out_w, .stride = c->stride, .K = K,
+    };
+    rl__conv_gather(&g);
+    c->cols_x = NULL; /* the patch matrix holds nothing of this input */
+}
+
 void rl_conv2d_forward(rl_conv2d *c, const float *params, const float *x, float *y, uint32_t B)
 {
+    if (c->wt) {
+        forward_gather(c, params, x, y, B);
+        return;
+    }
     size_t P = (size_t)c->out_h * c->out_w, BP = B * P, K = (size_t)c->in_c * c->k * c->k;
     im2col(c, x, B);
     c->cols_x = x, c->cols_b = B;

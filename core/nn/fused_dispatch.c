@@ -1,15 +1,18 @@
-/* fused.c's kernels in a portable build (-Dnative=false, the Python
- * wheel): fused.c is compiled once per instruction set (base, AVX2 + FMA,
- * AVX-512), and the first call picks the copy this CPU runs, so a wheel
- * built for baseline x86-64 still gets the kernels.  A native build
- * compiles fused.c alone and has no use for this file. */
+/* fused.c's and conv_gather.c's kernels in a portable build
+ * (-Dnative=false, the Python wheel): both are compiled once per
+ * instruction set (base, AVX2 + FMA, AVX-512), and the first call picks the
+ * copy this CPU runs, so a wheel built for baseline x86-64 still gets the
+ * kernels.  A native build compiles them alone and has no use for this
+ * file. */
 #include "nn_internal.h"
 
 #define VARIANT(name)                                                                                  \
     int rl__fused_fits_##name(int trans_a, int trans_b, uint32_t m, uint32_t n, uint32_t k);           \
     void rl__fused_gemm_##name(int trans_a, int trans_b, uint32_t m, uint32_t n, uint32_t k,          \
                                const float *a, uint32_t lda, const float *b, uint32_t ldb, float *c, \
-                               const rl__epilogue *e);
+                               const rl__epilogue *e);                                          \
+    int rl__conv_gather_fits_##name(void);                                                             \
+    void rl__conv_gather_##name(const rl__conv_gather_args *g);
 VARIANT(base)
 VARIANT(avx2)
 VARIANT(avx512)
@@ -47,5 +50,23 @@ void rl__fused_gemm(int trans_a, int trans_b, uint32_t m, uint32_t n, uint32_t k
     case AVX512: rl__fused_gemm_avx512(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, e); break;
     case AVX2: rl__fused_gemm_avx2(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, e); break;
     default: rl__fused_gemm_base(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, e); break;
+    }
+}
+
+int rl__conv_gather_fits(void)
+{
+    switch (chosen()) {
+    case AVX512: return rl__conv_gather_fits_avx512();
+    case AVX2: return rl__conv_gather_fits_avx2();
+    default: return rl__conv_gather_fits_base();
+    }
+}
+
+void rl__conv_gather(const rl__conv_gather_args *g)
+{
+    switch (chosen()) {
+    case AVX512: rl__conv_gather_avx512(g); break;
+    case AVX2: rl__conv_gather_avx2(g); break;
+    default: rl__conv_gather_base(g); break;
     }
 }

@@ -131,6 +131,23 @@ void rl__fused_gemm(int trans_a, int trans_b, uint32_t m, uint32_t n, uint32_t k
 /* 1 when rl__fused_gemm computes this shape with its own kernel. */
 int rl__fused_fits(int trans_a, int trans_b, uint32_t m, uint32_t n, uint32_t k);
 
+/* A convolution's forward product with its patches read in place
+   (conv_gather.c): y [B][out_c][out_h out_w] = bias + the sums over k of
+   x[b][0][oy stride][ox stride] at offset koff[k] times wt, where x is the
+   (already padded) input [B][in_c][in_h][in_w] and wt the weight
+   transposed in blocks of RL__GATHER_NB output channels ([out_c / NB
+   rounded up][K][NB], zero beyond out_c, 32-byte aligned). */
+#define RL__GATHER_NB 16
+typedef struct rl__conv_gather_args {
+    const float *x, *wt, *bias;
+    const uint32_t *koff; /* [K] */
+    float *y;
+    uint32_t B, in_c, in_h, in_w, out_c, out_h, out_w, stride, K;
+} rl__conv_gather_args;
+void rl__conv_gather(const rl__conv_gather_args *g);
+/* 1 when this CPU has rl__conv_gather's kernel (AVX2 and FMA). */
+int rl__conv_gather_fits(void);
+
 /* rl_linear_backward with din = din_epi(dout W): ADD accumulates as
    rl_linear_backward does, SET overwrites, ACT_GRAD goes on through the
    activation below (and the bias gradient of the layer that produced in). */

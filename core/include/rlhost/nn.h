@@ -236,6 +236,13 @@ typedef struct rl_conv2d {
     float *yt;   /* [max_batch out_h out_w][out_c] */
     const float *cols_x; /* the input (and batch) cols holds the patches of */
     uint32_t cols_b;
+    /* Where the CPU has AVX2 and FMA the forward reads its patches in place
+       (NULL otherwise): the weight transposed in blocks of 16 channels, each
+       patch element's offset in an input sample, and the zero-bordered copy
+       of the input when pad > 0. */
+    float *wt;
+    uint32_t *koff;
+    float *xpad;
 } rl_conv2d;
 
 /* RL_EINVAL when a size is 0 or the kernel does not fit the padded input. */
@@ -243,7 +250,9 @@ int rl_conv2d_create(rl_conv2d *c, rl_params *p, const char *prefix, uint32_t in
                      uint32_t in_w, uint32_t out_c, uint32_t k, uint32_t stride, uint32_t pad,
                      uint32_t max_batch);
 void rl_conv2d_destroy(rl_conv2d *c);
-/* y = conv(x) + b for B <= max_batch samples. */
+/* y = conv(x) + b for B <= max_batch samples.  With the in-place patches
+   (wt not NULL) a sample's output does not depend on B or on the other
+   samples. */
 void rl_conv2d_forward(rl_conv2d *c, const float *params, const float *x, float *y, uint32_t B);
 /* Accumulates dW and db into grad from dy; writes dx when not NULL.  Reuses
    the input patches the last forward left in the workspace when that
@@ -282,9 +291,10 @@ void rl_cnn_init(const rl_cnn *n, rl_params *p, rl_init_scheme scheme, rl_rng *r
 /* Training forward for B <= max_batch samples of x [B][in_c in_h in_w];
    returns [B][out_dim] (inside the workspace). */
 const float *rl_cnn_forward(rl_cnn *n, const float *params, const float *x, uint32_t B);
-/* Inference: one sample at a time, so a row's result does not depend on B
-   (as rl_mlp_infer).  It uses the same workspace as the training forward
-   (as rl_mlp_infer). */
+/* Inference: a row's result does not depend on B (as rl_mlp_infer): the
+   whole batch at once where every layer reads its patches in place, else
+   one sample at a time.  It uses the same workspace as the training
+   forward (as rl_mlp_infer). */
 const float *rl_cnn_infer(rl_cnn *n, const float *params, const float *x, uint32_t B);
 /* Backward of the last rl_cnn_forward on x from dout [B][out_dim];
    accumulates into grad (no input gradient: the CNN reads observations). */

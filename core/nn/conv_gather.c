@@ -1,0 +1,100 @@
+/* A convolution's forward product reading its patches in place (see
+ * conv.c and nn_internal.h).
+ *
+ * The product is the one conv.c's im2col path hands OpenBLAS, rows of
+ * patches times the transposed weight, but row m's patch is read straight
+ * from the input at xp[roff(m) + koff[k]] instead of being copied into a
+ * patch matrix first, and each tile stores its sums channel-major with the
+ * bias added, so neither the patch matrix nor the transposing pass that
+ * followed the product exist.  A tile is 6 rows (output pixels) by 16
+ * output channels in 12 AVX2 registers; the weight comes transposed in
+ * blocks of 16 channels (zero beyond out_c), and the column blocks are the
+ * outer loop, so a block (K x 16 floats) stays in cache across the rows.
+ *
+ * Invariant: every output is the fused multiply-add chain over k = 0, 1,
+ * ... started from zero, plus the bias; a pixel's result depends neither on
+ * the batch, nor on where its row falls in a tile, nor on the CPU's vector
+ * width (the AVX-512 copy of a portable build runs this same 8-lane code).
+ *
+ * Without AVX2 and FMA this file has no kernel and rl__conv_gather_fits
+ * says 0, and conv.c keeps to im2col and OpenBLAS.  A portable build
+ * compiles this file once per instruction set beside fused.c, and
+ * fused_dispatch.c picks the copy. */
+#ifdef RL_FUSED_VARIANT
+#define RL__GATHER_CAT2(a, b) a##_##b
+#define RL__GATHER_CAT(a, b) RL__GATHER_CAT2(a, b)
+#define rl__conv_gather_fits RL__GATHER_CAT(rl__conv_gather_fits, RL_FUSED_VARIANT)
+#define rl__conv_gather RL__GATHER_CAT(rl__conv_gather, RL_FUSED_VARIANT)
+#endif
+#include "nn_internal.h"
+
+#if defined(__AVX2__) && defined(HAVE_FMA8)
+#define MR 6 /* rows of a tile: 12 accumulators, 2 weight vectors, a broadcast */
+
+int rl__conv_gather_fits(void)
+{
+    return 1;
+}
+
+/* The sums of 6 rows (the patches at x[r] + koff[k]) by 16 channels. */
+static inline __attribute__((always_inline)) void tile(const float *const x[MR], const uint32_t *koff,
+                                                       uint32_t K, const float *wt, float out[MR][RL__GATHER_NB])
+{
+    __m256 acc[MR][2];
+    _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+    for (uint32_t k = 0; k < K; k++, wt += RL__GATHER_NB) {
+        const uint32_t o = koff[k];
+        const __m256 b0 = _mm256_load_ps(wt), b1 = _mm256_load_ps(wt + 8);
+        _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) {
+            const __m256 a = _mm256_broadcast_ss(x[r] + o);
+            acc[r][0] = _mm256_fmadd_ps(a, b0, acc[r][0]);
+            acc[r][1] = _mm256_fmadd_ps(a, b1, acc[r][1]);
+        }
+    }
+    _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) {
+        _mm256_storeu_ps(out[r], acc[r][0]);
+        _mm256_storeu_ps(out[r] + 8, acc[r][1]);
+    }
+}
+
+void rl__conv_gather(const rl__conv_gather_args *g)
+{
+    const uint32_t P = g->out_h * g->out_w, K = g->K;
+    const size_t M = (size_t)g->B * P, sample = (size_t)g->in_c * g->in_h * g->in_w;
+    for (uint32_t j0 = 0; j0 < g->out_c; j0 += RL__GATHER_NB) {
+        const float *wt = g->wt + (size_t)j0 * K;
+        const uint32_t w = g->out_c - j0 < RL__GATHER_NB ? g->out_c - j0 : RL__GATHER_NB;
+        for (size_t m0 = 0; m0 < M; m0 += MR) {
+            const uint32_t rows = M - m0 < MR ? (uint32_t)(M - m0) : MR;
+            const float *x[MR];
+            size_t at[MR]; /* where row r's outputs start in y, channel j0 */
+            for (uint32_t r = 0; r < MR; r++) {
+                const size_t m = m0 + (r < rows ? r : rows - 1); /* spare rows repeat the last */
+                const size_t b = m / P;
+                const uint32_t p = (uint32_t)(m - b * P), oy = p / g->out_w, ox = p - oy * g->out_w;
+                x[r] = g->x + b * sample + (size_t)oy * g->stride * g->in_w + (size_t)ox * g->stride;
+                at[r] = (b * g->out_c + j0) * P + p;
+            }
+            float out[MR][RL__GATHER_NB];
+            tile(x, g->koff, K, wt, out);
+            for (uint32_t c = 0; c < w; c++) {
+                const float bias = g->bias[j0 + c];
+                for (uint32_t r = 0; r < rows; r++) g->y[at[r] + (size_t)c * P] = out[r][c] + bias;
+            }
+        }
+    }
+}
+
+#else
+
+int rl__conv_gather_fits(void)
+{
+    return 0;
+}
+
+void rl__conv_gather(const rl__conv_gather_args *g)
+{
+    (void)g;
+}
+
+#endif
