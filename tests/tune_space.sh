@@ -99,6 +99,18 @@ for c in "$SRC"/configs/*.cfg; do
   grep -q 'plugin = "atari"' "$c" && ! "$RLHOST" list 2>/dev/null | grep -q "^env *atari" && continue
   expect_rc 0 "$(basename "$c"): the plugins' default space holds" -- "$RLHOST" tune "$c" --print-space
 done
+# Every shipped space file holds against the config of its name, or the
+# config its docs use it with (its keys are the algorithm's).
+for s in "$SRC"/configs/spaces/*.cfg; do
+  case "$(basename "$s")" in
+    cartpole_ppo_zoo.cfg) c="$SRC/configs/cartpole_ppo.cfg" ;;
+    mountain_car_continuous_td3.cfg) c="$SRC/configs/pendulum_td3.cfg" ;;
+    *) c="$SRC/configs/$(basename "$s")" ;;
+  esac
+  grep -q 'plugin = "mujoco"' "$c" && ! "$RLHOST" list 2>/dev/null | grep -q "^env *mujoco" && continue
+  grep -q 'plugin = "atari"' "$c" && ! "$RLHOST" list 2>/dev/null | grep -q "^env *atari" && continue
+  expect_rc 0 "spaces/$(basename "$s") holds against its config" -- "$RLHOST" tune "$c" --space "$s" --print-space
+done
 expect_rc 2 "a pair without any space says so" -- "$RLHOST" tune "$SRC/configs/cartpole_random.cfg" --print-space
 contains "$T/err" "neither 'cartpole' nor 'random' declares a default space: write one (docs/tune.md)" "and what to do"
 expect_rc 2 "tune without a config" -- "$RLHOST" tune --trials 3
