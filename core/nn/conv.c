@@ -36,8 +36,8 @@ int rl_conv2d_create(rl_conv2d *c, rl_params *p, const char *prefix, uint32_t in
     c->yt = rl_calloc_aligned((size_t)out_c * BP, sizeof(float));
     if (!c->cols || !c->yt) goto oom;
     const uint32_t ph = in_h + 2 * pad, pw = in_w + 2 * pad;
-    /* the in-place patches address a chunk of samples with 32-bit offsets */
-    if (rl__conv_gather_fits() && (size_t)max_batch * in_c * ph * pw < ((size_t)1 << 31)) {
+    /* koff holds a patch element's offset within one sample in 32 bits */
+    if (rl__conv_gather_fits() && (size_t)in_c * ph * pw <= UINT32_MAX) {
         size_t blocks = (out_c + RL__GATHER_NB - 1) / RL__GATHER_NB;
         c->wt = rl_calloc_aligned(blocks * RL__GATHER_NB * K, sizeof(float));
         c->koff = rl_calloc_aligned(K, sizeof(uint32_t));
