@@ -233,6 +233,24 @@ static double conv_direct(const rl_conv2d *c, const float *params, const float *
     return s;
 }
 
+/* dL/dW[oc][kk] for dL/dy = r: the sum over samples and output pixels of
+   r times the input under patch element kk, in double. */
+static double conv_dw_direct(const rl_conv2d *c, const float *x, const float *r, uint32_t B, uint32_t oc,
+                             uint32_t kk)
+{
+    const uint32_t k = c->k, ci = kk / (k * k), ky = kk / k % k, kx = kk % k;
+    double s = 0;
+    for (uint32_t b = 0; b < B; b++)
+        for (uint32_t oy = 0; oy < c->out_h; oy++)
+            for (uint32_t ox = 0; ox < c->out_w; ox++) {
+                long iy = (long)oy * c->stride + ky - c->pad, ix = (long)ox * c->stride + kx - c->pad;
+                if (iy < 0 || ix < 0 || iy >= (long)c->in_h || ix >= (long)c->in_w) continue;
+                s += (double)r[(((size_t)b * c->out_c + oc) * c->out_h + oy) * c->out_w + ox] *
+                     x[(((size_t)b * c->in_c + ci) * c->in_h + iy) * c->in_w + ix];
+            }
+    return s;
+}
+
 typedef struct conv_shape {
     uint32_t in_c, h, w, out_c, k, stride, pad, B;
 } conv_shape;
@@ -287,6 +305,41 @@ static void test_conv2d(rl_rng *rng, conv_shape s)
     }
     memset(c.p.grad, 0, c.p.n * sizeof(float));
     rl_conv2d_backward(&c.c, c.p.data, c.p.grad, x, r, dx, c.B);
+    const size_t K = (size_t)in_c * k * k, nw = (size_t)out_c * K;
+    const float *dw = c.p.grad + c.c.w_off;
+    worst = 0;
+    double scale = 0;
+    for (uint32_t oc = 0; oc < out_c; oc++)
+        for (size_t kk = 0; kk < K; kk++) {
+            const double d = conv_dw_direct(&c.c, x, r, c.B, oc, (uint32_t)kk);
+            worst = fmax(worst, fabs(d - dw[oc * K + kk])), scale = fmax(scale, fabs(d));
+        }
+    snprintf(what, sizeof what, "%s: the weight gradient equals the direct sum", name);
+    if (!OK(worst < 1e-5 * sqrt((double)c.B * P), what)) printf("#   worst difference %g of %g\n", worst, scale);
+    if (c.c.wt) { /* in place against laid out, a repeat, and accumulation into grad */
+        float *g1 = malloc(c.p.n * sizeof *g1), *dx2 = malloc(nx * sizeof *dx2);
+        memcpy(g1, c.p.grad, c.p.n * sizeof *g1);
+        float *wt = c.c.wt;
+        c.c.wt = NULL;
+        memset(c.p.grad, 0, c.p.n * sizeof(float));
+        rl_conv2d_backward(&c.c, c.p.data, c.p.grad, x, r, dx2, c.B);
+        c.c.wt = wt;
+        worst = 0;
+        for (size_t i = 0; i < nw; i++) worst = fmax(worst, fabs((double)dw[i] - g1[c.c.w_off + i]));
+        snprintf(what, sizeof what, "%s: the weight gradient in place equals the laid-out one", name);
+        if (!OK(worst < 1e-5 * sqrt((double)c.B * P), what)) printf("#   worst difference %g\n", worst);
+        memset(c.p.grad, 0, c.p.n * sizeof(float));
+        rl_conv2d_backward(&c.c, c.p.data, c.p.grad, x, r, dx2, c.B);
+        snprintf(what, sizeof what, "%s: the same backward twice, bit for bit", name);
+        OK(!memcmp(c.p.grad, g1, c.p.n * sizeof *g1) && !memcmp(dx, dx2, nx * sizeof *dx), what);
+        rl_conv2d_backward(&c.c, c.p.data, c.p.grad, x, r, dx2, c.B);
+        worst = 0;
+        for (size_t i = 0; i < c.p.n; i++) worst = fmax(worst, fabs((double)c.p.grad[i] - 2.0 * g1[i]));
+        snprintf(what, sizeof what, "%s: a second backward adds to the gradients", name);
+        OK(worst <= 1e-6 * (1 + scale), what);
+        memcpy(c.p.grad, g1, c.p.n * sizeof *g1);
+        free(g1), free(dx2);
+    }
     snprintf(what, sizeof what, "%s: parameters", name);
     grad_check(what, c.p.data, c.p.grad, c.p.n, conv_loss, &c, 1e-2, 2e-3);
     snprintf(what, sizeof what, "%s: input", name);
@@ -304,6 +357,8 @@ static void test_conv2d_shapes(rl_rng *rng)
         {3, 9, 9, 20, 3, 1, 1, 2},  /* a block and a part */
         {5, 8, 8, 40, 4, 2, 0, 3},  /* two blocks and a part */
         {1, 5, 5, 1, 5, 1, 0, 5},   /* 1x1 outputs: fewer rows than a tile */
+        {3, 12, 12, 20, 3, 1, 1, 5}, /* the weight gradient's groups of samples: 2, 2, 1 */
+        {2, 16, 16, 8, 3, 1, 0, 2},  /* a sample a group */
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) test_conv2d(rng, shapes[i]);
     rl_conv2d bad;

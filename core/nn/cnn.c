@@ -40,6 +40,9 @@ int rl_cnn_create(rl_cnn *n, rl_params *p, const char *prefix, uint32_t in_c, ui
         }
         uint32_t oh = (h + 2 * pd - k) / s + 1, ow = (w + 2 * pd - k) / s + 1;
         size_t patch = (size_t)c * k * k * oh * ow;
+        /* a first layer that reads its patches in place lays out none: it
+           has no input gradient to compute */
+        if (l == 0 && rl__conv2d_gathers(c, h + 2 * pd, w + 2 * pd)) patch = 0;
         if (patch > worst) worst = patch;
         c = channels[l], h = oh, w = ow;
     }
@@ -106,19 +109,27 @@ static size_t in_size(const rl_cnn *n)
     return (size_t)n->in_c * n->in_h * n->in_w;
 }
 
-/* Layers over samples [b0, b0+B): per-chunk products, ReLU in place. */
+/* The weights as the in-place products read them, once per batch. */
+static void pack(rl_cnn *n, const float *params)
+{
+    for (uint32_t l = 0; l < n->n_layers; l++) rl__conv2d_pack(&n->conv[l], params);
+}
+
+/* Layers over samples [b0, b0+B) with the weights packed: per-chunk
+   products, ReLU in place. */
 static void run_layers(rl_cnn *n, const float *params, const float *x, uint32_t b0, uint32_t B)
 {
     for (uint32_t l = 0; l < n->n_layers; l++) {
         const float *in = l ? n->acts[l - 1] + (size_t)b0 * n->act_size[l - 1] : x + (size_t)b0 * in_size(n);
         float *out = n->acts[l] + (size_t)b0 * n->act_size[l];
-        rl_conv2d_forward(&n->conv[l], params, in, out, B);
+        rl__conv2d_forward_packed(&n->conv[l], params, in, out, B);
         rl_activation_forward(RL_ACT_RELU, out, out, (size_t)B * n->act_size[l]);
     }
 }
 
 const float *rl_cnn_forward(rl_cnn *n, const float *params, const float *x, uint32_t B)
 {
+    pack(n, params);
     for (uint32_t b0 = 0; b0 < B; b0 += n->chunk) {
         uint32_t m = B - b0 < n->chunk ? B - b0 : n->chunk;
         run_layers(n, params, x, b0, m);
@@ -135,6 +146,7 @@ const float *rl_cnn_infer(rl_cnn *n, const float *params, const float *x, uint32
     uint32_t gather = 0;
     for (uint32_t l = 0; l < n->n_layers; l++) gather += n->conv[l].wt != NULL;
     if (gather == n->n_layers) return rl_cnn_forward(n, params, x, B);
+    pack(n, params);
     for (uint32_t b = 0; b < B; b++) run_layers(n, params, x, b, 1);
     return n->acts[n->n_layers - 1];
 }

@@ -7,12 +7,19 @@
    floats, where the transposed layout gathered one float at a time at the
    stride.  Tensors are channel-major: x [B][in_c][in_h][in_w],
    y [B][out_c][out_h][out_w]; W [out_c][in_c][k][k] as PyTorch stores it.
-   Where the CPU has AVX2 and FMA the forward's product reads the patches in
-   place instead (conv_gather.c): no patch matrix, no OpenBLAS packing, no
-   transposing pass; backward lays the patches out as before. */
+   Where the CPU has AVX2 and FMA the forward's product and the weight
+   gradient read the patches in place instead (conv_gather.c): no patch
+   matrix, no OpenBLAS packing, no transposing pass after the forward; only
+   the input gradient still goes through a patch matrix (dcols) and col2im. */
 #include <stdlib.h>
 
 #include "nn_internal.h"
+
+int rl__conv2d_gathers(uint32_t in_c, uint32_t ph, uint32_t pw)
+{
+    /* koff and moff hold offsets within one sample in 32 bits */
+    return rl__conv_gather_fits() && (size_t)in_c * ph * pw <= UINT32_MAX;
+}
 
 int rl_conv2d_create(rl_conv2d *c, rl_params *p, const char *prefix, uint32_t in_c, uint32_t in_h,
                      uint32_t in_w, uint32_t out_c, uint32_t k, uint32_t stride, uint32_t pad,
@@ -32,19 +39,25 @@ int rl_conv2d_create(rl_conv2d *c, rl_params *p, const char *prefix, uint32_t in
     snprintf(name, sizeof name, "%s.bias", prefix);
     c->b_off = rl_params_add(p, name, out_c, 1);
     size_t K = (size_t)in_c * k * k, BP = (size_t)max_batch * c->out_h * c->out_w;
-    c->cols = rl_calloc_aligned(K * BP, sizeof(float));
-    c->yt = rl_calloc_aligned((size_t)out_c * BP, sizeof(float));
-    if (!c->cols || !c->yt) goto oom;
     const uint32_t ph = in_h + 2 * pad, pw = in_w + 2 * pad;
-    /* koff holds a patch element's offset within one sample in 32 bits */
-    if (rl__conv_gather_fits() && (size_t)in_c * ph * pw <= UINT32_MAX) {
-        size_t blocks = (out_c + RL__GATHER_NB - 1) / RL__GATHER_NB;
+    const int gather = rl__conv2d_gathers(in_c, ph, pw);
+    const size_t blocks = (out_c + RL__GATHER_NB - 1) / RL__GATHER_NB;
+    c->ldyt = gather ? (uint32_t)(blocks * RL__GATHER_NB) : out_c;
+    c->cols = rl_calloc_aligned(K * BP, sizeof(float));
+    /* the kernel reads the columns past out_c and drops what they give */
+    c->yt = rl_calloc_aligned((size_t)c->ldyt * BP, sizeof(float));
+    c->dbsum = rl_calloc_aligned(out_c, sizeof(double));
+    if (!c->cols || !c->yt || !c->dbsum) goto oom;
+    if (gather) {
         c->wt = rl_calloc_aligned(blocks * RL__GATHER_NB * K, sizeof(float));
         c->koff = rl_calloc_aligned(K, sizeof(uint32_t));
-        if (!c->wt || !c->koff) goto oom;
+        c->moff = rl_calloc_aligned((size_t)c->out_h * c->out_w, sizeof(uint32_t));
+        if (!c->wt || !c->koff || !c->moff) goto oom;
         for (uint32_t ci = 0, i = 0; ci < in_c; ci++)
             for (uint32_t ky = 0; ky < k; ky++)
                 for (uint32_t kx = 0; kx < k; kx++) c->koff[i++] = (ci * ph + ky) * pw + kx;
+        for (uint32_t oy = 0, i = 0; oy < c->out_h; oy++)
+            for (uint32_t ox = 0; ox < c->out_w; ox++) c->moff[i++] = oy * stride * pw + ox * stride;
         if (pad) { /* the border stays zero: only the inside is ever written */
             c->xpad = rl_calloc_aligned((size_t)max_batch * in_c * ph * pw, sizeof(float));
             if (!c->xpad) goto oom;
@@ -60,11 +73,14 @@ void rl_conv2d_destroy(rl_conv2d *c)
 {
     rl_free(c->cols);
     rl_free(c->yt);
+    rl_free(c->dbsum);
+    c->dbsum = NULL;
     rl_free(c->wt);
     rl_free(c->koff);
+    rl_free(c->moff);
     rl_free(c->xpad);
     c->cols = c->yt = c->wt = c->xpad = NULL;
-    c->koff = NULL;
+    c->koff = c->moff = NULL;
 }
 
 /* Where output pixel (oy, ox)'s patch lies: its top-left input pixel
@@ -98,12 +114,22 @@ static inline void run_copy(float *restrict r, const float *restrict s, uint32_t
     }
 }
 
-/* d[0 .. k) += s[0 .. k), the common sides with constant trip counts. */
+/* d[0 .. k) += s[0 .. k), the common sides with constant trip counts; 8
+   and 4 as whole vectors (unaligned, through memcpy). */
+typedef float rl__v4 __attribute__((vector_size(16)));
+static inline void add4(float *restrict d, const float *restrict s)
+{
+    rl__v4 a, b;
+    memcpy(&a, d, sizeof a), memcpy(&b, s, sizeof b);
+    a += b;
+    memcpy(d, &a, sizeof a);
+}
+
 static inline void run_add(float *restrict d, const float *restrict s, uint32_t k)
 {
     switch (k) {
-    case 8: for (int i = 0; i < 8; i++) d[i] += s[i]; break;
-    case 4: for (int i = 0; i < 4; i++) d[i] += s[i]; break;
+    case 8: add4(d, s), add4(d + 4, s + 4); break;
+    case 4: add4(d, s); break;
     case 3: for (int i = 0; i < 3; i++) d[i] += s[i]; break;
     default: for (uint32_t i = 0; i < k; i++) d[i] += s[i]; break;
     }
@@ -145,11 +171,24 @@ static void im2col(const rl_conv2d *c, const float *restrict x, uint32_t B)
     }
 }
 
-/* The forward with the patches read in place: the weight transposed into
-   blocks of RL__GATHER_NB channels, the input bordered with zeros when
-   padded, then conv_gather.c's product. */
-static void forward_gather(rl_conv2d *c, const float *params, const float *x, float *y, uint32_t B)
+/* The input as the in-place kernels read it: x itself, or with pad > 0 its
+   copy inside xpad's zero border. */
+static const float *padded(rl_conv2d *c, const float *x, uint32_t B)
 {
+    const uint32_t pad = c->pad, ph = c->in_h + 2 * pad, pw = c->in_w + 2 * pad;
+    if (!pad) return x;
+    for (size_t plane = 0; plane < (size_t)B * c->in_c; plane++)
+        for (uint32_t iy = 0; iy < c->in_h; iy++)
+            memcpy(c->xpad + (plane * ph + iy + pad) * pw + pad, x + (plane * c->in_h + iy) * c->in_w,
+                   c->in_w * sizeof(float));
+    return c->xpad;
+}
+
+/* The weight transposed into blocks of RL__GATHER_NB channels, as the
+   in-place forward reads it. */
+void rl__conv2d_pack(rl_conv2d *c, const float *params)
+{
+    if (!c->wt) return;
     const uint32_t K = c->in_c * c->k * c->k, NB = RL__GATHER_NB;
     const float *w = params + c->w_off;
     for (uint32_t j0 = 0; j0 < c->out_c; j0 += NB) {
@@ -160,18 +199,17 @@ static void forward_gather(rl_conv2d *c, const float *params, const float *x, fl
             for (uint32_t kk = 0; kk < K; kk++) blk[(size_t)kk * NB + j] = row[kk];
         }
     }
-    const uint32_t pad = c->pad, ph = c->in_h + 2 * pad, pw = c->in_w + 2 * pad;
-    if (pad) {
-        for (size_t plane = 0; plane < (size_t)B * c->in_c; plane++)
-            for (uint32_t iy = 0; iy < c->in_h; iy++)
-                memcpy(c->xpad + (plane * ph + iy + pad) * pw + pad, x + (plane * c->in_h + iy) * c->in_w,
-                       c->in_w * sizeof(float));
-        x = c->xpad;
-    }
+}
+
+/* The forward with the patches read in place: the input bordered with zeros
+   when padded, then conv_gather.c's product over the packed weight. */
+static void forward_gather(rl_conv2d *c, const float *params, const float *x, float *y, uint32_t B)
+{
+    const uint32_t K = c->in_c * c->k * c->k;
     const rl__conv_gather_args g = {
-        .x = x, .wt = c->wt, .bias = params + c->b_off, .koff = c->koff, .y = y, .B = B,
-        .in_c = c->in_c, .in_h = ph, .in_w = pw, .out_c = c->out_c, .out_h = c->out_h,
-        .out_w = c->out_w, .stride = c->stride, .K = K,
+        .x = padded(c, x, B), .wt = c->wt, .bias = params + c->b_off, .koff = c->koff, .y = y, .B = B,
+        .in_c = c->in_c, .in_h = c->in_h + 2 * c->pad, .in_w = c->in_w + 2 * c->pad, .out_c = c->out_c,
+        .out_h = c->out_h, .out_w = c->out_w, .stride = c->stride, .K = K,
     };
     rl__conv_gather(&g);
     /* the floor (rlhost bench --stage floor) replays it as the product it is */
@@ -180,6 +218,12 @@ static void forward_gather(rl_conv2d *c, const float *params, const float *x, fl
 }
 
 void rl_conv2d_forward(rl_conv2d *c, const float *params, const float *x, float *y, uint32_t B)
+{
+    rl__conv2d_pack(c, params);
+    rl__conv2d_forward_packed(c, params, x, y, B);
+}
+
+void rl__conv2d_forward_packed(rl_conv2d *c, const float *params, const float *x, float *y, uint32_t B)
 {
     if (c->wt) {
         forward_gather(c, params, x, y, B);
@@ -204,26 +248,45 @@ void rl_conv2d_backward(rl_conv2d *c, const float *params, float *grad, const fl
                         float *dx, uint32_t B)
 {
     size_t P = (size_t)c->out_h * c->out_w, BP = B * P, K = (size_t)c->in_c * c->k * c->k;
-    float *db = grad + c->b_off;
-    for (uint32_t oc = 0; oc < c->out_c; oc++) { /* dY as [B P][out_c], and db */
-        double s = 0;
-        for (uint32_t b = 0; b < B; b++) {
-            const float *src = dy + ((size_t)b * c->out_c + oc) * P;
-            float *dst = c->yt + (size_t)b * P * c->out_c + oc;
-            for (size_t i = 0; i < P; i++) {
-                dst[i * c->out_c] = src[i];
-                s += src[i];
+    const uint32_t ld = c->ldyt, out_c = c->out_c;
+    /* dY as [B P][ld], 16 pixels at a time so that both sides stay in L1 */
+    for (uint32_t b = 0; b < B; b++)
+        for (size_t i0 = 0; i0 < P; i0 += 16) {
+            const size_t n = P - i0 < 16 ? P - i0 : 16;
+            float *dst = c->yt + ((size_t)b * P + i0) * ld;
+            for (uint32_t oc = 0; oc < out_c; oc++) {
+                const float *src = dy + ((size_t)b * out_c + oc) * P + i0;
+                for (size_t i = 0; i < n; i++) dst[i * ld + oc] = src[i];
             }
         }
-        db[oc] += (float)s;
+    /* db: each channel's sum in double over the pixels in order, the
+       channels side by side */
+    double *s = c->dbsum;
+    memset(s, 0, out_c * sizeof *s);
+    for (size_t m = 0; m < BP; m++) {
+        const float *row = c->yt + m * ld;
+        for (uint32_t oc = 0; oc < out_c; oc++) s[oc] += row[oc];
     }
-    if (c->cols_x != x || c->cols_b != B) im2col(c, x, B); /* another forward ran since */
+    float *db = grad + c->b_off;
+    for (uint32_t oc = 0; oc < out_c; oc++) db[oc] += (float)s[oc];
     /* dW[out_c][K] += dY^T cols */
-    rl__sgemm(1, 0, c->out_c, (uint32_t)K, (uint32_t)BP, c->yt, c->out_c, c->cols, (uint32_t)K, 1.0f,
-              grad + c->w_off, (uint32_t)K);
+    if (c->wt) {
+        const rl__conv_gather_args g = {
+            .x = padded(c, x, B), .koff = c->koff, .dyt = c->yt, .moff = c->moff, .dw = grad + c->w_off,
+            .B = B, .in_c = c->in_c, .in_h = c->in_h + 2 * c->pad, .in_w = c->in_w + 2 * c->pad,
+            .out_c = c->out_c, .out_h = c->out_h, .out_w = c->out_w, .stride = c->stride,
+            .K = (uint32_t)K, .ld = ld,
+        };
+        rl__conv_gather_dw(&g);
+        rl__ledger_count(1, 0, c->out_c, (uint32_t)K, (uint32_t)BP); /* as the sgemm it replaces */
+    } else {
+        if (c->cols_x != x || c->cols_b != B) im2col(c, x, B); /* another forward ran since */
+        rl__sgemm(1, 0, c->out_c, (uint32_t)K, (uint32_t)BP, c->yt, ld, c->cols, (uint32_t)K, 1.0f,
+                  grad + c->w_off, (uint32_t)K);
+    }
     if (!dx) return;
     /* dcols[BP][K] = dY W, then scattered back into dx (col2im) */
-    rl__sgemm(0, 0, (uint32_t)BP, (uint32_t)K, c->out_c, c->yt, c->out_c, params + c->w_off, (uint32_t)K, 0.0f,
+    rl__sgemm(0, 0, (uint32_t)BP, (uint32_t)K, c->out_c, c->yt, ld, params + c->w_off, (uint32_t)K, 0.0f,
               c->cols, (uint32_t)K);
     c->cols_x = NULL; /* cols holds gradients now */
     const uint32_t k = c->k, in_c = c->in_c, in_h = c->in_h, in_w = c->in_w;

@@ -1,5 +1,5 @@
-/* A convolution's forward product reading its patches in place (see
- * conv.c and nn_internal.h).
+/* A convolution's products reading its patches in place (see conv.c and
+ * nn_internal.h): the forward's, and the backward's weight gradient.
  *
  * The product is the one conv.c's im2col path hands OpenBLAS, rows of
  * patches times the transposed weight, but row m's patch is read straight
@@ -16,6 +16,16 @@
  * the batch, nor on where its row falls in a tile, nor on the CPU's vector
  * width (the AVX-512 copy of a portable build runs this same 8-lane code).
  *
+ * The weight gradient dW [out_c][K] is the product of the transposed dY
+ * and the patch matrix, the sum over output pixels m of dY[m][oc] times
+ * patch m's element k.  Its tile is the forward's turned around: 6 patch
+ * elements k (rows, read at x + koff[k] + moff[m]) by 16 channels of dY,
+ * with the output pixels as the sum's index.  Each tile's sum runs over a
+ * group of samples (enough for a few hundred pixels, so the tile's stores
+ * are a small share of its work and a group's input and dY stay in cache)
+ * and is added to dW; groups go in order from sample 0.  So dW is the same
+ * for the same batch and shape whatever the CPU's vector width.
+ *
  * Without AVX2 and FMA this file has no kernel and rl__conv_gather_fits
  * says 0, and conv.c keeps to im2col and OpenBLAS.  A portable build
  * compiles this file once per instruction set beside fused.c, and
@@ -25,6 +35,7 @@
 #define RL__GATHER_CAT(a, b) RL__GATHER_CAT2(a, b)
 #define rl__conv_gather_fits RL__GATHER_CAT(rl__conv_gather_fits, RL_FUSED_VARIANT)
 #define rl__conv_gather RL__GATHER_CAT(rl__conv_gather, RL_FUSED_VARIANT)
+#define rl__conv_gather_dw RL__GATHER_CAT(rl__conv_gather_dw, RL_FUSED_VARIANT)
 #endif
 #include "nn_internal.h"
 
@@ -35,6 +46,7 @@ int rl__conv_gather_fits(void)
 {
     return 1;
 }
+
 
 /* The sums of 6 rows (the patches at x[r] + koff[k]) by 16 channels. */
 static inline __attribute__((always_inline)) void tile(const float *const x[MR], const uint32_t *koff,
@@ -49,6 +61,34 @@ static inline __attribute__((always_inline)) void tile(const float *const x[MR],
             const __m256 a = _mm256_broadcast_ss(x[r] + o);
             acc[r][0] = _mm256_fmadd_ps(a, b0, acc[r][0]);
             acc[r][1] = _mm256_fmadd_ps(a, b1, acc[r][1]);
+        }
+    }
+    _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) {
+        _mm256_storeu_ps(out[r], acc[r][0]);
+        _mm256_storeu_ps(out[r] + 8, acc[r][1]);
+    }
+}
+
+/* The sums of 6 patch elements (at x[r] + moff[p] in each of G samples) by
+   16 channels of dy ([G P] rows, ld apart), over the G P output pixels. */
+static inline __attribute__((always_inline)) void tile_dw(const float *const x[MR], const uint32_t *moff,
+                                                          uint32_t P, uint32_t G, size_t sample,
+                                                          const float *dy, size_t ld,
+                                                          float out[MR][RL__GATHER_NB])
+{
+    __m256 acc[MR][2];
+    _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+    for (uint32_t s = 0; s < G; s++) {
+        const float *xs[MR];
+        _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) xs[r] = x[r] + s * sample;
+        for (uint32_t p = 0; p < P; p++, dy += ld) {
+            const uint32_t o = moff[p];
+            const __m256 b0 = _mm256_load_ps(dy), b1 = _mm256_load_ps(dy + 8);
+            _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) {
+                const __m256 a = _mm256_broadcast_ss(xs[r] + o);
+                acc[r][0] = _mm256_fmadd_ps(a, b0, acc[r][0]);
+                acc[r][1] = _mm256_fmadd_ps(a, b1, acc[r][1]);
+            }
         }
     }
     _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) {
@@ -85,6 +125,35 @@ void rl__conv_gather(const rl__conv_gather_args *g)
     }
 }
 
+/* Output pixels a tile's sum runs over, at least: the group of samples is
+   this many pixels rounded up to whole samples. */
+#define DW_GROUP_PIXELS 192
+
+void rl__conv_gather_dw(const rl__conv_gather_args *g)
+{
+    const uint32_t P = g->out_h * g->out_w, K = g->K;
+    const size_t sample = (size_t)g->in_c * g->in_h * g->in_w;
+    const uint32_t per = P >= DW_GROUP_PIXELS ? 1 : (DW_GROUP_PIXELS + P - 1) / P;
+    for (uint32_t b0 = 0; b0 < g->B; b0 += per) {
+        const uint32_t G = g->B - b0 < per ? g->B - b0 : per;
+        const float *xb = g->x + (size_t)b0 * sample, *dyb = g->dyt + (size_t)b0 * P * g->ld;
+        for (uint32_t j0 = 0; j0 < g->out_c; j0 += RL__GATHER_NB) {
+            const uint32_t w = g->out_c - j0 < RL__GATHER_NB ? g->out_c - j0 : RL__GATHER_NB;
+            for (uint32_t k0 = 0; k0 < K; k0 += MR) {
+                const uint32_t rows = K - k0 < MR ? K - k0 : MR;
+                const float *x[MR];
+                for (uint32_t r = 0; r < MR; r++) x[r] = xb + g->koff[k0 + (r < rows ? r : rows - 1)];
+                float out[MR][RL__GATHER_NB];
+                tile_dw(x, g->moff, P, G, sample, dyb + j0, g->ld, out);
+                for (uint32_t c = 0; c < w; c++) {
+                    float *d = g->dw + (size_t)(j0 + c) * K + k0;
+                    for (uint32_t r = 0; r < rows; r++) d[r] += out[r][c];
+                }
+            }
+        }
+    }
+}
+
 #else
 
 int rl__conv_gather_fits(void)
@@ -93,6 +162,11 @@ int rl__conv_gather_fits(void)
 }
 
 void rl__conv_gather(const rl__conv_gather_args *g)
+{
+    (void)g;
+}
+
+void rl__conv_gather_dw(const rl__conv_gather_args *g)
 {
     (void)g;
 }

@@ -12,7 +12,8 @@
                                const float *a, uint32_t lda, const float *b, uint32_t ldb, float *c, \
                                const rl__epilogue *e);                                          \
     int rl__conv_gather_fits_##name(void);                                                             \
-    void rl__conv_gather_##name(const rl__conv_gather_args *g);
+    void rl__conv_gather_##name(const rl__conv_gather_args *g);                                        \
+    void rl__conv_gather_dw_##name(const rl__conv_gather_args *g);
 VARIANT(base)
 VARIANT(avx2)
 VARIANT(avx512)
@@ -68,5 +69,14 @@ void rl__conv_gather(const rl__conv_gather_args *g)
     case AVX512: rl__conv_gather_avx512(g); break;
     case AVX2: rl__conv_gather_avx2(g); break;
     default: rl__conv_gather_base(g); break;
+    }
+}
+
+void rl__conv_gather_dw(const rl__conv_gather_args *g)
+{
+    switch (chosen()) {
+    case AVX512: rl__conv_gather_dw_avx512(g); break;
+    case AVX2: rl__conv_gather_dw_avx2(g); break;
+    default: rl__conv_gather_dw_base(g); break;
     }
 }

@@ -131,22 +131,40 @@ void rl__fused_gemm(int trans_a, int trans_b, uint32_t m, uint32_t n, uint32_t k
 /* 1 when rl__fused_gemm computes this shape with its own kernel. */
 int rl__fused_fits(int trans_a, int trans_b, uint32_t m, uint32_t n, uint32_t k);
 
-/* A convolution's forward product with its patches read in place
-   (conv_gather.c): y [B][out_c][out_h out_w] = bias + the sums over k of
-   x[b][0][oy stride][ox stride] at offset koff[k] times wt, where x is the
-   (already padded) input [B][in_c][in_h][in_w] and wt the weight
-   transposed in blocks of RL__GATHER_NB output channels ([out_c / NB
-   rounded up][K][NB], zero beyond out_c, 32-byte aligned). */
+/* A convolution's products with its patches read in place
+   (conv_gather.c).  The forward: y [B][out_c][out_h out_w] = bias + the
+   sums over k of x[b][0][oy stride][ox stride] at offset koff[k] times wt,
+   where x is the (already padded) input [B][in_c][in_h][in_w] and wt the
+   weight transposed in blocks of RL__GATHER_NB output channels ([out_c /
+   NB rounded up][K][NB], zero beyond out_c, 32-byte aligned).  The weight
+   gradient: dw [out_c][K] += the sums over output pixels m = (b, p) of
+   dyt[m][oc] times x[b] at moff[p] + koff[k], where moff[p] is pixel p's
+   patch corner within a sample and dyt holds dY transposed, rows ld
+   floats apart (ld a multiple of NB, zero beyond out_c, 32-byte aligned). */
 #define RL__GATHER_NB 16
 typedef struct rl__conv_gather_args {
     const float *x, *wt, *bias;
     const uint32_t *koff; /* [K] */
     float *y;
-    uint32_t B, in_c, in_h, in_w, out_c, out_h, out_w, stride, K;
+    const float *dyt;     /* the weight gradient's: [B P][ld] */
+    const uint32_t *moff; /* [P] */
+    float *dw;
+    uint32_t B, in_c, in_h, in_w, out_c, out_h, out_w, stride, K, ld;
 } rl__conv_gather_args;
 void rl__conv_gather(const rl__conv_gather_args *g);
+void rl__conv_gather_dw(const rl__conv_gather_args *g);
 /* 1 when this CPU has rl__conv_gather's kernel (AVX2 and FMA). */
 int rl__conv_gather_fits(void);
+/* 1 when a layer over a padded input of ph x pw pixels and in_c channels
+   reads its patches in place (the kernel, and offsets that fit 32 bits):
+   then only its input gradient uses the patch matrix. */
+int rl__conv2d_gathers(uint32_t in_c, uint32_t ph, uint32_t pw);
+/* rl_conv2d_forward in two steps, so that a CNN packs each weight once per
+   batch rather than once per chunk: the pack for the in-place kernel (no-op
+   without it), then the forward with the packed weight, which must be of
+   the same params. */
+void rl__conv2d_pack(rl_conv2d *c, const float *params);
+void rl__conv2d_forward_packed(rl_conv2d *c, const float *params, const float *x, float *y, uint32_t B);
 
 /* rl_linear_backward with din = din_epi(dout W): ADD accumulates as
    rl_linear_backward does, SET overwrites, ACT_GRAD goes on through the

@@ -233,15 +233,19 @@ typedef struct rl_conv2d {
     uint32_t in_c, in_h, in_w, out_c, k, stride, pad, out_h, out_w, max_batch;
     size_t w_off, b_off;
     float *cols; /* [max_batch out_h out_w][in_c k k] patches */
-    float *yt;   /* [max_batch out_h out_w][out_c] */
+    float *yt;   /* [max_batch out_h out_w][ldyt]: dY transposed (and the
+                    forward's product without the in-place kernel) */
+    uint32_t ldyt; /* out_c, rounded up to 16 with the in-place kernel */
+    double *dbsum; /* [out_c] the bias gradient's sums */
     const float *cols_x; /* the input (and batch) cols holds the patches of */
     uint32_t cols_b;
-    /* Where the CPU has AVX2 and FMA the forward reads its patches in place
-       (NULL otherwise): the weight transposed in blocks of 16 channels, each
-       patch element's offset in an input sample, and the zero-bordered copy
-       of the input when pad > 0. */
+    /* Where the CPU has AVX2 and FMA the forward and the weight gradient
+       read their patches in place (NULL otherwise): the weight transposed in
+       blocks of 16 channels, each patch element's offset in an input sample,
+       each output pixel's patch corner in a sample, and the zero-bordered
+       copy of the input when pad > 0. */
     float *wt;
-    uint32_t *koff;
+    uint32_t *koff, *moff;
     float *xpad;
 } rl_conv2d;
 
