@@ -48,42 +48,24 @@ int rl__conv_gather_fits(void)
 }
 
 
-/* The sums of 6 rows (the patches at x[r] + koff[k]) by 16 channels. */
-static inline __attribute__((always_inline)) void tile(const float *const x[MR], const uint32_t *koff,
-                                                       uint32_t K, const float *wt, float out[MR][RL__GATHER_NB])
-{
-    __m256 acc[MR][2];
-    _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
-    for (uint32_t k = 0; k < K; k++, wt += RL__GATHER_NB) {
-        const uint32_t o = koff[k];
-        const __m256 b0 = _mm256_load_ps(wt), b1 = _mm256_load_ps(wt + 8);
-        _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) {
-            const __m256 a = _mm256_broadcast_ss(x[r] + o);
-            acc[r][0] = _mm256_fmadd_ps(a, b0, acc[r][0]);
-            acc[r][1] = _mm256_fmadd_ps(a, b1, acc[r][1]);
-        }
-    }
-    _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) {
-        _mm256_storeu_ps(out[r], acc[r][0]);
-        _mm256_storeu_ps(out[r] + 8, acc[r][1]);
-    }
-}
-
-/* The sums of 6 patch elements (at x[r] + moff[p] in each of G samples) by
-   16 channels of dy ([G P] rows, ld apart), over the G P output pixels. */
-static inline __attribute__((always_inline)) void tile_dw(const float *const x[MR], const uint32_t *moff,
-                                                          uint32_t P, uint32_t G, size_t sample,
-                                                          const float *dy, size_t ld,
-                                                          float out[MR][RL__GATHER_NB])
+/* The sums of 6 rows by 16 channels over G groups of n terms: term j of
+   group s is row r's x[r][s sample + off[j]] times the 16 floats at b (the
+   next term's ld floats on).  The forward's rows are output pixels, its
+   terms a patch's elements (off = koff, G = 1, b the packed weight); the
+   weight gradient's rows are patch elements, its terms the output pixels of
+   G samples (off = moff, b the transposed dY). */
+static inline __attribute__((always_inline)) void tile(const float *const x[MR], const uint32_t *off, uint32_t n,
+                                                       uint32_t G, size_t sample, const float *b, size_t ld,
+                                                       float out[MR][RL__GATHER_NB])
 {
     __m256 acc[MR][2];
     _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
     for (uint32_t s = 0; s < G; s++) {
         const float *xs[MR];
         _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) xs[r] = x[r] + s * sample;
-        for (uint32_t p = 0; p < P; p++, dy += ld) {
-            const uint32_t o = moff[p];
-            const __m256 b0 = _mm256_load_ps(dy), b1 = _mm256_load_ps(dy + 8);
+        for (uint32_t j = 0; j < n; j++, b += ld) {
+            const uint32_t o = off[j];
+            const __m256 b0 = _mm256_load_ps(b), b1 = _mm256_load_ps(b + 8);
             _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) {
                 const __m256 a = _mm256_broadcast_ss(xs[r] + o);
                 acc[r][0] = _mm256_fmadd_ps(a, b0, acc[r][0]);
@@ -116,7 +98,7 @@ void rl__conv_gather(const rl__conv_gather_args *g)
                 at[r] = (b * g->out_c + j0) * P + p;
             }
             float out[MR][RL__GATHER_NB];
-            tile(x, g->koff, K, wt, out);
+            tile(x, g->koff, K, 1, 0, wt, RL__GATHER_NB, out);
             for (uint32_t c = 0; c < w; c++) {
                 const float bias = g->bias[j0 + c];
                 for (uint32_t r = 0; r < rows; r++) g->y[at[r] + (size_t)c * P] = out[r][c] + bias;
@@ -144,7 +126,7 @@ void rl__conv_gather_dw(const rl__conv_gather_args *g)
                 const float *x[MR];
                 for (uint32_t r = 0; r < MR; r++) x[r] = xb + g->koff[k0 + (r < rows ? r : rows - 1)];
                 float out[MR][RL__GATHER_NB];
-                tile_dw(x, g->moff, P, G, sample, dyb + j0, g->ld, out);
+                tile(x, g->moff, P, G, sample, dyb + j0, g->ld, out);
                 for (uint32_t c = 0; c < w; c++) {
                     float *d = g->dw + (size_t)(j0 + c) * K + k0;
                     for (uint32_t r = 0; r < rows; r++) d[r] += out[r][c];
