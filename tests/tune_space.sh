@@ -99,14 +99,13 @@ for c in "$SRC"/configs/*.cfg; do
   grep -q 'plugin = "atari"' "$c" && ! "$RLHOST" list 2>/dev/null | grep -q "^env *atari" && continue
   expect_rc 0 "$(basename "$c"): the plugins' default space holds" -- "$RLHOST" tune "$c" --print-space
 done
-# Every shipped space file holds against the config of its name, or the
-# config its docs use it with (its keys are the algorithm's).
+# Every shipped space file names the config it is searched with on a
+# '# config: configs/X.cfg' line, and holds against that config.
 for s in "$SRC"/configs/spaces/*.cfg; do
-  case "$(basename "$s")" in
-    cartpole_ppo_zoo.cfg) c="$SRC/configs/cartpole_ppo.cfg" ;;
-    mountain_car_continuous_td3.cfg) c="$SRC/configs/pendulum_td3.cfg" ;;
-    *) c="$SRC/configs/$(basename "$s")" ;;
-  esac
+  rel=$(sed -n 's/^# config: //p' "$s" | head -n 1)
+  c="$SRC/$rel"
+  [ -n "$rel" ] && [ -f "$c" ]; ok $? "spaces/$(basename "$s") names a shipped config (${rel:-none})"
+  [ -f "$c" ] || continue
   grep -q 'plugin = "mujoco"' "$c" && ! "$RLHOST" list 2>/dev/null | grep -q "^env *mujoco" && continue
   grep -q 'plugin = "atari"' "$c" && ! "$RLHOST" list 2>/dev/null | grep -q "^env *atari" && continue
   expect_rc 0 "spaces/$(basename "$s") holds against its config" -- "$RLHOST" tune "$c" --space "$s" --print-space
