@@ -47,7 +47,6 @@ int rl__conv_gather_fits(void)
     return 1;
 }
 
-
 /* The sums of 6 rows by 16 channels over G groups of n terms: term j of
    group s is row r's x[r][s sample + off[j]] times the 16 floats at b (the
    next term's ld floats on).  The forward's rows are output pixels, its
