@@ -66,12 +66,40 @@ static void test_clip(void)
     ASSERT_NEAR((lp - lm) / 2e-3f, d, 1e-3, "policy gradient matches finite differences");
 
     float dv;
-    float vl = ppo_value_loss(3.0f, 2.0f, 1.0f, 0.0f, &dv);
+    float vl = ppo_value_loss(PPO_VLOSS_SB3, 3.0f, 2.0f, 1.0f, 0.0f, &dv);
     ASSERT_NEAR(vl, 4.0, 1e-6, "value loss (v - R)^2");
     ASSERT_NEAR(dv, 4.0, 1e-6, "value gradient 2 (v - R)");
-    vl = ppo_value_loss(3.0f, 2.0f, 1.0f, 0.5f, &dv);
+    vl = ppo_value_loss(PPO_VLOSS_SB3, 3.0f, 2.0f, 1.0f, 0.5f, &dv);
     ASSERT_NEAR(vl, 2.25, 1e-6, "clipped value: old + 0.5 = 2.5 -> (2.5 - 1)^2");
     ASSERT_NEAR(dv, 0.0, 0, "no gradient through the value clip");
+
+    /* Baselines' form: half the larger of the unclipped and clipped errors. */
+    vl = ppo_value_loss(PPO_VLOSS_BASELINES, 3.0f, 2.0f, 1.0f, 0.0f, &dv);
+    ASSERT_NEAR(vl, 2.0, 1e-6, "baselines, unclipped: 0.5 (v - R)^2");
+    ASSERT_NEAR(dv, 2.0, 1e-6, "baselines, unclipped: gradient v - R");
+    /* v = 3 moved 1 from old 2 towards R = 5: clipped 2.5 errs more (6.25
+       against 4), so the clipped term wins and has no gradient. */
+    vl = ppo_value_loss(PPO_VLOSS_BASELINES, 3.0f, 2.0f, 5.0f, 0.5f, &dv);
+    ASSERT_NEAR(vl, 3.125, 1e-6, "baselines: the clipped term is the larger, 0.5 (2.5 - 5)^2");
+    ASSERT_NEAR(dv, 0.0, 0, "baselines: no gradient through the larger clipped term");
+    /* v = 3 moved past R = 1 from old 0 (clip 0.5 -> v' = 0.5): the
+       unclipped error 4 is larger than 0.25, so it keeps its gradient, where
+       SB3's form has none. */
+    vl = ppo_value_loss(PPO_VLOSS_BASELINES, 3.0f, 0.0f, 1.0f, 0.5f, &dv);
+    ASSERT_NEAR(vl, 2.0, 1e-6, "baselines: the unclipped term is the larger, 0.5 (3 - 1)^2");
+    ASSERT_NEAR(dv, 2.0, 1e-6, "baselines: the larger unclipped term's gradient v - R");
+    ppo_value_loss(PPO_VLOSS_SB3, 3.0f, 0.0f, 1.0f, 0.5f, &dv);
+    ASSERT_NEAR(dv, 0.0, 0, "sb3: the same sample clipped, no gradient");
+    /* inside the clip both terms are equal: the gradient is still v - R */
+    vl = ppo_value_loss(PPO_VLOSS_BASELINES, 2.2f, 2.0f, 1.0f, 0.5f, &dv);
+    ASSERT_NEAR(dv, 1.2, 1e-6, "baselines inside the clip: gradient v - R");
+    for (int k = 0; k < 3; k++) { /* finite differences where the loss is smooth */
+        const float vs[3] = {3.0f, 3.0f, 2.2f}, olds[3] = {2.0f, 0.0f, 2.0f}, rs[3] = {5.0f, 1.0f, 1.0f};
+        float d0, lp = ppo_value_loss(PPO_VLOSS_BASELINES, vs[k] + 1e-3f, olds[k], rs[k], 0.5f, &d0);
+        float lm = ppo_value_loss(PPO_VLOSS_BASELINES, vs[k] - 1e-3f, olds[k], rs[k], 0.5f, &d0);
+        ppo_value_loss(PPO_VLOSS_BASELINES, vs[k], olds[k], rs[k], 0.5f, &d0);
+        ASSERT_NEAR((lp - lm) / 2e-3f, d0, 2e-3, "baselines value gradient matches finite differences");
+    }
 }
 
 static void test_sequences(void)

@@ -29,6 +29,7 @@ static const rl_host_api *host;
 static const char *const activations[] = {"tanh", "relu", NULL};
 static const char *const schedules[] = {"constant", "linear", NULL};
 static const char *const nonfinite_choices[] = {"stop", "skip", NULL};
+static const char *const vloss_forms[] = {"sb3", "baselines", NULL}; /* in ppo_vloss order */
 
 enum {
     OPT_HIDDEN,
@@ -44,6 +45,7 @@ enum {
     OPT_CLIP_RANGE,
     OPT_CLIP_SCHEDULE,
     OPT_CLIP_RANGE_VF,
+    OPT_VALUE_LOSS,
     OPT_NORMALIZE_ADV,
     OPT_ENT_COEF,
     OPT_VF_COEF,
@@ -86,6 +88,10 @@ enum { ST_BATCH_INFERENCE, ST_BLAS_THREADS, ST_N };
                                              "constant, or linear decay to 0 over the run"),        \
         [OPT_CLIP_RANGE_VF] = RL_OPTION_FLOAT("clip_range_vf", "0.0", 0, 1e6,                       \
                                               "value clipping around the rollout's values (0 = off)"), \
+        [OPT_VALUE_LOSS] = RL_OPTION_ENUM("value_loss", "sb3", vloss_forms,                         \
+                                          "sb3: (v' - R)^2 with v' the clipped value; baselines: "  \
+                                          "0.5 max((v - R)^2, (v' - R)^2), as OpenAI Baselines' "   \
+                                          "ppo2 and CleanRL"),                                      \
         [OPT_NORMALIZE_ADV] = RL_OPTION_BOOL("normalize_advantage", "true",                         \
                                              "normalize advantages per minibatch"),                 \
         [OPT_ENT_COEF] = RL_OPTION_FLOAT("ent_coef", "0.0", 0, 1e3, "entropy bonus coefficient"),   \
@@ -193,6 +199,7 @@ static void read_options(ppo *p, const rl_algo_args *args)
     p->cfg.clip = (float)o[OPT_CLIP_RANGE].f;
     p->cfg.clip_linear = o[OPT_CLIP_SCHEDULE].i == 1;
     p->cfg.vclip = (float)o[OPT_CLIP_RANGE_VF].f;
+    p->cfg.vloss = (ppo_vloss)o[OPT_VALUE_LOSS].i;
     p->cfg.norm_adv = (int)o[OPT_NORMALIZE_ADV].i;
     p->cfg.ent_coef = (float)o[OPT_ENT_COEF].f;
     p->cfg.vf_coef = (float)o[OPT_VF_COEF].f;

@@ -9,6 +9,8 @@
 #include <rlhost/norm.h>
 #include <rlhost/rollout.h>
 
+#include "ppo_math.h"
+
 /* ---- towers: optional CNN, optional LSTM, then an MLP -------------------- */
 
 typedef struct tower {
@@ -59,6 +61,7 @@ typedef struct ppo_settings {
     float lr, gamma, lambda, clip, vclip, ent_coef, vf_coef, max_grad_norm;
     int lr_linear, clip_linear, norm_adv, det_eval, recurrent, shared, batch_inference, skip_nonfinite;
     int norm_obs;
+    ppo_vloss vloss;
     int inference; /* acts only: no optimizer, keep_best or real rollout (rl_algo_args.inference) */
     rl_activation act;
     rl_dtype dtype;

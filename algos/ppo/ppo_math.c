@@ -20,7 +20,7 @@ float ppo_policy_loss(float logp, float old_logp, float adv, float clip, float *
     return -clipped_obj;
 }
 
-float ppo_value_loss(float v, float old_v, float ret, float vclip, float *dv)
+float ppo_value_loss(ppo_vloss form, float v, float old_v, float ret, float vclip, float *dv)
 {
     float vp = v, dvp = 1.0f;
     if (vclip > 0.0f) {
@@ -29,8 +29,15 @@ float ppo_value_loss(float v, float old_v, float ret, float vclip, float *dv)
         else if (d < -vclip) vp = old_v - vclip, dvp = 0.0f;
     }
     float e = vp - ret;
-    *dv = 2.0f * e * dvp;
-    return e * e;
+    if (form == PPO_VLOSS_SB3) {
+        *dv = 2.0f * e * dvp;
+        return e * e;
+    }
+    float u = v - ret, lu = u * u, lc = e * e;
+    if (lu > lc) *dv = u;
+    else if (lu < lc) *dv = e * dvp;
+    else *dv = 0.5f * (u + e * dvp);
+    return 0.5f * (lu > lc ? lu : lc);
 }
 
 void ppo_sequence_rows(uint32_t *rows, uint8_t *reset, const uint32_t *seq_ids, uint32_t S,

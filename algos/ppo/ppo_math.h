@@ -13,9 +13,17 @@
 float ppo_policy_loss(float logp, float old_logp, float adv, float clip, float *dlogp,
                       int *clipped, float *ratio);
 
-/* Value loss for one sample, (v' - R)^2 with v' = v, or with vclip > 0
-   v' = old + clamp(v - old, -vclip, vclip).  Writes dloss/dv. */
-float ppo_value_loss(float v, float old_v, float ret, float vclip, float *dv);
+/* How the value loss treats the clipped value v' = old + clamp(v - old,
+   -vclip, vclip) (v' = v when vclip is 0). */
+typedef enum ppo_vloss {
+    PPO_VLOSS_SB3,       /* (v' - R)^2: Stable-Baselines3 */
+    PPO_VLOSS_BASELINES, /* 0.5 max((v - R)^2, (v' - R)^2): OpenAI Baselines' ppo2, CleanRL */
+} ppo_vloss;
+
+/* Value loss for one sample in the given form.  Writes dloss/dv; where the
+   two terms of the max are equal, each takes half the gradient (as
+   torch.max does). */
+float ppo_value_loss(ppo_vloss form, float v, float old_v, float ret, float vclip, float *dv);
 
 /* Recurrent minibatch of S sequences of L steps, time-major: row l*S + s is
    rollout row (start[s] + l) * N + env[s]; reset[l*S + s] is that row's

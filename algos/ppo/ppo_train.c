@@ -130,7 +130,7 @@ static void box_losses(ppo *p, uint32_t M, uint32_t Mg, float clip, double amean
         kl += (ratio - 1.0f) - (lp - p->ro.logp[row]);
         rl_gauss_logp_backward(p->ws.dlogits + (size_t)r * A, p->ws.dlogstd, mu, ls, a, A, dlogp / Mg);
         float dvr;
-        vl += ppo_value_loss(p->ws.vpred[r], p->ro.values[row], p->ro.ret[row], p->cfg.vclip, &dvr);
+        vl += ppo_value_loss(p->cfg.vloss, p->ws.vpred[r], p->ro.values[row], p->ro.ret[row], p->cfg.vclip, &dvr);
         p->ws.dv[r] = p->cfg.vf_coef * dvr / Mg;
     }
     part[0] = pg, part[1] = vl, part[2] = h * M, part[3] = kl, part[4] = clipped_n;
@@ -173,7 +173,7 @@ static void minibatch_losses(ppo *p, uint32_t M, uint32_t Mg, float clip, double
         ent += h;
         rl_categorical_backward_h(p->ws.dlogits + (size_t)r * A, lp, A, a, dlogp / Mg, -p->cfg.ent_coef / Mg, h);
         float dvr;
-        vl += ppo_value_loss(p->ws.vpred[r], p->ro.values[row], p->ro.ret[row], p->cfg.vclip, &dvr);
+        vl += ppo_value_loss(p->cfg.vloss, p->ws.vpred[r], p->ro.values[row], p->ro.ret[row], p->cfg.vclip, &dvr);
         p->ws.dv[r] = p->cfg.vf_coef * dvr / Mg;
     }
     part[0] = pg, part[1] = vl, part[2] = ent, part[3] = kl, part[4] = clipped_n;
