@@ -120,6 +120,20 @@ cmp -s "$T/a" "$T/c"; ok $? "thread count does not change results"
 expect_rc 0 "other seed" -- "$RLHOST" run "$CFG" --out "$T/run4" --set run.steps=20000 --set run.seed=2
 learn_cols "$T/run4/metrics.csv" > "$T/d"
 cmp -s "$T/a" "$T/d"; [ $? != 0 ]; ok $? "another seed gives other returns"
+# run.schedule_steps: the first 4096 steps of an 8192-step run's schedule
+# are that run's first 4096 steps, the linear learning rate half-way down
+# at the end; without it the schedule ends with the run.
+PC="$SRC/configs/cartpole_ppo_cleanrl.cfg"
+sched() { "$RLHOST" run "$PC" --set run.log_interval=512 --set run.eval_episodes=0 --set run.quiet=true --force "$@" >/dev/null 2>&1; }
+sched --set run.steps=4096 --set run.schedule_steps=8192 --out "$T/sch1"
+sched --set run.steps=8192 --out "$T/sch2"
+sched --set run.steps=4096 --out "$T/sch3"
+learn_cols "$T/sch1/metrics.csv" > "$T/s1"; learn_cols "$T/sch2/metrics.csv" | head -9 > "$T/s2"
+cmp -s "$T/s1" "$T/s2" && [ "$(grep -c . "$T/s1")" = 9 ]
+ok $? "schedule_steps = 8192: the first 4096 steps of the 8192-step run, row for row"
+lr1=$(tail -1 "$T/sch1/metrics.csv" | awk -F, '{print $NF}'); lr3=$(tail -1 "$T/sch3/metrics.csv" | awk -F, '{print $NF}')
+awk -v a="$lr1" -v b="$lr3" 'BEGIN { exit !(a == 0.000125 && b == 0) }'
+ok $? "the learning rate at step 4096: half of 2.5e-4 with schedule_steps 8192 ($lr1), 0 without ($lr3)"
 expect_rc 0 "action_repeat 2 runs" -- "$RLHOST" run "$CFG" --out "$T/run5" --set run.steps=20000 --set env.optimizations.action_repeat=2
 ev5=$(json_num "$T/run5/summary.json" eval_length_mean)
 awk -v v="$ev5" 'BEGIN { exit !(v > 8 && v < 80) }'; ok $? "action_repeat episode lengths count env frames ($ev5)"

@@ -95,10 +95,10 @@ static void test_clip(void)
     ASSERT_NEAR(dv, 1.2, 1e-6, "baselines inside the clip: gradient v - R");
     for (int k = 0; k < 3; k++) { /* finite differences where the loss is smooth */
         const float vs[3] = {3.0f, 3.0f, 2.2f}, olds[3] = {2.0f, 0.0f, 2.0f}, rs[3] = {5.0f, 1.0f, 1.0f};
-        float d0, lp = ppo_value_loss(PPO_VLOSS_BASELINES, vs[k] + 1e-3f, olds[k], rs[k], 0.5f, &d0);
-        float lm = ppo_value_loss(PPO_VLOSS_BASELINES, vs[k] - 1e-3f, olds[k], rs[k], 0.5f, &d0);
+        float d0, up = ppo_value_loss(PPO_VLOSS_BASELINES, vs[k] + 1e-3f, olds[k], rs[k], 0.5f, &d0);
+        float down = ppo_value_loss(PPO_VLOSS_BASELINES, vs[k] - 1e-3f, olds[k], rs[k], 0.5f, &d0);
         ppo_value_loss(PPO_VLOSS_BASELINES, vs[k], olds[k], rs[k], 0.5f, &d0);
-        ASSERT_NEAR((lp - lm) / 2e-3f, d0, 2e-3, "baselines value gradient matches finite differences");
+        ASSERT_NEAR((up - down) / 2e-3f, d0, 2e-3, "baselines value gradient matches finite differences");
     }
 }
 

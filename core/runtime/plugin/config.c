@@ -13,6 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+uint64_t rl__schedule_steps(const rl__config *c)
+{
+    int64_t s = c->run.vals[RL__RUN_SCHEDULE_STEPS].i;
+    return (uint64_t)(s > 0 ? s : c->run.vals[RL__RUN_STEPS].i);
+}
+
 int rl__override_parse(char *arg, rl__override *out)
 {
     char *eq = strchr(arg, '=');

@@ -46,6 +46,10 @@ static inline const rl_value *rl__env_eval_opts(const rl__config *c)
     return c->env_eval_vals ? c->env_eval_vals : c->env_opts.vals;
 }
 
+/* The steps the algorithm's schedules span (rl_algo_args.total_steps):
+   run.schedule_steps, or run.steps where that is 0. */
+uint64_t rl__schedule_steps(const rl__config *c);
+
 /* Splits "key=value" into an override; RL_ECONFIG if there is no '='. */
 int rl__override_parse(char *arg, rl__override *out);
 

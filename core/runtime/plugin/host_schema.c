@@ -31,6 +31,11 @@ static const rl_option_def run_schema[RL__RUN_N] = {
     [RL__RUN_TENSORBOARD] = RL_OPTION_BOOL("tensorboard", "false",
                                            "also write metrics.csv and evals.csv as a TensorBoard event file "
                                            "(" RL__TB_FILE ") in out_dir"),
+    [RL__RUN_SCHEDULE_STEPS] =
+        RL_OPTION_INT("schedule_steps", "0", 0, 1e15,
+                      "steps the algorithm's schedules span (a linear learning rate or clip range, "
+                      "exploration decay); 0 = run.steps. Larger than run.steps trains the first part "
+                      "of a longer run, as that run would"),
 };
 
 static const rl_option_def env_host_schema[RL__ENV_N] = {

@@ -20,6 +20,7 @@ enum {
     RL__RUN_QUIET,
     RL__RUN_REPLICAS,
     RL__RUN_TENSORBOARD,
+    RL__RUN_SCHEDULE_STEPS,
     RL__RUN_N
 };
 #define RL__MAX_REPLICAS 64

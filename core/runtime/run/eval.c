@@ -151,7 +151,7 @@ void *rl__algo_open(const rl__config *c, const rl_env_info *info, uint32_t n_eva
     rl_algo_args args = {.struct_size = sizeof args, .env = info,
                          .num_envs = (uint32_t)c->env_host.vals[RL__ENV_NUM_ENVS].i * agents,
                          .num_eval_envs = n_eval, .seed = (uint64_t)c->run.vals[RL__RUN_SEED].i,
-                         .total_steps = (uint64_t)c->run.vals[RL__RUN_STEPS].i, .options = c->algo_opts.vals,
+                         .total_steps = rl__schedule_steps(c), .options = c->algo_opts.vals,
                          .stages = c->algo_stages.vals, .host = rl__host_api(), .replicas = rl__replicas_single(),
                          .inference = (uint32_t)(inference != 0)};
     void *algo = NULL;

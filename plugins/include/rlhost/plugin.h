@@ -487,7 +487,7 @@ typedef struct rl_algo_args {
     uint32_t num_envs;      /* training envs, rows of act/observe batches */
     uint32_t num_eval_envs; /* rows of RL_ACT_EVAL batches */
     uint64_t seed;
-    uint64_t total_steps;   /* env steps the run will take (for schedules) */
+    uint64_t total_steps;   /* env steps the schedules span: run.schedule_steps, else run.steps */
     const rl_value *options;
     const rl_value *stages;
     const rl_host_api *host;
