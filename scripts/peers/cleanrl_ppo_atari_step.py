@@ -21,16 +21,16 @@ to float32 rounding (the weights by norm: Adam's first step divides a gradient b
 by eps, so a weight whose tiny gradient is all rounding moves by a rounding-sized step); it
 prints the largest differences and exits 1 when one is larger than the tolerance.
 """
-import json
 import os
-import struct
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 import torch
 import torch.nn as nn
+
+import rlhost_run
+from rlhost_run import f32
 
 rlhost = sys.argv[1]
 seed = int(sys.argv[2]) if len(sys.argv) > 2 else 1
@@ -42,21 +42,9 @@ torch.set_num_threads(1)
 
 
 def run(steps, out):
-    subprocess.run([rlhost, "run", cfg, "--set", f"run.steps={steps}", "--set", f"run.seed={seed}",
-                    "--set", "algo.lr_schedule=constant", "--set", f"algo.n_epochs={epochs}",
-                    "--set", f"algo.batch_size={N * T}", "--set", "run.replicas=1", "--set", "run.eval_episodes=0",
-                    "--set", "run.quiet=true", "--out", out, "--force"], check=True, stdout=subprocess.DEVNULL)
-    raw = open(os.path.join(out, "checkpoint.safetensors"), "rb").read()
-    hlen = struct.unpack("<Q", raw[:8])[0]
-    header = json.loads(raw[8:8 + hlen])
-    header.pop("__metadata__")
-    data = raw[8 + hlen:]
-    return {k: data[v["data_offsets"][0]:v["data_offsets"][1]] for k, v in header.items()}
-
-
-def f32(b, shape=None):
-    a = np.frombuffer(b, dtype=np.float32).copy()
-    return a.reshape(shape) if shape else a
+    return rlhost_run.run(rlhost, cfg, out, [
+        f"run.steps={steps}", f"run.seed={seed}", "algo.lr_schedule=constant", f"algo.n_epochs={epochs}",
+        f"algo.batch_size={N * T}", "run.replicas=1", "run.eval_episodes=0"])
 
 
 tmp = tempfile.mkdtemp(prefix="cleanrl_atari_step_")

@@ -15,10 +15,7 @@ With BATCH equal to the rollout (the default) the minibatch order cannot differ,
 weight, Adam moment and the log-std must agree to float32 rounding. It prints the largest
 differences and exits 1 when one is larger than the tolerance.
 """
-import json
 import os
-import struct
-import subprocess
 import sys
 import tempfile
 
@@ -27,6 +24,9 @@ import torch
 from stable_baselines3 import PPO
 from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.logger import configure
+
+import rlhost_run
+from rlhost_run import f32
 
 rlhost = sys.argv[1]
 seed = int(sys.argv[2]) if len(sys.argv) > 2 else 1
@@ -38,21 +38,9 @@ torch.set_num_threads(1)
 
 
 def run(steps, out):
-    subprocess.run([rlhost, "run", cfg, "--set", f"run.steps={steps}", "--set", f"run.seed={seed}",
-                    "--set", f"algo.lr={LR}", "--set", f"algo.n_epochs={epochs}", "--set", f"algo.batch_size={batch}",
-                    "--set", "run.eval_episodes=1", "--set", "run.quiet=true", "--out", out, "--force"],
-                   check=True, stdout=subprocess.DEVNULL)
-    raw = open(os.path.join(out, "checkpoint.safetensors"), "rb").read()
-    hlen = struct.unpack("<Q", raw[:8])[0]
-    header = json.loads(raw[8:8 + hlen])
-    header.pop("__metadata__")
-    data = raw[8 + hlen:]
-    return {k: data[v["data_offsets"][0]:v["data_offsets"][1]] for k, v in header.items()}
-
-
-def f32(b, shape=None):
-    a = np.frombuffer(b, dtype=np.float32).copy()
-    return a.reshape(shape) if shape else a
+    return rlhost_run.run(rlhost, cfg, out, [
+        f"run.steps={steps}", f"run.seed={seed}", f"algo.lr={LR}", f"algo.n_epochs={epochs}",
+        f"algo.batch_size={batch}", "run.eval_episodes=1"])
 
 
 tmp = tempfile.mkdtemp(prefix="sb3_ppo_step_")
