@@ -28,3 +28,15 @@ def run(rlhost, cfg, out, sets):
 def f32(b, shape=None):
     a = np.frombuffer(b, dtype=np.float32).copy()
     return a.reshape(shape) if shape else a
+
+
+def report(title, worst, width):
+    """Prints each compared quantity's largest difference against its tolerance (1e-4 for a
+    forward pass, 2e-3 for the rest) and returns the exit status: 1 when any is over."""
+    print(title)
+    bad = 0
+    for k, v in worst.items():
+        tol = 1e-4 if "forward" in k else 2e-3
+        bad += v > tol
+        print(f"  {k:{width}s} {v:.2e}{'  <- over ' + str(tol) if v > tol else ''}")
+    return 1 if bad else 0
