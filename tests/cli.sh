@@ -134,6 +134,8 @@ ok $? "schedule_steps = 8192: the first 4096 steps of the 8192-step run, row for
 lr1=$(tail -1 "$T/sch1/metrics.csv" | awk -F, '{print $NF}'); lr3=$(tail -1 "$T/sch3/metrics.csv" | awk -F, '{print $NF}')
 awk -v a="$lr1" -v b="$lr3" 'BEGIN { exit !(a == 0.000125 && b == 0) }'
 ok $? "the learning rate at step 4096: half of 2.5e-4 with schedule_steps 8192 ($lr1), 0 without ($lr3)"
+expect_rc 2 "a negative schedule_steps" -- "$RLHOST" check "$PC" --set run.schedule_steps=-1
+contains "$T/err" "--set run.schedule_steps=-1: expected an integer in [0, 1e+15], got -1" "says the key and the range"
 expect_rc 0 "action_repeat 2 runs" -- "$RLHOST" run "$CFG" --out "$T/run5" --set run.steps=20000 --set env.optimizations.action_repeat=2
 ev5=$(json_num "$T/run5/summary.json" eval_length_mean)
 awk -v v="$ev5" 'BEGIN { exit !(v > 8 && v < 80) }'; ok $? "action_repeat episode lengths count env frames ($ev5)"

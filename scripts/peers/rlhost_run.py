@@ -1,5 +1,5 @@
 """What the differential checks beside this file share: an rlhost run's checkpoint as raw
-tensors, and float32 views of them. Imported by sb3_ppo_step.py and
+tensors, float32 views of them, and the report of the largest differences. Imported by sb3_ppo_step.py and
 cleanrl_ppo_atari_step.py (Python puts a script's own folder on its path)."""
 import json
 import os
