@@ -87,6 +87,15 @@ ok $? "return_mean and length_mean over the same episodes (CartPole: equal in ev
 ok $? "evals.csv: all 12 periodic evaluations (4 per log interval) and the final one"
 ! grep -q ',,\|,$' "$CP/metrics.csv" "$CP/evals.csv" && grep -q ',nan' "$CP/metrics.csv"
 ok $? "no empty fields; missing values read nan"
+# episodes.csv: every training episode, in the order the metrics' window took them
+[ "$(($(grep -c . "$CP/episodes.csv") - 1))" = "$(json_num "$CP/summary.json" train_episodes)" ]
+ok $? "episodes.csv: a row for each of summary.json's train_episodes"
+awk -F, 'FNR == 1 { next } NR == FNR { s[++n] = $1; r[n] = $4; if ($4 != $5) bad = 1; next }
+         { while (k < n && s[k + 1] <= $1) k++; m = 0; c = 0
+           for (i = (k > 100 ? k - 99 : 1); i <= k; i++) { m += r[i]; c++ }
+           if (k != $4 || (c && (m / c - $5 > 1e-4 * $5 || $5 - m / c > 1e-4 * $5))) bad = 1 }
+         END { exit bad || !n }' "$CP/episodes.csv" "$CP/metrics.csv"
+ok $? "episodes.csv: each metrics row's count and 100-episode mean are its rows up to that step"
 contains "$CP/summary.json" '"algo.train_steps_ratio": 0.5' "an auto float stage is recorded as resolved (128 / 256)"
 
 # eval --trace: every step of every evaluated episode, for analysis.

@@ -19,14 +19,18 @@ json_num() { sed -n "s/^ *\"$2\": \\([-0-9.e+]*\\).*/\\1/p" "$1"; }
 # A safetensors file's JSON header and its data, read with od, dd and tail.
 header() { local len; len=$(od -An -t u8 -N 8 "$1" | tr -d ' '); dd if="$1" bs=1 skip=8 count="$len" 2>/dev/null; }
 data_of() { local len; len=$(od -An -t u8 -N 8 "$1" | tr -d ' '); tail -c +$((9 + len)) "$1"; }
-# same_run NAME A B: the runs in A and B learned the same (metrics but the
-# timings, final evaluation, every tensor of the final checkpoint).
+# same_run NAME A B: the runs in A and B learned the same (metrics and
+# episodes but the timings, final evaluation, every tensor of the final checkpoint).
 same_run() {
   learn_cols "$2/metrics.csv" > "$T/ma"; learn_cols "$3/metrics.csv" > "$T/mb"
   cmp -s "$T/ma" "$T/mb"; ok $? "$1: metrics identical"
   if [ -e "$2/evals.csv" ] || [ -e "$3/evals.csv" ]; then
     learn_cols "$2/evals.csv" > "$T/ea" 2>/dev/null; learn_cols "$3/evals.csv" > "$T/eb" 2>/dev/null
     cmp -s "$T/ea" "$T/eb"; ok $? "$1: evals.csv identical"
+  fi
+  if [ -e "$2/episodes.csv" ] || [ -e "$3/episodes.csv" ]; then
+    learn_cols "$2/episodes.csv" > "$T/pa" 2>/dev/null; learn_cols "$3/episodes.csv" > "$T/pb" 2>/dev/null
+    cmp -s "$T/pa" "$T/pb"; ok $? "$1: episodes.csv identical"
   fi
   grep '"eval_' "$2/summary.json" > "$T/sa"; grep '"eval_' "$3/summary.json" > "$T/sb"
   cmp -s "$T/sa" "$T/sb"; ok $? "$1: final evaluation identical"

@@ -94,8 +94,10 @@ expect_rc 0 "resume pairs the step-4000 checkpoint with the step-4000 replay" --
 grep -q "replay buffer starts empty" "$T/err"; [ $? != 0 ]; ok $? "no warning: the pair was exact"
 cp "$P/checkpoint.prev.safetensors" "$P/checkpoint.safetensors" # step 6000 now, with replays of 7000 only
 cp "$P/replay.safetensors" "$P/replay.prev.safetensors"
+cp "$P/episodes.csv" "$T/episodes.before"
 expect_rc 1 "a replay of another step is refused" -- "$RLHOST" run --resume "$P" --set run.steps=8000
 contains "$T/err" "holds the replay of step 7000, not of the checkpoint's step 6000" "the mismatch is named"
+cmp -s "$P/episodes.csv" "$T/episodes.before"; ok $? "episodes.csv keeps its rows past step 6000: the resume was refused"
 
 # A run of an algorithm without rl.algo.state/1 evaluates.
 expect_rc 0 "a template run" -- "$RLHOST" run "$SRC/configs/cartpole_random.cfg" $Q --set run.steps=2000 --out "$T/random"

@@ -17,13 +17,13 @@ Q="--set run.quiet=true"
 D="$T/planted"
 expect_rc 0 "a run" -- "$RLHOST" run "$DQN" $Q --set run.steps=2000 --set run.checkpoint_interval=1000 --out "$D"
 echo victim > "$T/victim"
-for f in metrics.csv summary.json checkpoint.prev.safetensors evals.csv; do
+for f in metrics.csv summary.json checkpoint.prev.safetensors evals.csv episodes.csv; do
   rm -f "$D/$f"; ln -s "$T/victim" "$D/$f"
 done
 expect_rc 0 "resume with links planted in the run directory" -- "$RLHOST" run --resume "$D" --set run.steps=4000
 [ "$(cat "$T/victim")" = victim ]; ok $? "the file the links point at is unchanged"
 bad=0
-for f in metrics.csv summary.json checkpoint.safetensors checkpoint.prev.safetensors; do
+for f in metrics.csv summary.json checkpoint.safetensors checkpoint.prev.safetensors episodes.csv; do
   [ -f "$D/$f" ] && [ ! -L "$D/$f" ] || bad=1
 done
 [ $bad = 0 ]; ok $? "the run's files are its own regular files again"
@@ -42,7 +42,25 @@ expect_rc 0 "a run" -- "$RLHOST" run "$DQN" $Q --set run.steps=2000 --set run.ch
 rm "$F/checkpoint.safetensors"; mkfifo "$F/checkpoint.safetensors"
 expect_rc 0 "eval with a FIFO as its checkpoint" -- timeout 20 "$RLHOST" eval "$F" --episodes 1
 contains "$T/err" "not a regular file" "the FIFO is named"
-ls -A "$D" "$F" | grep -q '\.tmp$'; [ $? != 0 ]; ok $? "no temporary file is left behind"
+# episodes.csv grows by appends: a resume cuts it back to the checkpoint's
+# step (rows past it, a torn last line), and a FIFO in its place is removed.
+E="$T/episodes"
+expect_rc 0 "a run with a checkpoint every 1000 steps" -- "$RLHOST" run "$DQN" $Q --set run.steps=4500 \
+  --set run.checkpoint_interval=1000 --set algo.save_replay=true --out "$E"
+cp -r "$E" "$T/episodes_whole"
+cp "$E/checkpoint.prev.safetensors" "$E/checkpoint.safetensors" # as if killed after step 4000's checkpoint
+cp "$E/replay.prev.safetensors" "$E/replay.safetensors"
+printf '4010,1.0,0,500,500\n4020,1.0,1,5' >> "$E/episodes.csv"
+expect_rc 0 "it resumes past rows written after the checkpoint and a torn line" -- "$RLHOST" run --resume "$E"
+learn_cols "$E/episodes.csv" > "$T/e1"; learn_cols "$T/episodes_whole/episodes.csv" > "$T/e2"
+cmp -s "$T/e1" "$T/e2"; ok $? "its episodes.csv is the uninterrupted run's, row for row"
+cp "$T/episodes_whole/checkpoint.prev.safetensors" "$E/checkpoint.safetensors"
+cp "$T/episodes_whole/replay.prev.safetensors" "$E/replay.safetensors"
+rm "$E/episodes.csv"; mkfifo "$E/episodes.csv"
+expect_rc 0 "a resume with a FIFO as episodes.csv" -- timeout 20 "$RLHOST" run --resume "$E"
+[ -f "$E/episodes.csv" ] && [ ! -p "$E/episodes.csv" ] && [ "$(head -c 5 "$E/episodes.csv")" = step, ]
+ok $? "replaces it with a file of its own, from the resumed step on"
+ls -A "$D" "$F" "$E" | grep -q '\.tmp$'; [ $? != 0 ]; ok $? "no temporary file is left behind"
 
 # 2. A running run moved away keeps writing into its own directory; a new
 #    run at the old path is a separate run.

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "run/report.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include <math.h>
@@ -9,12 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <rlhost/rlcore.h>
 
 #include "parallel/cpu.h"
 #include "base/files.h"
+#include "base/log.h"
 #include "plugin/host_schema.h"
 #include "run/rundir.h"
 #include "run/tbevents.h"
@@ -36,8 +39,11 @@ static rl__dir out_dir(const rl__report *r)
     return (rl__dir){*r->dir_fd, r->set->out_dir};
 }
 
+static void cut_episodes(rl__report *r, uint64_t steps);
+
 void rl__report_start(rl__report *r)
 {
+    if (r->set->writer && r->log.episodes_cut) cut_episodes(r, r->log.episodes_cut_at);
     r->clock->start = r->log.last_wall = r->log.last_write = rl_now();
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
@@ -75,6 +81,113 @@ void rl__report_eval(rl__report *r, uint64_t steps, const rl__eval_result *ev, i
     rl__sbuf_puts(&r->log.evals, "\n");
 }
 
+/* ---- episodes.csv ----------------------------------------------------------*/
+
+/* The file grows by appends (it holds every episode of the run, too many to
+   rewrite every few seconds), so a reader may see a last line without its
+   newline while a write is under way; a resume cuts such a line. */
+#define EPISODES_FILE "episodes.csv"
+
+void rl__report_episodes(rl__report *r, uint64_t steps, const rl__vecenv *v)
+{
+    if (!r->set->writer) return;
+    rl__sbuf *b = &r->log.episodes;
+    int has_score = r->score_name != NULL;
+    double wall = NAN;
+    for (uint32_t i = 0; i < v->n; i++) {
+        if (!(v->terminated[i] | v->truncated[i])) continue;
+        if (!r->log.episodes_header) {
+            rl__sbuf_printf(b, "step,wall_s,env,return,length%s\n", has_score ? ",score" : "");
+            r->log.episodes_header = 1;
+        }
+        if (isnan(wall)) wall = rl_now() - r->clock->start;
+        rl__sbuf_printf(b, "%llu", (unsigned long long)steps);
+        csv_num(b, wall);
+        rl__sbuf_printf(b, ",%u", i);
+        csv_num(b, v->done_return[i]);
+        rl__sbuf_printf(b, ",%u", v->done_length[i]);
+        if (has_score) csv_num(b, v->io.scores[i]); /* nan: the episode ended no game (a lost life) */
+        rl__sbuf_puts(b, "\n");
+    }
+}
+
+/* Appends the rows not yet in episodes.csv; with sync, everything appended
+   so far is made durable.  Never follows a link or blocks on a FIFO. */
+static int append_episodes(rl__report *r, int sync)
+{
+    rl__sbuf *b = &r->log.episodes;
+    if (b->oom) {
+        snprintf(r->err, r->errlen, "out of memory for the episode log");
+        return RL_ENOMEM;
+    }
+    if (!b->len && !(sync && r->log.episodes_unsynced)) return RL_OK;
+    char brief[RL__BRIEF_MAX];
+    int fd = openat(*r->dir_fd, EPISODES_FILE, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+                    0644);
+    struct stat st;
+    int e = fd < 0 ? errno : fstat(fd, &st) != 0 ? errno : !S_ISREG(st.st_mode) ? EINVAL : 0;
+    for (size_t done = 0; !e && done < b->len;) {
+        ssize_t w = write(fd, b->data + done, b->len - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) e = w < 0 ? errno : EIO;
+        else done += (size_t)w;
+    }
+    if (!e && sync && fsync(fd) != 0) e = errno;
+    if (fd >= 0) close(fd);
+    if (e) {
+        snprintf(r->err, r->errlen, "cannot append to %s/%s: %s", rl__brief(r->set->out_dir, brief), EPISODES_FILE,
+                 e == EINVAL || e == ELOOP || e == ENXIO ? "not a regular file" : strerror(e));
+        return RL_EIO;
+    }
+    r->log.episodes_unsynced = !sync;
+    b->len = 0;
+    if (b->data) b->data[0] = 0;
+    return RL_OK;
+}
+
+/* A resumed run's episodes.csv: the header and the rows up to the
+   checkpoint's step stay, the rest goes (a killed run's rows after its
+   checkpoint are written again, a torn last line is dropped).  A name that
+   is not a regular file is removed, never followed. */
+static void cut_episodes(rl__report *r, uint64_t steps)
+{
+    struct stat st;
+    if (fstatat(*r->dir_fd, EPISODES_FILE, &st, AT_SYMLINK_NOFOLLOW) != 0) return;
+    if (!S_ISREG(st.st_mode)) {
+        unlinkat(*r->dir_fd, EPISODES_FILE, 0); /* a directory stays, and the first append says so */
+        return;
+    }
+    int fd = openat(*r->dir_fd, EPISODES_FILE, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    int rd = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? dup(fd) : -1;
+    FILE *f = rd >= 0 ? fdopen(rd, "r") : NULL;
+    if (!f) {
+        if (rd >= 0) close(rd);
+        if (fd >= 0) close(fd);
+        return;
+    }
+    off_t keep = 0;
+    char line[1024];
+    for (int first = 1; fgets(line, sizeof line, f); first = 0) {
+        size_t len = strlen(line); /* short of the line at a NUL byte: then no newline, and the cut is here */
+        if (!len || line[len - 1] != '\n') break;
+        if (first) {
+            if (strncmp(line, "step,", 5) != 0) break;
+        } else {
+            char *end;
+            unsigned long long step = strtoull(line, &end, 10);
+            if (end == line || *end != ',' || step > steps) break;
+        }
+        keep += (off_t)len;
+    }
+    fclose(f);
+    int cut = ftruncate(fd, keep) == 0 && fsync(fd) == 0;
+    close(fd);
+    r->log.episodes_header = cut && keep > 0;
+    if (!cut && unlinkat(*r->dir_fd, EPISODES_FILE, 0) == 0) /* never rows twice */
+        rl__log(RL_LOG_WARN, NULL, "could not cut %s/%s back to step %llu, so it starts over",
+                r->set->out_dir, EPISODES_FILE, (unsigned long long)steps);
+}
+
 int rl__report_write(rl__report *r, int sync)
 {
     if (!r->set->writer) return RL_OK;
@@ -83,7 +196,9 @@ int rl__report_write(rl__report *r, int sync)
         return RL_ENOMEM;
     }
     r->log.last_write = rl_now();
-    int rc = rl__write_atomic(out_dir(r), "metrics.csv", NULL, r->log.csv.data ? r->log.csv.data : "",
+    int rc = append_episodes(r, sync);
+    if (rc != RL_OK) return rc;
+    rc = rl__write_atomic(out_dir(r), "metrics.csv", NULL, r->log.csv.data ? r->log.csv.data : "",
                               r->log.csv.len, sync, r->err, r->errlen);
     if (rc == RL_OK && r->log.evals.len)
         rc = rl__write_atomic(out_dir(r), "evals.csv", NULL, r->log.evals.data, r->log.evals.len, sync, r->err,
@@ -369,6 +484,8 @@ void rl__report_load(rl__report *r, uint64_t steps)
     load_csv(r, steps, "metrics.csv", 0, &r->log.csv);
     r->log.header_done = r->log.csv.len > 0;
     load_csv(r, steps, "evals.csv", 1, &r->log.evals);
+    r->log.episodes_cut = 1; /* on disk: only once the run was accepted (rl__report_start) */
+    r->log.episodes_cut_at = steps;
 }
 
 int rl__report_says_done(const rl__report *r)

@@ -38,9 +38,15 @@ typedef struct rl__run_clock {
     double epoch_start; /* the run's start, seconds since the epoch (TensorBoard) */
 } rl__run_clock;
 
-/* metrics.csv and evals.csv as built so far, and where the last row was. */
+/* metrics.csv and evals.csv as built so far, episodes.csv's rows not yet
+   appended, and where the last row was. */
 typedef struct rl__run_log {
     rl__sbuf csv, evals;
+    rl__sbuf episodes;  /* rows since the last append */
+    int episodes_header; /* the file (or episodes) has its header */
+    int episodes_unsynced; /* rows appended since the last fsync */
+    int episodes_cut;      /* resumed: the file is cut back to episodes_cut_at at the start */
+    uint64_t episodes_cut_at;
     rl_metric last_metrics[RL__RUN_MAX_METRICS]; /* the last row's, for auto stages */
     size_t n_last_metrics;
     const char *algo_cols[RL__RUN_MAX_METRICS];
@@ -71,10 +77,15 @@ typedef struct rl__report_at {
     uint32_t env_threads;        /* as the pool runs them */
 } rl__report_at;
 
+/* The clocks start (and a resumed run's episodes.csv is cut back). */
 void rl__report_start(rl__report *r);
 /* evals.csv: a row for every evaluation, periodic or final, at steps. */
 void rl__report_eval(rl__report *r, uint64_t steps, const rl__eval_result *ev, int final);
-/* metrics.csv, evals.csv (and TensorBoard's events) written atomically. */
+/* episodes.csv: a row for each training episode that ended in the step
+   that reached steps (v's rows whose episode ended). */
+void rl__report_episodes(rl__report *r, uint64_t steps, const rl__vecenv *v);
+/* metrics.csv, evals.csv (and TensorBoard's events) written atomically,
+   and episodes.csv's new rows appended; sync makes all of it durable. */
 int rl__report_write(rl__report *r, int sync);
 /* A metrics row of the algorithm's metrics m[0..nm) (replica 0's, as its
    metrics() reset them), and its terminal line. */
@@ -84,7 +95,9 @@ int rl__report_summary(rl__report *r, const rl__report_at *at, const rl__eval_re
 /* The Optimizations: table on stderr. */
 void rl__report_optimizations(const rl__config *c, uint32_t env_threads, const char *threads_reason,
                               uint32_t replicas, const char *replicas_reason);
-/* A resumed run keeps the rows up to the checkpoint's steps. */
+/* A resumed run keeps the rows up to the checkpoint's steps; episodes.csv
+   is cut back to them on disk by rl__report_start, once the run was
+   accepted. */
 void rl__report_load(rl__report *r, uint64_t steps);
 /* 1 when the run directory's summary.json says the run is done */
 int rl__report_says_done(const rl__report *r);

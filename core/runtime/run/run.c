@@ -198,6 +198,7 @@ static int train_loop(rl__run_state *rs)
         if ((rc = rl__vecenv_step(v, rs->err, sizeof rs->err)) != RL_OK) return fail(rs, rc, "env step refused");
         double t2 = rl_now();
         rs->steps += v->n;
+        rl__report_episodes(&rs->rep, rs->steps, v);
         t.obs = v->prev_obs;
         t.next_obs = v->io.obs;
         if ((rc = rl__replicas_observe_update(&rs->reps, &t, v->row_bytes, rs->steps, rs->err,
@@ -466,6 +467,7 @@ static void run_close(rl__run_state *rs)
     rl__vecenv_destroy(&rs->train);
     rl__sbuf_free(&rs->rep.log.csv);
     rl__sbuf_free(&rs->rep.log.evals);
+    rl__sbuf_free(&rs->rep.log.episodes);
     free(rs);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);

@@ -22,7 +22,7 @@
 static const char *const run_files[] = {
     "config.cfg",          "metrics.csv",           "summary.json",
     "checkpoint.safetensors", "checkpoint.prev.safetensors", "replay.safetensors",
-    "replay.prev.safetensors", "curve.svg", "evals.csv", RL__TB_FILE,
+    "replay.prev.safetensors", "curve.svg", "evals.csv", "episodes.csv", RL__TB_FILE,
 };
 #define N_RUN_FILES (sizeof run_files / sizeof *run_files)
 
