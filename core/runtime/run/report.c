@@ -126,7 +126,8 @@ static int append_episodes(rl__report *r, int sync)
                     0644);
     struct stat st;
     int e = fd < 0 ? errno : fstat(fd, &st) != 0 ? errno : !S_ISREG(st.st_mode) ? EINVAL : 0;
-    for (size_t done = 0; !e && done < b->len;) {
+    size_t done = 0;
+    while (!e && done < b->len) {
         ssize_t w = write(fd, b->data + done, b->len - done);
         if (w < 0 && errno == EINTR) continue;
         if (w <= 0) e = w < 0 ? errno : EIO;
@@ -134,14 +135,19 @@ static int append_episodes(rl__report *r, int sync)
     }
     if (!e && sync && fsync(fd) != 0) e = errno;
     if (fd >= 0) close(fd);
+    /* what reached the file leaves the buffer, so a later write (the
+       run's last, after a full disk) completes a torn line, never repeats */
+    if (done) {
+        memmove(b->data, b->data + done, b->len - done);
+        b->len -= done;
+        b->data[b->len] = 0;
+    }
     if (e) {
         snprintf(r->err, r->errlen, "cannot append to %s/%s: %s", rl__brief(r->set->out_dir, brief), EPISODES_FILE,
                  e == EINVAL || e == ELOOP || e == ENXIO ? "not a regular file" : strerror(e));
         return RL_EIO;
     }
     r->log.episodes_unsynced = !sync;
-    b->len = 0;
-    if (b->data) b->data[0] = 0;
     return RL_OK;
 }
 
