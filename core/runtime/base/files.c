@@ -49,18 +49,23 @@ int rl__mkdir_p(const char *dir, int *created, char *err, size_t errlen)
     return RL_OK;
 }
 
-static int write_all(int fd, const char *p, size_t len)
+int rl__write_all(int fd, const void *data, size_t len, size_t *done)
 {
-    while (len) {
-        ssize_t w = write(fd, p, len);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            return -1;
+    const char *p = data;
+    size_t n = 0;
+    int rc = 0;
+    while (n < len) {
+        ssize_t w = write(fd, p + n, len - n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            if (w == 0) errno = EIO; /* no progress: never loop on it */
+            rc = -1;
+            break;
         }
-        p += w;
-        len -= (size_t)w;
+        n += (size_t)w;
     }
-    return 0;
+    if (done) *done = n;
+    return rc;
 }
 
 /* A new temporary file beside name: exclusive, never through a link, with
@@ -115,7 +120,7 @@ static int keep_copy(int dfd, const char *name, const char *keep_as)
         char buf[65536];
         ssize_t r;
         while ((r = read(in, buf, sizeof buf)) > 0)
-            if (write_all(out, buf, (size_t)r) != 0) break;
+            if (rl__write_all(out, buf, (size_t)r, NULL) != 0) break;
         rc = r == 0 && fsync(out) == 0 ? 0 : -1;
         if (close(out) != 0) rc = -1;
         if (rc == 0) rc = renameat(dfd, tmp, dfd, keep_as);
@@ -136,7 +141,7 @@ int rl__write_atomic(rl__dir d, const char *name, const char *keep_as, const voi
         snprintf(err, errlen, "cannot write %s/%s: %s", d.path, name, strerror(errno));
         return RL_EIO;
     }
-    if (write_all(fd, data, len) != 0 || (sync && fsync(fd) != 0)) {
+    if (rl__write_all(fd, data, len, NULL) != 0 || (sync && fsync(fd) != 0)) {
         int e = errno;
         close(fd);
         unlinkat(d.fd, tmp, 0);

@@ -27,6 +27,9 @@ typedef struct rl__dir {
    is replaced, never followed or kept. */
 int rl__write_atomic(rl__dir d, const char *name, const char *keep_as, const void *data, size_t len,
                      int sync, char *err, size_t errlen);
+/* Writes all len bytes of data to fd, going on after a signal; 0, or -1
+   with errno set.  *done (may be NULL) gets the bytes written either way. */
+int rl__write_all(int fd, const void *data, size_t len, size_t *done);
 /* The same for a file named by path (the directory is opened for it). */
 int rl__write_path(const char *path, const void *data, size_t len, char *err, size_t errlen);
 

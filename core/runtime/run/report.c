@@ -81,6 +81,15 @@ void rl__report_eval(rl__report *r, uint64_t steps, const rl__eval_result *ev, i
     rl__sbuf_puts(&r->log.evals, "\n");
 }
 
+/* A data row of the run's CSV files at or before steps: the comma after
+   its leading step, or NULL. */
+static const char *row_within(const char *line, uint64_t steps)
+{
+    char *end;
+    unsigned long long step = strtoull(line, &end, 10);
+    return end == line || *end != ',' || step > steps ? NULL : end;
+}
+
 /* ---- episodes.csv ----------------------------------------------------------*/
 
 /* The file grows by appends (it holds every episode of the run, too many to
@@ -127,12 +136,7 @@ static int append_episodes(rl__report *r, int sync)
     struct stat st;
     int e = fd < 0 ? errno : fstat(fd, &st) != 0 ? errno : !S_ISREG(st.st_mode) ? EINVAL : 0;
     size_t done = 0;
-    while (!e && done < b->len) {
-        ssize_t w = write(fd, b->data + done, b->len - done);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) e = w < 0 ? errno : EIO;
-        else done += (size_t)w;
-    }
+    if (!e && rl__write_all(fd, b->data, b->len, &done) != 0) e = errno;
     if (!e && sync && fsync(fd) != 0) e = errno;
     if (fd >= 0) close(fd);
     /* what reached the file leaves the buffer, so a later write (the
@@ -176,13 +180,7 @@ static void cut_episodes(rl__report *r, uint64_t steps)
     for (int first = 1; fgets(line, sizeof line, f); first = 0) {
         size_t len = strlen(line); /* short of the line at a NUL byte: then no newline, and the cut is here */
         if (!len || line[len - 1] != '\n') break;
-        if (first) {
-            if (strncmp(line, "step,", 5) != 0) break;
-        } else {
-            char *end;
-            unsigned long long step = strtoull(line, &end, 10);
-            if (end == line || *end != ',' || step > steps) break;
-        }
+        if (first ? strncmp(line, "step,", 5) != 0 : !row_within(line, steps)) break;
         keep += (off_t)len;
     }
     fclose(f);
@@ -474,9 +472,8 @@ static void load_csv(rl__report *r, uint64_t steps, const char *name, int drop_f
     if (!f) return;
     char line[8192];
     for (int first = 1; fgets(line, sizeof line, f); first = 0) {
-        char *end;
-        unsigned long long step = strtoull(line, &end, 10);
-        if (!first && (end == line || *end != ',' || step > steps)) break;
+        const char *end = first ? NULL : row_within(line, steps);
+        if (!first && !end) break;
         const char *final = first ? NULL : strchr(end + 1, ','); /* step,wall_s,final,... */
         if (drop_final && final && final[1] == '1' && final[2] == ',') continue;
         rl__sbuf_puts(into, line);
