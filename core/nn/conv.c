@@ -285,9 +285,11 @@ void rl_conv2d_backward(rl_conv2d *c, const float *params, float *grad, const fl
                   grad + c->w_off, (uint32_t)K);
     }
     if (!dx) return;
-    /* dcols[BP][K] = dY W, then scattered back into dx (col2im) */
-    rl__sgemm(0, 0, (uint32_t)BP, (uint32_t)K, c->out_c, c->yt, ld, params + c->w_off, (uint32_t)K, 0.0f,
-              c->cols, (uint32_t)K);
+    /* dcols[BP][K] = dY W, then scattered back into dx (col2im); fused.c's
+       kernel stores the product without zeroing cols first */
+    const rl__epilogue set = {.kind = RL__EPI_SET};
+    rl__fused_gemm(0, 0, (uint32_t)BP, (uint32_t)K, c->out_c, c->yt, ld, params + c->w_off, (uint32_t)K,
+                   c->cols, &set);
     c->cols_x = NULL; /* cols holds gradients now */
     const uint32_t k = c->k, in_c = c->in_c, in_h = c->in_h, in_w = c->in_w;
     const size_t plane = (size_t)in_h * in_w;
