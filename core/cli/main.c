@@ -46,7 +46,7 @@ static const char usage_text[] =
     "  list                                          list the plugins found\n"
     "  info NAME                                     a plugin's options and stages\n"
     "  play CONFIG [--checkpoint FILE] [--fps F]     watch env 0 play in the terminal\n"
-    "  plot OUT_DIR... [-o FILE.svg]                 learning curves as SVG\n"
+    "  plot OUT_DIR... [-o FILE.svg] [--episodes COL] learning curves as SVG\n"
     "  bench CONFIG | nn | env NAME [--json]         measured speed (see bench --help)\n"
     "  tune CONFIG [--trials N] [--jobs J] [--out DIR]\n"
     "                                                search hyperparameters (Optuna; tune --help)\n"
@@ -79,11 +79,17 @@ static const char run_help[] =
     "algo.save_replay = true; without the replay it is close, not identical.\n";
 
 static const char plot_help[] =
-    "usage: rlhost plot OUT_DIR... [-o FILE.svg]\n"
+    "usage: rlhost plot OUT_DIR... [-o FILE.svg] [--episodes return|score|length] [--window STEPS]\n"
     "\n"
     "Draws the learning curves of one or more runs as an SVG: return against\n"
     "steps (with several runs, their mean and the min-max spread shaded) and\n"
-    "steps/s below.  Default output: the first OUT_DIR's curve.svg.\n";
+    "steps/s below.  Default output: the first OUT_DIR's curve.svg.\n"
+    "Without --episodes the curve is metrics.csv's return_mean, the mean of the\n"
+    "last 100 episodes at each logged step.  --episodes COL draws episodes.csv's\n"
+    "column COL instead, at each step the mean over the episodes that ended in\n"
+    "the last STEPS steps (--window; default a twentieth of the longest run).\n"
+    "score is the env's game score (Atari: whole games, raw, where return is\n"
+    "clipped and per life with episodic_life).\n";
 
 static const char eval_help[] =
     "usage: rlhost eval CONFIG|OUT_DIR [--checkpoint FILE] [--episodes N] [--json] [--trace FILE]\n"
@@ -160,6 +166,8 @@ typedef struct cli {
     const char *stages[MAX_ARGS];
     size_t n_stages;
     const char *resume, *checkpoint, *output, *trace;
+    const char *column; /* plot --episodes */
+    unsigned long long window;
     int help;
     int json;
     int force;
@@ -192,8 +200,10 @@ static int parse_args(cli *c, int argc, char **argv, const char *help, int allow
             c->force = 1;
         } else if (!strcmp(a, "--follow") && !strcmp(c->cmd, "play")) {
             c->follow = 1;
-        } else if (!strcmp(a, "--repeat") || !strcmp(a, "--steps") || !strcmp(a, "--episodes") ||
-                   !strcmp(a, "--fps") || (!strcmp(a, "--busy") && !strcmp(c->cmd, "bench"))) {
+        } else if (!strcmp(a, "--repeat") || !strcmp(a, "--steps") ||
+                   (!strcmp(a, "--episodes") && strcmp(c->cmd, "plot")) ||
+                   !strcmp(a, "--fps") || (!strcmp(a, "--busy") && !strcmp(c->cmd, "bench")) ||
+                   (!strcmp(a, "--window") && !strcmp(c->cmd, "plot"))) {
             if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
             const char *v = argv[++i];
             char *end;
@@ -207,7 +217,7 @@ static int parse_args(cli *c, int argc, char **argv, const char *help, int allow
                 continue;
             }
             /* counts: decimal integers, each with its range */
-            unsigned long long max = !strcmp(a, "--steps")    ? 1ull << 53
+            unsigned long long max = !strcmp(a, "--steps") || !strcmp(a, "--window") ? 1ull << 53
                                      : !strcmp(a, "--repeat") ? 1000
                                      : !strcmp(a, "--busy")   ? 64
                                                               : 1000000;
@@ -220,10 +230,18 @@ static int parse_args(cli *c, int argc, char **argv, const char *help, int allow
             if (!strcmp(a, "--repeat")) c->repeat = (int)x;
             else if (!strcmp(a, "--busy")) c->busy = (int)x;
             else if (!strcmp(a, "--steps")) c->steps = x;
+            else if (!strcmp(a, "--window")) c->window = x;
             else c->episodes = (unsigned)x;
         } else if (!strcmp(a, "-o")) {
             if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
             c->output = argv[++i];
+        } else if (!strcmp(a, "--episodes") && !strcmp(c->cmd, "plot")) {
+            if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
+            c->column = argv[++i];
+            if (strcmp(c->column, "return") && strcmp(c->column, "score") && strcmp(c->column, "length")) {
+                fprintf(stderr, "rlhost: --episodes: expected return, score or length, got '%s'\n", c->column);
+                return EXIT_USAGE;
+            }
         } else if (!strcmp(a, "--trace") && !strcmp(c->cmd, "eval")) {
             if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
             c->trace = argv[++i];
@@ -602,7 +620,9 @@ static int cmd_plot(cli *c)
     if (c->n_positional < 1) return usage_error(plot_help, "plot needs at least one OUT_DIR%s", "");
     char out[4200];
     if (!c->output) snprintf(out, sizeof out, "%s/curve.svg", c->positional[0]);
-    return rl__plot(c->positional, (size_t)c->n_positional, c->output ? c->output : out);
+    if (c->window && !c->column) return usage_error(plot_help, "--window needs --episodes%s", "");
+    const rl__plot_opts opts = {c->column, c->window};
+    return rl__plot(c->positional, (size_t)c->n_positional, c->output ? c->output : out, &opts);
 }
 
 /* Each command: its help, whether it takes --set, and what runs it (after

@@ -2,10 +2,14 @@
 #define _GNU_SOURCE
 #include "plot.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/files.h"
 #include "base/text.h"
@@ -16,10 +20,14 @@
 #define MAX_ROWS 100000
 
 typedef struct series {
-    double *step, *ret, *sps;
+    double *step, *ret, *sps; /* metrics.csv's rows */
     size_t n;
+    double *ep_step, *ep_val; /* episodes.csv's rows with a value, by step */
+    size_t n_ep;
     char label[128];
 } series;
+
+#define GRID 200 /* points of an episodes.csv curve */
 
 static int column(char *header, const char *name)
 {
@@ -47,15 +55,36 @@ static double plottable(double v)
     return fabs(v) <= 1e300 ? v : NAN;
 }
 
+/* path for reading when it is a regular file: a FIFO or a device planted
+   in a run directory is refused instead of blocking the reader. */
+static FILE *open_regular(const char *path, char *err, size_t errlen, const char *hint)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: cannot open: %s%s", path, strerror(errno), hint);
+        return NULL;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        snprintf(err, errlen, "%s: not a regular file", path);
+        return NULL;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    FILE *f = fdopen(fd, "r");
+    if (!f) {
+        close(fd);
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    }
+    return f;
+}
+
 static int load(series *s, const char *dir, char *err, size_t errlen)
 {
     char path[4200], line[8192], hdr[8192];
     snprintf(path, sizeof path, "%s/metrics.csv", dir);
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open (is %s a run directory?)", path, dir);
-        return -1;
-    }
+    FILE *f = open_regular(path, err, errlen, " (is it a run directory?)");
+    if (!f) return -1;
     if (!fgets(line, sizeof line, f)) {
         fclose(f);
         snprintf(err, errlen, "%s: empty", path);
@@ -95,7 +124,8 @@ static int load(series *s, const char *dir, char *err, size_t errlen)
     /* label: env/algo and seed from summary.json when present */
     snprintf(path, sizeof path, "%s/summary.json", dir);
     snprintf(s->label, sizeof s->label, "%s", dir);
-    f = fopen(path, "r");
+    char ignored[RL_ERR_MAX];
+    f = open_regular(path, ignored, sizeof ignored, "");
     if (f) {
         char env[64] = "?", algo[64] = "?", seed[32] = "?";
         while (fgets(line, sizeof line, f)) {
@@ -107,6 +137,89 @@ static int load(series *s, const char *dir, char *err, size_t errlen)
         snprintf(s->label, sizeof s->label, "%s / %s, seed %s", algo, env, seed);
     }
     return 0;
+}
+
+static int by_step(const void *a, const void *b)
+{
+    const double *x = a, *y = b;
+    return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/* episodes.csv's rows that have a number in column `name` (a score is nan for a
+   lost life that did not end the game), in step order. */
+static int load_episodes(series *s, const char *dir, const char *name, char *err, size_t errlen)
+{
+    char path[4200], line[8192], hdr[8192];
+    snprintf(path, sizeof path, "%s/episodes.csv", dir);
+    FILE *f = open_regular(path, err, errlen, " (a run written before rlhost kept episodes.csv has none)");
+    if (!f) return -1;
+    if (!fgets(line, sizeof line, f)) {
+        fclose(f);
+        snprintf(err, errlen, "%s: empty", path);
+        return -1;
+    }
+    memcpy(hdr, line, sizeof hdr);
+    int cs = column(hdr, "step");
+    memcpy(hdr, line, sizeof hdr);
+    int cv = column(hdr, name);
+    if (cs < 0 || cv < 0) {
+        fclose(f);
+        snprintf(err, errlen, "%s: no step or %s column", path, name);
+        return -1;
+    }
+    size_t cap = 0;
+    double *rows = NULL; /* (step, value) pairs */
+    int rc = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "step,", 5)) continue;
+        double st = plottable(field(line, cs)), v = plottable(field(line, cv));
+        if (!isfinite(st) || !isfinite(v)) continue;
+        if (s->n_ep == cap) {
+            size_t ncap = cap ? 2 * cap : 4096;
+            double *r = ncap <= SIZE_MAX / (2 * sizeof *r) ? realloc(rows, ncap * 2 * sizeof *r) : NULL;
+            if (!r) {
+                snprintf(err, errlen, "%s: out of memory at row %zu", path, s->n_ep);
+                rc = -1;
+                break;
+            }
+            rows = r, cap = ncap;
+        }
+        rows[2 * s->n_ep] = st, rows[2 * s->n_ep + 1] = v;
+        s->n_ep++;
+    }
+    fclose(f);
+    if (rc == 0 && !s->n_ep) {
+        snprintf(err, errlen, "%s: no episode with a %s yet", path, name);
+        rc = -1;
+    }
+    if (rc == 0) {
+        qsort(rows, s->n_ep, 2 * sizeof *rows, by_step);
+        s->ep_step = malloc(s->n_ep * sizeof(double));
+        s->ep_val = malloc(s->n_ep * sizeof(double));
+        if (!s->ep_step || !s->ep_val) {
+            snprintf(err, errlen, "out of memory");
+            rc = -1;
+        } else {
+            for (size_t i = 0; i < s->n_ep; i++) s->ep_step[i] = rows[2 * i], s->ep_val[i] = rows[2 * i + 1];
+        }
+    }
+    free(rows);
+    return rc;
+}
+
+/* out[g] = the mean of s's episode values with step in (x[g] - w, x[g]]
+   (NaN where none, or past the run's last step); x ascending. */
+static void window_means(const series *s, const double *x, size_t n, double w, double *out)
+{
+    const double last = fmax(s->step[s->n - 1], s->ep_step[s->n_ep - 1]);
+    size_t lo = 0, hi = 0;
+    for (size_t g = 0; g < n; g++) {
+        while (hi < s->n_ep && s->ep_step[hi] <= x[g]) hi++;
+        while (lo < hi && s->ep_step[lo] <= x[g] - w) lo++;
+        double sum = 0;
+        for (size_t i = lo; i < hi; i++) sum += s->ep_val[i];
+        out[g] = hi > lo && x[g] <= last ? sum / (double)(hi - lo) : NAN;
+    }
 }
 
 /* Linear interpolation of series y at x (NaN outside its range). */
@@ -194,43 +307,73 @@ static void polyline(rl__sbuf *o, const panel *p, const double *x, const double 
     rl__sbuf_puts(o, "'/>\n");
 }
 
-int rl__plot(const char *const *dirs, size_t n_dirs, const char *out_path)
+int rl__plot(const char *const *dirs, size_t n_dirs, const char *out_path, const rl__plot_opts *opts)
 {
     if (n_dirs > MAX_RUNS) n_dirs = MAX_RUNS;
+    const char *col = opts && opts->column ? opts->column : NULL;
     series s[MAX_RUNS];
     memset(s, 0, sizeof s);
     char err[RL_ERR_MAX];
     int rc = 1;
-    double *mean = NULL, *lo = NULL, *hi = NULL, *msps = NULL;
+    double *mean = NULL, *lo = NULL, *hi = NULL, *msps = NULL, *grid = NULL, *vals = NULL;
     for (size_t k = 0; k < n_dirs; k++)
-        if (load(&s[k], dirs[k], err, sizeof err) != 0) {
+        if (load(&s[k], dirs[k], err, sizeof err) != 0 ||
+            (col && load_episodes(&s[k], dirs[k], col, err, sizeof err) != 0)) {
             fprintf(stderr, "rlhost: plot: %s\n", err);
             goto out;
         }
-    /* The grid: the first run's steps; the others interpolated onto it. */
-    size_t n = s[0].n;
-    mean = calloc(n, sizeof *mean), lo = calloc(n, sizeof *lo), hi = calloc(n, sizeof *hi);
-    msps = calloc(n, sizeof *msps);
-    if (!mean || !lo || !hi || !msps) goto out;
-    panel top = {80, 50, 680, 300, s[0].step[0], s[0].step[0] + 1, INFINITY, -INFINITY};
+    panel top = {80, 50, 680, 300, 0, 1, INFINITY, -INFINITY};
     panel bot = {80, 420, 680, 130, 0, 1, 0, -INFINITY};
-    for (size_t k = 0; k < n_dirs; k++) top.xmax = fmax(top.xmax, s[k].step[s[k].n - 1]);
-    top.xmin = 0;
+    for (size_t k = 0; k < n_dirs; k++) {
+        top.xmax = fmax(top.xmax, s[k].step[s[k].n - 1]);
+        if (col) top.xmax = fmax(top.xmax, s[k].ep_step[s[k].n_ep - 1]);
+    }
+    /* The upper curve's points: the first run's metrics rows (the others
+       interpolated onto them), or GRID steps up to the longest run, each
+       run's window means there (vals[k * n + i]). */
+    size_t n = col ? GRID : s[0].n;
+    double window = 0;
+    mean = calloc(n, sizeof *mean), lo = calloc(n, sizeof *lo), hi = calloc(n, sizeof *hi);
+    grid = calloc(n, sizeof *grid), vals = calloc(n * n_dirs, sizeof *vals);
+    msps = calloc(s[0].n, sizeof *msps);
+    if (!mean || !lo || !hi || !msps || !grid || !vals) {
+        fprintf(stderr, "rlhost: plot: out of memory\n");
+        goto out;
+    }
+    if (col) {
+        window = opts->window ? (double)opts->window : fmax(1.0, ceil(top.xmax / 20));
+        for (size_t i = 0; i < n; i++) grid[i] = top.xmax * (double)(i + 1) / (double)n;
+        for (size_t k = 0; k < n_dirs; k++) window_means(&s[k], grid, n, window, vals + k * n);
+    } else {
+        for (size_t i = 0; i < n; i++) grid[i] = s[0].step[i];
+        for (size_t k = 0; k < n_dirs; k++)
+            for (size_t i = 0; i < n; i++) vals[k * n + i] = interp(&s[k], s[k].ret, grid[i]);
+    }
     for (size_t i = 0; i < n; i++) {
-        double sum = 0, ssum = 0, mn = INFINITY, mx = -INFINITY;
-        int m = 0, ms = 0;
+        double sum = 0, mn = INFINITY, mx = -INFINITY;
+        int m = 0;
         for (size_t k = 0; k < n_dirs; k++) {
-            double v = interp(&s[k], s[k].ret, s[0].step[i]), w = interp(&s[k], s[k].sps, s[0].step[i]);
+            double v = vals[k * n + i];
             if (isfinite(v)) sum += v, m++, mn = fmin(mn, v), mx = fmax(mx, v);
-            if (isfinite(w)) ssum += w, ms++;
         }
         mean[i] = m ? sum / m : NAN;
         lo[i] = m ? mn : NAN;
         hi[i] = m ? mx : NAN;
-        msps[i] = ms ? ssum / ms : NAN;
         if (m) top.ymin = fmin(top.ymin, mn), top.ymax = fmax(top.ymax, mx);
+    }
+    for (size_t i = 0; i < s[0].n; i++) {
+        double ssum = 0;
+        int ms = 0;
+        for (size_t k = 0; k < n_dirs; k++) {
+            double w = interp(&s[k], s[k].sps, s[0].step[i]);
+            if (isfinite(w)) ssum += w, ms++;
+        }
+        msps[i] = ms ? ssum / ms : NAN;
         if (ms) bot.ymax = fmax(bot.ymax, msps[i]);
     }
+    for (size_t k = 0; k < n_dirs && !col; k++) /* the runs' own rows too */
+        for (size_t i = 0; i < s[k].n; i++)
+            if (isfinite(s[k].ret[i])) top.ymin = fmin(top.ymin, s[k].ret[i]), top.ymax = fmax(top.ymax, s[k].ret[i]);
     if (!isfinite(top.ymin)) top.ymin = 0, top.ymax = 1; /* no finished episodes yet */
     if (top.ymax - top.ymin < 1e-9) top.ymax = top.ymin + 1;
     double pad = 0.05 * (top.ymax - top.ymin);
@@ -248,24 +391,37 @@ int rl__plot(const char *const *dirs, size_t n_dirs, const char *out_path)
     rl__sbuf_xml_str(&o, s[0].label); /* folder and plugin names are anybody's text */
     if (n_dirs > 1) rl__sbuf_puts(&o, ")");
     rl__sbuf_puts(&o, "</text>\n");
-    axes(&o, &top, "environment steps", "return (mean of the last 100 episodes)");
+    char ylabel[160];
+    if (col) {
+        char w[32];
+        fmt_num(w, sizeof w, window);
+        snprintf(ylabel, sizeof ylabel, "%s (mean of the episodes ending in the last %s steps)", col, w);
+    } else {
+        snprintf(ylabel, sizeof ylabel, "return (mean of the last 100 episodes)");
+    }
+    axes(&o, &top, "environment steps", ylabel);
     if (n_dirs > 1) { /* the min-max band */
         rl__sbuf_puts(&o, "<path fill='#1f77b4' fill-opacity='0.2' stroke='none' d='");
         int started = 0;
         for (size_t i = 0; i < n; i++)
-            if (isfinite(hi[i])) rl__sbuf_printf(&o, "%c%.1f %.1f ", started++ ? 'L' : 'M', px(&top, s[0].step[i]), py(&top, hi[i]));
+            if (isfinite(hi[i])) rl__sbuf_printf(&o, "%c%.1f %.1f ", started++ ? 'L' : 'M', px(&top, grid[i]), py(&top, hi[i]));
         for (size_t i = n; i-- > 0;)
-            if (isfinite(lo[i])) rl__sbuf_printf(&o, "L%.1f %.1f ", px(&top, s[0].step[i]), py(&top, lo[i]));
+            if (isfinite(lo[i])) rl__sbuf_printf(&o, "L%.1f %.1f ", px(&top, grid[i]), py(&top, lo[i]));
         rl__sbuf_puts(&o, "Z'/>\n");
-        for (size_t k = 0; k < n_dirs; k++)
-            polyline(&o, &top, s[k].step, s[k].ret, s[k].n, "stroke='#1f77b4' stroke-opacity='0.35' stroke-width='1'");
+        for (size_t k = 0; k < n_dirs; k++) {
+            const char *thin = "stroke='#1f77b4' stroke-opacity='0.35' stroke-width='1'";
+            if (col)
+                polyline(&o, &top, grid, vals + k * n, n, thin);
+            else
+                polyline(&o, &top, s[k].step, s[k].ret, s[k].n, thin);
+        }
     }
-    polyline(&o, &top, s[0].step, mean, n, "stroke='#1f77b4' stroke-width='2.5'");
+    polyline(&o, &top, grid, mean, n, "stroke='#1f77b4' stroke-width='2.5'");
     axes(&o, &bot, "environment steps", "steps/s");
-    polyline(&o, &bot, s[0].step, msps, n, "stroke='#d62728' stroke-width='2'");
+    polyline(&o, &bot, s[0].step, msps, s[0].n, "stroke='#d62728' stroke-width='2'");
     /* legend */
     rl__sbuf_printf(&o, "<g font-size='12'><line x1='560' y1='306' x2='590' y2='306' stroke='#1f77b4' stroke-width='2.5'/>"
-                        "<text x='596' y='310'>%s</text>\n", n_dirs > 1 ? "mean over runs" : "return");
+                        "<text x='596' y='310'>%s</text>\n", n_dirs > 1 ? "mean over runs" : col ? col : "return");
     if (n_dirs > 1)
         rl__sbuf_puts(&o, "<rect x='560' y='316' width='30' height='10' fill='#1f77b4' fill-opacity='0.2'/>"
                           "<text x='596' y='326'>min-max over runs</text>\n");
@@ -285,10 +441,14 @@ out:
         free(s[k].step);
         free(s[k].ret);
         free(s[k].sps);
+        free(s[k].ep_step);
+        free(s[k].ep_val);
     }
     free(mean);
     free(lo);
     free(hi);
     free(msps);
+    free(grid);
+    free(vals);
     return rc;
 }
