@@ -78,9 +78,11 @@ static void grab(const atari *e, atari_game *g, uint8_t *raw)
    are skipped, resized, pushed onto the stack (all of it when `fill`). */
 static void push(atari *e, atari_game *g, int fill)
 {
-    size_t n = e->raw_bytes;
-    if (e->frame_skip > 1)
-        for (size_t k = 0; k < n; k++) g->raw0[k] = g->raw0[k] > g->raw1[k] ? g->raw0[k] : g->raw1[k];
+    if (e->frame_skip > 1) { /* restrict: the two screens are separate buffers, so this vectorizes */
+        uint8_t *restrict a = g->raw0;
+        const uint8_t *restrict b = g->raw1;
+        for (size_t k = 0, n = e->raw_bytes; k < n; k++) a[k] = a[k] > b[k] ? a[k] : b[k];
+    }
     g->head = (g->head + 1) % e->stack;
     area_resize(&e->plan, g->scratch, g->raw0, g->frames + (size_t)g->head * e->frame_bytes);
     if (fill)
