@@ -125,6 +125,17 @@ static inline void add4(float *restrict d, const float *restrict s)
     memcpy(d, &a, sizeof a);
 }
 
+/* d[0 .. 3) += s[0 .. 3) as one 4-lane add whose fourth lane adds +0 to
+   d[3], which must lie in d's row.  That lane keeps its bits: dx is a sum
+   started from +0, and such a sum is never -0. */
+static inline void add3_as4(float *restrict d, const float *restrict s)
+{
+    rl__v4 a, b = {s[0], s[1], s[2], 0.0f};
+    memcpy(&a, d, sizeof a);
+    a += b;
+    memcpy(d, &a, sizeof a);
+}
+
 static inline void run_add(float *restrict d, const float *restrict s, uint32_t k)
 {
     switch (k) {
@@ -303,6 +314,11 @@ void rl_conv2d_backward(rl_conv2d *c, const float *params, float *grad, const fl
                 if (pt.inside) {
                     float *dst = xb + (size_t)pt.iy0 * in_w + pt.ix0;
                     const float *r = d;
+                    if (k == 3 && pt.ix0 + 4 <= (long)in_w) { /* the row has a fourth float here */
+                        for (uint32_t ci = 0; ci < in_c; ci++, dst += plane)
+                            for (uint32_t ky = 0; ky < 3; ky++, r += 3) add3_as4(dst + (size_t)ky * in_w, r);
+                        continue;
+                    }
                     for (uint32_t ci = 0; ci < in_c; ci++, dst += plane)
                         for (uint32_t ky = 0; ky < k; ky++, r += k) run_add(dst + (size_t)ky * in_w, r, k);
                     continue;
