@@ -11,7 +11,7 @@
 
 #include <rlhost/rlcore.h>
 
-#include "bench.h"
+#include "bench/bench.h"
 #include "checkpoint/safetensors.h"
 #include "cli.h"
 #include "plugin/config.h"

@@ -307,59 +307,62 @@ static void polyline(rl__sbuf *o, const panel *p, const double *x, const double 
     rl__sbuf_puts(o, "'/>\n");
 }
 
-int rl__plot(const char *const *dirs, size_t n_dirs, const char *out_path, const rl__plot_opts *opts)
+/* The two panels' data: the upper curve on its points (grid), each run's
+   values there (vals[k n + i]) and their mean, min and max; steps/s on
+   the first run's metrics rows. */
+typedef struct curves {
+    size_t n;
+    double window; /* with --episodes */
+    double *grid, *vals, *mean, *lo, *hi, *msps;
+    panel top, bot;
+} curves;
+
+static void curves_free(curves *c)
 {
-    if (n_dirs > MAX_RUNS) n_dirs = MAX_RUNS;
-    const char *col = opts && opts->column ? opts->column : NULL;
-    series s[MAX_RUNS];
-    memset(s, 0, sizeof s);
-    char err[RL_ERR_MAX];
-    int rc = 1;
-    double *mean = NULL, *lo = NULL, *hi = NULL, *msps = NULL, *grid = NULL, *vals = NULL;
-    for (size_t k = 0; k < n_dirs; k++)
-        if (load(&s[k], dirs[k], err, sizeof err) != 0 ||
-            (col && load_episodes(&s[k], dirs[k], col, err, sizeof err) != 0)) {
-            fprintf(stderr, "rlhost: plot: %s\n", err);
-            goto out;
-        }
-    panel top = {80, 50, 680, 300, 0, 1, INFINITY, -INFINITY};
-    panel bot = {80, 420, 680, 130, 0, 1, 0, -INFINITY};
+    free(c->grid), free(c->vals), free(c->mean), free(c->lo), free(c->hi), free(c->msps);
+}
+
+/* The upper curve's points are the first run's metrics rows (the others
+   interpolated onto them), or with an episodes.csv column GRID steps up to
+   the longest run, each run's window means there. */
+static int curves_compute(curves *c, const series *s, size_t n_dirs, const rl__plot_opts *opts)
+{
+    const char *col = opts ? opts->column : NULL;
+    c->top = (panel){80, 50, 680, 300, 0, 1, INFINITY, -INFINITY};
+    c->bot = (panel){80, 420, 680, 130, 0, 1, 0, -INFINITY};
     for (size_t k = 0; k < n_dirs; k++) {
-        top.xmax = fmax(top.xmax, s[k].step[s[k].n - 1]);
-        if (col) top.xmax = fmax(top.xmax, s[k].ep_step[s[k].n_ep - 1]);
+        c->top.xmax = fmax(c->top.xmax, s[k].step[s[k].n - 1]);
+        if (col) c->top.xmax = fmax(c->top.xmax, s[k].ep_step[s[k].n_ep - 1]);
     }
-    /* The upper curve's points: the first run's metrics rows (the others
-       interpolated onto them), or GRID steps up to the longest run, each
-       run's window means there (vals[k * n + i]). */
-    size_t n = col ? GRID : s[0].n;
-    double window = 0;
-    mean = calloc(n, sizeof *mean), lo = calloc(n, sizeof *lo), hi = calloc(n, sizeof *hi);
-    grid = calloc(n, sizeof *grid), vals = calloc(n * n_dirs, sizeof *vals);
-    msps = calloc(s[0].n, sizeof *msps);
-    if (!mean || !lo || !hi || !msps || !grid || !vals) {
-        fprintf(stderr, "rlhost: plot: out of memory\n");
-        goto out;
-    }
+    size_t n = c->n = col ? GRID : s[0].n;
+    c->mean = calloc(n, sizeof *c->mean), c->lo = calloc(n, sizeof *c->lo), c->hi = calloc(n, sizeof *c->hi);
+    c->grid = calloc(n, sizeof *c->grid), c->vals = calloc(n * n_dirs, sizeof *c->vals);
+    c->msps = calloc(s[0].n, sizeof *c->msps);
+    if (!c->mean || !c->lo || !c->hi || !c->msps || !c->grid || !c->vals) return -1;
     if (col) {
-        window = opts->window ? (double)opts->window : fmax(1.0, ceil(top.xmax / 20));
-        for (size_t i = 0; i < n; i++) grid[i] = top.xmax * (double)(i + 1) / (double)n;
-        for (size_t k = 0; k < n_dirs; k++) window_means(&s[k], grid, n, window, vals + k * n);
+        c->window = opts->window ? (double)opts->window : fmax(1.0, ceil(c->top.xmax / 20));
+        for (size_t i = 0; i < n; i++) c->grid[i] = c->top.xmax * (double)(i + 1) / (double)n;
+        for (size_t k = 0; k < n_dirs; k++) window_means(&s[k], c->grid, n, c->window, c->vals + k * n);
     } else {
-        for (size_t i = 0; i < n; i++) grid[i] = s[0].step[i];
+        for (size_t i = 0; i < n; i++) c->grid[i] = s[0].step[i];
         for (size_t k = 0; k < n_dirs; k++)
-            for (size_t i = 0; i < n; i++) vals[k * n + i] = interp(&s[k], s[k].ret, grid[i]);
+            for (size_t i = 0; i < n; i++) c->vals[k * n + i] = interp(&s[k], s[k].ret, c->grid[i]);
+        for (size_t k = 0; k < n_dirs; k++) /* the runs' own rows are drawn too */
+            for (size_t i = 0; i < s[k].n; i++)
+                if (isfinite(s[k].ret[i]))
+                    c->top.ymin = fmin(c->top.ymin, s[k].ret[i]), c->top.ymax = fmax(c->top.ymax, s[k].ret[i]);
     }
     for (size_t i = 0; i < n; i++) {
         double sum = 0, mn = INFINITY, mx = -INFINITY;
         int m = 0;
         for (size_t k = 0; k < n_dirs; k++) {
-            double v = vals[k * n + i];
+            double v = c->vals[k * n + i];
             if (isfinite(v)) sum += v, m++, mn = fmin(mn, v), mx = fmax(mx, v);
         }
-        mean[i] = m ? sum / m : NAN;
-        lo[i] = m ? mn : NAN;
-        hi[i] = m ? mx : NAN;
-        if (m) top.ymin = fmin(top.ymin, mn), top.ymax = fmax(top.ymax, mx);
+        c->mean[i] = m ? sum / m : NAN;
+        c->lo[i] = m ? mn : NAN;
+        c->hi[i] = m ? mx : NAN;
+        if (m) c->top.ymin = fmin(c->top.ymin, mn), c->top.ymax = fmax(c->top.ymax, mx);
     }
     for (size_t i = 0; i < s[0].n; i++) {
         double ssum = 0;
@@ -368,65 +371,90 @@ int rl__plot(const char *const *dirs, size_t n_dirs, const char *out_path, const
             double w = interp(&s[k], s[k].sps, s[0].step[i]);
             if (isfinite(w)) ssum += w, ms++;
         }
-        msps[i] = ms ? ssum / ms : NAN;
-        if (ms) bot.ymax = fmax(bot.ymax, msps[i]);
+        c->msps[i] = ms ? ssum / ms : NAN;
+        if (ms) c->bot.ymax = fmax(c->bot.ymax, c->msps[i]);
     }
-    for (size_t k = 0; k < n_dirs && !col; k++) /* the runs' own rows too */
-        for (size_t i = 0; i < s[k].n; i++)
-            if (isfinite(s[k].ret[i])) top.ymin = fmin(top.ymin, s[k].ret[i]), top.ymax = fmax(top.ymax, s[k].ret[i]);
-    if (!isfinite(top.ymin)) top.ymin = 0, top.ymax = 1; /* no finished episodes yet */
-    if (top.ymax - top.ymin < 1e-9) top.ymax = top.ymin + 1;
-    double pad = 0.05 * (top.ymax - top.ymin);
-    top.ymin -= pad, top.ymax += pad;
-    bot.xmin = top.xmin, bot.xmax = top.xmax;
-    if (!(bot.ymax > 0)) bot.ymax = 1;
-    bot.ymax *= 1.1;
+    panel *t = &c->top, *b = &c->bot;
+    if (!isfinite(t->ymin)) t->ymin = 0, t->ymax = 1; /* no finished episodes yet */
+    if (t->ymax - t->ymin < 1e-9) t->ymax = t->ymin + 1;
+    double pad = 0.05 * (t->ymax - t->ymin);
+    t->ymin -= pad, t->ymax += pad;
+    b->xmin = t->xmin, b->xmax = t->xmax;
+    if (!(b->ymax > 0)) b->ymax = 1;
+    b->ymax *= 1.1;
+    return 0;
+}
 
-    rl__sbuf o = {0};
-    rl__sbuf_printf(&o, "<?xml version='1.0' encoding='UTF-8'?>\n<svg xmlns='http://www.w3.org/2000/svg' "
-                        "width='800' height='600' viewBox='0 0 800 600' font-family='sans-serif'>\n"
-                        "<rect width='800' height='600' fill='white'/>\n");
-    rl__sbuf_printf(&o, "<text x='400' y='28' font-size='16' text-anchor='middle'>");
-    if (n_dirs > 1) rl__sbuf_printf(&o, "learning curves, %zu runs (first: ", n_dirs);
-    rl__sbuf_xml_str(&o, s[0].label); /* folder and plugin names are anybody's text */
-    if (n_dirs > 1) rl__sbuf_puts(&o, ")");
-    rl__sbuf_puts(&o, "</text>\n");
-    char ylabel[160];
-    if (col) {
-        char w[32];
-        fmt_num(w, sizeof w, window);
+static void draw(rl__sbuf *o, const curves *c, const series *s, size_t n_dirs, const char *col)
+{
+    const panel *top = &c->top, *bot = &c->bot;
+    const size_t n = c->n;
+    rl__sbuf_printf(o, "<?xml version='1.0' encoding='UTF-8'?>\n<svg xmlns='http://www.w3.org/2000/svg' "
+                       "width='800' height='600' viewBox='0 0 800 600' font-family='sans-serif'>\n"
+                       "<rect width='800' height='600' fill='white'/>\n");
+    rl__sbuf_printf(o, "<text x='400' y='28' font-size='16' text-anchor='middle'>");
+    if (n_dirs > 1) rl__sbuf_printf(o, "learning curves, %zu runs (first: ", n_dirs);
+    rl__sbuf_xml_str(o, s[0].label); /* folder and plugin names are anybody's text */
+    if (n_dirs > 1) rl__sbuf_puts(o, ")");
+    rl__sbuf_puts(o, "</text>\n");
+    char ylabel[160], w[32];
+    fmt_num(w, sizeof w, c->window);
+    if (col)
         snprintf(ylabel, sizeof ylabel, "%s (mean of the episodes ending in the last %s steps)", col, w);
-    } else {
+    else
         snprintf(ylabel, sizeof ylabel, "return (mean of the last 100 episodes)");
-    }
-    axes(&o, &top, "environment steps", ylabel);
+    axes(o, top, "environment steps", ylabel);
     if (n_dirs > 1) { /* the min-max band */
-        rl__sbuf_puts(&o, "<path fill='#1f77b4' fill-opacity='0.2' stroke='none' d='");
+        rl__sbuf_puts(o, "<path fill='#1f77b4' fill-opacity='0.2' stroke='none' d='");
         int started = 0;
         for (size_t i = 0; i < n; i++)
-            if (isfinite(hi[i])) rl__sbuf_printf(&o, "%c%.1f %.1f ", started++ ? 'L' : 'M', px(&top, grid[i]), py(&top, hi[i]));
+            if (isfinite(c->hi[i]))
+                rl__sbuf_printf(o, "%c%.1f %.1f ", started++ ? 'L' : 'M', px(top, c->grid[i]), py(top, c->hi[i]));
         for (size_t i = n; i-- > 0;)
-            if (isfinite(lo[i])) rl__sbuf_printf(&o, "L%.1f %.1f ", px(&top, grid[i]), py(&top, lo[i]));
-        rl__sbuf_puts(&o, "Z'/>\n");
+            if (isfinite(c->lo[i])) rl__sbuf_printf(o, "L%.1f %.1f ", px(top, c->grid[i]), py(top, c->lo[i]));
+        rl__sbuf_puts(o, "Z'/>\n");
+        const char *thin = "stroke='#1f77b4' stroke-opacity='0.35' stroke-width='1'";
         for (size_t k = 0; k < n_dirs; k++) {
-            const char *thin = "stroke='#1f77b4' stroke-opacity='0.35' stroke-width='1'";
             if (col)
-                polyline(&o, &top, grid, vals + k * n, n, thin);
+                polyline(o, top, c->grid, c->vals + k * n, n, thin);
             else
-                polyline(&o, &top, s[k].step, s[k].ret, s[k].n, thin);
+                polyline(o, top, s[k].step, s[k].ret, s[k].n, thin);
         }
     }
-    polyline(&o, &top, grid, mean, n, "stroke='#1f77b4' stroke-width='2.5'");
-    axes(&o, &bot, "environment steps", "steps/s");
-    polyline(&o, &bot, s[0].step, msps, s[0].n, "stroke='#d62728' stroke-width='2'");
+    polyline(o, top, c->grid, c->mean, n, "stroke='#1f77b4' stroke-width='2.5'");
+    axes(o, bot, "environment steps", "steps/s");
+    polyline(o, bot, s[0].step, c->msps, s[0].n, "stroke='#d62728' stroke-width='2'");
     /* legend */
-    rl__sbuf_printf(&o, "<g font-size='12'><line x1='560' y1='306' x2='590' y2='306' stroke='#1f77b4' stroke-width='2.5'/>"
-                        "<text x='596' y='310'>%s</text>\n", n_dirs > 1 ? "mean over runs" : col ? col : "return");
+    rl__sbuf_printf(o, "<g font-size='12'><line x1='560' y1='306' x2='590' y2='306' stroke='#1f77b4' stroke-width='2.5'/>"
+                       "<text x='596' y='310'>%s</text>\n", n_dirs > 1 ? "mean over runs" : col ? col : "return");
     if (n_dirs > 1)
-        rl__sbuf_puts(&o, "<rect x='560' y='316' width='30' height='10' fill='#1f77b4' fill-opacity='0.2'/>"
-                          "<text x='596' y='326'>min-max over runs</text>\n");
-    rl__sbuf_puts(&o, "<line x1='560' y1='536' x2='590' y2='536' stroke='#d62728' stroke-width='2'/>"
-                      "<text x='596' y='540'>steps/s</text></g>\n</svg>\n");
+        rl__sbuf_puts(o, "<rect x='560' y='316' width='30' height='10' fill='#1f77b4' fill-opacity='0.2'/>"
+                         "<text x='596' y='326'>min-max over runs</text>\n");
+    rl__sbuf_puts(o, "<line x1='560' y1='536' x2='590' y2='536' stroke='#d62728' stroke-width='2'/>"
+                     "<text x='596' y='540'>steps/s</text></g>\n</svg>\n");
+}
+
+int rl__plot(const char *const *dirs, size_t n_dirs, const char *out_path, const rl__plot_opts *opts)
+{
+    if (n_dirs > MAX_RUNS) n_dirs = MAX_RUNS;
+    const char *col = opts ? opts->column : NULL;
+    series s[MAX_RUNS];
+    memset(s, 0, sizeof s);
+    curves c = {0};
+    char err[RL_ERR_MAX];
+    int rc = 1;
+    for (size_t k = 0; k < n_dirs; k++)
+        if (load(&s[k], dirs[k], err, sizeof err) != 0 ||
+            (col && load_episodes(&s[k], dirs[k], col, err, sizeof err) != 0)) {
+            fprintf(stderr, "rlhost: plot: %s\n", err);
+            goto out;
+        }
+    if (curves_compute(&c, s, n_dirs, opts) != 0) {
+        fprintf(stderr, "rlhost: plot: out of memory\n");
+        goto out;
+    }
+    rl__sbuf o = {0};
+    draw(&o, &c, s, n_dirs, col);
     if (o.oom) {
         fprintf(stderr, "rlhost: plot: out of memory\n");
     } else if (rl__write_path(out_path, o.data, o.len, err, sizeof err) != 0) {
@@ -444,11 +472,6 @@ out:
         free(s[k].ep_step);
         free(s[k].ep_val);
     }
-    free(mean);
-    free(lo);
-    free(hi);
-    free(msps);
-    free(grid);
-    free(vals);
+    curves_free(&c);
     return rc;
 }

@@ -14,7 +14,7 @@ int rl__bench_env(const rl__registry *reg, const char *name, const rl__override 
                   size_t n_ov, uint64_t steps, int repeat, int json);
 
 /* rlhost bench CONFIG [--stage NAME]... [--steps N] [--repeat K] [--json]:
-   each stage off and on, interleaved; see bench_run.c. */
+   each stage off and on, interleaved; see run.c. */
 int rl__bench_config(const rl__registry *reg, const char *path, const rl__override *ov,
                      size_t n_ov, const char *const *named, size_t n_named, uint64_t steps,
                      int repeat, int busy, int json);

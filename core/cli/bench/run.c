@@ -38,7 +38,7 @@
 
 #include "bench.h"
 #include "parallel/cpu.h"
-#include "cli.h"
+#include "../cli.h"
 #include "run/run.h"
 #include "run/rundir.h"
 #include "plugin/schema.h"
