@@ -269,7 +269,7 @@ grep -q "<script>" "$T/x.svg"; [ $? != 0 ]; ok $? "no markup injected into the S
 # plot --episodes: episodes.csv's column, the mean over a window of steps.
 expect_rc 0 "plot --episodes return of a real run" -- "$RLHOST" plot "$X" --episodes return -o "$T/xe.svg"
 expect_rc 1 "plot --episodes score where the env has no score" -- "$RLHOST" plot "$X" --episodes score -o "$T/xs.svg"
-contains "$T/err" "episodes.csv: no step or score column" "named"
+contains "$T/err" "episodes.csv: no score column" "named"
 expect_rc 2 "plot --episodes with an unknown column" -- "$RLHOST" plot "$X" --episodes wall_s
 expect_rc 2 "plot --window without --episodes" -- "$RLHOST" plot "$X" --window 100
 expect_rc 2 "plot --window 0" -- "$RLHOST" plot "$X" --episodes return --window 0

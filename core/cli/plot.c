@@ -79,28 +79,40 @@ static FILE *open_regular(const char *path, char *err, size_t errlen, const char
     return f;
 }
 
-static int load(series *s, const char *dir, char *err, size_t errlen)
+/* dir/file opened past its header, with the columns of names[0 .. n) in
+   cols; NULL and a sentence in err when it cannot be read or lacks one. */
+static FILE *open_csv(const char *dir, const char *file, const char *hint, const char *const *names, int *cols,
+                      int n, char *path, size_t pathlen, char *err, size_t errlen)
 {
-    char path[4200], line[8192], hdr[8192];
-    snprintf(path, sizeof path, "%s/metrics.csv", dir);
-    FILE *f = open_regular(path, err, errlen, " (is it a run directory?)");
-    if (!f) return -1;
+    char line[8192], hdr[8192];
+    snprintf(path, pathlen, "%s/%s", dir, file);
+    FILE *f = open_regular(path, err, errlen, hint);
+    if (!f) return NULL;
     if (!fgets(line, sizeof line, f)) {
         fclose(f);
         snprintf(err, errlen, "%s: empty", path);
-        return -1;
+        return NULL;
     }
-    memcpy(hdr, line, sizeof hdr);
-    int cs = column(hdr, "step");
-    memcpy(hdr, line, sizeof hdr);
-    int cr = column(hdr, "return_mean");
-    memcpy(hdr, line, sizeof hdr);
-    int cp = column(hdr, "sps");
-    if (cs < 0 || cr < 0 || cp < 0) {
-        fclose(f);
-        snprintf(err, errlen, "%s: no step, return_mean or sps column", path);
-        return -1;
+    for (int i = 0; i < n; i++) {
+        memcpy(hdr, line, sizeof hdr);
+        if ((cols[i] = column(hdr, names[i])) < 0) {
+            fclose(f);
+            snprintf(err, errlen, "%s: no %s column", path, names[i]);
+            return NULL;
+        }
     }
+    return f;
+}
+
+static int load(series *s, const char *dir, char *err, size_t errlen)
+{
+    char path[4200], line[8192];
+    static const char *const names[] = {"step", "return_mean", "sps"};
+    int c[3];
+    FILE *f = open_csv(dir, "metrics.csv", " (is it a run directory?)", names, c, 3, path, sizeof path, err,
+                       errlen);
+    if (!f) return -1;
+    const int cs = c[0], cr = c[1], cp = c[2];
     s->step = malloc(MAX_ROWS * sizeof(double));
     s->ret = malloc(MAX_ROWS * sizeof(double));
     s->sps = malloc(MAX_ROWS * sizeof(double));
@@ -149,24 +161,13 @@ static int by_step(const void *a, const void *b)
    lost life that did not end the game), in step order. */
 static int load_episodes(series *s, const char *dir, const char *name, char *err, size_t errlen)
 {
-    char path[4200], line[8192], hdr[8192];
-    snprintf(path, sizeof path, "%s/episodes.csv", dir);
-    FILE *f = open_regular(path, err, errlen, " (a run written before rlhost kept episodes.csv has none)");
+    char path[4200], line[8192];
+    const char *const names[] = {"step", name};
+    int c[2];
+    FILE *f = open_csv(dir, "episodes.csv", " (a run written before rlhost kept episodes.csv has none)", names, c,
+                       2, path, sizeof path, err, errlen);
     if (!f) return -1;
-    if (!fgets(line, sizeof line, f)) {
-        fclose(f);
-        snprintf(err, errlen, "%s: empty", path);
-        return -1;
-    }
-    memcpy(hdr, line, sizeof hdr);
-    int cs = column(hdr, "step");
-    memcpy(hdr, line, sizeof hdr);
-    int cv = column(hdr, name);
-    if (cs < 0 || cv < 0) {
-        fclose(f);
-        snprintf(err, errlen, "%s: no step or %s column", path, name);
-        return -1;
-    }
+    const int cs = c[0], cv = c[1];
     size_t cap = 0;
     double *rows = NULL; /* (step, value) pairs */
     int rc = 0;
