@@ -19,7 +19,7 @@ need_python "$SRC" mesonpy
 # okf STATUS DESC FILE...: ok, with the files' last lines when it failed
 okf() { local st=$1 d=$2; shift 2; ok "$st" "$d"; [ "$st" = 0 ] || tail -n 4 "$@" 2>&1 | sed 's/^/#   /'; }
 export PATH="$SRC/.venv/bin:$PATH" PIP_DISABLE_PIP_VERSION_CHECK=1
-unset RLHOST_LIB_DIR RLHOST_PLUGIN_PATH PYTHONPATH
+unset RLHOST_LIB_DIR RLHOST_PLUGIN_PATH PYTHONPATH ALE_ROM_DIR
 # the tracked files, as a clean clone has them (no build directories)
 mkdir "$T/src"
 (cd "$SRC" && git ls-files -z --cached --others --exclude-standard | xargs -0 tar cf -) | tar xf - -C "$T/src"
