@@ -72,6 +72,7 @@ M="$T/metrics"
 expect_rc 0 "a run with log and checkpoint intervals" -- "$RLHOST" run "$DQN" $Q --set run.steps=3200 --set run.log_interval=500 --set run.checkpoint_interval=1000 --out "$M"
 cp "$M/checkpoint.prev.safetensors" "$M/checkpoint.safetensors" # as if killed after step 3200's row
 expect_rc 0 "resume from step 3000" -- "$RLHOST" run --resume "$M"
+contains "$T/err" "replay buffer starts empty" "a resume without save_replay warns that the replay starts empty"
 cut -d, -f1 "$M/metrics.csv" | tail -n +2 > "$T/steps"
 [ "$(tr '\n' ' ' < "$T/steps")" = "500 1000 1500 2000 2500 3000 3200 " ]; ok $? "each step's row once, in order ($(tr '\n' ' ' < "$T/steps"))"
 

@@ -113,7 +113,9 @@ int ac_state(ac *p, const rl_state_io *io, int load, char *err, size_t errlen)
     if ((rc = networks(p, io, load, err, errlen)) || (rc = scalars(p, io, load, err, errlen)) ||
         (rc = sums(p, io, load, err, errlen)) || (rc = rl_keep_best_state(&p->kb, io, load, err, errlen)))
         return rc;
-    if (!p->cfg.save_replay) return RL_OK;
+    /* A resume asks for the replay even without save_replay, so the host
+       can warn when there is none (the buffer then starts empty). */
+    if (!load && !p->cfg.save_replay) return RL_OK;
     rc = rl_replay_state(&p->rb, io, load, 0, p->cfg.low, p->cfg.high, err, errlen);
     return rc == RL_ENOENT ? RL_OK : rc;
 }

@@ -104,9 +104,10 @@ int dqn_state(dqn *d, const rl_state_io *io, int load, char *err, size_t errlen)
         d->m_n = acc.m_n, d->skipped = acc.skipped;
     }
     if ((rc = rl_keep_best_state(&d->kb, io, load, err, errlen))) return rc;
-    if (!d->save_replay) return RL_OK;
-    /* No replay beside the checkpoint (eval, play, or a resume the host
-       warned about): the buffer starts empty. */
+    /* A resume asks for the replay even without save_replay, so the host
+       can warn when there is none.  No replay beside the checkpoint (a run
+       without save_replay, or its file gone): the buffer starts empty. */
+    if (!load && !d->save_replay) return RL_OK;
     rc = rl_replay_state(&d->rb, io, load, d->n_actions, NULL, NULL, err, errlen);
     if (rc == RL_ENOENT) return RL_OK;
     if (rc) return rc;
