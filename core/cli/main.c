@@ -26,6 +26,7 @@
 #include "run/rundir.h"
 #include "run/run.h"
 #include "parallel/world.h"
+#include "base/files.h"
 #include "base/text.h"
 #include "base/nearest.h"
 #include "base/log.h"
@@ -298,11 +299,11 @@ static const char *config_path(const char *arg, char *buf, size_t n, int *is_dir
    (an 8-byte little-endian header length that fits, then '{'). */
 static int is_checkpoint_file(const char *path)
 {
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0) return 0;
     struct stat st;
+    int fd = rl__open_regular(AT_FDCWD, path, 0, &st);
+    if (fd < 0) return 0;
     unsigned char h[9];
-    int yes = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 9 && read(fd, h, 9) == 9 && h[8] == '{';
+    int yes = st.st_size > 9 && read(fd, h, 9) == 9 && h[8] == '{';
     close(fd);
     uint64_t hl = 0;
     for (int k = 7; yes && k >= 0; k--) hl = (hl << 8) | h[k];

@@ -55,22 +55,20 @@ static double plottable(double v)
     return fabs(v) <= 1e300 ? v : NAN;
 }
 
-/* path for reading when it is a regular file: a FIFO or a device planted
-   in a run directory is refused instead of blocking the reader. */
+/* path for reading when it is a regular file (a FIFO or a device planted
+   in a run directory must not block plot), or NULL and a sentence. */
 static FILE *open_regular(const char *path, char *err, size_t errlen, const char *hint)
 {
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     struct stat st;
+    int fd = rl__open_regular(AT_FDCWD, path, 0, &st);
+    if (fd == RL__NOT_REGULAR) {
+        snprintf(err, errlen, "%s: not a regular file", path);
+        return NULL;
+    }
     if (fd < 0) {
         snprintf(err, errlen, "%s: cannot open: %s%s", path, strerror(errno), hint);
         return NULL;
     }
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        snprintf(err, errlen, "%s: not a regular file", path);
-        return NULL;
-    }
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     FILE *f = fdopen(fd, "r");
     if (!f) {
         close(fd);

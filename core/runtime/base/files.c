@@ -198,3 +198,15 @@ int rl__write_path(const char *path, const void *data, size_t len, char *err, si
     close(dfd);
     return rc;
 }
+
+int rl__open_regular(int dirfd, const char *path, int flags, struct stat *st)
+{
+    int fd = openat(dirfd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | flags);
+    if (fd < 0) return -1;
+    if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
+        close(fd);
+        return RL__NOT_REGULAR;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    return fd;
+}

@@ -33,6 +33,16 @@ int rl__write_all(int fd, const void *data, size_t len, size_t *done);
 /* The same for a file named by path (the directory is opened for it). */
 int rl__write_path(const char *path, const void *data, size_t len, char *err, size_t errlen);
 
+/* A file opened for reading only when it is a regular file, so a FIFO or a
+   device in its place never blocks the reader: path relative to dirfd
+   (AT_FDCWD or a directory), flags added to the open (O_NOFOLLOW where
+   links are refused).  The descriptor (blocking, close-on-exec) with *st
+   filled; -1 when open failed (errno says why), RL__NOT_REGULAR when it is
+   something else. */
+enum { RL__NOT_REGULAR = -2 };
+struct stat;
+int rl__open_regular(int dirfd, const char *path, int flags, struct stat *st);
+
 /* Temporary files are ".NAME.XXXXXXXXXXXXXXXX.tmp" (16 random hex digits).
    1 when tmp has that form; base (n bytes) gets NAME. */
 int rl__temp_base(const char *tmp, char *base, size_t n);

@@ -447,20 +447,18 @@ int rl__ckpt_read_file(rl__ckpt *c, const char *file, int in_run_dir, char *err,
 {
     memset(c, 0, sizeof *c);
     const char *path = c->path = rl__brief(file, c->shown); /* for messages */
-    /* O_NONBLOCK: a FIFO or device in its place must not block the reader */
-    int fd = open(file, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (in_run_dir ? O_NOFOLLOW : 0));
+    struct stat st;
+    int fd = rl__open_regular(AT_FDCWD, file, in_run_dir ? O_NOFOLLOW : 0, &st);
+    if (fd == RL__NOT_REGULAR) {
+        snprintf(err, errlen, "%s: not a regular file", path);
+        return RL_ECORRUPT;
+    }
     if (fd < 0) {
         if (errno == ELOOP && in_run_dir)
             snprintf(err, errlen, "%s: is a symbolic link; a run directory's checkpoints are its own files", path);
         else
             snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return errno == ELOOP ? RL_ECORRUPT : RL_EIO;
-    }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        snprintf(err, errlen, "%s: not a regular file", path);
-        return RL_ECORRUPT;
     }
     FILE *f = fdopen(fd, "rb");
     if (!f) {

@@ -1,6 +1,7 @@
 /* Config reading and @include expansion; see cfgscan.h. */
 #define _GNU_SOURCE
 #include "plugin/cfgscan.h"
+#include "base/files.h"
 #include "base/text.h"
 
 #include <ctype.h>
@@ -38,16 +39,19 @@ static int pseudo_fs(long type)
    starting with `label` (what the reader calls the file) in errors. */
 static char *read_file(const char *path, size_t room, const char *label, rl__sbuf *errors, size_t *len_out)
 {
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     struct stat st;
     struct statfs sf;
+    int fd = rl__open_regular(AT_FDCWD, path, 0, &st);
+    if (fd == RL__NOT_REGULAR) {
+        rl__sbuf_printf(errors, "%s: not a regular file\n", label);
+        return NULL;
+    }
     if (fd < 0) {
         rl__sbuf_printf(errors, "%s: cannot open: %s\n", label, strerror(errno));
         return NULL;
     }
     const char *why = NULL;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) why = "not a regular file";
-    else if (fstatfs(fd, &sf) == 0 && pseudo_fs((long)sf.f_type)) why = "a kernel interface file, not a config";
+    if (fstatfs(fd, &sf) == 0 && pseudo_fs((long)sf.f_type)) why = "a kernel interface file, not a config";
     else if ((size_t)st.st_size > room) why = "larger than what is left of the 16 MiB a config may read";
     if (why) {
         close(fd);

@@ -453,10 +453,11 @@ void rl__report_optimizations(const rl__config *c, uint32_t env_threads, const c
 /* ---- resume ---------------------------------------------------------------*/
 
 /* One of the run directory's own files for reading (never through a link,
-   never blocking on something that is not a file), or NULL. */
+   never anything but a regular file), or NULL. */
 static FILE *open_in_run(const rl__report *r, const char *name)
 {
-    int fd = openat(*r->dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    int fd = rl__open_regular(*r->dir_fd, name, O_NOFOLLOW, &st);
     FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
     if (!f && fd >= 0) close(fd);
     return f;
