@@ -3,7 +3,8 @@
    so a crash never leaves a torn file.  Every write names its file
    relative to a directory descriptor: a run keeps writing into its own
    directory wherever it is moved, and no link planted in the directory is
-   followed. */
+   followed.  And how the host opens a file for reading: regular files
+   only. */
 #ifndef RLHOST_OUTPUT_H
 #define RLHOST_OUTPUT_H
 
