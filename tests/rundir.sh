@@ -99,6 +99,10 @@ cp "$P/episodes.csv" "$T/episodes.before"
 expect_rc 1 "a replay of another step is refused" -- "$RLHOST" run --resume "$P" --set run.steps=8000
 contains "$T/err" "holds the replay of step 7000, not of the checkpoint's step 6000" "the mismatch is named"
 cmp -s "$P/episodes.csv" "$T/episodes.before"; ok $? "episodes.csv keeps its rows past step 6000: the resume was refused"
+for f in replay replay.prev; do head -c 1000 "$P/$f.safetensors" > "$T/cut" && mv "$T/cut" "$P/$f.safetensors"; done
+expect_rc 1 "a truncated replay is refused" -- "$RLHOST" run --resume "$P" --set run.steps=8000
+contains "$T/err" "without the replay of the checkpoint's step 6000" "the truncated replay is named as unreadable, not as another step's"
+cmp -s "$P/episodes.csv" "$T/episodes.before"; ok $? "episodes.csv untouched by the refused resume"
 
 # A run of an algorithm without rl.algo.state/1 evaluates.
 expect_rc 0 "a template run" -- "$RLHOST" run "$SRC/configs/cartpole_random.cfg" $Q --set run.steps=2000 --out "$T/random"

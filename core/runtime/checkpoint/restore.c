@@ -129,25 +129,34 @@ static int pick_replay(const char *replay_path, uint64_t step, rl__ckpt *side, i
     *have = 0;
     if (n < 12 || n - 12 + 30 > sizeof prev) return RL_OK;
     snprintf(prev, sizeof prev, "%.*s.prev.safetensors", (int)(n - 12), replay_path);
-    int found = 0;
+    int found = 0, readable = 0;
     uint64_t seen = 0;
+    char unread[RL_ERR_MAX] = ""; /* why the first unreadable one could not be read */
     for (int k = 0; k < 2; k++) {
         if (access(cand[k], F_OK) != 0) continue;
         found = 1;
         char rerr[RL_ERR_MAX];
-        if (rl__ckpt_read_file(side, cand[k], 1, rerr, sizeof rerr) != RL_OK) continue;
-        uint64_t at;
+        if (rl__ckpt_read_file(side, cand[k], 1, rerr, sizeof rerr) != RL_OK) {
+            if (!unread[0]) snprintf(unread, sizeof unread, "%s", rerr);
+            continue;
+        }
+        uint64_t at = 0;
         if (meta_count(side, "rlhost.step", &at) == 0 && rl__ckpt_meta_get(side, "rlhost.step") && at == step) {
             *have = 1;
             return RL_OK;
         }
+        readable = 1;
         seen = at;
         rl__ckpt_free(side);
     }
     if (!found) return RL_OK;
-    snprintf(err, errlen, "%s holds the replay of step %llu, not of the checkpoint's step %llu; "
-                          "resuming from this pair would not be exact", replay_path,
-             (unsigned long long)seen, (unsigned long long)step);
+    if (readable)
+        snprintf(err, errlen, "%s holds the replay of step %llu, not of the checkpoint's step %llu; "
+                              "resuming from this pair would not be exact", replay_path,
+                 (unsigned long long)seen, (unsigned long long)step);
+    else
+        snprintf(err, errlen, "%s; without the replay of the checkpoint's step %llu the resume would not be exact",
+                 unread, (unsigned long long)step);
     return RL_ECORRUPT;
 }
 
