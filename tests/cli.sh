@@ -27,7 +27,7 @@ expect_rc 2 "--set without =" -- "$RLHOST" run "$CFG" --set algo.sticky
 contains "$T/err" "--set needs KEY=VALUE" "--set format explained"
 
 # BLAS kernel choice: the re-exec mechanism (forced to a core this CPU runs)
-RLHOST_TEST_BLAS_CORETYPE=Haswell "$RLHOST" run "$CFG" --out "$T/blas" --set run.steps=1000 >"$T/out" 2>"$T/err"
+env -u OPENBLAS_CORETYPE RLHOST_TEST_BLAS_CORETYPE=Haswell "$RLHOST" run "$CFG" --out "$T/blas" --set run.steps=1000 >"$T/out" 2>"$T/err"
 ok $? "run after a BLAS re-exec"
 contains "$T/err" "OpenBLAS Haswell (chosen by rlhost over OpenBLAS's" "re-exec switched OpenBLAS kernels and says so"
 contains "$T/blas/summary.json" '"blas.core": "Haswell"' "summary records the kernels used"
