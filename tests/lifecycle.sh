@@ -36,50 +36,10 @@ expect_rc 0 "resume to 10000 steps" -- "$RLHOST" run --resume "$R" --set run.ste
 contains "$R/summary.json" '"steps": 10000' "summary of the resumed run"
 expect_rc 2 "resume with a CONFIG too is a usage error" -- "$RLHOST" run "$DQN" --resume "$R"
 
-# Exact resume: a run interrupted at an arbitrary step and resumed ends
-# bit-identical to the uninterrupted run (learning columns of metrics.csv,
-# the evaluation, and every tensor of the final checkpoint).
-exact() { # NAME CONFIG CHECKPOINT_INTERVAL ARGS...
-  local name=$1 cfg=$2 every=$3; shift 3
-  set -- "$@" --set run.checkpoint_interval="$every" --set run.quiet=true
-  "$RLHOST" run "$cfg" "$@" --out "$T/$name-a" >/dev/null 2>&1
-  "$RLHOST" run "$cfg" "$@" --out "$T/$name-b" >/dev/null 2>&1 &
-  local pid=$! rc
-  # Interrupted just after its first periodic checkpoint: at a step that
-  # depends on timing, with the machine's speed out of the question.
-  while kill -0 $pid 2>/dev/null && [ ! -e "$T/$name-b/checkpoint.safetensors" ]; do sleep 0.02; done
-  kill -INT $pid 2>/dev/null; wait $pid; rc=$?
-  [ "$rc" = 130 ]; ok $? "$name: interrupted before its end (exit $rc, want 130)"
-  local at; at=$(meta_step "$T/$name-b/checkpoint.safetensors")
-  echo "# $name: interrupted (exit $rc) at step $at"
-  expect_rc 0 "$name: resume" -- "$RLHOST" run --resume "$T/$name-b"
-  same_run "$name, resumed against uninterrupted" "$T/$name-a" "$T/$name-b"
-}
+# Exact resume (exact in lib.sh) with one replica; lifecycle_replicas.sh
+# runs the same with two.
 exact dqn "$DQN" 4000 --set run.steps=30000 --set run.eval_interval=5000 --set run.log_interval=2000 --set algo.save_replay=true
 exact snake_all "$SRC/configs/snake_dqn_all.cfg" 8000 --set run.steps=40000 --set run.eval_interval=10000 --set run.eval_episodes=10 --set algo.learning_starts=2000 --set run.log_interval=5000 --set algo.save_replay=true
-exact dqn_r2 "$DQN" 4000 --set run.steps=30000 --set run.eval_interval=5000 --set run.log_interval=2000 --set algo.save_replay=true --set run.replicas=2
-exact snake_all_r2 "$SRC/configs/snake_dqn_all.cfg" 8000 --set run.steps=40000 --set run.eval_interval=10000 --set run.eval_episodes=10 --set algo.learning_starts=2000 --set run.log_interval=5000 --set algo.save_replay=true --set run.replicas=2
-# the zoo's 128 gradient steps per update call are sharded over the replicas
-# (each replica's slice of Adam's moments, gathered before every checkpoint)
-exact zoo_r2 "$SRC/configs/cartpole_dqn_zoo.cfg" 2048 --set run.steps=8000 --set algo.save_replay=true --set run.log_interval=1024 --set run.replicas=2 --set run.eval_episodes=5
-# Replica 0's Adam moments in the checkpoint are whole (gathered), the same
-# as replica 1's, not its slice alone.
-python3 - "$T/zoo_r2-a/checkpoint.safetensors" <<'PY'
-import json, struct, sys
-raw = open(sys.argv[1], "rb").read()
-(n,) = struct.unpack("<Q", raw[:8])
-head, base = json.loads(raw[8:8 + n]), 8 + n
-def data(k):
-    a, b = head[k]["data_offsets"]
-    return raw[base + a:base + b]
-keys = [k for k in head if k.startswith("adam/m/") or k.startswith("adam/v/")]
-same = bool(keys) and all(data(k) == data("replica1/" + k) for k in keys)
-whole = all(any(data(k)[i:i + 4] != b"\0\0\0\0" for i in range(len(data(k)) // 2, len(data(k)), 4)) for k in keys if k.startswith("adam/v/") and k.endswith("weight"))
-print("# %d moment tensors, equal to replica 1's: %s, second halves set: %s" % (len(keys), same, whole))
-sys.exit(0 if same and whole else 1)
-PY
-ok $? "zoo_r2: replica 0's Adam moments in the checkpoint are whole (gathered) and equal replica 1's"
-exact ppo_r2 "$SRC/configs/cartpole_ppo.cfg" 4096 --set run.steps=40000 --set run.log_interval=2048 --set run.replicas=2 --set run.eval_episodes=5
 # A2C, the SDK's example: checkpoints fall mid-rollout (20008 steps is
 # vector step 2501: step 1 of a 5-step rollout, step 5 of a 32-step one)
 exact a2c "$SRC/configs/cartpole_a2c.cfg" 20004 --set run.steps=300000 --set run.log_interval=20000 --set run.eval_episodes=5
