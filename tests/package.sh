@@ -114,7 +114,7 @@ pcfg=$(cd / && "$T/v/bin/python" -c "import rlhost; print(rlhost.configs.path('c
 grep -q '"algo": "ppo"' "$T/tune" && grep -q "usage: rlhost study" "$T/tune" && grep -q "rlhost tune needs Optuna: \`pip install optuna\`" "$T/tune"
 okf $? "rlhost tune and study from the package: the space, the driver's help, Optuna missing said in one line" "$T/tune"
 
-# the editable install's result, built beside everything above (see its start)
+# the editable install's result, built beside the wheel's chain since pip built the wheel
 wait "$epid"
 grep -q "editable ok $T/src/python/rlhost/__init__.py" "$T/epy"
 okf $? "pip install -e . imports the checkout's modules" "$T/epip" "$T/epy"
