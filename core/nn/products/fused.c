@@ -34,7 +34,7 @@
 #define rl__fused_fits RL__FUSED_CAT(rl__fused_fits, RL_FUSED_VARIANT)
 #define rl__fused_gemm RL__FUSED_CAT(rl__fused_gemm, RL_FUSED_VARIANT)
 #endif
-#include "nn_internal.h"
+#include "../nn_internal.h"
 
 #if defined(__AVX512F__) && defined(HAVE_FMA8)
 #define HAVE_KERNEL 1

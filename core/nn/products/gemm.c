@@ -15,7 +15,7 @@
  * multiply and one add per step (no FMA contraction in ISO C mode), then
  * added to C: every tile does exactly that, so a row's result does not
  * depend on M or on where the row sits. */
-#include "nn_internal.h"
+#include "../nn_internal.h"
 
 /* R rows (1..4) of one 16-column panel; R is a constant after inlining,
    so the accumulators live in registers.  Only the first w columns are

@@ -37,7 +37,7 @@
 #define rl__conv_gather RL__GATHER_CAT(rl__conv_gather, RL_FUSED_VARIANT)
 #define rl__conv_gather_dw RL__GATHER_CAT(rl__conv_gather_dw, RL_FUSED_VARIANT)
 #endif
-#include "nn_internal.h"
+#include "../nn_internal.h"
 
 #if defined(__AVX2__) && defined(HAVE_FMA8)
 #define MR 6 /* rows of a tile: 12 accumulators, 2 weight vectors, a broadcast */

@@ -4,7 +4,7 @@
  * copy this CPU runs, so a wheel built for baseline x86-64 still gets the
  * kernels.  A native build compiles them alone and has no use for this
  * file. */
-#include "nn_internal.h"
+#include "../nn_internal.h"
 
 #define VARIANT(name)                                                                                  \
     int rl__fused_fits_##name(int trans_a, int trans_b, uint32_t m, uint32_t n, uint32_t k);           \

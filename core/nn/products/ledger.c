@@ -2,7 +2,7 @@
 #include <cblas.h>
 #include <string.h>
 
-#include "nn_internal.h"
+#include "../nn_internal.h"
 
 static struct {
     int on;
