@@ -6,10 +6,10 @@
  * right-hand side): there the packing cost as much as the arithmetic.  This
  * kernel takes B packed once (W_hh for the backward product, its transpose
  * for the forward one, once per sequence minibatch) into panels of 16
- * columns, K x 16 contiguous floats each, and computes 4 x 16 tiles of C in
- * registers while the panel stays in L1.  (Unpacked, the rows of W_hh are
- * 1 KiB apart and a 64-row strip of them no longer fits the cache sets it
- * maps to.)
+ * columns, K x 16 contiguous floats each, and computes tiles of C of up to
+ * MR x 16 (MR below) in registers while the panel stays in L1.  (Unpacked,
+ * the rows of W_hh are 1 KiB apart and a 64-row strip of them no longer fits
+ * the cache sets it maps to.)
  *
  * Every element of C is sum_k a[k] b[k] in the order k = 0, 1, ..., one
  * multiply and one add per step (no FMA contraction in ISO C mode), then
@@ -17,14 +17,27 @@
  * depend on M or on where the row sits. */
 #include "../nn_internal.h"
 
-/* R rows (1..4) of one 16-column panel; R is a constant after inlining,
+/* Rows of a tile: 2 MR accumulators, the panel's 2 vectors and a broadcast.
+   AVX-512's 32 vector registers hold 8 rows, AVX's 16 hold 6; below AVX a
+   v8f is two 4-lane registers and 4 rows already fill them.  More rows a
+   tile means fewer loads of the panel per product (the 4-row tile reloaded
+   it for every row and was bound by loads). */
+#if defined(__AVX512F__)
+#define MR 8
+#elif defined(__AVX__)
+#define MR 6
+#else
+#define MR 4
+#endif
+
+/* R rows (1..MR) of one 16-column panel; R is a constant after inlining,
    so the accumulators live in registers.  Only the first w columns are
    stored (the panel's padding is zero and discarded). */
 static inline __attribute__((always_inline)) void tile(uint32_t R, uint32_t k, const float *a,
                                                        size_t lda, const float *panel, float *c,
                                                        size_t ldc, uint32_t w, int accumulate)
 {
-    v8f acc[4][2];
+    v8f acc[MR][2];
     for (uint32_t r = 0; r < R; r++) acc[r][0] = acc[r][1] = (v8f){0};
     for (uint32_t p = 0; p < k; p++) {
         v8f b0 = load8(panel + 16 * (size_t)p), b1 = load8(panel + 16 * (size_t)p + 8);
@@ -76,8 +89,12 @@ void rl__gemm_small(uint32_t m, uint32_t n, uint32_t k, const float *a, size_t l
         const float *panel = bp + (size_t)j0 * k;
         uint32_t w = n - j0 < 16 ? n - j0 : 16;
         uint32_t i = 0;
+        for (; i + MR <= m; i += MR)
+            tile(MR, k, a + (size_t)i * lda, lda, panel, c + (size_t)i * ldc + j0, ldc, w, accumulate);
         for (; i + 4 <= m; i += 4)
             tile(4, k, a + (size_t)i * lda, lda, panel, c + (size_t)i * ldc + j0, ldc, w, accumulate);
+        for (; i + 2 <= m; i += 2)
+            tile(2, k, a + (size_t)i * lda, lda, panel, c + (size_t)i * ldc + j0, ldc, w, accumulate);
         for (; i < m; i++)
             tile(1, k, a + (size_t)i * lda, lda, panel, c + (size_t)i * ldc + j0, ldc, w, accumulate);
     }
