@@ -50,9 +50,11 @@ bad=$(for f in "$T"/x/rlhost/_lib/*.so "$T"/x/rlhost/_lib/plugins/*.so "$T/x/rlh
 ok $([ -z "$bad" ]; echo $?) "its libraries find each other relative to themselves (\$ORIGIN), no build paths"
 [ -z "$bad" ] || echo "$bad" | sed 's/^/#   /'
 # plugins compiled for baseline x86-64 use no 256- or 512-bit registers;
-# librlcore carries the AVX-512 copy of the kernels for the run-time choice
+# librlcore carries the AVX-512 copy of each kernel for the run-time choice
+# (the dense layers', the convolution's and the LSTM's products)
 ! objdump -d "$T/x/rlhost/_lib/plugins/ppo.so" "$T/x/rlhost/_lib/plugins/snake.so" | grep -qE "%[yz]mm" &&
-  objdump -d "$T/x/rlhost/_lib/librlcore.so" | grep -q "%zmm"
+  objdump -d "$T/x/rlhost/_lib/librlcore.so" | grep -q "%zmm" &&
+  [ "$(nm -D "$T/x/rlhost/_lib/librlcore.so" | grep -cE ' T rl__(fused_gemm|conv_gather|gemm_small)_avx512$')" = 3 ]
 ok $? "built for baseline x86-64, with the AVX-512 kernels inside for the run-time choice"
 auditwheel repair "$whl" -w "$T/repaired" >"$T/aw" 2>&1
 rw=$(ls "$T"/repaired/*.whl 2>/dev/null | head -1)

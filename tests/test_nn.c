@@ -767,7 +767,7 @@ void rl__gemm_small(uint32_t m, uint32_t n, uint32_t k, const float *a, size_t l
 
 /* The small-matrix kernel against a double reference, with full tiles and
    edge tiles in both directions (19 rows: 8 + 8 + 2 + 1 with AVX-512,
-   6 + 6 + 6 + 1 with AVX, 4 x 4 + 2 + 1 below; 37 columns: 16 + 16 + 5),
+   6 + 6 + 6 + 1 with AVX, 9 x 2 + 1 below; 37 columns: 16 + 16 + 5),
    both packings, both modes, and one row at a time bit-identical to the
    batch. */
 static void test_gemm_small(rl_rng *rng)

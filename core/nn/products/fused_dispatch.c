@@ -1,5 +1,5 @@
-/* fused.c's and conv_gather.c's kernels in a portable build
- * (-Dnative=false, the Python wheel): both are compiled once per
+/* fused.c's, conv_gather.c's and gemm.c's kernels in a portable build
+ * (-Dnative=false, the Python wheel): each is compiled once per
  * instruction set (base, AVX2 + FMA, AVX-512), and the first call picks the
  * copy this CPU runs, so a wheel built for baseline x86-64 still gets the
  * kernels.  A native build compiles them alone and has no use for this
@@ -13,7 +13,11 @@
                                const rl__epilogue *e);                                          \
     int rl__conv_gather_fits_##name(void);                                                             \
     void rl__conv_gather_##name(const rl__conv_gather_args *g);                                        \
-    void rl__conv_gather_dw_##name(const rl__conv_gather_args *g);
+    void rl__conv_gather_dw_##name(const rl__conv_gather_args *g);                                     \
+    size_t rl__gemm_packed_size_##name(uint32_t k, uint32_t n);                                        \
+    void rl__gemm_pack_##name(float *bp, const float *b, size_t ldb, int trans, uint32_t k, uint32_t n); \
+    void rl__gemm_small_##name(uint32_t m, uint32_t n, uint32_t k, const float *a, size_t lda,        \
+                               const float *bp, float *c, size_t ldc, int accumulate);
 VARIANT(base)
 VARIANT(avx2)
 VARIANT(avx512)
@@ -78,5 +82,26 @@ void rl__conv_gather_dw(const rl__conv_gather_args *g)
     case AVX512: rl__conv_gather_dw_avx512(g); break;
     case AVX2: rl__conv_gather_dw_avx2(g); break;
     default: rl__conv_gather_dw_base(g); break;
+    }
+}
+
+/* The packing is the same scalar code in every copy. */
+size_t rl__gemm_packed_size(uint32_t k, uint32_t n)
+{
+    return rl__gemm_packed_size_base(k, n);
+}
+
+void rl__gemm_pack(float *bp, const float *b, size_t ldb, int trans, uint32_t k, uint32_t n)
+{
+    rl__gemm_pack_base(bp, b, ldb, trans, k, n);
+}
+
+void rl__gemm_small(uint32_t m, uint32_t n, uint32_t k, const float *a, size_t lda, const float *bp,
+                    float *c, size_t ldc, int accumulate)
+{
+    switch (chosen()) {
+    case AVX512: rl__gemm_small_avx512(m, n, k, a, lda, bp, c, ldc, accumulate); break;
+    case AVX2: rl__gemm_small_avx2(m, n, k, a, lda, bp, c, ldc, accumulate); break;
+    default: rl__gemm_small_base(m, n, k, a, lda, bp, c, ldc, accumulate); break;
     }
 }

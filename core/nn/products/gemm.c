@@ -14,20 +14,53 @@
  * Every element of C is sum_k a[k] b[k] in the order k = 0, 1, ..., one
  * multiply and one add per step (no FMA contraction in ISO C mode), then
  * added to C: every tile does exactly that, so a row's result does not
- * depend on M or on where the row sits. */
+ * depend on M or on where the row sits, nor on the vector width or the tile
+ * (every copy below computes the same bits).  A portable build (the wheel)
+ * compiles this file once per instruction set beside fused.c, and
+ * fused_dispatch.c picks the copy. */
+#ifdef RL_FUSED_VARIANT
+#define RL__GEMM_CAT2(a, b) a##_##b
+#define RL__GEMM_CAT(a, b) RL__GEMM_CAT2(a, b)
+#define rl__gemm_packed_size RL__GEMM_CAT(rl__gemm_packed_size, RL_FUSED_VARIANT)
+#define rl__gemm_pack RL__GEMM_CAT(rl__gemm_pack, RL_FUSED_VARIANT)
+#define rl__gemm_small RL__GEMM_CAT(rl__gemm_small, RL_FUSED_VARIANT)
+#endif
 #include "../nn_internal.h"
 
-/* Rows of a tile: 2 MR accumulators, the panel's 2 vectors and a broadcast.
-   AVX-512's 32 vector registers hold 8 rows, AVX's 16 hold 6; below AVX a
-   v8f is two 4-lane registers and 4 rows already fill them.  More rows a
-   tile means fewer loads of the panel per product (the 4-row tile reloaded
-   it for every row and was bound by loads). */
+/* The vectors of a tile: 8 lanes with AVX; below it 4, the width of the
+   registers, since GCC lowers a wider vector type through the stack (the
+   8-lane tile ran at a seventeenth of the speed in a baseline build). */
+#ifdef __AVX__
+typedef v8f vec;
+#else
+typedef float vec __attribute__((vector_size(16)));
+#endif
+#define VL (sizeof(vec) / sizeof(float))
+#define NV (16 / VL) /* vectors of a 16-column panel row */
+
+static inline vec vload(const float *p)
+{
+    vec v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline void vstore(float *p, vec v)
+{
+    memcpy(p, &v, sizeof v);
+}
+
+/* Rows of a tile: MR x NV accumulators, a panel row's NV vectors and a
+   broadcast in the vector registers.  AVX-512's 32 hold 8 rows, AVX's 16
+   hold 6, SSE's 16 (4 lanes, 4 vectors a row) 2.  More rows a tile means
+   fewer loads of the panel per product (a 4-row tile with AVX reloaded it
+   for every row and was bound by loads). */
 #if defined(__AVX512F__)
 #define MR 8
 #elif defined(__AVX__)
 #define MR 6
 #else
-#define MR 4
+#define MR 2
 #endif
 
 /* R rows (1..MR) of one 16-column panel; R is a constant after inlining,
@@ -37,25 +70,25 @@ static inline __attribute__((always_inline)) void tile(uint32_t R, uint32_t k, c
                                                        size_t lda, const float *panel, float *c,
                                                        size_t ldc, uint32_t w, int accumulate)
 {
-    v8f acc[MR][2];
-    for (uint32_t r = 0; r < R; r++) acc[r][0] = acc[r][1] = (v8f){0};
+    vec acc[MR][NV];
+    for (uint32_t r = 0; r < R; r++)
+        for (uint32_t v = 0; v < NV; v++) acc[r][v] = (vec){0};
     for (uint32_t p = 0; p < k; p++) {
-        v8f b0 = load8(panel + 16 * (size_t)p), b1 = load8(panel + 16 * (size_t)p + 8);
+        vec b[NV];
+        for (uint32_t v = 0; v < NV; v++) b[v] = vload(panel + 16 * (size_t)p + VL * v);
         for (uint32_t r = 0; r < R; r++) {
             float s = a[(size_t)r * lda + p];
-            acc[r][0] += s * b0;
-            acc[r][1] += s * b1;
+            for (uint32_t v = 0; v < NV; v++) acc[r][v] += s * b[v];
         }
     }
     for (uint32_t r = 0; r < R; r++) {
         float *cp = c + (size_t)r * ldc;
         if (w == 16) {
-            store8(cp, accumulate ? load8(cp) + acc[r][0] : acc[r][0]);
-            store8(cp + 8, accumulate ? load8(cp + 8) + acc[r][1] : acc[r][1]);
+            for (uint32_t v = 0; v < NV; v++)
+                vstore(cp + VL * v, accumulate ? vload(cp + VL * v) + acc[r][v] : acc[r][v]);
         } else {
             float t[16];
-            store8(t, acc[r][0]);
-            store8(t + 8, acc[r][1]);
+            for (uint32_t v = 0; v < NV; v++) vstore(t + VL * v, acc[r][v]);
             for (uint32_t j = 0; j < w; j++) cp[j] = accumulate ? cp[j] + t[j] : t[j];
         }
     }
@@ -91,10 +124,14 @@ void rl__gemm_small(uint32_t m, uint32_t n, uint32_t k, const float *a, size_t l
         uint32_t i = 0;
         for (; i + MR <= m; i += MR)
             tile(MR, k, a + (size_t)i * lda, lda, panel, c + (size_t)i * ldc + j0, ldc, w, accumulate);
+#if MR > 4
         for (; i + 4 <= m; i += 4)
             tile(4, k, a + (size_t)i * lda, lda, panel, c + (size_t)i * ldc + j0, ldc, w, accumulate);
+#endif
+#if MR > 2
         for (; i + 2 <= m; i += 2)
             tile(2, k, a + (size_t)i * lda, lda, panel, c + (size_t)i * ldc + j0, ldc, w, accumulate);
+#endif
         for (; i < m; i++)
             tile(1, k, a + (size_t)i * lda, lda, panel, c + (size_t)i * ldc + j0, ldc, w, accumulate);
     }
