@@ -68,23 +68,39 @@ static inline v8f tanh8(v8f x)
     return (x * p) * r;
 }
 #else
-typedef int32_t v8i __attribute__((vector_size(32)));
+/* Without FMA, the same rational with a division, on 4-lane halves: below
+   AVX, GCC lowers a 32-byte vector's comparisons to scalar code lane by
+   lane (tanh then took half of a recurrent PPO run in the wheel), while
+   4-lane ones are single SSE instructions.  Each lane's arithmetic is the
+   same either way. */
+typedef float v4f __attribute__((vector_size(16)));
+typedef int32_t v4i __attribute__((vector_size(16)));
 
-static inline v8f tanh8(v8f x)
+static inline v4f tanh4(v4f x)
 {
-    const v8f lim = {9.0f, 9.0f, 9.0f, 9.0f, 9.0f, 9.0f, 9.0f, 9.0f};
-    v8i hi = x > lim, lo = x < -lim;
-    x = (v8f)(((v8i)x & ~(hi | lo)) | ((v8i)lim & hi) | ((v8i)-lim & lo));
-    v8f s = x * x;
-    v8f p = s * 1.8418724878621617e-11f - 1.2854180830856876e-08f;
+    const v4f lim = {9.0f, 9.0f, 9.0f, 9.0f};
+    v4i hi = x > lim, lo = x < -lim;
+    x = (v4f)(((v4i)x & ~(hi | lo)) | ((v4i)lim & hi) | ((v4i)-lim & lo));
+    v4f s = x * x;
+    v4f p = s * 1.8418724878621617e-11f - 1.2854180830856876e-08f;
     p = p * s + 9.295420568378177e-06f;
     p = p * s + 2.924134023487568e-03f;
     p = p * s + 0.12922503054141998f;
     p = p * s + 1.0f;
-    v8f q = s * 2.2854740382172167e-04f + 2.3777365684509277e-02f;
+    v4f q = s * 2.2854740382172167e-04f + 2.3777365684509277e-02f;
     q = q * s + 0.4625580310821533f;
     q = q * s + 1.0f;
     return x * p / q;
+}
+
+static inline v8f tanh8(v8f x)
+{
+    v4f h[2];
+    memcpy(h, &x, sizeof x);
+    h[0] = tanh4(h[0]);
+    h[1] = tanh4(h[1]);
+    memcpy(&x, h, sizeof x);
+    return x;
 }
 #endif
 
