@@ -27,6 +27,22 @@ static inline void store8(float *p, v8f v)
     memcpy(p, &v, sizeof v);
 }
 
+/* 4-wide ones, the width of the registers below AVX, where GCC lowers an
+   8-wide vector's comparisons to scalar code and spills its tiles. */
+typedef float v4f __attribute__((vector_size(16)));
+
+static inline v4f load4(const float *p)
+{
+    v4f v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline void store4(float *p, v4f v)
+{
+    memcpy(p, &v, sizeof v);
+}
+
 /* Fused multiply-add on 8 lanes where the CPU has it: acc + a b rounded
    once.  Every use applies it the same way to every row and lane, so
    results never depend on the batch or on an element's position. */
@@ -73,7 +89,6 @@ static inline v8f tanh8(v8f x)
    lane (tanh then took half of a recurrent PPO run in the wheel), while
    4-lane ones are single SSE instructions.  Each lane's arithmetic is the
    same either way. */
-typedef float v4f __attribute__((vector_size(16)));
 typedef int32_t v4i __attribute__((vector_size(16)));
 
 static inline v4f tanh4(v4f x)

@@ -32,23 +32,15 @@
    8-lane tile ran at a seventeenth of the speed in a baseline build). */
 #ifdef __AVX__
 typedef v8f vec;
+#define vload load8
+#define vstore store8
 #else
-typedef float vec __attribute__((vector_size(16)));
+typedef v4f vec;
+#define vload load4
+#define vstore store4
 #endif
 #define VL (sizeof(vec) / sizeof(float))
 #define NV (16 / VL) /* vectors of a 16-column panel row */
-
-static inline vec vload(const float *p)
-{
-    vec v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-static inline void vstore(float *p, vec v)
-{
-    memcpy(p, &v, sizeof v);
-}
 
 /* Rows of a tile: MR x NV accumulators, a panel row's NV vectors and a
    broadcast in the vector registers.  AVX-512's 32 hold 8 rows, AVX's 16
