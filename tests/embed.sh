@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The embedding example (examples/agent.c, docs/embedding.md's) acting through
+# The embedding example (examples/embed/agent.c, docs/embedding.md's) acting through
 # librlhost: the same episodes as `rlhost eval` for a feed-forward and a
 # recurrent policy, from a run directory and from a bare checkpoint.  (TAP)
 # Usage: embed.sh RLHOST AGENT SOURCE_ROOT

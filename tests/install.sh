@@ -28,10 +28,10 @@ ok $? "installed rlhost runs a config"
 # The SDK as a new author meets it: the installed template, example config
 # and guide; copy the template, rename the plugin, build with pkg-config.
 sdk=$(pkg-config --variable=sdkdir rlhost-plugin)
-[ -f "$sdk/random.c" ] && [ -f "$sdk/a2c.c" ] && [ -f "$sdk/example.cfg" ] && [ -f "$sdk/GUIDE.md" ]
+[ -f "$sdk/examples/algo-template/random.c" ] && [ -f "$sdk/examples/a2c/a2c.c" ] && [ -f "$sdk/examples/algo-template/example.cfg" ] && [ -f "$sdk/docs/plugins.md" ]
 ok $? "template, the A2C example, example config and guide installed in sdkdir ($sdk)"
 mkdir -p "$T/mine"
-sed 's/\.name = "random"/.name = "my_random"/' "$sdk/random.c" > "$T/mine/my_random.c"
+sed 's/\.name = "random"/.name = "my_random"/' "$sdk/examples/algo-template/random.c" > "$T/mine/my_random.c"
 cc -std=c11 -Wall -Wextra -shared -fPIC -fvisibility=hidden $(pkg-config --cflags rlhost-plugin) \
   "$T/mine/my_random.c" -o "$T/mine/my_random.so" $(pkg-config --libs rlhost-plugin) 2>"$T/cc"
 ok $? "template builds out of tree with pkg-config rlhost-plugin" || sed 's/^/#   /' "$T/cc"
@@ -74,7 +74,7 @@ grep -q '"algo": "my_random"' "$T/run2/summary.json"; ok $? "summary names the o
 ok $? "eval of its run works (the template keeps its state in checkpoints)" || sed 's/^/#   /' "$T/err"
 # The example that learns, from the installed SDK alone: A2C renamed,
 # built out of tree with -Werror, solves CartPole.
-sed 's/\.name = "a2c"/.name = "my_a2c"/' "$sdk/a2c.c" > "$T/mine/my_a2c.c"
+sed 's/\.name = "a2c"/.name = "my_a2c"/' "$sdk/examples/a2c/a2c.c" > "$T/mine/my_a2c.c"
 cc -std=c11 -O2 -Wall -Wextra -Wno-unused-parameter -Werror -shared -fPIC -fvisibility=hidden \
   $(pkg-config --cflags rlhost-plugin) "$T/mine/my_a2c.c" -o "$T/mine/my_a2c.so" $(pkg-config --libs rlhost-plugin) 2>"$T/cc"
 ok $? "the A2C example builds from the installed SDK alone" || sed 's/^/#   /' "$T/cc"
@@ -82,15 +82,15 @@ ok $? "the A2C example builds from the installed SDK alone" || sed 's/^/#   /' "
   --out "$T/a2c" --set run.quiet=true >/dev/null 2>"$T/err"
 v=$(sed -n 's/^ *"eval_return_mean": \([-0-9.e+]*\).*/\1/p' "$T/a2c/summary.json" 2>/dev/null)
 awk -v v="${v:-0}" 'BEGIN { exit !(v >= 475) }'; ok $? "and learns: CartPole eval return ${v:-none} (>= 475) in 300k steps" || sed 's/^/#   /' "$T/err"
-sed 's/"my_random"; *# the name.*/"my_random";/' "$sdk/example.cfg" > "$T/mine/example.cfg"
+sed 's/"my_random"; *# the name.*/"my_random";/' "$sdk/examples/algo-template/example.cfg" > "$T/mine/example.cfg"
 (cd "$T" && "$RL" run "$T/mine/example.cfg" --plugin-path "$T/mine" --out "$T/run3" >/dev/null 2>"$T/err")
 ok $? "the installed example config runs the renamed template" || sed 's/^/#   /' "$T/err"
 
 # Embedding: the installed example against the installed librlhost, with
 # `pkg-config rlhost`, playing the installed rlhost's run.
-[ -f "$T/prefix/include/rlhost/host.h" ] && [ -f "$sdk/embed/agent.c" ]
+[ -f "$T/prefix/include/rlhost/host.h" ] && [ -f "$sdk/examples/embed/agent.c" ]
 ok $? "host.h and the embedding example installed"
-cc -std=c11 -Wall -Wextra -Werror $(pkg-config --cflags rlhost) "$sdk/embed/agent.c" -o "$T/agent" \
+cc -std=c11 -Wall -Wextra -Werror $(pkg-config --cflags rlhost) "$sdk/examples/embed/agent.c" -o "$T/agent" \
   $(pkg-config --libs rlhost) 2>"$T/cc"
 ok $? "the example builds with pkg-config rlhost" || sed 's/^/#   /' "$T/cc"
 (cd / && "$T/agent" "$T/run" 3 7) >"$T/agent.out" 2>"$T/err"

@@ -90,7 +90,7 @@ def functions():
     """Top-level function bodies: a '{' alone in column 0 to the next '}'
     in column 0 (the project's style)."""
     long = []
-    for top in ("core", "algos", "envs", "plugins", "python"):
+    for top in ("core", "algos", "envs", "examples", "python"):
         for f in sorted((src / top).rglob("*.c")):
             lines = f.read_text(errors="replace").splitlines()
             start = None

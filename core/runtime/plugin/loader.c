@@ -469,7 +469,7 @@ void rl__registry_discover(rl__registry *reg, const char *const *extra,
         free(copy);
     }
     if (rl__running_from_build_tree()) {
-        static const char *const sub[] = {"plugins", "envs", "algos"};
+        static const char *const sub[] = {"envs", "algos", "examples"};
         for (size_t i = 0; i < 3; i++) {
             char path[PATH_MAX];
             snprintf(path, sizeof path, "%s/%s", RLHOST_BUILD_ROOT, sub[i]);
