@@ -72,7 +72,7 @@ void rl_obs_to_float(rl_dtype dtype, float scale, const void *src, size_t n, flo
 
 int rl_state_meta(const rl_state_io *io, const char *key, const char *value, char *err, size_t errlen)
 {
-    if (io->struct_size < offsetof(rl_state_io, meta) + sizeof io->meta || !io->meta) return RL_OK;
+    if (!RL_HAS_FIELD(io, rl_state_io, meta) || !io->meta) return RL_OK;
     int rc = io->meta(io->ctx, key, value);
     if (rc != RL_OK) RL_ERRF(err, errlen, "metadata '%s' refused: %s", key, io->error(io->ctx));
     return rc;
@@ -150,16 +150,6 @@ int rl_state_check_i32s(const char *name, const int32_t *v, size_t n, int32_t lo
     return RL_OK;
 }
 
-const rl_replicas *rl_args_replicas(const rl_algo_args *args)
-{
-    return args->struct_size >= offsetof(rl_algo_args, replicas) + sizeof args->replicas ? args->replicas : NULL;
-}
-
-int rl_args_inference(const rl_algo_args *args)
-{
-    return args->struct_size >= offsetof(rl_algo_args, inference) + sizeof args->inference && args->inference;
-}
-
 int rl_mem_check(uint64_t bytes, const char *what, char *err, size_t errlen)
 {
     FILE *f = fopen("/proc/meminfo", "r");
@@ -173,11 +163,6 @@ int rl_mem_check(uint64_t bytes, const char *what, char *err, size_t errlen)
     RL_ERRF(err, errlen, "%s needs %.1f GiB; this machine has %.1f GiB available", what,
             (double)bytes / (1u << 30), (double)kb / (1u << 20));
     return RL_ENOMEM;
-}
-
-int rl_replicas_shared(const rl_replicas *r)
-{
-    return r && r->struct_size >= offsetof(rl_replicas, shared_envs) + sizeof r->shared_envs && r->shared_envs;
 }
 
 int rl_replicas_sum_f64(const rl_replicas *r, double *v, size_t n)

@@ -1,13 +1,26 @@
-/* The public headers compile as C99 -pedantic -Werror. */
+/* Every public header compiles as C99 -pedantic -Werror, and the names of
+   older headers still compile for old plugins' sources. */
 #include <rlhost/plugin.h>
 #include <rlhost/raster.h>
 #include <rlhost/text.h>
 #include <rlhost/rlcore.h>
+#include <rlhost/nn.h>
+#include <rlhost/dist.h>
+#include <rlhost/rollout.h>
+#include <rlhost/replay.h>
+#include <rlhost/norm.h>
+#include <rlhost/host.h>
+
+/* C99 has no static assertion: an array of negative size is the error. */
+typedef char old_mode_names_alias_new[(RL_ACT_TRAIN == RL_MODE_TRAIN && RL_ACT_EVAL == RL_MODE_EVAL) ? 1 : -1];
 
 int main(void)
 {
     rl_plugin_entry e = {{RL_ABI_MAJOR, RL_ABI_MINOR}, sizeof e, 0, 0, 0, 0};
+    rl_algo_args args = {0};
     rl_rng r;
+    args.struct_size = sizeof args;
     rl_rng_seed(&r, 1, 2);
-    return (int)(e.abi.major != RL_ABI_MAJOR) + (rl_rng_below(&r, 1) != 0);
+    return (int)(e.abi.major != RL_ABI_MAJOR) + (rl_rng_below(&r, 1) != 0) + (rl_args_replicas(&args) != NULL) +
+           rl_args_inference(&args);
 }

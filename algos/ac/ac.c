@@ -331,7 +331,7 @@ static int ac_act_box(void *p_, rl_act_mode mode, const void *obs, const uint8_t
     }
     uint32_t A = c->dim;
     float *a = p->ws.act_a;
-    int train = mode == RL_ACT_TRAIN;
+    int train = mode == RL_MODE_TRAIN;
     if (train && p->vsteps * p->env_total < c->learning_starts) { /* warm-up: uniform in the box */
         for (size_t k = 0; k < (size_t)count * A; k++) a[k] = 2.0f * rl_rng_uniform(&p->explore) - 1.0f;
     } else {

@@ -364,8 +364,8 @@ static int dqn_act(void *p, rl_act_mode mode, const void *obs, const uint8_t *st
             actions[i] = rl_argmax(q, d->n_actions);
         }
     }
-    double eps = mode == RL_ACT_TRAIN ? d->epsilon : d->eval_eps;
-    rl_rng *rng = mode == RL_ACT_TRAIN ? &d->explore : &d->explore_eval;
+    double eps = mode == RL_MODE_TRAIN ? d->epsilon : d->eval_eps;
+    rl_rng *rng = mode == RL_MODE_TRAIN ? &d->explore : &d->explore_eval;
     if (eps > 0)
         for (uint32_t i = 0; i < count; i++)
             if (rl_rng_uniform_d(rng) < eps) actions[i] = (int32_t)rl_rng_below(rng, d->n_actions);

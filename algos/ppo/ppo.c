@@ -458,7 +458,7 @@ static void reset_states(ppo *p, lstm_state *st, const uint8_t *start, uint32_t 
 static int policy_rows(ppo *p, rl_act_mode mode, const void *obs, const uint8_t *start, uint32_t count, size_t *at,
                        char *err, size_t errlen)
 {
-    if (mode == RL_ACT_EVAL) {
+    if (mode == RL_MODE_EVAL) {
         if (count > p->cfg.rows) {
             RL_ERRF(err, errlen, "eval act for %u envs; created for %u", count, p->cfg.rows);
             return RL_EINVAL;
@@ -498,7 +498,7 @@ static int ppo_act(void *p_, rl_act_mode mode, const void *obs, const uint8_t *s
     rl_log_softmax(p->ws.logp_all, p->ws.logits, count, A);
     for (uint32_t i = 0; i < count; i++) {
         const float *lp = p->ws.logp_all + (size_t)i * A;
-        if (mode == RL_ACT_EVAL) {
+        if (mode == RL_MODE_EVAL) {
             actions[i] = p->cfg.det_eval ? rl_argmax(p->ws.logits + (size_t)i * A, A)
                                          : rl_categorical_sample(lp, A, &p->eval_rng);
             continue;
@@ -522,8 +522,8 @@ static int ppo_act_box(void *p_, rl_act_mode mode, const void *obs, const uint8_
     int rc = policy_rows(p, mode, obs, start, count, &at, err, errlen);
     if (rc != RL_OK) return rc;
     const float *ls = p->p.data + p->cfg.log_std_off;
-    int sample = mode == RL_ACT_TRAIN || !p->cfg.det_eval;
-    rl_rng *rng = mode == RL_ACT_TRAIN ? &p->rng : &p->eval_rng;
+    int sample = mode == RL_MODE_TRAIN || !p->cfg.det_eval;
+    rl_rng *rng = mode == RL_MODE_TRAIN ? &p->rng : &p->eval_rng;
     for (uint32_t i = 0; i < count; i++) {
         const float *mu = p->ws.logits + (size_t)i * A;
         float *a = actions + (size_t)i * A;
@@ -531,7 +531,7 @@ static int ppo_act_box(void *p_, rl_act_mode mode, const void *obs, const uint8_
             rl_gauss_sample(a, mu, ls, A, rng);
         else
             memcpy(a, mu, A * sizeof(float)); /* the mode */
-        if (mode == RL_ACT_EVAL) continue;
+        if (mode == RL_MODE_EVAL) continue;
         memcpy(p->ro.box_actions + (at + i) * A, a, A * sizeof(float));
         p->ro.logp[at + i] = (float)rl_gauss_logp(mu, ls, a, A);
     }

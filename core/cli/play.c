@@ -1,4 +1,4 @@
-/* `rlhost play`; see play.h.  Acts in RL_ACT_EVAL mode (greedy for the
+/* `rlhost play`; see play.h.  Acts in RL_MODE_EVAL mode (greedy for the
    learning algorithms) on a single env with the config's options. */
 #define _GNU_SOURCE
 #include "play.h"
@@ -150,7 +150,7 @@ static int play_loop(game *g, uint32_t episodes, double fps)
         }
         show_frame(g, frame, ep, episodes, fps);
         rl__vecenv *v = &g->v;
-        int rc = rl__space_act(&v->space, g->avt, g->algo, RL_ACT_EVAL, v->io.obs, v->episode_start, v->actions, v->n,
+        int rc = rl__space_act(&v->space, g->avt, g->algo, RL_MODE_EVAL, v->io.obs, v->episode_start, v->actions, v->n,
                                err, sizeof err);
         if (rc == RL_OK) rc = rl__vecenv_step(v, err, sizeof err);
         if (rc != RL_OK) {

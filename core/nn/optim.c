@@ -125,7 +125,7 @@ float rl_clip_grad_norm(float *grad, size_t n, float max_norm)
 static int sharded(const rl_replicas *rep)
 {
     return rep && rep->count > 1 &&
-           rep->struct_size >= offsetof(rl_replicas, allgather_f32) + sizeof rep->allgather_f32 &&
+           RL_HAS_FIELD(rep, rl_replicas, allgather_f32) &&
            rep->reduce_scatter_f32 && rep->allgather_f32;
 }
 

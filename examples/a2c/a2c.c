@@ -114,7 +114,7 @@ static void input(a2c *a, const void *obs, uint32_t rows, float *x, int update)
 static int act_rows(a2c *a, rl_act_mode mode, const void *obs, const uint8_t *start, uint32_t count,
                     int32_t *act, float *box)
 {
-    int train = mode == RL_ACT_TRAIN;
+    int train = mode == RL_MODE_TRAIN;
     if (count > (train ? a->envs : a->rows)) return RL_EINVAL; /* more rows than create was told */
     float *x = train ? a->ro.obs + rl_rollout_at(&a->ro) * a->obs : a->x;
     input(a, obs, count, x, train);

@@ -101,7 +101,7 @@ static int ra_act(void *algo, rl_act_mode mode, const void *obs, const uint8_t *
 {
     random_algo *a = algo;
     (void)obs;
-    uint32_t first = mode == RL_ACT_EVAL ? a->train : 0, rows = mode == RL_ACT_EVAL ? a->eval : a->train;
+    uint32_t first = mode == RL_MODE_EVAL ? a->train : 0, rows = mode == RL_MODE_EVAL ? a->eval : a->train;
     if (count > rows) {
         RL_ERRF(err, errlen, "act called for %u envs, created for %u", count, rows);
         return RL_EINVAL;
@@ -122,7 +122,7 @@ static int ra_act_box(void *algo, rl_act_mode mode, const void *obs, const uint8
 {
     random_algo *a = algo;
     (void)obs;
-    uint32_t first = mode == RL_ACT_EVAL ? a->train : 0, rows = mode == RL_ACT_EVAL ? a->eval : a->train;
+    uint32_t first = mode == RL_MODE_EVAL ? a->train : 0, rows = mode == RL_MODE_EVAL ? a->eval : a->train;
     if (count > rows) {
         RL_ERRF(err, errlen, "act called for %u envs, created for %u", count, rows);
         return RL_EINVAL;

@@ -40,16 +40,32 @@ extern "C" {
 
 #define RL_ABI_MAJOR 1
 #define RL_ABI_MINOR 4
-/* 1.1 added: rl_algo_args.replicas with rl_replicas (data-parallel
-   training), rl_plugin_desc.flags with RL_DESC_REPLICAS, and
-   rl_env_info.agents (several agents per env).
-   1.2 added: action spaces: rl_env_info.action_kind (discrete or a box of
-   float32 actions) with its bounds and optional observation bounds,
-   rl_env_io.box_actions, rl_transition.box_actions, rl_algo_vtable.act_box,
-   the descriptor flags RL_DESC_BOX and RL_DESC_NO_DISCRETE, and
-   rl_algo_args.inference.
-   1.3 added: rl_plugin_desc.tune_space (a plugin's default search space
-   for `rlhost tune`). */
+/* The history of major version 1; a plugin built for minor m loads in any
+   host of minor >= m, and reads a field of a later minor only through
+   RL_HAS_FIELD (or the helpers below, which do).
+   1.0  the entry, descriptors, option and stage schemas, the env and algo
+        vtables, rl.env.render/1, rl.env.state/1, rl.algo.eval/1,
+        rl.algo.state/1.
+   1.1  data-parallel training: rl_algo_args.replicas with rl_replicas and
+        the descriptor flag RL_DESC_REPLICAS (rl_plugin_desc.flags);
+        several agents per env (rl_env_info.agents); rl_state_io.meta.
+   1.2  action spaces: rl_env_info.action_kind (discrete or a box of
+        float32 actions) with its bounds and optional observation bounds
+        and max_episode_steps, rl_env_io.box_actions,
+        rl_transition.box_actions, rl_algo_vtable.act_box, the descriptor
+        flags RL_DESC_BOX, RL_DESC_NO_DISCRETE and RL_DESC_SERIAL,
+        rl_algo_args.inference, rl.env.status/1 and rl.env.raster/1.
+   1.3  rl_plugin_desc.tune_space (a plugin's default search space for
+        `rlhost tune`); rl_host_api.interrupted; sharded optimizer steps
+        (rl_replicas.reduce_scatter_f32 and allgather_f32).
+   1.4  the option flag RL_OPT_TRAINING (training wrappers an evaluation
+        leaves at their default). */
+
+/* Nonzero when the struct at p, written by a side whose struct_size says
+   how much it holds, has the field FIELD of TYPE: the one check before
+   reading any field a later minor added. */
+#define RL_HAS_FIELD(p, TYPE, FIELD) \
+    ((p)->struct_size >= offsetof(TYPE, FIELD) + sizeof(((const TYPE *)0)->FIELD))
 
 /* Name of the one symbol a plugin exports. */
 #define RL_PLUGIN_ENTRY_SYMBOL "rlhost_plugin_entry"
@@ -204,7 +220,7 @@ typedef struct rl_host_api {
    1.3, which does not say (h may be NULL). */
 static inline int rl_host_interrupted(const rl_host_api *h)
 {
-    return h && h->struct_size >= offsetof(rl_host_api, interrupted) + sizeof h->interrupted && h->interrupted &&
+    return h && RL_HAS_FIELD(h, rl_host_api, interrupted) && h->interrupted &&
            h->interrupted();
 }
 
@@ -292,7 +308,7 @@ typedef struct rl_env_info {
    rl_env_info has no room for it (refuse the config then). */
 static inline int rl_env_info_set_box(rl_env_info *info, uint32_t dim, const float *low, const float *high)
 {
-    if (info->struct_size < offsetof(rl_env_info, action_high) + sizeof info->action_high) return -1;
+    if (!RL_HAS_FIELD(info, rl_env_info, action_high)) return -1;
     info->action_kind = RL_SPACE_BOX;
     info->action_dim = dim;
     info->action_low = low;
@@ -304,7 +320,7 @@ static inline int rl_env_info_set_box(rl_env_info *info, uint32_t dim, const flo
    limit).  Silently nothing for a host whose rl_env_info predates it. */
 static inline void rl_env_info_set_time_limit(rl_env_info *info, uint32_t steps)
 {
-    if (info->struct_size >= offsetof(rl_env_info, max_episode_steps) + sizeof info->max_episode_steps)
+    if (RL_HAS_FIELD(info, rl_env_info, max_episode_steps))
         info->max_episode_steps = steps;
 }
 
@@ -312,9 +328,7 @@ static inline void rl_env_info_set_time_limit(rl_env_info *info, uint32_t steps)
    RL_SPACE_DISCRETE for a struct too old to say. */
 static inline uint32_t rl_env_info_action_kind(const rl_env_info *info)
 {
-    return info->struct_size >= offsetof(rl_env_info, action_kind) + sizeof info->action_kind
-               ? info->action_kind
-               : RL_SPACE_DISCRETE;
+    return RL_HAS_FIELD(info, rl_env_info, action_kind) ? info->action_kind : RL_SPACE_DISCRETE;
 }
 
 /* For env create: reports `agents` per env in info.  0 when stored (or
@@ -322,7 +336,7 @@ static inline uint32_t rl_env_info_action_kind(const rl_env_info *info)
    for the field (refuse the option then). */
 static inline int rl_env_info_set_agents(rl_env_info *info, uint32_t agents)
 {
-    if (info->struct_size >= offsetof(rl_env_info, agents) + sizeof info->agents) {
+    if (RL_HAS_FIELD(info, rl_env_info, agents)) {
         info->agents = agents;
         return 0;
     }
@@ -432,10 +446,14 @@ typedef struct rl_env_state_ext {
 /* ---- Algorithm plugins ---------------------------------------------------- */
 
 typedef enum rl_act_mode {
-    RL_ACT_TRAIN = 0, /* exploration on; the state used by observe/update */
-    RL_ACT_EVAL       /* greedy (unless the algo's options say otherwise);
-                         separate recurrent state for the eval envs */
+    RL_MODE_TRAIN = 0, /* exploration on; the state used by observe/update */
+    RL_MODE_EVAL       /* greedy (unless the algo's options say otherwise);
+                          separate recurrent state for the eval envs */
 } rl_act_mode;
+/* The names before 1.4's headers, for old plugins' sources (RL_ACT_* is
+   the prefix of the activations in <rlhost/nn.h>). */
+#define RL_ACT_TRAIN RL_MODE_TRAIN
+#define RL_ACT_EVAL RL_MODE_EVAL
 
 /* ABI 1.1: data-parallel training.  A run may have R replicas, each an
    algorithm instance of its own that owns a contiguous slice of the
@@ -485,7 +503,7 @@ typedef struct rl_algo_args {
     uint32_t struct_size;
     const rl_env_info *env;
     uint32_t num_envs;      /* training envs, rows of act/observe batches */
-    uint32_t num_eval_envs; /* rows of RL_ACT_EVAL batches */
+    uint32_t num_eval_envs; /* rows of RL_MODE_EVAL batches */
     uint64_t seed;
     uint64_t total_steps;   /* env steps the schedules span: run.schedule_steps, else run.steps */
     const rl_value *options;
@@ -502,6 +520,37 @@ typedef struct rl_algo_args {
        load only what acting reads.  num_envs is then still the run's. */
     uint32_t inference;
 } rl_algo_args;
+
+/* The fields of rl_algo_args and rl_replicas that later minors added, read
+   whatever the host's version.  Inline: they only read the structs.
+   librlcore also exports them, for plugins built against the headers of
+   1.4 and before, which called them there (core/compat.c). */
+#ifdef RL__ACCESSORS_OUT_OF_LINE
+#define RL__ACCESSOR
+const rl_replicas *rl_args_replicas(const rl_algo_args *args);
+int rl_args_inference(const rl_algo_args *args);
+int rl_replicas_shared(const rl_replicas *r);
+#else
+#define RL__ACCESSOR static inline
+#endif
+/* The replica table create() was given: NULL from a host older than 1.1
+   (then the algorithm is the only replica). */
+RL__ACCESSOR const rl_replicas *rl_args_replicas(const rl_algo_args *args)
+{
+    return RL_HAS_FIELD(args, rl_algo_args, replicas) ? args->replicas : NULL;
+}
+/* rl_algo_args.inference, 0 from a host too old to say. */
+RL__ACCESSOR int rl_args_inference(const rl_algo_args *args)
+{
+    return RL_HAS_FIELD(args, rl_algo_args, inference) && args->inference;
+}
+/* Whether the replicas share the envs (rl_replicas.shared_envs; 0 without
+   a table, or with one too old to say). */
+RL__ACCESSOR int rl_replicas_shared(const rl_replicas *r)
+{
+    return r && RL_HAS_FIELD(r, rl_replicas, shared_envs) && r->shared_envs;
+}
+#undef RL__ACCESSOR
 
 /* One vectorized env step, as the algorithm sees it. */
 typedef struct rl_transition {

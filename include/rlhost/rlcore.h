@@ -176,13 +176,8 @@ int rl_state_check_i32s(const char *name, const int32_t *v, size_t n, int32_t lo
                         char *err, size_t errlen);
 
 /* ---- Replicas (ABI 1.1) --------------------------------------------------
-   The replica table create() was given: NULL from a host older than 1.1
-   (then the algorithm is the only replica); and whether the replicas share
-   the envs (rl_replicas.shared_envs, 0 when the table is too old to say). */
-const rl_replicas *rl_args_replicas(const rl_algo_args *args);
-int rl_replicas_shared(const rl_replicas *r);
-/* rl_algo_args.inference, 0 when the host is too old to say. */
-int rl_args_inference(const rl_algo_args *args);
+   rl_args_replicas, rl_replicas_shared and rl_args_inference are in
+   <rlhost/plugin.h>. */
 /* RL_OK when `bytes` more fit in the memory the machine has available
    (/proc/meminfo's MemAvailable; always RL_OK where it cannot be read),
    else RL_ENOMEM with "WHAT needs N GiB; this machine has M GiB

@@ -105,7 +105,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         rl_transition tr = {sizeof tr, v->n, NULL, v->actions, v->rewards, NULL, v->io.final_obs,
                             v->terminated, v->truncated};
         for (int s = 0; s < 2; s++) {
-            if (avt->act(algo, RL_ACT_TRAIN, v->io.obs, v->episode_start, v->actions, v->n, err, sizeof err) ||
+            if (avt->act(algo, RL_MODE_TRAIN, v->io.obs, v->episode_start, v->actions, v->n, err, sizeof err) ||
                 rl__vecenv_step(v, err, sizeof err))
                 break;
             tr.obs = v->prev_obs;

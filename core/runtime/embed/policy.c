@@ -148,7 +148,7 @@ int rlh_policy_act(rlh_policy *p, const void *obs, const uint8_t *episode_start,
         return RL_EINVAL;
     }
     char e[RL_ERR_MAX] = "";
-    int rc = rl__space_act(&p->probe.space, p->avt, p->algo, RL_ACT_EVAL, obs,
+    int rc = rl__space_act(&p->probe.space, p->avt, p->algo, RL_MODE_EVAL, obs,
                            episode_start ? episode_start : p->no_start, actions, count, e, sizeof e);
     /* a box: what the env would take, inside the box (as the host clips for it) */
     if (rc == RL_OK && p->probe.space.kind == RL_SPACE_BOX)

@@ -108,7 +108,7 @@ int rlh_vec_set_buffers(rlh_vec *v, const rlh_buffers *b, char *err, size_t errl
         rl__embed_err(err, errlen, "rlh_vec_set_buffers needs a vec and buffers%s%s", "", "");
         return RL_EINVAL;
     }
-    if (b->struct_size < offsetof(rlh_buffers, obs) + sizeof b->obs) {
+    if (!RL_HAS_FIELD(b, rlh_buffers, obs)) {
         RL_ERRF(err, errlen, "rlh_buffers.struct_size is %u: set it to sizeof(rlh_buffers)",
                 (unsigned)b->struct_size);
         return RL_EINVAL;

@@ -436,7 +436,7 @@ int rl__replicas_open(rl__replicas *g, const rl__config *c, const rl_env_info *i
     if (P > 1) snprintf(ranks, sizeof ranks, "%u MPI ranks x ", P);
     if (!(rl__desc_flags(d) & RL_DESC_REPLICAS)) {
         snprintf(why, whylen, "algo '%s' does not train data-parallel (no RL_DESC_REPLICAS%s)", d->name,
-                 d->struct_size < offsetof(rl_plugin_desc, flags) + sizeof d->flags ? "; built for ABI 1.0" : "");
+                 !RL_HAS_FIELD(d, rl_plugin_desc, flags) ? "; built for ABI 1.0" : "");
         if (P > 1) {
             snprintf(err, errlen, "%s, so it cannot run as %u MPI ranks; run it without mpirun", why, P);
             return RL_ECONFIG;
@@ -497,7 +497,7 @@ static void act_one(void *ctx, uint32_t first, uint32_t count)
         g->err[r][0] = 0;
         ph->rc[r] = RL_OK;
         if (g->shared && g->first + r > 0) continue; /* replica 0 drives the shared envs */
-        ph->rc[r] = rl__space_act(&g->space, g->avt, g->algo[r], RL_ACT_TRAIN,
+        ph->rc[r] = rl__space_act(&g->space, g->avt, g->algo[r], RL_MODE_TRAIN,
                                   (const char *)ph->obs + at * ph->row_bytes, ph->start + at,
                                   ph->actions + at * g->space.action_bytes, g->per, g->err[r], RL_ERR_MAX);
     }

@@ -68,12 +68,12 @@ static int refuse(rl__registry *reg, char *err, size_t errlen, int rc,
 
 uint32_t rl__desc_flags(const rl_plugin_desc *d)
 {
-    return d->struct_size >= offsetof(rl_plugin_desc, flags) + sizeof d->flags ? d->flags : 0;
+    return RL_HAS_FIELD(d, rl_plugin_desc, flags) ? d->flags : 0;
 }
 
 const char *rl__desc_tune_space(const rl_plugin_desc *d)
 {
-    return d->struct_size >= offsetof(rl_plugin_desc, tune_space) + sizeof d->tune_space ? d->tune_space : NULL;
+    return RL_HAS_FIELD(d, rl_plugin_desc, tune_space) ? d->tune_space : NULL;
 }
 
 /* The descriptor's own fields: size, kind, name, texts, tables. */

@@ -94,7 +94,7 @@ int rl__evaluate(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const ch
             break;
         }
         char perr[RL_ERR_MAX] = "";
-        rc = rl__space_act(&ev->space, avt, algo, RL_ACT_EVAL, ev->io.obs, ev->episode_start, ev->actions, n,
+        rc = rl__space_act(&ev->space, avt, algo, RL_MODE_EVAL, ev->io.obs, ev->episode_start, ev->actions, n,
                            perr, sizeof perr);
         if (rc != RL_OK) {
             snprintf(err, errlen, "algo '%s' failed choosing eval actions: %s", algo_name,

@@ -1,5 +1,5 @@
 /* Greedy evaluation: episodes spread over the eval envs (env i runs its
-   share, so short episodes are not over-counted), acting in RL_ACT_EVAL
+   share, so short episodes are not over-counted), acting in RL_MODE_EVAL
    mode.  Used by the run loop and by `rlhost eval`. */
 #ifndef RLHOST_EVAL_H
 #define RLHOST_EVAL_H
@@ -39,7 +39,7 @@ int rl__evaluate(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const ch
                  uint32_t episodes, volatile sig_atomic_t *stop, FILE *trace, rl__eval_result *out,
                  char *err, size_t errlen);
 
-/* The config's algorithm for acting in RL_ACT_EVAL mode on n_eval envs of
+/* The config's algorithm for acting in RL_MODE_EVAL mode on n_eval envs of
    info: built as for training (its sizes may depend on num_envs) and
    restored from r->path when given (r may be NULL: untrained; r->prev_path, may be NULL, when that
    one is missing or bad; r->step gets its step; config differences not in
