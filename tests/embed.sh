@@ -46,5 +46,22 @@ contains "$T/err" "does not exist" "saying so"
 printf 'garbage' > "$T/bad.safetensors"
 "$AGENT" "$T/bad.safetensors" 1 >/dev/null 2>"$T/err"; [ $? = 1 ]; ok $? "a damaged checkpoint: exit 1"
 contains "$T/err" "bad.safetensors" "naming the file"
+# one resolver for run directories and checkpoints: a checkpoint whose
+# metadata lost its config is refused by the agent and by eval alike
+python3 - "$T/lone.safetensors" "$T/noconfig.safetensors" <<'EOP'
+import json, struct, sys
+b = open(sys.argv[1], "rb").read()
+n, = struct.unpack("<Q", b[:8])
+h = json.loads(b[8:8 + n])
+del h["__metadata__"]["rlhost.config"]
+t = json.dumps(h).encode()
+t += b" " * (-len(t) % 8)
+open(sys.argv[2], "wb").write(struct.pack("<Q", len(t)) + t + b[8 + n:])
+EOP
+"$AGENT" "$T/noconfig.safetensors" 1 >/dev/null 2>"$T/err"; [ $? = 1 ]; ok $? "a checkpoint without its config: exit 1"
+"$RL" eval "$T/noconfig.safetensors" --episodes 1 >/dev/null 2>"$T/eerr"; ok $((! $?)) "eval refuses it too"
+want="$T/noconfig.safetensors holds no rlhost config (metadata rlhost.config): open its run directory"
+contains "$T/err" "$want" "the agent says what is missing and what to open"
+contains "$T/eerr" "$want" "eval says the same sentence"
 echo "1..$n"
 [ $failed = 0 ]

@@ -24,6 +24,7 @@
 #include "plot.h"
 #include "tune.h"
 #include "run/rundir.h"
+#include "run/source.h"
 #include "run/run.h"
 #include "parallel/world.h"
 #include "base/files.h"
@@ -295,21 +296,6 @@ static const char *config_path(const char *arg, char *buf, size_t n, int *is_dir
     return buf;
 }
 
-/* 1 when path is a regular file that starts as a safetensors file does
-   (an 8-byte little-endian header length that fits, then '{'). */
-static int is_checkpoint_file(const char *path)
-{
-    struct stat st;
-    int fd = rl__open_regular(AT_FDCWD, path, 0, &st);
-    if (fd < 0) return 0;
-    unsigned char h[9];
-    int yes = st.st_size > 9 && read(fd, h, 9) == 9 && h[8] == '{';
-    close(fd);
-    uint64_t hl = 0;
-    for (int k = 7; yes && k >= 0; k--) hl = (hl << 8) | h[k];
-    return yes && hl <= (uint64_t)st.st_size - 8;
-}
-
 /* --checkpoint FILE, else the CHECKPOINT given in the config's place, else
    OUT_DIR/checkpoint.safetensors when the argument
    is a run directory (then *prev gets the previous checkpoint beside it, the
@@ -317,11 +303,10 @@ static int is_checkpoint_file(const char *path)
 static const char *checkpoint_for(const cli *c, char *buf, char *prev, size_t n)
 {
     rl__run_paths p;
-    int is_dir = rl__run_paths_of(c->positional[0], &p);
+    rl__source_kind kind = rl__source_of(c->positional[0], &p);
     prev[0] = 0;
     if (c->checkpoint) return c->checkpoint;
-    if (is_checkpoint_file(c->positional[0])) return c->positional[0];
-    if (!is_dir) return NULL;
+    if (kind == RL__SOURCE_OTHER) return NULL;
     snprintf(buf, n, "%s", p.checkpoint);
     snprintf(prev, n, "%s", p.prev);
     return buf;
@@ -338,21 +323,7 @@ static int load_checkpoint_config(const cli *c, const char *path, int readers, r
                                 "run, and 'rlhost eval %s' evaluates it\n", path, path);
         return RL_ECONFIG;
     }
-    rl__ckpt ck;
-    char err[RL_ERR_MAX];
-    int rc = rl__ckpt_read(&ck, path, err, sizeof err);
-    const char *text = rc == RL_OK ? rl__ckpt_meta_get(&ck, "rlhost.config") : NULL;
-    if (rc != RL_OK) {
-        rl__sbuf_printf(errors, "%s\n", err);
-    } else if (!text) {
-        rl__sbuf_printf(errors, "%s holds no rlhost config; give the config it was trained with: "
-                                "'rlhost %s CONFIG --checkpoint %s'\n", path, c->cmd, path);
-        rc = RL_ECONFIG;
-    } else {
-        rc = rl__config_load_text(cfg, path, text, c->overrides, c->n_overrides, reg, errors, 1);
-    }
-    rl__ckpt_free(&ck);
-    return rc == RL_EIO ? RL_EIO : rc;
+    return rl__source_checkpoint_config(cfg, path, c->overrides, c->n_overrides, reg, errors);
 }
 
 static int load_config(const cli *c, rl__registry *reg, rl__config *cfg)
@@ -364,7 +335,8 @@ static int load_config(const cli *c, rl__registry *reg, rl__config *cfg)
     int is_dir;
     const char *path = config_path(c->resume ? c->resume : c->positional[0], buf, sizeof buf, &is_dir);
     int readers = !strcmp(c->cmd, "eval") || !strcmp(c->cmd, "play");
-    int rc = !is_dir && is_checkpoint_file(path)
+    rl__run_paths src;
+    int rc = !is_dir && rl__source_of(path, &src) == RL__SOURCE_CHECKPOINT
                  ? load_checkpoint_config(c, path, readers, reg, cfg, &errors)
                  : rl__config_load(cfg, path, c->overrides, c->n_overrides, reg, &errors);
     if (rc != RL_OK) {

@@ -13,10 +13,10 @@
 #include "base/text.h"
 #include "checkpoint/restore.h"
 #include "run/eval.h"
-#include "run/rundir.h"
+#include "run/source.h"
 
 static int load_policy_config(rlh_host *h, const char *path, rl__override *ov, size_t n_ov, rl__config *c,
-                              char *ckpt, char *prev, size_t n, char *err, size_t errlen)
+                              rl__run_paths *rp, char *err, size_t errlen)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
@@ -25,30 +25,11 @@ static int load_policy_config(rlh_host *h, const char *path, rl__override *ov, s
     }
     rl__sbuf errors = {0};
     int rc;
-    rl__run_paths rp;
-    if (rl__run_paths_of(path, &rp)) {
-        snprintf(ckpt, n, "%s", rp.checkpoint);
-        snprintf(prev, n, "%s", rp.prev);
-        rc = rl__config_load(c, rp.config, ov, n_ov, &h->reg, &errors);
-    } else {
-        /* a bare checkpoint carries the config it was written with */
-        snprintf(ckpt, n, "%s", path);
-        prev[0] = 0;
-        rl__ckpt ck = {0};
-        char e[RL_ERR_MAX] = "";
-        if ((rc = rl__ckpt_read(&ck, path, e, sizeof e)) != RL_OK) {
-            rl__embed_err(err, errlen, "%s%s", e, "");
-            rl__ckpt_free(&ck);
-            return rc;
-        }
-        const char *text = rl__ckpt_meta_get(&ck, "rlhost.config");
-        if (!text) {
-            rl__embed_err(err, errlen, "%s holds no config (metadata rlhost.config); open its run directory%s", path, "");
-            rl__ckpt_free(&ck);
-            return RL_EINVAL;
-        }
-        rc = rl__config_load_text(c, path, text, ov, n_ov, &h->reg, &errors, 1);
-        rl__ckpt_free(&ck);
+    if (rl__source_of(path, rp) == RL__SOURCE_RUN_DIR) {
+        rc = rl__config_load(c, rp->config, ov, n_ov, &h->reg, &errors);
+    } else { /* anything else is read as a checkpoint: its reader says what is wrong with it */
+        rl__source_checkpoint_file(path, rp);
+        rc = rl__source_checkpoint_config(c, path, ov, n_ov, &h->reg, &errors);
     }
     if (rc != RL_OK) rl__embed_errors(err, errlen, &errors);
     rl__sbuf_free(&errors);
@@ -70,8 +51,8 @@ rlh_policy *rlh_policy_open(rlh_host *h, const char *path, uint32_t num_envs,
     int ok = p != NULL;
     if (!ok) rl__embed_err(err, errlen, "out of memory%s%s", "", "");
     if (ok && rl__embed_parse_overrides(overrides, n_overrides, ov, keys, copies, err, errlen) != 0) ok = -1;
-    char ckpt[4200], prev[4200];
-    if (ok == 1 && load_policy_config(h, path, ov, n_overrides, &p->cfg, ckpt, prev, sizeof ckpt, err,
+    rl__run_paths rp;
+    if (ok == 1 && load_policy_config(h, path, ov, n_overrides, &p->cfg, &rp, err,
                                       errlen) != RL_OK)
         ok = -1;
     rlh_policy *out = NULL;
@@ -84,7 +65,7 @@ rlh_policy *rlh_policy_open(rlh_host *h, const char *path, uint32_t num_envs,
                               (uint64_t)c->run.vals[RL__RUN_SEED].i, 1, repeat, e, sizeof e) != RL_OK) {
             rl__embed_err(err, errlen, "%s%s", e, "");
         } else {
-            rl__restore r = {.path = ckpt, .prev_path = prev[0] ? prev : NULL, .allowed = keys,
+            rl__restore r = {.path = rp.checkpoint, .prev_path = rp.prev[0] ? rp.prev : NULL, .allowed = keys,
                              .n_allowed = n_overrides, .keep = &p->ckpt};
             p->algo = rl__policy_open(c, &p->probe.info, num_envs, &r, err, errlen);
             p->step = r.step;

@@ -128,12 +128,3 @@ void rl__rundir_close(rl__rundir *rd, const char *dir)
     rd->fd = -1;
 }
 
-int rl__run_paths_of(const char *path, rl__run_paths *p)
-{
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) return 0;
-    snprintf(p->config, sizeof p->config, "%s/config.cfg", path);
-    snprintf(p->checkpoint, sizeof p->checkpoint, "%s/checkpoint.safetensors", path);
-    snprintf(p->prev, sizeof p->prev, "%s/checkpoint.prev.safetensors", path);
-    return 1;
-}

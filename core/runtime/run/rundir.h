@@ -35,17 +35,6 @@ int rl__rundir_claim(rl__rundir *rd, const char *dir, char *err, size_t errlen);
    run was refused) is removed again when still empty. */
 void rl__rundir_close(rl__rundir *rd, const char *dir);
 
-/* The files a run directory holds for its readers (eval, play, the
-   embedding API): config.cfg, the checkpoint and the previous one beside
-   it (the fallback when the newest is missing or damaged). */
-#define RL__PATH_MAX 4200
-typedef struct rl__run_paths {
-    char config[RL__PATH_MAX], checkpoint[RL__PATH_MAX], prev[RL__PATH_MAX];
-} rl__run_paths;
-/* 1 when path is a directory (taken as a run directory; *p filled), 0 for
-   anything else (a config or checkpoint file, or nothing: *p untouched). */
-int rl__run_paths_of(const char *path, rl__run_paths *p);
-
 /* The TensorBoard event file of a run with run.tensorboard. */
 /* Every file name a run writes (*n of them). */
 const char *const *rl__rundir_files(size_t *n);
