@@ -160,6 +160,16 @@ static int pick_replay(const char *replay_path, uint64_t step, rl__ckpt *side, i
     return RL_ECORRUPT;
 }
 
+int rl__is_replay_tensor(const char *name)
+{
+    if (!strncmp(name, "replica", 7)) {
+        const char *p = name + 7;
+        while (*p >= '0' && *p <= '9') p++;
+        if (p > name + 7 && *p == '/') name = p + 1;
+    }
+    return !strncmp(name, "replay/", 7);
+}
+
 /* Restores from one checkpoint read into ck (freed here); see
    rl__ckpt_restore. */
 static int restore_ckpt(rl__ckpt *ckp, rl__restore *r, const rl__config *c, void *algo,
@@ -208,6 +218,7 @@ static int restore_ckpt(rl__ckpt *ckp, rl__restore *r, const rl__config *c, void
     if (rc == RL_OK && r->replay_path)
         rc = pick_replay(r->replay_path, step, &side, &have_side, err, errlen);
     if (have_side) ck.side = &side;
+    ck.to_side = rl__is_replay_tensor;
     const rl_algo_vtable *avt = ad->vtable;
     const rl_algo_state_ext *ext = avt->get_extension ? avt->get_extension(algo, RL_EXT_ALGO_STATE) : NULL;
     if (ext && (ext->struct_size < sizeof *ext || !ext->load)) ext = NULL;
@@ -235,7 +246,7 @@ static int restore_ckpt(rl__ckpt *ckp, rl__restore *r, const rl__config *c, void
         r->episodes = episodes;
         const char *ph = rl__ckpt_meta_get(&ck, "rlhost.phase");
         r->phase = !ph ? RL__PHASE_UNKNOWN : !strcmp(ph, "final") ? RL__PHASE_FINAL : RL__PHASE_TRAINING;
-        r->missing_replay = ck.missing_replay && r->replay_path;
+        r->missing_replay = ck.missing_side && r->replay_path;
     }
     if (ck.side) rl__ckpt_free(ck.side);
     ck.side = NULL;

@@ -53,4 +53,9 @@ int rl__ckpt_restore(rl__restore *r, const struct rl__config *c, void *algo, cha
 int rl__ckpt_restore_mem(const void *buf, size_t len, rl__restore *r, const struct rl__config *c,
                          void *algo, char *err, size_t errlen);
 
+/* 1 for a tensor of the replay ("replay/..." or a replica's
+   "replica<r>/replay/..."): what a run keeps in its replay file, apart
+   from the checkpoint (rl__ckpt.to_side). */
+int rl__is_replay_tensor(const char *name);
+
 #endif

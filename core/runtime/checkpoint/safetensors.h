@@ -41,9 +41,11 @@ typedef struct rl__ckpt {
     char err[RL_ERR_MAX];
     const char *path; /* for messages */
     char shown[RL__BRIEF_MAX]; /* path, when it had to be shortened */
-    int missing_replay; /* a get() asked for a "replay/" tensor that is absent */
-    struct rl__ckpt *side; /* optional: takes the "replay/" tensors (put) and
-                              is searched second (get) */
+    /* rl_state_io routing (state_io.c), optional: side takes the tensors
+       to_side names (put) and is searched second (get) */
+    struct rl__ckpt *side;
+    int (*to_side)(const char *name);
+    int missing_side; /* a get() asked for a to_side tensor that is absent */
 } rl__ckpt;
 
 /* Building and writing. */
@@ -59,7 +61,12 @@ int rl__ckpt_serialize(const rl__ckpt *c, const char *path, unsigned char **out,
 int rl__ckpt_write(const rl__ckpt *c, rl__dir d, const char *name, const char *prev_name, char *err,
                    size_t errlen);
 
-/* Reading: validates the header length, the JSON, every name (unique, no
+/* What the writer and the reader share: the dtype of a format name (0 for
+   none), and the bytes of a tensor (RL_EINVAL past 4 dimensions or SIZE_MAX). */
+rl_dtype rl__dtype_of_name(const char *name);
+int rl__ckpt_shape_bytes(rl_dtype d, uint32_t ndim, const uint64_t *shape, size_t *out);
+
+/* Reading (safetensors_read.c): validates the header length, the JSON, every name (unique, no
    NUL, fits), dtype, shape and offset, and that the tensors' data ranges
    tile the data exactly (no overlap, no gap, no trailing bytes), as the
    format's reference implementation requires.  On failure a sentence
@@ -78,7 +85,7 @@ const char *rl__ckpt_meta_get(const rl__ckpt *c, const char *key);
 
 void rl__ckpt_free(rl__ckpt *c);
 
-/* rl_state_io views of a checkpoint: one that records (save), one that
+/* rl_state_io over a checkpoint (state_io.c): put records (save), get
    serves tensors back (load). */
 void rl__ckpt_io(rl__ckpt *c, rl_state_io *io);
 

@@ -3,9 +3,9 @@
 #include "parallel/replicas.h"
 
 #include "parallel/coop.h"
+#include "parallel/load.h"
 #include "parallel/wait.h"
 
-#include <dirent.h>
 #include <time.h>
 #include <unistd.h>
 #include <stdatomic.h>
@@ -241,62 +241,6 @@ void rl__replica_group_destroy(struct rl__replica_group *g)
 
 /* ---- auto: threads, or coroutines when the cores are taken ------------- */
 
-/* The machine's busy CPU time (every core; /proc/stat, in seconds) and
-   this process's own; 0 when unknown. */
-static int cpu_times(double *machine, double *own)
-{
-    FILE *f = fopen("/proc/stat", "r");
-    if (!f) return 0;
-    unsigned long long v[8] = {0};
-    int got = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-                     &v[6], &v[7]);
-    fclose(f);
-    struct timespec ts;
-    if (got != 8 || clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0;
-    long hz = sysconf(_SC_CLK_TCK);
-    /* user nice system idle iowait irq softirq steal: all but idle and iowait */
-    *machine = (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)(hz > 0 ? hz : 100);
-    *own = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-    return 1;
-}
-
-/* This process's threads that are runnable right now (state R in
-   /proc/self/task/<tid>/stat: a pool or BLAS thread still spinning counts). */
-static int own_running(void)
-{
-    DIR *dir = opendir("/proc/self/task");
-    if (!dir) return -1;
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(dir))) {
-        if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-        char path[64], line[512];
-        snprintf(path, sizeof path, "/proc/self/task/%.20s/stat", e->d_name);
-        FILE *f = fopen(path, "r");
-        if (!f) continue; /* the thread has ended */
-        size_t got = fread(line, 1, sizeof line - 1, f);
-        fclose(f);
-        line[got] = 0;
-        const char *paren = strrchr(line, ')'); /* the name may hold anything */
-        if (paren && paren[1] == ' ' && paren[2] == 'R') n++;
-    }
-    closedir(dir);
-    return n;
-}
-
-/* Threads of other processes runnable right now (/proc/loadavg counts
-   every thread of the machine); -1 when unknown. */
-static int others_running(void)
-{
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (!f) return -1;
-    int running = 0;
-    int got = fscanf(f, "%*f %*f %*f %d/", &running);
-    fclose(f);
-    int own = own_running();
-    return got == 1 && own >= 1 && running >= own ? running - own : -1;
-}
-
 /* Other processes keep the cores taken: more of them busy (or runnable)
    than the replicas leave free, with half a core of slack so that an
    editor's blip does not count. */
@@ -314,7 +258,7 @@ static int started_loaded(const rl__replicas *g)
 {
     for (int i = 0; i < 5; i++) {
         if (i) nanosleep(&(struct timespec){0, 200000}, NULL);
-        int others = others_running();
+        int others = rl__others_running();
         if (others < 0 || !taken_by(g, others)) return 0;
     }
     return 1;
@@ -327,7 +271,7 @@ static int cores_taken(rl__replicas *g)
 {
     double now = rl_now(), machine, own;
     if (now < g->next_look) return g->as_coroutines;
-    if (cpu_times(&machine, &own)) {
+    if (rl__cpu_times(&machine, &own)) {
         double wall = now - g->look_wall;
         if (g->look_wall > 0 && wall > 0) {
             double others = ((machine - g->look_machine) - (own - g->look_own)) / wall;

@@ -228,6 +228,7 @@ int rl__run_checkpoint(rl__run_state *rs)
     memset(&replay, 0, sizeof replay);
     ck.path = path;
     ck.side = &replay;
+    ck.to_side = rl__is_replay_tensor;
     rl__sbuf cfg = {0};
     rl__config_format(c, &cfg);
     int rc = cfg.oom ? RL_ENOMEM : RL_OK;
