@@ -376,7 +376,7 @@ static int check_plugins(const rl__config *c)
     rl__replicas reps;
     char why[160];
     int rc = rl__replicas_open(&reps, c, &v.info, v.n, n_eval ? n_eval * v.agents : 1, 0,
-                               (uint64_t)c->run.vals[RL__RUN_STEPS].i, why, sizeof why, err, sizeof err);
+                               (uint64_t)c->run.vals[RL__RUN_STEPS].i, NULL, why, sizeof why, err, sizeof err);
     if (rc == RL_OK) rl__replicas_destroy(&reps);
     else rl__log(RL_LOG_ERROR, NULL, "%s", err);
     rl__vecenv_destroy(&v);

@@ -39,7 +39,7 @@ extern "C" {
 #endif
 
 #define RL_ABI_MAJOR 1
-#define RL_ABI_MINOR 4
+#define RL_ABI_MINOR 5
 /* The history of major version 1; a plugin built for minor m loads in any
    host of minor >= m, and reads a field of a later minor only through
    RL_HAS_FIELD (or the helpers below, which do).
@@ -59,7 +59,8 @@ extern "C" {
         `rlhost tune`); rl_host_api.interrupted; sharded optimizer steps
         (rl_replicas.reduce_scatter_f32 and allgather_f32).
    1.4  the option flag RL_OPT_TRAINING (training wrappers an evaluation
-        leaves at their default). */
+        leaves at their default).
+   1.5  rl_algo_args.steps (the run's step count, for schedules in act). */
 
 /* Nonzero when the struct at p, written by a side whose struct_size says
    how much it holds, has the field FIELD of TYPE: the one check before
@@ -519,6 +520,13 @@ typedef struct rl_algo_args {
        may leave out what training needs (replay, rollout, optimizer) and
        load only what acting reads.  num_envs is then still the run's. */
     uint32_t inference;
+    /* ABI 1.5 (read it with rl_args_steps): the env steps the run has
+       taken so far, all envs counted, as update's step counts them: in act,
+       the steps before the one being chosen.  The host keeps it current
+       for the instance's life (a resumed run's count included), so an
+       exploration schedule needs no counter of its own; it stays 0 for an
+       instance that never trains (eval, play, the embedding API). */
+    const uint64_t *steps;
 } rl_algo_args;
 
 /* The fields of rl_algo_args and rl_replicas that later minors added, read
@@ -530,6 +538,7 @@ typedef struct rl_algo_args {
 const rl_replicas *rl_args_replicas(const rl_algo_args *args);
 int rl_args_inference(const rl_algo_args *args);
 int rl_replicas_shared(const rl_replicas *r);
+uint64_t rl_args_steps(const rl_algo_args *args);
 #else
 #define RL__ACCESSOR static inline
 #endif
@@ -543,6 +552,11 @@ RL__ACCESSOR const rl_replicas *rl_args_replicas(const rl_algo_args *args)
 RL__ACCESSOR int rl_args_inference(const rl_algo_args *args)
 {
     return RL_HAS_FIELD(args, rl_algo_args, inference) && args->inference;
+}
+/* *rl_algo_args.steps, 0 from a host older than 1.5. */
+RL__ACCESSOR uint64_t rl_args_steps(const rl_algo_args *args)
+{
+    return RL_HAS_FIELD(args, rl_algo_args, steps) && args->steps ? *args->steps : 0;
 }
 /* Whether the replicas share the envs (rl_replicas.shared_envs; 0 without
    a table, or with one too old to say). */

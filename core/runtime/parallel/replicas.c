@@ -200,6 +200,8 @@ static int allgather_f32(void *ctx, float *buf, size_t n)
                    .allreduce_f32 = allreduce_f32, .allreduce_f64 = allreduce_f64,                          \
                    .reduce_scatter_f32 = reduce_scatter_f32, .allgather_f32 = allgather_f32})
 
+const uint64_t rl__no_steps = 0;
+
 const rl_replicas *rl__replicas_single(void)
 {
     static group one = {.count = 1};
@@ -287,7 +289,7 @@ static int cores_taken(rl__replicas *g)
 }
 
 int rl__replicas_create(rl__replicas *g, const rl__config *c, const rl_env_info *info,
-                        uint32_t num_envs, uint32_t n_eval, uint64_t seed, uint64_t total_steps,
+                        uint32_t num_envs, uint32_t n_eval, uint64_t seed, uint64_t total_steps, const uint64_t *steps,
                         uint32_t count, char *err, size_t errlen)
 {
     memset(g, 0, sizeof *g);
@@ -341,7 +343,8 @@ int rl__replicas_create(rl__replicas *g, const rl__config *c, const rl_env_info 
     for (uint32_t r = 0; r < g->local; r++) {
         rl_algo_args args = {.struct_size = sizeof args, .env = info, .num_envs = g->per, .num_eval_envs = n_eval,
                              .seed = seed, .total_steps = total_steps, .options = c->algo_opts.vals,
-                             .stages = c->algo_stages.vals, .host = rl__host_api(), .replicas = &gr->api[r]};
+                             .stages = c->algo_stages.vals, .host = rl__host_api(), .replicas = &gr->api[r],
+                             .steps = steps ? steps : &rl__no_steps};
         char perr[RL_ERR_MAX] = "";
         rc = g->avt->create(&args, &g->algo[r], perr, sizeof perr);
         if (rc != RL_OK) {
@@ -368,7 +371,7 @@ void rl__replicas_destroy(rl__replicas *g)
 }
 
 int rl__replicas_open(rl__replicas *g, const rl__config *c, const rl_env_info *info,
-                      uint32_t num_envs, uint32_t n_eval, uint64_t seed, uint64_t total_steps,
+                      uint32_t num_envs, uint32_t n_eval, uint64_t seed, uint64_t total_steps, const uint64_t *steps,
                       char *why, size_t whylen, char *err, size_t errlen)
 {
     const rl_value *v = &c->run.vals[RL__RUN_REPLICAS];
@@ -385,7 +388,7 @@ int rl__replicas_open(rl__replicas *g, const rl__config *c, const rl_env_info *i
             snprintf(err, errlen, "%s, so it cannot run as %u MPI ranks; run it without mpirun", why, P);
             return RL_ECONFIG;
         }
-        return rl__replicas_create(g, c, info, num_envs, n_eval, seed, total_steps, 1, err, errlen);
+        return rl__replicas_create(g, c, info, num_envs, n_eval, seed, total_steps, steps, 1, err, errlen);
     }
     if (!v->is_auto) {
         uint32_t T = (uint32_t)v->i;
@@ -393,7 +396,7 @@ int rl__replicas_open(rl__replicas *g, const rl__config *c, const rl_env_info *i
             snprintf(err, errlen, "run.replicas: %s%u threads is more than %d replicas", ranks, T, RL__MAX_REPLICAS);
             return RL_ECONFIG;
         }
-        int rc = rl__replicas_create(g, c, info, num_envs, n_eval, seed, total_steps, T * P, err, errlen);
+        int rc = rl__replicas_create(g, c, info, num_envs, n_eval, seed, total_steps, steps, T * P, err, errlen);
         snprintf(why, whylen, "%s%s", P > 1 ? ranks : "",
                  rc == RL_OK && g->shared ? "sharing the envs: they do not split" : "");
         if (P > 1 && rc == RL_OK) snprintf(why + strlen(why), whylen - strlen(why), "%u thread%s%s", T,
@@ -406,7 +409,7 @@ int rl__replicas_open(rl__replicas *g, const rl__config *c, const rl_env_info *i
     if ((uint64_t)top * P > RL__MAX_REPLICAS) top = RL__MAX_REPLICAS / P;
     char refused[RL_ERR_MAX] = "";
     for (uint32_t T = top; T >= 1; T--) {
-        int rc = rl__replicas_create(g, c, info, num_envs, n_eval, seed, total_steps, T * P, err, errlen);
+        int rc = rl__replicas_create(g, c, info, num_envs, n_eval, seed, total_steps, steps, T * P, err, errlen);
         if (rc == RL_OK) {
             snprintf(why, whylen, "auto: %s%u core%s%s, %u envs%s%s%s", ranks, cores, cores == 1 ? "" : "s",
                      local > 1 ? " shared by the ranks here" : "", num_envs, g->shared ? ", shared" : "",

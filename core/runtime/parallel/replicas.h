@@ -46,13 +46,16 @@ void rl__replica_group_destroy(struct rl__replica_group *g); /* NULL is a no-op 
 
 /* The replica table of a run without replicas (count 1, index 0). */
 const rl_replicas *rl__replicas_single(void);
+/* The step count of an instance that never trains (rl_algo_args.steps). */
+extern const uint64_t rl__no_steps;
 
-/* Creates count instances of c's algorithm, replica r for training envs
+/* Creates count instances of c's algorithm (steps: what rl_algo_args.steps
+   points to, NULL for a count that stays 0), replica r for training envs
    [r * num_envs / count, (r + 1) * num_envs / count) when count divides
    num_envs, else all of them sharing every env (rl_replicas.shared_envs).
    On failure a sentence in err (the plugin's, for create). */
 int rl__replicas_create(rl__replicas *g, const rl__config *c, const rl_env_info *info,
-                        uint32_t num_envs, uint32_t n_eval, uint64_t seed, uint64_t total_steps,
+                        uint32_t num_envs, uint32_t n_eval, uint64_t seed, uint64_t total_steps, const uint64_t *steps,
                         uint32_t count, char *err, size_t errlen);
 void rl__replicas_destroy(rl__replicas *g); /* a zeroed g is a no-op */
 
@@ -63,7 +66,7 @@ void rl__replicas_destroy(rl__replicas *g); /* a zeroed g is a no-op */
    RL_DESC_REPLICAS (any ABI 1.0 plugin) runs as one replica.  why gets the
    explanation for the Optimizations table. */
 int rl__replicas_open(rl__replicas *g, const rl__config *c, const rl_env_info *info,
-                      uint32_t num_envs, uint32_t n_eval, uint64_t seed, uint64_t total_steps,
+                      uint32_t num_envs, uint32_t n_eval, uint64_t seed, uint64_t total_steps, const uint64_t *steps,
                       char *why, size_t whylen, char *err, size_t errlen);
 
 /* One training step's calls, each replica on its slice, all at once.

@@ -153,7 +153,7 @@ void *rl__algo_open(const rl__config *c, const rl_env_info *info, uint32_t n_eva
                          .num_eval_envs = n_eval, .seed = (uint64_t)c->run.vals[RL__RUN_SEED].i,
                          .total_steps = rl__schedule_steps(c), .options = c->algo_opts.vals,
                          .stages = c->algo_stages.vals, .host = rl__host_api(), .replicas = rl__replicas_single(),
-                         .inference = (uint32_t)(inference != 0)};
+                         .inference = (uint32_t)(inference != 0), .steps = &rl__no_steps};
     void *algo = NULL;
     int rc = avt->create(&args, &algo, perr, sizeof perr);
     if (rc != RL_OK) {

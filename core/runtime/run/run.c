@@ -281,7 +281,7 @@ static int run_open(rl__run_state *rs, const rl__config *c, const rl__run_opts *
     if ((rc = open_envs(rs)) != RL_OK) return rc;
     rs->rep.score_name = rs->train.info.score_name;
     rc = rl__replicas_open(&rs->reps, c, &rs->train.info, rs->train.n, rs->have_eval ? rs->eval.n : 1,
-                           rs->set.seed, rl__schedule_steps(c), rs->replicas_reason, sizeof rs->replicas_reason,
+                           rs->set.seed, rl__schedule_steps(c), &rs->steps, rs->replicas_reason, sizeof rs->replicas_reason,
                            rs->err, sizeof rs->err);
     if (rc != RL_OK) return rc == RL_ENOMEM ? rc : RL_ECONFIG;
     rs->algo = rs->reps.algo[0];
