@@ -9,6 +9,7 @@
 
 #include <rlhost/nn.h>
 #include <rlhost/norm.h>
+#include <rlhost/replay.h>
 #include <rlhost/rollout.h>
 
 #include "tap.h"
@@ -344,8 +345,83 @@ static void test_adam_state(void)
     rl_params_free(&p);
 }
 
+/* The SDK's pieces for an off-policy learner: a counter in state, the
+   one-call clip and Adam step, batches from the replay, the mean op. */
+static void test_offpolicy_sdk(void)
+{
+    store s = {0};
+    rl_state_io io = io_of(&s);
+    char err[256];
+    uint64_t c = 123456789012345ull, back = 0;
+    ASSERT_EQ(rl_count_state(&c, UINT64_MAX, &io, 0, "steps", err, sizeof err), RL_OK, "count: saves");
+    ASSERT_EQ(rl_count_state(&back, UINT64_MAX, &io, 1, "steps", err, sizeof err), RL_OK, "count: loads");
+    ASSERT_EQ(back, c, "count: exactly, past float64's 2^53 too");
+    c = (1ull << 53) + 1;
+    rl_count_state(&c, UINT64_MAX, &io, 0, "big", err, sizeof err);
+    rl_count_state(&back, UINT64_MAX, &io, 1, "big", err, sizeof err);
+    ASSERT_EQ(back, (1ull << 53) + 1, "count: 2^53 + 1 survives");
+    ASSERT_EQ(rl_count_state(&back, 1000, &io, 1, "steps", err, sizeof err), RL_ECORRUPT, "count: above max is refused");
+    ASSERT_CONTAINS(err, "steps", "count: the sentence names the tensor");
+    s_free(&s);
+
+    /* rl_adam_clip_step is rl_clip_grad_norm then rl_adam_step */
+    float p1[5] = {1, 2, 3, 4, 5}, p2[5] = {1, 2, 3, 4, 5}, g1[5] = {3, -4, 0, 12, 1}, g2[5];
+    memcpy(g2, g1, sizeof g1);
+    rl_adam a1, a2;
+    rl_adam_create(&a1, 5, 0.9f, 0.999f, 1e-8f, 0.0f);
+    rl_adam_create(&a2, 5, 0.9f, 0.999f, 1e-8f, 0.0f);
+    float n1 = rl_adam_clip_step(&a1, p1, g1, 5, 1.0f, 1e-2f);
+    float n2 = rl_clip_grad_norm(g2, 5, 1.0f);
+    rl_adam_step(&a2, p2, g2, 1e-2f);
+    ASSERT_EQ(n1, n2, "adam clip step: returns the norm before clipping");
+    OK(!memcmp(p1, p2, sizeof p1), "adam clip step: the same parameters as clip, then Adam");
+    g1[2] = NAN;
+    memcpy(p2, p1, sizeof p1);
+    OK(!isfinite(rl_adam_clip_step(&a1, p1, g1, 5, 1.0f, 1e-2f)) && !memcmp(p1, p2, sizeof p1),
+       "adam clip step: a NaN gradient steps nothing and says so");
+    rl_adam_destroy(&a1);
+    rl_adam_destroy(&a2);
+
+    /* a batch: slots below the size, rows as network input, flags as floats */
+    rl_env_info info = {.struct_size = sizeof info, .obs_dtype = RL_DTYPE_U8, .obs_ndim = 1, .obs_shape = {2},
+                        .obs_size = 2, .obs_scale = 0.5f, .n_actions = 3};
+    rl_replay r;
+    ASSERT_EQ(rl_replay_create(&r, 9, 2, &info), RL_OK, "replay: created");
+    ASSERT_EQ(r.capacity, 8u, "replay: capacity rounded down to a multiple of num_envs");
+    uint8_t obs[4] = {2, 4, 6, 8}, nxt[4] = {10, 12, 14, 16}, term[2] = {0, 1}, trunc[2] = {0, 0};
+    int32_t act[2] = {1, 2};
+    float rew[2] = {0.5f, -1.0f};
+    rl_transition t = {.struct_size = sizeof t, .count = 2, .obs = obs, .actions = act, .rewards = rew,
+                       .next_obs = nxt, .final_obs = nxt, .terminated = term, .truncated = trunc};
+    rl_replay_add(&r, &t);
+    rl_replay_batch b;
+    ASSERT_EQ(rl_replay_batch_create(&b, &r, 64), RL_OK, "batch: created");
+    rl_rng g, h;
+    rl_rng_seed(&g, 7, 0);
+    rl_rng_seed(&h, 7, 0);
+    rl_replay_sample(&r, &g, &b);
+    int fine = 1;
+    for (uint32_t j = 0; j < b.n; j++) {
+        uint32_t s2 = b.slots[j];
+        fine &= s2 < 2 && s2 == rl_rng_below(&h, 2) && b.actions[j] == act[s2] && b.rewards[j] == rew[s2] &&
+                b.terminated[j] == (float)term[s2] && b.obs[2 * j] == obs[2 * s2] * 0.5f &&
+                b.next_obs[2 * j + 1] == nxt[2 * s2 + 1] * 0.5f;
+    }
+    OK(fine, "batch: slots drawn below the size in the rng's order, each row scaled as network input");
+    OK(b.box_actions == NULL, "batch: a discrete ring has no box actions");
+    rl_replay_batch_destroy(&b);
+    rl_replay_batch_destroy(&b); /* twice: a zeroed batch is a no-op */
+    rl_replay_destroy(&r);
+
+    char ops[256] = "[{\"op\":\"linear\"}";
+    ASSERT_EQ(rl_mean_op(ops + 1, sizeof ops - 1, 2, 8, 1), 0, "mean op: appended");
+    ASSERT_CONTAINS(ops, "{\"op\":\"linear\"},{\"op\":\"mean\",\"shape\":[2,8],\"axis\":1}", "mean op: after a comma");
+    OK(rl_mean_op(ops, sizeof ops, 2, 8, 2) == -1, "mean op: an axis other than 0 or 1 is refused");
+}
+
 int main(void)
 {
+    test_offpolicy_sdk();
     test_means();
     test_grad_problem();
     test_adam_state();

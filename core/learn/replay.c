@@ -103,6 +103,57 @@ rl_nstep rl_replay_nstep(const rl_replay *r, uint32_t slot, uint32_t n, float ga
     return out;
 }
 
+int rl_replay_batch_create(rl_replay_batch *b, const rl_replay *r, uint32_t n)
+{
+    memset(b, 0, sizeof *b);
+    size_t rows = (size_t)n * r->obs_size, acts = r->action_dim ? (size_t)n * r->action_dim : 0;
+    /* one block: slots, actions (4 bytes each), then the floats */
+    size_t total = (size_t)n + (r->action_dim ? 0 : n) + 2 * rows + acts + 2 * (size_t)n;
+    uint32_t *block = rl_calloc_aligned(total, 4);
+    if (!n || !block) {
+        rl_free(block);
+        return n ? RL_ENOMEM : RL_EINVAL;
+    }
+    b->n = n;
+    b->slots = block;
+    float *f = (float *)(block + n);
+    if (!r->action_dim) {
+        b->actions = (int32_t *)(block + n);
+        f += n;
+    }
+    b->obs = f;
+    b->next_obs = f + rows;
+    f += 2 * rows;
+    if (r->action_dim) {
+        b->box_actions = f;
+        f += acts;
+    }
+    b->rewards = f;
+    b->terminated = f + n;
+    return RL_OK;
+}
+
+void rl_replay_batch_destroy(rl_replay_batch *b)
+{
+    rl_free(b->slots);
+    memset(b, 0, sizeof *b);
+}
+
+void rl_replay_sample(const rl_replay *r, rl_rng *rng, rl_replay_batch *b)
+{
+    uint32_t size = rl_replay_size(r), D = r->obs_size, A = r->action_dim;
+    for (uint32_t j = 0; j < b->n; j++) b->slots[j] = rl_rng_below(rng, size);
+    for (uint32_t j = 0; j < b->n; j++) {
+        uint32_t s = b->slots[j];
+        rl_replay_obs_float(r, s, 0, b->obs + (size_t)j * D);
+        rl_replay_obs_float(r, s, 1, b->next_obs + (size_t)j * D);
+        if (A) memcpy(b->box_actions + (size_t)j * A, r->box_actions + (size_t)s * A, A * sizeof(float));
+        else b->actions[j] = r->actions[s];
+        b->rewards[j] = r->rewards[s];
+        b->terminated[j] = r->terminated[s] ? 1.0f : 0.0f;
+    }
+}
+
 void rl_replay_obs_float(const rl_replay *r, uint32_t slot, int next, float *out)
 {
     const uint8_t *src = (next ? r->next_obs : r->obs) + (size_t)slot * r->row_bytes;

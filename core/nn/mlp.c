@@ -35,6 +35,14 @@ int rl_mlp_ops(const rl_mlp *m, const char *prefix, char *buf, size_t cap)
     return rc;
 }
 
+int rl_mean_op(char *buf, size_t cap, uint32_t rows, uint32_t cols, uint32_t axis)
+{
+    if (axis > 1 || !rows || !cols) return -1;
+    size_t len = strlen(buf);
+    return rl__append(buf, cap, "%s{\"op\":\"mean\",\"shape\":[%u,%u],\"axis\":%u}",
+                      len && buf[len - 1] == '}' ? "," : "", rows, cols, axis);
+}
+
 int rl_mlp_create(rl_mlp *m, rl_params *p, const char *prefix, uint32_t in_dim,
                   const uint32_t *hidden, uint32_t n_hidden, uint32_t out_dim,
                   rl_activation act, uint32_t max_batch)

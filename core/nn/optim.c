@@ -129,6 +129,13 @@ static int sharded(const rl_replicas *rep)
            rep->reduce_scatter_f32 && rep->allgather_f32;
 }
 
+float rl_adam_clip_step(rl_adam *a, float *params, float *grad, size_t n, float max_norm, float lr)
+{
+    float norm;
+    rl_replicated_adam_step(NULL, 0, a, params, grad, n, max_norm, lr, &norm, NULL);
+    return norm;
+}
+
 int rl_replicated_adam_step(const rl_replicas *rep, int shard, rl_adam *a, float *params, float *grad,
                             size_t n, float max_norm, float lr, float *norm, long *bad)
 {

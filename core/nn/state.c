@@ -141,6 +141,15 @@ int rl_scalar_state(double *v, const rl_state_io *io, int load, const char *name
     return load ? rl_scalar_load(v, io, name, err, errlen) : rl_scalar_save(*v, io, name, err, errlen);
 }
 
+int rl_count_state(uint64_t *v, uint64_t max, const rl_state_io *io, int load, const char *name, char *err,
+                   size_t errlen)
+{
+    uint64_t one = 1;
+    int rc = load ? io->get(io->ctx, name, RL_DTYPE_U64, 1, &one, v) : io->put(io->ctx, name, RL_DTYPE_U64, 1, &one, v);
+    if (rc) return fail_io(io, rc, err, errlen);
+    return load ? rl_state_check_u(name, *v, 0, max, err, errlen) : RL_OK;
+}
+
 int rl_keep_best_init(rl_keep_best *k, int enabled, const rl_params *model)
 {
     memset(k, 0, sizeof *k);

@@ -137,6 +137,13 @@ void rl_mlp_destroy(rl_mlp *m);
    (y = x W^T + b, W stored [out][in]), {"op":"relu"|"tanh"} between layers,
    none after the last.  0, or -1 when buf is too small. */
 int rl_mlp_ops(const rl_mlp *m, const char *prefix, char *buf, size_t cap);
+/* A reduction, appended to an op list as rl_mlp_ops appends: the values so
+   far, rows x cols of them row-major, become their means over axis (1:
+   each row's mean, rows values; 0: each column's mean, cols values), as
+   {"op":"mean","shape":[rows,cols],"axis":axis}.  A distributional head
+   (QR-DQN's quantiles per action) then ends in the values greedy takes
+   the argmax of.  0, or -1 when buf is too small or axis is not 0 or 1. */
+int rl_mean_op(char *buf, size_t cap, uint32_t rows, uint32_t cols, uint32_t axis);
 /* Name of an activation as the ops above write it: "none", "relu", "tanh". */
 const char *rl_activation_name(rl_activation a);
 /* Initialises weights after rl_params_alloc.  ORTHO: orthogonal with gain
@@ -438,6 +445,13 @@ int rl_rmsprop_state(rl_rmsprop *o, const rl_params *p, const rl_state_io *io, i
    before clipping. */
 float rl_clip_grad_norm(float *grad, size_t n, float max_norm);
 
+/* One optimizer step of a learner that trains alone: grad clipped to
+   max_norm by its global L2 norm (max_norm <= 0: not clipped), then Adam
+   at lr.  Returns the norm before clipping; when it is not finite nothing
+   was stepped (report RL_ENONFINITE: the host keeps the last good
+   checkpoint).  rl_replicated_adam_step is the same over replicas. */
+float rl_adam_clip_step(rl_adam *a, float *params, float *grad, size_t n, float max_norm, float lr);
+
 /* One optimizer step of a replica (rep NULL or of count 1: alone): the
    gradients summed over the replicas, clipped to max_norm by their global
    norm (max_norm <= 0: not clipped), then Adam at lr.  With several
@@ -510,6 +524,10 @@ int rl_scalar_load(double *v, const rl_state_io *io, const char *name, char *err
    functions that serve both directions. */
 int rl_scalar_state(double *v, const rl_state_io *io, int load, const char *name, char *err,
                     size_t errlen);
+/* A count (steps, updates, a position) as one uint64 by name, exactly: save,
+   or load and check it is at most max (rl_state_check_u's sentence). */
+int rl_count_state(uint64_t *v, uint64_t max, const rl_state_io *io, int load, const char *name, char *err,
+                   size_t errlen);
 
 /* ---- keep_best: the best parameters periodic evaluation has seen ---------- */
 

@@ -80,6 +80,17 @@ class _Conv(nn.Module):
         return self.conv(x.reshape(x.shape[0], *self.shape))
 
 
+class _Mean(nn.Module):
+    """The values as [rows, cols], their means over one axis."""
+
+    def __init__(self, shape, axis):
+        super().__init__()
+        self.shape, self.axis = tuple(shape), 1 + int(axis)
+
+    def forward(self, x):
+        return x.reshape(x.shape[0], *self.shape).mean(dim=self.axis)
+
+
 def _t(a):
     return torch.from_numpy(np.array(a, dtype=np.float32))
 
@@ -106,6 +117,8 @@ def _ops(ops, W):
             layers.append(_Slice(op["start"], op["len"]))
         elif k == "rescale":
             layers.append(_Rescale(op["low"], op["high"]))
+        elif k == "mean":
+            layers.append(_Mean(op["shape"], op["axis"]))
         elif k == "dueling":
             layers.append(_Dueling(_Seq(_ops(op["value"], W)), _Seq(_ops(op["advantage"], W))))
         elif k == "lstm":

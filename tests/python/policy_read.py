@@ -68,6 +68,8 @@ def run_ops(ops, x, state):
         elif kind == "rescale":  # [-1, 1] -> [low, high]
             lo, hi = np.array(op["low"]), np.array(op["high"])
             x = lo + (x + 1) * 0.5 * (hi - lo)
+        elif kind == "mean":
+            x = x.reshape(op["shape"]).mean(axis=op["axis"])
         elif kind == "dueling":
             v, a = run_ops(op["value"], x, state), run_ops(op["advantage"], x, state)
             x = v + a - a.mean()
