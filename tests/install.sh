@@ -82,6 +82,11 @@ ok $? "the A2C example builds from the installed SDK alone" || sed 's/^/#   /' "
   --out "$T/a2c" --set run.quiet=true >/dev/null 2>"$T/err"
 v=$(sed -n 's/^ *"eval_return_mean": \([-0-9.e+]*\).*/\1/p' "$T/a2c/summary.json" 2>/dev/null)
 awk -v v="${v:-0}" 'BEGIN { exit !(v >= 475) }'; ok $? "and learns: CartPole eval return ${v:-none} (>= 475) in 300k steps" || sed 's/^/#   /' "$T/err"
+# The SDK's resume check, as its author runs it on the plugin
+[ -x "$sdk/resume-check.sh" ]; ok $? "resume-check.sh installed in sdkdir"
+(cd "$T/mine" && PATH="$(dirname "$RL"):$PATH" "$sdk/resume-check.sh" "$SRC/configs/cartpole_a2c.cfg" \
+  --plugin-path . --set algo.plugin=my_a2c --set run.steps=60000) >"$T/rc.tap" 2>&1
+ok $? "the out-of-tree A2C resumes exactly (resume-check.sh)" || sed 's/^/#   /' "$T/rc.tap"
 sed 's/"my_random"; *# the name.*/"my_random";/' "$sdk/examples/algo-template/example.cfg" > "$T/mine/example.cfg"
 (cd "$T" && "$RL" run "$T/mine/example.cfg" --plugin-path "$T/mine" --out "$T/run3" >/dev/null 2>"$T/err")
 ok $? "the installed example config runs the renamed template" || sed 's/^/#   /' "$T/err"

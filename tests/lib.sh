@@ -79,21 +79,11 @@ sanitizer_env() {
 
 # exact NAME CONFIG CHECKPOINT_INTERVAL ARGS...: a run interrupted at an
 # arbitrary step and resumed ends bit-identical to the uninterrupted run
-# (learning columns of metrics.csv, the evaluation, and every tensor of the
-# final checkpoint).  Needs RLHOST and T.
+# (learning columns of the CSVs, the evaluation, and every tensor of the
+# final checkpoint): scripts/resume-check.sh, the check the SDK installs for
+# plugin authors, its runs kept as $T/NAME-a and $T/NAME-b.  Needs RLHOST,
+# SRC and T.
 exact() {
   local name=$1 cfg=$2 every=$3; shift 3
-  set -- "$@" --set run.checkpoint_interval="$every" --set run.quiet=true
-  "$RLHOST" run "$cfg" "$@" --out "$T/$name-a" >/dev/null 2>&1
-  "$RLHOST" run "$cfg" "$@" --out "$T/$name-b" >/dev/null 2>&1 &
-  local pid=$! rc
-  # Interrupted just after its first periodic checkpoint: at a step that
-  # depends on timing, with the machine's speed out of the question.
-  while kill -0 $pid 2>/dev/null && [ ! -e "$T/$name-b/checkpoint.safetensors" ]; do sleep 0.02; done
-  kill -INT $pid 2>/dev/null; wait $pid; rc=$?
-  [ "$rc" = 130 ]; ok $? "$name: interrupted before its end (exit $rc, want 130)"
-  local at; at=$(meta_step "$T/$name-b/checkpoint.safetensors")
-  echo "# $name: interrupted (exit $rc) at step $at"
-  expect_rc 0 "$name: resume" -- "$RLHOST" run --resume "$T/$name-b"
-  same_run "$name, resumed against uninterrupted" "$T/$name-a" "$T/$name-b"
+  py_tap "$name: " "$SRC/scripts/resume-check.sh" --rlhost "$RLHOST" --every "$every" --keep "$T/$name" "$cfg" "$@"
 }

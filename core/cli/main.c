@@ -76,9 +76,12 @@ static const char run_help[] =
     "its config.cfg; options that differ from the checkpoint's config are\n"
     "refused unless given with --set.  The run directory is locked while a run\n"
     "writes it; a directory holding another run is refused unless --force\n"
-    "(which removes that run's files).  The resumed run ends bit-identical to an uninterrupted one\n"
-    "when the env saves its state (all shipped envs do) and, for DQN, with\n"
-    "algo.save_replay = true; without the replay it is close, not identical.\n";
+    "(which removes that run's files).\n"
+    "A resumed run ends as an uninterrupted one does: the same CSV rows but\n"
+    "their timings, the same final evaluation, every checkpoint tensor byte for\n"
+    "byte (the files' metadata differs), when the env saves its state (all\n"
+    "shipped envs do) and, for DQN, with algo.save_replay = true; without the\n"
+    "replay it is close, not identical.  resume-check.sh in the SDK checks it.\n";
 
 static const char plot_help[] =
     "usage: rlhost plot OUT_DIR... [-o FILE.svg] [--episodes return|score|length] [--window STEPS]\n"
