@@ -87,6 +87,12 @@ CASES = [
      ["run.steps=2000", "run.eval_episodes=2", "algo.learning_starts=500", "algo.save_replay=true",
       "algo.buffer_size=4000", "algo.hidden=[32]"],
      ["replay/steps", "state/vector_steps", "state/grad_steps", "env/classic/state"]),
+    # the SDK's examples: the env template under the off-policy example
+    ("catch_mini_dqn", "examples/offpolicy/cartpole.cfg",
+     ["env.plugin=\"catch\"", "env.num_envs=2", "run.steps=3000", "run.eval_episodes=2", "algo.learning_starts=500",
+      "algo.buffer_size=4000", "algo.hidden=[32]", "algo.train_freq=64", "algo.gradient_steps=4",
+      "algo.save_replay=true"],
+     ["env/catch/state", "replay/actions", "replay/steps"]),
     ("pendulum_ppo_box", "configs/pendulum_ppo.cfg",
      ["run.steps=2048", "run.eval_episodes=2", "algo.n_steps=128", "algo.hidden=[32]"],
      ["state/obs_count", "state/obs_var", "rollout/box_actions"]),

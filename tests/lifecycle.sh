@@ -44,6 +44,9 @@ exact snake_all "$SRC/configs/snake_dqn_all.cfg" 8000 --set run.steps=40000 --se
 # vector step 2501: step 1 of a 5-step rollout, step 5 of a 32-step one)
 exact a2c "$SRC/configs/cartpole_a2c.cfg" 20004 --set run.steps=300000 --set run.log_interval=20000 --set run.eval_episodes=5
 exact a2c_box "$SRC/configs/pendulum_a2c.cfg" 20004 --set run.steps=200000 --set run.log_interval=20000 --set run.eval_episodes=5
+# the SDK's examples: the off-policy learner (its replay kept) and the env template
+exact mini_dqn "$SRC/examples/offpolicy/cartpole.cfg" 3000 --set run.steps=8000 --set run.log_interval=1000 --set algo.save_replay=true
+exact catch "$SRC/examples/env-template/catch.cfg" 8192 --set run.steps=20000 --set run.log_interval=4096
 exact rppo "$SRC/configs/cartpole_nov_rppo.cfg" 4096 --set run.steps=20000 --set run.log_interval=2048 --set run.eval_episodes=5
 # normalize_obs statistics travel with the checkpoint: `eval` of the run
 # directory reproduces the run's own final evaluation.

@@ -15,6 +15,7 @@ static rl__registry reg;
 
 static const char *const cases[] = {
     "plugin = \"cartpole\";",
+    "plugin = \"catch\"; rows = 7; columns = 4;",
     "plugin = \"snake\"; observation = \"window\"; flood_fill = true;",
     "plugin = \"snake\"; observation = \"grid\"; body_order = true;",
     "plugin = \"snake\"; observation = \"window\"; vision = 2;",

@@ -485,9 +485,12 @@ void rl__config_format(const rl__config *c, rl__sbuf *out)
     rl__sbuf_cfg_str(out, c->algo->desc->name);
     rl__sbuf_puts(out, ";\n");
     format_group(out, &c->algo_opts, "  ");
-    rl__sbuf_puts(out, "  optimizations: {\n");
-    format_group(out, &c->algo_stages, "    ");
-    rl__sbuf_puts(out, "  };\n};\n");
+    if (c->algo_stages.n) { /* a plugin without stages gets no empty group */
+        rl__sbuf_puts(out, "  optimizations: {\n");
+        format_group(out, &c->algo_stages, "    ");
+        rl__sbuf_puts(out, "  };\n");
+    }
+    rl__sbuf_puts(out, "};\n");
 }
 
 void rl__config_destroy(rl__config *c)
