@@ -1,6 +1,6 @@
 /* A2C (synchronous advantage actor-critic) on librlcore, the SDK's example that learns: a categorical
    or diagonal-Gaussian policy, actor and critic MLPs in one parameter block, n-step rollouts with GAE,
-   RMSprop (as Stable-Baselines3) or Adam.  GUIDE.md walks through it and shows how to build it. */
+   RMSprop (as Stable-Baselines3) or Adam.  docs/plugins.md walks through it and shows how to build it. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,7 +194,7 @@ static size_t a2c_metrics(void *p, rl_metric *out, size_t cap)
     return rl_means_report(&((a2c *)p)->means, out, cap);
 }
 
-/* The policy for readers without rlhost (GUIDE.md): outputs as ops over the saved tensors. */
+/* The policy for readers without rlhost (docs/plugins.md): outputs as ops over the saved tensors. */
 static int describe(a2c *a, const rl_state_io *io, char *err, size_t errlen)
 {
     char pi[2048] = "", v[2048] = "";
