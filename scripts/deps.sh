@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
 # Installs the Debian packages rlhost needs, only those missing, fetches
 # MuJoCo's library (scripts/mujoco.sh) and builds ALE's (scripts/ale.sh).
-# Usage: scripts/deps.sh [fuzz] [test]
+# Usage: scripts/deps.sh [fuzz] [test] [packages]
 #   fuzz: also clang and its libFuzzer runtime
 #   test: also PostgreSQL, the server the distributed-tuning test starts
+#   packages: the Debian packages only; MuJoCo and ALE are not fetched
+#     (the unit suite needs neither: their tests skip, saying why)
 set -euo pipefail
 pkgs=(gcc g++ meson ninja-build pkg-config binutils libopenblas-dev libconfig-dev python3
       python3-venv cmake zlib1g-dev libopenmpi-dev openmpi-bin iproute2 procps)
+packages_only=0
 for a in "$@"; do
   case "$a" in
     fuzz) pkgs+=(clang libclang-rt-dev) ;;
     test) pkgs+=(postgresql) ;;
-    *) echo "rlhost: deps.sh: unknown argument '$a' (fuzz, test)" >&2; exit 2 ;;
+    packages) packages_only=1 ;;
+    *) echo "rlhost: deps.sh: unknown argument '$a' (fuzz, test, packages)" >&2; exit 2 ;;
   esac
 done
 missing=()
@@ -25,6 +29,7 @@ if [ ${#missing[@]} != 0 ]; then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
+[ $packages_only = 0 ] || exit 0
 # MuJoCo's library from its pinned wheel, outside the tree; optional
 "$(dirname "$0")/mujoco.sh" >/dev/null ||
   echo "rlhost: MuJoCo could not be fetched: the mujoco env is left out of the build" >&2

@@ -64,7 +64,7 @@ static inline v8f splat(float f)
    Where the CPU has FMA the polynomials are fused multiply-adds and 1/Q is
    the hardware reciprocal estimate refined by one Newton step instead of a
    division (the division dominated the function's time).  Within 4e-7 of tanh
-   everywhere (tests/test_nn.c).  Each lane is computed alone, so a value's
+   everywhere (tests/unit/test_nn.c).  Each lane is computed alone, so a value's
    result never depends on its position. */
 #ifdef HAVE_FMA8
 static inline v8f tanh8(v8f x)

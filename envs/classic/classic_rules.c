@@ -111,7 +111,7 @@ double mc_step(mc_state *s, double goal_velocity, float a, int *terminated)
     reward -= libm_pow((double)a, 2) * 0.1;
     /* Through float variables the compiler must keep: GCC 12's SLP
        vectorizer (-O2 and up, without LTO) dropped the rounding of pos here,
-       so a portable build's states left float32 (tests/test_classic.c). */
+       so a portable build's states left float32 (tests/unit/test_classic.c). */
     volatile float pos32 = (float)pos, vel32 = (float)vel;
     s->pos = pos32;
     s->vel = vel32;

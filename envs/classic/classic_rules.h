@@ -1,5 +1,5 @@
 /* Gymnasium's continuous classic-control tasks, step for step, independent
- * of the host (tests/test_classic.c drives them against recorded Gymnasium
+ * of the host (tests/unit/test_classic.c drives them against recorded Gymnasium
  * trajectories).
  *
  * Pendulum-v1: state (theta, theta_dot) in float64; a torque clipped to

@@ -3,7 +3,7 @@
  * categorical (discrete actions), diagonal Gaussian (box actions, as PPO
  * and A2C sample them) and tanh-squashed Gaussian (SAC's reparameterized
  * actor).  Each family has sample, log-probability, entropy, mode and the
- * gradients a policy loss needs; tests/test_dist.c checks every gradient
+ * gradients a policy loss needs; tests/unit/test_dist.c checks every gradient
  * against finite differences.
  *
  * Conventions (those of <rlhost/nn.h>): one call is one row; gradients

@@ -1,0 +1,253 @@
+/* <rlhost/dist.h>: every gradient against central finite differences of the
+   function it differentiates (in double), the log-probabilities against
+   the densities written out independently, and the samplers against the
+   distributions' moments. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rlhost/dist.h>
+
+#include "../tap.h"
+
+#define DIM 3
+#define PI 3.14159265358979323846
+#define E_ 2.71828182845904523536
+
+/* The worst relative error of an analytic gradient g against central
+   differences of f(x) in x[0..n), stepping each x[i] by eps. */
+typedef double (*scalar_fn)(const float *x, void *ctx);
+static double worst_error(float *x, const float *g, size_t n, scalar_fn f, void *ctx, float eps)
+{
+    double worst = 0;
+    for (size_t i = 0; i < n; i++) {
+        float keep = x[i];
+        x[i] = keep + eps;
+        double hi = f(x, ctx);
+        x[i] = keep - eps;
+        double lo = f(x, ctx);
+        x[i] = keep;
+        double step = (double)(keep + eps) - (double)(keep - eps); /* as rounded in float */
+        double num = (hi - lo) / step;
+        double err = fabs(num - g[i]) / fmax(1.0, fabs(num) + fabs(g[i]));
+        if (err > worst) worst = err;
+    }
+    return worst;
+}
+
+/* ---- categorical --------------------------------------------------------- */
+
+typedef struct cat_ctx {
+    uint32_t n;
+    int32_t action;
+    double g_logp, g_ent;
+} cat_ctx;
+
+/* g_logp log p(a) + g_ent H, from the logits */
+static double cat_objective(const float *logits, void *ctx)
+{
+    const cat_ctx *c = ctx;
+    float logp[8];
+    rl_log_softmax(logp, logits, 1, c->n);
+    return c->g_logp * logp[c->action] + c->g_ent * rl_categorical_entropy(logp, c->n);
+}
+
+static void test_categorical(void)
+{
+    float logits[5] = {0.3f, -1.2f, 2.0f, 0.0f, 0.7f}, logp[5], d[5] = {0};
+    cat_ctx c = {5, 3, 0.7, -0.25};
+    rl_log_softmax(logp, logits, 1, 5);
+    double total = 0;
+    for (int j = 0; j < 5; j++) total += exp(logp[j]);
+    ASSERT_NEAR(total, 1.0, 1e-6, "categorical: probabilities sum to 1");
+    rl_categorical_backward(d, logp, 5, c.action, (float)c.g_logp, (float)c.g_ent);
+    double e = worst_error(logits, d, 5, cat_objective, &c, 1e-2f);
+    if (!OK(e < 2e-3, "categorical: the gradient of g logp(a) + g' H matches finite differences"))
+        printf("#   worst relative error %g\n", e);
+    ASSERT_EQ(rl_argmax(logits, 5), 2, "categorical: the mode is the largest logit");
+    rl_rng rng;
+    rl_rng_seed(&rng, 5, 0);
+    int count[5] = {0};
+    for (int i = 0; i < 200000; i++) count[rl_categorical_sample(logp, 5, &rng)]++;
+    double worst = 0;
+    for (int j = 0; j < 5; j++) worst = fmax(worst, fabs(count[j] / 200000.0 - exp(logp[j])));
+    OK(worst < 0.005, "categorical: sample frequencies match the probabilities");
+}
+
+/* ---- diagonal Gaussian --------------------------------------------------- */
+
+typedef struct gauss_ctx {
+    const float *mu, *log_std, *a;
+    int wrt; /* 0: x is mu, 1: x is log_std */
+    double g;
+} gauss_ctx;
+
+static double gauss_objective(const float *x, void *ctx)
+{
+    const gauss_ctx *c = ctx;
+    return c->g * rl_gauss_logp(c->wrt ? c->mu : x, c->wrt ? x : c->log_std, c->a, DIM);
+}
+
+static void test_gauss(void)
+{
+    float mu[DIM] = {0.5f, -1.0f, 0.1f}, ls[DIM] = {-0.3f, 0.2f, -1.1f}, a[DIM] = {0.9f, -1.4f, 0.05f};
+    /* the density written out: prod_k exp(-(a-mu)^2 / 2 s^2) / (s sqrt(2 pi)) */
+    double dens = 1;
+    for (int k = 0; k < DIM; k++) {
+        double s = exp(ls[k]), z = (a[k] - mu[k]) / s;
+        dens *= exp(-0.5 * z * z) / (s * sqrt(2 * PI));
+    }
+    ASSERT_NEAR(rl_gauss_logp(mu, ls, a, DIM), log(dens), 1e-9, "gauss: logp is the log density");
+    double h = 0;
+    for (int k = 0; k < DIM; k++) h += 0.5 * log(2 * PI * E_ * exp(2.0 * ls[k]));
+    ASSERT_NEAR(rl_gauss_entropy(ls, DIM), h, 1e-9, "gauss: the entropy is sum log(sigma sqrt(2 pi e))");
+
+    float dmu[DIM] = {0}, dls[DIM] = {0};
+    gauss_ctx c = {mu, ls, a, 0, 0.8};
+    rl_gauss_logp_backward(dmu, dls, mu, ls, a, DIM, (float)c.g);
+    double e = worst_error(mu, dmu, DIM, gauss_objective, &c, 1e-2f);
+    if (!OK(e < 1e-3, "gauss: d logp / d mu matches finite differences")) printf("#   worst %g\n", e);
+    c.wrt = 1;
+    e = worst_error(ls, dls, DIM, gauss_objective, &c, 1e-2f);
+    if (!OK(e < 1e-3, "gauss: d logp / d log_std matches finite differences")) printf("#   worst %g\n", e);
+    float dh[DIM] = {0};
+    rl_gauss_entropy_backward(dh, DIM, 0.5f);
+    OK(dh[0] == 0.5f && dh[1] == 0.5f && dh[2] == 0.5f, "gauss: d entropy / d log_std is 1 per dimension");
+
+    /* samples: mean mu, standard deviation exp(log_std); and E[-logp] = H */
+    rl_rng rng;
+    rl_rng_seed(&rng, 9, 1);
+    double m[DIM] = {0}, v[DIM] = {0}, neg = 0;
+    const int n = 200000;
+    for (int i = 0; i < n; i++) {
+        float s[DIM];
+        rl_gauss_sample(s, mu, ls, DIM, &rng);
+        neg -= rl_gauss_logp(mu, ls, s, DIM);
+        for (int k = 0; k < DIM; k++) m[k] += s[k], v[k] += (double)(s[k] - mu[k]) * (s[k] - mu[k]);
+    }
+    double worst_m = 0, worst_s = 0;
+    for (int k = 0; k < DIM; k++) {
+        worst_m = fmax(worst_m, fabs(m[k] / n - mu[k]) / exp(ls[k]));
+        worst_s = fmax(worst_s, fabs(sqrt(v[k] / n) / exp(ls[k]) - 1));
+    }
+    OK(worst_m < 0.01 && worst_s < 0.01, "gauss: samples have mean mu and deviation exp(log_std)");
+    ASSERT_NEAR(neg / n, rl_gauss_entropy(ls, DIM), 0.02, "gauss: E[-logp] of samples is the entropy");
+}
+
+/* ---- tanh-squashed Gaussian ---------------------------------------------- */
+
+typedef struct sq_ctx {
+    const float *mu, *log_std, *eps, *r;
+    int wrt;
+    float coef;
+    double n;
+} sq_ctx;
+
+/* L(a) + (coef / n) logp(a) with L(a) = sum r_k a_k, a reparameterized */
+static double sq_objective(const float *x, void *ctx)
+{
+    const sq_ctx *c = ctx;
+    float a[DIM];
+    double lp = rl_squashed_gauss(a, c->wrt ? c->mu : x, c->wrt ? x : c->log_std, c->eps, DIM, -20.0f, 2.0f);
+    double l = 0;
+    for (int k = 0; k < DIM; k++) l += (double)c->r[k] * a[k];
+    return l + c->coef / c->n * lp;
+}
+
+static void test_squashed(void)
+{
+    float mu[DIM] = {0.4f, -0.8f, 0.05f}, ls[DIM] = {-0.5f, 0.1f, -1.5f}, eps[DIM] = {0.3f, -1.2f, 0.8f};
+    float r[DIM] = {0.6f, -0.4f, 1.1f}, a[DIM];
+    double lp = rl_squashed_gauss(a, mu, ls, eps, DIM, -20.0f, 2.0f);
+    /* change of variables written out: log N(u) - sum log(1 - tanh(u)^2) */
+    double want = 0;
+    for (int k = 0; k < DIM; k++) {
+        double s = exp(ls[k]), u = mu[k] + s * eps[k], t = tanh(u);
+        want += -0.5 * (double)eps[k] * eps[k] - log(s) - 0.5 * log(2 * PI) - log(1 - t * t + 1e-6);
+        if (fabs(a[k] - t) > 1e-6) want = NAN;
+    }
+    ASSERT_NEAR(lp, want, 1e-5, "squashed: a = tanh(mu + sigma eps) and logp by the change of variables");
+    float mode[DIM];
+    rl_squashed_gauss(mode, mu, ls, NULL, DIM, -20.0f, 2.0f);
+    ASSERT_NEAR(mode[1], tanh(mu[1]), 1e-6, "squashed: the mode is tanh(mu)");
+
+    /* the gradient of L(a) + (coef / n) logp through the sample */
+    sq_ctx c = {mu, ls, eps, r, 0, 0.2f, 4.0};
+    float dmu[DIM] = {0}, dls[DIM] = {0};
+    rl_squashed_gauss_backward(dmu, dls, ls, eps, a, r, DIM, -20.0f, 2.0f, c.coef, c.n);
+    double e = worst_error(mu, dmu, DIM, sq_objective, &c, 1e-2f);
+    if (!OK(e < 2e-3, "squashed: d/d mu of L(a) + alpha logp matches finite differences"))
+        printf("#   worst %g\n", e);
+    c.wrt = 1;
+    e = worst_error(ls, dls, DIM, sq_objective, &c, 1e-2f);
+    if (!OK(e < 2e-3, "squashed: d/d log_std of L(a) + alpha logp matches finite differences"))
+        printf("#   worst %g\n", e);
+    /* a log_std past the clamp is constant: no gradient */
+    float big[DIM] = {3.0f, 0.0f, -25.0f}, d2[DIM] = {0}, m2[DIM] = {0};
+    rl_squashed_gauss(a, mu, big, eps, DIM, -20.0f, 2.0f);
+    rl_squashed_gauss_backward(m2, d2, big, eps, a, r, DIM, -20.0f, 2.0f, c.coef, c.n);
+    OK(d2[0] == 0.0f && d2[2] == 0.0f && d2[1] != 0.0f, "squashed: a clamped log_std gets no gradient");
+}
+
+/* ---- a batch, either kind ------------------------------------------------ */
+
+typedef struct pd_ctx {
+    rl_pdist *d;
+    const int32_t *act;
+    const float *box, *g;
+    float g_ent, *ls; /* box: the log-stds the pdist reads */
+    int wrt_ls;
+    const float *out;
+} pd_ctx;
+
+/* sum_b g_b logp_b + g_ent sum_b H_b; x is out, or the log-stds */
+static double pd_objective(const float *x, void *ctx)
+{
+    pd_ctx *c = ctx;
+    float logp[4];
+    double h = rl_pdist_logp(c->d, c->wrt_ls ? c->out : x, c->act, c->box, 4, logp), s = c->g_ent * h;
+    for (int b = 0; b < 4; b++) s += (double)c->g[b] * logp[b];
+    return s;
+}
+
+static void test_pdist(void)
+{
+    float out[4 * DIM], g[4] = {0.3f, -0.5f, 0.8f, -0.1f}, ls[DIM] = {-0.2f, 0.3f, -0.9f}, box[4 * DIM];
+    int32_t act[4] = {0, 2, 1, 2};
+    rl_rng rng;
+    rl_rng_seed(&rng, 21, 0);
+    for (int k = 0; k < 4 * DIM; k++) out[k] = 2.0f * rl_rng_uniform(&rng) - 1.0f, box[k] = out[k] + 0.3f;
+    for (int box_kind = 0; box_kind < 2; box_kind++) {
+        rl_pdist d;
+        ASSERT_EQ(rl_pdist_create(&d, box_kind, DIM, box_kind ? ls : NULL, 4), RL_OK, "pdist: created");
+        pd_ctx c = {&d, act, box, g, 0.2f, ls, 0, out};
+        float logp[4], dout[4 * DIM] = {0}, dls[DIM] = {0};
+        rl_pdist_logp(&d, out, act, box, 4, logp);
+        rl_pdist_backward(&d, out, act, box, 4, g, c.g_ent, dout, dls);
+        double e = worst_error(out, dout, 4 * DIM, pd_objective, &c, 1e-2f);
+        char what[96];
+        snprintf(what, sizeof what, "pdist %s: d/d out matches finite differences", box_kind ? "box" : "discrete");
+        if (!OK(e < 2e-3, what)) printf("#   worst %g\n", e);
+        if (box_kind) {
+            c.wrt_ls = 1;
+            e = worst_error(ls, dls, DIM, pd_objective, &c, 1e-2f);
+            if (!OK(e < 2e-3, "pdist box: d/d log_std matches finite differences")) printf("#   worst %g\n", e);
+        }
+        int32_t a[4];
+        float mode[4 * DIM];
+        rl_pdist_act(&d, out, 4, NULL, a, mode);
+        OK(box_kind ? mode[5] == out[5] : a[1] == rl_argmax(out + DIM, DIM), "pdist: without a generator, the mode");
+        rl_pdist_destroy(&d);
+    }
+}
+
+int main(void)
+{
+    test_pdist();
+    test_categorical();
+    test_gauss();
+    test_squashed();
+    return tap_done();
+}
