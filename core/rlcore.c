@@ -78,36 +78,33 @@ int rl_state_meta(const rl_state_io *io, const char *key, const char *value, cha
     return rc;
 }
 
-int rl_state_blob(const rl_state_io *io, int load, const char *prefix, const char *name,
-                  void *data, size_t bytes, char *err, size_t errlen)
+int rl_state_blob(const rl_state_io *io, int load, const char *prefix, const char *name, void *data, size_t bytes,
+                  char *err, size_t errlen)
 {
     char full[160];
     snprintf(full, sizeof full, "%s%s", prefix ? prefix : "", name);
     uint64_t shape = bytes;
     int rc = load ? io->get(io->ctx, full, RL_DTYPE_U8, 1, &shape, data)
                   : io->put(io->ctx, full, RL_DTYPE_U8, 1, &shape, data);
-    if (rc != RL_OK && err && errlen)
-        snprintf(err, errlen, "%s", io->error ? io->error(io->ctx) : rl_strerror(rc));
+    if (rc != RL_OK && err && errlen) snprintf(err, errlen, "%s", io->error ? io->error(io->ctx) : rl_strerror(rc));
     return rc;
 }
 
-int rl_state_check_u(const char *name, uint64_t v, uint64_t lo, uint64_t hi, char *err,
-                     size_t errlen)
+int rl_state_check_u(const char *name, uint64_t v, uint64_t lo, uint64_t hi, char *err, size_t errlen)
 {
     if (v >= lo && v <= hi) return RL_OK;
     if (err && errlen)
-        snprintf(err, errlen, "tensor '%s' holds %llu, outside [%llu, %llu]", name,
-                 (unsigned long long)v, (unsigned long long)lo, (unsigned long long)hi);
+        snprintf(err, errlen, "tensor '%s' holds %llu, outside [%llu, %llu]", name, (unsigned long long)v,
+                 (unsigned long long)lo, (unsigned long long)hi);
     return RL_ECORRUPT;
 }
 
-int rl_state_check_i(const char *name, int64_t v, int64_t lo, int64_t hi, char *err,
-                     size_t errlen)
+int rl_state_check_i(const char *name, int64_t v, int64_t lo, int64_t hi, char *err, size_t errlen)
 {
     if (v >= lo && v <= hi) return RL_OK;
     if (err && errlen)
-        snprintf(err, errlen, "tensor '%s' holds %lld, outside [%lld, %lld]", name, (long long)v,
-                 (long long)lo, (long long)hi);
+        snprintf(err, errlen, "tensor '%s' holds %lld, outside [%lld, %lld]", name, (long long)v, (long long)lo,
+                 (long long)hi);
     return RL_ECORRUPT;
 }
 
@@ -130,21 +127,20 @@ int rl_state_check_finite(const char *name, const float *v, size_t n, char *err,
     for (size_t i = 0; i < n; i++)
         if (!isfinite(v[i])) {
             if (err && errlen)
-                snprintf(err, errlen, "tensor '%s' holds %g at element %zu, not a finite number", name,
-                         (double)v[i], i);
+                snprintf(err, errlen, "tensor '%s' holds %g at element %zu, not a finite number", name, (double)v[i],
+                         i);
             return RL_ECORRUPT;
         }
     return RL_OK;
 }
 
-int rl_state_check_i32s(const char *name, const int32_t *v, size_t n, int32_t lo, int32_t hi,
-                        char *err, size_t errlen)
+int rl_state_check_i32s(const char *name, const int32_t *v, size_t n, int32_t lo, int32_t hi, char *err, size_t errlen)
 {
     for (size_t i = 0; i < n; i++)
         if (v[i] < lo || v[i] > hi) {
             if (err && errlen)
-                snprintf(err, errlen, "tensor '%s' holds %d at element %zu, outside [%d, %d]", name,
-                         (int)v[i], i, (int)lo, (int)hi);
+                snprintf(err, errlen, "tensor '%s' holds %d at element %zu, outside [%d, %d]", name, (int)v[i], i,
+                         (int)lo, (int)hi);
             return RL_ECORRUPT;
         }
     return RL_OK;
@@ -160,8 +156,8 @@ int rl_mem_check(uint64_t bytes, const char *what, char *err, size_t errlen)
     while (!found && fgets(line, sizeof line, f)) found = sscanf(line, "MemAvailable: %llu kB", &kb) == 1;
     fclose(f);
     if (!found || bytes <= (uint64_t)kb * 1024) return RL_OK;
-    RL_ERRF(err, errlen, "%s needs %.1f GiB; this machine has %.1f GiB available", what,
-            (double)bytes / (1u << 30), (double)kb / (1u << 20));
+    RL_ERRF(err, errlen, "%s needs %.1f GiB; this machine has %.1f GiB available", what, (double)bytes / (1u << 30),
+            (double)kb / (1u << 20));
     return RL_ENOMEM;
 }
 
@@ -242,7 +238,8 @@ int rl_means_state(rl_means *m, const rl_state_io *io, int load, const char *pre
     memcpy(v, m->sum, m->n * sizeof(double));
     v[m->n] = m->count;
     uint64_t shape = m->n + 1;
-    int rc = load ? io->get(io->ctx, name, RL_DTYPE_F64, 1, &shape, v) : io->put(io->ctx, name, RL_DTYPE_F64, 1, &shape, v);
+    int rc =
+        load ? io->get(io->ctx, name, RL_DTYPE_F64, 1, &shape, v) : io->put(io->ctx, name, RL_DTYPE_F64, 1, &shape, v);
     if (rc != RL_OK) {
         if (err && errlen) snprintf(err, errlen, "%s", io->error ? io->error(io->ctx) : rl_strerror(rc));
         return rc;
@@ -252,7 +249,8 @@ int rl_means_state(rl_means *m, const rl_state_io *io, int load, const char *pre
         if ((rc = rl_state_check_f(name, v[k], -1e300, 1e300, err, errlen))) return rc;
     if ((rc = rl_state_check_f(name, v[m->n], 0, 9e15, err, errlen))) return rc;
     if (v[m->n] != floor(v[m->n])) {
-        if (err && errlen) snprintf(err, errlen, "tensor '%s' holds a count of %g updates, not a whole number", name, v[m->n]);
+        if (err && errlen)
+            snprintf(err, errlen, "tensor '%s' holds a count of %g updates, not a whole number", name, v[m->n]);
         return RL_ECORRUPT;
     }
     memcpy(m->sum, v, m->n * sizeof(double));

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages rlhost needs, only those missing, fetches
 # MuJoCo's library (scripts/mujoco.sh) and builds ALE's (scripts/ale.sh).
-# Usage: scripts/deps.sh [fuzz] [test] [packages]
+# Usage: scripts/deps.sh [fuzz] [test] [format] [packages]
 #   fuzz: also clang and its libFuzzer runtime
 #   test: also PostgreSQL, the server the distributed-tuning test starts
+#   format: also clang-format (scripts/format.sh)
 #   packages: the Debian packages only; MuJoCo and ALE are not fetched
 #     (the unit suite needs neither: their tests skip, saying why)
 set -euo pipefail
@@ -14,8 +15,9 @@ for a in "$@"; do
   case "$a" in
     fuzz) pkgs+=(clang libclang-rt-dev) ;;
     test) pkgs+=(postgresql) ;;
+    format) pkgs+=(clang-format) ;;
     packages) packages_only=1 ;;
-    *) echo "rlhost: deps.sh: unknown argument '$a' (fuzz, test, packages)" >&2; exit 2 ;;
+    *) echo "rlhost: deps.sh: unknown argument '$a' (fuzz, test, format, packages)" >&2; exit 2 ;;
   esac
 done
 missing=()

@@ -24,24 +24,23 @@ static inline int tap_ok(int cond, const char *what, const char *file, int line)
 
 #define OK(cond, what) tap_ok(!!(cond), what, __FILE__, __LINE__)
 
-#define ASSERT_EQ(a, b, what)                                                        \
-    do {                                                                             \
-        long long a_ = (long long)(a), b_ = (long long)(b);                          \
-        if (!OK(a_ == b_, what)) printf("#   got %lld, expected %lld\n", a_, b_);    \
+#define ASSERT_EQ(a, b, what)                                                     \
+    do {                                                                          \
+        long long a_ = (long long)(a), b_ = (long long)(b);                       \
+        if (!OK(a_ == b_, what)) printf("#   got %lld, expected %lld\n", a_, b_); \
     } while (0)
 
-#define ASSERT_NEAR(a, b, tol, what)                                                 \
-    do {                                                                             \
-        double a_ = (double)(a), b_ = (double)(b);                                   \
-        if (!OK(fabs(a_ - b_) <= (tol), what))                                       \
+#define ASSERT_NEAR(a, b, tol, what)                                                   \
+    do {                                                                               \
+        double a_ = (double)(a), b_ = (double)(b);                                     \
+        if (!OK(fabs(a_ - b_) <= (tol), what))                                         \
             printf("#   got %.17g, expected %.17g (tol %g)\n", a_, b_, (double)(tol)); \
     } while (0)
 
-#define ASSERT_CONTAINS(hay, needle, what)                                           \
-    do {                                                                             \
-        const char *h_ = (hay), *n_ = (needle);                                      \
-        if (!OK(h_ && strstr(h_, n_), what))                                         \
-            printf("#   '%s' does not contain '%s'\n", h_ ? h_ : "(null)", n_);      \
+#define ASSERT_CONTAINS(hay, needle, what)                                                                       \
+    do {                                                                                                         \
+        const char *h_ = (hay), *n_ = (needle);                                                                  \
+        if (!OK(h_ && strstr(h_, n_), what)) printf("#   '%s' does not contain '%s'\n", h_ ? h_ : "(null)", n_); \
     } while (0)
 
 static inline int tap_done(void)

@@ -57,29 +57,29 @@ enum {
 
 enum { ST_TRAIN_STEPS_RATIO, ST_BLAS_THREADS, ST_N };
 
-#define AC_COMMON(hidden, lr)                                                                                    \
+#define AC_COMMON(hidden, lr)                                                                                          \
     [OPT_HIDDEN] = RL_OPTION_INT_LIST("hidden", hidden, 1, 65536, "hidden layer widths of the actor and each critic"), \
-    [OPT_ACTIVATION] = RL_OPTION_ENUM("activation", "relu", activations, "hidden activation: relu or tanh"),   \
-    [OPT_LR] = RL_OPTION_FLOAT("lr", lr, 0, 1, "Adam learning rate of the actor and the critics"),              \
-    [OPT_ACTOR_LR] = RL_OPTION_FLOAT_F("actor_lr", "\"auto\"", 0, 1, RL_OPT_AUTO, "the actor's; auto = lr"),    \
-    [OPT_CRITIC_LR] = RL_OPTION_FLOAT_F("critic_lr", "\"auto\"", 0, 1, RL_OPT_AUTO, "the critics'; auto = lr"), \
-    [OPT_BATCH_SIZE] = RL_OPTION_INT("batch_size", "256", 1, 65536, "transitions per gradient step"),         \
-    [OPT_BUFFER_SIZE] = RL_OPTION_INT("buffer_size", "1000000", 1, 1e9, "replay capacity in transitions"),    \
-    [OPT_LEARNING_STARTS] = RL_OPTION_INT("learning_starts", "100", 0, 1e15,                                \
-                                          "env steps of uniform random actions before the first gradient step"), \
-    [OPT_GAMMA] = RL_OPTION_FLOAT("gamma", "0.99", 0, 1, "discount factor"),                                  \
-    [OPT_TAU] = RL_OPTION_FLOAT("tau", "0.005", 0, 1, "Polyak coefficient of the target networks"),           \
-    [OPT_TRAIN_FREQ] = RL_OPTION_INT("train_freq", "1", 1, 1e9, "vector steps between trainings"),            \
-    [OPT_GRADIENT_STEPS] = RL_OPTION_INT("gradient_steps", "1", 1, 1e9, "gradient steps per training"),       \
-    [OPT_MAX_GRAD_NORM] = RL_OPTION_FLOAT("max_grad_norm", "0.0", 0, 1e9,                                   \
-                                          "clip each network's gradients to this global norm (0 = off)"),      \
-    [OPT_KEEP_BEST] = RL_OPTION_BOOL("keep_best", "false",                                                    \
+    [OPT_ACTIVATION] = RL_OPTION_ENUM("activation", "relu", activations, "hidden activation: relu or tanh"),           \
+    [OPT_LR] = RL_OPTION_FLOAT("lr", lr, 0, 1, "Adam learning rate of the actor and the critics"),                     \
+    [OPT_ACTOR_LR] = RL_OPTION_FLOAT_F("actor_lr", "\"auto\"", 0, 1, RL_OPT_AUTO, "the actor's; auto = lr"),           \
+    [OPT_CRITIC_LR] = RL_OPTION_FLOAT_F("critic_lr", "\"auto\"", 0, 1, RL_OPT_AUTO, "the critics'; auto = lr"),        \
+    [OPT_BATCH_SIZE] = RL_OPTION_INT("batch_size", "256", 1, 65536, "transitions per gradient step"),                  \
+    [OPT_BUFFER_SIZE] = RL_OPTION_INT("buffer_size", "1000000", 1, 1e9, "replay capacity in transitions"),             \
+    [OPT_LEARNING_STARTS] = RL_OPTION_INT("learning_starts", "100", 0, 1e15,                                           \
+                                          "env steps of uniform random actions before the first gradient step"),       \
+    [OPT_GAMMA] = RL_OPTION_FLOAT("gamma", "0.99", 0, 1, "discount factor"),                                           \
+    [OPT_TAU] = RL_OPTION_FLOAT("tau", "0.005", 0, 1, "Polyak coefficient of the target networks"),                    \
+    [OPT_TRAIN_FREQ] = RL_OPTION_INT("train_freq", "1", 1, 1e9, "vector steps between trainings"),                     \
+    [OPT_GRADIENT_STEPS] = RL_OPTION_INT("gradient_steps", "1", 1, 1e9, "gradient steps per training"),                \
+    [OPT_MAX_GRAD_NORM] = RL_OPTION_FLOAT("max_grad_norm", "0.0", 0, 1e9,                                              \
+                                          "clip each network's gradients to this global norm (0 = off)"),              \
+    [OPT_KEEP_BEST] = RL_OPTION_BOOL("keep_best", "false",                                                             \
                                      "end with the best actor seen by periodic evaluation (needs run.eval_interval)"), \
-    [OPT_ON_NONFINITE] = RL_OPTION_ENUM("on_nonfinite", "stop", nonfinite_choices,                           \
-                                        "a NaN/inf loss or gradient: stop the run (the last good checkpoint stays) " \
-                                        "or skip that batch"),                                                 \
-    [OPT_SAVE_REPLAY] = RL_OPTION_BOOL("save_replay", "false",                                                \
-                                       "save the replay buffer with checkpoints (replay.safetensors), so a "  \
+    [OPT_ON_NONFINITE] = RL_OPTION_ENUM("on_nonfinite", "stop", nonfinite_choices,                                     \
+                                        "a NaN/inf loss or gradient: stop the run (the last good checkpoint stays) "   \
+                                        "or skip that batch"),                                                         \
+    [OPT_SAVE_REPLAY] = RL_OPTION_BOOL("save_replay", "false",                                                         \
+                                       "save the replay buffer with checkpoints (replay.safetensors), so a "           \
                                        "resumed run continues exactly")
 
 static const rl_option_def opts_sac[SAC_OPT_N] = {
@@ -93,30 +93,31 @@ static const rl_option_def opts_sac[SAC_OPT_N] = {
                                         "gradient steps between Polyak updates of the target critics"),
 };
 
-#define TD3_OPTIONS(hidden, lr, critics, delay, noise)                                                           \
-    {                                                                                                          \
-        AC_COMMON(hidden, lr),                                                                                 \
-        [OPT_N_CRITICS] = RL_OPTION_INT("n_critics", critics, 1, 2, "critics; with 2 the target is their minimum"), \
-        [OPT_POLICY_DELAY] = RL_OPTION_INT("policy_delay", delay, 1, 1000,                                     \
-                                           "critic updates per actor and target update"),                      \
-        [OPT_TARGET_NOISE] = RL_OPTION_FLOAT("target_policy_noise", noise, 0, 10,                              \
-                                             "std of the smoothing noise on target actions (in [-1, 1] units)"), \
-        [OPT_NOISE_CLIP] = RL_OPTION_FLOAT("target_noise_clip", "0.5", 0, 10, "the smoothing noise's clip"),   \
-        [OPT_EXPL_NOISE] = RL_OPTION_FLOAT("exploration_noise", "0.1", 0, 10,                                  \
-                                           "std of the exploration noise (in [-1, 1] units)"),                  \
-        [OPT_NOISE_TYPE] = RL_OPTION_ENUM("noise_type", "normal", noise_types,                                 \
-                                          "exploration noise: normal (independent each step) or "              \
-                                          "ornstein_uhlenbeck (theta 0.15, dt 0.01, reset each episode)"),     \
+#define TD3_OPTIONS(hidden, lr, critics, delay, noise)                                                                 \
+    {                                                                                                                  \
+        AC_COMMON(hidden, lr),                                                                                         \
+            [OPT_N_CRITICS] =                                                                                          \
+                RL_OPTION_INT("n_critics", critics, 1, 2, "critics; with 2 the target is their minimum"),              \
+            [OPT_POLICY_DELAY] =                                                                                       \
+                RL_OPTION_INT("policy_delay", delay, 1, 1000, "critic updates per actor and target update"),           \
+            [OPT_TARGET_NOISE] = RL_OPTION_FLOAT("target_policy_noise", noise, 0, 10,                                  \
+                                                 "std of the smoothing noise on target actions (in [-1, 1] units)"),   \
+            [OPT_NOISE_CLIP] = RL_OPTION_FLOAT("target_noise_clip", "0.5", 0, 10, "the smoothing noise's clip"),       \
+            [OPT_EXPL_NOISE] =                                                                                         \
+                RL_OPTION_FLOAT("exploration_noise", "0.1", 0, 10, "std of the exploration noise (in [-1, 1] units)"), \
+            [OPT_NOISE_TYPE] = RL_OPTION_ENUM("noise_type", "normal", noise_types,                                     \
+                                              "exploration noise: normal (independent each step) or "                  \
+                                              "ornstein_uhlenbeck (theta 0.15, dt 0.01, reset each episode)"),         \
     }
 
 static const rl_option_def opts_td3[TD3_OPT_N] = TD3_OPTIONS("[400, 300]", "1e-3", "2", "2", "0.2");
 static const rl_option_def opts_ddpg[TD3_OPT_N] = TD3_OPTIONS("[400, 300]", "1e-3", "1", "1", "0.0");
 
 static const rl_option_def stages[ST_N] = {
-    [ST_TRAIN_STEPS_RATIO] = RL_OPTION_FLOAT_F("train_steps_ratio", "\"auto\"", 0, 1e6,
-                                               RL_OPT_AUTO | RL_OPT_CHANGES_RESULTS,
-                                               "gradient steps per collected transition, trained every vector "
-                                               "step; auto = train_freq/gradient_steps (changes results)"),
+    [ST_TRAIN_STEPS_RATIO] =
+        RL_OPTION_FLOAT_F("train_steps_ratio", "\"auto\"", 0, 1e6, RL_OPT_AUTO | RL_OPT_CHANGES_RESULTS,
+                          "gradient steps per collected transition, trained every vector "
+                          "step; auto = train_freq/gradient_steps (changes results)"),
     [ST_BLAS_THREADS] = RL_OPTION_INT_F("blas_threads", "1", 1, 1024, RL_OPT_AUTO,
                                         "OpenBLAS threads for the networks; auto = all cores"),
 };
@@ -141,8 +142,8 @@ static void ac_destroy(void *p_)
     rl_keep_best_free(&p->kb);
     rl_replay_destroy(&p->rb);
     ac_workspace *w = &p->ws;
-    float *f[] = {w->x, w->xn, w->qin, w->a, w->logp, w->eps, w->y, w->dq, w->dqin, w->dout, w->rew, w->disc,
-                  w->act_x, w->act_a, w->act_eps, w->ou};
+    float *f[] = {w->x,    w->xn,   w->qin, w->a,    w->logp,  w->eps,   w->y,       w->dq,
+                  w->dqin, w->dout, w->rew, w->disc, w->act_x, w->act_a, w->act_eps, w->ou};
     for (size_t k = 0; k < sizeof f / sizeof *f; k++) rl_free(f[k]);
     rl_free(w->slots);
     free(p->cfg.low);
@@ -198,7 +199,7 @@ static void read_options(ac *p, const rl_algo_args *args, int kind)
     p->env_total = rl_replicas_shared(p->rep) ? c->num_envs : c->num_envs * p->replicas;
     /* replicas share the cores: BLAS threads of their own would oversubscribe them */
     rl_blas_set_threads(st[ST_BLAS_THREADS].is_auto ? (p->replicas > 1 ? 1 : (int)host->cpu_count())
-                                                   : (int)st[ST_BLAS_THREADS].i);
+                                                    : (int)st[ST_BLAS_THREADS].i);
 }
 
 static int validate(ac *p, const rl_algo_args *args, char *err, size_t errlen)
@@ -245,8 +246,9 @@ static int alloc_buffers(ac *p, uint64_t buffer_size, const rl_env_info *env)
     memcpy(c->low, env->action_low, c->dim * sizeof *c->low);
     memcpy(c->high, env->action_high, c->dim * sizeof *c->high);
     int shared = rl_replicas_shared(p->rep);
-    int rc = c->inference ? RL_OK
-                          : rl_replay_create(&p->rb, (uint32_t)(buffer_size / (shared ? 1 : p->replicas)), c->num_envs, env);
+    int rc = c->inference
+        ? RL_OK
+        : rl_replay_create(&p->rb, (uint32_t)(buffer_size / (shared ? 1 : p->replicas)), c->num_envs, env);
     if (rc != RL_OK) return rc;
     ac_workspace *w = &p->ws;
     size_t B = c->batch, D = c->obs_size, A = c->dim;
@@ -319,8 +321,8 @@ static float exploration_noise(ac *p, uint32_t i, const uint8_t *start, size_t k
     return *x;
 }
 
-static int ac_act_box(void *p_, rl_act_mode mode, const void *obs, const uint8_t *start, float *actions,
-                      uint32_t count, char *err, size_t errlen)
+static int ac_act_box(void *p_, rl_act_mode mode, const void *obs, const uint8_t *start, float *actions, uint32_t count,
+                      char *err, size_t errlen)
 {
     ac *p = p_;
     const ac_settings *c = &p->cfg;
@@ -393,14 +395,10 @@ static size_t ac_metrics(void *p_, rl_metric *out, size_t cap)
     double n = p->m.n ? (double)p->m.n : NAN, na = p->m.n_actor ? (double)p->m.n_actor : NAN;
     double ratio = c->ratio_auto ? (double)c->gradient_steps / ((double)c->train_freq * p->env_total) : c->ratio;
     rl_metric m[8] = {
-        {"train_steps_ratio", ratio},
-        {"skipped_batches", (double)p->skipped},
-        {"grad_steps", (double)p->grad_steps},
-        {"critic_loss", p->m.critic_loss / n},
-        {"actor_loss", p->m.actor_loss / na},
-        {"q_mean", p->m.q / n},
-        {"ent_coef", p->m.alpha / na},
-        {"entropy", p->m.entropy / na},
+        {"train_steps_ratio", ratio},          {"skipped_batches", (double)p->skipped},
+        {"grad_steps", (double)p->grad_steps}, {"critic_loss", p->m.critic_loss / n},
+        {"actor_loss", p->m.actor_loss / na},  {"q_mean", p->m.q / n},
+        {"ent_coef", p->m.alpha / na},         {"entropy", p->m.entropy / na},
     };
     size_t k = c->kind == AC_SAC ? 8 : 6;
     if (k > cap) k = cap;
@@ -423,8 +421,8 @@ static const void *ac_get_extension(void *p, const char *id)
 
 /* Discrete actions are refused by the host (RL_DESC_NO_DISCRETE) before act
    could be called. */
-static int ac_act(void *p, rl_act_mode mode, const void *obs, const uint8_t *start, int32_t *actions,
-                  uint32_t count, char *err, size_t errlen)
+static int ac_act(void *p, rl_act_mode mode, const void *obs, const uint8_t *start, int32_t *actions, uint32_t count,
+                  char *err, size_t errlen)
 {
     (void)p, (void)mode, (void)obs, (void)start, (void)actions, (void)count;
     RL_ERRF(err, errlen, "takes box actions only");
@@ -432,56 +430,91 @@ static int ac_act(void *p, rl_act_mode mode, const void *obs, const uint8_t *sta
 }
 
 static const rl_algo_vtable sac_vtable = {
-    .struct_size = sizeof sac_vtable, .create = sac_create, .destroy = ac_destroy, .act = ac_act,
-    .observe = ac_observe, .update = ac_update, .metrics = ac_metrics, .get_extension = ac_get_extension,
+    .struct_size = sizeof sac_vtable,
+    .create = sac_create,
+    .destroy = ac_destroy,
+    .act = ac_act,
+    .observe = ac_observe,
+    .update = ac_update,
+    .metrics = ac_metrics,
+    .get_extension = ac_get_extension,
     .act_box = ac_act_box,
 };
 static const rl_algo_vtable td3_vtable = {
-    .struct_size = sizeof td3_vtable, .create = td3_create, .destroy = ac_destroy, .act = ac_act,
-    .observe = ac_observe, .update = ac_update, .metrics = ac_metrics, .get_extension = ac_get_extension,
+    .struct_size = sizeof td3_vtable,
+    .create = td3_create,
+    .destroy = ac_destroy,
+    .act = ac_act,
+    .observe = ac_observe,
+    .update = ac_update,
+    .metrics = ac_metrics,
+    .get_extension = ac_get_extension,
     .act_box = ac_act_box,
 };
 
 /* The default search spaces of rlhost tune: the RL Zoo's SAC and TD3
    samplers (rl_zoo3/hyperparams_opt.py) over these plugins' options. */
-static const char sac_space[] =
-    "lr = { log_uniform = [1e-5, 1e-2]; };\n"
-    "gamma = { choice = [0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 0.9999]; };\n"
-    "batch_size = { choice = [16, 32, 64, 128, 256, 512, 1024, 2048]; };\n"
-    "buffer_size = { choice = [10000, 100000, 1000000]; };\n"
-    "learning_starts = { choice = [0, 1000, 10000, 20000]; };\n"
-    "train_freq = { choice = [1, 4, 8, 16, 32, 64, 128, 256, 512]; };\n"
-    "tau = { choice = [0.001, 0.005, 0.01, 0.02, 0.05, 0.08]; };\n"
-    "hidden = { choice = ([64, 64], [256, 256], [400, 300]); };\n";
-static const char td3_space[] =
-    "lr = { log_uniform = [1e-5, 1.0]; };\n"
-    "gamma = { choice = [0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 0.9999]; };\n"
-    "batch_size = { choice = [16, 32, 64, 100, 128, 256, 512, 1024, 2048]; };\n"
-    "buffer_size = { choice = [10000, 100000, 1000000]; };\n"
-    "train_freq = { choice = [1, 4, 8, 16, 32, 64, 128, 256, 512]; };\n"
-    "tau = { choice = [0.001, 0.005, 0.01, 0.02, 0.05, 0.08]; };\n"
-    "exploration_noise = { uniform = [0.0, 1.0]; };\n"
-    "hidden = { choice = ([64, 64], [256, 256], [400, 300]); };\n";
+static const char sac_space[] = "lr = { log_uniform = [1e-5, 1e-2]; };\n"
+                                "gamma = { choice = [0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 0.9999]; };\n"
+                                "batch_size = { choice = [16, 32, 64, 128, 256, 512, 1024, 2048]; };\n"
+                                "buffer_size = { choice = [10000, 100000, 1000000]; };\n"
+                                "learning_starts = { choice = [0, 1000, 10000, 20000]; };\n"
+                                "train_freq = { choice = [1, 4, 8, 16, 32, 64, 128, 256, 512]; };\n"
+                                "tau = { choice = [0.001, 0.005, 0.01, 0.02, 0.05, 0.08]; };\n"
+                                "hidden = { choice = ([64, 64], [256, 256], [400, 300]); };\n";
+static const char td3_space[] = "lr = { log_uniform = [1e-5, 1.0]; };\n"
+                                "gamma = { choice = [0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 0.9999]; };\n"
+                                "batch_size = { choice = [16, 32, 64, 100, 128, 256, 512, 1024, 2048]; };\n"
+                                "buffer_size = { choice = [10000, 100000, 1000000]; };\n"
+                                "train_freq = { choice = [1, 4, 8, 16, 32, 64, 128, 256, 512]; };\n"
+                                "tau = { choice = [0.001, 0.005, 0.01, 0.02, 0.05, 0.08]; };\n"
+                                "exploration_noise = { uniform = [0.0, 1.0]; };\n"
+                                "hidden = { choice = ([64, 64], [256, 256], [400, 300]); };\n";
 
 #define AC_FLAGS (RL_DESC_REPLICAS | RL_DESC_BOX | RL_DESC_NO_DISCRETE)
 static const rl_plugin_desc descs[] = {
     {
-        .struct_size = sizeof(rl_plugin_desc), .kind = RL_KIND_ALGO, .name = "sac", .version = "1.0.0",
+        .struct_size = sizeof(rl_plugin_desc),
+        .kind = RL_KIND_ALGO,
+        .name = "sac",
+        .version = "1.0.0",
         .description = "soft actor-critic: tanh-squashed Gaussian actor, twin critics, learned entropy coefficient",
-        .options = opts_sac, .n_options = SAC_OPT_N, .stages = stages, .n_stages = ST_N,
-        .vtable = &sac_vtable, .flags = AC_FLAGS, .tune_space = sac_space,
+        .options = opts_sac,
+        .n_options = SAC_OPT_N,
+        .stages = stages,
+        .n_stages = ST_N,
+        .vtable = &sac_vtable,
+        .flags = AC_FLAGS,
+        .tune_space = sac_space,
     },
     {
-        .struct_size = sizeof(rl_plugin_desc), .kind = RL_KIND_ALGO, .name = "td3", .version = "1.0.0",
-        .description = "twin delayed DDPG: deterministic actor, clipped double Q, target smoothing, delayed actor updates",
-        .options = opts_td3, .n_options = TD3_OPT_N, .stages = stages, .n_stages = ST_N,
-        .vtable = &td3_vtable, .flags = AC_FLAGS, .tune_space = td3_space,
+        .struct_size = sizeof(rl_plugin_desc),
+        .kind = RL_KIND_ALGO,
+        .name = "td3",
+        .version = "1.0.0",
+        .description =
+            "twin delayed DDPG: deterministic actor, clipped double Q, target smoothing, delayed actor updates",
+        .options = opts_td3,
+        .n_options = TD3_OPT_N,
+        .stages = stages,
+        .n_stages = ST_N,
+        .vtable = &td3_vtable,
+        .flags = AC_FLAGS,
+        .tune_space = td3_space,
     },
     {
-        .struct_size = sizeof(rl_plugin_desc), .kind = RL_KIND_ALGO, .name = "ddpg", .version = "1.0.0",
+        .struct_size = sizeof(rl_plugin_desc),
+        .kind = RL_KIND_ALGO,
+        .name = "ddpg",
+        .version = "1.0.0",
         .description = "DDPG: TD3 with one critic, no target smoothing and an actor update every step",
-        .options = opts_ddpg, .n_options = TD3_OPT_N, .stages = stages, .n_stages = ST_N,
-        .vtable = &td3_vtable, .flags = AC_FLAGS, .tune_space = td3_space,
+        .options = opts_ddpg,
+        .n_options = TD3_OPT_N,
+        .stages = stages,
+        .n_stages = ST_N,
+        .vtable = &td3_vtable,
+        .flags = AC_FLAGS,
+        .tune_space = td3_space,
     },
 };
 

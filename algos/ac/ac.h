@@ -22,39 +22,39 @@ enum { AC_SAC, AC_TD3 };
 #define AC_LOG_STD_MAX 2.0f
 
 typedef struct ac_settings {
-    int kind;                 /* AC_SAC or AC_TD3 (DDPG is TD3's settings) */
-    uint32_t obs_size, dim;   /* observation floats, action floats */
-    uint32_t num_envs, rows;  /* this replica's envs; the most rows one act takes */
-    uint32_t batch;           /* this replica's share of a minibatch */
+    int kind;                /* AC_SAC or AC_TD3 (DDPG is TD3's settings) */
+    uint32_t obs_size, dim;  /* observation floats, action floats */
+    uint32_t num_envs, rows; /* this replica's envs; the most rows one act takes */
+    uint32_t batch;          /* this replica's share of a minibatch */
     uint32_t n_critics, policy_delay, target_interval;
     uint64_t total_steps, learning_starts;
     uint32_t train_freq, gradient_steps;
     int ratio_auto;
     double ratio;
     float actor_lr, critic_lr, gamma, tau, max_grad_norm;
-    int ent_auto;             /* SAC: learn the entropy coefficient */
+    int ent_auto; /* SAC: learn the entropy coefficient */
     float ent_init, target_entropy;
     float expl_noise, target_noise, noise_clip; /* TD3 */
-    int ou_noise;             /* TD3: Ornstein-Uhlenbeck exploration noise (else Gaussian) */
+    int ou_noise;                               /* TD3: Ornstein-Uhlenbeck exploration noise (else Gaussian) */
     int skip_nonfinite, save_replay;
     int inference; /* acts only: no replay (rl_algo_args.inference) */
     rl_activation act;
     rl_dtype dtype;
     float obs_scale;
-    float *low, *high;        /* the action box, [dim] */
+    float *low, *high; /* the action box, [dim] */
 } ac_settings;
 
 /* Minibatch workspaces, batch rows each (act_x: rows). */
 typedef struct ac_workspace {
-    float *x, *xn;            /* observations, next observations [B][D] */
-    float *qin;               /* critic input [B][D + dim] */
-    float *a, *logp, *eps;    /* actions in [-1, 1], log-probabilities, noise */
-    float *y, *dq, *dqin;     /* targets, critic output gradient, input gradient */
-    float *dout;              /* actor output gradient [B][2 dim] */
+    float *x, *xn;         /* observations, next observations [B][D] */
+    float *qin;            /* critic input [B][D + dim] */
+    float *a, *logp, *eps; /* actions in [-1, 1], log-probabilities, noise */
+    float *y, *dq, *dqin;  /* targets, critic output gradient, input gradient */
+    float *dout;           /* actor output gradient [B][2 dim] */
     float *rew, *disc;
     uint32_t *slots;
     float *act_x, *act_a, *act_eps; /* act(): rows of observations, actions in [-1, 1], noise */
-    float *ou;                /* TD3's OU noise state per training env [num_envs][dim] */
+    float *ou;                      /* TD3's OU noise state per training env [num_envs][dim] */
 } ac_workspace;
 
 typedef struct ac_sums {
@@ -65,11 +65,11 @@ typedef struct ac_sums {
 typedef struct ac {
     ac_settings cfg;
     const rl_replicas *rep;
-    uint32_t replicas, env_total; /* R; envs of all replicas (the update ratio) */
+    uint32_t replicas, env_total;               /* R; envs of all replicas (the update ratio) */
     rl_params actor, critic, actor_t, critic_t; /* actor_t: TD3 only */
-    rl_mlp pi, pi_t, q[2], q_t[2];             /* workspaces per network use */
+    rl_mlp pi, pi_t, q[2], q_t[2];              /* workspaces per network use */
     rl_adam adam_actor, adam_critic, adam_alpha;
-    float log_alpha;          /* SAC */
+    float log_alpha; /* SAC */
     rl_keep_best kb;
     rl_replay rb;
     ac_workspace ws;

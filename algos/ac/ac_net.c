@@ -28,8 +28,8 @@ int ac_networks(ac *p, const uint32_t *hidden, uint32_t nh, uint64_t seed)
     rl_params scratch_q = {0}, scratch_pi = {0};
     for (uint32_t j = 0; !rc && j < c->n_critics; j++)
         rc = rl_mlp_create(&p->q_t[j], &scratch_q, names[j], qin, hidden, nh, 1, c->act, c->batch);
-    if (!rc && c->kind == AC_TD3) rc = rl_mlp_create(&p->pi_t, &scratch_pi, "actor", c->obs_size, hidden, nh,
-                                                     out, c->act, c->batch);
+    if (!rc && c->kind == AC_TD3)
+        rc = rl_mlp_create(&p->pi_t, &scratch_pi, "actor", c->obs_size, hidden, nh, out, c->act, c->batch);
     rl_params_free(&scratch_q);
     rl_params_free(&scratch_pi);
     if (!rc) rc = rl_params_clone(&p->critic_t, &p->critic);

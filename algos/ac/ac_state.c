@@ -31,12 +31,12 @@ static int scalars(ac *p, const rl_state_io *io, int load, char *err, size_t err
     rl_rng *rngs[3] = {&p->explore, &p->explore_eval, &p->sample};
     static const char *const rng_names[3] = {"state/rng_explore", "state/rng_eval", "state/rng_sample"};
     for (int k = 0; k < 3; k++)
-        if ((rc = rl_rng_state(rngs[k], io, load, rng_names[k], err, errlen)))
-            return rc;
-    double v[7] = {(double)p->vsteps,       (double)p->grad_steps, (double)p->skipped,      p->ratio_acc,
-                   (double)p->log_alpha,    (double)p->adam_alpha.m[0], (double)p->adam_alpha.v[0]};
-    static const char *const names[7] = {"state/vector_steps", "state/grad_steps", "state/skipped", "state/ratio_acc",
-                                         "state/log_alpha",    "state/alpha_adam_m", "state/alpha_adam_v"};
+        if ((rc = rl_rng_state(rngs[k], io, load, rng_names[k], err, errlen))) return rc;
+    double v[7] = {(double)p->vsteps,    (double)p->grad_steps,      (double)p->skipped,        p->ratio_acc,
+                   (double)p->log_alpha, (double)p->adam_alpha.m[0], (double)p->adam_alpha.v[0]};
+    static const char *const names[7] = {"state/vector_steps", "state/grad_steps", "state/skipped",
+                                         "state/ratio_acc",    "state/log_alpha",  "state/alpha_adam_m",
+                                         "state/alpha_adam_v"};
     static const double lo[7] = {0, 0, 0, 0, -50, -1e30, 0}, hi[7] = {9e18, 9e18, 9e18, 1, 50, 1e30, 1e30};
     for (int k = 0; k < 7; k++)
         if ((rc = rl_scalar_state(&v[k], io, load, names[k], err, errlen)) ||
@@ -78,7 +78,8 @@ static int describe(const ac *p, const rl_state_io *io, char *err, size_t errlen
 {
     const ac_settings *c = &p->cfg;
     char buf[16384];
-    int n = snprintf(buf, sizeof buf, "{\"format\":\"rlhost.policy/1\",\"algo\":\"%s\",\"input\":{\"size\":%u,"
+    int n = snprintf(buf, sizeof buf,
+                     "{\"format\":\"rlhost.policy/1\",\"algo\":\"%s\",\"input\":{\"size\":%u,"
                      "\"normalize\":null},\"outputs\":{\"action\":[",
                      c->kind == AC_SAC ? "sac" : "td3", c->obs_size);
     if (n < 0 || rl_mlp_ops(&p->pi, "actor", buf, sizeof buf) != 0) goto small;

@@ -166,8 +166,8 @@ static int actor_update(ac *p, float alpha, char *err, size_t errlen)
         if (sac) {
             float *d = w->dout + (size_t)b * 2 * A;
             const float *ls = out + (size_t)b * 2 * A + A;
-            rl_squashed_gauss_backward(d, d + A, ls, w->eps + (size_t)b * A, a, da, A, AC_LOG_STD_MIN,
-                                       AC_LOG_STD_MAX, alpha, Bg);
+            rl_squashed_gauss_backward(d, d + A, ls, w->eps + (size_t)b * A, a, da, A, AC_LOG_STD_MIN, AC_LOG_STD_MAX,
+                                       alpha, Bg);
             sums[1] += -w->logp[b], sums[2] += w->logp[b] + c->target_entropy;
             continue;
         }

@@ -64,62 +64,53 @@ enum {
 enum { ST_TRAIN_STEPS_RATIO, ST_BATCH_INFERENCE, ST_BLAS_THREADS, ST_N };
 
 /* One schema; the presets differ in three defaults. */
-#define DQN_OPTIONS(dbl, duel, per)                                                                 \
-    {                                                                                               \
-        [OPT_HIDDEN] = RL_OPTION_INT_LIST("hidden", "[64, 64]", 1, 65536,                           \
-                                          "hidden layer widths of the Q-network (ReLU)"),           \
-        [OPT_LR] = RL_OPTION_FLOAT("lr", "1e-4", 0, 1, "Adam learning rate"),                       \
-        [OPT_LR_SCHEDULE] = RL_OPTION_ENUM("lr_schedule", "constant", lr_schedules,                 \
-                                           "constant, or linear decay to 0 over the run"),          \
-        [OPT_BATCH_SIZE] = RL_OPTION_INT("batch_size", "32", 1, 65536,                              \
-                                         "transitions per gradient step"),                          \
-        [OPT_BUFFER_SIZE] = RL_OPTION_INT("buffer_size", "100000", 1, 1e9,                          \
-                                          "replay capacity in transitions"),                        \
-        [OPT_GAMMA] = RL_OPTION_FLOAT("gamma", "0.99", 0, 1, "discount factor"),                    \
-        [OPT_LEARNING_STARTS] = RL_OPTION_INT("learning_starts", "100", 0, 1e15,                    \
-                                              "env steps collected before the first gradient step"), \
-        [OPT_TRAIN_FREQ] = RL_OPTION_INT("train_freq", "4", 1, 1e9,                                 \
-                                         "vector steps between trainings (SB3 style, with gradient_steps)"), \
-        [OPT_GRADIENT_STEPS] = RL_OPTION_INT("gradient_steps", "1", 1, 1e9,                         \
-                                             "gradient steps per training"),                        \
-        [OPT_TARGET_UPDATE] = RL_OPTION_INT("target_update_interval", "10000", 1, 1e15,             \
-                                            "env steps between target-network updates"),            \
-        [OPT_TAU] = RL_OPTION_FLOAT("tau", "1.0", 0, 1,                                             \
-                                    "target update: 1 copies, < 1 is Polyak averaging"),            \
-        [OPT_EXPL_FRACTION] = RL_OPTION_FLOAT("exploration_fraction", "0.1", 0, 1,                  \
-                                              "share of the run over which epsilon decays"),        \
-        [OPT_EXPL_INITIAL] = RL_OPTION_FLOAT("exploration_initial_eps", "1.0", 0, 1,                \
-                                             "epsilon at the start"),                               \
-        [OPT_EXPL_FINAL] = RL_OPTION_FLOAT("exploration_final_eps", "0.05", 0, 1,                   \
-                                           "epsilon after the decay"),                              \
-        [OPT_EVAL_EPSILON] = RL_OPTION_FLOAT("eval_epsilon", "0.0", 0, 1,                           \
-                                             "epsilon during evaluation (0 = greedy)"),             \
-        [OPT_LOSS] = RL_OPTION_ENUM("loss", "huber", loss_choices,                                  \
-                                    "TD loss: huber (smooth L1) or mse"),                           \
-        [OPT_MAX_GRAD_NORM] = RL_OPTION_FLOAT("max_grad_norm", "10.0", 0, 1e9,                      \
-                                              "clip gradients to this global norm (0 = off)"),      \
-        [OPT_ADAM_EPS] = RL_OPTION_FLOAT("adam_eps", "1e-8", 0, 1, "Adam epsilon"),                 \
-        [OPT_DOUBLE] = RL_OPTION_BOOL("double", dbl,                                                \
-                                      "double DQN target: argmax by the online net, value by the target net"), \
-        [OPT_DUELING] = RL_OPTION_BOOL("dueling", duel, "dueling head: Q = V + A - mean A"),        \
-        [OPT_PRIORITIZED] = RL_OPTION_BOOL("prioritized", per, "proportional prioritized replay"),  \
-        [OPT_N_STEP] = RL_OPTION_INT("n_step", "1", 1, 1000,                                        \
-                                     "n-step returns (never across episode ends)"),                 \
-        [OPT_ALPHA] = RL_OPTION_FLOAT("alpha", "0.6", 0, 1, "prioritized replay: priority exponent"), \
-        [OPT_BETA0] = RL_OPTION_FLOAT("beta0", "0.4", 0, 1,                                         \
-                                      "prioritized replay: importance exponent at the start, annealed to 1"), \
-        [OPT_PER_EPS] = RL_OPTION_FLOAT("per_eps", "1e-6", 0, 1,                                    \
-                                        "prioritized replay: priority = |TD error| + per_eps"),     \
-        [OPT_KEEP_BEST] = RL_OPTION_BOOL("keep_best", "false",                                      \
-                                         "end with the best policy seen by periodic evaluation "    \
-                                         "(needs run.eval_interval)"),                              \
-        [OPT_ON_NONFINITE] = RL_OPTION_ENUM("on_nonfinite", "stop", nonfinite_choices,              \
-                                            "a NaN/inf loss or gradient: stop the run (the last good " \
-                                            "checkpoint stays) or skip that batch"),                \
-        [OPT_SAVE_REPLAY] = RL_OPTION_BOOL("save_replay", "false",                                  \
-                                           "save the replay buffer with checkpoints (replay.safetensors), so a " \
-                                           "resumed run continues exactly"),                        \
-        RL_ENCODER_OPTIONS(OPT_ENCODER),                                                            \
+#define DQN_OPTIONS(dbl, duel, per)                                                                                  \
+    {                                                                                                                \
+        [OPT_HIDDEN] =                                                                                               \
+            RL_OPTION_INT_LIST("hidden", "[64, 64]", 1, 65536, "hidden layer widths of the Q-network (ReLU)"),       \
+        [OPT_LR] = RL_OPTION_FLOAT("lr", "1e-4", 0, 1, "Adam learning rate"),                                        \
+        [OPT_LR_SCHEDULE] =                                                                                          \
+            RL_OPTION_ENUM("lr_schedule", "constant", lr_schedules, "constant, or linear decay to 0 over the run"),  \
+        [OPT_BATCH_SIZE] = RL_OPTION_INT("batch_size", "32", 1, 65536, "transitions per gradient step"),             \
+        [OPT_BUFFER_SIZE] = RL_OPTION_INT("buffer_size", "100000", 1, 1e9, "replay capacity in transitions"),        \
+        [OPT_GAMMA] = RL_OPTION_FLOAT("gamma", "0.99", 0, 1, "discount factor"),                                     \
+        [OPT_LEARNING_STARTS] =                                                                                      \
+            RL_OPTION_INT("learning_starts", "100", 0, 1e15, "env steps collected before the first gradient step"),  \
+        [OPT_TRAIN_FREQ] = RL_OPTION_INT("train_freq", "4", 1, 1e9,                                                  \
+                                         "vector steps between trainings (SB3 style, with gradient_steps)"),         \
+        [OPT_GRADIENT_STEPS] = RL_OPTION_INT("gradient_steps", "1", 1, 1e9, "gradient steps per training"),          \
+        [OPT_TARGET_UPDATE] =                                                                                        \
+            RL_OPTION_INT("target_update_interval", "10000", 1, 1e15, "env steps between target-network updates"),   \
+        [OPT_TAU] = RL_OPTION_FLOAT("tau", "1.0", 0, 1, "target update: 1 copies, < 1 is Polyak averaging"),         \
+        [OPT_EXPL_FRACTION] =                                                                                        \
+            RL_OPTION_FLOAT("exploration_fraction", "0.1", 0, 1, "share of the run over which epsilon decays"),      \
+        [OPT_EXPL_INITIAL] = RL_OPTION_FLOAT("exploration_initial_eps", "1.0", 0, 1, "epsilon at the start"),        \
+        [OPT_EXPL_FINAL] = RL_OPTION_FLOAT("exploration_final_eps", "0.05", 0, 1, "epsilon after the decay"),        \
+        [OPT_EVAL_EPSILON] = RL_OPTION_FLOAT("eval_epsilon", "0.0", 0, 1, "epsilon during evaluation (0 = greedy)"), \
+        [OPT_LOSS] = RL_OPTION_ENUM("loss", "huber", loss_choices, "TD loss: huber (smooth L1) or mse"),             \
+        [OPT_MAX_GRAD_NORM] =                                                                                        \
+            RL_OPTION_FLOAT("max_grad_norm", "10.0", 0, 1e9, "clip gradients to this global norm (0 = off)"),        \
+        [OPT_ADAM_EPS] = RL_OPTION_FLOAT("adam_eps", "1e-8", 0, 1, "Adam epsilon"),                                  \
+        [OPT_DOUBLE] =                                                                                               \
+            RL_OPTION_BOOL("double", dbl, "double DQN target: argmax by the online net, value by the target net"),   \
+        [OPT_DUELING] = RL_OPTION_BOOL("dueling", duel, "dueling head: Q = V + A - mean A"),                         \
+        [OPT_PRIORITIZED] = RL_OPTION_BOOL("prioritized", per, "proportional prioritized replay"),                   \
+        [OPT_N_STEP] = RL_OPTION_INT("n_step", "1", 1, 1000, "n-step returns (never across episode ends)"),          \
+        [OPT_ALPHA] = RL_OPTION_FLOAT("alpha", "0.6", 0, 1, "prioritized replay: priority exponent"),                \
+        [OPT_BETA0] = RL_OPTION_FLOAT("beta0", "0.4", 0, 1,                                                          \
+                                      "prioritized replay: importance exponent at the start, annealed to 1"),        \
+        [OPT_PER_EPS] =                                                                                              \
+            RL_OPTION_FLOAT("per_eps", "1e-6", 0, 1, "prioritized replay: priority = |TD error| + per_eps"),         \
+        [OPT_KEEP_BEST] = RL_OPTION_BOOL("keep_best", "false",                                                       \
+                                         "end with the best policy seen by periodic evaluation "                     \
+                                         "(needs run.eval_interval)"),                                               \
+        [OPT_ON_NONFINITE] = RL_OPTION_ENUM("on_nonfinite", "stop", nonfinite_choices,                               \
+                                            "a NaN/inf loss or gradient: stop the run (the last good "               \
+                                            "checkpoint stays) or skip that batch"),                                 \
+        [OPT_SAVE_REPLAY] = RL_OPTION_BOOL("save_replay", "false",                                                   \
+                                           "save the replay buffer with checkpoints (replay.safetensors), so a "     \
+                                           "resumed run continues exactly"),                                         \
+        RL_ENCODER_OPTIONS(OPT_ENCODER),                                                                             \
     }
 
 static const rl_option_def opts_dqn[OPT_N] = DQN_OPTIONS("false", "false", "false");
@@ -129,8 +120,7 @@ static const rl_option_def opts_per[OPT_N] = DQN_OPTIONS("false", "false", "true
 
 static const rl_option_def stages[ST_N] = {
     [ST_TRAIN_STEPS_RATIO] =
-        RL_OPTION_FLOAT_F("train_steps_ratio", "\"auto\"", 0, 1e6,
-                          RL_OPT_AUTO | RL_OPT_CHANGES_RESULTS,
+        RL_OPTION_FLOAT_F("train_steps_ratio", "\"auto\"", 0, 1e6, RL_OPT_AUTO | RL_OPT_CHANGES_RESULTS,
                           "gradient steps per collected transition, trained every vector step; auto = "
                           "train_freq/gradient_steps (changes results)"),
     [ST_BATCH_INFERENCE] = RL_OPTION_BOOL("batch_inference", "true",
@@ -139,7 +129,6 @@ static const rl_option_def stages[ST_N] = {
     [ST_BLAS_THREADS] = RL_OPTION_INT_F("blas_threads", "1", 1, 1024, RL_OPT_AUTO,
                                         "OpenBLAS threads for the network; auto = all cores"),
 };
-
 
 static void dqn_destroy(void *p)
 {
@@ -219,7 +208,7 @@ static void read_options(dqn *d, const rl_algo_args *args)
     d->shard = d->R > 1 && per_call >= 4;
     /* replicas share the cores: BLAS threads of their own would oversubscribe them */
     rl_blas_set_threads(st[ST_BLAS_THREADS].is_auto ? (d->R > 1 ? 1 : (int)host->cpu_count())
-                                                   : (int)st[ST_BLAS_THREADS].i);
+                                                    : (int)st[ST_BLAS_THREADS].i);
 }
 
 /* The settings that cannot work together; d->batch becomes the replica's
@@ -244,23 +233,22 @@ static int validate(dqn *d, const rl_value *o, char *err, size_t errlen)
 
 /* The online network (initialized), the target network's workspace and
    parameters, keep_best and Adam. */
-static int build_networks(dqn *d, const rl_value *o, const rl_cnn_spec *cnn, uint64_t seed, char *err,
-                          size_t errlen)
+static int build_networks(dqn *d, const rl_value *o, const rl_cnn_spec *cnn, uint64_t seed, char *err, size_t errlen)
 {
     uint32_t hidden[RL_MLP_MAX_LAYERS], n_hidden = (uint32_t)o[OPT_HIDDEN].n;
     for (uint32_t k = 0; k < n_hidden; k++) hidden[k] = (uint32_t)o[OPT_HIDDEN].ilist[k];
     uint32_t max_rows = d->rows > d->batch ? d->rows : d->batch;
     int dueling = (int)o[OPT_DUELING].i;
-    int rc = qnet_create(&d->q, &d->online, d->obs_size, cnn, hidden, n_hidden, d->n_actions, dueling,
-                         max_rows, err, errlen);
+    int rc = qnet_create(&d->q, &d->online, d->obs_size, cnn, hidden, n_hidden, d->n_actions, dueling, max_rows, err,
+                         errlen);
     if (rc == RL_OK) rc = rl_params_alloc(&d->online);
     if (rc == RL_OK) {
         rl_rng init;
         rl_rng_seed(&init, seed, 0x1417);
         qnet_init(&d->q, &d->online, &init);
         rl_params throwaway = {0};
-        rc = qnet_create(&d->qt, &throwaway, d->obs_size, cnn, hidden, n_hidden, d->n_actions, dueling,
-                         d->batch, err, errlen);
+        rc = qnet_create(&d->qt, &throwaway, d->obs_size, cnn, hidden, n_hidden, d->n_actions, dueling, d->batch, err,
+                         errlen);
         rl_params_free(&throwaway);
     }
     if (rc == RL_OK) rc = rl_params_clone(&d->target, &d->online);
@@ -292,10 +280,10 @@ static int alloc_buffers(dqn *d, uint64_t buffer_size, const rl_env_info *env)
     d->dq = rl_calloc_aligned(B * d->n_actions, sizeof(float));
     d->qn = rl_calloc_aligned(B * d->n_actions, sizeof(float));
     d->slots = rl_calloc_aligned(B, sizeof(uint32_t));
-    return d->act_x && d->x && d->xn && d->ret && d->disc && d->pred && d->dpred && d->y && d->weights &&
-                   d->dq && d->qn && d->slots
-               ? RL_OK
-               : RL_ENOMEM;
+    return d->act_x && d->x && d->xn && d->ret && d->disc && d->pred && d->dpred && d->y && d->weights && d->dq &&
+            d->qn && d->slots
+        ? RL_OK
+        : RL_ENOMEM;
 }
 
 static int dqn_create(const rl_algo_args *args, void **out, char *err, size_t errlen)
@@ -329,8 +317,8 @@ static int dqn_create(const rl_algo_args *args, void **out, char *err, size_t er
     }
     if (rc == RL_OK) rc = alloc_buffers(d, ring, args->env);
     if (rc != RL_OK) {
-        RL_ERRF(err, errlen, "%s while building the Q-network and a replay of %lld transitions",
-                rl_strerror(rc), (long long)o[OPT_BUFFER_SIZE].i);
+        RL_ERRF(err, errlen, "%s while building the Q-network and a replay of %lld transitions", rl_strerror(rc),
+                (long long)o[OPT_BUFFER_SIZE].i);
         goto fail;
     }
     /* streams of their own per replica (replica 0's are the single run's) */
@@ -345,8 +333,8 @@ fail:
     return rc;
 }
 
-static int dqn_act(void *p, rl_act_mode mode, const void *obs, const uint8_t *start,
-                   int32_t *actions, uint32_t count, char *err, size_t errlen)
+static int dqn_act(void *p, rl_act_mode mode, const void *obs, const uint8_t *start, int32_t *actions, uint32_t count,
+                   char *err, size_t errlen)
 {
     dqn *d = p;
     (void)start;
@@ -461,29 +449,36 @@ static const void *dqn_get_extension(void *p, const char *id)
 }
 
 static const rl_algo_vtable vtable = {
-    .struct_size = sizeof vtable, .create = dqn_create, .destroy = dqn_destroy, .act = dqn_act,
-    .observe = dqn_observe, .update = dqn_update, .metrics = dqn_metrics, .get_extension = dqn_get_extension,
+    .struct_size = sizeof vtable,
+    .create = dqn_create,
+    .destroy = dqn_destroy,
+    .act = dqn_act,
+    .observe = dqn_observe,
+    .update = dqn_update,
+    .metrics = dqn_metrics,
+    .get_extension = dqn_get_extension,
     /* discrete actions only: no act_box */
 };
 
 /* The default search space of rlhost tune: the RL Zoo's DQN sampler
    (rl_zoo3/hyperparams_opt.py) over this plugin's options. */
-static const char dqn_space[] =
-    "lr = { log_uniform = [1e-5, 1.0]; };\n"
-    "gamma = { choice = [0.9, 0.99, 0.995, 0.999, 0.9999]; };\n"
-    "batch_size = { choice = [16, 32, 64, 100, 128, 256, 512]; };\n"
-    "buffer_size = { choice = [10000, 50000, 100000, 1000000]; };\n"
-    "exploration_final_eps = { uniform = [0.0, 0.2]; };\n"
-    "exploration_fraction = { uniform = [0.0, 0.5]; };\n"
-    "target_update_interval = { choice = [1, 1000, 5000, 10000, 15000, 20000]; };\n"
-    "learning_starts = { choice = [0, 1000, 5000, 10000, 20000]; };\n"
-    "train_freq = { choice = [1, 4, 8, 16, 128, 256, 1000]; };\n"
-    "hidden = { choice = ([64], [64, 64], [256, 256]); };\n";
+static const char dqn_space[] = "lr = { log_uniform = [1e-5, 1.0]; };\n"
+                                "gamma = { choice = [0.9, 0.99, 0.995, 0.999, 0.9999]; };\n"
+                                "batch_size = { choice = [16, 32, 64, 100, 128, 256, 512]; };\n"
+                                "buffer_size = { choice = [10000, 50000, 100000, 1000000]; };\n"
+                                "exploration_final_eps = { uniform = [0.0, 0.2]; };\n"
+                                "exploration_fraction = { uniform = [0.0, 0.5]; };\n"
+                                "target_update_interval = { choice = [1, 1000, 5000, 10000, 15000, 20000]; };\n"
+                                "learning_starts = { choice = [0, 1000, 5000, 10000, 20000]; };\n"
+                                "train_freq = { choice = [1, 4, 8, 16, 128, 256, 1000]; };\n"
+                                "hidden = { choice = ([64], [64, 64], [256, 256]); };\n";
 
-#define PRESET(name_, opts_, text_)                                                                   \
-    {.struct_size = sizeof(rl_plugin_desc), .kind = RL_KIND_ALGO, .name = name_, .version = "1.0.0",             \
-     .description = text_, .options = opts_, .n_options = OPT_N, .stages = stages, .n_stages = ST_N,             \
-     .vtable = &vtable, .flags = RL_DESC_REPLICAS, .tune_space = dqn_space}
+#define PRESET(name_, opts_, text_)                                                                     \
+    {                                                                                                   \
+        .struct_size = sizeof(rl_plugin_desc), .kind = RL_KIND_ALGO, .name = name_, .version = "1.0.0", \
+        .description = text_, .options = opts_, .n_options = OPT_N, .stages = stages, .n_stages = ST_N, \
+        .vtable = &vtable, .flags = RL_DESC_REPLICAS, .tune_space = dqn_space                           \
+    }
 
 static const rl_plugin_desc descs[] = {
     PRESET("dqn", opts_dqn, "deep Q-network (replay, target network, epsilon-greedy)"),

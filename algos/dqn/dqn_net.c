@@ -4,9 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static int create_nets(qnet *q, rl_params *p, uint32_t in_dim, const rl_cnn_spec *cnn,
-                       const uint32_t *hidden, uint32_t n_hidden, uint32_t n_actions,
-                       uint32_t max_batch, char *err, size_t errlen)
+static int create_nets(qnet *q, rl_params *p, uint32_t in_dim, const rl_cnn_spec *cnn, const uint32_t *hidden,
+                       uint32_t n_hidden, uint32_t n_actions, uint32_t max_batch, char *err, size_t errlen)
 {
     int rc;
     if (cnn && cnn->enabled) {
@@ -17,12 +16,9 @@ static int create_nets(qnet *q, rl_params *p, uint32_t in_dim, const rl_cnn_spec
         if (!q->dcnn) return RL_ENOMEM;
     }
     if (!q->dueling)
-        return rl_mlp_create(&q->body, p, "q", in_dim, hidden, n_hidden, n_actions, RL_ACT_RELU,
-                             max_batch);
-    const rl_trunk_head heads[2] = {{.name = "value", .out_dim = 1},
-                                    {.name = "advantage", .out_dim = n_actions}};
-    if ((rc = rl_trunk_create(&q->trunk, p, "q", in_dim, hidden, n_hidden, RL_ACT_RELU, heads, 2,
-                              max_batch)))
+        return rl_mlp_create(&q->body, p, "q", in_dim, hidden, n_hidden, n_actions, RL_ACT_RELU, max_batch);
+    const rl_trunk_head heads[2] = {{.name = "value", .out_dim = 1}, {.name = "advantage", .out_dim = n_actions}};
+    if ((rc = rl_trunk_create(&q->trunk, p, "q", in_dim, hidden, n_hidden, RL_ACT_RELU, heads, 2, max_batch)))
         return rc;
     q->q = rl_calloc_aligned((size_t)max_batch * n_actions, sizeof(float));
     q->dv = rl_calloc_aligned(max_batch, sizeof(float));
@@ -30,9 +26,8 @@ static int create_nets(qnet *q, rl_params *p, uint32_t in_dim, const rl_cnn_spec
     return q->q && q->dv && q->da ? RL_OK : RL_ENOMEM;
 }
 
-int qnet_create(qnet *q, rl_params *p, uint32_t in_dim, const rl_cnn_spec *cnn,
-                const uint32_t *hidden, uint32_t n_hidden, uint32_t n_actions, int dueling,
-                uint32_t max_batch, char *err, size_t errlen)
+int qnet_create(qnet *q, rl_params *p, uint32_t in_dim, const rl_cnn_spec *cnn, const uint32_t *hidden,
+                uint32_t n_hidden, uint32_t n_actions, int dueling, uint32_t max_batch, char *err, size_t errlen)
 {
     memset(q, 0, sizeof *q);
     q->dueling = dueling && n_hidden > 0;
@@ -55,13 +50,14 @@ int qnet_ops(const qnet *q, char *buf, size_t cap)
     /* the trunk's ops, its ReLU, then the heads inside the dueling op */
     const rl_trunk *t = &q->trunk;
     char v[512] = "", a[512] = "";
-    if ((rc = rl_mlp_ops(&t->body, "q/trunk", buf, cap)) ||
-        (rc = rl_mlp_ops(&t->heads[0], "q/value", v, sizeof v)) ||
+    if ((rc = rl_mlp_ops(&t->body, "q/trunk", buf, cap)) || (rc = rl_mlp_ops(&t->heads[0], "q/value", v, sizeof v)) ||
         (rc = rl_mlp_ops(&t->heads[1], "q/advantage", a, sizeof a)))
         return rc;
     size_t len = strlen(buf);
-    int n = snprintf(buf + len, cap - len, ",{\"op\":\"relu\"},{\"op\":\"dueling\",\"value\":[%s],"
-                     "\"advantage\":[%s]}", v, a);
+    int n = snprintf(buf + len, cap - len,
+                     ",{\"op\":\"relu\"},{\"op\":\"dueling\",\"value\":[%s],"
+                     "\"advantage\":[%s]}",
+                     v, a);
     return n < 0 || (size_t)n >= cap - len ? -1 : 0;
 }
 
@@ -87,11 +83,9 @@ void qnet_init(const qnet *q, rl_params *p, rl_rng *rng)
         rl_mlp_init(&q->body, p, RL_INIT_DEFAULT, 1.0f, rng);
 }
 
-const float *qnet_forward(qnet *q, const float *params, const float *x, uint32_t batch,
-                          int infer)
+const float *qnet_forward(qnet *q, const float *params, const float *x, uint32_t batch, int infer)
 {
-    const float *(*fwd)(rl_mlp *, const float *, const float *, uint32_t) =
-        infer ? rl_mlp_infer : rl_mlp_forward;
+    const float *(*fwd)(rl_mlp *, const float *, const float *, uint32_t) = infer ? rl_mlp_infer : rl_mlp_forward;
     if (q->has_cnn) x = (infer ? rl_cnn_infer : rl_cnn_forward)(&q->cnn, params, x, batch);
     if (!q->dueling) return fwd(&q->body, params, x, batch);
     const float *va[2];
@@ -100,8 +94,7 @@ const float *qnet_forward(qnet *q, const float *params, const float *x, uint32_t
     return q->q;
 }
 
-void qnet_backward(qnet *q, const float *params, float *grad, const float *x, const float *dq,
-                   uint32_t batch)
+void qnet_backward(qnet *q, const float *params, float *grad, const float *x, const float *dq, uint32_t batch)
 {
     const float *in = x; /* the MLP's input: the encoder's output when there is one */
     float *din = NULL;
@@ -122,8 +115,8 @@ void qnet_backward(qnet *q, const float *params, float *grad, const float *x, co
     if (q->has_cnn) rl_cnn_backward(&q->cnn, params, grad, x, din, batch);
 }
 
-void dqn_td_targets(float *y, const float *q_target_next, const float *q_online_next,
-                    const float *ret, const float *disc, uint32_t batch, uint32_t n_actions)
+void dqn_td_targets(float *y, const float *q_target_next, const float *q_online_next, const float *ret,
+                    const float *disc, uint32_t batch, uint32_t n_actions)
 {
     for (uint32_t j = 0; j < batch; j++) {
         const float *row = q_target_next + (size_t)j * n_actions;

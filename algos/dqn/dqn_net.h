@@ -12,34 +12,31 @@ typedef struct qnet {
     int dueling;
     uint32_t n_actions, in_dim;
     int has_cnn;
-    rl_cnn cnn;            /* has_cnn: obs -> flattened features for body */
-    float *dcnn;           /* has_cnn: d features [max_batch][cnn.out_dim] */
-    rl_mlp body;           /* plain: obs -> ... -> n_actions */
-    rl_trunk trunk;        /* dueling: q/trunk, heads q/value (1) and q/advantage */
-    float *q, *dv, *da;    /* dueling workspaces [max_batch][...] */
+    rl_cnn cnn;         /* has_cnn: obs -> flattened features for body */
+    float *dcnn;        /* has_cnn: d features [max_batch][cnn.out_dim] */
+    rl_mlp body;        /* plain: obs -> ... -> n_actions */
+    rl_trunk trunk;     /* dueling: q/trunk, heads q/value (1) and q/advantage */
+    float *q, *dv, *da; /* dueling workspaces [max_batch][...] */
     uint32_t max_batch;
 } qnet;
 
 /* cnn: NULL or a spec with enabled 0 for none.  err gets a sentence. */
-int qnet_create(qnet *q, rl_params *p, uint32_t in_dim, const rl_cnn_spec *cnn,
-                const uint32_t *hidden, uint32_t n_hidden, uint32_t n_actions, int dueling,
-                uint32_t max_batch, char *err, size_t errlen);
+int qnet_create(qnet *q, rl_params *p, uint32_t in_dim, const rl_cnn_spec *cnn, const uint32_t *hidden,
+                uint32_t n_hidden, uint32_t n_actions, int dueling, uint32_t max_batch, char *err, size_t errlen);
 void qnet_destroy(qnet *q);
 void qnet_init(const qnet *q, rl_params *p, rl_rng *rng);
 /* Q-values [batch][n_actions], valid until the next call.  infer = 1 uses
    the row-independent kernel (action selection), 0 uses sgemm (training). */
-const float *qnet_forward(qnet *q, const float *params, const float *x, uint32_t batch,
-                          int infer);
+const float *qnet_forward(qnet *q, const float *params, const float *x, uint32_t batch, int infer);
 /* Backward of the last training forward (infer = 0) on x. */
-void qnet_backward(qnet *q, const float *params, float *grad, const float *x, const float *dq,
-                   uint32_t batch);
+void qnet_backward(qnet *q, const float *params, float *grad, const float *x, const float *dq, uint32_t batch);
 /* The network as rlhost.policy/1 operations (see rl_mlp_ops) into buf:
    the dueling network's last op combines its heads' ops. */
 int qnet_ops(const qnet *q, char *buf, size_t cap);
 
 /* TD targets y = ret + disc * Q_target(next, a*), where a* is the argmax of
    q_online_next (double DQN) or, when that is NULL, of q_target_next. */
-void dqn_td_targets(float *y, const float *q_target_next, const float *q_online_next,
-                    const float *ret, const float *disc, uint32_t batch, uint32_t n_actions);
+void dqn_td_targets(float *y, const float *q_target_next, const float *q_online_next, const float *ret,
+                    const float *disc, uint32_t batch, uint32_t n_actions);
 
 #endif

@@ -69,13 +69,12 @@ int dqn_state(dqn *d, const rl_state_io *io, int load, char *err, size_t errlen)
     rl_rng *rngs[3] = {&d->explore, &d->explore_eval, &d->sample};
     static const char *const rng_names[3] = {"state/rng_explore", "state/rng_eval", "state/rng_sample"};
     for (int k = 0; k < 3; k++)
-        if ((rc = rl_rng_state(rngs[k], io, load, rng_names[k], err, errlen)))
-            return rc;
+        if ((rc = rl_rng_state(rngs[k], io, load, rng_names[k], err, errlen))) return rc;
     double v[6] = {(double)d->vsteps, (double)d->last_target, (double)d->grad_steps, d->ratio_acc,
-                   d->epsilon, d->max_priority};
+                   d->epsilon,        d->max_priority};
     static const char *const names[6] = {"state/vector_steps", "state/last_target_update",
-                                         "state/grad_steps", "state/ratio_acc", "state/epsilon",
-                                         "state/max_priority"};
+                                         "state/grad_steps",   "state/ratio_acc",
+                                         "state/epsilon",      "state/max_priority"};
     for (int k = 0; k < 6; k++)
         if ((rc = rl_scalar_state(&v[k], io, load, names[k], err, errlen))) return rc;
     /* counters fit a uint64; the update ratio's carry and epsilon are fractions */
@@ -119,4 +118,3 @@ int dqn_state(dqn *d, const rl_state_io *io, int load, char *err, size_t errlen)
     }
     return load ? priorities_validate(d, err, errlen) : RL_OK;
 }
-

@@ -46,8 +46,7 @@ int dqn_train_step(dqn *d, char *err, size_t errlen)
     }
     memset(d->dpred, 0, B * sizeof(float));
     const float *w = d->prioritized ? d->weights : NULL;
-    float loss = d->huber ? rl_huber_loss(d->dpred, d->pred, d->y, w, B)
-                          : rl_mse_loss(d->dpred, d->pred, d->y, w, B);
+    float loss = d->huber ? rl_huber_loss(d->dpred, d->pred, d->y, w, B) : rl_mse_loss(d->dpred, d->pred, d->y, w, B);
     if (d->R > 1) { /* the mean over all replicas' rows; every replica decides alike */
         double part[3] = {loss, qsum, sum_w};
         d->rep->allreduce_f64(d->rep->ctx, part, 3);
@@ -100,4 +99,3 @@ int dqn_train_step(dqn *d, char *err, size_t errlen)
     d->m_n++;
     return RL_OK;
 }
-

@@ -72,8 +72,7 @@ int64_t sumtree_rebuild(sumtree *t, uint32_t used)
 {
     for (uint32_t i = 0; i < t->capacity; i++) {
         double p = t->sum[(size_t)i + t->capacity], m = t->min[(size_t)i + t->capacity];
-        int ok = i < used ? isfinite(p) && p >= 0 && (m == p || (p == 0 && m == INFINITY))
-                          : p == 0 && m == INFINITY;
+        int ok = i < used ? isfinite(p) && p >= 0 && (m == p || (p == 0 && m == INFINITY)) : p == 0 && m == INFINITY;
         if (!ok) return i;
     }
     for (size_t n = t->capacity - 1; n >= 1; n--) {

@@ -68,63 +68,60 @@ enum {
 
 enum { ST_BATCH_INFERENCE, ST_BLAS_THREADS, ST_N };
 
-#define PPO_OPTIONS(recurrent)                                                                      \
-    {                                                                                               \
-        [OPT_HIDDEN] = RL_OPTION_INT_LIST("hidden", "[64, 64]", 1, 65536,                           \
-                                          "hidden widths of the actor and critic MLPs"),            \
-        [OPT_ACTIVATION] = RL_OPTION_ENUM("activation", "tanh", activations, "hidden activation"),  \
-        [OPT_SHARED] = RL_OPTION_BOOL("shared", "false",                                            \
-                                      "one body (and LSTM) for actor and critic, with two heads"),  \
-        [OPT_LR] = RL_OPTION_FLOAT("lr", "3e-4", 0, 1, "Adam learning rate"),                       \
-        [OPT_LR_SCHEDULE] = RL_OPTION_ENUM("lr_schedule", "constant", schedules,                    \
-                                           "constant, or linear decay to 0 over the run"),          \
-        [OPT_N_STEPS] = RL_OPTION_INT("n_steps", "2048", 1, 1e7, "steps per env per rollout"),      \
-        [OPT_BATCH_SIZE] = RL_OPTION_INT("batch_size", "64", 1, 1e8, "minibatch size in transitions"), \
-        [OPT_N_EPOCHS] = RL_OPTION_INT("n_epochs", "10", 1, 10000, "passes over each rollout"),     \
-        [OPT_GAMMA] = RL_OPTION_FLOAT("gamma", "0.99", 0, 1, "discount factor"),                    \
-        [OPT_GAE_LAMBDA] = RL_OPTION_FLOAT("gae_lambda", "0.95", 0, 1, "GAE lambda"),               \
-        [OPT_CLIP_RANGE] = RL_OPTION_FLOAT("clip_range", "0.2", 0, 10, "surrogate clipping epsilon"), \
-        [OPT_CLIP_SCHEDULE] = RL_OPTION_ENUM("clip_schedule", "constant", schedules,                \
-                                             "constant, or linear decay to 0 over the run"),        \
-        [OPT_CLIP_RANGE_VF] = RL_OPTION_FLOAT("clip_range_vf", "0.0", 0, 1e6,                       \
-                                              "value clipping around the rollout's values (0 = off)"), \
-        [OPT_VALUE_LOSS] = RL_OPTION_ENUM("value_loss", "sb3", vloss_forms,                         \
-                                          "sb3: (v' - R)^2 with v' the clipped value; baselines: "  \
-                                          "0.5 max((v - R)^2, (v' - R)^2), as OpenAI Baselines' "   \
-                                          "ppo2 and CleanRL"),                                      \
-        [OPT_NORMALIZE_ADV] = RL_OPTION_BOOL("normalize_advantage", "true",                         \
-                                             "normalize advantages per minibatch"),                 \
-        [OPT_ENT_COEF] = RL_OPTION_FLOAT("ent_coef", "0.0", 0, 1e3, "entropy bonus coefficient"),   \
-        [OPT_VF_COEF] = RL_OPTION_FLOAT("vf_coef", "0.5", 0, 1e3, "value loss coefficient"),        \
-        [OPT_MAX_GRAD_NORM] = RL_OPTION_FLOAT("max_grad_norm", "0.5", 0, 1e9,                       \
-                                              "clip gradients to this global norm (0 = off)"),      \
-        [OPT_ADAM_EPS] = RL_OPTION_FLOAT("adam_eps", "1e-5", 0, 1, "Adam epsilon"),                 \
-        [OPT_DETERMINISTIC_EVAL] = RL_OPTION_BOOL("deterministic_eval", "true",                     \
-                                                  "evaluate with the most likely action; false samples"), \
-        [OPT_RECURRENT] = RL_OPTION_BOOL("recurrent", recurrent,                                    \
-                                         "an LSTM before the heads, trained through time"),         \
-        [OPT_LSTM_HIDDEN] = RL_OPTION_INT("lstm_hidden", "64", 1, 4096, "LSTM width (recurrent)"),  \
-        [OPT_BPTT] = RL_OPTION_INT("bptt_horizon", "16", 1, 100000,                                 \
-                                   "sequence length for backpropagation through time (recurrent); " \
-                                   "must divide n_steps"),                                          \
-        [OPT_KEEP_BEST] = RL_OPTION_BOOL("keep_best", "false",                                      \
-                                         "end with the best policy seen by periodic evaluation "    \
-                                         "(needs run.eval_interval)"),                              \
-        [OPT_ON_NONFINITE] = RL_OPTION_ENUM("on_nonfinite", "stop", nonfinite_choices,              \
-                                            "a NaN/inf loss or gradient: stop the run (the last good " \
-                                            "checkpoint stays) or skip that minibatch"),            \
-        [OPT_NORMALIZE_OBS] = RL_OPTION_BOOL("normalize_obs", "false",                              \
-                                             "scale observations by a running mean and std of the training " \
-                                             "observations (clipped to +-10; kept in checkpoints)"), \
-        [OPT_NORMALIZE_REWARD] = RL_OPTION_BOOL("normalize_reward", "false",                          \
-                                               "divide rewards by a running estimate of the discounted return's " \
-                                               "standard deviation, clipped to +-10 (VecNormalize)"),   \
-        [OPT_LOG_STD_INIT] = RL_OPTION_FLOAT("log_std_init", "0.0", -20, 2,                              \
-                                             "box actions: the Gaussian policy's initial log-std"),       \
-        [OPT_ORTHO_INIT] = RL_OPTION_BOOL("ortho_init", "true",                                     \
-                                          "orthogonal init (gains sqrt 2, 0.01 policy, 1 value); false = " \
-                                          "PyTorch's Linear default, as SB3's ortho_init=False"),   \
-        RL_ENCODER_OPTIONS(OPT_ENCODER),                                                            \
+#define PPO_OPTIONS(recurrent)                                                                                        \
+    {                                                                                                                 \
+        [OPT_HIDDEN] =                                                                                                \
+            RL_OPTION_INT_LIST("hidden", "[64, 64]", 1, 65536, "hidden widths of the actor and critic MLPs"),         \
+        [OPT_ACTIVATION] = RL_OPTION_ENUM("activation", "tanh", activations, "hidden activation"),                    \
+        [OPT_SHARED] = RL_OPTION_BOOL("shared", "false", "one body (and LSTM) for actor and critic, with two heads"), \
+        [OPT_LR] = RL_OPTION_FLOAT("lr", "3e-4", 0, 1, "Adam learning rate"),                                         \
+        [OPT_LR_SCHEDULE] =                                                                                           \
+            RL_OPTION_ENUM("lr_schedule", "constant", schedules, "constant, or linear decay to 0 over the run"),      \
+        [OPT_N_STEPS] = RL_OPTION_INT("n_steps", "2048", 1, 1e7, "steps per env per rollout"),                        \
+        [OPT_BATCH_SIZE] = RL_OPTION_INT("batch_size", "64", 1, 1e8, "minibatch size in transitions"),                \
+        [OPT_N_EPOCHS] = RL_OPTION_INT("n_epochs", "10", 1, 10000, "passes over each rollout"),                       \
+        [OPT_GAMMA] = RL_OPTION_FLOAT("gamma", "0.99", 0, 1, "discount factor"),                                      \
+        [OPT_GAE_LAMBDA] = RL_OPTION_FLOAT("gae_lambda", "0.95", 0, 1, "GAE lambda"),                                 \
+        [OPT_CLIP_RANGE] = RL_OPTION_FLOAT("clip_range", "0.2", 0, 10, "surrogate clipping epsilon"),                 \
+        [OPT_CLIP_SCHEDULE] =                                                                                         \
+            RL_OPTION_ENUM("clip_schedule", "constant", schedules, "constant, or linear decay to 0 over the run"),    \
+        [OPT_CLIP_RANGE_VF] =                                                                                         \
+            RL_OPTION_FLOAT("clip_range_vf", "0.0", 0, 1e6, "value clipping around the rollout's values (0 = off)"),  \
+        [OPT_VALUE_LOSS] = RL_OPTION_ENUM("value_loss", "sb3", vloss_forms,                                           \
+                                          "sb3: (v' - R)^2 with v' the clipped value; baselines: "                    \
+                                          "0.5 max((v - R)^2, (v' - R)^2), as OpenAI Baselines' "                     \
+                                          "ppo2 and CleanRL"),                                                        \
+        [OPT_NORMALIZE_ADV] = RL_OPTION_BOOL("normalize_advantage", "true", "normalize advantages per minibatch"),    \
+        [OPT_ENT_COEF] = RL_OPTION_FLOAT("ent_coef", "0.0", 0, 1e3, "entropy bonus coefficient"),                     \
+        [OPT_VF_COEF] = RL_OPTION_FLOAT("vf_coef", "0.5", 0, 1e3, "value loss coefficient"),                          \
+        [OPT_MAX_GRAD_NORM] =                                                                                         \
+            RL_OPTION_FLOAT("max_grad_norm", "0.5", 0, 1e9, "clip gradients to this global norm (0 = off)"),          \
+        [OPT_ADAM_EPS] = RL_OPTION_FLOAT("adam_eps", "1e-5", 0, 1, "Adam epsilon"),                                   \
+        [OPT_DETERMINISTIC_EVAL] =                                                                                    \
+            RL_OPTION_BOOL("deterministic_eval", "true", "evaluate with the most likely action; false samples"),      \
+        [OPT_RECURRENT] = RL_OPTION_BOOL("recurrent", recurrent, "an LSTM before the heads, trained through time"),   \
+        [OPT_LSTM_HIDDEN] = RL_OPTION_INT("lstm_hidden", "64", 1, 4096, "LSTM width (recurrent)"),                    \
+        [OPT_BPTT] = RL_OPTION_INT("bptt_horizon", "16", 1, 100000,                                                   \
+                                   "sequence length for backpropagation through time (recurrent); "                   \
+                                   "must divide n_steps"),                                                            \
+        [OPT_KEEP_BEST] = RL_OPTION_BOOL("keep_best", "false",                                                        \
+                                         "end with the best policy seen by periodic evaluation "                      \
+                                         "(needs run.eval_interval)"),                                                \
+        [OPT_ON_NONFINITE] = RL_OPTION_ENUM("on_nonfinite", "stop", nonfinite_choices,                                \
+                                            "a NaN/inf loss or gradient: stop the run (the last good "                \
+                                            "checkpoint stays) or skip that minibatch"),                              \
+        [OPT_NORMALIZE_OBS] = RL_OPTION_BOOL("normalize_obs", "false",                                                \
+                                             "scale observations by a running mean and std of the training "          \
+                                             "observations (clipped to +-10; kept in checkpoints)"),                  \
+        [OPT_NORMALIZE_REWARD] = RL_OPTION_BOOL("normalize_reward", "false",                                          \
+                                                "divide rewards by a running estimate of the discounted return's "    \
+                                                "standard deviation, clipped to +-10 (VecNormalize)"),                \
+        [OPT_LOG_STD_INIT] =                                                                                          \
+            RL_OPTION_FLOAT("log_std_init", "0.0", -20, 2, "box actions: the Gaussian policy's initial log-std"),     \
+        [OPT_ORTHO_INIT] = RL_OPTION_BOOL("ortho_init", "true",                                                       \
+                                          "orthogonal init (gains sqrt 2, 0.01 policy, 1 value); false = "            \
+                                          "PyTorch's Linear default, as SB3's ortho_init=False"),                     \
+        RL_ENCODER_OPTIONS(OPT_ENCODER),                                                                              \
     }
 
 static const rl_option_def opts_ppo[OPT_N] = PPO_OPTIONS("false");
@@ -157,9 +154,9 @@ static void ppo_destroy(void *p_)
     rl_keep_best_free(&p->kb);
     rl_adam_destroy(&p->adam);
     rl_rollout_destroy(&p->ro);
-    float *f[] = {p->ws.x, p->ws.logits, p->ws.logp_all, p->ws.dlogits, p->ws.dv, p->ws.vpred,
-                  p->ws.feat_scratch, p->ws.gates, p->ws.h0[0], p->ws.c0[0], p->ws.h0[1], p->ws.c0[1], p->ws.act_x,
-                  p->ws.tmp_h, p->ws.tmp_c};
+    float *f[] = {p->ws.x,     p->ws.logits,       p->ws.logp_all, p->ws.dlogits, p->ws.dv,
+                  p->ws.vpred, p->ws.feat_scratch, p->ws.gates,    p->ws.h0[0],   p->ws.c0[0],
+                  p->ws.h0[1], p->ws.c0[1],        p->ws.act_x,    p->ws.tmp_h,   p->ws.tmp_c};
     for (size_t k = 0; k < sizeof f / sizeof *f; k++) rl_free(f[k]);
     rl_free(p->ws.perm);
     rl_free(p->ws.rows_idx);
@@ -224,7 +221,7 @@ static void read_options(ppo *p, const rl_algo_args *args)
     }
     /* replicas share the cores: BLAS threads of their own would oversubscribe them */
     rl_blas_set_threads(st[ST_BLAS_THREADS].is_auto ? (p->cfg.replicas > 1 ? 1 : (int)host->cpu_count())
-                                                   : (int)st[ST_BLAS_THREADS].i);
+                                                    : (int)st[ST_BLAS_THREADS].i);
 }
 
 /* The settings that cannot work together; p->cfg.batch becomes the replica's
@@ -254,8 +251,8 @@ static int validate(ppo *p, const rl_value *o, char *err, size_t errlen)
         return RL_EINVAL;
     }
     if (o[OPT_HIDDEN].n > RL_MLP_MAX_LAYERS - 1 || (p->cfg.shared && o[OPT_HIDDEN].n == 0)) {
-        RL_ERRF(err, errlen, "hidden needs 1 to %d layers with shared, at most %d without",
-                RL_MLP_MAX_LAYERS - 1, RL_MLP_MAX_LAYERS - 1);
+        RL_ERRF(err, errlen, "hidden needs 1 to %d layers with shared, at most %d without", RL_MLP_MAX_LAYERS - 1,
+                RL_MLP_MAX_LAYERS - 1);
         return RL_EINVAL;
     }
     return RL_OK;
@@ -263,22 +260,22 @@ static int validate(ppo *p, const rl_value *o, char *err, size_t errlen)
 
 /* The towers (and heads, when shared) carved from one parameter block, M
    rows at most per pass, S sequences per minibatch. */
-static int build_networks(ppo *p, const rl_cnn_spec *cnn, const uint32_t *hidden, uint32_t nh, uint32_t M,
-                          uint32_t S, char *err, size_t errlen)
+static int build_networks(ppo *p, const rl_cnn_spec *cnn, const uint32_t *hidden, uint32_t nh, uint32_t M, uint32_t S,
+                          char *err, size_t errlen)
 {
     int rc;
     if (p->cfg.shared) {
         uint32_t feat = hidden[nh - 1];
-        rc = tower_create(&p->towers[0], &p->p, "body", p->cfg.obs_size, cnn, p->cfg.recurrent, p->cfg.lstm_hidden, hidden, nh - 1, feat,
-                          p->cfg.act, M, S, p->cfg.bptt, err, errlen);
+        rc = tower_create(&p->towers[0], &p->p, "body", p->cfg.obs_size, cnn, p->cfg.recurrent, p->cfg.lstm_hidden,
+                          hidden, nh - 1, feat, p->cfg.act, M, S, p->cfg.bptt, err, errlen);
         if (!rc) rc = rl_mlp_create(&p->head_pi, &p->p, "pi", feat, NULL, 0, p->cfg.n_out, RL_ACT_NONE, M);
         if (!rc) rc = rl_mlp_create(&p->head_v, &p->p, "vf", feat, NULL, 0, 1, RL_ACT_NONE, M);
     } else {
-        rc = tower_create(&p->towers[0], &p->p, "actor", p->cfg.obs_size, cnn, p->cfg.recurrent, p->cfg.lstm_hidden, hidden, nh, p->cfg.n_out,
-                          p->cfg.act, M, S, p->cfg.bptt, err, errlen);
+        rc = tower_create(&p->towers[0], &p->p, "actor", p->cfg.obs_size, cnn, p->cfg.recurrent, p->cfg.lstm_hidden,
+                          hidden, nh, p->cfg.n_out, p->cfg.act, M, S, p->cfg.bptt, err, errlen);
         if (!rc)
-            rc = tower_create(&p->towers[1], &p->p, "critic", p->cfg.obs_size, cnn, p->cfg.recurrent, p->cfg.lstm_hidden, hidden, nh, 1,
-                              p->cfg.act, M, S, p->cfg.bptt, err, errlen);
+            rc = tower_create(&p->towers[1], &p->p, "critic", p->cfg.obs_size, cnn, p->cfg.recurrent,
+                              p->cfg.lstm_hidden, hidden, nh, 1, p->cfg.act, M, S, p->cfg.bptt, err, errlen);
     }
     if (!rc && p->cfg.box) { /* the Gaussian's state-independent log-stds, as SB3 and CleanRL have them */
         p->cfg.log_std_off = rl_params_add(&p->p, p->cfg.shared ? "pi/log_std" : "actor/log_std", p->cfg.dim, 1);
@@ -314,21 +311,20 @@ static void init_weights(ppo *p, uint64_t seed)
 static int alloc_buffers(ppo *p, uint32_t M, uint32_t S, uint32_t feat)
 {
     size_t TN = (size_t)p->cfg.n_steps * p->cfg.num_envs, D = p->cfg.obs_size;
-    int rc = rl_rollout_create(&p->ro, p->cfg.n_steps, p->cfg.num_envs, (uint32_t)D,
-                               p->cfg.box ? 0 : p->cfg.n_actions, p->cfg.box ? p->cfg.dim : 0);
+    int rc = rl_rollout_create(&p->ro, p->cfg.n_steps, p->cfg.num_envs, (uint32_t)D, p->cfg.box ? 0 : p->cfg.n_actions,
+                               p->cfg.box ? p->cfg.dim : 0);
     if (rc != RL_OK) return rc;
     if (!ALLOC(p->ws.x, (size_t)M * D, float) || !ALLOC(p->ws.logits, (size_t)M * p->cfg.n_out, float) ||
-        !ALLOC(p->ws.logp_all, (size_t)M * p->cfg.n_out, float) || !ALLOC(p->ws.dlogits, (size_t)M * p->cfg.n_out, float) ||
-        !ALLOC(p->ws.dv, M, float) || !ALLOC(p->ws.vpred, M, float) ||
-        !ALLOC(p->ws.feat_scratch, (size_t)M * feat * 3, float) || !ALLOC(p->ws.act_x, (size_t)p->cfg.rows * D, float) ||
-        !ALLOC(p->ws.perm, TN, uint32_t) || !ALLOC(p->ws.rows_idx, p->cfg.batch, uint32_t) ||
-        !ALLOC(p->ws.reset, p->cfg.batch, uint8_t))
+        !ALLOC(p->ws.logp_all, (size_t)M * p->cfg.n_out, float) ||
+        !ALLOC(p->ws.dlogits, (size_t)M * p->cfg.n_out, float) || !ALLOC(p->ws.dv, M, float) ||
+        !ALLOC(p->ws.vpred, M, float) || !ALLOC(p->ws.feat_scratch, (size_t)M * feat * 3, float) ||
+        !ALLOC(p->ws.act_x, (size_t)p->cfg.rows * D, float) || !ALLOC(p->ws.perm, TN, uint32_t) ||
+        !ALLOC(p->ws.rows_idx, p->cfg.batch, uint32_t) || !ALLOC(p->ws.reset, p->cfg.batch, uint8_t))
         return RL_ENOMEM;
     if ((rc = rl_obs_norm_create(&p->norm, (uint32_t)D, 10.0f)) ||
         (rc = rl_return_norm_create(&p->rnorm, p->cfg.num_envs, p->cfg.gamma, 10.0f)))
         return rc;
-    if (p->cfg.box && !ALLOC(p->ws.dlogstd, p->cfg.dim, float))
-        return RL_ENOMEM;
+    if (p->cfg.box && !ALLOC(p->ws.dlogstd, p->cfg.dim, float)) return RL_ENOMEM;
     if (!p->cfg.recurrent) return RL_OK;
     size_t H = p->cfg.lstm_hidden;
     if (!ALLOC(p->ws.gates, 2 * (size_t)p->cfg.rows * 4 * H, float) || !ALLOC(p->ws.tmp_h, 2 * H, float) ||
@@ -337,8 +333,10 @@ static int alloc_buffers(ppo *p, uint32_t M, uint32_t S, uint32_t feat)
     for (uint32_t k = 0; k < p->cfg.n_towers; k++)
         if (!ALLOC(p->ws.h0[k], (size_t)S * H, float) || !ALLOC(p->ws.c0[k], (size_t)S * H, float) ||
             !ALLOC(p->stored_h[k], TN * H, float) || !ALLOC(p->stored_c[k], TN * H, float) ||
-            !ALLOC(p->live[k].h, (size_t)p->cfg.num_envs * H, float) || !ALLOC(p->live[k].c, (size_t)p->cfg.num_envs * H, float) ||
-            !ALLOC(p->eval[k].h, (size_t)p->cfg.rows * H, float) || !ALLOC(p->eval[k].c, (size_t)p->cfg.rows * H, float))
+            !ALLOC(p->live[k].h, (size_t)p->cfg.num_envs * H, float) ||
+            !ALLOC(p->live[k].c, (size_t)p->cfg.num_envs * H, float) ||
+            !ALLOC(p->eval[k].h, (size_t)p->cfg.rows * H, float) ||
+            !ALLOC(p->eval[k].c, (size_t)p->cfg.rows * H, float))
             return RL_ENOMEM;
     return RL_OK;
 }
@@ -370,9 +368,11 @@ static int ppo_create(const rl_algo_args *args, void **out, char *err, size_t er
     if (!rc && !p->cfg.inference) rc = rl_keep_best_init(&p->kb, (int)o[OPT_KEEP_BEST].i, &p->p);
     if (!rc && !p->cfg.inference) rc = rl_adam_create(&p->adam, p->p.n, 0.9f, 0.999f, (float)o[OPT_ADAM_EPS].f, 0.0f);
     uint64_t TN = (uint64_t)p->cfg.n_steps * p->cfg.num_envs;
-    if (!rc && rl_mem_check(TN * (4 * (uint64_t)p->cfg.obs_size + 32 + 4 * (uint64_t)p->cfg.dim +
-                                  8 * (uint64_t)p->cfg.lstm_hidden * p->cfg.n_towers),
-                            "the rollout", err, errlen) != RL_OK) {
+    if (!rc &&
+        rl_mem_check(TN *
+                         (4 * (uint64_t)p->cfg.obs_size + 32 + 4 * (uint64_t)p->cfg.dim +
+                          8 * (uint64_t)p->cfg.lstm_hidden * p->cfg.n_towers),
+                     "the rollout", err, errlen) != RL_OK) {
         rc = RL_EINVAL; /* the config asks for more than the machine has */
         goto fail;
     }
@@ -424,8 +424,7 @@ static void state_rows(const ppo *p, const lstm_state *all, uint32_t row, lstm_s
     }
 }
 
-static void infer_rows(ppo *p, const float *x, lstm_state *st, uint32_t B, float *logits,
-                       float *values)
+static void infer_rows(ppo *p, const float *x, lstm_state *st, uint32_t B, float *logits, float *values)
 {
     if (p->cfg.batch_inference) {
         ppo_infer(p, x, p->cfg.recurrent ? st : NULL, B, logits, values);
@@ -434,8 +433,8 @@ static void infer_rows(ppo *p, const float *x, lstm_state *st, uint32_t B, float
     for (uint32_t i = 0; i < B; i++) {
         lstm_state row[2];
         state_rows(p, st, i, row);
-        ppo_infer(p, x + (size_t)i * p->cfg.obs_size, p->cfg.recurrent ? row : NULL, 1, logits + (size_t)i * p->cfg.n_out,
-              values ? values + i : NULL);
+        ppo_infer(p, x + (size_t)i * p->cfg.obs_size, p->cfg.recurrent ? row : NULL, 1,
+                  logits + (size_t)i * p->cfg.n_out, values ? values + i : NULL);
     }
 }
 
@@ -487,8 +486,8 @@ static int policy_rows(ppo *p, rl_act_mode mode, const void *obs, const uint8_t 
     return RL_OK;
 }
 
-static int ppo_act(void *p_, rl_act_mode mode, const void *obs, const uint8_t *start,
-                   int32_t *actions, uint32_t count, char *err, size_t errlen)
+static int ppo_act(void *p_, rl_act_mode mode, const void *obs, const uint8_t *start, int32_t *actions, uint32_t count,
+                   char *err, size_t errlen)
 {
     ppo *p = p_;
     uint32_t A = p->cfg.n_actions;
@@ -547,7 +546,8 @@ static void truncation_values(ppo *p, const rl_transition *t, float *out)
         out[i] = 0.0f;
         if (!t->truncated[i] || t->terminated[i]) continue;
         float *x = p->ws.act_x;
-        to_float(p, (const uint8_t *)t->final_obs + (size_t)i * p->cfg.obs_size * (p->cfg.dtype == RL_DTYPE_U8 ? 1 : 4), 1, x);
+        to_float(p, (const uint8_t *)t->final_obs + (size_t)i * p->cfg.obs_size * (p->cfg.dtype == RL_DTYPE_U8 ? 1 : 4),
+                 1, x);
         lstm_state row[2];
         if (p->cfg.recurrent) {
             for (uint32_t k = 0; k < p->cfg.n_towers; k++) {
@@ -593,8 +593,11 @@ static size_t ppo_metrics(void *p_, rl_metric *out, size_t cap)
     double n = p->m.n ? (double)p->m.n : NAN;
     rl_metric m[8] = {
         {"skipped_batches", (double)p->skipped},
-        {"policy_loss", p->m.policy_loss / n}, {"value_loss", p->m.value_loss / n}, {"entropy", p->m.entropy / n},
-        {"approx_kl", p->m.approx_kl / n},   {"clip_fraction", p->m.clip_fraction / n},
+        {"policy_loss", p->m.policy_loss / n},
+        {"value_loss", p->m.value_loss / n},
+        {"entropy", p->m.entropy / n},
+        {"approx_kl", p->m.approx_kl / n},
+        {"clip_fraction", p->m.clip_fraction / n},
         {"explained_variance", p->m.explained_variance},
         {"lr", p->cfg.lr_linear ? rl_schedule_linear(p->cfg.lr, 0.0f, p->progress) : p->cfg.lr},
     };
@@ -618,39 +621,60 @@ static const void *ppo_get_extension(void *p, const char *id)
 }
 
 static const rl_algo_vtable vtable = {
-    .struct_size = sizeof vtable, .create = ppo_create, .destroy = ppo_destroy, .act = ppo_act,
-    .observe = ppo_observe, .update = ppo_update, .metrics = ppo_metrics, .get_extension = ppo_get_extension,
+    .struct_size = sizeof vtable,
+    .create = ppo_create,
+    .destroy = ppo_destroy,
+    .act = ppo_act,
+    .observe = ppo_observe,
+    .update = ppo_update,
+    .metrics = ppo_metrics,
+    .get_extension = ppo_get_extension,
     .act_box = ppo_act_box,
 };
 
 /* The default search space of rlhost tune: the RL Zoo's PPO sampler
    (rl_zoo3/hyperparams_opt.py) over this plugin's options. */
-static const char ppo_space[] =
-    "lr = { log_uniform = [1e-5, 3e-3]; };\n"
-    "n_steps = { choice = [8, 16, 32, 64, 128, 256, 512, 1024, 2048]; };\n"
-    "batch_size = { choice = [8, 16, 32, 64, 128, 256, 512]; };\n"
-    "n_epochs = { choice = [1, 5, 10, 20]; };\n"
-    "gamma = { choice = [0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 0.9999]; };\n"
-    "gae_lambda = { choice = [0.8, 0.9, 0.92, 0.95, 0.98, 0.99, 1.0]; };\n"
-    "clip_range = { choice = [0.1, 0.2, 0.3, 0.4]; };\n"
-    "ent_coef = { log_uniform = [1e-8, 0.1]; };\n"
-    "vf_coef = { uniform = [0.0, 1.0]; };\n"
-    "max_grad_norm = { choice = [0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 2.0, 5.0]; };\n"
-    "hidden = { choice = ([64, 64], [256, 256]); };\n"
-    "activation = { choice = [\"tanh\", \"relu\"]; };\n";
+static const char ppo_space[] = "lr = { log_uniform = [1e-5, 3e-3]; };\n"
+                                "n_steps = { choice = [8, 16, 32, 64, 128, 256, 512, 1024, 2048]; };\n"
+                                "batch_size = { choice = [8, 16, 32, 64, 128, 256, 512]; };\n"
+                                "n_epochs = { choice = [1, 5, 10, 20]; };\n"
+                                "gamma = { choice = [0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 0.9999]; };\n"
+                                "gae_lambda = { choice = [0.8, 0.9, 0.92, 0.95, 0.98, 0.99, 1.0]; };\n"
+                                "clip_range = { choice = [0.1, 0.2, 0.3, 0.4]; };\n"
+                                "ent_coef = { log_uniform = [1e-8, 0.1]; };\n"
+                                "vf_coef = { uniform = [0.0, 1.0]; };\n"
+                                "max_grad_norm = { choice = [0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 2.0, 5.0]; };\n"
+                                "hidden = { choice = ([64, 64], [256, 256]); };\n"
+                                "activation = { choice = [\"tanh\", \"relu\"]; };\n";
 
 static const rl_plugin_desc descs[] = {
     {
-        .struct_size = sizeof(rl_plugin_desc), .kind = RL_KIND_ALGO, .name = "ppo", .version = "1.0.0",
-        .description = "proximal policy optimization (clipped surrogate, GAE)", .options = opts_ppo,
-        .n_options = OPT_N, .stages = stages, .n_stages = ST_N, .vtable = &vtable,
-        .flags = RL_DESC_REPLICAS | RL_DESC_BOX, .tune_space = ppo_space,
+        .struct_size = sizeof(rl_plugin_desc),
+        .kind = RL_KIND_ALGO,
+        .name = "ppo",
+        .version = "1.0.0",
+        .description = "proximal policy optimization (clipped surrogate, GAE)",
+        .options = opts_ppo,
+        .n_options = OPT_N,
+        .stages = stages,
+        .n_stages = ST_N,
+        .vtable = &vtable,
+        .flags = RL_DESC_REPLICAS | RL_DESC_BOX,
+        .tune_space = ppo_space,
     },
     {
-        .struct_size = sizeof(rl_plugin_desc), .kind = RL_KIND_ALGO, .name = "recurrent_ppo",
-        .version = "1.0.0", .description = "PPO with an LSTM before the heads (preset: recurrent = true)",
-        .options = opts_rppo, .n_options = OPT_N, .stages = stages, .n_stages = ST_N, .vtable = &vtable,
-        .flags = RL_DESC_REPLICAS | RL_DESC_BOX, .tune_space = ppo_space,
+        .struct_size = sizeof(rl_plugin_desc),
+        .kind = RL_KIND_ALGO,
+        .name = "recurrent_ppo",
+        .version = "1.0.0",
+        .description = "PPO with an LSTM before the heads (preset: recurrent = true)",
+        .options = opts_rppo,
+        .n_options = OPT_N,
+        .stages = stages,
+        .n_stages = ST_N,
+        .vtable = &vtable,
+        .flags = RL_DESC_REPLICAS | RL_DESC_BOX,
+        .tune_space = ppo_space,
     },
 };
 

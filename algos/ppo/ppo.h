@@ -22,19 +22,17 @@ typedef struct tower {
     float *hseq, *dh; /* training: LSTM outputs [L*S][H] and their gradient */
 } tower;
 
-int tower_create(tower *t, rl_params *p, const char *name, uint32_t in,
-                 const rl_cnn_spec *cnn, int recurrent, uint32_t lstm_hidden,
-                 const uint32_t *hidden, uint32_t n_hidden, uint32_t out, rl_activation act,
+int tower_create(tower *t, rl_params *p, const char *name, uint32_t in, const rl_cnn_spec *cnn, int recurrent,
+                 uint32_t lstm_hidden, const uint32_t *hidden, uint32_t n_hidden, uint32_t out, rl_activation act,
                  uint32_t max_rows, uint32_t seqs, uint32_t steps, char *err, size_t errlen);
 void tower_destroy(tower *t);
 /* Training forward over L x S time-major rows. */
-const float *tower_forward(tower *t, const float *params, const float *x, const float *h0,
-                           const float *c0, const uint8_t *reset, uint32_t L, uint32_t S);
-void tower_backward(tower *t, const float *params, float *grad, const float *x,
-                    const float *dout, uint32_t L, uint32_t S);
+const float *tower_forward(tower *t, const float *params, const float *x, const float *h0, const float *c0,
+                           const uint8_t *reset, uint32_t L, uint32_t S);
+void tower_backward(tower *t, const float *params, float *grad, const float *x, const float *dout, uint32_t L,
+                    uint32_t S);
 /* Inference for B rows; h, c [B][H] are advanced in place (recurrent). */
-const float *tower_infer(tower *t, const float *params, const float *x, float *h, float *c,
-                         float *gates, uint32_t B);
+const float *tower_infer(tower *t, const float *params, const float *x, float *h, float *c, float *gates, uint32_t B);
 
 /* ---- the algorithm -------------------------------------------------------*/
 
@@ -46,14 +44,14 @@ typedef struct lstm_state {
 /* What the options and the env's spaces say, fixed at create. */
 typedef struct ppo_settings {
     uint32_t n_actions, obs_size, num_envs; /* num_envs: this replica's */
-    int box;           /* a box action space: a diagonal Gaussian policy */
-    uint32_t dim;      /* box: floats per action */
-    uint32_t n_out;    /* the policy head's width: n_actions, or dim means */
-    size_t log_std_off; /* box: the state-independent log-stds [dim] in the parameter block */
+    int box;                                /* a box action space: a diagonal Gaussian policy */
+    uint32_t dim;                           /* box: floats per action */
+    uint32_t n_out;                         /* the policy head's width: n_actions, or dim means */
+    size_t log_std_off;                     /* box: the state-independent log-stds [dim] in the parameter block */
     float log_std_init;
-    int ortho_init;    /* orthogonal init, else PyTorch's Linear default */
-    int norm_reward;   /* scale rewards by a running estimate of the return's spread */
-    uint32_t rows;     /* the most rows one act() takes: max(num_envs, eval envs) */
+    int ortho_init;                  /* orthogonal init, else PyTorch's Linear default */
+    int norm_reward;                 /* scale rewards by a running estimate of the return's spread */
+    uint32_t rows;                   /* the most rows one act() takes: max(num_envs, eval envs) */
     uint32_t n_steps, batch, epochs; /* batch: this replica's share of a minibatch */
     uint32_t bptt, lstm_hidden;      /* recurrent: sequence length, LSTM width (else 1, 0) */
     uint32_t n_towers, replicas;
@@ -74,7 +72,7 @@ typedef struct ppo_workspace {
     float *act_x, *tmp_h, *tmp_c;
     uint32_t *perm, *rows_idx;
     uint8_t *reset;
-    float *dlogstd;           /* box: the minibatch's gradient of the log-stds [dim] */
+    float *dlogstd; /* box: the minibatch's gradient of the log-stds [dim] */
 } ppo_workspace;
 
 /* Sums since the last metrics() call. */
@@ -96,8 +94,8 @@ typedef struct ppo {
     rl_adam adam;
     rl_rollout ro;
     float *stored_h[2], *stored_c[2]; /* recurrent: the state carried into each rollout step [T][N][H] */
-    rl_obs_norm norm;      /* normalize_obs */
-    rl_return_norm rnorm;  /* normalize_reward (Stable-Baselines3's VecNormalize) */
+    rl_obs_norm norm;                 /* normalize_obs */
+    rl_return_norm rnorm;             /* normalize_reward (Stable-Baselines3's VecNormalize) */
     /* recurrent state now: train [N][H], eval [rows][H], per tower */
     lstm_state live[2], eval[2];
     ppo_workspace ws;

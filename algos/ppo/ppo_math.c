@@ -4,8 +4,7 @@
 #include <math.h>
 #include <stddef.h>
 
-float ppo_policy_loss(float logp, float old_logp, float adv, float clip, float *dlogp,
-                      int *clipped, float *ratio)
+float ppo_policy_loss(float logp, float old_logp, float adv, float clip, float *dlogp, int *clipped, float *ratio)
 {
     float r = expf(logp - old_logp);
     if (ratio) *ratio = r;
@@ -25,8 +24,10 @@ float ppo_value_loss(ppo_vloss form, float v, float old_v, float ret, float vcli
     float vp = v, dvp = 1.0f;
     if (vclip > 0.0f) {
         float d = v - old_v;
-        if (d > vclip) vp = old_v + vclip, dvp = 0.0f;
-        else if (d < -vclip) vp = old_v - vclip, dvp = 0.0f;
+        if (d > vclip)
+            vp = old_v + vclip, dvp = 0.0f;
+        else if (d < -vclip)
+            vp = old_v - vclip, dvp = 0.0f;
     }
     float e = vp - ret;
     if (form == PPO_VLOSS_SB3) {
@@ -34,14 +35,17 @@ float ppo_value_loss(ppo_vloss form, float v, float old_v, float ret, float vcli
         return e * e;
     }
     float u = v - ret, lu = u * u, lc = e * e;
-    if (lu > lc) *dv = u;
-    else if (lu < lc) *dv = e * dvp;
-    else *dv = 0.5f * (u + e * dvp);
+    if (lu > lc)
+        *dv = u;
+    else if (lu < lc)
+        *dv = e * dvp;
+    else
+        *dv = 0.5f * (u + e * dvp);
     return 0.5f * (lu > lc ? lu : lc);
 }
 
-void ppo_sequence_rows(uint32_t *rows, uint8_t *reset, const uint32_t *seq_ids, uint32_t S,
-                       uint32_t L, uint32_t N, const uint8_t *episode_start)
+void ppo_sequence_rows(uint32_t *rows, uint8_t *reset, const uint32_t *seq_ids, uint32_t S, uint32_t L, uint32_t N,
+                       const uint8_t *episode_start)
 {
     for (uint32_t s = 0; s < S; s++) {
         /* Sequence id q covers env q % N, steps (q / N) * L .. + L - 1. */

@@ -10,8 +10,7 @@
 /* Clipped surrogate for one sample: loss = -min(r A, clip(r, 1-c, 1+c) A).
    Returns the loss and writes dloss/dlogp (= dloss/dr * r), whether the
    clip was active, and (ratio not NULL) r = exp(logp - old_logp). */
-float ppo_policy_loss(float logp, float old_logp, float adv, float clip, float *dlogp,
-                      int *clipped, float *ratio);
+float ppo_policy_loss(float logp, float old_logp, float adv, float clip, float *dlogp, int *clipped, float *ratio);
 
 /* How the value loss treats the clipped value v' = old + clamp(v - old,
    -vclip, vclip) (v' = v when vclip is 0). */
@@ -29,7 +28,7 @@ float ppo_value_loss(ppo_vloss form, float v, float old_v, float ret, float vcli
    rollout row (start[s] + l) * N + env[s]; reset[l*S + s] is that row's
    episode_start flag (a sequence's first row always resets to its stored
    state, so it is 0 unless the episode starts there). */
-void ppo_sequence_rows(uint32_t *rows, uint8_t *reset, const uint32_t *seq_ids, uint32_t S,
-                       uint32_t L, uint32_t N, const uint8_t *episode_start);
+void ppo_sequence_rows(uint32_t *rows, uint8_t *reset, const uint32_t *seq_ids, uint32_t S, uint32_t L, uint32_t N,
+                       const uint8_t *episode_start);
 
 #endif

@@ -5,9 +5,8 @@
 
 #include "ppo.h"
 
-int tower_create(tower *t, rl_params *p, const char *name, uint32_t in,
-                 const rl_cnn_spec *cnn, int recurrent, uint32_t lstm_hidden,
-                 const uint32_t *hidden, uint32_t n_hidden, uint32_t out, rl_activation act,
+int tower_create(tower *t, rl_params *p, const char *name, uint32_t in, const rl_cnn_spec *cnn, int recurrent,
+                 uint32_t lstm_hidden, const uint32_t *hidden, uint32_t n_hidden, uint32_t out, rl_activation act,
                  uint32_t max_rows, uint32_t seqs, uint32_t steps, char *err, size_t errlen)
 {
     memset(t, 0, sizeof *t);
@@ -45,8 +44,8 @@ void tower_destroy(tower *t)
 }
 
 /* Training forward over L x S time-major rows. */
-const float *tower_forward(tower *t, const float *params, const float *x, const float *h0,
-                           const float *c0, const uint8_t *reset, uint32_t L, uint32_t S)
+const float *tower_forward(tower *t, const float *params, const float *x, const float *h0, const float *c0,
+                           const uint8_t *reset, uint32_t L, uint32_t S)
 {
     if (t->has_cnn) x = rl_cnn_forward(&t->cnn, params, x, L * S);
     const float *in = x;
@@ -57,8 +56,8 @@ const float *tower_forward(tower *t, const float *params, const float *x, const 
     return rl_mlp_forward(&t->mlp, params, in, L * S);
 }
 
-void tower_backward(tower *t, const float *params, float *grad, const float *x,
-                    const float *dout, uint32_t L, uint32_t S)
+void tower_backward(tower *t, const float *params, float *grad, const float *x, const float *dout, uint32_t L,
+                    uint32_t S)
 {
     const float *in = x; /* past the CNN, when there is one */
     float *din = NULL;
@@ -78,8 +77,7 @@ void tower_backward(tower *t, const float *params, float *grad, const float *x,
 }
 
 /* Inference for B rows; h, c [B][H] are advanced in place (recurrent). */
-const float *tower_infer(tower *t, const float *params, const float *x, float *h, float *c,
-                         float *gates, uint32_t B)
+const float *tower_infer(tower *t, const float *params, const float *x, float *h, float *c, float *gates, uint32_t B)
 {
     if (t->has_cnn) x = rl_cnn_infer(&t->cnn, params, x, B);
     const float *in = x;
@@ -95,8 +93,8 @@ const float *tower_infer(tower *t, const float *params, const float *x, float *h
 void ppo_infer(ppo *p, const float *x, lstm_state *st, uint32_t B, float *logits, float *values)
 {
     if (p->cfg.shared) {
-        const float *f = tower_infer(&p->towers[0], p->p.data, x, st ? st[0].h : NULL,
-                                     st ? st[0].c : NULL, p->ws.gates, B);
+        const float *f =
+            tower_infer(&p->towers[0], p->p.data, x, st ? st[0].h : NULL, st ? st[0].c : NULL, p->ws.gates, B);
         uint32_t F = p->head_pi.dims[0];
         float *feat = p->ws.feat_scratch;
         rl_activation_forward(p->cfg.act, feat, f, (size_t)B * F);
@@ -104,13 +102,10 @@ void ppo_infer(ppo *p, const float *x, lstm_state *st, uint32_t B, float *logits
         if (values) memcpy(values, rl_mlp_infer(&p->head_v, p->p.data, feat, B), B * sizeof(float));
         return;
     }
-    memcpy(logits,
-           tower_infer(&p->towers[0], p->p.data, x, st ? st[0].h : NULL, st ? st[0].c : NULL,
-                       p->ws.gates, B),
+    memcpy(logits, tower_infer(&p->towers[0], p->p.data, x, st ? st[0].h : NULL, st ? st[0].c : NULL, p->ws.gates, B),
            (size_t)B * p->cfg.n_out * sizeof(float));
     if (values)
         memcpy(values,
-               tower_infer(&p->towers[1], p->p.data, x, st ? st[1].h : NULL, st ? st[1].c : NULL,
-                           p->ws.gates, B),
+               tower_infer(&p->towers[1], p->p.data, x, st ? st[1].h : NULL, st ? st[1].c : NULL, p->ws.gates, B),
                B * sizeof(float));
 }

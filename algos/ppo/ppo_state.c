@@ -15,14 +15,12 @@ static int learner_state(ppo *p, const rl_state_io *io, int load, char *err, siz
 {
     int rc;
     if ((rc = rl_params_state(&p->p, io, load, "", err, errlen)) ||
-        (rc = load ? rl_adam_load(&p->adam, &p->p, io, err, errlen)
-                   : rl_adam_save(&p->adam, &p->p, io, err, errlen)))
+        (rc = load ? rl_adam_load(&p->adam, &p->p, io, err, errlen) : rl_adam_save(&p->adam, &p->p, io, err, errlen)))
         return rc;
     rl_rng *rngs[3] = {&p->rng, &p->eval_rng, &p->shuffle};
     static const char *const names[3] = {"state/rng_policy", "state/rng_eval", "state/rng_shuffle"};
     for (int k = 0; k < 3; k++)
-        if ((rc = rl_rng_state(rngs[k], io, load, names[k], err, errlen)))
-            return rc;
+        if ((rc = rl_rng_state(rngs[k], io, load, names[k], err, errlen))) return rc;
     double updates = (double)p->updates;
     if ((rc = rl_scalar_state(&updates, io, load, "state/updates", err, errlen)) ||
         (load && (rc = rl_state_check_f("state/updates", updates, 0, 9e18, err, errlen))))
@@ -51,7 +49,8 @@ static int rollout_state(ppo *p, const rl_state_io *io, int load, char *err, siz
         p->m.clip_fraction = acc.m_clip, p->m.explained_variance = acc.m_ev;
         p->m.n = acc.m_n, p->skipped = acc.skipped, p->ro.pos = acc.t;
         /* the rollout position indexes the rollout arrays */
-        if ((rc = rl_state_check_u("state/accumulators: rollout position", p->ro.pos, 0, p->cfg.n_steps - 1, err, errlen)))
+        if ((rc = rl_state_check_u("state/accumulators: rollout position", p->ro.pos, 0, p->cfg.n_steps - 1, err,
+                                   errlen)))
             return rc;
     }
     if ((rc = rl_rollout_arrays_state(&p->ro, io, load, err, errlen))) return rc;

@@ -183,8 +183,8 @@ static void minibatch_losses(ppo *p, uint32_t M, uint32_t Mg, float clip, double
 /* Backward and one Adam step for a minibatch whose losses (summed over Mg
    rows) are part; RL_OK, 1 when on_nonfinite = "skip" skipped it, or an
    error. */
-static int minibatch_step(ppo *p, uint32_t Lm, uint32_t S, float lr, const double part[5], uint32_t Mg,
-                          char *err, size_t errlen)
+static int minibatch_step(ppo *p, uint32_t Lm, uint32_t S, float lr, const double part[5], uint32_t Mg, char *err,
+                          size_t errlen)
 {
     double pg = part[0], vl = part[1], ent = part[2];
     double loss = pg / Mg + p->cfg.vf_coef * vl / Mg - p->cfg.ent_coef * ent / Mg;
@@ -231,7 +231,8 @@ int ppo_train_rollout(ppo *p, char *err, size_t errlen)
             p->ws.perm[j] = tmp;
         }
         for (uint32_t start = 0; start + per_mb <= units; start += per_mb) {
-            uint32_t S = p->cfg.recurrent ? per_mb : 1, Lm = p->cfg.recurrent ? L : per_mb, M = per_mb * (p->cfg.recurrent ? L : 1);
+            uint32_t S = p->cfg.recurrent ? per_mb : 1, Lm = p->cfg.recurrent ? L : per_mb,
+                     M = per_mb * (p->cfg.recurrent ? L : 1);
             if (p->cfg.recurrent)
                 ppo_sequence_rows(p->ws.rows_idx, p->ws.reset, p->ws.perm + start, S, L, N, p->ro.start);
             else

@@ -108,17 +108,15 @@ static const char eval_help[] =
     "action, reward, terminated, truncated, then the observation the action was\n"
     "chosen on (obs_0, obs_1, ...).\n";
 
-static const char check_help[] =
-    "usage: rlhost check CONFIG [--set KEY=VALUE]... [--plugin-path DIR]\n"
-    "\n"
-    "Validates CONFIG against the plugins' schemas and prints the fully resolved\n"
-    "config (every default filled in).  Runs nothing.\n";
+static const char check_help[] = "usage: rlhost check CONFIG [--set KEY=VALUE]... [--plugin-path DIR]\n"
+                                 "\n"
+                                 "Validates CONFIG against the plugins' schemas and prints the fully resolved\n"
+                                 "config (every default filled in).  Runs nothing.\n";
 
-static const char list_help[] =
-    "usage: rlhost list [--plugin-path DIR]\n"
-    "\n"
-    "Lists every plugin found: kind, name, version, file and description, and the\n"
-    "files that were refused, with the reason.\n";
+static const char list_help[] = "usage: rlhost list [--plugin-path DIR]\n"
+                                "\n"
+                                "Lists every plugin found: kind, name, version, file and description, and the\n"
+                                "files that were refused, with the reason.\n";
 
 static const char bench_help[] =
     "usage: rlhost bench CONFIG [--stage NAME]... [--steps N] [--repeat K] [--busy N] [--json]\n"
@@ -154,11 +152,10 @@ static const char play_help[] =
     "checkpoint, then before each episode loads the newest checkpoint the training\n"
     "has written; plays until Ctrl-C (or N episodes).\n";
 
-static const char info_help[] =
-    "usage: rlhost info NAME [--plugin-path DIR]\n"
-    "\n"
-    "Documents plugin NAME: every option and optimization stage with its type,\n"
-    "default, range and help.  NAME may also be 'run' for the run group.\n";
+static const char info_help[] = "usage: rlhost info NAME [--plugin-path DIR]\n"
+                                "\n"
+                                "Documents plugin NAME: every option and optimization stage with its type,\n"
+                                "default, range and help.  NAME may also be 'run' for the run group.\n";
 
 typedef struct cli {
     const char *cmd;
@@ -206,8 +203,8 @@ static int parse_args(cli *c, int argc, char **argv, const char *help, int allow
         } else if (!strcmp(a, "--follow") && !strcmp(c->cmd, "play")) {
             c->follow = 1;
         } else if (!strcmp(a, "--repeat") || !strcmp(a, "--steps") ||
-                   (!strcmp(a, "--episodes") && strcmp(c->cmd, "plot")) ||
-                   !strcmp(a, "--fps") || (!strcmp(a, "--busy") && !strcmp(c->cmd, "bench")) ||
+                   (!strcmp(a, "--episodes") && strcmp(c->cmd, "plot")) || !strcmp(a, "--fps") ||
+                   (!strcmp(a, "--busy") && !strcmp(c->cmd, "bench")) ||
                    (!strcmp(a, "--window") && !strcmp(c->cmd, "plot"))) {
             if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
             const char *v = argv[++i];
@@ -223,20 +220,25 @@ static int parse_args(cli *c, int argc, char **argv, const char *help, int allow
             }
             /* counts: decimal integers, each with its range */
             unsigned long long max = !strcmp(a, "--steps") || !strcmp(a, "--window") ? 1ull << 53
-                                     : !strcmp(a, "--repeat") ? 1000
-                                     : !strcmp(a, "--busy")   ? 64
-                                                              : 1000000;
+                : !strcmp(a, "--repeat")                                             ? 1000
+                : !strcmp(a, "--busy")                                               ? 64
+                                                                                     : 1000000;
             errno = 0;
             unsigned long long x = strtoull(v, &end, 10);
             if (end == v || *end || v[0] == '-' || v[0] == '+' || errno || x < 1 || x > max) {
                 fprintf(stderr, "rlhost: %s: expected an integer in [1, %llu], got '%s'\n", a, max, v);
                 return EXIT_USAGE;
             }
-            if (!strcmp(a, "--repeat")) c->repeat = (int)x;
-            else if (!strcmp(a, "--busy")) c->busy = (int)x;
-            else if (!strcmp(a, "--steps")) c->steps = x;
-            else if (!strcmp(a, "--window")) c->window = x;
-            else c->episodes = (unsigned)x;
+            if (!strcmp(a, "--repeat"))
+                c->repeat = (int)x;
+            else if (!strcmp(a, "--busy"))
+                c->busy = (int)x;
+            else if (!strcmp(a, "--steps"))
+                c->steps = x;
+            else if (!strcmp(a, "--window"))
+                c->window = x;
+            else
+                c->episodes = (unsigned)x;
         } else if (!strcmp(a, "-o")) {
             if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
             c->output = argv[++i];
@@ -252,8 +254,10 @@ static int parse_args(cli *c, int argc, char **argv, const char *help, int allow
             c->trace = argv[++i];
         } else if (!strcmp(a, "--resume") || !strcmp(a, "--checkpoint")) {
             if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
-            if (!strcmp(a, "--resume")) c->resume = argv[++i];
-            else c->checkpoint = argv[++i];
+            if (!strcmp(a, "--resume"))
+                c->resume = argv[++i];
+            else
+                c->checkpoint = argv[++i];
         } else if (!strcmp(a, "--stage")) {
             if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
             if (c->n_stages < MAX_ARGS) c->stages[c->n_stages++] = argv[++i];
@@ -285,8 +289,7 @@ static int parse_args(cli *c, int argc, char **argv, const char *help, int allow
 
 static void warn_refusals(const rl__registry *reg)
 {
-    for (size_t i = 0; i < reg->n_refusals; i++)
-        rl__log(RL_LOG_WARN, NULL, "%s", reg->refusals[i]);
+    for (size_t i = 0; i < reg->n_refusals; i++) rl__log(RL_LOG_WARN, NULL, "%s", reg->refusals[i]);
 }
 
 /* CONFIG, or OUT_DIR standing for OUT_DIR/config.cfg. */
@@ -318,12 +321,14 @@ static const char *checkpoint_for(const cli *c, char *buf, char *prev, size_t n)
 /* A checkpoint named where a config goes: eval and play read the config
    its metadata holds (never following an @include in it); the others say
    what to give instead. */
-static int load_checkpoint_config(const cli *c, const char *path, int readers, rl__registry *reg,
-                                  rl__config *cfg, rl__sbuf *errors)
+static int load_checkpoint_config(const cli *c, const char *path, int readers, rl__registry *reg, rl__config *cfg,
+                                  rl__sbuf *errors)
 {
     if (!readers) {
-        rl__sbuf_printf(errors, "%s is a checkpoint, not a config: 'rlhost run --resume OUT_DIR' continues its "
-                                "run, and 'rlhost eval %s' evaluates it\n", path, path);
+        rl__sbuf_printf(errors,
+                        "%s is a checkpoint, not a config: 'rlhost run --resume OUT_DIR' continues its "
+                        "run, and 'rlhost eval %s' evaluates it\n",
+                        path, path);
         return RL_ECONFIG;
     }
     return rl__source_checkpoint_config(cfg, path, c->overrides, c->n_overrides, reg, errors);
@@ -340,8 +345,8 @@ static int load_config(const cli *c, rl__registry *reg, rl__config *cfg)
     int readers = !strcmp(c->cmd, "eval") || !strcmp(c->cmd, "play");
     rl__run_paths src;
     int rc = !is_dir && rl__source_of(path, &src) == RL__SOURCE_CHECKPOINT
-                 ? load_checkpoint_config(c, path, readers, reg, cfg, &errors)
-                 : rl__config_load(cfg, path, c->overrides, c->n_overrides, reg, &errors);
+        ? load_checkpoint_config(c, path, readers, reg, cfg, &errors)
+        : rl__config_load(cfg, path, c->overrides, c->n_overrides, reg, &errors);
     if (rc != RL_OK) {
         fprintf(stderr, "%s", errors.data ? errors.data : "rlhost: out of memory\n");
         rl__sbuf_free(&errors);
@@ -353,8 +358,7 @@ static int load_config(const cli *c, rl__registry *reg, rl__config *cfg)
     const rl__plugin *used[2] = {cfg->env, cfg->algo};
     for (size_t i = 0; i < reg->n_plugins; i++)
         for (int k = 0; k < 2; k++)
-            if (used[k] && reg->plugins[i].shadowed_by &&
-                !strcmp(reg->plugins[i].shadowed_by->path, used[k]->path) &&
+            if (used[k] && reg->plugins[i].shadowed_by && !strcmp(reg->plugins[i].shadowed_by->path, used[k]->path) &&
                 !strcmp(reg->plugins[i].desc->name, used[k]->desc->name))
                 rl__log(RL_LOG_WARN, NULL, "plugin '%s' comes from %s, which shadows %s", used[k]->desc->name,
                         used[k]->path, reg->plugins[i].path);
@@ -371,8 +375,7 @@ static int check_plugins(const rl__config *c)
     rl__vecenv v;
     if (rl__vecenv_create(&v, c->env->desc, c->env_opts.vals, c->env_stages.vals,
                           (uint32_t)c->env_host.vals[RL__ENV_NUM_ENVS].i, 0, 1,
-                          (uint32_t)c->env_host_stages.vals[RL__ENVST_ACTION_REPEAT].i, err,
-                          sizeof err) != RL_OK) {
+                          (uint32_t)c->env_host_stages.vals[RL__ENVST_ACTION_REPEAT].i, err, sizeof err) != RL_OK) {
         rl__log(RL_LOG_ERROR, NULL, "%s", err);
         return RL_ECONFIG;
     }
@@ -380,8 +383,10 @@ static int check_plugins(const rl__config *c)
     char why[160];
     int rc = rl__replicas_open(&reps, c, &v.info, v.n, n_eval ? n_eval * v.agents : 1, 0,
                                (uint64_t)c->run.vals[RL__RUN_STEPS].i, NULL, why, sizeof why, err, sizeof err);
-    if (rc == RL_OK) rl__replicas_destroy(&reps);
-    else rl__log(RL_LOG_ERROR, NULL, "%s", err);
+    if (rc == RL_OK)
+        rl__replicas_destroy(&reps);
+    else
+        rl__log(RL_LOG_ERROR, NULL, "%s", err);
     rl__vecenv_destroy(&v);
     return rc == RL_OK || rc == RL_ENOMEM ? rc : RL_ECONFIG;
 }
@@ -393,8 +398,7 @@ static int run_or_check(cli *c, int check_only)
         return usage_error(help, "--resume takes the run's OUT_DIR instead of a CONFIG%s", "");
     if (c->resume && c->n_overrides < MAX_ARGS) /* the outputs stay where they are */
         c->overrides[c->n_overrides++] = (rl__override){"run.out_dir", c->resume};
-    if (!c->resume && c->n_positional != 1)
-        return usage_error(help, "%s needs exactly one CONFIG file", c->cmd);
+    if (!c->resume && c->n_positional != 1) return usage_error(help, "%s needs exactly one CONFIG file", c->cmd);
     rl__registry reg = {0};
     rl__config cfg;
     int rc = load_config(c, &reg, &cfg);
@@ -437,8 +441,8 @@ static int cmd_list(cli *c)
         for (size_t i = 0; i < reg.n_plugins; i++) {
             const rl__plugin *p = &reg.plugins[i];
             if ((int)p->desc->kind != kind) continue;
-            printf("%-5s %-16s %-8s %s\n", rl__kind_name(p->desc->kind), p->desc->name,
-                   p->desc->version, p->desc->description);
+            printf("%-5s %-16s %-8s %s\n", rl__kind_name(p->desc->kind), p->desc->name, p->desc->version,
+                   p->desc->description);
             printf("%-31s %s%s%s%s\n", "", p->path, p->shadowed_by ? "  (shadowed by " : "",
                    p->shadowed_by ? p->shadowed_by->path : "", p->shadowed_by ? ")" : "");
         }
@@ -452,8 +456,7 @@ static int cmd_list(cli *c)
     return 0;
 }
 
-static void print_defs(const char *title, const char *prefix, const rl_option_def *defs,
-                       uint32_t n)
+static void print_defs(const char *title, const char *prefix, const rl_option_def *defs, uint32_t n)
 {
     if (!n) return;
     printf("%s\n", title);
@@ -532,11 +535,11 @@ static int cmd_bench(cli *c)
     warn_refusals(&reg);
     int rc;
     if (c->n_positional == 2)
-        rc = rl__bench_env(&reg, c->positional[1], c->overrides, c->n_overrides,
-                           c->steps ? c->steps : 10000000ull, c->repeat ? c->repeat : 3, c->json);
+        rc = rl__bench_env(&reg, c->positional[1], c->overrides, c->n_overrides, c->steps ? c->steps : 10000000ull,
+                           c->repeat ? c->repeat : 3, c->json);
     else
-        rc = rl__bench_config(&reg, c->positional[0], c->overrides, c->n_overrides, c->stages, c->n_stages,
-                              c->steps, c->repeat ? c->repeat : 3, c->busy, c->json);
+        rc = rl__bench_config(&reg, c->positional[0], c->overrides, c->n_overrides, c->stages, c->n_stages, c->steps,
+                              c->repeat ? c->repeat : 3, c->busy, c->json);
     rl__registry_destroy(&reg);
     return rc;
 }
@@ -569,7 +572,10 @@ static int play_or_eval(cli *c, int play)
         const char *ck = checkpoint_for(c, buf, prev, sizeof buf);
         uint32_t episodes = c->episodes ? c->episodes : (uint32_t)cfg.run.vals[RL__RUN_EVAL_EPISODES].i;
         if (play)
-            rc = rl__play(&cfg, ck, prev[0] ? prev : NULL, c->episodes ? c->episodes : c->follow ? 0 : 1,
+            rc = rl__play(&cfg, ck, prev[0] ? prev : NULL,
+                          c->episodes     ? c->episodes
+                              : c->follow ? 0
+                                          : 1,
                           c->fps > 0 ? c->fps : 10.0, c->follow);
         else
             rc = rl__eval_command(&cfg, ck, prev[0] ? prev : NULL, episodes ? episodes : 20, c->json, c->trace);
@@ -611,9 +617,9 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
-    {"run", run_help, 1, cmd_run},      {"check", check_help, 1, cmd_check}, {"list", list_help, 0, cmd_list},
-    {"info", info_help, 0, cmd_info},   {"bench", bench_help, 1, cmd_bench}, {"play", play_help, 1, cmd_play},
-    {"eval", eval_help, 1, cmd_eval},   {"plot", plot_help, 0, cmd_plot},
+    {"run", run_help, 1, cmd_run},    {"check", check_help, 1, cmd_check}, {"list", list_help, 0, cmd_list},
+    {"info", info_help, 0, cmd_info}, {"bench", bench_help, 1, cmd_bench}, {"play", play_help, 1, cmd_play},
+    {"eval", eval_help, 1, cmd_eval}, {"plot", plot_help, 0, cmd_plot},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
@@ -621,8 +627,7 @@ static int print_version(void)
 {
     printf("rlhost %s (plugin ABI %d.%d)\n", RLHOST_VERSION, RL_ABI_MAJOR, RL_ABI_MINOR);
     if (rl__world_mpi())
-        printf("MPI: %s (mpirun -np N rlhost run CONFIG trains N ranks x run.replicas replicas)\n",
-               rl__world_mpi());
+        printf("MPI: %s (mpirun -np N rlhost run CONFIG trains N ranks x run.replicas replicas)\n", rl__world_mpi());
     else
         printf("MPI: not built (meson setup -Dmpi=enabled with libopenmpi-dev)\n");
 #ifdef RLHOST_MUJOCO_VERSION

@@ -46,7 +46,7 @@ static int file_id_of(const char *path, file_id *id)
 static int same_file(const file_id *a, const file_id *b)
 {
     return a->dev == b->dev && a->ino == b->ino && a->size == b->size && a->mtime.tv_sec == b->mtime.tv_sec &&
-           a->mtime.tv_nsec == b->mtime.tv_nsec;
+        a->mtime.tv_nsec == b->mtime.tv_nsec;
 }
 
 static volatile sig_atomic_t g_play_stop;
@@ -78,11 +78,9 @@ static int open_env(game *g, char *err, size_t errlen)
     if (rl__vecenv_create(&g->v, c->env->desc, rl__env_eval_opts(c), c->env_stages.vals, 1, seed, 1, repeat, err,
                           errlen) != RL_OK)
         return -1;
-    const rl_env_render_ext *r = g->v.vt->get_extension ? g->v.vt->get_extension(g->v.env, RL_EXT_ENV_RENDER)
-                                                        : NULL;
+    const rl_env_render_ext *r = g->v.vt->get_extension ? g->v.vt->get_extension(g->v.env, RL_EXT_ENV_RENDER) : NULL;
     if (!r || r->struct_size < sizeof *r || !r->render) {
-        snprintf(err, errlen, "env '%s' cannot draw itself (no %s capability)", c->env->desc->name,
-                 RL_EXT_ENV_RENDER);
+        snprintf(err, errlen, "env '%s' cannot draw itself (no %s capability)", c->env->desc->name, RL_EXT_ENV_RENDER);
         rl__vecenv_destroy(&g->v);
         return -1;
     }
@@ -167,11 +165,14 @@ static int play_loop(game *g, uint32_t episodes, double fps)
     return exit_code;
 }
 
-int rl__play(const rl__config *c, const char *ckpt, const char *prev, uint32_t episodes, double fps,
-             int follow)
+int rl__play(const rl__config *c, const char *ckpt, const char *prev, uint32_t episodes, double fps, int follow)
 {
     char err[RL_ERR_MAX] = "";
-    game g = {.c = c, .avt = c->algo->desc->vtable, .ckpt = ckpt, .prev = prev, .follow = follow,
+    game g = {.c = c,
+              .avt = c->algo->desc->vtable,
+              .ckpt = ckpt,
+              .prev = prev,
+              .follow = follow,
               .tty = isatty(STDOUT_FILENO)};
     if (open_env(&g, err, sizeof err) != 0) {
         rl__log(RL_LOG_ERROR, NULL, "%s", err);

@@ -10,7 +10,6 @@
 /* follow: watch a training run learn.  Before each episode the newest
    checkpoint is loaded when the run has written one since (episodes 0 =
    until interrupted); the first is waited for when there is none yet. */
-int rl__play(const rl__config *c, const char *ckpt, const char *prev, uint32_t episodes, double fps,
-             int follow);
+int rl__play(const rl__config *c, const char *ckpt, const char *prev, uint32_t episodes, double fps, int follow);
 
 #endif

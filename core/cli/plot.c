@@ -79,8 +79,8 @@ static FILE *open_regular(const char *path, char *err, size_t errlen, const char
 
 /* dir/file opened past its header, with the columns of names[0 .. n) in
    cols; NULL and a sentence in err when it cannot be read or lacks one. */
-static FILE *open_csv(const char *dir, const char *file, const char *hint, const char *const *names, int *cols,
-                      int n, char *path, size_t pathlen, char *err, size_t errlen)
+static FILE *open_csv(const char *dir, const char *file, const char *hint, const char *const *names, int *cols, int n,
+                      char *path, size_t pathlen, char *err, size_t errlen)
 {
     char line[8192], hdr[8192];
     snprintf(path, pathlen, "%s/%s", dir, file);
@@ -107,8 +107,7 @@ static int load(series *s, const char *dir, char *err, size_t errlen)
     char path[4200], line[8192];
     static const char *const names[] = {"step", "return_mean", "sps"};
     int c[3];
-    FILE *f = open_csv(dir, "metrics.csv", " (is it a run directory?)", names, c, 3, path, sizeof path, err,
-                       errlen);
+    FILE *f = open_csv(dir, "metrics.csv", " (is it a run directory?)", names, c, 3, path, sizeof path, err, errlen);
     if (!f) return -1;
     const int cs = c[0], cr = c[1], cp = c[2];
     s->step = malloc(MAX_ROWS * sizeof(double));
@@ -162,8 +161,8 @@ static int load_episodes(series *s, const char *dir, const char *name, char *err
     char path[4200], line[8192];
     const char *const names[] = {"step", name};
     int c[2];
-    FILE *f = open_csv(dir, "episodes.csv", " (a run written before rlhost kept episodes.csv has none)", names, c,
-                       2, path, sizeof path, err, errlen);
+    FILE *f = open_csv(dir, "episodes.csv", " (a run written before rlhost kept episodes.csv has none)", names, c, 2,
+                       path, sizeof path, err, errlen);
     if (!f) return -1;
     const int cs = c[0], cv = c[1];
     size_t cap = 0;
@@ -241,7 +240,7 @@ static double nice_step(double span, int n)
 }
 
 typedef struct panel {
-    double x0, y0, w, h;       /* pixels */
+    double x0, y0, w, h; /* pixels */
     double xmin, xmax, ymin, ymax;
 } panel;
 
@@ -259,39 +258,44 @@ static void fmt_num(char *b, size_t n, double v)
 {
     double a = fabs(v);
     if (a < 1e-9) v = 0, a = 0; /* no "-0" from rounding */
-    if (a >= 1e6) snprintf(b, n, "%gM", v / 1e6);
-    else if (a >= 1e4) snprintf(b, n, "%gk", v / 1e3);
-    else snprintf(b, n, "%g", v);
+    if (a >= 1e6)
+        snprintf(b, n, "%gM", v / 1e6);
+    else if (a >= 1e4)
+        snprintf(b, n, "%gk", v / 1e3);
+    else
+        snprintf(b, n, "%g", v);
 }
 
 static void axes(rl__sbuf *o, const panel *p, const char *xlabel, const char *ylabel)
 {
-    rl__sbuf_printf(o, "<rect x='%.1f' y='%.1f' width='%.1f' height='%.1f' fill='none' stroke='#444'/>\n",
-                    p->x0, p->y0, p->w, p->h);
+    rl__sbuf_printf(o, "<rect x='%.1f' y='%.1f' width='%.1f' height='%.1f' fill='none' stroke='#444'/>\n", p->x0, p->y0,
+                    p->w, p->h);
     char b[32];
     double st = nice_step(p->xmax - p->xmin, 6);
     for (double x = ceil(p->xmin / st) * st; x <= p->xmax + 1e-9; x += st) {
         fmt_num(b, sizeof b, x);
-        rl__sbuf_printf(o, "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='#ddd'/>"
-                           "<text x='%.1f' y='%.1f' font-size='11' text-anchor='middle'>%s</text>\n",
+        rl__sbuf_printf(o,
+                        "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='#ddd'/>"
+                        "<text x='%.1f' y='%.1f' font-size='11' text-anchor='middle'>%s</text>\n",
                         px(p, x), p->y0, px(p, x), p->y0 + p->h, px(p, x), p->y0 + p->h + 14, b);
     }
     st = nice_step(p->ymax - p->ymin, 5);
     for (double y = ceil(p->ymin / st) * st; y <= p->ymax + 1e-9; y += st) {
         fmt_num(b, sizeof b, y);
-        rl__sbuf_printf(o, "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='#ddd'/>"
-                           "<text x='%.1f' y='%.1f' font-size='11' text-anchor='end'>%s</text>\n",
+        rl__sbuf_printf(o,
+                        "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='#ddd'/>"
+                        "<text x='%.1f' y='%.1f' font-size='11' text-anchor='end'>%s</text>\n",
                         p->x0, py(p, y), p->x0 + p->w, py(p, y), p->x0 - 6, py(p, y) + 4, b);
     }
-    rl__sbuf_printf(o, "<text x='%.1f' y='%.1f' font-size='12' text-anchor='middle'>%s</text>\n",
-                    p->x0 + p->w / 2, p->y0 + p->h + 32, xlabel);
-    rl__sbuf_printf(o, "<text x='%.1f' y='%.1f' font-size='12' text-anchor='middle' "
-                       "transform='rotate(-90 %.1f %.1f)'>%s</text>\n",
+    rl__sbuf_printf(o, "<text x='%.1f' y='%.1f' font-size='12' text-anchor='middle'>%s</text>\n", p->x0 + p->w / 2,
+                    p->y0 + p->h + 32, xlabel);
+    rl__sbuf_printf(o,
+                    "<text x='%.1f' y='%.1f' font-size='12' text-anchor='middle' "
+                    "transform='rotate(-90 %.1f %.1f)'>%s</text>\n",
                     p->x0 - 48, p->y0 + p->h / 2, p->x0 - 48, p->y0 + p->h / 2, ylabel);
 }
 
-static void polyline(rl__sbuf *o, const panel *p, const double *x, const double *y, size_t n,
-                     const char *style)
+static void polyline(rl__sbuf *o, const panel *p, const double *x, const double *y, size_t n, const char *style)
 {
     rl__sbuf_printf(o, "<path fill='none' %s d='", style);
     int pen = 0;
@@ -388,9 +392,10 @@ static void draw(rl__sbuf *o, const curves *c, const series *s, size_t n_dirs, c
 {
     const panel *top = &c->top, *bot = &c->bot;
     const size_t n = c->n;
-    rl__sbuf_printf(o, "<?xml version='1.0' encoding='UTF-8'?>\n<svg xmlns='http://www.w3.org/2000/svg' "
-                       "width='800' height='600' viewBox='0 0 800 600' font-family='sans-serif'>\n"
-                       "<rect width='800' height='600' fill='white'/>\n");
+    rl__sbuf_printf(o,
+                    "<?xml version='1.0' encoding='UTF-8'?>\n<svg xmlns='http://www.w3.org/2000/svg' "
+                    "width='800' height='600' viewBox='0 0 800 600' font-family='sans-serif'>\n"
+                    "<rect width='800' height='600' fill='white'/>\n");
     rl__sbuf_printf(o, "<text x='400' y='28' font-size='16' text-anchor='middle'>");
     if (n_dirs > 1) rl__sbuf_printf(o, "learning curves, %zu runs (first: ", n_dirs);
     rl__sbuf_xml_str(o, s[0].label); /* folder and plugin names are anybody's text */
@@ -424,13 +429,19 @@ static void draw(rl__sbuf *o, const curves *c, const series *s, size_t n_dirs, c
     axes(o, bot, "environment steps", "steps/s");
     polyline(o, bot, s[0].step, c->msps, s[0].n, "stroke='#d62728' stroke-width='2'");
     /* legend */
-    rl__sbuf_printf(o, "<g font-size='12'><line x1='560' y1='306' x2='590' y2='306' stroke='#1f77b4' stroke-width='2.5'/>"
-                       "<text x='596' y='310'>%s</text>\n", n_dirs > 1 ? "mean over runs" : col ? col : "return");
+    rl__sbuf_printf(o,
+                    "<g font-size='12'><line x1='560' y1='306' x2='590' y2='306' stroke='#1f77b4' stroke-width='2.5'/>"
+                    "<text x='596' y='310'>%s</text>\n",
+                    n_dirs > 1 ? "mean over runs"
+                        : col  ? col
+                               : "return");
     if (n_dirs > 1)
-        rl__sbuf_puts(o, "<rect x='560' y='316' width='30' height='10' fill='#1f77b4' fill-opacity='0.2'/>"
-                         "<text x='596' y='326'>min-max over runs</text>\n");
-    rl__sbuf_puts(o, "<line x1='560' y1='536' x2='590' y2='536' stroke='#d62728' stroke-width='2'/>"
-                     "<text x='596' y='540'>steps/s</text></g>\n</svg>\n");
+        rl__sbuf_puts(o,
+                      "<rect x='560' y='316' width='30' height='10' fill='#1f77b4' fill-opacity='0.2'/>"
+                      "<text x='596' y='326'>min-max over runs</text>\n");
+    rl__sbuf_puts(o,
+                  "<line x1='560' y1='536' x2='590' y2='536' stroke='#d62728' stroke-width='2'/>"
+                  "<text x='596' y='540'>steps/s</text></g>\n</svg>\n");
 }
 
 int rl__plot(const char *const *dirs, size_t n_dirs, const char *out_path, const rl__plot_opts *opts)

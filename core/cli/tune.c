@@ -40,9 +40,9 @@
 #define MAX_ENTRIES 128
 
 typedef struct space {
-    const char *config;                 /* the config every trial starts from */
-    rl__override set[MAX_SET + 1];      /* its --set, plus one slot to try a value */
-    char *set_text[MAX_SET];            /* the copies they point into */
+    const char *config;            /* the config every trial starts from */
+    rl__override set[MAX_SET + 1]; /* its --set, plus one slot to try a value */
+    char *set_text[MAX_SET];       /* the copies they point into */
     size_t n_set;
     const char *const *plugin_paths;
     size_t n_paths;
@@ -50,7 +50,7 @@ typedef struct space {
     rl__config base;
     rl__cfg_text src; /* the space's text, for file:line */
     const char *origin;
-    char keys[MAX_ENTRIES][256];        /* entries so far: a `when` names one of them */
+    char keys[MAX_ENTRIES][256]; /* entries so far: a `when` names one of them */
     size_t n_keys;
     rl__sbuf json;
     int failed;
@@ -87,11 +87,21 @@ static void problem(space *sp, const config_setting_t *s, const char *key, const
 static int setting_text(const config_setting_t *s, rl__sbuf *b)
 {
     switch (config_setting_type(s)) {
-    case CONFIG_TYPE_INT: rl__sbuf_printf(b, "%d", config_setting_get_int(s)); return 0;
-    case CONFIG_TYPE_INT64: rl__sbuf_printf(b, "%lldL", config_setting_get_int64(s)); return 0;
-    case CONFIG_TYPE_FLOAT: rl__sbuf_double(b, config_setting_get_float(s), 0); return 0;
-    case CONFIG_TYPE_BOOL: rl__sbuf_puts(b, config_setting_get_bool(s) ? "true" : "false"); return 0;
-    case CONFIG_TYPE_STRING: rl__sbuf_cfg_str(b, config_setting_get_string(s)); return 0;
+    case CONFIG_TYPE_INT:
+        rl__sbuf_printf(b, "%d", config_setting_get_int(s));
+        return 0;
+    case CONFIG_TYPE_INT64:
+        rl__sbuf_printf(b, "%lldL", config_setting_get_int64(s));
+        return 0;
+    case CONFIG_TYPE_FLOAT:
+        rl__sbuf_double(b, config_setting_get_float(s), 0);
+        return 0;
+    case CONFIG_TYPE_BOOL:
+        rl__sbuf_puts(b, config_setting_get_bool(s) ? "true" : "false");
+        return 0;
+    case CONFIG_TYPE_STRING:
+        rl__sbuf_cfg_str(b, config_setting_get_string(s));
+        return 0;
     case CONFIG_TYPE_ARRAY:
     case CONFIG_TYPE_LIST: {
         rl__sbuf_puts(b, "[");
@@ -102,14 +112,15 @@ static int setting_text(const config_setting_t *s, rl__sbuf *b)
         rl__sbuf_puts(b, "]");
         return 0;
     }
-    default: return -1;
+    default:
+        return -1;
     }
 }
 
 /* Does the config load with `--set key=text` on top of its own --set?  On
    no, says why, as the loader put it. */
-static int try_value_as(space *sp, const config_setting_t *at, const char *key, const char *label,
-                        const char *what, const char *text)
+static int try_value_as(space *sp, const config_setting_t *at, const char *key, const char *label, const char *what,
+                        const char *text)
 {
     sp->set[sp->n_set] = (rl__override){.key = key, .value = text};
     rl__sbuf errors = {0};
@@ -143,7 +154,7 @@ static int pair(const config_setting_t *v, double *lo, double *hi)
         const config_setting_t *e = config_setting_get_elem(v, (unsigned)i);
         if (!config_setting_is_number(e)) return -1;
         double x = config_setting_type(e) == CONFIG_TYPE_FLOAT ? config_setting_get_float(e)
-                                                                : (double)config_setting_get_int64(e);
+                                                               : (double)config_setting_get_int64(e);
         *(i ? hi : lo) = x;
     }
     return isfinite(*lo) && isfinite(*hi) ? 0 : -1;
@@ -166,8 +177,7 @@ static const char *const kinds[] = {"log_uniform", "uniform", "int", "choice"};
 
 /* The member of entry e that names its distribution (kinds[]), or NULL
    after a problem. */
-static const config_setting_t *distribution(space *sp, const config_setting_t *e, const char *key,
-                                            const char **kname)
+static const config_setting_t *distribution(space *sp, const config_setting_t *e, const char *key, const char **kname)
 {
     const config_setting_t *kind = NULL;
     for (int i = 0; i < config_setting_length(e); i++) {
@@ -213,11 +223,11 @@ static int read_log(space *sp, const config_setting_t *e, const char *key, const
    (each checked as a value of that key); -1 after a problem. */
 static int check_when(space *sp, const config_setting_t *when, const char *key)
 {
-    const config_setting_t *k0 = config_setting_is_aggregate(when) && config_setting_length(when) >= 2
-                                     ? config_setting_get_elem(when, 0)
-                                     : NULL;
+    const config_setting_t *k0 =
+        config_setting_is_aggregate(when) && config_setting_length(when) >= 2 ? config_setting_get_elem(when, 0) : NULL;
     if (!k0 || config_setting_type(k0) != CONFIG_TYPE_STRING) {
-        problem(sp, when, key, "when = (\"KEY\", VALUE, ...): a key of this space, then its values that enable this one");
+        problem(sp, when, key,
+                "when = (\"KEY\", VALUE, ...): a key of this space, then its values that enable this one");
         return -1;
     }
     const char *parent = config_setting_get_string(k0);
@@ -230,7 +240,7 @@ static int check_when(space *sp, const config_setting_t *when, const char *key)
     for (int i = 1; i < config_setting_length(when); i++) {
         rl__sbuf t = {0};
         int bad = setting_text(config_setting_get_elem(when, (unsigned)i), &t) ||
-                  try_value_as(sp, when, parent, key, "when value", t.data ? t.data : "");
+            try_value_as(sp, when, parent, key, "when value", t.data ? t.data : "");
         rl__sbuf_free(&t);
         if (bad) {
             if (!sp->failed) problem(sp, when, key, "a when value must be a number, bool, string or list");
@@ -341,8 +351,7 @@ static void entry(space *sp, const config_setting_t *e, const char *key)
     rl__sbuf_puts(j, ", \"base\": ");
     rl__sbuf_json_str(j, base.data ? base.data : "");
     rl__sbuf_free(&base);
-    if (!strcmp(kname, "choice") ? choice_json(sp, kind, key) : range_json(sp, kind, key, kname, log, def))
-        return;
+    if (!strcmp(kname, "choice") ? choice_json(sp, kind, key) : range_json(sp, kind, key, kname, log, def)) return;
     if (when) {
         rl__sbuf_puts(j, ", \"when\": {\"key\": ");
         rl__sbuf_json_str(j, config_setting_get_string(config_setting_get_elem(when, 0)));
@@ -364,7 +373,7 @@ static void group(space *sp, const config_setting_t *g, const char *prefix)
         int dist = 0; /* an option named optimizations would hold a distribution */
         for (size_t k = 0; k < 4; k++) dist |= config_setting_get_member(e, kinds[k]) != NULL;
         int opt_group = !strcmp(config_setting_name(e), "optimizations") && !strchr(prefix, '.') &&
-                        strcmp(prefix, "run") && config_setting_is_group(e) && !dist;
+            strcmp(prefix, "run") && config_setting_is_group(e) && !dist;
         if (opt_group)
             group(sp, e, key);
         else
@@ -485,8 +494,7 @@ static int resolve_space(space *sp, const char *space_file, rl__sbuf *out)
     }
     rl__sbuf_puts(out, "{\"source\": ");
     rl__sbuf_json_str(out, source);
-    rl__sbuf_printf(out, ", \"env\": \"%s\", \"algo\": \"%s\"", sp->base.env->desc->name,
-                    sp->base.algo->desc->name);
+    rl__sbuf_printf(out, ", \"env\": \"%s\", \"algo\": \"%s\"", sp->base.env->desc->name, sp->base.algo->desc->name);
     rl__json_u64(out, "steps", (unsigned long long)sp->base.run.vals[RL__RUN_STEPS].i);
     rl__json_u64(out, "seed", (unsigned long long)sp->base.run.vals[RL__RUN_SEED].i);
     rl__json_u64(out, "eval_interval", (unsigned long long)sp->base.run.vals[RL__RUN_EVAL_INTERVAL].i);
@@ -548,7 +556,8 @@ static int exec_driver(const char *module, int argc, char **argv, const char *sp
              tune ? " and Optuna" : "");
     snprintf(how, sizeof how,
              "in a checkout run scripts/pydeps.sh (it fills .venv, which rlhost uses); installed, pip install "
-             "rlhost%s; RLHOST_PYTHON names another interpreter", tune ? " optuna" : "");
+             "rlhost%s; RLHOST_PYTHON names another interpreter",
+             tune ? " optuna" : "");
     snprintf(boot, sizeof boot,
              "import sys\n"
              "try:\n"
@@ -621,8 +630,9 @@ int rl__cmd_tune(int argc, char **argv)
     sp->plugin_paths = paths;
     int rc = tune_args(sp, argc, argv, paths, &space_file, &help, &print);
     if (!rc && !help && (argc < 3 || argv[2][0] == '-')) {
-        fprintf(stderr, "rlhost: usage: rlhost tune CONFIG [--space FILE] [--trials N] [--jobs J] [--out DIR] ... "
-                        "(rlhost tune --help)\n");
+        fprintf(stderr,
+                "rlhost: usage: rlhost tune CONFIG [--space FILE] [--trials N] [--jobs J] [--out DIR] ... "
+                "(rlhost tune --help)\n");
         rc = EXIT_USAGE;
     }
     if (rc || help) {

@@ -40,14 +40,13 @@ float rl_categorical_entropy(const float *logp_row, uint32_t n)
     return h;
 }
 
-void rl_categorical_backward(float *dlogits, const float *logp, uint32_t n, int32_t action,
-                             float g_logp, float g_ent)
+void rl_categorical_backward(float *dlogits, const float *logp, uint32_t n, int32_t action, float g_logp, float g_ent)
 {
     rl_categorical_backward_h(dlogits, logp, n, action, g_logp, g_ent, rl_categorical_entropy(logp, n));
 }
 
-void rl_categorical_backward_h(float *dlogits, const float *logp, uint32_t n, int32_t action,
-                               float g_logp, float g_ent, float h)
+void rl_categorical_backward_h(float *dlogits, const float *logp, uint32_t n, int32_t action, float g_logp, float g_ent,
+                               float h)
 {
     for (uint32_t j = 0; j < n; j++) {
         float p = expf(logp[j]);
@@ -87,8 +86,8 @@ double rl_gauss_entropy(const float *log_std, uint32_t dim)
     return h;
 }
 
-void rl_gauss_logp_backward(float *dmu, float *dlog_std, const float *mu, const float *log_std,
-                            const float *a, uint32_t dim, float g)
+void rl_gauss_logp_backward(float *dmu, float *dlog_std, const float *mu, const float *log_std, const float *a,
+                            uint32_t dim, float g)
 {
     for (uint32_t k = 0; k < dim; k++) {
         float iv = expf(-2.0f * log_std[k]), d = a[k] - mu[k];
@@ -109,8 +108,8 @@ static float clamp(float x, float lo, float hi)
     return x < lo ? lo : x > hi ? hi : x;
 }
 
-double rl_squashed_gauss(float *a, const float *mu, const float *log_std, const float *eps, uint32_t dim,
-                         float lo, float hi)
+double rl_squashed_gauss(float *a, const float *mu, const float *log_std, const float *eps, uint32_t dim, float lo,
+                         float hi)
 {
     double lp = 0;
     for (uint32_t k = 0; k < dim; k++) {
@@ -122,9 +121,8 @@ double rl_squashed_gauss(float *a, const float *mu, const float *log_std, const 
     return lp;
 }
 
-void rl_squashed_gauss_backward(float *dmu, float *dlog_std, const float *log_std, const float *eps,
-                                const float *a, const float *da, uint32_t dim, float lo, float hi, float coef,
-                                double n)
+void rl_squashed_gauss_backward(float *dmu, float *dlog_std, const float *log_std, const float *eps, const float *a,
+                                const float *da, uint32_t dim, float lo, float hi, float coef, double n)
 {
     for (uint32_t k = 0; k < dim; k++) {
         float t = a[k], dt = da[k] + (float)(coef * 2.0 * t / (1.0 - (double)t * t + 1e-6) / n);
@@ -169,8 +167,7 @@ void rl_pdist_act(rl_pdist *d, const float *out, uint32_t B, rl_rng *rng, int32_
         act[b] = rng ? rl_categorical_sample(d->logp_all + b * n, d->n, rng) : rl_argmax(out + b * n, d->n);
 }
 
-double rl_pdist_logp(rl_pdist *d, const float *out, const int32_t *act, const float *box, uint32_t B,
-                     float *logp)
+double rl_pdist_logp(rl_pdist *d, const float *out, const int32_t *act, const float *box, uint32_t B, float *logp)
 {
     size_t n = d->n;
     if (d->box) {

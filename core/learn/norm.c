@@ -87,8 +87,7 @@ void rl_obs_norm_apply(const rl_obs_norm *n, float *x, uint32_t rows)
         }
 }
 
-int rl_obs_norm_state(rl_obs_norm *n, const rl_state_io *io, int load, const char *prefix, char *err,
-                      size_t errlen)
+int rl_obs_norm_state(rl_obs_norm *n, const rl_state_io *io, int load, const char *prefix, char *err, size_t errlen)
 {
     char name[3][96];
     static const char *const what[3] = {"count", "mean", "var"};
@@ -135,8 +134,8 @@ void rl_return_norm_destroy(rl_return_norm *r)
     memset(r, 0, sizeof *r);
 }
 
-void rl_return_norm_step(rl_return_norm *r, const float *rewards, const uint8_t *terminated,
-                         const uint8_t *truncated, float *out, const rl_replicas *rep)
+void rl_return_norm_step(rl_return_norm *r, const float *rewards, const uint8_t *terminated, const uint8_t *truncated,
+                         float *out, const rl_replicas *rep)
 {
     uint32_t N = r->envs;
     double bm = 0, bv = 0, n_b = (double)N * replicas_of(rep);

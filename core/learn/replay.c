@@ -19,8 +19,10 @@ int rl_replay_create(rl_replay *r, uint32_t capacity, uint32_t num_envs, const r
     r->obs = rl_calloc_aligned(capacity, r->row_bytes);
     r->next_obs = rl_calloc_aligned(capacity, r->row_bytes);
     r->action_dim = rl_env_info_action_kind(info) == RL_SPACE_BOX ? info->action_dim : 0;
-    if (r->action_dim) r->box_actions = rl_calloc_aligned((size_t)capacity * r->action_dim, sizeof(float));
-    else r->actions = rl_calloc_aligned(capacity, sizeof *r->actions);
+    if (r->action_dim)
+        r->box_actions = rl_calloc_aligned((size_t)capacity * r->action_dim, sizeof(float));
+    else
+        r->actions = rl_calloc_aligned(capacity, sizeof *r->actions);
     r->rewards = rl_calloc_aligned(capacity, sizeof *r->rewards);
     r->terminated = rl_calloc_aligned(capacity, 1);
     r->done = rl_calloc_aligned(capacity, 1);
@@ -60,8 +62,7 @@ uint32_t rl_replay_add(rl_replay *r, const rl_transition *t)
         uint32_t s = first + i;
         uint8_t done = t->terminated[i] | t->truncated[i];
         if (done) /* bootstrap from the episode's last observation, not the reset one */
-            memcpy(r->next_obs + s * r->row_bytes, (const uint8_t *)t->final_obs + i * r->row_bytes,
-                   r->row_bytes);
+            memcpy(r->next_obs + s * r->row_bytes, (const uint8_t *)t->final_obs + i * r->row_bytes, r->row_bytes);
         if (r->action_dim)
             memcpy(r->box_actions + (size_t)s * r->action_dim, t->box_actions + (size_t)i * r->action_dim,
                    r->action_dim * sizeof(float));
@@ -147,8 +148,10 @@ void rl_replay_sample(const rl_replay *r, rl_rng *rng, rl_replay_batch *b)
         uint32_t s = b->slots[j];
         rl_replay_obs_float(r, s, 0, b->obs + (size_t)j * D);
         rl_replay_obs_float(r, s, 1, b->next_obs + (size_t)j * D);
-        if (A) memcpy(b->box_actions + (size_t)j * A, r->box_actions + (size_t)s * A, A * sizeof(float));
-        else b->actions[j] = r->actions[s];
+        if (A)
+            memcpy(b->box_actions + (size_t)j * A, r->box_actions + (size_t)s * A, A * sizeof(float));
+        else
+            b->actions[j] = r->actions[s];
         b->rewards[j] = r->rewards[s];
         b->terminated[j] = r->terminated[s] ? 1.0f : 0.0f;
     }
@@ -169,12 +172,11 @@ int rl_replay_state(rl_replay *r, const rl_state_io *io, int load, uint32_t n_ac
         r->steps = 0;
         return RL_ENOENT;
     }
-    if (rc ||
-        (rc = rl_state_blob(io, load, "replay/", "next_obs", r->next_obs, cap * r->row_bytes, err, errlen)) ||
+    if (rc || (rc = rl_state_blob(io, load, "replay/", "next_obs", r->next_obs, cap * r->row_bytes, err, errlen)) ||
         (rc = r->action_dim
-                  ? rl_state_blob(io, load, "replay/", "box_actions", r->box_actions,
-                                  cap * r->action_dim * sizeof(float), err, errlen)
-                  : rl_state_blob(io, load, "replay/", "actions", r->actions, cap * sizeof *r->actions, err, errlen)) ||
+             ? rl_state_blob(io, load, "replay/", "box_actions", r->box_actions, cap * r->action_dim * sizeof(float),
+                             err, errlen)
+             : rl_state_blob(io, load, "replay/", "actions", r->actions, cap * sizeof *r->actions, err, errlen)) ||
         (rc = rl_state_blob(io, load, "replay/", "rewards", r->rewards, cap * sizeof *r->rewards, err, errlen)) ||
         (rc = rl_state_blob(io, load, "replay/", "terminated", r->terminated, cap, err, errlen)) ||
         (rc = rl_state_blob(io, load, "replay/", "done", r->done, cap, err, errlen)) ||

@@ -31,8 +31,8 @@ oom:
 void rl_rollout_destroy(rl_rollout *r)
 {
     if (!r) return;
-    void *all[] = {r->obs, r->actions, r->box_actions, r->logp, r->values, r->rewards, r->final_values,
-                   r->adv, r->ret, r->last_obs, r->terminated, r->truncated, r->start};
+    void *all[] = {r->obs, r->actions, r->box_actions, r->logp,       r->values,    r->rewards, r->final_values,
+                   r->adv, r->ret,     r->last_obs,    r->terminated, r->truncated, r->start};
     for (size_t k = 0; k < sizeof all / sizeof *all; k++) rl_free(all[k]);
     memset(r, 0, sizeof *r);
 }
@@ -60,8 +60,8 @@ int rl_rollout_observe(rl_rollout *r, const rl_transition *t, const float *rewar
 }
 
 void rl_gae(float *adv, float *ret, const float *rewards, const float *values, const uint8_t *terminated,
-            const uint8_t *truncated, const float *final_values, const float *last_values, uint32_t T,
-            uint32_t N, float gamma, float lambda)
+            const uint8_t *truncated, const float *final_values, const float *last_values, uint32_t T, uint32_t N,
+            float gamma, float lambda)
 {
     for (uint32_t i = 0; i < N; i++) {
         float gae = 0.0f;
@@ -85,8 +85,8 @@ void rl_gae(float *adv, float *ret, const float *rewards, const float *values, c
 
 void rl_rollout_gae(rl_rollout *r, const float *last_values, float gamma, float lambda)
 {
-    rl_gae(r->adv, r->ret, r->rewards, r->values, r->terminated, r->truncated, r->final_values, last_values,
-           r->steps, r->envs, gamma, lambda);
+    rl_gae(r->adv, r->ret, r->rewards, r->values, r->terminated, r->truncated, r->final_values, last_values, r->steps,
+           r->envs, gamma, lambda);
 }
 
 void rl_advantage_stats(const float *adv, size_t n, double *mean, double *std)
@@ -108,10 +108,16 @@ int rl_rollout_arrays_state(rl_rollout *r, const rl_state_io *io, int load, char
         size_t bytes;
     } blobs[] = {
         /* the float arrays first: load checks them finite */
-        {"obs", r->obs, TN * D * 4}, {"logp", r->logp, TN * 4}, {"values", r->values, TN * 4},
-        {"rewards", r->rewards, TN * 4}, {"final_values", r->final_values, TN * 4},
-        {"last_obs", r->last_obs, (size_t)r->envs * D * 4}, {"actions", r->actions, TN * 4},
-        {"terminated", r->terminated, TN}, {"truncated", r->truncated, TN}, {"start", r->start, TN},
+        {"obs", r->obs, TN * D * 4},
+        {"logp", r->logp, TN * 4},
+        {"values", r->values, TN * 4},
+        {"rewards", r->rewards, TN * 4},
+        {"final_values", r->final_values, TN * 4},
+        {"last_obs", r->last_obs, (size_t)r->envs * D * 4},
+        {"actions", r->actions, TN * 4},
+        {"terminated", r->terminated, TN},
+        {"truncated", r->truncated, TN},
+        {"start", r->start, TN},
     };
     int rc;
     for (size_t k = 0; k < sizeof blobs / sizeof *blobs; k++)
@@ -127,8 +133,7 @@ int rl_rollout_arrays_state(rl_rollout *r, const rl_state_io *io, int load, char
             return rc;
     }
     for (size_t k = 0; load && k < 6; k++)
-        if ((rc = rl_state_check_finite(blobs[k].name, blobs[k].data, blobs[k].bytes / 4, err, errlen)))
-            return rc;
+        if ((rc = rl_state_check_finite(blobs[k].name, blobs[k].data, blobs[k].bytes / 4, err, errlen))) return rc;
     return RL_OK;
 }
 

@@ -101,8 +101,7 @@ void rl__bias_grad(float *db, const float *d, uint32_t rows, uint32_t n)
     }
 }
 
-void rl__activation_bias_grad(rl_activation a, float *d, const float *y, uint32_t rows,
-                              size_t n, float *db)
+void rl__activation_bias_grad(rl_activation a, float *d, const float *y, uint32_t rows, size_t n, float *db)
 {
     for (uint32_t r = 0; r < rows; r++) {
         float *dr = d + (size_t)r * n;
@@ -137,8 +136,7 @@ void rl_activation_forward(rl_activation a, float *out, const float *in, size_t 
     }
 }
 
-void rl_activation_backward(rl_activation a, float *din, const float *dout, const float *out,
-                            size_t n)
+void rl_activation_backward(rl_activation a, float *din, const float *dout, const float *out, size_t n)
 {
     switch (a) {
     case RL_ACT_RELU:

@@ -12,10 +12,9 @@
    but the last chunk's patches again (docs/performance.md). */
 #define CHUNK_FLOATS (256u << 10)
 
-int rl_cnn_create(rl_cnn *n, rl_params *p, const char *prefix, uint32_t in_c, uint32_t in_h,
-                  uint32_t in_w, const uint32_t *channels, const uint32_t *kernels,
-                  const uint32_t *strides, const uint32_t *pads, uint32_t n_layers,
-                  uint32_t max_batch, char *err, size_t errlen)
+int rl_cnn_create(rl_cnn *n, rl_params *p, const char *prefix, uint32_t in_c, uint32_t in_h, uint32_t in_w,
+                  const uint32_t *channels, const uint32_t *kernels, const uint32_t *strides, const uint32_t *pads,
+                  uint32_t n_layers, uint32_t max_batch, char *err, size_t errlen)
 {
     memset(n, 0, sizeof *n);
     if (!n_layers || n_layers > RL_CNN_MAX_LAYERS || !max_batch || !in_c || !in_h || !in_w) {
@@ -34,8 +33,8 @@ int rl_cnn_create(rl_cnn *n, rl_params *p, const char *prefix, uint32_t in_c, ui
             return RL_EINVAL;
         }
         if (h + 2 * pd < k || w + 2 * pd < k) {
-            snprintf(err, errlen, "cnn layer %u: kernel %u does not fit its %ux%u input (padding %u)", l + 1,
-                     k, h, w, pd);
+            snprintf(err, errlen, "cnn layer %u: kernel %u does not fit its %ux%u input (padding %u)", l + 1, k, h, w,
+                     pd);
             return RL_EINVAL;
         }
         uint32_t oh = (h + 2 * pd - k) / s + 1, ow = (w + 2 * pd - k) / s + 1;
@@ -54,8 +53,8 @@ int rl_cnn_create(rl_cnn *n, rl_params *p, const char *prefix, uint32_t in_c, ui
     for (uint32_t l = 0; l < n_layers; l++) {
         char name[RL_PARAM_NAME_MAX];
         snprintf(name, sizeof name, "%s/conv%u", prefix, l);
-        int rc = rl_conv2d_create(&n->conv[l], p, name, c, h, w, channels[l], kernels[l], strides[l],
-                                  pads[l], n->chunk);
+        int rc =
+            rl_conv2d_create(&n->conv[l], p, name, c, h, w, channels[l], kernels[l], strides[l], pads[l], n->chunk);
         if (rc) {
             snprintf(err, errlen, "cnn layer %u: %s", l + 1, rl_strerror(rc));
             rl_cnn_destroy(n);
@@ -99,8 +98,8 @@ void rl_cnn_init(const rl_cnn *n, rl_params *p, rl_init_scheme scheme, rl_rng *r
 {
     for (uint32_t l = 0; l < n->n_layers; l++) {
         const rl_conv2d *c = &n->conv[l];
-        rl__init_layer(p->data + c->w_off, p->data + c->b_off, c->out_c, c->in_c * c->k * c->k, scheme,
-                       1.41421356f, rng);
+        rl__init_layer(p->data + c->w_off, p->data + c->b_off, c->out_c, c->in_c * c->k * c->k, scheme, 1.41421356f,
+                       rng);
     }
 }
 
@@ -151,8 +150,7 @@ const float *rl_cnn_infer(rl_cnn *n, const float *params, const float *x, uint32
     return n->acts[n->n_layers - 1];
 }
 
-void rl_cnn_backward(rl_cnn *n, const float *params, float *grad, const float *x,
-                     const float *dout, uint32_t B)
+void rl_cnn_backward(rl_cnn *n, const float *params, float *grad, const float *x, const float *dout, uint32_t B)
 {
     /* Last chunk first: its patches are still in the workspaces. */
     uint32_t n_chunks = (B + n->chunk - 1) / n->chunk;
@@ -164,8 +162,7 @@ void rl_cnn_backward(rl_cnn *n, const float *params, float *grad, const float *x
         for (uint32_t l = n->n_layers; l-- > 0;) {
             const float *out = n->acts[l] + (size_t)b0 * n->act_size[l];
             rl__activation_grad_inplace(RL_ACT_RELU, d, out, (size_t)m * n->act_size[l]);
-            const float *in = l ? n->acts[l - 1] + (size_t)b0 * n->act_size[l - 1]
-                                : x + (size_t)b0 * in_size(n);
+            const float *in = l ? n->acts[l - 1] + (size_t)b0 * n->act_size[l - 1] : x + (size_t)b0 * in_size(n);
             float *dx = l ? n->dscratch[(top - l + 1) & 1] : NULL;
             rl_conv2d_backward(&n->conv[l], params, grad, in, d, dx, m);
             d = dx;
@@ -180,11 +177,11 @@ int rl_cnn_ops(const rl_cnn *n, const char *prefix, char *buf, size_t cap)
     for (uint32_t l = 0; rc == 0 && l < n->n_layers; l++) {
         const rl_conv2d *c = &n->conv[l];
         rc = rl__append(buf, cap,
-                    "%s{\"op\":\"conv2d\",\"weight\":\"%s/conv%u.weight\",\"bias\":\"%s/conv%u.bias\","
-                    "\"in_c\":%u,\"in_h\":%u,\"in_w\":%u,\"out_c\":%u,\"kernel\":%u,\"stride\":%u,"
-                    "\"pad\":%u},{\"op\":\"relu\"}",
-                    l ? "," : "", prefix, l, prefix, l, c->in_c, c->in_h, c->in_w, c->out_c, c->k,
-                    c->stride, c->pad);
+                        "%s{\"op\":\"conv2d\",\"weight\":\"%s/conv%u.weight\",\"bias\":\"%s/conv%u.bias\","
+                        "\"in_c\":%u,\"in_h\":%u,\"in_w\":%u,\"out_c\":%u,\"kernel\":%u,\"stride\":%u,"
+                        "\"pad\":%u},{\"op\":\"relu\"}",
+                        l ? "," : "", prefix, l, prefix, l, c->in_c, c->in_h, c->in_w, c->out_c, c->k, c->stride,
+                        c->pad);
     }
     if (rc == 0) rc = rl__append(buf, cap, ",{\"op\":\"flatten\"}");
     return rc;
@@ -192,8 +189,7 @@ int rl_cnn_ops(const rl_cnn *n, const char *prefix, char *buf, size_t cap)
 
 const char *const rl_encoder_names[] = {"mlp", "cnn", NULL};
 
-int rl_cnn_spec_read(rl_cnn_spec *s, const rl_value *o, const rl_env_info *env, char *err,
-                     size_t errlen)
+int rl_cnn_spec_read(rl_cnn_spec *s, const rl_value *o, const rl_env_info *env, char *err, size_t errlen)
 {
     memset(s, 0, sizeof *s);
     s->enabled = o[0].i == 1;
@@ -228,9 +224,9 @@ int rl_cnn_spec_read(rl_cnn_spec *s, const rl_value *o, const rl_env_info *env, 
     return RL_OK;
 }
 
-int rl_cnn_create_spec(rl_cnn *n, rl_params *p, const char *prefix, const rl_cnn_spec *s,
-                       uint32_t max_batch, char *err, size_t errlen)
+int rl_cnn_create_spec(rl_cnn *n, rl_params *p, const char *prefix, const rl_cnn_spec *s, uint32_t max_batch, char *err,
+                       size_t errlen)
 {
-    return rl_cnn_create(n, p, prefix, s->in_c, s->in_h, s->in_w, s->channels, s->kernels,
-                         s->strides, s->pads, s->n_layers, max_batch, err, errlen);
+    return rl_cnn_create(n, p, prefix, s->in_c, s->in_h, s->in_w, s->channels, s->kernels, s->strides, s->pads,
+                         s->n_layers, max_batch, err, errlen);
 }

@@ -21,13 +21,11 @@ int rl__conv2d_gathers(uint32_t in_c, uint32_t ph, uint32_t pw)
     return rl__conv_gather_fits() && (size_t)in_c * ph * pw <= UINT32_MAX;
 }
 
-int rl_conv2d_create(rl_conv2d *c, rl_params *p, const char *prefix, uint32_t in_c, uint32_t in_h,
-                     uint32_t in_w, uint32_t out_c, uint32_t k, uint32_t stride, uint32_t pad,
-                     uint32_t max_batch)
+int rl_conv2d_create(rl_conv2d *c, rl_params *p, const char *prefix, uint32_t in_c, uint32_t in_h, uint32_t in_w,
+                     uint32_t out_c, uint32_t k, uint32_t stride, uint32_t pad, uint32_t max_batch)
 {
     memset(c, 0, sizeof *c);
-    if (!in_c || !in_h || !in_w || !out_c || !k || !stride || !max_batch || in_h + 2 * pad < k ||
-        in_w + 2 * pad < k)
+    if (!in_c || !in_h || !in_w || !out_c || !k || !stride || !max_batch || in_h + 2 * pad < k || in_w + 2 * pad < k)
         return RL_EINVAL;
     c->in_c = in_c, c->in_h = in_h, c->in_w = in_w, c->out_c = out_c;
     c->k = k, c->stride = stride, c->pad = pad, c->max_batch = max_batch;
@@ -107,10 +105,18 @@ static patch patch_at(const rl_conv2d *c, uint32_t oy, uint32_t ox)
 static inline void run_copy(float *restrict r, const float *restrict s, uint32_t k)
 {
     switch (k) {
-    case 8: memcpy(r, s, 8 * sizeof(float)); break;
-    case 4: memcpy(r, s, 4 * sizeof(float)); break;
-    case 3: memcpy(r, s, 3 * sizeof(float)); break;
-    default: memcpy(r, s, k * sizeof(float)); break;
+    case 8:
+        memcpy(r, s, 8 * sizeof(float));
+        break;
+    case 4:
+        memcpy(r, s, 4 * sizeof(float));
+        break;
+    case 3:
+        memcpy(r, s, 3 * sizeof(float));
+        break;
+    default:
+        memcpy(r, s, k * sizeof(float));
+        break;
     }
 }
 
@@ -139,10 +145,18 @@ static inline void add3_as4(float *restrict d, const float *restrict s)
 static inline void run_add(float *restrict d, const float *restrict s, uint32_t k)
 {
     switch (k) {
-    case 8: add4(d, s), add4(d + 4, s + 4); break;
-    case 4: add4(d, s); break;
-    case 3: for (int i = 0; i < 3; i++) d[i] += s[i]; break;
-    default: for (uint32_t i = 0; i < k; i++) d[i] += s[i]; break;
+    case 8:
+        add4(d, s), add4(d + 4, s + 4);
+        break;
+    case 4:
+        add4(d, s);
+        break;
+    case 3:
+        for (int i = 0; i < 3; i++) d[i] += s[i];
+        break;
+    default:
+        for (uint32_t i = 0; i < k; i++) d[i] += s[i];
+        break;
     }
 }
 
@@ -218,9 +232,20 @@ static void forward_gather(rl_conv2d *c, const float *params, const float *x, fl
 {
     const uint32_t K = c->in_c * c->k * c->k;
     const rl__conv_gather_args g = {
-        .x = padded(c, x, B), .wt = c->wt, .bias = params + c->b_off, .koff = c->koff, .y = y, .B = B,
-        .in_c = c->in_c, .in_h = c->in_h + 2 * c->pad, .in_w = c->in_w + 2 * c->pad, .out_c = c->out_c,
-        .out_h = c->out_h, .out_w = c->out_w, .stride = c->stride, .K = K,
+        .x = padded(c, x, B),
+        .wt = c->wt,
+        .bias = params + c->b_off,
+        .koff = c->koff,
+        .y = y,
+        .B = B,
+        .in_c = c->in_c,
+        .in_h = c->in_h + 2 * c->pad,
+        .in_w = c->in_w + 2 * c->pad,
+        .out_c = c->out_c,
+        .out_h = c->out_h,
+        .out_w = c->out_w,
+        .stride = c->stride,
+        .K = K,
     };
     rl__conv_gather(&g);
     /* the floor (rlhost bench --stage floor) replays it as the product it is */
@@ -244,8 +269,8 @@ void rl__conv2d_forward_packed(rl_conv2d *c, const float *params, const float *x
     im2col(c, x, B);
     c->cols_x = x, c->cols_b = B;
     /* yt[BP][out_c] = cols[BP][K] W^T */
-    rl__sgemm(0, 1, (uint32_t)BP, c->out_c, (uint32_t)K, c->cols, (uint32_t)K, params + c->w_off, (uint32_t)K,
-              0.0f, c->yt, c->out_c);
+    rl__sgemm(0, 1, (uint32_t)BP, c->out_c, (uint32_t)K, c->cols, (uint32_t)K, params + c->w_off, (uint32_t)K, 0.0f,
+              c->yt, c->out_c);
     const float *bias = params + c->b_off;
     for (uint32_t b = 0; b < B; b++)
         for (uint32_t oc = 0; oc < c->out_c; oc++) {
@@ -255,8 +280,8 @@ void rl__conv2d_forward_packed(rl_conv2d *c, const float *params, const float *x
         }
 }
 
-void rl_conv2d_backward(rl_conv2d *c, const float *params, float *grad, const float *x, const float *dy,
-                        float *dx, uint32_t B)
+void rl_conv2d_backward(rl_conv2d *c, const float *params, float *grad, const float *x, const float *dy, float *dx,
+                        uint32_t B)
 {
     size_t P = (size_t)c->out_h * c->out_w, BP = B * P, K = (size_t)c->in_c * c->k * c->k;
     const uint32_t ld = c->ldyt, out_c = c->out_c;
@@ -283,24 +308,34 @@ void rl_conv2d_backward(rl_conv2d *c, const float *params, float *grad, const fl
     /* dW[out_c][K] += dY^T cols */
     if (c->wt) {
         const rl__conv_gather_args g = {
-            .x = padded(c, x, B), .koff = c->koff, .dyt = c->yt, .moff = c->moff, .dw = grad + c->w_off,
-            .B = B, .in_c = c->in_c, .in_h = c->in_h + 2 * c->pad, .in_w = c->in_w + 2 * c->pad,
-            .out_c = c->out_c, .out_h = c->out_h, .out_w = c->out_w, .stride = c->stride,
-            .K = (uint32_t)K, .ld = ld,
+            .x = padded(c, x, B),
+            .koff = c->koff,
+            .dyt = c->yt,
+            .moff = c->moff,
+            .dw = grad + c->w_off,
+            .B = B,
+            .in_c = c->in_c,
+            .in_h = c->in_h + 2 * c->pad,
+            .in_w = c->in_w + 2 * c->pad,
+            .out_c = c->out_c,
+            .out_h = c->out_h,
+            .out_w = c->out_w,
+            .stride = c->stride,
+            .K = (uint32_t)K,
+            .ld = ld,
         };
         rl__conv_gather_dw(&g);
         rl__ledger_count(1, 0, c->out_c, (uint32_t)K, (uint32_t)BP); /* as the sgemm it replaces */
     } else {
         if (c->cols_x != x || c->cols_b != B) im2col(c, x, B); /* another forward ran since */
-        rl__sgemm(1, 0, c->out_c, (uint32_t)K, (uint32_t)BP, c->yt, ld, c->cols, (uint32_t)K, 1.0f,
-                  grad + c->w_off, (uint32_t)K);
+        rl__sgemm(1, 0, c->out_c, (uint32_t)K, (uint32_t)BP, c->yt, ld, c->cols, (uint32_t)K, 1.0f, grad + c->w_off,
+                  (uint32_t)K);
     }
     if (!dx) return;
     /* dcols[BP][K] = dY W, then scattered back into dx (col2im); fused.c's
        kernel stores the product without zeroing cols first */
     const rl__epilogue set = {.kind = RL__EPI_SET};
-    rl__fused_gemm(0, 0, (uint32_t)BP, (uint32_t)K, c->out_c, c->yt, ld, params + c->w_off, (uint32_t)K,
-                   c->cols, &set);
+    rl__fused_gemm(0, 0, (uint32_t)BP, (uint32_t)K, c->out_c, c->yt, ld, params + c->w_off, (uint32_t)K, c->cols, &set);
     c->cols_x = NULL; /* cols holds gradients now */
     const uint32_t k = c->k, in_c = c->in_c, in_h = c->in_h, in_w = c->in_w;
     const size_t plane = (size_t)in_h * in_w;

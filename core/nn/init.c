@@ -62,13 +62,11 @@ void rl_init_orthogonal(float *w, uint32_t out, uint32_t in, float gain, rl_rng 
     orthonormal_columns(a, rows, cols);
     for (uint32_t r = 0; r < out; r++)
         for (uint32_t c = 0; c < in; c++)
-            w[(size_t)r * in + c] =
-                gain * (float)(out >= in ? a[(size_t)c * rows + r] : a[(size_t)r * rows + c]);
+            w[(size_t)r * in + c] = gain * (float)(out >= in ? a[(size_t)c * rows + r] : a[(size_t)r * rows + c]);
     free(a);
 }
 
-void rl__init_layer(float *w, float *b, uint32_t out, uint32_t in, rl_init_scheme scheme, float gain,
-                    rl_rng *rng)
+void rl__init_layer(float *w, float *b, uint32_t out, uint32_t in, rl_init_scheme scheme, float gain, rl_rng *rng)
 {
     switch (scheme) {
     case RL_INIT_ORTHOGONAL:

@@ -6,13 +6,12 @@
 
 #include "nn_internal.h"
 
-void rl__linear_forward_act(float *out, const float *in, const float *w, const float *b,
-                            uint32_t batch, uint32_t in_dim, uint32_t out_dim, rl_activation act)
+void rl__linear_forward_act(float *out, const float *in, const float *w, const float *b, uint32_t batch,
+                            uint32_t in_dim, uint32_t out_dim, rl_activation act)
 {
     if (batch == 1) { /* gemv: OpenBLAS's sgemm setup dominates at one row */
         rl__ledger_count(0, 1, 1, out_dim, in_dim);
-        cblas_sgemv(CblasRowMajor, CblasNoTrans, (int)out_dim, (int)in_dim, 1.0f, w, (int)in_dim,
-                    in, 1, 0.0f, out, 1);
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, (int)out_dim, (int)in_dim, 1.0f, w, (int)in_dim, in, 1, 0.0f, out, 1);
         rl__bias_act(out, b, batch, out_dim, act);
         return;
     }
@@ -20,8 +19,8 @@ void rl__linear_forward_act(float *out, const float *in, const float *w, const f
     rl__fused_gemm(0, 1, batch, out_dim, in_dim, in, in_dim, w, in_dim, out, &e);
 }
 
-void rl_linear_forward(float *out, const float *in, const float *w, const float *b,
-                       uint32_t batch, uint32_t in_dim, uint32_t out_dim)
+void rl_linear_forward(float *out, const float *in, const float *w, const float *b, uint32_t batch, uint32_t in_dim,
+                       uint32_t out_dim)
 {
     rl__linear_forward_act(out, in, w, b, batch, in_dim, out_dim, RL_ACT_NONE);
 }
@@ -43,9 +42,8 @@ static inline float hsum8(v8f v)
 /* The dot products of nr (1..ROWS_PER_PASS) consecutive rows of x with
    four weight rows into s[4 r + j]: the rows share each weight load, and
    each row's sums run exactly as they would alone. */
-static inline __attribute__((always_inline)) void rows_by_four(const uint32_t nr, const float *x,
-                                                               const float *w0, uint32_t in_dim,
-                                                               float *s)
+static inline __attribute__((always_inline)) void rows_by_four(const uint32_t nr, const float *x, const float *w0,
+                                                               uint32_t in_dim, float *s)
 {
     const float *w1 = w0 + in_dim, *w2 = w1 + in_dim, *w3 = w2 + in_dim;
     uint32_t k8 = in_dim & ~7u;
@@ -67,8 +65,7 @@ static inline __attribute__((always_inline)) void rows_by_four(const uint32_t nr
 #ifdef HAVE_FMA8 /* the four hsum8 at once: the same additions in the same order */
             __m128 h[4];
             for (int j = 0; j < 4; j++)
-                h[j] = _mm_add_ps(_mm256_castps256_ps128((__m256)a[r][j]),
-                                  _mm256_extractf128_ps((__m256)a[r][j], 1));
+                h[j] = _mm_add_ps(_mm256_castps256_ps128((__m256)a[r][j]), _mm256_extractf128_ps((__m256)a[r][j], 1));
             float t[4];
             _mm_storeu_ps(t, _mm_hadd_ps(_mm_hadd_ps(h[0], h[1]), _mm_hadd_ps(h[2], h[3])));
             t0 = t[0], t1 = t[1], t2 = t[2], t3 = t[3];
@@ -86,8 +83,8 @@ static inline __attribute__((always_inline)) void rows_by_four(const uint32_t nr
     }
 }
 
-void rl_linear_forward_rowwise(float *out, const float *in, const float *w, const float *b,
-                               uint32_t batch, uint32_t in_dim, uint32_t out_dim)
+void rl_linear_forward_rowwise(float *out, const float *in, const float *w, const float *b, uint32_t batch,
+                               uint32_t in_dim, uint32_t out_dim)
 {
     uint32_t k8 = in_dim & ~7u;
     rl__ledger_count(0, 1, batch, out_dim, in_dim);
@@ -100,12 +97,20 @@ void rl_linear_forward_rowwise(float *out, const float *in, const float *w, cons
             float s[4 * ROWS_PER_PASS];
             const float *wo = w + (size_t)o * in_dim;
             switch (nr) { /* constant row counts: the accumulators stay in registers */
-            case ROWS_PER_PASS: rows_by_four(ROWS_PER_PASS, x, wo, in_dim, s); break;
+            case ROWS_PER_PASS:
+                rows_by_four(ROWS_PER_PASS, x, wo, in_dim, s);
+                break;
 #if ROWS_PER_PASS > 2
-            case 3: rows_by_four(3, x, wo, in_dim, s); break;
-            case 2: rows_by_four(2, x, wo, in_dim, s); break;
+            case 3:
+                rows_by_four(3, x, wo, in_dim, s);
+                break;
+            case 2:
+                rows_by_four(2, x, wo, in_dim, s);
+                break;
 #endif
-            default: rows_by_four(1, x, wo, in_dim, s); break;
+            default:
+                rows_by_four(1, x, wo, in_dim, s);
+                break;
             }
             for (uint32_t r2 = 0; r2 < nr; r2++)
                 for (uint32_t j = 0; j < 4; j++)
@@ -125,9 +130,8 @@ void rl_linear_forward_rowwise(float *out, const float *in, const float *w, cons
     }
 }
 
-void rl__linear_backward_epi(float *din, const rl__epilogue *din_epi, float *dw, float *db,
-                             const float *dout, const float *in, const float *w, uint32_t batch,
-                             uint32_t in_dim, uint32_t out_dim)
+void rl__linear_backward_epi(float *din, const rl__epilogue *din_epi, float *dw, float *db, const float *dout,
+                             const float *in, const float *w, uint32_t batch, uint32_t in_dim, uint32_t out_dim)
 {
     if (dw) {
         const rl__epilogue add = {.kind = RL__EPI_ADD};
@@ -137,8 +141,8 @@ void rl__linear_backward_epi(float *din, const rl__epilogue *din_epi, float *dw,
     if (din) rl__fused_gemm(0, 0, batch, in_dim, out_dim, dout, out_dim, w, in_dim, din, din_epi);
 }
 
-void rl_linear_backward(float *din, float *dw, float *db, const float *dout, const float *in,
-                        const float *w, uint32_t batch, uint32_t in_dim, uint32_t out_dim)
+void rl_linear_backward(float *din, float *dw, float *db, const float *dout, const float *in, const float *w,
+                        uint32_t batch, uint32_t in_dim, uint32_t out_dim)
 {
     const rl__epilogue add = {.kind = RL__EPI_ADD};
     rl__linear_backward_epi(din, &add, dw, db, dout, in, w, batch, in_dim, out_dim);

@@ -8,8 +8,8 @@
 
 #include "nn_internal.h"
 
-int rl_lstm_create(rl_lstm *l, rl_params *p, const char *prefix, uint32_t in_dim,
-                   uint32_t hidden, uint32_t max_batch, uint32_t max_steps)
+int rl_lstm_create(rl_lstm *l, rl_params *p, const char *prefix, uint32_t in_dim, uint32_t hidden, uint32_t max_batch,
+                   uint32_t max_steps)
 {
     memset(l, 0, sizeof *l);
     if (!in_dim || !hidden || !max_batch || !max_steps) return RL_EINVAL;
@@ -24,8 +24,7 @@ int rl_lstm_create(rl_lstm *l, rl_params *p, const char *prefix, uint32_t in_dim
     l->whh_off = rl_params_add(p, name, 4 * hidden, hidden);
     snprintf(name, sizeof name, "%s/bias", prefix);
     l->b_off = rl_params_add(p, name, 4 * hidden, 1);
-    if (l->wih_off == (size_t)-1 || l->whh_off == (size_t)-1 || l->b_off == (size_t)-1)
-        return RL_ENOMEM;
+    if (l->wih_off == (size_t)-1 || l->whh_off == (size_t)-1 || l->b_off == (size_t)-1) return RL_ENOMEM;
     size_t tb = (size_t)max_steps * max_batch, h = hidden;
     l->gates = rl_calloc_aligned(tb * 4 * h, sizeof(float));
     l->dgates = rl_calloc_aligned(tb * 4 * h, sizeof(float));
@@ -38,8 +37,8 @@ int rl_lstm_create(rl_lstm *l, rl_params *p, const char *prefix, uint32_t in_dim
     l->tanh_c = rl_calloc_aligned((size_t)max_batch * h, sizeof(float));
     l->whh_fwd = rl_calloc_aligned(rl__gemm_packed_size(hidden, 4 * hidden), sizeof(float));
     l->whh_bwd = rl_calloc_aligned(rl__gemm_packed_size(4 * hidden, hidden), sizeof(float));
-    if (!l->tanh_c || !l->whh_fwd || !l->whh_bwd || !l->gates || !l->dgates || !l->c ||
-        !l->h_in || !l->c_in || !l->dh || !l->dc || !l->resets) {
+    if (!l->tanh_c || !l->whh_fwd || !l->whh_bwd || !l->gates || !l->dgates || !l->c || !l->h_in || !l->c_in ||
+        !l->dh || !l->dc || !l->resets) {
         rl_lstm_destroy(l);
         return RL_ENOMEM;
     }
@@ -76,8 +75,7 @@ void rl_lstm_init(const rl_lstm *l, rl_params *p, rl_rng *rng)
 /* Nonlinearities and the cell update for one step of B rows.  pre holds the
    gate pre-activations and is overwritten with the activations; tc (at
    least H floats) is scratch for tanh(c). */
-static void cell(float *pre, const float *c_prev, float *c, float *h, float *tc, uint32_t batch,
-                 uint32_t hidden)
+static void cell(float *pre, const float *c_prev, float *c, float *h, float *tc, uint32_t batch, uint32_t hidden)
 {
     for (uint32_t r = 0; r < batch; r++) {
         float *g = pre + (size_t)r * 4 * hidden;
@@ -93,28 +91,25 @@ static void cell(float *pre, const float *c_prev, float *c, float *h, float *tc,
     }
 }
 
-void rl_lstm_step(const rl_lstm *l, const float *params, const float *x, float *h, float *c,
-                  float *gates, uint32_t batch)
+void rl_lstm_step(const rl_lstm *l, const float *params, const float *x, float *h, float *c, float *gates,
+                  uint32_t batch)
 {
     uint32_t hd = l->hidden;
     size_t g = (size_t)batch * 4 * hd;
     float *rec = gates + g;
-    rl_linear_forward_rowwise(gates, x, params + l->wih_off, params + l->b_off, batch, l->in_dim,
-                              4 * hd);
+    rl_linear_forward_rowwise(gates, x, params + l->wih_off, params + l->b_off, batch, l->in_dim, 4 * hd);
     rl_linear_forward_rowwise(rec, h, params + l->whh_off, NULL, batch, hd, 4 * hd);
     for (size_t k = 0; k < g; k++) gates[k] += rec[k];
     cell(gates, c, c, h, rec, batch, hd); /* rec is free again: tanh(c) scratch */
 }
 
-void rl_lstm_forward(rl_lstm *l, const float *params, const float *x, const float *h0,
-                     const float *c0, const uint8_t *reset, float *h_out, float *h_last,
-                     float *c_last, uint32_t steps, uint32_t batch)
+void rl_lstm_forward(rl_lstm *l, const float *params, const float *x, const float *h0, const float *c0,
+                     const uint8_t *reset, float *h_out, float *h_last, float *c_last, uint32_t steps, uint32_t batch)
 {
     uint32_t hd = l->hidden;
     size_t bh = (size_t)batch * hd, bg = (size_t)batch * 4 * hd;
     /* Input projections for all steps at once. */
-    rl_linear_forward(l->gates, x, params + l->wih_off, params + l->b_off, steps * batch,
-                      l->in_dim, 4 * hd);
+    rl_linear_forward(l->gates, x, params + l->wih_off, params + l->b_off, steps * batch, l->in_dim, 4 * hd);
     if (reset)
         memcpy(l->resets, reset, (size_t)steps * batch);
     else
@@ -137,13 +132,13 @@ void rl_lstm_forward(rl_lstm *l, const float *params, const float *x, const floa
     if (c_last) memmove(c_last, l->c + (steps - 1) * bh, bh * sizeof(float));
 }
 
-void rl_lstm_backward(rl_lstm *l, const float *params, float *grad, const float *x,
-                      const float *dh_out, float *dx, uint32_t steps, uint32_t batch)
+void rl_lstm_backward(rl_lstm *l, const float *params, float *grad, const float *x, const float *dh_out, float *dx,
+                      uint32_t steps, uint32_t batch)
 {
     uint32_t hd = l->hidden;
     size_t bh = (size_t)batch * hd, bg = (size_t)batch * 4 * hd;
     rl__gemm_pack(l->whh_bwd, params + l->whh_off, hd, 0, 4 * hd, hd); /* W_hh */
-    memset(l->dh, 0, bh * sizeof(float)); /* gradient flowing into step t from t+1 */
+    memset(l->dh, 0, bh * sizeof(float));                              /* gradient flowing into step t from t+1 */
     memset(l->dc, 0, bh * sizeof(float));
     for (uint32_t t = steps; t-- > 0;) {
         const float *g = l->gates + t * bg, *cin = l->c_in + t * bh;
@@ -179,8 +174,7 @@ void rl_lstm_backward(rl_lstm *l, const float *params, float *grad, const float 
     int tb = (int)(steps * batch);
     /* dW_hh += dgates^T h_in, dW_ih += dgates^T x, db, dx: one call each over all steps. */
     const rl__epilogue add = {.kind = RL__EPI_ADD};
-    rl__fused_gemm(1, 0, 4 * hd, hd, (uint32_t)tb, l->dgates, 4 * hd, l->h_in, hd,
-                   grad + l->whh_off, &add);
-    rl__linear_backward_epi(dx, &add, grad + l->wih_off, grad + l->b_off, l->dgates, x,
-                            params + l->wih_off, (uint32_t)tb, l->in_dim, 4 * hd);
+    rl__fused_gemm(1, 0, 4 * hd, hd, (uint32_t)tb, l->dgates, 4 * hd, l->h_in, hd, grad + l->whh_off, &add);
+    rl__linear_backward_epi(dx, &add, grad + l->wih_off, grad + l->b_off, l->dgates, x, params + l->wih_off,
+                            (uint32_t)tb, l->in_dim, 4 * hd);
 }

@@ -26,9 +26,10 @@ int rl_mlp_ops(const rl_mlp *m, const char *prefix, char *buf, size_t cap)
     size_t len = strlen(buf);
     int rc = len && buf[len - 1] == '}' ? rl__append(buf, cap, ",") : 0;
     for (uint32_t l = 0; rc == 0 && l < m->n_layers; l++) {
-        rc = rl__append(buf, cap, "%s{\"op\":\"linear\",\"weight\":\"%s/layer%u.weight\",\"bias\":\"%s/layer%u.bias\","
-                              "\"in\":%u,\"out\":%u}",
-                    l ? "," : "", prefix, l, prefix, l, m->dims[l], m->dims[l + 1]);
+        rc = rl__append(buf, cap,
+                        "%s{\"op\":\"linear\",\"weight\":\"%s/layer%u.weight\",\"bias\":\"%s/layer%u.bias\","
+                        "\"in\":%u,\"out\":%u}",
+                        l ? "," : "", prefix, l, prefix, l, m->dims[l], m->dims[l + 1]);
         if (rc == 0 && l + 1 < m->n_layers && m->act != RL_ACT_NONE)
             rc = rl__append(buf, cap, ",{\"op\":\"%s\"}", rl_activation_name(m->act));
     }
@@ -43,9 +44,8 @@ int rl_mean_op(char *buf, size_t cap, uint32_t rows, uint32_t cols, uint32_t axi
                       len && buf[len - 1] == '}' ? "," : "", rows, cols, axis);
 }
 
-int rl_mlp_create(rl_mlp *m, rl_params *p, const char *prefix, uint32_t in_dim,
-                  const uint32_t *hidden, uint32_t n_hidden, uint32_t out_dim,
-                  rl_activation act, uint32_t max_batch)
+int rl_mlp_create(rl_mlp *m, rl_params *p, const char *prefix, uint32_t in_dim, const uint32_t *hidden,
+                  uint32_t n_hidden, uint32_t out_dim, rl_activation act, uint32_t max_batch)
 {
     memset(m, 0, sizeof *m);
     if (n_hidden + 1 > RL_MLP_MAX_LAYERS || !in_dim || !out_dim || !max_batch) return RL_EINVAL;
@@ -85,8 +85,7 @@ void rl_mlp_destroy(rl_mlp *m)
     m->acts = m->dacts = NULL;
 }
 
-void rl_mlp_init(const rl_mlp *m, rl_params *p, rl_init_scheme scheme, float out_gain,
-                 rl_rng *rng)
+void rl_mlp_init(const rl_mlp *m, rl_params *p, rl_init_scheme scheme, float out_gain, rl_rng *rng)
 {
     for (uint32_t l = 0; l < m->n_layers; l++) {
         int last = l + 1 == m->n_layers;
@@ -100,8 +99,8 @@ const float *rl_mlp_forward(rl_mlp *m, const float *params, const float *in, uin
     const float *x = in;
     for (uint32_t l = 0; l < m->n_layers; l++) {
         float *out = m->acts + m->act_off[l];
-        rl__linear_forward_act(out, x, params + m->w_off[l], params + m->b_off[l], batch, m->dims[l],
-                               m->dims[l + 1], l + 1 < m->n_layers ? m->act : RL_ACT_NONE);
+        rl__linear_forward_act(out, x, params + m->w_off[l], params + m->b_off[l], batch, m->dims[l], m->dims[l + 1],
+                               l + 1 < m->n_layers ? m->act : RL_ACT_NONE);
         x = out;
     }
     return x;
@@ -112,17 +111,16 @@ const float *rl_mlp_infer(rl_mlp *m, const float *params, const float *in, uint3
     const float *x = in;
     for (uint32_t l = 0; l < m->n_layers; l++) {
         float *out = m->acts + m->act_off[l];
-        rl_linear_forward_rowwise(out, x, params + m->w_off[l], params + m->b_off[l], batch,
-                                  m->dims[l], m->dims[l + 1]);
-        if (l + 1 < m->n_layers)
-            rl_activation_forward(m->act, out, out, (size_t)batch * m->dims[l + 1]);
+        rl_linear_forward_rowwise(out, x, params + m->w_off[l], params + m->b_off[l], batch, m->dims[l],
+                                  m->dims[l + 1]);
+        if (l + 1 < m->n_layers) rl_activation_forward(m->act, out, out, (size_t)batch * m->dims[l + 1]);
         x = out;
     }
     return x;
 }
 
-void rl_mlp_backward(rl_mlp *m, const float *params, float *grad, const float *in,
-                     const float *dout, float *din, uint32_t batch)
+void rl_mlp_backward(rl_mlp *m, const float *params, float *grad, const float *in, const float *dout, float *din,
+                     uint32_t batch)
 {
     if (!grad) { /* the input's gradient alone: no weight or bias products */
         const float *d = dout;
@@ -131,8 +129,7 @@ void rl_mlp_backward(rl_mlp *m, const float *params, float *grad, const float *i
             float *dx = l ? m->dacts + m->act_off[l - 1] : din;
             rl__epilogue e = {.kind = RL__EPI_ADD};
             if (l) e = (rl__epilogue){.kind = RL__EPI_ACT_GRAD, .act = m->act, .y = x};
-            rl__linear_backward_epi(dx, &e, NULL, NULL, d, x, params + m->w_off[l], batch, m->dims[l],
-                                    m->dims[l + 1]);
+            rl__linear_backward_epi(dx, &e, NULL, NULL, d, x, params + m->w_off[l], batch, m->dims[l], m->dims[l + 1]);
             d = dx;
         }
         return;
@@ -145,10 +142,9 @@ void rl_mlp_backward(rl_mlp *m, const float *params, float *grad, const float *i
         /* Hidden gradients go on through the activation below, and the lower
            layer's bias gradient with them; the caller's din accumulates. */
         rl__epilogue e = {.kind = RL__EPI_ADD};
-        if (l) e = (rl__epilogue){.kind = RL__EPI_ACT_GRAD, .act = m->act, .y = x,
-                                  .db = grad + m->b_off[l - 1]};
-        rl__linear_backward_epi(dx, &e, grad + m->w_off[l], db_done ? NULL : grad + m->b_off[l], d,
-                                x, params + m->w_off[l], batch, m->dims[l], m->dims[l + 1]);
+        if (l) e = (rl__epilogue){.kind = RL__EPI_ACT_GRAD, .act = m->act, .y = x, .db = grad + m->b_off[l - 1]};
+        rl__linear_backward_epi(dx, &e, grad + m->w_off[l], db_done ? NULL : grad + m->b_off[l], d, x,
+                                params + m->w_off[l], batch, m->dims[l], m->dims[l + 1]);
         d = dx;
         db_done = l > 0;
     }

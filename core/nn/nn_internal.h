@@ -125,8 +125,8 @@ void rl__activation_grad_inplace(rl_activation a, float *d, const float *out, si
 
 /* out = act(in W^T + b) for batch rows: the product (beta 0), then the
    bias and the activation in one pass over it (b may be NULL). */
-void rl__linear_forward_act(float *out, const float *in, const float *w, const float *b,
-                            uint32_t batch, uint32_t in_dim, uint32_t out_dim, rl_activation act);
+void rl__linear_forward_act(float *out, const float *in, const float *w, const float *b, uint32_t batch,
+                            uint32_t in_dim, uint32_t out_dim, rl_activation act);
 void rl__bias_act(float *y, const float *b, uint32_t rows, uint32_t n, rl_activation a);
 
 /* db[j] += sum over rows of d[r][j], rows in order. */
@@ -135,8 +135,7 @@ void rl__bias_grad(float *db, const float *d, uint32_t rows, uint32_t n);
 /* rl__activation_grad_inplace over rows x n, with (db non-NULL) the result's
    column sums added to db in the same pass: a hidden layer's pre-activation
    gradient and the bias gradient of the layer that produced it. */
-void rl__activation_bias_grad(rl_activation a, float *d, const float *y, uint32_t rows,
-                              size_t n, float *db);
+void rl__activation_bias_grad(rl_activation a, float *d, const float *y, uint32_t rows, size_t n, float *db);
 
 /* tanh, vectorized, within 4e-7 of the exact value (linear.c); results do
    not depend on an element's position.  Sigmoid through it. */
@@ -157,8 +156,8 @@ typedef struct rl__epilogue {
     const float *y;
     float *db;
 } rl__epilogue;
-void rl__fused_gemm(int trans_a, int trans_b, uint32_t m, uint32_t n, uint32_t k, const float *a,
-                    uint32_t lda, const float *b, uint32_t ldb, float *c, const rl__epilogue *e);
+void rl__fused_gemm(int trans_a, int trans_b, uint32_t m, uint32_t n, uint32_t k, const float *a, uint32_t lda,
+                    const float *b, uint32_t ldb, float *c, const rl__epilogue *e);
 /* 1 when rl__fused_gemm computes this shape with its own kernel. */
 int rl__fused_fits(int trans_a, int trans_b, uint32_t m, uint32_t n, uint32_t k);
 
@@ -200,14 +199,13 @@ void rl__conv2d_forward_packed(rl_conv2d *c, const float *params, const float *x
 /* rl_linear_backward with din = din_epi(dout W): ADD accumulates as
    rl_linear_backward does, SET overwrites, ACT_GRAD goes on through the
    activation below (and the bias gradient of the layer that produced in). */
-void rl__linear_backward_epi(float *din, const rl__epilogue *din_epi, float *dw, float *db,
-                             const float *dout, const float *in, const float *w, uint32_t batch,
-                             uint32_t in_dim, uint32_t out_dim);
+void rl__linear_backward_epi(float *din, const rl__epilogue *din_epi, float *dw, float *db, const float *dout,
+                             const float *in, const float *w, uint32_t batch, uint32_t in_dim, uint32_t out_dim);
 
 /* c = a b + beta c through cblas_sgemm (row-major, alpha 1), counted in the
    ledger (ledger.c); every sgemm of the library goes through here. */
-void rl__sgemm(int trans_a, int trans_b, uint32_t m, uint32_t n, uint32_t k, const float *a,
-               uint32_t lda, const float *b, uint32_t ldb, float beta, float *c, uint32_t ldc);
+void rl__sgemm(int trans_a, int trans_b, uint32_t m, uint32_t n, uint32_t k, const float *a, uint32_t lda,
+               const float *b, uint32_t ldb, float beta, float *c, uint32_t ldc);
 /* Counts one product done by other means (sgemv, own kernels). */
 void rl__ledger_count(int trans_a, int trans_b, uint32_t m, uint32_t n, uint32_t k);
 
@@ -219,8 +217,8 @@ void rl__ledger_count(int trans_a, int trans_b, uint32_t m, uint32_t n, uint32_t
    result is independent of m (bit-identical one row at a time). */
 size_t rl__gemm_packed_size(uint32_t k, uint32_t n);
 void rl__gemm_pack(float *bp, const float *b, size_t ldb, int trans, uint32_t k, uint32_t n);
-void rl__gemm_small(uint32_t m, uint32_t n, uint32_t k, const float *a, size_t lda,
-                    const float *bp, float *c, size_t ldc, int accumulate);
+void rl__gemm_small(uint32_t m, uint32_t n, uint32_t k, const float *a, size_t lda, const float *bp, float *c,
+                    size_t ldc, int accumulate);
 
 /* Appends printf output to the NUL-terminated text in buf (cap bytes);
    -1 when it does not fit (mlp.c; the policy ops writers use it). */
@@ -228,7 +226,6 @@ int rl__append(char *buf, size_t cap, const char *fmt, ...) __attribute__((forma
 
 /* One layer's weight [out][in] and bias [out] by scheme (init.c); gain is
    the orthogonal scheme's. */
-void rl__init_layer(float *w, float *b, uint32_t out, uint32_t in, rl_init_scheme scheme, float gain,
-                    rl_rng *rng);
+void rl__init_layer(float *w, float *b, uint32_t out, uint32_t in, rl_init_scheme scheme, float gain, rl_rng *rng);
 
 #endif

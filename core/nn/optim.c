@@ -5,8 +5,7 @@
 
 #include <rlhost/nn.h>
 
-float rl_huber_loss(float *dpred, const float *pred, const float *target, const float *w,
-                    uint32_t n)
+float rl_huber_loss(float *dpred, const float *pred, const float *target, const float *w, uint32_t n)
 {
     double loss = 0;
     float inv = 1.0f / (float)n;
@@ -19,8 +18,7 @@ float rl_huber_loss(float *dpred, const float *pred, const float *target, const 
     return (float)(loss / n);
 }
 
-float rl_mse_loss(float *dpred, const float *pred, const float *target, const float *w,
-                  uint32_t n)
+float rl_mse_loss(float *dpred, const float *pred, const float *target, const float *w, uint32_t n)
 {
     double loss = 0;
     float inv = 1.0f / (float)n;
@@ -32,8 +30,7 @@ float rl_mse_loss(float *dpred, const float *pred, const float *target, const fl
     return (float)(loss / n);
 }
 
-int rl_adam_create(rl_adam *a, size_t n, float beta1, float beta2, float eps,
-                   float weight_decay)
+int rl_adam_create(rl_adam *a, size_t n, float beta1, float beta2, float eps, float weight_decay)
 {
     memset(a, 0, sizeof *a);
     a->beta1 = beta1;
@@ -57,8 +54,7 @@ void rl_adam_destroy(rl_adam *a)
     a->m = a->v = NULL;
 }
 
-void rl_adam_step_slice(rl_adam *a, float *restrict params, const float *restrict grad, float lr,
-                        size_t lo, size_t hi)
+void rl_adam_step_slice(rl_adam *a, float *restrict params, const float *restrict grad, float lr, size_t lo, size_t hi)
 {
     a->t++;
     float b1 = a->beta1, b2 = a->beta2, c1 = 1.0f - b1, c2 = 1.0f - b2;
@@ -124,9 +120,8 @@ float rl_clip_grad_norm(float *grad, size_t n, float max_norm)
 /* The host offers the sharded calls (1.1 hosts built since they exist). */
 static int sharded(const rl_replicas *rep)
 {
-    return rep && rep->count > 1 &&
-           RL_HAS_FIELD(rep, rl_replicas, allgather_f32) &&
-           rep->reduce_scatter_f32 && rep->allgather_f32;
+    return rep && rep->count > 1 && RL_HAS_FIELD(rep, rl_replicas, allgather_f32) && rep->reduce_scatter_f32 &&
+        rep->allgather_f32;
 }
 
 float rl_adam_clip_step(rl_adam *a, float *params, float *grad, size_t n, float max_norm, float lr)
@@ -136,8 +131,8 @@ float rl_adam_clip_step(rl_adam *a, float *params, float *grad, size_t n, float 
     return norm;
 }
 
-int rl_replicated_adam_step(const rl_replicas *rep, int shard, rl_adam *a, float *params, float *grad,
-                            size_t n, float max_norm, float lr, float *norm, long *bad)
+int rl_replicated_adam_step(const rl_replicas *rep, int shard, rl_adam *a, float *params, float *grad, size_t n,
+                            float max_norm, float lr, float *norm, long *bad)
 {
     if (bad) *bad = -1;
     if (!shard || !sharded(rep)) {
@@ -176,8 +171,8 @@ int rl_adam_gather(const rl_replicas *rep, rl_adam *a)
 {
     if (!sharded(rep)) return RL_OK;
     return rep->allgather_f32(rep->ctx, a->m, a->n) == RL_OK && rep->allgather_f32(rep->ctx, a->v, a->n) == RL_OK
-               ? RL_OK
-               : RL_EINVAL;
+        ? RL_OK
+        : RL_EINVAL;
 }
 
 int rl_rmsprop_create(rl_rmsprop *o, size_t n, float alpha, float eps)

@@ -76,8 +76,9 @@ const char *rl_grad_problem(const rl_params *p, long bad, char *buf, size_t cap)
     if (bad >= 0)
         snprintf(buf, cap, "a non-finite gradient in tensor '%s'", rl_params_tensor_at(p, (size_t)bad));
     else
-        snprintf(buf, cap, "a gradient norm past float's range (its elements are finite: a reward or observation "
-                           "far out of scale?)");
+        snprintf(buf, cap,
+                 "a gradient norm past float's range (its elements are finite: a reward or observation "
+                 "far out of scale?)");
     return buf;
 }
 

@@ -19,8 +19,8 @@ static void tensor_shape(const rl_param_tensor *t, uint32_t *ndim, uint64_t *sha
     *ndim = t->cols == 1 ? 1 : 2;
 }
 
-static int block(const rl_params *p, float *base, const rl_state_io *io, const char *prefix,
-                 int load, char *err, size_t errlen)
+static int block(const rl_params *p, float *base, const rl_state_io *io, const char *prefix, int load, char *err,
+                 size_t errlen)
 {
     for (uint32_t k = 0; k < p->n_tensors; k++) {
         const rl_param_tensor *t = &p->tensors[k];
@@ -36,14 +36,12 @@ static int block(const rl_params *p, float *base, const rl_state_io *io, const c
     return RL_OK;
 }
 
-int rl_params_save(const rl_params *p, const rl_state_io *io, const char *prefix, char *err,
-                   size_t errlen)
+int rl_params_save(const rl_params *p, const rl_state_io *io, const char *prefix, char *err, size_t errlen)
 {
     return block(p, p->data, io, prefix, 0, err, errlen);
 }
 
-int rl_params_load(rl_params *p, const rl_state_io *io, const char *prefix, char *err,
-                   size_t errlen)
+int rl_params_load(rl_params *p, const rl_state_io *io, const char *prefix, char *err, size_t errlen)
 {
     return block(p, p->data, io, prefix, 1, err, errlen);
 }
@@ -80,8 +78,8 @@ int rl_adam_state(rl_adam *a, const rl_params *p, const rl_state_io *io, int loa
     return RL_OK;
 }
 
-int rl_rmsprop_state(rl_rmsprop *o, const rl_params *p, const rl_state_io *io, int load, const char *prefix,
-                     char *err, size_t errlen)
+int rl_rmsprop_state(rl_rmsprop *o, const rl_params *p, const rl_state_io *io, int load, const char *prefix, char *err,
+                     size_t errlen)
 {
     char v[64];
     snprintf(v, sizeof v, "%sv/", prefix);
@@ -135,8 +133,7 @@ int rl_scalar_load(double *v, const rl_state_io *io, const char *name, char *err
     return rc ? fail_io(io, rc, err, errlen) : RL_OK;
 }
 
-int rl_scalar_state(double *v, const rl_state_io *io, int load, const char *name, char *err,
-                    size_t errlen)
+int rl_scalar_state(double *v, const rl_state_io *io, int load, const char *name, char *err, size_t errlen)
 {
     return load ? rl_scalar_load(v, io, name, err, errlen) : rl_scalar_save(*v, io, name, err, errlen);
 }
@@ -196,9 +193,9 @@ int rl_keep_best_state(rl_keep_best *k, const rl_state_io *io, int load, char *e
     return RL_OK;
 }
 
-int rl_policy_meta(const rl_state_io *io, const char *algo, uint32_t obs_size, const char *norm_prefix,
-                   float norm_clip, uint32_t n, const char *const *names, const char *const *ops,
-                   const char *greedy, char *err, size_t errlen)
+int rl_policy_meta(const rl_state_io *io, const char *algo, uint32_t obs_size, const char *norm_prefix, float norm_clip,
+                   uint32_t n, const char *const *names, const char *const *ops, const char *greedy, char *err,
+                   size_t errlen)
 {
     size_t cap = 512 + strlen(algo) + strlen(greedy) + (norm_prefix ? 2 * strlen(norm_prefix) : 0);
     for (uint32_t k = 0; k < n; k++) cap += strlen(names[k]) + strlen(ops[k]) + 8;
@@ -207,8 +204,10 @@ int rl_policy_meta(const rl_state_io *io, const char *algo, uint32_t obs_size, c
         RL_ERRF(err, errlen, "out of memory describing the policy");
         return RL_ENOMEM;
     }
-    int len = snprintf(json, cap, "{\"format\":\"rlhost.policy/1\",\"algo\":\"%s\",\"input\":{\"size\":%u,"
-                       "\"normalize\":", algo, obs_size);
+    int len = snprintf(json, cap,
+                       "{\"format\":\"rlhost.policy/1\",\"algo\":\"%s\",\"input\":{\"size\":%u,"
+                       "\"normalize\":",
+                       algo, obs_size);
     if (norm_prefix)
         len += snprintf(json + len, cap - len,
                         "{\"mean\":\"%smean\",\"var\":\"%svar\",\"eps\":1e-8,\"clip\":%.9g,"

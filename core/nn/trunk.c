@@ -4,29 +4,27 @@
 
 #include "nn_internal.h"
 
-int rl_trunk_create(rl_trunk *t, rl_params *p, const char *prefix, uint32_t in_dim,
-                    const uint32_t *hidden, uint32_t n_hidden, rl_activation act,
-                    const rl_trunk_head *heads, uint32_t n_heads, uint32_t max_batch)
+int rl_trunk_create(rl_trunk *t, rl_params *p, const char *prefix, uint32_t in_dim, const uint32_t *hidden,
+                    uint32_t n_hidden, rl_activation act, const rl_trunk_head *heads, uint32_t n_heads,
+                    uint32_t max_batch)
 {
     memset(t, 0, sizeof *t);
-    if (!n_hidden || !n_heads || n_heads > RL_TRUNK_MAX_HEADS || !hidden[n_hidden - 1])
-        return RL_EINVAL;
+    if (!n_hidden || !n_heads || n_heads > RL_TRUNK_MAX_HEADS || !hidden[n_hidden - 1]) return RL_EINVAL;
     t->n_heads = n_heads;
     t->feat_dim = hidden[n_hidden - 1];
     t->max_batch = max_batch;
     t->act = act;
     int rc;
     snprintf(t->names[n_heads], RL_PARAM_NAME_MAX, "%s/trunk", prefix);
-    if ((rc = rl_mlp_create(&t->body, p, t->names[n_heads], in_dim, hidden, n_hidden - 1,
-                            t->feat_dim, act, max_batch)))
+    if ((rc = rl_mlp_create(&t->body, p, t->names[n_heads], in_dim, hidden, n_hidden - 1, t->feat_dim, act, max_batch)))
         goto fail;
     for (uint32_t h = 0; h < n_heads; h++) {
         const rl_trunk_head *s = &heads[h];
         rc = RL_EINVAL;
         if (!s->name || s->n_hidden >= RL_MLP_MAX_LAYERS) goto fail;
         snprintf(t->names[h], RL_PARAM_NAME_MAX, "%s/%s", prefix, s->name);
-        if ((rc = rl_mlp_create(&t->heads[h], p, t->names[h], t->feat_dim, s->hidden, s->n_hidden,
-                                s->out_dim, act, max_batch)))
+        if ((rc = rl_mlp_create(&t->heads[h], p, t->names[h], t->feat_dim, s->hidden, s->n_hidden, s->out_dim, act,
+                                max_batch)))
             goto fail;
     }
     t->dfeat = rl_calloc_aligned((size_t)max_batch * t->feat_dim, sizeof(float));
@@ -45,8 +43,7 @@ void rl_trunk_destroy(rl_trunk *t)
     t->dfeat = NULL;
 }
 
-void rl_trunk_init(const rl_trunk *t, rl_params *p, rl_init_scheme scheme, const float *head_gains,
-                   rl_rng *rng)
+void rl_trunk_init(const rl_trunk *t, rl_params *p, rl_init_scheme scheme, const float *head_gains, rl_rng *rng)
 {
     rl_mlp_init(&t->body, p, scheme, 1.41421356f, rng); /* every body layer is a hidden one */
     for (uint32_t h = 0; h < t->n_heads; h++)
@@ -60,19 +57,17 @@ static float *features(const rl_trunk *t)
     return t->body.acts + t->body.act_off[t->body.n_layers - 1];
 }
 
-void rl_trunk_forward(rl_trunk *t, const float *params, const float *in, uint32_t batch, int infer,
-                      const float **out)
+void rl_trunk_forward(rl_trunk *t, const float *params, const float *in, uint32_t batch, int infer, const float **out)
 {
-    const float *(*fwd)(rl_mlp *, const float *, const float *, uint32_t) =
-        infer ? rl_mlp_infer : rl_mlp_forward;
+    const float *(*fwd)(rl_mlp *, const float *, const float *, uint32_t) = infer ? rl_mlp_infer : rl_mlp_forward;
     fwd(&t->body, params, in, batch);
     float *feat = features(t);
     rl_activation_forward(t->act, feat, feat, (size_t)batch * t->feat_dim);
     for (uint32_t h = 0; h < t->n_heads; h++) out[h] = fwd(&t->heads[h], params, feat, batch);
 }
 
-void rl_trunk_backward(rl_trunk *t, const float *params, float *grad, const float *in,
-                       const float *const *dout, float *din, uint32_t batch)
+void rl_trunk_backward(rl_trunk *t, const float *params, float *grad, const float *in, const float *const *dout,
+                       float *din, uint32_t batch)
 {
     const float *feat = features(t);
     size_t n = (size_t)batch * t->feat_dim;

@@ -25,7 +25,8 @@ struct ale_shim {
     std::string saved; // ale_shim_state_save's bytes until ale_shim_state_take
 };
 
-namespace {
+namespace
+{
 
 // Runs f; on a throw writes what was thrown into err after `what` and
 // returns false.
@@ -46,7 +47,10 @@ template <typename F> bool guarded(const char *what, char *err, size_t errlen, F
 
 // ALE prints its banner and warnings to stderr unless told not to.
 struct quiet {
-    quiet() { ale::Logger::setMode(ale::Logger::Error); }
+    quiet()
+    {
+        ale::Logger::setMode(ale::Logger::Error);
+    }
 } const quiet_logger;
 
 } // namespace
@@ -73,8 +77,8 @@ extern "C" int ale_shim_identify(const char *rom, char *name, size_t cap, char *
         }))
         return -1;
     if (!known) {
-        std::snprintf(err, errlen, "'%s' is not a ROM that ALE %s supports (its MD5 matches none of its games)",
-                      rom, ALE_VERSION);
+        std::snprintf(err, errlen, "'%s' is not a ROM that ALE %s supports (its MD5 matches none of its games)", rom,
+                      ALE_VERSION);
         return -1;
     }
     std::snprintf(name, cap, "%s", game.c_str());
@@ -172,8 +176,11 @@ extern "C" void ale_shim_state_take(ale_shim *a, uint8_t *buf)
 
 extern "C" int ale_shim_restore(ale_shim *a, const uint8_t *buf, size_t len, char *err, size_t errlen)
 {
-    return guarded("ALE refused the saved emulator state", err, errlen, [&] {
-        ale::ALEState st(std::string((const char *)buf, len));
-        a->ale.restoreState(st);
-    }) ? 0 : -1;
+    return guarded("ALE refused the saved emulator state", err, errlen,
+                   [&] {
+                       ale::ALEState st(std::string((const char *)buf, len));
+                       a->ale.restoreState(st);
+                   })
+        ? 0
+        : -1;
 }

@@ -16,11 +16,11 @@ typedef struct ale_shim ale_shim;
 enum { ALE_SHIM_H = 210, ALE_SHIM_W = 160, ALE_SHIM_MAX_ACTIONS = 18 };
 
 typedef struct ale_shim_opts {
-    const char *rom;          /* a regular file, already checked by the caller */
-    int32_t seed;             /* ALE's random_seed */
-    float sticky;             /* repeat_action_probability */
-    int max_frames;           /* max_num_frames_per_episode, 0: none */
-    int mode, difficulty;     /* -1: the game's default */
+    const char *rom;      /* a regular file, already checked by the caller */
+    int32_t seed;         /* ALE's random_seed */
+    float sticky;         /* repeat_action_probability */
+    int max_frames;       /* max_num_frames_per_episode, 0: none */
+    int mode, difficulty; /* -1: the game's default */
 } ale_shim_opts;
 
 /* The ALE version string ("0.12.1"). */
@@ -34,8 +34,8 @@ void ale_shim_close(ale_shim *a);
 int ale_shim_actions(ale_shim *a, int full, int *ids, int cap);
 /* One frame with ALE action id `id`; returns the frame's reward. */
 int ale_shim_act(ale_shim *a, int id);
-int ale_shim_game_over(const ale_shim *a);   /* terminal, without truncation */
-int ale_shim_truncated(const ale_shim *a);   /* the frame limit was reached */
+int ale_shim_game_over(const ale_shim *a); /* terminal, without truncation */
+int ale_shim_truncated(const ale_shim *a); /* the frame limit was reached */
 int ale_shim_lives(ale_shim *a);
 int ale_shim_episode_frame(const ale_shim *a);
 void ale_shim_reset(ale_shim *a);

@@ -102,8 +102,8 @@ static void across(const area_plan *p, const uint8_t *s, float *row, float *buf)
    column's taps by slot (xi, xw): the same products and sums in the same
    order (the first, 0 + x, is x; a padding slot adds exactly 0; this file is
    never contracted and the target has no FMA), so the same bytes. */
-__attribute__((target("avx2"))) static void across_gray_avx2(const area_plan *p, const uint8_t *s,
-                                                             float *row, float *buf)
+__attribute__((target("avx2"))) static void across_gray_avx2(const area_plan *p, const uint8_t *s, float *row,
+                                                             float *buf)
 {
     const uint32_t sw = p->sw, dw = p->dw;
     uint32_t i = 0;

@@ -20,7 +20,7 @@ typedef struct area_tap {
 
 typedef struct area_plan {
     uint32_t sh, sw, dh, dw, cn;
-    area_tap *x, *y;    /* OpenCV's xtab (offsets times cn) and ytab */
+    area_tap *x, *y; /* OpenCV's xtab (offsets times cn) and ytab */
     uint32_t nx, ny;
     /* whether area_resize takes the vector pass (one channel, AVX2 here),
        chosen once; then x again by slot for it: destination column d's t-th

@@ -30,7 +30,8 @@
 #include "atari.h"
 
 static const rl_option_def options[ATARI_N_OPTS] = {
-    [OPT_GAME] = RL_OPTION_STRING("game", "\"pong\"", "the game, as ale-py names its ROMs (\"pong\", "
+    [OPT_GAME] = RL_OPTION_STRING("game", "\"pong\"",
+                                  "the game, as ale-py names its ROMs (\"pong\", "
                                   "\"breakout\", \"space_invaders\"); its ROM is env.rom or <game>.bin where "
                                   "ale-py's are installed, or in ALE_ROM_DIR"),
     [OPT_ROM] = RL_OPTION_STRING("rom", "\"\"", "a ROM file to play instead of finding the game's (\"\": find it)"),
@@ -39,24 +40,24 @@ static const rl_option_def options[ATARI_N_OPTS] = {
                                        "the game difficulty (auto: the game's default)"),
     [OPT_STICKY] = RL_OPTION_FLOAT("repeat_action_probability", "0.25", 0, 1,
                                    "sticky actions: each frame repeats the previous action with this probability"),
-    [OPT_FULL_ACTIONS] = RL_OPTION_BOOL("full_action_space", "false",
-                                        "all 18 actions instead of the game's minimal set"),
-    [OPT_NOOP_MAX] = RL_OPTION_INT("noop_max", "30", 0, 1000,
-                                   "a reset plays 1 to noop_max no-op frames (0: none)"),
-    [OPT_FRAME_SKIP] = RL_OPTION_INT("frame_skip", "4", 1, 100,
-                                     "frames per step, rewards summed, the last two screens max-pooled"),
+    [OPT_FULL_ACTIONS] =
+        RL_OPTION_BOOL("full_action_space", "false", "all 18 actions instead of the game's minimal set"),
+    [OPT_NOOP_MAX] = RL_OPTION_INT("noop_max", "30", 0, 1000, "a reset plays 1 to noop_max no-op frames (0: none)"),
+    [OPT_FRAME_SKIP] =
+        RL_OPTION_INT("frame_skip", "4", 1, 100, "frames per step, rewards summed, the last two screens max-pooled"),
     [OPT_SCREEN_SIZE] = RL_OPTION_INT("screen_size", "84", 1, 160, "the observation's side in pixels"),
-    [OPT_GRAYSCALE] = RL_OPTION_BOOL("grayscale", "true",
-                                     "ALE's grayscale screen; false: RGB (frame_stack x size x size x 3)"),
+    [OPT_GRAYSCALE] =
+        RL_OPTION_BOOL("grayscale", "true", "ALE's grayscale screen; false: RGB (frame_stack x size x size x 3)"),
     [OPT_FRAME_STACK] = RL_OPTION_INT("frame_stack", "4", 1, 64, "frames per observation, oldest first"),
-    [OPT_MAX_FRAMES] = RL_OPTION_INT("max_frames", "108000", 0, 100000000,
-                                     "truncate a game at this many frames (0: never)"),
+    [OPT_MAX_FRAMES] =
+        RL_OPTION_INT("max_frames", "108000", 0, 100000000, "truncate a game at this many frames (0: never)"),
     [OPT_EPISODIC_LIFE] = RL_OPTION_BOOL_F("episodic_life", "false", RL_OPT_TRAINING,
                                            "training: a lost life ends the episode while the game goes on"),
-    [OPT_FIRE_RESET] = RL_OPTION_BOOL("fire_reset", "false",
-                                      "press FIRE for a frame after each reset's no-ops and after a lost life (games that have it)"),
-    [OPT_REWARD_CLIP] = RL_OPTION_BOOL_F("reward_clip", "false", RL_OPT_TRAINING,
-                                         "training: each step's reward becomes its sign"),
+    [OPT_FIRE_RESET] =
+        RL_OPTION_BOOL("fire_reset", "false",
+                       "press FIRE for a frame after each reset's no-ops and after a lost life (games that have it)"),
+    [OPT_REWARD_CLIP] =
+        RL_OPTION_BOOL_F("reward_clip", "false", RL_OPT_TRAINING, "training: each step's reward becomes its sign"),
 };
 
 static float sign(float r)
@@ -214,15 +215,24 @@ static const void *atari_get_extension(void *env, const char *id)
 }
 
 static const rl_env_vtable vtable = {
-    .struct_size = sizeof vtable, .create = atari_create, .destroy = atari_destroy, .reset = atari_reset,
-    .step = atari_step, .get_extension = atari_get_extension,
+    .struct_size = sizeof vtable,
+    .create = atari_create,
+    .destroy = atari_destroy,
+    .reset = atari_reset,
+    .step = atari_step,
+    .get_extension = atari_get_extension,
 };
 
 static const rl_plugin_desc desc = {
-    .struct_size = sizeof desc, .kind = RL_KIND_ENV, .name = "atari", .version = "1.0.0",
+    .struct_size = sizeof desc,
+    .kind = RL_KIND_ENV,
+    .name = "atari",
+    .version = "1.0.0",
     .description = "Atari 2600 games on the Arcade Learning Environment with Gymnasium's v5 semantics and "
                    "AtariPreprocessing (84x84 grayscale, 4 frames stacked)",
-    .options = options, .n_options = ATARI_N_OPTS, .vtable = &vtable,
+    .options = options,
+    .n_options = ATARI_N_OPTS,
+    .vtable = &vtable,
 };
 
 RL_PLUGIN_DEFINE_SINGLE(desc);

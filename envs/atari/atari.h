@@ -13,21 +13,34 @@
 #include "np_random.h"
 
 enum {
-    OPT_GAME, OPT_ROM, OPT_MODE, OPT_DIFFICULTY, OPT_STICKY, OPT_FULL_ACTIONS, OPT_NOOP_MAX, OPT_FRAME_SKIP,
-    OPT_SCREEN_SIZE, OPT_GRAYSCALE, OPT_FRAME_STACK, OPT_MAX_FRAMES, OPT_EPISODIC_LIFE, OPT_FIRE_RESET,
-    OPT_REWARD_CLIP, ATARI_N_OPTS
+    OPT_GAME,
+    OPT_ROM,
+    OPT_MODE,
+    OPT_DIFFICULTY,
+    OPT_STICKY,
+    OPT_FULL_ACTIONS,
+    OPT_NOOP_MAX,
+    OPT_FRAME_SKIP,
+    OPT_SCREEN_SIZE,
+    OPT_GRAYSCALE,
+    OPT_FRAME_STACK,
+    OPT_MAX_FRAMES,
+    OPT_EPISODIC_LIFE,
+    OPT_FIRE_RESET,
+    OPT_REWARD_CLIP,
+    ATARI_N_OPTS
 };
 
 /* One env: a game in ALE and what its preprocessing keeps. */
 typedef struct atari_game {
     ale_shim *ale;
-    np_pcg64 rng;      /* the no-op counts: Gymnasium's env.np_random */
+    np_pcg64 rng; /* the no-op counts: Gymnasium's env.np_random */
     int32_t lives;
-    uint32_t head;     /* the newest frame in frames */
-    double score;      /* the raw score of the game so far */
-    uint8_t *raw0, *raw1;   /* the last two screens (AtariPreprocessing's obs_buffer) */
-    uint8_t *frames;        /* stack frames, a ring */
-    float *scratch;         /* the resize's (area_scratch_floats) */
+    uint32_t head;        /* the newest frame in frames */
+    double score;         /* the raw score of the game so far */
+    uint8_t *raw0, *raw1; /* the last two screens (AtariPreprocessing's obs_buffer) */
+    uint8_t *frames;      /* stack frames, a ring */
+    float *scratch;       /* the resize's (area_scratch_floats) */
 } atari_game;
 
 typedef struct atari {
@@ -38,8 +51,8 @@ typedef struct atari {
     size_t raw_bytes, frame_bytes, obs_bytes;
     uint64_t seed;
     atari_game *games;
-    area_plan plan;   /* the resize's taps, shared by the envs */
-    char game[64];    /* the ROM's game as ALE names it */
+    area_plan plan; /* the resize's taps, shared by the envs */
+    char game[64];  /* the ROM's game as ALE names it */
 } atari;
 
 int atari_create(const rl_env_args *args, void **out, rl_env_info *info, char *err, size_t errlen);

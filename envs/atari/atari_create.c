@@ -34,7 +34,9 @@ static int open_game(atari *e, uint32_t i, const char *rom, const rl_value *o, c
     uint32_t w[2];
     np_seed_sequence(e->seed + i, w, 2);
     np_pcg64_seed(&g->rng, w[0]);
-    ale_shim_opts ao = {.rom = rom, .seed = (int32_t)w[1], .sticky = (float)o[OPT_STICKY].f,
+    ale_shim_opts ao = {.rom = rom,
+                        .seed = (int32_t)w[1],
+                        .sticky = (float)o[OPT_STICKY].f,
                         .max_frames = (int)o[OPT_MAX_FRAMES].i,
                         .mode = o[OPT_MODE].is_auto ? -1 : (int)o[OPT_MODE].i,
                         .difficulty = o[OPT_DIFFICULTY].is_auto ? -1 : (int)o[OPT_DIFFICULTY].i};
@@ -112,8 +114,8 @@ int atari_create(const rl_env_args *args, void **out, rl_env_info *info, char *e
     e->obs_bytes = e->frame_bytes * e->stack;
     e->games = calloc(e->n, sizeof *e->games);
     int rc = e->games && !area_plan_init(&e->plan, ALE_SHIM_H, ALE_SHIM_W, e->size, e->size, e->gray ? 1 : 3)
-                 ? RL_OK
-                 : RL_ENOMEM;
+        ? RL_OK
+        : RL_ENOMEM;
     if (rc != RL_OK) RL_ERRF(err, errlen, "out of memory for %u envs", e->n);
     for (uint32_t i = 0; rc == RL_OK && i < e->n; i++) {
         if (rl_host_interrupted(args->host)) {

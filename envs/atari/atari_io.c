@@ -87,7 +87,7 @@ const rl_env_raster_ext atari_raster_ext = {sizeof atari_raster_ext, raster_size
    it restores, so the header holds a hash of ALE's bytes: a damaged or
    edited state is refused before ALE reads it. */
 
-#define STATE_MAGIC 0x31525441u /* "ATR1" */
+#define STATE_MAGIC 0x31525441u  /* "ATR1" */
 #define ALE_STATE_MAX (1u << 20) /* far above any cartridge's state */
 
 typedef struct slot_head {
@@ -131,13 +131,13 @@ static int unpack(atari *e, uint32_t i, const uint8_t *s, size_t cap, const char
     slot_head h;
     memcpy(&h, s, sizeof h);
     const uint8_t *p = s + sizeof h, *ale = p + 2 * e->raw_bytes + e->stack * e->frame_bytes;
-    const char *why = h.magic != STATE_MAGIC                             ? "is not an atari env state"
-                      : h.ale_len == 0 || h.ale_len > cap               ? "has an ALE state of an impossible length"
-                      : h.lives < 0 || h.lives > 255                    ? "has an impossible number of lives"
-                      : h.head >= e->stack                              ? "has a frame index outside the stack"
-                      : !isfinite(h.score) || fabs(h.score) > 1e15      ? "has a non-finite or impossible score"
-                      : fnv1a(ale, h.ale_len) != h.hash                 ? "has an ALE state that does not match its hash"
-                                                                         : NULL;
+    const char *why = h.magic != STATE_MAGIC         ? "is not an atari env state"
+        : h.ale_len == 0 || h.ale_len > cap          ? "has an ALE state of an impossible length"
+        : h.lives < 0 || h.lives > 255               ? "has an impossible number of lives"
+        : h.head >= e->stack                         ? "has a frame index outside the stack"
+        : !isfinite(h.score) || fabs(h.score) > 1e15 ? "has a non-finite or impossible score"
+        : fnv1a(ale, h.ale_len) != h.hash            ? "has an ALE state that does not match its hash"
+                                                     : NULL;
     if (why) {
         RL_ERRF(err, errlen, "tensor '%s': env %u %s", name, i, why);
         return RL_ECORRUPT;

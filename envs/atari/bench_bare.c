@@ -77,8 +77,8 @@ int main(int argc, char **argv)
         uint32_t w[2];
         np_seed_sequence(1 + (uint64_t)i, w, 2);
         np_pcg64_seed(&g[i].rng, w[0]);
-        ale_shim_opts o = {.rom = argv[1], .seed = (int32_t)w[1], .sticky = 0.25f, .max_frames = 108000,
-                           .mode = -1, .difficulty = -1};
+        ale_shim_opts o = {
+            .rom = argv[1], .seed = (int32_t)w[1], .sticky = 0.25f, .max_frames = 108000, .mode = -1, .difficulty = -1};
         if (!(g[i].ale = ale_shim_open(&o, err, sizeof err))) {
             fprintf(stderr, "atari_bare: %s\n", err);
             return 1;

@@ -132,8 +132,10 @@ int atari_rom_find(const char *game, const char *rom, char *path, size_t cap, ch
     }
     for (const char *c = game; *c; c++)
         if (!(islower((unsigned char)*c) || isdigit((unsigned char)*c) || *c == '_') || c - game > 60) {
-            snprintf(err, errlen, "env.game '%s' is not a game name (lower-case snake_case, as "
-                     "\"space_invaders\")", game);
+            snprintf(err, errlen,
+                     "env.game '%s' is not a game name (lower-case snake_case, as "
+                     "\"space_invaders\")",
+                     game);
             return -1;
         }
     dirs d = {.n = 0};
@@ -144,9 +146,11 @@ int atari_rom_find(const char *game, const char *rom, char *path, size_t cap, ch
         if (stat(path, &st) == 0) return rom_file("the ROM", path, err, errlen);
     }
     if (d.n == 0) {
-        snprintf(err, errlen, "no ROM for game '%s': set env.rom to a ROM file or ALE_ROM_DIR to a folder of "
+        snprintf(err, errlen,
+                 "no ROM for game '%s': set env.rom to a ROM file or ALE_ROM_DIR to a folder of "
                  "them, or install ale-py, whose wheel carries the ROMs (scripts/pydeps.sh; their licence is "
-                 "yours to check)", game);
+                 "yours to check)",
+                 game);
         return -1;
     }
     char near[256];

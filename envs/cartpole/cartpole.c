@@ -39,8 +39,7 @@ static void write_obs(const cartpole *c, const cp_state *s, float *o)
     }
 }
 
-static int cp_create(const rl_env_args *args, void **out, rl_env_info *info, char *err,
-                     size_t errlen)
+static int cp_create(const rl_env_args *args, void **out, rl_env_info *info, char *err, size_t errlen)
 {
     cartpole *c = calloc(1, sizeof *c);
     if (!c) {
@@ -125,8 +124,8 @@ static int cp_render(void *env, uint32_t index, int color, char *buf, size_t cap
     char pole = s->theta > 0.07 ? '/' : s->theta < -0.07 ? '\\' : '|';
     track[pos] = pole;
     rl_text t = rl_text_begin(buf, cap);
-    rl_text_put(&t, "%s|%s|%s  x=%+.2f theta=%+.3f step %u", color ? "\x1b[1m" : "", track,
-                color ? "\x1b[0m" : "", s->x, s->theta, s->steps);
+    rl_text_put(&t, "%s|%s|%s  x=%+.2f theta=%+.3f step %u", color ? "\x1b[1m" : "", track, color ? "\x1b[0m" : "",
+                s->x, s->theta, s->steps);
     return rl_text_end(&t);
 }
 
@@ -164,13 +163,11 @@ static int cp_raster(void *env, uint32_t index, uint8_t *rgb)
 static const rl_env_raster_ext raster_ext = {sizeof raster_ext, cp_raster_size, cp_raster};
 
 /* State for exact resumes: every env's physics and RNG. */
-static int cp_state_io(void *env, const rl_state_io *io, const char *prefix, int load, char *err,
-                       size_t errlen)
+static int cp_state_io(void *env, const rl_state_io *io, const char *prefix, int load, char *err, size_t errlen)
 {
     cartpole *c = env;
     int rc = rl_state_blob(io, load, prefix, "cartpole/state", c->s, c->n * sizeof *c->s, err, errlen);
-    if (rc == RL_OK)
-        rc = rl_state_blob(io, load, prefix, "cartpole/rng", c->rng, c->n * sizeof *c->rng, err, errlen);
+    if (rc == RL_OK) rc = rl_state_blob(io, load, prefix, "cartpole/rng", c->rng, c->n * sizeof *c->rng, err, errlen);
     for (uint32_t i = 0; rc == RL_OK && load && i < c->n; i++) {
         const cp_state *s = &c->s[i];
         char name[96];
@@ -206,14 +203,23 @@ static const void *cp_get_extension(void *env, const char *id)
 }
 
 static const rl_env_vtable vtable = {
-    .struct_size = sizeof vtable, .create = cp_create, .destroy = cp_destroy, .reset = cp_reset_range,
-    .step = cp_step_range, .get_extension = cp_get_extension,
+    .struct_size = sizeof vtable,
+    .create = cp_create,
+    .destroy = cp_destroy,
+    .reset = cp_reset_range,
+    .step = cp_step_range,
+    .get_extension = cp_get_extension,
 };
 
 static const rl_plugin_desc desc = {
-    .struct_size = sizeof desc, .kind = RL_KIND_ENV, .name = "cartpole", .version = "1.0.0",
+    .struct_size = sizeof desc,
+    .kind = RL_KIND_ENV,
+    .name = "cartpole",
+    .version = "1.0.0",
     .description = "classic cart-pole balancing with the CartPole-v1 constants (500-step episodes)",
-    .options = options, .n_options = OPT_N, .vtable = &vtable,
+    .options = options,
+    .n_options = OPT_N,
+    .vtable = &vtable,
 };
 
 RL_PLUGIN_DEFINE_SINGLE(desc);

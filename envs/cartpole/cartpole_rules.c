@@ -19,18 +19,17 @@ float cp_step(cp_state *s, int action, int *terminated, int *truncated)
     double costheta = cos(s->theta), sintheta = sin(s->theta);
     /* The squares first, as Gymnasium's np.square: the same operations in
        the same order give the same doubles. */
-    double temp =
-        (force + CP_POLEMASS_LENGTH * (s->theta_dot * s->theta_dot) * sintheta) / CP_TOTAL_MASS;
+    double temp = (force + CP_POLEMASS_LENGTH * (s->theta_dot * s->theta_dot) * sintheta) / CP_TOTAL_MASS;
     double thetaacc = (CP_GRAVITY * sintheta - costheta * temp) /
-                      (CP_LENGTH * (4.0 / 3.0 - CP_MASSPOLE * (costheta * costheta) / CP_TOTAL_MASS));
+        (CP_LENGTH * (4.0 / 3.0 - CP_MASSPOLE * (costheta * costheta) / CP_TOTAL_MASS));
     double xacc = temp - CP_POLEMASS_LENGTH * thetaacc * costheta / CP_TOTAL_MASS;
     s->x += CP_TAU * s->x_dot;
     s->x_dot += CP_TAU * xacc;
     s->theta += CP_TAU * s->theta_dot;
     s->theta_dot += CP_TAU * thetaacc;
     s->steps++;
-    *terminated = s->x < -CP_X_THRESHOLD || s->x > CP_X_THRESHOLD ||
-                  s->theta < -CP_THETA_THRESHOLD || s->theta > CP_THETA_THRESHOLD;
+    *terminated = s->x < -CP_X_THRESHOLD || s->x > CP_X_THRESHOLD || s->theta < -CP_THETA_THRESHOLD ||
+        s->theta > CP_THETA_THRESHOLD;
     *truncated = s->steps >= CP_MAX_STEPS; /* Gymnasium's TimeLimit: both flags on step 500 */
     return 1.0f;
 }

@@ -24,8 +24,8 @@ static const rl_option_def pd_options[PD_OPT_N] = {
 
 enum { MC_OPT_GOAL_VELOCITY, MC_OPT_MAX_STEPS, MC_OPT_N };
 static const rl_option_def mc_options[MC_OPT_N] = {
-    [MC_OPT_GOAL_VELOCITY] = RL_OPTION_FLOAT("goal_velocity", "0.0", -1, 1,
-                                             "the goal also needs at least this velocity"),
+    [MC_OPT_GOAL_VELOCITY] =
+        RL_OPTION_FLOAT("goal_velocity", "0.0", -1, 1, "the goal also needs at least this velocity"),
     [MC_OPT_MAX_STEPS] = RL_OPTION_INT("max_steps", "999", 1, 1e9, "truncate episodes at this many steps"),
 };
 
@@ -63,8 +63,10 @@ static int cc_create(int task, const rl_env_args *args, void **out, rl_env_info 
     const rl_value *o = args->options;
     int pd = task == TASK_PENDULUM;
     c->max_steps = (uint32_t)o[pd ? PD_OPT_MAX_STEPS : MC_OPT_MAX_STEPS].i;
-    if (pd) c->g = o[PD_OPT_G].f;
-    else c->goal_velocity = o[MC_OPT_GOAL_VELOCITY].f;
+    if (pd)
+        c->g = o[PD_OPT_G].f;
+    else
+        c->goal_velocity = o[MC_OPT_GOAL_VELOCITY].f;
     c->obs_size = pd ? 3 : 2;
     for (uint32_t i = 0; i < c->n; i++) rl_rng_seed(&c->e[i].rng, args->seed, i);
     info->obs_dtype = RL_DTYPE_F32;
@@ -120,8 +122,10 @@ static void reset_one(classic *c, cc_env *e)
 
 static void write_obs(const classic *c, const cc_env *e, float *o)
 {
-    if (c->task == TASK_PENDULUM) pd_obs(&e->pd, o);
-    else mc_obs(&e->mc, o);
+    if (c->task == TASK_PENDULUM)
+        pd_obs(&e->pd, o);
+    else
+        mc_obs(&e->mc, o);
 }
 
 static void cc_reset(void *env, const rl_env_io *io, uint32_t first, uint32_t count)
@@ -177,8 +181,7 @@ static int cc_render(void *env, uint32_t index, int color, char *buf, size_t cap
         int at = (int)((e->mc.pos - MC_MIN_POSITION) / (MC_MAX_POSITION - MC_MIN_POSITION) * (W - 1) + 0.5);
         track[goal] = '|';
         track[at < 0 ? 0 : at > W - 1 ? W - 1 : at] = 'o';
-        rl_text_put(&t, "[%s]  position %+.4f  velocity %+.5f  step %u", track, e->mc.pos, e->mc.vel,
-                    e->steps);
+        rl_text_put(&t, "[%s]  position %+.4f  velocity %+.5f  step %u", track, e->mc.pos, e->mc.vel, e->steps);
     }
     return rl_text_end(&t);
 }
@@ -205,13 +208,12 @@ static int cc_raster(void *env, uint32_t index, uint8_t *rgb)
     rl_raster_fill(&im, (rl_rgb){255, 255, 255});
     if (c->task == TASK_PENDULUM) {
         double cx = CC_RASTER_W / 2.0, cy = CC_RASTER_H / 2.0, len = 60;
-        rl_raster_segment(&im, cx, cy, cx + len * sin(e->pd.th), cy - len * cos(e->pd.th), 8,
-                          (rl_rgb){204, 77, 77});
+        rl_raster_segment(&im, cx, cy, cx + len * sin(e->pd.th), cy - len * cos(e->pd.th), 8, (rl_rgb){204, 77, 77});
         rl_raster_segment(&im, cx, cy, cx, cy, 3, (rl_rgb){0, 0, 0});
         return RL_OK;
     }
     const double span = MC_MAX_POSITION - MC_MIN_POSITION, sx = CC_RASTER_W / span, sy = 100;
-#define MC_PX(x) (((x) - MC_MIN_POSITION) * sx)
+#define MC_PX(x) (((x)-MC_MIN_POSITION) * sx)
 #define MC_PY(x) (CC_RASTER_H - 20 - (0.45 * sin(3 * (x)) + 0.55) * sy)
     for (int k = 0; k < CC_RASTER_W; k++) {
         double x0 = MC_MIN_POSITION + k / sx, x1 = MC_MIN_POSITION + (k + 1) / sx;
@@ -277,8 +279,10 @@ static int cc_state(classic *c, const rl_state_io *io, const char *prefix, int l
     for (uint32_t i = 0; rc == RL_OK && load && i < c->n; i++) rc = check_loaded(c, &s[i], name, err, errlen);
     for (uint32_t i = 0; rc == RL_OK && load && i < c->n; i++) {
         cc_env *e = &c->e[i];
-        if (pd) e->pd.th = s[i].a, e->pd.thdot = s[i].b;
-        else e->mc.pos = s[i].a, e->mc.vel = s[i].b, e->mc.wide = (int)s[i].wide;
+        if (pd)
+            e->pd.th = s[i].a, e->pd.thdot = s[i].b;
+        else
+            e->mc.pos = s[i].a, e->mc.vel = s[i].b, e->mc.wide = (int)s[i].wide;
         e->steps = s[i].steps;
         e->rng = s[i].rng;
     }
@@ -308,27 +312,45 @@ static const void *cc_get_extension(void *env, const char *id)
 }
 
 static const rl_env_vtable pd_vtable = {
-    .struct_size = sizeof pd_vtable, .create = pd_create, .destroy = cc_destroy, .reset = cc_reset,
-    .step = cc_step, .get_extension = cc_get_extension,
+    .struct_size = sizeof pd_vtable,
+    .create = pd_create,
+    .destroy = cc_destroy,
+    .reset = cc_reset,
+    .step = cc_step,
+    .get_extension = cc_get_extension,
 };
 static const rl_env_vtable mc_vtable = {
-    .struct_size = sizeof mc_vtable, .create = mc_create, .destroy = cc_destroy, .reset = cc_reset,
-    .step = cc_step, .get_extension = cc_get_extension,
+    .struct_size = sizeof mc_vtable,
+    .create = mc_create,
+    .destroy = cc_destroy,
+    .reset = cc_reset,
+    .step = cc_step,
+    .get_extension = cc_get_extension,
 };
 
 static const rl_plugin_desc descs[] = {
     {
-        .struct_size = sizeof(rl_plugin_desc), .kind = RL_KIND_ENV, .name = "pendulum", .version = "1.0.0",
+        .struct_size = sizeof(rl_plugin_desc),
+        .kind = RL_KIND_ENV,
+        .name = "pendulum",
+        .version = "1.0.0",
         .description = "Pendulum-v1: swing a pendulum up and hold it with a torque in [-2, 2] (Gymnasium's rules)",
-        .options = pd_options, .n_options = PD_OPT_N, .vtable = &pd_vtable,
-       
+        .options = pd_options,
+        .n_options = PD_OPT_N,
+        .vtable = &pd_vtable,
+
     },
     {
-        .struct_size = sizeof(rl_plugin_desc), .kind = RL_KIND_ENV, .name = "mountain_car_continuous",
+        .struct_size = sizeof(rl_plugin_desc),
+        .kind = RL_KIND_ENV,
+        .name = "mountain_car_continuous",
         .version = "1.0.0",
-        .description = "MountainCarContinuous-v0: drive an underpowered car up a hill with a force in [-1, 1] (Gymnasium's rules)",
-        .options = mc_options, .n_options = MC_OPT_N, .vtable = &mc_vtable,
-       
+        .description =
+            "MountainCarContinuous-v0: drive an underpowered car up a hill with a force in [-1, 1] (Gymnasium's rules)",
+        .options = mc_options,
+        .n_options = MC_OPT_N,
+        .vtable = &mc_vtable,
+
     },
 };
 

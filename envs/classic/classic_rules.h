@@ -56,7 +56,7 @@ typedef struct mc_state {
 } mc_state;
 
 /* One step with action a (not NaN); returns the reward (float64) and sets
-   *terminated. */
+ *terminated. */
 double mc_step(mc_state *s, double goal_velocity, float a, int *terminated);
 /* [position, velocity] as float32. */
 void mc_obs(const mc_state *s, float *o);

@@ -40,30 +40,25 @@ enum {
 };
 
 static const rl_option_def options[OPT_N] = {
-    [OPT_LAYOUT] = RL_OPTION_ENUM("layout", "empty", layouts,
-                                  "built-in map: empty, four_rooms, maze, or tmaze (the memory task)"),
-    [OPT_MAP] = RL_OPTION_STRING_LIST("map", "[]",
-                                      "rows of # . S G L; when given it replaces layout"),
+    [OPT_LAYOUT] =
+        RL_OPTION_ENUM("layout", "empty", layouts, "built-in map: empty, four_rooms, maze, or tmaze (the memory task)"),
+    [OPT_MAP] = RL_OPTION_STRING_LIST("map", "[]", "rows of # . S G L; when given it replaces layout"),
     [OPT_SIZE] = RL_OPTION_INT("size", "8", 1, 62, "interior side of the empty layout"),
-    [OPT_CORRIDOR] = RL_OPTION_INT("corridor_length", "8", 1, 61,
-                                   "tmaze: cells between the start and the junction"),
-    [OPT_CUE_STEPS] = RL_OPTION_INT("cue_steps", "1", 1, 64,
-                                    "tmaze: steps during which the cue is visible"),
-    [OPT_RANDOM_START] = RL_OPTION_BOOL("random_start", "false",
-                                        "start each episode on a random floor cell"),
-    [OPT_RANDOM_GOAL] = RL_OPTION_BOOL("random_goal", "false",
-                                       "put the goal on a random floor cell each episode"),
-    [OPT_OBSERVATION] = RL_OPTION_ENUM("observation", "full", obs_modes,
-                                       "full map (one-hot channels) or an egocentric view"),
+    [OPT_CORRIDOR] = RL_OPTION_INT("corridor_length", "8", 1, 61, "tmaze: cells between the start and the junction"),
+    [OPT_CUE_STEPS] = RL_OPTION_INT("cue_steps", "1", 1, 64, "tmaze: steps during which the cue is visible"),
+    [OPT_RANDOM_START] = RL_OPTION_BOOL("random_start", "false", "start each episode on a random floor cell"),
+    [OPT_RANDOM_GOAL] = RL_OPTION_BOOL("random_goal", "false", "put the goal on a random floor cell each episode"),
+    [OPT_OBSERVATION] =
+        RL_OPTION_ENUM("observation", "full", obs_modes, "full map (one-hot channels) or an egocentric view"),
     [OPT_VIEW_SIZE] = RL_OPTION_INT("view_size", "5", 3, 15, "side of the egocentric view (odd)"),
-    [OPT_ACTIONS] = RL_OPTION_ENUM("actions", "moves", action_modes,
-                                   "moves: up/right/down/left; turn: left/right/forward"),
-    [OPT_GOAL_REWARD] = RL_OPTION_FLOAT("goal_reward", "1.0", -1e6, 1e6,
-                                        "reward for reaching the goal (ends the episode)"),
-    [OPT_LAVA_REWARD] = RL_OPTION_FLOAT("lava_reward", "-1.0", -1e6, 1e6,
-                                        "reward for stepping into lava (ends the episode)"),
-    [OPT_STEP_REWARD] = RL_OPTION_FLOAT_F("step_reward", "0.0", -1e6, 1e6, RL_OPT_AUTO,
-                                          "reward every step; auto = -1 / max_steps"),
+    [OPT_ACTIONS] =
+        RL_OPTION_ENUM("actions", "moves", action_modes, "moves: up/right/down/left; turn: left/right/forward"),
+    [OPT_GOAL_REWARD] =
+        RL_OPTION_FLOAT("goal_reward", "1.0", -1e6, 1e6, "reward for reaching the goal (ends the episode)"),
+    [OPT_LAVA_REWARD] =
+        RL_OPTION_FLOAT("lava_reward", "-1.0", -1e6, 1e6, "reward for stepping into lava (ends the episode)"),
+    [OPT_STEP_REWARD] =
+        RL_OPTION_FLOAT_F("step_reward", "0.0", -1e6, 1e6, RL_OPT_AUTO, "reward every step; auto = -1 / max_steps"),
     [OPT_MAX_STEPS] = RL_OPTION_INT_F("max_steps", "\"auto\"", 1, 1e7, RL_OPT_AUTO,
                                       "truncate episodes here; auto = 4 x width x height (tmaze: "
                                       "4 x (corridor_length + 2), room for exploring)"),
@@ -77,8 +72,8 @@ typedef struct grid_env {
     uint32_t n, obs_size, view;
     uint32_t k; /* agents per map */
     int view_mode, cue;
-    gw_state *s; /* n x k, map-major */
-    uint8_t *base; /* full mode: the static channels (walls, map lava, map goal) */
+    gw_state *s;     /* n x k, map-major */
+    uint8_t *base;   /* full mode: the static channels (walls, map lava, map goal) */
     uint8_t *padded; /* view mode: map codes with a wall border view/2 thick;
                         goal and lava hidden in the T-maze */
     uint32_t pw;     /* padded width */
@@ -185,8 +180,7 @@ static int read_map(grid_env *e, const rl_value *o, char *err, size_t errlen)
         return RL_EINVAL;
     }
     if (e->k > 1 && floor_cells < e->k + 2) {
-        RL_ERRF(err, errlen, "%u agents need at least %u floor cells; the map has %u", e->k, e->k + 2,
-                floor_cells);
+        RL_ERRF(err, errlen, "%u agents need at least %u floor cells; the map has %u", e->k, e->k + 2, floor_cells);
         return RL_EINVAL;
     }
     if (m->tmaze && (o[OPT_RANDOM_START].i || o[OPT_RANDOM_GOAL].i)) {
@@ -255,8 +249,7 @@ static int alloc_envs(grid_env *e, uint64_t seed, uint32_t chans, uint32_t cue)
     return RL_OK;
 }
 
-static int gw_create_env(const rl_env_args *args, void **out, rl_env_info *info, char *err,
-                         size_t errlen)
+static int gw_create_env(const rl_env_args *args, void **out, rl_env_info *info, char *err, size_t errlen)
 {
     grid_env *e = calloc(1, sizeof *e);
     if (!e) {
@@ -301,8 +294,7 @@ fail:
 
 /* Cells the agents of a map other than `me` hold (the first `upto` of
    them), into others; returns how many. */
-static uint32_t others_of(const grid_env *e, const gw_state *mates, uint32_t me, uint32_t upto,
-                          int32_t *others)
+static uint32_t others_of(const grid_env *e, const gw_state *mates, uint32_t me, uint32_t upto, int32_t *others)
 {
     uint32_t n = 0;
     for (uint32_t q = 0; q < upto; q++)
@@ -367,9 +359,10 @@ static int gw_render(void *env, uint32_t index, int color, char *buf, size_t cap
             while (q < e->k && mates[q].pos != i) q++;
             if (i == s->pos)
                 rl_text_put(&t, "%s%c%s", color ? "\x1b[1;33m" : "", c->turn_actions ? arrows[s->dir] : '@',
-                    color ? "\x1b[0m" : "");
+                            color ? "\x1b[0m" : "");
             else if (q < e->k) /* another agent: a letter */
-                rl_text_put(&t, "%s%c%s", color ? "\x1b[1;36m" : "", (char)('a' + (q - 1) % 26), color ? "\x1b[0m" : "");
+                rl_text_put(&t, "%s%c%s", color ? "\x1b[1;36m" : "", (char)('a' + (q - 1) % 26),
+                            color ? "\x1b[0m" : "");
             else if (code == GW_WALL)
                 rl_text_put(&t, "#");
             else if (code == GW_GOAL)
@@ -382,7 +375,8 @@ static int gw_render(void *env, uint32_t index, int color, char *buf, size_t cap
         rl_text_put(&t, "\n");
     }
     rl_text_put(&t, "step %u", s->steps);
-    if (e->cue) rl_text_put(&t, "  cue: goal %s%s", s->goal_up ? "up" : "down", s->steps < c->cue_steps ? " (visible)" : "");
+    if (e->cue)
+        rl_text_put(&t, "  cue: goal %s%s", s->goal_up ? "up" : "down", s->steps < c->cue_steps ? " (visible)" : "");
     return rl_text_end(&t);
 }
 
@@ -411,10 +405,10 @@ static int gw_raster(void *env, uint32_t index, uint8_t *rgb)
     for (uint32_t y = 0; y < c->map.height; y++)
         for (uint32_t x = 0; x < c->map.width; x++) {
             uint8_t code = gw_cell(c, s, (int32_t)(y * c->map.width + x));
-            rl_rgb col = code == GW_WALL   ? (rl_rgb){100, 100, 100}
-                         : code == GW_GOAL ? (rl_rgb){40, 200, 60}
-                         : code == GW_LAVA ? (rl_rgb){230, 80, 30}
-                                           : (rl_rgb){20, 20, 20};
+            rl_rgb col = code == GW_WALL ? (rl_rgb){100, 100, 100}
+                : code == GW_GOAL        ? (rl_rgb){40, 200, 60}
+                : code == GW_LAVA        ? (rl_rgb){230, 80, 30}
+                                         : (rl_rgb){20, 20, 20};
             double px = x * GW_CELL_PX, py = y * GW_CELL_PX;
             rl_raster_rect(&im, px + 0.5, py + 0.5, px + GW_CELL_PX - 0.5, py + GW_CELL_PX - 0.5, col);
         }
@@ -439,8 +433,7 @@ static const rl_env_raster_ext raster_ext = {sizeof raster_ext, gw_raster_size, 
 static int gw_save(void *env, const struct rl_state_io *io, const char *prefix, char *err, size_t errlen)
 {
     grid_env *e = env;
-    return rl_state_blob(io, 0, prefix, "gridworld/state", e->s, (size_t)e->n * e->k * sizeof *e->s, err,
-                         errlen);
+    return rl_state_blob(io, 0, prefix, "gridworld/state", e->s, (size_t)e->n * e->k * sizeof *e->s, err, errlen);
 }
 
 /* The all-zero state of an env never reset (an eval env before its first
@@ -466,8 +459,8 @@ static int gw_load(void *env, const struct rl_state_io *io, const char *prefix, 
         const gw_state *mates = &e->s[r - r % e->k];
         for (uint32_t q = 0; rc == RL_OK && q < r % e->k; q++)
             if (mates[q].pos == e->s[r].pos && !(never_reset(&mates[q]) && never_reset(&e->s[r]))) {
-                RL_ERRF(err, errlen, "tensor '%sgridworld/state': env %zu: agents %u and %zu share cell %d",
-                        prefix, r / e->k, q, r % e->k, e->s[r].pos);
+                RL_ERRF(err, errlen, "tensor '%sgridworld/state': env %zu: agents %u and %zu share cell %d", prefix,
+                        r / e->k, q, r % e->k, e->s[r].pos);
                 rc = RL_ECORRUPT;
             }
     }
@@ -486,14 +479,23 @@ static const void *gw_get_extension(void *env, const char *id)
 }
 
 static const rl_env_vtable vtable = {
-    .struct_size = sizeof vtable, .create = gw_create_env, .destroy = gw_destroy_env,
-    .reset = gw_reset_range, .step = gw_step_range, .get_extension = gw_get_extension,
+    .struct_size = sizeof vtable,
+    .create = gw_create_env,
+    .destroy = gw_destroy_env,
+    .reset = gw_reset_range,
+    .step = gw_step_range,
+    .get_extension = gw_get_extension,
 };
 
 static const rl_plugin_desc desc = {
-    .struct_size = sizeof desc, .kind = RL_KIND_ENV, .name = "gridworld", .version = "1.0.0",
+    .struct_size = sizeof desc,
+    .kind = RL_KIND_ENV,
+    .name = "gridworld",
+    .version = "1.0.0",
     .description = "grid navigation: walls, goal, lava; built-in layouts including the T-maze memory task",
-    .options = options, .n_options = OPT_N, .vtable = &vtable,
+    .options = options,
+    .n_options = OPT_N,
+    .vtable = &vtable,
 };
 
 RL_PLUGIN_DEFINE_SINGLE(desc);

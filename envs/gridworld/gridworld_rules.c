@@ -21,22 +21,33 @@ int gw_map_parse(gw_map *m, const char *const *rows, uint32_t n_rows, char *err,
     m->height = n_rows;
     for (uint32_t y = 0; y < n_rows; y++) {
         if (strlen(rows[y]) != w) {
-            snprintf(err, errlen, "map row %u has %zu characters, row 0 has %zu", y,
-                     strlen(rows[y]), w);
+            snprintf(err, errlen, "map row %u has %zu characters, row 0 has %zu", y, strlen(rows[y]), w);
             return RL_EINVAL;
         }
         for (uint32_t x = 0; x < w; x++) {
             int32_t i = (int32_t)(y * w + x);
             uint8_t code;
             switch (rows[y][x]) {
-            case '#': code = GW_WALL; break;
-            case '.': case ' ': code = GW_FLOOR; break;
-            case 'S': code = GW_FLOOR; m->start = i; break;
-            case 'G': code = GW_GOAL; m->goal = i; break;
-            case 'L': code = GW_LAVA; break;
+            case '#':
+                code = GW_WALL;
+                break;
+            case '.':
+            case ' ':
+                code = GW_FLOOR;
+                break;
+            case 'S':
+                code = GW_FLOOR;
+                m->start = i;
+                break;
+            case 'G':
+                code = GW_GOAL;
+                m->goal = i;
+                break;
+            case 'L':
+                code = GW_LAVA;
+                break;
             default:
-                snprintf(err, errlen, "map row %u column %u: unknown cell '%c' (use # . S G L)",
-                         y, x, rows[y][x]);
+                snprintf(err, errlen, "map row %u column %u: unknown cell '%c' (use # . S G L)", y, x, rows[y][x]);
                 return RL_EINVAL;
             }
             if ((x == 0 || y == 0 || x + 1 == w || y + 1 == n_rows) && code != GW_WALL) {
@@ -60,8 +71,7 @@ static const char *const maze[] = {
     "###.##.##.#", "#...#...#.#", "#.###.#.#.#", "#.....#..G#", "###########",
 };
 
-int gw_map_builtin(gw_map *m, const char *name, uint32_t size, uint32_t corridor, char *err,
-                   size_t errlen)
+int gw_map_builtin(gw_map *m, const char *name, uint32_t size, uint32_t corridor, char *err, size_t errlen)
 {
     if (strcmp(name, "four_rooms") == 0) return gw_map_parse(m, four_rooms, 13, err, errlen);
     if (strcmp(name, "maze") == 0) return gw_map_parse(m, maze, 11, err, errlen);
@@ -75,8 +85,7 @@ int gw_map_builtin(gw_map *m, const char *name, uint32_t size, uint32_t corridor
         }
         w = h = size + 2;
         for (uint32_t y = 0; y < h; y++)
-            for (uint32_t x = 0; x < w; x++)
-                rows[y][x] = (x == 0 || y == 0 || x + 1 == w || y + 1 == h) ? '#' : '.';
+            for (uint32_t x = 0; x < w; x++) rows[y][x] = (x == 0 || y == 0 || x + 1 == w || y + 1 == h) ? '#' : '.';
         rows[1][1] = 'S';
         rows[h - 2][w - 2] = 'G';
     } else if (strcmp(name, "tmaze") == 0) {
@@ -125,14 +134,12 @@ static int taken(int32_t i, const int32_t *others, uint32_t n_others)
     return 0;
 }
 
-static int32_t random_floor(const gw_config *c, gw_state *s, int32_t avoid, const int32_t *others,
-                            uint32_t n_others)
+static int32_t random_floor(const gw_config *c, gw_state *s, int32_t avoid, const int32_t *others, uint32_t n_others)
 {
     uint32_t n = c->map.width * c->map.height;
     for (;;) {
         int32_t i = (int32_t)rl_rng_below(&s->rng, n);
-        if (c->map.cells[i] == GW_FLOOR && i != avoid && i != c->map.goal && !taken(i, others, n_others))
-            return i;
+        if (c->map.cells[i] == GW_FLOOR && i != avoid && i != c->map.goal && !taken(i, others, n_others)) return i;
     }
 }
 
@@ -152,8 +159,7 @@ void gw_reset_among(const gw_config *c, gw_state *s, const int32_t *others, uint
     }
     s->goal = m->goal;
     if (c->random_goal || s->goal < 0) s->goal = random_floor(c, s, -1, NULL, 0);
-    s->pos = (c->random_start || m->start < 0 || n_others) ? random_floor(c, s, s->goal, others, n_others)
-                                                           : m->start;
+    s->pos = (c->random_start || m->start < 0 || n_others) ? random_floor(c, s, s->goal, others, n_others) : m->start;
 }
 
 void gw_reset(const gw_config *c, gw_state *s)
@@ -161,15 +167,18 @@ void gw_reset(const gw_config *c, gw_state *s)
     gw_reset_among(c, s, NULL, 0);
 }
 
-float gw_step_among(const gw_config *c, gw_state *s, int action, const int32_t *others,
-                    uint32_t n_others, gw_outcome *out)
+float gw_step_among(const gw_config *c, gw_state *s, int action, const int32_t *others, uint32_t n_others,
+                    gw_outcome *out)
 {
     static const int dx[4] = {0, 1, 0, -1}, dy[4] = {-1, 0, 1, 0};
     int move = -1;
     if (c->turn_actions) {
-        if (action == GW_TURN_LEFT) s->dir = (s->dir + 3) & 3;
-        else if (action == GW_TURN_RIGHT) s->dir = (s->dir + 1) & 3;
-        else move = s->dir;
+        if (action == GW_TURN_LEFT)
+            s->dir = (s->dir + 3) & 3;
+        else if (action == GW_TURN_RIGHT)
+            s->dir = (s->dir + 1) & 3;
+        else
+            move = s->dir;
     } else {
         move = action;
         s->dir = action;
@@ -208,10 +217,10 @@ int gw_state_check(const gw_config *c, const gw_state *s, char *why, size_t n)
     }
     if (!s->pos && !s->goal && !s->lava && !s->dir && !s->goal_up && !s->steps)
         return 0; /* never reset (an eval env before its first evaluation) */
-    if (s->pos < 0 || s->pos >= area || m->cells[s->pos] == GW_WALL || s->goal < 0 ||
-        s->goal >= area || s->lava < -1 || s->lava >= area) {
-        snprintf(why, n, "position %d, goal %d or lava %d is not a cell of the %ux%u map", s->pos,
-                 s->goal, s->lava, m->width, m->height);
+    if (s->pos < 0 || s->pos >= area || m->cells[s->pos] == GW_WALL || s->goal < 0 || s->goal >= area || s->lava < -1 ||
+        s->lava >= area) {
+        snprintf(why, n, "position %d, goal %d or lava %d is not a cell of the %ux%u map", s->pos, s->goal, s->lava,
+                 m->width, m->height);
         return -1;
     }
     if (s->dir < 0 || s->dir > 3 || s->goal_up < 0 || s->goal_up > 1) {

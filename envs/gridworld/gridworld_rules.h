@@ -23,8 +23,8 @@ typedef struct gw_map {
     uint32_t width, height;
     uint8_t cells[GW_MAX_SIDE * GW_MAX_SIDE]; /* GW_* codes; goal/lava of the
                                                  base map */
-    int32_t start, goal;  /* cell indices, -1 if none */
-    int tmaze;            /* arms at tmaze_up / tmaze_down */
+    int32_t start, goal;                      /* cell indices, -1 if none */
+    int tmaze;                                /* arms at tmaze_up / tmaze_down */
     int32_t tmaze_up, tmaze_down;
 } gw_map;
 
@@ -39,7 +39,7 @@ typedef struct gw_config {
 typedef struct gw_state {
     int32_t pos, goal, lava; /* lava: this episode's extra lava cell, or -1 */
     int dir;
-    int goal_up;             /* T-maze: the cue */
+    int goal_up; /* T-maze: the cue */
     uint32_t steps;
     rl_rng rng;
 } gw_state;
@@ -55,8 +55,7 @@ int gw_state_check(const gw_config *c, const gw_state *s, char *why, size_t n);
 int gw_map_parse(gw_map *m, const char *const *rows, uint32_t n_rows, char *err, size_t errlen);
 /* Built-in layouts: "empty" (size x size floor inside walls), "four_rooms",
    "maze", "tmaze" (corridor of `corridor` cells). */
-int gw_map_builtin(gw_map *m, const char *name, uint32_t size, uint32_t corridor, char *err,
-                   size_t errlen);
+int gw_map_builtin(gw_map *m, const char *name, uint32_t size, uint32_t corridor, char *err, size_t errlen);
 
 void gw_reset(const gw_config *c, gw_state *s);
 float gw_step(const gw_config *c, gw_state *s, int action, gw_outcome *out);
@@ -66,8 +65,8 @@ float gw_step(const gw_config *c, gw_state *s, int action, gw_outcome *out);
    holds (the map's start is not forced).  The map needs a free floor
    cell. */
 void gw_reset_among(const gw_config *c, gw_state *s, const int32_t *others, uint32_t n_others);
-float gw_step_among(const gw_config *c, gw_state *s, int action, const int32_t *others,
-                    uint32_t n_others, gw_outcome *out);
+float gw_step_among(const gw_config *c, gw_state *s, int action, const int32_t *others, uint32_t n_others,
+                    gw_outcome *out);
 /* What the cell holds for this episode (goal and lava may move). */
 uint8_t gw_cell(const gw_config *c, const gw_state *s, int32_t i);
 

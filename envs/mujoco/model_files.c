@@ -10,22 +10,25 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAX_DEPTH 8        /* includes within includes */
-#define MAX_FILES 4096     /* file= attributes looked at, in all */
+#define MAX_DEPTH 8         /* includes within includes */
+#define MAX_FILES 4096      /* file= attributes looked at, in all */
 #define MAX_BYTES (1 << 30) /* an MJCF file read to scan it */
 
 typedef struct scan {
-    char dir[4096];            /* the model's directory: relative names start there */
-    char asset_dirs[3][1024];  /* <compiler meshdir, texturedir, assetdir> */
-    int files, slot;           /* slot: which of asset_dirs the next value sets */
+    char dir[4096];           /* the model's directory: relative names start there */
+    char asset_dirs[3][1024]; /* <compiler meshdir, texturedir, assetdir> */
+    int files, slot;          /* slot: which of asset_dirs the next value sets */
     char *why;
     size_t n;
 } scan;
 
 static const char *kind_of(mode_t mode)
 {
-    return S_ISFIFO(mode) ? "a FIFO" : S_ISDIR(mode) ? "a directory" : S_ISCHR(mode) || S_ISBLK(mode) ? "a device"
-           : S_ISSOCK(mode) ? "a socket" : "not a file";
+    return S_ISFIFO(mode)                ? "a FIFO"
+        : S_ISDIR(mode)                  ? "a directory"
+        : S_ISCHR(mode) || S_ISBLK(mode) ? "a device"
+        : S_ISSOCK(mode)                 ? "a socket"
+                                         : "not a file";
 }
 
 /* -1 (with why) when path exists and is not a regular file; 1 when it is
@@ -49,7 +52,8 @@ static char *slurp(const char *path)
     if (fd < 0) return NULL;
     struct stat st;
     char *text = NULL;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < MAX_BYTES && (text = malloc((size_t)st.st_size + 1))) {
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < MAX_BYTES &&
+        (text = malloc((size_t)st.st_size + 1))) {
         size_t got = 0;
         ssize_t r;
         while (got < (size_t)st.st_size && (r = read(fd, text + got, (size_t)st.st_size - got)) > 0) got += (size_t)r;

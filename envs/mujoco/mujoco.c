@@ -25,16 +25,31 @@
 #include "tasks.h"
 
 enum {
-    OPT_TASK, OPT_MODEL_PATH, OPT_FRAME_SKIP, OPT_FORWARD_W, OPT_CTRL_W, OPT_NOISE, OPT_MAX_STEPS,
-    OPT_HEALTHY_REWARD, OPT_TERMINATE, OPT_Z_MIN, OPT_Z_MAX, OPT_ANGLE_MIN, OPT_ANGLE_MAX, OPT_CONTACT_W, N_OPTS
+    OPT_TASK,
+    OPT_MODEL_PATH,
+    OPT_FRAME_SKIP,
+    OPT_FORWARD_W,
+    OPT_CTRL_W,
+    OPT_NOISE,
+    OPT_MAX_STEPS,
+    OPT_HEALTHY_REWARD,
+    OPT_TERMINATE,
+    OPT_Z_MIN,
+    OPT_Z_MAX,
+    OPT_ANGLE_MIN,
+    OPT_ANGLE_MAX,
+    OPT_CONTACT_W,
+    N_OPTS
 };
 
 static const char *const task_names[] = {"half_cheetah", "hopper", "walker2d", "ant", NULL};
 
 static const rl_option_def options[N_OPTS] = {
-    [OPT_TASK] = RL_OPTION_ENUM("task", "half_cheetah", task_names, "the Gymnasium v5 task (HalfCheetah, "
+    [OPT_TASK] = RL_OPTION_ENUM("task", "half_cheetah", task_names,
+                                "the Gymnasium v5 task (HalfCheetah, "
                                 "Hopper, Walker2d, Ant): its model, reward and termination"),
-    [OPT_MODEL_PATH] = RL_OPTION_STRING("model_path", "\"\"", "an MJCF file of your own for the task (\"\": "
+    [OPT_MODEL_PATH] = RL_OPTION_STRING("model_path", "\"\"",
+                                        "an MJCF file of your own for the task (\"\": "
                                         "Gymnasium's, installed beside the plugin)"),
     [OPT_FRAME_SKIP] = RL_OPTION_INT_F("frame_skip", "\"auto\"", 1, 1000, RL_OPT_AUTO,
                                        "mj_step calls per env step; auto = the task's (half_cheetah and ant "
@@ -78,17 +93,17 @@ static void on_mj_error(const char *msg)
     abort();
 }
 
-#define GUARDED(fail_stmt, ...)                                                                        \
-    do {                                                                                               \
-        jmp_buf jb_;                                                                                   \
-        jmp_buf *prev_ = g_jump;                                                                       \
-        g_jump = &jb_;                                                                                 \
-        if (setjmp(jb_) == 0) {                                                                        \
-            __VA_ARGS__;                                                                               \
-        } else {                                                                                       \
-            fail_stmt;                                                                                 \
-        }                                                                                              \
-        g_jump = prev_;                                                                                \
+#define GUARDED(fail_stmt, ...)  \
+    do {                         \
+        jmp_buf jb_;             \
+        jmp_buf *prev_ = g_jump; \
+        g_jump = &jb_;           \
+        if (setjmp(jb_) == 0) {  \
+            __VA_ARGS__;         \
+        } else {                 \
+            fail_stmt;           \
+        }                        \
+        g_jump = prev_;          \
     } while (0)
 
 typedef struct mj_env {
@@ -340,7 +355,8 @@ static void reset_one(mujoco_env *me, mj_env *e)
     mjData *d = e->d;
     GUARDED(fail(me, g_why), {
         mj_resetData(m, d);
-        for (int k = 0; k < m->nq; k++) d->qpos[k] = m->qpos0[k] + (-me->noise + 2 * me->noise * rl_rng_uniform_d(&e->rng));
+        for (int k = 0; k < m->nq; k++)
+            d->qpos[k] = m->qpos0[k] + (-me->noise + 2 * me->noise * rl_rng_uniform_d(&e->rng));
         for (int k = 0; k < m->nv; k++)
             d->qvel[k] = me->task->qvel_noise_uniform ? -me->noise + 2 * me->noise * rl_rng_uniform_d(&e->rng)
                                                       : me->noise * rl_rng_normal(&e->rng);
@@ -379,9 +395,11 @@ static void check_stable(mujoco_env *me, const mj_env *e)
         const mjWarningStat *w = &e->d->warning[kinds[k]];
         if (!w->number) continue;
         char why[RL_ERR_MAX];
-        snprintf(why, sizeof why, "env %ld: the simulation became unstable in episode step %u (MuJoCo found a NaN, "
+        snprintf(why, sizeof why,
+                 "env %ld: the simulation became unstable in episode step %u (MuJoCo found a NaN, "
                  "infinity or huge value in the %s, at degree of freedom %d): a timestep or gain too large for "
-                 "this model?", (long)(e - me->e), e->steps + 1, what[k], w->lastinfo);
+                 "this model?",
+                 (long)(e - me->e), e->steps + 1, what[k], w->lastinfo);
         fail(me, why);
         return;
     }
@@ -459,7 +477,8 @@ static int model_hash_state(mujoco_env *me, const rl_state_io *io, const char *p
         return rc;
     }
     if (load && h != me->model_hash) {
-        RL_ERRF(err, errlen, "the checkpoint's run stepped another model (hash %016llx, this one %016llx): "
+        RL_ERRF(err, errlen,
+                "the checkpoint's run stepped another model (hash %016llx, this one %016llx): "
                 "env.model_path or the task's model changed since; restore it, or start a new run",
                 (unsigned long long)h, (unsigned long long)me->model_hash);
         return RL_ECONFIG;
@@ -547,14 +566,23 @@ static const void *mj_get_extension(void *env, const char *id)
 }
 
 static const rl_env_vtable vtable = {
-    .struct_size = sizeof vtable, .create = mj_create_env, .destroy = mj_destroy_env,
-    .reset = mj_reset_range, .step = mj_step_range, .get_extension = mj_get_extension,
+    .struct_size = sizeof vtable,
+    .create = mj_create_env,
+    .destroy = mj_destroy_env,
+    .reset = mj_reset_range,
+    .step = mj_step_range,
+    .get_extension = mj_get_extension,
 };
 
 static const rl_plugin_desc desc = {
-    .struct_size = sizeof desc, .kind = RL_KIND_ENV, .name = "mujoco", .version = "0.1.0",
+    .struct_size = sizeof desc,
+    .kind = RL_KIND_ENV,
+    .name = "mujoco",
+    .version = "0.1.0",
     .description = "MuJoCo physics: Gymnasium's v5 locomotion tasks (env.task), stepped in C",
-    .options = options, .n_options = N_OPTS, .vtable = &vtable,
+    .options = options,
+    .n_options = N_OPTS,
+    .vtable = &vtable,
 };
 
 /* MuJoCo's warnings (a deprecated attribute in a model, an unstable

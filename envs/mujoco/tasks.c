@@ -165,14 +165,14 @@ static double ant_reward(const mjModel *m, const mjData *d, const mj_task_before
 }
 
 static const mj_task tasks[] = {
-    {"half_cheetah", "half_cheetah.xml", 5, 0.1, 0.1, 0, 0, 0, 0, 0, 0, 9, 9, 6, 8, 1, hc_obs_size, hc_obs, before_x,
-     hc_reward},
-    {"hopper", "hopper.xml", 4, 1e-3, 5e-3, 1, 0.7, INFINITY, -0.2, 0.2, 0, 6, 6, 3, 5, 1, hc_obs_size, walker_obs,
-     before_x, hopper_reward},
-    {"walker2d", "walker2d_v5.xml", 4, 1e-3, 5e-3, 1, 0.8, 2.0, -1.0, 1.0, 0, 9, 9, 6, 8, 1, hc_obs_size, walker_obs,
-     before_x, walker2d_reward},
-    {"ant", "ant.xml", 5, 0.5, 0.1, 0, 0.2, 1.0, -INFINITY, INFINITY, 5e-4, 15, 14, 8, 14, 0, ant_obs_size, ant_obs,
-     before_torso, ant_reward},
+    {"half_cheetah", "half_cheetah.xml", 5,        0.1, 0.1, 0, 0, 0, 0, 0, 0, 9, 9, 6, 8, 1, hc_obs_size,
+     hc_obs,         before_x,           hc_reward},
+    {"hopper", "hopper.xml", 4,          1e-3,     5e-3,         1, 0.7, INFINITY, -0.2, 0.2, 0, 6, 6, 3, 5,
+     1,        hc_obs_size,  walker_obs, before_x, hopper_reward},
+    {"walker2d", "walker2d_v5.xml", 4,          1e-3,     5e-3,           1, 0.8, 2.0, -1.0, 1.0, 0, 9, 9, 6, 8,
+     1,          hc_obs_size,       walker_obs, before_x, walker2d_reward},
+    {"ant", "ant.xml", 5,  0.5, 0.1, 0, 0.2,          1.0,     -INFINITY,    INFINITY,
+     5e-4,  15,        14, 8,   14,  0, ant_obs_size, ant_obs, before_torso, ant_reward},
 };
 
 double mj_task_step(const mj_task *t, const mjModel *m, mjData *d, const float *a, uint32_t frame_skip,
@@ -205,14 +205,15 @@ static int same_shape(const mj_task *t, const mjModel *m)
 int mj_task_fits(const mj_task *t, const mjModel *m, char *why, size_t n)
 {
     if (same_shape(t, m)) return 0;
-    int k = snprintf(why, n, "it has %ld positions, %ld actuators and %ld bodies%s, where %s's model has %d, %d and %d%s",
-                     (long)m->nq, (long)m->nu, (long)m->nbody, root_is(m, t->planar) ? "" : " and another root joint",
-                     t->name, t->nq, t->nu, t->nbody, t->planar ? " on a slide-slide-hinge root" : " on a free root");
+    int k =
+        snprintf(why, n, "it has %ld positions, %ld actuators and %ld bodies%s, where %s's model has %d, %d and %d%s",
+                 (long)m->nq, (long)m->nu, (long)m->nbody, root_is(m, t->planar) ? "" : " and another root joint",
+                 t->name, t->nq, t->nu, t->nbody, t->planar ? " on a slide-slide-hinge root" : " on a free root");
     int found = 0;
     for (size_t i = 0; i < sizeof tasks / sizeof tasks[0]; i++) {
         if (&tasks[i] == t || !same_shape(&tasks[i], m) || k < 0 || (size_t)k >= n) continue;
-        k += snprintf(why + k, n - (size_t)k, "%s\"%s\"", found++ ? " or env.task = " : ": the shape of env.task = ",
-                      tasks[i].name);
+        k += snprintf(why + k, n - (size_t)k, "%s\"%s\"",
+                      found++ ? " or env.task = " : ": the shape of env.task = ", tasks[i].name);
     }
     return -1;
 }

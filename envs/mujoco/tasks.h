@@ -27,9 +27,9 @@ typedef struct mj_task {
     const char *name, *xml;
     uint32_t frame_skip;
     double ctrl_cost_weight, reset_noise_scale;
-    int qvel_noise_uniform; /* reset: qvel + uniform(-s, s), else + s N(0, 1) */
+    int qvel_noise_uniform;                    /* reset: qvel + uniform(-s, s), else + s N(0, 1) */
     double z_min, z_max, angle_min, angle_max; /* the walkers' healthy ranges */
-    double contact_cost_weight;             /* Ant */
+    double contact_cost_weight;                /* Ant */
     /* the shape of the task's Gymnasium model, which its observation and
        reward read: positions, velocities, actuators, bodies, and a root of
        slide x, slide z, hinge y (planar) or one free joint */

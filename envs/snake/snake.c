@@ -43,22 +43,19 @@ static const rl_option_def options[OPT_N] = {
     [OPT_OBSERVATION] = RL_OPTION_ENUM("observation", "features", obs_modes,
                                        "features (11 floats), grid (uint8 channels) or window (egocentric "
                                        "uint8 view)"),
-    [OPT_VISION] = RL_OPTION_INT("vision", "5", 1, 15,
-                                 "window radius: the view is (2 vision + 1)^2 cells"),
-    [OPT_BODY_ORDER] = RL_OPTION_BOOL("body_order", "false",
-                                      "grid: add a channel with each body cell's order (tail to head)"),
-    [OPT_FLOOD_FILL] = RL_OPTION_BOOL("flood_fill", "false",
-                                      "append, per action, the fraction of free cells reachable after it"),
+    [OPT_VISION] = RL_OPTION_INT("vision", "5", 1, 15, "window radius: the view is (2 vision + 1)^2 cells"),
+    [OPT_BODY_ORDER] =
+        RL_OPTION_BOOL("body_order", "false", "grid: add a channel with each body cell's order (tail to head)"),
+    [OPT_FLOOD_FILL] =
+        RL_OPTION_BOOL("flood_fill", "false", "append, per action, the fraction of free cells reachable after it"),
     [OPT_FOOD_REWARD] = RL_OPTION_FLOAT("food_reward", "1.0", -1e6, 1e6, "reward for eating"),
-    [OPT_DEATH_REWARD] = RL_OPTION_FLOAT("death_reward", "-1.0", -1e6, 1e6,
-                                         "reward for hitting a wall or the body"),
+    [OPT_DEATH_REWARD] = RL_OPTION_FLOAT("death_reward", "-1.0", -1e6, 1e6, "reward for hitting a wall or the body"),
     [OPT_STEP_REWARD] = RL_OPTION_FLOAT("step_reward", "0.0", -1e6, 1e6, "reward every step"),
-    [OPT_DISTANCE_SHAPING] = RL_OPTION_FLOAT("distance_shaping", "0.0", -1e6, 1e6,
-                                             "reward x (Manhattan distance to food before - after)"),
+    [OPT_DISTANCE_SHAPING] =
+        RL_OPTION_FLOAT("distance_shaping", "0.0", -1e6, 1e6, "reward x (Manhattan distance to food before - after)"),
     [OPT_MAX_IDLE] = RL_OPTION_INT_F("max_idle_steps", "\"auto\"", 1, 1e7, RL_OPT_AUTO,
                                      "truncate after this many steps without food; auto = 2 x width x height"),
-    [OPT_INITIAL_LENGTH] = RL_OPTION_INT("initial_length", "3", 1, 16,
-                                         "snake length at the start of an episode"),
+    [OPT_INITIAL_LENGTH] = RL_OPTION_INT("initial_length", "3", 1, 16, "snake length at the start of an episode"),
     [OPT_SNAKES] = RL_OPTION_INT("snakes", "1", 1, 1024,
                                  "snakes per board, each an agent (a row of the batch); they share the food "
                                  "and die on each other's bodies; a dead one respawns"),
@@ -74,9 +71,9 @@ typedef struct snake_env {
     uint32_t n, obs_size, n_actions;
     uint32_t k, n_food; /* snakes per board (1: snake_rules alone) and food cells */
     int mode, flood, order, tail;
-    sn_state *s;        /* n x k, board-major */
-    sn_board *boards;   /* k > 1: n boards */
-    uint32_t *food;     /* k > 1: n x n_food */
+    sn_state *s;         /* n x k, board-major */
+    sn_board *boards;    /* k > 1: n boards */
+    uint32_t *food;      /* k > 1: n x n_food */
     sn_outcome *outcome; /* k > 1: n x k, a step's outcomes */
     uint8_t *cells, *images, *marks;
     uint16_t *body, *queue;
@@ -130,8 +127,7 @@ static int validate(const snake_env *e, char *err, size_t errlen)
     }
     /* the snake starts straight in any of the four directions */
     if (c->initial_length > c->width || c->initial_length > c->height) {
-        RL_ERRF(err, errlen, "initial_length %u does not fit a %ux%u board", c->initial_length, c->width,
-                c->height);
+        RL_ERRF(err, errlen, "initial_length %u does not fit a %ux%u board", c->initial_length, c->width, c->height);
         return RL_EINVAL;
     }
     if (e->order && e->mode != SN_OBS_GRID) {
@@ -139,8 +135,10 @@ static int validate(const snake_env *e, char *err, size_t errlen)
         return RL_EINVAL;
     }
     if (e->k == 1) return RL_OK;
-    const char *alone = e->flood ? "flood_fill" : e->order ? "body_order"
-                      : c->distance_shaping != 0.0f ? "distance_shaping" : NULL;
+    const char *alone = e->flood      ? "flood_fill"
+        : e->order                    ? "body_order"
+        : c->distance_shaping != 0.0f ? "distance_shaping"
+                                      : NULL;
     if (alone) {
         RL_ERRF(err, errlen, "%s needs snakes = 1 (there are %u per board)", alone, e->k);
         return RL_EINVAL;
@@ -243,8 +241,7 @@ static void describe(snake_env *e, rl_env_info *info)
     info->score_name = "food";
 }
 
-static int sn_create_env(const rl_env_args *args, void **out, rl_env_info *info, char *err,
-                         size_t errlen)
+static int sn_create_env(const rl_env_args *args, void **out, rl_env_info *info, char *err, size_t errlen)
 {
     snake_env *e = calloc(1, sizeof *e);
     if (!e) {
@@ -311,8 +308,7 @@ static void sn_reset_range(void *env, const rl_env_io *io, uint32_t first, uint3
     if (e->k > 1) {
         for (uint32_t i = first; i < first + count; i++) {
             snb_reset(&e->cfg, &e->boards[i]);
-            for (uint32_t r = i * e->k; r < (i + 1) * e->k; r++)
-                write_env_obs(e, r, (uint8_t *)io->obs + r * ob);
+            for (uint32_t r = i * e->k; r < (i + 1) * e->k; r++) write_env_obs(e, r, (uint8_t *)io->obs + r * ob);
         }
         return;
     }
@@ -477,8 +473,8 @@ static int sn_raster(void *env, uint32_t index, uint8_t *rgb)
 {
     const snake_env *e = env;
     if (index >= e->n) return RL_EINVAL;
-    static const rl_rgb hue[6] = {{40, 170, 60}, {50, 90, 210}, {170, 60, 190}, {20, 170, 170}, {210, 150, 20},
-                                  {120, 120, 120}};
+    static const rl_rgb hue[6] = {{40, 170, 60},  {50, 90, 210},  {170, 60, 190},
+                                  {20, 170, 170}, {210, 150, 20}, {120, 120, 120}};
     const sn_config *c = &e->cfg;
     uint32_t k = e->k > 1 ? e->k : 1, pw = sn_padded_width(c), bcap = sn_body_capacity(c);
     const sn_state *snakes = e->k > 1 ? e->boards[index].snakes : &e->s[index];
@@ -515,22 +511,22 @@ typedef struct sn_scalars {
     rl_rng rng;
 } sn_scalars;
 
-static int sn_state_io(snake_env *e, const rl_state_io *io, const char *prefix, int load, char *err,
-                       size_t errlen)
+static int sn_state_io(snake_env *e, const rl_state_io *io, const char *prefix, int load, char *err, size_t errlen)
 {
     const sn_config *c = &e->cfg;
     size_t rows = (size_t)e->n * e->k;
     int rc = rl_state_blob(io, load, prefix, "snake/cells", e->cells, (size_t)e->n * sn_cells_bytes(c), err, errlen);
     if (rc == RL_OK)
-        rc = rl_state_blob(io, load, prefix, "snake/body", e->body,
-                           rows * sn_body_capacity(c) * sizeof(uint16_t), err, errlen);
+        rc = rl_state_blob(io, load, prefix, "snake/body", e->body, rows * sn_body_capacity(c) * sizeof(uint16_t), err,
+                           errlen);
     if (rc == RL_OK && e->k > 1) { /* boards: food lists and RNGs */
-        rc = rl_state_blob(io, load, prefix, "snake/food", e->food, (size_t)e->n * e->n_food * sizeof *e->food,
-                           err, errlen);
+        rc = rl_state_blob(io, load, prefix, "snake/food", e->food, (size_t)e->n * e->n_food * sizeof *e->food, err,
+                           errlen);
         rl_rng *rngs = calloc(e->n, sizeof *rngs);
         if (!rngs) return RL_ENOMEM;
         for (uint32_t i = 0; !load && i < e->n; i++) rngs[i] = e->boards[i].rng;
-        if (rc == RL_OK) rc = rl_state_blob(io, load, prefix, "snake/board_rng", rngs, e->n * sizeof *rngs, err, errlen);
+        if (rc == RL_OK)
+            rc = rl_state_blob(io, load, prefix, "snake/board_rng", rngs, e->n * sizeof *rngs, err, errlen);
         for (uint32_t i = 0; rc == RL_OK && load && i < e->n; i++) {
             char name[96];
             snprintf(name, sizeof name, "%ssnake/board_rng", prefix);
@@ -565,8 +561,10 @@ static int sn_state_io(snake_env *e, const rl_state_io *io, const char *prefix, 
         for (uint32_t j = 0; j < e->k; j++) fresh &= b->snakes[j].length == 0;
         for (size_t x = 0; fresh && x < sn_cells_bytes(c); x++) fresh = b->cells[x] == 0;
         if (!fresh && snb_check(c, b, why, sizeof why) != 0) {
-            RL_ERRF(err, errlen, "tensors '%ssnake/cells', 'snake/body', 'snake/food' and 'snake/scalars' "
-                                 "do not hold a board the rules allow: env %u: %s", prefix, i, why);
+            RL_ERRF(err, errlen,
+                    "tensors '%ssnake/cells', 'snake/body', 'snake/food' and 'snake/scalars' "
+                    "do not hold a board the rules allow: env %u: %s",
+                    prefix, i, why);
             rc = RL_ECORRUPT;
         }
     }
@@ -574,8 +572,10 @@ static int sn_state_io(snake_env *e, const rl_state_io *io, const char *prefix, 
         sn_state *s = &e->s[i];
         char why[160];
         if (sn_state_check(c, s, why, sizeof why) != 0) {
-            RL_ERRF(err, errlen, "tensors '%ssnake/cells', 'snake/body' and 'snake/scalars' do not "
-                                 "hold a snake the rules allow: env %u: %s", prefix, i, why);
+            RL_ERRF(err, errlen,
+                    "tensors '%ssnake/cells', 'snake/body' and 'snake/scalars' do not "
+                    "hold a snake the rules allow: env %u: %s",
+                    prefix, i, why);
             rc = RL_ECORRUPT;
         }
     }
@@ -605,14 +605,23 @@ static const void *sn_get_extension(void *env, const char *id)
 }
 
 static const rl_env_vtable vtable = {
-    .struct_size = sizeof vtable, .create = sn_create_env, .destroy = sn_destroy_env,
-    .reset = sn_reset_range, .step = sn_step_range, .get_extension = sn_get_extension,
+    .struct_size = sizeof vtable,
+    .create = sn_create_env,
+    .destroy = sn_destroy_env,
+    .reset = sn_reset_range,
+    .step = sn_step_range,
+    .get_extension = sn_get_extension,
 };
 
 static const rl_plugin_desc desc = {
-    .struct_size = sizeof desc, .kind = RL_KIND_ENV, .name = "snake", .version = "1.0.0",
+    .struct_size = sizeof desc,
+    .kind = RL_KIND_ENV,
+    .name = "snake",
+    .version = "1.0.0",
     .description = "classic snake on a walled board: eat food, grow, do not hit walls or yourself",
-    .options = options, .n_options = OPT_N, .vtable = &vtable,
+    .options = options,
+    .n_options = OPT_N,
+    .vtable = &vtable,
 };
 
 RL_PLUGIN_DEFINE_SINGLE(desc);

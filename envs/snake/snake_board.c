@@ -83,8 +83,7 @@ void snb_reset(const sn_config *c, sn_board *b)
     for (uint32_t f = 0; f < b->n_food; f++) place_food(c, b, f);
 }
 
-int snb_step(const sn_config *c, sn_board *b, const int32_t *actions, float *rewards,
-             sn_outcome *outcome)
+int snb_step(const sn_config *c, sn_board *b, const int32_t *actions, float *rewards, sn_outcome *outcome)
 {
     for (uint32_t j = 0; j < b->k; j++) {
         sn_state *s = &b->snakes[j];
@@ -160,16 +159,15 @@ int snb_check(const sn_config *c, const sn_board *b, char *why, size_t n)
     for (uint32_t j = 0; j < b->k; j++) {
         const sn_state *s = &b->snakes[j];
         if (s->length < 1 || s->length > cap || s->head >= cap || s->dir < 0 || s->dir > 3) {
-            snprintf(why, n, "snake %u: length %u, head %u or direction %d out of range", j, s->length,
-                     s->head, s->dir);
+            snprintf(why, n, "snake %u: length %u, head %u or direction %d out of range", j, s->length, s->head,
+                     s->dir);
             free(claimed);
             return -1;
         }
         for (uint32_t k = 0; k < s->length; k++) {
             uint32_t i = s->body[(s->head + cap - k) % cap];
             if (i >= cells || b->cells[i] != SN_BODY || claimed[i]) {
-                snprintf(why, n, "snake %u: body segment %u is at cell %u, not on a body cell of its own", j,
-                         k, i);
+                snprintf(why, n, "snake %u: body segment %u is at cell %u, not on a body cell of its own", j, k, i);
                 free(claimed);
                 return -1;
             }
@@ -189,8 +187,8 @@ int snb_check(const sn_config *c, const sn_board *b, char *why, size_t n)
     }
     free(claimed);
     if (body != lengths || food != listed) {
-        snprintf(why, n, "the board holds %u body and %u food cells, the snakes %u and the list %u",
-                 body, food, lengths, listed);
+        snprintf(why, n, "the board holds %u body and %u food cells, the snakes %u and the list %u", body, food,
+                 lengths, listed);
         return -1;
     }
     return 0;

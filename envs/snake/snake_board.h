@@ -18,10 +18,10 @@
 #include "snake_rules.h"
 
 typedef struct sn_board {
-    uint8_t *cells;    /* the shared padded grid */
-    sn_state *snakes;  /* k snakes; cells = the board's, image NULL */
+    uint8_t *cells;   /* the shared padded grid */
+    sn_state *snakes; /* k snakes; cells = the board's, image NULL */
     uint32_t k, n_food;
-    uint32_t *food;    /* n_food padded indices, 0 where none fits */
+    uint32_t *food; /* n_food padded indices, 0 where none fits */
     rl_rng rng;
 } sn_board;
 
@@ -30,8 +30,7 @@ void snb_reset(const sn_config *c, sn_board *b);
 /* Steps every snake: actions[j], rewards[j], outcome[j] for snake j.
    Returns 0, or -1 when a snake that must respawn finds no empty cell (the
    board is full: the caller ends every snake's episode and resets it). */
-int snb_step(const sn_config *c, sn_board *b, const int32_t *actions, float *rewards,
-             sn_outcome *outcome);
+int snb_step(const sn_config *c, sn_board *b, const int32_t *actions, float *rewards, sn_outcome *outcome);
 /* Respawns snake j (its body already off the board); -1 when no empty cell. */
 int snb_respawn(const sn_config *c, sn_board *b, uint32_t j);
 /* Takes snake j's body off the board. */

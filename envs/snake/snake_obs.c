@@ -29,8 +29,8 @@ static void danger_and_food(const sn_config *c, const sn_state *s, float *o)
    guard on the 16-byte row copies below and warns about writes that never
    happen.  One call per env step, so the call costs nothing. */
 __attribute__((noinline)) void sn_write_obs(const sn_config *c, const sn_state *s, int mode, int order,
-                                            uint32_t flood_actions, int tail_reach,
-                                            const sn_obs_scratch *scratch, void *dst)
+                                            uint32_t flood_actions, int tail_reach, const sn_obs_scratch *scratch,
+                                            void *dst)
 {
     uint32_t base = 0;
     if (mode == SN_OBS_FEATURES) {
@@ -70,8 +70,8 @@ __attribute__((noinline)) void sn_write_obs(const sn_config *c, const sn_state *
     }
     if (flood_actions) {
         float frac[8];
-        sn_flood_fractions(c, s, flood_actions, frac, tail_reach ? frac + flood_actions : NULL,
-                           scratch->marks, scratch->queue);
+        sn_flood_fractions(c, s, flood_actions, frac, tail_reach ? frac + flood_actions : NULL, scratch->marks,
+                           scratch->queue);
         for (uint32_t a = 0; a < flood_actions * (tail_reach ? 2u : 1u); a++) {
             float f = frac[a];
             if (mode == SN_OBS_FEATURES)
@@ -81,4 +81,3 @@ __attribute__((noinline)) void sn_write_obs(const sn_config *c, const sn_state *
         }
     }
 }
-

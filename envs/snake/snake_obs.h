@@ -22,7 +22,7 @@ typedef struct sn_obs_scratch {
 } sn_obs_scratch;
 
 /* Writes one env's observation; grid mode needs s->image. */
-void sn_write_obs(const sn_config *c, const sn_state *s, int mode, int order,
-                  uint32_t flood_actions, int tail_reach, const sn_obs_scratch *scratch, void *dst);
+void sn_write_obs(const sn_config *c, const sn_state *s, int mode, int order, uint32_t flood_actions, int tail_reach,
+                  const sn_obs_scratch *scratch, void *dst);
 
 #endif

@@ -70,8 +70,7 @@ uint32_t sn_index(const sn_config *c, int x, int y)
 static void clear_board(const sn_config *c, sn_state *s)
 {
     memset(s->cells, SN_WALL, sn_cells_bytes(c));
-    for (uint32_t y = 0; y < c->height; y++)
-        memset(s->cells + sn_index(c, 0, (int)y), SN_EMPTY, c->width);
+    for (uint32_t y = 0; y < c->height; y++) memset(s->cells + sn_index(c, 0, (int)y), SN_EMPTY, c->width);
     if (s->image) memset(s->image, 0, sn_image_bytes(c));
 }
 
@@ -141,8 +140,7 @@ void sn_reset(const sn_config *c, sn_state *s)
     place_food(c, s);
 }
 
-void sn_place(const sn_config *c, sn_state *s, const int *xy, uint32_t length, int dir, int fx,
-              int fy)
+void sn_place(const sn_config *c, sn_state *s, const int *xy, uint32_t length, int dir, int fx, int fy)
 {
     clear_board(c, s);
     uint32_t cap = sn_body_capacity(c);
@@ -205,8 +203,10 @@ sn_outcome sn_advance(const sn_config *c, sn_state *s, int action, int *ate)
     s->body[s->head] = (uint16_t)next;
     set_cell(c, s, next, SN_BODY);
     set_head_mark(c, s, next, 255);
-    if (*ate) s->idle = 0;
-    else if (++s->idle >= c->max_idle_steps) return SN_IDLE_OUT;
+    if (*ate)
+        s->idle = 0;
+    else if (++s->idle >= c->max_idle_steps)
+        return SN_IDLE_OUT;
     return SN_GO_ON;
 }
 
@@ -218,8 +218,8 @@ float sn_step(const sn_config *c, sn_state *s, int action, sn_outcome *out)
     *out = sn_advance(c, s, action, &eats);
     if (*out == SN_DIED) return reward + c->death_reward;
     if (c->distance_shaping != 0.0f && s->food)
-        reward += c->distance_shaping *
-                  (float)(sn_manhattan(c, head, s->food) - sn_manhattan(c, s->body[s->head], s->food));
+        reward +=
+            c->distance_shaping * (float)(sn_manhattan(c, head, s->food) - sn_manhattan(c, s->body[s->head], s->food));
     if (!eats) return reward;
     reward += c->food_reward;
     if (s->length >= c->width * c->height) {
@@ -231,8 +231,7 @@ float sn_step(const sn_config *c, sn_state *s, int action, sn_outcome *out)
     return reward;
 }
 
-float sn_flood_fraction(const sn_config *c, const sn_state *s, int dir, uint8_t *marks,
-                        uint16_t *queue)
+float sn_flood_fraction(const sn_config *c, const sn_state *s, int dir, uint8_t *marks, uint16_t *queue)
 {
     uint32_t head = s->body[s->head];
     uint32_t start = (uint32_t)((int)head + sn_delta(c, dir));
@@ -266,8 +265,8 @@ float sn_flood_fraction(const sn_config *c, const sn_state *s, int dir, uint8_t 
     return free_after ? (float)(seen - 1) / (float)free_after : 1.0f;
 }
 
-void sn_flood_fractions(const sn_config *c, const sn_state *s, uint32_t n_actions, float *out,
-                        float *tail_out, uint8_t *marks, uint16_t *queue)
+void sn_flood_fractions(const sn_config *c, const sn_state *s, uint32_t n_actions, float *out, float *tail_out,
+                        uint8_t *marks, uint16_t *queue)
 {
     uint32_t head = s->body[s->head];
     uint32_t tail = sn_tail_index(c, s);
@@ -371,8 +370,8 @@ int sn_state_check(const sn_config *c, const sn_state *s, char *why, size_t n)
     }
     if (body != s->length || food != (s->food != 0) ||
         (s->food && (s->food >= cells || s->cells[s->food] != SN_FOOD))) {
-        snprintf(why, n, "the board holds %u body and %u food cells, the snake %u and food at %u",
-                 body, food, s->length, s->food);
+        snprintf(why, n, "the board holds %u body and %u food cells, the snake %u and food at %u", body, food,
+                 s->length, s->food);
         return -1;
     }
     return 0;

@@ -31,13 +31,13 @@ typedef struct sn_config {
 } sn_config;
 
 typedef struct sn_state {
-    uint8_t *cells;   /* (height + 2 pad) x (width + 2 pad) codes */
-    uint8_t *image;   /* optional (NULL): [body, head, food][height][width]
-                         0/255, kept up to date move by move */
-    uint16_t *body;   /* ring of padded indices, capacity width*height */
-    uint32_t head;    /* ring position of the head */
+    uint8_t *cells; /* (height + 2 pad) x (width + 2 pad) codes */
+    uint8_t *image; /* optional (NULL): [body, head, food][height][width]
+                       0/255, kept up to date move by move */
+    uint16_t *body; /* ring of padded indices, capacity width*height */
+    uint32_t head;  /* ring position of the head */
     uint32_t length;
-    uint32_t food;    /* padded index of the food (0 when the board is full) */
+    uint32_t food; /* padded index of the food (0 when the board is full) */
     int dir;
     uint32_t steps, idle, score;
     rl_rng rng;
@@ -56,8 +56,7 @@ uint32_t sn_body_capacity(const sn_config *c);
 void sn_reset(const sn_config *c, sn_state *s);
 /* Places the snake exactly (tests): body[0] is the head, cells given as
    (x, y) board coordinates; food at (fx, fy) or none when fx < 0. */
-void sn_place(const sn_config *c, sn_state *s, const int *xy, uint32_t length, int dir, int fx,
-              int fy);
+void sn_place(const sn_config *c, sn_state *s, const int *xy, uint32_t length, int dir, int fx, int fy);
 /* Applies an action; returns the reward and the outcome. */
 float sn_step(const sn_config *c, sn_state *s, int action, sn_outcome *out);
 
@@ -103,14 +102,13 @@ int sn_action_dir(const sn_config *c, const sn_state *s, int action);
 /* Fraction of the board's free cells reachable from the head after moving
    in direction dir (0 if that move dies); marks needs cells_bytes bytes,
    queue body_capacity entries.  Exact BFS of the position after the move. */
-float sn_flood_fraction(const sn_config *c, const sn_state *s, int dir, uint8_t *marks,
-                        uint16_t *queue);
+float sn_flood_fraction(const sn_config *c, const sn_state *s, int dir, uint8_t *marks, uint16_t *queue);
 /* The same for every action at once (out[a] for a < n_actions): a move into
    cell t reaches exactly t's component of free cells minus t itself, so one
    labelling serves all actions (an exact BFS only when the move eats).
    tail_out (may be NULL): 1 where the tail's cell (or, when the move eats,
    a cell next to it) is still reachable after the move, else 0. */
-void sn_flood_fractions(const sn_config *c, const sn_state *s, uint32_t n_actions, float *out,
-                        float *tail_out, uint8_t *marks, uint16_t *queue);
+void sn_flood_fractions(const sn_config *c, const sn_state *s, uint32_t n_actions, float *out, float *tail_out,
+                        uint8_t *marks, uint16_t *queue);
 
 #endif

@@ -10,8 +10,22 @@
 #include <rlhost/rollout.h>
 
 /* The options, in schema order: args->options[OPT_...] holds each typed and checked. */
-enum { OPT_LR, OPT_N_STEPS, OPT_GAMMA, OPT_LAMBDA, OPT_ENT, OPT_VF, OPT_MAX_NORM, OPT_HIDDEN, OPT_OPTIM,
-       OPT_NORM_ADV, OPT_NORM_OBS, OPT_NORM_REWARD, OPT_LOG_STD, OPT_N };
+enum {
+    OPT_LR,
+    OPT_N_STEPS,
+    OPT_GAMMA,
+    OPT_LAMBDA,
+    OPT_ENT,
+    OPT_VF,
+    OPT_MAX_NORM,
+    OPT_HIDDEN,
+    OPT_OPTIM,
+    OPT_NORM_ADV,
+    OPT_NORM_OBS,
+    OPT_NORM_REWARD,
+    OPT_LOG_STD,
+    OPT_N
+};
 static const char *const optimizers[] = {"rmsprop", "adam", NULL};
 static const rl_option_def options[OPT_N] = {
     [OPT_LR] = RL_OPTION_FLOAT("lr", "7e-4", 0, 1, "learning rate"),
@@ -34,14 +48,14 @@ typedef struct a2c {
     uint32_t obs, A, envs, rows, box; /* A: actions (discrete) or dimensions (box) */
     rl_dtype dtype;                   /* the env's observations, times scale as network input */
     float scale;
-    rl_params p;                      /* actor, critic and (box) log_std: one block */
+    rl_params p; /* actor, critic and (box) log_std: one block */
     rl_mlp pi, v;
-    size_t log_std;                   /* box: the log-stds' offset in p */
-    rl_pdist pd;                      /* the policy over the actor's outputs */
-    rl_rmsprop rms;                   /* the optimizer option picks one of the two */
+    size_t log_std; /* box: the log-stds' offset in p */
+    rl_pdist pd;    /* the policy over the actor's outputs */
+    rl_rmsprop rms; /* the optimizer option picks one of the two */
     rl_adam adam;
     rl_rollout ro;
-    rl_obs_norm on;                   /* normalize_obs, normalize_reward */
+    rl_obs_norm on; /* normalize_obs, normalize_reward */
     rl_return_norm rn;
     rl_rng rng;
     float *scratch, *x, *lp, *g, *dpi, *dv, *lastv; /* one block, carved at create */
@@ -77,8 +91,9 @@ static int a2c_create(const rl_algo_args *args, void **out, char *err, size_t er
     if (!rc && a->box && (a->log_std = rl_params_add(&a->p, "actor/log_std", a->A, 1)) == (size_t)-1) rc = RL_ENOMEM;
     if (!rc) rc = rl_params_alloc(&a->p);
     if (!rc) rc = rl_pdist_create(&a->pd, (int)a->box, a->A, a->p.data + a->log_std, B);
-    if (!rc) rc = OPT(OPTIM).i ? rl_adam_create(&a->adam, a->p.n, 0.9f, 0.999f, 1e-5f, 0)
-                               : rl_rmsprop_create(&a->rms, a->p.n, 0.99f, 1e-5f);
+    if (!rc)
+        rc = OPT(OPTIM).i ? rl_adam_create(&a->adam, a->p.n, 0.9f, 0.999f, 1e-5f, 0)
+                          : rl_rmsprop_create(&a->rms, a->p.n, 0.99f, 1e-5f);
     if (!rc) rc = rl_rollout_create(&a->ro, T, a->envs, a->obs, a->box ? 0 : a->A, a->box ? a->A : 0);
     if (!rc) rc = rl_obs_norm_create(&a->on, a->obs, 10.0f);
     if (!rc) rc = rl_return_norm_create(&a->rn, a->envs, (float)OPT(GAMMA).f, 10.0f);
@@ -86,10 +101,12 @@ static int a2c_create(const rl_algo_args *args, void **out, char *err, size_t er
     if (!rc && !(a->scratch = rl_calloc_aligned(nx + (size_t)B * (a->A + 3) + a->envs, sizeof(float)))) rc = RL_ENOMEM;
     if (rc) {
         a2c_destroy(a);
-        RL_ERRF(err, errlen, "cannot build the networks: %s (hidden: 1 to %d layers)", rl_strerror(rc), RL_MLP_MAX_LAYERS - 1);
+        RL_ERRF(err, errlen, "cannot build the networks: %s (hidden: 1 to %d layers)", rl_strerror(rc),
+                RL_MLP_MAX_LAYERS - 1);
         return rc;
     }
-    a->x = a->scratch, a->lp = a->x + nx, a->g = a->lp + B, a->dv = a->g + B, a->lastv = a->dv + B, a->dpi = a->lastv + a->envs;
+    a->x = a->scratch, a->lp = a->x + nx, a->g = a->lp + B, a->dv = a->g + B, a->lastv = a->dv + B,
+    a->dpi = a->lastv + a->envs;
     rl_rng init; /* initial weights from a stream of their own */
     rl_rng_seed(&a->rng, args->seed, 11), rl_rng_seed(&init, args->seed, 13);
     rl_mlp_init(&a->pi, &a->p, RL_INIT_ORTHOGONAL, 0.01f, &init);
@@ -111,8 +128,8 @@ static void input(a2c *a, const void *obs, uint32_t rows, float *x, int update)
 
 /* Training: a sample, stored with its observation and value; evaluation: the mode.  rl_mlp_infer
    uses the training workspace, safe here: act() never runs between a forward and its backward. */
-static int act_rows(a2c *a, rl_act_mode mode, const void *obs, const uint8_t *start, uint32_t count,
-                    int32_t *act, float *box)
+static int act_rows(a2c *a, rl_act_mode mode, const void *obs, const uint8_t *start, uint32_t count, int32_t *act,
+                    float *box)
 {
     int train = mode == RL_MODE_TRAIN;
     if (count > (train ? a->envs : a->rows)) return RL_EINVAL; /* more rows than create was told */
@@ -123,14 +140,14 @@ static int act_rows(a2c *a, rl_act_mode mode, const void *obs, const uint8_t *st
     return RL_OK;
 }
 
-static int a2c_act(void *p, rl_act_mode mode, const void *obs, const uint8_t *start, int32_t *actions,
-                   uint32_t count, char *err, size_t errlen)
+static int a2c_act(void *p, rl_act_mode mode, const void *obs, const uint8_t *start, int32_t *actions, uint32_t count,
+                   char *err, size_t errlen)
 {
     return act_rows(p, mode, obs, start, count, actions, NULL);
 }
 
-static int a2c_act_box(void *p, rl_act_mode mode, const void *obs, const uint8_t *start, float *actions,
-                       uint32_t count, char *err, size_t errlen)
+static int a2c_act_box(void *p, rl_act_mode mode, const void *obs, const uint8_t *start, float *actions, uint32_t count,
+                       char *err, size_t errlen)
 {
     return act_rows(p, mode, obs, start, count, NULL, actions);
 }
@@ -146,7 +163,8 @@ static int a2c_observe(void *p, const rl_transition *t, char *err, size_t errlen
         input(a, (const char *)t->final_obs + i * row, 1, a->x, 0);
         a->ro.final_values[at + i] = rl_mlp_infer(&a->v, a->p.data, a->x, 1)[0];
     }
-    if (OPT(NORM_REWARD).i) rl_return_norm_step(&a->rn, t->rewards, t->terminated, t->truncated, a->ro.rewards + at, NULL);
+    if (OPT(NORM_REWARD).i)
+        rl_return_norm_step(&a->rn, t->rewards, t->terminated, t->truncated, a->ro.rewards + at, NULL);
     input(a, t->next_obs, t->count, a->ro.last_obs, 0);
     rl_rollout_observe(&a->ro, t, OPT(NORM_REWARD).i ? a->ro.rewards + at : NULL);
     return RL_OK;
@@ -201,9 +219,11 @@ static int describe(a2c *a, const rl_state_io *io, char *err, size_t errlen)
     const char *names[2] = {a->box ? "mean" : "logits", "value"}, *ops[2] = {pi, v};
     int big = rl_mlp_ops(&a->pi, "actor", pi, sizeof pi) || rl_mlp_ops(&a->v, "critic", v, sizeof v);
     if (big) RL_ERRF(err, errlen, "the network is too large to describe");
-    return big ? RL_EINVAL : rl_policy_meta(io, "a2c", a->obs, OPT(NORM_OBS).i ? "a2c/obs_" : NULL, 10, 2, names, ops,
-                          a->box ? "{\"identity\":\"mean\",\"log_std\":\"actor/log_std\"}" : "{\"argmax\":\"logits\"}",
-                          err, errlen);
+    return big
+        ? RL_EINVAL
+        : rl_policy_meta(io, "a2c", a->obs, OPT(NORM_OBS).i ? "a2c/obs_" : NULL, 10, 2, names, ops,
+                         a->box ? "{\"identity\":\"mean\",\"log_std\":\"actor/log_std\"}" : "{\"argmax\":\"logits\"}",
+                         err, errlen);
 }
 
 /* The resume duties: all the next step reads comes back exactly (networks, optimizer, random stream,
@@ -212,8 +232,9 @@ static int a2c_state(a2c *a, const rl_state_io *io, int load, char *err, size_t 
 {
     int rc = load ? RL_OK : describe(a, io, err, errlen);
     if (!rc) rc = rl_params_state(&a->p, io, load, "", err, errlen);
-    if (!rc) rc = OPT(OPTIM).i ? rl_adam_state(&a->adam, &a->p, io, load, "adam/", err, errlen)
-                               : rl_rmsprop_state(&a->rms, &a->p, io, load, "rmsprop/", err, errlen);
+    if (!rc)
+        rc = OPT(OPTIM).i ? rl_adam_state(&a->adam, &a->p, io, load, "adam/", err, errlen)
+                          : rl_rmsprop_state(&a->rms, &a->p, io, load, "rmsprop/", err, errlen);
     if (!rc) rc = rl_rng_state(&a->rng, io, load, "a2c/rng", err, errlen);
     if (!rc) rc = rl_rollout_state(&a->ro, io, load, err, errlen);
     if (!rc && OPT(NORM_OBS).i) rc = rl_obs_norm_state(&a->on, io, load, "a2c/obs_", err, errlen);
@@ -230,21 +251,35 @@ static const void *a2c_get_extension(void *p, const char *id)
 }
 
 static const rl_algo_vtable vtable = {
-    .struct_size = sizeof vtable, .create = a2c_create, .destroy = a2c_destroy, .act = a2c_act,
-    .observe = a2c_observe, .update = a2c_update, .metrics = a2c_metrics, .get_extension = a2c_get_extension,
+    .struct_size = sizeof vtable,
+    .create = a2c_create,
+    .destroy = a2c_destroy,
+    .act = a2c_act,
+    .observe = a2c_observe,
+    .update = a2c_update,
+    .metrics = a2c_metrics,
+    .get_extension = a2c_get_extension,
     .act_box = a2c_act_box,
 };
 
 /* rlhost tune's default space (the RL Zoo's A2C sampler, in brief) */
-static const char space[] = "lr = { log_uniform = [1e-5, 1e-2]; }; n_steps = { choice = [5, 8, 16, 32, 64]; }; "
+static const char space[] =
+    "lr = { log_uniform = [1e-5, 1e-2]; }; n_steps = { choice = [5, 8, 16, 32, 64]; }; "
     "gamma = { choice = [0.9, 0.95, 0.98, 0.99, 0.995, 0.999]; }; ent_coef = { log_uniform = [1e-8, 0.1]; }; "
     "gae_lambda = { choice = [0.8, 0.9, 0.92, 0.95, 0.98, 1.0]; }; vf_coef = { uniform = [0.0, 1.0]; }; max_grad_norm "
     "= { choice = [0.3, 0.5, 1.0, 2.0, 5.0]; }; hidden = { choice = ([64, 64], [256, 256]); };";
 
 static const rl_plugin_desc desc = {
-    .struct_size = sizeof desc, .kind = RL_KIND_ALGO, .name = "a2c", .version = "1.0.0",
+    .struct_size = sizeof desc,
+    .kind = RL_KIND_ALGO,
+    .name = "a2c",
+    .version = "1.0.0",
     .description = "advantage actor-critic (synchronous), the SDK's example: categorical or Gaussian policy",
-    .options = options, .n_options = OPT_N, .vtable = &vtable, .flags = RL_DESC_BOX, .tune_space = space,
+    .options = options,
+    .n_options = OPT_N,
+    .vtable = &vtable,
+    .flags = RL_DESC_BOX,
+    .tune_space = space,
 };
 
 RL_PLUGIN_DEFINE_SINGLE(desc);

@@ -35,9 +35,9 @@ static const rl_option_def options[OPT_N] = {
 };
 
 typedef struct random_algo {
-    uint32_t n_actions;   /* discrete spaces */
-    uint32_t dim;         /* box spaces: floats per action (0 for discrete) */
-    float *low, *high;    /* box: the bounds, [dim] */
+    uint32_t n_actions; /* discrete spaces */
+    uint32_t dim;       /* box spaces: floats per action (0 for discrete) */
+    float *low, *high;  /* box: the bounds, [dim] */
     float sticky;
     uint32_t train, eval; /* rows: num_envs training envs, then num_eval_envs */
     rl_rng *rng;          /* one stream per row: results do not depend on batch order */
@@ -96,8 +96,8 @@ static int ra_create(const rl_algo_args *args, void **out, char *err, size_t err
     return RL_OK;
 }
 
-static int ra_act(void *algo, rl_act_mode mode, const void *obs, const uint8_t *episode_start,
-                  int32_t *actions, uint32_t count, char *err, size_t errlen)
+static int ra_act(void *algo, rl_act_mode mode, const void *obs, const uint8_t *episode_start, int32_t *actions,
+                  uint32_t count, char *err, size_t errlen)
 {
     random_algo *a = algo;
     (void)obs;
@@ -117,8 +117,8 @@ static int ra_act(void *algo, rl_act_mode mode, const void *obs, const uint8_t *
 }
 
 /* The same for a box: each dimension uniform in [low, high]. */
-static int ra_act_box(void *algo, rl_act_mode mode, const void *obs, const uint8_t *episode_start,
-                      float *actions, uint32_t count, char *err, size_t errlen)
+static int ra_act_box(void *algo, rl_act_mode mode, const void *obs, const uint8_t *episode_start, float *actions,
+                      uint32_t count, char *err, size_t errlen)
 {
     random_algo *a = algo;
     (void)obs;
@@ -179,8 +179,8 @@ static int ra_state(random_algo *a, const rl_state_io *io, int load, char *err, 
         (rc = rl_state_blob(io, load, "random/", "acted", &a->acted, sizeof a->acted, err, errlen)))
         return rc;
     size_t box = (size_t)a->train * a->dim;
-    if (a->dim && (rc = rl_state_blob(io, load, "random/", "last_box", a->last_box, box * sizeof *a->last_box,
-                                      err, errlen)))
+    if (a->dim &&
+        (rc = rl_state_blob(io, load, "random/", "last_box", a->last_box, box * sizeof *a->last_box, err, errlen)))
         return rc;
     if (!load) return RL_OK;
     for (uint32_t i = 0; i < a->train; i++)
@@ -203,15 +203,26 @@ static const void *ra_get_extension(void *algo, const char *id)
 }
 
 static const rl_algo_vtable vtable = {
-    .struct_size = sizeof vtable, .create = ra_create, .destroy = ra_destroy, .act = ra_act,
-    .observe = ra_observe, .update = ra_update, .metrics = ra_metrics, .get_extension = ra_get_extension,
+    .struct_size = sizeof vtable,
+    .create = ra_create,
+    .destroy = ra_destroy,
+    .act = ra_act,
+    .observe = ra_observe,
+    .update = ra_update,
+    .metrics = ra_metrics,
+    .get_extension = ra_get_extension,
     .act_box = ra_act_box,
 };
 
 static const rl_plugin_desc desc = {
-    .struct_size = sizeof desc, .kind = RL_KIND_ALGO, .name = "random", .version = "1.0.0",
-    .description = "uniform-random policy (the template to copy for a new algorithm)", .options = options,
-    .n_options = OPT_N, .vtable = &vtable,
+    .struct_size = sizeof desc,
+    .kind = RL_KIND_ALGO,
+    .name = "random",
+    .version = "1.0.0",
+    .description = "uniform-random policy (the template to copy for a new algorithm)",
+    .options = options,
+    .n_options = OPT_N,
+    .vtable = &vtable,
     .flags = RL_DESC_BOX /* discrete and box actions */,
 };
 

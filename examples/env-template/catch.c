@@ -97,7 +97,7 @@ static int catch_create(const rl_env_args *args, void **out, rl_env_info *info, 
     info->obs_shape[1] = c->cols;
     info->obs_size = c->rows * c->cols;
     info->obs_scale = 1.0f;
-    info->n_actions = 3; /* discrete: 0 .. 2 */
+    info->n_actions = 3;     /* discrete: 0 .. 2 */
     info->score_name = NULL; /* the return is the score */
     *out = c;
     return RL_OK;
@@ -155,8 +155,7 @@ static const rl_env_render_ext render_ext = {sizeof render_ext, catch_render};
 
 /* rl.env.state/1: every env's state and random stream, so a resumed run continues exactly.  A
    checkpoint is untrusted: each loaded value is checked before a step reads it. */
-static int catch_state_io(catch_env *c, const rl_state_io *io, const char *prefix, int load, char *err,
-                          size_t errlen)
+static int catch_state_io(catch_env *c, const rl_state_io *io, const char *prefix, int load, char *err, size_t errlen)
 {
     int rc = rl_state_blob(io, load, prefix, "catch/state", c->s, c->n * sizeof *c->s, err, errlen);
     if (!rc) rc = rl_state_blob(io, load, prefix, "catch/rng", c->rng, c->n * sizeof *c->rng, err, errlen);
@@ -193,14 +192,23 @@ static const void *catch_get_extension(void *env, const char *id)
 }
 
 static const rl_env_vtable vtable = {
-    .struct_size = sizeof vtable, .create = catch_create, .destroy = catch_destroy, .reset = catch_reset,
-    .step = catch_step, .get_extension = catch_get_extension,
+    .struct_size = sizeof vtable,
+    .create = catch_create,
+    .destroy = catch_destroy,
+    .reset = catch_reset,
+    .step = catch_step,
+    .get_extension = catch_get_extension,
 };
 
 static const rl_plugin_desc desc = {
-    .struct_size = sizeof desc, .kind = RL_KIND_ENV, .name = "catch", .version = "1.0.0",
+    .struct_size = sizeof desc,
+    .kind = RL_KIND_ENV,
+    .name = "catch",
+    .version = "1.0.0",
     .description = "bsuite's Catch: move a paddle under a falling ball (the SDK's env template)",
-    .options = options, .n_options = OPT_N, .vtable = &vtable,
+    .options = options,
+    .n_options = OPT_N,
+    .vtable = &vtable,
 };
 
 RL_PLUGIN_DEFINE_SINGLE(desc);

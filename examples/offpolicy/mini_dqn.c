@@ -11,8 +11,23 @@
 #include <rlhost/nn.h>
 #include <rlhost/replay.h>
 
-enum { OPT_LR, OPT_GAMMA, OPT_BATCH, OPT_BUFFER, OPT_STARTS, OPT_TRAIN_FREQ, OPT_GRAD_STEPS, OPT_TARGET,
-       OPT_EPS_START, OPT_EPS_END, OPT_EXPLORE, OPT_HIDDEN, OPT_MAX_NORM, OPT_SAVE_REPLAY, OPT_N };
+enum {
+    OPT_LR,
+    OPT_GAMMA,
+    OPT_BATCH,
+    OPT_BUFFER,
+    OPT_STARTS,
+    OPT_TRAIN_FREQ,
+    OPT_GRAD_STEPS,
+    OPT_TARGET,
+    OPT_EPS_START,
+    OPT_EPS_END,
+    OPT_EXPLORE,
+    OPT_HIDDEN,
+    OPT_MAX_NORM,
+    OPT_SAVE_REPLAY,
+    OPT_N
+};
 static const rl_option_def options[OPT_N] = {
     [OPT_LR] = RL_OPTION_FLOAT("lr", "1e-3", 0, 1, "Adam learning rate"),
     [OPT_GAMMA] = RL_OPTION_FLOAT("gamma", "0.99", 0, 1, "discount"),
@@ -31,18 +46,18 @@ static const rl_option_def options[OPT_N] = {
 };
 
 typedef struct mini_dqn {
-    rl_algo_args args;          /* a copy: options, the env, the host's step count (rl_args_steps) */
+    rl_algo_args args; /* a copy: options, the env, the host's step count (rl_args_steps) */
     uint32_t obs, A, envs, rows;
-    rl_params q, target;        /* one rl_mlp, two parameter blocks: the online and the target network */
+    rl_params q, target; /* one rl_mlp, two parameter blocks: the online and the target network */
     rl_mlp net;
     rl_adam adam;
     rl_replay rb;
     rl_replay_batch batch;
-    rl_rng explore, sample;     /* two streams: acting never shifts which transitions are sampled */
-    uint64_t grad_steps;        /* gradient steps taken (a metric) */
-    float *x, *y, *dq;          /* one block: observations as input, targets (then the predictions
-                                   and their gradient), the loss gradient per Q value */
-    rl_means means;             /* loss, q_mean since metrics() */
+    rl_rng explore, sample; /* two streams: acting never shifts which transitions are sampled */
+    uint64_t grad_steps;    /* gradient steps taken (a metric) */
+    float *x, *y, *dq;      /* one block: observations as input, targets (then the predictions
+                               and their gradient), the loss gradient per Q value */
+    rl_means means;         /* loss, q_mean since metrics() */
 } mini_dqn;
 
 #define OPT(k) (d->args.options[OPT_##k])
@@ -72,7 +87,8 @@ static int mini_create(const rl_algo_args *args, void **out, char *err, size_t e
     if (!rc && train) rc = rl_mem_check(rl_replay_bytes((uint64_t)OPT(BUFFER).i, args->env), "the replay", err, errlen);
     if (!rc && train) rc = rl_replay_create(&d->rb, (uint32_t)OPT(BUFFER).i, d->envs, args->env);
     if (!rc && train) rc = rl_replay_batch_create(&d->batch, &d->rb, B);
-    if (!rc && !(d->x = rl_calloc_aligned((size_t)d->rows * d->obs + (size_t)B * (3 + d->A), sizeof(float)))) rc = RL_ENOMEM;
+    if (!rc && !(d->x = rl_calloc_aligned((size_t)d->rows * d->obs + (size_t)B * (3 + d->A), sizeof(float))))
+        rc = RL_ENOMEM;
     if (rc) {
         if (!err[0]) RL_ERRF(err, errlen, "cannot build mini_dqn: %s", rl_strerror(rc)); /* else rl_mem_check's */
         mini_destroy(d);
@@ -101,8 +117,8 @@ static double epsilon(const mini_dqn *d)
     return OPT(EPS_START).f + f * (OPT(EPS_END).f - OPT(EPS_START).f);
 }
 
-static int mini_act(void *p, rl_act_mode mode, const void *obs, const uint8_t *start, int32_t *actions,
-                    uint32_t count, char *err, size_t errlen)
+static int mini_act(void *p, rl_act_mode mode, const void *obs, const uint8_t *start, int32_t *actions, uint32_t count,
+                    char *err, size_t errlen)
 {
     mini_dqn *d = p;
     const rl_env_info *env = d->args.env;
@@ -228,14 +244,25 @@ static const void *mini_get_extension(void *p, const char *id)
 }
 
 static const rl_algo_vtable vtable = {
-    .struct_size = sizeof vtable, .create = mini_create, .destroy = mini_destroy, .act = mini_act,
-    .observe = mini_observe, .update = mini_update, .metrics = mini_metrics, .get_extension = mini_get_extension,
+    .struct_size = sizeof vtable,
+    .create = mini_create,
+    .destroy = mini_destroy,
+    .act = mini_act,
+    .observe = mini_observe,
+    .update = mini_update,
+    .metrics = mini_metrics,
+    .get_extension = mini_get_extension,
 };
 
 static const rl_plugin_desc desc = {
-    .struct_size = sizeof desc, .kind = RL_KIND_ALGO, .name = "mini_dqn", .version = "1.0.0",
+    .struct_size = sizeof desc,
+    .kind = RL_KIND_ALGO,
+    .name = "mini_dqn",
+    .version = "1.0.0",
     .description = "deep Q-learning in one file, the SDK's off-policy example: replay, target network, epsilon",
-    .options = options, .n_options = OPT_N, .vtable = &vtable,
+    .options = options,
+    .n_options = OPT_N,
+    .vtable = &vtable,
 };
 
 RL_PLUGIN_DEFINE_SINGLE(desc);

@@ -35,11 +35,11 @@ int32_t rl_categorical_sample(const float *logp_row, uint32_t n, rl_rng *rng);
 float rl_categorical_entropy(const float *logp_row, uint32_t n);
 /* For one row: dlogits += g_logp * d log p(a)/dlogits + g_ent * dH/dlogits,
    i.e. g_logp (onehot(a) - p) - g_ent p (logp + H). */
-void rl_categorical_backward(float *dlogits_row, const float *logp_row, uint32_t n,
-                             int32_t action, float g_logp, float g_ent);
+void rl_categorical_backward(float *dlogits_row, const float *logp_row, uint32_t n, int32_t action, float g_logp,
+                             float g_ent);
 /* The same with the row's entropy H already known (rl_categorical_entropy). */
-void rl_categorical_backward_h(float *dlogits_row, const float *logp_row, uint32_t n,
-                               int32_t action, float g_logp, float g_ent, float h);
+void rl_categorical_backward_h(float *dlogits_row, const float *logp_row, uint32_t n, int32_t action, float g_logp,
+                               float g_ent, float h);
 /* Index of the largest value (first on ties): the mode, from logits or logp. */
 int32_t rl_argmax(const float *row, uint32_t n);
 
@@ -56,8 +56,8 @@ double rl_gauss_logp(const float *mu, const float *log_std, const float *a, uint
 double rl_gauss_entropy(const float *log_std, uint32_t dim);
 /* Gradient of g * logp(a): dmu += g (a - mu) / sigma^2 and
    dlog_std += g ((a - mu)^2 / sigma^2 - 1); either may be NULL. */
-void rl_gauss_logp_backward(float *dmu, float *dlog_std, const float *mu, const float *log_std,
-                            const float *a, uint32_t dim, float g);
+void rl_gauss_logp_backward(float *dmu, float *dlog_std, const float *mu, const float *log_std, const float *a,
+                            uint32_t dim, float g);
 /* Gradient of g * entropy: dlog_std += g. */
 void rl_gauss_entropy_backward(float *dlog_std, uint32_t dim, float g);
 
@@ -69,16 +69,15 @@ void rl_gauss_entropy_backward(float *dlog_std, uint32_t dim, float g);
    1e-6 keeps it finite where tanh saturates.  The mode is tanh(mu). */
 
 /* a[dim] from mu, log_std and eps (NULL: the mode); returns logp(a). */
-double rl_squashed_gauss(float *a, const float *mu, const float *log_std, const float *eps, uint32_t dim,
-                         float lo, float hi);
+double rl_squashed_gauss(float *a, const float *mu, const float *log_std, const float *eps, uint32_t dim, float lo,
+                         float hi);
 /* Gradient of L(a) + (coef / n) logp(a) through the reparameterized
    sample, where da = dL/da: dmu += du and dlog_std += du exp(l) eps -
    coef / n, with du = (da + (coef / n) 2 a / (1 - a^2 + 1e-6)) (1 - a^2);
    a clamped log_std gets no gradient.  coef / n is SAC's alpha over the
    minibatch, kept apart so the arithmetic is one rounding per term. */
-void rl_squashed_gauss_backward(float *dmu, float *dlog_std, const float *log_std, const float *eps,
-                                const float *a, const float *da, uint32_t dim, float lo, float hi, float coef,
-                                double n);
+void rl_squashed_gauss_backward(float *dmu, float *dlog_std, const float *log_std, const float *eps, const float *a,
+                                const float *da, uint32_t dim, float lo, float hi, float coef, double n);
 
 /* ---- A policy's distribution over a batch, either action kind ------------
    For an algorithm that takes discrete and box spaces alike (A2C, PPO):
@@ -92,7 +91,7 @@ typedef struct rl_pdist {
     uint32_t n;           /* logits, or action dimensions */
     const float *log_std; /* box: [n] */
     uint32_t max_batch;
-    float *logp_all;      /* discrete: [max_batch][n], from the last rl_pdist_logp */
+    float *logp_all; /* discrete: [max_batch][n], from the last rl_pdist_logp */
 } rl_pdist;
 
 /* RL_EINVAL (n 0, a box without log_std), RL_ENOMEM. */
@@ -103,8 +102,7 @@ void rl_pdist_destroy(rl_pdist *d); /* NULL-safe */
 void rl_pdist_act(rl_pdist *d, const float *out, uint32_t B, rl_rng *rng, int32_t *act, float *box);
 /* logp [B] of the actions (act or box) under out; returns the rows'
    entropies summed. */
-double rl_pdist_logp(rl_pdist *d, const float *out, const int32_t *act, const float *box, uint32_t B,
-                     float *logp);
+double rl_pdist_logp(rl_pdist *d, const float *out, const int32_t *act, const float *box, uint32_t B, float *logp);
 /* After rl_pdist_logp on the same rows: the gradient of
    sum_b g_logp[b] logp_b + g_ent sum_b H_b, accumulated into dout [B][n]
    and, for a box, dlog_std [n]. */

@@ -99,23 +99,23 @@ int rlh_plugin_info(const rlh_host *h, rl_plugin_kind kind, const char *name, ch
    snake's `snakes`) has num_envs x K rows, env i's agents in rows
    [i K, (i+1) K): every buffer below and rlh_vec_num_envs count rows. */
 typedef struct rlh_buffers {
-    uint32_t struct_size;    /* sizeof(rlh_buffers) */
-    void *obs;               /* [num_envs][obs_size] of info->obs_dtype */
-    void *actions;           /* read by step: int32 [num_envs] for discrete actions, float32
-                                [num_envs][action_dim] for a box (each value inside it) */
-    float *rewards;          /* [num_envs] */
-    uint8_t *terminated;     /* [num_envs] */
-    uint8_t *truncated;      /* [num_envs] */
-    void *final_obs;         /* [num_envs][obs_size]: valid where an episode ended */
-    float *scores;           /* [num_envs]: an ended episode's score */
+    uint32_t struct_size; /* sizeof(rlh_buffers) */
+    void *obs;            /* [num_envs][obs_size] of info->obs_dtype */
+    void *actions;        /* read by step: int32 [num_envs] for discrete actions, float32
+                             [num_envs][action_dim] for a box (each value inside it) */
+    float *rewards;       /* [num_envs] */
+    uint8_t *terminated;  /* [num_envs] */
+    uint8_t *truncated;   /* [num_envs] */
+    void *final_obs;      /* [num_envs][obs_size]: valid where an episode ended */
+    float *scores;        /* [num_envs]: an ended episode's score */
     /* host-owned, read-only */
-    uint8_t *episode_start;  /* [num_envs]: obs begins an episode */
-    double *episode_return;  /* [num_envs]: return of the episode that ended */
+    uint8_t *episode_start;   /* [num_envs]: obs begins an episode */
+    double *episode_return;   /* [num_envs]: return of the episode that ended */
     uint32_t *episode_length; /* [num_envs]: its length in env steps */
 } rlh_buffers;
 
-rlh_vec *rlh_vec_open(rlh_host *h, const char *name, uint32_t num_envs, uint64_t seed,
-                      const char *options, char *err, size_t errlen);
+rlh_vec *rlh_vec_open(rlh_host *h, const char *name, uint32_t num_envs, uint64_t seed, const char *options, char *err,
+                      size_t errlen);
 void rlh_vec_close(rlh_vec *v);
 const rl_env_info *rlh_vec_info(const rlh_vec *v);
 /* Rows: num_envs x agents per env. */
@@ -152,8 +152,7 @@ int rlh_vec_render_text(rlh_vec *v, uint32_t row, char *buf, size_t cap, char *e
    size[1] = width are always written; with rgb non-NULL and cap >= height x
    width x 3, the RGB frame (row-major) goes to rgb.  RL_OK, or a negative
    RL_E* with the sentence in err (RL_ENOTSUP: the env draws no pixels). */
-int rlh_vec_render_rgb(rlh_vec *v, uint32_t row, uint8_t *rgb, size_t cap, uint32_t size[2], char *err,
-                       size_t errlen);
+int rlh_vec_render_rgb(rlh_vec *v, uint32_t row, uint8_t *rgb, size_t cap, uint32_t size[2], char *err, size_t errlen);
 
 /* ---- Your own env --------------------------------------------------------
    An env whose create, reset and step are the caller's functions over the
@@ -178,17 +177,15 @@ int rlh_vec_render_rgb(rlh_vec *v, uint32_t row, uint8_t *rgb, size_t cap, uint3
    A run on such an env checkpoints the learner; `--resume` (rlh_run's
    resume) is refused, since the env's state lives in the caller. */
 typedef struct rlh_env_def {
-    uint32_t struct_size;     /* sizeof(rlh_env_def) */
-    const char *name;         /* [a-z0-9_]+, not taken by a plugin or an earlier registration */
-    const char *description;  /* one line (may be NULL) */
-    void *ctx;                /* passed to every call */
+    uint32_t struct_size;    /* sizeof(rlh_env_def) */
+    const char *name;        /* [a-z0-9_]+, not taken by a plugin or an earlier registration */
+    const char *description; /* one line (may be NULL) */
+    void *ctx;               /* passed to every call */
     int (*create)(void *ctx, uint32_t num_envs, uint64_t seed, rl_env_info *info, void **inst, char *err,
                   size_t errlen);
     void (*destroy)(void *ctx, void *inst);
-    int (*reset)(void *ctx, void *inst, const rl_env_io *io, uint32_t first, uint32_t count, char *err,
-                 size_t errlen);
-    int (*step)(void *ctx, void *inst, const rl_env_io *io, uint32_t first, uint32_t count, char *err,
-                size_t errlen);
+    int (*reset)(void *ctx, void *inst, const rl_env_io *io, uint32_t first, uint32_t count, char *err, size_t errlen);
+    int (*step)(void *ctx, void *inst, const rl_env_io *io, uint32_t first, uint32_t count, char *err, size_t errlen);
 } rlh_env_def;
 
 /* The strings are copied; ctx and the functions must outlive h. */
@@ -202,11 +199,11 @@ int rlh_env_register(rlh_host *h, const rlh_env_def *def, char *err, size_t errl
    stderr and summarized in err, with the first error logged).  The run owns SIGINT and SIGTERM while it
    trains; the caller's handlers and log level come back after. */
 typedef struct rlh_run_options {
-    uint32_t struct_size;          /* sizeof(rlh_run_options) */
-    const char *const *overrides;  /* "KEY=VALUE" as --set takes them ("algo.lr=3e-4") */
+    uint32_t struct_size;         /* sizeof(rlh_run_options) */
+    const char *const *overrides; /* "KEY=VALUE" as --set takes them ("algo.lr=3e-4") */
     size_t n_overrides;
-    int force;                     /* replace a run that out_dir already holds */
-    char *out_dir;                 /* may be NULL; receives the run directory */
+    int force;     /* replace a run that out_dir already holds */
+    char *out_dir; /* may be NULL; receives the run directory */
     size_t out_len;
     /* continue the run in the directory config_path names (its config.cfg
        and checkpoint) as `rlhost run --resume DIR` does */
@@ -223,9 +220,8 @@ int rlh_run(rlh_host *h, const char *config_path, const rlh_run_options *opts, c
    "KEY=VALUE" changes to the config as `--set` takes them, for example
    "algo.deterministic_eval=false" to sample from a PPO policy instead of
    taking its most likely action. */
-rlh_policy *rlh_policy_open(rlh_host *h, const char *path, uint32_t num_envs,
-                            const char *const *overrides, size_t n_overrides, char *err,
-                            size_t errlen);
+rlh_policy *rlh_policy_open(rlh_host *h, const char *path, uint32_t num_envs, const char *const *overrides,
+                            size_t n_overrides, char *err, size_t errlen);
 void rlh_policy_close(rlh_policy *p);
 /* The observation and action spaces it was trained on. */
 const rl_env_info *rlh_policy_info(const rlh_policy *p);
@@ -235,12 +231,11 @@ const char *rlh_policy_algo_name(const rlh_policy *p);
 uint64_t rlh_policy_step(const rlh_policy *p);
 /* count <= num_envs rows of observations (the env's dtype and layout) to
    actions: int32 for discrete actions, action_dim float32 per row for a
-   box (rlh_policy_info's action_kind), clipped into the box.  episode_start (may be NULL: none) marks rows whose episode
-   begins with this observation: their recurrent state is cleared.  A
-   float observation holding a NaN or infinity is RL_EINVAL, naming the row
-   and element. */
-int rlh_policy_act(rlh_policy *p, const void *obs, const uint8_t *episode_start,
-                   void *actions, uint32_t count, char *err, size_t errlen);
+   box (rlh_policy_info's action_kind), clipped into the box.  episode_start (may be NULL: none) marks rows whose
+   episode begins with this observation: their recurrent state is cleared.  A float observation holding a NaN or
+   infinity is RL_EINVAL, naming the row and element. */
+int rlh_policy_act(rlh_policy *p, const void *obs, const uint8_t *episode_start, void *actions, uint32_t count,
+                   char *err, size_t errlen);
 /* The checkpoint the policy acts with, as the bytes of a safetensors file:
    the tensors and metadata read and validated at open (checkpoint.prev's
    when the newest was damaged), not the file as it is now.  *data lives
@@ -250,8 +245,7 @@ int rlh_policy_checkpoint(rlh_policy *p, const void **data, size_t *len, char *e
    copies seeded from seed, opened as `rlhost eval` opens it: an option
    that only shapes training (RL_OPT_TRAINING: reward clipping, a lost life
    ending the episode) at its default. */
-rlh_vec *rlh_policy_vec(rlh_policy *p, uint32_t num_envs, uint64_t seed, char *err,
-                        size_t errlen);
+rlh_vec *rlh_policy_vec(rlh_policy *p, uint32_t num_envs, uint64_t seed, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -41,9 +41,9 @@ typedef struct rl_param_tensor {
 } rl_param_tensor;
 
 typedef struct rl_params {
-    float *data;  /* all parameters, 64-byte aligned */
-    float *grad;  /* same layout */
-    size_t n;     /* floats */
+    float *data; /* all parameters, 64-byte aligned */
+    float *grad; /* same layout */
+    size_t n;    /* floats */
     rl_param_tensor tensors[RL_PARAMS_MAX_TENSORS];
     uint32_t n_tensors;
 } rl_params;
@@ -87,36 +87,34 @@ void rl_init_orthogonal(float *w, uint32_t out, uint32_t in, float gain, rl_rng 
 /* ---- Layers ---------------------------------------------------------------*/
 
 /* out[B][out] = in[B][in] * W^T + b   (b may be NULL) */
-void rl_linear_forward(float *out, const float *in, const float *w, const float *b,
-                       uint32_t batch, uint32_t in_dim, uint32_t out_dim);
+void rl_linear_forward(float *out, const float *in, const float *w, const float *b, uint32_t batch, uint32_t in_dim,
+                       uint32_t out_dim);
 /* The same product with a fixed summation order per row: each output row
    depends on its input row only, never on the batch size, so one batched
    call and one call per row give bit-identical results.  Used for action
    selection; faster than BLAS at small batch, slower at large. */
-void rl_linear_forward_rowwise(float *out, const float *in, const float *w, const float *b,
-                               uint32_t batch, uint32_t in_dim, uint32_t out_dim);
+void rl_linear_forward_rowwise(float *out, const float *in, const float *w, const float *b, uint32_t batch,
+                               uint32_t in_dim, uint32_t out_dim);
 /* dw += dout^T in; db += colsum(dout); din += dout W.  Any of din, dw, db may
    be NULL to skip it. */
-void rl_linear_backward(float *din, float *dw, float *db, const float *dout,
-                        const float *in, const float *w, uint32_t batch,
-                        uint32_t in_dim, uint32_t out_dim);
+void rl_linear_backward(float *din, float *dw, float *db, const float *dout, const float *in, const float *w,
+                        uint32_t batch, uint32_t in_dim, uint32_t out_dim);
 
 typedef enum rl_activation { RL_ACT_NONE = 0, RL_ACT_RELU, RL_ACT_TANH } rl_activation;
 
 /* out = f(in) elementwise (in place allowed). */
 void rl_activation_forward(rl_activation a, float *out, const float *in, size_t n);
 /* din += dout * f'(.) computed from the forward output `out`. */
-void rl_activation_backward(rl_activation a, float *din, const float *dout,
-                            const float *out, size_t n);
+void rl_activation_backward(rl_activation a, float *din, const float *dout, const float *out, size_t n);
 
 /* ---- MLP: Linear (-> act) ... -> Linear ----------------------------------- */
 
 #define RL_MLP_MAX_LAYERS 8
 
 typedef struct rl_mlp {
-    uint32_t n_layers;                  /* linear layers */
+    uint32_t n_layers;                    /* linear layers */
     uint32_t dims[RL_MLP_MAX_LAYERS + 1]; /* dims[0] = input, dims[n] = output */
-    rl_activation act;                  /* between layers, not after the last */
+    rl_activation act;                    /* between layers, not after the last */
     size_t w_off[RL_MLP_MAX_LAYERS], b_off[RL_MLP_MAX_LAYERS];
     uint32_t max_batch;
     float *acts;  /* per layer output [max_batch][dims[l+1]] (post-activation) */
@@ -127,9 +125,8 @@ typedef struct rl_mlp {
 /* Declares the MLP's tensors in p as PREFIX/layerK.weight|bias.
    hidden[0..n_hidden) are the hidden widths.  Workspaces are allocated for
    up to max_batch rows. */
-int rl_mlp_create(rl_mlp *m, rl_params *p, const char *prefix, uint32_t in_dim,
-                  const uint32_t *hidden, uint32_t n_hidden, uint32_t out_dim,
-                  rl_activation act, uint32_t max_batch);
+int rl_mlp_create(rl_mlp *m, rl_params *p, const char *prefix, uint32_t in_dim, const uint32_t *hidden,
+                  uint32_t n_hidden, uint32_t out_dim, rl_activation act, uint32_t max_batch);
 void rl_mlp_destroy(rl_mlp *m);
 /* The MLP as rlhost.policy/1 operations, appended to the JSON array text in
    buf (cap bytes, NUL-terminated; a comma first when buf ends in '}'):
@@ -149,10 +146,8 @@ const char *rl_activation_name(rl_activation a);
 /* Initialises weights after rl_params_alloc.  ORTHO: orthogonal with gain
    sqrt(2) on hidden layers and out_gain on the last (biases 0); DEFAULT:
    PyTorch's Linear default. */
-typedef enum rl_init_scheme { RL_INIT_DEFAULT = 0, RL_INIT_ORTHOGONAL, RL_INIT_KAIMING,
-                              RL_INIT_XAVIER } rl_init_scheme;
-void rl_mlp_init(const rl_mlp *m, rl_params *p, rl_init_scheme scheme, float out_gain,
-                 rl_rng *rng);
+typedef enum rl_init_scheme { RL_INIT_DEFAULT = 0, RL_INIT_ORTHOGONAL, RL_INIT_KAIMING, RL_INIT_XAVIER } rl_init_scheme;
+void rl_mlp_init(const rl_mlp *m, rl_params *p, rl_init_scheme scheme, float out_gain, rl_rng *rng);
 /* Forward for batch rows; returns the output [batch][out] (inside the
    workspace, valid until the next forward). */
 const float *rl_mlp_forward(rl_mlp *m, const float *params, const float *in, uint32_t batch);
@@ -164,8 +159,8 @@ const float *rl_mlp_infer(rl_mlp *m, const float *params, const float *in, uint3
    grad NULL only din is computed (no weight or bias gradients: the
    products for them are skipped), e.g. to differentiate a critic's output
    by its action input without training the critic. */
-void rl_mlp_backward(rl_mlp *m, const float *params, float *grad, const float *in,
-                     const float *dout, float *din, uint32_t batch);
+void rl_mlp_backward(rl_mlp *m, const float *params, float *grad, const float *in, const float *dout, float *din,
+                     uint32_t batch);
 uint32_t rl_mlp_out_dim(const rl_mlp *m);
 
 /* ---- Trunk with several heads --------------------------------------------
@@ -181,44 +176,42 @@ uint32_t rl_mlp_out_dim(const rl_mlp *m);
 #define RL_TRUNK_MAX_HEADS 4
 
 typedef struct rl_trunk_head {
-    const char *name;                  /* "value": the tensors' PREFIX/NAME */
+    const char *name; /* "value": the tensors' PREFIX/NAME */
     uint32_t out_dim;
-    uint32_t n_hidden;                 /* the head's own hidden layers (0: linear) */
+    uint32_t n_hidden; /* the head's own hidden layers (0: linear) */
     uint32_t hidden[RL_MLP_MAX_LAYERS - 1];
 } rl_trunk_head;
 
 typedef struct rl_trunk {
-    rl_mlp body;                       /* PREFIX/trunk; its output is activated in place */
+    rl_mlp body; /* PREFIX/trunk; its output is activated in place */
     rl_mlp heads[RL_TRUNK_MAX_HEADS];
     char names[RL_TRUNK_MAX_HEADS + 1][RL_PARAM_NAME_MAX]; /* tensor prefixes, body last */
     uint32_t n_heads, feat_dim, max_batch;
     rl_activation act;
-    float *dfeat;                      /* [max_batch][feat_dim] the heads' summed gradients */
+    float *dfeat; /* [max_batch][feat_dim] the heads' summed gradients */
 } rl_trunk;
 
 /* n_hidden >= 1 (the last width is the features'); n_heads in
    1..RL_TRUNK_MAX_HEADS.  RL_EINVAL on a zero size or too many layers or
    heads; RL_ENOMEM when p's table or memory is full. */
-int rl_trunk_create(rl_trunk *t, rl_params *p, const char *prefix, uint32_t in_dim,
-                    const uint32_t *hidden, uint32_t n_hidden, rl_activation act,
-                    const rl_trunk_head *heads, uint32_t n_heads, uint32_t max_batch);
+int rl_trunk_create(rl_trunk *t, rl_params *p, const char *prefix, uint32_t in_dim, const uint32_t *hidden,
+                    uint32_t n_hidden, rl_activation act, const rl_trunk_head *heads, uint32_t n_heads,
+                    uint32_t max_batch);
 void rl_trunk_destroy(rl_trunk *t);
 /* Body, then heads in order, each as rl_mlp_init (ORTHOGONAL: gain sqrt 2
    on every body layer, head_gains[h] on head h's last; head_gains may be
    NULL for 1). */
-void rl_trunk_init(const rl_trunk *t, rl_params *p, rl_init_scheme scheme, const float *head_gains,
-                   rl_rng *rng);
+void rl_trunk_init(const rl_trunk *t, rl_params *p, rl_init_scheme scheme, const float *head_gains, rl_rng *rng);
 /* Forward for batch rows: out[h] gets head h's output [batch][out_dim]
    (inside the workspace, valid until the next forward).  infer = 1 runs
    the row-independent kernel (rl_mlp_infer), which shares this workspace:
    never between a training forward and its backward. */
-void rl_trunk_forward(rl_trunk *t, const float *params, const float *in, uint32_t batch, int infer,
-                      const float **out);
+void rl_trunk_forward(rl_trunk *t, const float *params, const float *in, uint32_t batch, int infer, const float **out);
 /* Backward of the last training forward on in: dout[h] is head h's output
    gradient, or NULL for a head outside the loss.  Accumulates into grad;
    din (may be NULL) += d input. */
-void rl_trunk_backward(rl_trunk *t, const float *params, float *grad, const float *in,
-                       const float *const *dout, float *din, uint32_t batch);
+void rl_trunk_backward(rl_trunk *t, const float *params, float *grad, const float *in, const float *const *dout,
+                       float *din, uint32_t batch);
 /* Head h's path as rlhost.policy/1 operations (the body, its activation,
    then the head; see rl_mlp_ops), appended to buf. */
 int rl_trunk_ops(const rl_trunk *t, uint32_t head, char *buf, size_t cap);
@@ -239,11 +232,11 @@ void rl_dueling_backward(float *dv, float *da, const float *dq, uint32_t batch, 
 typedef struct rl_conv2d {
     uint32_t in_c, in_h, in_w, out_c, k, stride, pad, out_h, out_w, max_batch;
     size_t w_off, b_off;
-    float *cols; /* [max_batch out_h out_w][in_c k k] patches */
-    float *yt;   /* [max_batch out_h out_w][ldyt]: dY transposed (and the
-                    forward's product without the in-place kernel) */
-    uint32_t ldyt; /* out_c, rounded up to 16 with the in-place kernel */
-    double *dbsum; /* [out_c] the bias gradient's sums */
+    float *cols;         /* [max_batch out_h out_w][in_c k k] patches */
+    float *yt;           /* [max_batch out_h out_w][ldyt]: dY transposed (and the
+                            forward's product without the in-place kernel) */
+    uint32_t ldyt;       /* out_c, rounded up to 16 with the in-place kernel */
+    double *dbsum;       /* [out_c] the bias gradient's sums */
     const float *cols_x; /* the input (and batch) cols holds the patches of */
     uint32_t cols_b;
     /* Where the CPU has AVX2 and FMA the forward and the weight gradient
@@ -257,9 +250,8 @@ typedef struct rl_conv2d {
 } rl_conv2d;
 
 /* RL_EINVAL when a size is 0 or the kernel does not fit the padded input. */
-int rl_conv2d_create(rl_conv2d *c, rl_params *p, const char *prefix, uint32_t in_c, uint32_t in_h,
-                     uint32_t in_w, uint32_t out_c, uint32_t k, uint32_t stride, uint32_t pad,
-                     uint32_t max_batch);
+int rl_conv2d_create(rl_conv2d *c, rl_params *p, const char *prefix, uint32_t in_c, uint32_t in_h, uint32_t in_w,
+                     uint32_t out_c, uint32_t k, uint32_t stride, uint32_t pad, uint32_t max_batch);
 void rl_conv2d_destroy(rl_conv2d *c);
 /* y = conv(x) + b for B <= max_batch samples.  With the in-place patches
    (wt not NULL) a sample's output does not depend on B or on the other
@@ -268,8 +260,8 @@ void rl_conv2d_forward(rl_conv2d *c, const float *params, const float *x, float 
 /* Accumulates dW and db into grad from dy; writes dx when not NULL.  Reuses
    the input patches the last forward left in the workspace when that
    forward ran on this x and B, else lays them out again. */
-void rl_conv2d_backward(rl_conv2d *c, const float *params, float *grad, const float *x, const float *dy,
-                        float *dx, uint32_t B);
+void rl_conv2d_backward(rl_conv2d *c, const float *params, float *grad, const float *x, const float *dy, float *dx,
+                        uint32_t B);
 
 /* ---- CNN encoder: conv (-> ReLU) ... flattened ----------------------------
    A stack of conv2d layers, each followed by ReLU, over a channel-major
@@ -291,10 +283,9 @@ typedef struct rl_cnn {
    strides and pads give each layer's out_c, k, stride and zero padding.
    RL_EINVAL with a sentence in err when a layer does not fit its input
    ("cnn layer 3: kernel 3 does not fit its 1x1 input (padding 0)"). */
-int rl_cnn_create(rl_cnn *n, rl_params *p, const char *prefix, uint32_t in_c, uint32_t in_h,
-                  uint32_t in_w, const uint32_t *channels, const uint32_t *kernels,
-                  const uint32_t *strides, const uint32_t *pads, uint32_t n_layers,
-                  uint32_t max_batch, char *err, size_t errlen);
+int rl_cnn_create(rl_cnn *n, rl_params *p, const char *prefix, uint32_t in_c, uint32_t in_h, uint32_t in_w,
+                  const uint32_t *channels, const uint32_t *kernels, const uint32_t *strides, const uint32_t *pads,
+                  uint32_t n_layers, uint32_t max_batch, char *err, size_t errlen);
 void rl_cnn_destroy(rl_cnn *n);
 /* Kaiming or orthogonal (gain sqrt 2) weights by scheme, biases 0; DEFAULT:
    PyTorch's Conv2d default (as its Linear's, fan-in in_c k k). */
@@ -309,8 +300,7 @@ const float *rl_cnn_forward(rl_cnn *n, const float *params, const float *x, uint
 const float *rl_cnn_infer(rl_cnn *n, const float *params, const float *x, uint32_t B);
 /* Backward of the last rl_cnn_forward on x from dout [B][out_dim];
    accumulates into grad (no input gradient: the CNN reads observations). */
-void rl_cnn_backward(rl_cnn *n, const float *params, float *grad, const float *x,
-                     const float *dout, uint32_t B);
+void rl_cnn_backward(rl_cnn *n, const float *params, float *grad, const float *x, const float *dout, uint32_t B);
 /* The CNN as rlhost.policy/1 operations appended to buf (see rl_mlp_ops):
    {"op":"conv2d","weight":...,"bias":...,"in_c","in_h","in_w","out_c",
    "kernel","stride","pad"} and {"op":"relu"} per layer, then
@@ -329,16 +319,14 @@ int rl_cnn_ops(const rl_cnn *n, const char *prefix, char *buf, size_t cap);
    cnn_strides = [4, 2, 1], cnn_padding = [0, 0, 0]. */
 #define RL_ENCODER_N_OPTIONS 5
 extern const char *const rl_encoder_names[]; /* "mlp", "cnn", NULL */
-#define RL_ENCODER_OPTIONS(base)                                                                    \
-    [(base)] = RL_OPTION_ENUM("encoder", "mlp", rl_encoder_names,                                   \
-                              "mlp: the observation flattened into the MLP; cnn: conv layers "      \
-                              "(cnn_*) over an image observation first"),                           \
-    [(base) + 1] = RL_OPTION_INT_LIST("cnn_channels", "[32, 64]", 1, 4096,                          \
-                                      "cnn: output channels of each conv layer"),                   \
-    [(base) + 2] = RL_OPTION_INT_LIST("cnn_kernels", "[3, 3]", 1, 64, "cnn: kernel side of each layer"), \
-    [(base) + 3] = RL_OPTION_INT_LIST("cnn_strides", "[1, 1]", 1, 64, "cnn: stride of each layer"), \
-    [(base) + 4] = RL_OPTION_INT_LIST("cnn_padding", "[1, 1]", 0, 64,                               \
-                                      "cnn: zero padding on each side, per layer")
+#define RL_ENCODER_OPTIONS(base)                                                                                       \
+    [(base)] = RL_OPTION_ENUM("encoder", "mlp", rl_encoder_names,                                                      \
+                              "mlp: the observation flattened into the MLP; cnn: conv layers "                         \
+                              "(cnn_*) over an image observation first"),                                              \
+    [(base) + 1] = RL_OPTION_INT_LIST("cnn_channels", "[32, 64]", 1, 4096, "cnn: output channels of each conv layer"), \
+    [(base) + 2] = RL_OPTION_INT_LIST("cnn_kernels", "[3, 3]", 1, 64, "cnn: kernel side of each layer"),               \
+    [(base) + 3] = RL_OPTION_INT_LIST("cnn_strides", "[1, 1]", 1, 64, "cnn: stride of each layer"),                    \
+    [(base) + 4] = RL_OPTION_INT_LIST("cnn_padding", "[1, 1]", 0, 64, "cnn: zero padding on each side, per layer")
 
 typedef struct rl_cnn_spec {
     int enabled; /* encoder = "cnn" */
@@ -351,27 +339,26 @@ typedef struct rl_cnn_spec {
    the env's observation: an image is obs_shape [C][H][W], or [H][W] as one
    channel.  RL_EINVAL with a sentence when the lists differ in length or
    the observation is not an image. */
-int rl_cnn_spec_read(rl_cnn_spec *s, const rl_value *o, const rl_env_info *env, char *err,
-                     size_t errlen);
+int rl_cnn_spec_read(rl_cnn_spec *s, const rl_value *o, const rl_env_info *env, char *err, size_t errlen);
 /* rl_cnn_create from a spec read above. */
-int rl_cnn_create_spec(rl_cnn *n, rl_params *p, const char *prefix, const rl_cnn_spec *s,
-                       uint32_t max_batch, char *err, size_t errlen);
+int rl_cnn_create_spec(rl_cnn *n, rl_params *p, const char *prefix, const rl_cnn_spec *s, uint32_t max_batch, char *err,
+                       size_t errlen);
 
 typedef struct rl_lstm {
     uint32_t in_dim, hidden, max_batch, max_steps;
     size_t wih_off, whh_off, b_off; /* W_ih [4H][in], W_hh [4H][H], b [4H] */
     /* workspaces for a sequence of up to max_steps x max_batch */
-    float *gates;  /* [T][B][4H] post-nonlinearity i, f, g, o */
-    float *c;      /* [T][B][H] */
-    float *h_in, *c_in; /* [T][B][H] the state each step started from */
-    uint8_t *resets;    /* [T][B] as passed to the last forward */
-    float *tanh_c;      /* backward scratch [B][H] */
-    float *dgates, *dh, *dc; /* backward scratch */
+    float *gates;             /* [T][B][4H] post-nonlinearity i, f, g, o */
+    float *c;                 /* [T][B][H] */
+    float *h_in, *c_in;       /* [T][B][H] the state each step started from */
+    uint8_t *resets;          /* [T][B] as passed to the last forward */
+    float *tanh_c;            /* backward scratch [B][H] */
+    float *dgates, *dh, *dc;  /* backward scratch */
     float *whh_fwd, *whh_bwd; /* W_hh^T and W_hh packed for the per-step products */
 } rl_lstm;
 
-int rl_lstm_create(rl_lstm *l, rl_params *p, const char *prefix, uint32_t in_dim,
-                   uint32_t hidden, uint32_t max_batch, uint32_t max_steps);
+int rl_lstm_create(rl_lstm *l, rl_params *p, const char *prefix, uint32_t in_dim, uint32_t hidden, uint32_t max_batch,
+                   uint32_t max_steps);
 void rl_lstm_destroy(rl_lstm *l);
 /* Orthogonal W_hh, Xavier-like W_ih, zero bias with forget bias 1. */
 void rl_lstm_init(const rl_lstm *l, rl_params *p, rl_rng *rng);
@@ -379,18 +366,17 @@ void rl_lstm_init(const rl_lstm *l, rl_params *p, rl_rng *rng);
    reset [T][B] (may be NULL): nonzero zeroes the state before that step.
    Writes h_out [T][B][H] and leaves the final state in h_last/c_last
    [B][H] (may alias h0/c0). */
-void rl_lstm_forward(rl_lstm *l, const float *params, const float *x, const float *h0,
-                     const float *c0, const uint8_t *reset, float *h_out, float *h_last,
-                     float *c_last, uint32_t steps, uint32_t batch);
+void rl_lstm_forward(rl_lstm *l, const float *params, const float *x, const float *h0, const float *c0,
+                     const uint8_t *reset, float *h_out, float *h_last, float *c_last, uint32_t steps, uint32_t batch);
 /* One step for inference (no workspace use): h, c [B][H] updated in place;
    gates_scratch holds 2 x [B][4H].  Uses the row-independent kernel, so
    each row's result does not depend on B. */
-void rl_lstm_step(const rl_lstm *l, const float *params, const float *x, float *h, float *c,
-                  float *gates_scratch, uint32_t batch);
+void rl_lstm_step(const rl_lstm *l, const float *params, const float *x, float *h, float *c, float *gates_scratch,
+                  uint32_t batch);
 /* BPTT for the last forward: dh_out [T][B][H] -> grad (+=), dx [T][B][in]
    (+=, may be NULL).  Gradients do not flow into h0/c0 or across resets. */
-void rl_lstm_backward(rl_lstm *l, const float *params, float *grad, const float *x,
-                      const float *dh_out, float *dx, uint32_t steps, uint32_t batch);
+void rl_lstm_backward(rl_lstm *l, const float *params, float *grad, const float *x, const float *dh_out, float *dx,
+                      uint32_t steps, uint32_t batch);
 
 /* ---- Discrete policies: <rlhost/dist.h> (categorical, Gaussian, squashed) ---- */
 
@@ -398,11 +384,9 @@ void rl_lstm_backward(rl_lstm *l, const float *params, float *grad, const float 
 
 /* Smooth L1 (delta 1, as torch's smooth_l1_loss): mean_i w_i h(pred_i - target_i).
    dpred (+=) the gradient; w may be NULL (all 1).  Returns the loss. */
-float rl_huber_loss(float *dpred, const float *pred, const float *target, const float *w,
-                    uint32_t n);
+float rl_huber_loss(float *dpred, const float *pred, const float *target, const float *w, uint32_t n);
 /* Mean squared error: mean_i w_i (pred_i - target_i)^2. */
-float rl_mse_loss(float *dpred, const float *pred, const float *target, const float *w,
-                  uint32_t n);
+float rl_mse_loss(float *dpred, const float *pred, const float *target, const float *w, uint32_t n);
 
 /* ---- Optimisation ----------------------------------------------------------*/
 
@@ -413,16 +397,14 @@ typedef struct rl_adam {
     uint64_t t;
 } rl_adam;
 
-int rl_adam_create(rl_adam *a, size_t n, float beta1, float beta2, float eps,
-                   float weight_decay);
+int rl_adam_create(rl_adam *a, size_t n, float beta1, float beta2, float eps, float weight_decay);
 void rl_adam_destroy(rl_adam *a);
 /* One step: params -= lr * mhat / (sqrt(vhat) + eps) (+ decoupled decay). */
 void rl_adam_step(rl_adam *a, float *params, const float *grad, float lr);
 
 /* rl_adam_step on elements [lo, hi) only (the step count still advances
    by one): a replica's slice of a sharded step. */
-void rl_adam_step_slice(rl_adam *a, float *params, const float *grad, float lr, size_t lo,
-                        size_t hi);
+void rl_adam_step_slice(rl_adam *a, float *params, const float *grad, float lr, size_t lo, size_t hi);
 
 /* RMSprop as PyTorch writes it (no momentum, not centered): v = alpha v +
    (1 - alpha) g^2, params -= lr g / (sqrt(v) + eps).  Stable-Baselines3's
@@ -438,8 +420,8 @@ void rl_rmsprop_destroy(rl_rmsprop *o);
 void rl_rmsprop_step(rl_rmsprop *o, float *params, const float *grad, float lr);
 /* Checkpoint: the square averages as PREFIXv/NAME (NAME from the layout of
    p); load checks each finite and >= 0. */
-int rl_rmsprop_state(rl_rmsprop *o, const rl_params *p, const rl_state_io *io, int load, const char *prefix,
-                     char *err, size_t errlen);
+int rl_rmsprop_state(rl_rmsprop *o, const rl_params *p, const rl_state_io *io, int load, const char *prefix, char *err,
+                     size_t errlen);
 
 /* Scales grad so its global L2 norm is at most max_norm; returns the norm
    before clipping. */
@@ -465,8 +447,8 @@ float rl_adam_clip_step(rl_adam *a, float *params, float *grad, size_t n, float 
    finite nothing was stepped and *bad (unless NULL) is the first
    non-finite gradient element (-1: not found).  RL_EINVAL when the
    replicas' calls disagree (a plugin bug). */
-int rl_replicated_adam_step(const rl_replicas *rep, int shard, rl_adam *a, float *params, float *grad,
-                            size_t n, float max_norm, float lr, float *norm, long *bad);
+int rl_replicated_adam_step(const rl_replicas *rep, int shard, rl_adam *a, float *params, float *grad, size_t n,
+                            float max_norm, float lr, float *norm, long *bad);
 
 /* After sharded steps each replica's moments are current on its slice
    only: this all-gathers them, so that every replica holds all of Adam's
@@ -488,42 +470,35 @@ int rl_adam_gather(const rl_replicas *rep, rl_adam *a);
    {"sample_softmax":"logits"}, or {"identity":"mean","log_std":"TENSOR"}
    (a box; "sample_gaussian" to sample).  A save-only call: nothing when
    the host stores no metadata (rl_state_meta). */
-int rl_policy_meta(const rl_state_io *io, const char *algo, uint32_t obs_size, const char *norm_prefix,
-                   float norm_clip, uint32_t n, const char *const *names, const char *const *ops,
-                   const char *greedy, char *err, size_t errlen);
+int rl_policy_meta(const rl_state_io *io, const char *algo, uint32_t obs_size, const char *norm_prefix, float norm_clip,
+                   uint32_t n, const char *const *names, const char *const *ops, const char *greedy, char *err,
+                   size_t errlen);
 
 /* Every tensor of p as PREFIX + its name, float32, [rows, cols] (or [rows]);
    load checks each name, dtype and shape.  On failure err gets the
    sentence (the host's, for a missing or mismatched tensor). */
-int rl_params_save(const rl_params *p, const rl_state_io *io, const char *prefix, char *err,
-                   size_t errlen);
-int rl_params_load(rl_params *p, const rl_state_io *io, const char *prefix, char *err,
-                   size_t errlen);
+int rl_params_save(const rl_params *p, const rl_state_io *io, const char *prefix, char *err, size_t errlen);
+int rl_params_load(rl_params *p, const rl_state_io *io, const char *prefix, char *err, size_t errlen);
 /* rl_params_load when load, else rl_params_save. */
 int rl_params_state(rl_params *p, const rl_state_io *io, int load, const char *prefix, char *err, size_t errlen);
 /* Adam's moments as adam/m/NAME, adam/v/NAME (NAME from the layout of p)
    and its step count as adam/t. */
-int rl_adam_save(const rl_adam *a, const rl_params *p, const rl_state_io *io, char *err,
-                 size_t errlen);
-int rl_adam_load(rl_adam *a, const rl_params *p, const rl_state_io *io, char *err,
-                 size_t errlen);
+int rl_adam_save(const rl_adam *a, const rl_params *p, const rl_state_io *io, char *err, size_t errlen);
+int rl_adam_load(rl_adam *a, const rl_params *p, const rl_state_io *io, char *err, size_t errlen);
 /* The same with PREFIX instead of "adam/" (PREFIXm/NAME, PREFIXv/NAME,
    PREFIXt), for an algorithm with several optimizers; load when load. */
 int rl_adam_state(rl_adam *a, const rl_params *p, const rl_state_io *io, int load, const char *prefix, char *err,
                   size_t errlen);
 /* One RNG (uint64 [4]) or one scalar (float64 [1]) by name. */
-int rl_rng_save(const rl_rng *r, const rl_state_io *io, const char *name, char *err,
-                size_t errlen);
+int rl_rng_save(const rl_rng *r, const rl_state_io *io, const char *name, char *err, size_t errlen);
 int rl_rng_load(rl_rng *r, const rl_state_io *io, const char *name, char *err, size_t errlen);
 /* rl_rng_load (which checks the state) when load, else rl_rng_save. */
 int rl_rng_state(rl_rng *r, const rl_state_io *io, int load, const char *name, char *err, size_t errlen);
 int rl_scalar_save(double v, const rl_state_io *io, const char *name, char *err, size_t errlen);
-int rl_scalar_load(double *v, const rl_state_io *io, const char *name, char *err,
-                   size_t errlen);
+int rl_scalar_load(double *v, const rl_state_io *io, const char *name, char *err, size_t errlen);
 /* rl_scalar_load when load, else rl_scalar_save: one line for state
    functions that serve both directions. */
-int rl_scalar_state(double *v, const rl_state_io *io, int load, const char *name, char *err,
-                    size_t errlen);
+int rl_scalar_state(double *v, const rl_state_io *io, int load, const char *name, char *err, size_t errlen);
 /* A count (steps, updates, a position) as one uint64 by name, exactly: save,
    or load and check it is at most max (rl_state_check_u's sentence). */
 int rl_count_state(uint64_t *v, uint64_t max, const rl_state_io *io, int load, const char *name, char *err,
@@ -556,22 +531,22 @@ void rl_keep_best_finish(const rl_keep_best *k, rl_params *model, const rl_host_
    periodic evaluation offers the parameters, and training_done restores the
    best (rl_keep_best_finish with HOST, an expression for the plugin's
    rl_host_api pointer, and WHO).  Every algorithm with keep_best uses it. */
-#define RL_KEEP_BEST_EVAL_EXT(NAME, TYPE, KB, MODEL, HOST, WHO)                                      \
-    static int NAME##_evaluated(void *a, uint64_t step, double ret, char *err, size_t errlen)      \
-    {                                                                                              \
-        (void)step;                                                                                \
-        (void)err;                                                                                 \
-        (void)errlen;                                                                              \
-        rl_keep_best_offer(&((TYPE *)a)->KB, &((TYPE *)a)->MODEL, ret);                             \
-        return RL_OK;                                                                              \
-    }                                                                                              \
-    static int NAME##_training_done(void *a, char *err, size_t errlen)                             \
-    {                                                                                              \
-        (void)err;                                                                                 \
-        (void)errlen;                                                                              \
-        rl_keep_best_finish(&((TYPE *)a)->KB, &((TYPE *)a)->MODEL, (HOST), (WHO));                  \
-        return RL_OK;                                                                              \
-    }                                                                                              \
+#define RL_KEEP_BEST_EVAL_EXT(NAME, TYPE, KB, MODEL, HOST, WHO)                               \
+    static int NAME##_evaluated(void *a, uint64_t step, double ret, char *err, size_t errlen) \
+    {                                                                                         \
+        (void)step;                                                                           \
+        (void)err;                                                                            \
+        (void)errlen;                                                                         \
+        rl_keep_best_offer(&((TYPE *)a)->KB, &((TYPE *)a)->MODEL, ret);                       \
+        return RL_OK;                                                                         \
+    }                                                                                         \
+    static int NAME##_training_done(void *a, char *err, size_t errlen)                        \
+    {                                                                                         \
+        (void)err;                                                                            \
+        (void)errlen;                                                                         \
+        rl_keep_best_finish(&((TYPE *)a)->KB, &((TYPE *)a)->MODEL, (HOST), (WHO));            \
+        return RL_OK;                                                                         \
+    }                                                                                         \
     static const rl_algo_eval_ext NAME = {sizeof(rl_algo_eval_ext), NAME##_evaluated, NAME##_training_done}
 
 /* ---- Product ledger: the arithmetic a run really did ---------------------- */

@@ -36,7 +36,7 @@ typedef struct rl_obs_norm {
 } rl_obs_norm;
 
 int rl_obs_norm_create(rl_obs_norm *n, uint32_t dim, float clip); /* RL_EINVAL, RL_ENOMEM */
-void rl_obs_norm_destroy(rl_obs_norm *n);                          /* NULL-safe */
+void rl_obs_norm_destroy(rl_obs_norm *n);                         /* NULL-safe */
 /* Folds rows x [rows][dim] into the statistics (summed over the replicas
    of rep, which may be NULL: every replica calls it with its own rows). */
 void rl_obs_norm_update(rl_obs_norm *n, const float *x, uint32_t rows, const rl_replicas *rep);
@@ -46,8 +46,7 @@ void rl_obs_norm_apply(const rl_obs_norm *n, float *x, uint32_t rows);
    (float64 [dim]); load checks the count and variances >= 0 and every
    value finite, then derives what is applied.  Statistics stored as raw
    bytes (uint8 [8 dim], PPO's checkpoints before round 3) are read too. */
-int rl_obs_norm_state(rl_obs_norm *n, const rl_state_io *io, int load, const char *prefix, char *err,
-                      size_t errlen);
+int rl_obs_norm_state(rl_obs_norm *n, const rl_state_io *io, int load, const char *prefix, char *err, size_t errlen);
 
 /* ---- rewards: divided by the discounted return's running deviation ------- */
 
@@ -64,8 +63,8 @@ void rl_return_norm_destroy(rl_return_norm *r);
    into the statistics (over the replicas of rep), then out[i] =
    reward / sqrt(var + 1e-8) clipped to +-clip, and the return restarts
    where an episode ended.  out may be rewards. */
-void rl_return_norm_step(rl_return_norm *r, const float *rewards, const uint8_t *terminated,
-                         const uint8_t *truncated, float *out, const rl_replicas *rep);
+void rl_return_norm_step(rl_return_norm *r, const float *rewards, const uint8_t *terminated, const uint8_t *truncated,
+                         float *out, const rl_replicas *rep);
 /* PREFIX "return_count", "return_mean", "return_var" (float64 [1]) and
    PREFIX "returns" (float64 [envs]), checked on load. */
 int rl_return_norm_state(rl_return_norm *r, const rl_state_io *io, int load, const char *prefix, char *err,

@@ -65,8 +65,7 @@ extern "C" {
 /* Nonzero when the struct at p, written by a side whose struct_size says
    how much it holds, has the field FIELD of TYPE: the one check before
    reading any field a later minor added. */
-#define RL_HAS_FIELD(p, TYPE, FIELD) \
-    ((p)->struct_size >= offsetof(TYPE, FIELD) + sizeof(((const TYPE *)0)->FIELD))
+#define RL_HAS_FIELD(p, TYPE, FIELD) ((p)->struct_size >= offsetof(TYPE, FIELD) + sizeof(((const TYPE *)0)->FIELD))
 
 /* Name of the one symbol a plugin exports. */
 #define RL_PLUGIN_ENTRY_SYMBOL "rlhost_plugin_entry"
@@ -83,16 +82,16 @@ extern "C" {
 /* ---- Status codes -------------------------------------------------------- */
 
 /* X(name, value, text): one list generates the enum and rl_strerror(). */
-#define RL_ERRNO_MAP(X)                                          \
-    X(EINVAL, -1, "invalid argument")                            \
-    X(ENOMEM, -2, "out of memory")                               \
-    X(EIO, -3, "input/output error")                             \
-    X(ENOENT, -4, "not found")                                   \
-    X(EABI, -5, "incompatible plugin ABI")                       \
-    X(ENOTSUP, -6, "not supported")                              \
-    X(ENONFINITE, -7, "non-finite value")                        \
-    X(EINTR, -8, "interrupted")                                  \
-    X(ECONFIG, -9, "invalid configuration")                      \
+#define RL_ERRNO_MAP(X)                     \
+    X(EINVAL, -1, "invalid argument")       \
+    X(ENOMEM, -2, "out of memory")          \
+    X(EIO, -3, "input/output error")        \
+    X(ENOENT, -4, "not found")              \
+    X(EABI, -5, "incompatible plugin ABI")  \
+    X(ENOTSUP, -6, "not supported")         \
+    X(ENONFINITE, -7, "non-finite value")   \
+    X(EINTR, -8, "interrupted")             \
+    X(ECONFIG, -9, "invalid configuration") \
     X(ECORRUPT, -10, "corrupt data")
 
 typedef enum rl_status {
@@ -119,9 +118,9 @@ typedef enum rl_opt_type {
     RL_OPT_INT,
     RL_OPT_FLOAT,
     RL_OPT_STRING,
-    RL_OPT_ENUM,        /* a string from a fixed list of choices */
-    RL_OPT_INT_LIST,    /* e.g. hidden = [256, 256] */
-    RL_OPT_STRING_LIST  /* e.g. map = ["#####", "#S.G#", "#####"] */
+    RL_OPT_ENUM,       /* a string from a fixed list of choices */
+    RL_OPT_INT_LIST,   /* e.g. hidden = [256, 256] */
+    RL_OPT_STRING_LIST /* e.g. map = ["#####", "#S.G#", "#####"] */
 } rl_opt_type;
 
 /* Flags of rl_option_def.flags. */
@@ -138,11 +137,11 @@ typedef struct rl_option_def {
     uint32_t struct_size;
     rl_opt_type type;
     const char *name;
-    const char *help;         /* one line */
-    const char *default_text; /* in config syntax: "1e-3", "[64, 64]", "true",
-                                 "auto", "features"; NULL only if REQUIRED */
-    double min, max;          /* INT, FLOAT, and list elements; ignored when
-                                 min > max (unbounded) */
+    const char *help;           /* one line */
+    const char *default_text;   /* in config syntax: "1e-3", "[64, 64]", "true",
+                                   "auto", "features"; NULL only if REQUIRED */
+    double min, max;            /* INT, FLOAT, and list elements; ignored when
+                                   min > max (unbounded) */
     const char *const *choices; /* ENUM: NULL-terminated list */
     uint32_t flags;
 } rl_option_def;
@@ -155,36 +154,34 @@ typedef struct rl_option_def {
    The _F forms take flags (RL_OPT_AUTO, RL_OPT_CHANGES_RESULTS,
    RL_OPT_REQUIRED), as stages often need:
      [ST_THREADS] = RL_OPTION_INT_F("threads", "\"auto\"", 1, 64, RL_OPT_AUTO, "...") */
-#define RL_OPTION(type_, name_, def_, min_, max_, choices_, flags_, help_)             \
-    {.struct_size = sizeof(rl_option_def), .type = (type_), .name = (name_),          \
-     .help = (help_), .default_text = (def_), .min = (min_), .max = (max_),           \
-     .choices = (choices_), .flags = (flags_)}
+#define RL_OPTION(type_, name_, def_, min_, max_, choices_, flags_, help_)                             \
+    {                                                                                                  \
+        .struct_size = sizeof(rl_option_def), .type = (type_), .name = (name_), .help = (help_),       \
+        .default_text = (def_), .min = (min_), .max = (max_), .choices = (choices_), .flags = (flags_) \
+    }
 #define RL_OPTION_BOOL(name, def, help) RL_OPTION(RL_OPT_BOOL, name, def, 1, 0, NULL, 0, help)
 #define RL_OPTION_BOOL_F(name, def, flags, help) RL_OPTION(RL_OPT_BOOL, name, def, 1, 0, NULL, flags, help)
 #define RL_OPTION_INT(name, def, min, max, help) RL_OPTION(RL_OPT_INT, name, def, min, max, NULL, 0, help)
-#define RL_OPTION_INT_F(name, def, min, max, flags, help) \
-    RL_OPTION(RL_OPT_INT, name, def, min, max, NULL, flags, help)
+#define RL_OPTION_INT_F(name, def, min, max, flags, help) RL_OPTION(RL_OPT_INT, name, def, min, max, NULL, flags, help)
 #define RL_OPTION_FLOAT(name, def, min, max, help) RL_OPTION(RL_OPT_FLOAT, name, def, min, max, NULL, 0, help)
 #define RL_OPTION_FLOAT_F(name, def, min, max, flags, help) \
     RL_OPTION(RL_OPT_FLOAT, name, def, min, max, NULL, flags, help)
 #define RL_OPTION_STRING(name, def, help) RL_OPTION(RL_OPT_STRING, name, def, 1, 0, NULL, 0, help)
 #define RL_OPTION_ENUM(name, def, choices, help) RL_OPTION(RL_OPT_ENUM, name, def, 1, 0, choices, 0, help)
-#define RL_OPTION_ENUM_F(name, def, choices, flags, help) \
-    RL_OPTION(RL_OPT_ENUM, name, def, 1, 0, choices, flags, help)
-#define RL_OPTION_INT_LIST(name, def, min, max, help) \
-    RL_OPTION(RL_OPT_INT_LIST, name, def, min, max, NULL, 0, help)
+#define RL_OPTION_ENUM_F(name, def, choices, flags, help) RL_OPTION(RL_OPT_ENUM, name, def, 1, 0, choices, flags, help)
+#define RL_OPTION_INT_LIST(name, def, min, max, help) RL_OPTION(RL_OPT_INT_LIST, name, def, min, max, NULL, 0, help)
 #define RL_OPTION_STRING_LIST(name, def, help) RL_OPTION(RL_OPT_STRING_LIST, name, def, 1, 0, NULL, 0, help)
 
 /* A resolved value, in the order of the plugin's own rl_option_def array. */
 typedef struct rl_value {
     uint32_t struct_size;
     rl_opt_type type;
-    int is_auto;        /* "auto" was given (flag RL_OPT_AUTO); i holds the
-                           value the host resolved it to when it knows one */
-    int64_t i;          /* BOOL (0/1), INT, ENUM (index into choices) */
-    double f;           /* FLOAT */
-    const char *s;      /* STRING, ENUM (the choice) */
-    size_t n;           /* list length */
+    int is_auto;   /* "auto" was given (flag RL_OPT_AUTO); i holds the
+                      value the host resolved it to when it knows one */
+    int64_t i;     /* BOOL (0/1), INT, ENUM (index into choices) */
+    double f;      /* FLOAT */
+    const char *s; /* STRING, ENUM (the choice) */
+    size_t n;      /* list length */
     const int64_t *ilist;
     const char *const *slist;
 } rl_value;
@@ -193,12 +190,7 @@ typedef struct rl_value {
  * Handed to every plugin at init and again in create args; valid until deinit.
  * All functions are thread-safe. */
 
-typedef enum rl_log_level {
-    RL_LOG_ERROR = 0,
-    RL_LOG_WARN,
-    RL_LOG_INFO,
-    RL_LOG_DEBUG
-} rl_log_level;
+typedef enum rl_log_level { RL_LOG_ERROR = 0, RL_LOG_WARN, RL_LOG_INFO, RL_LOG_DEBUG } rl_log_level;
 
 typedef struct rl_host_api {
     uint32_t struct_size;
@@ -208,7 +200,7 @@ typedef struct rl_host_api {
         __attribute__((format(printf, 3, 4)))
 #endif
         ;
-    uint32_t (*cpu_count)(void);      /* online cores available to us */
+    uint32_t (*cpu_count)(void); /* online cores available to us */
     const char *(*strerror)(int status);
     /* ABI 1.3 (check struct_size): nonzero once the user asked the run to
        stop (SIGINT, SIGTERM).  Something long in create (compiling a large
@@ -221,8 +213,7 @@ typedef struct rl_host_api {
    1.3, which does not say (h may be NULL). */
 static inline int rl_host_interrupted(const rl_host_api *h)
 {
-    return h && RL_HAS_FIELD(h, rl_host_api, interrupted) && h->interrupted &&
-           h->interrupted();
+    return h && RL_HAS_FIELD(h, rl_host_api, interrupted) && h->interrupted && h->interrupted();
 }
 
 /* ---- Spaces ----------------------------------------------------------------*/
@@ -321,8 +312,7 @@ static inline int rl_env_info_set_box(rl_env_info *info, uint32_t dim, const flo
    limit).  Silently nothing for a host whose rl_env_info predates it. */
 static inline void rl_env_info_set_time_limit(rl_env_info *info, uint32_t steps)
 {
-    if (RL_HAS_FIELD(info, rl_env_info, max_episode_steps))
-        info->max_episode_steps = steps;
+    if (RL_HAS_FIELD(info, rl_env_info, max_episode_steps)) info->max_episode_steps = steps;
 }
 
 /* The action space an env info describes, whatever its writer's version:
@@ -353,8 +343,8 @@ static inline int rl_env_info_set_agents(rl_env_info *info, uint32_t agents)
 typedef struct rl_env_args {
     uint32_t struct_size;
     uint32_t num_envs;
-    uint64_t seed;          /* env i seeds its RNG from (seed, i) only, so
-                               results do not depend on thread count */
+    uint64_t seed;           /* env i seeds its RNG from (seed, i) only, so
+                                results do not depend on thread count */
     const rl_value *options; /* one per rl_plugin_desc.options entry */
     const rl_value *stages;  /* one per rl_plugin_desc.stages entry */
     const rl_host_api *host;
@@ -362,16 +352,16 @@ typedef struct rl_env_args {
 
 typedef struct rl_env_io {
     uint32_t struct_size;
-    void *obs;               /* [num_envs][obs_size] of obs_dtype: written */
-    const int32_t *actions;  /* [num_envs]: read; validated by the host */
-    float *rewards;          /* [num_envs]: written by step */
-    uint8_t *terminated;     /* [num_envs]: written by step */
-    uint8_t *truncated;      /* [num_envs]: written by step */
-    void *final_obs;         /* [num_envs][obs_size]: step writes the last
-                                observation of an episode that just ended,
-                                before auto-resetting into obs */
-    float *scores;           /* [num_envs]: on a finished episode, its score
-                                (see rl_env_info.score_name) */
+    void *obs;              /* [num_envs][obs_size] of obs_dtype: written */
+    const int32_t *actions; /* [num_envs]: read; validated by the host */
+    float *rewards;         /* [num_envs]: written by step */
+    uint8_t *terminated;    /* [num_envs]: written by step */
+    uint8_t *truncated;     /* [num_envs]: written by step */
+    void *final_obs;        /* [num_envs][obs_size]: step writes the last
+                               observation of an episode that just ended,
+                               before auto-resetting into obs */
+    float *scores;          /* [num_envs]: on a finished episode, its score
+                               (see rl_env_info.score_name) */
     /* ABI 1.2, BOX action spaces: [num_envs][action_dim], read by step, each
        value inside the box (actions is NULL then) */
     const float *box_actions;
@@ -380,17 +370,14 @@ typedef struct rl_env_io {
 typedef struct rl_env_vtable {
     uint32_t struct_size;
     /* main thread; fills *info; on failure returns RL_E* and writes err */
-    int (*create)(const rl_env_args *args, void **env, rl_env_info *info,
-                  char *err, size_t errlen);
+    int (*create)(const rl_env_args *args, void **env, rl_env_info *info, char *err, size_t errlen);
     /* main thread; destroy(NULL) is a no-op */
     void (*destroy)(void *env);
     /* any thread, envs [first, first+count): start fresh episodes, write obs */
-    void (*reset)(void *env, const rl_env_io *io, uint32_t first,
-                  uint32_t count);
+    void (*reset)(void *env, const rl_env_io *io, uint32_t first, uint32_t count);
     /* any thread, envs [first, first+count): apply actions, write rewards,
        flags, obs; a finished env writes final_obs and scores, then resets */
-    void (*step)(void *env, const rl_env_io *io, uint32_t first,
-                 uint32_t count);
+    void (*step)(void *env, const rl_env_io *io, uint32_t first, uint32_t count);
     /* any thread; NULL when the capability is absent */
     const void *(*get_extension)(void *env, const char *id);
 } rl_env_vtable;
@@ -401,8 +388,7 @@ typedef struct rl_env_render_ext {
     uint32_t struct_size;
     /* any thread; writes a NUL-terminated frame (may contain ANSI colours
        when color != 0) into buf and returns its length, or a negative RL_E* */
-    int (*render)(void *env, uint32_t index, int color, char *buf,
-                  size_t cap);
+    int (*render)(void *env, uint32_t index, int color, char *buf, size_t cap);
 } rl_env_render_ext;
 
 /* Optional (ABI 1.2): an env whose reset or step can fail (a simulator's
@@ -438,10 +424,8 @@ struct rl_state_io;
 typedef struct rl_env_state_ext {
     uint32_t struct_size;
     /* main thread, between steps */
-    int (*save)(void *env, const struct rl_state_io *io, const char *prefix, char *err,
-                size_t errlen);
-    int (*load)(void *env, const struct rl_state_io *io, const char *prefix, char *err,
-                size_t errlen);
+    int (*save)(void *env, const struct rl_state_io *io, const char *prefix, char *err, size_t errlen);
+    int (*load)(void *env, const struct rl_state_io *io, const char *prefix, char *err, size_t errlen);
 } rl_env_state_ext;
 
 /* ---- Algorithm plugins ---------------------------------------------------- */
@@ -506,7 +490,7 @@ typedef struct rl_algo_args {
     uint32_t num_envs;      /* training envs, rows of act/observe batches */
     uint32_t num_eval_envs; /* rows of RL_MODE_EVAL batches */
     uint64_t seed;
-    uint64_t total_steps;   /* env steps the schedules span: run.schedule_steps, else run.steps */
+    uint64_t total_steps; /* env steps the schedules span: run.schedule_steps, else run.steps */
     const rl_value *options;
     const rl_value *stages;
     const rl_host_api *host;
@@ -569,12 +553,12 @@ RL__ACCESSOR int rl_replicas_shared(const rl_replicas *r)
 /* One vectorized env step, as the algorithm sees it. */
 typedef struct rl_transition {
     uint32_t struct_size;
-    uint32_t count;             /* = num_envs */
-    const void *obs;            /* what act() saw */
+    uint32_t count;  /* = num_envs */
+    const void *obs; /* what act() saw */
     const int32_t *actions;
     const float *rewards;
-    const void *next_obs;       /* after auto-reset where an episode ended */
-    const void *final_obs;      /* valid where terminated || truncated */
+    const void *next_obs;  /* after auto-reset where an episode ended */
+    const void *final_obs; /* valid where terminated || truncated */
     const uint8_t *terminated;
     const uint8_t *truncated;
     /* ABI 1.2, BOX action spaces (actions is NULL then): [count][action_dim],
@@ -593,20 +577,17 @@ typedef struct rl_metric {
 typedef struct rl_algo_vtable {
     uint32_t struct_size;
     /* main thread */
-    int (*create)(const rl_algo_args *args, void **algo, char *err,
-                  size_t errlen);
+    int (*create)(const rl_algo_args *args, void **algo, char *err, size_t errlen);
     /* main thread; destroy(NULL) is a no-op */
     void (*destroy)(void *algo);
     /* main thread (with replicas: the replica's own thread; one instance is
        never called from two threads at once, but replicas run at the same
        time, so instances share no mutable state): choose actions for count envs.  episode_start[i] != 0
        marks obs row i as the first of an episode (reset recurrent state). */
-    int (*act)(void *algo, rl_act_mode mode, const void *obs,
-               const uint8_t *episode_start, int32_t *actions, uint32_t count,
-               char *err, size_t errlen);
+    int (*act)(void *algo, rl_act_mode mode, const void *obs, const uint8_t *episode_start, int32_t *actions,
+               uint32_t count, char *err, size_t errlen);
     /* main thread: the transition batch of the step just taken */
-    int (*observe)(void *algo, const rl_transition *t, char *err,
-                   size_t errlen);
+    int (*observe)(void *algo, const rl_transition *t, char *err, size_t errlen);
     /* main thread, after each observe: train if due. step = env steps taken
        so far (all envs). */
     int (*update)(void *algo, uint64_t step, char *err, size_t errlen);
@@ -619,9 +600,8 @@ typedef struct rl_algo_vtable {
        rows of action_dim floats.  The host clips each into the box before
        the env sees it (a NaN is an error), and hands back the values as
        chosen in rl_transition.box_actions.  Same threading as act. */
-    int (*act_box)(void *algo, rl_act_mode mode, const void *obs,
-                   const uint8_t *episode_start, float *actions, uint32_t count,
-                   char *err, size_t errlen);
+    int (*act_box)(void *algo, rl_act_mode mode, const void *obs, const uint8_t *episode_start, float *actions,
+                   uint32_t count, char *err, size_t errlen);
 } rl_algo_vtable;
 
 /* Optional: hear about evaluations, "rl.algo.eval/1".  Lets an algorithm
@@ -631,8 +611,7 @@ typedef struct rl_algo_eval_ext {
     uint32_t struct_size;
     /* main thread: a periodic greedy evaluation at env step `step` ended
        with this mean return */
-    int (*evaluated)(void *algo, uint64_t step, double return_mean, char *err,
-                     size_t errlen);
+    int (*evaluated)(void *algo, uint64_t step, double return_mean, char *err, size_t errlen);
     /* main thread: training is over; the final evaluation comes next */
     int (*training_done)(void *algo, char *err, size_t errlen);
 } rl_algo_eval_ext;
@@ -646,13 +625,11 @@ typedef struct rl_state_io {
     uint32_t struct_size;
     void *ctx;
     /* save: record a tensor; the host copies the data before returning */
-    int (*put)(void *ctx, const char *name, rl_dtype dtype, uint32_t ndim,
-               const uint64_t *shape, const void *data);
+    int (*put)(void *ctx, const char *name, rl_dtype dtype, uint32_t ndim, const uint64_t *shape, const void *data);
     /* load: copy the named tensor into data if its dtype and shape match;
        RL_ENOENT when absent, RL_ECORRUPT on a mismatch (message in the
        host's error, which load() should pass on) */
-    int (*get)(void *ctx, const char *name, rl_dtype dtype, uint32_t ndim,
-               const uint64_t *shape, void *data);
+    int (*get)(void *ctx, const char *name, rl_dtype dtype, uint32_t ndim, const uint64_t *shape, void *data);
     /* the host's sentence for the last failed get() */
     const char *(*error)(void *ctx);
     /* ABI 1.1, save only (NULL on load, from a 1.0 host, and for replicas
@@ -677,23 +654,20 @@ typedef struct rl_algo_state_ext {
    STATE_FN(TYPE *algo, const rl_state_io *io, int load, char *err,
    size_t errlen) that saves (load 0) or loads (load 1) the algorithm's
    state: one function serves both directions, so they cannot drift apart. */
-#define RL_ALGO_STATE_EXT(NAME, STATE_FN)                                                    \
-    static int NAME##_save(void *algo, const rl_state_io *io, char *err, size_t errlen)    \
-    {                                                                                      \
-        return STATE_FN(algo, io, 0, err, errlen);                                         \
-    }                                                                                      \
-    static int NAME##_load(void *algo, const rl_state_io *io, char *err, size_t errlen)    \
-    {                                                                                      \
-        return STATE_FN(algo, io, 1, err, errlen);                                         \
-    }                                                                                      \
+#define RL_ALGO_STATE_EXT(NAME, STATE_FN)                                               \
+    static int NAME##_save(void *algo, const rl_state_io *io, char *err, size_t errlen) \
+    {                                                                                   \
+        return STATE_FN(algo, io, 0, err, errlen);                                      \
+    }                                                                                   \
+    static int NAME##_load(void *algo, const rl_state_io *io, char *err, size_t errlen) \
+    {                                                                                   \
+        return STATE_FN(algo, io, 1, err, errlen);                                      \
+    }                                                                                   \
     static const rl_algo_state_ext NAME = {sizeof(rl_algo_state_ext), NAME##_save, NAME##_load}
 
 /* ---- Descriptors and the entry --------------------------------------------*/
 
-typedef enum rl_plugin_kind {
-    RL_KIND_ENV = 1,
-    RL_KIND_ALGO = 2
-} rl_plugin_kind;
+typedef enum rl_plugin_kind { RL_KIND_ENV = 1, RL_KIND_ALGO = 2 } rl_plugin_kind;
 
 typedef struct rl_plugin_desc {
     uint32_t struct_size;
@@ -744,60 +718,59 @@ typedef struct rl_plugin_entry {
 } rl_plugin_entry;
 
 /* Convenience for plugin authors: define the entry with the current ABI. */
-#define RL_PLUGIN_DEFINE_ENTRY(init_fn, deinit_fn, count_fn, get_fn)     \
-    RL_EXPORT extern const rl_plugin_entry rlhost_plugin_entry;          \
-    const rl_plugin_entry rlhost_plugin_entry = {                        \
-        {RL_ABI_MAJOR, RL_ABI_MINOR}, sizeof(rl_plugin_entry), init_fn,  \
-        deinit_fn, count_fn, get_fn}
+#define RL_PLUGIN_DEFINE_ENTRY(init_fn, deinit_fn, count_fn, get_fn) \
+    RL_EXPORT extern const rl_plugin_entry rlhost_plugin_entry;      \
+    const rl_plugin_entry rlhost_plugin_entry = {                    \
+        {RL_ABI_MAJOR, RL_ABI_MINOR}, sizeof(rl_plugin_entry), init_fn, deinit_fn, count_fn, get_fn}
 
 /* The whole entry for a .so whose descriptors are the array DESCS_ (a
    `static const rl_plugin_desc DESCS_[]`: one plugin each).  HOST_SLOT_ is
    where init keeps the host's services table, the address of a
    `static const rl_host_api *`, or NULL for a plugin that never asks for
    one.  A plugin that must do more at init writes RL_PLUGIN_DEFINE_ENTRY. */
-#define RL_PLUGIN_DEFINE_ARRAY(descs_, host_slot_)                                       \
-    static int rl__array_init(const rl_host_api *h, char *e, size_t n)                  \
-    {                                                                                    \
-        const rl_host_api **slot = (host_slot_);                                        \
-        (void)e;                                                                         \
-        (void)n;                                                                         \
-        if (slot) *slot = h;                                                             \
-        return RL_OK;                                                                    \
-    }                                                                                    \
-    static uint32_t rl__array_count(void)                                               \
-    {                                                                                    \
-        return (uint32_t)(sizeof(descs_) / sizeof *(descs_));                            \
-    }                                                                                    \
-    static const rl_plugin_desc *rl__array_get(uint32_t i)                              \
-    {                                                                                    \
-        return i < rl__array_count() ? &(descs_)[i] : NULL;                              \
-    }                                                                                    \
+#define RL_PLUGIN_DEFINE_ARRAY(descs_, host_slot_)                     \
+    static int rl__array_init(const rl_host_api *h, char *e, size_t n) \
+    {                                                                  \
+        const rl_host_api **slot = (host_slot_);                       \
+        (void)e;                                                       \
+        (void)n;                                                       \
+        if (slot) *slot = h;                                           \
+        return RL_OK;                                                  \
+    }                                                                  \
+    static uint32_t rl__array_count(void)                              \
+    {                                                                  \
+        return (uint32_t)(sizeof(descs_) / sizeof *(descs_));          \
+    }                                                                  \
+    static const rl_plugin_desc *rl__array_get(uint32_t i)             \
+    {                                                                  \
+        return i < rl__array_count() ? &(descs_)[i] : NULL;            \
+    }                                                                  \
     RL_PLUGIN_DEFINE_ENTRY(rl__array_init, NULL, rl__array_count, rl__array_get)
 
 /* The whole entry for a .so with one descriptor and nothing to initialise
    (the template plugin spells the same out by hand). */
-#define RL_PLUGIN_DEFINE_SINGLE(desc_)                                           \
-    static int rl__single_init(const rl_host_api *h, char *e, size_t n)          \
-    {                                                                            \
-        (void)h;                                                                 \
-        (void)e;                                                                 \
-        (void)n;                                                                 \
-        return RL_OK;                                                            \
-    }                                                                            \
-    static uint32_t rl__single_count(void)                                       \
-    {                                                                            \
-        return 1;                                                                \
-    }                                                                            \
-    static const rl_plugin_desc *rl__single_get(uint32_t i)                      \
-    {                                                                            \
-        return i == 0 ? &(desc_) : NULL;                                         \
-    }                                                                            \
+#define RL_PLUGIN_DEFINE_SINGLE(desc_)                                  \
+    static int rl__single_init(const rl_host_api *h, char *e, size_t n) \
+    {                                                                   \
+        (void)h;                                                        \
+        (void)e;                                                        \
+        (void)n;                                                        \
+        return RL_OK;                                                   \
+    }                                                                   \
+    static uint32_t rl__single_count(void)                              \
+    {                                                                   \
+        return 1;                                                       \
+    }                                                                   \
+    static const rl_plugin_desc *rl__single_get(uint32_t i)             \
+    {                                                                   \
+        return i == 0 ? &(desc_) : NULL;                                \
+    }                                                                   \
     RL_PLUGIN_DEFINE_ENTRY(rl__single_init, NULL, rl__single_count, rl__single_get)
 
 /* Write a formatted one-line message into a caller-owned buffer. */
-#define RL_ERRF(err, errlen, ...)                                        \
-    do {                                                                 \
-        if ((err) && (errlen)) snprintf((err), (errlen), __VA_ARGS__);   \
+#define RL_ERRF(err, errlen, ...)                                      \
+    do {                                                               \
+        if ((err) && (errlen)) snprintf((err), (errlen), __VA_ARGS__); \
     } while (0)
 
 #ifdef __cplusplus

@@ -46,8 +46,8 @@ static inline void rl_raster_rect(const rl_raster *im, double x0, double y0, dou
 /* The pixels whose centres lie within `radius` of the segment (x0, y0) -
    (x1, y1): a line `2 radius` thick with round ends (a disk when the
    segment is a point). */
-static inline void rl_raster_segment(const rl_raster *im, double x0, double y0, double x1, double y1,
-                                     double radius, rl_rgb c)
+static inline void rl_raster_segment(const rl_raster *im, double x0, double y0, double x1, double y1, double radius,
+                                     rl_rgb c)
 {
     double dx = x1 - x0, dy = y1 - y0, len2 = dx * dx + dy * dy;
     int xa = (int)floor(fmin(x0, x1) - radius), xb = (int)ceil(fmax(x0, x1) + radius);

@@ -15,17 +15,17 @@
 #include <rlhost/rlcore.h>
 
 typedef struct rl_replay {
-    uint32_t capacity;  /* slots: the capacity asked for, rounded down to a
-                           multiple of num_envs (at least num_envs) */
+    uint32_t capacity; /* slots: the capacity asked for, rounded down to a
+                          multiple of num_envs (at least num_envs) */
     uint32_t num_envs, obs_size;
     size_t row_bytes;
     rl_dtype dtype;
     float obs_scale;
     uint8_t *obs, *next_obs; /* [capacity][row_bytes]; next_obs is the final
                                 observation where the episode ended */
-    uint32_t action_dim;        /* 0: discrete actions; else floats per box action */
-    int32_t *actions;           /* discrete: [capacity] */
-    float *box_actions;         /* box: [capacity][action_dim] */
+    uint32_t action_dim;     /* 0: discrete actions; else floats per box action */
+    int32_t *actions;        /* discrete: [capacity] */
+    float *box_actions;      /* box: [capacity][action_dim] */
     float *rewards;
     uint8_t *terminated, *done; /* done = terminated || truncated */
     uint64_t steps;             /* vector steps stored so far */
@@ -48,15 +48,15 @@ uint32_t rl_replay_size(const rl_replay *r);
    every array for n transitions (rl_replay_batch_create). */
 typedef struct rl_replay_batch {
     uint32_t n;
-    uint32_t *slots;          /* [n] the slots drawn */
-    float *obs, *next_obs;    /* [n][obs_size], times obs_scale */
-    int32_t *actions;         /* discrete rings: [n]; else NULL */
-    float *box_actions;       /* box rings: [n][action_dim]; else NULL */
-    float *rewards;           /* [n] one-step rewards */
-    float *terminated;        /* [n] 1 where the episode terminated (no
-                                 bootstrap), else 0; a truncated episode
-                                 bootstraps from next_obs, its final
-                                 observation */
+    uint32_t *slots;       /* [n] the slots drawn */
+    float *obs, *next_obs; /* [n][obs_size], times obs_scale */
+    int32_t *actions;      /* discrete rings: [n]; else NULL */
+    float *box_actions;    /* box rings: [n][action_dim]; else NULL */
+    float *rewards;        /* [n] one-step rewards */
+    float *terminated;     /* [n] 1 where the episode terminated (no
+                              bootstrap), else 0; a truncated episode
+                              bootstraps from next_obs, its final
+                              observation */
 } rl_replay_batch;
 int rl_replay_batch_create(rl_replay_batch *b, const rl_replay *r, uint32_t n);
 void rl_replay_batch_destroy(rl_replay_batch *b); /* a zeroed b is a no-op */

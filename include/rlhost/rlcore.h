@@ -124,8 +124,8 @@ uint32_t rl_value_u32s(const rl_value *v, uint32_t *out, uint32_t cap);
    Saves (load = 0) or restores (load = 1) `bytes` raw bytes as the uint8
    tensor PREFIX+NAME; for state that must come back exactly (env states,
    RNGs) rather than be read by other tools.  err gets the host's sentence. */
-int rl_state_blob(const rl_state_io *io, int load, const char *prefix, const char *name,
-                  void *data, size_t bytes, char *err, size_t errlen);
+int rl_state_blob(const rl_state_io *io, int load, const char *prefix, const char *name, void *data, size_t bytes,
+                  char *err, size_t errlen);
 
 /* Stores a metadata string KEY = value with the checkpoint (as "algo.KEY")
    when the host offers it (ABI 1.1 hosts, saving, replica 0); RL_OK and
@@ -161,10 +161,8 @@ int rl_means_state(rl_means *m, const rl_state_io *io, int load, const char *pre
    value is inside [lo, hi] (finite, for doubles), else RL_ECORRUPT with
    "tensor 'NAME' holds V, outside [LO, HI]" in err.  NAME is the tensor the
    value came from, optionally with a field ("env/snake/scalars: head"). */
-int rl_state_check_u(const char *name, uint64_t v, uint64_t lo, uint64_t hi, char *err,
-                     size_t errlen);
-int rl_state_check_i(const char *name, int64_t v, int64_t lo, int64_t hi, char *err,
-                     size_t errlen);
+int rl_state_check_u(const char *name, uint64_t v, uint64_t lo, uint64_t hi, char *err, size_t errlen);
+int rl_state_check_i(const char *name, int64_t v, int64_t lo, int64_t hi, char *err, size_t errlen);
 int rl_state_check_f(const char *name, double v, double lo, double hi, char *err, size_t errlen);
 /* A generator state that can produce numbers: xoshiro's all-zero state
    stays zero forever (rejection sampling on it never ends). */
@@ -172,8 +170,7 @@ int rl_state_check_rng(const char *name, const rl_rng *r, char *err, size_t errl
 /* Every float of v[0..n) finite: observations, rewards, recurrent states. */
 int rl_state_check_finite(const char *name, const float *v, size_t n, char *err, size_t errlen);
 /* Every int32 of v[0..n) inside [lo, hi]: action and index arrays. */
-int rl_state_check_i32s(const char *name, const int32_t *v, size_t n, int32_t lo, int32_t hi,
-                        char *err, size_t errlen);
+int rl_state_check_i32s(const char *name, const int32_t *v, size_t n, int32_t lo, int32_t hi, char *err, size_t errlen);
 
 /* ---- Replicas (ABI 1.1) --------------------------------------------------
    rl_args_replicas, rl_replicas_shared and rl_args_inference are in

@@ -80,8 +80,8 @@ static inline void rl_rollout_clear(rl_rollout *r)
    adv and ret (= adv + values).  lambda = 1 gives Monte-Carlo returns
    with bootstrapping (A2C's n-step returns over the rollout). */
 void rl_gae(float *adv, float *ret, const float *rewards, const float *values, const uint8_t *terminated,
-            const uint8_t *truncated, const float *final_values, const float *last_values, uint32_t T,
-            uint32_t N, float gamma, float lambda);
+            const uint8_t *truncated, const float *final_values, const float *last_values, uint32_t T, uint32_t N,
+            float gamma, float lambda);
 /* rl_gae over a full rollout, into its adv and ret. */
 void rl_rollout_gae(rl_rollout *r, const float *last_values, float gamma, float lambda);
 

@@ -32,7 +32,8 @@ static inline rl_text rl_text_begin(char *buf, size_t cap)
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
-static inline void rl_text_put(rl_text *t, const char *fmt, ...)
+static inline void
+rl_text_put(rl_text *t, const char *fmt, ...)
 {
     if (t->failed || t->len + 1 >= t->cap) return; /* full, or no room at all */
     va_list ap;

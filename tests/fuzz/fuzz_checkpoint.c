@@ -29,18 +29,40 @@ typedef struct target {
 } target;
 
 static target targets[] = {
-    {.cfg = "snake_dqn.cfg", .sets = {{"algo.plugin", "per_dqn"}, {"algo.hidden", "[16]"}, {"algo.buffer_size", "64"},
-                        {"env.num_envs", "2"}, {"run.eval_episodes", "2"}, {"algo.batch_size", "8"},
-                        {"algo.learning_starts", "0"}}},
-    {.cfg = "snake_dqn.cfg", .sets = {{"algo.plugin", "dueling_dqn"}, {"env.observation", "grid"}, {"algo.hidden", "[16]"},
-                        {"algo.buffer_size", "64"}, {"env.num_envs", "2"}, {"run.eval_episodes", "1"},
-                        {"env.width", "6"}, {"env.height", "6"}, {"algo.batch_size", "8"},
-                        {"algo.learning_starts", "0"}}},
-    {.cfg = "tmaze_rppo.cfg", .sets = {{"algo.hidden", "[8]"}, {"algo.lstm_hidden", "8"}, {"env.num_envs", "2"},
-                         {"algo.n_steps", "8"}, {"algo.batch_size", "8"}, {"algo.bptt_horizon", "4"},
-                         {"run.eval_episodes", "2"}}},
-    {.cfg = "cartpole_ppo.cfg", .sets = {{"algo.hidden", "[8]"}, {"env.num_envs", "2"}, {"algo.n_steps", "8"},
-                           {"algo.batch_size", "8"}, {"algo.normalize_obs", "true"}, {"run.eval_episodes", "2"}}},
+    {.cfg = "snake_dqn.cfg",
+     .sets = {{"algo.plugin", "per_dqn"},
+              {"algo.hidden", "[16]"},
+              {"algo.buffer_size", "64"},
+              {"env.num_envs", "2"},
+              {"run.eval_episodes", "2"},
+              {"algo.batch_size", "8"},
+              {"algo.learning_starts", "0"}}},
+    {.cfg = "snake_dqn.cfg",
+     .sets = {{"algo.plugin", "dueling_dqn"},
+              {"env.observation", "grid"},
+              {"algo.hidden", "[16]"},
+              {"algo.buffer_size", "64"},
+              {"env.num_envs", "2"},
+              {"run.eval_episodes", "1"},
+              {"env.width", "6"},
+              {"env.height", "6"},
+              {"algo.batch_size", "8"},
+              {"algo.learning_starts", "0"}}},
+    {.cfg = "tmaze_rppo.cfg",
+     .sets = {{"algo.hidden", "[8]"},
+              {"algo.lstm_hidden", "8"},
+              {"env.num_envs", "2"},
+              {"algo.n_steps", "8"},
+              {"algo.batch_size", "8"},
+              {"algo.bptt_horizon", "4"},
+              {"run.eval_episodes", "2"}}},
+    {.cfg = "cartpole_ppo.cfg",
+     .sets = {{"algo.hidden", "[8]"},
+              {"env.num_envs", "2"},
+              {"algo.n_steps", "8"},
+              {"algo.batch_size", "8"},
+              {"algo.normalize_obs", "true"},
+              {"run.eval_episodes", "2"}}},
 };
 #define N_TARGETS (sizeof targets / sizeof *targets)
 
@@ -102,8 +124,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char err[RL_ERR_MAX];
     if (rl__ckpt_restore_mem(data + 1, size - 1, &r, &t->c, algo, err, sizeof err) == RL_OK) {
         rl__vecenv *v = &t->train;
-        rl_transition tr = {sizeof tr, v->n, NULL, v->actions, v->rewards, NULL, v->io.final_obs,
-                            v->terminated, v->truncated};
+        rl_transition tr = {sizeof tr,       v->n,          NULL,        v->actions, v->rewards, NULL,
+                            v->io.final_obs, v->terminated, v->truncated};
         for (int s = 0; s < 2; s++) {
             if (avt->act(algo, RL_MODE_TRAIN, v->io.obs, v->episode_start, v->actions, v->n, err, sizeof err) ||
                 rl__vecenv_step(v, err, sizeof err))

@@ -22,5 +22,5 @@ int main(void)
     args.struct_size = sizeof args;
     rl_rng_seed(&r, 1, 2);
     return (int)(e.abi.major != RL_ABI_MAJOR) + (rl_rng_below(&r, 1) != 0) + (rl_args_replicas(&args) != NULL) +
-           rl_args_inference(&args);
+        rl_args_inference(&args);
 }

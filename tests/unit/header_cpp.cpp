@@ -20,5 +20,5 @@ int main()
     rl_rng r;
     rl_rng_seed(&r, 1, 2);
     return (e.abi.major != RL_ABI_MAJOR) + (rl_rng_below(&r, 1) != 0) + (rl_args_replicas(&args) != nullptr) +
-           rl_args_inference(&args);
+        rl_args_inference(&args);
 }

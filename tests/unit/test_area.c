@@ -14,7 +14,7 @@ enum { SH = 210, SW = 160 };
 
 int main(void)
 {
-    static const uint32_t sizes[][2] = {{84, 84}, {64, 64}, {42, 42}, {100, 100}, {1, 1},   {17, 33},
+    static const uint32_t sizes[][2] = {{84, 84},   {64, 64},  {42, 42},   {100, 100}, {1, 1},   {17, 33},
                                         {210, 160}, {105, 80}, {160, 120}, {200, 159}, {7, 150}, {84, 9}};
     uint8_t *src = malloc(SH * SW * 3);
     uint32_t state = 12345;
@@ -34,7 +34,7 @@ int main(void)
                 for (size_t k = 0; k < (size_t)SH * SW * cn; k++) {
                     state = state * 1664525u + 1013904223u;
                     src[k] = round % 3 == 0 ? (uint8_t)(state >> 24)
-                           : round % 3 == 1 ? (uint8_t)((state >> 30) * 85)
+                        : round % 3 == 1    ? (uint8_t)((state >> 30) * 85)
                                             : (uint8_t)(k / 7);
                 }
                 area_resize(&p, sa, src, a);

@@ -20,8 +20,7 @@ static void ref_step(ref_state *s, int action)
     const long double g = 9.8L, mc = 1.0L, m = 0.1L, l = 0.5L, tau = 0.02L;
     long double F = action ? 10.0L : -10.0L, M = mc + m;
     long double c = cosl(s->th), sn = sinl(s->th);
-    long double thdd = (g * sn + c * ((-F - m * l * s->thd * s->thd * sn) / M)) /
-                       (l * (4.0L / 3.0L - m * c * c / M));
+    long double thdd = (g * sn + c * ((-F - m * l * s->thd * s->thd * sn) / M)) / (l * (4.0L / 3.0L - m * c * c / M));
     long double xdd = (F + m * l * (s->thd * s->thd * sn - thdd * c)) / M;
     s->x += tau * s->xd;
     s->xd += tau * xdd;
@@ -49,8 +48,8 @@ static void gymnasium_replay(void)
         if (!strncmp(line, "reset", 5) && sscanf(line + 5, "%la %la %la %la", &v[0], &v[1], &v[2], &v[3]) == 4) {
             s = (cp_state){v[0], v[1], v[2], v[3], 0};
             episodes++;
-        } else if (sscanf(line, "step %d %la %la %la %la %d %d %a %a %a %a", &a, &v[0], &v[1], &v[2], &v[3],
-                          &te, &tr, &o[0], &o[1], &o[2], &o[3]) == 11) {
+        } else if (sscanf(line, "step %d %la %la %la %la %d %d %a %a %a %a", &a, &v[0], &v[1], &v[2], &v[3], &te, &tr,
+                          &o[0], &o[1], &o[2], &o[3]) == 11) {
             int term, trunc;
             cp_step(&s, a, &term, &trunc);
             float obs[4] = {(float)s.x, (float)s.x_dot, (float)s.theta, (float)s.theta_dot};
@@ -63,8 +62,8 @@ static void gymnasium_replay(void)
         }
     }
     fclose(f);
-    printf("# %d Gymnasium steps over %d episodes: %d states, %d flags, %d observations differ (first at %d)\n",
-           steps, episodes, state_diff, flag_diff, obs_diff, first_bad);
+    printf("# %d Gymnasium steps over %d episodes: %d states, %d flags, %d observations differ (first at %d)\n", steps,
+           episodes, state_diff, flag_diff, obs_diff, first_bad);
     OK(steps > 1000 && episodes == 3, "the whole trajectory was read");
     OK(state_diff == 0, "every state matches Gymnasium bit for bit");
     OK(flag_diff == 0, "terminated and truncated match Gymnasium's");
@@ -104,8 +103,8 @@ int main(void)
         cp_step(&a, seq[k], &term, &trunc);
         ref_step(&b, seq[k]);
         steps++;
-        double e[4] = {fabs(a.x - (double)b.x), fabs(a.x_dot - (double)b.xd),
-                       fabs(a.theta - (double)b.th), fabs(a.theta_dot - (double)b.thd)};
+        double e[4] = {fabs(a.x - (double)b.x), fabs(a.x_dot - (double)b.xd), fabs(a.theta - (double)b.th),
+                       fabs(a.theta_dot - (double)b.thd)};
         for (int j = 0; j < 4; j++)
             if (e[j] > max_err) max_err = e[j];
         if (term) break;
@@ -144,8 +143,8 @@ int main(void)
     int in_range = 1;
     for (int k = 0; k < 1000; k++) {
         cp_reset(&t, &rng);
-        in_range &= fabs(t.x) <= 0.05 && fabs(t.x_dot) <= 0.05 && fabs(t.theta) <= 0.05 &&
-                    fabs(t.theta_dot) <= 0.05 && t.steps == 0;
+        in_range &= fabs(t.x) <= 0.05 && fabs(t.x_dot) <= 0.05 && fabs(t.theta) <= 0.05 && fabs(t.theta_dot) <= 0.05 &&
+            t.steps == 0;
     }
     OK(in_range, "reset state uniform in [-0.05, 0.05]");
 
@@ -160,8 +159,7 @@ int main(void)
     for (int vel = 1; vel >= 0; vel--) {
         rl_value opt = {sizeof opt, RL_OPT_BOOL, 0, vel, 0, NULL, 0, NULL, NULL};
         rl__vecenv v;
-        ASSERT_EQ(rl__vecenv_create(&v, p->desc, &opt, NULL, 3, 42, 1, 1, err, sizeof err), RL_OK,
-                  "create 3 envs");
+        ASSERT_EQ(rl__vecenv_create(&v, p->desc, &opt, NULL, 3, 42, 1, 1, err, sizeof err), RL_OK, "create 3 envs");
         ASSERT_EQ(v.info.obs_size, vel ? 4 : 2, vel ? "4 observations with velocity" : "2 without");
         rl__vecenv_reset(&v);
         const float *o = v.io.obs;

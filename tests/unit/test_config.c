@@ -22,8 +22,7 @@ static void write_cfg(const char *text)
 #define HEAD_ALGO "algo: { plugin = \"fixture_algo\"; needed = 2; };\n"
 
 /* Loads text; returns the status and leaves the error text in *errors. */
-static int try_load(const char *text, const rl__override *ov, size_t n_ov, rl__sbuf *errors,
-                    rl__config *out)
+static int try_load(const char *text, const rl__override *ov, size_t n_ov, rl__sbuf *errors, rl__config *out)
 {
     write_cfg(text);
     rl__sbuf_free(errors);
@@ -36,8 +35,7 @@ static int try_load(const char *text, const rl__override *ov, size_t n_ov, rl__s
     return rc;
 }
 
-static void expect_error(const char *text, const rl__override *ov, size_t n_ov,
-                         const char *needle, const char *what)
+static void expect_error(const char *text, const rl__override *ov, size_t n_ov, const char *needle, const char *what)
 {
     rl__sbuf e = {0};
     int rc = try_load(text, ov, n_ov, &e, NULL);
@@ -68,14 +66,14 @@ int main(void)
     expect_error(HEAD_ENV "algo: { plugin = \"fixture_algo\"; needed = 2;\n  rat = 0.1; };\n", NULL, 0,
                  "algo.rat: unknown key (did you mean 'rate'?)", "unknown key with suggestion");
     snprintf(where, sizeof where, "%s:3: algo.rat:", path);
-    expect_error(HEAD_ENV "algo: { plugin = \"fixture_algo\"; needed = 2;\n  rat = 0.1; };\n", NULL, 0,
-                 where, "unknown key has file:line");
+    expect_error(HEAD_ENV "algo: { plugin = \"fixture_algo\"; needed = 2;\n  rat = 0.1; };\n", NULL, 0, where,
+                 "unknown key has file:line");
     expect_error(HEAD_ENV HEAD_ALGO "run: { stepz = 10; };\n", NULL, 0,
                  "run.stepz: unknown key (did you mean 'steps'?)", "unknown run key");
-    expect_error(HEAD_ENV "algo: { plugin = \"fixture_algo\"; needed = 2; optimizations = { workrs = 2; }; };\n",
-                 NULL, 0, "algo.optimizations.workrs: unknown key (did you mean 'workers'?)", "unknown stage");
-    expect_error(HEAD_ENV HEAD_ALGO "rnu: { steps = 10; };\n", NULL, 0,
-                 "rnu: unknown group (did you mean 'run'?)", "unknown group");
+    expect_error(HEAD_ENV "algo: { plugin = \"fixture_algo\"; needed = 2; optimizations = { workrs = 2; }; };\n", NULL,
+                 0, "algo.optimizations.workrs: unknown key (did you mean 'workers'?)", "unknown stage");
+    expect_error(HEAD_ENV HEAD_ALGO "rnu: { steps = 10; };\n", NULL, 0, "rnu: unknown group (did you mean 'run'?)",
+                 "unknown group");
 
     /* Wrong types. */
     expect_error("env: { plugin = \"fixture_env\"; needed = 1; count = \"three\"; };\n" HEAD_ALGO, NULL, 0,
@@ -116,20 +114,23 @@ int main(void)
 
     /* Overrides. */
     rl__override ov_bad[] = {{"env.count", "abc"}};
-    expect_error(HEAD_ENV HEAD_ALGO, ov_bad, 1,
-                 "--set env.count=abc: expected an integer in [1, 10], got 'abc'", "bad override");
+    expect_error(HEAD_ENV HEAD_ALGO, ov_bad, 1, "--set env.count=abc: expected an integer in [1, 10], got 'abc'",
+                 "bad override");
     rl__override ov_unknown[] = {{"algo.rat", "0.1"}};
-    expect_error(HEAD_ENV HEAD_ALGO, ov_unknown, 1, "--set algo.rat=0.1: unknown key 'rat'",
-                 "unknown override key");
+    expect_error(HEAD_ENV HEAD_ALGO, ov_unknown, 1, "--set algo.rat=0.1: unknown key 'rat'", "unknown override key");
     rl__override ov_range[] = {{"algo.optimizations.workers", "0"}};
     expect_error(HEAD_ENV HEAD_ALGO, ov_range, 1,
                  "--set algo.optimizations.workers=0: expected an integer in [1, 64] or \"auto\"",
                  "stage override out of range");
 
-    rl__override ov[] = {{"env.count", "5"},          {"env.mode", "gamma"},
-                         {"algo.sizes", "[8, 16, 32]"}, {"run.steps", "1e4"},
-                         {"run.out_dir", "somewhere/else"}, {"algo.optimizations.workers", "auto"},
-                         {"env.rate", "1"}, {"run.seed", "5000000000"}};
+    rl__override ov[] = {{"env.count", "5"},
+                         {"env.mode", "gamma"},
+                         {"algo.sizes", "[8, 16, 32]"},
+                         {"run.steps", "1e4"},
+                         {"run.out_dir", "somewhere/else"},
+                         {"algo.optimizations.workers", "auto"},
+                         {"env.rate", "1"},
+                         {"run.seed", "5000000000"}};
     rl__sbuf e = {0};
     rl__config c;
     int rc = try_load(HEAD_ENV HEAD_ALGO "run: { steps = 100; seed = 3; };\n", ov, 8, &e, &c);
@@ -163,8 +164,7 @@ int main(void)
         if (rc == RL_OK) {
             rl__config_format(&c2, &twice);
             /* Skip the first (comment) line, which names the source file. */
-            OK(strcmp(strchr(once.data, '\n'), strchr(twice.data, '\n')) == 0,
-               "resolved config round-trips");
+            OK(strcmp(strchr(once.data, '\n'), strchr(twice.data, '\n')) == 0, "resolved config round-trips");
             rl__config_destroy(&c2);
         }
         rl__sbuf_free(&once);
@@ -186,7 +186,8 @@ int main(void)
     rl__sbuf_free(&e);
 
     /* Several problems are all reported, one line each. */
-    rc = try_load("env: { plugin = \"fixture_env\"; needed = 1; count = 0; rate = 2.0; };\n" HEAD_ALGO, NULL, 0, &e, NULL);
+    rc = try_load("env: { plugin = \"fixture_env\"; needed = 1; count = 0; rate = 2.0; };\n" HEAD_ALGO, NULL, 0, &e,
+                  NULL);
     ASSERT_CONTAINS(e.data, "env.count", "first of two errors");
     ASSERT_CONTAINS(e.data, "env.rate", "second of two errors");
     rl__sbuf_free(&e);

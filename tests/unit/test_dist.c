@@ -178,8 +178,7 @@ static void test_squashed(void)
     float dmu[DIM] = {0}, dls[DIM] = {0};
     rl_squashed_gauss_backward(dmu, dls, ls, eps, a, r, DIM, -20.0f, 2.0f, c.coef, c.n);
     double e = worst_error(mu, dmu, DIM, sq_objective, &c, 1e-2f);
-    if (!OK(e < 2e-3, "squashed: d/d mu of L(a) + alpha logp matches finite differences"))
-        printf("#   worst %g\n", e);
+    if (!OK(e < 2e-3, "squashed: d/d mu of L(a) + alpha logp matches finite differences")) printf("#   worst %g\n", e);
     c.wrt = 1;
     e = worst_error(ls, dls, DIM, sq_objective, &c, 1e-2f);
     if (!OK(e < 2e-3, "squashed: d/d log_std of L(a) + alpha logp matches finite differences"))

@@ -47,7 +47,14 @@ static void test_sumtree(void)
    episode 16, 32 terminated, then 64 (still going). */
 static void test_nstep(void)
 {
-    rl_env_info info = {.struct_size = sizeof info, .obs_dtype = RL_DTYPE_F32, .obs_ndim = 1, .obs_shape = {1}, .obs_size = 1, .obs_scale = 1.0f, .n_actions = 2, .agents = 1};
+    rl_env_info info = {.struct_size = sizeof info,
+                        .obs_dtype = RL_DTYPE_F32,
+                        .obs_ndim = 1,
+                        .obs_shape = {1},
+                        .obs_size = 1,
+                        .obs_scale = 1.0f,
+                        .n_actions = 2,
+                        .agents = 1};
     rl_replay r;
     OK(rl_replay_create(&r, 16, 1, &info) == RL_OK, "rl_replay create");
     float rew[7] = {1, 2, 4, 8, 16, 32, 64};
@@ -107,7 +114,14 @@ static void test_nstep(void)
     rl_replay_destroy(&r);
 
     /* uint8 observations stay uint8 and scale on the way out. */
-    rl_env_info u8 = {.struct_size = sizeof u8, .obs_dtype = RL_DTYPE_U8, .obs_ndim = 1, .obs_shape = {2}, .obs_size = 2, .obs_scale = 1.0f / 255.0f, .n_actions = 2, .agents = 1};
+    rl_env_info u8 = {.struct_size = sizeof u8,
+                      .obs_dtype = RL_DTYPE_U8,
+                      .obs_ndim = 1,
+                      .obs_shape = {2},
+                      .obs_size = 2,
+                      .obs_scale = 1.0f / 255.0f,
+                      .n_actions = 2,
+                      .agents = 1};
     OK(rl_replay_create(&r, 4, 1, &u8) == RL_OK, "uint8 replay");
     ASSERT_EQ(r.row_bytes, 2, "uint8 rows stored as bytes");
     uint8_t o[2] = {255, 51}, no[2] = {0, 0};

@@ -20,8 +20,7 @@ typedef struct counter {
     int fail;
 } counter;
 
-static int ct_create(void *ctx, uint32_t n, uint64_t seed, rl_env_info *info, void **inst, char *err,
-                     size_t errlen)
+static int ct_create(void *ctx, uint32_t n, uint64_t seed, rl_env_info *info, void **inst, char *err, size_t errlen)
 {
     counter *c = ctx;
     (void)seed, (void)err, (void)errlen;
@@ -53,8 +52,7 @@ static int ct_reset(void *ctx, void *inst, const rl_env_io *io, uint32_t first, 
     return RL_OK;
 }
 
-static int ct_step(void *ctx, void *inst, const rl_env_io *io, uint32_t first, uint32_t count, char *err,
-                   size_t errlen)
+static int ct_step(void *ctx, void *inst, const rl_env_io *io, uint32_t first, uint32_t count, char *err, size_t errlen)
 {
     counter *c = inst;
     (void)ctx;
@@ -148,13 +146,16 @@ int main(void)
     rlh_host *h = rlh_open(NULL, err, sizeof err);
     OK(h != NULL, "rlh_open finds the plugins");
     int has_snake = 0, has_ppo = 0;
-    for (size_t i = 0; rlh_plugin_name(h, RL_KIND_ENV, i); i++) has_snake |= !strcmp(rlh_plugin_name(h, RL_KIND_ENV, i), "snake");
-    for (size_t i = 0; rlh_plugin_name(h, RL_KIND_ALGO, i); i++) has_ppo |= !strcmp(rlh_plugin_name(h, RL_KIND_ALGO, i), "ppo");
+    for (size_t i = 0; rlh_plugin_name(h, RL_KIND_ENV, i); i++)
+        has_snake |= !strcmp(rlh_plugin_name(h, RL_KIND_ENV, i), "snake");
+    for (size_t i = 0; rlh_plugin_name(h, RL_KIND_ALGO, i); i++)
+        has_ppo |= !strcmp(rlh_plugin_name(h, RL_KIND_ALGO, i), "ppo");
     OK(has_snake && has_ppo, "rlh_plugin_name lists envs and algos");
 
     /* options validated by the env's schema, with the config's sentences */
     OK(!rlh_vec_open(h, "snake", N, 1, "width = 2;", err, sizeof err), "size 2 refused");
-    ASSERT_CONTAINS(err, "options:1: env.width: expected an integer in [4, 64]", "the schema's sentence, naming the key");
+    ASSERT_CONTAINS(err, "options:1: env.width: expected an integer in [4, 64]",
+                    "the schema's sentence, naming the key");
     OK(!rlh_vec_open(h, "snake", N, 1, "widht = 10;", err, sizeof err), "unknown option refused");
     ASSERT_CONTAINS(err, "did you mean 'width'", "with the nearest name");
     OK(!rlh_vec_open(h, "snak", N, 1, NULL, err, sizeof err), "unknown env refused");
@@ -163,13 +164,15 @@ int main(void)
     OK(!rlh_vec_open(h, "snake", N, 1, "size = ", err, sizeof err), "a syntax error refused");
     ASSERT_CONTAINS(err, "options:", "naming where");
 
-    rlh_vec *v = rlh_vec_open(h, "snake", N, 5, "width = 8; height = 8; observation = \"grid\"; optimizations = { threads = 2; };",
-                              err, sizeof err);
+    rlh_vec *v = rlh_vec_open(h, "snake", N, 5,
+                              "width = 8; height = 8; observation = \"grid\"; optimizations = { threads = 2; };", err,
+                              sizeof err);
     OK(v != NULL, "snake grid vec opens");
     if (!v) return tap_done();
     const rl_env_info *info = rlh_vec_info(v);
     ASSERT_EQ(info->obs_dtype, RL_DTYPE_U8, "grid observations are u8");
-    ASSERT_EQ(info->obs_size, info->obs_shape[0] * info->obs_shape[1] * info->obs_shape[2], "obs_size is the shape's product");
+    ASSERT_EQ(info->obs_size, info->obs_shape[0] * info->obs_shape[1] * info->obs_shape[2],
+              "obs_size is the shape's product");
     ASSERT_EQ(rlh_vec_threads(v), 2, "threads from the options");
     const rlh_buffers *b = rlh_vec_buffers(v);
     rlh_buffers first = *b;
@@ -217,7 +220,10 @@ int main(void)
     OK(rlh_vec_step(w, err, sizeof err) == RL_EINVAL, "an action out of range refused");
     ASSERT_CONTAINS(err, "for env 3, outside [0, ", "naming the env");
     rlh_vec_close(w);
-    free(obs); free(rew); free(act); free(after);
+    free(obs);
+    free(rew);
+    free(act);
+    free(after);
     rlh_vec_close(v);
     (void)ended;
 

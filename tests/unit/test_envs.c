@@ -20,9 +20,11 @@ static const char *const cases[] = {
     "plugin = \"snake\"; observation = \"grid\"; body_order = true;",
     "plugin = \"snake\"; observation = \"window\"; vision = 2;",
     "plugin = \"snake\"; observation = \"features\"; actions = \"relative\";",
-    "plugin = \"gridworld\"; layout = \"four_rooms\"; random_start = true; random_goal = true; observation = \"view\"; actions = \"turn\";",
+    "plugin = \"gridworld\"; layout = \"four_rooms\"; random_start = true; random_goal = true; observation = \"view\"; "
+    "actions = \"turn\";",
     "plugin = \"gridworld\"; layout = \"tmaze\"; observation = \"full\";",
-    "plugin = \"gridworld\"; layout = \"four_rooms\"; agents = 3; random_goal = true; observation = \"view\"; actions = \"turn\";",
+    "plugin = \"gridworld\"; layout = \"four_rooms\"; agents = 3; random_goal = true; observation = \"view\"; actions "
+    "= \"turn\";",
     "plugin = \"gridworld\"; layout = \"empty\"; size = 5; agents = 4; observation = \"full\"; max_steps = 30;",
     "plugin = \"snake\"; observation = \"window\"; snakes = 3; width = 8; height = 8; vision = 2;",
     "plugin = \"snake\"; observation = \"grid\"; snakes = 2; food_count = 3; max_idle_steps = 40;",
@@ -49,8 +51,10 @@ int main(void)
         if (!OK(resolve(&c, cases[k]) == RL_OK, cases[k])) continue;
         rl__vecenv a, b;
         const uint32_t n = 67; /* not a multiple of the thread count */
-        int ok = rl__vecenv_create(&a, c.env->desc, c.env_opts.vals, c.env_stages.vals, n, 9, 1, 1, err, sizeof err) == RL_OK &&
-                 rl__vecenv_create(&b, c.env->desc, c.env_opts.vals, c.env_stages.vals, n, 9, 2, 1, err, sizeof err) == RL_OK;
+        int ok = rl__vecenv_create(&a, c.env->desc, c.env_opts.vals, c.env_stages.vals, n, 9, 1, 1, err, sizeof err) ==
+                RL_OK &&
+            rl__vecenv_create(&b, c.env->desc, c.env_opts.vals, c.env_stages.vals, n, 9, 2, 1, err, sizeof err) ==
+                RL_OK;
         if (!OK(ok, "create with 1 and with 2 threads")) continue;
         const uint32_t R = a.n; /* rows: envs x agents */
         rl__vecenv_reset(&a);
@@ -60,7 +64,8 @@ int main(void)
         int same = memcmp(a.io.obs, b.io.obs, R * a.row_bytes) == 0;
         uint64_t dones = 0;
         for (int step = 0; step < 2000 && same; step++) {
-            for (uint32_t i = 0; i < R; i++) ((int32_t *)a.actions)[i] = ((int32_t *)b.actions)[i] = (int32_t)rl_rng_below(&rng, a.info.n_actions);
+            for (uint32_t i = 0; i < R; i++)
+                ((int32_t *)a.actions)[i] = ((int32_t *)b.actions)[i] = (int32_t)rl_rng_below(&rng, a.info.n_actions);
             rl__vecenv_step(&a, err, sizeof err);
             rl__vecenv_step(&b, err, sizeof err);
             same &= memcmp(a.io.obs, b.io.obs, R * a.row_bytes) == 0;
@@ -69,7 +74,8 @@ int main(void)
             for (uint32_t i = 0; i < R; i++)
                 if (a.terminated[i] | a.truncated[i]) {
                     dones++;
-                    same &= memcmp((char *)a.io.final_obs + i * a.row_bytes, (char *)b.io.final_obs + i * a.row_bytes, a.row_bytes) == 0;
+                    same &= memcmp((char *)a.io.final_obs + i * a.row_bytes, (char *)b.io.final_obs + i * a.row_bytes,
+                                   a.row_bytes) == 0;
                     same &= a.io.scores[i] == b.io.scores[i];
                 }
         }
@@ -108,8 +114,8 @@ int main(void)
                 untouched &= rew[i] == -99.0f && sc[i] == -99.0f && te[i] == 7 && tr[i] == 7;
             }
             for (uint32_t i = K; i < 2 * K; i++) written &= rew[i] != -99.0f && te[i] != 7 && tr[i] != 7;
-            snprintf(label, sizeof label, "a step of env 1 writes its %u row%s and no other: %s", K,
-                     K == 1 ? "" : "s", cases[k]);
+            snprintf(label, sizeof label, "a step of env 1 writes its %u row%s and no other: %s", K, K == 1 ? "" : "s",
+                     cases[k]);
             OK(untouched && written, label);
             /* The text frame (rlhost/text.h) into any buffer: the frame's
                first cap - 1 bytes, NUL-terminated, that length returned. */
@@ -123,8 +129,7 @@ int main(void)
                     memset(part, 'x', sizeof part);
                     int got = r->render(env, 1, 1, part, cap);
                     size_t want = cap - 1 < (size_t)L ? cap - 1 : (size_t)L;
-                    cut &= got == (int)want && part[want] == '\0' && memcmp(part, full, want) == 0 &&
-                           part[cap] == 'x';
+                    cut &= got == (int)want && part[want] == '\0' && memcmp(part, full, want) == 0 && part[cap] == 'x';
                 }
                 snprintf(label, sizeof label, "render cut to 1, 2, 7, 100, L/2 + 1, L and L+1 bytes (L = %d): %s", L,
                          cases[k]);

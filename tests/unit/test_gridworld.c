@@ -23,8 +23,7 @@ static int make_env(rl__vecenv *v, rl__config *c, const char *opts, uint32_t n)
         return -1;
     }
     char err[RL_ERR_MAX];
-    int rc = rl__vecenv_create(v, c->env->desc, c->env_opts.vals, c->env_stages.vals, n, 5, 1, 1, err,
-                               sizeof err);
+    int rc = rl__vecenv_create(v, c->env->desc, c->env_opts.vals, c->env_stages.vals, n, 5, 1, 1, err, sizeof err);
     if (rc != RL_OK) printf("# %s\n", err);
     return rc;
 }
@@ -56,8 +55,8 @@ int main(void)
     r = gw_step(&c, &s, GW_RIGHT, &out);
     ASSERT_EQ(out, GW_REACHED_GOAL, "goal terminates");
     ASSERT_NEAR(r, 0.99, 1e-6, "goal reward plus the step reward");
-    {   /* several agents: another agent's cell blocks like a wall; a start
-           with others avoids them and the map's start */
+    { /* several agents: another agent's cell blocks like a wall; a start
+         with others avoids them and the map's start */
         gw_state a;
         memset(&a, 0, sizeof a);
         rl_rng_seed(&a.rng, 2, 0);
@@ -147,8 +146,10 @@ int main(void)
         ASSERT_EQ(out, GW_GO_ON, "corridor walk goes on");
         int up = follow ? s.goal_up : !s.goal_up;
         r = gw_step(&t, &s, up ? GW_UP : GW_DOWN, &out);
-        if (follow) right_ok += out == GW_REACHED_GOAL && r == 1.0f;
-        else wrong_ok += out == GW_IN_LAVA && r == -1.0f;
+        if (follow)
+            right_ok += out == GW_REACHED_GOAL && r == 1.0f;
+        else
+            wrong_ok += out == GW_IN_LAVA && r == -1.0f;
     }
     ASSERT_EQ(right_ok, 20, "following the cue always reaches the goal");
     ASSERT_EQ(wrong_ok, 20, "the other arm is always lava");
@@ -158,7 +159,9 @@ int main(void)
     rl__registry_discover(&reg, NULL, 0);
     rl__vecenv v;
     rl__config cfg;
-    if (make_env(&v, &cfg, "map = [\"#######\", \"#S..G.#\", \"#.#L..#\", \"#######\"]; observation = \"view\"; view_size = 3;", 1) == RL_OK) {
+    if (make_env(&v, &cfg,
+                 "map = [\"#######\", \"#S..G.#\", \"#.#L..#\", \"#######\"]; observation = \"view\"; view_size = 3;",
+                 1) == RL_OK) {
         rl__vecenv_reset(&v);
         const uint8_t *o = v.io.obs;
         uint8_t walls[9] = {1, 1, 1, 1, 0, 0, 1, 0, 1};
@@ -174,7 +177,8 @@ int main(void)
         rl__vecenv_destroy(&v);
         rl__config_destroy(&cfg);
     }
-    if (make_env(&v, &cfg, "map = [\"#######\", \"#S..G.#\", \"#.#L..#\", \"#######\"]; observation = \"full\";", 1) == RL_OK) {
+    if (make_env(&v, &cfg, "map = [\"#######\", \"#S..G.#\", \"#.#L..#\", \"#######\"]; observation = \"full\";", 1) ==
+        RL_OK) {
         rl__vecenv_reset(&v);
         const uint8_t *o = v.io.obs;
         OK(o[0] == 1 && o[8] == 0 && o[28 + 4 + 7] == 1 && o[56 + 3 + 14] == 1 && o[84 + 8] == 1,

@@ -37,8 +37,7 @@ static size_t bytes_of(rl_dtype d, uint32_t ndim, const uint64_t *shape)
     return n;
 }
 
-static int s_put(void *ctx, const char *name, rl_dtype dtype, uint32_t ndim, const uint64_t *shape,
-                 const void *data)
+static int s_put(void *ctx, const char *name, rl_dtype dtype, uint32_t ndim, const uint64_t *shape, const void *data)
 {
     store *s = ctx;
     if (s->n == MAX_T) return RL_ENOMEM;
@@ -112,7 +111,8 @@ static void test_rollout(void)
            "rollout: act records the step's starts, actions, log-probs and values in its rows");
         if (t == 0) r.final_values[at + 1] = 5.0f;
         uint8_t term[2] = {t == 1, 0}, trunc[2] = {0, t == 0};
-        rl_transition tr = {.struct_size = sizeof tr, .count = 2, .rewards = rew, .terminated = term, .truncated = trunc};
+        rl_transition tr = {
+            .struct_size = sizeof tr, .count = 2, .rewards = rew, .terminated = term, .truncated = trunc};
         int full = rl_rollout_observe(&r, &tr, NULL);
         ASSERT_EQ(full, t == 2, "rollout: full exactly after the last step");
     }
@@ -132,7 +132,10 @@ static void test_rollout(void)
     /* a half-full rollout round-trips, position included */
     rl_rollout_clear(&r);
     r.obs[0] = 0.25f, r.actions[1] = 1, r.logp[0] = -0.7f;
-    rl_transition tr = {.struct_size = sizeof tr, .count = 2, .rewards = rew, .terminated = (uint8_t[2]){0},
+    rl_transition tr = {.struct_size = sizeof tr,
+                        .count = 2,
+                        .rewards = rew,
+                        .terminated = (uint8_t[2]){0},
                         .truncated = (uint8_t[2]){0}};
     rl_rollout_observe(&r, &tr, NULL);
     store s = {0};
@@ -148,7 +151,8 @@ static void test_rollout(void)
     /* damaged: an action out of range, a NaN, a position past the end */
     int i = s_find(&s, "rollout/actions");
     ((int32_t *)s.t[i].data)[3] = 7;
-    ASSERT_EQ(rl_rollout_state(&back, &io, 1, err, sizeof err), RL_ECORRUPT, "rollout: an action out of range is refused");
+    ASSERT_EQ(rl_rollout_state(&back, &io, 1, err, sizeof err), RL_ECORRUPT,
+              "rollout: an action out of range is refused");
     ASSERT_CONTAINS(err, "rollout/actions", "rollout: the sentence names the tensor");
     ((int32_t *)s.t[i].data)[3] = 0;
     i = s_find(&s, "rollout/values");
@@ -157,9 +161,11 @@ static void test_rollout(void)
     ((float *)s.t[i].data)[2] = 0;
     i = s_find(&s, "rollout/pos");
     *(double *)s.t[i].data = 3;
-    ASSERT_EQ(rl_rollout_state(&back, &io, 1, err, sizeof err), RL_ECORRUPT, "rollout: a position past the end is refused");
+    ASSERT_EQ(rl_rollout_state(&back, &io, 1, err, sizeof err), RL_ECORRUPT,
+              "rollout: a position past the end is refused");
     *(double *)s.t[i].data = 1.5;
-    ASSERT_EQ(rl_rollout_state(&back, &io, 1, err, sizeof err), RL_ECORRUPT, "rollout: a fractional position is refused");
+    ASSERT_EQ(rl_rollout_state(&back, &io, 1, err, sizeof err), RL_ECORRUPT,
+              "rollout: a fractional position is refused");
     s_free(&s);
     rl_rollout_destroy(&back);
     rl_rollout_destroy(&r);
@@ -192,13 +198,16 @@ static void test_means(void)
     ASSERT_NEAR(out[0].value, 5.0, 0, "means: a report resets the sums");
     int i = s_find(&s, "algo/means");
     ((double *)s.t[i].data)[1] = INFINITY;
-    ASSERT_EQ(rl_means_state(&back, &io, 1, "algo/", err, sizeof err), RL_ECORRUPT, "means: an infinite sum is refused");
+    ASSERT_EQ(rl_means_state(&back, &io, 1, "algo/", err, sizeof err), RL_ECORRUPT,
+              "means: an infinite sum is refused");
     ASSERT_CONTAINS(err, "algo/means", "means: the sentence names the tensor");
     ((double *)s.t[i].data)[1] = 1.0;
     ((double *)s.t[i].data)[2] = 1.5;
-    ASSERT_EQ(rl_means_state(&back, &io, 1, "algo/", err, sizeof err), RL_ECORRUPT, "means: a fractional count is refused");
+    ASSERT_EQ(rl_means_state(&back, &io, 1, "algo/", err, sizeof err), RL_ECORRUPT,
+              "means: a fractional count is refused");
     ((double *)s.t[i].data)[2] = -1;
-    ASSERT_EQ(rl_means_state(&back, &io, 1, "algo/", err, sizeof err), RL_ECORRUPT, "means: a negative count is refused");
+    ASSERT_EQ(rl_means_state(&back, &io, 1, "algo/", err, sizeof err), RL_ECORRUPT,
+              "means: a negative count is refused");
     s_free(&s);
 }
 
@@ -242,7 +251,8 @@ static void test_obs_norm(void)
     OK(back.count == n.count && back.mean[1] == n.mean[1] && back.mul[0] == n.mul[0],
        "obs norm: statistics and the scaling derived from them come back");
     ((double *)s.t[s_find(&s, "norm/var")].data)[1] = -1;
-    ASSERT_EQ(rl_obs_norm_state(&back, &io, 1, "norm/", err, sizeof err), RL_ECORRUPT, "obs norm: a negative variance is refused");
+    ASSERT_EQ(rl_obs_norm_state(&back, &io, 1, "norm/", err, sizeof err), RL_ECORRUPT,
+              "obs norm: a negative variance is refused");
     ASSERT_CONTAINS(err, "norm/var", "obs norm: the sentence names the tensor");
     s_free(&s);
     rl_obs_norm_destroy(&back);
@@ -278,7 +288,8 @@ static void test_return_norm(void)
     char err[256];
     ASSERT_EQ(rl_return_norm_state(&r, &io, 0, "st/", err, sizeof err), RL_OK, "return norm: saves");
     *(double *)s.t[s_find(&s, "st/return_var")].data = INFINITY;
-    ASSERT_EQ(rl_return_norm_state(&r, &io, 1, "st/", err, sizeof err), RL_ECORRUPT, "return norm: an infinite variance is refused");
+    ASSERT_EQ(rl_return_norm_state(&r, &io, 1, "st/", err, sizeof err), RL_ECORRUPT,
+              "return norm: an infinite variance is refused");
     s_free(&s);
     rl_return_norm_destroy(&r);
 }
@@ -310,7 +321,8 @@ static void test_grad_problem(void)
     rl_params_add(&p, "actor/layer0.weight", 2, 2);
     rl_params_add(&p, "actor/layer0.bias", 2, 1);
     char buf[160];
-    ASSERT_CONTAINS(rl_grad_problem(&p, (long)p.tensors[1].offset + 1, buf, sizeof buf), "a non-finite gradient in tensor 'actor/layer0.bias'",
+    ASSERT_CONTAINS(rl_grad_problem(&p, (long)p.tensors[1].offset + 1, buf, sizeof buf),
+                    "a non-finite gradient in tensor 'actor/layer0.bias'",
                     "grad problem: the tensor of the first non-finite element");
     ASSERT_CONTAINS(rl_grad_problem(&p, -1, buf, sizeof buf), "a gradient norm past float's range",
                     "grad problem: every element finite, the norm overflowed (no tensor '?')");
@@ -334,11 +346,13 @@ static void test_adam_state(void)
     ASSERT_EQ(rl_adam_state(&a, &p, &io, 0, "adam/", err, sizeof err), RL_OK, "adam state: saves");
     ASSERT_EQ(rl_adam_state(&a, &p, &io, 1, "adam/", err, sizeof err), RL_OK, "adam state: loads what it saved");
     ((float *)s.t[s_find(&s, "adam/v/q/layer0.bias")].data)[1] = -1.0f;
-    ASSERT_EQ(rl_adam_state(&a, &p, &io, 1, "adam/", err, sizeof err), RL_ECORRUPT, "adam state: a negative second moment is refused");
+    ASSERT_EQ(rl_adam_state(&a, &p, &io, 1, "adam/", err, sizeof err), RL_ECORRUPT,
+              "adam state: a negative second moment is refused");
     ASSERT_CONTAINS(err, "adam/v/q/layer0.bias", "adam state: the sentence names the tensor");
     ((float *)s.t[s_find(&s, "adam/v/q/layer0.bias")].data)[1] = 0.0f;
     ((float *)s.t[s_find(&s, "adam/m/q/layer0.weight")].data)[0] = NAN;
-    ASSERT_EQ(rl_adam_state(&a, &p, &io, 1, "adam/", err, sizeof err), RL_ECORRUPT, "adam state: a NaN first moment is refused");
+    ASSERT_EQ(rl_adam_state(&a, &p, &io, 1, "adam/", err, sizeof err), RL_ECORRUPT,
+              "adam state: a NaN first moment is refused");
     ASSERT_CONTAINS(err, "adam/m/q/layer0.weight", "adam state: that one named too");
     s_free(&s);
     rl_adam_destroy(&a);
@@ -360,7 +374,8 @@ static void test_offpolicy_sdk(void)
     rl_count_state(&c, UINT64_MAX, &io, 0, "big", err, sizeof err);
     rl_count_state(&back, UINT64_MAX, &io, 1, "big", err, sizeof err);
     ASSERT_EQ(back, (1ull << 53) + 1, "count: 2^53 + 1 survives");
-    ASSERT_EQ(rl_count_state(&back, 1000, &io, 1, "steps", err, sizeof err), RL_ECORRUPT, "count: above max is refused");
+    ASSERT_EQ(rl_count_state(&back, 1000, &io, 1, "steps", err, sizeof err), RL_ECORRUPT,
+              "count: above max is refused");
     ASSERT_CONTAINS(err, "steps", "count: the sentence names the tensor");
     s_free(&s);
 
@@ -383,16 +398,28 @@ static void test_offpolicy_sdk(void)
     rl_adam_destroy(&a2);
 
     /* a batch: slots below the size, rows as network input, flags as floats */
-    rl_env_info info = {.struct_size = sizeof info, .obs_dtype = RL_DTYPE_U8, .obs_ndim = 1, .obs_shape = {2},
-                        .obs_size = 2, .obs_scale = 0.5f, .n_actions = 3};
+    rl_env_info info = {.struct_size = sizeof info,
+                        .obs_dtype = RL_DTYPE_U8,
+                        .obs_ndim = 1,
+                        .obs_shape = {2},
+                        .obs_size = 2,
+                        .obs_scale = 0.5f,
+                        .n_actions = 3};
     rl_replay r;
     ASSERT_EQ(rl_replay_create(&r, 9, 2, &info), RL_OK, "replay: created");
     ASSERT_EQ(r.capacity, 8u, "replay: capacity rounded down to a multiple of num_envs");
     uint8_t obs[4] = {2, 4, 6, 8}, nxt[4] = {10, 12, 14, 16}, term[2] = {0, 1}, trunc[2] = {0, 0};
     int32_t act[2] = {1, 2};
     float rew[2] = {0.5f, -1.0f};
-    rl_transition t = {.struct_size = sizeof t, .count = 2, .obs = obs, .actions = act, .rewards = rew,
-                       .next_obs = nxt, .final_obs = nxt, .terminated = term, .truncated = trunc};
+    rl_transition t = {.struct_size = sizeof t,
+                       .count = 2,
+                       .obs = obs,
+                       .actions = act,
+                       .rewards = rew,
+                       .next_obs = nxt,
+                       .final_obs = nxt,
+                       .terminated = term,
+                       .truncated = trunc};
     rl_replay_add(&r, &t);
     rl_replay_batch b;
     ASSERT_EQ(rl_replay_batch_create(&b, &r, 64), RL_OK, "batch: created");
@@ -404,8 +431,8 @@ static void test_offpolicy_sdk(void)
     for (uint32_t j = 0; j < b.n; j++) {
         uint32_t s2 = b.slots[j];
         fine &= s2 < 2 && s2 == rl_rng_below(&h, 2) && b.actions[j] == act[s2] && b.rewards[j] == rew[s2] &&
-                b.terminated[j] == (float)term[s2] && b.obs[2 * j] == obs[2 * s2] * 0.5f &&
-                b.next_obs[2 * j + 1] == nxt[2 * s2 + 1] * 0.5f;
+            b.terminated[j] == (float)term[s2] && b.obs[2 * j] == obs[2 * s2] * 0.5f &&
+            b.next_obs[2 * j + 1] == nxt[2 * s2 + 1] * 0.5f;
     }
     OK(fine, "batch: slots drawn below the size in the rng's order, each row scaled as network input");
     OK(b.box_actions == NULL, "batch: a discrete ring has no box actions");

@@ -8,8 +8,7 @@
 
 static const char *dir;
 
-static void load(rl__registry *reg, const char *file, int want_rc, const char *needle,
-                 const char *what)
+static void load(rl__registry *reg, const char *file, int want_rc, const char *needle, const char *what)
 {
     char path[1024], err[RL_ERR_MAX] = "";
     snprintf(path, sizeof path, "%s/%s", dir, file);
@@ -33,14 +32,19 @@ int main(void)
         return 77;
     }
     rl__registry reg = {0};
-    load(&reg, "bad_major.so", RL_EABI, "built for plugin ABI 99.5 but this rlhost speaks 1.5: rebuild it against the installed rlhost SDK", "major mismatch");
+    load(&reg, "bad_major.so", RL_EABI,
+         "built for plugin ABI 99.5 but this rlhost speaks 1.5: rebuild it against the installed rlhost SDK",
+         "major mismatch");
     load(&reg, "bad_minor.so", RL_EABI, "needs plugin ABI 1.6 but this rlhost speaks only 1.5", "minor too new");
     load(&reg, "short_entry.so", RL_EABI, "rl_plugin_entry struct_size 8 is smaller than", "short entry");
-    load(&reg, "no_entry.so", RL_EABI, "is not an rlhost plugin: it does not export 'rlhost_plugin_entry'", "missing entry");
+    load(&reg, "no_entry.so", RL_EABI, "is not an rlhost plugin: it does not export 'rlhost_plugin_entry'",
+         "missing entry");
     load(&reg, "init_fails.so", RL_EIO, "plugin init failed: no license for this fixture", "init failure");
     load(&reg, "short_desc.so", RL_EABI, "rl_plugin_desc struct_size 8 is smaller", "short descriptor");
-    load(&reg, "bad_default.so", RL_EABI, "default of option 'count' is invalid: expected an integer in [1, 10], got 99", "bad default");
-    load(&reg, "reserved_name.so", RL_EABI, "option name 'optimizations' is reserved for the host", "reserved option name");
+    load(&reg, "bad_default.so", RL_EABI,
+         "default of option 'count' is invalid: expected an integer in [1, 10], got 99", "bad default");
+    load(&reg, "reserved_name.so", RL_EABI, "option name 'optimizations' is reserved for the host",
+         "reserved option name");
     load(&reg, "host_name.so", RL_EABI, "option name 'num_envs' is reserved for the host", "a host env option's name");
     load(&reg, "twice_name.so", RL_EABI, "option name 'count' is declared twice", "a duplicate option name");
     load(&reg, "garbage.so", RL_EIO, "cannot load plugin", "not an ELF file");
@@ -56,9 +60,11 @@ int main(void)
     OK(env != NULL, "find env by name");
     const rl__plugin *p = rl__registry_find(&reg, RL_KIND_ENV, "fixture_algo", "env.plugin", err, sizeof err);
     OK(p == NULL, "an algo is not an env");
-    ASSERT_CONTAINS(err, "'fixture_algo' is an algo plugin, but an env is expected (available envs: fixture_env)", "kind mismatch sentence");
+    ASSERT_CONTAINS(err, "'fixture_algo' is an algo plugin, but an env is expected (available envs: fixture_env)",
+                    "kind mismatch sentence");
     p = rl__registry_find(&reg, RL_KIND_ENV, "fixture_evn", "env.plugin", err, sizeof err);
-    ASSERT_CONTAINS(err, "unknown env plugin 'fixture_evn' (did you mean 'fixture_env'?", "unknown name with nearest match");
+    ASSERT_CONTAINS(err, "unknown env plugin 'fixture_evn' (did you mean 'fixture_env'?",
+                    "unknown name with nearest match");
 
     /* Loading the same file twice is a no-op; a second file with the same
        names is shadowed (first found wins). */

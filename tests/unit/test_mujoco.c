@@ -47,8 +47,8 @@ static void replay(const char *model_dir, const char *data_dir, const char *task
     if (!f) return;
     static char line[1 << 16];
     int episodes = 0, steps = 0, ends = 0, reward_diff = 0, x_diff = 0, obs_diff = 0, flag_diff = 0, first_bad = -1;
-    mj_task_weights w = {1.0, t->ctrl_cost_weight, m->opt.timestep * t->frame_skip, 1.0, 1,
-                         t->z_min, t->z_max, t->angle_min, t->angle_max, t->contact_cost_weight};
+    mj_task_weights w = {1.0,          t->ctrl_cost_weight, m->opt.timestep * t->frame_skip, 1.0, 1, t->z_min, t->z_max,
+                         t->angle_min, t->angle_max,        t->contact_cost_weight};
     while (fgets(line, sizeof line, f)) {
         char *s = line, *end;
         if (!strncmp(line, "reset ", 6)) {
@@ -91,8 +91,8 @@ static void replay(const char *model_dir, const char *data_dir, const char *task
     }
     fclose(f);
     printf("# %s: %d steps over %d episodes (%d terminated): %d rewards, %d x positions, %d observations, "
-           "%d flags differ (first at %d)\n", file, steps, episodes, ends, reward_diff, x_diff, obs_diff, flag_diff,
-           first_bad);
+           "%d flags differ (first at %d)\n",
+           file, steps, episodes, ends, reward_diff, x_diff, obs_diff, flag_diff, first_bad);
     OK(episodes >= 2 && steps >= 100, "the whole recording was read");
     if (t->z_min != 0) OK(ends > 0, "some episodes end unhealthy (terminated)");
     OK(reward_diff == 0, "every float64 reward matches Gymnasium's");

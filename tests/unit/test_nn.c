@@ -27,8 +27,8 @@ static void fill(float *v, size_t n, rl_rng *rng, float scale)
 /* Compares analytic gradients g[0..n) of values v against central
    differences of loss(); reports the worst relative error. */
 typedef double (*loss_fn)(void *ctx);
-static int grad_check(const char *what, float *v, const float *g, size_t n, loss_fn loss,
-                      void *ctx, double eps, double tol)
+static int grad_check(const char *what, float *v, const float *g, size_t n, loss_fn loss, void *ctx, double eps,
+                      double tol)
 {
     double worst = 0;
     size_t worst_i = 0;
@@ -217,8 +217,8 @@ static double conv_loss(void *p)
 }
 
 /* The textbook definition, one output at a time. */
-static double conv_direct(const rl_conv2d *c, const float *params, const float *x, uint32_t b, uint32_t oc,
-                          uint32_t oy, uint32_t ox)
+static double conv_direct(const rl_conv2d *c, const float *params, const float *x, uint32_t b, uint32_t oc, uint32_t oy,
+                          uint32_t ox)
 {
     const float *w = params + c->w_off;
     double s = params[c->b_off + oc];
@@ -228,15 +228,14 @@ static double conv_direct(const rl_conv2d *c, const float *params, const float *
                 long iy = (long)oy * c->stride + ky - c->pad, ix = (long)ox * c->stride + kx - c->pad;
                 if (iy < 0 || ix < 0 || iy >= (long)c->in_h || ix >= (long)c->in_w) continue;
                 s += (double)w[((size_t)oc * c->in_c + ci) * c->k * c->k + ky * c->k + kx] *
-                     x[(((size_t)b * c->in_c + ci) * c->in_h + iy) * c->in_w + ix];
+                    x[(((size_t)b * c->in_c + ci) * c->in_h + iy) * c->in_w + ix];
             }
     return s;
 }
 
 /* dL/dW[oc][kk] for dL/dy = r: the sum over samples and output pixels of
    r times the input under patch element kk, in double. */
-static double conv_dw_direct(const rl_conv2d *c, const float *x, const float *r, uint32_t B, uint32_t oc,
-                             uint32_t kk)
+static double conv_dw_direct(const rl_conv2d *c, const float *x, const float *r, uint32_t B, uint32_t oc, uint32_t kk)
 {
     const uint32_t k = c->k, ci = kk / (k * k), ky = kk / k % k, kx = kk % k;
     double s = 0;
@@ -246,7 +245,7 @@ static double conv_dw_direct(const rl_conv2d *c, const float *x, const float *r,
                 long iy = (long)oy * c->stride + ky - c->pad, ix = (long)ox * c->stride + kx - c->pad;
                 if (iy < 0 || ix < 0 || iy >= (long)c->in_h || ix >= (long)c->in_w) continue;
                 s += (double)r[(((size_t)b * c->out_c + oc) * c->out_h + oy) * c->out_w + ox] *
-                     x[(((size_t)b * c->in_c + ci) * c->in_h + iy) * c->in_w + ix];
+                    x[(((size_t)b * c->in_c + ci) * c->in_h + iy) * c->in_w + ix];
             }
     return s;
 }
@@ -262,8 +261,8 @@ static void test_conv2d(rl_rng *rng, conv_shape s)
     c.B = s.B;
     const uint32_t in_c = s.in_c, h = s.h, w = s.w, out_c = s.out_c, k = s.k, stride = s.stride, pad = s.pad;
     char name[64], what[160];
-    snprintf(name, sizeof name, "conv2d %ux%ux%u -> %u, %ux%u stride %u pad %u, batch %u", in_c, h, w, out_c, k,
-             k, stride, pad, c.B);
+    snprintf(name, sizeof name, "conv2d %ux%ux%u -> %u, %ux%u stride %u pad %u, batch %u", in_c, h, w, out_c, k, k,
+             stride, pad, c.B);
     OK(rl_conv2d_create(&c.c, &c.p, "enc/conv0", in_c, h, w, out_c, k, stride, pad, c.B + 1) == RL_OK, name);
     OK(rl_params_alloc(&c.p) == RL_OK, "conv2d params alloc");
     fill(c.p.data, c.p.n, rng, 0.5f);
@@ -282,7 +281,7 @@ static void test_conv2d(rl_rng *rng, conv_shape s)
             for (uint32_t oy = 0; oy < c.c.out_h; oy++)
                 for (uint32_t ox = 0; ox < c.c.out_w; ox++) {
                     double d = conv_direct(&c.c, c.p.data, x, b, oc, oy, ox) -
-                               y[(((size_t)b * out_c + oc) * c.c.out_h + oy) * c.c.out_w + ox];
+                        y[(((size_t)b * out_c + oc) * c.c.out_h + oy) * c.c.out_w + ox];
                     worst = fmax(worst, fabs(d));
                 }
     snprintf(what, sizeof what, "%s: forward equals the direct sum", name);
@@ -352,11 +351,11 @@ static void test_conv2d(rl_rng *rng, conv_shape s)
 static void test_conv2d_shapes(rl_rng *rng)
 {
     static const conv_shape shapes[] = {
-        {2, 6, 7, 3, 3, 1, 1, 3},   {2, 6, 7, 3, 3, 2, 0, 3}, {2, 6, 7, 3, 3, 2, 1, 3},
+        {2, 6, 7, 3, 3, 1, 1, 3},    {2, 6, 7, 3, 3, 2, 0, 3}, {2, 6, 7, 3, 3, 2, 1, 3},
         {4, 20, 24, 16, 8, 4, 0, 3}, /* an Atari first layer: one whole block of 16 channels */
-        {3, 9, 9, 20, 3, 1, 1, 2},  /* a block and a part */
-        {5, 8, 8, 40, 4, 2, 0, 3},  /* two blocks and a part */
-        {1, 5, 5, 1, 5, 1, 0, 5},   /* 1x1 outputs: fewer rows than a tile */
+        {3, 9, 9, 20, 3, 1, 1, 2},   /* a block and a part */
+        {5, 8, 8, 40, 4, 2, 0, 3},   /* two blocks and a part */
+        {1, 5, 5, 1, 5, 1, 0, 5},    /* 1x1 outputs: fewer rows than a tile */
         {3, 12, 12, 20, 3, 1, 1, 5}, /* the weight gradient's groups of samples: 2, 2, 1 */
         {2, 16, 16, 8, 3, 1, 0, 2},  /* a sample a group */
     };
@@ -391,8 +390,7 @@ static void test_cnn(rl_rng *rng)
     c.B = 5;
     const uint32_t ch[2] = {4, 3}, ks[2] = {3, 3}, st[2] = {1, 2}, pd[2] = {1, 0};
     char err[RL_ERR_MAX] = "";
-    OK(rl_cnn_create(&c.n, &c.p, "enc", 2, 7, 6, ch, ks, st, pd, 2, 8, err, sizeof err) == RL_OK,
-       "cnn create");
+    OK(rl_cnn_create(&c.n, &c.p, "enc", 2, 7, 6, ch, ks, st, pd, 2, 8, err, sizeof err) == RL_OK, "cnn create");
     OK(rl_params_alloc(&c.p) == RL_OK, "cnn params alloc");
     rl_cnn_init(&c.n, &c.p, RL_INIT_ORTHOGONAL, rng);
     OK(c.n.out_dim == 3 * 3 * 2, "cnn: output is the last layer flattened (3 x 3 x 2)");
@@ -415,8 +413,7 @@ static void test_cnn(rl_rng *rng)
     cnn_loss(&c);
     memset(c.p.grad, 0, c.p.n * sizeof(float));
     rl_cnn_backward(&c.n, c.p.data, c.p.grad, x, r, c.B);
-    grad_check("cnn (2 layers, chunks of 2) parameters", c.p.data, c.p.grad, c.p.n, cnn_loss, &c, 1e-3,
-               2e-2);
+    grad_check("cnn (2 layers, chunks of 2) parameters", c.p.data, c.p.grad, c.p.n, cnn_loss, &c, 1e-3, 2e-2);
     char ops[1024] = "";
     OK(rl_cnn_ops(&c.n, "q/cnn", ops, sizeof ops) == 0 &&
            strstr(ops, "{\"op\":\"conv2d\",\"weight\":\"q/cnn/conv1.weight\"") &&
@@ -583,8 +580,7 @@ typedef struct loss_ctx {
 static double loss_loss(void *p)
 {
     loss_ctx *c = p;
-    return c->huber ? rl_huber_loss(NULL, c->pred, c->target, c->w, 6)
-                    : rl_mse_loss(NULL, c->pred, c->target, c->w, 6);
+    return c->huber ? rl_huber_loss(NULL, c->pred, c->target, c->w, 6) : rl_mse_loss(NULL, c->pred, c->target, c->w, 6);
 }
 
 static void test_losses(void)
@@ -762,8 +758,8 @@ static void test_rowwise(rl_rng *rng)
 /* librlcore internals under test (exported for the LSTM; see nn_internal.h). */
 size_t rl__gemm_packed_size(uint32_t k, uint32_t n);
 void rl__gemm_pack(float *bp, const float *b, size_t ldb, int trans, uint32_t k, uint32_t n);
-void rl__gemm_small(uint32_t m, uint32_t n, uint32_t k, const float *a, size_t lda,
-                    const float *bp, float *c, size_t ldc, int accumulate);
+void rl__gemm_small(uint32_t m, uint32_t n, uint32_t k, const float *a, size_t lda, const float *bp, float *c,
+                    size_t ldc, int accumulate);
 
 /* The small-matrix kernel against a double reference, with full tiles and
    edge tiles in both directions (19 rows: 8 + 8 + 2 + 1 with AVX-512,
@@ -813,13 +809,12 @@ static double op_at(const float *x, int trans, size_t ld, size_t r, size_t c)
    epilogue; and where the kernel takes it, the rows i0.. of the same product
    computed as their own smaller product, bit-identical (a row's result
    depends only on the row; OpenBLAS promises no such thing). */
-static int check_fused(rl_rng *rng, int ta, int tb, uint32_t m, uint32_t n, uint32_t k,
-                       rl__epi_kind kind, rl_activation act, int with_bias, double *worst)
+static int check_fused(rl_rng *rng, int ta, int tb, uint32_t m, uint32_t n, uint32_t k, rl__epi_kind kind,
+                       rl_activation act, int with_bias, double *worst)
 {
     size_t lda = ta ? m : k, ldb = tb ? k : n;
-    float *a = malloc(sizeof(float) * m * k), *b = malloc(sizeof(float) * k * n),
-          *c = malloc(sizeof(float) * m * n), *c2 = malloc(sizeof(float) * m * n),
-          *y = malloc(sizeof(float) * m * n), *bias = malloc(sizeof(float) * n),
+    float *a = malloc(sizeof(float) * m * k), *b = malloc(sizeof(float) * k * n), *c = malloc(sizeof(float) * m * n),
+          *c2 = malloc(sizeof(float) * m * n), *y = malloc(sizeof(float) * m * n), *bias = malloc(sizeof(float) * n),
           *db = calloc(n, sizeof(float)), *db2 = calloc(n, sizeof(float));
     fill(a, (size_t)m * k, rng, 1), fill(b, (size_t)k * n, rng, 1), fill(c, (size_t)m * n, rng, 1);
     fill(y, (size_t)m * n, rng, 1), fill(bias, n, rng, 1), fill(db, n, rng, 1);
@@ -849,8 +844,7 @@ static int check_fused(rl_rng *rng, int ta, int tb, uint32_t m, uint32_t n, uint
     }
     /* rows i0.. alone: the same values bit for bit (not for ADD, which reads c) */
     uint32_t i0 = m > 5 ? 5 : 1;
-    if (kind != RL__EPI_ADD && rl__fused_fits(ta, tb, m, n, k) &&
-        rl__fused_fits(ta, tb, m - i0, n, k)) {
+    if (kind != RL__EPI_ADD && rl__fused_fits(ta, tb, m, n, k) && rl__fused_fits(ta, tb, m - i0, n, k)) {
         rl__epilogue e2 = e;
         e2.y = y + (size_t)i0 * n;
         e2.db = NULL;
@@ -868,9 +862,8 @@ static int check_fused(rl_rng *rng, int ta, int tb, uint32_t m, uint32_t n, uint
 static int check_flipped(rl_rng *rng, rl__epi_kind kind, rl_activation act)
 {
     enum { M = 160, ROWS = 32, N = 256, K = 256 }; /* M (K + N) > N K > ROWS (K + N) */
-    float *a = malloc(sizeof(float) * M * K), *b = malloc(sizeof(float) * N * K),
-          *c = malloc(sizeof(float) * M * N), *c2 = malloc(sizeof(float) * M * N),
-          *y = malloc(sizeof(float) * M * N), *bias = malloc(sizeof(float) * N);
+    float *a = malloc(sizeof(float) * M * K), *b = malloc(sizeof(float) * N * K), *c = malloc(sizeof(float) * M * N),
+          *c2 = malloc(sizeof(float) * M * N), *y = malloc(sizeof(float) * M * N), *bias = malloc(sizeof(float) * N);
     fill(a, (size_t)M * K, rng, 1), fill(b, (size_t)N * K, rng, 1), fill(c, (size_t)M * N, rng, 1);
     fill(y, (size_t)M * N, rng, 1), fill(bias, N, rng, 1);
     memcpy(c2, c, sizeof(float) * M * N);
@@ -891,13 +884,16 @@ static void test_fused(void)
     rl_rng own, *rng = &own; /* a stream of its own: the tests after it keep their draws */
     rl_rng_seed(rng, 11, 0);
     static const uint32_t shapes[][3] = {
-        {256, 64, 64}, {37, 70, 13}, {40, 130, 256}, {9, 16, 1}, {64, 64, 4}, {13, 37, 200},
-        {6, 2, 64},    {3, 64, 64},  {100, 48, 300}, {4, 17, 9},
+        {256, 64, 64}, {37, 70, 13}, {40, 130, 256}, {9, 16, 1},     {64, 64, 4},
+        {13, 37, 200}, {6, 2, 64},   {3, 64, 64},    {100, 48, 300}, {4, 17, 9},
     };
-    static const struct { rl__epi_kind kind; rl_activation act; int bias; } epis[] = {
-        {RL__EPI_SET, RL_ACT_NONE, 0},      {RL__EPI_ADD, RL_ACT_NONE, 0},
-        {RL__EPI_BIAS_ACT, RL_ACT_TANH, 1}, {RL__EPI_BIAS_ACT, RL_ACT_RELU, 1},
-        {RL__EPI_BIAS_ACT, RL_ACT_NONE, 0}, {RL__EPI_ACT_GRAD, RL_ACT_TANH, 0},
+    static const struct {
+        rl__epi_kind kind;
+        rl_activation act;
+        int bias;
+    } epis[] = {
+        {RL__EPI_SET, RL_ACT_NONE, 0},      {RL__EPI_ADD, RL_ACT_NONE, 0},      {RL__EPI_BIAS_ACT, RL_ACT_TANH, 1},
+        {RL__EPI_BIAS_ACT, RL_ACT_RELU, 1}, {RL__EPI_BIAS_ACT, RL_ACT_NONE, 0}, {RL__EPI_ACT_GRAD, RL_ACT_TANH, 0},
         {RL__EPI_ACT_GRAD, RL_ACT_RELU, 0}, {RL__EPI_ACT_GRAD, RL_ACT_NONE, 0},
     };
     static const int orient[3][2] = {{0, 1}, {0, 0}, {1, 0}};
@@ -911,19 +907,17 @@ static void test_fused(void)
             else
                 blas++;
             for (size_t x = 0; x < sizeof epis / sizeof epis[0]; x++)
-                rows_ok &= check_fused(rng, ta, tb, shapes[s][0], shapes[s][1], shapes[s][2],
-                                       epis[x].kind, epis[x].act, epis[x].bias, &worst);
+                rows_ok &= check_fused(rng, ta, tb, shapes[s][0], shapes[s][1], shapes[s][2], epis[x].kind, epis[x].act,
+                                       epis[x].bias, &worst);
         }
     int flipped_ok = 1;
     for (size_t x = 0; x < sizeof epis / sizeof epis[0]; x++)
         flipped_ok &= check_flipped(rng, epis[x].kind, epis[x].act);
     OK(flipped_ok, "a transposed-B product of few rows, computed as C^T = B A^T, is bit-identical");
-    printf("# fused products: worst error %.2g; %d shapes on the kernel, %d on OpenBLAS\n", worst,
-           kernel, blas);
+    printf("# fused products: worst error %.2g; %d shapes on the kernel, %d on OpenBLAS\n", worst, kernel, blas);
     OK(worst < 2e-5, "fused products match the double reference for every epilogue");
     OK(rows_ok, "fused products: rows computed alone are bit-identical to the same rows in the batch");
-    OK(!rl__fused_fits(1, 0, 64, 64, 300) && !rl__fused_fits(1, 1, 64, 64, 64) &&
-       !rl__fused_fits(0, 1, 16, 64, 64),
+    OK(!rl__fused_fits(1, 0, 64, 64, 300) && !rl__fused_fits(1, 1, 64, 64, 64) && !rl__fused_fits(0, 1, 16, 64, 64),
        "the kernel leaves long-sum, doubly transposed and short transposed-B products to OpenBLAS");
 #ifdef __AVX512F__
     OK(!rl__fused_fits(0, 1, 256, 2, 64) && !rl__fused_fits(0, 0, 3, 64, 64),
@@ -970,8 +964,8 @@ static void test_tanh(void)
     if (worst >= 4e-7) printf("#   worst %g\n", worst);
     float tiny[4] = {1e-30f, -3e-12f, 1e-6f, 0.0f}, tout[4];
     rl_activation_forward(RL_ACT_TANH, tout, tiny, 4);
-    OK(fabsf(tout[0] - 1e-30f) < 1e-36f && fabsf(tout[1] + 3e-12f) < 3e-18f &&
-           fabsf(tout[2] - 1e-6f) < 1e-12f && tout[3] == 0.0f,
+    OK(fabsf(tout[0] - 1e-30f) < 1e-36f && fabsf(tout[1] + 3e-12f) < 3e-18f && fabsf(tout[2] - 1e-6f) < 1e-12f &&
+           tout[3] == 0.0f,
        "tanh keeps relative accuracy for tiny inputs");
     float odd[3] = {NAN, INFINITY, -INFINITY}, oout[3];
     rl_activation_forward(RL_ACT_TANH, oout, odd, 3);

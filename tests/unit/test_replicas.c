@@ -73,11 +73,11 @@ static void *replica_main(void *arg)
    replica's gradient from its rows; bad_at >= 0 plants a NaN in replica
    R - 1's gradient there at the last step. */
 #define STEPS 3
-#define OKF(cond, ...)                              \
-    do {                                            \
-        char m_[256];                               \
-        snprintf(m_, sizeof m_, __VA_ARGS__);       \
-        OK(cond, m_);                               \
+#define OKF(cond, ...)                        \
+    do {                                      \
+        char m_[256];                         \
+        snprintf(m_, sizeof m_, __VA_ARGS__); \
+        OK(cond, m_);                         \
     } while (0)
 
 typedef struct sjob {
@@ -99,8 +99,8 @@ static void *sharded_main(void *arg)
     for (int s = 0; s < STEPS && j->rc == RL_OK; s++) {
         grad_of(&j->n, j->index * per, per);
         if (s == STEPS - 1 && j->bad_at >= 0 && j->index == j->R - 1) j->n.p.grad[j->bad_at] = NAN;
-        j->rc = rl_replicated_adam_step(api, 1, &j->adam, j->n.p.data, j->n.p.grad, j->n.p.n, 0.05f, 0.01f,
-                                        &j->norm[s], &j->bad);
+        j->rc = rl_replicated_adam_step(api, 1, &j->adam, j->n.p.data, j->n.p.grad, j->n.p.n, 0.05f, 0.01f, &j->norm[s],
+                                        &j->bad);
     }
     if (j->rc == RL_OK) j->rc = rl_adam_gather(api, &j->adam);
     return NULL;
@@ -117,8 +117,9 @@ static void test_sharded(void)
     float ref_norm[STEPS];
     for (int s = 0; s < STEPS; s++) {
         grad_of(&ref, 0, ROWS);
-        ASSERT_EQ(rl_replicated_adam_step(NULL, 1, &ra, ref.p.data, ref.p.grad, ref.p.n, 0.05f, 0.01f,
-                                          &ref_norm[s], NULL), RL_OK, "sharded step alone");
+        ASSERT_EQ(
+            rl_replicated_adam_step(NULL, 1, &ra, ref.p.data, ref.p.grad, ref.p.n, 0.05f, 0.01f, &ref_norm[s], NULL),
+            RL_OK, "sharded step alone");
     }
     OK(ref_norm[0] > 0.05f, "the reference steps are clipped");
     for (uint32_t R = 2; R <= 3; R++) {
@@ -142,8 +143,8 @@ static void test_sharded(void)
                 ok &= jobs[r].rc == RL_OK;
                 same &= !memcmp(jobs[r].n.p.data, jobs[0].n.p.data, ref.p.n * sizeof(float));
                 moments &= !memcmp(jobs[r].adam.m, jobs[0].adam.m, ref.p.n * sizeof(float)) &&
-                           !memcmp(jobs[r].adam.v, jobs[0].adam.v, ref.p.n * sizeof(float)) &&
-                           jobs[r].adam.t == (uint64_t)(nan_case ? STEPS - 1 : STEPS);
+                    !memcmp(jobs[r].adam.v, jobs[0].adam.v, ref.p.n * sizeof(float)) &&
+                    jobs[r].adam.t == (uint64_t)(nan_case ? STEPS - 1 : STEPS);
             }
             if (!nan_case) {
                 OKF(ok, "R = %u sharded steps return ok", R);
@@ -153,11 +154,10 @@ static void test_sharded(void)
                     double worst = 0, worst_m = 0;
                     for (size_t i = 0; i < ref.p.n; i++) {
                         worst = fmax(worst, fabs((double)jobs[0].n.p.data[i] - ref.p.data[i]));
-                        worst_m = fmax(worst_m, fabs((double)jobs[0].adam.m[i] - ra.m[i]) /
-                                                    (fabs(ra.m[i]) + 1e-6));
+                        worst_m = fmax(worst_m, fabs((double)jobs[0].adam.m[i] - ra.m[i]) / (fabs(ra.m[i]) + 1e-6));
                     }
-                    printf("# R = 2 sharded: largest parameter difference to one replica %.2e, moment %.2e\n",
-                           worst, worst_m);
+                    printf("# R = 2 sharded: largest parameter difference to one replica %.2e, moment %.2e\n", worst,
+                           worst_m);
                     OK(worst < 1e-5 && worst_m < 1e-3,
                        "R = 2 sharded steps equal one replica's steps on the whole minibatch");
                     OK(fabsf(jobs[0].norm[0] - ref_norm[0]) < 1e-5f * ref_norm[0],
@@ -165,10 +165,11 @@ static void test_sharded(void)
                 }
             } else {
                 int all_bad = 1;
-                for (uint32_t r = 0; r < R; r++)
-                    all_bad &= !isfinite(jobs[r].norm[STEPS - 1]) && jobs[r].bad == bad_at;
-                OKF(ok && all_bad, "R = %u: a NaN in one replica's slice stops the step on every replica, "
-                                  "which all name element %ld", R, bad_at);
+                for (uint32_t r = 0; r < R; r++) all_bad &= !isfinite(jobs[r].norm[STEPS - 1]) && jobs[r].bad == bad_at;
+                OKF(ok && all_bad,
+                    "R = %u: a NaN in one replica's slice stops the step on every replica, "
+                    "which all name element %ld",
+                    R, bad_at);
                 OKF(same, "R = %u: no replica stepped on the non-finite gradient", R);
             }
             for (uint32_t r = 0; r < R; r++) {

@@ -150,9 +150,12 @@ int main(void)
     for (int k = 0; k < 400; k++) {
         sn_place(&d->c, &d->s, full, 13, SN_DOWN, 1, 3); /* free: (1,3) food, (2,3), (3,3) */
         sn_step(&d->c, &d->s, SN_RIGHT, &out);
-        if (d->s.food == at(d, 2, 3)) hit[0]++;
-        else if (d->s.food == at(d, 3, 3)) hit[1]++;
-        else elsewhere++;
+        if (d->s.food == at(d, 2, 3))
+            hit[0]++;
+        else if (d->s.food == at(d, 3, 3))
+            hit[1]++;
+        else
+            elsewhere++;
     }
     ASSERT_EQ(elsewhere, 0, "dense board: food only on free cells");
     OK(hit[0] > 150 && hit[1] > 150, "dense board: both free cells chosen about equally");
@@ -202,8 +205,8 @@ int main(void)
     uint8_t w[25];
     sn_write_obs(&wb->c, &wb->s, SN_OBS_WINDOW, 0, 0, 0, NULL, w);
     /* 5x5 around (9,0): rows y=-2..2, cols x=7..11 */
-    uint8_t wantw[25] = {189, 189, 189, 189, 189, 189, 189, 189, 189, 189, 126, 126, 252, 189, 189,
-                         0,   0,   0,   189, 189, 0,   0,   63,  189, 189};
+    uint8_t wantw[25] = {189, 189, 189, 189, 189, 189, 189, 189, 189, 189, 126, 126, 252,
+                         189, 189, 0,   0,   0,   189, 189, 0,   0,   63,  189, 189};
     OK(memcmp(w, wantw, 25) == 0, "window: walls, body, head at the centre, food");
 
     /* Flood fill on a hand-built trap: a wall of body from (5,0) down to (5,8)

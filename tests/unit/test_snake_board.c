@@ -173,7 +173,7 @@ int main(void)
         uint32_t cap = sn_body_capacity(&f->c);
         uint16_t other = f->s[1].body[f->s[1].head], mine = f->s[0].body[(f->s[0].head + cap - 1) % cap];
         f->s[0].body[(f->s[0].head + cap - 1) % cap] = other; /* two snakes claim one cell ... */
-        f->cells[mine] = SN_BODY;                              /* ... and the count still adds up */
+        f->cells[mine] = SN_BODY;                             /* ... and the count still adds up */
         OK(snb_check(&f->c, &f->b, why, sizeof why) != 0 && strstr(why, "of its own"),
            "check: a cell two snakes claim");
         free(f);

@@ -10,14 +10,13 @@ int rl__bench_nn(int json, int repeat);
 
 /* rlhost bench env NAME [--set env.KEY=VALUE]... [--steps N] [--repeat K]
    [--json]: raw stepping speed with 1 thread and with every core. */
-int rl__bench_env(const rl__registry *reg, const char *name, const rl__override *ov,
-                  size_t n_ov, uint64_t steps, int repeat, int json);
+int rl__bench_env(const rl__registry *reg, const char *name, const rl__override *ov, size_t n_ov, uint64_t steps,
+                  int repeat, int json);
 
 /* rlhost bench CONFIG [--stage NAME]... [--steps N] [--repeat K] [--json]:
    each stage off and on, interleaved; see run.c. */
-int rl__bench_config(const rl__registry *reg, const char *path, const rl__override *ov,
-                     size_t n_ov, const char *const *named, size_t n_named, uint64_t steps,
-                     int repeat, int busy, int json);
+int rl__bench_config(const rl__registry *reg, const char *path, const rl__override *ov, size_t n_ov,
+                     const char *const *named, size_t n_named, uint64_t steps, int repeat, int busy, int json);
 
 /* Median of v[0..n), n > 0; sorts v in place (so v[0] is the min and
    v[n-1] the max afterwards). */

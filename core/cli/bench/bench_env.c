@@ -45,8 +45,8 @@ static double run_once(rl__vecenv *v, const char *table, uint64_t steps)
     return (double)(iters * v->n) / (rl_now() - t0);
 }
 
-int rl__bench_env(const rl__registry *reg, const char *name, const rl__override *ov,
-                  size_t n_ov, uint64_t steps, int repeat, int json)
+int rl__bench_env(const rl__registry *reg, const char *name, const rl__override *ov, size_t n_ov, uint64_t steps,
+                  int repeat, int json)
 {
     char text[512];
     snprintf(text, sizeof text, "env: { plugin = \"%s\"; num_envs = 1024; };", name);
@@ -68,8 +68,8 @@ int rl__bench_env(const rl__registry *reg, const char *name, const rl__override 
     char err[RL_ERR_MAX];
     char *table = NULL;
     for (int k = 0; k < n_counts; k++) {
-        if (rl__vecenv_create(&v[k], c.env->desc, c.env_opts.vals, c.env_stages.vals, n, 1,
-                              counts[k], 1, err, sizeof err) != RL_OK) {
+        if (rl__vecenv_create(&v[k], c.env->desc, c.env_opts.vals, c.env_stages.vals, n, 1, counts[k], 1, err,
+                              sizeof err) != RL_OK) {
             fprintf(stderr, "rlhost: %s\n", err);
             rc = 1;
             goto out;
@@ -96,8 +96,8 @@ int rl__bench_env(const rl__registry *reg, const char *name, const rl__override 
     for (int r = 0; r < repeat; r++)
         for (int k = 0; k < n_counts; k++) sps[k][r] = run_once(&v[k], table, steps);
     if (!json)
-        printf("rlhost bench env %s: %u envs x %u agent%s, obs %u x %s, %d repeats of %llu agent steps\n",
-               name, n, agents, agents == 1 ? "" : "s", v[0].info.obs_size,
+        printf("rlhost bench env %s: %u envs x %u agent%s, obs %u x %s, %d repeats of %llu agent steps\n", name, n,
+               agents, agents == 1 ? "" : "s", v[0].info.obs_size,
                v[0].info.obs_dtype == RL_DTYPE_U8 ? "uint8" : "float32", repeat, (unsigned long long)steps);
     for (int k = 0; k < n_counts; k++) {
         double med = rl__median(sps[k], repeat); /* sorts: [0] min, [repeat-1] max */
@@ -119,8 +119,8 @@ int rl__bench_env(const rl__registry *reg, const char *name, const rl__override 
             /* physics envs step thousands of times slower than the grid ones */
             double u = med < 1e6 ? 1e-3 : 1e-6;
             const char *un = med < 1e6 ? "k" : "M";
-            printf("  threads %u: %7.2f %s agent steps/s (%.2f %s per thread; min %.2f, max %.2f)\n", t, med * u,
-                   un, med * u / t, un, sps[k][0] * u, sps[k][repeat - 1] * u);
+            printf("  threads %u: %7.2f %s agent steps/s (%.2f %s per thread; min %.2f, max %.2f)\n", t, med * u, un,
+                   med * u / t, un, sps[k][0] * u, sps[k][repeat - 1] * u);
         }
     }
 out:

@@ -36,8 +36,8 @@ static int net_create(net *n, uint32_t batch, uint32_t hidden)
     uint32_t hid[2] = {hidden, hidden};
     rl_rng rng;
     rl_rng_seed(&rng, 1, 0);
-    if (rl_mlp_create(&n->m, &n->p, "q", IN_DIM, hid, 2, OUT_DIM, RL_ACT_RELU, batch) ||
-        rl_params_alloc(&n->p) || rl_adam_create(&n->adam, n->p.n, 0.9f, 0.999f, 1e-8f, 0))
+    if (rl_mlp_create(&n->m, &n->p, "q", IN_DIM, hid, 2, OUT_DIM, RL_ACT_RELU, batch) || rl_params_alloc(&n->p) ||
+        rl_adam_create(&n->adam, n->p.n, 0.9f, 0.999f, 1e-8f, 0))
         return RL_ENOMEM;
     rl_mlp_init(&n->m, &n->p, RL_INIT_KAIMING, 1.0f, &rng);
     n->x = rl_calloc_aligned((size_t)batch * IN_DIM, sizeof(float));
@@ -85,13 +85,13 @@ static void one_sgemm_set(void *ctx)
     for (uint32_t l = 0; l < m->n_layers; l++) {
         int in = (int)m->dims[l], out = (int)m->dims[l + 1];
         float *o = m->acts + m->act_off[l];
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, out, in, 1.0f, x, in,
-                    n->p.data + m->w_off[l], in, 0.0f, o, out);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, out, in, 1.0f, x, in, n->p.data + m->w_off[l], in, 0.0f,
+                    o, out);
         cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, out, in, B, 1.0f, o, out, x, in, 1.0f,
                     n->p.grad + m->w_off[l], in);
         if (l)
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, in, out, 1.0f, o, out,
-                        n->p.data + m->w_off[l], in, 0.0f, m->dacts + m->act_off[l - 1], in);
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, in, out, 1.0f, o, out, n->p.data + m->w_off[l],
+                        in, 0.0f, m->dacts + m->act_off[l - 1], in);
         x = o;
     }
 }
@@ -110,7 +110,6 @@ static double time_calls(void (*fn)(void *), void *ctx, double min_s)
     return t / reps;
 }
 
-
 static void inference_blas_only(void *ctx)
 {
     net *n = ctx;
@@ -120,11 +119,10 @@ static void inference_blas_only(void *ctx)
         int in = (int)m->dims[l], out = (int)m->dims[l + 1];
         float *o = m->acts + m->act_off[l];
         if (n->batch == 1)
-            cblas_sgemv(CblasRowMajor, CblasNoTrans, out, in, 1.0f, n->p.data + m->w_off[l], in, x,
-                        1, 0.0f, o, 1);
+            cblas_sgemv(CblasRowMajor, CblasNoTrans, out, in, 1.0f, n->p.data + m->w_off[l], in, x, 1, 0.0f, o, 1);
         else
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n->batch, out, in, 1.0f, x,
-                        in, n->p.data + m->w_off[l], in, 0.0f, o, out);
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n->batch, out, in, 1.0f, x, in,
+                        n->p.data + m->w_off[l], in, 0.0f, o, out);
         x = o;
     }
 }
@@ -214,13 +212,13 @@ static void cnn_sgemms(void *ctx)
     for (int l = 0; l < 2; l++) {
         const rl_conv2d *c = cs[l];
         int K = (int)(c->in_c * c->k * c->k), O = (int)c->out_c;
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, O, BP, K, 1.0f, n->p.data + c->w_off, K,
-                    c->cols, BP, 0.0f, c->yt, BP);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, O, BP, K, 1.0f, n->p.data + c->w_off, K, c->cols, BP,
+                    0.0f, c->yt, BP);
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, O, K, BP, 1.0f, c->yt, BP, c->cols, BP, 1.0f,
                     n->p.grad + c->w_off, K);
         if (l)
-            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, BP, O, 1.0f, n->p.data + c->w_off, K,
-                        c->yt, BP, 0.0f, c->cols, BP);
+            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, BP, O, 1.0f, n->p.data + c->w_off, K, c->yt, BP,
+                        0.0f, c->cols, BP);
     }
 }
 
@@ -234,7 +232,6 @@ static double cnn_flops(const cnn *n)
     }
     return f;
 }
-
 
 static int bench_conv(int json, int repeat)
 {
@@ -259,7 +256,8 @@ static int bench_conv(int json, int repeat)
         double f = cnn_flops(&n), gs = f / rl__median(ts, r) * 1e-9, gu = f / rl__median(tu, r) * 1e-9;
         if (json)
             printf("{\"bench\": \"nn_conv_update\", \"batch\": %u, \"sgemm_gflops\": %.2f, "
-                   "\"update_gflops\": %.2f, \"ratio\": %.3f}\n", n.batch, gs, gu, gu / gs);
+                   "\"update_gflops\": %.2f, \"ratio\": %.3f}\n",
+                   n.batch, gs, gu, gu / gs);
         else
             printf("%6u %14.1f %16.1f %6.0f%%\n", n.batch, gs, gu, 100 * gu / gs);
         fflush(stdout);
@@ -274,12 +272,10 @@ int rl__bench_nn(int json, int repeat)
     static const uint32_t batches[] = {32, 64, 256, 1024}, hiddens[] = {64, 256};
     if (repeat < 1) repeat = 5;
     if (!json) {
-        printf("rlhost bench nn: MLP %d -> h -> h -> %d, ReLU, Adam; BLAS %s, %d thread%s\n",
-               IN_DIM, OUT_DIM, rl__blas_choice(), rl_blas_get_threads(),
-               rl_blas_get_threads() == 1 ? "" : "s");
+        printf("rlhost bench nn: MLP %d -> h -> h -> %d, ReLU, Adam; BLAS %s, %d thread%s\n", IN_DIM, OUT_DIM,
+               rl__blas_choice(), rl_blas_get_threads(), rl_blas_get_threads() == 1 ? "" : "s");
         printf("median of %d interleaved repeats\n\n", repeat);
-        printf("%6s %6s %14s %16s %7s\n", "batch", "hidden", "sgemm GFLOP/s", "update GFLOP/s",
-               "ratio");
+        printf("%6s %6s %14s %16s %7s\n", "batch", "hidden", "sgemm GFLOP/s", "update GFLOP/s", "ratio");
     }
     for (size_t hi = 0; hi < sizeof hiddens / sizeof hiddens[0]; hi++) {
         for (size_t bi = 0; bi < sizeof batches / sizeof batches[0]; bi++) {
@@ -309,8 +305,8 @@ int rl__bench_nn(int json, int repeat)
     }
     static const uint32_t small[] = {1, 4, 16, 64};
     if (!json)
-        printf("\ninference (forward only), hidden 64:\n%6s %12s %12s %14s %14s\n", "batch", "us/call",
-               "BLAS us", "outside BLAS", "rowwise us");
+        printf("\ninference (forward only), hidden 64:\n%6s %12s %12s %14s %14s\n", "batch", "us/call", "BLAS us",
+               "outside BLAS", "rowwise us");
     for (size_t bi = 0; bi < 4; bi++) {
         net n;
         if (net_create(&n, small[bi], 64) != RL_OK) {

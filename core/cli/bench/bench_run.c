@@ -91,8 +91,8 @@ static int stage_pair(const rl_option_def *d, const rl_value *v, stage *st)
     return ok;
 }
 
-static void collect(const rl__group *g, const char *prefix, const char *const *named,
-                    size_t n_named, stage *out, int *n)
+static void collect(const rl__group *g, const char *prefix, const char *const *named, size_t n_named, stage *out,
+                    int *n)
 {
     for (uint32_t k = 0; k < g->n && *n < MAX_STAGES; k++) {
         const rl_option_def *d = &g->defs[k];
@@ -122,9 +122,8 @@ static void min_max(const double *v, int n, double *lo, double *hi)
 
 /* One quiet run of path with the user's overrides plus ours (evaluation
    off, except when measuring replicas: there learning is reported too). */
-static int run_once(const rl__registry *reg, const char *path, const rl__override *ov,
-                    size_t n_ov, const char *key, const char *value, uint64_t steps,
-                    const char *dir, rl__run_stats *stats)
+static int run_once(const rl__registry *reg, const char *path, const rl__override *ov, size_t n_ov, const char *key,
+                    const char *value, uint64_t steps, const char *dir, rl__run_stats *stats)
 {
     int keep_eval = key && !strcmp(key, REPLICAS_KEY);
     char steps_s[32];
@@ -199,8 +198,7 @@ static double replay_ledger(void)
     const rl_gemm_shape *sh;
     size_t n = rl_ledger_shapes(&sh, NULL), na = 1, nb = 1, nc = 1;
     for (size_t i = 0; i < n; i++) {
-        size_t a = (size_t)sh[i].m * sh[i].k, b = (size_t)sh[i].k * sh[i].n,
-               c = (size_t)sh[i].m * sh[i].n;
+        size_t a = (size_t)sh[i].m * sh[i].k, b = (size_t)sh[i].k * sh[i].n, c = (size_t)sh[i].m * sh[i].n;
         if (a > na) na = a;
         if (b > nb) nb = b;
         if (c > nc) nc = c;
@@ -221,8 +219,7 @@ static double replay_ledger(void)
                     cblas_sgemv(CblasRowMajor, CblasNoTrans, nn, k, 1.0f, b, k, a, 1, 1.0f, c, 1);
                 else
                     cblas_sgemm(CblasRowMajor, s->trans_a ? CblasTrans : CblasNoTrans,
-                                s->trans_b ? CblasTrans : CblasNoTrans, m, nn, k, 1.0f, a, lda, b,
-                                ldb, 1.0f, c, nn);
+                                s->trans_b ? CblasTrans : CblasNoTrans, m, nn, k, 1.0f, a, lda, b, ldb, 1.0f, c, nn);
             }
         }
         t = rl_now() - t0;
@@ -234,8 +231,8 @@ static double replay_ledger(void)
 }
 
 /* The arithmetic floor of path (see the top of this file). */
-static int bench_floor(const rl__registry *reg, const char *path, const rl__override *ov,
-                       size_t n_ov, uint64_t steps, int repeat, const char *dir, int json)
+static int bench_floor(const rl__registry *reg, const char *path, const rl__override *ov, size_t n_ov, uint64_t steps,
+                       int repeat, const char *dir, int json)
 {
     double run_s[MAX_REPEAT], floor_s[MAX_REPEAT], ratio[MAX_REPEAT], flops = 0;
     int threads = 1;
@@ -260,8 +257,7 @@ static int bench_floor(const rl__registry *reg, const char *path, const rl__over
     }
     double rmin, rmax;
     min_max(ratio, repeat, &rmin, &rmax);
-    double run = rl__median(run_s, repeat), fl = rl__median(floor_s, repeat),
-           rat = rl__median(ratio, repeat);
+    double run = rl__median(run_s, repeat), fl = rl__median(floor_s, repeat), rat = rl__median(ratio, repeat);
     if (json) {
         rl__sbuf o = {0};
         rl__sbuf_puts(&o, "{");
@@ -285,9 +281,8 @@ static int bench_floor(const rl__registry *reg, const char *path, const rl__over
                "(%d BLAS thread%s)\n"
                "  run %.3f s (%.1f GFLOP/s), floor %.3f s (%.1f GFLOP/s): run/floor %.2fx "
                "(%.2f-%.2f)%s\n",
-               flops / 1e9, threads, threads == 1 ? "" : "s", run, flops / 1e9 / run, fl,
-               flops / 1e9 / fl, rat, rmin, rmax,
-               dropped ? " (some shapes not counted: floor too low)" : "");
+               flops / 1e9, threads, threads == 1 ? "" : "s", run, flops / 1e9 / run, fl, flops / 1e9 / fl, rat, rmin,
+               rmax, dropped ? " (some shapes not counted: floor too low)" : "");
     }
     fflush(stdout);
     return 0;
@@ -297,8 +292,8 @@ static int bench_floor(const rl__registry *reg, const char *path, const rl__over
    named; *want_floor when the floor is asked for (or nothing is named).
    Returns how many, or -1 when the config does not load. */
 static int plan_stages(const rl__registry *reg, const char *path, const rl__override *ov, size_t n_ov,
-                       const char *const *named, size_t n_named, uint64_t *steps, stage *st,
-                       int *want_floor, char *env_name, char *algo_name, size_t name_len)
+                       const char *const *named, size_t n_named, uint64_t *steps, stage *st, int *want_floor,
+                       char *env_name, char *algo_name, size_t name_len)
 {
     rl__config c;
     rl__sbuf errors = {0};
@@ -374,13 +369,11 @@ static int measure_stage(const rl__registry *reg, const char *path, const rl__ov
     return 0;
 }
 
-static void print_stage(const char *path, const stage *st, stage_result *m, uint64_t steps, int repeat,
-                        int json)
+static void print_stage(const char *path, const stage *st, stage_result *m, uint64_t steps, int repeat, int json)
 {
     double rmin, rmax;
     min_max(m->ratio, repeat, &rmin, &rmax);
-    double off = rl__median(m->sps[0], repeat), on = rl__median(m->sps[1], repeat),
-           rat = rl__median(m->ratio, repeat);
+    double off = rl__median(m->sps[0], repeat), on = rl__median(m->sps[1], repeat), rat = rl__median(m->ratio, repeat);
     const double(*sh)[4] = (const double(*)[4])m->share;
     if (json) {
         rl__sbuf o = {0};
@@ -407,8 +400,8 @@ static void print_stage(const char *path, const stage *st, stage_result *m, uint
         char label[160];
         snprintf(label, sizeof label, "%s (%s -> %s)", strrchr(st->key, '.') + 1, st->off, st->on);
         printf("%-36s %12.0f %12.0f %7.2fx %7.2f-%-7.2f   %2.0f/%2.0f/%2.0f/%2.0f%% | %2.0f/%2.0f/%2.0f/%2.0f%%\n",
-               label, off, on, rat, rmin, rmax, 100 * sh[0][0], 100 * sh[0][1], 100 * sh[0][2],
-               100 * sh[0][3], 100 * sh[1][0], 100 * sh[1][1], 100 * sh[1][2], 100 * sh[1][3]);
+               label, off, on, rat, rmin, rmax, 100 * sh[0][0], 100 * sh[0][1], 100 * sh[0][2], 100 * sh[0][3],
+               100 * sh[1][0], 100 * sh[1][1], 100 * sh[1][2], 100 * sh[1][3]);
     }
     if (strcmp(st->key, REPLICAS_KEY) != 0) return;
     double ur[MAX_REPEAT];
@@ -440,15 +433,14 @@ static void print_stage(const char *path, const stage *st, stage_result *m, uint
     printf("%s\n", m->evaluated ? "" : " (no evaluation: run.eval_episodes = 0)");
 }
 
-int rl__bench_config(const rl__registry *reg, const char *path, const rl__override *ov,
-                     size_t n_ov, const char *const *named, size_t n_named, uint64_t steps,
-                     int repeat, int busy, int json)
+int rl__bench_config(const rl__registry *reg, const char *path, const rl__override *ov, size_t n_ov,
+                     const char *const *named, size_t n_named, uint64_t steps, int repeat, int busy, int json)
 {
     stage st[MAX_STAGES];
     int want_floor;
     char env_name[64], algo_name[64];
-    int n = plan_stages(reg, path, ov, n_ov, named, n_named, &steps, st, &want_floor, env_name, algo_name,
-                        sizeof env_name);
+    int n =
+        plan_stages(reg, path, ov, n_ov, named, n_named, &steps, st, &want_floor, env_name, algo_name, sizeof env_name);
     if (n < 0) return 2;
     if (n == 0 && !want_floor) {
         fprintf(stderr, "rlhost: bench: no stages to measure%s\n",
@@ -468,8 +460,8 @@ int rl__bench_config(const rl__registry *reg, const char *path, const rl__overri
                path, algo_name, env_name, (unsigned long long)steps, repeat, rl__blas_choice(),
                rl__host_api()->cpu_count());
         if (n)
-            printf("\n%-36s %12s %12s %8s %15s   %s\n", "stage (off -> on)", "off steps/s",
-                   "on steps/s", "on/off", "min-max", "time share env/act/update/other (off | on)");
+            printf("\n%-36s %12s %12s %8s %15s   %s\n", "stage (off -> on)", "off steps/s", "on steps/s", "on/off",
+                   "min-max", "time share env/act/update/other (off | on)");
     }
     pid_t busy_pids[64];
     int n_busy = busy_start(busy, busy_pids);

@@ -65,14 +65,16 @@ static inline __attribute__((always_inline)) void tile(const float *const x[MR],
         for (uint32_t j = 0; j < n; j++, b += ld) {
             const uint32_t o = off[j];
             const __m256 b0 = _mm256_load_ps(b), b1 = _mm256_load_ps(b + 8);
-            _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) {
+            _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++)
+            {
                 const __m256 a = _mm256_broadcast_ss(xs[r] + o);
                 acc[r][0] = _mm256_fmadd_ps(a, b0, acc[r][0]);
                 acc[r][1] = _mm256_fmadd_ps(a, b1, acc[r][1]);
             }
         }
     }
-    _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) {
+    _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++)
+    {
         _mm256_storeu_ps(out[r], acc[r][0]);
         _mm256_storeu_ps(out[r] + 8, acc[r][1]);
     }

@@ -58,9 +58,9 @@ typedef v4f vec;
 /* R rows (1..MR) of one 16-column panel; R is a constant after inlining,
    so the accumulators live in registers.  Only the first w columns are
    stored (the panel's padding is zero and discarded). */
-static inline __attribute__((always_inline)) void tile(uint32_t R, uint32_t k, const float *a,
-                                                       size_t lda, const float *panel, float *c,
-                                                       size_t ldc, uint32_t w, int accumulate)
+static inline __attribute__((always_inline)) void tile(uint32_t R, uint32_t k, const float *a, size_t lda,
+                                                       const float *panel, float *c, size_t ldc, uint32_t w,
+                                                       int accumulate)
 {
     vec acc[MR][NV];
     for (uint32_t r = 0; r < R; r++)
@@ -99,15 +99,13 @@ void rl__gemm_pack(float *bp, const float *b, size_t ldb, int trans, uint32_t k,
         for (uint32_t p = 0; p < k; p++) {
             float *row = panel + 16 * (size_t)p;
             for (uint32_t j = 0; j < 16; j++)
-                row[j] = j >= w ? 0.0f
-                         : trans ? b[(size_t)(j0 + j) * ldb + p]
-                                 : b[(size_t)p * ldb + j0 + j];
+                row[j] = j >= w ? 0.0f : trans ? b[(size_t)(j0 + j) * ldb + p] : b[(size_t)p * ldb + j0 + j];
         }
     }
 }
 
-void rl__gemm_small(uint32_t m, uint32_t n, uint32_t k, const float *a, size_t lda,
-                    const float *bp, float *c, size_t ldc, int accumulate)
+void rl__gemm_small(uint32_t m, uint32_t n, uint32_t k, const float *a, size_t lda, const float *bp, float *c,
+                    size_t ldc, int accumulate)
 {
     rl__ledger_count(0, 0, m, n, k);
     for (uint32_t j0 = 0; j0 < n; j0 += 16) {
@@ -124,7 +122,6 @@ void rl__gemm_small(uint32_t m, uint32_t n, uint32_t k, const float *a, size_t l
         for (; i + 2 <= m; i += 2)
             tile(2, k, a + (size_t)i * lda, lda, panel, c + (size_t)i * ldc + j0, ldc, w, accumulate);
 #endif
-        for (; i < m; i++)
-            tile(1, k, a + (size_t)i * lda, lda, panel, c + (size_t)i * ldc + j0, ldc, w, accumulate);
+        for (; i < m; i++) tile(1, k, a + (size_t)i * lda, lda, panel, c + (size_t)i * ldc + j0, ldc, w, accumulate);
     }
 }

@@ -47,8 +47,7 @@ void rl__ledger_count(int trans_a, int trans_b, uint32_t m, uint32_t n, uint32_t
        product it counts by orders of magnitude. */
     for (size_t i = 0; i < ledger.n; i++) {
         rl_gemm_shape *s = &ledger.shapes[i];
-        if (s->m == m && s->n == n && s->k == k && s->trans_a == trans_a &&
-            s->trans_b == trans_b) {
+        if (s->m == m && s->n == n && s->k == k && s->trans_a == trans_a && s->trans_b == trans_b) {
             s->count++;
             return;
         }
@@ -60,15 +59,14 @@ void rl__ledger_count(int trans_a, int trans_b, uint32_t m, uint32_t n, uint32_t
     ledger.shapes[ledger.n++] = (rl_gemm_shape){trans_a, trans_b, m, n, k, 1};
 }
 
-void rl__sgemm(int trans_a, int trans_b, uint32_t m, uint32_t n, uint32_t k, const float *a,
-               uint32_t lda, const float *b, uint32_t ldb, float beta, float *c, uint32_t ldc)
+void rl__sgemm(int trans_a, int trans_b, uint32_t m, uint32_t n, uint32_t k, const float *a, uint32_t lda,
+               const float *b, uint32_t ldb, float beta, float *c, uint32_t ldc)
 {
     rl__ledger_count(trans_a, trans_b, m, n, k);
     if (beta == 0.0f) { /* OpenBLAS's own scaling pass is several times slower than memset */
         for (uint32_t r = 0; r < m; r++) memset(c + (size_t)r * ldc, 0, n * sizeof(float));
         beta = 1.0f;
     }
-    cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
-                trans_b ? CblasTrans : CblasNoTrans, (int)m, (int)n, (int)k, 1.0f, a, (int)lda, b,
-                (int)ldb, beta, c, (int)ldc);
+    cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, (int)m, (int)n,
+                (int)k, 1.0f, a, (int)lda, b, (int)ldb, beta, c, (int)ldc);
 }

@@ -130,8 +130,8 @@ static int keep_copy(int dfd, const char *name, const char *keep_as)
     return rc;
 }
 
-int rl__write_atomic(rl__dir d, const char *name, const char *keep_as, const void *data, size_t len,
-                     int sync, char *err, size_t errlen)
+int rl__write_atomic(rl__dir d, const char *name, const char *keep_as, const void *data, size_t len, int sync,
+                     char *err, size_t errlen)
 {
     char brief[RL__BRIEF_MAX];
     d.path = rl__brief(d.path, brief);

@@ -26,8 +26,8 @@ typedef struct rl__dir {
    rename puts the new file in place: at every instant name is a complete
    file.  An existing name that is not a regular file (a planted symlink)
    is replaced, never followed or kept. */
-int rl__write_atomic(rl__dir d, const char *name, const char *keep_as, const void *data, size_t len,
-                     int sync, char *err, size_t errlen);
+int rl__write_atomic(rl__dir d, const char *name, const char *keep_as, const void *data, size_t len, int sync,
+                     char *err, size_t errlen);
 /* Writes all len bytes of data to fd, going on after a signal; 0, or -1
    with errno set.  *done (may be NULL) gets the bytes written either way. */
 int rl__write_all(int fd, const void *data, size_t len, size_t *done);

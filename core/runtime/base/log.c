@@ -6,7 +6,10 @@
 
 static rl_log_level g_log_level = RL_LOG_INFO;
 
-rl_log_level rl__log_get_level(void) { return g_log_level; }
+rl_log_level rl__log_get_level(void)
+{
+    return g_log_level;
+}
 
 void rl__log_set_level(rl_log_level max_level)
 {
@@ -31,8 +34,7 @@ void rl__log_set_sink(rl__log_sink sink, void *ctx)
     g_log_ctx = ctx;
 }
 
-static void host_vlog(rl_log_level level, const char *who, const char *fmt,
-                      va_list ap)
+static void host_vlog(rl_log_level level, const char *who, const char *fmt, va_list ap)
 {
     if (level > g_log_level) return;
     static const char *const tag[] = {"error", "warning", "info", "debug"};
@@ -45,8 +47,7 @@ static void host_vlog(rl_log_level level, const char *who, const char *fmt,
         snprintf(msg, sizeof msg, "%s%s%s", who ? who : "", who ? ": " : "", line);
         g_log_sink(g_log_ctx, (int)level, msg);
     } else if (level <= RL_LOG_WARN)
-        fprintf(stderr, "rlhost: %s%s%s: %s\n", who ? who : "", who ? ": " : "",
-                tag[level], line);
+        fprintf(stderr, "rlhost: %s%s%s: %s\n", who ? who : "", who ? ": " : "", tag[level], line);
     else
         fprintf(stderr, "%s%s%s\n", who ? who : "", who ? ": " : "", line);
 }

@@ -9,8 +9,7 @@
 #include <rlhost/plugin.h>
 
 /* Logging to stderr.  Level threshold settable (quiet runs show warnings). */
-void rl__log(rl_log_level level, const char *who, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+void rl__log(rl_log_level level, const char *who, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void rl__log_set_level(rl_log_level max_level);
 /* Messages go to sink instead of stderr (NULL: stderr again). */
 typedef void (*rl__log_sink)(void *ctx, int level, const char *message);

@@ -165,8 +165,10 @@ void rl__json_raw(rl__sbuf *b, const char *key, const char *literal)
 void rl__json_print(rl__sbuf *b)
 {
     rl__sbuf_puts(b, "}\n");
-    if (b->oom) fprintf(stderr, "rlhost: out of memory\n");
-    else fputs(b->data, stdout);
+    if (b->oom)
+        fprintf(stderr, "rlhost: out of memory\n");
+    else
+        fputs(b->data, stdout);
     rl__sbuf_free(b);
 }
 
@@ -175,12 +177,23 @@ void rl__sbuf_xml_str(rl__sbuf *b, const char *s)
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
         switch (c) {
-        case '&': rl__sbuf_puts(b, "&amp;"); break;
-        case '<': rl__sbuf_puts(b, "&lt;"); break;
-        case '>': rl__sbuf_puts(b, "&gt;"); break;
-        case '\'': rl__sbuf_puts(b, "&apos;"); break;
-        case '"': rl__sbuf_puts(b, "&quot;"); break;
-        default: rl__sbuf_printf(b, "%c", c < 0x20 || c == 0x7f ? '?' : (char)c);
+        case '&':
+            rl__sbuf_puts(b, "&amp;");
+            break;
+        case '<':
+            rl__sbuf_puts(b, "&lt;");
+            break;
+        case '>':
+            rl__sbuf_puts(b, "&gt;");
+            break;
+        case '\'':
+            rl__sbuf_puts(b, "&apos;");
+            break;
+        case '"':
+            rl__sbuf_puts(b, "&quot;");
+            break;
+        default:
+            rl__sbuf_printf(b, "%c", c < 0x20 || c == 0x7f ? '?' : (char)c);
         }
     }
 }

@@ -15,8 +15,7 @@ typedef struct rl__sbuf {
     int oom;
 } rl__sbuf;
 
-void rl__sbuf_printf(rl__sbuf *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+void rl__sbuf_printf(rl__sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void rl__sbuf_vprintf(rl__sbuf *b, const char *fmt, va_list ap);
 void rl__sbuf_puts(rl__sbuf *b, const char *s);
 /* Appends n bytes, NULs included (binary contents; still NUL-terminated). */

@@ -75,8 +75,8 @@ static const char *line_value(const char *lines, const char *key, size_t klen, s
    not stages): what differs is listed in diff ("algo.hidden: [64, 64] in the
    checkpoint, [32] now; ..."), leaving out the keys in allowed.  Returns the
    number of differences. */
-static int config_diff(const rl__ckpt *ck, const rl__config *c, const char *const *allowed,
-                       size_t n_allowed, char *diff, size_t difflen)
+static int config_diff(const rl__ckpt *ck, const rl__config *c, const char *const *allowed, size_t n_allowed,
+                       char *diff, size_t difflen)
 {
     const char *stored = rl__ckpt_meta_get(ck, "rlhost.config");
     diff[0] = 0;
@@ -102,8 +102,8 @@ static int config_diff(const rl__ckpt *ck, const rl__config *c, const char *cons
                 size_t cl = pass ? olen : vlen, nlen = pass ? vlen : olen;
                 if (at < difflen)
                     at += (size_t)snprintf(diff + at, difflen - at, "%s%.*s: %.*s in the checkpoint, %.*s now",
-                                           n ? "; " : "", (int)klen, l, (int)(cv ? cl : 5),
-                                           cv ? cv : "unset", (int)(nv ? nlen : 5), nv ? nv : "unset");
+                                           n ? "; " : "", (int)klen, l, (int)(cv ? cl : 5), cv ? cv : "unset",
+                                           (int)(nv ? nlen : 5), nv ? nv : "unset");
                 n++;
                 for (size_t k = 0; k < at && k + 1 < difflen; k++) /* the file's bytes reach a terminal */
                     if ((unsigned char)diff[k] < 0x20 || diff[k] == 0x7f) diff[k] = '?';
@@ -120,8 +120,7 @@ static int config_diff(const rl__ckpt *ck, const rl__config *c, const char *cons
 /* The replay file written with the checkpoint of `step`: replay_path or its
    previous copy.  NULL when neither exists; an error when one exists but
    none was written at that step (the pair would not be exact). */
-static int pick_replay(const char *replay_path, uint64_t step, rl__ckpt *side, int *have,
-                       char *err, size_t errlen)
+static int pick_replay(const char *replay_path, uint64_t step, rl__ckpt *side, int *have, char *err, size_t errlen)
 {
     char prev[4200];
     const char *cand[2] = {replay_path, prev};
@@ -151,9 +150,10 @@ static int pick_replay(const char *replay_path, uint64_t step, rl__ckpt *side, i
     }
     if (!found) return RL_OK;
     if (readable)
-        snprintf(err, errlen, "%s holds the replay of step %llu, not of the checkpoint's step %llu; "
-                              "resuming from this pair would not be exact", replay_path,
-                 (unsigned long long)seen, (unsigned long long)step);
+        snprintf(err, errlen,
+                 "%s holds the replay of step %llu, not of the checkpoint's step %llu; "
+                 "resuming from this pair would not be exact",
+                 replay_path, (unsigned long long)seen, (unsigned long long)step);
     else
         snprintf(err, errlen, "%s; without the replay of the checkpoint's step %llu the resume would not be exact",
                  unread, (unsigned long long)step);
@@ -172,8 +172,7 @@ int rl__is_replay_tensor(const char *name)
 
 /* Restores from one checkpoint read into ck (freed here); see
    rl__ckpt_restore. */
-static int restore_ckpt(rl__ckpt *ckp, rl__restore *r, const rl__config *c, void *algo,
-                        char *err, size_t errlen)
+static int restore_ckpt(rl__ckpt *ckp, rl__restore *r, const rl__config *c, void *algo, char *err, size_t errlen)
 {
     rl__ckpt ck = *ckp, side;
     const char *path = ck.path;
@@ -182,8 +181,8 @@ static int restore_ckpt(rl__ckpt *ckp, rl__restore *r, const rl__config *c, void
     const rl_plugin_desc *ed = c->env->desc, *ad = c->algo->desc;
     uint64_t step = 0, episodes = 0;
     if (!env || !alg || strcmp(env, ed->name) || strcmp(alg, ad->name)) {
-        snprintf(err, errlen, "%s was written for env '%s' and algo '%s', but the config uses '%s' and '%s'",
-                 path, env ? env : "?", alg ? alg : "?", ed->name, ad->name);
+        snprintf(err, errlen, "%s was written for env '%s' and algo '%s', but the config uses '%s' and '%s'", path,
+                 env ? env : "?", alg ? alg : "?", ed->name, ad->name);
         rc = RL_ECORRUPT;
     } else if (!same_major(rl__ckpt_meta_get(&ck, "rlhost.algo_version"), ad->version) ||
                !same_major(rl__ckpt_meta_get(&ck, "rlhost.env_version"), ed->version)) {
@@ -198,16 +197,19 @@ static int restore_ckpt(rl__ckpt *ckp, rl__restore *r, const rl__config *c, void
     uint64_t reps = 1;
     if (rc == RL_OK && r->replicas && (meta_count(&ck, "rlhost.replicas", &reps) || !reps)) reps = 0;
     if (rc == RL_OK && r->replicas && rl__ckpt_meta_get(&ck, "rlhost.replicas") && reps != r->replicas) {
-        snprintf(err, errlen, "%s was written by %llu replica%s, this run has %u: resume with "
-                              "--set run.replicas=%llu",
+        snprintf(err, errlen,
+                 "%s was written by %llu replica%s, this run has %u: resume with "
+                 "--set run.replicas=%llu",
                  path, (unsigned long long)reps, reps == 1 ? "" : "s", r->replicas, (unsigned long long)reps);
         rc = RL_ECONFIG;
     }
     char diff[RL_ERR_MAX];
     if (rc == RL_OK && config_diff(&ck, c, r->allowed, r->n_allowed, diff, sizeof diff)) {
         if (r->strict_config) {
-            snprintf(err, errlen, "%s was written with another config (%s); resume with the run's own "
-                                  "config, or name a change with --set", path, diff);
+            snprintf(err, errlen,
+                     "%s was written with another config (%s); resume with the run's own "
+                     "config, or name a change with --set",
+                     path, diff);
             rc = RL_ECORRUPT;
         } else {
             rl__log(RL_LOG_WARN, NULL, "%s was written with another config: %s", path, diff);
@@ -215,16 +217,15 @@ static int restore_ckpt(rl__ckpt *ckp, rl__restore *r, const rl__config *c, void
     }
     ck.side = NULL;
     int have_side = 0;
-    if (rc == RL_OK && r->replay_path)
-        rc = pick_replay(r->replay_path, step, &side, &have_side, err, errlen);
+    if (rc == RL_OK && r->replay_path) rc = pick_replay(r->replay_path, step, &side, &have_side, err, errlen);
     if (have_side) ck.side = &side;
     ck.to_side = rl__is_replay_tensor;
     const rl_algo_vtable *avt = ad->vtable;
     const rl_algo_state_ext *ext = avt->get_extension ? avt->get_extension(algo, RL_EXT_ALGO_STATE) : NULL;
     if (ext && (ext->struct_size < sizeof *ext || !ext->load)) ext = NULL;
     if (rc == RL_OK && !ext && ck.n) {
-        snprintf(err, errlen, "%s holds %zu tensors, but algo '%s' cannot load them (no %s capability)",
-                 path, ck.n, ad->name, RL_EXT_ALGO_STATE);
+        snprintf(err, errlen, "%s holds %zu tensors, but algo '%s' cannot load them (no %s capability)", path, ck.n,
+                 ad->name, RL_EXT_ALGO_STATE);
         rc = RL_ENOTSUP;
     }
     rl_state_io io;
@@ -260,16 +261,15 @@ static int restore_ckpt(rl__ckpt *ckp, rl__restore *r, const rl__config *c, void
     return rc;
 }
 
-static int restore_file(const char *path, rl__restore *r, const rl__config *c, void *algo,
-                        char *err, size_t errlen)
+static int restore_file(const char *path, rl__restore *r, const rl__config *c, void *algo, char *err, size_t errlen)
 {
     rl__ckpt ck;
     int rc = rl__ckpt_read_file(&ck, path, r->prev_path != NULL, err, errlen);
     return rc == RL_OK ? restore_ckpt(&ck, r, c, algo, err, errlen) : rc;
 }
 
-int rl__ckpt_restore_mem(const void *buf, size_t len, rl__restore *r, const rl__config *c,
-                         void *algo, char *err, size_t errlen)
+int rl__ckpt_restore_mem(const void *buf, size_t len, rl__restore *r, const rl__config *c, void *algo, char *err,
+                         size_t errlen)
 {
     rl__ckpt ck;
     int rc = rl__ckpt_read_mem(&ck, r->path, buf, len, err, errlen);
@@ -288,7 +288,7 @@ int rl__ckpt_restore(rl__restore *r, const rl__config *c, void *algo, char *err,
         return rc;
     }
     r->used = r->prev_path;
-    rl__log(RL_LOG_WARN, NULL, "%s; using the previous checkpoint %s (step %llu) instead", why,
-            r->prev_path, (unsigned long long)r->step);
+    rl__log(RL_LOG_WARN, NULL, "%s; using the previous checkpoint %s (step %llu) instead", why, r->prev_path,
+            (unsigned long long)r->step);
     return RL_OK;
 }

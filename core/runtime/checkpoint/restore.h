@@ -33,8 +33,7 @@ typedef struct rl__restore {
        refused (0: not checked; eval and play use replica 0's state) */
     uint32_t replicas;
     /* loads the algorithm's state (all replicas); NULL: ext->load(algo) */
-    int (*algo_load)(void *ctx, const rl_algo_state_ext *ext, const rl_state_io *io, char *err,
-                     size_t errlen);
+    int (*algo_load)(void *ctx, const rl_algo_state_ext *ext, const rl_state_io *io, char *err, size_t errlen);
     void *algo_ctx;
     /* optional: a successful restore moves the checkpoint it read (tensors
        and metadata, as validated) here; the caller frees it */
@@ -47,11 +46,10 @@ typedef struct rl__restore {
     const char *used;   /* path or prev_path */
     int missing_replay; /* the algo asked for replay tensors none supplied */
 } rl__restore;
-int rl__ckpt_restore(rl__restore *r, const struct rl__config *c, void *algo, char *err,
-                     size_t errlen);
+int rl__ckpt_restore(rl__restore *r, const struct rl__config *c, void *algo, char *err, size_t errlen);
 /* The same from a checkpoint in memory (r->path names it; no fallback). */
-int rl__ckpt_restore_mem(const void *buf, size_t len, rl__restore *r, const struct rl__config *c,
-                         void *algo, char *err, size_t errlen);
+int rl__ckpt_restore_mem(const void *buf, size_t len, rl__restore *r, const struct rl__config *c, void *algo, char *err,
+                         size_t errlen);
 
 /* 1 for a tensor of the replay ("replay/..." or a replica's
    "replica<r>/replay/..."): what a run keeps in its replay file, apart

@@ -27,7 +27,8 @@ _Static_assert(RL__CONFIG_MAX_TEXT <= RL__CKPT_MAX_VALUE, "a checkpoint holds an
 static const struct {
     rl_dtype d;
     const char *name;
-} dtypes[] = { /* sizes: rl_dtype_size (<rlhost/plugin.h>) */
+} dtypes[] = {
+    /* sizes: rl_dtype_size (<rlhost/plugin.h>) */
     {RL_DTYPE_F32, "F32"}, {RL_DTYPE_U8, "U8"}, {RL_DTYPE_I32, "I32"}, {RL_DTYPE_U64, "U64"}, {RL_DTYPE_F64, "F64"},
 };
 
@@ -57,8 +58,7 @@ int rl__ckpt_shape_bytes(rl_dtype d, uint32_t ndim, const uint64_t *shape, size_
     return RL_OK;
 }
 
-int rl__ckpt_put(rl__ckpt *c, const char *name, rl_dtype dtype, uint32_t ndim,
-                 const uint64_t *shape, const void *data)
+int rl__ckpt_put(rl__ckpt *c, const char *name, rl_dtype dtype, uint32_t ndim, const uint64_t *shape, const void *data)
 {
     size_t bytes;
     if (rl__ckpt_shape_bytes(dtype, ndim, shape, &bytes) != RL_OK || strlen(name) >= sizeof c->tensors->name ||
@@ -112,9 +112,9 @@ int rl__ckpt_meta(rl__ckpt *c, const char *key, const char *value)
     }
     if (kl > RL__CKPT_MAX_KEY || vl > RL__CKPT_MAX_VALUE || c->n_meta >= RL__CKPT_MAX_META) {
         snprintf(c->err, sizeof c->err, "cannot store metadata '%.64s': %s", key,
-                 kl > RL__CKPT_MAX_KEY   ? "the key is longer than 255 bytes"
-                 : vl > RL__CKPT_MAX_VALUE ? "the value is longer than 1 MiB"
-                                           : "a checkpoint holds at most 4096 metadata entries");
+                 kl > RL__CKPT_MAX_KEY         ? "the key is longer than 255 bytes"
+                     : vl > RL__CKPT_MAX_VALUE ? "the value is longer than 1 MiB"
+                                               : "a checkpoint holds at most 4096 metadata entries");
         return RL_EINVAL;
     }
     if (c->n_meta == c->meta_cap) {
@@ -164,8 +164,8 @@ int rl__ckpt_serialize(const rl__ckpt *c, const char *path, unsigned char **out,
         return RL_ENOMEM;
     }
     if (h.len > MAX_HEADER) {
-        snprintf(err, errlen, "cannot write %s: its header would be %zu bytes, more than a checkpoint may hold",
-                 path, h.len);
+        snprintf(err, errlen, "cannot write %s: its header would be %zu bytes, more than a checkpoint may hold", path,
+                 h.len);
         rl__sbuf_free(&h);
         return RL_EINVAL;
     }
@@ -186,8 +186,7 @@ int rl__ckpt_serialize(const rl__ckpt *c, const char *path, unsigned char **out,
     return RL_OK;
 }
 
-int rl__ckpt_write(const rl__ckpt *c, rl__dir d, const char *path, const char *prev_path, char *err,
-                   size_t errlen)
+int rl__ckpt_write(const rl__ckpt *c, rl__dir d, const char *path, const char *prev_path, char *err, size_t errlen)
 {
     unsigned char *buf;
     size_t total;

@@ -18,10 +18,10 @@
 /* What a checkpoint may hold.  The reader refuses more, and the writer
    enforces the same limits, so every checkpoint rlhost writes reads back. */
 #define RL__CKPT_MAX_TENSORS 65536
-#define RL__CKPT_MAX_META 4096                  /* metadata entries */
-#define RL__CKPT_MAX_KEY 255                    /* bytes of a metadata key */
-#define RL__CKPT_MAX_VALUE ((1u << 20) - 1)     /* bytes of a metadata value (the config) */
-#define RL__CKPT_MAX_HEADER (64u << 20)         /* bytes of the JSON header */
+#define RL__CKPT_MAX_META 4096              /* metadata entries */
+#define RL__CKPT_MAX_KEY 255                /* bytes of a metadata key */
+#define RL__CKPT_MAX_VALUE ((1u << 20) - 1) /* bytes of a metadata value (the config) */
+#define RL__CKPT_MAX_HEADER (64u << 20)     /* bytes of the JSON header */
 
 typedef struct rl__ckpt_tensor {
     char name[96];
@@ -39,7 +39,7 @@ typedef struct rl__ckpt {
     char **meta_key, **meta_val; /* n_meta of each, growable */
     size_t n_meta, meta_cap;
     char err[RL_ERR_MAX];
-    const char *path; /* for messages */
+    const char *path;          /* for messages */
     char shown[RL__BRIEF_MAX]; /* path, when it had to be shortened */
     /* rl_state_io routing (state_io.c), optional: side takes the tensors
        to_side names (put) and is searched second (get) */
@@ -49,8 +49,7 @@ typedef struct rl__ckpt {
 } rl__ckpt;
 
 /* Building and writing. */
-int rl__ckpt_put(rl__ckpt *c, const char *name, rl_dtype dtype, uint32_t ndim,
-                 const uint64_t *shape, const void *data);
+int rl__ckpt_put(rl__ckpt *c, const char *name, rl_dtype dtype, uint32_t ndim, const uint64_t *shape, const void *data);
 int rl__ckpt_meta(rl__ckpt *c, const char *key, const char *value);
 /* The file's bytes (*out malloc'd, *out_len long); path names it in
    messages.  What the reader would refuse is refused here. */
@@ -58,8 +57,7 @@ int rl__ckpt_serialize(const rl__ckpt *c, const char *path, unsigned char **out,
                        size_t errlen);
 /* Writes name in d atomically; an existing file becomes prev_name first
    (prev_name may be NULL). */
-int rl__ckpt_write(const rl__ckpt *c, rl__dir d, const char *name, const char *prev_name, char *err,
-                   size_t errlen);
+int rl__ckpt_write(const rl__ckpt *c, rl__dir d, const char *name, const char *prev_name, char *err, size_t errlen);
 
 /* What the writer and the reader share: the dtype of a format name (0 for
    none), and the bytes of a tensor (RL_EINVAL past 4 dimensions or SIZE_MAX). */
@@ -78,8 +76,7 @@ int rl__ckpt_read(rl__ckpt *c, const char *path, char *err, size_t errlen);
    but a regular file is refused without blocking. */
 int rl__ckpt_read_file(rl__ckpt *c, const char *path, int in_run_dir, char *err, size_t errlen);
 /* The same from len bytes in memory (name stands for the file in messages). */
-int rl__ckpt_read_mem(rl__ckpt *c, const char *name, const void *buf, size_t len, char *err,
-                      size_t errlen);
+int rl__ckpt_read_mem(rl__ckpt *c, const char *name, const void *buf, size_t len, char *err, size_t errlen);
 const rl__ckpt_tensor *rl__ckpt_find(const rl__ckpt *c, const char *name);
 const char *rl__ckpt_meta_get(const rl__ckpt *c, const char *key);
 

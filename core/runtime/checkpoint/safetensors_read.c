@@ -36,8 +36,7 @@ static int expect(jp *p, char ch)
 {
     ws(p);
     if (p->s >= p->end || *p->s != ch) {
-        snprintf(p->err, sizeof p->err, "expected '%c' at header byte %ld", ch,
-                 (long)(p->s - p->start));
+        snprintf(p->err, sizeof p->err, "expected '%c' at header byte %ld", ch, (long)(p->s - p->start));
         return -1;
     }
     p->s++;
@@ -55,8 +54,10 @@ static int string(jp *p, char *out, size_t cap)
         if (!raw) {
             if (p->s >= p->end) break;
             char e = *p->s++;
-            if (e == 'n') ch = '\n';
-            else if (e == 't') ch = '\t';
+            if (e == 'n')
+                ch = '\n';
+            else if (e == 't')
+                ch = '\t';
             else if (e == 'u' && p->end - p->s >= 4) {
                 unsigned v;
                 char hex[5] = {p->s[0], p->s[1], p->s[2], p->s[3], 0};
@@ -75,13 +76,12 @@ static int string(jp *p, char *out, size_t cap)
                 ch = e;
         }
         if (n + 1 >= cap) {
-            snprintf(p->err, sizeof p->err, "header string at byte %ld longer than %zu bytes",
-                     (long)(p->s - p->start), cap - 1);
+            snprintf(p->err, sizeof p->err, "header string at byte %ld longer than %zu bytes", (long)(p->s - p->start),
+                     cap - 1);
             return -1;
         }
         if (ch == 0) {
-            snprintf(p->err, sizeof p->err, "NUL character in a header string at byte %ld",
-                     (long)(p->s - p->start));
+            snprintf(p->err, sizeof p->err, "NUL character in a header string at byte %ld", (long)(p->s - p->start));
             return -1;
         }
         if (raw && (unsigned char)ch < 0x20) { /* JSON escapes control characters */
@@ -195,9 +195,7 @@ static int parse_tensor(jp *p, rl__ckpt_tensor *t)
             if (expect(p, ']')) return -1;
             have_shape = 1;
         } else if (!strcmp(key, "data_offsets")) {
-            if (expect(p, '[') || number(p, &begin) || expect(p, ',') || number(p, &end) ||
-                expect(p, ']'))
-                return -1;
+            if (expect(p, '[') || number(p, &begin) || expect(p, ',') || number(p, &end) || expect(p, ']')) return -1;
             have_off = 1;
         } else {
             snprintf(p->err, sizeof p->err, "tensor '%s' has unknown field '%s'", t->name, key);
@@ -215,10 +213,8 @@ static int parse_tensor(jp *p, rl__ckpt_tensor *t)
         return -1;
     }
     size_t bytes;
-    if (end < begin || rl__ckpt_shape_bytes(t->dtype, t->ndim, t->shape, &bytes) != RL_OK ||
-        end - begin != bytes) {
-        snprintf(p->err, sizeof p->err,
-                 "tensor '%s': data_offsets [%llu, %llu] do not hold its %s shape", t->name,
+    if (end < begin || rl__ckpt_shape_bytes(t->dtype, t->ndim, t->shape, &bytes) != RL_OK || end - begin != bytes) {
+        snprintf(p->err, sizeof p->err, "tensor '%s': data_offsets [%llu, %llu] do not hold its %s shape", t->name,
                  (unsigned long long)begin, (unsigned long long)end, rl__dtype_name(t->dtype));
         return -1;
     }
@@ -250,8 +246,8 @@ static int check_tiling(const rl__ckpt *c, char *err, size_t errlen)
     for (size_t i = 0; i < c->n && !bad; i++) {
         const rl__ckpt_tensor *t = order[i];
         if (t->offset != at) {
-            snprintf(err, errlen, "tensor '%s' starts at data byte %zu, where %zu was expected (%s)",
-                     t->name, t->offset, at, t->offset < at ? "ranges overlap" : "a gap");
+            snprintf(err, errlen, "tensor '%s' starts at data byte %zu, where %zu was expected (%s)", t->name,
+                     t->offset, at, t->offset < at ? "ranges overlap" : "a gap");
             bad = -1;
         }
         at = t->offset + t->bytes;
@@ -309,8 +305,8 @@ int rl__ckpt_read_file(rl__ckpt *c, const char *file, int in_run_dir, char *err,
     for (int k = 7; k >= 0; k--) hl = (hl << 8) | len8[k];
     if (hl < 2 || hl > MAX_HEADER || hl > (uint64_t)st.st_size - 8) {
         fclose(f);
-        snprintf(err, errlen, "%s: header length %llu does not fit the file (%lld bytes)", path,
-                 (unsigned long long)hl, (long long)st.st_size);
+        snprintf(err, errlen, "%s: header length %llu does not fit the file (%lld bytes)", path, (unsigned long long)hl,
+                 (long long)st.st_size);
         return RL_ECORRUPT;
     }
     size_t data_len = (size_t)st.st_size - 8 - (size_t)hl;
@@ -321,8 +317,8 @@ int rl__ckpt_read_file(rl__ckpt *c, const char *file, int in_run_dir, char *err,
         fclose(f);
         free(header);
         rl__ckpt_free(c);
-        snprintf(err, errlen, "%s: cannot read %llu bytes of header and %zu of data", path,
-                 (unsigned long long)hl, data_len);
+        snprintf(err, errlen, "%s: cannot read %llu bytes of header and %zu of data", path, (unsigned long long)hl,
+                 data_len);
         return RL_EIO;
     }
     fclose(f);
@@ -330,8 +326,7 @@ int rl__ckpt_read_file(rl__ckpt *c, const char *file, int in_run_dir, char *err,
     return parse_header(c, header, (size_t)hl, err, errlen);
 }
 
-int rl__ckpt_read_mem(rl__ckpt *c, const char *name, const void *buf, size_t len, char *err,
-                      size_t errlen)
+int rl__ckpt_read_mem(rl__ckpt *c, const char *name, const void *buf, size_t len, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
     c->path = rl__brief(name, c->shown);
@@ -339,8 +334,8 @@ int rl__ckpt_read_mem(rl__ckpt *c, const char *name, const void *buf, size_t len
     uint64_t hl = 0;
     for (int k = 7; len >= 8 && k >= 0; k--) hl = (hl << 8) | b[k];
     if (len < 8 || hl < 2 || hl > MAX_HEADER || hl > (uint64_t)len - 8) {
-        snprintf(err, errlen, "%s: header length %llu does not fit the file (%zu bytes)", name,
-                 (unsigned long long)hl, len);
+        snprintf(err, errlen, "%s: header length %llu does not fit the file (%zu bytes)", name, (unsigned long long)hl,
+                 len);
         return RL_ECORRUPT;
     }
     size_t data_len = len - 8 - (size_t)hl;
@@ -373,7 +368,8 @@ static int parse_header(rl__ckpt *c, char *header, size_t hl, char *err, size_t 
     }
     jp p = {header, header, header + hl, ""};
     int bad = expect(&p, '{'), seen_meta = 0;
-    if (!bad && peek(&p, '}')) p.s++;
+    if (!bad && peek(&p, '}'))
+        p.s++;
     else if (!bad)
         for (;;) {
             char name[sizeof c->tensors->name];
@@ -406,8 +402,8 @@ static int parse_header(rl__ckpt *c, char *header, size_t hl, char *err, size_t 
                 snprintf(t->name, sizeof t->name, "%s", name);
                 if ((bad = parse_tensor(&p, t))) break;
                 if (t->offset + t->bytes > data_len) {
-                    snprintf(p.err, sizeof p.err, "tensor '%s' ends at byte %zu of %zu bytes of data",
-                             name, t->offset + t->bytes, data_len);
+                    snprintf(p.err, sizeof p.err, "tensor '%s' ends at byte %zu of %zu bytes of data", name,
+                             t->offset + t->bytes, data_len);
                     bad = -1;
                     break;
                 }

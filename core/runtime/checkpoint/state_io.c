@@ -10,8 +10,7 @@
 
 #include "checkpoint/safetensors.h"
 
-static int io_put(void *ctx, const char *name, rl_dtype dtype, uint32_t ndim, const uint64_t *shape,
-                  const void *data)
+static int io_put(void *ctx, const char *name, rl_dtype dtype, uint32_t ndim, const uint64_t *shape, const void *data)
 {
     rl__ckpt *c = ctx;
     if (c->side && c->to_side(name)) {
@@ -30,8 +29,7 @@ static void shape_text(char *buf, size_t n, uint32_t ndim, const uint64_t *shape
     if (at < n) snprintf(buf + at, n - at, "]");
 }
 
-static int io_get(void *ctx, const char *name, rl_dtype dtype, uint32_t ndim, const uint64_t *shape,
-                  void *data)
+static int io_get(void *ctx, const char *name, rl_dtype dtype, uint32_t ndim, const uint64_t *shape, void *data)
 {
     rl__ckpt *c = ctx;
     const rl__ckpt_tensor *t = rl__ckpt_find(c, name);
@@ -48,8 +46,8 @@ static int io_get(void *ctx, const char *name, rl_dtype dtype, uint32_t ndim, co
         char have[96], want[96];
         shape_text(have, sizeof have, t->ndim, t->shape);
         shape_text(want, sizeof want, ndim, shape);
-        snprintf(c->err, sizeof c->err,
-                 "tensor '%s' is %s %s in the checkpoint, but the config builds %s %s", name, rl__dtype_name(t->dtype), have, rl__dtype_name(dtype), want);
+        snprintf(c->err, sizeof c->err, "tensor '%s' is %s %s in the checkpoint, but the config builds %s %s", name,
+                 rl__dtype_name(t->dtype), have, rl__dtype_name(dtype), want);
         return RL_ECORRUPT;
     }
     /* Typed float tensors (weights, optimizer moments, scalars) must be
@@ -66,8 +64,7 @@ static int io_get(void *ctx, const char *name, rl_dtype dtype, uint32_t ndim, co
             memcpy(&v, src + 8 * i, 8);
         }
         if (!isfinite(v)) {
-            snprintf(c->err, sizeof c->err, "tensor '%s' holds %g at element %zu, not a finite number",
-                     name, v, i);
+            snprintf(c->err, sizeof c->err, "tensor '%s' holds %g at element %zu, not a finite number", name, v, i);
             return RL_ECORRUPT;
         }
     }

@@ -39,8 +39,8 @@ struct rlh_policy {
     const rl_algo_vtable *avt;
     uint32_t n;
     uint64_t step;
-    uint8_t *no_start; /* n zeros: episode_start when the caller has none */
-    rl__ckpt ckpt;     /* what was loaded, as validated */
+    uint8_t *no_start;         /* n zeros: episode_start when the caller has none */
+    rl__ckpt ckpt;             /* what was loaded, as validated */
     unsigned char *ckpt_bytes; /* ckpt as a file, made on first request */
     size_t ckpt_len;
 };
@@ -52,11 +52,9 @@ void rl__embed_errors(char *err, size_t errlen, const rl__sbuf *errors);
 /* An rlh_vec of the config's env, or of a config's text (vec.c; policy.c
    opens one too); eval: with its training options at their defaults, as
    an evaluation opens it (rl__env_eval_opts). */
-rlh_vec *rl__embed_vec_from_config(rl__config *c, uint32_t num_envs, uint64_t seed, int eval, char *err,
-                                   size_t errlen);
+rlh_vec *rl__embed_vec_from_config(rl__config *c, uint32_t num_envs, uint64_t seed, int eval, char *err, size_t errlen);
 rlh_vec *rl__embed_vec_from_text(rlh_host *h, const char *origin, const rl__sbuf *text, const rl__override *ov,
-                                 size_t n_ov, uint32_t num_envs, uint64_t seed, int eval, char *err,
-                                 size_t errlen);
+                                 size_t n_ov, uint32_t num_envs, uint64_t seed, int eval, char *err, size_t errlen);
 /* The caller's "key=value" overrides, copied into ov (train.c; policy.c
    takes them too); 0, or -1 with the sentence in err. */
 int rl__embed_parse_overrides(const char *const *in, size_t n, rl__override *ov, const char **keys, char **copies,

@@ -46,13 +46,25 @@ void rl__embed_errors(char *err, size_t errlen, const rl__sbuf *errors)
     err[w] = 0;
 }
 
-const char *rlh_version(void) { return RLHOST_VERSION; }
+const char *rlh_version(void)
+{
+    return RLHOST_VERSION;
+}
 
-int rlh_api_version(void) { return RLH_API_VERSION; }
+int rlh_api_version(void)
+{
+    return RLH_API_VERSION;
+}
 
-void rlh_set_log_level(int max_level) { rl__log_set_level((rl_log_level)max_level); }
+void rlh_set_log_level(int max_level)
+{
+    rl__log_set_level((rl_log_level)max_level);
+}
 
-void rlh_set_log_handler(rlh_log_fn fn, void *ctx) { rl__log_set_sink(fn, ctx); }
+void rlh_set_log_handler(rlh_log_fn fn, void *ctx)
+{
+    rl__log_set_sink(fn, ctx);
+}
 
 rlh_host *rlh_open(const char *plugin_path, char *err, size_t errlen)
 {
@@ -67,8 +79,7 @@ rlh_host *rlh_open(const char *plugin_path, char *err, size_t errlen)
     const char *dirs[64];
     size_t n = 0;
     char *save = NULL;
-    for (char *d = copy ? strtok_r(copy, ":", &save) : NULL; d && n < 64; d = strtok_r(NULL, ":", &save))
-        dirs[n++] = d;
+    for (char *d = copy ? strtok_r(copy, ":", &save) : NULL; d && n < 64; d = strtok_r(NULL, ":", &save)) dirs[n++] = d;
     rl__registry_discover(&h->reg, dirs, n);
     free(copy);
     for (size_t i = 0; i < h->reg.n_refusals; i++) rl__log(RL_LOG_WARN, NULL, "%s", h->reg.refusals[i]);

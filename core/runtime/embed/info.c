@@ -12,8 +12,10 @@ static void option_json(rl__sbuf *b, const rl_option_def *o)
     rl__sbuf_puts(b, "{");
     rl__json_str(b, "name", o->name);
     rl__json_str(b, "type", o->type >= RL_OPT_BOOL && o->type <= RL_OPT_STRING_LIST ? types[o->type] : "?");
-    if (o->default_text) rl__json_str(b, "default", o->default_text);
-    else rl__json_raw(b, "default", "null");
+    if (o->default_text)
+        rl__json_str(b, "default", o->default_text);
+    else
+        rl__json_raw(b, "default", "null");
     if (o->min <= o->max) {
         rl__json_num(b, "min", o->min);
         rl__json_num(b, "max", o->max);

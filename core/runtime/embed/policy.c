@@ -36,12 +36,12 @@ static int load_policy_config(rlh_host *h, const char *path, rl__override *ov, s
     return rc;
 }
 
-rlh_policy *rlh_policy_open(rlh_host *h, const char *path, uint32_t num_envs,
-                            const char *const *overrides, size_t n_overrides, char *err, size_t errlen)
+rlh_policy *rlh_policy_open(rlh_host *h, const char *path, uint32_t num_envs, const char *const *overrides,
+                            size_t n_overrides, char *err, size_t errlen)
 {
     if (!h || !path || num_envs == 0 || n_overrides > 64) {
         rl__embed_err(err, errlen, "rlh_policy_open needs a host, a path, num_envs >= 1 and at most 64 overrides%s%s",
-                "", "");
+                      "", "");
         return NULL;
     }
     rlh_policy *p = calloc(1, sizeof *p);
@@ -52,9 +52,7 @@ rlh_policy *rlh_policy_open(rlh_host *h, const char *path, uint32_t num_envs,
     if (!ok) rl__embed_err(err, errlen, "out of memory%s%s", "", "");
     if (ok && rl__embed_parse_overrides(overrides, n_overrides, ov, keys, copies, err, errlen) != 0) ok = -1;
     rl__run_paths rp;
-    if (ok == 1 && load_policy_config(h, path, ov, n_overrides, &p->cfg, &rp, err,
-                                      errlen) != RL_OK)
-        ok = -1;
+    if (ok == 1 && load_policy_config(h, path, ov, n_overrides, &p->cfg, &rp, err, errlen) != RL_OK) ok = -1;
     rlh_policy *out = NULL;
     if (ok == 1) p->h = h;
     if (ok == 1) {
@@ -65,8 +63,11 @@ rlh_policy *rlh_policy_open(rlh_host *h, const char *path, uint32_t num_envs,
                               (uint64_t)c->run.vals[RL__RUN_SEED].i, 1, repeat, e, sizeof e) != RL_OK) {
             rl__embed_err(err, errlen, "%s%s", e, "");
         } else {
-            rl__restore r = {.path = rp.checkpoint, .prev_path = rp.prev[0] ? rp.prev : NULL, .allowed = keys,
-                             .n_allowed = n_overrides, .keep = &p->ckpt};
+            rl__restore r = {.path = rp.checkpoint,
+                             .prev_path = rp.prev[0] ? rp.prev : NULL,
+                             .allowed = keys,
+                             .n_allowed = n_overrides,
+                             .keep = &p->ckpt};
             p->algo = rl__policy_open(c, &p->probe.info, num_envs, &r, err, errlen);
             p->step = r.step;
             p->avt = c->algo->desc->vtable;
@@ -108,13 +109,25 @@ int rlh_policy_checkpoint(rlh_policy *p, const void **data, size_t *len, char *e
     return RL_OK;
 }
 
-const rl_env_info *rlh_policy_info(const rlh_policy *p) { return &p->probe.info; }
-const char *rlh_policy_env_name(const rlh_policy *p) { return p->cfg.env->desc->name; }
-const char *rlh_policy_algo_name(const rlh_policy *p) { return p->cfg.algo->desc->name; }
-uint64_t rlh_policy_step(const rlh_policy *p) { return p->step; }
+const rl_env_info *rlh_policy_info(const rlh_policy *p)
+{
+    return &p->probe.info;
+}
+const char *rlh_policy_env_name(const rlh_policy *p)
+{
+    return p->cfg.env->desc->name;
+}
+const char *rlh_policy_algo_name(const rlh_policy *p)
+{
+    return p->cfg.algo->desc->name;
+}
+uint64_t rlh_policy_step(const rlh_policy *p)
+{
+    return p->step;
+}
 
-int rlh_policy_act(rlh_policy *p, const void *obs, const uint8_t *episode_start, void *actions,
-                   uint32_t count, char *err, size_t errlen)
+int rlh_policy_act(rlh_policy *p, const void *obs, const uint8_t *episode_start, void *actions, uint32_t count,
+                   char *err, size_t errlen)
 {
     if (count > p->n) {
         if (err && errlen) snprintf(err, errlen, "act for %u rows; the policy was opened for %u", count, p->n);
@@ -134,8 +147,7 @@ int rlh_policy_act(rlh_policy *p, const void *obs, const uint8_t *episode_start,
     /* a box: what the env would take, inside the box (as the host clips for it) */
     if (rc == RL_OK && p->probe.space.kind == RL_SPACE_BOX)
         rc = rl__space_clip(&p->probe.space, actions, actions, count, 1, "algo", e, sizeof e);
-    if (rc != RL_OK)
-        rl__embed_err(err, errlen, "%s%s", e[0] ? e : rl_strerror(rc), "");
+    if (rc != RL_OK) rl__embed_err(err, errlen, "%s%s", e[0] ? e : rl_strerror(rc), "");
     return rc;
 }
 
@@ -152,4 +164,3 @@ rlh_vec *rlh_policy_vec(rlh_policy *p, uint32_t num_envs, uint64_t seed, char *e
     rl__sbuf_free(&text);
     return v;
 }
-

@@ -89,8 +89,7 @@ int rlh_run(rlh_host *h, const char *config_path, const rlh_run_options *opts, c
             sigaction(SIGINT, NULL, &old_int);
             sigaction(SIGTERM, NULL, &old_term);
             rl_log_level level = rl__log_get_level();
-            rl__run_opts o = {.resume_dir = resume_dir, .set_keys = keys, .n_set_keys = n_ov,
-                              .force = opts->force};
+            rl__run_opts o = {.resume_dir = resume_dir, .set_keys = keys, .n_set_keys = n_ov, .force = opts->force};
             char first_error[RL_ERR_MAX] = "";
             rl__log_capture(first_error, sizeof first_error);
             rc = rl__run(&c, &o, NULL);

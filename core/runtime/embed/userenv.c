@@ -91,13 +91,14 @@ static const rl_env_vtable ce_vtable = {sizeof ce_vtable, ce_create, ce_destroy,
 
 int rlh_env_register(rlh_host *h, const rlh_env_def *def, char *err, size_t errlen)
 {
-    if (!h || !def || def->struct_size < sizeof *def || !def->name || !def->create || !def->destroy ||
-        !def->reset || !def->step) {
-        RL_ERRF(err, errlen, "rlh_env_register needs a host and a definition with struct_size = "
+    if (!h || !def || def->struct_size < sizeof *def || !def->name || !def->create || !def->destroy || !def->reset ||
+        !def->step) {
+        RL_ERRF(err, errlen,
+                "rlh_env_register needs a host and a definition with struct_size = "
                 "sizeof(rlh_env_def), a name and all four functions");
         return RL_EINVAL;
     }
-    if (strlen(def->name) >= sizeof ((caller_env *)0)->name) {
+    if (strlen(def->name) >= sizeof((caller_env *)0)->name) {
         RL_ERRF(err, errlen, "env name '%.40s...' is longer than 63 characters", def->name);
         return RL_EINVAL;
     }
@@ -112,8 +113,9 @@ int rlh_env_register(rlh_host *h, const rlh_env_def *def, char *err, size_t errl
     ce->def = *def;
     ce->def.name = ce->name;
     ce->def.description = ce->description;
-    ce->desc = (rl_plugin_desc){sizeof ce->desc, RL_KIND_ENV, ce->name, RLHOST_VERSION, ce->description,
-                                NULL, 0, NULL, 0, &ce_vtable, RL_DESC_SERIAL, NULL};
+    ce->desc =
+        (rl_plugin_desc){sizeof ce->desc, RL_KIND_ENV,    ce->name, RLHOST_VERSION, ce->description, NULL, 0, NULL, 0,
+                         &ce_vtable,      RL_DESC_SERIAL, NULL};
     int rc = rl__registry_add_caller(&h->reg, &ce->desc, err, errlen);
     if (rc != RL_OK) {
         free(ce);

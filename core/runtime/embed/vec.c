@@ -12,14 +12,12 @@
 
 static void buffers_from(rlh_buffers *b, rl__vecenv *v)
 {
-    *b = (rlh_buffers){sizeof *b,       v->io.obs,       v->actions,   v->rewards,
-                       v->terminated,   v->truncated,    v->io.final_obs, v->io.scores,
-                       v->episode_start, v->done_return, v->done_length};
+    *b = (rlh_buffers){sizeof *b,       v->io.obs,    v->actions,       v->rewards,     v->terminated, v->truncated,
+                       v->io.final_obs, v->io.scores, v->episode_start, v->done_return, v->done_length};
 }
 
 /* A vec over c's env (c already resolved); takes c over, also on failure. */
-rlh_vec *rl__embed_vec_from_config(rl__config *c, uint32_t num_envs, uint64_t seed, int eval, char *err,
-                                   size_t errlen)
+rlh_vec *rl__embed_vec_from_config(rl__config *c, uint32_t num_envs, uint64_t seed, int eval, char *err, size_t errlen)
 {
     rlh_vec *h = calloc(1, sizeof *h);
     if (!h) {
@@ -32,8 +30,8 @@ rlh_vec *rl__embed_vec_from_config(rl__config *c, uint32_t num_envs, uint64_t se
     uint32_t repeat = (uint32_t)h->cfg.env_host_stages.vals[RL__ENVST_ACTION_REPEAT].i;
     char e[RL_ERR_MAX] = "";
     const rl_value *opts = eval ? rl__env_eval_opts(&h->cfg) : h->cfg.env_opts.vals;
-    if (rl__vecenv_create(&h->v, h->cfg.env->desc, opts, h->cfg.env_stages.vals, num_envs,
-                          seed, thr->is_auto ? 0 : (uint32_t)thr->i, repeat, e, sizeof e) != RL_OK) {
+    if (rl__vecenv_create(&h->v, h->cfg.env->desc, opts, h->cfg.env_stages.vals, num_envs, seed,
+                          thr->is_auto ? 0 : (uint32_t)thr->i, repeat, e, sizeof e) != RL_OK) {
         rl__embed_err(err, errlen, "%s%s", e, "");
         rl__config_destroy(&h->cfg);
         free(h);
@@ -48,8 +46,7 @@ rlh_vec *rl__embed_vec_from_config(rl__config *c, uint32_t num_envs, uint64_t se
 
 /* A vec over the env group of a config text (origin names it in messages). */
 rlh_vec *rl__embed_vec_from_text(rlh_host *h, const char *origin, const rl__sbuf *text, const rl__override *ov,
-                                 size_t n_ov, uint32_t num_envs, uint64_t seed, int eval, char *err,
-                                 size_t errlen)
+                                 size_t n_ov, uint32_t num_envs, uint64_t seed, int eval, char *err, size_t errlen)
 {
     if (text->oom) {
         rl__embed_err(err, errlen, "out of memory%s%s", "", "");
@@ -63,8 +60,8 @@ rlh_vec *rl__embed_vec_from_text(rlh_host *h, const char *origin, const rl__sbuf
     return rc == RL_OK ? rl__embed_vec_from_config(&c, num_envs, seed, eval, err, errlen) : NULL;
 }
 
-rlh_vec *rlh_vec_open(rlh_host *h, const char *name, uint32_t num_envs, uint64_t seed,
-                      const char *options, char *err, size_t errlen)
+rlh_vec *rlh_vec_open(rlh_host *h, const char *name, uint32_t num_envs, uint64_t seed, const char *options, char *err,
+                      size_t errlen)
 {
     if (!h || !name) {
         rl__embed_err(err, errlen, "rlh_vec_open needs a host and an env name%s%s", "", "");
@@ -97,10 +94,22 @@ void rlh_vec_close(rlh_vec *v)
     free(v);
 }
 
-const rl_env_info *rlh_vec_info(const rlh_vec *v) { return &v->v.info; }
-uint32_t rlh_vec_num_envs(const rlh_vec *v) { return v->v.n; }
-uint32_t rlh_vec_threads(const rlh_vec *v) { return rl__pool_threads(v->v.pool); }
-const rlh_buffers *rlh_vec_buffers(const rlh_vec *v) { return &v->b; }
+const rl_env_info *rlh_vec_info(const rlh_vec *v)
+{
+    return &v->v.info;
+}
+uint32_t rlh_vec_num_envs(const rlh_vec *v)
+{
+    return v->v.n;
+}
+uint32_t rlh_vec_threads(const rlh_vec *v)
+{
+    return rl__pool_threads(v->v.pool);
+}
+const rlh_buffers *rlh_vec_buffers(const rlh_vec *v)
+{
+    return &v->b;
+}
 
 int rlh_vec_set_buffers(rlh_vec *v, const rlh_buffers *b, char *err, size_t errlen)
 {
@@ -109,8 +118,7 @@ int rlh_vec_set_buffers(rlh_vec *v, const rlh_buffers *b, char *err, size_t errl
         return RL_EINVAL;
     }
     if (!RL_HAS_FIELD(b, rlh_buffers, obs)) {
-        RL_ERRF(err, errlen, "rlh_buffers.struct_size is %u: set it to sizeof(rlh_buffers)",
-                (unsigned)b->struct_size);
+        RL_ERRF(err, errlen, "rlh_buffers.struct_size is %u: set it to sizeof(rlh_buffers)", (unsigned)b->struct_size);
         return RL_EINVAL;
     }
     rlh_buffers in = {0}; /* the members b's struct_size covers; the rest NULL */
@@ -135,8 +143,10 @@ int rlh_vec_set_buffers(rlh_vec *v, const rlh_buffers *b, char *err, size_t errl
 int rlh_vec_set_autoreset(rlh_vec *v, int mode, char *err, size_t errlen)
 {
     if (!v || (mode != RLH_AUTORESET_SAME_STEP && mode != RLH_AUTORESET_NEXT_STEP)) {
-        RL_ERRF(err, errlen, "rlh_vec_set_autoreset: mode %d is not RLH_AUTORESET_SAME_STEP (0) or "
-                "RLH_AUTORESET_NEXT_STEP (1)", mode);
+        RL_ERRF(err, errlen,
+                "rlh_vec_set_autoreset: mode %d is not RLH_AUTORESET_SAME_STEP (0) or "
+                "RLH_AUTORESET_NEXT_STEP (1)",
+                mode);
         return RL_EINVAL;
     }
     char e[RL_ERR_MAX] = "";
@@ -145,14 +155,19 @@ int rlh_vec_set_autoreset(rlh_vec *v, int mode, char *err, size_t errlen)
     return rc;
 }
 
-void rlh_vec_reset(rlh_vec *v) { rl__vecenv_reset(&v->v); }
+void rlh_vec_reset(rlh_vec *v)
+{
+    rl__vecenv_reset(&v->v);
+}
 
 int rlh_vec_reseed(rlh_vec *v, uint64_t seed, char *err, size_t errlen)
 {
     char e[RL_ERR_MAX] = "";
     int rc = rl__vecenv_reseed(&v->v, seed, e, sizeof e);
-    if (rc != RL_OK) rl__embed_err(err, errlen, "%s%s", e, "");
-    else rl__vecenv_reset(&v->v);
+    if (rc != RL_OK)
+        rl__embed_err(err, errlen, "%s%s", e, "");
+    else
+        rl__vecenv_reset(&v->v);
     return rc;
 }
 
@@ -197,8 +212,7 @@ int rlh_vec_render_text(rlh_vec *v, uint32_t row, char *buf, size_t cap, char *e
     return n;
 }
 
-int rlh_vec_render_rgb(rlh_vec *v, uint32_t row, uint8_t *rgb, size_t cap, uint32_t size[2], char *err,
-                       size_t errlen)
+int rlh_vec_render_rgb(rlh_vec *v, uint32_t row, uint8_t *rgb, size_t cap, uint32_t size[2], char *err, size_t errlen)
 {
     const rl_env_raster_ext *r = vec_extension(v, row, RL_EXT_ENV_RASTER, sizeof *r, err, errlen);
     if (!r) return RL_ENOTSUP;
@@ -208,8 +222,8 @@ int rlh_vec_render_rgb(rlh_vec *v, uint32_t row, uint8_t *rgb, size_t cap, uint3
     size[1] = w;
     if (!rgb) return RL_OK;
     if (cap / 3 / (w ? w : 1) < h) {
-        RL_ERRF(err, errlen, "a frame of %u x %u pixels needs %zu bytes, the buffer has %zu", h, w,
-                (size_t)h * w * 3, cap);
+        RL_ERRF(err, errlen, "a frame of %u x %u pixels needs %zu bytes, the buffer has %zu", h, w, (size_t)h * w * 3,
+                cap);
         return RL_EINVAL;
     }
     int rc = r->draw(v->v.env, row / v->v.agents, rgb);

@@ -29,11 +29,14 @@ uint32_t rl__auto_env_threads(uint32_t num_envs, char *reason, size_t len)
 
 static _Thread_local const rl_plugin_desc *g_creating;
 
-const rl_plugin_desc *rl__vecenv_creating(void) { return g_creating; }
+const rl_plugin_desc *rl__vecenv_creating(void)
+{
+    return g_creating;
+}
 
 /* vt->create of desc, with rl__vecenv_creating() saying which desc. */
-static int create_env(const rl_plugin_desc *desc, const rl_env_args *args, void **env, rl_env_info *info,
-                      char *err, size_t errlen)
+static int create_env(const rl_plugin_desc *desc, const rl_env_args *args, void **env, rl_env_info *info, char *err,
+                      size_t errlen)
 {
     g_creating = desc;
     int rc = ((const rl_env_vtable *)desc->vtable)->create(args, env, info, err, errlen);
@@ -74,10 +77,8 @@ static int obs_finite(const rl__vecenv *v, const char *what, char *err, size_t e
     return RL_ENONFINITE;
 }
 
-int rl__vecenv_create(rl__vecenv *v, const rl_plugin_desc *desc,
-                      const rl_value *options, const rl_value *stages,
-                      uint32_t num_envs, uint64_t seed, uint32_t threads,
-                      uint32_t repeat, char *err, size_t errlen)
+int rl__vecenv_create(rl__vecenv *v, const rl_plugin_desc *desc, const rl_value *options, const rl_value *stages,
+                      uint32_t num_envs, uint64_t seed, uint32_t threads, uint32_t repeat, char *err, size_t errlen)
 {
     memset(v, 0, sizeof *v);
     v->desc = desc;
@@ -86,8 +87,12 @@ int rl__vecenv_create(rl__vecenv *v, const rl_plugin_desc *desc,
     v->repeat = repeat ? repeat : 1;
     v->options = options;
     v->stages = stages;
-    rl_env_args args = {.struct_size = sizeof args, .num_envs = num_envs, .seed = seed, .options = options,
-                        .stages = stages, .host = rl__host_api()};
+    rl_env_args args = {.struct_size = sizeof args,
+                        .num_envs = num_envs,
+                        .seed = seed,
+                        .options = options,
+                        .stages = stages,
+                        .host = rl__host_api()};
     v->info.struct_size = sizeof v->info;
     v->info.obs_scale = 1.0f;
     char perr[RL_ERR_MAX] = "";
@@ -111,8 +116,8 @@ int rl__vecenv_create(rl__vecenv *v, const rl_plugin_desc *desc,
     v->boards = num_envs;
     v->agents = v->info.agents ? v->info.agents : 1;
     if ((uint64_t)num_envs * v->agents > (1u << 24)) {
-        snprintf(err, errlen, "env '%s': %u envs of %u agents are more than %u rows", desc->name,
-                 num_envs, v->agents, 1u << 24);
+        snprintf(err, errlen, "env '%s': %u envs of %u agents are more than %u rows", desc->name, num_envs, v->agents,
+                 1u << 24);
         rl__vecenv_destroy(v);
         return RL_EINVAL;
     }
@@ -155,13 +160,12 @@ int rl__vecenv_create(rl__vecenv *v, const rl_plugin_desc *desc,
     }
     v->pool = rl__pool_create(threads);
     int box = v->space.kind == RL_SPACE_BOX;
-    v->io = (rl_env_io){sizeof v->io, v->obs_buf[0], box ? NULL : v->actions, v->rewards, v->terminated,
-                        v->truncated, final_obs, scores, v->env_actions};
+    v->io = (rl_env_io){sizeof v->io, v->obs_buf[0], box ? NULL : v->actions, v->rewards, v->terminated, v->truncated,
+                        final_obs,    scores,        v->env_actions};
     if (!v->obs_buf[0] || !v->obs_buf[1] || !final_obs || !v->actions || (box && !v->env_actions) || !v->rewards ||
-        !v->rew_acc || !v->terminated || !v->truncated || !v->stopped || !v->episode_start ||
-        !v->ep_return || !v->ep_length || !v->done_return || !v->done_length || !v->frames || !scores || !v->pool) {
-        snprintf(err, errlen, "env '%s': out of memory for %u envs of %u agents", desc->name, num_envs,
-                 v->agents);
+        !v->rew_acc || !v->terminated || !v->truncated || !v->stopped || !v->episode_start || !v->ep_return ||
+        !v->ep_length || !v->done_return || !v->done_length || !v->frames || !scores || !v->pool) {
+        snprintf(err, errlen, "env '%s': out of memory for %u envs of %u agents", desc->name, num_envs, v->agents);
         rl__vecenv_destroy(v);
         return RL_ENOMEM;
     }
@@ -278,8 +282,8 @@ int rl__vecenv_step(rl__vecenv *v, char *err, size_t errlen)
         return rc;
     }
     int rc = v->space.kind == RL_SPACE_BOX
-                 ? rl__space_clip(&v->space, v->actions, v->env_actions, v->n, v->agents, "algo", err, errlen)
-                 : rl__space_check_actions(&v->space, v->actions, v->n, v->agents, "algo", err, errlen);
+        ? rl__space_clip(&v->space, v->actions, v->env_actions, v->n, v->agents, "algo", err, errlen)
+        : rl__space_check_actions(&v->space, v->actions, v->n, v->agents, "algo", err, errlen);
     if (rc != RL_OK) return rc;
     if (!v->fixed_obs) {
         v->prev_obs = v->obs_buf[v->cur];
@@ -302,8 +306,7 @@ int rl__vecenv_step(rl__vecenv *v, char *err, size_t errlen)
         if (done) {
             v->done_return[i] = v->ep_return[i];
             v->done_length[i] = v->ep_length[i];
-            record_episode(&v->stats, v->ep_return[i], v->ep_length[i],
-                           has_score ? v->io.scores[i] : v->ep_return[i]);
+            record_episode(&v->stats, v->ep_return[i], v->ep_length[i], has_score ? v->io.scores[i] : v->ep_return[i]);
             v->ep_return[i] = 0;
             v->ep_length[i] = 0;
             if (v->next_step) next_step_end(v, i);
@@ -336,8 +339,12 @@ int rl__vecenv_set_autoreset(rl__vecenv *v, int next_step, char *err, size_t err
 
 int rl__vecenv_reseed(rl__vecenv *v, uint64_t seed, char *err, size_t errlen)
 {
-    rl_env_args args = {.struct_size = sizeof args, .num_envs = v->boards, .seed = seed, .options = v->options,
-                        .stages = v->stages, .host = rl__host_api()};
+    rl_env_args args = {.struct_size = sizeof args,
+                        .num_envs = v->boards,
+                        .seed = seed,
+                        .options = v->options,
+                        .stages = v->stages,
+                        .host = rl__host_api()};
     rl_env_info info = {.struct_size = sizeof info, .obs_scale = 1.0f};
     char perr[RL_ERR_MAX] = "";
     void *fresh = NULL;
@@ -347,8 +354,8 @@ int rl__vecenv_reseed(rl__vecenv *v, uint64_t seed, char *err, size_t errlen)
         return rc < 0 ? rc : RL_EINVAL;
     }
     if (info.obs_dtype != v->info.obs_dtype || info.obs_size != v->info.obs_size || info.obs_ndim != v->info.obs_ndim ||
-        memcmp(info.obs_shape, v->info.obs_shape, sizeof info.obs_shape) ||
-        info.n_actions != v->info.n_actions || info.agents != v->info.agents) {
+        memcmp(info.obs_shape, v->info.obs_shape, sizeof info.obs_shape) || info.n_actions != v->info.n_actions ||
+        info.agents != v->info.agents) {
         v->vt->destroy(fresh);
         snprintf(err, errlen, "env '%s' changed its spaces when reseeded", v->desc->name);
         return RL_EINVAL;
@@ -363,9 +370,9 @@ int rl__vecenv_reseed(rl__vecenv *v, uint64_t seed, char *err, size_t errlen)
 double rl__ep_recent_mean(const rl__ep_stats *s, int what)
 {
     if (!s->recent_n) return 0.0 / 0.0;
-    const double *v = what == RL__EP_SCORE    ? s->recent_score
-                      : what == RL__EP_LENGTH ? s->recent_length
-                                              : s->recent_return;
+    const double *v = what == RL__EP_SCORE ? s->recent_score
+        : what == RL__EP_LENGTH            ? s->recent_length
+                                           : s->recent_return;
     double sum = 0;
     uint32_t n = 0;
     for (uint32_t i = 0; i < s->recent_n; i++)

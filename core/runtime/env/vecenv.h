@@ -15,8 +15,8 @@
 /* Sums over finished episodes, plus a window of the most recent ones. */
 #define RL__RECENT 100
 typedef struct rl__ep_stats {
-    uint64_t episodes;              /* all time */
-    uint64_t n;                     /* since the last reset_interval */
+    uint64_t episodes; /* all time */
+    uint64_t n;        /* since the last reset_interval */
     double sum_return, sum_length, sum_score;
     double recent_return[RL__RECENT], recent_score[RL__RECENT];
     uint32_t recent_n, recent_pos;
@@ -30,21 +30,21 @@ typedef struct rl__vecenv {
     const rl_env_vtable *vt;
     void *env;
     rl_env_info info;
-    uint32_t n;        /* rows: boards x agents, what algorithms see as envs */
-    uint32_t boards;   /* env instances the plugin steps (config num_envs) */
-    uint32_t agents;   /* rows per board (rl_env_info.agents, at least 1) */
+    uint32_t n;       /* rows: boards x agents, what algorithms see as envs */
+    uint32_t boards;  /* env instances the plugin steps (config num_envs) */
+    uint32_t agents;  /* rows per board (rl_env_info.agents, at least 1) */
     size_t row_bytes; /* bytes of one env's observation */
     uint32_t repeat;
     void *obs_buf[2];
     int cur;
-    rl_env_io io;      /* io.obs points at the current buffer */
-    void *prev_obs;    /* the observation before the last step */
-    rl__space space;   /* the env's action space */
-    void *actions;     /* [n] int32 or [n][dim] float: what the algorithm chose */
+    rl_env_io io;       /* io.obs points at the current buffer */
+    void *prev_obs;     /* the observation before the last step */
+    rl__space space;    /* the env's action space */
+    void *actions;      /* [n] int32 or [n][dim] float: what the algorithm chose */
     float *env_actions; /* BOX: the actions clipped into the box, for the env */
     float *rewards, *rew_acc;
     uint8_t *terminated, *truncated, *stopped;
-    uint8_t *episode_start; /* obs row begins an episode */
+    uint8_t *episode_start;          /* obs row begins an episode */
     double *ep_return, *done_return; /* running; of the episode that just ended */
     uint32_t *ep_length, *done_length, *frames;
     rl__ep_stats stats;
@@ -73,10 +73,8 @@ typedef struct rl__vecenv {
 /* num_envs boards (envs of the plugin), each of info.agents rows; every
    buffer and counter below is per row.  threads: 0 = auto.  On failure
    returns RL_E* with a sentence in err. */
-int rl__vecenv_create(rl__vecenv *v, const rl_plugin_desc *desc,
-                      const rl_value *options, const rl_value *stages,
-                      uint32_t num_envs, uint64_t seed, uint32_t threads,
-                      uint32_t repeat, char *err, size_t errlen);
+int rl__vecenv_create(rl__vecenv *v, const rl_plugin_desc *desc, const rl_value *options, const rl_value *stages,
+                      uint32_t num_envs, uint64_t seed, uint32_t threads, uint32_t repeat, char *err, size_t errlen);
 /* Starts every env's first episode.  An env that reports a failure
    (rl.env.status/1) has it returned by the next rl__vecenv_step. */
 void rl__vecenv_reset(rl__vecenv *v);

@@ -52,8 +52,8 @@ rl__coop *rl__coop_create(uint32_t n)
     if (!c) return NULL;
     c->cap = n;
     for (uint32_t r = 0; r < n; r++) {
-        c->stack[r] = mmap(NULL, STACK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
-                           MAP_STACK, -1, 0);
+        c->stack[r] = mmap(NULL, STACK_BYTES, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
         if (c->stack[r] == MAP_FAILED) {
             c->stack[r] = NULL;
             rl__coop_destroy(c);

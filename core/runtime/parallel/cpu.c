@@ -18,7 +18,7 @@ static int has_avx512(void)
 #if defined(__x86_64__) && defined(__GNUC__)
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
 #else
     return 0;
 #endif
@@ -38,15 +38,13 @@ void rl__blas_select_kernels(char **argv)
     const char *user = getenv("OPENBLAS_CORETYPE");
     const char *mark = getenv(REEXEC_MARK);
     if (mark) {
-        snprintf(g_choice, sizeof g_choice, "%s (chosen by rlhost over OpenBLAS's %s)", core,
-                 mark);
+        snprintf(g_choice, sizeof g_choice, "%s (chosen by rlhost over OpenBLAS's %s)", core, mark);
         unsetenv(REEXEC_MARK);
         unsetenv("OPENBLAS_CORETYPE"); /* children pick for themselves */
         return;
     }
     if (user) {
-        snprintf(g_choice, sizeof g_choice, "%s (OPENBLAS_CORETYPE=%s set by the user)", core,
-                 user);
+        snprintf(g_choice, sizeof g_choice, "%s (OPENBLAS_CORETYPE=%s set by the user)", core, user);
         return;
     }
     /* Tests exercise the re-exec on CPUs without AVX-512 by naming a core

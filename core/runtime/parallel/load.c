@@ -13,8 +13,8 @@ int rl__cpu_times(double *machine, double *own)
     FILE *f = fopen("/proc/stat", "r");
     if (!f) return 0;
     unsigned long long v[8] = {0};
-    int got = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-                     &v[6], &v[7]);
+    int got = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+                     &v[7]);
     fclose(f);
     struct timespec ts;
     if (got != 8 || clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0;

@@ -39,7 +39,7 @@ typedef struct rl__replica_group {
     uint32_t count; /* members in this process */
     int world_rc;
     spin_barrier barrier;
-    rl__coop *coop; /* while the members run as coroutines, else NULL */
+    rl__coop *coop;                      /* while the members run as coroutines, else NULL */
     uint32_t wait_gen[RL__MAX_REPLICAS]; /* the generation a coroutine waits past */
     void *bufs[RL__MAX_REPLICAS];
     size_t n[RL__MAX_REPLICAS];
@@ -76,38 +76,35 @@ static int coop_ready(void *ctx, uint32_t r)
    sum back into all of them; a second barrier ends it.  In an MPI job the
    process's first member sums over every rank (world.h) in the same order
    while the others wait at the second barrier. */
-#define ALLREDUCE(name, type, world_sum)                                           \
-    static int name(void *ctx, type *buf, size_t n)                                \
-    {                                                                              \
-        member *m = ctx;                                                           \
-        group *g = m->g;                                                           \
-        uint32_t R = g->count, k = m->index;                                       \
-        int world = rl__world_size() > 1;                                          \
-        if (R == 1 && !world) return RL_OK;                                        \
-        g->bufs[k] = buf;                                                          \
-        g->n[k] = n;                                                               \
-        if (R > 1) barrier_wait(g);                                      \
-        int same = 1;                                                              \
-        for (uint32_t r = 1; r < R; r++) same &= g->n[r] == g->n[0];               \
-        if (world) {                                                               \
-            if (k == 0)                                                            \
-                g->world_rc = same && world_sum((type *const *)g->bufs, R, n) == 0 \
-                                  ? RL_OK : RL_EINVAL;                             \
-            if (R > 1) barrier_wait(g);                                  \
-            return g->world_rc;                                                    \
-        }                                                                          \
-        if (same) { /* ((b0 + b1) + b2) + ... into b0's chunk, then copied out */  \
-            size_t lo = n * k / R, hi = n * (k + 1) / R;                           \
-            type *restrict acc = (type *)g->bufs[0] + lo;                          \
-            for (uint32_t r = 1; r < R; r++) {                                     \
-                const type *restrict b = (const type *)g->bufs[r] + lo;            \
-                for (size_t i = 0; i < hi - lo; i++) acc[i] += b[i];               \
-            }                                                                      \
-            for (uint32_t r = 1; r < R; r++)                                       \
-                memcpy((type *)g->bufs[r] + lo, acc, (hi - lo) * sizeof(type));    \
-        }                                                                          \
-        barrier_wait(g);                                                 \
-        return same ? RL_OK : RL_EINVAL; /* a plugin bug: replicas disagree on n */ \
+#define ALLREDUCE(name, type, world_sum)                                                                        \
+    static int name(void *ctx, type *buf, size_t n)                                                             \
+    {                                                                                                           \
+        member *m = ctx;                                                                                        \
+        group *g = m->g;                                                                                        \
+        uint32_t R = g->count, k = m->index;                                                                    \
+        int world = rl__world_size() > 1;                                                                       \
+        if (R == 1 && !world) return RL_OK;                                                                     \
+        g->bufs[k] = buf;                                                                                       \
+        g->n[k] = n;                                                                                            \
+        if (R > 1) barrier_wait(g);                                                                             \
+        int same = 1;                                                                                           \
+        for (uint32_t r = 1; r < R; r++) same &= g->n[r] == g->n[0];                                            \
+        if (world) {                                                                                            \
+            if (k == 0) g->world_rc = same && world_sum((type *const *)g->bufs, R, n) == 0 ? RL_OK : RL_EINVAL; \
+            if (R > 1) barrier_wait(g);                                                                         \
+            return g->world_rc;                                                                                 \
+        }                                                                                                       \
+        if (same) { /* ((b0 + b1) + b2) + ... into b0's chunk, then copied out */                               \
+            size_t lo = n * k / R, hi = n * (k + 1) / R;                                                        \
+            type *restrict acc = (type *)g->bufs[0] + lo;                                                       \
+            for (uint32_t r = 1; r < R; r++) {                                                                  \
+                const type *restrict b = (const type *)g->bufs[r] + lo;                                         \
+                for (size_t i = 0; i < hi - lo; i++) acc[i] += b[i];                                            \
+            }                                                                                                   \
+            for (uint32_t r = 1; r < R; r++) memcpy((type *)g->bufs[r] + lo, acc, (hi - lo) * sizeof(type));    \
+        }                                                                                                       \
+        barrier_wait(g);                                                                                        \
+        return same ? RL_OK : RL_EINVAL; /* a plugin bug: replicas disagree on n */                             \
     }
 ALLREDUCE(allreduce_f32, float, rl__world_sum_f32)
 ALLREDUCE(allreduce_f64, double, rl__world_sum_f64)
@@ -195,19 +192,29 @@ static int allgather_f32(void *ctx, float *buf, size_t n)
     return sliced(ctx, buf, n, gather_part, rl__world_allgather_f32);
 }
 
-#define API(count_, index_, ctx_) \
-    ((rl_replicas){.struct_size = sizeof(rl_replicas), .count = (count_), .index = (index_), .ctx = (ctx_), \
-                   .allreduce_f32 = allreduce_f32, .allreduce_f64 = allreduce_f64,                          \
-                   .reduce_scatter_f32 = reduce_scatter_f32, .allgather_f32 = allgather_f32})
+#define API(count_, index_, ctx_)                            \
+    ((rl_replicas){.struct_size = sizeof(rl_replicas),       \
+                   .count = (count_),                        \
+                   .index = (index_),                        \
+                   .ctx = (ctx_),                            \
+                   .allreduce_f32 = allreduce_f32,           \
+                   .allreduce_f64 = allreduce_f64,           \
+                   .reduce_scatter_f32 = reduce_scatter_f32, \
+                   .allgather_f32 = allgather_f32})
 
 const uint64_t rl__no_steps = 0;
 
 const rl_replicas *rl__replicas_single(void)
 {
     static group one = {.count = 1};
-    static const rl_replicas api = {.struct_size = sizeof api, .count = 1, .index = 0, .ctx = &one.members[0],
-                                    .allreduce_f32 = allreduce_f32, .allreduce_f64 = allreduce_f64,
-                                    .reduce_scatter_f32 = reduce_scatter_f32, .allgather_f32 = allgather_f32};
+    static const rl_replicas api = {.struct_size = sizeof api,
+                                    .count = 1,
+                                    .index = 0,
+                                    .ctx = &one.members[0],
+                                    .allreduce_f32 = allreduce_f32,
+                                    .allreduce_f64 = allreduce_f64,
+                                    .reduce_scatter_f32 = reduce_scatter_f32,
+                                    .allgather_f32 = allgather_f32};
     one.members[0].g = &one;
     return &api;
 }
@@ -288,9 +295,9 @@ static int cores_taken(rl__replicas *g)
     return g->as_coroutines;
 }
 
-int rl__replicas_create(rl__replicas *g, const rl__config *c, const rl_env_info *info,
-                        uint32_t num_envs, uint32_t n_eval, uint64_t seed, uint64_t total_steps, const uint64_t *steps,
-                        uint32_t count, char *err, size_t errlen)
+int rl__replicas_create(rl__replicas *g, const rl__config *c, const rl_env_info *info, uint32_t num_envs,
+                        uint32_t n_eval, uint64_t seed, uint64_t total_steps, const uint64_t *steps, uint32_t count,
+                        char *err, size_t errlen)
 {
     memset(g, 0, sizeof *g);
     g->avt = c->algo->desc->vtable;
@@ -319,9 +326,9 @@ int rl__replicas_create(rl__replicas *g, const rl__config *c, const rl_env_info 
         gr = NULL;
     }
     const char *mode = getenv("RLHOST_REPLICAS_MODE");
-    g->mode = mode && !strcmp(mode, "threads")      ? RL__REPLICAS_THREADS
-              : mode && !strcmp(mode, "coroutines") ? RL__REPLICAS_COROUTINES
-                                                    : RL__REPLICAS_AUTO;
+    g->mode = mode && !strcmp(mode, "threads") ? RL__REPLICAS_THREADS
+        : mode && !strcmp(mode, "coroutines")  ? RL__REPLICAS_COROUTINES
+                                               : RL__REPLICAS_AUTO;
     if (g->local > 1 && !(g->coop = rl__coop_create(g->local))) g->mode = RL__REPLICAS_THREADS;
     if (g->mode == RL__REPLICAS_AUTO && g->local > 1) g->as_coroutines = started_loaded(g);
     if (!gr || !(g->pool = rl__pool_create(g->local))) {
@@ -341,16 +348,23 @@ int rl__replicas_create(rl__replicas *g, const rl__config *c, const rl_env_info 
         gr->api[r].index = g->first + r;
     }
     for (uint32_t r = 0; r < g->local; r++) {
-        rl_algo_args args = {.struct_size = sizeof args, .env = info, .num_envs = g->per, .num_eval_envs = n_eval,
-                             .seed = seed, .total_steps = total_steps, .options = c->algo_opts.vals,
-                             .stages = c->algo_stages.vals, .host = rl__host_api(), .replicas = &gr->api[r],
+        rl_algo_args args = {.struct_size = sizeof args,
+                             .env = info,
+                             .num_envs = g->per,
+                             .num_eval_envs = n_eval,
+                             .seed = seed,
+                             .total_steps = total_steps,
+                             .options = c->algo_opts.vals,
+                             .stages = c->algo_stages.vals,
+                             .host = rl__host_api(),
+                             .replicas = &gr->api[r],
                              .steps = steps ? steps : &rl__no_steps};
         char perr[RL_ERR_MAX] = "";
         rc = g->avt->create(&args, &g->algo[r], perr, sizeof perr);
         if (rc != RL_OK) {
             g->algo[r] = NULL;
-            snprintf(err, errlen, "algo '%s'%s: %s", c->algo->desc->name,
-                     count > 1 ? " (with replicas)" : "", perr[0] ? perr : rl_strerror(rc));
+            snprintf(err, errlen, "algo '%s'%s: %s", c->algo->desc->name, count > 1 ? " (with replicas)" : "",
+                     perr[0] ? perr : rl_strerror(rc));
             rl__replicas_destroy(g);
             return rc;
         }
@@ -370,9 +384,9 @@ void rl__replicas_destroy(rl__replicas *g)
     memset(g, 0, sizeof *g);
 }
 
-int rl__replicas_open(rl__replicas *g, const rl__config *c, const rl_env_info *info,
-                      uint32_t num_envs, uint32_t n_eval, uint64_t seed, uint64_t total_steps, const uint64_t *steps,
-                      char *why, size_t whylen, char *err, size_t errlen)
+int rl__replicas_open(rl__replicas *g, const rl__config *c, const rl_env_info *info, uint32_t num_envs, uint32_t n_eval,
+                      uint64_t seed, uint64_t total_steps, const uint64_t *steps, char *why, size_t whylen, char *err,
+                      size_t errlen)
 {
     const rl_value *v = &c->run.vals[RL__RUN_REPLICAS];
     const rl_plugin_desc *d = c->algo->desc;
@@ -399,8 +413,9 @@ int rl__replicas_open(rl__replicas *g, const rl__config *c, const rl_env_info *i
         int rc = rl__replicas_create(g, c, info, num_envs, n_eval, seed, total_steps, steps, T * P, err, errlen);
         snprintf(why, whylen, "%s%s", P > 1 ? ranks : "",
                  rc == RL_OK && g->shared ? "sharing the envs: they do not split" : "");
-        if (P > 1 && rc == RL_OK) snprintf(why + strlen(why), whylen - strlen(why), "%u thread%s%s", T,
-                                           T == 1 ? "" : "s", g->shared ? ", envs shared" : "");
+        if (P > 1 && rc == RL_OK)
+            snprintf(why + strlen(why), whylen - strlen(why), "%u thread%s%s", T, T == 1 ? "" : "s",
+                     g->shared ? ", envs shared" : "");
         return rc;
     }
     /* auto: this machine's cores, shared among the job's ranks on it */
@@ -444,9 +459,9 @@ static void act_one(void *ctx, uint32_t first, uint32_t count)
         g->err[r][0] = 0;
         ph->rc[r] = RL_OK;
         if (g->shared && g->first + r > 0) continue; /* replica 0 drives the shared envs */
-        ph->rc[r] = rl__space_act(&g->space, g->avt, g->algo[r], RL_MODE_TRAIN,
-                                  (const char *)ph->obs + at * ph->row_bytes, ph->start + at,
-                                  ph->actions + at * g->space.action_bytes, g->per, g->err[r], RL_ERR_MAX);
+        ph->rc[r] =
+            rl__space_act(&g->space, g->avt, g->algo[r], RL_MODE_TRAIN, (const char *)ph->obs + at * ph->row_bytes,
+                          ph->start + at, ph->actions + at * g->space.action_bytes, g->per, g->err[r], RL_ERR_MAX);
     }
 }
 
@@ -478,8 +493,10 @@ static int first_failure(const rl__replicas *g, const phase *ph, char *err, size
 {
     for (uint32_t r = 0; r < g->local; r++)
         if (ph->rc[r] != RL_OK) {
-            if (g->count > 1) snprintf(err, errlen, "replica %u: %s", g->first + r, g->err[r]);
-            else snprintf(err, errlen, "%s", g->err[r]);
+            if (g->count > 1)
+                snprintf(err, errlen, "replica %u: %s", g->first + r, g->err[r]);
+            else
+                snprintf(err, errlen, "%s", g->err[r]);
             return ph->rc[r];
         }
     return RL_OK;
@@ -522,23 +539,27 @@ static void exchange(rl__replicas *g, unsigned char *actions, int *stop)
     if (g->shared) memcpy(actions, g->exchange, n);
 }
 
-int rl__replicas_act(rl__replicas *g, const void *obs, size_t row_bytes, const uint8_t *start,
-                     void *actions, int *stop, char *err, size_t errlen)
+int rl__replicas_act(rl__replicas *g, const void *obs, size_t row_bytes, const uint8_t *start, void *actions, int *stop,
+                     char *err, size_t errlen)
 {
     phase ph = {.g = g, .obs = obs, .row_bytes = row_bytes, .start = start, .actions = actions};
-    if (g->local == 1 || g->shared) act_one(&ph, 0, g->local);
-    else run_replicas(g, act_one, &ph);
+    if (g->local == 1 || g->shared)
+        act_one(&ph, 0, g->local);
+    else
+        run_replicas(g, act_one, &ph);
     int rc = first_failure(g, &ph, err, errlen);
     if (rc == RL_OK && g->exchange) exchange(g, actions, stop);
     return rc;
 }
 
-int rl__replicas_observe_update(rl__replicas *g, const rl_transition *t, size_t row_bytes,
-                                uint64_t step, char *err, size_t errlen)
+int rl__replicas_observe_update(rl__replicas *g, const rl_transition *t, size_t row_bytes, uint64_t step, char *err,
+                                size_t errlen)
 {
     phase ph = {.g = g, .t = t, .row_bytes = row_bytes, .step = step};
-    if (g->local == 1) observe_one(&ph, 0, 1);
-    else run_replicas(g, observe_one, &ph);
+    if (g->local == 1)
+        observe_one(&ph, 0, 1);
+    else
+        run_replicas(g, observe_one, &ph);
     return first_failure(g, &ph, err, errlen);
 }
 
@@ -549,8 +570,7 @@ typedef struct prefixed {
     char prefix[32];
 } prefixed;
 
-static int p_put(void *ctx, const char *name, rl_dtype dtype, uint32_t ndim, const uint64_t *shape,
-                 const void *data)
+static int p_put(void *ctx, const char *name, rl_dtype dtype, uint32_t ndim, const uint64_t *shape, const void *data)
 {
     prefixed *p = ctx;
     char full[256];
@@ -558,8 +578,7 @@ static int p_put(void *ctx, const char *name, rl_dtype dtype, uint32_t ndim, con
     return p->base->put(p->base->ctx, full, dtype, ndim, shape, data);
 }
 
-static int p_get(void *ctx, const char *name, rl_dtype dtype, uint32_t ndim, const uint64_t *shape,
-                 void *data)
+static int p_get(void *ctx, const char *name, rl_dtype dtype, uint32_t ndim, const uint64_t *shape, void *data)
 {
     prefixed *p = ctx;
     char full[256];
@@ -573,8 +592,8 @@ static const char *p_error(void *ctx)
     return p->base->error(p->base->ctx);
 }
 
-int rl__replicas_state(rl__replicas *g, const rl_algo_state_ext *ext, const rl_state_io *io,
-                       int load, char *err, size_t errlen)
+int rl__replicas_state(rl__replicas *g, const rl_algo_state_ext *ext, const rl_state_io *io, int load, char *err,
+                       size_t errlen)
 {
     for (uint32_t r = 0; r < g->local; r++) {
         uint32_t gr = g->first + r;

@@ -19,14 +19,14 @@ typedef struct rl__replicas {
                               (all of them, unless an MPI job splits them) */
     int shared;            /* every replica observes all envs; replica 0 acts */
     const rl_algo_vtable *avt;
-    rl__space space;       /* the env's action space */
-    void *algo[RL__MAX_REPLICAS]; /* this process's, local of them */
-    unsigned char *exchange; /* MPI: every rank's actions and stop flag */
-    rl__pool *pool;        /* local threads, one replica each */
-    struct rl__coop *coop; /* or the replicas as coroutines on one thread */
-    int mode;              /* RL__REPLICAS_AUTO, _THREADS or _COROUTINES */
-    int as_coroutines;     /* auto's current choice */
-    double next_look;      /* when auto looks at the machine's load again */
+    rl__space space;                          /* the env's action space */
+    void *algo[RL__MAX_REPLICAS];             /* this process's, local of them */
+    unsigned char *exchange;                  /* MPI: every rank's actions and stop flag */
+    rl__pool *pool;                           /* local threads, one replica each */
+    struct rl__coop *coop;                    /* or the replicas as coroutines on one thread */
+    int mode;                                 /* RL__REPLICAS_AUTO, _THREADS or _COROUTINES */
+    int as_coroutines;                        /* auto's current choice */
+    double next_look;                         /* when auto looks at the machine's load again */
     double look_wall, look_machine, look_own; /* what it saw the last time */
     struct rl__replica_group *group;
     char err[RL__MAX_REPLICAS][RL_ERR_MAX];
@@ -54,9 +54,9 @@ extern const uint64_t rl__no_steps;
    [r * num_envs / count, (r + 1) * num_envs / count) when count divides
    num_envs, else all of them sharing every env (rl_replicas.shared_envs).
    On failure a sentence in err (the plugin's, for create). */
-int rl__replicas_create(rl__replicas *g, const rl__config *c, const rl_env_info *info,
-                        uint32_t num_envs, uint32_t n_eval, uint64_t seed, uint64_t total_steps, const uint64_t *steps,
-                        uint32_t count, char *err, size_t errlen);
+int rl__replicas_create(rl__replicas *g, const rl__config *c, const rl_env_info *info, uint32_t num_envs,
+                        uint32_t n_eval, uint64_t seed, uint64_t total_steps, const uint64_t *steps, uint32_t count,
+                        char *err, size_t errlen);
 void rl__replicas_destroy(rl__replicas *g); /* a zeroed g is a no-op */
 
 /* run.replicas resolved and the replicas created: a number is used as
@@ -65,9 +65,9 @@ void rl__replicas_destroy(rl__replicas *g); /* a zeroed g is a no-op */
    counts that the algorithm refuses.  An algorithm without
    RL_DESC_REPLICAS (any ABI 1.0 plugin) runs as one replica.  why gets the
    explanation for the Optimizations table. */
-int rl__replicas_open(rl__replicas *g, const rl__config *c, const rl_env_info *info,
-                      uint32_t num_envs, uint32_t n_eval, uint64_t seed, uint64_t total_steps, const uint64_t *steps,
-                      char *why, size_t whylen, char *err, size_t errlen);
+int rl__replicas_open(rl__replicas *g, const rl__config *c, const rl_env_info *info, uint32_t num_envs, uint32_t n_eval,
+                      uint64_t seed, uint64_t total_steps, const uint64_t *steps, char *why, size_t whylen, char *err,
+                      size_t errlen);
 
 /* One training step's calls, each replica on its slice, all at once.
    obs/start/actions/transition cover all envs; row_bytes is one env's
@@ -75,15 +75,15 @@ int rl__replicas_open(rl__replicas *g, const rl__config *c, const rl_env_info *i
    act also hands every rank the other ranks' actions, and *stop (this
    process's wish to stop) comes back as the job's: 1 when any rank wants
    to, so all stop before the same step. */
-int rl__replicas_act(rl__replicas *g, const void *obs, size_t row_bytes, const uint8_t *start,
-                     void *actions, int *stop, char *err, size_t errlen);
-int rl__replicas_observe_update(rl__replicas *g, const rl_transition *t, size_t row_bytes,
-                                uint64_t step, char *err, size_t errlen);
+int rl__replicas_act(rl__replicas *g, const void *obs, size_t row_bytes, const uint8_t *start, void *actions, int *stop,
+                     char *err, size_t errlen);
+int rl__replicas_observe_update(rl__replicas *g, const rl_transition *t, size_t row_bytes, uint64_t step, char *err,
+                                size_t errlen);
 
 /* rl.algo.state/1 of this process's replicas into one checkpoint: replica
    0's tensors under their own names (a one-replica checkpoint is what it
    always was), replica r's under "replica<r>/". */
-int rl__replicas_state(rl__replicas *g, const rl_algo_state_ext *ext, const rl_state_io *io,
-                       int load, char *err, size_t errlen);
+int rl__replicas_state(rl__replicas *g, const rl_algo_state_ext *ext, const rl_state_io *io, int load, char *err,
+                       size_t errlen);
 
 #endif

@@ -17,9 +17,18 @@ static struct {
     size_t send_cap, recv_cap, acc_cap;
 } w = {1, 0, 1, 0, NULL, NULL, NULL, 0, 0, 0};
 
-uint32_t rl__world_size(void) { return w.size; }
-uint32_t rl__world_rank(void) { return w.rank; }
-uint32_t rl__world_local(void) { return w.local; }
+uint32_t rl__world_size(void)
+{
+    return w.size;
+}
+uint32_t rl__world_rank(void)
+{
+    return w.rank;
+}
+uint32_t rl__world_local(void)
+{
+    return w.local;
+}
 
 /* Grows *p to at least bytes; 0, or -1 on out of memory. */
 static int grow(void **p, size_t *cap, size_t bytes)
@@ -136,63 +145,61 @@ int rl__world_gather(const void *mine, size_t bytes, unsigned char **blobs, size
    in replica order) and an all-gather of the chunks: about 2n elements per
    rank on the wire instead of R n.  Both add in the same order. */
 #define SMALL_SUM_BYTES (64u << 10)
-#define WORLD_SUM(name, type, mpitype)                                                          \
-    int name(type *const *bufs, uint32_t local, size_t n)                                       \
-    {                                                                                           \
-        size_t P = w.size, R = P * local;                                                       \
-        if (n == 0) return 0;                                                                   \
-        if (n > (size_t)INT_MAX / R) return -1;                                                 \
-        type *out = bufs[0];                                                                    \
-        if (R * n * sizeof(type) <= SMALL_SUM_BYTES || P == 1) {                                \
-            if (grow(&w.send, &w.send_cap, local * n * sizeof(type)) ||                        \
-                grow(&w.recv, &w.recv_cap, R * n * sizeof(type)))                              \
-                return -1;                                                                      \
-            type *send = w.send, *recv = w.recv;                                                \
-            for (uint32_t t = 0; t < local; t++) memcpy(send + t * n, bufs[t], n * sizeof(type)); \
-            if (P > 1)                                                                          \
-                MPI_Allgather(send, (int)(local * n), mpitype, recv, (int)(local * n), mpitype, \
-                              MPI_COMM_WORLD);                                                  \
-            else                                                                                \
-                memcpy(recv, send, local * n * sizeof(type));                                   \
-            memcpy(out, recv, n * sizeof(type));                                                \
-            for (size_t r = 1; r < R; r++) {                                                    \
-                const type *b = recv + r * n;                                                   \
-                for (size_t i = 0; i < n; i++) out[i] += b[i];                                  \
-            }                                                                                   \
-        } else {                                                                                \
-            int sc[1024], sd[1024], rc[1024], rd[1024], gc[1024], gd[1024];                     \
-            if (P > 1024) return -1;                                                            \
-            size_t me_lo = n * w.rank / P, me_len = n * (w.rank + 1) / P - me_lo, at = 0;       \
-            for (size_t q = 0; q < P; q++) {                                                    \
-                size_t lo = n * q / P, len = n * (q + 1) / P - lo;                              \
-                sc[q] = (int)(local * len);                                                     \
-                sd[q] = (int)at;                                                                \
-                at += local * len;                                                              \
-                rc[q] = (int)(local * me_len);                                                  \
-                rd[q] = (int)(q * local * me_len);                                              \
-                gc[q] = (int)len;                                                               \
-                gd[q] = (int)lo;                                                                \
-            }                                                                                   \
-            if (grow(&w.send, &w.send_cap, local * n * sizeof(type)) ||                        \
-                grow(&w.recv, &w.recv_cap, R * me_len * sizeof(type) + 1) ||                   \
-                grow(&w.acc, &w.acc_cap, me_len * sizeof(type) + 1))                           \
-                return -1;                                                                      \
-            type *send = w.send, *recv = w.recv, *acc = w.acc;                                  \
-            for (size_t q = 0, k = 0; q < P; q++) {                                             \
-                size_t lo = n * q / P, len = n * (q + 1) / P - lo;                              \
-                for (uint32_t t = 0; t < local; t++, k += len)                                  \
-                    memcpy(send + k, bufs[t] + lo, len * sizeof(type));                         \
-            }                                                                                   \
-            MPI_Alltoallv(send, sc, sd, mpitype, recv, rc, rd, mpitype, MPI_COMM_WORLD);        \
-            memcpy(acc, recv, me_len * sizeof(type));                                           \
-            for (size_t r = 1; r < R; r++) {                                                    \
-                const type *b = recv + r * me_len;                                              \
-                for (size_t i = 0; i < me_len; i++) acc[i] += b[i];                             \
-            }                                                                                   \
-            MPI_Allgatherv(acc, (int)me_len, mpitype, out, gc, gd, mpitype, MPI_COMM_WORLD);    \
-        }                                                                                       \
-        for (uint32_t t = 1; t < local; t++) memcpy(bufs[t], out, n * sizeof(type));            \
-        return 0;                                                                               \
+#define WORLD_SUM(name, type, mpitype)                                                                             \
+    int name(type *const *bufs, uint32_t local, size_t n)                                                          \
+    {                                                                                                              \
+        size_t P = w.size, R = P * local;                                                                          \
+        if (n == 0) return 0;                                                                                      \
+        if (n > (size_t)INT_MAX / R) return -1;                                                                    \
+        type *out = bufs[0];                                                                                       \
+        if (R * n * sizeof(type) <= SMALL_SUM_BYTES || P == 1) {                                                   \
+            if (grow(&w.send, &w.send_cap, local * n * sizeof(type)) ||                                            \
+                grow(&w.recv, &w.recv_cap, R * n * sizeof(type)))                                                  \
+                return -1;                                                                                         \
+            type *send = w.send, *recv = w.recv;                                                                   \
+            for (uint32_t t = 0; t < local; t++) memcpy(send + t * n, bufs[t], n * sizeof(type));                  \
+            if (P > 1)                                                                                             \
+                MPI_Allgather(send, (int)(local * n), mpitype, recv, (int)(local * n), mpitype, MPI_COMM_WORLD);   \
+            else                                                                                                   \
+                memcpy(recv, send, local *n * sizeof(type));                                                       \
+            memcpy(out, recv, n * sizeof(type));                                                                   \
+            for (size_t r = 1; r < R; r++) {                                                                       \
+                const type *b = recv + r * n;                                                                      \
+                for (size_t i = 0; i < n; i++) out[i] += b[i];                                                     \
+            }                                                                                                      \
+        } else {                                                                                                   \
+            int sc[1024], sd[1024], rc[1024], rd[1024], gc[1024], gd[1024];                                        \
+            if (P > 1024) return -1;                                                                               \
+            size_t me_lo = n * w.rank / P, me_len = n * (w.rank + 1) / P - me_lo, at = 0;                          \
+            for (size_t q = 0; q < P; q++) {                                                                       \
+                size_t lo = n * q / P, len = n * (q + 1) / P - lo;                                                 \
+                sc[q] = (int)(local * len);                                                                        \
+                sd[q] = (int)at;                                                                                   \
+                at += local * len;                                                                                 \
+                rc[q] = (int)(local * me_len);                                                                     \
+                rd[q] = (int)(q * local * me_len);                                                                 \
+                gc[q] = (int)len;                                                                                  \
+                gd[q] = (int)lo;                                                                                   \
+            }                                                                                                      \
+            if (grow(&w.send, &w.send_cap, local * n * sizeof(type)) ||                                            \
+                grow(&w.recv, &w.recv_cap, R * me_len * sizeof(type) + 1) ||                                       \
+                grow(&w.acc, &w.acc_cap, me_len * sizeof(type) + 1))                                               \
+                return -1;                                                                                         \
+            type *send = w.send, *recv = w.recv, *acc = w.acc;                                                     \
+            for (size_t q = 0, k = 0; q < P; q++) {                                                                \
+                size_t lo = n * q / P, len = n * (q + 1) / P - lo;                                                 \
+                for (uint32_t t = 0; t < local; t++, k += len) memcpy(send + k, bufs[t] + lo, len * sizeof(type)); \
+            }                                                                                                      \
+            MPI_Alltoallv(send, sc, sd, mpitype, recv, rc, rd, mpitype, MPI_COMM_WORLD);                           \
+            memcpy(acc, recv, me_len * sizeof(type));                                                              \
+            for (size_t r = 1; r < R; r++) {                                                                       \
+                const type *b = recv + r * me_len;                                                                 \
+                for (size_t i = 0; i < me_len; i++) acc[i] += b[i];                                                \
+            }                                                                                                      \
+            MPI_Allgatherv(acc, (int)me_len, mpitype, out, gc, gd, mpitype, MPI_COMM_WORLD);                       \
+        }                                                                                                          \
+        for (uint32_t t = 1; t < local; t++) memcpy(bufs[t], out, n * sizeof(type));                               \
+        return 0;                                                                                                  \
     }
 WORLD_SUM(rl__world_sum_f32, float, MPI_FLOAT)
 WORLD_SUM(rl__world_sum_f64, double, MPI_DOUBLE)
@@ -254,13 +261,39 @@ int rl__world_allgather_f32(float *const *bufs, uint32_t local, size_t n)
 
 #else /* no MPI: the world is this process */
 
-const char *rl__world_mpi(void) { return NULL; }
-int rl__world_init(int *argc, char ***argv) { (void)argc; (void)argv; return 0; }
-void rl__world_finalize(void) {}
-_Noreturn void rl__world_abort(int code) { fflush(stdout); fflush(stderr); exit(code); }
-int rl__world_max(int v) { return v; }
-void rl__world_allgather(const void *mine, void *all, size_t bytes) { memmove(all, mine, bytes); }
-void rl__world_bcast(void *buf, size_t bytes, uint32_t root) { (void)buf; (void)bytes; (void)root; }
+const char *rl__world_mpi(void)
+{
+    return NULL;
+}
+int rl__world_init(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    return 0;
+}
+void rl__world_finalize(void)
+{
+}
+_Noreturn void rl__world_abort(int code)
+{
+    fflush(stdout);
+    fflush(stderr);
+    exit(code);
+}
+int rl__world_max(int v)
+{
+    return v;
+}
+void rl__world_allgather(const void *mine, void *all, size_t bytes)
+{
+    memmove(all, mine, bytes);
+}
+void rl__world_bcast(void *buf, size_t bytes, uint32_t root)
+{
+    (void)buf;
+    (void)bytes;
+    (void)root;
+}
 
 int rl__world_gather(const void *mine, size_t bytes, unsigned char **blobs, size_t *lens)
 {
@@ -270,14 +303,14 @@ int rl__world_gather(const void *mine, size_t bytes, unsigned char **blobs, size
     return 0;
 }
 
-#define WORLD_SUM(name, type)                                                     \
-    int name(type *const *bufs, uint32_t local, size_t n)                         \
-    {                                                                             \
-        (void)grow;                                                               \
-        for (uint32_t t = 1; t < local; t++)                                      \
-            for (size_t i = 0; i < n; i++) bufs[0][i] += bufs[t][i];              \
+#define WORLD_SUM(name, type)                                                            \
+    int name(type *const *bufs, uint32_t local, size_t n)                                \
+    {                                                                                    \
+        (void)grow;                                                                      \
+        for (uint32_t t = 1; t < local; t++)                                             \
+            for (size_t i = 0; i < n; i++) bufs[0][i] += bufs[t][i];                     \
         for (uint32_t t = 1; t < local; t++) memcpy(bufs[t], bufs[0], n * sizeof(type)); \
-        return 0;                                                                 \
+        return 0;                                                                        \
     }
 WORLD_SUM(rl__world_sum_f32, float)
 WORLD_SUM(rl__world_sum_f64, double)

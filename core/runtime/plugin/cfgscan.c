@@ -27,9 +27,9 @@
    block (/proc/kmsg) or never end. */
 static int pseudo_fs(long type)
 {
-    static const long kinds[] = {PROC_SUPER_MAGIC, SYSFS_MAGIC,      DEBUGFS_MAGIC,  TRACEFS_MAGIC,
-                                 SECURITYFS_MAGIC, CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC, BPF_FS_MAGIC,
-                                 DEVPTS_SUPER_MAGIC, PSTOREFS_MAGIC, EFIVARFS_MAGIC};
+    static const long kinds[] = {PROC_SUPER_MAGIC,   SYSFS_MAGIC,        DEBUGFS_MAGIC,       TRACEFS_MAGIC,
+                                 SECURITYFS_MAGIC,   CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC, BPF_FS_MAGIC,
+                                 DEVPTS_SUPER_MAGIC, PSTOREFS_MAGIC,     EFIVARFS_MAGIC};
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
         if (type == kinds[i]) return 1;
     return 0;
@@ -51,8 +51,10 @@ static char *read_file(const char *path, size_t room, const char *label, rl__sbu
         return NULL;
     }
     const char *why = NULL;
-    if (fstatfs(fd, &sf) == 0 && pseudo_fs((long)sf.f_type)) why = "a kernel interface file, not a config";
-    else if ((size_t)st.st_size > room) why = "larger than what is left of the 16 MiB a config may read";
+    if (fstatfs(fd, &sf) == 0 && pseudo_fs((long)sf.f_type))
+        why = "a kernel interface file, not a config";
+    else if ((size_t)st.st_size > room)
+        why = "larger than what is left of the 16 MiB a config may read";
     if (why) {
         close(fd);
         rl__sbuf_printf(errors, "%s: %s\n", label, why);
@@ -70,7 +72,9 @@ static char *read_file(const char *path, size_t room, const char *label, rl__sbu
     if (!buf || got < 0 || len > (size_t)st.st_size) { /* grew while read: not a plain file */
         free(buf);
         rl__sbuf_printf(errors, "%s: cannot read it (%s)\n", label,
-                        !buf ? "out of memory" : got < 0 ? strerror(errno) : "it grew while being read");
+                        !buf          ? "out of memory"
+                            : got < 0 ? strerror(errno)
+                                      : "it grew while being read");
         return NULL;
     }
     buf[len] = 0;
@@ -155,8 +159,10 @@ static void include(expander *x, const char *file, const char *dir, const char *
                     int depth)
 {
     if (!dir) {
-        problem(x, file, line, "@include \"%.*s\": not followed in a config that does not come from a file "
-                "(a checkpoint's or the API's)", (int)nlen, name);
+        problem(x, file, line,
+                "@include \"%.*s\": not followed in a config that does not come from a file "
+                "(a checkpoint's or the API's)",
+                (int)nlen, name);
         return;
     }
     if (depth + 1 > RL__CFG_MAX_DEPTH) {
@@ -164,8 +170,10 @@ static void include(expander *x, const char *file, const char *dir, const char *
         return;
     }
     if (x->t->n_files >= RL__CFG_MAX_FILES) {
-        problem(x, file, line, "@include \"%.*s\": this config reads more than %d files in all (includes that "
-                "multiply?)", (int)nlen, name, RL__CFG_MAX_FILES);
+        problem(x, file, line,
+                "@include \"%.*s\": this config reads more than %d files in all (includes that "
+                "multiply?)",
+                (int)nlen, name, RL__CFG_MAX_FILES);
         return;
     }
     char path[4096];

@@ -96,15 +96,13 @@ static slot find_slot(rl__group *const *groups, size_t ng, const char *name)
     return (slot){NULL, -1};
 }
 
-static const char *nearest_in(rl__group *const *groups, size_t ng, const char *name,
-                              const char *extra)
+static const char *nearest_in(rl__group *const *groups, size_t ng, const char *name, const char *extra)
 {
     const char *names[512];
     size_t n = 0;
     if (extra) names[n++] = extra;
     for (size_t i = 0; i < ng; i++)
-        for (uint32_t k = 0; k < groups[i]->n && n < 512; k++)
-            names[n++] = groups[i]->defs[k].name;
+        for (uint32_t k = 0; k < groups[i]->n && n < 512; k++) names[n++] = groups[i]->defs[k].name;
     return rl__nearest(name, names, n);
 }
 
@@ -158,17 +156,15 @@ const rl_option_def *rl__config_find(rl__config *c, const char *key, const rl_va
 /* Validates the children of setting g against the schema groups; `prefix`
    is the key path ("algo" or "algo.optimizations").  `set` marks the slots
    assigned from the file. */
-static void resolve_settings(resolver *r, const config_setting_t *g, const char *prefix,
-                             rl__group *const *groups, size_t ng,
-                             const char *skip, const char *subgroup)
+static void resolve_settings(resolver *r, const config_setting_t *g, const char *prefix, rl__group *const *groups,
+                             size_t ng, const char *skip, const char *subgroup)
 {
     if (!g) return;
     int n = config_setting_length(g);
     for (int i = 0; i < n; i++) {
         const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
         const char *name = config_setting_name(s);
-        if ((skip && strcmp(name, skip) == 0) || (subgroup && strcmp(name, subgroup) == 0))
-            continue;
+        if ((skip && strcmp(name, skip) == 0) || (subgroup && strcmp(name, subgroup) == 0)) continue;
         slot sl = find_slot(groups, ng, name);
         if (!sl.g) {
             const char *near = nearest_in(groups, ng, name, subgroup);
@@ -183,8 +179,7 @@ static void resolve_settings(resolver *r, const config_setting_t *g, const char 
         if (find_override(r, key)) continue; /* --set wins; applied below */
         char why[RL_ERR_MAX];
         rl_value *v = &sl.g->vals[sl.idx];
-        if (rl__value_from_setting(&sl.g->defs[sl.idx], s, &r->c->arena, v, why,
-                                   sizeof why) != RL_OK)
+        if (rl__value_from_setting(&sl.g->defs[sl.idx], s, &r->c->arena, v, why, sizeof why) != RL_OK)
             error_at(r, s, "%s: %s", key, why);
     }
 }
@@ -198,8 +193,7 @@ static void fill_rest(resolver *r, rl__group *g, const char *prefix)
         snprintf(key, sizeof key, "%s.%s", prefix, def->name);
         const rl__override *o = find_override(r, key);
         if (o) {
-            if (rl__value_from_text(def, o->value, &r->c->arena, &g->vals[k], why,
-                                    sizeof why) != RL_OK) {
+            if (rl__value_from_text(def, o->value, &r->c->arena, &g->vals[k], why, sizeof why) != RL_OK) {
                 r->failed = 1;
                 size_t vl = strlen(o->value); /* a long value is shown by its start */
                 rl__sbuf_printf(r->errors, "--set %s=%.*s%s: %s\n", o->key, vl > 80 ? 60 : (int)vl, o->value,
@@ -212,8 +206,7 @@ static void fill_rest(resolver *r, rl__group *g, const char *prefix)
             error_at(r, NULL, "%s: missing (required: %s)", key, def->help);
             continue;
         }
-        if (rl__value_from_text(def, def->default_text, &r->c->arena, &g->vals[k], why,
-                                sizeof why) != RL_OK)
+        if (rl__value_from_text(def, def->default_text, &r->c->arena, &g->vals[k], why, sizeof why) != RL_OK)
             error_at(r, NULL, "%s: bad default: %s", key, why);
     }
 }
@@ -242,8 +235,8 @@ static void eval_options(resolver *r, rl__config *c)
     c->env_eval_vals = v;
 }
 
-static const config_setting_t *get_group(resolver *r, const config_setting_t *parent,
-                                         const char *name, const char *path)
+static const config_setting_t *get_group(resolver *r, const config_setting_t *parent, const char *name,
+                                         const char *path)
 {
     const config_setting_t *g = config_setting_get_member(parent, name);
     if (g && !config_setting_is_group(g)) {
@@ -282,8 +275,8 @@ static const char *plugin_name(resolver *r, const config_setting_t *g, const cha
     return config_setting_get_string(s);
 }
 
-static void resolve_plugin_group(resolver *r, const config_setting_t *root,
-                                 const rl__registry *reg, rl_plugin_kind kind)
+static void resolve_plugin_group(resolver *r, const config_setting_t *root, const rl__registry *reg,
+                                 rl_plugin_kind kind)
 {
     rl__config *c = r->c;
     const char *which = rl__kind_name(kind);
@@ -292,8 +285,7 @@ static void resolve_plugin_group(resolver *r, const config_setting_t *root,
         char key[64];
         snprintf(key, sizeof key, "%s.plugin", which);
         if (!find_override(r, key)) {
-            error_at(r, NULL, "%s: missing group (required: %s = { plugin = \"...\"; ... })",
-                     which, which);
+            error_at(r, NULL, "%s: missing group (required: %s = { plugin = \"...\"; ... })", which, which);
             return;
         }
     }
@@ -315,11 +307,9 @@ static void resolve_plugin_group(resolver *r, const config_setting_t *root,
         c->env = p;
         uint32_t n;
         const rl_option_def *defs = rl__env_host_schema(&n);
-        if (group_init(r, &c->env_host, defs, n) || group_init(r, &c->env_opts, d->options, d->n_options))
-            goto oom;
+        if (group_init(r, &c->env_host, defs, n) || group_init(r, &c->env_opts, d->options, d->n_options)) goto oom;
         defs = rl__env_host_stages(&n);
-        if (group_init(r, &c->env_host_stages, defs, n) ||
-            group_init(r, &c->env_stages, d->stages, d->n_stages))
+        if (group_init(r, &c->env_host_stages, defs, n) || group_init(r, &c->env_stages, d->stages, d->n_stages))
             goto oom;
         opts[n_opts++] = &c->env_host;
         opts[n_opts++] = &c->env_opts;
@@ -346,9 +336,8 @@ oom:
     error_at(r, NULL, "out of memory");
 }
 
-static int config_load(rl__config *c, const char *path, const char *text,
-                       const rl__override *ov, size_t n_ov, const rl__registry *reg,
-                       rl__sbuf *errors, int need_algo)
+static int config_load(rl__config *c, const char *path, const char *text, const rl__override *ov, size_t n_ov,
+                       const rl__registry *reg, rl__sbuf *errors, int need_algo)
 {
     memset(c, 0, sizeof *c);
     c->path = rl__arena_strdup(&c->arena, path);
@@ -408,7 +397,8 @@ static int config_load(rl__config *c, const char *path, const char *text,
         r.failed = 1;
         const char *dot = strrchr(ov[i].key, '.'), *near = override_nearest(c, ov[i].key);
         rl__sbuf_printf(errors, "--set %s=%s: unknown key '%s'", ov[i].key, ov[i].value, dot ? dot + 1 : ov[i].key);
-        if (near) rl__sbuf_printf(errors, " (did you mean '%.*s%s'?)", dot ? (int)(dot - ov[i].key + 1) : 0, ov[i].key, near);
+        if (near)
+            rl__sbuf_printf(errors, " (did you mean '%.*s%s'?)", dot ? (int)(dot - ov[i].key + 1) : 0, ov[i].key, near);
         rl__sbuf_printf(errors, "\n");
     }
     free(r.ov_used);
@@ -433,24 +423,25 @@ static int config_load(rl__config *c, const char *path, const char *text,
     rl__sbuf_free(&formatted);
     if (oom) return RL_ENOMEM;
     if (len > RL__CONFIG_MAX_TEXT) {
-        rl__sbuf_printf(errors, "%s: the resolved config is %zu bytes; a checkpoint stores at most %u "
-                                "(shorten its lists and strings)\n", path, len, RL__CONFIG_MAX_TEXT);
+        rl__sbuf_printf(errors,
+                        "%s: the resolved config is %zu bytes; a checkpoint stores at most %u "
+                        "(shorten its lists and strings)\n",
+                        path, len, RL__CONFIG_MAX_TEXT);
         return RL_ECONFIG;
     }
     return RL_OK;
 }
 
-int rl__config_load(rl__config *c, const char *path, const rl__override *ov,
-                    size_t n_ov, const rl__registry *reg, rl__sbuf *errors)
+int rl__config_load(rl__config *c, const char *path, const rl__override *ov, size_t n_ov, const rl__registry *reg,
+                    rl__sbuf *errors)
 {
     int rc = config_load(c, path, NULL, ov, n_ov, reg, errors, 1);
     if (rc != RL_OK) rl__config_destroy(c); /* nothing half-resolved survives */
     return rc;
 }
 
-int rl__config_load_text(rl__config *c, const char *origin, const char *text,
-                         const rl__override *ov, size_t n_ov, const rl__registry *reg,
-                         rl__sbuf *errors, int need_algo)
+int rl__config_load_text(rl__config *c, const char *origin, const char *text, const rl__override *ov, size_t n_ov,
+                         const rl__registry *reg, rl__sbuf *errors, int need_algo)
 {
     int rc = config_load(c, origin, text, ov, n_ov, reg, errors, need_algo);
     if (rc != RL_OK) rl__config_destroy(c);

@@ -31,9 +31,9 @@ typedef struct rl__override {
 typedef struct rl__config {
     rl__arena arena;
     const char *path;
-    rl__group run;                   /* host: run group */
+    rl__group run; /* host: run group */
     const rl__plugin *env, *algo;
-    rl__group env_host, env_opts;    /* host env options, plugin options */
+    rl__group env_host, env_opts; /* host env options, plugin options */
     rl__group env_host_stages, env_stages;
     rl__group algo_opts, algo_stages;
     /* the env's options for an evaluation (a run's, `eval`, `play`): the
@@ -56,14 +56,13 @@ int rl__override_parse(char *arg, rl__override *out);
 /* Loads and resolves.  On failure returns RL_ECONFIG (or RL_EIO, RL_ENOMEM),
    appends one line per problem to errors and leaves *c empty (destroying it
    again is harmless). */
-int rl__config_load(rl__config *c, const char *path, const rl__override *ov,
-                    size_t n_ov, const rl__registry *reg, rl__sbuf *errors);
+int rl__config_load(rl__config *c, const char *path, const rl__override *ov, size_t n_ov, const rl__registry *reg,
+                    rl__sbuf *errors);
 
 /* The same from text; origin names it in messages.  need_algo = 0 resolves
    the run and env groups only (c->algo stays NULL). */
-int rl__config_load_text(rl__config *c, const char *origin, const char *text,
-                         const rl__override *ov, size_t n_ov, const rl__registry *reg,
-                         rl__sbuf *errors, int need_algo);
+int rl__config_load_text(rl__config *c, const char *origin, const char *text, const rl__override *ov, size_t n_ov,
+                         const rl__registry *reg, rl__sbuf *errors, int need_algo);
 
 /* The option KEY names in a resolved config ("algo.lr",
    "env.optimizations.threads"), with its value in *val (val may be NULL);

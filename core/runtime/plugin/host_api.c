@@ -28,8 +28,12 @@ static int host_interrupted(void)
 }
 
 static const rl_host_api g_host_api = {
-    .struct_size = sizeof(rl_host_api), .abi = {RL_ABI_MAJOR, RL_ABI_MINOR}, .log = rl__log,
-    .cpu_count = host_cpu_count, .strerror = rl_strerror, .interrupted = host_interrupted,
+    .struct_size = sizeof(rl_host_api),
+    .abi = {RL_ABI_MAJOR, RL_ABI_MINOR},
+    .log = rl__log,
+    .cpu_count = host_cpu_count,
+    .strerror = rl_strerror,
+    .interrupted = host_interrupted,
 };
 
 const rl_host_api *rl__host_api(void)

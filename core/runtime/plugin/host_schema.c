@@ -4,25 +4,19 @@
    take their names). */
 #include "plugin/host_schema.h"
 
-
 static const rl_option_def run_schema[RL__RUN_N] = {
-    [RL__RUN_STEPS] = RL_OPTION_INT("steps", "100000", 1, 1e15,
-                                    "environment steps to train, summed over all envs"),
-    [RL__RUN_SEED] = RL_OPTION_INT("seed", "1", 0, 9007199254740992.0,
-                                   "seed of every random stream in the run"),
-    [RL__RUN_OUT_DIR] = RL_OPTION_STRING("out_dir", "\"\"",
-                                         "output directory; empty means runs/ENV-ALGO"),
-    [RL__RUN_LOG_INTERVAL] = RL_OPTION_INT("log_interval", "10000", 1, 1e15,
-                                           "steps between metrics rows and progress lines"),
-    [RL__RUN_EVAL_INTERVAL] = RL_OPTION_INT("eval_interval", "0", 0, 1e15,
-                                            "steps between periodic greedy evaluations; 0 = only at the end"),
-    [RL__RUN_EVAL_EPISODES] = RL_OPTION_INT("eval_episodes", "20", 0, 1e6,
-                                            "greedy evaluation episodes (0 = no evaluation)"),
-    [RL__RUN_CHECKPOINT_INTERVAL] =
-        RL_OPTION_INT("checkpoint_interval", "0", 0, 1e15,
-                      "steps between checkpoints (checkpoint.safetensors); 0 = only at the end"),
-    [RL__RUN_QUIET] = RL_OPTION_BOOL("quiet", "false",
-                                     "no progress output; metrics.csv written only at the end"),
+    [RL__RUN_STEPS] = RL_OPTION_INT("steps", "100000", 1, 1e15, "environment steps to train, summed over all envs"),
+    [RL__RUN_SEED] = RL_OPTION_INT("seed", "1", 0, 9007199254740992.0, "seed of every random stream in the run"),
+    [RL__RUN_OUT_DIR] = RL_OPTION_STRING("out_dir", "\"\"", "output directory; empty means runs/ENV-ALGO"),
+    [RL__RUN_LOG_INTERVAL] =
+        RL_OPTION_INT("log_interval", "10000", 1, 1e15, "steps between metrics rows and progress lines"),
+    [RL__RUN_EVAL_INTERVAL] =
+        RL_OPTION_INT("eval_interval", "0", 0, 1e15, "steps between periodic greedy evaluations; 0 = only at the end"),
+    [RL__RUN_EVAL_EPISODES] =
+        RL_OPTION_INT("eval_episodes", "20", 0, 1e6, "greedy evaluation episodes (0 = no evaluation)"),
+    [RL__RUN_CHECKPOINT_INTERVAL] = RL_OPTION_INT(
+        "checkpoint_interval", "0", 0, 1e15, "steps between checkpoints (checkpoint.safetensors); 0 = only at the end"),
+    [RL__RUN_QUIET] = RL_OPTION_BOOL("quiet", "false", "no progress output; metrics.csv written only at the end"),
     [RL__RUN_REPLICAS] =
         RL_OPTION_INT_F("replicas", "1", 1, RL__MAX_REPLICAS, RL_OPT_AUTO | RL_OPT_CHANGES_RESULTS,
                         "data-parallel replicas (threads), each with num_envs/R envs and a share of every "
@@ -39,16 +33,14 @@ static const rl_option_def run_schema[RL__RUN_N] = {
 };
 
 static const rl_option_def env_host_schema[RL__ENV_N] = {
-    [RL__ENV_NUM_ENVS] = RL_OPTION_INT("num_envs", "1", 1, 1048576,
-                                       "environments stepped together as one batch"),
+    [RL__ENV_NUM_ENVS] = RL_OPTION_INT("num_envs", "1", 1, 1048576, "environments stepped together as one batch"),
 };
 
 static const rl_option_def env_host_stages[RL__ENVST_N] = {
     [RL__ENVST_THREADS] = RL_OPTION_INT_F("threads", "\"auto\"", 1, 1024, RL_OPT_AUTO,
                                           "worker threads stepping env ranges; auto picks by cores and num_envs"),
-    [RL__ENVST_ACTION_REPEAT] =
-        RL_OPTION_INT_F("action_repeat", "1", 1, 1000, RL_OPT_CHANGES_RESULTS,
-                        "repeat each action N env steps, summing rewards (changes results)"),
+    [RL__ENVST_ACTION_REPEAT] = RL_OPTION_INT_F("action_repeat", "1", 1, 1000, RL_OPT_CHANGES_RESULTS,
+                                                "repeat each action N env steps, summing rewards (changes results)"),
 };
 
 const rl_option_def *rl__run_schema(uint32_t *n)

@@ -45,11 +45,10 @@ const char *rl__kind_name(rl_plugin_kind kind)
     return kind == RL_KIND_ENV ? "env" : kind == RL_KIND_ALGO ? "algo" : "?";
 }
 
-static int refuse(rl__registry *reg, char *err, size_t errlen, int rc,
-                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int refuse(rl__registry *reg, char *err, size_t errlen, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
-static int refuse(rl__registry *reg, char *err, size_t errlen, int rc,
-                  const char *fmt, ...)
+static int refuse(rl__registry *reg, char *err, size_t errlen, int rc, const char *fmt, ...)
 {
     char msg[RL_ERR_MAX + 256];
     va_list ap;
@@ -129,7 +128,7 @@ static int check_schemas(const rl_plugin_desc *d, char *why, size_t whylen)
         uint32_t i = stage ? k - d->n_options : k, n = stage ? d->n_stages : d->n_options;
         const char *name = tab[i].name;
         int reserved = !strcmp(name, "plugin") || !strcmp(name, "optimizations") ||
-                       (d->kind == RL_KIND_ENV && rl__def_find(stage ? host_st : host, stage ? nhs : nh, name) >= 0);
+            (d->kind == RL_KIND_ENV && rl__def_find(stage ? host_st : host, stage ? nhs : nh, name) >= 0);
         if (reserved || rl__def_find(tab + i + 1, n - i - 1, name) >= 0) {
             snprintf(why, whylen, "plugin '%s': %s name '%s' is %s", d->name, stage ? "stage" : "option", name,
                      reserved ? "reserved for the host" : "declared twice");
@@ -147,14 +146,19 @@ typedef struct vtable_rule {
     size_t n_fns, fns[5]; /* offsets of the function pointers that may not be NULL */
 } vtable_rule;
 
-static const vtable_rule env_rule = {
-    "env", "create, destroy, reset or step", ENV_VT_SIZE_1_0, 4,
-    {offsetof(rl_env_vtable, create), offsetof(rl_env_vtable, destroy), offsetof(rl_env_vtable, reset),
-     offsetof(rl_env_vtable, step)}};
-static const vtable_rule algo_rule = {
-    "algo", "create, destroy, act, observe or update", ALGO_VT_SIZE_1_0, 5,
-    {offsetof(rl_algo_vtable, create), offsetof(rl_algo_vtable, destroy), offsetof(rl_algo_vtable, act),
-     offsetof(rl_algo_vtable, observe), offsetof(rl_algo_vtable, update)}};
+static const vtable_rule env_rule = {"env",
+                                     "create, destroy, reset or step",
+                                     ENV_VT_SIZE_1_0,
+                                     4,
+                                     {offsetof(rl_env_vtable, create), offsetof(rl_env_vtable, destroy),
+                                      offsetof(rl_env_vtable, reset), offsetof(rl_env_vtable, step)}};
+static const vtable_rule algo_rule = {"algo",
+                                      "create, destroy, act, observe or update",
+                                      ALGO_VT_SIZE_1_0,
+                                      5,
+                                      {offsetof(rl_algo_vtable, create), offsetof(rl_algo_vtable, destroy),
+                                       offsetof(rl_algo_vtable, act), offsetof(rl_algo_vtable, observe),
+                                       offsetof(rl_algo_vtable, update)}};
 
 static int check_vtable(const rl_plugin_desc *d, char *why, size_t whylen)
 {
@@ -166,8 +170,8 @@ static int check_vtable(const rl_plugin_desc *d, char *why, size_t whylen)
     uint32_t size;
     memcpy(&size, d->vtable, sizeof size);
     if (size < r->size_1_0) {
-        snprintf(why, whylen, "%s '%s' vtable struct_size %u is smaller than ABI %d.0's %zu", r->kind, d->name,
-                 size, RL_ABI_MAJOR, r->size_1_0);
+        snprintf(why, whylen, "%s '%s' vtable struct_size %u is smaller than ABI %d.0's %zu", r->kind, d->name, size,
+                 RL_ABI_MAJOR, r->size_1_0);
         return -1;
     }
     for (size_t i = 0; i < r->n_fns; i++) {
@@ -195,8 +199,7 @@ int rl__desc_check(const rl_plugin_desc *d, char *why, size_t whylen)
     return check_vtable(d, why, whylen);
 }
 
-static int add_plugin(rl__registry *reg, const rl_plugin_desc *d,
-                      const rl__plugin_file *f)
+static int add_plugin(rl__registry *reg, const rl_plugin_desc *d, const rl__plugin_file *f)
 {
     if (reg->n_plugins == reg->cap_plugins) {
         size_t cap = reg->cap_plugins ? 2 * reg->cap_plugins : 16;
@@ -245,8 +248,7 @@ static void resolve_shadows(rl__registry *reg)
     for (size_t i = 0; i < reg->n_plugins; i++) {
         reg->plugins[i].shadowed_by = NULL;
         for (size_t j = 0; j < i; j++) {
-            if (reg->plugins[j].desc->kind == reg->plugins[i].desc->kind &&
-                !reg->plugins[j].shadowed_by &&
+            if (reg->plugins[j].desc->kind == reg->plugins[i].desc->kind && !reg->plugins[j].shadowed_by &&
                 strcmp(reg->plugins[j].desc->name, reg->plugins[i].desc->name) == 0) {
                 reg->plugins[i].shadowed_by = &reg->plugins[j];
                 break;
@@ -275,8 +277,7 @@ static void on_fatal(int sig)
 
 static int load_file(rl__registry *reg, const char *real, char *err, size_t errlen);
 
-int rl__registry_load_file(rl__registry *reg, const char *path, char *err,
-                           size_t errlen)
+int rl__registry_load_file(rl__registry *reg, const char *path, char *err, size_t errlen)
 {
     char real[PATH_MAX];
     if (!realpath(path, real)) snprintf(real, sizeof real, "%s", path);
@@ -301,15 +302,13 @@ static int load_file(rl__registry *reg, const char *real, char *err, size_t errl
     void *h = dlopen(real, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         const char *e = dlerror();
-        return refuse(reg, err, errlen, RL_EIO, "cannot load plugin %s: %s",
-                      real, e ? e : "unknown dlopen error");
+        return refuse(reg, err, errlen, RL_EIO, "cannot load plugin %s: %s", real, e ? e : "unknown dlopen error");
     }
     const rl_plugin_entry *entry = dlsym(h, RL_PLUGIN_ENTRY_SYMBOL);
     if (!entry) {
         dlclose(h);
-        return refuse(reg, err, errlen, RL_EABI,
-                      "%s is not an rlhost plugin: it does not export '%s'",
-                      real, RL_PLUGIN_ENTRY_SYMBOL);
+        return refuse(reg, err, errlen, RL_EABI, "%s is not an rlhost plugin: it does not export '%s'", real,
+                      RL_PLUGIN_ENTRY_SYMBOL);
     }
     if (entry->abi.major != RL_ABI_MAJOR) {
         int maj = entry->abi.major, min = entry->abi.minor;
@@ -340,15 +339,13 @@ static int load_file(rl__registry *reg, const char *real, char *err, size_t errl
     }
     if (!entry->init || !entry->count || !entry->get) {
         dlclose(h);
-        return refuse(reg, err, errlen, RL_EABI,
-                      "%s: its entry lacks init, count or get", real);
+        return refuse(reg, err, errlen, RL_EABI, "%s: its entry lacks init, count or get", real);
     }
     char perr[RL_ERR_MAX] = "";
     int rc = entry->init(rl__host_api(), perr, sizeof perr);
     if (rc != RL_OK) {
         dlclose(h);
-        return refuse(reg, err, errlen, rc < 0 ? rc : RL_EIO,
-                      "%s: plugin init failed: %s", real,
+        return refuse(reg, err, errlen, rc < 0 ? rc : RL_EIO, "%s: plugin init failed: %s", real,
                       perr[0] ? perr : rl_strerror(rc));
     }
     uint32_t n = entry->count();
@@ -449,16 +446,14 @@ int rl__running_from_build_tree(void)
     return strncmp(self, root, m) == 0 && self[m] == '/';
 }
 
-void rl__registry_discover(rl__registry *reg, const char *const *extra,
-                           size_t n_extra)
+void rl__registry_discover(rl__registry *reg, const char *const *extra, size_t n_extra)
 {
     for (size_t i = 0; i < n_extra; i++) rl__registry_scan_dir(reg, extra[i], 0);
     const char *env = getenv("RLHOST_PLUGIN_PATH");
     if (env && *env) {
         char *copy = strdup(env);
         char *save = NULL;
-        for (char *tok = copy ? strtok_r(copy, ":", &save) : NULL; tok;
-             tok = strtok_r(NULL, ":", &save)) {
+        for (char *tok = copy ? strtok_r(copy, ":", &save) : NULL; tok; tok = strtok_r(NULL, ":", &save)) {
             if (tok[0] != '/') { /* what it loads would depend on the current directory */
                 refuse(reg, NULL, 0, RL_EINVAL,
                        "RLHOST_PLUGIN_PATH entry '%s' is relative and was ignored: use an absolute path", tok);
@@ -479,9 +474,8 @@ void rl__registry_discover(rl__registry *reg, const char *const *extra,
     rl__registry_scan_dir(reg, RLHOST_PLUGINDIR, 0);
 }
 
-const rl__plugin *rl__registry_find(const rl__registry *reg,
-                                    rl_plugin_kind kind, const char *name,
-                                    const char *key, char *err, size_t errlen)
+const rl__plugin *rl__registry_find(const rl__registry *reg, rl_plugin_kind kind, const char *name, const char *key,
+                                    char *err, size_t errlen)
 {
     const rl__plugin *other_kind = NULL;
     for (size_t i = 0; i < reg->n_plugins; i++) {
@@ -503,15 +497,16 @@ const rl__plugin *rl__registry_find(const rl__registry *reg,
     const char *kn = rl__kind_name(kind);
     const char *avail = list.data ? list.data : "none found";
     if (other_kind) {
-        snprintf(err, errlen, "%s: '%s' is an %s plugin, but an %s is expected (available %ss: %s)",
-                 key, name, rl__kind_name(other_kind->desc->kind), kn, kn, avail);
+        snprintf(err, errlen, "%s: '%s' is an %s plugin, but an %s is expected (available %ss: %s)", key, name,
+                 rl__kind_name(other_kind->desc->kind), kn, kn, avail);
     } else {
         const char *near = rl__nearest(name, names, n);
         char hint[128] = "";
         if (near) snprintf(hint, sizeof hint, "did you mean '%s'? ", near);
         snprintf(err, errlen,
                  "%s: unknown %s plugin '%s' (%savailable %ss: %s; a plugin of your own is found through "
-                 "--plugin-path DIR or RLHOST_PLUGIN_PATH)", key, kn, name, hint, kn, avail);
+                 "--plugin-path DIR or RLHOST_PLUGIN_PATH)",
+                 key, kn, name, hint, kn, avail);
     }
     rl__sbuf_free(&list);
     return NULL;

@@ -9,13 +9,12 @@
 
 #include <rlhost/plugin.h>
 
-
 typedef struct rl__plugin_file rl__plugin_file;
 
 typedef struct rl__plugin {
     const rl_plugin_desc *desc;
     const rl__plugin_file *file;
-    const char *path;               /* file the plugin came from */
+    const char *path;                     /* file the plugin came from */
     const struct rl__plugin *shadowed_by; /* same kind+name found earlier */
     /* an env the embedding program registered (rlh_env_register): its
        state lives in the caller, outside checkpoints */
@@ -47,8 +46,7 @@ const char *rl__desc_tune_space(const rl_plugin_desc *d);
    reserved and duplicate option names, vtable); 0, or -1 with why. */
 int rl__desc_check(const rl_plugin_desc *d, char *why, size_t whylen);
 
-int rl__registry_load_file(rl__registry *reg, const char *path, char *err,
-                           size_t errlen);
+int rl__registry_load_file(rl__registry *reg, const char *path, char *err, size_t errlen);
 
 /* Loads every *.so directly inside dir (depth 0) or inside its immediate
    subdirectories (depth 1), in name order.  A missing dir is not an error. */
@@ -57,14 +55,12 @@ void rl__registry_scan_dir(rl__registry *reg, const char *dir, int depth);
 /* The standard discovery order: extra dirs (--plugin-path), then
    $RLHOST_PLUGIN_PATH, then the build tree when running from it, then the
    installed plugindir. */
-void rl__registry_discover(rl__registry *reg, const char *const *extra,
-                           size_t n_extra);
+void rl__registry_discover(rl__registry *reg, const char *const *extra, size_t n_extra);
 
 /* First plugin of that kind and name, or NULL with a sentence in err naming
    the available plugins of that kind and the nearest match. */
-const rl__plugin *rl__registry_find(const rl__registry *reg,
-                                    rl_plugin_kind kind, const char *name,
-                                    const char *key, char *err, size_t errlen);
+const rl__plugin *rl__registry_find(const rl__registry *reg, rl_plugin_kind kind, const char *name, const char *key,
+                                    char *err, size_t errlen);
 
 /* Adds an env the embedding program defines (desc valid until the
    registry is destroyed), after checking its descriptor.  RL_EINVAL with

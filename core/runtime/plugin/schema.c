@@ -104,8 +104,7 @@ static void describe_setting(const config_setting_t *s, char *buf, size_t n)
     }
 }
 
-static int fail(const rl_option_def *def, const config_setting_t *s,
-                char *why, size_t whylen)
+static int fail(const rl_option_def *def, const config_setting_t *s, char *why, size_t whylen)
 {
     rl__sbuf b = {0};
     char got[96];
@@ -147,16 +146,14 @@ static int get_integer(const config_setting_t *s, int64_t *out)
     return 0;
 }
 
-int rl__value_from_setting(const rl_option_def *def, const config_setting_t *s,
-                           rl__arena *a, rl_value *out, char *why,
+int rl__value_from_setting(const rl_option_def *def, const config_setting_t *s, rl__arena *a, rl_value *out, char *why,
                            size_t whylen)
 {
     memset(out, 0, sizeof *out);
     out->struct_size = sizeof *out;
     out->type = def->type;
     int t = config_setting_type(s);
-    if ((def->flags & RL_OPT_AUTO) && t == CONFIG_TYPE_STRING &&
-        strcmp(config_setting_get_string(s), "auto") == 0) {
+    if ((def->flags & RL_OPT_AUTO) && t == CONFIG_TYPE_STRING && strcmp(config_setting_get_string(s), "auto") == 0) {
         out->is_auto = 1;
         out->s = "auto";
         return RL_OK;
@@ -167,8 +164,7 @@ int rl__value_from_setting(const rl_option_def *def, const config_setting_t *s,
         out->i = config_setting_get_bool(s) != 0;
         return RL_OK;
     case RL_OPT_INT:
-        if (!get_integer(s, &out->i) || !in_range(def, (double)out->i))
-            return fail(def, s, why, whylen);
+        if (!get_integer(s, &out->i) || !in_range(def, (double)out->i)) return fail(def, s, why, whylen);
         out->f = (double)out->i;
         return RL_OK;
     case RL_OPT_FLOAT:
@@ -178,8 +174,7 @@ int rl__value_from_setting(const rl_option_def *def, const config_setting_t *s,
             out->f = config_setting_get_float(s);
         else
             return fail(def, s, why, whylen);
-        if (!isfinite(out->f) || !in_range(def, out->f))
-            return fail(def, s, why, whylen);
+        if (!isfinite(out->f) || !in_range(def, out->f)) return fail(def, s, why, whylen);
         return RL_OK;
     case RL_OPT_STRING:
         if (t != CONFIG_TYPE_STRING) return fail(def, s, why, whylen);
@@ -198,8 +193,7 @@ int rl__value_from_setting(const rl_option_def *def, const config_setting_t *s,
         return fail(def, s, why, whylen);
     case RL_OPT_INT_LIST:
     case RL_OPT_STRING_LIST: {
-        if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST)
-            return fail(def, s, why, whylen);
+        if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST) return fail(def, s, why, whylen);
         size_t n = (size_t)config_setting_length(s);
         if (n > RL__MAX_LIST) {
             snprintf(why, whylen, "a list holds at most %d elements; this one has %zu", RL__MAX_LIST, n);
@@ -211,8 +205,7 @@ int rl__value_from_setting(const rl_option_def *def, const config_setting_t *s,
             if (!v) return RL_ENOMEM;
             for (size_t k = 0; k < n; k++) {
                 const config_setting_t *e = config_setting_get_elem(s, (unsigned)k);
-                if (!get_integer(e, &v[k]) || !in_range(def, (double)v[k]))
-                    return fail(def, s, why, whylen);
+                if (!get_integer(e, &v[k]) || !in_range(def, (double)v[k])) return fail(def, s, why, whylen);
             }
             out->ilist = v;
         } else {
@@ -220,8 +213,7 @@ int rl__value_from_setting(const rl_option_def *def, const config_setting_t *s,
             if (!v) return RL_ENOMEM;
             for (size_t k = 0; k < n; k++) {
                 const config_setting_t *e = config_setting_get_elem(s, (unsigned)k);
-                if (config_setting_type(e) != CONFIG_TYPE_STRING)
-                    return fail(def, s, why, whylen);
+                if (config_setting_type(e) != CONFIG_TYPE_STRING) return fail(def, s, why, whylen);
                 if (string_bad(config_setting_get_string(e), why, whylen)) return RL_ECONFIG;
                 v[k] = rl__arena_strdup(a, config_setting_get_string(e));
                 if (!v[k]) return RL_ENOMEM;
@@ -235,24 +227,21 @@ int rl__value_from_setting(const rl_option_def *def, const config_setting_t *s,
     return RL_ECONFIG;
 }
 
-int rl__value_from_text(const rl_option_def *def, const char *text,
-                        rl__arena *a, rl_value *out, char *why, size_t whylen)
+int rl__value_from_text(const rl_option_def *def, const char *text, rl__arena *a, rl_value *out, char *why,
+                        size_t whylen)
 {
     int stringish = def->type == RL_OPT_STRING || def->type == RL_OPT_ENUM;
     if (stringish && text[0] != '"') {
         /* Bare word: the string itself. */
         config_t c;
         config_init(&c);
-        config_setting_t *s =
-            config_setting_add(config_root_setting(&c), "v", CONFIG_TYPE_STRING);
-        int rc = s && config_setting_set_string(s, text)
-                     ? rl__value_from_setting(def, s, a, out, why, whylen)
-                     : RL_ENOMEM;
+        config_setting_t *s = config_setting_add(config_root_setting(&c), "v", CONFIG_TYPE_STRING);
+        int rc =
+            s && config_setting_set_string(s, text) ? rl__value_from_setting(def, s, a, out, why, whylen) : RL_ENOMEM;
         config_destroy(&c);
         return rc;
     }
-    if ((def->flags & RL_OPT_AUTO) && strcmp(text, "auto") == 0)
-        text = "\"auto\"";
+    if ((def->flags & RL_OPT_AUTO) && strcmp(text, "auto") == 0) text = "\"auto\"";
     /* A plain integer too wide for 32 bits gets libconfig's L suffix, which
        it would otherwise silently truncate. */
     const char *suffix = "";
@@ -298,8 +287,7 @@ int rl__value_from_text(const rl_option_def *def, const char *text,
         rl__sbuf_free(&b);
         rc = RL_ECONFIG;
     } else {
-        rc = rl__value_from_setting(def, config_lookup(&c, "v"), a, out, why,
-                                    whylen);
+        rc = rl__value_from_setting(def, config_lookup(&c, "v"), a, out, why, whylen);
     }
     config_destroy(&c);
     rl__sbuf_free(&src);
@@ -333,8 +321,7 @@ void rl__value_format(const rl_option_def *def, const rl_value *v, rl__sbuf *b)
         break;
     case RL_OPT_INT_LIST:
         rl__sbuf_puts(b, "[");
-        for (size_t k = 0; k < v->n; k++)
-            rl__sbuf_printf(b, "%s%lld", k ? ", " : "", (long long)v->ilist[k]);
+        for (size_t k = 0; k < v->n; k++) rl__sbuf_printf(b, "%s%lld", k ? ", " : "", (long long)v->ilist[k]);
         rl__sbuf_puts(b, "]");
         break;
     case RL_OPT_STRING_LIST:
@@ -352,26 +339,22 @@ static int name_ok(const char *s)
 {
     if (!s || !*s) return 0;
     for (; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
-            return 0;
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_')) return 0;
     return 1;
 }
 
 int rl__def_check(const rl_option_def *def, char *why, size_t whylen)
 {
     if (def->struct_size < sizeof(rl_option_def)) {
-        snprintf(why, whylen, "an option has struct_size %u, expected %zu",
-                 def->struct_size, sizeof(rl_option_def));
+        snprintf(why, whylen, "an option has struct_size %u, expected %zu", def->struct_size, sizeof(rl_option_def));
         return RL_EABI;
     }
     if (!name_ok(def->name)) {
-        snprintf(why, whylen, "option name '%s' is not [a-z0-9_]+",
-                 def->name ? def->name : "(null)");
+        snprintf(why, whylen, "option name '%s' is not [a-z0-9_]+", def->name ? def->name : "(null)");
         return RL_EINVAL;
     }
     if (def->type < RL_OPT_BOOL || def->type > RL_OPT_STRING_LIST) {
-        snprintf(why, whylen, "option '%s' has unknown type %d", def->name,
-                 (int)def->type);
+        snprintf(why, whylen, "option '%s' has unknown type %d", def->name, (int)def->type);
         return RL_EINVAL;
     }
     if (def->type == RL_OPT_ENUM && (!def->choices || !def->choices[0])) {
@@ -380,19 +363,15 @@ int rl__def_check(const rl_option_def *def, char *why, size_t whylen)
     }
     if (!def->default_text) {
         if (def->flags & RL_OPT_REQUIRED) return RL_OK;
-        snprintf(why, whylen, "option '%s' has no default and is not required",
-                 def->name);
+        snprintf(why, whylen, "option '%s' has no default and is not required", def->name);
         return RL_EINVAL;
     }
     rl__arena a = {0};
     rl_value v;
     char inner[256];
-    int rc = rl__value_from_text(def, def->default_text, &a, &v, inner,
-                                 sizeof inner);
+    int rc = rl__value_from_text(def, def->default_text, &a, &v, inner, sizeof inner);
     rl__arena_free(&a);
-    if (rc != RL_OK)
-        snprintf(why, whylen, "default of option '%s' is invalid: %s",
-                 def->name, inner);
+    if (rc != RL_OK) snprintf(why, whylen, "default of option '%s' is invalid: %s", def->name, inner);
     return rc;
 }
 

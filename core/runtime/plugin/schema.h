@@ -16,19 +16,17 @@
 /* Converts setting s to a value of def's type.  On failure returns
    RL_ECONFIG and writes what was expected into why ("expected an integer in
    [1, 64], got 0").  Strings and lists are copied into arena a. */
-int rl__value_from_setting(const rl_option_def *def, const config_setting_t *s,
-                           rl__arena *a, rl_value *out, char *why,
+int rl__value_from_setting(const rl_option_def *def, const config_setting_t *s, rl__arena *a, rl_value *out, char *why,
                            size_t whylen);
 
 /* The same from text in config syntax ("3e-4", "[64, 64]", "true").  For
    STRING and ENUM options unquoted text is taken as the string itself, so
    --set env.plugin=snake works. */
-int rl__value_from_text(const rl_option_def *def, const char *text,
-                        rl__arena *a, rl_value *out, char *why, size_t whylen);
+int rl__value_from_text(const rl_option_def *def, const char *text, rl__arena *a, rl_value *out, char *why,
+                        size_t whylen);
 
 /* Appends v in config syntax. */
-void rl__value_format(const rl_option_def *def, const rl_value *v,
-                      rl__sbuf *b);
+void rl__value_format(const rl_option_def *def, const rl_value *v, rl__sbuf *b);
 
 /* Every list option holds at most RL__MAX_LIST elements and every string
    at most RL__MAX_STRING bytes, whatever the plugin's schema says; the

@@ -42,13 +42,13 @@ size_t rl__obs_check(const rl_env_info *info, const char *name, char *err, size_
         if (product > (uint64_t)RL_OBS_MAX_BYTES) product = (uint64_t)RL_OBS_MAX_BYTES + 1; /* no overflow */
     }
     if (product == 0 || product * elem > RL_OBS_MAX_BYTES) {
-        snprintf(err, errlen, "env '%s' reported observation shape %s: a row must hold 1 element to %u bytes",
-                 name, shape, (unsigned)RL_OBS_MAX_BYTES);
+        snprintf(err, errlen, "env '%s' reported observation shape %s: a row must hold 1 element to %u bytes", name,
+                 shape, (unsigned)RL_OBS_MAX_BYTES);
         return 0;
     }
     if (product != info->obs_size) {
-        snprintf(err, errlen, "env '%s' reported observation shape %s (%llu elements) but obs_size %u", name,
-                 shape, (unsigned long long)product, info->obs_size);
+        snprintf(err, errlen, "env '%s' reported observation shape %s (%llu elements) but obs_size %u", name, shape,
+                 (unsigned long long)product, info->obs_size);
         return 0;
     }
     if (!isfinite(info->obs_scale) || info->obs_scale <= 0) {
@@ -59,8 +59,10 @@ size_t rl__obs_check(const rl_env_info *info, const char *name, char *err, size_
     const float *lo = info->obs_low, *hi = info->obs_high; /* the host's own struct: zeroed, then filled */
     for (uint32_t k = 0; lo && hi && k < info->obs_size; k++) {
         if (isnan(lo[k]) || isnan(hi[k]) || lo[k] > hi[k]) {
-            snprintf(err, errlen, "env '%s' reported observation element %u in [%g, %g]: bounds must not be NaN, "
-                     "with low <= high", name, k, (double)lo[k], (double)hi[k]);
+            snprintf(err, errlen,
+                     "env '%s' reported observation element %u in [%g, %g]: bounds must not be NaN, "
+                     "with low <= high",
+                     name, k, (double)lo[k], (double)hi[k]);
             return 0;
         }
     }
@@ -91,8 +93,10 @@ int rl__space_from_info(rl__space *s, const rl_env_info *info, const char *name,
     for (uint32_t k = 0; k < s->dim; k++) {
         float lo = info->action_low[k], hi = info->action_high[k];
         if (!isfinite(lo) || !isfinite(hi) || lo > hi) {
-            snprintf(err, errlen, "env '%s' reported an action box with dimension %u in [%g, %g]: bounds must "
-                     "be finite with low <= high", name, k, (double)lo, (double)hi);
+            snprintf(err, errlen,
+                     "env '%s' reported an action box with dimension %u in [%g, %g]: bounds must "
+                     "be finite with low <= high",
+                     name, k, (double)lo, (double)hi);
             return RL_EINVAL;
         }
     }
@@ -116,19 +120,21 @@ void rl__space_free(rl__space *s)
     s->low = s->high = NULL;
 }
 
-int rl__space_check_algo(const rl__space *s, const char *env_name, const rl_plugin_desc *desc, char *err,
-                         size_t errlen)
+int rl__space_check_algo(const rl__space *s, const char *env_name, const rl_plugin_desc *desc, char *err, size_t errlen)
 {
     uint32_t flags = rl__desc_flags(desc);
     if (s->kind == RL_SPACE_BOX && !(flags & RL_DESC_BOX)) {
-        snprintf(err, errlen, "algo '%s' takes discrete actions, and env '%s' has a box of %u float action%s: "
-                 "pick an algorithm for continuous actions (rlhost list)", desc->name, env_name, s->dim,
-                 s->dim == 1 ? "" : "s");
+        snprintf(err, errlen,
+                 "algo '%s' takes discrete actions, and env '%s' has a box of %u float action%s: "
+                 "pick an algorithm for continuous actions (rlhost list)",
+                 desc->name, env_name, s->dim, s->dim == 1 ? "" : "s");
         return RL_ECONFIG;
     }
     if (s->kind == RL_SPACE_DISCRETE && (flags & RL_DESC_NO_DISCRETE)) {
-        snprintf(err, errlen, "algo '%s' takes box (continuous) actions, and env '%s' has %u discrete actions: "
-                 "pick an algorithm for discrete actions (rlhost list)", desc->name, env_name, s->n);
+        snprintf(err, errlen,
+                 "algo '%s' takes box (continuous) actions, and env '%s' has %u discrete actions: "
+                 "pick an algorithm for discrete actions (rlhost list)",
+                 desc->name, env_name, s->n);
         return RL_ECONFIG;
     }
     return RL_OK;
@@ -158,8 +164,8 @@ int rl__space_clip(const rl__space *s, const float *actions, float *out, uint32_
     return RL_OK;
 }
 
-int rl__space_check_actions(const rl__space *s, const void *actions, uint32_t rows, uint32_t agents,
-                            const char *who, char *err, size_t errlen)
+int rl__space_check_actions(const rl__space *s, const void *actions, uint32_t rows, uint32_t agents, const char *who,
+                            char *err, size_t errlen)
 {
     char row[48];
     for (uint32_t i = 0; i < rows; i++) {

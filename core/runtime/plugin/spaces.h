@@ -53,8 +53,8 @@ int rl__space_clip(const rl__space *s, const float *actions, float *out, uint32_
 /* DISCRETE: every action in [0, n), else RL_EINVAL with the row; BOX: every
    value finite and inside the box, else RL_EINVAL (the caller's actions,
    which are not clipped for it). */
-int rl__space_check_actions(const rl__space *s, const void *actions, uint32_t rows, uint32_t agents,
-                            const char *who, char *err, size_t errlen);
+int rl__space_check_actions(const rl__space *s, const void *actions, uint32_t rows, uint32_t agents, const char *who,
+                            char *err, size_t errlen);
 
 /* The space as the checkpoint's rlhost.action_space JSON. */
 void rl__space_json(const rl__space *s, rl__sbuf *b);

@@ -60,17 +60,18 @@ static int episode_limit(const rl__vecenv *ev, char *err, size_t errlen)
     if (ev->info.max_episode_steps) return RL_OK; /* the env truncates its episodes itself */
     for (uint32_t i = 0; i < ev->n; i++) {
         if (ev->ep_length[i] < RL__EVAL_MAX_EPISODE_STEPS) continue;
-        snprintf(err, errlen, "env %u's episode has run %u steps without ending; an env that never "
+        snprintf(err, errlen,
+                 "env %u's episode has run %u steps without ending; an env that never "
                  "ends cannot be evaluated: give it a time limit (Gymnasium's max_episode_steps, or "
-                 "rl_env_info_set_time_limit)", i, RL__EVAL_MAX_EPISODE_STEPS);
+                 "rl_env_info_set_time_limit)",
+                 i, RL__EVAL_MAX_EPISODE_STEPS);
         return RL_EINVAL;
     }
     return RL_OK;
 }
 
-int rl__evaluate(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const char *algo_name,
-                 uint32_t episodes, volatile sig_atomic_t *stop, FILE *trace, rl__eval_result *out,
-                 char *err, size_t errlen)
+int rl__evaluate(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const char *algo_name, uint32_t episodes,
+                 volatile sig_atomic_t *stop, FILE *trace, rl__eval_result *out, char *err, size_t errlen)
 {
     uint32_t n = ev->n; /* rows: envs x agents */
     uint32_t *t_in_episode = calloc(3 * (size_t)n, sizeof(uint32_t));
@@ -94,8 +95,8 @@ int rl__evaluate(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const ch
             break;
         }
         char perr[RL_ERR_MAX] = "";
-        rc = rl__space_act(&ev->space, avt, algo, RL_MODE_EVAL, ev->io.obs, ev->episode_start, ev->actions, n,
-                           perr, sizeof perr);
+        rc = rl__space_act(&ev->space, avt, algo, RL_MODE_EVAL, ev->io.obs, ev->episode_start, ev->actions, n, perr,
+                           sizeof perr);
         if (rc != RL_OK) {
             snprintf(err, errlen, "algo '%s' failed choosing eval actions: %s", algo_name,
                      perr[0] ? perr : rl_strerror(rc));
@@ -136,24 +137,30 @@ int rl__evaluate(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const ch
     return RL_OK;
 }
 
-void *rl__policy_open(const rl__config *c, const rl_env_info *info, uint32_t n_eval,
-                      rl__restore *r, char *err, size_t errlen)
+void *rl__policy_open(const rl__config *c, const rl_env_info *info, uint32_t n_eval, rl__restore *r, char *err,
+                      size_t errlen)
 {
     return rl__algo_open(c, info, n_eval, 1, r, err, errlen);
 }
 
-void *rl__algo_open(const rl__config *c, const rl_env_info *info, uint32_t n_eval, int inference,
-                    rl__restore *r, char *err, size_t errlen)
+void *rl__algo_open(const rl__config *c, const rl_env_info *info, uint32_t n_eval, int inference, rl__restore *r,
+                    char *err, size_t errlen)
 {
     char perr[RL_ERR_MAX] = "";
     const rl_algo_vtable *avt = c->algo->desc->vtable;
     uint32_t agents = info->agents ? info->agents : 1; /* the algorithm's envs are rows */
-    rl_algo_args args = {.struct_size = sizeof args, .env = info,
+    rl_algo_args args = {.struct_size = sizeof args,
+                         .env = info,
                          .num_envs = (uint32_t)c->env_host.vals[RL__ENV_NUM_ENVS].i * agents,
-                         .num_eval_envs = n_eval, .seed = (uint64_t)c->run.vals[RL__RUN_SEED].i,
-                         .total_steps = rl__schedule_steps(c), .options = c->algo_opts.vals,
-                         .stages = c->algo_stages.vals, .host = rl__host_api(), .replicas = rl__replicas_single(),
-                         .inference = (uint32_t)(inference != 0), .steps = &rl__no_steps};
+                         .num_eval_envs = n_eval,
+                         .seed = (uint64_t)c->run.vals[RL__RUN_SEED].i,
+                         .total_steps = rl__schedule_steps(c),
+                         .options = c->algo_opts.vals,
+                         .stages = c->algo_stages.vals,
+                         .host = rl__host_api(),
+                         .replicas = rl__replicas_single(),
+                         .inference = (uint32_t)(inference != 0),
+                         .steps = &rl__no_steps};
     void *algo = NULL;
     int rc = avt->create(&args, &algo, perr, sizeof perr);
     if (rc != RL_OK) {
@@ -167,8 +174,8 @@ void *rl__algo_open(const rl__config *c, const rl_env_info *info, uint32_t n_eva
     return algo;
 }
 
-int rl__eval_command(const rl__config *c, const char *ckpt, const char *prev, uint32_t episodes,
-                     int json, const char *trace_path)
+int rl__eval_command(const rl__config *c, const char *ckpt, const char *prev, uint32_t episodes, int json,
+                     const char *trace_path)
 {
     char err[RL_ERR_MAX] = "";
     uint64_t seed = (uint64_t)c->run.vals[RL__RUN_SEED].i;
@@ -177,8 +184,8 @@ int rl__eval_command(const rl__config *c, const char *ckpt, const char *prev, ui
     rl__vecenv ev;
     /* The run's evaluation seed stream, so the final checkpoint of a run
        evaluates to the numbers in its summary.json. */
-    if (rl__vecenv_create(&ev, c->env->desc, rl__env_eval_opts(c), c->env_stages.vals, n,
-                          rl__eval_seed(seed), 1, repeat, err, sizeof err) != RL_OK) {
+    if (rl__vecenv_create(&ev, c->env->desc, rl__env_eval_opts(c), c->env_stages.vals, n, rl__eval_seed(seed), 1,
+                          repeat, err, sizeof err) != RL_OK) {
         rl__log(RL_LOG_ERROR, NULL, "%s", err);
         return 1;
     }
@@ -224,10 +231,9 @@ int rl__eval_command(const rl__config *c, const char *ckpt, const char *prev, ui
             rl__json_print(&o);
         } else {
             printf("%s on %s%s%s (step %llu): %u episodes\n", c->algo->desc->name, c->env->desc->name,
-                   ckpt ? ", checkpoint " : ", untrained", ckpt ? ckpt : "", (unsigned long long)step,
-                   r.episodes);
-            printf("  return  mean %.4g  std %.4g  min %.4g  max %.4g\n", r.return_mean, r.return_std,
-                   r.return_min, r.return_max);
+                   ckpt ? ", checkpoint " : ", untrained", ckpt ? ckpt : "", (unsigned long long)step, r.episodes);
+            printf("  return  mean %.4g  std %.4g  min %.4g  max %.4g\n", r.return_mean, r.return_std, r.return_min,
+                   r.return_max);
             printf("  length  mean %.4g\n", r.length_mean);
             if (ev.info.score_name) printf("  %s  mean %.4g\n", ev.info.score_name, r.score_mean);
         }

@@ -35,9 +35,8 @@ static inline uint64_t rl__eval_seed(uint64_t run_seed)
    trace (may be NULL) gets a CSV row for every step of every counted
    episode: env, episode, t, action, reward, terminated, truncated, then the
    observation the action was chosen on (obs_0, obs_1, ...). */
-int rl__evaluate(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const char *algo_name,
-                 uint32_t episodes, volatile sig_atomic_t *stop, FILE *trace, rl__eval_result *out,
-                 char *err, size_t errlen);
+int rl__evaluate(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const char *algo_name, uint32_t episodes,
+                 volatile sig_atomic_t *stop, FILE *trace, rl__eval_result *out, char *err, size_t errlen);
 
 /* The config's algorithm for acting in RL_MODE_EVAL mode on n_eval envs of
    info: built as for training (its sizes may depend on num_envs) and
@@ -46,8 +45,8 @@ int rl__evaluate(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const ch
    r->allowed are warnings).  NULL on failure with a sentence in err. */
 struct rl__config;
 struct rl__restore;
-void *rl__policy_open(const struct rl__config *c, const rl_env_info *info, uint32_t n_eval,
-                      struct rl__restore *r, char *err, size_t errlen);
+void *rl__policy_open(const struct rl__config *c, const rl_env_info *info, uint32_t n_eval, struct rl__restore *r,
+                      char *err, size_t errlen);
 /* The same with the choice: inference != 0 builds what acting needs (the
    policy readers), 0 a full training instance of one replica. */
 void *rl__algo_open(const struct rl__config *c, const rl_env_info *info, uint32_t n_eval, int inference,
@@ -56,7 +55,7 @@ void *rl__algo_open(const struct rl__config *c, const rl_env_info *info, uint32_
 /* `rlhost eval`: builds the config's env and algo, restores ckpt (may be
    NULL: the untrained policy; prev as in rl__policy_open), evaluates `episodes` greedy episodes and
    prints return mean/std/min/max, length and score.  Returns the exit code. */
-int rl__eval_command(const struct rl__config *c, const char *ckpt, const char *prev,
-                     uint32_t episodes, int json, const char *trace_path);
+int rl__eval_command(const struct rl__config *c, const char *ckpt, const char *prev, uint32_t episodes, int json,
+                     const char *trace_path);
 
 #endif

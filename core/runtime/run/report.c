@@ -29,8 +29,8 @@ static double cpu_seconds(void)
 {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
-           (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+    return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_sec +
+        1e-6 * (double)ru.ru_stime.tv_usec;
 }
 
 /* Where the run writes: its directory's descriptor, held since it was locked. */
@@ -56,9 +56,12 @@ void rl__report_start(rl__report *r)
 /* A number as pandas reads it: NaN as nan, infinities as inf / -inf. */
 static void csv_num(rl__sbuf *b, double v)
 {
-    if (isnan(v)) rl__sbuf_puts(b, ",nan");
-    else if (isinf(v)) rl__sbuf_puts(b, v > 0 ? ",inf" : ",-inf");
-    else rl__sbuf_printf(b, ",%.7g", v);
+    if (isnan(v))
+        rl__sbuf_puts(b, ",nan");
+    else if (isinf(v))
+        rl__sbuf_puts(b, v > 0 ? ",inf" : ",-inf");
+    else
+        rl__sbuf_printf(b, ",%.7g", v);
 }
 
 /* evals.csv: a row for every evaluation, periodic or final. */
@@ -67,8 +70,10 @@ void rl__report_eval(rl__report *r, uint64_t steps, const rl__eval_result *ev, i
     if (!r->set->writer || !ev->done) return;
     int has_score = r->score_name != NULL;
     if (!r->log.evals.len)
-        rl__sbuf_printf(&r->log.evals, "step,wall_s,final,episodes,return_mean,return_std,return_min,"
-                                    "return_max,length_mean%s\n", has_score ? ",score_mean" : "");
+        rl__sbuf_printf(&r->log.evals,
+                        "step,wall_s,final,episodes,return_mean,return_std,return_min,"
+                        "return_max,length_mean%s\n",
+                        has_score ? ",score_mean" : "");
     rl__sbuf_printf(&r->log.evals, "%llu", (unsigned long long)steps);
     csv_num(&r->log.evals, rl_now() - r->clock->start);
     rl__sbuf_printf(&r->log.evals, ",%d,%u", final, ev->episodes);
@@ -131,8 +136,8 @@ static int append_episodes(rl__report *r, int sync)
     }
     if (!b->len && !(sync && r->log.episodes_unsynced)) return RL_OK;
     char brief[RL__BRIEF_MAX];
-    int fd = openat(*r->dir_fd, EPISODES_FILE, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
-                    0644);
+    int fd =
+        openat(*r->dir_fd, EPISODES_FILE, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
     struct stat st;
     int e = fd < 0 ? errno : fstat(fd, &st) != 0 ? errno : !S_ISREG(st.st_mode) ? EINVAL : 0;
     size_t done = 0;
@@ -188,8 +193,8 @@ static void cut_episodes(rl__report *r, uint64_t steps)
     close(fd);
     r->log.episodes_header = cut && keep > 0;
     if (!cut && unlinkat(*r->dir_fd, EPISODES_FILE, 0) == 0) /* never rows twice */
-        rl__log(RL_LOG_WARN, NULL, "could not cut %s/%s back to step %llu, so it starts over",
-                r->set->out_dir, EPISODES_FILE, (unsigned long long)steps);
+        rl__log(RL_LOG_WARN, NULL, "could not cut %s/%s back to step %llu, so it starts over", r->set->out_dir,
+                EPISODES_FILE, (unsigned long long)steps);
 }
 
 int rl__report_write(rl__report *r, int sync)
@@ -202,15 +207,16 @@ int rl__report_write(rl__report *r, int sync)
     r->log.last_write = rl_now();
     int rc = append_episodes(r, sync);
     if (rc != RL_OK) return rc;
-    rc = rl__write_atomic(out_dir(r), "metrics.csv", NULL, r->log.csv.data ? r->log.csv.data : "",
-                              r->log.csv.len, sync, r->err, r->errlen);
+    rc = rl__write_atomic(out_dir(r), "metrics.csv", NULL, r->log.csv.data ? r->log.csv.data : "", r->log.csv.len, sync,
+                          r->err, r->errlen);
     if (rc == RL_OK && r->log.evals.len)
         rc = rl__write_atomic(out_dir(r), "evals.csv", NULL, r->log.evals.data, r->log.evals.len, sync, r->err,
                               r->errlen);
     if (rc == RL_OK && val(&r->c->run, RL__RUN_TENSORBOARD)->i) { /* the same rows, for TensorBoard */
         rl__sbuf tb = {0};
         rl__tb_from_csv(&tb, r->log.csv.data ? r->log.csv.data : "", r->log.csv.len, "train", r->clock->epoch_start);
-        rl__tb_from_csv(&tb, r->log.evals.data ? r->log.evals.data : "", r->log.evals.len, "eval", r->clock->epoch_start);
+        rl__tb_from_csv(&tb, r->log.evals.data ? r->log.evals.data : "", r->log.evals.len, "eval",
+                        r->clock->epoch_start);
         rc = tb.oom ? RL_ENOMEM
                     : rl__write_atomic(out_dir(r), RL__TB_FILE, NULL, tb.data, tb.len, sync, r->err, r->errlen);
         if (tb.oom) snprintf(r->err, r->errlen, "out of memory for the TensorBoard events");
@@ -276,14 +282,13 @@ void rl__report_row(rl__report *r, const rl__report_at *at, const rl_metric *m, 
     rl__sbuf_puts(&r->log.csv, "\n");
 
     if (!r->set->quiet && !r->set->tty) {
-        fprintf(stderr, "step %llu/%llu  %.0f sps  cpu %.0f%%  env/act/update %.0f/%.0f/%.0f%%  "
-                        "episodes %llu  return %.3g",
-                (unsigned long long)at->steps, (unsigned long long)r->set->target, sps,
-                100 * cpu_util, dt > 0 ? 100 * env / dt : 0, dt > 0 ? 100 * act / dt : 0,
-                dt > 0 ? 100 * upd / dt : 0, (unsigned long long)st->episodes,
-                rl__ep_recent_mean(st, RL__EP_RETURN));
-        if (has_score)
-            fprintf(stderr, "  %s %.3g", r->score_name, rl__ep_recent_mean(st, RL__EP_SCORE));
+        fprintf(stderr,
+                "step %llu/%llu  %.0f sps  cpu %.0f%%  env/act/update %.0f/%.0f/%.0f%%  "
+                "episodes %llu  return %.3g",
+                (unsigned long long)at->steps, (unsigned long long)r->set->target, sps, 100 * cpu_util,
+                dt > 0 ? 100 * env / dt : 0, dt > 0 ? 100 * act / dt : 0, dt > 0 ? 100 * upd / dt : 0,
+                (unsigned long long)st->episodes, rl__ep_recent_mean(st, RL__EP_RETURN));
+        if (has_score) fprintf(stderr, "  %s %.3g", r->score_name, rl__ep_recent_mean(st, RL__EP_SCORE));
         for (size_t k = 0; k < nm; k++) fprintf(stderr, "  %s %.4g", m[k].name, m[k].value);
         fprintf(stderr, "\n");
     }
@@ -303,14 +308,14 @@ void rl__report_progress(rl__report *r, const rl__report_at *at, double now)
     double eta = sps > 0 ? (double)(r->set->target - at->steps) / sps : 0;
     const rl__ep_stats *st = at->stats;
     double busy = r->clock->env + r->clock->act + r->clock->update;
-    fprintf(stderr, "\r  %llu/%llu  %5.1f%%  %.0f steps/s  ETA %d:%02d  return %.4g  "
-                    "env/act/update %.0f/%.0f/%.0f%%",
+    fprintf(stderr,
+            "\r  %llu/%llu  %5.1f%%  %.0f steps/s  ETA %d:%02d  return %.4g  "
+            "env/act/update %.0f/%.0f/%.0f%%",
             (unsigned long long)at->steps, (unsigned long long)r->set->target,
-            100.0 * (double)at->steps / (double)r->set->target, sps, (int)(eta / 60),
-            (int)fmod(eta, 60), rl__ep_recent_mean(st, RL__EP_RETURN), busy > 0 ? 100 * r->clock->env / busy : 0,
+            100.0 * (double)at->steps / (double)r->set->target, sps, (int)(eta / 60), (int)fmod(eta, 60),
+            rl__ep_recent_mean(st, RL__EP_RETURN), busy > 0 ? 100 * r->clock->env / busy : 0,
             busy > 0 ? 100 * r->clock->act / busy : 0, busy > 0 ? 100 * r->clock->update / busy : 0);
-    if (r->score_name)
-        fprintf(stderr, "  %s %.3g", r->score_name, rl__ep_recent_mean(st, RL__EP_SCORE));
+    if (r->score_name) fprintf(stderr, "  %s %.3g", r->score_name, rl__ep_recent_mean(st, RL__EP_SCORE));
     fprintf(stderr, "\x1b[K");
     fflush(stderr);
     r->log.last_progress = now;
@@ -320,8 +325,8 @@ void rl__report_progress(rl__report *r, const rl__report_at *at, double now)
 
 /* A float stage set to auto is recorded as the plugin resolved it, when
    the plugin reports a metric of the stage's name; else as "auto". */
-static void json_stage_group(rl__sbuf *b, const rl__group *g, const char *prefix, int *first,
-                             const rl_metric *m, size_t nm)
+static void json_stage_group(rl__sbuf *b, const rl__group *g, const char *prefix, int *first, const rl_metric *m,
+                             size_t nm)
 {
     for (uint32_t k = 0; k < g->n; k++) {
         rl__sbuf_printf(b, "%s\n    \"%s.%s\": ", *first ? "" : ",", prefix, g->defs[k].name);
@@ -341,9 +346,12 @@ static void json_stage_group(rl__sbuf *b, const rl__group *g, const char *prefix
             const rl_metric *r = NULL;
             for (size_t j = 0; v->is_auto && j < nm; j++)
                 if (!strcmp(m[j].name, g->defs[k].name)) r = &m[j];
-            if (!v->is_auto) rl__sbuf_double(b, v->f, 1);
-            else if (r) rl__sbuf_double(b, r->value, 1);
-            else rl__sbuf_puts(b, "\"auto\"");
+            if (!v->is_auto)
+                rl__sbuf_double(b, v->f, 1);
+            else if (r)
+                rl__sbuf_double(b, r->value, 1);
+            else
+                rl__sbuf_puts(b, "\"auto\"");
             break;
         }
         default: {
@@ -370,13 +378,13 @@ int rl__report_summary(rl__report *r, const rl__report_at *at, const rl__eval_re
     rl__sbuf_json_str(&b, c->algo->desc->name);
     rl__sbuf_puts(&b, ",\n  \"algo_version\": ");
     rl__sbuf_json_str(&b, c->algo->desc->version);
-    rl__sbuf_printf(&b, ",\n  \"rlhost_version\": \"%s\",\n  \"abi\": \"%d.%d\"", RLHOST_VERSION,
-                    RL_ABI_MAJOR, RL_ABI_MINOR);
+    rl__sbuf_printf(&b, ",\n  \"rlhost_version\": \"%s\",\n  \"abi\": \"%d.%d\"", RLHOST_VERSION, RL_ABI_MAJOR,
+                    RL_ABI_MINOR);
     rl__sbuf_puts(&b, ",\n  \"status\": ");
     rl__sbuf_json_str(&b, status);
     rl__sbuf_printf(&b, ",\n  \"seed\": %lld", (long long)val(&c->run, RL__RUN_SEED)->i);
-    rl__sbuf_printf(&b, ",\n  \"steps\": %llu,\n  \"target_steps\": %llu",
-                    (unsigned long long)at->steps, (unsigned long long)r->set->target);
+    rl__sbuf_printf(&b, ",\n  \"steps\": %llu,\n  \"target_steps\": %llu", (unsigned long long)at->steps,
+                    (unsigned long long)r->set->target);
     rl__sbuf_puts(&b, ",\n  \"wall_s\": ");
     rl__sbuf_double(&b, wall, 1);
     rl__sbuf_puts(&b, ",\n  \"sps\": ");
@@ -404,23 +412,23 @@ int rl__report_summary(rl__report *r, const rl__report_at *at, const rl__eval_re
     json_stage_group(&b, &c->env_host_stages, "env", &first, NULL, 0);
     json_stage_group(&b, &c->env_stages, "env", &first, NULL, 0);
     json_stage_group(&b, &c->algo_stages, "algo", &first, r->log.last_metrics, r->log.n_last_metrics);
-    rl__sbuf_printf(&b, ",\n    \"run.log_interval\": %lld,\n    \"run.eval_interval\": %lld,\n"
-                        "    \"run.quiet\": %s,\n    \"blas.core\": ",
-                    (long long)val(&c->run, RL__RUN_LOG_INTERVAL)->i,
-                    (long long)val(&c->run, RL__RUN_EVAL_INTERVAL)->i,
+    rl__sbuf_printf(&b,
+                    ",\n    \"run.log_interval\": %lld,\n    \"run.eval_interval\": %lld,\n"
+                    "    \"run.quiet\": %s,\n    \"blas.core\": ",
+                    (long long)val(&c->run, RL__RUN_LOG_INTERVAL)->i, (long long)val(&c->run, RL__RUN_EVAL_INTERVAL)->i,
                     val(&c->run, RL__RUN_QUIET)->i ? "true" : "false");
     rl__sbuf_json_str(&b, rl_blas_corename());
     rl__sbuf_puts(&b, "\n  }\n}\n");
-    int rc = b.oom ? RL_ENOMEM
-                   : rl__write_atomic(out_dir(r), "summary.json", NULL, b.data, b.len, 1, r->err, r->errlen);
+    int rc =
+        b.oom ? RL_ENOMEM : rl__write_atomic(out_dir(r), "summary.json", NULL, b.data, b.len, 1, r->err, r->errlen);
     rl__sbuf_free(&b);
     return rc;
 }
 
 /* ---- the Optimizations: table ---------------------------------------------*/
 
-void rl__report_optimizations(const rl__config *c, uint32_t env_threads, const char *threads_reason,
-                              uint32_t replicas, const char *replicas_reason)
+void rl__report_optimizations(const rl__config *c, uint32_t env_threads, const char *threads_reason, uint32_t replicas,
+                              const char *replicas_reason)
 {
     fprintf(stderr, "Optimizations:\n");
     const rl__group *groups[] = {&c->env_host_stages, &c->env_stages, &c->algo_stages};
@@ -441,13 +449,13 @@ void rl__report_optimizations(const rl__config *c, uint32_t env_threads, const c
             rl__sbuf_free(&b);
         }
     }
-    fprintf(stderr, "  %-28s %u%s%s%s\n", "run.replicas", replicas, replicas_reason[0] ? " (" : "",
-            replicas_reason, replicas_reason[0] ? ")" : "");
+    fprintf(stderr, "  %-28s %u%s%s%s\n", "run.replicas", replicas, replicas_reason[0] ? " (" : "", replicas_reason,
+            replicas_reason[0] ? ")" : "");
     fprintf(stderr, "  %-28s %lld\n  %-28s %lld\n", "run.log_interval",
             (long long)val(&c->run, RL__RUN_LOG_INTERVAL)->i, "run.eval_interval",
             (long long)val(&c->run, RL__RUN_EVAL_INTERVAL)->i);
-    fprintf(stderr, "  %-28s OpenBLAS %s, %d thread%s\n", "blas", rl__blas_choice(),
-            rl_blas_get_threads(), rl_blas_get_threads() == 1 ? "" : "s");
+    fprintf(stderr, "  %-28s OpenBLAS %s, %d thread%s\n", "blas", rl__blas_choice(), rl_blas_get_threads(),
+            rl_blas_get_threads() == 1 ? "" : "s");
 }
 
 /* ---- resume ---------------------------------------------------------------*/

@@ -42,8 +42,8 @@ typedef struct rl__run_clock {
    appended, and where the last row was. */
 typedef struct rl__run_log {
     rl__sbuf csv, evals;
-    rl__sbuf episodes;  /* rows since the last append */
-    int episodes_header; /* the file (or episodes) has its header */
+    rl__sbuf episodes;     /* rows since the last append */
+    int episodes_header;   /* the file (or episodes) has its header */
     int episodes_unsynced; /* rows appended since the last fsync */
     int episodes_cut;      /* resumed: the file is cut back to episodes_cut_at at the start */
     uint64_t episodes_cut_at;
@@ -62,10 +62,10 @@ typedef struct rl__run_log {
 typedef struct rl__report {
     const rl__config *c;
     const rl__run_settings *set;
-    rl__run_clock *clock;      /* the loop adds to it; rl__report_start sets its start */
-    const int *dir_fd;         /* the locked run directory's descriptor, once open */
-    const char *score_name;    /* the env's score column, or NULL */
-    char *err;                 /* where a failed write's sentence goes */
+    rl__run_clock *clock;   /* the loop adds to it; rl__report_start sets its start */
+    const int *dir_fd;      /* the locked run directory's descriptor, once open */
+    const char *score_name; /* the env's score column, or NULL */
+    char *err;              /* where a failed write's sentence goes */
     size_t errlen;
     rl__run_log log;
 } rl__report;
@@ -93,8 +93,8 @@ void rl__report_row(rl__report *r, const rl__report_at *at, const rl_metric *m, 
 void rl__report_progress(rl__report *r, const rl__report_at *at, double now);
 int rl__report_summary(rl__report *r, const rl__report_at *at, const rl__eval_result *ev, const char *status);
 /* The Optimizations: table on stderr. */
-void rl__report_optimizations(const rl__config *c, uint32_t env_threads, const char *threads_reason,
-                              uint32_t replicas, const char *replicas_reason);
+void rl__report_optimizations(const rl__config *c, uint32_t env_threads, const char *threads_reason, uint32_t replicas,
+                              const char *replicas_reason);
 /* A resumed run keeps the rows up to the checkpoint's steps; episodes.csv
    is cut back to them on disk by rl__report_start, once the run was
    accepted. */

@@ -72,8 +72,8 @@ static int evaluate(rl__run_state *rs, uint32_t episodes, eval_result *out)
     } msg;
     memset(&msg, 0, sizeof msg);
     if (rs->set.writer)
-        msg.rc = rl__evaluate(&rs->eval, rs->avt, rs->algo, rs->c->algo->desc->name, episodes,
-                              &rl__stop_signal, NULL, &msg.r, rs->err, sizeof rs->err);
+        msg.rc = rl__evaluate(&rs->eval, rs->avt, rs->algo, rs->c->algo->desc->name, episodes, &rl__stop_signal, NULL,
+                              &msg.r, rs->err, sizeof rs->err);
     rl__world_bcast(&msg, sizeof msg, 0);
     *out = msg.r;
     if (!rs->set.writer && msg.rc != RL_OK && msg.rc != RL_EINTR)
@@ -87,8 +87,8 @@ static int fail(rl__run_state *rs, int rc, const char *what)
 {
     char perr[RL_ERR_MAX];
     snprintf(perr, sizeof perr, "%s", rs->err);
-    snprintf(rs->err, sizeof rs->err, "%s at step %llu: %s", what,
-             (unsigned long long)rs->steps, perr[0] ? perr : rl_strerror(rc));
+    snprintf(rs->err, sizeof rs->err, "%s at step %llu: %s", what, (unsigned long long)rs->steps,
+             perr[0] ? perr : rl_strerror(rc));
     return rc;
 }
 
@@ -181,9 +181,14 @@ static int train_loop(rl__run_state *rs)
                next_mark(base, (uint64_t)val(&c->run, RL__RUN_EVAL_INTERVAL)->i),
                next_mark(base, (uint64_t)val(&c->run, RL__RUN_CHECKPOINT_INTERVAL)->i)};
     int box = v->space.kind == RL_SPACE_BOX;
-    rl_transition t = {.struct_size = sizeof t, .count = v->n, .actions = box ? NULL : v->actions,
-                       .rewards = v->rewards, .final_obs = v->io.final_obs, .terminated = v->terminated,
-                       .truncated = v->truncated, .box_actions = box ? v->actions : NULL};
+    rl_transition t = {.struct_size = sizeof t,
+                       .count = v->n,
+                       .actions = box ? NULL : v->actions,
+                       .rewards = v->rewards,
+                       .final_obs = v->io.final_obs,
+                       .terminated = v->terminated,
+                       .truncated = v->truncated,
+                       .box_actions = box ? v->actions : NULL};
     if (!rs->envs_restored) rl__vecenv_reset(v);
     int world = rl__world_size() > 1, rc = RL_OK;
     if (rs->eval_due && (rc = after_step(rs, &m)) != RL_OK) return rc == RL_EINTR ? RL_OK : rc;
@@ -201,8 +206,8 @@ static int train_loop(rl__run_state *rs)
         rl__report_episodes(&rs->rep, rs->steps, v);
         t.obs = v->prev_obs;
         t.next_obs = v->io.obs;
-        if ((rc = rl__replicas_observe_update(&rs->reps, &t, v->row_bytes, rs->steps, rs->err,
-                                              sizeof rs->err)) != RL_OK)
+        if ((rc = rl__replicas_observe_update(&rs->reps, &t, v->row_bytes, rs->steps, rs->err, sizeof rs->err)) !=
+            RL_OK)
             return fail(rs, rc, "algo update failed");
         double t3 = rl_now();
         rs->clock.act += t1 - t0;
@@ -247,8 +252,8 @@ static int open_envs(rl__run_state *rs)
         if (threads < 1) threads = 1;
     }
     int rc = rl__vecenv_create(&rs->train, c->env->desc, c->env_opts.vals, c->env_stages.vals,
-                               (uint32_t)val(&c->env_host, RL__ENV_NUM_ENVS)->i, rs->set.seed, threads,
-                               repeat, rs->err, sizeof rs->err);
+                               (uint32_t)val(&c->env_host, RL__ENV_NUM_ENVS)->i, rs->set.seed, threads, repeat, rs->err,
+                               sizeof rs->err);
     if (rc != RL_OK) return rc == RL_ENOMEM ? rc : RL_ECONFIG;
     uint32_t n_eval = rs->set.eval_episodes < RL__MAX_EVAL_ENVS ? rs->set.eval_episodes : RL__MAX_EVAL_ENVS;
     if (!n_eval) return RL_OK;
@@ -275,14 +280,13 @@ static int run_open(rl__run_state *rs, const rl__config *c, const rl__run_opts *
     }
     if (rs->set.writer) {
         rl__rundir_mode mode = o->resume_dir ? RL__RUNDIR_RESUME : o->force ? RL__RUNDIR_FORCE : RL__RUNDIR_NEW;
-        if ((rc = rl__rundir_open(rs->set.out_dir, mode, &rs->dir, rs->err, sizeof rs->err)) != RL_OK)
-            return rc;
+        if ((rc = rl__rundir_open(rs->set.out_dir, mode, &rs->dir, rs->err, sizeof rs->err)) != RL_OK) return rc;
     }
     if ((rc = open_envs(rs)) != RL_OK) return rc;
     rs->rep.score_name = rs->train.info.score_name;
-    rc = rl__replicas_open(&rs->reps, c, &rs->train.info, rs->train.n, rs->have_eval ? rs->eval.n : 1,
-                           rs->set.seed, rl__schedule_steps(c), &rs->steps, rs->replicas_reason, sizeof rs->replicas_reason,
-                           rs->err, sizeof rs->err);
+    rc = rl__replicas_open(&rs->reps, c, &rs->train.info, rs->train.n, rs->have_eval ? rs->eval.n : 1, rs->set.seed,
+                           rl__schedule_steps(c), &rs->steps, rs->replicas_reason, sizeof rs->replicas_reason, rs->err,
+                           sizeof rs->err);
     if (rc != RL_OK) return rc == RL_ENOMEM ? rc : RL_ECONFIG;
     rs->algo = rs->reps.algo[0];
     if (rs->avt->get_extension) {
@@ -341,8 +345,8 @@ static int run_start(rl__run_state *rs)
         char agents[48] = "";
         if (rs->train.agents > 1) snprintf(agents, sizeof agents, " x %u agents", rs->train.agents);
         fprintf(stderr, "rlhost: training %s on %s (%u env%s%s), %llu %ssteps -> %s\n", c->algo->desc->name,
-                c->env->desc->name, num_envs, num_envs == 1 ? "" : "s", agents,
-                (unsigned long long)rs->set.target, rs->train.agents > 1 ? "agent " : "", rs->set.out_dir);
+                c->env->desc->name, num_envs, num_envs == 1 ? "" : "s", agents, (unsigned long long)rs->set.target,
+                rs->train.agents > 1 ? "agent " : "", rs->set.out_dir);
         rl__report_optimizations(c, rl__pool_threads(rs->train.pool), rs->train.threads_reason, rs->reps.count,
                                  rs->replicas_reason);
     }
@@ -444,8 +448,8 @@ static void print_result(const rl__run_state *rs, const eval_result *ev)
 {
     const rl__config *c = rs->c;
     double wall = rl_now() - rs->clock.start;
-    printf("%s %s on %s: %llu steps", rl__stop_signal ? "interrupted" : "done", c->algo->desc->name,
-           c->env->desc->name, (unsigned long long)rs->steps);
+    printf("%s %s on %s: %llu steps", rl__stop_signal ? "interrupted" : "done", c->algo->desc->name, c->env->desc->name,
+           (unsigned long long)rs->steps);
     if (rs->start_steps) /* resumed: this process ran only the rest */
         printf(" (resumed at %llu: %llu more in %.2f s)", (unsigned long long)rs->start_steps,
                (unsigned long long)(rs->steps - rs->start_steps), wall);

@@ -12,9 +12,9 @@ typedef struct rl__run_stats {
     double env_s, act_s, update_s; /* inside it */
     uint32_t env_threads;
     uint32_t replicas;
-    int evaluated;                 /* the final evaluation ran: */
+    int evaluated; /* the final evaluation ran: */
     double eval_return, eval_score;
-    const char *score_name;        /* the env's, or NULL */
+    const char *score_name; /* the env's, or NULL */
 } rl__run_stats;
 
 typedef struct rl__run_opts {

@@ -76,13 +76,15 @@ static int host_state(rl__run_state *rs, const rl_state_io *io, int load, char *
     ev.last_eval = rs->rep.log.last_eval;
     ev.pending_eval = rs->rep.log.pending_eval;
     if ((rc = rl_state_blob(io, load, "host/", "episode_start", v->episode_start, v->n, err, errlen)) ||
-        (rc = rl_state_blob(io, load, "host/", "episode_return", v->ep_return, v->n * sizeof *v->ep_return, err, errlen)) ||
-        (rc = rl_state_blob(io, load, "host/", "episode_length", v->ep_length, v->n * sizeof *v->ep_length, err, errlen)) ||
-        (rc = rl_state_blob(io, load, "host/", "episode_stats", &v->stats,
-                            offsetof(rl__ep_stats, recent_length), err, errlen)) ||
+        (rc = rl_state_blob(io, load, "host/", "episode_return", v->ep_return, v->n * sizeof *v->ep_return, err,
+                            errlen)) ||
+        (rc = rl_state_blob(io, load, "host/", "episode_length", v->ep_length, v->n * sizeof *v->ep_length, err,
+                            errlen)) ||
+        (rc = rl_state_blob(io, load, "host/", "episode_stats", &v->stats, offsetof(rl__ep_stats, recent_length), err,
+                            errlen)) ||
         (rc = rl_state_blob(io, load, "host/", "last_eval", &ev, sizeof ev, err, errlen)))
         return rc;
-    {   /* the recent episodes' lengths (absent from older checkpoints: zeros) */
+    { /* the recent episodes' lengths (absent from older checkpoints: zeros) */
         uint64_t shape = RL__RECENT;
         double *len = v->stats.recent_length;
         rc = load ? io->get(io->ctx, "host/episode_recent_length", RL_DTYPE_F64, 1, &shape, len)
@@ -162,8 +164,9 @@ int rl__run_gather_state(rl__run_state *rs, const rl_state_io *io)
         rl__ckpt_io(&mine, &mio);
         rc = rl__replicas_state(&rs->reps, rs->state_ext, &mio, 0, perr, sizeof perr);
         n = rc == RL_OK ? mine.n : UINT64_MAX;
-        if (rc != RL_OK) rl__log(RL_LOG_ERROR, NULL, "rank %u: algo '%s' could not save its state: %s",
-                                 rl__world_rank(), rs->c->algo->desc->name, perr);
+        if (rc != RL_OK)
+            rl__log(RL_LOG_ERROR, NULL, "rank %u: algo '%s' could not save its state: %s", rl__world_rank(),
+                    rs->c->algo->desc->name, perr);
     }
     size_t tab = n == UINT64_MAX ? 0 : (size_t)n * sizeof *mine.tensors;
     size_t bytes = sizeof n + tab + (n == UINT64_MAX ? 0 : mine.data_len);
@@ -250,7 +253,7 @@ int rl__run_checkpoint(rl__run_state *rs)
     char eps[32];
     snprintf(eps, sizeof eps, "%llu", (unsigned long long)rs->train.stats.episodes);
     if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.episodes", eps);
-    {   /* what the policy reads and chooses, for readers without rlhost */
+    { /* what the policy reads and chooses, for readers without rlhost */
         const rl_env_info *in = &rs->train.info;
         char obs[256], shape[96] = "";
         for (uint32_t k = 0; k < in->obs_ndim && k < 4; k++)
@@ -270,8 +273,9 @@ int rl__run_checkpoint(rl__run_state *rs)
     } else if (rs->state_ext) {
         char perr[RL_ERR_MAX] = "";
         rc = rl__replicas_state(&rs->reps, rs->state_ext, &io, 0, perr, sizeof perr);
-        if (rc) snprintf(rs->err, sizeof rs->err, "algo '%s' could not save its state: %s",
-                         c->algo->desc->name, perr[0] ? perr : rl_strerror(rc));
+        if (rc)
+            snprintf(rs->err, sizeof rs->err, "algo '%s' could not save its state: %s", c->algo->desc->name,
+                     perr[0] ? perr : rl_strerror(rc));
     }
     int grc = rl__run_gather_state(rs, rc ? NULL : &io);
     if (!rc) rc = grc;
@@ -281,9 +285,12 @@ int rl__run_checkpoint(rl__run_state *rs)
        replay of its step (this file or the previous one kept beside it). */
     if (!rc && replay.n) {
         rc = rl__ckpt_meta(&replay, "rlhost.step", num);
-        if (rc) snprintf(rs->err, sizeof rs->err, "%s", rc == RL_ENOMEM ? "out of memory building the checkpoint" : replay.err);
-        else rc = rl__ckpt_write(&replay, run_dir(rs), "replay.safetensors", "replay.prev.safetensors", rs->err,
-                                 sizeof rs->err);
+        if (rc)
+            snprintf(rs->err, sizeof rs->err, "%s",
+                     rc == RL_ENOMEM ? "out of memory building the checkpoint" : replay.err);
+        else
+            rc = rl__ckpt_write(&replay, run_dir(rs), "replay.safetensors", "replay.prev.safetensors", rs->err,
+                                sizeof rs->err);
     }
     if (!rc)
         rc = rl__ckpt_write(&ck, run_dir(rs), "checkpoint.safetensors", "checkpoint.prev.safetensors", rs->err,
@@ -293,8 +300,7 @@ int rl__run_checkpoint(rl__run_state *rs)
     return rc;
 }
 
-static int replicas_load(void *ctx, const rl_algo_state_ext *ext, const rl_state_io *io, char *err,
-                         size_t errlen)
+static int replicas_load(void *ctx, const rl_algo_state_ext *ext, const rl_state_io *io, char *err, size_t errlen)
 {
     return rl__replicas_state(ctx, ext, io, 1, err, errlen);
 }
@@ -309,16 +315,24 @@ int rl__run_resume(rl__run_state *rs, const rl__run_opts *o)
     snprintf(rpath, sizeof rpath, "%s/replay.safetensors", o->resume_dir);
     if (faccessat(AT_FDCWD, path, F_OK, AT_SYMLINK_NOFOLLOW) != 0 &&
         faccessat(AT_FDCWD, prev, F_OK, AT_SYMLINK_NOFOLLOW) != 0) {
-        snprintf(rs->err, sizeof rs->err, "%s holds no checkpoint: the run stopped before its first one; start it "
-                 "again with rlhost run %s/config.cfg --out %s --force", o->resume_dir, o->resume_dir, o->resume_dir);
+        snprintf(rs->err, sizeof rs->err,
+                 "%s holds no checkpoint: the run stopped before its first one; start it "
+                 "again with rlhost run %s/config.cfg --out %s --force",
+                 o->resume_dir, o->resume_dir, o->resume_dir);
         return RL_EIO;
     }
-    for (size_t k = 0; k < o->n_set_keys; k++)
-        rs->eval_episodes_set |= !strcmp(o->set_keys[k], "run.eval_episodes");
-    rl__restore r = {.path = path, .prev_path = prev, .replay_path = rpath, .strict_config = 1,
-                     .allowed = o->set_keys, .n_allowed = o->n_set_keys,
-                     .host_load = host_state_load, .host_ctx = rs,
-                     .algo_load = replicas_load, .algo_ctx = &rs->reps, .replicas = rs->reps.count};
+    for (size_t k = 0; k < o->n_set_keys; k++) rs->eval_episodes_set |= !strcmp(o->set_keys[k], "run.eval_episodes");
+    rl__restore r = {.path = path,
+                     .prev_path = prev,
+                     .replay_path = rpath,
+                     .strict_config = 1,
+                     .allowed = o->set_keys,
+                     .n_allowed = o->n_set_keys,
+                     .host_load = host_state_load,
+                     .host_ctx = rs,
+                     .algo_load = replicas_load,
+                     .algo_ctx = &rs->reps,
+                     .replicas = rs->reps.count};
     int rc = rl__ckpt_restore(&r, rs->c, rs->algo, rs->err, sizeof rs->err);
     if (rc != RL_OK) return rc;
     /* A checkpoint at the target written before training_done (a periodic
@@ -328,22 +342,23 @@ int rl__run_resume(rl__run_state *rs, const rl__run_opts *o)
        were final. */
     rs->final_phase = r.step >= rs->set.target && r.phase != RL__PHASE_TRAINING;
     if (rs->final_phase && rs->set.writer && rl__report_says_done(&rs->rep)) {
-        snprintf(rs->err, sizeof rs->err, "the run in %s is complete at step %llu (run.steps = %llu); "
-                 "--set run.steps=N with a larger N trains on", o->resume_dir,
-                 (unsigned long long)r.step, (unsigned long long)rs->set.target);
+        snprintf(rs->err, sizeof rs->err,
+                 "the run in %s is complete at step %llu (run.steps = %llu); "
+                 "--set run.steps=N with a larger N trains on",
+                 o->resume_dir, (unsigned long long)r.step, (unsigned long long)rs->set.target);
         return RL_ECONFIG;
     }
     rs->steps = r.step;
     if (!rs->envs_restored) rs->train.stats.episodes = r.episodes;
     if (r.missing_replay)
-        rl__log(RL_LOG_WARN, NULL, "%s has no replay of step %llu: the replay buffer starts empty, so "
-                                   "the resumed run is close to, not identical with, an uninterrupted one",
+        rl__log(RL_LOG_WARN, NULL,
+                "%s has no replay of step %llu: the replay buffer starts empty, so "
+                "the resumed run is close to, not identical with, an uninterrupted one",
                 o->resume_dir, (unsigned long long)r.step);
     rl__report_load(&rs->rep, rs->steps);
     rs->rep.log.last_step = rs->start_steps = rs->steps;
     if (!rs->set.quiet)
-        fprintf(stderr, "rlhost: resuming %s at step %llu (%s)\n", o->resume_dir,
-                (unsigned long long)rs->steps,
+        fprintf(stderr, "rlhost: resuming %s at step %llu (%s)\n", o->resume_dir, (unsigned long long)rs->steps,
                 rs->envs_restored ? "envs restored exactly" : "envs start fresh episodes");
     return RL_OK;
 }

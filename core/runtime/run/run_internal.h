@@ -30,14 +30,14 @@ typedef struct rl__run_state {
     uint64_t steps, start_steps; /* start_steps: where a resumed run began */
     rl__run_settings set;
     rl__run_clock clock;
-    rl__report rep; /* its log; it points at set, clock, dir.fd and err */
-    rl__rundir dir;    /* the locked run directory (fd -1 on other MPI ranks) */
-    int envs_restored; /* a resume restored the envs exactly: no reset */
+    rl__report rep;        /* its log; it points at set, clock, dir.fd and err */
+    rl__rundir dir;        /* the locked run directory (fd -1 on other MPI ranks) */
+    int envs_restored;     /* a resume restored the envs exactly: no reset */
     int eval_episodes_set; /* a resume changes run.eval_episodes: the eval envs may not match */
-    int eval_due;      /* the periodic evaluation of this step was interrupted: redo it first */
-    int final_phase;   /* training_done ran; the final checkpoint says so */
-    int agreed;        /* an MPI job's ranks have agreed to start */
-    int stop;          /* an MPI job's agreed stop (see rl__replicas_act) */
+    int eval_due;          /* the periodic evaluation of this step was interrupted: redo it first */
+    int final_phase;       /* training_done ran; the final checkpoint says so */
+    int agreed;            /* an MPI job's ranks have agreed to start */
+    int stop;              /* an MPI job's agreed stop (see rl__replicas_act) */
     char err[RL_ERR_MAX];
 } rl__run_state;
 

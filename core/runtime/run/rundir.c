@@ -20,9 +20,17 @@
 
 /* What a run writes; a directory holding any of these holds a run. */
 static const char *const run_files[] = {
-    "config.cfg",          "metrics.csv",           "summary.json",
-    "checkpoint.safetensors", "checkpoint.prev.safetensors", "replay.safetensors",
-    "replay.prev.safetensors", "curve.svg", "evals.csv", "episodes.csv", RL__TB_FILE,
+    "config.cfg",
+    "metrics.csv",
+    "summary.json",
+    "checkpoint.safetensors",
+    "checkpoint.prev.safetensors",
+    "replay.safetensors",
+    "replay.prev.safetensors",
+    "curve.svg",
+    "evals.csv",
+    "episodes.csv",
+    RL__TB_FILE,
 };
 #define N_RUN_FILES (sizeof run_files / sizeof *run_files)
 
@@ -47,7 +55,7 @@ static int is_stale_temp(int dfd, const char *name)
     char base[256];
     struct stat st;
     return rl__temp_base(name, base, sizeof base) && is_run_file(base) &&
-           fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid();
+        fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid();
 }
 
 int rl__rundir_open(const char *path, rl__rundir_mode mode, rl__rundir *rd, char *err, size_t errlen)
@@ -84,8 +92,9 @@ int rl__rundir_open(const char *path, rl__rundir_mode mode, rl__rundir *rd, char
             if (faccessat(dfd, run_files[i], F_OK, AT_SYMLINK_NOFOLLOW) == 0) found = run_files[i];
         if (found) {
             rl__rundir_close(rd, path);
-            snprintf(err, errlen, "%s holds another run (%s); continue it with 'rlhost run --resume %s', "
-                                  "or replace it with --force",
+            snprintf(err, errlen,
+                     "%s holds another run (%s); continue it with 'rlhost run --resume %s', "
+                     "or replace it with --force",
                      dir, found, dir);
             return RL_ECONFIG;
         }
@@ -97,7 +106,7 @@ int rl__rundir_claim(rl__rundir *rd, const char *path, char *err, size_t errlen)
 {
     char brief[RL__BRIEF_MAX];
     const char *dir = rl__brief(path, brief); /* for messages */
-    if (rd->mode == RL__RUNDIR_FORCE) /* nothing of the old run stays */
+    if (rd->mode == RL__RUNDIR_FORCE)         /* nothing of the old run stays */
         for (size_t i = 0; i < N_RUN_FILES; i++)
             if (unlinkat(rd->fd, run_files[i], 0) != 0 && errno != ENOENT) {
                 snprintf(err, errlen, "cannot remove %s/%s: %s", dir, run_files[i], strerror(errno));
@@ -127,4 +136,3 @@ void rl__rundir_close(rl__rundir *rd, const char *dir)
     close(rd->fd);
     rd->fd = -1;
 }
-

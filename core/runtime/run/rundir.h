@@ -15,10 +15,10 @@ typedef enum rl__rundir_mode {
 /* A locked run directory, held open for the run: every write names its
    files relative to fd. */
 typedef struct rl__rundir {
-    int fd;            /* -1 when not open; closing it releases the lock */
+    int fd; /* -1 when not open; closing it releases the lock */
     rl__rundir_mode mode;
-    int created;       /* made by rl__rundir_open */
-    int claimed;       /* rl__rundir_claim ran: the directory is the run's */
+    int created;                 /* made by rl__rundir_open */
+    int claimed;                 /* rl__rundir_claim ran: the directory is the run's */
     unsigned long long dev, ino; /* what was opened */
 } rl__rundir;
 

@@ -63,8 +63,10 @@ int rl__source_checkpoint_config(rl__config *c, const char *path, const rl__over
     if (rc != RL_OK) {
         rl__sbuf_printf(errors, "%s\n", err);
     } else if (!text) {
-        rl__sbuf_printf(errors, "%s holds no rlhost config (metadata rlhost.config): open its run directory, or "
-                                "give the config it was trained with and the checkpoint beside it\n", path);
+        rl__sbuf_printf(errors,
+                        "%s holds no rlhost config (metadata rlhost.config): open its run directory, or "
+                        "give the config it was trained with and the checkpoint beside it\n",
+                        path);
         rc = RL_ECONFIG;
     } else {
         rc = rl__config_load_text(c, path, text, ov, n_ov, reg, errors, 1);
