@@ -43,7 +43,21 @@ whl=$(ls "$T"/dist/rlhost-*.whl 2>/dev/null | head -1)
 epid=$!
 okf $([ -n "$whl" ]; echo $?) "pip builds the sdist into a wheel in its own isolated environment ($(basename "${whl:-none}"))" "$T/log"
 case "$whl" in *-none-any.whl|"") ok 1 "the wheel carries a platform tag" ;; *) ok 0 "the wheel carries a platform tag" ;; esac
+# ctypes, no extension module: one wheel for every CPython 3, its WHEEL file saying so
+case "$whl" in *-py3-none-linux_*.whl) ok 0 "the wheel is tagged py3-none, for every CPython 3" ;;
+  *) ok 1 "the wheel is tagged py3-none, for every CPython 3 ($(basename "${whl:-none}"))" ;; esac
 mkdir "$T/x" && python3 -m zipfile -e "$whl" "$T/x" 2>/dev/null
+grep -qx "Tag: py3-none-linux_x86_64" "$T"/x/rlhost-*.dist-info/WHEEL 2>/dev/null &&
+  (cd "$T/x" && python3 - rlhost-*.dist-info/RECORD <<'EOP'
+import base64, csv, hashlib, sys
+for name, digest, size in csv.reader(open(sys.argv[1])):
+    if digest:
+        algo, want = digest.split("=", 1)
+        got = base64.urlsafe_b64encode(hashlib.new(algo, open(name, "rb").read()).digest()).rstrip(b"=").decode()
+        assert got == want, name
+EOP
+)
+ok $? "its WHEEL file says py3-none, and RECORD's hashes hold"
 bad=$(for f in "$T"/x/rlhost/_lib/*.so "$T"/x/rlhost/_lib/plugins/*.so "$T/x/rlhost/_lib/rlhost"; do
   readelf -d "$f" | grep -E 'RUNPATH|RPATH' | grep -o '\[.*\]' | tr ':' '\n' | grep -v '^\[\$ORIGIN' |
     grep -v -- '-linux-gnu' | sed "s|^|$(basename "$f"): |"; done)
@@ -54,7 +68,7 @@ ok $([ -z "$bad" ]; echo $?) "its libraries find each other relative to themselv
 # (the dense layers', the convolution's and the LSTM's products)
 ! objdump -d "$T/x/rlhost/_lib/plugins/ppo.so" "$T/x/rlhost/_lib/plugins/snake.so" | grep -qE "%[yz]mm" &&
   objdump -d "$T/x/rlhost/_lib/librlcore.so" | grep -q "%zmm" &&
-  [ "$(nm -D "$T/x/rlhost/_lib/librlcore.so" | grep -cE ' T rl__(fused_gemm|conv_gather|gemm_small)_avx512$')" = 3 ]
+  [ "$(nm "$T/x/rlhost/_lib/librlcore.so" | grep -cE ' [tT] rl__(fused_gemm|conv_gather|gemm_small)_avx512$')" = 3 ]
 ok $? "built for baseline x86-64, with the AVX-512 kernels inside for the run-time choice"
 auditwheel repair "$whl" -w "$T/repaired" >"$T/aw" 2>&1
 rw=$(ls "$T"/repaired/*.whl 2>/dev/null | head -1)
