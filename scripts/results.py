@@ -182,7 +182,8 @@ def bench_block(names):
             if k in skip:
                 continue
             fields = [key for key in l if key not in ("bench", "repeat")]
-            t = tables.setdefault(k, [KINDS[k][0] if k in KINDS else fields, [], []])
+            # rows of other kinds share a table only when their fields agree
+            t = tables.setdefault(k if k in KINDS else tuple(fields), [KINDS[k][0] if k in KINDS else fields, [], []])
             t[1].append(KINDS[k][1](l, first) if k in KINDS else [cell(l[key]) for key in fields])
             if prov not in t[2]:
                 t[2].append(prov)
