@@ -23,6 +23,12 @@ check() { # NAME CONFIG ARGS...: train briefly, evaluate with a trace, read back
 check dqn "$C/cartpole_dqn.cfg" --set run.steps=20000
 check dueling_snake_window "$C/cartpole_dueling_dqn.cfg" --set env.plugin=snake --set env.observation=window \
   --set env.num_envs=8 --set run.steps=20000
+# the mean op (a distributional head's reduction): the DQN's last layer split
+# into two values per action whose means are its Q values, read back
+for axis in 1 0; do
+  "$PY" "$SRC/tests/python/mean_op.py" "$T/dqn/checkpoint.safetensors" "$T/mean$axis.safetensors" $axis
+  py_tap "mean over axis $axis: " "$PY" "$SRC/tests/python/policy_read.py" "$T/mean$axis.safetensors" "$T/dqn.csv" dqn
+done
 check ppo "$C/cartpole_ppo.cfg" --set run.steps=20480
 check ppo_shared_snake "$C/snake_ppo.cfg" --set algo.shared=true --set run.steps=16384
 check rppo_normalized "$C/cartpole_nov_rppo.cfg" --set run.steps=8192 --set run.eval_episodes=16
