@@ -226,7 +226,7 @@ void rl_dueling_backward(float *dv, float *da, const float *dq, uint32_t batch, 
 /* ---- LSTM layer (PyTorch gate order i, f, g, o) --------------------------- */
 
 /* A 2-D convolution layer (stride, zero padding), as matrix products
-   (core/nn/conv.c).  Channel-major tensors: x [B][in_c][in_h][in_w],
+   (core/rlcore/nn/conv.c).  Channel-major tensors: x [B][in_c][in_h][in_w],
    y [B][out_c][out_h][out_w]; tensors PREFIX.weight [out_c][in_c*k*k]
    (PyTorch's [out_c][in_c][k][k]) and PREFIX.bias [out_c]. */
 typedef struct rl_conv2d {

@@ -516,7 +516,7 @@ typedef struct rl_algo_args {
 /* The fields of rl_algo_args and rl_replicas that later minors added, read
    whatever the host's version.  Inline: they only read the structs.
    librlcore also exports them out of line, from these definitions
-   (core/compat.c): plugins built against the headers of 1.4 and before
+   (core/rlcore/compat.c): plugins built against the headers of 1.4 and before
    call rl_args_replicas, rl_args_inference and rl_replicas_shared there. */
 #ifdef RL__ACCESSORS_OUT_OF_LINE
 #define RL__ACCESSOR

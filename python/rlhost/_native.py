@@ -111,7 +111,7 @@ def _paths():
     build = os.environ.get("RLHOST_LIB_DIR")
     if build:
         b = Path(build)
-        return b / "core" / "librlcore.so.0", b / "core" / "runtime" / "librlhost.so.0", []
+        return b / "core" / "rlcore" / "librlcore.so.0", b / "core" / "runtime" / "librlhost.so.0", []
     core, host, _, dirs = package_lib()  # a wheel's: unversioned, one file each
     return core, host, dirs
 
