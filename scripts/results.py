@@ -13,17 +13,19 @@ wall time, and the machine (CPU model and vector width, OpenBLAS's kernels),
 the date and the commit.  `bench` runs `rlhost bench BENCH_ARGS --json` and
 writes docs/results/NAME.json with its output lines, the machine, the date,
 the commit and the command.  A record of runs made otherwise (a study whose
-runs were not kept, a machine not at hand) has the same fields, with the
-`source` it was read from and no wall time.  `table` regenerates every block of docs/learning.md
-between `<!-- results NAME... -->` and `<!-- /results -->` from those files:
+runs were not kept, a machine not at hand, a peer's side-by-side table) has
+the same fields, with the `source` it was read from and no wall time.
+`table` regenerates every block of docs/learning.md between
+`<!-- results NAME... -->` and `<!-- /results -->` from those files:
 one row per record, with the score of each seed, the interquartile mean and
 the mean with 95% bootstrap intervals (percentile, 2000 resamples drawn from
 a fixed seed, so the table is the same wherever it is made), the wall time
 per run, the machine and the command.  `table --check` fails when a block
 differs from what the records give (the unit suite runs it), so a number in
 the guide always has its record.  docs/performance.md's blocks,
-`<!-- bench NAME... -->`, are tables of the bench records' lines, one
-column per field, with the command, machine and date under each.  Standard library only."""
+`<!-- bench NAME... -->`, are tables of the bench records' lines (KINDS
+says how each kind of line reads), with the command, machine and date
+under each.  Standard library only."""
 import datetime
 import json
 import os
@@ -56,6 +58,15 @@ def machine():
     return f"{os.cpu_count()}-core {model}, {width}"
 
 
+def rlhost_path():
+    return os.environ.get("RLHOST", os.path.join(ROOT, "build", "core", "rlhost"))
+
+
+def commit():
+    return subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True).stdout.strip()
+
+
 def run_one(rlhost, config, seed, sets, field):
     with tempfile.TemporaryDirectory() as out:
         cmd = [rlhost, "run", config, "--set", f"run.seed={seed}", *sum((["--set", s] for s in sets), []),
@@ -83,16 +94,14 @@ def record(args):
         i += 2
     if not seeds:
         sys.exit("results.py: record needs --seeds")
-    rlhost = os.environ.get("RLHOST", os.path.join(ROOT, "build", "core", "rlhost"))
+    rlhost = rlhost_path()
     cfg = os.path.relpath(os.path.abspath(config), ROOT)
     with ThreadPoolExecutor(2) as pool:
         runs = list(pool.map(lambda s: run_one(rlhost, os.path.join(ROOT, cfg), s, sets, field), seeds))
-    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip()
     rec = {"name": name, "config": cfg, "set": sets, "field": field,
            "command": " ".join(["rlhost run", cfg, "--set run.seed=SEED"] + [f"--set {shlex.quote(s)}" for s in sets]),
            "machine": machine(), "blas": runs[0]["blas"], "date": datetime.date.today().isoformat(),
-           "commit": commit, "runs": [{k: r[k] for k in ("seed", "value", "wall_s", "steps")} for r in runs]}
+           "commit": commit(), "runs": [{k: r[k] for k in ("seed", "value", "wall_s", "steps")} for r in runs]}
     os.makedirs(RESULTS, exist_ok=True)
     with open(os.path.join(RESULTS, name + ".json"), "w") as f:
         json.dump(rec, f, indent=1)
@@ -102,15 +111,12 @@ def record(args):
 
 def bench(args):
     name, rest = args[0], args[1:]
-    rlhost = os.environ.get("RLHOST", os.path.join(ROOT, "build", "core", "rlhost"))
-    p = subprocess.run([rlhost, "bench", *rest, "--json"], capture_output=True, text=True, cwd=ROOT)
+    p = subprocess.run([rlhost_path(), "bench", *rest, "--json"], capture_output=True, text=True, cwd=ROOT)
     if p.returncode != 0:
         sys.exit(f"results.py: rlhost bench failed: {p.stderr.strip().splitlines()[-1:]}")
     lines = [json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")]
-    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip()
     rec = {"name": name, "kind": "bench", "command": " ".join(["rlhost bench"] + [shlex.quote(a) for a in rest]),
-           "machine": machine(), "date": datetime.date.today().isoformat(), "commit": commit, "lines": lines}
+           "machine": machine(), "date": datetime.date.today().isoformat(), "commit": commit(), "lines": lines}
     with open(os.path.join(RESULTS, name + ".json"), "w") as f:
         json.dump(rec, f, indent=1)
         f.write("\n")
