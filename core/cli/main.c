@@ -292,16 +292,6 @@ static void warn_refusals(const rl__registry *reg)
     for (size_t i = 0; i < reg->n_refusals; i++) rl__log(RL_LOG_WARN, NULL, "%s", reg->refusals[i]);
 }
 
-/* CONFIG, or OUT_DIR standing for OUT_DIR/config.cfg. */
-static const char *config_path(const char *arg, char *buf, size_t n, int *is_dir)
-{
-    rl__run_paths p;
-    *is_dir = rl__run_paths_of(arg, &p);
-    if (!*is_dir) return arg;
-    snprintf(buf, n, "%s", p.config);
-    return buf;
-}
-
 /* --checkpoint FILE, else the CHECKPOINT given in the config's place, else
    OUT_DIR/checkpoint.safetensors when the argument
    is a run directory (then *prev gets the previous checkpoint beside it, the
@@ -339,14 +329,14 @@ static int load_config(const cli *c, rl__registry *reg, rl__config *cfg)
     rl__registry_discover(reg, c->plugin_paths, c->n_paths);
     warn_refusals(reg);
     rl__sbuf errors = {0};
-    char buf[4200];
-    int is_dir;
-    const char *path = config_path(c->resume ? c->resume : c->positional[0], buf, sizeof buf, &is_dir);
-    int readers = !strcmp(c->cmd, "eval") || !strcmp(c->cmd, "play");
+    /* CONFIG, OUT_DIR standing for OUT_DIR/config.cfg, or a checkpoint */
+    const char *arg = c->resume ? c->resume : c->positional[0];
     rl__run_paths src;
-    int rc = !is_dir && rl__source_of(path, &src) == RL__SOURCE_CHECKPOINT
-        ? load_checkpoint_config(c, path, readers, reg, cfg, &errors)
-        : rl__config_load(cfg, path, c->overrides, c->n_overrides, reg, &errors);
+    rl__source_kind kind = rl__source_of(arg, &src);
+    const char *path = kind == RL__SOURCE_RUN_DIR ? src.config : arg;
+    int readers = !strcmp(c->cmd, "eval") || !strcmp(c->cmd, "play");
+    int rc = kind == RL__SOURCE_CHECKPOINT ? load_checkpoint_config(c, path, readers, reg, cfg, &errors)
+                                           : rl__config_load(cfg, path, c->overrides, c->n_overrides, reg, &errors);
     if (rc != RL_OK) {
         fprintf(stderr, "%s", errors.data ? errors.data : "rlhost: out of memory\n");
         rl__sbuf_free(&errors);
