@@ -63,8 +63,70 @@ static char *slurp(const char *path)
     return text;
 }
 
-/* The value of attribute NAME at p (just past the name), or 0 when p is
-   not `= "value"`: copied into out. */
+/* One code point as UTF-8 into out; its length. */
+static size_t utf8(unsigned long c, char *out)
+{
+    if (c < 0x80) return out[0] = (char)c, 1;
+    if (c < 0x800) return out[0] = (char)(0xC0 | c >> 6), out[1] = (char)(0x80 | (c & 0x3F)), 2;
+    if (c < 0x10000) {
+        out[0] = (char)(0xE0 | c >> 12), out[1] = (char)(0x80 | ((c >> 6) & 0x3F));
+        out[2] = (char)(0x80 | (c & 0x3F));
+        return 3;
+    }
+    out[0] = (char)(0xF0 | c >> 18), out[1] = (char)(0x80 | ((c >> 12) & 0x3F));
+    out[2] = (char)(0x80 | ((c >> 6) & 0x3F)), out[3] = (char)(0x80 | (c & 0x3F));
+    return 4;
+}
+
+/* An attribute value as MuJoCo's XML parser (TinyXML-2) hands it over, in
+   place: the five predefined entities and character references (&#102;,
+   &#x66;) decoded, CR LF as LF.  Anything else stays as written, as it
+   does there: a name that only looks like a file must be the name that
+   is opened. */
+static void xml_decode(char *s)
+{
+    static const struct { const char *name; char c; } named[] = {
+        {"amp;", '&'}, {"lt;", '<'}, {"gt;", '>'}, {"quot;", '"'}, {"apos;", '\''}};
+    char *w = s;
+    for (const char *r = s; *r;) {
+        if (r[0] == '\r' && r[1] == '\n') {
+            r++;
+            continue;
+        }
+        if (*r != '&') {
+            *w++ = *r++;
+            continue;
+        }
+        size_t k = 0;
+        while (k < 5 && strncmp(r + 1, named[k].name, strlen(named[k].name))) k++;
+        if (k < 5) {
+            *w++ = named[k].c;
+            r += 1 + strlen(named[k].name);
+            continue;
+        }
+        if (r[1] == '#') {
+            int hex = r[2] == 'x';
+            const char *d = r + 2 + hex, *e = d;
+            unsigned long c = 0;
+            while (hex ? isxdigit((unsigned char)*e) : isdigit((unsigned char)*e)) {
+                int v = isdigit((unsigned char)*e) ? *e - '0' : (tolower((unsigned char)*e) - 'a' + 10);
+                c = c * (hex ? 16u : 10u) + (unsigned long)v;
+                if (c > 0x10FFFF) break;
+                e++;
+            }
+            if (e > d && *e == ';' && c && c <= 0x10FFFF) {
+                w += utf8(c, w); /* never longer than the reference it replaces */
+                r = e + 1;
+                continue;
+            }
+        }
+        *w++ = *r++;
+    }
+    *w = 0;
+}
+
+/* The value of attribute NAME at p (just past the name), decoded, or 0
+   when p is not `= "value"` or the value cannot name a path: into out. */
 static int attr_value(const char *p, char *out, size_t cap)
 {
     while (isspace((unsigned char)*p)) p++;
@@ -73,10 +135,17 @@ static int attr_value(const char *p, char *out, size_t cap)
     char q = *p++;
     if (q != '"' && q != '\'') return 0;
     const char *end = strchr(p, q);
-    if (!end || (size_t)(end - p) >= cap) return 0;
-    memcpy(out, p, (size_t)(end - p));
-    out[end - p] = 0;
-    return 1;
+    if (!end) return 0;
+    size_t len = (size_t)(end - p);
+    char *raw = malloc(len + 1);
+    if (!raw) return 0;
+    memcpy(raw, p, len);
+    raw[len] = 0;
+    xml_decode(raw); /* a long reference-laden value may decode to a short name */
+    int fits = strlen(raw) < cap;
+    if (fits) memcpy(out, raw, strlen(raw) + 1);
+    free(raw);
+    return fits;
 }
 
 /* Every occurrence of ` NAME=` in text: calls back with its value and

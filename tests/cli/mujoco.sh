@@ -86,6 +86,13 @@ sed 's|<worldbody>|<include file="fifo.xml"/><worldbody>|' "$MODELS/hopper.xml" 
 expect_rc 2 "a model including a FIFO" -- timeout 20 "$RL" check "$T/sac.cfg" --set 'env.task="hopper"' \
   --set "env.model_path=\"$T/inc.xml\""
 contains "$T/err" "inc.xml names $T/fifo.xml, which is not a regular file" "naming both files"
+# the name as MuJoCo's XML parser reads it: character references and entities decoded
+for ref in 'fi&#102;o.xml' '&#x66;ifo.xml' 'fifo&#46;xml' './fifo.xml' '&#46;/fifo.xml'; do
+  sed "s|<worldbody>|<include file=\"${ref//&/\\&}\"/><worldbody>|" "$MODELS/hopper.xml" >"$T/inc_ref.xml"
+  expect_rc 2 "a model including the FIFO as $ref" -- timeout 20 "$RL" check "$T/sac.cfg" --set 'env.task="hopper"' \
+    --set "env.model_path=\"$T/inc_ref.xml\""
+  contains "$T/err" "which is not a regular file (a FIFO)" "$ref: refused, not waited on"
+done
 # an unstable simulation stops the run with a sentence
 sed 's/timestep="0.002"/timestep="5"/' "$MODELS/hopper.xml" >"$T/hopper_ts5.xml"
 expect_rc 1 "a timestep of 5 s diverges" -- "$RL" run "$T/sac.cfg" --set 'env.task="hopper"' \
