@@ -54,6 +54,11 @@ expect_rc 2 "bad --set" -- "$RLHOST" check "$CFG" --set algo.stickey=0.5
 contains "$T/err" "--set algo.stickey=0.5: unknown key 'stickey'" "bad --set explained"
 expect_rc 2 "--set out of range" -- "$RLHOST" check "$CFG" --set algo.sticky=2
 contains "$T/err" "--set algo.sticky=2: expected a number in [0, 1], got 2" "--set range error"
+for cmd in check run; do
+  expect_rc 2 "$cmd: two settings in one --set" -- "$RLHOST" $cmd "$SRC/configs/cartpole_ppo.cfg" --set 'algo.lr=0.001; gamma = 0.5' --out "$T/two-sets"
+  contains "$T/err" "--set algo.lr=0.001; gamma = 0.5: one value per --set" "$cmd: refused, the second not dropped"
+done
+[ ! -e "$T/two-sets" ]; ok $? "and nothing is created"
 expect_rc 2 "unknown plugin" -- "$RLHOST" check "$CFG" --set env.plugin=cartpol
 contains "$T/err" "unknown env plugin 'cartpol' (did you mean 'cartpole'?" "unknown plugin suggests"
 contains "$T/err" "a plugin of your own is found through --plugin-path DIR or RLHOST_PLUGIN_PATH" "unknown plugin says where plugins are found"

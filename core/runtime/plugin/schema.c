@@ -286,6 +286,10 @@ int rl__value_from_text(const rl_option_def *def, const char *text, rl__arena *a
         snprintf(why, whylen, "%s", b.oom ? "invalid value" : b.data);
         rl__sbuf_free(&b);
         rc = RL_ECONFIG;
+    } else if (config_setting_length(config_root_setting(&c)) != 1) {
+        /* "0.001; gamma = 0.5" reads as two settings: the second is not ours to drop */
+        snprintf(why, whylen, "one value per --set (give each key its own --set KEY=VALUE)");
+        rc = RL_ECONFIG;
     } else {
         rc = rl__value_from_setting(def, config_lookup(&c, "v"), a, out, why, whylen);
     }
