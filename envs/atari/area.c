@@ -1,6 +1,7 @@
 /* INTER_AREA as OpenCV computes it (area.h). */
 #include "area.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -41,8 +42,16 @@ int area_plan_init(area_plan *p, uint32_t sh, uint32_t sw, uint32_t dh, uint32_t
         return -1;
     }
     /* OpenCV's scale is 1 / (dsize / ssize), not ssize / dsize */
-    p->nx = taps(sw, dw, cn, 1.0 / ((double)dw / sw), p->x);
-    p->ny = taps(sh, dh, 1, 1.0 / ((double)dh / sh), p->y);
+    double scale_x = 1.0 / ((double)dw / sw), scale_y = 1.0 / ((double)dh / sh);
+    p->nx = taps(sw, dw, cn, scale_x, p->x);
+    p->ny = taps(sh, dh, 1, scale_y, p->y);
+    /* its test for whole scales (resize.cpp, is_area_fast): cvRound, then
+       a difference below DBL_EPSILON */
+    double rx = nearbyint(scale_x), ry = nearbyint(scale_y);
+    if (fabs(scale_x - rx) < DBL_EPSILON && fabs(scale_y - ry) < DBL_EPSILON) {
+        p->fast = 1, p->ix = (uint32_t)rx, p->iy = (uint32_t)ry;
+        p->inv_area = 1.f / (float)(p->ix * p->iy);
+    }
 #ifdef AREA_AVX2
     p->vector = cn == 1 && __builtin_cpu_supports("avx2");
 #endif
@@ -157,8 +166,32 @@ static void resize(const area_plan *p, float *scratch, const uint8_t *src, uint8
     for (uint32_t d = 0; d < width; d++) o[d] = round_u8(sum[d]);
 }
 
+/* OpenCV's resizeAreaFast_ for uint8 (every cell inside the screen, as
+   the scales are whole): at 2 x 2 with 1, 3 or 4 channels its vector op
+   rounds half up, (sum + 2) >> 2; elsewhere sum * (1.f / area), half to
+   even. */
+static void resize_cells(const area_plan *p, const uint8_t *src, uint8_t *dst)
+{
+    const uint32_t cn = p->cn, sw = p->sw * cn;
+    const int halves = p->ix == 2 && p->iy == 2 && (cn == 1 || cn == 3 || cn == 4);
+    for (uint32_t dy = 0; dy < p->dh; dy++)
+        for (uint32_t dx = 0; dx < p->dw; dx++)
+            for (uint32_t c = 0; c < cn; c++) {
+                const uint8_t *s = src + (size_t)dy * p->iy * sw + (size_t)dx * p->ix * cn + c;
+                int32_t sum = 0;
+                for (uint32_t y = 0; y < p->iy; y++)
+                    for (uint32_t x = 0; x < p->ix; x++) sum += s[(size_t)y * sw + (size_t)x * cn];
+                dst[((size_t)dy * p->dw + dx) * cn + c] =
+                    halves ? (uint8_t)((sum + 2) >> 2) : round_u8((float)sum * p->inv_area);
+            }
+}
+
 void area_resize(const area_plan *p, float *scratch, const uint8_t *src, uint8_t *dst)
 {
+    if (p->fast) {
+        resize_cells(p, src, dst);
+        return;
+    }
 #ifdef AREA_AVX2
     if (p->vector) {
         resize(p, scratch, src, dst, across_gray_avx2);
@@ -170,5 +203,9 @@ void area_resize(const area_plan *p, float *scratch, const uint8_t *src, uint8_t
 
 void area_resize_scalar(const area_plan *p, float *scratch, const uint8_t *src, uint8_t *dst)
 {
+    if (p->fast) {
+        resize_cells(p, src, dst);
+        return;
+    }
     resize(p, scratch, src, dst, across);
 }

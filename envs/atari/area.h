@@ -6,7 +6,11 @@
    rows into a float sum in table order, then rounds half to even; the same
    float operations in the same order give the same bytes.  This file is
    compiled without contraction into fused multiply-adds (-ffp-contract=off),
-   which would change the sums' rounding. */
+   which would change the sums' rounding.
+   Where both scales are whole numbers (a side that divides the screen's:
+   210 x 160 to 10 x 10 is 21 x 16 pixels a cell) OpenCV takes another
+   path, reproduced too: each cell's integer sum times the float 1 / area,
+   rounded half to even. */
 #ifndef RLHOST_AREA_H
 #define RLHOST_AREA_H
 
@@ -30,6 +34,10 @@ typedef struct area_plan {
     uint32_t xslots;
     int32_t *xi;
     float *xw;
+    /* OpenCV's integer-scale path: cells of ix x iy source pixels */
+    int fast;
+    uint32_t ix, iy;
+    float inv_area;
 } area_plan;
 
 /* 0, or -1 (out of memory; or not a shrink: dh > sh or dw > sw). */

@@ -12,8 +12,31 @@
 
 enum { SH = 210, SW = 160 };
 
-int main(void)
+/* test_area --resize SH SW DH DW CN: one screen from stdin, resized, to
+   stdout (tests/python/area_cv2.py holds it against OpenCV). */
+static int resize_io(char **argv)
 {
+    uint32_t v[5];
+    for (int i = 0; i < 5; i++) v[i] = (uint32_t)strtoul(argv[i], NULL, 10);
+    area_plan p;
+    if (area_plan_init(&p, v[0], v[1], v[2], v[3], v[4])) return 2;
+    size_t n = (size_t)v[0] * v[1] * v[4], m = (size_t)v[2] * v[3] * v[4];
+    uint8_t *src = malloc(n), *dst = malloc(m);
+    float *scratch = malloc(area_scratch_floats(&p) * sizeof(float));
+    int rc = 1;
+    while (fread(src, 1, n, stdin) == n) {
+        area_resize(&p, scratch, src, dst);
+        if (fwrite(dst, 1, m, stdout) != m) break;
+        rc = 0;
+    }
+    free(src), free(dst), free(scratch);
+    area_plan_free(&p);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 7 && !strcmp(argv[1], "--resize")) return resize_io(argv + 2);
     static const uint32_t sizes[][2] = {{84, 84},   {64, 64},  {42, 42},   {100, 100}, {1, 1},   {17, 33},
                                         {210, 160}, {105, 80}, {160, 120}, {200, 159}, {7, 150}, {84, 9}};
     uint8_t *src = malloc(SH * SW * 3);
