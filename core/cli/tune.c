@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -160,6 +161,16 @@ static int pair(const config_setting_t *v, double *lo, double *hi)
     return isfinite(*lo) && isfinite(*hi) ? 0 : -1;
 }
 
+/* Both bounds written as integers (not 8.0). */
+static int integer_pair(const config_setting_t *v)
+{
+    for (int i = 0; i < 2; i++) {
+        int t = config_setting_type(config_setting_get_elem(v, (unsigned)i));
+        if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) return 0;
+    }
+    return 1;
+}
+
 static void json_texts(rl__sbuf *j, const char *key, const config_setting_t *list, int from)
 {
     rl__sbuf_printf(j, "\"%s\": [", key);
@@ -183,7 +194,7 @@ static const config_setting_t *distribution(space *sp, const config_setting_t *e
     for (int i = 0; i < config_setting_length(e); i++) {
         const config_setting_t *m = config_setting_get_elem(e, (unsigned)i);
         const char *n = config_setting_name(m);
-        int known = !strcmp(n, "log") || !strcmp(n, "when");
+        int known = !strcmp(n, "log") || !strcmp(n, "when") || !strcmp(n, "at_most");
         for (size_t k = 0; k < 4; k++)
             if (!strcmp(n, kinds[k])) {
                 if (kind) {
@@ -193,7 +204,7 @@ static const config_setting_t *distribution(space *sp, const config_setting_t *e
                 kind = m, *kname = kinds[k], known = 1;
             }
         if (!known) {
-            problem(sp, m, key, "unknown member '%s' (log_uniform, uniform, int, choice, log, when)", n);
+            problem(sp, m, key, "unknown member '%s' (log_uniform, uniform, int, choice, log, when, at_most)", n);
             return NULL;
         }
     }
@@ -250,6 +261,40 @@ static int check_when(space *sp, const config_setting_t *when, const char *key)
     return 0;
 }
 
+/* at_most = ("KEY", ...): integer options of the config whose product, in
+   each trial, caps this integer key (PPO's batch at its rollout); -1 after
+   a problem, else the member into the JSON. */
+static int at_most_json(space *sp, const config_setting_t *am, const char *key, const rl_option_def *def)
+{
+    if (def->type != RL_OPT_INT) {
+        problem(sp, am, key, "at_most caps an integer option, and %s is not one", key);
+        return -1;
+    }
+    int n = config_setting_is_aggregate(am) ? config_setting_length(am) : 0;
+    if (n < 1) {
+        problem(sp, am, key, "at_most = (\"KEY\", ...): integer options whose product caps this one");
+        return -1;
+    }
+    rl__sbuf *j = &sp->json;
+    rl__sbuf_puts(j, ", \"at_most\": {");
+    for (int i = 0; i < n; i++) {
+        const config_setting_t *e = config_setting_get_elem(am, (unsigned)i);
+        const char *k = config_setting_type(e) == CONFIG_TYPE_STRING ? config_setting_get_string(e) : NULL;
+        const rl_value *v = NULL;
+        const rl_option_def *d = k ? rl__config_find(&sp->base, k, &v) : NULL;
+        if (!d || d->type != RL_OPT_INT || v->is_auto) {
+            problem(sp, am, key, "at_most: %s%s%s is not an integer option of this config", k ? "'" : "",
+                    k ? k : "an entry", k ? "'" : "");
+            return -1;
+        }
+        if (i) rl__sbuf_puts(j, ", ");
+        rl__sbuf_json_str(j, k);
+        rl__sbuf_printf(j, ": %lld", (long long)v->i); /* the config's value, where the space leaves it */
+    }
+    rl__sbuf_puts(j, "}");
+    return 0;
+}
+
 /* choice = [A, B, ...]: every value checked, then "choices" into the JSON. */
 static int choice_json(space *sp, const config_setting_t *kind, const char *key)
 {
@@ -281,7 +326,9 @@ static int range_json(space *sp, const config_setting_t *kind, const char *key, 
     int bad = 1;
     if (pair(kind, &lo, &hi))
         problem(sp, kind, key, "%s = [LOW, HIGH]: two finite numbers", kname);
-    else if (!(lo < hi))
+    else if (integer_pair(kind) ? config_setting_get_int64(config_setting_get_elem(kind, 0)) >=
+                 config_setting_get_int64(config_setting_get_elem(kind, 1))
+                                 : !(lo < hi))
         problem(sp, kind, key, "%s = [%.9g, %.9g]: LOW must be below HIGH", kname, lo, hi);
     else if (log && lo <= 0)
         problem(sp, kind, key, "a log scale needs LOW > 0 (got %.9g)", lo);
@@ -295,22 +342,32 @@ static int range_json(space *sp, const config_setting_t *kind, const char *key, 
     else
         bad = 0;
     if (bad) return -1;
+    /* integer bounds as written: a double would round 2^63 - 1 up */
+    int exact = (is_int || def->type == RL_OPT_INT) && integer_pair(kind);
+    char texts[2][64];
     for (int b = 0; b < 2; b++) {
-        char text[64];
         rl__sbuf t = {0};
-        if (is_int || def->type == RL_OPT_INT)
+        if (exact)
+            rl__sbuf_printf(&t, "%lld", config_setting_get_int64(config_setting_get_elem(kind, (unsigned)b)));
+        else if (is_int || def->type == RL_OPT_INT)
             rl__sbuf_printf(&t, "%.0f", b ? hi : lo);
         else
             rl__sbuf_double(&t, b ? hi : lo, 0);
-        snprintf(text, sizeof text, "%s", t.data ? t.data : "0");
+        snprintf(texts[b], sizeof texts[b], "%s", t.data ? t.data : "0");
         rl__sbuf_free(&t);
-        if (try_value(sp, kind, key, b ? "HIGH" : "LOW", text)) return -1;
+        if (try_value(sp, kind, key, b ? "HIGH" : "LOW", texts[b])) return -1;
     }
     rl__sbuf *j = &sp->json;
     rl__sbuf_puts(j, ", \"low\": ");
-    rl__sbuf_double(j, lo, 1);
+    if (exact)
+        rl__sbuf_puts(j, texts[0]);
+    else
+        rl__sbuf_double(j, lo, 1);
     rl__sbuf_puts(j, ", \"high\": ");
-    rl__sbuf_double(j, hi, 1);
+    if (exact)
+        rl__sbuf_puts(j, texts[1]);
+    else
+        rl__sbuf_double(j, hi, 1);
     rl__sbuf_printf(j, ", \"log\": %s", log ? "true" : "false");
     rl__sbuf_printf(j, ", \"type\": \"%s\"", def->type == RL_OPT_INT || is_int ? "int" : "float");
     return 0;
@@ -329,6 +386,15 @@ static void entry(space *sp, const config_setting_t *e, const char *key)
     const char *kname = NULL;
     const config_setting_t *kind = distribution(sp, e, key, &kname);
     if (!kind) return;
+    if (!strcmp(key, "env.plugin") || !strcmp(key, "algo.plugin")) {
+        problem(sp, e, key, "the plugin is not tuned: a study searches one env/algo pair's options (a study per "
+                            "plugin, then rlhost study to compare them)");
+        return;
+    }
+    if (!strcmp(key, "run.out_dir")) {
+        problem(sp, e, key, "every trial runs in OUT/trials/NUMBER: the output directory is not tuned");
+        return;
+    }
     const rl_value *val = NULL;
     const rl_option_def *def = rl__config_find(&sp->base, key, &val);
     if (!def) { /* the loader names it, with the nearest key */
@@ -352,6 +418,8 @@ static void entry(space *sp, const config_setting_t *e, const char *key)
     rl__sbuf_json_str(j, base.data ? base.data : "");
     rl__sbuf_free(&base);
     if (!strcmp(kname, "choice") ? choice_json(sp, kind, key) : range_json(sp, kind, key, kname, log, def)) return;
+    const config_setting_t *am = config_setting_get_member(e, "at_most");
+    if (am && at_most_json(sp, am, key, def)) return;
     if (when) {
         rl__sbuf_puts(j, ", \"when\": {\"key\": ");
         rl__sbuf_json_str(j, config_setting_get_string(config_setting_get_elem(when, 0)));
@@ -566,7 +634,21 @@ static int exec_driver(const char *module, int argc, char **argv, const char *sp
              "    sys.exit('%s (' + str(e) + '): %s')\n"
              "sys.exit(m.T.cli(m.main))\n",
              module, need, how);
-    /* argv: python -c BOOT [--space-json JSON] ARGS... */
+    /* argv: python -c BOOT [--space-fd FD] ARGS...; the space travels in an
+       anonymous file, as a 12,000-value choice is more than one argument
+       may hold */
+    char fdtext[16];
+    if (space_json) {
+        int fd = memfd_create("rlhost-tune-space", 0); /* inherited across exec */
+        size_t n_json = strlen(space_json), put = 0;
+        ssize_t w = 0;
+        while (fd >= 0 && put < n_json && (w = write(fd, space_json + put, n_json - put)) > 0) put += (size_t)w;
+        if (fd < 0 || put < n_json || lseek(fd, 0, SEEK_SET) != 0) {
+            fprintf(stderr, "rlhost: tune: cannot hand the search space to the driver: %s\n", strerror(errno));
+            return EXIT_RUN_FAILED;
+        }
+        snprintf(fdtext, sizeof fdtext, "%d", fd);
+    }
     char **args = calloc((size_t)argc + 6, sizeof *args);
     if (!args) return EXIT_RUN_FAILED;
     size_t k = 0;
@@ -574,8 +656,8 @@ static int exec_driver(const char *module, int argc, char **argv, const char *sp
     args[k++] = "-c";
     args[k++] = boot;
     if (space_json) {
-        args[k++] = "--space-json";
-        args[k++] = (char *)space_json;
+        args[k++] = "--space-fd";
+        args[k++] = fdtext;
     }
     for (int i = 2; i < argc; i++) args[k++] = argv[i];
     args[k] = NULL;

@@ -68,7 +68,27 @@ def _check(exe, env, cfg, sets, paths):
     run = re.search(r"run:\s*\{(.*?)\};", p.stdout, re.S).group(1)
     val = lambda k: int(re.search(rf"\b{k}\s*=\s*(\d+)", run).group(1))
     return {"steps": val("steps"), "seed": val("seed"), "eval_interval": val("eval_interval"),
-            "eval_episodes": val("eval_episodes")}
+            "eval_episodes": val("eval_episodes"), "task": _task(p.stdout)}
+
+
+def _task(resolved):
+    """The env a resolved config trains on: its plugin and options, less
+    num_envs and the optimizations (which leave the task as it is)."""
+    env = re.search(r"^env:\s*\{\n(.*?)^\};", resolved, re.S | re.M).group(1)
+    env = re.sub(r"^\s*optimizations:\s*\{.*?^\s*\};\n", "", env, flags=re.S | re.M)
+    return " ".join(ln.strip() for ln in env.splitlines() if ln.strip() and not ln.strip().startswith("num_envs"))
+
+
+def _tasks_note(labels, info):
+    """A sentence when the configs train on different envs, else None."""
+    tasks = {}
+    for lab in labels:
+        tasks.setdefault(info[lab]["task"], []).append(lab)
+    if len(tasks) < 2:
+        return None
+    groups = "; ".join(f"{', '.join(labs)}: {t.split(';')[0]}" for t, labs in tasks.items())
+    return (f"the configs train on different envs or env options ({groups}): their returns are on different "
+            "scales, and the comparisons below compare numbers, not skill")
 
 
 def _done(d):
@@ -171,6 +191,9 @@ def report(args, labels, info):
     names = ["median", "iqm", "mean"]
     js = {"seeds": args.seeds, "reps": args.reps, "bootstrap_seed": args.seed, "configs": {}, "probability_of_improvement": {},
           "profile_taus": taus.tolist(), "note": "95% percentile CIs from the stratified bootstrap, as rliable 1.2"}
+    differ = _tasks_note(labels, info)
+    if differ:
+        js["tasks_differ"] = differ
     for lab, cfg in zip(labels, args.configs):
         p, ci = agg[lab]
         js["configs"][lab] = {"config": cfg, "scores": scores[lab].ravel().tolist(),
@@ -187,7 +210,7 @@ def report(args, labels, info):
           f"Final greedy returns; 95% stratified-bootstrap confidence intervals ({args.reps} replicates, seed "
           f"{args.seed}), as rliable computes them. rliable's median is over tasks, of each task's mean "
           "over its runs: a study of one task has it equal to the mean (the seeds' own median is in the last "
-          "table's column).", "",
+          "table's column).", ""] + ([f"**Note:** {differ}.", ""] if differ else []) + [
           "| config | median | IQM | mean |", "| --- | --- | --- | --- |"]
     for lab in labels:
         p, ci = agg[lab]
@@ -222,7 +245,7 @@ def report(args, labels, info):
         "IQM learning curves", "env steps", "greedy return",
         [{"label": lab, "points": [(s, v) for s, v, _, _ in curves[lab]],
           "band": [(s, lo, hi) for s, _, lo, hi in curves[lab]]} for lab in labels])], cols=1)
-    return "\n".join(md[:6 + len(labels)])
+    return "\n".join(md[:6 + (2 if differ else 0) + len(labels)])
 
 
 def main(argv=None):
@@ -241,6 +264,9 @@ def main(argv=None):
         rc = run_all(args, exe, env, labels, info)
         if rc:
             return rc
+    differ = _tasks_note(labels, info)
+    if differ:
+        print(f"rlhost study: note: {differ}", file=sys.stderr)
     print(report(args, labels, info))
     print(f"rlhost study: report in {Path(args.out) / 'report.md'}", file=sys.stderr)
     return 0

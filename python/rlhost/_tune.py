@@ -12,9 +12,13 @@ The study lives in an Optuna storage (OUT/study.db by default, any URL
 with --storage for workers on many machines); a stopped study resumes
 where it was.  Reference: docs/tune.md."""
 import argparse
+import errno
+import hashlib
 import json
 import math
 import os
+import re
+import shlex
 import subprocess
 import sys
 import threading
@@ -34,8 +38,10 @@ def _parser():
         prog="rlhost tune", description="Search a config's hyperparameters with Optuna; each trial is an "
         "ordinary rlhost run under OUT/trials.", epilog="Reference: docs/tune.md.")
     ap.add_argument("config", help="the config every trial starts from")
-    ap.add_argument("--space-json", help=argparse.SUPPRESS)
+    ap.add_argument("--space-fd", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--print-space", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--dry-run", action="store_true", help="check the space (each value against the schemas, its "
+                    "extreme settings against the plugins) and exit, making nothing: exit 1 where a setting is refused")
     ap.add_argument("--space", metavar="FILE", help="the search space (default: the config's tune group, else the "
                     "plugins' declared spaces)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override for every trial")
@@ -78,9 +84,140 @@ def _optuna():
     return optuna
 
 
+def _check_args(args):
+    """The numbers that make no study, refused before anything is made."""
+    least = [("--trials", args.trials, 1), ("--jobs", args.jobs, 1), ("--seeds", args.seeds, 1),
+             ("--heartbeat", args.heartbeat, 1), ("--startup-trials", args.startup_trials, 0)]
+    if args.eval_interval is not None:
+        least.append(("--eval-interval", args.eval_interval, 1))
+    for flag, v, lo in least:
+        if v < lo:
+            T.refuse(f"rlhost: tune: {flag} {v}: give {'at least 1' if lo else '0 or more'}")
+    for flag, v in (("--timeout", args.timeout), ("--cost", args.cost)):
+        if v is not None and not (v > 0 and math.isfinite(v)):
+            T.refuse(f"rlhost: tune: {flag} {v:g}: give a number of seconds above 0")
+    if args.seed is not None and not 0 <= args.seed < 2 ** 32:
+        T.refuse(f"rlhost: tune: --seed {args.seed}: give a number in [0, 4294967295]")
+    if args.study_name is not None and not args.study_name.strip():
+        T.refuse("rlhost: tune: --study-name is empty")
+
+
+def _mask(text, url):
+    """text with url's password replaced by ***: no output of the study
+    holds it."""
+    if not url or not text:
+        return text
+    m = re.match(r"[^:/]+://[^/@]*?:([^@/]*)@", url)
+    secrets = [m.group(1)] if m and m.group(1) else []
+    secrets += [v for v in re.findall(r"[?&]password=([^&]*)", url) if v]
+    for p in secrets:
+        text = text.replace(p, "***")
+    return text
+
+
+class _Masked:
+    """A stream that writes through _mask: stderr while a study runs."""
+
+    def __init__(self, stream, url):
+        self.stream, self.url = stream, url
+
+    def write(self, text):
+        return self.stream.write(_mask(text, self.url))
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+
+def _out_dir(args, name, url):
+    """OUT, made or checked: a directory that holds this study and no other,
+    and nothing that is not a study's.  The study it holds is recorded in
+    OUT/tune.json."""
+    out = Path(args.out or f"runs/tune-{Path(args.config).stem}")
+    say = f"rlhost: tune: --out {out}"
+    try:
+        os.stat(out)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            T.refuse(f"{say} is a loop of symbolic links: give a directory")
+        if out.is_symlink():
+            T.refuse(f"{say} is a symbolic link to nothing ({os.readlink(out)}): give a directory")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        T.refuse(f"{say} is a file, not a directory: give a directory")
+    except OSError as e:
+        T.refuse(f"{say}: {e.strerror}")
+    if not out.is_dir():
+        T.refuse(f"{say} is not a directory: give a directory")
+    if not os.access(out, os.W_OK | os.X_OK):
+        T.refuse(f"{say}: not writable")
+    marker, me = out / "tune.json", {"study": name, "storage": _mask(url, url)}
+    try:
+        held = json.loads(marker.read_text())
+    except FileNotFoundError:
+        held = None
+    except (OSError, ValueError):
+        T.refuse(f"{say}: {marker} is not a study record this rlhost wrote: move it away")
+    if held is None:
+        if any((out / f).exists() for f in ("summary.json", "checkpoint.safetensors", "config.cfg")):
+            T.refuse(f"{say} is a run directory (rlhost run's): give the study a directory of its own")
+        if (out / "trials").exists() or (out / "trials.csv").exists():
+            T.refuse(f"{say} holds a study's trials but no record of which study ({marker}): give study "
+                     f"'{name}' another --out")
+        pass  # claimed (_claim) once the study is open
+    elif held.get("study") != name or held.get("storage") != me["storage"]:
+        T.refuse(f"{say} holds study '{held.get('study')}' in {held.get('storage')}; its trials, trials.csv and "
+                 f"best.cfg stay there: give study '{name}' another --out")
+    best = out / "best.cfg"
+    if best.exists() and not best.is_file():
+        T.refuse(f"{say}: {best} is not a file: move it away (the study writes its best config there)")
+    return out
+
+
+def _claim(out, name, url):
+    marker = out / "tune.json"
+    if not marker.exists():
+        T.write_atomic(marker, json.dumps({"study": name, "storage": _mask(url, url)}) + "\n")
+
+
+def _storage_url(args, out):
+    """The storage's URL, refused with a sentence where it cannot hold a
+    study (checked before anything is made)."""
+    url = args.storage or f"sqlite:///{(out / 'study.db').resolve()}"
+    shown = _mask(url, url)
+    try:
+        import sqlalchemy
+        dialect = sqlalchemy.engine.make_url(url).get_dialect()
+        dialect.import_dbapi() if hasattr(dialect, "import_dbapi") else dialect.dbapi()
+    except ImportError as e:
+        mod = e.name or "its database driver"
+        T.refuse(f"rlhost: tune: --storage {shown} needs the Python module '{mod}', which is not installed: "
+                 f"pip install {mod}, or name an installed driver in the URL (postgresql+psycopg2://...)")
+    except Exception:
+        T.refuse(f"rlhost: tune: --storage {shown} is not a database URL: give sqlite:////path/study.db "
+                 "or postgresql://USER@HOST/DB")
+    m = re.match(r"sqlite(\+\w+)?://(.*)$", url)
+    if m:
+        path = m.group(2)
+        if path in ("", "/") or ":memory:" in path or "mode=memory" in path:
+            T.refuse(f"rlhost: tune: --storage {shown} is in memory, and a study must outlive its driver: give a "
+                     "file, sqlite:////path/to/study.db")
+        if path.startswith("/"):
+            db = Path(path[1:].split("?")[0])
+            parent = db.parent
+            if not parent.is_dir():
+                T.refuse(f"rlhost: tune: --storage {shown}: {parent} is not a directory")
+            if db.exists() and not db.is_file():
+                T.refuse(f"rlhost: tune: --storage {shown}: {db} is not a file")
+            if not os.access(db if db.exists() else parent, os.W_OK):
+                T.refuse(f"rlhost: tune: --storage {shown}: {db if db.exists() else parent} is not writable")
+    return url
+
+
 def _space(args, exe, env):
-    if args.space_json:
-        return json.loads(args.space_json)
+    if args.space_fd is not None:
+        with os.fdopen(args.space_fd) as f:
+            return json.load(f)
     argv = [exe, "tune", args.config, "--print-space"] + (["--space", args.space] if args.space else [])
     argv += T.set_args(args.set) + T.flags("--plugin-path", args.plugin_path)
     p = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -107,15 +244,91 @@ def _base_value(k):
     return None if k.get("log") and v <= 0 else v
 
 
-def _retried(make):
-    """make(), tried 5 times: workers that start together race to make the
-    storage's tables and the study, and the loser finds them made."""
+def _clamp(space, values):
+    """Each at_most key capped at the product of its keys' values in this
+    trial (sampled, else the config's), as the RL Zoo's sampler caps PPO's
+    batch at its rollout."""
+    for k in space["keys"]:
+        cap = k.get("at_most")
+        if not cap or k["key"] not in values:
+            continue
+        bound = 1
+        for key, base in cap.items():
+            bound *= int(float(str(values.get(key, base)).rstrip("L")))
+        if int(float(str(values[k["key"]]).rstrip("L"))) > bound:
+            values[k["key"]] = str(bound)
+
+
+def _corners(space):
+    """A few extreme settings of the space: every key at its low end, at
+    its high end, and each key at one end with the others at the other."""
+    ends = []
+    for k in space["keys"]:
+        if k["kind"] == "choice":
+            cs = k["choices"]
+            try:
+                nums = [float(c.rstrip("L")) for c in cs]
+                lo, hi = cs[nums.index(min(nums))], cs[nums.index(max(nums))]
+            except ValueError:
+                lo, hi = cs[0], cs[-1]
+        else:
+            fmt = (lambda v: str(int(v))) if k.get("type") == "int" else (lambda v: repr(float(v)))
+            lo, hi = fmt(k["low"]), fmt(k["high"])
+        ends.append((k["key"], lo, hi))
+    out = [{key: lo for key, lo, _ in ends}, {key: hi for key, _, hi in ends}]
+    for i in range(len(ends)):
+        out.append({key: (hi if j == i else lo) for j, (key, lo, hi) in enumerate(ends)})
+        out.append({key: (lo if j == i else hi) for j, (key, lo, hi) in enumerate(ends)})
+    seen, uniq = set(), []
+    for c in out:
+        _clamp(space, c)
+        t = tuple(sorted(c.items()))
+        if t not in seen:
+            seen.add(t)
+            uniq.append(c)
+    return uniq
+
+
+def check_corners(args, space, exe, env):
+    """Says, before the first trial, when the space can propose a config the
+    plugins refuse (the schema checks each value alone; a plugin checks them
+    together: PPO's batch against its rollout).  True when none is."""
+    for c in _corners(space):
+        argv = [exe, "check", args.config] + T.set_args(args.set + [f"{k}={v}" for k, v in c.items()])
+        argv += T.flags("--plugin-path", args.plugin_path)
+        p = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if p.returncode == 2:
+            why = (p.stderr.strip().splitlines() or ["refused"])[-1]
+            why = re.sub(r"^(rlhost: )?(error: )?", "", why)
+            ps = " ".join(f"{k.split('.', 1)[1]}={v}" for k, v in c.items())
+            print(f"rlhost tune: warning: the space can propose configs the plugins refuse, e.g. ({ps}): {why}; "
+                  "such trials fail without running and count against --trials (at_most caps a key by others: "
+                  "docs/tune.md)", file=sys.stderr, flush=True)
+            return False
+    return True
+
+
+def _retried(make, url):
+    """make(), tried 5 times where it lost a race (workers that start
+    together race to make the storage's tables and the study, and the loser
+    finds them made); any other failure is one sentence."""
+    shown = _mask(url, url)
     for attempt in range(5):
         try:
             return make()
-        except Exception:
-            if attempt == 4:
-                raise
+        except ImportError as e:
+            mod = getattr(e.__cause__, "name", None) or e.name or "its database driver"
+            T.refuse(f"rlhost: tune: --storage {shown} needs the Python module '{mod}', which is not installed: "
+                     f"pip install {mod}, or name an installed driver in the URL (postgresql+psycopg2://...)")
+        except Exception as e:
+            kind = type(e).__name__
+            msg = " ".join(str(getattr(e, "orig", None) or e).split())
+            if kind in ("ArgumentError", "NoSuchModuleError"):
+                T.refuse(f"rlhost: tune: --storage {shown} is not a database URL: give sqlite:////path/study.db "
+                         "or postgresql://USER@HOST/DB")
+            race = kind == "IntegrityError" or "locked" in msg or "already exists" in msg or "duplicate" in msg
+            if not race or attempt == 4:
+                T.refuse(f"rlhost: tune: cannot use the storage {shown}: {_mask(msg, url)[:300]}")
             time.sleep(0.5 + attempt)
 
 
@@ -124,8 +337,17 @@ class Tuner:
         self.args, self.space, self.exe, self.env = args, space, exe, env
         self.launcher = launcher  # rlhost.tune(env=...): runs in forked children instead of the executable
         self.optuna = optuna = _optuna()
-        self.out = Path(args.out or f"runs/tune-{Path(args.config).stem}")
-        self.out.mkdir(parents=True, exist_ok=True)
+        name = args.study_name or Path(args.config).stem
+        per_trial = space.get("replicas", 1) or 1
+        if args.jobs * per_trial > T.cores():
+            T.refuse(f"rlhost: tune: --jobs {args.jobs} would run {args.jobs} trials of {per_trial} "
+                     f"core(s) each on {T.cores()} cores: at most --jobs {max(1, T.cores() // per_trial)}")
+        if args.storage:  # a server's is opened before OUT is made
+            self.storage = self._open_storage(_storage_url(args, None))
+        self.out = _out_dir(args, name, args.storage or "")
+        if not args.storage:
+            self.storage = self._open_storage(_storage_url(args, self.out))
+        url = self.url
         self.lock = threading.Lock()
         self.stop = T.Stop()
         self.t0 = time.monotonic()
@@ -133,17 +355,6 @@ class Tuner:
         for k in space["keys"]:  # a choice always offers the config's own value
             if k["kind"] == "choice" and k["base"] not in k["choices"]:
                 k["choices"] = [k["base"]] + k["choices"]
-        url = args.storage or f"sqlite:///{(self.out / 'study.db').resolve()}"
-        # a trial whose worker died (kill -9, a lost machine) is failed by the
-        # next worker that looks, and enqueued again
-        kw = {"heartbeat_interval": args.heartbeat, "grace_period": 3 * args.heartbeat}
-        if hasattr(optuna.storages, "RetryHeartbeatStaleTrialCallback"):  # Optuna >= 4.9
-            kw["heartbeat_stale_trial_callback"] = optuna.storages.RetryHeartbeatStaleTrialCallback(max_retry=3)
-        else:
-            kw["failed_trial_callback"] = optuna.storages.RetryFailedTrialCallback(max_retry=3)
-        if url.startswith("sqlite"):
-            kw["engine_kwargs"] = {"connect_args": {"timeout": 60}}
-        self.storage = _retried(lambda: optuna.storages.RDBStorage(url, **kw))
         if args.sampler == "tpe":
             sampler = optuna.samplers.TPESampler(seed=args.seed, n_startup_trials=args.startup_trials)
         else:
@@ -151,15 +362,15 @@ class Tuner:
         pruner = {"median": lambda: optuna.pruners.MedianPruner(n_startup_trials=args.startup_trials),
                   "halving": lambda: optuna.pruners.SuccessiveHalvingPruner(),
                   "none": lambda: optuna.pruners.NopPruner()}[args.pruner]()
-        name = args.study_name or Path(args.config).stem
         self.study = _retried(lambda: optuna.create_study(
             study_name=name, storage=self.storage, sampler=sampler, pruner=pruner, direction=args.direction,
-            load_if_exists=True))
+            load_if_exists=True), url)
         keys = [{k: v for k, v in e.items() if k != "where"} for e in space["keys"]]
         old = self.study.user_attrs.get("space")
         if old is not None and old != keys:
-            T.refuse(f"rlhost: study '{name}' in {url} was made with another search space: give it "
-                             "another --study-name or --out")
+            T.refuse(f"rlhost: study '{name}' in {_mask(url, url)} was made with another search space: give it "
+                     "another --study-name or --out")
+        _claim(self.out, name, args.storage or "")
         if old is None:
             self.study.set_user_attr("space", keys)
             self.study.set_user_attr("config", os.path.abspath(args.config))
@@ -179,6 +390,20 @@ class Tuner:
             interval = max(space["steps"] // 10, 1)
         if interval and interval != space.get("eval_interval"):
             self.forced.append(f"run.eval_interval={interval}")
+
+    def _open_storage(self, url):
+        optuna, args = self.optuna, self.args
+        self.url = url
+        # a trial whose worker died (kill -9, a lost machine) is failed by the
+        # next worker that looks, and enqueued again
+        kw = {"heartbeat_interval": args.heartbeat, "grace_period": 3 * args.heartbeat}
+        if hasattr(optuna.storages, "RetryHeartbeatStaleTrialCallback"):  # Optuna >= 4.9
+            kw["heartbeat_stale_trial_callback"] = optuna.storages.RetryHeartbeatStaleTrialCallback(max_retry=3)
+        else:
+            kw["failed_trial_callback"] = optuna.storages.RetryFailedTrialCallback(max_retry=3)
+        if url.startswith("sqlite"):
+            kw["engine_kwargs"] = {"connect_args": {"timeout": 60}}
+        return _retried(lambda: optuna.storages.RDBStorage(url, **kw), url)
 
     # -- one trial -------------------------------------------------------------
     def _suggest(self, trial, k):
@@ -217,9 +442,12 @@ class Tuner:
                 values[k["key"]] = k["base"]  # the config's value, which the space cannot express
                 continue
             params[k["key"]] = values[k["key"]] = self._suggest(trial, k)
+        _clamp(self.space, params)
         sets = self.args.set + [f"{k}={v}" for k, v in params.items()] + self.forced
         trial.set_user_attr("sets", sets)
-        base_seed = self.space.get("seed", 1)
+        trial.set_user_attr("values", params)
+        # a tuned run.seed is the trial's first seed (the driver's own would replace it)
+        base_seed = int(params["run.seed"]) if "run.seed" in params else self.space.get("seed", 1)
         steps_span = self.space["steps"] + 1
         scores, wall, steps = [], 0.0, 0
         last_beat = [0.0]
@@ -313,12 +541,8 @@ class Tuner:
                       file=sys.stderr)
 
     def run(self):
-        per_trial = self.cores_per_trial
-        if self.args.jobs < 1 or self.args.trials < 1 or self.args.seeds < 1:
-            T.refuse("rlhost: tune: --jobs, --trials and --seeds must be at least 1")
-        if self.args.jobs * per_trial > T.cores():
-            T.refuse(f"rlhost: tune: --jobs {self.args.jobs} would run {self.args.jobs} trials of {per_trial} "
-                     f"core(s) each on {T.cores()} cores: at most --jobs {max(1, T.cores() // per_trial)}")
+        if self.launcher is None:
+            check_corners(self.args, self.space, self.exe, self.env)
         print(f"rlhost tune: {self.space['algo']} on {self.space['env']}, {len(self.space['keys'])} keys "
               f"from {self.space['source']}, {self.args.trials} trials, {self.args.jobs} at a time -> {self.out}",
               file=sys.stderr, flush=True)
@@ -328,8 +552,8 @@ class Tuner:
         S = self.optuna.trial.TrialState
         done = [t for t in self.study.get_trials(deepcopy=False) if t.state == S.COMPLETE]
         if rc:
-            print(f"rlhost tune: stopped; `rlhost tune {self.args.config} --out {self.out}` resumes the study",
-                  file=sys.stderr)
+            again = shlex.join(["rlhost", "tune"] + self.argv)
+            print(f"rlhost tune: stopped; `{again}` resumes the study", file=sys.stderr)
             return rc
         if not done:
             print("rlhost tune: no trial completed (see trials.csv for why)", file=sys.stderr)
@@ -345,9 +569,10 @@ class Tuner:
         keys = [k["key"] for k in self.space["keys"]]
         rows = []
         for t in trials:
+            ran = t.user_attrs.get("values") or t.params  # after at_most's caps
             rows.append([t.number, t.state.name.lower(), "" if t.value is None else repr(t.value),
                          t.user_attrs.get("wall_s", ""), t.user_attrs.get("steps", ""),
-                         t.user_attrs.get("error", "")] + [t.params.get(k, "") for k in keys])
+                         _mask(t.user_attrs.get("error", ""), self.args.storage)] + [ran.get(k, "") for k in keys])
         T.write_csv(self.out / "trials.csv", ["number", "state", "value", "wall_s", "steps", "error"] + keys, rows)
         done = [t for t in trials if t.state == S.COMPLETE and t.value is not None]
         if not done:
@@ -396,24 +621,59 @@ class Tuner:
         if p.returncode != 0:
             print(f"rlhost tune: best.cfg not written: {p.stderr.strip()}", file=sys.stderr)
             return
-        ps = ", ".join(f"{k} = {v}" for k, v in b.params.items())
+        ps = ", ".join(f"{k} = {v}" for k, v in (b.user_attrs.get("values") or b.params).items())
         seeds = b.user_attrs.get("seed_scores", [])
         head = [f"# rlhost tune: trial {b.number} of study '{self.study.study_name}', "
                 f"{self.args.objective} over {len(seeds)} seed(s): {b.value:.6g}",
                 f"# from {self.args.config}; tuned: {ps}",
                 f"# seeds' final greedy returns: {', '.join(f'{s:.6g}' for s in seeds)}"]
-        T.write_atomic(self.out / "best.cfg", "\n".join(head) + "\n" + p.stdout)
+        best, marker = self.out / "best.cfg", self.out / "tune.json"
+        record = json.loads(marker.read_text())
+        try:
+            now = hashlib.sha256(best.read_bytes()).hexdigest()
+        except FileNotFoundError:
+            now = None
+        if now and now != record.get("best_sha256"):  # edited by hand since the study wrote it: kept
+            k = 1
+            while (kept := self.out / f"best.edited-{k}.cfg").exists():
+                k += 1
+            os.replace(best, kept)
+            print(f"rlhost tune: {best} was edited since the study wrote it: kept as {kept}", file=sys.stderr)
+        text = "\n".join(head) + "\n" + p.stdout
+        T.write_atomic(best, text)
+        record["best_sha256"] = hashlib.sha256(text.encode()).hexdigest()
+        T.write_atomic(marker, json.dumps(record) + "\n")
         self.best_number = b.number
 
 
 def main(argv=None, launcher=None, result=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = _parser().parse_args(argv)
+    _check_args(args)
+    if args.storage and not isinstance(sys.stderr, _Masked):
+        stderr, sys.stderr = sys.stderr, _Masked(sys.stderr, args.storage)
+        try:
+            return main(argv, launcher, result)
+        finally:
+            sys.stderr = stderr
     exe, env = T.command()
     space = _space(args, exe, env)
     if args.print_space:
         print(json.dumps(space))
         return 0
+    if args.dry_run:
+        good = check_corners(args, space, exe, env)
+        if good:
+            print(f"rlhost tune: {len(space['keys'])} keys from {space['source']}: every value and every extreme "
+                  "setting accepted", file=sys.stderr)
+        return 0 if good else 1
+
     tuner = Tuner(args, space, exe, env, launcher)
+    # the arguments that resume it: as given, less the space's hand-over
+    tuner.argv = [a for i, a in enumerate(argv) if a != "--space-fd" and (i == 0 or argv[i - 1] != "--space-fd")]
+    tuner.argv = [_mask(a, args.storage) for a in tuner.argv]
+    if args.out is None:
+        tuner.argv += ["--out", str(tuner.out)]
     if result is not None:
         result.append(tuner)
     return tuner.run()

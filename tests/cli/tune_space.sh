@@ -36,6 +36,14 @@ refused "three bounds" '  lr = { uniform = [0.1, 0.2, 0.3]; };' "lr: uniform = [
 refused "log with a float distribution" '  lr = { uniform = [0.1, 0.2]; log = true; };' "lr: log = true goes with int"
 refused "a condition on a key not in the space" '  lr = { uniform = [0.1, 0.2]; when = ("algo.gamma", 0.99); };' "lr: when names 'algo.gamma'"
 refused "a condition value the parent cannot take" "$(printf '  n_epochs = { choice = [1, 5]; };\n  lr = { uniform = [0.1, 0.2]; when = (\"algo.n_epochs\", -3); };')" "lr: when value -3 is refused: expected an integer in [1, 10000], got -3" 4
+refused "an integer bound beyond the schema, quoted as written" '  n_steps = { int = [8L, 9223372036854775807L]; };' "n_steps: HIGH 9223372036854775807 is refused"
+refused "at_most naming no option" '  batch_size = { choice = [64, 128]; at_most = ("algo.n_stepz"); };' "batch_size: at_most: 'algo.n_stepz' is not an integer option"
+refused "at_most on a float" '  lr = { uniform = [0.1, 0.2]; at_most = ("algo.n_steps"); };' "lr: at_most caps an integer option"
+for k in 'env: { plugin = { choice = ["cartpole"]; }; }' 'algo: { plugin = { choice = ["ppo"]; }; }' 'run: { out_dir = { choice = ["a", "b"]; }; }'; do
+  printf 'tune: { %s; };\n' "$k" > "$T/space.cfg"
+  expect_rc 2 "$k: refused" -- "$RLHOST" tune "$PPO" --space "$T/space.cfg" --print-space
+  grep -q "is not tuned" "$T/err" && ! grep -q "unknown env plugin" "$T/err"; ok $? "$k: says it is not tuned ($(cat "$T/err"))"
+done
 printf 'tune: { algo: {\n  lr = { uniform = [0.1, 0.2]; };\n}; model: { x = 1; }; };\n' > "$T/space.cfg"
 expect_rc 2 "an unknown group is refused" -- "$RLHOST" tune "$PPO" --space "$T/space.cfg" --print-space
 contains "$T/err" "$T/space.cfg:3: tune.model: unknown group (the space has run, env and algo)" "the group is named with its line"

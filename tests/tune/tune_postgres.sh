@@ -61,5 +61,19 @@ contains "$T/py" "fine" "every trial recorded once, each run by one worker, both
 grep '^#\|fine' "$T/py" | sed 's/^/# /'
 for w in w1 w2; do [ -s "$T/$w/trials.csv" ] && [ -s "$T/$w/best.cfg" ]; ok $? "$w writes the whole study's trials.csv and best.cfg"; done
 
+# A password in the URL (the server trusts the socket, so any password
+# serves) reaches no output: not the refusal of another space, not a file.
+PWURL="postgresql+psycopg2://rlhost:Sup3rSecretPw@/optuna?host=$T/pg&port=$port"
+printf 'tune: { algo: { n_epochs = { choice = [2, 4]; }; }; };\n' > "$T/other.cfg"
+expect_rc 2 "a worker with another space" -- "$RLHOST" tune "$T/cp.cfg" --storage "$PWURL" --study-name two --space "$T/other.cfg" --trials 10 --out "$T/w3"
+contains "$T/err" "was made with another search space" "is refused"
+expect_rc 0 "a worker with the password in its URL" -- "$RLHOST" tune "$T/cp.cfg" --storage "$PWURL" --study-name pw --trials 2 --out "$T/w4" --set run.steps=4000
+"$RLHOST" tune "$T/cp.cfg" --storage "$PWURL" --study-name pw2 --trials 2 --out "$T/w5" --set run.steps=5000000 >/dev/null 2>"$T/w5err" &
+pid=$!
+for _ in $(seq 300); do [ -e "$T/w5/trials/00000/config.cfg" ] && break; sleep 0.1; done
+kill -INT $pid; wait $pid
+cat "$T/err" "$T/w5err" > "$T/allerr"
+contains "$T/w5err" "rlhost:***@" "the resume hint shows the URL with its password masked"
+! grep -rq Sup3rSecretPw "$T/allerr" "$T/w3" "$T/w4" "$T/w5"; ok $? "no stderr, log, CSV, best.cfg or record holds the password"
 echo "1..$n"
 [ $failed = 0 ]
