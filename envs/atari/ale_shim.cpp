@@ -22,6 +22,8 @@
 struct ale_shim {
     ale::ALEInterface ale;
     ale::ActionVect minimal, legal;
+    std::string rom;      // for ale_shim_reseed, which loads it again
+    int mode, difficulty; // -1: the game's default
     std::string saved; // ale_shim_state_save's bytes until ale_shim_state_take
 };
 
@@ -90,11 +92,36 @@ extern "C" ale_shim *ale_shim_open(const ale_shim_opts *o, char *err, size_t err
     std::unique_ptr<ale_shim> a;
     bool ok = guarded("ALE could not load the ROM", err, errlen, [&] {
         a.reset(new ale_shim());
+        a->rom = o->rom, a->mode = o->mode, a->difficulty = o->difficulty;
         a->ale.setInt("random_seed", o->seed);
         a->ale.setFloat("repeat_action_probability", o->sticky);
         a->ale.setInt("max_num_frames_per_episode", o->max_frames);
         a->ale.setBool("sound_obs", false);
         a->ale.loadROM(o->rom);
+    });
+    if (!ok) return nullptr;
+    // a mode or difficulty the game lacks: said as such, with the ones it has
+    const char *what[2] = {"mode", "difficulty"};
+    int want[2] = {o->mode, o->difficulty};
+    for (int k = 0; k < 2; k++) {
+        if (want[k] < 0) continue;
+        std::vector<unsigned> have;
+        if (k == 0)
+            for (auto m : a->ale.getAvailableModes()) have.push_back((unsigned)m);
+        else
+            for (auto d : a->ale.getAvailableDifficulties()) have.push_back((unsigned)d);
+        bool found = false;
+        std::string list;
+        for (unsigned h : have) {
+            found = found || h == (unsigned)want[k];
+            list += (list.empty() ? "" : ", ") + std::to_string(h);
+        }
+        if (!found) {
+            std::snprintf(err, errlen, "env.%s %d is not one of this game's (%s)", what[k], want[k], list.c_str());
+            return nullptr;
+        }
+    }
+    ok = guarded("ALE could not set the game's mode", err, errlen, [&] {
         if (o->mode >= 0) a->ale.setMode((ale::game_mode_t)o->mode);
         if (o->difficulty >= 0) a->ale.setDifficulty((ale::difficulty_t)o->difficulty);
         a->minimal = a->ale.getMinimalActionSet();
@@ -136,6 +163,11 @@ extern "C" int ale_shim_lives(ale_shim *a)
     return a->ale.lives();
 }
 
+extern "C" int ale_shim_frame(const ale_shim *a)
+{
+    return a->ale.getFrameNumber();
+}
+
 extern "C" int ale_shim_episode_frame(const ale_shim *a)
 {
     return a->ale.getEpisodeFrameNumber();
@@ -144,6 +176,17 @@ extern "C" int ale_shim_episode_frame(const ale_shim *a)
 extern "C" void ale_shim_reset(ale_shim *a)
 {
     a->ale.reset_game();
+}
+
+extern "C" int ale_shim_reseed(ale_shim *a, int32_t seed, char *err, size_t errlen)
+{
+    return guarded("ALE could not load the ROM again", err, errlen, [&] {
+        a->ale.setInt("random_seed", seed);
+        a->ale.loadROM(a->rom);
+        if (a->mode >= 0) a->ale.setMode((ale::game_mode_t)a->mode);
+        if (a->difficulty >= 0) a->ale.setDifficulty((ale::difficulty_t)a->difficulty);
+        a->ale.reset_game();
+    }) ? 0 : -1;
 }
 
 extern "C" void ale_shim_gray(ale_shim *a, uint8_t *out)

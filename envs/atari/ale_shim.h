@@ -38,7 +38,12 @@ int ale_shim_game_over(const ale_shim *a); /* terminal, without truncation */
 int ale_shim_truncated(const ale_shim *a); /* the frame limit was reached */
 int ale_shim_lives(ale_shim *a);
 int ale_shim_episode_frame(const ale_shim *a);
+int ale_shim_frame(const ale_shim *a); /* frames since the emulator started */
 void ale_shim_reset(ale_shim *a);
+/* ale-py's reset(seed=...): random_seed set, the ROM loaded again (with
+   the mode and difficulty it was opened with), a new game; 0, or -1 with
+   the sentence. */
+int ale_shim_reseed(ale_shim *a, int32_t seed, char *err, size_t errlen);
 /* The screen (210 x 160) as ALE's grayscale or as RGB (210 x 160 x 3). */
 void ale_shim_gray(ale_shim *a, uint8_t *out);
 void ale_shim_rgb(ale_shim *a, uint8_t *out);

@@ -17,8 +17,13 @@
    Training options beyond Gymnasium's, as EnvPool and the baselines' wrappers
    define them: episodic_life (a lost life ends the learner's episode, the
    game goes on: no-ops, FIRE, and the stack kept), fire_reset and
-   reward_clip.  The reported score is always the raw game score of whole
-   games: an episode ended by a lost life reports NaN (no game ended). */
+   reward_clip; and Gymnasium's terminal_on_life_loss (a lost life ends the
+   episode at that frame, and the next is a new game).  The reported score
+   is always the raw game score of whole games: an episode ended by a lost
+   life with episodic_life reports NaN (no game ended).  Beside the rewards
+   (rl.env.info/1, Python's infos): lives, the raw reward, the real game
+   over, the episode's frame and ALE's frame, under Gymnasium's and
+   EnvPool's names. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +63,10 @@ static const rl_option_def options[ATARI_N_OPTS] = {
                        "press FIRE for a frame after each reset's no-ops and after a lost life (games that have it)"),
     [OPT_REWARD_CLIP] =
         RL_OPTION_BOOL_F("reward_clip", "false", RL_OPT_TRAINING, "training: each step's reward becomes its sign"),
+    [OPT_TERMINAL_ON_LIFE_LOSS] = RL_OPTION_BOOL_F(
+        "terminal_on_life_loss", "false", RL_OPT_TRAINING,
+        "training: Gymnasium's AtariPreprocessing option: a lost life ends the episode mid-step, and the next "
+        "episode is a new game (episodic_life is EnvPool's: the game goes on)"),
 };
 
 static float sign(float r)
@@ -102,13 +111,19 @@ static void write_obs(const atari *e, const atari_game *g, uint8_t *out)
 }
 
 /* A game that ended during a reset's frames starts again, as Gymnasium's
-   reset does. */
-static void restart_if_over(atari_game *g)
+   reset does: AtariPreprocessing resets the env with the seed its own
+   reset was given, so during the first (seeded) reset ALE is seeded and
+   the ROM loaded again, and the no-op generator seeded again, as ale-py's
+   reset(seed=...) does. */
+static void restart_if_over(atari_game *g, int seeded)
 {
-    if (ale_shim_game_over(g->ale) || ale_shim_truncated(g->ale)) {
-        ale_shim_reset(g->ale);
-        g->score = 0;
-    }
+    if (!ale_shim_game_over(g->ale) && !ale_shim_truncated(g->ale)) return;
+    char err[256];
+    if (seeded && ale_shim_reseed(g->ale, (int32_t)g->seed_words[1], err, sizeof err) == 0)
+        np_pcg64_seed(&g->rng, g->seed_words[0]);
+    else
+        ale_shim_reset(g->ale); /* a ROM that loaded once loads again: not reached */
+    g->score = 0;
 }
 
 /* AtariPreprocessing.reset: a new game (`whole`), or with episodic_life a
@@ -116,6 +131,8 @@ static void restart_if_over(atari_game *g)
    FIRE), then the screen as the newest frame. */
 static void begin(atari *e, atari_game *g, int whole)
 {
+    int seeded = whole && g->first;
+    g->first = 0;
     if (whole) {
         ale_shim_reset(g->ale);
         g->score = 0;
@@ -123,11 +140,11 @@ static void begin(atari *e, atari_game *g, int whole)
     int noops = e->noop_max > 0 ? (int)np_integers(&g->rng, 1, e->noop_max + 1) : 0;
     for (int k = 0; k < noops; k++) {
         ale_shim_act(g->ale, e->ids[0]);
-        restart_if_over(g);
+        restart_if_over(g, seeded);
     }
     if (e->fire >= 0) {
         g->score += ale_shim_act(g->ale, e->fire);
-        restart_if_over(g);
+        restart_if_over(g, 0);
     }
     g->lives = ale_shim_lives(g->ale);
     grab(e, g, g->raw0);
@@ -151,6 +168,11 @@ static int frames(atari *e, atari_game *g, int id, float *reward)
         r += ale_shim_act(g->ale, id);
         term = ale_shim_game_over(g->ale);
         trunc = ale_shim_truncated(g->ale);
+        if (e->life_ends) { /* AtariPreprocessing: checked every frame */
+            int now = ale_shim_lives(g->ale);
+            term = term || now < g->lives;
+            g->lives = now;
+        }
         if (term || trunc) break;
         if (t == fs - 2)
             grab(e, g, g->raw1);
@@ -182,6 +204,9 @@ static void atari_reset(void *env, const rl_env_io *io, uint32_t first, uint32_t
         atari_game *g = &e->games[i];
         begin(e, g, 1);
         write_obs(e, g, (uint8_t *)io->obs + (size_t)i * e->obs_bytes);
+        double *v = g->ended; /* the info of a reset: the new game's */
+        v[0] = ale_shim_lives(g->ale), v[1] = 0, v[2] = ale_shim_game_over(g->ale);
+        v[3] = ale_shim_episode_frame(g->ale), v[4] = ale_shim_frame(g->ale);
     }
 }
 
@@ -192,6 +217,11 @@ static void atari_step(void *env, const rl_env_io *io, uint32_t first, uint32_t 
         atari_game *g = &e->games[i];
         float r;
         int end = frames(e, g, e->ids[io->actions[i]], &r);
+        g->ended[0] = ale_shim_lives(g->ale);
+        g->ended[1] = r;
+        g->ended[2] = ale_shim_game_over(g->ale);
+        g->ended[3] = ale_shim_episode_frame(g->ale);
+        g->ended[4] = ale_shim_frame(g->ale);
         io->rewards[i] = e->clip ? sign(r) : r;
         io->terminated[i] = (uint8_t)(end == GAME_OVER || end == LIFE_LOST);
         io->truncated[i] = (uint8_t)(end == TRUNCATED);
@@ -205,9 +235,31 @@ static void atari_step(void *env, const rl_env_io *io, uint32_t first, uint32_t 
     }
 }
 
+static const char *const info_names[5] = {"lives", "reward", "terminated", "episode_frame_number",
+                                          "frame_number"};
+static const rl_dtype info_dtypes[5] = {RL_DTYPE_I32, RL_DTYPE_F64, RL_DTYPE_U8, RL_DTYPE_I32, RL_DTYPE_I32};
+
+static void atari_info(void *env, uint32_t i, int now, double *out)
+{
+    const atari *e = env;
+    const atari_game *g = &e->games[i];
+    if (!now) {
+        memcpy(out, g->ended, sizeof g->ended);
+        return;
+    }
+    out[0] = ale_shim_lives(g->ale);
+    out[1] = 0;
+    out[2] = ale_shim_game_over(g->ale);
+    out[3] = ale_shim_episode_frame(g->ale);
+    out[4] = ale_shim_frame(g->ale);
+}
+
+const rl_env_info_ext atari_info_ext = {sizeof atari_info_ext, 5, info_names, info_dtypes, atari_info};
+
 static const void *atari_get_extension(void *env, const char *id)
 {
     (void)env;
+    if (strcmp(id, RL_EXT_ENV_INFO) == 0) return &atari_info_ext;
     if (strcmp(id, RL_EXT_ENV_RENDER) == 0) return &atari_render_ext;
     if (strcmp(id, RL_EXT_ENV_RASTER) == 0) return &atari_raster_ext;
     if (strcmp(id, RL_EXT_ENV_STATE) == 0) return &atari_state_ext;

@@ -28,6 +28,7 @@ enum {
     OPT_EPISODIC_LIFE,
     OPT_FIRE_RESET,
     OPT_REWARD_CLIP,
+    OPT_TERMINAL_ON_LIFE_LOSS,
     ATARI_N_OPTS
 };
 
@@ -35,6 +36,11 @@ enum {
 typedef struct atari_game {
     ale_shim *ale;
     np_pcg64 rng; /* the no-op counts: Gymnasium's env.np_random */
+    uint32_t seed_words[2]; /* seed_game's (NumPy's seed, ALE's random_seed) */
+    int first;              /* the next reset is Gymnasium's reset(seed=...) */
+    /* rl.env.info/1 as the last step ended: lives, raw reward, game over,
+       the episode's frame, ALE's frame */
+    double ended[5];
     int32_t lives;
     uint32_t head;        /* the newest frame in frames */
     double score;         /* the raw score of the game so far */
@@ -45,7 +51,7 @@ typedef struct atari_game {
 
 typedef struct atari {
     uint32_t n, stack, frame_skip, size, gray;
-    int noop_max, episodic, clip;
+    int noop_max, episodic, clip, life_ends; /* life_ends: terminal_on_life_loss */
     int ids[ALE_SHIM_MAX_ACTIONS]; /* ALE action ids of the action set */
     int n_actions, fire;           /* fire: ALE's FIRE id with fire_reset, else -1 */
     size_t raw_bytes, frame_bytes, obs_bytes;
@@ -61,5 +67,6 @@ void atari_destroy(void *env);
 extern const rl_env_render_ext atari_render_ext;
 extern const rl_env_raster_ext atari_raster_ext;
 extern const rl_env_state_ext atari_state_ext;
+extern const rl_env_info_ext atari_info_ext;
 
 #endif

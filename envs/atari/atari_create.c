@@ -34,6 +34,8 @@ static int open_game(atari *e, uint32_t i, const char *rom, const rl_value *o, c
     uint32_t w[2];
     np_seed_sequence(e->seed + i, w, 2);
     np_pcg64_seed(&g->rng, w[0]);
+    g->seed_words[0] = w[0], g->seed_words[1] = w[1];
+    g->first = 1;
     ale_shim_opts ao = {.rom = rom,
                         .seed = (int32_t)w[1],
                         .sticky = (float)o[OPT_STICKY].f,
@@ -109,6 +111,14 @@ int atari_create(const rl_env_args *args, void **out, rl_env_info *info, char *e
     e->noop_max = (int)o[OPT_NOOP_MAX].i;
     e->episodic = (int)o[OPT_EPISODIC_LIFE].i;
     e->clip = (int)o[OPT_REWARD_CLIP].i;
+    e->life_ends = (int)o[OPT_TERMINAL_ON_LIFE_LOSS].i;
+    if (e->life_ends && e->episodic) {
+        RL_ERRF(err, errlen, "env.terminal_on_life_loss (Gymnasium's: a new game after a lost life) and "
+                             "env.episodic_life (EnvPool's: the game goes on) are two answers to one question: "
+                             "choose one");
+        free(e);
+        return RL_ECONFIG;
+    }
     e->raw_bytes = (size_t)ALE_SHIM_H * ALE_SHIM_W * (e->gray ? 1 : 3);
     e->frame_bytes = (size_t)e->size * e->size * (e->gray ? 1 : 3);
     e->obs_bytes = e->frame_bytes * e->stack;

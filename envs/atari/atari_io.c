@@ -154,15 +154,45 @@ static int unpack(atari *e, uint32_t i, const uint8_t *s, size_t cap, const char
     g->head = h.head;
     g->score = h.score;
     g->rng = h.rng;
+    g->first = 0; /* a restored game is not a fresh one */
     return RL_OK;
 }
 
 /* The tensor atari/ale_cap (uint64) holds the slot's room for ALE's
    bytes: the longest of the envs' states when saved.  Saving serializes
    each env's emulator once: the bytes wait in the shim until packed. */
+/* The tensor atari/game: the game the states are of (ALE's name, NUL
+   padded), so that a state is never handed to another game's emulator.
+   Checkpoints written before it existed have none, and load as they are. */
+static int game_io(atari *e, const rl_state_io *io, const char *prefix, int load, char *err, size_t errlen)
+{
+    char mine[64] = {0}, theirs[64] = {0};
+    snprintf(mine, sizeof mine, "%s", e->game);
+    if (!load) return rl_state_blob(io, 0, prefix, "atari/game", mine, sizeof mine, err, errlen);
+    char name[128];
+    snprintf(name, sizeof name, "%satari/game", prefix);
+    uint64_t shape = sizeof theirs;
+    int rc = io->get(io->ctx, name, RL_DTYPE_U8, 1, &shape, theirs);
+    if (rc == RL_ENOENT) return RL_OK;
+    if (rc != RL_OK) {
+        RL_ERRF(err, errlen, "%s", io->error ? io->error(io->ctx) : rl_strerror(rc));
+        return rc;
+    }
+    theirs[sizeof theirs - 1] = 0;
+    if (strcmp(theirs, mine)) {
+        RL_ERRF(err, errlen, "the checkpoint's envs play '%.63s' and this config plays '%s' (env.game): resume with "
+                             "the game it was trained on",
+                theirs, mine);
+        return RL_ECONFIG;
+    }
+    return RL_OK;
+}
+
 static int state_io(void *env, const rl_state_io *io, const char *prefix, int load, char *err, size_t errlen)
 {
     atari *e = env;
+    int grc = game_io(e, io, prefix, load, err, errlen);
+    if (grc != RL_OK) return grc;
     uint64_t cap = 0;
     size_t *lens = load ? NULL : calloc(e->n ? e->n : 1, sizeof *lens);
     if (!load && !lens) {

@@ -143,6 +143,15 @@ int rlh_vec_reseed(rlh_vec *v, uint64_t seed, char *err, size_t errlen);
    actions are refused, not clipped, with the row in err). */
 int rlh_vec_step(rlh_vec *v, char *err, size_t errlen);
 
+/* The env's values beside its rewards (rl_env_info_ext in plugin.h): their
+   count, their names and types (RL_DTYPE_*) into names[0..cap) and
+   dtypes[0..cap) (either NULL: the count only); 0 for an env without any. */
+uint32_t rlh_vec_info_names(rlh_vec *v, const char **names, int *dtypes, uint32_t cap);
+/* Every board's values, boards x count doubles into out: as each board's
+   last step ended (now = 0: the episode that ended, before the next began)
+   or as it is now (now = 1).  RL_ENOTSUP for an env without them. */
+int rlh_vec_info_read(rlh_vec *v, int now, double *out, char *err, size_t errlen);
+
 /* Row `row`'s env as text (its rl.env.render/1 frame, no colours) into
    buf (cap bytes, NUL-terminated, cut to fit): the frame's length, or a
    negative RL_E* with the sentence in err (RL_ENOTSUP: the env draws no

@@ -415,6 +415,23 @@ typedef struct rl_env_raster_ext {
     int (*draw)(void *env, uint32_t index, uint8_t *rgb);
 } rl_env_raster_ext;
 
+/* Optional: values an env reports beside its rewards, "rl.env.info/1",
+   for Python's infos (Gymnasium's and EnvPool's names: an Atari env's
+   "lives", the raw "reward", the real game over "terminated").  An
+   extension only: no ABI minor, and a host that does not know it never
+   asks. */
+#define RL_EXT_ENV_INFO "rl.env.info/1"
+typedef struct rl_env_info_ext {
+    uint32_t struct_size;
+    uint32_t n;                 /* values per env */
+    const char *const *names;   /* n names */
+    const rl_dtype *dtypes;     /* n: how Python types them (RL_DTYPE_F64, I32, U8 for a flag) */
+    /* main thread, between steps: env index's values into out[0..n), as
+       its last step ended (now = 0: before an autoreset began the next
+       episode) or as it is now (now = 1) */
+    void (*read)(void *env, uint32_t index, int now, double *out);
+} rl_env_info_ext;
+
 /* Optional: save and restore every env's state (positions, RNGs, ...),
    "rl.env.state/1", so a resumed run continues exactly.  Tensor names get
    the host's prefix ("env/", "eval_env/").  The rl_state_io table is

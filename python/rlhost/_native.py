@@ -143,6 +143,8 @@ def _load():
         "rlh_vec_reseed": (C.c_int, [P, U64, S, SZ]),
         "rlh_vec_step": (C.c_int, [P, S, SZ]),
         "rlh_vec_set_autoreset": (C.c_int, [P, C.c_int, S, SZ]),
+        "rlh_vec_info_names": (U32, [P, C.POINTER(S), C.POINTER(C.c_int), U32]),
+        "rlh_vec_info_read": (C.c_int, [P, C.c_int, C.POINTER(C.c_double), S, SZ]),
         "rlh_vec_render_text": (C.c_int, [P, U32, S, SZ, S, SZ]),
         "rlh_vec_render_rgb": (C.c_int, [P, U32, P, SZ, C.POINTER(U32), S, SZ]),
         "rlh_run": (C.c_int, [P, S, C.POINTER(RunOptions), S, SZ]),

@@ -13,6 +13,9 @@ from gymnasium import spaces
 from gymnasium.envs.registration import EnvSpec
 from gymnasium.vector.utils import batch_space
 
+# rl_dtype (plugin.h) of an env's info values as NumPy's: a U8 value is a flag
+_INFO_DTYPES = {1: np.float32, 2: np.bool_, 3: np.int32, 4: np.uint64, 5: np.float64}
+
 try:
     from gymnasium.vector import AutoresetMode
 except ImportError:  # Gymnasium 1.0: next-step autoreset only, and no name for it
@@ -177,6 +180,12 @@ class _Vec:
             N.fail(self.err)
         if next_step and N.lib.rlh_vec_set_autoreset(h, 1, self.err, N.ERR_LEN) != N.RL_OK:
             N.fail(self.err)
+        # the values the env reports beside its rewards (rl.env.info/1): names and types
+        k = int(N.lib.rlh_vec_info_names(h, None, None, 0))
+        names, kinds = (C.c_char_p * max(k, 1))(), (C.c_int * max(k, 1))()
+        N.lib.rlh_vec_info_names(h, names, kinds, k)
+        self.info_names = [names[i].decode() for i in range(k)]
+        self.info_dtypes = [_INFO_DTYPES.get(kinds[i], np.float64) for i in range(k)]
         own = N.lib.rlh_vec_buffers(h).contents  # host-owned: read only while open
         self._ep_return = np.ctypeslib.as_array(own.episode_return, shape=(n,))
         self._ep_length = np.ctypeslib.as_array(own.episode_length, shape=(n,))
@@ -212,6 +221,22 @@ class _Vec:
             check_actions(actions, self.action_space, self.actions)
             if N.lib.rlh_vec_step(self.handle, self.err, N.ERR_LEN) != N.RL_OK:
                 N.fail(self.err)
+
+    def info_values(self, now):
+        """{name: array over rows} of the env's values beside its rewards,
+        as the last step ended (now False) or as they are now; {} for an env
+        without them."""
+        if not self.info_names:
+            return {}
+        with self.lock:
+            self.check_open()
+            boards = self.n // self.agents
+            buf = np.zeros((boards, len(self.info_names)), np.float64)
+            if N.lib.rlh_vec_info_read(self.handle, int(bool(now)), buf.ctypes.data_as(C.POINTER(C.c_double)),
+                                       self.err, N.ERR_LEN) != N.RL_OK:
+                N.fail(self.err)
+        buf = np.repeat(buf, self.agents, axis=0)
+        return {name: buf[:, k].astype(dt) for k, (name, dt) in enumerate(zip(self.info_names, self.info_dtypes))}
 
     def episode_stats(self, rows):
         """Return and length of the episodes that ended in rows at the last step."""
@@ -314,6 +339,7 @@ class VectorEnv(gym.vector.VectorEnv):
         self.obs_scale, self.score_name, self.threads = v.obs_scale, v.score_name, v.threads
         self.max_episode_steps = v.max_episode_steps
         self.spec = _spec(name, options, v.max_episode_steps)
+        self._prev_done = np.zeros(self.num_envs, bool)
 
     @classmethod
     def _of(cls, v, name, copy=True, seed=0):
@@ -343,7 +369,11 @@ class VectorEnv(gym.vector.VectorEnv):
         self._v.reset(seed)
         if seed is not None:
             super().reset(seed=int(seed))
-        return self._out(self._v.obs), {}
+        self._prev_done = np.zeros(self.num_envs, bool)
+        infos = {}
+        for k, x in self._v.info_values(True).items():
+            infos[k], infos[f"_{k}"] = x, np.ones(self.num_envs, bool)
+        return self._out(self._v.obs), infos
 
     def step(self, actions):
         with self._v.lock:  # the results too: another thread's step would overwrite them
@@ -355,19 +385,33 @@ class VectorEnv(gym.vector.VectorEnv):
         term, trunc = v.terminated.astype(bool), v.truncated.astype(bool)
         infos = {}
         done = term | trunc
+        # the env's own values (an Atari game's lives, raw reward, real game
+        # over) for every row: as the step ended, except rows that began a
+        # new episode this call (the next-step reset of an earlier end; with
+        # same-step, the rows that ended, whose values as they ended go to
+        # final_info): those as they are now
+        ended_vals = v.info_values(False)
+        fresh = self._prev_done if self.autoreset_mode == NEXT_STEP else done
+        vals = {k: np.where(fresh, now, x) for (k, x), now in zip(ended_vals.items(), v.info_values(True).values())} \
+            if ended_vals and fresh.any() else ended_vals
+        for k, x in vals.items():
+            infos[k], infos[f"_{k}"] = x, np.ones(self.num_envs, bool)
         if done.any():
             rows = np.flatnonzero(done)
             ended = {}
             if v.score_name:
                 ended = {"score": np.where(done, v.scores, 0).astype(np.float64), "_score": done.copy()}
             if self.autoreset_mode == SAME_STEP:
+                for k, x in ended_vals.items():
+                    ended[k], ended[f"_{k}"] = x, done.copy()
                 final = np.full(self.num_envs, None, dtype=object)
                 for i in rows:
                     final[i] = v.final_obs[i].copy()
-                infos = {"final_obs": final, "_final_obs": done.copy(), "final_info": ended,
-                         "_final_info": done.copy()}
+                infos.update({"final_obs": final, "_final_obs": done.copy(), "final_info": ended,
+                              "_final_info": done.copy()})
             else:
-                infos = ended
+                infos.update(ended)
+        self._prev_done = done
         return self._out(v.obs), v.rewards.astype(np.float64), term, trunc, infos
 
     def render(self):
@@ -416,7 +460,7 @@ class Env(gym.Env):
         # else: the last step ended an episode and the env already began the next
         self._started, self._mid_episode = True, False
         self._v.check_open()
-        return self._v.obs[0].copy(), {}
+        return self._v.obs[0].copy(), {k: x[0].item() for k, x in self._v.info_values(True).items()}
 
     def step(self, action):
         with self._v.lock:
@@ -426,7 +470,7 @@ class Env(gym.Env):
         v = self._v
         v.step(action)
         term, trunc = bool(v.terminated[0]), bool(v.truncated[0])
-        info = {}
+        info = {k: x[0].item() for k, x in v.info_values(False).items()}  # as the step ended
         if term or trunc:
             obs = v.final_obs[0].copy()
             if v.score_name:

@@ -83,5 +83,18 @@ contains "$T/err" "is no ALE state's size" "is refused"
 # play draws the game and its score
 expect_rc 0 "play shows a game" -- "$RL" play "$T/full" --episodes 1
 contains "$T/out" "breakout  score" "as text with the score line"
+# a mode or difficulty the game lacks, said as such
+expect_rc 2 "a mode the game lacks" -- "$RL" check "$T/b.cfg" --set env.mode=255
+contains "$T/err" "env.mode 255 is not one of this game's (0" "names the modes it has"
+expect_rc 2 "a difficulty the game lacks" -- "$RL" check "$T/b.cfg" --set env.difficulty=200
+contains "$T/err" "env.difficulty 200 is not one of this game's" "names the difficulties it has"
+expect_rc 2 "both answers to a lost life" -- "$RL" check "$T/b.cfg" --set env.terminal_on_life_loss=true
+contains "$T/err" "choose one" "are refused together"
+# another game's state is never handed to ALE: pong and space_invaders
+# have six actions each, so only the env's state tells them apart
+expect_rc 0 "a short pong run" -- "$RL" run "$T/b.cfg" --set 'env.game="pong"' --set env.episodic_life=false --out pong
+expect_rc 2 "resumed as space_invaders" -- "$RL" run --resume pong --set run.steps=2048 --set 'env.game="space_invaders"'
+contains "$T/err" "the checkpoint's envs play 'pong' and this config plays 'space_invaders'" "names both games"
+expect_rc 0 "resumed as itself it goes on" -- "$RL" run --resume pong --set run.steps=2048
 echo "1..$n"
 [ $failed = 0 ]

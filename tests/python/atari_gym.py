@@ -40,6 +40,13 @@ CASES = [
     ("breakout", {}, 11, 2, 1200),
     ("breakout", {"full_action_space": True, "screen_size": 64, "frame_stack": 2, "noop_max": 5,
                   "max_frames": 3000}, 5, 1, 700),
+    # a lost life ends the episode at that frame, the next is a new game
+    ("breakout", {"terminal_on_life_loss": True}, 13, 2, 600),
+    # a frame limit inside the first reset's no-ops: Gymnasium's inner
+    # reset is seeded again
+    ("qbert", {"max_frames": 20}, 91, 2, 120),
+    # a whole-scale size: OpenCV's integer path, rounding ties included
+    ("ms_pacman", {"screen_size": 10}, 79, 1, 400),
 ]
 
 
@@ -48,7 +55,8 @@ def reference(game, opts, seed):
     env = gym.make(f"ALE/{name}-v5", frameskip=1, full_action_space=opts.get("full_action_space", False),
                    max_num_frames_per_episode=opts.get("max_frames", 108000))
     env = AtariPreprocessing(env, noop_max=opts.get("noop_max", 30), frame_skip=4,
-                             screen_size=opts.get("screen_size", 84))
+                             screen_size=opts.get("screen_size", 84),
+                             terminal_on_life_loss=opts.get("terminal_on_life_loss", False))
     env = FrameStackObservation(env, opts.get("frame_stack", 4))
     return env
 
@@ -74,7 +82,11 @@ def run_case(game, opts, seed, n, steps, record):
         acts = rng.integers(0, v.single_action_space.n, n)
         obs, rew, term, trunc, info = v.step(acts)
         for i in range(n):
-            o, r, te, tr, _ = refs[i].step(int(acts[i]))
+            o, r, te, tr, ref_info = refs[i].step(int(acts[i]))
+            mine = info["final_info"] if te or tr else info
+            for key in ("lives", "episode_frame_number", "frame_number"):
+                if mine[key][i] != ref_info[key]:
+                    bad.append(f"step {t} env {i}: info {key} {mine[key][i]} against {ref_info[key]}")
             scores[i] += r
             line = f"step {t} {i} {acts[i]} {r:g} {int(te)} {int(tr)} {digest(o)}"
             if rew[i] != r or bool(term[i]) != te or bool(trunc[i]) != tr:

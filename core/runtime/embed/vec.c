@@ -199,6 +199,35 @@ static const void *vec_extension(rlh_vec *v, uint32_t row, const char *id, size_
     return ext;
 }
 
+static const rl_env_info_ext *info_ext(rlh_vec *v)
+{
+    const rl__vecenv *e = &v->v;
+    const rl_env_info_ext *x = e->vt->get_extension ? e->vt->get_extension(e->env, RL_EXT_ENV_INFO) : NULL;
+    return x && x->struct_size >= sizeof *x && x->n && x->names && x->dtypes && x->read ? x : NULL;
+}
+
+uint32_t rlh_vec_info_names(rlh_vec *v, const char **names, int *dtypes, uint32_t cap)
+{
+    const rl_env_info_ext *x = info_ext(v);
+    if (!x) return 0;
+    for (uint32_t k = 0; names && dtypes && k < x->n && k < cap; k++) {
+        names[k] = x->names[k];
+        dtypes[k] = (int)x->dtypes[k];
+    }
+    return x->n;
+}
+
+int rlh_vec_info_read(rlh_vec *v, int now, double *out, char *err, size_t errlen)
+{
+    const rl_env_info_ext *x = info_ext(v);
+    if (!x) {
+        RL_ERRF(err, errlen, "env '%s' reports no values beside its rewards", v->v.desc->name);
+        return RL_ENOTSUP;
+    }
+    for (uint32_t b = 0; b < v->v.boards; b++) x->read(v->v.env, b, now, out + (size_t)b * x->n);
+    return RL_OK;
+}
+
 int rlh_vec_render_text(rlh_vec *v, uint32_t row, char *buf, size_t cap, char *err, size_t errlen)
 {
     const rl_env_render_ext *r = vec_extension(v, row, RL_EXT_ENV_RENDER, sizeof *r, err, errlen);
