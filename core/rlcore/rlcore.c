@@ -39,12 +39,30 @@ double rl_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* /proc/meminfo's MemAvailable in bytes, or UINT64_MAX where it cannot
+   be read. */
+static uint64_t mem_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f) return UINT64_MAX;
+    char line[256];
+    unsigned long long kb = 0;
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f)) found = sscanf(line, "MemAvailable: %llu kB", &kb) == 1;
+    fclose(f);
+    return found ? (uint64_t)kb * 1024 : UINT64_MAX;
+}
+
 void *rl_calloc_aligned(size_t count, size_t size)
 {
     if (size && count > SIZE_MAX / size) return NULL;
     size_t bytes = count * size;
     bytes = (bytes + 63) & ~(size_t)63;
     if (bytes == 0) bytes = 64;
+    /* zeroing touches every page: an allocation larger than the memory
+       available would get the process killed (the kernel overcommits),
+       where NULL lets its caller say what did not fit */
+    if (bytes >= ((size_t)64 << 20) && bytes > mem_available()) return NULL;
     void *p = NULL;
     if (posix_memalign(&p, 64, bytes) != 0) return NULL;
     memset(p, 0, bytes);
@@ -148,16 +166,10 @@ int rl_state_check_i32s(const char *name, const int32_t *v, size_t n, int32_t lo
 
 int rl_mem_check(uint64_t bytes, const char *what, char *err, size_t errlen)
 {
-    FILE *f = fopen("/proc/meminfo", "r");
-    if (!f) return RL_OK;
-    char line[256];
-    unsigned long long kb = 0;
-    int found = 0;
-    while (!found && fgets(line, sizeof line, f)) found = sscanf(line, "MemAvailable: %llu kB", &kb) == 1;
-    fclose(f);
-    if (!found || bytes <= (uint64_t)kb * 1024) return RL_OK;
+    uint64_t avail = mem_available();
+    if (avail == UINT64_MAX || bytes <= avail) return RL_OK;
     RL_ERRF(err, errlen, "%s needs %.1f GiB; this machine has %.1f GiB available", what, (double)bytes / (1u << 30),
-            (double)kb / (1u << 20));
+            (double)avail / (1u << 30));
     return RL_ENOMEM;
 }
 

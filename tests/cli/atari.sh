@@ -83,6 +83,9 @@ contains "$T/err" "is no ALE state's size" "is refused"
 # play draws the game and its score
 expect_rc 0 "play shows a game" -- "$RL" play "$T/full" --episodes 1
 contains "$T/out" "breakout  score" "as text with the score line"
+# a config too large is refused by its estimate before 100,000 games load
+expect_rc 2 "check of 100,000 envs" -- timeout 60 "$RL" check "$T/b.cfg" --set env.num_envs=100000
+contains "$T/err" "the rollout needs" "is refused by the rollout's size, at once"
 # a mode or difficulty the game lacks, said as such
 expect_rc 2 "a mode the game lacks" -- "$RL" check "$T/b.cfg" --set env.mode=255
 contains "$T/err" "env.mode 255 is not one of this game's (0" "names the modes it has"
