@@ -179,6 +179,11 @@ static int game_io(atari *e, const rl_state_io *io, const char *prefix, int load
         return rc;
     }
     theirs[sizeof theirs - 1] = 0;
+    for (const char *c = theirs; c == theirs || *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_')) { /* "" too */
+            RL_ERRF(err, errlen, "tensor '%s' holds no game name", name);
+            return RL_ECORRUPT;
+        }
     if (strcmp(theirs, mine)) {
         RL_ERRF(err, errlen, "the checkpoint's envs play '%.63s' and this config plays '%s' (env.game): resume with "
                              "the game it was trained on",

@@ -134,5 +134,10 @@ case "$hint" in *"--space other.cfg"*"--study-name C"*) r=0 ;; *) r=1 ;; esac; o
 eval "${hint/#rlhost/\"\$RLHOST\"} --set run.steps=4000" >/dev/null 2>cerr2
 ok $? "following it (with a shorter run) resumes the study"
 
+# 8. rlhost study of configs on different envs says so.
+printf 'run: { steps = 1000; seed = 1; eval_episodes = 2; };\nenv: { plugin = "pendulum"; };\nalgo: { plugin = "ppo"; n_steps = 32; batch_size = 32; };\n' > pend.cfg
+expect_rc 0 "a study of a CartPole and a Pendulum config" -- "$RLHOST" study cp.cfg pend.cfg --seeds 1 --out st --set run.steps=1000 --reps 100
+contains "$T/err" "the configs train on different envs" "notes that their returns are not comparable"
+grep -q "different envs" st/report.md && grep -q tasks_differ st/report.json; ok $? "in report.md and report.json too"
 echo "1..$n"
 [ $failed = 0 ]
