@@ -11,8 +11,10 @@ As EnvPool's: `action_space` and `observation_space` are one env's;
 `env_type="gymnasium"` in Gymnasium's; an env that ends is reset by the
 next step, which ignores its action (EnvPool's autoreset).  Options take
 EnvPool's names and defaults (no sticky actions, FIRE at reset, 27,000
-steps, 84 x 84 x 4 grayscale); the game is the task id's ("Pong-v5":
-pong).  Only synchronous stepping: batch_size must be num_envs."""
+steps, 84 x 84 x 4 grayscale, a thread per core); the game is the task
+id's ("Pong-v5": pong).  Only synchronous stepping: batch_size must be
+num_envs."""
+import os
 import re
 
 import numpy as np
@@ -87,8 +89,9 @@ class AtariEnvPool:
                      "repeat_action_probability": float(c["repeat_action_probability"]),
                      "fire_reset": bool(c["use_fire_reset"]), "full_action_space": bool(c["full_action_space"]),
                      "max_frames": int(c["max_episode_steps"]) * int(c["frame_skip"])}
-        if c["num_threads"]:
-            game_opts["optimizations"] = {"threads": int(c["num_threads"])}
+        # EnvPool's num_threads 0: a thread per core, at most one per env
+        threads = int(c["num_threads"]) or min(len(os.sched_getaffinity(0)), num_envs)
+        game_opts["optimizations"] = {"threads": threads}
         self._vec = VectorEnv("atari", num_envs, seed=int(c["seed"]), autoreset_mode=NEXT_STEP, **game_opts)
         self.observation_space, self.action_space = _spaces(env_type, self._vec)
         self._new_api = env_type == "gymnasium" or _new_gym_api()
