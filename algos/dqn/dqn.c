@@ -317,8 +317,9 @@ static int dqn_create(const rl_algo_args *args, void **out, char *err, size_t er
     }
     if (rc == RL_OK) rc = alloc_buffers(d, ring, args->env);
     if (rc != RL_OK) {
-        RL_ERRF(err, errlen, "%s while building the Q-network (acting for %u rows at once) and a replay of %lld "
-                             "transitions",
+        RL_ERRF(err, errlen,
+                "%s while building the Q-network (acting for %u rows at once) and a replay of %lld "
+                "transitions",
                 rl_strerror(rc), d->rows, (long long)o[OPT_BUFFER_SIZE].i);
         goto fail;
     }

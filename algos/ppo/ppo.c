@@ -637,19 +637,20 @@ static const rl_algo_vtable vtable = {
    at the rollout as that sampler caps it.  Recurrent PPO's n_steps and
    batch start at the default bptt_horizon (16), which must divide them. */
 #define PPO_SPACE_BATCH "at_most = (\"algo.n_steps\", \"env.num_envs\"); };\n"
-#define PPO_SPACE_REST                                                                                                 \
-    "n_epochs = { choice = [1, 5, 10, 20]; };\n"                                                                       \
-    "gamma = { choice = [0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 0.9999]; };\n"                                           \
-    "gae_lambda = { choice = [0.8, 0.9, 0.92, 0.95, 0.98, 0.99, 1.0]; };\n"                                            \
-    "clip_range = { choice = [0.1, 0.2, 0.3, 0.4]; };\n"                                                               \
-    "ent_coef = { log_uniform = [1e-8, 0.1]; };\n"                                                                     \
-    "vf_coef = { uniform = [0.0, 1.0]; };\n"                                                                           \
-    "max_grad_norm = { choice = [0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 2.0, 5.0]; };\n"                                   \
-    "hidden = { choice = ([64, 64], [256, 256]); };\n"                                                                 \
+#define PPO_SPACE_REST                                                               \
+    "n_epochs = { choice = [1, 5, 10, 20]; };\n"                                     \
+    "gamma = { choice = [0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 0.9999]; };\n"         \
+    "gae_lambda = { choice = [0.8, 0.9, 0.92, 0.95, 0.98, 0.99, 1.0]; };\n"          \
+    "clip_range = { choice = [0.1, 0.2, 0.3, 0.4]; };\n"                             \
+    "ent_coef = { log_uniform = [1e-8, 0.1]; };\n"                                   \
+    "vf_coef = { uniform = [0.0, 1.0]; };\n"                                         \
+    "max_grad_norm = { choice = [0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 2.0, 5.0]; };\n" \
+    "hidden = { choice = ([64, 64], [256, 256]); };\n"                               \
     "activation = { choice = [\"tanh\", \"relu\"]; };\n"
-static const char ppo_space[] = "lr = { log_uniform = [1e-5, 3e-3]; };\n"
-                                "n_steps = { choice = [8, 16, 32, 64, 128, 256, 512, 1024, 2048]; };\n"
-                                "batch_size = { choice = [8, 16, 32, 64, 128, 256, 512]; " PPO_SPACE_BATCH PPO_SPACE_REST;
+static const char ppo_space[] =
+    "lr = { log_uniform = [1e-5, 3e-3]; };\n"
+    "n_steps = { choice = [8, 16, 32, 64, 128, 256, 512, 1024, 2048]; };\n"
+    "batch_size = { choice = [8, 16, 32, 64, 128, 256, 512]; " PPO_SPACE_BATCH PPO_SPACE_REST;
 static const char rppo_space[] = "lr = { log_uniform = [1e-5, 3e-3]; };\n"
                                  "n_steps = { choice = [16, 32, 64, 128, 256, 512, 1024, 2048]; };\n"
                                  "batch_size = { choice = [16, 32, 64, 128, 256, 512]; " PPO_SPACE_BATCH PPO_SPACE_REST;

@@ -369,8 +369,8 @@ static int check_plugins(const rl__config *c)
     uint32_t num_envs = (uint32_t)c->env_host.vals[RL__ENV_NUM_ENVS].i;
     uint32_t repeat = (uint32_t)c->env_host_stages.vals[RL__ENVST_ACTION_REPEAT].i;
     rl__vecenv v;
-    if (rl__vecenv_create(&v, c->env->desc, c->env_opts.vals, c->env_stages.vals, 1, 0, 1, repeat, err,
-                          sizeof err) != RL_OK) {
+    if (rl__vecenv_create(&v, c->env->desc, c->env_opts.vals, c->env_stages.vals, 1, 0, 1, repeat, err, sizeof err) !=
+        RL_OK) {
         rl__log(RL_LOG_ERROR, NULL, "%s", err);
         return RL_ECONFIG;
     }

@@ -327,8 +327,8 @@ static int range_json(space *sp, const config_setting_t *kind, const char *key, 
     if (pair(kind, &lo, &hi))
         problem(sp, kind, key, "%s = [LOW, HIGH]: two finite numbers", kname);
     else if (integer_pair(kind) ? config_setting_get_int64(config_setting_get_elem(kind, 0)) >=
-                 config_setting_get_int64(config_setting_get_elem(kind, 1))
-                                 : !(lo < hi))
+                     config_setting_get_int64(config_setting_get_elem(kind, 1))
+                                : !(lo < hi))
         problem(sp, kind, key, "%s = [%.9g, %.9g]: LOW must be below HIGH", kname, lo, hi);
     else if (log && lo <= 0)
         problem(sp, kind, key, "a log scale needs LOW > 0 (got %.9g)", lo);
@@ -387,8 +387,9 @@ static void entry(space *sp, const config_setting_t *e, const char *key)
     const config_setting_t *kind = distribution(sp, e, key, &kname);
     if (!kind) return;
     if (!strcmp(key, "env.plugin") || !strcmp(key, "algo.plugin")) {
-        problem(sp, e, key, "the plugin is not tuned: a study searches one env/algo pair's options (a study per "
-                            "plugin, then rlhost study to compare them)");
+        problem(sp, e, key,
+                "the plugin is not tuned: a study searches one env/algo pair's options (a study per "
+                "plugin, then rlhost study to compare them)");
         return;
     }
     if (!strcmp(key, "run.out_dir")) {

@@ -24,7 +24,7 @@ struct ale_shim {
     ale::ActionVect minimal, legal;
     std::string rom;      // for ale_shim_reseed, which loads it again
     int mode, difficulty; // -1: the game's default
-    std::string saved; // ale_shim_state_save's bytes until ale_shim_state_take
+    std::string saved;    // ale_shim_state_save's bytes until ale_shim_state_take
 };
 
 namespace
@@ -180,13 +180,16 @@ extern "C" void ale_shim_reset(ale_shim *a)
 
 extern "C" int ale_shim_reseed(ale_shim *a, int32_t seed, char *err, size_t errlen)
 {
-    return guarded("ALE could not load the ROM again", err, errlen, [&] {
-        a->ale.setInt("random_seed", seed);
-        a->ale.loadROM(a->rom);
-        if (a->mode >= 0) a->ale.setMode((ale::game_mode_t)a->mode);
-        if (a->difficulty >= 0) a->ale.setDifficulty((ale::difficulty_t)a->difficulty);
-        a->ale.reset_game();
-    }) ? 0 : -1;
+    return guarded("ALE could not load the ROM again", err, errlen,
+                   [&] {
+                       a->ale.setInt("random_seed", seed);
+                       a->ale.loadROM(a->rom);
+                       if (a->mode >= 0) a->ale.setMode((ale::game_mode_t)a->mode);
+                       if (a->difficulty >= 0) a->ale.setDifficulty((ale::difficulty_t)a->difficulty);
+                       a->ale.reset_game();
+                   })
+        ? 0
+        : -1;
 }
 
 extern "C" void ale_shim_gray(ale_shim *a, uint8_t *out)

@@ -235,8 +235,7 @@ static void atari_step(void *env, const rl_env_io *io, uint32_t first, uint32_t 
     }
 }
 
-static const char *const info_names[5] = {"lives", "reward", "terminated", "episode_frame_number",
-                                          "frame_number"};
+static const char *const info_names[5] = {"lives", "reward", "terminated", "episode_frame_number", "frame_number"};
 static const rl_dtype info_dtypes[5] = {RL_DTYPE_I32, RL_DTYPE_F64, RL_DTYPE_U8, RL_DTYPE_I32, RL_DTYPE_I32};
 
 static void atari_info(void *env, uint32_t i, int now, double *out)

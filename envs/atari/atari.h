@@ -35,7 +35,7 @@ enum {
 /* One env: a game in ALE and what its preprocessing keeps. */
 typedef struct atari_game {
     ale_shim *ale;
-    np_pcg64 rng; /* the no-op counts: Gymnasium's env.np_random */
+    np_pcg64 rng;           /* the no-op counts: Gymnasium's env.np_random */
     uint32_t seed_words[2]; /* seed_game's (NumPy's seed, ALE's random_seed) */
     int first;              /* the next reset is Gymnasium's reset(seed=...) */
     /* rl.env.info/1 as the last step ended: lives, raw reward, game over,
@@ -52,8 +52,8 @@ typedef struct atari_game {
 typedef struct atari {
     uint32_t n, stack, frame_skip, size, gray;
     int noop_max, episodic, clip, life_ends; /* life_ends: terminal_on_life_loss */
-    int ids[ALE_SHIM_MAX_ACTIONS]; /* ALE action ids of the action set */
-    int n_actions, fire;           /* fire: ALE's FIRE id with fire_reset, else -1 */
+    int ids[ALE_SHIM_MAX_ACTIONS];           /* ALE action ids of the action set */
+    int n_actions, fire;                     /* fire: ALE's FIRE id with fire_reset, else -1 */
     size_t raw_bytes, frame_bytes, obs_bytes;
     uint64_t seed;
     atari_game *games;

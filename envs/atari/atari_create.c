@@ -113,9 +113,10 @@ int atari_create(const rl_env_args *args, void **out, rl_env_info *info, char *e
     e->clip = (int)o[OPT_REWARD_CLIP].i;
     e->life_ends = (int)o[OPT_TERMINAL_ON_LIFE_LOSS].i;
     if (e->life_ends && e->episodic) {
-        RL_ERRF(err, errlen, "env.terminal_on_life_loss (Gymnasium's: a new game after a lost life) and "
-                             "env.episodic_life (EnvPool's: the game goes on) are two answers to one question: "
-                             "choose one");
+        RL_ERRF(err, errlen,
+                "env.terminal_on_life_loss (Gymnasium's: a new game after a lost life) and "
+                "env.episodic_life (EnvPool's: the game goes on) are two answers to one question: "
+                "choose one");
         free(e);
         return RL_ECONFIG;
     }

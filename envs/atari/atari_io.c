@@ -185,8 +185,9 @@ static int game_io(atari *e, const rl_state_io *io, const char *prefix, int load
             return RL_ECORRUPT;
         }
     if (strcmp(theirs, mine)) {
-        RL_ERRF(err, errlen, "the checkpoint's envs play '%.63s' and this config plays '%s' (env.game): resume with "
-                             "the game it was trained on",
+        RL_ERRF(err, errlen,
+                "the checkpoint's envs play '%.63s' and this config plays '%s' (env.game): resume with "
+                "the game it was trained on",
                 theirs, mine);
         return RL_ECONFIG;
     }

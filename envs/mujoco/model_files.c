@@ -85,8 +85,10 @@ static size_t utf8(unsigned long c, char *out)
    is opened. */
 static void xml_decode(char *s)
 {
-    static const struct { const char *name; char c; } named[] = {
-        {"amp;", '&'}, {"lt;", '<'}, {"gt;", '>'}, {"quot;", '"'}, {"apos;", '\''}};
+    static const struct {
+        const char *name;
+        char c;
+    } named[] = {{"amp;", '&'}, {"lt;", '<'}, {"gt;", '>'}, {"quot;", '"'}, {"apos;", '\''}};
     char *w = s;
     for (const char *r = s; *r;) {
         if (r[0] == '\r' && r[1] == '\n') {

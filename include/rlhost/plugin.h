@@ -423,9 +423,9 @@ typedef struct rl_env_raster_ext {
 #define RL_EXT_ENV_INFO "rl.env.info/1"
 typedef struct rl_env_info_ext {
     uint32_t struct_size;
-    uint32_t n;                 /* values per env */
-    const char *const *names;   /* n names */
-    const rl_dtype *dtypes;     /* n: how Python types them (RL_DTYPE_F64, I32, U8 for a flag) */
+    uint32_t n;               /* values per env */
+    const char *const *names; /* n names */
+    const rl_dtype *dtypes;   /* n: how Python types them (RL_DTYPE_F64, I32, U8 for a flag) */
     /* main thread, between steps: env index's values into out[0..n), as
        its last step ended (now = 0: before an autoreset began the next
        episode) or as it is now (now = 1) */
