@@ -43,6 +43,42 @@ void rl_categorical_backward_h(float *dlogits_row, const float *logp_row, uint32
 /* Index of the largest value (first on ties): the mode, from logits or logp. */
 int32_t rl_argmax(const float *row, uint32_t n);
 
+/* ---- Action masks: MaskablePPO's semantics --------------------------------
+   A mask holds one byte per logit, nonzero where that action is valid.  As
+   sb3-contrib's MaskableCategorical does, an invalid logit is replaced by
+   RL_MASKED_LOGIT before the softmax: its probability is exactly 0, so the
+   functions above then never sample it, never take it as the mode (from
+   logp), add nothing to the entropy for it and give its logit no gradient.
+   A row with no valid action is the caller's to refuse. */
+#define RL_MASKED_LOGIT (-1e8f)
+
+/* logp[B][n] = log_softmax of the logits with the invalid ones masked
+   (mask [B][n]; NULL: none, rl_log_softmax). */
+void rl_log_softmax_masked(float *logp, const float *logits, const uint8_t *mask, uint32_t batch, uint32_t n);
+/* Index of the largest valid value (first on ties; mask NULL: any). */
+int32_t rl_argmax_masked(const float *row, const uint8_t *mask, uint32_t n);
+
+/* ---- MultiDiscrete: a product of k categoricals --------------------------
+   nvec[k] choices per component, their logits side by side in one row of
+   sum(nvec); an action is k int32, one index per component.  The
+   log-probability and the entropy are the components' sums, as
+   sb3-contrib's MaskableMultiCategoricalDistribution; each component is
+   masked by its slice of the row's mask.  The row's logp comes from
+   rl_log_softmax_multi. */
+
+/* Each component's log_softmax, masked (mask NULL: none): logp [B][sum nvec]. */
+void rl_log_softmax_multi(float *logp, const float *logits, const uint8_t *mask, uint32_t batch, const uint32_t *nvec,
+                          uint32_t k);
+/* One index per component into action[k], sampled from rng in component
+   order (rng NULL: each component's mode). */
+void rl_multicat_act(const float *logp_row, const uint32_t *nvec, uint32_t k, rl_rng *rng, int32_t *action);
+double rl_multicat_logp(const float *logp_row, const uint32_t *nvec, uint32_t k, const int32_t *action);
+double rl_multicat_entropy(const float *logp_row, const uint32_t *nvec, uint32_t k);
+/* dlogits += g_logp d logp(a)/dlogits + g_ent dH/dlogits, component by
+   component (rl_categorical_backward on each slice). */
+void rl_multicat_backward(float *dlogits_row, const float *logp_row, const uint32_t *nvec, uint32_t k,
+                          const int32_t *action, float g_logp, float g_ent);
+
 /* ---- Diagonal Gaussian N(mu, exp(log_std)^2) over dim floats -------------
    The mode is mu.  PPO's and A2C's box policies: the network writes mu,
    log_std is a state-independent parameter (or a second head). */

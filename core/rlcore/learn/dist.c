@@ -62,6 +62,67 @@ int32_t rl_argmax(const float *row, uint32_t n)
     return (int32_t)best;
 }
 
+/* ---- masks and MultiDiscrete ---------------------------------------------*/
+
+void rl_log_softmax_masked(float *logp, const float *logits, const uint8_t *mask, uint32_t batch, uint32_t n)
+{
+    if (!mask) {
+        rl_log_softmax(logp, logits, batch, n);
+        return;
+    }
+    size_t all = (size_t)batch * n;
+    for (size_t i = 0; i < all; i++) logp[i] = mask[i] ? logits[i] : RL_MASKED_LOGIT;
+    rl_log_softmax(logp, logp, batch, n); /* row by row: in place is fine */
+}
+
+int32_t rl_argmax_masked(const float *row, const uint8_t *mask, uint32_t n)
+{
+    if (!mask) return rl_argmax(row, n);
+    int32_t best = -1;
+    for (uint32_t j = 0; j < n; j++)
+        if (mask[j] && (best < 0 || row[j] > row[best])) best = (int32_t)j;
+    return best < 0 ? 0 : best;
+}
+
+void rl_log_softmax_multi(float *logp, const float *logits, const uint8_t *mask, uint32_t batch, const uint32_t *nvec,
+                          uint32_t k)
+{
+    size_t n = 0;
+    for (uint32_t c = 0; c < k; c++) n += nvec[c];
+    for (uint32_t r = 0; r < batch; r++)
+        for (uint32_t c = 0, off = 0; c < k; off += nvec[c++]) {
+            size_t at = r * n + off;
+            rl_log_softmax_masked(logp + at, logits + at, mask ? mask + at : NULL, 1, nvec[c]);
+        }
+}
+
+void rl_multicat_act(const float *logp, const uint32_t *nvec, uint32_t k, rl_rng *rng, int32_t *action)
+{
+    for (uint32_t c = 0, off = 0; c < k; off += nvec[c++])
+        action[c] = rng ? rl_categorical_sample(logp + off, nvec[c], rng) : rl_argmax(logp + off, nvec[c]);
+}
+
+double rl_multicat_logp(const float *logp, const uint32_t *nvec, uint32_t k, const int32_t *action)
+{
+    double s = 0;
+    for (uint32_t c = 0, off = 0; c < k; off += nvec[c++]) s += logp[off + (uint32_t)action[c]];
+    return s;
+}
+
+double rl_multicat_entropy(const float *logp, const uint32_t *nvec, uint32_t k)
+{
+    double s = 0;
+    for (uint32_t c = 0, off = 0; c < k; off += nvec[c++]) s += rl_categorical_entropy(logp + off, nvec[c]);
+    return s;
+}
+
+void rl_multicat_backward(float *dlogits, const float *logp, const uint32_t *nvec, uint32_t k, const int32_t *action,
+                          float g_logp, float g_ent)
+{
+    for (uint32_t c = 0, off = 0; c < k; off += nvec[c++])
+        rl_categorical_backward(dlogits + off, logp + off, nvec[c], action[c], g_logp, g_ent);
+}
+
 /* ---- diagonal Gaussian ---------------------------------------------------*/
 
 void rl_gauss_sample(float *a, const float *mu, const float *log_std, uint32_t dim, rl_rng *rng)
