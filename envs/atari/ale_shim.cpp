@@ -112,9 +112,11 @@ extern "C" ale_shim *ale_shim_open(const ale_shim_opts *o, char *err, size_t err
             for (auto d : a->ale.getAvailableDifficulties()) have.push_back((unsigned)d);
         bool found = false;
         std::string list;
-        for (unsigned h : have) {
+        for (unsigned h : have) { // snprintf: std::to_string's digit table is a unique symbol the .so would export
+            char num[16];
+            std::snprintf(num, sizeof num, "%s%u", list.empty() ? "" : ", ", h);
             found = found || h == (unsigned)want[k];
-            list += (list.empty() ? "" : ", ") + std::to_string(h);
+            list += num;
         }
         if (!found) {
             std::snprintf(err, errlen, "env.%s %d is not one of this game's (%s)", what[k], want[k], list.c_str());
