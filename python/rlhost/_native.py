@@ -121,9 +121,13 @@ def _load():
     if not host.exists():
         raise ImportError(f"rlhost: {host} is missing: install the package with `pip install .` "
                           "from the repository, or set RLHOST_LIB_DIR to a meson build directory")
-    # librlcore first, globally: the plugins find it there by its soname
-    C.CDLL(str(core), mode=C.RTLD_GLOBAL)
-    lib = C.CDLL(str(host), mode=C.RTLD_GLOBAL)
+    # librlcore first: the plugins, dlopen'd later, find it loaded by its
+    # soname.  Both stay local: loaded globally they would lend their
+    # dependencies' symbols (OpenBLAS's sgemm_) to every library loaded
+    # after them, and torch imported after rlhost ran its matrix products
+    # on them, half as fast.
+    C.CDLL(str(core), mode=C.RTLD_LOCAL)
+    lib = C.CDLL(str(host), mode=C.RTLD_LOCAL)
     P, S, U32, U64, SZ = C.c_void_p, C.c_char_p, C.c_uint32, C.c_uint64, C.c_size_t
     sig = {
         "rlh_version": (S, []),
