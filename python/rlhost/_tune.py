@@ -157,6 +157,8 @@ def _out_dir(args, name, url):
     except FileNotFoundError:
         held = None
     except (OSError, ValueError):
+        held = "bad"
+    if held is not None and not (isinstance(held, dict) and isinstance(held.get("study"), str)):
         T.refuse(f"{say}: {marker} is not a study record this rlhost wrote: move it away")
     if held is None:
         if any((out / f).exists() for f in ("summary.json", "checkpoint.safetensors", "config.cfg")):
@@ -628,7 +630,11 @@ class Tuner:
                 f"# from {self.args.config}; tuned: {ps}",
                 f"# seeds' final greedy returns: {', '.join(f'{s:.6g}' for s in seeds)}"]
         best, marker = self.out / "best.cfg", self.out / "tune.json"
-        record = json.loads(marker.read_text())
+        try:
+            record = json.loads(marker.read_text())
+            record = record if isinstance(record, dict) else {}
+        except (OSError, ValueError):  # moved or damaged while the study ran: written again
+            record = {"study": self.study.study_name, "storage": _mask(self.args.storage or "", self.args.storage)}
         try:
             now = hashlib.sha256(best.read_bytes()).hexdigest()
         except FileNotFoundError:

@@ -71,6 +71,10 @@ one_line "study B on A's --out"
 ok $? "A's trials, trials.csv and best.cfg are as they were"
 expect_rc 0 "study A goes on in its --out" -- "$RLHOST" tune cp.cfg --out s --study-name A --trials 3 --pruner none
 
+mkdir -p damaged && echo '[]' > damaged/tune.json
+expect_rc 2 "a damaged study record" -- "$RLHOST" tune cp.cfg --out damaged
+one_line "a damaged study record"
+
 # 3. best.cfg edited by hand is kept; best.cfg made a directory is refused.
 echo "# mine" >> s/best.cfg
 cp s/best.cfg edited.cfg
