@@ -145,6 +145,40 @@ double rl_pdist_logp(rl_pdist *d, const float *out, const int32_t *act, const fl
 void rl_pdist_backward(const rl_pdist *d, const float *out, const int32_t *act, const float *box, uint32_t B,
                        const float *g_logp, float g_ent, float *dout, float *dlog_std);
 
+/* ---- A policy's distribution over any action space ------------------------
+   rl_pdist's successor for the spaces beyond one Discrete or Box: the same
+   calls with a mask per row, and MultiDiscrete actions (k int32 per row,
+   one per component).  Opaque, so that it can grow without breaking a
+   plugin built against this header.  kind: RL_MPDIST_DISCRETE (nvec of
+   one), RL_MPDIST_MULTI (nvec of k), RL_MPDIST_BOX (n means per row, the n
+   log-stds shared, as rl_pdist's box; masks are ignored).  A mask row has
+   one byte per logit (sum nvec), nonzero where valid; mask NULL: none. */
+typedef struct rl_mpdist rl_mpdist;
+enum { RL_MPDIST_DISCRETE = 1, RL_MPDIST_MULTI, RL_MPDIST_BOX };
+
+/* NULL with a sentence in err (a zero or empty nvec, a box without
+   log_std, out of memory).  nvec is copied; log_std is kept (the caller's
+   parameters). */
+rl_mpdist *rl_mpdist_new(int kind, const uint32_t *nvec, uint32_t k, uint32_t n, const float *log_std,
+                         uint32_t max_batch, char *err, size_t errlen);
+void rl_mpdist_free(rl_mpdist *d); /* NULL-safe */
+/* Logits (or means) per row, and int32 per action (k, or 0 for a box). */
+uint32_t rl_mpdist_width(const rl_mpdist *d);
+uint32_t rl_mpdist_action_ints(const rl_mpdist *d);
+/* Actions for B rows: sampled from rng in row then component order, or
+   the mode (rng NULL); into act [B][k] or box [B][n]. */
+void rl_mpdist_act(rl_mpdist *d, const float *out, const uint8_t *mask, uint32_t B, rl_rng *rng, int32_t *act,
+                   float *box);
+/* logp [B] of the actions under out and the masks; returns the rows'
+   entropies summed. */
+double rl_mpdist_logp(rl_mpdist *d, const float *out, const uint8_t *mask, const int32_t *act, const float *box,
+                      uint32_t B, float *logp);
+/* After rl_mpdist_logp on the same rows: the gradient of
+   sum_b g_logp[b] logp_b + g_ent sum_b H_b into dout [B][width] (none on a
+   masked logit) and, for a box, dlog_std [n]. */
+void rl_mpdist_backward(const rl_mpdist *d, const float *out, const int32_t *act, const float *box, uint32_t B,
+                        const float *g_logp, float g_ent, float *dout, float *dlog_std);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,118 @@
+/* A policy's distribution over any action space; see <rlhost/dist.h>. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <rlhost/dist.h>
+
+struct rl_mpdist {
+    int kind;
+    uint32_t k, n; /* components (0 for a box); logits per row (sum nvec) or box dims */
+    uint32_t *nvec;
+    const float *log_std;
+    uint32_t max_batch;
+    float *logp; /* [max_batch][n], the masked log-softmax of the last logp/act */
+};
+
+rl_mpdist *rl_mpdist_new(int kind, const uint32_t *nvec, uint32_t k, uint32_t n, const float *log_std,
+                         uint32_t max_batch, char *err, size_t errlen)
+{
+    if (kind == RL_MPDIST_DISCRETE) k = 1;
+    if (kind == RL_MPDIST_BOX ? !n || !log_std : kind != RL_MPDIST_DISCRETE && kind != RL_MPDIST_MULTI) {
+        RL_ERRF(err, errlen, "a distribution of kind %d over %u dimensions%s", kind, n,
+                kind == RL_MPDIST_BOX ? " needs dimensions and log-stds" : " is no kind rlcore knows");
+        return NULL;
+    }
+    if (kind != RL_MPDIST_BOX) {
+        n = 0;
+        for (uint32_t c = 0; nvec && c < k; c++) {
+            if (!nvec[c]) {
+                RL_ERRF(err, errlen, "component %u of the action space has no choice", c);
+                return NULL;
+            }
+            n += nvec[c];
+        }
+        if (!nvec || !k || n < k) {
+            RL_ERRF(err, errlen, "a discrete distribution needs nvec, one or more counts");
+            return NULL;
+        }
+    }
+    rl_mpdist *d = calloc(1, sizeof *d);
+    if (d) {
+        *d = (rl_mpdist){.kind = kind, .k = kind == RL_MPDIST_BOX ? 0 : k, .n = n, .log_std = log_std,
+                         .max_batch = max_batch ? max_batch : 1};
+        d->nvec = kind == RL_MPDIST_BOX ? NULL : malloc(k * sizeof *d->nvec);
+        d->logp = kind == RL_MPDIST_BOX ? NULL : rl_calloc_aligned((size_t)d->max_batch * n, sizeof(float));
+    }
+    if (!d || (kind != RL_MPDIST_BOX && (!d->nvec || !d->logp))) {
+        rl_mpdist_free(d);
+        RL_ERRF(err, errlen, "out of memory for a distribution over %u rows", max_batch);
+        return NULL;
+    }
+    if (d->nvec) memcpy(d->nvec, nvec, k * sizeof *d->nvec);
+    return d;
+}
+
+void rl_mpdist_free(rl_mpdist *d)
+{
+    if (!d) return;
+    free(d->nvec);
+    rl_free(d->logp);
+    free(d);
+}
+
+uint32_t rl_mpdist_width(const rl_mpdist *d)
+{
+    return d->n;
+}
+
+uint32_t rl_mpdist_action_ints(const rl_mpdist *d)
+{
+    return d->k;
+}
+
+void rl_mpdist_act(rl_mpdist *d, const float *out, const uint8_t *mask, uint32_t B, rl_rng *rng, int32_t *act,
+                   float *box)
+{
+    size_t n = d->n;
+    if (d->kind == RL_MPDIST_BOX) {
+        for (uint32_t b = 0; b < B; b++)
+            if (rng)
+                rl_gauss_sample(box + b * n, out + b * n, d->log_std, d->n, rng);
+            else
+                memcpy(box + b * n, out + b * n, n * sizeof *box);
+        return;
+    }
+    rl_log_softmax_multi(d->logp, out, mask, B, d->nvec, d->k);
+    for (uint32_t b = 0; b < B; b++) rl_multicat_act(d->logp + b * n, d->nvec, d->k, rng, act + (size_t)b * d->k);
+}
+
+double rl_mpdist_logp(rl_mpdist *d, const float *out, const uint8_t *mask, const int32_t *act, const float *box,
+                      uint32_t B, float *logp)
+{
+    size_t n = d->n;
+    if (d->kind == RL_MPDIST_BOX) {
+        for (uint32_t b = 0; b < B; b++) logp[b] = (float)rl_gauss_logp(out + b * n, d->log_std, box + b * n, d->n);
+        return B * rl_gauss_entropy(d->log_std, d->n);
+    }
+    double h = 0;
+    rl_log_softmax_multi(d->logp, out, mask, B, d->nvec, d->k);
+    for (uint32_t b = 0; b < B; b++) {
+        logp[b] = (float)rl_multicat_logp(d->logp + b * n, d->nvec, d->k, act + (size_t)b * d->k);
+        h += rl_multicat_entropy(d->logp + b * n, d->nvec, d->k);
+    }
+    return h;
+}
+
+void rl_mpdist_backward(const rl_mpdist *d, const float *out, const int32_t *act, const float *box, uint32_t B,
+                        const float *g_logp, float g_ent, float *dout, float *dlog_std)
+{
+    size_t n = d->n;
+    for (uint32_t b = 0; b < B; b++) {
+        if (d->kind == RL_MPDIST_BOX)
+            rl_gauss_logp_backward(dout + b * n, dlog_std, out + b * n, d->log_std, box + b * n, d->n, g_logp[b]);
+        else
+            rl_multicat_backward(dout + b * n, d->logp + b * n, d->nvec, d->k, act + (size_t)b * d->k, g_logp[b],
+                                 g_ent);
+    }
+    if (d->kind == RL_MPDIST_BOX) rl_gauss_entropy_backward(dlog_std, d->n, g_ent * (float)B);
+}
