@@ -245,7 +245,7 @@ static void test_pdist(void)
 /* ---- masks and MultiDiscrete against sb3-contrib ---------------------------
    tests/data/masked_categorical.txt holds sb3-contrib's MaskableCategorical
    and MaskableMultiCategoricalDistribution on random logits and masks
-   (masked_categorical_record.py): the same log-probabilities and entropies,
+   (record_masked_categorical.py): the same log-probabilities and entropies,
    within float rounding, and the gradient of the masked objective matching
    finite differences, with none on an invalid logit. */
 

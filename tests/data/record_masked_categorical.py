@@ -2,7 +2,7 @@
 into masked_categorical.txt, which test_dist reads (the suite runs no
 torch).  Run once, in a venv with sb3-contrib (and torch):
 
-    python tests/data/masked_categorical_record.py > tests/data/masked_categorical.txt
+    python tests/data/record_masked_categorical.py > tests/data/masked_categorical.txt
 
 Each line: nvec's length K, then nvec, then the logits, the mask (0/1),
 the action (one index per component), sb3-contrib's log-probability and
