@@ -151,7 +151,7 @@ def _out_dir(args, name, url):
         T.refuse(f"{say} is not a directory: give a directory")
     if not os.access(out, os.W_OK | os.X_OK):
         T.refuse(f"{say}: not writable")
-    marker, me = out / "tune.json", {"study": name, "storage": _mask(url, url)}
+    marker, me = out / "tune.json", _record(name, url)
     try:
         held = json.loads(marker.read_text())
     except FileNotFoundError:
@@ -166,7 +166,6 @@ def _out_dir(args, name, url):
         if (out / "trials").exists() or (out / "trials.csv").exists():
             T.refuse(f"{say} holds a study's trials but no record of which study ({marker}): give study "
                      f"'{name}' another --out")
-        pass  # claimed (_claim) once the study is open
     elif held.get("study") != name or held.get("storage") != me["storage"]:
         T.refuse(f"{say} holds study '{held.get('study')}' in {held.get('storage')}; its trials, trials.csv and "
                  f"best.cfg stay there: give study '{name}' another --out")
@@ -176,10 +175,16 @@ def _out_dir(args, name, url):
     return out
 
 
+def _record(name, url):
+    """OUT/tune.json's study: its name and its storage, password masked."""
+    return {"study": name, "storage": _mask(url, url)}
+
+
 def _claim(out, name, url):
+    """Records the study in OUT (an empty OUT: _out_dir checked it) once it is open."""
     marker = out / "tune.json"
     if not marker.exists():
-        T.write_atomic(marker, json.dumps({"study": name, "storage": _mask(url, url)}) + "\n")
+        T.write_atomic(marker, json.dumps(_record(name, url)) + "\n")
 
 
 def _storage_url(args, out):
@@ -634,7 +639,7 @@ class Tuner:
             record = json.loads(marker.read_text())
             record = record if isinstance(record, dict) else {}
         except (OSError, ValueError):  # moved or damaged while the study ran: written again
-            record = {"study": self.study.study_name, "storage": _mask(self.args.storage or "", self.args.storage)}
+            record = _record(self.study.study_name, self.args.storage or "")
         try:
             now = hashlib.sha256(best.read_bytes()).hexdigest()
         except FileNotFoundError:
