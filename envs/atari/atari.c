@@ -197,6 +197,17 @@ static int frames(atari *e, atari_game *g, int id, float *reward)
 
 /* ---- the plugin ---------------------------------------------------------- */
 
+/* rl.env.info/1's values of a game as it is, after a step of raw reward r
+   (info_names below). */
+static void info_values(const atari_game *g, double r, double out[5])
+{
+    out[0] = ale_shim_lives(g->ale);
+    out[1] = r;
+    out[2] = ale_shim_game_over(g->ale);
+    out[3] = ale_shim_episode_frame(g->ale);
+    out[4] = ale_shim_frame(g->ale);
+}
+
 static void atari_reset(void *env, const rl_env_io *io, uint32_t first, uint32_t count)
 {
     atari *e = env;
@@ -204,9 +215,7 @@ static void atari_reset(void *env, const rl_env_io *io, uint32_t first, uint32_t
         atari_game *g = &e->games[i];
         begin(e, g, 1);
         write_obs(e, g, (uint8_t *)io->obs + (size_t)i * e->obs_bytes);
-        double *v = g->ended; /* the info of a reset: the new game's */
-        v[0] = ale_shim_lives(g->ale), v[1] = 0, v[2] = ale_shim_game_over(g->ale);
-        v[3] = ale_shim_episode_frame(g->ale), v[4] = ale_shim_frame(g->ale);
+        info_values(g, 0, g->ended); /* the info of a reset: the new game's */
     }
 }
 
@@ -217,11 +226,7 @@ static void atari_step(void *env, const rl_env_io *io, uint32_t first, uint32_t 
         atari_game *g = &e->games[i];
         float r;
         int end = frames(e, g, e->ids[io->actions[i]], &r);
-        g->ended[0] = ale_shim_lives(g->ale);
-        g->ended[1] = r;
-        g->ended[2] = ale_shim_game_over(g->ale);
-        g->ended[3] = ale_shim_episode_frame(g->ale);
-        g->ended[4] = ale_shim_frame(g->ale);
+        info_values(g, r, g->ended);
         io->rewards[i] = e->clip ? sign(r) : r;
         io->terminated[i] = (uint8_t)(end == GAME_OVER || end == LIFE_LOST);
         io->truncated[i] = (uint8_t)(end == TRUNCATED);
@@ -242,15 +247,10 @@ static void atari_info(void *env, uint32_t i, int now, double *out)
 {
     const atari *e = env;
     const atari_game *g = &e->games[i];
-    if (!now) {
+    if (now)
+        info_values(g, 0, out);
+    else
         memcpy(out, g->ended, sizeof g->ended);
-        return;
-    }
-    out[0] = ale_shim_lives(g->ale);
-    out[1] = 0;
-    out[2] = ale_shim_game_over(g->ale);
-    out[3] = ale_shim_episode_frame(g->ale);
-    out[4] = ale_shim_frame(g->ale);
 }
 
 const rl_env_info_ext atari_info_ext = {sizeof atari_info_ext, 5, info_names, info_dtypes, atari_info};

@@ -38,7 +38,10 @@ rl_mpdist *rl_mpdist_new(int kind, const uint32_t *nvec, uint32_t k, uint32_t n,
     }
     rl_mpdist *d = calloc(1, sizeof *d);
     if (d) {
-        *d = (rl_mpdist){.kind = kind, .k = kind == RL_MPDIST_BOX ? 0 : k, .n = n, .log_std = log_std,
+        *d = (rl_mpdist){.kind = kind,
+                         .k = kind == RL_MPDIST_BOX ? 0 : k,
+                         .n = n,
+                         .log_std = log_std,
                          .max_batch = max_batch ? max_batch : 1};
         d->nvec = kind == RL_MPDIST_BOX ? NULL : malloc(k * sizeof *d->nvec);
         d->logp = kind == RL_MPDIST_BOX ? NULL : rl_calloc_aligned((size_t)d->max_batch * n, sizeof(float));
