@@ -661,12 +661,16 @@ def main(argv=None, launcher=None, result=None):
     argv = list(sys.argv[1:] if argv is None else argv)
     args = _parser().parse_args(argv)
     _check_args(args)
-    if args.storage and not isinstance(sys.stderr, _Masked):
-        stderr, sys.stderr = sys.stderr, _Masked(sys.stderr, args.storage)
-        try:
-            return main(argv, launcher, result)
-        finally:
-            sys.stderr = stderr
+    stderr = sys.stderr
+    if args.storage:  # nothing the driver prints shows the storage's password
+        sys.stderr = _Masked(stderr, args.storage)
+    try:
+        return _main(argv, args, launcher, result)
+    finally:
+        sys.stderr = stderr
+
+
+def _main(argv, args, launcher, result):
     exe, env = T.command()
     space = _space(args, exe, env)
     if args.print_space:

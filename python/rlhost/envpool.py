@@ -112,7 +112,7 @@ class AtariEnvPool:
         obs, vals = self._vec.reset()
         self._elapsed[:] = 0
         self._ended[:] = False
-        info = self._info({k: vals[k] for k in ("lives", "reward", "terminated")})
+        info = self._info(vals)
         return (obs, info) if self._new_api else obs
 
     def step(self, action, env_id=None):
