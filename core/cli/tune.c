@@ -161,12 +161,14 @@ static int pair(const config_setting_t *v, double *lo, double *hi)
     return isfinite(*lo) && isfinite(*hi) ? 0 : -1;
 }
 
-/* Both bounds written as integers (not 8.0). */
-static int integer_pair(const config_setting_t *v)
+/* Whether both bounds of a pair are written as integers (not 8.0), and
+   then their values into iv. */
+static int integer_pair(const config_setting_t *v, long long iv[2])
 {
     for (int i = 0; i < 2; i++) {
-        int t = config_setting_type(config_setting_get_elem(v, (unsigned)i));
-        if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) return 0;
+        const config_setting_t *e = config_setting_get_elem(v, (unsigned)i);
+        if (config_setting_type(e) != CONFIG_TYPE_INT && config_setting_type(e) != CONFIG_TYPE_INT64) return 0;
+        iv[i] = config_setting_get_int64(e);
     }
     return 1;
 }
@@ -321,14 +323,13 @@ static int range_json(space *sp, const config_setting_t *kind, const char *key, 
                       const rl_option_def *def)
 {
     double lo, hi;
+    long long iv[2];
     int is_int = !strcmp(kname, "int");
     log = log || !strcmp(kname, "log_uniform");
     int bad = 1;
     if (pair(kind, &lo, &hi))
         problem(sp, kind, key, "%s = [LOW, HIGH]: two finite numbers", kname);
-    else if (integer_pair(kind) ? config_setting_get_int64(config_setting_get_elem(kind, 0)) >=
-                     config_setting_get_int64(config_setting_get_elem(kind, 1))
-                                : !(lo < hi))
+    else if (integer_pair(kind, iv) ? iv[0] >= iv[1] : !(lo < hi))
         problem(sp, kind, key, "%s = [%.9g, %.9g]: LOW must be below HIGH", kname, lo, hi);
     else if (log && lo <= 0)
         problem(sp, kind, key, "a log scale needs LOW > 0 (got %.9g)", lo);
@@ -343,12 +344,12 @@ static int range_json(space *sp, const config_setting_t *kind, const char *key, 
         bad = 0;
     if (bad) return -1;
     /* integer bounds as written: a double would round 2^63 - 1 up */
-    int exact = (is_int || def->type == RL_OPT_INT) && integer_pair(kind);
+    int exact = (is_int || def->type == RL_OPT_INT) && integer_pair(kind, iv);
     char texts[2][64];
     for (int b = 0; b < 2; b++) {
         rl__sbuf t = {0};
         if (exact)
-            rl__sbuf_printf(&t, "%lld", config_setting_get_int64(config_setting_get_elem(kind, (unsigned)b)));
+            rl__sbuf_printf(&t, "%lld", iv[b]);
         else if (is_int || def->type == RL_OPT_INT)
             rl__sbuf_printf(&t, "%.0f", b ? hi : lo);
         else
