@@ -682,6 +682,10 @@ static int tune_args(space *sp, int argc, char **argv, const char **paths, const
             *help = 1;
         } else if (!strcmp(a, "--print-space")) {
             *print = 1;
+        } else if (!strncmp(a, "--space-",
+                            8)) { /* --space-fd (or its abbreviation) is how this command hands the driver the space */
+            fprintf(stderr, "rlhost: tune: unknown option %s (the space is --space FILE)\n", a);
+            return EXIT_USAGE;
         } else if ((!strcmp(a, "--space") || !strcmp(a, "--set") || !strcmp(a, "--plugin-path")) && i + 1 >= argc) {
             fprintf(stderr, "rlhost: tune: %s needs a value\n", a);
             return EXIT_USAGE;

@@ -56,6 +56,10 @@ contains "$T/err" "$T/t3.cfg:4: tune: expected a group" "with its line"
 printf 'tune: { };\n' > "$T/space.cfg"
 expect_rc 2 "an empty space is refused" -- "$RLHOST" tune "$PPO" --space "$T/space.cfg" --print-space
 contains "$T/err" "the search space is empty" "and says so"
+for opt in "--space-fd 0" "--space-f 0" "--space-fd=0"; do
+  # shellcheck disable=SC2086
+  expect_rc 2 "$opt: the driver's own hand-over is not an option" -- "$RLHOST" tune "$PPO" $opt --print-space
+done
 mkfifo "$T/fifo"
 expect_rc 2 "a FIFO as the space file is refused, not waited on" -- timeout 10 "$RLHOST" tune "$PPO" --space "$T/fifo" --print-space
 expect_rc 2 "a missing space file" -- "$RLHOST" tune "$PPO" --space "$T/nope.cfg" --print-space
