@@ -143,6 +143,8 @@ static void dqn_destroy(void *p)
     rl_replay_destroy(&d->rb);
     sumtree_destroy(&d->tree);
     rl_free(d->act_x);
+    rl_free(d->next_masks);
+    rl_free(d->mb_masks);
     rl_free(d->x);
     rl_free(d->xn);
     rl_free(d->ret);
@@ -199,6 +201,7 @@ static void read_options(dqn *d, const rl_algo_args *args)
     d->rep = rl_args_replicas(args);
     d->R = d->rep ? d->rep->count : 1;
     d->inference = rl_args_inference(args);
+    d->mask_width = rl_env_info_mask_width(args->env);
     d->env_total = rl_replicas_shared(d->rep) ? d->num_envs : d->num_envs * d->R;
     /* Sharding splits Adam and the clipping R ways, and the moments are
        gathered after each update call that stepped: so only where an update
@@ -280,6 +283,11 @@ static int alloc_buffers(dqn *d, uint64_t buffer_size, const rl_env_info *env)
     d->dq = rl_calloc_aligned(B * d->n_actions, sizeof(float));
     d->qn = rl_calloc_aligned(B * d->n_actions, sizeof(float));
     d->slots = rl_calloc_aligned(B, sizeof(uint32_t));
+    if (d->mask_width && !d->inference) {
+        d->next_masks = rl_calloc_aligned(d->rb.capacity, d->mask_width);
+        d->mb_masks = rl_calloc_aligned(B, d->mask_width);
+        if (!d->next_masks || !d->mb_masks) return RL_ENOMEM;
+    }
     return d->act_x && d->x && d->xn && d->ret && d->disc && d->pred && d->dpred && d->y && d->weights && d->dq &&
             d->qn && d->slots
         ? RL_OK
@@ -335,11 +343,14 @@ fail:
     return rc;
 }
 
-static int dqn_act(void *p, rl_act_mode mode, const void *obs, const uint8_t *start, int32_t *actions, uint32_t count,
-                   char *err, size_t errlen)
+/* Epsilon-greedy among the actions each row's mask allows (masks NULL:
+   all of them). */
+static int dqn_act_masked(void *p, rl_act_mode mode, const void *obs, const uint8_t *start, const uint8_t *masks,
+                          int32_t *actions, uint32_t count, char *err, size_t errlen)
 {
     dqn *d = p;
     (void)start;
+    uint32_t A = d->n_actions;
     if (count > d->rows) {
         RL_ERRF(err, errlen, "act for %u envs; created for %u", count, d->rows);
         return RL_EINVAL;
@@ -347,19 +358,27 @@ static int dqn_act(void *p, rl_act_mode mode, const void *obs, const uint8_t *st
     rl_obs_to_float(d->obs_dtype, d->obs_scale, obs, (size_t)count * d->obs_size, d->act_x);
     if (d->batch_inference) {
         const float *q = qnet_forward(&d->q, d->online.data, d->act_x, count, 1);
-        for (uint32_t i = 0; i < count; i++) actions[i] = rl_argmax(q + (size_t)i * d->n_actions, d->n_actions);
+        for (uint32_t i = 0; i < count; i++)
+            actions[i] = rl_argmax_masked(q + (size_t)i * A, masks ? masks + (size_t)i * A : NULL, A);
     } else {
         for (uint32_t i = 0; i < count; i++) {
             const float *q = qnet_forward(&d->q, d->online.data, d->act_x + (size_t)i * d->obs_size, 1, 1);
-            actions[i] = rl_argmax(q, d->n_actions);
+            actions[i] = rl_argmax_masked(q, masks ? masks + (size_t)i * A : NULL, A);
         }
     }
     double eps = mode == RL_MODE_TRAIN ? d->epsilon : d->eval_eps;
     rl_rng *rng = mode == RL_MODE_TRAIN ? &d->explore : &d->explore_eval;
     if (eps > 0)
         for (uint32_t i = 0; i < count; i++)
-            if (rl_rng_uniform_d(rng) < eps) actions[i] = (int32_t)rl_rng_below(rng, d->n_actions);
+            if (rl_rng_uniform_d(rng) < eps)
+                actions[i] = rl_uniform_masked(masks ? masks + (size_t)i * A : NULL, A, rng);
     return RL_OK;
+}
+
+static int dqn_act(void *p, rl_act_mode mode, const void *obs, const uint8_t *start, int32_t *actions, uint32_t count,
+                   char *err, size_t errlen)
+{
+    return dqn_act_masked(p, mode, obs, start, NULL, actions, count, err, errlen);
 }
 
 static int dqn_observe(void *p, const rl_transition *t, char *err, size_t errlen)
@@ -370,6 +389,7 @@ static int dqn_observe(void *p, const rl_transition *t, char *err, size_t errlen
         return RL_EINVAL;
     }
     uint32_t first = rl_replay_add(&d->rb, t);
+    if (d->next_masks) rl_transition_next_masks(t, d->mask_width, d->next_masks + (size_t)first * d->mask_width);
     if (d->prioritized) {
         double pr = pow(d->max_priority, d->alpha);
         for (uint32_t i = 0; i < t->count; i++) sumtree_set(&d->tree, first + i, pr);
@@ -459,7 +479,8 @@ static const rl_algo_vtable vtable = {
     .update = dqn_update,
     .metrics = dqn_metrics,
     .get_extension = dqn_get_extension,
-    /* discrete actions only: no act_box */
+    .act_box = NULL, /* discrete actions only */
+    .act_masked = dqn_act_masked,
 };
 
 /* The default search space of rlhost tune: the RL Zoo's DQN sampler
@@ -479,7 +500,7 @@ static const char dqn_space[] = "lr = { log_uniform = [1e-5, 1.0]; };\n"
     {                                                                                                   \
         .struct_size = sizeof(rl_plugin_desc), .kind = RL_KIND_ALGO, .name = name_, .version = "1.0.0", \
         .description = text_, .options = opts_, .n_options = OPT_N, .stages = stages, .n_stages = ST_N, \
-        .vtable = &vtable, .flags = RL_DESC_REPLICAS, .tune_space = dqn_space                           \
+        .vtable = &vtable, .flags = RL_DESC_REPLICAS | RL_DESC_MASKS, .tune_space = dqn_space           \
     }
 
 static const rl_plugin_desc descs[] = {

@@ -32,6 +32,12 @@ typedef struct dqn {
     qnet q, qt;
     rl_adam adam;
     rl_keep_best kb;
+    /* action masks (mask_width = n_actions when the env masks, else 0):
+       the mask of each replay slot's next observation (its final one where
+       the episode ended), for targets over valid actions only */
+    uint32_t mask_width;
+    uint8_t *next_masks; /* [capacity][n_actions] */
+    uint8_t *mb_masks;   /* [batch][n_actions]: of each row's bootstrap slot */
     /* replay */
     rl_replay rb;
     sumtree tree;

@@ -115,12 +115,13 @@ void qnet_backward(qnet *q, const float *params, float *grad, const float *x, co
     if (q->has_cnn) rl_cnn_backward(&q->cnn, params, grad, x, din, batch);
 }
 
-void dqn_td_targets(float *y, const float *q_target_next, const float *q_online_next, const float *ret,
-                    const float *disc, uint32_t batch, uint32_t n_actions)
+void dqn_td_targets(float *y, const float *q_target_next, const float *q_online_next, const uint8_t *masks,
+                    const float *ret, const float *disc, uint32_t batch, uint32_t n_actions)
 {
     for (uint32_t j = 0; j < batch; j++) {
         const float *row = q_target_next + (size_t)j * n_actions;
         const float *pick = q_online_next ? q_online_next + (size_t)j * n_actions : row;
-        y[j] = ret[j] + disc[j] * row[rl_argmax(pick, n_actions)];
+        const uint8_t *m = masks ? masks + (size_t)j * n_actions : NULL;
+        y[j] = ret[j] + disc[j] * row[rl_argmax_masked(pick, m, n_actions)];
     }
 }

@@ -35,8 +35,9 @@ void qnet_backward(qnet *q, const float *params, float *grad, const float *x, co
 int qnet_ops(const qnet *q, char *buf, size_t cap);
 
 /* TD targets y = ret + disc * Q_target(next, a*), where a* is the argmax of
-   q_online_next (double DQN) or, when that is NULL, of q_target_next. */
-void dqn_td_targets(float *y, const float *q_target_next, const float *q_online_next, const float *ret,
-                    const float *disc, uint32_t batch, uint32_t n_actions);
+   q_online_next (double DQN) or, when that is NULL, of q_target_next, over
+   the actions masks allows (masks [batch][n_actions]; NULL: all). */
+void dqn_td_targets(float *y, const float *q_target_next, const float *q_online_next, const uint8_t *masks,
+                    const float *ret, const float *disc, uint32_t batch, uint32_t n_actions);
 
 #endif

@@ -22,6 +22,23 @@ static int priorities_validate(dqn *d, char *err, size_t errlen)
     return RL_OK;
 }
 
+/* Loaded masks: every stored slot's allows an action, as the host checked
+   when they were written; the replay's actions are in range already. */
+static int masks_validate(dqn *d, char *err, size_t errlen)
+{
+    uint32_t A = d->mask_width, size = rl_replay_size(&d->rb);
+    for (uint32_t s = 0; s < size; s++) {
+        const uint8_t *m = d->next_masks + (size_t)s * A;
+        uint32_t a = 0;
+        while (a < A && !m[a]) a++;
+        if (a == A) {
+            RL_ERRF(err, errlen, "tensor 'replay/next_masks' allows no action in slot %u", s);
+            return RL_ECORRUPT;
+        }
+    }
+    return RL_OK;
+}
+
 /* The greedy policy as rlhost.policy/1 (docs/run-directory.md,
    "Checkpoints describe their policy"): ops over the online network's tensors, then argmax. */
 static int dqn_describe(const dqn *d, const rl_state_io *io, char *err, size_t errlen)
@@ -31,9 +48,9 @@ static int dqn_describe(const dqn *d, const rl_state_io *io, char *err, size_t e
     char json[4608];
     int n = snprintf(json, sizeof json,
                      "{\"format\":\"rlhost.policy/1\",\"algo\":\"dqn\",\"input\":{\"size\":%u,"
-                     "\"normalize\":null},\"outputs\":{\"q\":[%s]},\"greedy\":{\"argmax\":\"q\"},"
+                     "\"normalize\":null},\"outputs\":{\"q\":[%s]},\"greedy\":{\"argmax\":\"q\"%s},"
                      "\"eval_epsilon\":%.9g}",
-                     d->obs_size, ops, (double)d->eval_eps);
+                     d->obs_size, ops, d->mask_width ? ",\"masked\":true" : "", (double)d->eval_eps);
     if (rc || n < 0 || (size_t)n >= sizeof json) {
         RL_ERRF(err, errlen, "the network is too large to describe");
         return RL_EINVAL;
@@ -110,6 +127,11 @@ int dqn_state(dqn *d, const rl_state_io *io, int load, char *err, size_t errlen)
     rc = rl_replay_state(&d->rb, io, load, d->n_actions, NULL, NULL, err, errlen);
     if (rc == RL_ENOENT) return RL_OK;
     if (rc) return rc;
+    if (d->next_masks) {
+        size_t bytes = (size_t)d->rb.capacity * d->mask_width;
+        if ((rc = rl_state_blob(io, load, "replay/", "next_masks", d->next_masks, bytes, err, errlen))) return rc;
+        if (load && (rc = masks_validate(d, err, errlen))) return rc;
+    }
     if (d->prioritized) {
         size_t nodes = 2 * (size_t)d->tree.capacity * sizeof(double);
         if ((rc = rl_state_blob(io, load, "replay/", "priority_sum", d->tree.sum, nodes, err, errlen)) ||

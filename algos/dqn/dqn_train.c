@@ -31,13 +31,15 @@ int dqn_train_step(dqn *d, char *err, size_t errlen)
         rl_replay_obs_float(&d->rb, ns.boot_slot, 1, d->xn + (size_t)j * D);
         d->ret[j] = ns.ret;
         d->disc[j] = ns.discount;
+        if (d->mb_masks) /* the bootstrap observation's mask */
+            memcpy(d->mb_masks + (size_t)j * A, d->next_masks + (size_t)ns.boot_slot * A, A);
     }
     if (d->dbl) { /* the online net's choice, kept before its workspace is reused */
         const float *qn = qnet_forward(&d->q, d->online.data, d->xn, B, 0);
         memcpy(d->qn, qn, (size_t)B * A * sizeof(float));
     }
     const float *qt = qnet_forward(&d->qt, d->target.data, d->xn, B, 0);
-    dqn_td_targets(d->y, qt, d->dbl ? d->qn : NULL, d->ret, d->disc, B, A);
+    dqn_td_targets(d->y, qt, d->dbl ? d->qn : NULL, d->mb_masks, d->ret, d->disc, B, A);
     const float *q = qnet_forward(&d->q, d->online.data, d->x, B, 0);
     double qsum = 0;
     for (uint32_t j = 0; j < B; j++) {

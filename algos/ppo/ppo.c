@@ -154,6 +154,13 @@ static void ppo_destroy(void *p_)
     rl_keep_best_free(&p->kb);
     rl_adam_destroy(&p->adam);
     rl_rollout_destroy(&p->ro);
+    rl_mpdist_free(p->dist);
+    rl_free(p->multi_actions);
+    rl_free(p->masks);
+    rl_free(p->ws.mb_act);
+    rl_free(p->ws.mb_mask);
+    rl_free(p->ws.mb_logp);
+    rl_free(p->ws.mb_glogp);
     float *f[] = {p->ws.x,     p->ws.logits,       p->ws.logp_all, p->ws.dlogits, p->ws.dv,
                   p->ws.vpred, p->ws.feat_scratch, p->ws.gates,    p->ws.h0[0],   p->ws.c0[0],
                   p->ws.h0[1], p->ws.c0[1],        p->ws.act_x,    p->ws.tmp_h,   p->ws.tmp_c};
@@ -175,8 +182,12 @@ static void read_options(ppo *p, const rl_algo_args *args)
     const rl_value *o = args->options, *st = args->stages;
     p->cfg.box = rl_env_info_action_kind(args->env) == RL_SPACE_BOX;
     p->cfg.dim = p->cfg.box ? args->env->action_dim : 0;
-    p->cfg.n_actions = p->cfg.box ? 0 : args->env->n_actions;
+    int multi = rl_env_info_action_kind(args->env) == RL_SPACE_MULTI_DISCRETE;
+    p->cfg.n_actions = p->cfg.box || multi ? 0 : args->env->n_actions;
+    p->cfg.comps = rl_env_info_action_ints(args->env);
+    p->cfg.mask_width = rl_env_info_mask_width(args->env);
     p->cfg.n_out = p->cfg.box ? p->cfg.dim : p->cfg.n_actions;
+    for (uint32_t k = 0; multi && k < args->env->action_dim; k++) p->cfg.n_out += args->env->action_nvec[k];
     p->cfg.log_std_init = (float)o[OPT_LOG_STD_INIT].f;
     p->cfg.ortho_init = (int)o[OPT_ORTHO_INIT].i;
     p->cfg.norm_reward = (int)o[OPT_NORMALIZE_REWARD].i;
@@ -311,9 +322,19 @@ static void init_weights(ppo *p, uint64_t seed)
 static int alloc_buffers(ppo *p, uint32_t M, uint32_t S, uint32_t feat)
 {
     size_t TN = (size_t)p->cfg.n_steps * p->cfg.num_envs, D = p->cfg.obs_size;
-    int rc = rl_rollout_create(&p->ro, p->cfg.n_steps, p->cfg.num_envs, (uint32_t)D, p->cfg.box ? 0 : p->cfg.n_actions,
-                               p->cfg.box ? p->cfg.dim : 0);
+    /* MultiDiscrete: the rollout's one action per row stays 0, of 1, and
+       multi_actions holds the components */
+    uint32_t n_actions = p->cfg.box ? 0 : p->cfg.n_actions ? p->cfg.n_actions : 1;
+    int rc =
+        rl_rollout_create(&p->ro, p->cfg.n_steps, p->cfg.num_envs, (uint32_t)D, n_actions, p->cfg.box ? p->cfg.dim : 0);
     if (rc != RL_OK) return rc;
+    if (p->dist) {
+        size_t C = p->cfg.comps, W = p->cfg.mask_width;
+        if ((C > 1 && !ALLOC(p->multi_actions, TN * C, int32_t)) || (W && !ALLOC(p->masks, TN * W, uint8_t)) ||
+            !ALLOC(p->ws.mb_act, (size_t)M * C, int32_t) || (W && !ALLOC(p->ws.mb_mask, (size_t)M * W, uint8_t)) ||
+            !ALLOC(p->ws.mb_logp, M, float) || !ALLOC(p->ws.mb_glogp, M, float))
+            return RL_ENOMEM;
+    }
     if (!ALLOC(p->ws.x, (size_t)M * D, float) || !ALLOC(p->ws.logits, (size_t)M * p->cfg.n_out, float) ||
         !ALLOC(p->ws.logp_all, (size_t)M * p->cfg.n_out, float) ||
         !ALLOC(p->ws.dlogits, (size_t)M * p->cfg.n_out, float) || !ALLOC(p->ws.dv, M, float) ||
@@ -361,6 +382,16 @@ static int ppo_create(const rl_algo_args *args, void **out, char *err, size_t er
         goto fail;
     }
     char nerr[RL_ERR_MAX] = "";
+    if (p->cfg.mask_width || p->cfg.comps > 1) {
+        const rl_env_info *e = args->env;
+        int multi = p->cfg.comps > 1 || rl_env_info_action_kind(e) == RL_SPACE_MULTI_DISCRETE;
+        p->dist = rl_mpdist_new(multi ? RL_MPDIST_MULTI : RL_MPDIST_DISCRETE, multi ? e->action_nvec : &e->n_actions,
+                                multi ? e->action_dim : 1, 0, NULL, M, err, errlen);
+        if (!p->dist) {
+            rc = RL_EINVAL;
+            goto fail;
+        }
+    }
     if ((rc = build_networks(p, &cnn, hidden, nh, M, S, nerr, sizeof nerr)) && nerr[0]) {
         RL_ERRF(err, errlen, "%s", nerr);
         goto fail;
@@ -370,8 +401,8 @@ static int ppo_create(const rl_algo_args *args, void **out, char *err, size_t er
     uint64_t TN = (uint64_t)p->cfg.n_steps * p->cfg.num_envs;
     if (!rc &&
         rl_mem_check(TN *
-                         (4 * (uint64_t)p->cfg.obs_size + 32 + 4 * (uint64_t)p->cfg.dim +
-                          8 * (uint64_t)p->cfg.lstm_hidden * p->cfg.n_towers),
+                         (4 * (uint64_t)p->cfg.obs_size + 32 + 4 * (uint64_t)p->cfg.dim + 4 * (uint64_t)p->cfg.comps +
+                          p->cfg.mask_width + 8 * (uint64_t)p->cfg.lstm_hidden * p->cfg.n_towers),
                      "the rollout", err, errlen) != RL_OK) {
         rc = RL_EINVAL; /* the config asks for more than the machine has */
         goto fail;
@@ -510,6 +541,32 @@ static int ppo_act(void *p_, rl_act_mode mode, const void *obs, const uint8_t *s
     return RL_OK;
 }
 
+/* Masked or MultiDiscrete actions through dist (MaskablePPO's masked
+   categoricals, one per component); masks NULL: every action allowed. */
+static int ppo_act_masked(void *p_, rl_act_mode mode, const void *obs, const uint8_t *start, const uint8_t *masks,
+                          int32_t *actions, uint32_t count, char *err, size_t errlen)
+{
+    ppo *p = p_;
+    if (!p->dist) return ppo_act(p_, mode, obs, start, actions, count, err, errlen);
+    size_t at = 0;
+    int rc = policy_rows(p, mode, obs, start, count, &at, err, errlen);
+    if (rc != RL_OK) return rc;
+    int greedy = mode == RL_MODE_EVAL && p->cfg.det_eval;
+    rl_rng *rng = greedy ? NULL : mode == RL_MODE_TRAIN ? &p->rng : &p->eval_rng;
+    rl_mpdist_act(p->dist, p->ws.logits, masks, count, rng, actions, NULL);
+    if (mode == RL_MODE_EVAL) return RL_OK;
+    size_t C = p->cfg.comps, W = p->cfg.mask_width;
+    memcpy(ppo_actions(p) + at * C, actions, (size_t)count * C * sizeof(int32_t));
+    if (W) {
+        if (masks)
+            memcpy(p->masks + at * W, masks, (size_t)count * W);
+        else
+            memset(p->masks + at * W, 1, (size_t)count * W);
+    }
+    rl_mpdist_logp(p->dist, p->ws.logits, masks, actions, NULL, count, p->ro.logp + at);
+    return RL_OK;
+}
+
 /* Box actions: a diagonal Gaussian around the means with the log-stds.  The
    sample is recorded as drawn; the host clips what the env sees. */
 static int ppo_act_box(void *p_, rl_act_mode mode, const void *obs, const uint8_t *start, float *actions,
@@ -630,6 +687,7 @@ static const rl_algo_vtable vtable = {
     .metrics = ppo_metrics,
     .get_extension = ppo_get_extension,
     .act_box = ppo_act_box,
+    .act_masked = ppo_act_masked,
 };
 
 /* The default search space of rlhost tune: the RL Zoo's PPO sampler
@@ -667,7 +725,7 @@ static const rl_plugin_desc descs[] = {
         .stages = stages,
         .n_stages = ST_N,
         .vtable = &vtable,
-        .flags = RL_DESC_REPLICAS | RL_DESC_BOX,
+        .flags = RL_DESC_REPLICAS | RL_DESC_BOX | RL_DESC_MASKS | RL_DESC_MULTI_DISCRETE,
         .tune_space = ppo_space,
     },
     {
@@ -681,7 +739,7 @@ static const rl_plugin_desc descs[] = {
         .stages = stages,
         .n_stages = ST_N,
         .vtable = &vtable,
-        .flags = RL_DESC_REPLICAS | RL_DESC_BOX,
+        .flags = RL_DESC_REPLICAS | RL_DESC_BOX | RL_DESC_MASKS | RL_DESC_MULTI_DISCRETE,
         .tune_space = rppo_space,
     },
 };

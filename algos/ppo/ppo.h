@@ -46,8 +46,12 @@ typedef struct ppo_settings {
     uint32_t n_actions, obs_size, num_envs; /* num_envs: this replica's */
     int box;                                /* a box action space: a diagonal Gaussian policy */
     uint32_t dim;                           /* box: floats per action */
-    uint32_t n_out;                         /* the policy head's width: n_actions, or dim means */
-    size_t log_std_off;                     /* box: the state-independent log-stds [dim] in the parameter block */
+    uint32_t n_out;                         /* the policy head's width: n_actions, sum of nvec, or dim means */
+    /* masked or MultiDiscrete actions go through dist (rl_mpdist), the
+       rest through the plain categorical: an unmasked run is as before */
+    uint32_t comps;      /* ints per action: MultiDiscrete's components, else 1 */
+    uint32_t mask_width; /* bytes of a mask row; 0: the env does not mask */
+    size_t log_std_off;  /* box: the state-independent log-stds [dim] in the parameter block */
     float log_std_init;
     int ortho_init;                  /* orthogonal init, else PyTorch's Linear default */
     int norm_reward;                 /* scale rewards by a running estimate of the return's spread */
@@ -73,6 +77,11 @@ typedef struct ppo_workspace {
     uint32_t *perm, *rows_idx;
     uint8_t *reset;
     float *dlogstd; /* box: the minibatch's gradient of the log-stds [dim] */
+    /* dist: a minibatch's actions [M][comps] and masks [M][mask_width],
+       their log-probabilities and the loss's gradient in them [M] */
+    int32_t *mb_act;
+    uint8_t *mb_mask;
+    float *mb_logp, *mb_glogp;
 } ppo_workspace;
 
 /* Sums since the last metrics() call. */
@@ -93,6 +102,12 @@ typedef struct ppo {
     rl_mlp head_pi, head_v; /* shared only */
     rl_adam adam;
     rl_rollout ro;
+    /* dist (masked or MultiDiscrete actions): the policy; beside the
+       rollout, each row's action [T][N][comps] (MultiDiscrete; the
+       rollout's own actions otherwise) and mask [T][N][mask_width] */
+    rl_mpdist *dist;
+    int32_t *multi_actions;
+    uint8_t *masks;
     float *stored_h[2], *stored_c[2]; /* recurrent: the state carried into each rollout step [T][N][H] */
     rl_obs_norm norm;                 /* normalize_obs */
     rl_return_norm rnorm;             /* normalize_reward (Stable-Baselines3's VecNormalize) */
@@ -104,6 +119,12 @@ typedef struct ppo {
     double progress;
     ppo_sums m;
 } ppo;
+
+/* The rows' actions: comps ints each, in multi_actions or the rollout. */
+static inline int32_t *ppo_actions(ppo *p)
+{
+    return p->multi_actions ? p->multi_actions : p->ro.actions;
+}
 
 /* ppo_net.c: policy logits and values (values may be NULL) for B rows in
    inference mode, advancing the recurrent states st[] when given. */

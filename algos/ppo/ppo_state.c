@@ -29,6 +29,34 @@ static int learner_state(ppo *p, const rl_state_io *io, int load, char *err, siz
     return RL_OK;
 }
 
+/* Masked or MultiDiscrete actions: the rollout's actions of every
+   component and masks, each loaded action in range and allowed by its
+   row's mask (the logits it indexes). */
+static int dist_state(ppo *p, const rl_state_io *io, int load, size_t TN, char *err, size_t errlen)
+{
+    int rc;
+    size_t C = p->cfg.comps, W = p->cfg.mask_width;
+    if (p->multi_actions &&
+        (rc = rl_state_blob(io, load, "rollout/", "multi_actions", p->multi_actions, TN * C * 4, err, errlen)))
+        return rc;
+    if (p->masks && (rc = rl_state_blob(io, load, "rollout/", "masks", p->masks, TN * W, err, errlen))) return rc;
+    if (!load || !p->dist) return RL_OK;
+    const uint32_t *nvec = rl_mpdist_nvec(p->dist);
+    const int32_t *acts = ppo_actions(p);
+    for (size_t r = 0; r < TN; r++) {
+        const uint8_t *m = p->masks ? p->masks + r * W : NULL;
+        for (size_t k = 0; k < C; m = m ? m + nvec[k] : NULL, k++) {
+            int32_t a = acts[r * C + k];
+            if ((uint32_t)a < nvec[k] && (!m || m[a])) continue;
+            RL_ERRF(err, errlen, "tensor 'rollout/%s' holds action %d in row %zu (component %zu), which %s",
+                    C > 1 ? "multi_actions" : "actions", (int)a, r, k,
+                    (uint32_t)a < nvec[k] ? "its mask in 'rollout/masks' forbids" : "is out of range");
+            return RL_ECORRUPT;
+        }
+    }
+    return RL_OK;
+}
+
 /* The rollout so far, the LSTM states and the metric sums: with these a
    resumed run continues exactly. */
 static int rollout_state(ppo *p, const rl_state_io *io, int load, char *err, size_t errlen)
@@ -55,6 +83,7 @@ static int rollout_state(ppo *p, const rl_state_io *io, int load, char *err, siz
     }
     if ((rc = rl_rollout_arrays_state(&p->ro, io, load, err, errlen))) return rc;
     size_t TN = (size_t)p->cfg.n_steps * p->cfg.num_envs, H = p->cfg.lstm_hidden;
+    if ((rc = dist_state(p, io, load, TN, err, errlen))) return rc;
     /* The training LSTM states; the evaluation ones are not state: every
        evaluation starts its episodes afresh (zero states), and leaving them
        out lets `rlhost eval` load the checkpoint with any number of envs. */
@@ -126,6 +155,23 @@ static int tower_ops(const tower *t, const char *name, char *buf, size_t cap)
     return rl_mlp_ops(&t->mlp, pre, buf, cap);
 }
 
+/* The discrete greedy rule: the argmax (or a sample) of the logits; with
+   "nvec", of each component's slice of them; "masked": over the actions
+   the observation's mask allows.  Nonzero when it does not fit. */
+static int describe_dist(const ppo *p, char *buf, size_t cap)
+{
+    size_t n = (size_t)snprintf(buf, cap, "{\"%s\":\"logits\"", p->cfg.det_eval ? "argmax" : "sample_softmax");
+    if (p->cfg.comps > 1) {
+        const uint32_t *nvec = rl_mpdist_nvec(p->dist);
+        for (uint32_t k = 0; k < p->cfg.comps && n < cap; k++)
+            n += (size_t)snprintf(buf + n, cap - n, "%s%u", k ? "," : ",\"nvec\":[", nvec[k]);
+        if (n < cap) n += (size_t)snprintf(buf + n, cap - n, "]");
+    }
+    if (n < cap && p->cfg.mask_width) n += (size_t)snprintf(buf + n, cap - n, ",\"masked\":true");
+    if (n < cap) n += (size_t)snprintf(buf + n, cap - n, "}");
+    return n >= cap;
+}
+
 /* The policy as rlhost.policy/1 (docs/run-directory.md,
    "Checkpoints describe their policy"): input normalization, then the actor's logits and the
    critic's value as ops over the checkpoint's tensors; greedy is the argmax
@@ -153,12 +199,14 @@ static int ppo_describe(const ppo *p, const rl_state_io *io, char *err, size_t e
         RL_ERRF(err, errlen, "the network is too large to describe");
         return RL_EINVAL;
     }
-    char greedy[96];
-    if (p->cfg.box) /* the means (the host clips them into the box), or a sample with the log-stds */
+    char greedy[2048];
+    if (p->cfg.box) { /* the means (the host clips them into the box), or a sample with the log-stds */
         snprintf(greedy, sizeof greedy, "{\"%s\":\"mean\",\"log_std\":\"%s\"}",
                  p->cfg.det_eval ? "identity" : "sample_gaussian", p->cfg.shared ? "pi/log_std" : "actor/log_std");
-    else
-        snprintf(greedy, sizeof greedy, "{\"%s\":\"logits\"}", p->cfg.det_eval ? "argmax" : "sample_softmax");
+    } else if (describe_dist(p, greedy, sizeof greedy)) {
+        RL_ERRF(err, errlen, "the action space is too large to describe");
+        return RL_EINVAL;
+    }
     const char *names[2] = {p->cfg.box ? "mean" : "logits", "value"}, *ops[2] = {actor, critic};
     return rl_policy_meta(io, "ppo", p->cfg.obs_size, p->cfg.norm_obs ? "state/obs_" : NULL, 10.0f, 2, names, ops,
                           greedy, err, errlen);

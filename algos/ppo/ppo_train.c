@@ -137,6 +137,39 @@ static void box_losses(ppo *p, uint32_t M, uint32_t Mg, float clip, double amean
     rl_replicas_sum_f64(p->rep, part, 5);
 }
 
+/* minibatch_losses through dist (masked or MultiDiscrete actions): each
+   row's log-probability and entropy under its stored mask, their
+   gradients into the logits (none on a masked logit). */
+static void dist_losses(ppo *p, uint32_t M, uint32_t Mg, float clip, double amean, double astd, double part[5])
+{
+    size_t C = p->cfg.comps, W = p->cfg.mask_width;
+    const int32_t *acts = ppo_actions(p);
+    for (uint32_t r = 0; r < M; r++) {
+        uint32_t row = p->ws.rows_idx[r];
+        memcpy(p->ws.mb_act + r * C, acts + row * C, C * sizeof(int32_t));
+        if (W) memcpy(p->ws.mb_mask + r * W, p->masks + row * W, W);
+    }
+    double ent = rl_mpdist_logp(p->dist, p->ws.logits, W ? p->ws.mb_mask : NULL, p->ws.mb_act, NULL, M, p->ws.mb_logp);
+    double pg = 0, vl = 0, kl = 0, clipped_n = 0;
+    for (uint32_t r = 0; r < M; r++) {
+        uint32_t row = p->ws.rows_idx[r];
+        float adv = p->ro.adv[row], lp = p->ws.mb_logp[r], dlogp, ratio;
+        if (p->cfg.norm_adv && Mg > 1) adv = (float)((adv - amean) / (astd + 1e-8));
+        int was_clipped;
+        pg += ppo_policy_loss(lp, p->ro.logp[row], adv, clip, &dlogp, &was_clipped, &ratio);
+        clipped_n += was_clipped;
+        kl += (ratio - 1.0f) - (lp - p->ro.logp[row]);
+        p->ws.mb_glogp[r] = dlogp / Mg;
+        float dvr;
+        vl += ppo_value_loss(p->cfg.vloss, p->ws.vpred[r], p->ro.values[row], p->ro.ret[row], p->cfg.vclip, &dvr);
+        p->ws.dv[r] = p->cfg.vf_coef * dvr / Mg;
+    }
+    rl_mpdist_backward(p->dist, p->ws.logits, p->ws.mb_act, NULL, M, p->ws.mb_glogp, -p->cfg.ent_coef / Mg,
+                       p->ws.dlogits, NULL);
+    part[0] = pg, part[1] = vl, part[2] = ent, part[3] = kl, part[4] = clipped_n;
+    rl_replicas_sum_f64(p->rep, part, 5);
+}
+
 static void minibatch_losses(ppo *p, uint32_t M, uint32_t Mg, float clip, double part[5])
 {
     uint32_t A = p->cfg.n_actions;
@@ -154,6 +187,10 @@ static void minibatch_losses(ppo *p, uint32_t M, uint32_t Mg, float clip, double
     double pg = 0, vl = 0, ent = 0, kl = 0, clipped_n = 0;
     if (p->cfg.box) {
         box_losses(p, M, Mg, clip, amean, astd, part);
+        return;
+    }
+    if (p->dist) {
+        dist_losses(p, M, Mg, clip, amean, astd, part);
         return;
     }
     for (uint32_t r = 0; r < M; r++) {
@@ -239,7 +276,7 @@ int ppo_train_rollout(ppo *p, char *err, size_t errlen)
                 memcpy(p->ws.rows_idx, p->ws.perm + start, M * sizeof(uint32_t));
             gather(p, M, S);
             train_forward(p, Lm, S);
-            if (!p->cfg.box) rl_log_softmax(p->ws.logp_all, p->ws.logits, M, p->cfg.n_actions);
+            if (!p->cfg.box && !p->dist) rl_log_softmax(p->ws.logp_all, p->ws.logits, M, p->cfg.n_actions);
             uint32_t Mg = M * p->cfg.replicas;
             double part[5];
             minibatch_losses(p, M, Mg, clip, part);

@@ -497,7 +497,13 @@ static int cmd_info(cli *c)
         const char *kn = rl__kind_name(d->kind);
         if (found) printf("\n");
         found = 1;
-        printf("%s %s %s — %s\nfile: %s\n\n", kn, d->name, d->version, d->description, p->path);
+        printf("%s %s %s — %s\nfile: %s\n", kn, d->name, d->version, d->description, p->path);
+        if (d->kind == RL_KIND_ALGO) {
+            char takes[128];
+            rl__algo_takes(d, takes, sizeof takes);
+            printf("takes: %s\n", takes);
+        }
+        printf("\n");
         char title[128];
         snprintf(title, sizeof title, "options (%s = { ... }):", kn);
         if (d->kind == RL_KIND_ENV) {

@@ -148,8 +148,8 @@ static int play_loop(game *g, uint32_t episodes, double fps)
         }
         show_frame(g, frame, ep, episodes, fps);
         rl__vecenv *v = &g->v;
-        int rc = rl__space_act(&v->space, g->avt, g->algo, RL_MODE_EVAL, v->io.obs, v->episode_start, v->actions, v->n,
-                               err, sizeof err);
+        int rc = rl__space_act(&v->space, g->avt, g->algo, RL_MODE_EVAL, v->io.obs, v->episode_start, v->io.action_mask,
+                               v->actions, v->n, err, sizeof err);
         if (rc == RL_OK) rc = rl__vecenv_step(v, err, sizeof err);
         if (rc != RL_OK) {
             rl__log(RL_LOG_ERROR, NULL, "%s", err[0] ? err : rl_strerror(rc));

@@ -13,6 +13,7 @@
 
 static const char *const obs_modes[] = {"features", "grid", "window", NULL};
 static const char *const action_modes[] = {"absolute", "relative", NULL};
+static const char *const mask_modes[] = {"none", "reverse", "deadly", NULL};
 
 enum {
     OPT_WIDTH,
@@ -31,6 +32,7 @@ enum {
     OPT_SNAKES,
     OPT_FOOD_COUNT,
     OPT_TAIL_REACH,
+    OPT_ACTION_MASK,
     OPT_N
 };
 
@@ -64,6 +66,9 @@ static const rl_option_def options[OPT_N] = {
     [OPT_TAIL_REACH] = RL_OPTION_BOOL("tail_reach", "false",
                                       "with flood_fill: append, per action, whether the tail stays reachable "
                                       "after it"),
+    [OPT_ACTION_MASK] = RL_OPTION_ENUM("action_mask", "none", mask_modes,
+                                       "masks the env writes: none; reverse: absolute moves back into the neck; "
+                                       "deadly: also moves into a wall or a body (unless every move is)"),
 };
 
 typedef struct snake_env {
@@ -71,6 +76,7 @@ typedef struct snake_env {
     uint32_t n, obs_size, n_actions;
     uint32_t k, n_food; /* snakes per board (1: snake_rules alone) and food cells */
     int mode, flood, order, tail;
+    int mask;            /* 0 none, 1 reverse, 2 deadly */
     sn_state *s;         /* n x k, board-major */
     sn_board *boards;    /* k > 1: n boards */
     uint32_t *food;      /* k > 1: n x n_food */
@@ -111,6 +117,7 @@ static void read_options(snake_env *e, const rl_value *o, uint32_t num_envs)
     e->flood = (int)o[OPT_FLOOD_FILL].i;
     e->tail = (int)o[OPT_TAIL_REACH].i;
     e->order = (int)o[OPT_BODY_ORDER].i;
+    e->mask = (int)o[OPT_ACTION_MASK].i;
     c->pad = e->mode == SN_OBS_WINDOW ? (uint32_t)o[OPT_VISION].i : 1;
     e->n = num_envs;
     e->n_actions = c->relative_actions ? 3 : 4;
@@ -128,6 +135,14 @@ static int validate(const snake_env *e, char *err, size_t errlen)
     /* the snake starts straight in any of the four directions */
     if (c->initial_length > c->width || c->initial_length > c->height) {
         RL_ERRF(err, errlen, "initial_length %u does not fit a %ux%u board", c->initial_length, c->width, c->height);
+        return RL_EINVAL;
+    }
+    if (e->mask == 1 && c->relative_actions) {
+        RL_ERRF(err, errlen, "action_mask = \"reverse\" needs actions = \"absolute\" (relative actions never reverse)");
+        return RL_EINVAL;
+    }
+    if (e->mask && e->k > 1) {
+        RL_ERRF(err, errlen, "action_mask needs snakes = 1 (there are %u per board)", e->k);
         return RL_EINVAL;
     }
     if (e->order && e->mode != SN_OBS_GRID) {
@@ -258,6 +273,11 @@ static int sn_create_env(const rl_env_args *args, void **out, rl_env_info *info,
         rc = RL_EINVAL;
         goto fail;
     }
+    if (e->mask && rl_env_info_set_masks(info) != 0) {
+        RL_ERRF(err, errlen, "action_mask needs a host that takes action masks (ABI 1.6)");
+        rc = RL_EINVAL;
+        goto fail;
+    }
     *out = e;
     return RL_OK;
 fail:
@@ -301,6 +321,13 @@ static void write_env_obs(snake_env *e, uint32_t i, void *dst)
     }
 }
 
+/* Env i's action mask into row i of masks, when it masks (the host that
+   let it declare masks hands it the buffers). */
+static void write_env_mask(const snake_env *e, uint32_t i, uint8_t *masks)
+{
+    if (e->mask) sn_action_mask(&e->cfg, &e->s[i], e->mask == 2, masks + (size_t)i * e->n_actions);
+}
+
 static void sn_reset_range(void *env, const rl_env_io *io, uint32_t first, uint32_t count)
 {
     snake_env *e = env;
@@ -315,6 +342,7 @@ static void sn_reset_range(void *env, const rl_env_io *io, uint32_t first, uint3
     for (uint32_t i = first; i < first + count; i++) {
         sn_reset(&e->cfg, &e->s[i]);
         write_env_obs(e, i, (uint8_t *)io->obs + i * ob);
+        write_env_mask(e, i, io->action_mask);
     }
 }
 
@@ -374,10 +402,12 @@ static void sn_step_range(void *env, const rl_env_io *io, uint32_t first, uint32
         if (out != SN_GO_ON) {
             /* After a death the board still shows the pre-move state. */
             write_env_obs(e, i, (uint8_t *)io->final_obs + i * ob);
+            write_env_mask(e, i, io->final_mask);
             io->scores[i] = (float)s->score;
             sn_reset(&e->cfg, s);
         }
         write_env_obs(e, i, (uint8_t *)io->obs + i * ob);
+        write_env_mask(e, i, io->action_mask);
     }
 }
 

@@ -173,6 +173,23 @@ int sn_action_dir(const sn_config *c, const sn_state *s, int action)
     return action;
 }
 
+void sn_action_mask(const sn_config *c, const sn_state *s, int deadly, uint8_t *mask)
+{
+    uint32_t n = c->relative_actions ? 3 : 4;
+    for (uint32_t a = 0; a < n; a++) mask[a] = c->relative_actions || s->length <= 1 || (int)a != ((s->dir + 2) & 3);
+    if (!deadly || !s->length) return;
+    uint32_t head = s->body[s->head], tail = sn_tail_index(c, s), safe = 0;
+    uint8_t keep[4];
+    for (uint32_t a = 0; a < n; a++) {
+        uint32_t next = (uint32_t)((int)head + sn_delta(c, sn_action_dir(c, s, (int)a)));
+        uint8_t code = s->cells[next];
+        keep[a] = mask[a] && code != SN_WALL && !(code == SN_BODY && next != tail);
+        safe += keep[a];
+    }
+    if (safe)
+        for (uint32_t a = 0; a < n; a++) mask[a] = keep[a];
+}
+
 int sn_manhattan(const sn_config *c, uint32_t a, uint32_t b)
 {
     uint32_t pw = sn_padded_width(c);

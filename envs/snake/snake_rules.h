@@ -99,6 +99,13 @@ int sn_manhattan(const sn_config *c, uint32_t a, uint32_t b);
 /* Absolute direction an action leads to (the reverse-into-neck rule
    applied). */
 int sn_action_dir(const sn_config *c, const sn_state *s, int action);
+/* The action mask of s (n_actions bytes, 1 where allowed).  Absolute
+   actions never allow the move back into the neck (it would go straight
+   on: a second name for another action); deadly also forbids every move
+   into a wall or a body cell other than the tail, unless all of them are
+   deadly (then the ones reverse allows stay allowed: the snake dies
+   whatever it does). */
+void sn_action_mask(const sn_config *c, const sn_state *s, int deadly, uint8_t *mask);
 /* Fraction of the board's free cells reachable from the head after moving
    in direction dir (0 if that move dies); marks needs cells_bytes bytes,
    queue body_capacity entries.  Exact BFS of the position after the move. */

@@ -7,8 +7,9 @@
  *     the plugin typed values in the same order: args->options[OPT_...]),
  *     written with the RL_OPTION_* macros;
  *   - an rl_algo_vtable: create / destroy / act / observe / update / metrics,
- *     and act_box for continuous (box) action spaces, declared with
- *     RL_DESC_BOX in the descriptor;
+ *     act_box for continuous (box) action spaces, declared with RL_DESC_BOX
+ *     in the descriptor, and act_masked for action masks and MultiDiscrete
+ *     actions (RL_DESC_MASKS, RL_DESC_MULTI_DISCRETE);
  *   - the rl.algo.state/1 capability: its state in checkpoints, so `rlhost
  *     eval` and `play` of its runs and `run --resume` work, loaded state
  *     checked before use;
@@ -22,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rlhost/dist.h> /* rl_uniform_masked */
 #include <rlhost/plugin.h>
 #include <rlhost/rlcore.h>
 
@@ -36,12 +38,14 @@ static const rl_option_def options[OPT_N] = {
 
 typedef struct random_algo {
     uint32_t n_actions; /* discrete spaces */
+    uint32_t comps;     /* ints per action: MultiDiscrete's components, else 1 */
+    uint32_t *nvec;     /* choices of each component: {n_actions} for Discrete */
     uint32_t dim;       /* box spaces: floats per action (0 for discrete) */
     float *low, *high;  /* box: the bounds, [dim] */
     float sticky;
     uint32_t train, eval; /* rows: num_envs training envs, then num_eval_envs */
     rl_rng *rng;          /* one stream per row: results do not depend on batch order */
-    int32_t *last;        /* each row's previous action (discrete) */
+    int32_t *last;        /* each row's previous action (discrete), [rows][comps] */
     float *last_box;      /* each row's previous action (box), [rows][dim] */
     uint64_t acted;
 } random_algo;
@@ -53,6 +57,7 @@ static void ra_destroy(void *algo)
     free(a->rng);
     free(a->last);
     free(a->last_box);
+    free(a->nvec);
     free(a->low);
     free(a->high);
     free(a);
@@ -67,13 +72,19 @@ static int ra_create(const rl_algo_args *args, void **out, char *err, size_t err
     }
     const rl_env_info *env = args->env;
     a->n_actions = env->n_actions;
+    a->comps = rl_env_info_action_ints(env);
     a->sticky = (float)args->options[OPT_STICKY].f;
     a->train = args->num_envs;
     a->eval = args->num_eval_envs;
     size_t rows = (size_t)a->train + a->eval;
     a->rng = calloc(rows, sizeof *a->rng);
-    a->last = calloc(rows, sizeof *a->last);
-    int ok = a->rng && a->last;
+    a->last = calloc(rows * a->comps, sizeof *a->last);
+    a->nvec = malloc(a->comps * sizeof *a->nvec);
+    int ok = a->rng && a->last && a->nvec;
+    if (ok && rl_env_info_action_kind(env) == RL_SPACE_MULTI_DISCRETE)
+        memcpy(a->nvec, env->action_nvec, a->comps * sizeof *a->nvec);
+    else if (ok)
+        a->nvec[0] = env->n_actions;
     if (ok && rl_env_info_action_kind(env) == RL_SPACE_BOX) { /* the host checked the bounds */
         a->dim = env->action_dim;
         a->low = malloc(a->dim * sizeof *a->low);
@@ -96,8 +107,12 @@ static int ra_create(const rl_algo_args *args, void **out, char *err, size_t err
     return RL_OK;
 }
 
-static int ra_act(void *algo, rl_act_mode mode, const void *obs, const uint8_t *episode_start, int32_t *actions,
-                  uint32_t count, char *err, size_t errlen)
+/* Discrete and MultiDiscrete actions, each component uniform among the
+   choices the row's mask allows (masks NULL: all of them; the host checks
+   that every row allows one).  A sticky row repeats its previous action
+   when the mask still allows it. */
+static int ra_act_masked(void *algo, rl_act_mode mode, const void *obs, const uint8_t *episode_start,
+                         const uint8_t *masks, int32_t *actions, uint32_t count, char *err, size_t errlen)
 {
     random_algo *a = algo;
     (void)obs;
@@ -106,14 +121,27 @@ static int ra_act(void *algo, rl_act_mode mode, const void *obs, const uint8_t *
         RL_ERRF(err, errlen, "act called for %u envs, created for %u", count, rows);
         return RL_EINVAL;
     }
+    uint32_t width = 0; /* of a mask row */
+    for (uint32_t c = 0; c < a->comps; c++) width += a->nvec[c];
     for (uint32_t k = 0; k < count; k++) {
         uint32_t i = first + k;
+        int32_t *last = a->last + (size_t)i * a->comps;
+        const uint8_t *mask = masks ? masks + (size_t)k * width : NULL;
         int keep = !episode_start[k] && a->sticky > 0 && rl_rng_uniform(&a->rng[i]) < a->sticky;
-        if (!keep) a->last[i] = (int32_t)rl_rng_below(&a->rng[i], a->n_actions);
-        actions[k] = a->last[i];
+        for (uint32_t c = 0; keep && mask && c < a->comps; mask += a->nvec[c++]) keep = mask[last[c]] != 0;
+        mask = masks ? masks + (size_t)k * width : NULL;
+        for (uint32_t c = 0; !keep && c < a->comps; mask = mask ? mask + a->nvec[c] : NULL, c++)
+            last[c] = rl_uniform_masked(mask, a->nvec[c], &a->rng[i]);
+        memcpy(actions + (size_t)k * a->comps, last, a->comps * sizeof *last);
     }
     a->acted += count;
     return RL_OK;
+}
+
+static int ra_act(void *algo, rl_act_mode mode, const void *obs, const uint8_t *episode_start, int32_t *actions,
+                  uint32_t count, char *err, size_t errlen)
+{
+    return ra_act_masked(algo, mode, obs, episode_start, NULL, actions, count, err, errlen);
 }
 
 /* The same for a box: each dimension uniform in [low, high]. */
@@ -175,7 +203,8 @@ static int ra_state(random_algo *a, const rl_state_io *io, int load, char *err, 
 {
     int rc;
     if ((rc = rl_state_blob(io, load, "random/", "rng", a->rng, a->train * sizeof *a->rng, err, errlen)) ||
-        (rc = rl_state_blob(io, load, "random/", "last", a->last, a->train * sizeof *a->last, err, errlen)) ||
+        (rc = rl_state_blob(io, load, "random/", "last", a->last, (size_t)a->train * a->comps * sizeof *a->last, err,
+                            errlen)) ||
         (rc = rl_state_blob(io, load, "random/", "acted", &a->acted, sizeof a->acted, err, errlen)))
         return rc;
     size_t box = (size_t)a->train * a->dim;
@@ -189,8 +218,12 @@ static int ra_state(random_algo *a, const rl_state_io *io, int load, char *err, 
         if ((rc = rl_state_check_f("random/last_box", a->last_box[k], a->low[k % a->dim], a->high[k % a->dim], err,
                                    errlen)))
             return rc;
-    if (a->dim) return RL_OK;
-    return rl_state_check_i32s("random/last", a->last, a->train, 0, (int32_t)a->n_actions - 1, err, errlen);
+    for (uint32_t i = 0; !a->dim && i < a->train; i++) /* each component in range: sticky rows repeat it */
+        for (uint32_t c = 0; c < a->comps; c++)
+            if ((rc = rl_state_check_i32s("random/last", &a->last[(size_t)i * a->comps + c], 1, 0,
+                                          (int32_t)a->nvec[c] - 1, err, errlen)))
+                return rc;
+    return RL_OK;
 }
 
 /* The rl.algo.state/1 table: save and load both call ra_state. */
@@ -212,6 +245,7 @@ static const rl_algo_vtable vtable = {
     .metrics = ra_metrics,
     .get_extension = ra_get_extension,
     .act_box = ra_act_box,
+    .act_masked = ra_act_masked,
 };
 
 static const rl_plugin_desc desc = {
@@ -223,7 +257,7 @@ static const rl_plugin_desc desc = {
     .options = options,
     .n_options = OPT_N,
     .vtable = &vtable,
-    .flags = RL_DESC_BOX /* discrete and box actions */,
+    .flags = RL_DESC_BOX | RL_DESC_MASKS | RL_DESC_MULTI_DISCRETE, /* every action space, masked or not */
 };
 
 /* The exported entry for a .so with this one descriptor.  A .so with

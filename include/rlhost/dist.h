@@ -57,6 +57,14 @@ int32_t rl_argmax(const float *row, uint32_t n);
 void rl_log_softmax_masked(float *logp, const float *logits, const uint8_t *mask, uint32_t batch, uint32_t n);
 /* Index of the largest valid value (first on ties; mask NULL: any). */
 int32_t rl_argmax_masked(const float *row, const uint8_t *mask, uint32_t n);
+/* An action drawn uniformly among the valid ones of n (mask NULL: all),
+   with one rl_rng_below draw: epsilon-greedy's random action. */
+int32_t rl_uniform_masked(const uint8_t *mask, uint32_t n, rl_rng *rng);
+/* The mask rows of a transition's next observations, as a replay keeps
+   them: final_masks' row where the episode ended (terminated or
+   truncated), next_masks' otherwise; width bytes a row, t->count rows
+   into out.  Nothing when t carries no masks. */
+void rl_transition_next_masks(const rl_transition *t, uint32_t width, uint8_t *out);
 
 /* ---- MultiDiscrete: a product of k categoricals --------------------------
    nvec[k] choices per component, their logits side by side in one row of
@@ -165,6 +173,8 @@ void rl_mpdist_free(rl_mpdist *d); /* NULL-safe */
 /* Logits (or means) per row, and int32 per action (k, or 0 for a box). */
 uint32_t rl_mpdist_width(const rl_mpdist *d);
 uint32_t rl_mpdist_action_ints(const rl_mpdist *d);
+/* Choices of each component (rl_mpdist_action_ints of them); NULL for a box. */
+const uint32_t *rl_mpdist_nvec(const rl_mpdist *d);
 /* Actions for B rows: sampled from rng in row then component order, or
    the mode (rng NULL); into act [B][k] or box [B][n]. */
 void rl_mpdist_act(rl_mpdist *d, const float *out, const uint8_t *mask, uint32_t B, rl_rng *rng, int32_t *act,

@@ -112,6 +112,13 @@ typedef struct rlh_buffers {
     uint8_t *episode_start;   /* [num_envs]: obs begins an episode */
     double *episode_return;   /* [num_envs]: return of the episode that ended */
     uint32_t *episode_length; /* [num_envs]: its length in env steps */
+    /* An env that masks its actions (rl_env_info_mask_width > 0), else
+       NULL; host-owned, read-only, [num_envs][mask width] bytes: the mask
+       of obs (nonzero where an action is allowed; a step refuses an action
+       the mask forbids), and of final_obs where an episode ended.
+       MultiDiscrete actions are [num_envs][action_dim] int32s. */
+    uint8_t *action_mask;
+    uint8_t *final_mask;
 } rlh_buffers;
 
 rlh_vec *rlh_vec_open(rlh_host *h, const char *name, uint32_t num_envs, uint64_t seed, const char *options, char *err,
@@ -245,6 +252,11 @@ uint64_t rlh_policy_step(const rlh_policy *p);
    infinity is RL_EINVAL, naming the row and element. */
 int rlh_policy_act(rlh_policy *p, const void *obs, const uint8_t *episode_start, void *actions, uint32_t count,
                    char *err, size_t errlen);
+/* As rlh_policy_act, for a policy whose env masks its actions: masks is
+   count rows of the mask width (rlh_buffers.action_mask), and every action
+   chosen is one the row allows.  masks NULL: every action allowed. */
+int rlh_policy_act_masked(rlh_policy *p, const void *obs, const uint8_t *episode_start, const uint8_t *masks,
+                          void *actions, uint32_t count, char *err, size_t errlen);
 /* The checkpoint the policy acts with, as the bytes of a safetensors file:
    the tensors and metadata read and validated at open (checkpoint.prev's
    when the newest was damaged), not the file as it is now.  *data lives

@@ -39,7 +39,7 @@ extern "C" {
 #endif
 
 #define RL_ABI_MAJOR 1
-#define RL_ABI_MINOR 5
+#define RL_ABI_MINOR 6
 /* The history of major version 1; a plugin built for minor m loads in any
    host of minor >= m, and reads a field of a later minor only through
    RL_HAS_FIELD (or the helpers below, which do).
@@ -60,7 +60,13 @@ extern "C" {
         (rl_replicas.reduce_scatter_f32 and allgather_f32).
    1.4  the option flag RL_OPT_TRAINING (training wrappers an evaluation
         leaves at their default).
-   1.5  rl_algo_args.steps (the run's step count, for schedules in act). */
+   1.5  rl_algo_args.steps (the run's step count, for schedules in act).
+   1.6  spaces: action masks (rl_env_info.action_mask, rl_env_io.action_mask
+        and final_mask, the masks of rl_transition), MultiDiscrete actions
+        (RL_SPACE_MULTI_DISCRETE with rl_env_info.action_nvec), composite
+        observations (rl_obs_part), rl_algo_vtable.act_masked and the
+        descriptor flags RL_DESC_MASKS, RL_DESC_MULTI_DISCRETE and
+        RL_DESC_OBS_PARTS. */
 
 /* Nonzero when the struct at p, written by a side whose struct_size says
    how much it holds, has the field FIELD of TYPE: the one check before
@@ -242,6 +248,43 @@ static inline size_t rl_dtype_size(rl_dtype d)
     return 0;
 }
 
+/* ABI 1.6: one named part of a composite observation (a Gymnasium Dict
+   or Tuple space).  The parts lie in one row of bytes, so the host still
+   moves one row per env through every buffer: the env's rl_env_info then
+   says obs_dtype U8, obs_ndim 1, obs_size the row's bytes and obs_scale 1,
+   and each part says where it lies and what it holds.  An algorithm reads
+   the parts (RL_DESC_OBS_PARTS); <rlhost/parts.h> turns a row into the
+   network input. */
+typedef struct rl_obs_part {
+    uint32_t struct_size;
+    const char *name;  /* [A-Za-z0-9_]+, unique in the observation */
+    uint32_t kind;     /* RL_PART_BOX or RL_PART_DISCRETE */
+    rl_dtype dtype;    /* BOX: U8 or F32; DISCRETE: U8 or I32 */
+    uint32_t ndim;     /* 1 to 4 */
+    uint32_t shape[4]; /* row-major */
+    uint32_t offset;   /* bytes from the row's start, a multiple of the
+                          dtype's size; parts do not overlap */
+    float scale;       /* BOX: multiply an element by it for the network
+                          (1/255 for pixels); DISCRETE: unused */
+    /* DISCRETE: categories of each element (product of shape of them),
+       each element an index in [0, nvec[k]), one-hot encoded for the
+       network as SB3 does (Discrete and MultiDiscrete spaces). */
+    const uint32_t *nvec;
+} rl_obs_part;
+
+/* rl_obs_part.kind */
+#define RL_PART_BOX 0u
+#define RL_PART_DISCRETE 1u
+#define RL_OBS_MAX_PARTS 32
+
+/* Elements of a part: the product of its shape. */
+static inline uint32_t rl_obs_part_elems(const rl_obs_part *p)
+{
+    uint32_t n = 1;
+    for (uint32_t d = 0; d < p->ndim && d < 4; d++) n *= p->shape[d];
+    return n;
+}
+
 /* What an env instance produces.  Filled by env create. */
 typedef struct rl_env_info {
     uint32_t struct_size;
@@ -282,6 +325,18 @@ typedef struct rl_env_info {
        time limit, Gymnasium's max_episode_steps), or 0 when episodes have
        no fixed limit. */
     uint32_t max_episode_steps;
+    /* ABI 1.6: RL_SPACE_MULTI_DISCRETE actions: action_dim components,
+       component k an int32 in [0, action_nvec[k]) (valid until destroy). */
+    const uint32_t *action_nvec;
+    /* ABI 1.6: nonzero when the env writes an action mask row per env with
+       every reset and step (rl_env_io.action_mask): one byte per discrete
+       action, or per choice of every MultiDiscrete component in order
+       (rl_env_info_mask_width), nonzero where the action is allowed. */
+    uint32_t action_mask;
+    /* ABI 1.6, optional: a composite observation's parts (see
+       rl_obs_part), valid until destroy; 0 and NULL for one tensor. */
+    uint32_t n_obs_parts;
+    const rl_obs_part *obs_parts;
 } rl_env_info;
 
 /* The host checks an env's observation description once, when it opens
@@ -294,6 +349,7 @@ typedef struct rl_env_info {
 /* rl_env_info.action_kind */
 #define RL_SPACE_DISCRETE 0u
 #define RL_SPACE_BOX 1u
+#define RL_SPACE_MULTI_DISCRETE 2u /* ABI 1.6 */
 
 /* For env create: declares a box of dim float32 actions (low, high: dim
    values each, valid until destroy).  0, or -1 when the host's
@@ -320,6 +376,66 @@ static inline void rl_env_info_set_time_limit(rl_env_info *info, uint32_t steps)
 static inline uint32_t rl_env_info_action_kind(const rl_env_info *info)
 {
     return RL_HAS_FIELD(info, rl_env_info, action_kind) ? info->action_kind : RL_SPACE_DISCRETE;
+}
+
+/* For env create (ABI 1.6): declares dim MultiDiscrete components, nvec
+   choices each (valid until destroy).  0, or -1 when the host's
+   rl_env_info has no room for it (refuse the config then). */
+static inline int rl_env_info_set_multi_discrete(rl_env_info *info, uint32_t dim, const uint32_t *nvec)
+{
+    if (!RL_HAS_FIELD(info, rl_env_info, action_nvec)) return -1;
+    info->action_kind = RL_SPACE_MULTI_DISCRETE;
+    info->action_dim = dim;
+    info->action_nvec = nvec;
+    return 0;
+}
+
+/* For env create (ABI 1.6): the env writes action masks.  0, or -1 when
+   the host's rl_env_info has no room for it (the host then never reads a
+   mask, so an env that cannot act unmasked refuses the config). */
+static inline int rl_env_info_set_masks(rl_env_info *info)
+{
+    if (!RL_HAS_FIELD(info, rl_env_info, action_mask)) return -1;
+    info->action_mask = 1;
+    return 0;
+}
+
+/* For env create (ABI 1.6): a composite observation of n parts.  0, or -1
+   when the host's rl_env_info has no room for it. */
+static inline int rl_env_info_set_parts(rl_env_info *info, uint32_t n, const rl_obs_part *parts)
+{
+    if (!RL_HAS_FIELD(info, rl_env_info, obs_parts)) return -1;
+    info->n_obs_parts = n;
+    info->obs_parts = parts;
+    return 0;
+}
+
+/* Bytes of one env's mask row: 0 when the env does not mask; n_actions,
+   or the sum of action_nvec for MultiDiscrete. */
+static inline uint32_t rl_env_info_mask_width(const rl_env_info *info)
+{
+    if (!RL_HAS_FIELD(info, rl_env_info, action_mask) || !info->action_mask) return 0;
+    if (info->action_kind == RL_SPACE_DISCRETE) return info->n_actions;
+    if (info->action_kind != RL_SPACE_MULTI_DISCRETE || !info->action_nvec) return 0;
+    uint32_t w = 0;
+    for (uint32_t k = 0; k < info->action_dim; k++) w += info->action_nvec[k];
+    return w;
+}
+
+/* int32 values of one env's action: action_dim for MultiDiscrete, else 1
+   (BOX actions are floats: see rl_env_io.box_actions). */
+static inline uint32_t rl_env_info_action_ints(const rl_env_info *info)
+{
+    return rl_env_info_action_kind(info) == RL_SPACE_MULTI_DISCRETE ? info->action_dim : 1;
+}
+
+/* The composite observation's parts, 0 (and *parts NULL) for one tensor
+   or a struct too old to say. */
+static inline uint32_t rl_env_info_parts(const rl_env_info *info, const rl_obs_part **parts)
+{
+    int has = RL_HAS_FIELD(info, rl_env_info, obs_parts) && info->obs_parts && info->n_obs_parts;
+    *parts = has ? info->obs_parts : NULL;
+    return has ? info->n_obs_parts : 0;
 }
 
 /* For env create: reports `agents` per env in info.  0 when stored (or
@@ -365,6 +481,13 @@ typedef struct rl_env_io {
     /* ABI 1.2, BOX action spaces: [num_envs][action_dim], read by step, each
        value inside the box (actions is NULL then) */
     const float *box_actions;
+    /* ABI 1.6, an env that masks (rl_env_info.action_mask): reset and step
+       write each env's mask row of the observation they write into obs,
+       [num_envs][mask width] bytes, and step writes final_mask's row (the
+       mask of final_obs) where an episode ended.  MultiDiscrete actions
+       are [num_envs][action_dim] int32s in actions. */
+    uint8_t *action_mask;
+    uint8_t *final_mask;
 } rl_env_io;
 
 typedef struct rl_env_vtable {
@@ -584,6 +707,13 @@ typedef struct rl_transition {
        env: an on-policy algorithm's log-probabilities stay those of its
        sample */
     const float *box_actions;
+    /* ABI 1.6: MultiDiscrete actions are [count][action_dim] in actions.
+       For an env that masks, [count][mask width] bytes each: the masks of
+       obs (what act_masked saw), of next_obs and of final_obs (valid
+       where an episode ended), NULL otherwise. */
+    const uint8_t *masks;
+    const uint8_t *next_masks;
+    const uint8_t *final_masks;
 } rl_transition;
 
 /* No struct_size (see the rules at the top): an array element. */
@@ -620,6 +750,14 @@ typedef struct rl_algo_vtable {
        chosen in rl_transition.box_actions.  Same threading as act. */
     int (*act_box)(void *algo, rl_act_mode mode, const void *obs, const uint8_t *episode_start, float *actions,
                    uint32_t count, char *err, size_t errlen);
+    /* ABI 1.6, required with RL_DESC_MASKS or RL_DESC_MULTI_DISCRETE: act
+       for a discrete or MultiDiscrete space, actions count rows of
+       rl_env_info_action_ints ints; masks count rows of the mask width
+       (NULL when the env does not mask: every action allowed).  The host
+       calls it instead of act for such an algorithm, and refuses an action
+       the mask forbids.  Same threading as act. */
+    int (*act_masked)(void *algo, rl_act_mode mode, const void *obs, const uint8_t *episode_start, const uint8_t *masks,
+                      int32_t *actions, uint32_t count, char *err, size_t errlen);
 } rl_algo_vtable;
 
 /* Optional: hear about evaluations, "rl.algo.eval/1".  Lets an algorithm
@@ -723,6 +861,13 @@ typedef struct rl_plugin_desc {
    is not thread-safe: a simulator with global state, an interpreter);
    the host then steps it without worker threads. */
 #define RL_DESC_SERIAL 0x8u
+/* ABI 1.6, algorithms, each through act_masked: the algorithm takes action
+   masks (an env that masks is refused to an algorithm without it), and
+   MultiDiscrete actions; and reads composite observations by their parts
+   (rl_env_info.obs_parts). */
+#define RL_DESC_MASKS 0x10u
+#define RL_DESC_MULTI_DISCRETE 0x20u
+#define RL_DESC_OBS_PARTS 0x40u
 
 typedef struct rl_plugin_entry {
     rl_abi_version abi; /* first, always: RL_ABI_MAJOR, RL_ABI_MINOR */

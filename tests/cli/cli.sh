@@ -12,7 +12,7 @@ trap 'rm -rf "$T"' EXIT
 CFG="$SRC/configs/cartpole_random.cfg"
 
 expect_rc 0 "--version" -- "$RLHOST" --version
-contains "$T/out" "plugin ABI 1.5" "--version names the ABI"
+contains "$T/out" "plugin ABI 1.6" "--version names the ABI"
 expect_rc 0 "--help" -- "$RLHOST" --help
 contains "$T/out" "usage: rlhost COMMAND" "--help prints usage"
 expect_rc 0 "run --help" -- "$RLHOST" run --help
@@ -215,7 +215,7 @@ kill -TERM $pid; wait $pid; rc=$?
 mkdir -p "$T/plugins"
 cp "$FIXTURES/bad_major.so" "$FIXTURES/garbage.so" "$T/plugins/"
 expect_rc 0 "run with broken plugins on the path" -- env RLHOST_PLUGIN_PATH="$T/plugins" "$RLHOST" run "$CFG" --out "$T/run6" --set run.steps=1000
-contains "$T/err" "bad_major.so was built for plugin ABI 99.5 but this rlhost speaks 1.5" "broken plugin warned about"
+contains "$T/err" "bad_major.so was built for plugin ABI 99.6 but this rlhost speaks 1.6" "broken plugin warned about"
 expect_rc 0 "list with broken plugins" -- "$RLHOST" list --plugin-path "$T/plugins"
 contains "$T/out" "refused:" "list shows refusals"
 # a plugin found twice: the first wins, list shows the shadowed one
@@ -356,26 +356,30 @@ contains "$T/err" "run.replicas                 2 (sharing the envs: they do not
 expect_rc 0 "list shows the plugin built against the 1.0 header" -- "$RLHOST" list --plugin-path "$FIXTURES"
 contains "$T/out" "abi10_algo" "the 1.0 plugin is listed, not refused"
 printf 'run: { steps = 400; eval_episodes = 2; replicas = 2; };\nenv: { plugin = "cartpole"; num_envs = 2; };\nalgo: { plugin = "abi10_algo"; needed = 0; };\n' > "$T/abi10.cfg"
-expect_rc 0 "a 1.0 algorithm trains under the 1.5 host" -- "$RLHOST" run "$T/abi10.cfg" --plugin-path "$FIXTURES" --out "$T/abi10"
+expect_rc 0 "a 1.0 algorithm trains under the 1.6 host" -- "$RLHOST" run "$T/abi10.cfg" --plugin-path "$FIXTURES" --out "$T/abi10"
 contains "$T/err" "run.replicas                 1 (algo 'abi10_algo' does not train data-parallel (no RL_DESC_REPLICAS; built for ABI 1.0))" "and runs as one replica, saying why"
 printf 'run: { steps = 400; eval_episodes = 2; };\nenv: { plugin = "abi10_env"; needed = 0; num_envs = 2; };\nalgo: { plugin = "random"; };\n' > "$T/abi10env.cfg"
-expect_rc 0 "a 1.0 env steps under the 1.5 host" -- "$RLHOST" run "$T/abi10env.cfg" --plugin-path "$FIXTURES" --out "$T/abi10env"
+expect_rc 0 "a 1.0 env steps under the 1.6 host" -- "$RLHOST" run "$T/abi10env.cfg" --plugin-path "$FIXTURES" --out "$T/abi10env"
 sed 's/abi10/abi11/g' "$T/abi10.cfg" > "$T/abi11.cfg"
-expect_rc 0 "a 1.1 algorithm trains under the 1.5 host" -- "$RLHOST" run "$T/abi11.cfg" --plugin-path "$FIXTURES" --out "$T/abi11"
+expect_rc 0 "a 1.1 algorithm trains under the 1.6 host" -- "$RLHOST" run "$T/abi11.cfg" --plugin-path "$FIXTURES" --out "$T/abi11"
 sed 's/abi10/abi11/g' "$T/abi10env.cfg" > "$T/abi11env.cfg"
-expect_rc 0 "a 1.1 env steps under the 1.5 host" -- "$RLHOST" run "$T/abi11env.cfg" --plugin-path "$FIXTURES" --out "$T/abi11env"
+expect_rc 0 "a 1.1 env steps under the 1.6 host" -- "$RLHOST" run "$T/abi11env.cfg" --plugin-path "$FIXTURES" --out "$T/abi11env"
 sed 's/abi10/abi12/g' "$T/abi10.cfg" > "$T/abi12.cfg"
-expect_rc 0 "a 1.2 algorithm trains under the 1.5 host" -- "$RLHOST" run "$T/abi12.cfg" --plugin-path "$FIXTURES" --out "$T/abi12"
+expect_rc 0 "a 1.2 algorithm trains under the 1.6 host" -- "$RLHOST" run "$T/abi12.cfg" --plugin-path "$FIXTURES" --out "$T/abi12"
 sed 's/abi10/abi12/g' "$T/abi10env.cfg" > "$T/abi12env.cfg"
-expect_rc 0 "a 1.2 env steps under the 1.5 host" -- "$RLHOST" run "$T/abi12env.cfg" --plugin-path "$FIXTURES" --out "$T/abi12env"
+expect_rc 0 "a 1.2 env steps under the 1.6 host" -- "$RLHOST" run "$T/abi12env.cfg" --plugin-path "$FIXTURES" --out "$T/abi12env"
 sed 's/abi10/abi13/g' "$T/abi10.cfg" > "$T/abi13.cfg"
-expect_rc 0 "a 1.3 algorithm trains under the 1.5 host" -- "$RLHOST" run "$T/abi13.cfg" --plugin-path "$FIXTURES" --out "$T/abi13"
+expect_rc 0 "a 1.3 algorithm trains under the 1.6 host" -- "$RLHOST" run "$T/abi13.cfg" --plugin-path "$FIXTURES" --out "$T/abi13"
 sed 's/abi10/abi13/g' "$T/abi10env.cfg" > "$T/abi13env.cfg"
-expect_rc 0 "a 1.3 env steps under the 1.5 host" -- "$RLHOST" run "$T/abi13env.cfg" --plugin-path "$FIXTURES" --out "$T/abi13env"
+expect_rc 0 "a 1.3 env steps under the 1.6 host" -- "$RLHOST" run "$T/abi13env.cfg" --plugin-path "$FIXTURES" --out "$T/abi13env"
 sed 's/abi10/abi14/g' "$T/abi10.cfg" > "$T/abi14.cfg"
-expect_rc 0 "a 1.4 algorithm trains under the 1.5 host" -- "$RLHOST" run "$T/abi14.cfg" --plugin-path "$FIXTURES" --out "$T/abi14"
+expect_rc 0 "a 1.4 algorithm trains under the 1.6 host" -- "$RLHOST" run "$T/abi14.cfg" --plugin-path "$FIXTURES" --out "$T/abi14"
 sed 's/abi10/abi14/g' "$T/abi10env.cfg" > "$T/abi14env.cfg"
-expect_rc 0 "a 1.4 env steps under the 1.5 host" -- "$RLHOST" run "$T/abi14env.cfg" --plugin-path "$FIXTURES" --out "$T/abi14env"
+expect_rc 0 "a 1.4 env steps under the 1.6 host" -- "$RLHOST" run "$T/abi14env.cfg" --plugin-path "$FIXTURES" --out "$T/abi14env"
+sed 's/abi10/abi15/g' "$T/abi10.cfg" > "$T/abi15.cfg"
+expect_rc 0 "a 1.5 algorithm trains under the 1.6 host" -- "$RLHOST" run "$T/abi15.cfg" --plugin-path "$FIXTURES" --out "$T/abi15"
+sed 's/abi10/abi15/g' "$T/abi10env.cfg" > "$T/abi15env.cfg"
+expect_rc 0 "a 1.5 env steps under the 1.6 host" -- "$RLHOST" run "$T/abi15env.cfg" --plugin-path "$FIXTURES" --out "$T/abi15env"
 
 expect_rc 0 "bench --stage replicas" -- "$RLHOST" bench "$SRC/configs/cartpole_ppo.cfg" --stage replicas --steps 4096 --repeat 1 --json
 contains "$T/out" '"bench": "replicas", "config"' "bench reports the replicas' update speed-up"
@@ -410,11 +414,11 @@ refuse "more agents than the map holds" "6 agents need at least 8 floor cells" \
 # Box action spaces (ABI 1.2): a pair that does not fit is refused with one
 # sentence; the continuous algorithms train, evaluate, play and resume.
 PSAC="$SRC/configs/pendulum_sac.cfg"
-refuse "a discrete algorithm on a box env" "algo 'dqn' takes discrete actions, and env 'pendulum' has a box of 1 float action" \
+refuse "a discrete algorithm on a box env" "algo 'dqn' does not take box actions (it takes discrete actions, action masks), and env 'pendulum' has a box of 1 float action" \
   "$PSAC" --set 'algo.plugin="dqn"' --set 'algo.hidden=[64,64]'
-refuse "a box algorithm on a discrete env" "algo 'sac' takes box (continuous) actions, and env 'cartpole' has 2 discrete actions" \
+refuse "a box algorithm on a discrete env" "algo 'sac' does not take discrete actions (it takes box actions), and env 'cartpole' has 2 discrete actions" \
   "$PSAC" --set 'env.plugin="cartpole"'
-refuse "a box algorithm on a discrete env, td3" "algo 'td3' takes box (continuous) actions" \
+refuse "a box algorithm on a discrete env, td3" "algo 'td3' does not take discrete actions" \
   "$SRC/configs/pendulum_td3.cfg" --set 'env.plugin="cartpole"'
 for algo in sac td3 ddpg ppo random; do
   args=(--set "algo.plugin=\"$algo\"" --set run.steps=600 --set run.eval_episodes=2 --set run.quiet=true)

@@ -406,8 +406,38 @@ static void test_mpdist(void)
     rl_mpdist_free(m);
 }
 
+/* Epsilon-greedy's random action among the valid ones, and a replay's
+   masks of next observations. */
+static void test_mask_helpers(void)
+{
+    rl_rng a, b;
+    rl_rng_seed(&a, 5, 1), rl_rng_seed(&b, 5, 1);
+    int same = 1;
+    for (int k = 0; k < 100; k++) same &= rl_uniform_masked(NULL, 7, &a) == (int32_t)rl_rng_below(&b, 7);
+    OK(same, "uniform without a mask: one rl_rng_below draw");
+    uint8_t mask[6] = {0, 1, 0, 0, 1, 1};
+    int hits[6] = {0}, draws = 60000;
+    for (int k = 0; k < draws; k++) hits[rl_uniform_masked(mask, 6, &a)]++;
+    OK(!hits[0] && !hits[2] && !hits[3], "uniform with a mask: never a masked action");
+    int even = 1;
+    for (int j = 1; j < 6; j += 3) even &= abs(hits[j] - draws / 3) < draws / 50;
+    OK(even && abs(hits[5] - draws / 3) < draws / 50, "uniform with a mask: each valid action a third of the time");
+    uint8_t next[6] = {1, 0, 0, 1, 1, 1}, fin[6] = {0, 0, 1, 1, 0, 0}, out[6];
+    uint8_t term[3] = {0, 1, 0}, trunc[3] = {0, 0, 1};
+    rl_transition t = {.struct_size = sizeof t,
+                       .count = 3,
+                       .terminated = term,
+                       .truncated = trunc,
+                       .next_masks = next,
+                       .final_masks = fin};
+    rl_transition_next_masks(&t, 2, out);
+    uint8_t want[6] = {1, 0, 1, 1, 0, 0};
+    OK(!memcmp(out, want, 6), "next masks: the final mask where the episode ended");
+}
+
 int main(void)
 {
+    test_mask_helpers();
     test_masked_fixture();
     test_mpdist();
     test_pdist();

@@ -62,7 +62,7 @@ static void test_nstep(void)
     for (int k = 0; k < 7; k++) {
         float o = (float)k, no = (float)(k + 1), fin = 100.0f + k;
         int32_t a = k % 2;
-        rl_transition t = {sizeof t, 1, &o, &a, &rew[k], &no, &fin, &term[k], &trunc[k], NULL};
+        rl_transition t = {sizeof t, 1, &o, &a, &rew[k], &no, &fin, &term[k], &trunc[k], NULL, NULL, NULL, NULL};
         rl_replay_add(&r, &t);
     }
     ASSERT_EQ(rl_replay_size(&r), 7, "seven transitions stored");
@@ -94,7 +94,7 @@ static void test_nstep(void)
         float o[2] = {0, 0}, no[2] = {0, 0}, fin[2] = {0, 0}, rw[2] = {(float)k, 10.0f * (k + 1)};
         int32_t a[2] = {0, 0};
         uint8_t te[2] = {0, 0}, tr[2] = {0, 0};
-        rl_transition t = {sizeof t, 2, o, a, rw, no, fin, te, tr, NULL};
+        rl_transition t = {sizeof t, 2, o, a, rw, no, fin, te, tr, NULL, NULL, NULL, NULL};
         rl_replay_add(&r, &t);
     }
     n = rl_replay_nstep(&r, 1, 3, 1.0f);
@@ -104,7 +104,7 @@ static void test_nstep(void)
         float o[2] = {0, 0}, no[2] = {0, 0}, fin[2] = {0, 0}, rw[2] = {(float)k, 0};
         int32_t a[2] = {0, 0};
         uint8_t te[2] = {0, 0}, tr[2] = {0, 0};
-        rl_transition t = {sizeof t, 2, o, a, rw, no, fin, te, tr, NULL};
+        rl_transition t = {sizeof t, 2, o, a, rw, no, fin, te, tr, NULL, NULL, NULL, NULL};
         rl_replay_add(&r, &t);
     }
     ASSERT_EQ(rl_replay_size(&r), 8, "ring full");
@@ -128,7 +128,7 @@ static void test_nstep(void)
     int32_t a = 1;
     float rw = 0;
     uint8_t z = 0;
-    rl_transition t = {sizeof t, 1, o, &a, &rw, no, no, &z, &z, NULL};
+    rl_transition t = {sizeof t, 1, o, &a, &rw, no, no, &z, &z, NULL, NULL, NULL, NULL};
     rl_replay_add(&r, &t);
     float xf[2];
     rl_replay_obs_float(&r, 0, 0, xf);
@@ -143,13 +143,20 @@ static void test_targets(void)
     float qt[6] = {1.0f, 5.0f, 2.0f, /**/ 0.5f, -1.0f, 3.0f};
     float qo[6] = {9.0f, 0.0f, 1.0f, /**/ 0.0f, 4.0f, 0.0f};
     float ret[2] = {1.0f, -1.0f}, disc[2] = {0.9f, 0.0f}, y[2];
-    dqn_td_targets(y, qt, NULL, ret, disc, 2, 3);
+    dqn_td_targets(y, qt, NULL, NULL, ret, disc, 2, 3);
     ASSERT_NEAR(y[0], 1.0 + 0.9 * 5.0, 1e-6, "plain target: max of the target net");
     ASSERT_NEAR(y[1], -1.0, 1e-6, "terminal target: the reward only");
     disc[1] = 0.5f;
-    dqn_td_targets(y, qt, qo, ret, disc, 2, 3);
+    dqn_td_targets(y, qt, qo, NULL, ret, disc, 2, 3);
     ASSERT_NEAR(y[0], 1.0 + 0.9 * 1.0, 1e-6, "double target: online argmax (0), target value (1.0)");
     ASSERT_NEAR(y[1], -1.0 + 0.5 * -1.0, 1e-6, "double target: online argmax (1), target value (-1.0)");
+    /* Masks: the max and the online argmax only over the valid actions. */
+    uint8_t masks[6] = {1, 0, 1, /**/ 1, 0, 1};
+    dqn_td_targets(y, qt, NULL, masks, ret, disc, 2, 3);
+    ASSERT_NEAR(y[0], 1.0 + 0.9 * 2.0, 1e-6, "masked target: the max over actions 0 and 2 (2.0, not 5.0)");
+    ASSERT_NEAR(y[1], -1.0 + 0.5 * 3.0, 1e-6, "masked target: action 2's 3.0");
+    dqn_td_targets(y, qt, qo, masks, ret, disc, 2, 3);
+    ASSERT_NEAR(y[1], -1.0 + 0.5 * 0.5, 1e-6, "masked double target: online argmax over 0 and 2 (0: ties go first)");
 }
 
 int main(void)

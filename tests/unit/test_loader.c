@@ -33,9 +33,9 @@ int main(void)
     }
     rl__registry reg = {0};
     load(&reg, "bad_major.so", RL_EABI,
-         "built for plugin ABI 99.5 but this rlhost speaks 1.5: rebuild it against the installed rlhost SDK",
+         "built for plugin ABI 99.6 but this rlhost speaks 1.6: rebuild it against the installed rlhost SDK",
          "major mismatch");
-    load(&reg, "bad_minor.so", RL_EABI, "needs plugin ABI 1.6 but this rlhost speaks only 1.5", "minor too new");
+    load(&reg, "bad_minor.so", RL_EABI, "needs plugin ABI 1.7 but this rlhost speaks only 1.6", "minor too new");
     load(&reg, "short_entry.so", RL_EABI, "rl_plugin_entry struct_size 8 is smaller than", "short entry");
     load(&reg, "no_entry.so", RL_EABI, "is not an rlhost plugin: it does not export 'rlhost_plugin_entry'",
          "missing entry");

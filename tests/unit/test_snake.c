@@ -109,6 +109,26 @@ int main(void)
     ASSERT_EQ(sn_head_index(&b->s), at(b, 5, 5), "reverse keeps going straight");
     ASSERT_EQ(b->s.dir, SN_RIGHT, "heading unchanged");
 
+    /* Masks: the move into the neck; with deadly, walls and the body too
+       (not the tail's cell), and everything when nothing is safe. */
+    uint8_t m[4];
+    sn_place(&b->c, &b->s, xy, 3, SN_RIGHT, 0, 0); /* head (4,5) heading right, neck (3,5) */
+    sn_action_mask(&b->c, &b->s, 0, m);
+    OK(m[SN_UP] && m[SN_RIGHT] && m[SN_DOWN] && !m[SN_LEFT], "reverse mask: only the neck");
+    sn_place(&b->c, &b->s, xy2, 3, SN_RIGHT, 0, 0); /* head (9,2) at the right wall */
+    sn_action_mask(&b->c, &b->s, 1, m);
+    OK(m[SN_UP] && !m[SN_RIGHT] && m[SN_DOWN] && !m[SN_LEFT], "deadly mask: the wall and the neck");
+    sn_place(&b->c, &b->s, hook, 6, SN_UP, 0, 0); /* head (3,3) up, body at (3,4), (4,4) ... */
+    sn_action_mask(&b->c, &b->s, 1, m);
+    OK(m[SN_UP] && m[SN_RIGHT] && !m[SN_DOWN] && m[SN_LEFT], "deadly mask: the body");
+    sn_place(&b->c, &b->s, loop, 4, SN_DOWN, 8, 8); /* tail (2,1) right of the head (1,1) */
+    sn_action_mask(&b->c, &b->s, 1, m);
+    OK(m[SN_RIGHT], "deadly mask: the tail's cell is allowed");
+    int corner[] = {0, 0, 1, 0, 1, 1, 0, 1, 0, 2}; /* head (0,0) heading left, boxed in by walls and its body */
+    sn_place(&b->c, &b->s, corner, 5, SN_LEFT, 8, 8);
+    sn_action_mask(&b->c, &b->s, 1, m);
+    OK(m[SN_UP] && !m[SN_RIGHT] && m[SN_DOWN] && m[SN_LEFT], "deadly mask: no safe move keeps all but the neck");
+
     /* Relative actions. */
     b->c.relative_actions = 1;
     sn_place(&b->c, &b->s, xy, 3, SN_RIGHT, 0, 0);

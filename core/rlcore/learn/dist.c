@@ -84,6 +84,28 @@ int32_t rl_argmax_masked(const float *row, const uint8_t *mask, uint32_t n)
     return best < 0 ? 0 : best;
 }
 
+int32_t rl_uniform_masked(const uint8_t *mask, uint32_t n, rl_rng *rng)
+{
+    if (!mask) return (int32_t)rl_rng_below(rng, n);
+    uint32_t valid = 0;
+    for (uint32_t j = 0; j < n; j++) valid += mask[j] != 0;
+    if (!valid) return (int32_t)rl_rng_below(rng, n); /* the host refuses such a row before act */
+    uint32_t pick = rl_rng_below(rng, valid);
+    for (uint32_t j = 0; j < n; j++)
+        if (mask[j] && pick-- == 0) return (int32_t)j;
+    return 0; /* not reached */
+}
+
+void rl_transition_next_masks(const rl_transition *t, uint32_t width, uint8_t *out)
+{
+    if (!RL_HAS_FIELD(t, rl_transition, final_masks) || !t->next_masks) return;
+    for (uint32_t i = 0; i < t->count; i++) {
+        int ended = t->terminated[i] || t->truncated[i];
+        const uint8_t *src = ended && t->final_masks ? t->final_masks : t->next_masks;
+        memcpy(out + (size_t)i * width, src + (size_t)i * width, width);
+    }
+}
+
 void rl_log_softmax_multi(float *logp, const float *logits, const uint8_t *mask, uint32_t batch, const uint32_t *nvec,
                           uint32_t k)
 {

@@ -68,6 +68,11 @@ uint32_t rl_mpdist_width(const rl_mpdist *d)
     return d->n;
 }
 
+const uint32_t *rl_mpdist_nvec(const rl_mpdist *d)
+{
+    return d->kind == RL_MPDIST_BOX ? NULL : d->nvec;
+}
+
 uint32_t rl_mpdist_action_ints(const rl_mpdist *d)
 {
     return d->k;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "base/text.h"
+#include "spaces/spaces.h"
 
 static void option_json(rl__sbuf *b, const rl_option_def *o)
 {
@@ -63,6 +64,11 @@ int rlh_plugin_info(const rlh_host *h, rl_plugin_kind kind, const char *name, ch
     rl__json_str(&b, "version", d->version);
     rl__json_str(&b, "description", d->description);
     rl__json_str(&b, "file", p->path);
+    if (d->kind == RL_KIND_ALGO) {
+        char takes[128];
+        rl__algo_takes(d, takes, sizeof takes);
+        rl__json_str(&b, "takes", takes);
+    }
     options_json(&b, "options", d->options, d->n_options);
     options_json(&b, "stages", d->stages, d->n_stages);
     rl__sbuf_puts(&b, "}");

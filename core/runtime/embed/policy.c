@@ -129,6 +129,12 @@ uint64_t rlh_policy_step(const rlh_policy *p)
 int rlh_policy_act(rlh_policy *p, const void *obs, const uint8_t *episode_start, void *actions, uint32_t count,
                    char *err, size_t errlen)
 {
+    return rlh_policy_act_masked(p, obs, episode_start, NULL, actions, count, err, errlen);
+}
+
+int rlh_policy_act_masked(rlh_policy *p, const void *obs, const uint8_t *episode_start, const uint8_t *masks,
+                          void *actions, uint32_t count, char *err, size_t errlen)
+{
     if (count > p->n) {
         if (err && errlen) snprintf(err, errlen, "act for %u rows; the policy was opened for %u", count, p->n);
         return RL_EINVAL;
@@ -142,8 +148,21 @@ int rlh_policy_act(rlh_policy *p, const void *obs, const uint8_t *episode_start,
         return RL_EINVAL;
     }
     char e[RL_ERR_MAX] = "";
-    int rc = rl__space_act(&p->probe.space, p->avt, p->algo, RL_MODE_EVAL, obs,
-                           episode_start ? episode_start : p->no_start, actions, count, e, sizeof e);
+    const rl__space *space = &p->probe.space;
+    for (uint32_t i = 0; masks && space->mask_width && i < count; i++) {
+        int rc = rl__space_check_mask(space, masks + (size_t)i * space->mask_width, i, 1, -1, rlh_policy_env_name(p),
+                                      "a mask", e, sizeof e);
+        if (rc != RL_OK) { /* the sentence says the env wrote it: here the caller did */
+            char row[16];
+            snprintf(row, sizeof row, "%u", i);
+            rl__embed_err(err, errlen, "the caller's mask row %s allows no action%s", row, "");
+            return rc;
+        }
+    }
+    int rc = rl__space_act(space, p->avt, p->algo, RL_MODE_EVAL, obs, episode_start ? episode_start : p->no_start,
+                           masks, actions, count, e, sizeof e);
+    if (rc == RL_OK && space->kind != RL_SPACE_BOX) /* what the env would take */
+        rc = rl__space_check_actions(space, actions, masks, count, 1, "algo", e, sizeof e);
     /* a box: what the env would take, inside the box (as the host clips for it) */
     if (rc == RL_OK && p->probe.space.kind == RL_SPACE_BOX)
         rc = rl__space_clip(&p->probe.space, actions, actions, count, 1, "algo", e, sizeof e);

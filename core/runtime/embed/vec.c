@@ -12,8 +12,9 @@
 
 static void buffers_from(rlh_buffers *b, rl__vecenv *v)
 {
-    *b = (rlh_buffers){sizeof *b,       v->io.obs,    v->actions,       v->rewards,     v->terminated, v->truncated,
-                       v->io.final_obs, v->io.scores, v->episode_start, v->done_return, v->done_length};
+    *b = (rlh_buffers){sizeof *b,      v->io.obs,         v->actions,      v->rewards,       v->terminated,
+                       v->truncated,   v->io.final_obs,   v->io.scores,    v->episode_start, v->done_return,
+                       v->done_length, v->io.action_mask, v->io.final_mask};
 }
 
 /* A vec over c's env (c already resolved); takes c over, also on failure. */
@@ -39,6 +40,7 @@ rlh_vec *rl__embed_vec_from_config(rl__config *c, uint32_t num_envs, uint64_t se
     }
     h->v.fixed_obs = 1;
     h->v.prev_obs = NULL;
+    h->v.prev_mask = NULL;
     buffers_from(&h->own, &h->v);
     h->b = h->own;
     return h;
@@ -176,7 +178,8 @@ int rlh_vec_step(rlh_vec *v, char *err, size_t errlen)
     char e[RL_ERR_MAX] = "";
     /* the caller's actions are checked, not clipped: an action outside the
        box is the caller's mistake */
-    int rc = rl__space_check_actions(&v->v.space, v->v.actions, v->v.n, 1, "the caller", e, sizeof e);
+    int rc =
+        rl__space_check_actions(&v->v.space, v->v.actions, v->v.io.action_mask, v->v.n, 1, "the caller", e, sizeof e);
     if (rc == RL_OK) rc = rl__vecenv_step(&v->v, e, sizeof e);
     if (rc != RL_OK) rl__embed_err(err, errlen, "%s%s", e, "");
     return rc;

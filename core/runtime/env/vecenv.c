@@ -67,6 +67,9 @@ static int env_status(rl__vecenv *v, char *err, size_t errlen)
    (the Python bridge checks its envs alike). */
 static int obs_finite(const rl__vecenv *v, const char *what, char *err, size_t errlen)
 {
+    if (v->parts.n) /* float parts finite, discrete parts in range */
+        return rl__parts_check_rows(&v->parts, v->io.obs, v->n, v->row_bytes, v->agents, v->desc->name, what, err,
+                                    errlen);
     if (v->info.obs_dtype != RL_DTYPE_F32) return RL_OK;
     const float *o = v->io.obs; /* rows of obs_size floats, back to back */
     size_t d = v->info.obs_size;
@@ -75,6 +78,64 @@ static int obs_finite(const rl__vecenv *v, const char *what, char *err, size_t e
     snprintf(err, errlen, "env '%s' returned %s holding %g at env %zu, element %zu: observations must be finite",
              v->desc->name, what, (double)o[bad], (size_t)bad / d, (size_t)bad % d);
     return RL_ENONFINITE;
+}
+
+/* The host-owned buffers of v->n rows, the worker pool and io. */
+static int alloc_buffers(rl__vecenv *v, uint32_t threads, char *err, size_t errlen)
+{
+    const rl_plugin_desc *desc = v->desc;
+    uint32_t num_envs = v->boards;
+    size_t n = v->n;
+    v->obs_buf[0] = rl_calloc_aligned(n, v->row_bytes);
+    v->obs_buf[1] = rl_calloc_aligned(n, v->row_bytes);
+    void *final_obs = rl_calloc_aligned(n, v->row_bytes);
+    v->actions = rl_calloc_aligned(n, v->space.action_bytes);
+    if (v->space.kind == RL_SPACE_BOX) v->env_actions = rl_calloc_aligned(n, v->space.action_bytes);
+    v->rewards = rl_calloc_aligned(n, sizeof *v->rewards);
+    v->rew_acc = rl_calloc_aligned(n, sizeof *v->rew_acc);
+    v->terminated = rl_calloc_aligned(n, 1);
+    v->truncated = rl_calloc_aligned(n, 1);
+    v->stopped = rl_calloc_aligned(n, 1);
+    v->episode_start = rl_calloc_aligned(n, 1);
+    v->ep_return = rl_calloc_aligned(n, sizeof *v->ep_return);
+    v->ep_length = rl_calloc_aligned(n, sizeof *v->ep_length);
+    v->done_return = rl_calloc_aligned(n, sizeof *v->done_return);
+    v->done_length = rl_calloc_aligned(n, sizeof *v->done_length);
+    v->frames = rl_calloc_aligned(n, sizeof *v->frames);
+    float *scores = rl_calloc_aligned(n, sizeof(float));
+    size_t mw = v->space.mask_width;
+    uint8_t *final_mask = NULL;
+    if (mw) {
+        v->mask_buf[0] = rl_calloc_aligned(n, mw);
+        v->mask_buf[1] = rl_calloc_aligned(n, mw);
+        final_mask = rl_calloc_aligned(n, mw);
+    }
+    if (threads == 0) {
+        threads = rl__auto_env_threads(v->n, v->threads_reason, sizeof v->threads_reason);
+    } else {
+        snprintf(v->threads_reason, sizeof v->threads_reason, "set in config");
+    }
+    if (threads > num_envs) threads = num_envs; /* ranges are of boards */
+    if (rl__desc_flags(desc) & RL_DESC_SERIAL) {
+        threads = 1;
+        snprintf(v->threads_reason, sizeof v->threads_reason, "the env is not thread-safe");
+    }
+    v->pool = rl__pool_create(threads);
+    int box = v->space.kind == RL_SPACE_BOX;
+    v->io =
+        (rl_env_io){sizeof v->io, v->obs_buf[0], box ? NULL : v->actions, v->rewards,     v->terminated, v->truncated,
+                    final_obs,    scores,        v->env_actions,          v->mask_buf[0], final_mask};
+    if (mw && (!v->mask_buf[0] || !v->mask_buf[1] || !final_mask)) {
+        snprintf(err, errlen, "env '%s': out of memory for the masks of %u envs", desc->name, num_envs);
+        return RL_ENOMEM;
+    }
+    if (!v->obs_buf[0] || !v->obs_buf[1] || !final_obs || !v->actions || (box && !v->env_actions) || !v->rewards ||
+        !v->rew_acc || !v->terminated || !v->truncated || !v->stopped || !v->episode_start || !v->ep_return ||
+        !v->ep_length || !v->done_return || !v->done_length || !v->frames || !scores || !v->pool) {
+        snprintf(err, errlen, "env '%s': out of memory for %u envs of %u agents", desc->name, num_envs, v->agents);
+        return RL_ENOMEM;
+    }
+    return RL_OK;
 }
 
 int rl__vecenv_create(rl__vecenv *v, const rl_plugin_desc *desc, const rl_value *options, const rl_value *stages,
@@ -108,9 +169,14 @@ int rl__vecenv_create(rl__vecenv *v, const rl_plugin_desc *desc, const rl_value 
         rl__vecenv_destroy(v);
         return RL_EINVAL;
     }
-    if ((rc = rl__space_from_info(&v->space, &v->info, desc->name, err, errlen)) != RL_OK) {
+    if ((rc = rl__space_from_info(&v->space, &v->info, desc->name, err, errlen)) != RL_OK ||
+        (rc = rl__parts_from_info(&v->parts, &v->info, row_bytes, desc->name, err, errlen)) != RL_OK) {
         rl__vecenv_destroy(v);
         return rc;
+    }
+    if (v->parts.n) { /* algorithms read the host's checked copy, not the env's table */
+        v->info.obs_parts = v->parts.part;
+        v->info.n_obs_parts = v->parts.n;
     }
     v->row_bytes = row_bytes;
     v->boards = num_envs;
@@ -118,6 +184,14 @@ int rl__vecenv_create(rl__vecenv *v, const rl_plugin_desc *desc, const rl_value 
     if ((uint64_t)num_envs * v->agents > (1u << 24)) {
         snprintf(err, errlen, "env '%s': %u envs of %u agents are more than %u rows", desc->name, num_envs, v->agents,
                  1u << 24);
+        rl__vecenv_destroy(v);
+        return RL_EINVAL;
+    }
+    if (v->space.mask_width && v->repeat > 1) {
+        snprintf(err, errlen,
+                 "env '%s' masks its actions; env.optimizations.action_repeat must be 1 (a repeated action "
+                 "may be masked after its first frame)",
+                 desc->name);
         rl__vecenv_destroy(v);
         return RL_EINVAL;
     }
@@ -130,46 +204,29 @@ int rl__vecenv_create(rl__vecenv *v, const rl_plugin_desc *desc, const rl_value 
         return RL_EINVAL;
     }
     v->n = num_envs * v->agents;
-    size_t n = v->n;
-    v->obs_buf[0] = rl_calloc_aligned(n, v->row_bytes);
-    v->obs_buf[1] = rl_calloc_aligned(n, v->row_bytes);
-    void *final_obs = rl_calloc_aligned(n, v->row_bytes);
-    v->actions = rl_calloc_aligned(n, v->space.action_bytes);
-    if (v->space.kind == RL_SPACE_BOX) v->env_actions = rl_calloc_aligned(n, v->space.action_bytes);
-    v->rewards = rl_calloc_aligned(n, sizeof *v->rewards);
-    v->rew_acc = rl_calloc_aligned(n, sizeof *v->rew_acc);
-    v->terminated = rl_calloc_aligned(n, 1);
-    v->truncated = rl_calloc_aligned(n, 1);
-    v->stopped = rl_calloc_aligned(n, 1);
-    v->episode_start = rl_calloc_aligned(n, 1);
-    v->ep_return = rl_calloc_aligned(n, sizeof *v->ep_return);
-    v->ep_length = rl_calloc_aligned(n, sizeof *v->ep_length);
-    v->done_return = rl_calloc_aligned(n, sizeof *v->done_return);
-    v->done_length = rl_calloc_aligned(n, sizeof *v->done_length);
-    v->frames = rl_calloc_aligned(n, sizeof *v->frames);
-    float *scores = rl_calloc_aligned(n, sizeof(float));
-    if (threads == 0) {
-        threads = rl__auto_env_threads(v->n, v->threads_reason, sizeof v->threads_reason);
-    } else {
-        snprintf(v->threads_reason, sizeof v->threads_reason, "set in config");
-    }
-    if (threads > num_envs) threads = num_envs; /* ranges are of boards */
-    if (rl__desc_flags(desc) & RL_DESC_SERIAL) {
-        threads = 1;
-        snprintf(v->threads_reason, sizeof v->threads_reason, "the env is not thread-safe");
-    }
-    v->pool = rl__pool_create(threads);
-    int box = v->space.kind == RL_SPACE_BOX;
-    v->io = (rl_env_io){sizeof v->io, v->obs_buf[0], box ? NULL : v->actions, v->rewards, v->terminated, v->truncated,
-                        final_obs,    scores,        v->env_actions};
-    if (!v->obs_buf[0] || !v->obs_buf[1] || !final_obs || !v->actions || (box && !v->env_actions) || !v->rewards ||
-        !v->rew_acc || !v->terminated || !v->truncated || !v->stopped || !v->episode_start || !v->ep_return ||
-        !v->ep_length || !v->done_return || !v->done_length || !v->frames || !scores || !v->pool) {
-        snprintf(err, errlen, "env '%s': out of memory for %u envs of %u agents", desc->name, num_envs, v->agents);
+    if ((rc = alloc_buffers(v, threads, err, errlen)) != RL_OK) {
         rl__vecenv_destroy(v);
-        return RL_ENOMEM;
+        return rc;
     }
     v->prev_obs = v->obs_buf[1];
+    v->prev_mask = v->mask_buf[1];
+    return RL_OK;
+}
+
+/* The masks the env wrote: every row's current one and, where an episode
+   just ended (after a step), its final one allow an action. */
+static int masks_ok(rl__vecenv *v, int after_step, char *err, size_t errlen)
+{
+    const rl__space *s = &v->space;
+    if (!s->mask_width) return RL_OK;
+    for (uint32_t i = 0; i < v->n; i++) {
+        int rc = rl__space_check_mask(s, v->io.action_mask + (size_t)i * s->mask_width, i, v->agents,
+                                      after_step ? v->ep_length[i] : 0, v->desc->name, "a mask", err, errlen);
+        if (rc == RL_OK && after_step && !v->next_step && v->episode_start[i]) /* next-step: shown now */
+            rc = rl__space_check_mask(s, v->io.final_mask + (size_t)i * s->mask_width, i, v->agents, v->done_length[i],
+                                      v->desc->name, "a final mask", err, errlen);
+        if (rc != RL_OK) return rc;
+    }
     return RL_OK;
 }
 
@@ -188,6 +245,7 @@ void rl__vecenv_reset(rl__vecenv *v)
     if (v->pending) memset(v->pending, 0, v->n);
     memset(v->ep_return, 0, v->n * sizeof *v->ep_return);
     memset(v->ep_length, 0, v->n * sizeof *v->ep_length);
+    if (!v->failed) v->failed = masks_ok(v, 0, v->failed_why, sizeof v->failed_why);
 }
 
 /* Steps [first, first+count) `repeat` times; an env whose episode ended
@@ -243,6 +301,11 @@ static void next_step_end(rl__vecenv *v, uint32_t i)
     char *obs = v->io.obs, *final_obs = v->io.final_obs, *keep = v->pending_obs;
     memcpy(keep + i * v->row_bytes, obs + i * v->row_bytes, v->row_bytes);
     memcpy(obs + i * v->row_bytes, final_obs + i * v->row_bytes, v->row_bytes);
+    size_t mw = v->space.mask_width;
+    if (mw) {
+        memcpy(v->pending_mask + i * mw, v->io.action_mask + i * mw, mw);
+        memcpy(v->io.action_mask + i * mw, v->io.final_mask + i * mw, mw);
+    }
     v->episode_start[i] = 0;
     v->pending[i] = 1;
 }
@@ -253,6 +316,8 @@ static void next_step_begin(rl__vecenv *v, uint32_t i)
 {
     char *obs = v->io.obs, *keep = v->pending_obs;
     memcpy(obs + i * v->row_bytes, keep + i * v->row_bytes, v->row_bytes);
+    size_t mw = v->space.mask_width;
+    if (mw) memcpy(v->io.action_mask + i * mw, v->pending_mask + i * mw, mw);
     v->rewards[i] = 0;
     v->terminated[i] = v->truncated[i] = 0;
     v->episode_start[i] = 1;
@@ -283,12 +348,14 @@ int rl__vecenv_step(rl__vecenv *v, char *err, size_t errlen)
     }
     int rc = v->space.kind == RL_SPACE_BOX
         ? rl__space_clip(&v->space, v->actions, v->env_actions, v->n, v->agents, "algo", err, errlen)
-        : rl__space_check_actions(&v->space, v->actions, v->n, v->agents, "algo", err, errlen);
+        : rl__space_check_actions(&v->space, v->actions, v->io.action_mask, v->n, v->agents, "algo", err, errlen);
     if (rc != RL_OK) return rc;
     if (!v->fixed_obs) {
         v->prev_obs = v->obs_buf[v->cur];
+        v->prev_mask = v->mask_buf[v->cur];
         v->cur ^= 1;
         v->io.obs = v->obs_buf[v->cur];
+        v->io.action_mask = v->mask_buf[v->cur];
     }
     rl__pool_run(v->pool, step_range, v, v->boards);
     if ((rc = env_status(v, err, errlen)) != RL_OK) return rc;
@@ -312,7 +379,7 @@ int rl__vecenv_step(rl__vecenv *v, char *err, size_t errlen)
             if (v->next_step) next_step_end(v, i);
         }
     }
-    return RL_OK;
+    return masks_ok(v, 1, err, errlen);
 }
 
 int rl__vecenv_set_autoreset(rl__vecenv *v, int next_step, char *err, size_t errlen)
@@ -327,7 +394,8 @@ int rl__vecenv_set_autoreset(rl__vecenv *v, int next_step, char *err, size_t err
     if (next_step && !v->pending) {
         v->pending = rl_calloc_aligned(v->n, 1);
         v->pending_obs = rl_calloc_aligned(v->n, v->row_bytes);
-        if (!v->pending || !v->pending_obs) {
+        if (v->space.mask_width) v->pending_mask = rl_calloc_aligned(v->n, v->space.mask_width);
+        if (!v->pending || !v->pending_obs || (v->space.mask_width && !v->pending_mask)) {
             snprintf(err, errlen, "env '%s': out of memory", v->desc->name);
             return RL_ENOMEM;
         }
@@ -355,7 +423,9 @@ int rl__vecenv_reseed(rl__vecenv *v, uint64_t seed, char *err, size_t errlen)
     }
     if (info.obs_dtype != v->info.obs_dtype || info.obs_size != v->info.obs_size || info.obs_ndim != v->info.obs_ndim ||
         memcmp(info.obs_shape, v->info.obs_shape, sizeof info.obs_shape) || info.n_actions != v->info.n_actions ||
-        info.agents != v->info.agents) {
+        info.agents != v->info.agents || info.action_kind != v->info.action_kind ||
+        info.action_dim != v->info.action_dim || rl_env_info_mask_width(&info) != v->space.mask_width ||
+        info.n_obs_parts != v->info.n_obs_parts) {
         v->vt->destroy(fresh);
         snprintf(err, errlen, "env '%s' changed its spaces when reseeded", v->desc->name);
         return RL_EINVAL;
@@ -396,6 +466,7 @@ void rl__vecenv_destroy(rl__vecenv *v)
     rl_free(v->actions);
     rl_free(v->env_actions);
     rl__space_free(&v->space);
+    rl__parts_free(&v->parts);
     rl_free(v->rewards);
     rl_free(v->rew_acc);
     rl_free(v->terminated);
@@ -410,5 +481,9 @@ void rl__vecenv_destroy(rl__vecenv *v)
     rl_free(v->io.scores);
     rl_free(v->pending);
     rl_free(v->pending_obs);
+    rl_free(v->pending_mask);
+    rl_free(v->mask_buf[0]);
+    rl_free(v->mask_buf[1]);
+    rl_free(v->io.final_mask);
     memset(v, 0, sizeof *v);
 }

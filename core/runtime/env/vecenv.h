@@ -10,7 +10,8 @@
 #include <rlhost/plugin.h>
 
 #include "parallel/pool.h"
-#include "plugin/spaces.h"
+#include "spaces/parts.h"
+#include "spaces/spaces.h"
 
 /* Sums over finished episodes, plus a window of the most recent ones. */
 #define RL__RECENT 100
@@ -37,9 +38,15 @@ typedef struct rl__vecenv {
     uint32_t repeat;
     void *obs_buf[2];
     int cur;
-    rl_env_io io;       /* io.obs points at the current buffer */
-    void *prev_obs;     /* the observation before the last step */
+    rl_env_io io;   /* io.obs points at the current buffer */
+    void *prev_obs; /* the observation before the last step */
+    /* an env that masks (space.mask_width bytes a row), buffered as obs is:
+       io.action_mask is the current observation's, prev_mask the one
+       before the last step's (NULL with fixed_obs), io.final_mask that of
+       final_obs */
+    uint8_t *mask_buf[2], *prev_mask;
     rl__space space;    /* the env's action space */
+    rl__parts parts;    /* a composite observation's parts (n = 0: one tensor) */
     void *actions;      /* [n] int32 or [n][dim] float: what the algorithm chose */
     float *env_actions; /* BOX: the actions clipped into the box, for the env */
     float *rewards, *rew_acc;
@@ -63,6 +70,7 @@ typedef struct rl__vecenv {
     int next_step;
     uint8_t *pending;
     void *pending_obs;
+    uint8_t *pending_mask;
     /* the env's rl.env.status/1 (NULL: it cannot fail); a failed reset is
        kept here and returned by the next step */
     const rl_env_status_ext *status;
@@ -79,8 +87,10 @@ int rl__vecenv_create(rl__vecenv *v, const rl_plugin_desc *desc, const rl_value 
    (rl.env.status/1) has it returned by the next rl__vecenv_step. */
 void rl__vecenv_reset(rl__vecenv *v);
 /* Applies v->actions and tracks finished episodes.  Discrete actions out
-   of range are RL_EINVAL, box actions are clipped into the box for the env
-   (a NaN is RL_ENONFINITE), each with a sentence naming the row. */
+   of range or forbidden by the row's mask are RL_EINVAL, box actions are
+   clipped into the box for the env (a NaN is RL_ENONFINITE), each with a
+   sentence naming the row; so is a mask the env wrote that allows no
+   action. */
 int rl__vecenv_step(rl__vecenv *v, char *err, size_t errlen);
 void rl__vecenv_destroy(rl__vecenv *v);
 /* Same-step (0, the default) or next-step (1) autoreset; next-step needs

@@ -444,6 +444,7 @@ typedef struct phase {
     const void *obs;
     size_t row_bytes;
     const uint8_t *start;
+    const uint8_t *masks;
     unsigned char *actions;
     const rl_transition *t;
     uint64_t step;
@@ -459,9 +460,10 @@ static void act_one(void *ctx, uint32_t first, uint32_t count)
         g->err[r][0] = 0;
         ph->rc[r] = RL_OK;
         if (g->shared && g->first + r > 0) continue; /* replica 0 drives the shared envs */
-        ph->rc[r] =
-            rl__space_act(&g->space, g->avt, g->algo[r], RL_MODE_TRAIN, (const char *)ph->obs + at * ph->row_bytes,
-                          ph->start + at, ph->actions + at * g->space.action_bytes, g->per, g->err[r], RL_ERR_MAX);
+        const uint8_t *masks = ph->masks ? ph->masks + at * g->space.mask_width : NULL;
+        ph->rc[r] = rl__space_act(&g->space, g->avt, g->algo[r], RL_MODE_TRAIN,
+                                  (const char *)ph->obs + at * ph->row_bytes, ph->start + at, masks,
+                                  ph->actions + at * g->space.action_bytes, g->per, g->err[r], RL_ERR_MAX);
     }
 }
 
@@ -472,17 +474,21 @@ static void observe_one(void *ctx, uint32_t first, uint32_t count)
     const rl_transition *t = ph->t;
     for (uint32_t r = first; r < first + count; r++) {
         size_t at = g->shared ? 0 : (size_t)(g->first + r) * g->per, ob = at * ph->row_bytes;
+        size_t mb = at * g->space.mask_width;
         int box = g->space.kind == RL_SPACE_BOX;
         rl_transition s = {sizeof s,
                            g->per,
                            (const char *)t->obs + ob,
-                           box ? NULL : t->actions + at,
+                           box ? NULL : t->actions + at * (g->space.action_bytes / sizeof(int32_t)),
                            t->rewards + at,
                            (const char *)t->next_obs + ob,
                            (const char *)t->final_obs + ob,
                            t->terminated + at,
                            t->truncated + at,
-                           box ? t->box_actions + at * g->space.dim : NULL};
+                           box ? t->box_actions + at * g->space.dim : NULL,
+                           t->masks ? t->masks + mb : NULL,
+                           t->next_masks ? t->next_masks + mb : NULL,
+                           t->final_masks ? t->final_masks + mb : NULL};
         g->err[r][0] = 0;
         ph->rc[r] = g->avt->observe(g->algo[r], &s, g->err[r], RL_ERR_MAX);
         if (ph->rc[r] == RL_OK) ph->rc[r] = g->avt->update(g->algo[r], ph->step, g->err[r], RL_ERR_MAX);
@@ -539,10 +545,10 @@ static void exchange(rl__replicas *g, unsigned char *actions, int *stop)
     if (g->shared) memcpy(actions, g->exchange, n);
 }
 
-int rl__replicas_act(rl__replicas *g, const void *obs, size_t row_bytes, const uint8_t *start, void *actions, int *stop,
-                     char *err, size_t errlen)
+int rl__replicas_act(rl__replicas *g, const void *obs, size_t row_bytes, const uint8_t *start, const uint8_t *masks,
+                     void *actions, int *stop, char *err, size_t errlen)
 {
-    phase ph = {.g = g, .obs = obs, .row_bytes = row_bytes, .start = start, .actions = actions};
+    phase ph = {.g = g, .obs = obs, .row_bytes = row_bytes, .start = start, .masks = masks, .actions = actions};
     if (g->local == 1 || g->shared)
         act_one(&ph, 0, g->local);
     else

@@ -7,7 +7,7 @@
 #ifndef RLHOST_REPLICAS_H
 #define RLHOST_REPLICAS_H
 
-#include "plugin/spaces.h"
+#include "spaces/spaces.h"
 #include "plugin/config.h"
 #include "parallel/pool.h"
 
@@ -75,8 +75,8 @@ int rl__replicas_open(rl__replicas *g, const rl__config *c, const rl_env_info *i
    act also hands every rank the other ranks' actions, and *stop (this
    process's wish to stop) comes back as the job's: 1 when any rank wants
    to, so all stop before the same step. */
-int rl__replicas_act(rl__replicas *g, const void *obs, size_t row_bytes, const uint8_t *start, void *actions, int *stop,
-                     char *err, size_t errlen);
+int rl__replicas_act(rl__replicas *g, const void *obs, size_t row_bytes, const uint8_t *start, const uint8_t *masks,
+                     void *actions, int *stop, char *err, size_t errlen);
 int rl__replicas_observe_update(rl__replicas *g, const rl_transition *t, size_t row_bytes, uint64_t step, char *err,
                                 size_t errlen);
 

@@ -190,6 +190,16 @@ static int check_vtable(const rl_plugin_desc *d, char *why, size_t whylen)
             return -1;
         }
     }
+    if (d->kind == RL_KIND_ALGO && (rl__desc_flags(d) & (RL_DESC_MASKS | RL_DESC_MULTI_DISCRETE))) { /* ABI 1.6 */
+        const rl_algo_vtable *vt = d->vtable;
+        if (size < offsetof(rl_algo_vtable, act_masked) + sizeof vt->act_masked || !vt->act_masked) {
+            snprintf(why, whylen,
+                     "algo '%s' says it takes masks or MultiDiscrete actions (RL_DESC_MASKS, "
+                     "RL_DESC_MULTI_DISCRETE) but its vtable lacks act_masked",
+                     d->name);
+            return -1;
+        }
+    }
     return 0;
 }
 

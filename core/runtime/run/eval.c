@@ -95,8 +95,8 @@ int rl__evaluate(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const ch
             break;
         }
         char perr[RL_ERR_MAX] = "";
-        rc = rl__space_act(&ev->space, avt, algo, RL_MODE_EVAL, ev->io.obs, ev->episode_start, ev->actions, n, perr,
-                           sizeof perr);
+        rc = rl__space_act(&ev->space, avt, algo, RL_MODE_EVAL, ev->io.obs, ev->episode_start, ev->io.action_mask,
+                           ev->actions, n, perr, sizeof perr);
         if (rc != RL_OK) {
             snprintf(err, errlen, "algo '%s' failed choosing eval actions: %s", algo_name,
                      perr[0] ? perr : rl_strerror(rc));

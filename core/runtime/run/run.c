@@ -180,7 +180,7 @@ static int train_loop(rl__run_state *rs)
     marks m = {next_mark(base, (uint64_t)val(&c->run, RL__RUN_LOG_INTERVAL)->i),
                next_mark(base, (uint64_t)val(&c->run, RL__RUN_EVAL_INTERVAL)->i),
                next_mark(base, (uint64_t)val(&c->run, RL__RUN_CHECKPOINT_INTERVAL)->i)};
-    int box = v->space.kind == RL_SPACE_BOX;
+    int box = v->space.kind == RL_SPACE_BOX, masked = v->space.mask_width != 0;
     rl_transition t = {.struct_size = sizeof t,
                        .count = v->n,
                        .actions = box ? NULL : v->actions,
@@ -188,15 +188,16 @@ static int train_loop(rl__run_state *rs)
                        .final_obs = v->io.final_obs,
                        .terminated = v->terminated,
                        .truncated = v->truncated,
-                       .box_actions = box ? v->actions : NULL};
+                       .box_actions = box ? v->actions : NULL,
+                       .final_masks = masked ? v->io.final_mask : NULL};
     if (!rs->envs_restored) rl__vecenv_reset(v);
     int world = rl__world_size() > 1, rc = RL_OK;
     if (rs->eval_due && (rc = after_step(rs, &m)) != RL_OK) return rc == RL_EINTR ? RL_OK : rc;
     while (rs->steps < rs->set.target && !(world ? rs->stop : rl__stop_signal)) {
         double t0 = rl_now();
         int stop = rl__stop_signal != 0;
-        rc = rl__replicas_act(&rs->reps, v->io.obs, v->row_bytes, v->episode_start, v->actions, &stop, rs->err,
-                              sizeof rs->err);
+        rc = rl__replicas_act(&rs->reps, v->io.obs, v->row_bytes, v->episode_start, v->io.action_mask, v->actions,
+                              &stop, rs->err, sizeof rs->err);
         rs->stop = stop;
         if (rc != RL_OK) return fail(rs, rc, "algo act failed");
         double t1 = rl_now();
@@ -206,6 +207,8 @@ static int train_loop(rl__run_state *rs)
         rl__report_episodes(&rs->rep, rs->steps, v);
         t.obs = v->prev_obs;
         t.next_obs = v->io.obs;
+        t.masks = v->prev_mask;
+        t.next_masks = v->io.action_mask;
         if ((rc = rl__replicas_observe_update(&rs->reps, &t, v->row_bytes, rs->steps, rs->err, sizeof rs->err)) !=
             RL_OK)
             return fail(rs, rc, "algo update failed");

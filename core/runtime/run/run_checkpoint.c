@@ -45,6 +45,22 @@ static int eval_due_state(rl__run_state *rs, const rl_state_io *io, int load, ch
     return RL_OK;
 }
 
+/* An env that masks: the masks of the training envs' current observations,
+   each row allowing an action as the env's own rows must. */
+static int mask_state(rl__vecenv *v, const rl_state_io *io, int load, char *err, size_t errlen)
+{
+    size_t W = v->space.mask_width;
+    if (!W) return RL_OK;
+    int rc = rl_state_blob(io, load, "host/", "train_mask", v->io.action_mask, (size_t)v->n * W, err, errlen);
+    for (uint32_t i = 0; rc == RL_OK && load && i < v->n; i++)
+        if (rl__space_check_mask(&v->space, v->io.action_mask + (size_t)i * W, i, v->agents, -1, v->desc->name,
+                                 "a mask", err, errlen) != RL_OK) {
+            snprintf(err, errlen, "tensor 'host/train_mask' allows no action in row %u", i);
+            rc = RL_ECORRUPT;
+        }
+    return rc;
+}
+
 /* The host's part of a checkpoint, for exact resumes: each env's state, the
    training envs' current observations and episode bookkeeping, and the
    last evaluation.  Written only when the env can save its state. */
@@ -68,6 +84,7 @@ static int host_state(rl__run_state *rs, const rl_state_io *io, int load, char *
     } else if (rl_state_blob(io, 0, "host/", "train_obs", v->io.obs, (size_t)v->n * v->row_bytes, err, errlen)) {
         return RL_EIO;
     }
+    if ((rc = mask_state(v, io, load, err, errlen)) != RL_OK) return rc;
     struct {
         eval_result last_eval;
         int32_t pending_eval;
@@ -255,12 +272,15 @@ int rl__run_checkpoint(rl__run_state *rs)
     if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.episodes", eps);
     { /* what the policy reads and chooses, for readers without rlhost */
         const rl_env_info *in = &rs->train.info;
-        char obs[256], shape[96] = "";
+        rl__sbuf obs = {0};
+        rl__sbuf_printf(&obs, "{\"dtype\":\"%s\",\"shape\":[", in->obs_dtype == RL_DTYPE_U8 ? "U8" : "F32");
         for (uint32_t k = 0; k < in->obs_ndim && k < 4; k++)
-            snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%u", k ? "," : "", in->obs_shape[k]);
-        snprintf(obs, sizeof obs, "{\"dtype\":\"%s\",\"shape\":[%s],\"scale\":%.9g}",
-                 in->obs_dtype == RL_DTYPE_U8 ? "U8" : "F32", shape, (double)in->obs_scale);
-        if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.observation", obs);
+            rl__sbuf_printf(&obs, "%s%u", k ? "," : "", in->obs_shape[k]);
+        rl__sbuf_printf(&obs, "],\"scale\":%.9g", (double)in->obs_scale);
+        rl__parts_json(&rs->train.parts, &obs);
+        rl__sbuf_puts(&obs, "}");
+        if (!rc) rc = obs.oom ? RL_ENOMEM : rl__ckpt_meta(&ck, "rlhost.observation", obs.data);
+        rl__sbuf_free(&obs);
         rl__sbuf space = {0};
         rl__space_json(&rs->train.space, &space);
         if (!rc) rc = space.oom ? RL_ENOMEM : rl__ckpt_meta(&ck, "rlhost.action_space", space.data);

@@ -1,0 +1,291 @@
+/* Action spaces; see spaces.h. */
+#include "spaces/spaces.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rlhost/rlcore.h>
+
+#include "plugin/loader.h"
+#include "base/text.h"
+
+/* Row i as "env E" or "env E agent A". */
+static void row_name(uint32_t i, uint32_t agents, char *buf, size_t n)
+{
+    if (agents > 1)
+        snprintf(buf, n, "env %u agent %u", i / agents, i % agents);
+    else
+        snprintf(buf, n, "env %u", i);
+}
+
+/* MULTI_DISCRETE: dim components of nvec choices each. */
+static int multi_from_info(rl__space *s, const rl_env_info *info, const char *name, char *err, size_t errlen)
+{
+    s->dim = info->action_dim;
+    if (s->dim < 1 || s->dim > RL__MAX_ACTION_DIM || !info->action_nvec) {
+        snprintf(err, errlen, "env '%s' reported a MultiDiscrete action of %u components%s (1 to %d, with nvec)", name,
+                 s->dim, info->action_nvec ? "" : " without nvec", RL__MAX_ACTION_DIM);
+        return RL_EINVAL;
+    }
+    uint64_t width = 0;
+    for (uint32_t k = 0; k < s->dim; k++) {
+        uint32_t c = info->action_nvec[k];
+        if (c < 1 || c > RL__MAX_MASK_WIDTH) {
+            snprintf(err, errlen, "env '%s' reported MultiDiscrete component %u with %u choices (1 to %u)", name, k, c,
+                     RL__MAX_MASK_WIDTH);
+            return RL_EINVAL;
+        }
+        width += c;
+    }
+    if (width > RL__MAX_MASK_WIDTH) {
+        snprintf(err, errlen, "env '%s' reported MultiDiscrete actions of %llu choices in all (at most %u)", name,
+                 (unsigned long long)width, RL__MAX_MASK_WIDTH);
+        return RL_EINVAL;
+    }
+    s->nvec = malloc(s->dim * sizeof *s->nvec);
+    if (!s->nvec) {
+        snprintf(err, errlen, "out of memory");
+        return RL_ENOMEM;
+    }
+    memcpy(s->nvec, info->action_nvec, s->dim * sizeof *s->nvec);
+    s->action_bytes = (size_t)s->dim * sizeof(int32_t);
+    return RL_OK;
+}
+
+/* BOX: dim floats, each in finite [low, high]. */
+static int box_from_info(rl__space *s, const rl_env_info *info, const char *name, char *err, size_t errlen)
+{
+    s->dim = info->action_dim;
+    if (s->dim < 1 || s->dim > RL__MAX_ACTION_DIM || !info->action_low || !info->action_high) {
+        snprintf(err, errlen, "env '%s' reported a box of %u actions%s (1 to %d, with bounds)", name, s->dim,
+                 info->action_low && info->action_high ? "" : " without bounds", RL__MAX_ACTION_DIM);
+        return RL_EINVAL;
+    }
+    for (uint32_t k = 0; k < s->dim; k++) {
+        float lo = info->action_low[k], hi = info->action_high[k];
+        if (!isfinite(lo) || !isfinite(hi) || lo > hi) {
+            snprintf(err, errlen,
+                     "env '%s' reported an action box with dimension %u in [%g, %g]: bounds must "
+                     "be finite with low <= high",
+                     name, k, (double)lo, (double)hi);
+            return RL_EINVAL;
+        }
+    }
+    s->low = malloc(s->dim * sizeof *s->low);
+    s->high = malloc(s->dim * sizeof *s->high);
+    if (!s->low || !s->high) {
+        snprintf(err, errlen, "out of memory");
+        return RL_ENOMEM;
+    }
+    memcpy(s->low, info->action_low, s->dim * sizeof *s->low);
+    memcpy(s->high, info->action_high, s->dim * sizeof *s->high);
+    s->action_bytes = (size_t)s->dim * sizeof(float);
+    return RL_OK;
+}
+
+int rl__space_from_info(rl__space *s, const rl_env_info *info, const char *name, char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    s->kind = rl_env_info_action_kind(info);
+    int rc = RL_OK;
+    if (s->kind == RL_SPACE_DISCRETE) {
+        s->n = info->n_actions;
+        s->action_bytes = sizeof(int32_t);
+        if (!s->n || s->n > RL__MAX_MASK_WIDTH) {
+            snprintf(err, errlen, "env '%s' reported a discrete action space of %u actions (1 to %u)", name, s->n,
+                     RL__MAX_MASK_WIDTH);
+            rc = RL_EINVAL;
+        }
+    } else if (s->kind == RL_SPACE_BOX) {
+        rc = box_from_info(s, info, name, err, errlen);
+    } else if (s->kind == RL_SPACE_MULTI_DISCRETE && RL_HAS_FIELD(info, rl_env_info, action_nvec)) {
+        rc = multi_from_info(s, info, name, err, errlen);
+    } else {
+        snprintf(err, errlen, "env '%s' reported unknown action space kind %u", name, s->kind);
+        rc = RL_EINVAL;
+    }
+    if (rc == RL_OK && RL_HAS_FIELD(info, rl_env_info, action_mask) && info->action_mask) {
+        if (s->kind == RL_SPACE_BOX) {
+            snprintf(err, errlen,
+                     "env '%s' reported action masks for a box of float actions: masks are for discrete "
+                     "and MultiDiscrete actions",
+                     name);
+            rc = RL_EINVAL;
+        } else {
+            s->mask_width = rl_env_info_mask_width(info);
+        }
+    }
+    if (rc != RL_OK) rl__space_free(s);
+    return rc;
+}
+
+void rl__space_free(rl__space *s)
+{
+    free(s->low);
+    free(s->high);
+    free(s->nvec);
+    s->low = s->high = NULL;
+    s->nvec = NULL;
+}
+
+void rl__algo_takes(const rl_plugin_desc *desc, char *buf, size_t len)
+{
+    uint32_t f = rl__desc_flags(desc);
+    snprintf(buf, len, "%s%s%s%s%s", f & RL_DESC_NO_DISCRETE ? "" : "discrete actions, ",
+             f & RL_DESC_BOX ? "box actions, " : "", f & RL_DESC_MULTI_DISCRETE ? "MultiDiscrete actions, " : "",
+             f & RL_DESC_MASKS ? "action masks, " : "", f & RL_DESC_OBS_PARTS ? "composite observations, " : "");
+    size_t n = strlen(buf);
+    if (n >= 2) buf[n - 2] = 0; /* the last ", " */
+}
+
+int rl__space_check_algo(const rl__space *s, const char *env_name, const rl_plugin_desc *desc, char *err, size_t errlen)
+{
+    uint32_t flags = rl__desc_flags(desc);
+    const char *lacks = NULL;
+    char has[48];
+    if (s->kind == RL_SPACE_BOX && !(flags & RL_DESC_BOX)) {
+        snprintf(has, sizeof has, "a box of %u float action%s", s->dim, s->dim == 1 ? "" : "s");
+        lacks = "box actions";
+    } else if (s->kind != RL_SPACE_BOX && (flags & RL_DESC_NO_DISCRETE)) {
+        if (s->kind == RL_SPACE_MULTI_DISCRETE)
+            snprintf(has, sizeof has, "%u MultiDiscrete components", s->dim);
+        else
+            snprintf(has, sizeof has, "%u discrete actions", s->n);
+        lacks = "discrete actions";
+    } else if (s->kind == RL_SPACE_MULTI_DISCRETE && !(flags & RL_DESC_MULTI_DISCRETE)) {
+        snprintf(has, sizeof has, "%u MultiDiscrete components", s->dim);
+        lacks = "MultiDiscrete actions";
+    } else if (s->mask_width && !(flags & RL_DESC_MASKS)) {
+        snprintf(has, sizeof has, "action masks");
+        lacks = "action masks";
+    }
+    if (!lacks) return RL_OK;
+    char takes[128];
+    rl__algo_takes(desc, takes, sizeof takes);
+    snprintf(err, errlen,
+             "algo '%s' does not take %s (it takes %s), and env '%s' has %s: pick an algorithm that does "
+             "(rlhost info ALGO says what each takes)",
+             desc->name, lacks, takes, env_name, has);
+    return RL_ECONFIG;
+}
+
+int rl__space_act(const rl__space *s, const rl_algo_vtable *avt, void *algo, rl_act_mode mode, const void *obs,
+                  const uint8_t *start, const uint8_t *masks, void *actions, uint32_t count, char *err, size_t errlen)
+{
+    if (s->kind == RL_SPACE_BOX) return avt->act_box(algo, mode, obs, start, actions, count, err, errlen);
+    if (rl__space_masked_act(s)) /* rl__space_check_algo saw the flag; the loader, act_masked */
+        return avt->act_masked(algo, mode, obs, start, s->mask_width ? masks : NULL, actions, count, err, errlen);
+    return avt->act(algo, mode, obs, start, actions, count, err, errlen);
+}
+
+/* Components of one row: MULTI_DISCRETE's dim, else 1 of n choices. */
+static uint32_t components(const rl__space *s, const uint32_t **nvec)
+{
+    *nvec = s->kind == RL_SPACE_MULTI_DISCRETE ? s->nvec : &s->n;
+    return s->kind == RL_SPACE_MULTI_DISCRETE ? s->dim : 1;
+}
+
+int rl__space_check_mask(const rl__space *s, const uint8_t *mask, uint32_t i, uint32_t agents, int64_t ep_step,
+                         const char *name, const char *what, char *err, size_t errlen)
+{
+    const uint32_t *nvec;
+    uint32_t dims = components(s, &nvec);
+    for (uint32_t k = 0; k < dims; mask += nvec[k], k++) {
+        uint32_t c = 0;
+        while (c < nvec[k] && !mask[c]) c++;
+        if (c < nvec[k]) continue;
+        char row[48], comp[40] = "", at[48] = "";
+        row_name(i, agents, row, sizeof row);
+        if (dims > 1) snprintf(comp, sizeof comp, " in component %u", k);
+        if (ep_step >= 0) snprintf(at, sizeof at, " at step %lld of its episode", (long long)ep_step);
+        snprintf(err, errlen, "env '%s' wrote %s allowing no action%s for %s%s", name, what, comp, row, at);
+        return RL_EINVAL;
+    }
+    return RL_OK;
+}
+
+int rl__space_clip(const rl__space *s, const float *actions, float *out, uint32_t rows, uint32_t agents,
+                   const char *who, char *err, size_t errlen)
+{
+    for (uint32_t i = 0; i < rows; i++)
+        for (uint32_t k = 0; k < s->dim; k++) {
+            float a = actions[(size_t)i * s->dim + k];
+            if (isnan(a)) {
+                char row[48];
+                row_name(i, agents, row, sizeof row);
+                snprintf(err, errlen, "%s chose a NaN action for %s (dimension %u)", who, row, k);
+                return RL_ENONFINITE;
+            }
+            out[(size_t)i * s->dim + k] = a < s->low[k] ? s->low[k] : a > s->high[k] ? s->high[k] : a;
+        }
+    return RL_OK;
+}
+
+/* Row i's int actions against its range and mask. */
+static int check_ints(const rl__space *s, const int32_t *a, const uint8_t *mask, uint32_t i, uint32_t agents,
+                      const char *who, char *err, size_t errlen)
+{
+    const uint32_t *nvec;
+    uint32_t dims = components(s, &nvec);
+    for (uint32_t k = 0; k < dims; mask = mask ? mask + nvec[k] : NULL, k++) {
+        int in_range = (uint32_t)a[k] < nvec[k];
+        if (in_range && (!mask || mask[a[k]])) continue;
+        char row[48], comp[40] = "";
+        row_name(i, agents, row, sizeof row);
+        if (dims > 1) snprintf(comp, sizeof comp, " (component %u)", k);
+        if (!in_range)
+            snprintf(err, errlen, "%s chose action %d for %s%s, outside [0, %u)", who, (int)a[k], row, comp, nvec[k]);
+        else
+            snprintf(err, errlen, "%s chose action %d for %s%s, which its action mask forbids", who, (int)a[k], row,
+                     comp);
+        return RL_EINVAL;
+    }
+    return RL_OK;
+}
+
+int rl__space_check_actions(const rl__space *s, const void *actions, const uint8_t *masks, uint32_t rows,
+                            uint32_t agents, const char *who, char *err, size_t errlen)
+{
+    char row[48];
+    for (uint32_t i = 0; i < rows; i++) {
+        if (s->kind != RL_SPACE_BOX) {
+            size_t ints = s->action_bytes / sizeof(int32_t);
+            const uint8_t *m = s->mask_width && masks ? masks + (size_t)i * s->mask_width : NULL;
+            int rc = check_ints(s, (const int32_t *)actions + i * ints, m, i, agents, who, err, errlen);
+            if (rc != RL_OK) return rc;
+            continue;
+        }
+        for (uint32_t k = 0; k < s->dim; k++) {
+            float a = ((const float *)actions)[(size_t)i * s->dim + k];
+            if (a >= s->low[k] && a <= s->high[k]) continue; /* false for NaN */
+            row_name(i, agents, row, sizeof row);
+            snprintf(err, errlen, "%s chose %.9g for dimension %u of %s's action, outside the box [%.9g, %.9g]", who,
+                     (double)a, k, row, (double)s->low[k], (double)s->high[k]);
+            return RL_EINVAL;
+        }
+    }
+    return RL_OK;
+}
+
+void rl__space_json(const rl__space *s, rl__sbuf *b)
+{
+    const char *masked = s->mask_width ? ",\"masked\":true" : "";
+    if (s->kind == RL_SPACE_DISCRETE) {
+        rl__sbuf_printf(b, "{\"type\":\"discrete\",\"n\":%u%s}", s->n, masked);
+        return;
+    }
+    if (s->kind == RL_SPACE_MULTI_DISCRETE) {
+        rl__sbuf_puts(b, "{\"type\":\"multi_discrete\",\"nvec\":[");
+        for (uint32_t k = 0; k < s->dim; k++) rl__sbuf_printf(b, "%s%u", k ? "," : "", s->nvec[k]);
+        rl__sbuf_printf(b, "]%s}", masked);
+        return;
+    }
+    rl__sbuf_printf(b, "{\"type\":\"box\",\"dim\":%u,\"low\":[", s->dim);
+    for (uint32_t k = 0; k < s->dim; k++) rl__sbuf_printf(b, "%s%.9g", k ? "," : "", (double)s->low[k]);
+    rl__sbuf_puts(b, "],\"high\":[");
+    for (uint32_t k = 0; k < s->dim; k++) rl__sbuf_printf(b, "%s%.9g", k ? "," : "", (double)s->high[k]);
+    rl__sbuf_puts(b, "]}");
+}

@@ -1,0 +1,81 @@
+/* Action spaces (ABI 1.2, MultiDiscrete and masks 1.6): what the host
+   checks in an env's declaration, whether an algorithm takes it, how an
+   algorithm is asked for actions of each kind, masks, clipping into a
+   box, and the space as checkpoint metadata. */
+#ifndef RLHOST_SPACES_H
+#define RLHOST_SPACES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rlhost/plugin.h>
+
+#include "base/text.h"
+
+#define RL__MAX_ACTION_DIM 256
+
+/* An env's action space as the host keeps it (bounds copied at create). */
+/* Choices of all MultiDiscrete components together, at most. */
+#define RL__MAX_MASK_WIDTH (1u << 20)
+
+typedef struct rl__space {
+    uint32_t kind; /* RL_SPACE_DISCRETE, RL_SPACE_BOX or RL_SPACE_MULTI_DISCRETE */
+    uint32_t n;    /* DISCRETE: actions 0 .. n-1 */
+    uint32_t dim;  /* BOX: floats per action; MULTI_DISCRETE: components */
+    float *low, *high;
+    uint32_t *nvec;      /* MULTI_DISCRETE: choices of each component */
+    uint32_t mask_width; /* bytes of a mask row; 0: the env does not mask */
+    size_t action_bytes; /* of one row's action: 4 (int32), 4 dim (int32 or float32) */
+} rl__space;
+
+/* Whether the algorithm is asked through act_masked: a MultiDiscrete
+   space, or an env that masks. */
+static inline int rl__space_masked_act(const rl__space *s)
+{
+    return s->kind == RL_SPACE_MULTI_DISCRETE || s->mask_width;
+}
+
+/* Reads and checks env `name`'s info (its kind, n or dim, finite bounds
+   with low <= high, nvec, the mask width); RL_EINVAL with the sentence in
+   err. */
+int rl__space_from_info(rl__space *s, const rl_env_info *info, const char *name, char *err, size_t errlen);
+void rl__space_free(rl__space *s);
+
+/* What the algorithm of desc takes, from its flags: "discrete actions,
+   box actions, MultiDiscrete actions, action masks, composite
+   observations" or a part of that list. */
+void rl__algo_takes(const rl_plugin_desc *desc, char *buf, size_t len);
+
+/* Whether the algorithm of desc takes env_name's space: RL_ECONFIG with a
+   sentence naming both and the space when it does not. */
+int rl__space_check_algo(const rl__space *s, const char *env_name, const rl_plugin_desc *desc, char *err,
+                         size_t errlen);
+
+/* act, act_box or act_masked by the space; actions is count rows of
+   s->action_bytes, masks count rows of s->mask_width (NULL when the env
+   does not mask). */
+int rl__space_act(const rl__space *s, const rl_algo_vtable *avt, void *algo, rl_act_mode mode, const void *obs,
+                  const uint8_t *start, const uint8_t *masks, void *actions, uint32_t count, char *err, size_t errlen);
+
+/* Row i's mask (s->mask_width bytes) allows at least one action of every
+   component: else RL_EINVAL with a sentence naming env `name`, the row
+   and, when ep_step >= 0, the row's step in its episode.  what: "a mask",
+   "a final mask". */
+int rl__space_check_mask(const rl__space *s, const uint8_t *mask, uint32_t i, uint32_t agents, int64_t ep_step,
+                         const char *name, const char *what, char *err, size_t errlen);
+
+/* BOX: rows of actions into [low, high] (out may be actions); a NaN is
+   RL_ENONFINITE with the row.  who names the chooser ("algo", "the caller"). */
+int rl__space_clip(const rl__space *s, const float *actions, float *out, uint32_t rows, uint32_t agents,
+                   const char *who, char *err, size_t errlen);
+/* DISCRETE and MULTI_DISCRETE: every action in range and, with masks,
+   allowed by its row's mask, else RL_EINVAL with the row; BOX: every value
+   finite and inside the box, else RL_EINVAL (the caller's actions, which
+   are not clipped for it). */
+int rl__space_check_actions(const rl__space *s, const void *actions, const uint8_t *masks, uint32_t rows,
+                            uint32_t agents, const char *who, char *err, size_t errlen);
+
+/* The space as the checkpoint's rlhost.action_space JSON. */
+void rl__space_json(const rl__space *s, rl__sbuf *b);
+
+#endif

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# The spaces of ABI 1.6 through the CLI: action masks and MultiDiscrete
+# actions reach the algorithms, every mask a plugin writes and every action
+# an algorithm picks is checked with a sentence, and masked runs evaluate,
+# play and resume exactly.  (TAP)
+# Usage: spaces.sh RLHOST SOURCE_ROOT FIXTURE_DIR
+set -u
+RLHOST=$1 SRC=$2 FIXTURES=$3
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/../lib.sh"
+mkdir -p "$T/plug" && cp "$FIXTURES/spaces.so" "$T/plug/"
+P=(--plugin-path "$T/plug")
+Q=(--set run.quiet=true --set run.eval_episodes=4)
+cat > "$T/s.cfg" <<'EOF'
+run: { steps = 2000; };
+env: { plugin = "spaces_env"; num_envs = 4; nvec = [4, 3]; };
+algo: { plugin = "spaces_algo"; };
+EOF
+
+# 1. What the host refuses, each with its sentence.
+refuse() { # DESC SENTENCE ARGS...
+  local desc=$1 want=$2; shift 2
+  expect_rc 2 "$desc" -- "$RLHOST" check "$T/s.cfg" "${P[@]}" "$@"
+  contains "$T/err" "$want" "$desc: says so"
+}
+refuse "an algorithm without masks on a masking env" \
+  "algo 'nomask_algo' does not take action masks (it takes discrete actions), and env 'spaces_env' has action masks" \
+  --set env.nvec=[4] --set 'algo.plugin="nomask_algo"'
+refuse "an algorithm without MultiDiscrete" \
+  "algo 'dqn' does not take MultiDiscrete actions (it takes discrete actions, action masks), and env 'spaces_env' has 2 MultiDiscrete components" \
+  --set 'algo.plugin="dqn"'
+refuse "a box algorithm on MultiDiscrete" "algo 'sac' does not take discrete actions (it takes box actions), and env 'spaces_env' has 2 MultiDiscrete components" \
+  --set 'algo.plugin="sac"'
+refuse "action_repeat with masks" "env 'spaces_env' masks its actions; env.optimizations.action_repeat must be 1" \
+  --set env.optimizations.action_repeat=2
+expect_rc 0 "info says what an algorithm takes" -- "$RLHOST" info ppo
+contains "$T/out" "takes: discrete actions, box actions, MultiDiscrete actions, action masks" "info ppo: its spaces"
+
+# 2. What a plugin does wrong while running: one sentence naming the row.
+run_fails() { # DESC SENTENCE ARGS...
+  local desc=$1 want=$2; shift 2
+  expect_rc 1 "$desc" -- "$RLHOST" run "$T/s.cfg" "${P[@]}" "${Q[@]}" --out "$T/bad" --force "$@"
+  contains "$T/err" "$want" "$desc: says so"
+}
+run_fails "an action the mask forbids" "algo chose action 2 for env 0 (component 0), which its action mask forbids" \
+  --set 'algo.pick="forbidden"'
+run_fails "an action outside a component" "algo chose action 4 for env 0 (component 0), outside [0, 4)" \
+  --set 'algo.pick="outside"'
+run_fails "a mask allowing nothing" \
+  "env 'spaces_env' wrote a mask allowing no action in component 0 for env 0 at step 5 of its episode" \
+  --set env.bad_mask_at=5
+run_fails "a first mask allowing nothing" "env 'spaces_env' wrote a mask allowing no action in component 0 for env 0 at step 0" \
+  --set env.bad_mask_at=0
+run_fails "a final mask allowing nothing" \
+  "env 'spaces_env' wrote a final mask allowing no action in component 0 for env 0 at step 8 of its episode" \
+  --set env.bad_final_mask=true
+expect_rc 0 "allowed actions run" -- "$RLHOST" run "$T/s.cfg" "${P[@]}" "${Q[@]}" --out "$T/good"
+contains "$T/good/summary.json" '"eval_return_mean"' "and evaluate"
+grep -qF '{\"type\":\"multi_discrete\",\"nvec\":[4,3],\"masked\":true}' "$T/good/checkpoint.safetensors"
+ok $? "the checkpoint says the space: MultiDiscrete [4, 3], masked"
+
+# 3. The learners on masked and MultiDiscrete spaces: PPO learns the
+#    targets (a random policy hits 1/3 of them on average over [4, 3] with
+#    one choice forbidden); DQN and random keep to the masks.
+expect_rc 0 "ppo on MultiDiscrete with masks" -- "$RLHOST" run "$T/s.cfg" "${P[@]}" --set run.quiet=true \
+  --set run.steps=60000 --set run.eval_episodes=20 --set 'algo.plugin="ppo"' --set env.num_envs=8 \
+  --set algo.n_steps=64 --set algo.batch_size=128 --set algo.ent_coef=0.0 --set algo.lr=3e-3 --out "$T/ppo"
+ret=$(json_num "$T/ppo/summary.json" eval_return_mean)
+awk -v r="$ret" 'BEGIN { exit !(r >= 7.5) }'; ok $? "ppo hits the targets: eval return $ret >= 7.5 of 8"
+expect_rc 0 "ppo on one masked Discrete" -- "$RLHOST" run "$T/s.cfg" "${P[@]}" "${Q[@]}" --set env.nvec=[5] \
+  --set 'algo.plugin="ppo"' --set run.steps=4096 --out "$T/ppo1"
+for algo in dqn double_dqn dueling_dqn per_dqn random; do
+  expect_rc 0 "$algo keeps to the masks" -- "$RLHOST" run "$T/s.cfg" "${P[@]}" "${Q[@]}" --set env.nvec=[6] \
+    --set env.invalid=4 --set "algo.plugin=\"$algo\"" --set run.steps=3000 --out "$T/$algo"
+done
+expect_rc 0 "recurrent ppo on MultiDiscrete with masks" -- "$RLHOST" run "$T/s.cfg" "${P[@]}" "${Q[@]}" \
+  --set 'algo.plugin="recurrent_ppo"' --set run.steps=4096 --out "$T/rppo"
+
+# 4. A masked run evaluates and plays as it trained, and resumes exactly.
+SNAKE=(--set 'env.action_mask="deadly"')
+expect_rc 0 "snake with masked deadly moves" -- "$RLHOST" run "$SRC/configs/snake_best.cfg" "${SNAKE[@]}" \
+  --set run.steps=5000 --set run.quiet=true --out "$T/snake"
+expect_rc 0 "eval of the masked run" -- "$RLHOST" eval "$T/snake" --episodes 5 --json
+contains "$T/out" '"episodes": 5' "eval reports its episodes"
+expect_rc 0 "play of the masked run" -- "$RLHOST" play "$T/snake" --episodes 1 --fps 1000
+refuse_snake() { # DESC SENTENCE ARGS...
+  expect_rc 2 "$1" -- "$RLHOST" check "$SRC/configs/snake_best.cfg" "${@:3}"
+  contains "$T/err" "$2" "$1: says so"
+}
+refuse_snake "reverse masks with relative moves" 'action_mask = "reverse" needs actions = "absolute"' \
+  --set 'env.action_mask="reverse"' --set 'env.actions="relative"'
+refuse_snake "masks with several snakes" "action_mask needs snakes = 1 (there are 2 per board)" \
+  --set 'env.action_mask="reverse"' --set env.snakes=2 --set env.observation=\"grid\"
+exact snake_mask_ppo "$SRC/configs/snake_ppo.cfg" 8192 --set run.steps=30000 --set run.log_interval=4096 \
+  --set run.eval_episodes=5 "${SNAKE[@]}"
+exact snake_mask_dqn "$SRC/configs/snake_dqn.cfg" 4000 --set run.steps=20000 --set run.log_interval=2000 \
+  --set run.eval_episodes=5 --set algo.save_replay=true "${SNAKE[@]}"
+
+# 5. A checkpoint's masks are untrusted: a mask that allows nothing is refused.
+python3 - "$T/snake/checkpoint.safetensors" <<'EOF'
+import json, struct, sys
+p = sys.argv[1]
+b = bytearray(open(p, 'rb').read())
+n = struct.unpack('<Q', b[:8])[0]
+h = json.loads(b[8:8 + n])
+lo, hi = h['host/train_mask']['data_offsets']
+b[8 + n + lo:8 + n + lo + 4] = bytes(4)  # env 0's four moves: none allowed
+open(p, 'wb').write(b)
+EOF
+expect_rc 1 "a resume from a mask that allows nothing" -- "$RLHOST" run --resume "$T/snake" --set run.steps=6000
+contains "$T/err" "tensor 'host/train_mask' allows no action in row 0" "names the tensor and the row"
+
+echo "1..$n"
+[ $failed = 0 ]
