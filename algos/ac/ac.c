@@ -148,6 +148,7 @@ static void ac_destroy(void *p_)
     rl_free(w->slots);
     free(p->cfg.low);
     free(p->cfg.high);
+    rl_obs_layout_free(&p->obs);
     free(p);
 }
 
@@ -156,7 +157,7 @@ static void read_options(ac *p, const rl_algo_args *args, int kind)
     const rl_value *o = args->options, *st = args->stages;
     ac_settings *c = &p->cfg;
     c->kind = kind;
-    c->obs_size = args->env->obs_size;
+    c->obs_size = rl_obs_input_width(args->env);
     c->dim = args->env->action_dim;
     c->num_envs = args->num_envs;
     c->rows = args->num_envs > args->num_eval_envs ? args->num_envs : args->num_eval_envs;
@@ -176,8 +177,6 @@ static void read_options(ac *p, const rl_algo_args *args, int kind)
     c->skip_nonfinite = o[OPT_ON_NONFINITE].i == 1;
     c->save_replay = (int)o[OPT_SAVE_REPLAY].i;
     c->act = o[OPT_ACTIVATION].i == 1 ? RL_ACT_TANH : RL_ACT_RELU;
-    c->dtype = args->env->obs_dtype;
-    c->obs_scale = args->env->obs_scale;
     if (kind == AC_SAC) {
         c->n_critics = 2;
         c->policy_delay = 1;
@@ -273,6 +272,10 @@ static int create(int kind, const rl_algo_args *args, void **out, char *err, siz
     read_options(p, args, kind);
     int rc = validate(p, args, err, errlen);
     if (rc) goto fail;
+    if ((rc = rl_obs_layout_copy(&p->obs, args->env))) {
+        RL_ERRF(err, errlen, "%s copying the observation's layout", rl_strerror(rc));
+        goto fail;
+    }
     uint64_t ring = (uint64_t)args->options[OPT_BUFFER_SIZE].i;
     p->cfg.inference = rl_args_inference(args);
     if (!p->cfg.inference && rl_mem_check(rl_replay_bytes(ring, args->env), "the replay buffer", err, errlen)) {
@@ -337,7 +340,7 @@ static int ac_act_box(void *p_, rl_act_mode mode, const void *obs, const uint8_t
     if (train && p->vsteps * p->env_total < c->learning_starts) { /* warm-up: uniform in the box */
         for (size_t k = 0; k < (size_t)count * A; k++) a[k] = 2.0f * rl_rng_uniform(&p->explore) - 1.0f;
     } else {
-        rl_obs_to_float(c->dtype, c->obs_scale, obs, (size_t)count * c->obs_size, p->ws.act_x);
+        rl_obs_input(&p->obs.info, obs, count, p->ws.act_x);
         /* row by row (rl_mlp_infer): an env's action does not depend on the batch */
         const float *out = rl_mlp_infer(&p->pi, p->actor.data, p->ws.act_x, count);
         if (c->kind == AC_SAC) {
@@ -471,7 +474,8 @@ static const char td3_space[] = "lr = { log_uniform = [1e-5, 1.0]; };\n"
                                 "exploration_noise = { uniform = [0.0, 1.0]; };\n"
                                 "hidden = { choice = ([64, 64], [256, 256], [400, 300]); };\n";
 
-#define AC_FLAGS (RL_DESC_REPLICAS | RL_DESC_BOX | RL_DESC_NO_DISCRETE)
+/* composite observations: every part flattened into the MLPs (rl_obs_input) */
+#define AC_FLAGS (RL_DESC_REPLICAS | RL_DESC_BOX | RL_DESC_NO_DISCRETE | RL_DESC_OBS_PARTS)
 static const rl_plugin_desc descs[] = {
     {
         .struct_size = sizeof(rl_plugin_desc),

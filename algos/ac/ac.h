@@ -14,6 +14,7 @@
 #define RLHOST_AC_H
 
 #include <rlhost/nn.h>
+#include <rlhost/parts.h>
 #include <rlhost/replay.h>
 
 enum { AC_SAC, AC_TD3 };
@@ -39,8 +40,6 @@ typedef struct ac_settings {
     int skip_nonfinite, save_replay;
     int inference; /* acts only: no replay (rl_algo_args.inference) */
     rl_activation act;
-    rl_dtype dtype;
-    float obs_scale;
     float *low, *high; /* the action box, [dim] */
 } ac_settings;
 
@@ -64,6 +63,7 @@ typedef struct ac_sums {
 
 typedef struct ac {
     ac_settings cfg;
+    rl_obs_layout obs; /* the env's observations (cfg.obs_size: floats of network input, all parts flattened) */
     const rl_replicas *rep;
     uint32_t replicas, env_total;               /* R; envs of all replicas (the update ratio) */
     rl_params actor, critic, actor_t, critic_t; /* actor_t: TD3 only */

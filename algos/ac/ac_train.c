@@ -19,8 +19,8 @@ static void sample_batch(ac *p)
         uint32_t s = rl_rng_below(&p->sample, size);
         w->slots[b] = s;
         rl_nstep ns = rl_replay_nstep(&p->rb, s, 1, c->gamma);
-        rl_replay_obs_float(&p->rb, s, 0, w->x + (size_t)b * D);
-        rl_replay_obs_float(&p->rb, ns.boot_slot, 1, w->xn + (size_t)b * D);
+        rl_replay_obs_input(&p->rb, &p->obs.info, s, 0, w->x + (size_t)b * D);
+        rl_replay_obs_input(&p->rb, &p->obs.info, ns.boot_slot, 1, w->xn + (size_t)b * D);
         w->rew[b] = ns.ret;
         w->disc[b] = ns.discount;
         float *qa = w->qin + (size_t)b * (D + A) + D;

@@ -143,6 +143,7 @@ static void dqn_destroy(void *p)
     rl_replay_destroy(&d->rb);
     sumtree_destroy(&d->tree);
     rl_free(d->act_x);
+    rl_obs_layout_free(&d->obs);
     rl_free(d->next_masks);
     rl_free(d->mb_masks);
     rl_free(d->x);
@@ -164,9 +165,7 @@ static void read_options(dqn *d, const rl_algo_args *args)
 {
     const rl_value *o = args->options, *st = args->stages;
     d->n_actions = args->env->n_actions;
-    d->obs_size = args->env->obs_size;
-    d->obs_dtype = args->env->obs_dtype;
-    d->obs_scale = args->env->obs_scale;
+    d->obs_size = rl_obs_input_width(args->env);
     d->num_envs = args->num_envs;
     d->rows = args->num_envs > args->num_eval_envs ? args->num_envs : args->num_eval_envs;
     d->batch = (uint32_t)o[OPT_BATCH_SIZE].i;
@@ -242,7 +241,7 @@ static int build_networks(dqn *d, const rl_value *o, const rl_cnn_spec *cnn, uin
     for (uint32_t k = 0; k < n_hidden; k++) hidden[k] = (uint32_t)o[OPT_HIDDEN].ilist[k];
     uint32_t max_rows = d->rows > d->batch ? d->rows : d->batch;
     int dueling = (int)o[OPT_DUELING].i;
-    int rc = qnet_create(&d->q, &d->online, d->obs_size, cnn, hidden, n_hidden, d->n_actions, dueling, max_rows, err,
+    int rc = qnet_create(&d->q, &d->online, &d->obs.info, cnn, hidden, n_hidden, d->n_actions, dueling, max_rows, err,
                          errlen);
     if (rc == RL_OK) rc = rl_params_alloc(&d->online);
     if (rc == RL_OK) {
@@ -250,7 +249,7 @@ static int build_networks(dqn *d, const rl_value *o, const rl_cnn_spec *cnn, uin
         rl_rng_seed(&init, seed, 0x1417);
         qnet_init(&d->q, &d->online, &init);
         rl_params throwaway = {0};
-        rc = qnet_create(&d->qt, &throwaway, d->obs_size, cnn, hidden, n_hidden, d->n_actions, dueling, d->batch, err,
+        rc = qnet_create(&d->qt, &throwaway, &d->obs.info, cnn, hidden, n_hidden, d->n_actions, dueling, d->batch, err,
                          errlen);
         rl_params_free(&throwaway);
     }
@@ -305,6 +304,10 @@ static int dqn_create(const rl_algo_args *args, void **out, char *err, size_t er
     read_options(d, args);
     int rc = validate(d, o, err, errlen);
     if (rc) goto fail;
+    if ((rc = rl_obs_layout_copy(&d->obs, args->env))) {
+        RL_ERRF(err, errlen, "%s copying the observation's layout", rl_strerror(rc));
+        goto fail;
+    }
     rl_cnn_spec cnn;
     if (rl_cnn_spec_read(&cnn, &o[OPT_ENCODER], args->env, err, errlen)) {
         rc = RL_EINVAL;
@@ -355,7 +358,7 @@ static int dqn_act_masked(void *p, rl_act_mode mode, const void *obs, const uint
         RL_ERRF(err, errlen, "act for %u envs; created for %u", count, d->rows);
         return RL_EINVAL;
     }
-    rl_obs_to_float(d->obs_dtype, d->obs_scale, obs, (size_t)count * d->obs_size, d->act_x);
+    rl_obs_input(&d->obs.info, obs, count, d->act_x);
     if (d->batch_inference) {
         const float *q = qnet_forward(&d->q, d->online.data, d->act_x, count, 1);
         for (uint32_t i = 0; i < count; i++)
@@ -496,11 +499,11 @@ static const char dqn_space[] = "lr = { log_uniform = [1e-5, 1.0]; };\n"
                                 "train_freq = { choice = [1, 4, 8, 16, 128, 256, 1000]; };\n"
                                 "hidden = { choice = ([64], [64, 64], [256, 256]); };\n";
 
-#define PRESET(name_, opts_, text_)                                                                     \
-    {                                                                                                   \
-        .struct_size = sizeof(rl_plugin_desc), .kind = RL_KIND_ALGO, .name = name_, .version = "1.0.0", \
-        .description = text_, .options = opts_, .n_options = OPT_N, .stages = stages, .n_stages = ST_N, \
-        .vtable = &vtable, .flags = RL_DESC_REPLICAS | RL_DESC_MASKS, .tune_space = dqn_space           \
+#define PRESET(name_, opts_, text_)                                                                               \
+    {                                                                                                             \
+        .struct_size = sizeof(rl_plugin_desc), .kind = RL_KIND_ALGO, .name = name_, .version = "1.0.0",           \
+        .description = text_, .options = opts_, .n_options = OPT_N, .stages = stages, .n_stages = ST_N,           \
+        .vtable = &vtable, .flags = RL_DESC_REPLICAS | RL_DESC_MASKS | RL_DESC_OBS_PARTS, .tune_space = dqn_space \
     }
 
 static const rl_plugin_desc descs[] = {

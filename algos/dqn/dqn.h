@@ -23,9 +23,8 @@ typedef struct dqn {
     float lr, gamma, tau, expl_fraction, eps_initial, eps_final, eval_eps, max_grad_norm;
     float alpha, beta0, per_eps;
     int lr_linear, huber, dbl, prioritized, batch_inference, skip_nonfinite, save_replay;
-    rl_dtype obs_dtype;
-    float obs_scale;
-    int inference; /* acts only: no replay, optimizer or keep_best (rl_algo_args.inference) */
+    rl_obs_layout obs; /* the env's observations (obs_size: floats of network input) */
+    int inference;     /* acts only: no replay, optimizer or keep_best (rl_algo_args.inference) */
     uint64_t skipped;
     /* networks */
     rl_params online, target;

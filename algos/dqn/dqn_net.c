@@ -4,11 +4,19 @@
 #include <stdio.h>
 #include <string.h>
 
-static int create_nets(qnet *q, rl_params *p, uint32_t in_dim, const rl_cnn_spec *cnn, const uint32_t *hidden,
+static int create_nets(qnet *q, rl_params *p, const rl_env_info *env, const rl_cnn_spec *cnn, const uint32_t *hidden,
                        uint32_t n_hidden, uint32_t n_actions, uint32_t max_batch, char *err, size_t errlen)
 {
     int rc;
-    if (cnn && cnn->enabled) {
+    uint32_t in_dim = rl_obs_input_width(env);
+    const rl_obs_part *parts;
+    if (rl_env_info_parts(env, &parts)) {
+        if ((rc = rl_parts_encoder_create(&q->enc, p, "q/parts", env, cnn, max_batch, err, errlen))) return rc;
+        q->has_parts = 1;
+        in_dim = q->enc.out_dim;
+        q->dcnn = rl_calloc_aligned((size_t)max_batch * in_dim, sizeof(float));
+        if (!q->dcnn) return RL_ENOMEM;
+    } else if (cnn && cnn->enabled) {
         if ((rc = rl_cnn_create_spec(&q->cnn, p, "q/cnn", cnn, max_batch, err, errlen))) return rc;
         q->has_cnn = 1;
         in_dim = q->cnn.out_dim;
@@ -26,16 +34,16 @@ static int create_nets(qnet *q, rl_params *p, uint32_t in_dim, const rl_cnn_spec
     return q->q && q->dv && q->da ? RL_OK : RL_ENOMEM;
 }
 
-int qnet_create(qnet *q, rl_params *p, uint32_t in_dim, const rl_cnn_spec *cnn, const uint32_t *hidden,
+int qnet_create(qnet *q, rl_params *p, const rl_env_info *env, const rl_cnn_spec *cnn, const uint32_t *hidden,
                 uint32_t n_hidden, uint32_t n_actions, int dueling, uint32_t max_batch, char *err, size_t errlen)
 {
     memset(q, 0, sizeof *q);
     q->dueling = dueling && n_hidden > 0;
     q->n_actions = n_actions;
-    q->in_dim = in_dim;
+    q->in_dim = rl_obs_input_width(env);
     q->max_batch = max_batch;
     err[0] = 0;
-    int rc = create_nets(q, p, in_dim, cnn, hidden, n_hidden, n_actions, max_batch, err, errlen);
+    int rc = create_nets(q, p, env, cnn, hidden, n_hidden, n_actions, max_batch, err, errlen);
     if (rc) {
         if (!err[0]) snprintf(err, errlen, "%s while building the Q-network", rl_strerror(rc));
         qnet_destroy(q);
@@ -46,6 +54,7 @@ int qnet_create(qnet *q, rl_params *p, uint32_t in_dim, const rl_cnn_spec *cnn, 
 int qnet_ops(const qnet *q, char *buf, size_t cap)
 {
     int rc = q->has_cnn ? rl_cnn_ops(&q->cnn, "q/cnn", buf, cap) : 0;
+    if (!rc && q->has_parts) rc = rl_parts_encoder_ops(&q->enc, "q/parts", buf, cap);
     if (rc || !q->dueling) return rc ? rc : rl_mlp_ops(&q->body, "q", buf, cap);
     /* the trunk's ops, its ReLU, then the heads inside the dueling op */
     const rl_trunk *t = &q->trunk;
@@ -64,6 +73,7 @@ int qnet_ops(const qnet *q, char *buf, size_t cap)
 void qnet_destroy(qnet *q)
 {
     rl_cnn_destroy(&q->cnn);
+    rl_parts_encoder_destroy(&q->enc);
     rl_free(q->dcnn);
     q->dcnn = NULL;
     rl_mlp_destroy(&q->body);
@@ -77,6 +87,7 @@ void qnet_destroy(qnet *q)
 void qnet_init(const qnet *q, rl_params *p, rl_rng *rng)
 {
     if (q->has_cnn) rl_cnn_init(&q->cnn, p, RL_INIT_DEFAULT, rng);
+    if (q->has_parts) rl_parts_encoder_init(&q->enc, p, RL_INIT_DEFAULT, rng);
     if (q->dueling)
         rl_trunk_init(&q->trunk, p, RL_INIT_DEFAULT, NULL, rng);
     else
@@ -87,6 +98,7 @@ const float *qnet_forward(qnet *q, const float *params, const float *x, uint32_t
 {
     const float *(*fwd)(rl_mlp *, const float *, const float *, uint32_t) = infer ? rl_mlp_infer : rl_mlp_forward;
     if (q->has_cnn) x = (infer ? rl_cnn_infer : rl_cnn_forward)(&q->cnn, params, x, batch);
+    if (q->has_parts) x = rl_parts_encoder_forward(&q->enc, params, x, batch, infer);
     if (!q->dueling) return fwd(&q->body, params, x, batch);
     const float *va[2];
     rl_trunk_forward(&q->trunk, params, x, batch, infer, va);
@@ -98,10 +110,10 @@ void qnet_backward(qnet *q, const float *params, float *grad, const float *x, co
 {
     const float *in = x; /* the MLP's input: the encoder's output when there is one */
     float *din = NULL;
-    if (q->has_cnn) {
-        in = q->cnn.acts[q->cnn.n_layers - 1];
+    if (q->has_cnn || q->has_parts) {
+        in = q->has_cnn ? q->cnn.acts[q->cnn.n_layers - 1] : q->enc.out;
         din = q->dcnn;
-        memset(din, 0, (size_t)batch * q->cnn.out_dim * sizeof(float));
+        memset(din, 0, (size_t)batch * (q->has_cnn ? q->cnn.out_dim : q->enc.out_dim) * sizeof(float));
     }
     if (q->dueling) {
         memset(q->dv, 0, batch * sizeof(float));
@@ -113,6 +125,7 @@ void qnet_backward(qnet *q, const float *params, float *grad, const float *x, co
         rl_mlp_backward(&q->body, params, grad, in, dq, din, batch);
     }
     if (q->has_cnn) rl_cnn_backward(&q->cnn, params, grad, x, din, batch);
+    if (q->has_parts) rl_parts_encoder_backward(&q->enc, params, grad, din, batch);
 }
 
 void dqn_td_targets(float *y, const float *q_target_next, const float *q_online_next, const uint8_t *masks,

@@ -7,21 +7,25 @@
 #define RLHOST_DQN_NET_H
 
 #include <rlhost/nn.h>
+#include <rlhost/parts.h>
 
 typedef struct qnet {
     int dueling;
     uint32_t n_actions, in_dim;
-    int has_cnn;
-    rl_cnn cnn;         /* has_cnn: obs -> flattened features for body */
-    float *dcnn;        /* has_cnn: d features [max_batch][cnn.out_dim] */
-    rl_mlp body;        /* plain: obs -> ... -> n_actions */
-    rl_trunk trunk;     /* dueling: q/trunk, heads q/value (1) and q/advantage */
-    float *q, *dv, *da; /* dueling workspaces [max_batch][...] */
+    int has_cnn, has_parts;
+    rl_cnn cnn;           /* has_cnn: obs -> flattened features for body */
+    rl_parts_encoder enc; /* has_parts: a composite observation's parts -> features for body */
+    float *dcnn;          /* has_cnn or has_parts: d features [max_batch][features] */
+    rl_mlp body;          /* plain: obs -> ... -> n_actions */
+    rl_trunk trunk;       /* dueling: q/trunk, heads q/value (1) and q/advantage */
+    float *q, *dv, *da;   /* dueling workspaces [max_batch][...] */
     uint32_t max_batch;
 } qnet;
 
-/* cnn: NULL or a spec with enabled 0 for none.  err gets a sentence. */
-int qnet_create(qnet *q, rl_params *p, uint32_t in_dim, const rl_cnn_spec *cnn, const uint32_t *hidden,
+/* The network over env's observations (rl_obs_input, and a composite one's
+   parts through rl_parts_encoder); cnn: NULL or a spec with enabled 0 for
+   none.  err gets a sentence. */
+int qnet_create(qnet *q, rl_params *p, const rl_env_info *env, const rl_cnn_spec *cnn, const uint32_t *hidden,
                 uint32_t n_hidden, uint32_t n_actions, int dueling, uint32_t max_batch, char *err, size_t errlen);
 void qnet_destroy(qnet *q);
 void qnet_init(const qnet *q, rl_params *p, rl_rng *rng);

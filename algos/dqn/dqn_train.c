@@ -27,8 +27,8 @@ int dqn_train_step(dqn *d, char *err, size_t errlen)
     }
     for (uint32_t j = 0; j < B; j++) {
         rl_nstep ns = rl_replay_nstep(&d->rb, d->slots[j], d->n_step, d->gamma);
-        rl_replay_obs_float(&d->rb, d->slots[j], 0, d->x + (size_t)j * D);
-        rl_replay_obs_float(&d->rb, ns.boot_slot, 1, d->xn + (size_t)j * D);
+        rl_replay_obs_input(&d->rb, &d->obs.info, d->slots[j], 0, d->x + (size_t)j * D);
+        rl_replay_obs_input(&d->rb, &d->obs.info, ns.boot_slot, 1, d->xn + (size_t)j * D);
         d->ret[j] = ns.ret;
         d->disc[j] = ns.discount;
         if (d->mb_masks) /* the bootstrap observation's mask */

@@ -154,6 +154,7 @@ static void ppo_destroy(void *p_)
     rl_keep_best_free(&p->kb);
     rl_adam_destroy(&p->adam);
     rl_rollout_destroy(&p->ro);
+    rl_obs_layout_free(&p->obs);
     rl_mpdist_free(p->dist);
     rl_free(p->multi_actions);
     rl_free(p->masks);
@@ -191,10 +192,8 @@ static void read_options(ppo *p, const rl_algo_args *args)
     p->cfg.log_std_init = (float)o[OPT_LOG_STD_INIT].f;
     p->cfg.ortho_init = (int)o[OPT_ORTHO_INIT].i;
     p->cfg.norm_reward = (int)o[OPT_NORMALIZE_REWARD].i;
-    p->cfg.obs_size = args->env->obs_size;
+    p->cfg.obs_size = rl_obs_input_width(args->env);
     p->cfg.num_envs = args->num_envs;
-    p->cfg.dtype = args->env->obs_dtype;
-    p->cfg.scale = args->env->obs_scale;
     p->cfg.rows = args->num_envs > args->num_eval_envs ? args->num_envs : args->num_eval_envs;
     p->cfg.n_steps = (uint32_t)o[OPT_N_STEPS].i;
     p->cfg.batch = (uint32_t)o[OPT_BATCH_SIZE].i;
@@ -277,16 +276,16 @@ static int build_networks(ppo *p, const rl_cnn_spec *cnn, const uint32_t *hidden
     int rc;
     if (p->cfg.shared) {
         uint32_t feat = hidden[nh - 1];
-        rc = tower_create(&p->towers[0], &p->p, "body", p->cfg.obs_size, cnn, p->cfg.recurrent, p->cfg.lstm_hidden,
-                          hidden, nh - 1, feat, p->cfg.act, M, S, p->cfg.bptt, err, errlen);
+        rc = tower_create(&p->towers[0], &p->p, "body", &p->obs.info, cnn, p->cfg.recurrent, p->cfg.lstm_hidden, hidden,
+                          nh - 1, feat, p->cfg.act, M, S, p->cfg.bptt, err, errlen);
         if (!rc) rc = rl_mlp_create(&p->head_pi, &p->p, "pi", feat, NULL, 0, p->cfg.n_out, RL_ACT_NONE, M);
         if (!rc) rc = rl_mlp_create(&p->head_v, &p->p, "vf", feat, NULL, 0, 1, RL_ACT_NONE, M);
     } else {
-        rc = tower_create(&p->towers[0], &p->p, "actor", p->cfg.obs_size, cnn, p->cfg.recurrent, p->cfg.lstm_hidden,
+        rc = tower_create(&p->towers[0], &p->p, "actor", &p->obs.info, cnn, p->cfg.recurrent, p->cfg.lstm_hidden,
                           hidden, nh, p->cfg.n_out, p->cfg.act, M, S, p->cfg.bptt, err, errlen);
         if (!rc)
-            rc = tower_create(&p->towers[1], &p->p, "critic", p->cfg.obs_size, cnn, p->cfg.recurrent,
-                              p->cfg.lstm_hidden, hidden, nh, 1, p->cfg.act, M, S, p->cfg.bptt, err, errlen);
+            rc = tower_create(&p->towers[1], &p->p, "critic", &p->obs.info, cnn, p->cfg.recurrent, p->cfg.lstm_hidden,
+                              hidden, nh, 1, p->cfg.act, M, S, p->cfg.bptt, err, errlen);
     }
     if (!rc && p->cfg.box) { /* the Gaussian's state-independent log-stds, as SB3 and CleanRL have them */
         p->cfg.log_std_off = rl_params_add(&p->p, p->cfg.shared ? "pi/log_std" : "actor/log_std", p->cfg.dim, 1);
@@ -306,6 +305,7 @@ static void init_weights(ppo *p, uint64_t seed)
     for (uint32_t k = 0; k < p->cfg.n_towers; k++) {
         tower *t = &p->towers[k];
         if (t->has_cnn) rl_cnn_init(&t->cnn, &p->p, scheme, &init);
+        if (t->has_parts) rl_parts_encoder_init(&t->enc, &p->p, scheme, &init);
         if (t->recurrent) rl_lstm_init(&t->lstm, &p->p, &init);
         float out_gain = p->cfg.shared ? 1.41421356f : (k == 0 ? 0.01f : 1.0f);
         rl_mlp_init(&t->mlp, &p->p, scheme, out_gain, &init);
@@ -373,6 +373,10 @@ static int ppo_create(const rl_algo_args *args, void **out, char *err, size_t er
     read_options(p, args);
     int rc = validate(p, o, err, errlen);
     if (rc) goto fail;
+    if ((rc = rl_obs_layout_copy(&p->obs, args->env))) {
+        RL_ERRF(err, errlen, "%s copying the observation's layout", rl_strerror(rc));
+        goto fail;
+    }
     uint32_t hidden[RL_MLP_MAX_LAYERS], nh = (uint32_t)o[OPT_HIDDEN].n;
     for (uint32_t k = 0; k < nh; k++) hidden[k] = (uint32_t)o[OPT_HIDDEN].ilist[k];
     uint32_t M = p->cfg.batch > p->cfg.rows ? p->cfg.batch : p->cfg.rows, S = p->cfg.batch / p->cfg.bptt;
@@ -434,8 +438,7 @@ fail:
    (update != 0) first update the statistics. */
 static void to_float_stats(ppo *p, const void *obs, uint32_t rows, float *out, int update)
 {
-    size_t D = p->cfg.obs_size;
-    rl_obs_to_float(p->cfg.dtype, p->cfg.scale, obs, (size_t)rows * D, out);
+    rl_obs_input(&p->obs.info, obs, rows, out);
     if (!p->cfg.norm_obs) return;
     if (update) rl_obs_norm_update(&p->norm, out, rows, p->rep);
     rl_obs_norm_apply(&p->norm, out, rows);
@@ -603,8 +606,7 @@ static void truncation_values(ppo *p, const rl_transition *t, float *out)
         out[i] = 0.0f;
         if (!t->truncated[i] || t->terminated[i]) continue;
         float *x = p->ws.act_x;
-        to_float(p, (const uint8_t *)t->final_obs + (size_t)i * p->cfg.obs_size * (p->cfg.dtype == RL_DTYPE_U8 ? 1 : 4),
-                 1, x);
+        to_float(p, (const uint8_t *)t->final_obs + i * rl_obs_row_bytes(&p->obs.info), 1, x);
         lstm_state row[2];
         if (p->cfg.recurrent) {
             for (uint32_t k = 0; k < p->cfg.n_towers; k++) {
@@ -725,7 +727,7 @@ static const rl_plugin_desc descs[] = {
         .stages = stages,
         .n_stages = ST_N,
         .vtable = &vtable,
-        .flags = RL_DESC_REPLICAS | RL_DESC_BOX | RL_DESC_MASKS | RL_DESC_MULTI_DISCRETE,
+        .flags = RL_DESC_REPLICAS | RL_DESC_BOX | RL_DESC_MASKS | RL_DESC_MULTI_DISCRETE | RL_DESC_OBS_PARTS,
         .tune_space = ppo_space,
     },
     {
@@ -739,7 +741,7 @@ static const rl_plugin_desc descs[] = {
         .stages = stages,
         .n_stages = ST_N,
         .vtable = &vtable,
-        .flags = RL_DESC_REPLICAS | RL_DESC_BOX | RL_DESC_MASKS | RL_DESC_MULTI_DISCRETE,
+        .flags = RL_DESC_REPLICAS | RL_DESC_BOX | RL_DESC_MASKS | RL_DESC_MULTI_DISCRETE | RL_DESC_OBS_PARTS,
         .tune_space = rppo_space,
     },
 };

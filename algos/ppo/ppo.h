@@ -7,6 +7,7 @@
 
 #include <rlhost/nn.h>
 #include <rlhost/norm.h>
+#include <rlhost/parts.h>
 #include <rlhost/rollout.h>
 
 #include "ppo_math.h"
@@ -14,17 +15,18 @@
 /* ---- towers: optional CNN, optional LSTM, then an MLP -------------------- */
 
 typedef struct tower {
-    int recurrent, has_cnn;
+    int recurrent, has_cnn, has_parts;
     rl_cnn cnn;
-    float *dcnn; /* training: gradient of the CNN's output [max_rows][F] */
+    rl_parts_encoder enc; /* a composite observation: its parts, each image through a CNN of its own */
+    float *dcnn;          /* training: gradient of the CNN's (or encoder's) output [max_rows][F] */
     rl_lstm lstm;
     rl_mlp mlp;
     float *hseq, *dh; /* training: LSTM outputs [L*S][H] and their gradient */
 } tower;
 
-int tower_create(tower *t, rl_params *p, const char *name, uint32_t in, const rl_cnn_spec *cnn, int recurrent,
-                 uint32_t lstm_hidden, const uint32_t *hidden, uint32_t n_hidden, uint32_t out, rl_activation act,
-                 uint32_t max_rows, uint32_t seqs, uint32_t steps, char *err, size_t errlen);
+int tower_create(tower *t, rl_params *p, const char *name, const rl_env_info *env, const rl_cnn_spec *cnn,
+                 int recurrent, uint32_t lstm_hidden, const uint32_t *hidden, uint32_t n_hidden, uint32_t out,
+                 rl_activation act, uint32_t max_rows, uint32_t seqs, uint32_t steps, char *err, size_t errlen);
 void tower_destroy(tower *t);
 /* Training forward over L x S time-major rows. */
 const float *tower_forward(tower *t, const float *params, const float *x, const float *h0, const float *c0,
@@ -43,7 +45,7 @@ typedef struct lstm_state {
 
 /* What the options and the env's spaces say, fixed at create. */
 typedef struct ppo_settings {
-    uint32_t n_actions, obs_size, num_envs; /* num_envs: this replica's */
+    uint32_t n_actions, obs_size, num_envs; /* obs_size: floats of network input; num_envs: this replica's */
     int box;                                /* a box action space: a diagonal Gaussian policy */
     uint32_t dim;                           /* box: floats per action */
     uint32_t n_out;                         /* the policy head's width: n_actions, sum of nvec, or dim means */
@@ -66,8 +68,6 @@ typedef struct ppo_settings {
     ppo_vloss vloss;
     int inference; /* acts only: no optimizer, keep_best or real rollout (rl_algo_args.inference) */
     rl_activation act;
-    rl_dtype dtype;
-    float scale;
 } ppo_settings;
 
 /* Scratch of the forward and backward passes, sized at create. */
@@ -92,6 +92,7 @@ typedef struct ppo_sums {
 
 typedef struct ppo {
     ppo_settings cfg;
+    rl_obs_layout obs; /* the env's observations, read into network input by rl_obs_input */
     /* data-parallel: this instance is replica rep->index of cfg.replicas;
        sums go through rep */
     const rl_replicas *rep;

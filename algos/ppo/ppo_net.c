@@ -5,15 +5,24 @@
 
 #include "ppo.h"
 
-int tower_create(tower *t, rl_params *p, const char *name, uint32_t in, const rl_cnn_spec *cnn, int recurrent,
-                 uint32_t lstm_hidden, const uint32_t *hidden, uint32_t n_hidden, uint32_t out, rl_activation act,
-                 uint32_t max_rows, uint32_t seqs, uint32_t steps, char *err, size_t errlen)
+int tower_create(tower *t, rl_params *p, const char *name, const rl_env_info *env, const rl_cnn_spec *cnn,
+                 int recurrent, uint32_t lstm_hidden, const uint32_t *hidden, uint32_t n_hidden, uint32_t out,
+                 rl_activation act, uint32_t max_rows, uint32_t seqs, uint32_t steps, char *err, size_t errlen)
 {
     memset(t, 0, sizeof *t);
     t->recurrent = recurrent;
     char pre[32];
     int rc;
-    if (cnn->enabled) {
+    uint32_t in = rl_obs_input_width(env);
+    const rl_obs_part *parts;
+    if (rl_env_info_parts(env, &parts)) {
+        snprintf(pre, sizeof pre, "%s/parts", name);
+        if ((rc = rl_parts_encoder_create(&t->enc, p, pre, env, cnn, max_rows, err, errlen))) return rc;
+        t->has_parts = 1;
+        in = t->enc.out_dim;
+        t->dcnn = rl_calloc_aligned((size_t)max_rows * in, sizeof(float));
+        if (!t->dcnn) return RL_ENOMEM;
+    } else if (cnn->enabled) {
         snprintf(pre, sizeof pre, "%s/cnn", name);
         if ((rc = rl_cnn_create_spec(&t->cnn, p, pre, cnn, max_rows, err, errlen))) return rc;
         t->has_cnn = 1;
@@ -36,6 +45,7 @@ int tower_create(tower *t, rl_params *p, const char *name, uint32_t in, const rl
 void tower_destroy(tower *t)
 {
     rl_cnn_destroy(&t->cnn);
+    rl_parts_encoder_destroy(&t->enc);
     rl_free(t->dcnn);
     rl_lstm_destroy(&t->lstm);
     rl_mlp_destroy(&t->mlp);
@@ -48,6 +58,7 @@ const float *tower_forward(tower *t, const float *params, const float *x, const 
                            const uint8_t *reset, uint32_t L, uint32_t S)
 {
     if (t->has_cnn) x = rl_cnn_forward(&t->cnn, params, x, L * S);
+    if (t->has_parts) x = rl_parts_encoder_forward(&t->enc, params, x, L * S, 0);
     const float *in = x;
     if (t->recurrent) {
         rl_lstm_forward(&t->lstm, params, x, h0, c0, reset, t->hseq, NULL, NULL, L, S);
@@ -61,10 +72,10 @@ void tower_backward(tower *t, const float *params, float *grad, const float *x, 
 {
     const float *in = x; /* past the CNN, when there is one */
     float *din = NULL;
-    if (t->has_cnn) {
-        in = t->cnn.acts[t->cnn.n_layers - 1];
+    if (t->has_cnn || t->has_parts) {
+        in = t->has_cnn ? t->cnn.acts[t->cnn.n_layers - 1] : t->enc.out;
         din = t->dcnn;
-        memset(din, 0, (size_t)L * S * t->cnn.out_dim * sizeof(float));
+        memset(din, 0, (size_t)L * S * (t->has_cnn ? t->cnn.out_dim : t->enc.out_dim) * sizeof(float));
     }
     if (!t->recurrent) {
         rl_mlp_backward(&t->mlp, params, grad, in, dout, din, L * S);
@@ -74,12 +85,14 @@ void tower_backward(tower *t, const float *params, float *grad, const float *x, 
         rl_lstm_backward(&t->lstm, params, grad, in, t->dh, din, L, S);
     }
     if (t->has_cnn) rl_cnn_backward(&t->cnn, params, grad, x, din, L * S);
+    if (t->has_parts) rl_parts_encoder_backward(&t->enc, params, grad, din, L * S);
 }
 
 /* Inference for B rows; h, c [B][H] are advanced in place (recurrent). */
 const float *tower_infer(tower *t, const float *params, const float *x, float *h, float *c, float *gates, uint32_t B)
 {
     if (t->has_cnn) x = rl_cnn_infer(&t->cnn, params, x, B);
+    if (t->has_parts) x = rl_parts_encoder_forward(&t->enc, params, x, B, 1);
     const float *in = x;
     if (t->recurrent) {
         rl_lstm_step(&t->lstm, params, x, h, c, gates, B);

@@ -3,6 +3,7 @@
    the observation statistics; and the policy's description for readers
    without rlhost. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ppo.h"
@@ -143,6 +144,10 @@ static int tower_ops(const tower *t, const char *name, char *buf, size_t cap)
         snprintf(pre, sizeof pre, "%s/cnn", name);
         if (rl_cnn_ops(&t->cnn, pre, buf, cap)) return -1;
     }
+    if (t->has_parts) {
+        snprintf(pre, sizeof pre, "%s/parts", name);
+        if (rl_parts_encoder_ops(&t->enc, pre, buf, cap)) return -1;
+    }
     size_t len = strlen(buf);
     if (t->recurrent) {
         int n = snprintf(buf + len, cap - len,
@@ -180,34 +185,41 @@ static int describe_dist(const ppo *p, char *buf, size_t cap)
    zero at its start; "state" names which one (actor, critic or body). */
 static int ppo_describe(const ppo *p, const rl_state_io *io, char *err, size_t errlen)
 {
-    char actor[4096] = "", critic[4096] = "";
+    enum { CAP = 32768 }; /* a CNN per image part describes itself at length */
+    char *actor = calloc(2, CAP), *critic = actor + CAP;
+    if (!actor) {
+        RL_ERRF(err, errlen, "out of memory describing the policy");
+        return RL_ENOMEM;
+    }
     int rc = 0;
     if (p->cfg.shared) {
         char act[32];
         snprintf(act, sizeof act, "{\"op\":\"%s\"}", rl_activation_name(p->cfg.act));
-        rc = tower_ops(&p->towers[0], "body", actor, sizeof actor);
-        if (!rc && p->cfg.act != RL_ACT_NONE) rc = strlen(actor) + strlen(act) + 2 > sizeof actor;
+        rc = tower_ops(&p->towers[0], "body", actor, CAP);
+        if (!rc && p->cfg.act != RL_ACT_NONE) rc = strlen(actor) + strlen(act) + 2 > CAP;
         if (!rc && p->cfg.act != RL_ACT_NONE) strcat(strcat(actor, ","), act);
-        if (!rc) memcpy(critic, actor, sizeof critic);
-        if (!rc) rc = rl_mlp_ops(&p->head_pi, "pi", actor, sizeof actor);
-        if (!rc) rc = rl_mlp_ops(&p->head_v, "vf", critic, sizeof critic);
+        if (!rc) memcpy(critic, actor, CAP);
+        if (!rc) rc = rl_mlp_ops(&p->head_pi, "pi", actor, CAP);
+        if (!rc) rc = rl_mlp_ops(&p->head_v, "vf", critic, CAP);
     } else {
-        rc = tower_ops(&p->towers[0], "actor", actor, sizeof actor);
-        if (!rc) rc = tower_ops(&p->towers[1], "critic", critic, sizeof critic);
-    }
-    if (rc) {
-        RL_ERRF(err, errlen, "the network is too large to describe");
-        return RL_EINVAL;
+        rc = tower_ops(&p->towers[0], "actor", actor, CAP);
+        if (!rc) rc = tower_ops(&p->towers[1], "critic", critic, CAP);
     }
     char greedy[2048];
-    if (p->cfg.box) { /* the means (the host clips them into the box), or a sample with the log-stds */
+    if (rc) {
+        RL_ERRF(err, errlen, "the network is too large to describe");
+        rc = RL_EINVAL;
+    } else if (p->cfg.box) { /* the means (the host clips them into the box), or a sample with the log-stds */
         snprintf(greedy, sizeof greedy, "{\"%s\":\"mean\",\"log_std\":\"%s\"}",
                  p->cfg.det_eval ? "identity" : "sample_gaussian", p->cfg.shared ? "pi/log_std" : "actor/log_std");
     } else if (describe_dist(p, greedy, sizeof greedy)) {
         RL_ERRF(err, errlen, "the action space is too large to describe");
-        return RL_EINVAL;
+        rc = RL_EINVAL;
     }
     const char *names[2] = {p->cfg.box ? "mean" : "logits", "value"}, *ops[2] = {actor, critic};
-    return rl_policy_meta(io, "ppo", p->cfg.obs_size, p->cfg.norm_obs ? "state/obs_" : NULL, 10.0f, 2, names, ops,
-                          greedy, err, errlen);
+    if (!rc)
+        rc = rl_policy_meta(io, "ppo", p->cfg.obs_size, p->cfg.norm_obs ? "state/obs_" : NULL, 10.0f, 2, names, ops,
+                            greedy, err, errlen);
+    free(actor);
+    return rc;
 }

@@ -1,12 +1,15 @@
 /* A2C (synchronous advantage actor-critic) on librlcore, the SDK's example that learns: a categorical
-   or diagonal-Gaussian policy, actor and critic MLPs in one parameter block, n-step rollouts with GAE,
+   (masked, or one per MultiDiscrete component) or diagonal-Gaussian policy, actor and critic MLPs in one
+   parameter block over any observation (a composite one's parts flattened), n-step rollouts with GAE,
    RMSprop (as Stable-Baselines3) or Adam.  docs/plugins.md walks through it and shows how to build it. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <rlhost/nn.h>
 #include <rlhost/norm.h>
+#include <rlhost/parts.h>
 #include <rlhost/rollout.h>
 
 /* The options, in schema order: args->options[OPT_...] holds each typed and checked. */
@@ -45,13 +48,15 @@ static const rl_option_def options[OPT_N] = {
 
 typedef struct a2c {
     const rl_value *o;                /* the options, valid until destroy */
-    uint32_t obs, A, envs, rows, box; /* A: actions (discrete) or dimensions (box) */
-    rl_dtype dtype;                   /* the env's observations, times scale as network input */
-    float scale;
-    rl_params p; /* actor, critic and (box) log_std: one block */
+    uint32_t obs, A, envs, rows, box; /* obs: floats of network input; A: the actor's outputs */
+    uint32_t k, W;                    /* ints per action (MultiDiscrete components, else 1); mask bytes per row */
+    rl_obs_layout lay;                /* the env's observations, read as network input by rl_obs_input */
+    rl_params p;                      /* actor, critic and (box) log_std: one block */
     rl_mlp pi, v;
     size_t log_std; /* box: the log-stds' offset in p */
-    rl_pdist pd;    /* the policy over the actor's outputs */
+    rl_mpdist *pd;  /* the policy over the actor's outputs: any action space, masks too */
+    int32_t *acts;  /* MultiDiscrete: the rollout's actions [T][N][k] (else the rollout's own) */
+    uint8_t *masks; /* a masking env: the rollout's masks [T][N][W] */
     rl_rmsprop rms; /* the optimizer option picks one of the two */
     rl_adam adam;
     rl_rollout ro;
@@ -68,8 +73,9 @@ static void a2c_destroy(void *p)
 {
     a2c *a = p;
     if (!a) return;
-    rl_mlp_destroy(&a->pi), rl_mlp_destroy(&a->v), rl_params_free(&a->p), rl_pdist_destroy(&a->pd);
+    rl_mlp_destroy(&a->pi), rl_mlp_destroy(&a->v), rl_params_free(&a->p), rl_mpdist_free(a->pd);
     rl_rmsprop_destroy(&a->rms), rl_adam_destroy(&a->adam), rl_rollout_destroy(&a->ro);
+    rl_obs_layout_free(&a->lay), rl_free(a->acts), rl_free(a->masks);
     rl_obs_norm_destroy(&a->on), rl_return_norm_destroy(&a->rn), rl_free(a->scratch), free(a);
 }
 
@@ -79,30 +85,40 @@ static int a2c_create(const rl_algo_args *args, void **out, char *err, size_t er
     a2c *a = calloc(1, sizeof *a);
     if (!a) return RL_ENOMEM;
     const rl_env_info *env = args->env;
-    a->o = args->options, a->obs = env->obs_size, a->envs = args->num_envs;
-    a->dtype = env->obs_dtype, a->scale = env->obs_scale;
-    a->box = rl_env_info_action_kind(env) == RL_SPACE_BOX;
-    a->A = a->box ? env->action_dim : env->n_actions;
+    uint32_t kind = rl_env_info_action_kind(env);
+    a->o = args->options, a->obs = rl_obs_input_width(env), a->envs = args->num_envs;
+    a->box = kind == RL_SPACE_BOX;
+    a->k = rl_env_info_action_ints(env), a->W = rl_env_info_mask_width(env);
     a->rows = args->num_envs > args->num_eval_envs ? args->num_envs : args->num_eval_envs;
     uint32_t T = (uint32_t)OPT(N_STEPS).i, M = T * a->envs, B = M > a->rows ? M : a->rows;
+    /* the actor's outputs: the box's means, or the logits of every choice of every component */
+    const uint32_t *nvec = kind == RL_SPACE_MULTI_DISCRETE ? env->action_nvec : &env->n_actions;
+    a->A = a->box ? env->action_dim : 0;
+    for (uint32_t c = 0; !a->box && c < a->k; c++) a->A += nvec[c];
     uint32_t hidden[RL_MLP_MAX_LAYERS - 1], nh = rl_value_u32s(&OPT(HIDDEN), hidden, RL_MLP_MAX_LAYERS - 1);
-    int rc = rl_mlp_create(&a->pi, &a->p, "actor", a->obs, hidden, nh, a->A, RL_ACT_TANH, B);
+    int rc = rl_obs_layout_copy(&a->lay, env);
+    if (!rc) rc = rl_mlp_create(&a->pi, &a->p, "actor", a->obs, hidden, nh, a->A, RL_ACT_TANH, B);
     if (!rc) rc = rl_mlp_create(&a->v, &a->p, "critic", a->obs, hidden, nh, 1, RL_ACT_TANH, B);
     if (!rc && a->box && (a->log_std = rl_params_add(&a->p, "actor/log_std", a->A, 1)) == (size_t)-1) rc = RL_ENOMEM;
     if (!rc) rc = rl_params_alloc(&a->p);
-    if (!rc) rc = rl_pdist_create(&a->pd, (int)a->box, a->A, a->p.data + a->log_std, B);
+    int dist = a->box ? RL_MPDIST_BOX : kind == RL_SPACE_MULTI_DISCRETE ? RL_MPDIST_MULTI : RL_MPDIST_DISCRETE;
+    if (!rc && !(a->pd = rl_mpdist_new(dist, nvec, a->k, a->A, a->p.data + a->log_std, B, err, errlen))) rc = RL_EINVAL;
     if (!rc)
         rc = OPT(OPTIM).i ? rl_adam_create(&a->adam, a->p.n, 0.9f, 0.999f, 1e-5f, 0)
                           : rl_rmsprop_create(&a->rms, a->p.n, 0.99f, 1e-5f);
-    if (!rc) rc = rl_rollout_create(&a->ro, T, a->envs, a->obs, a->box ? 0 : a->A, a->box ? a->A : 0);
+    /* MultiDiscrete: the rollout's one action a row stays 0 (of 1); acts holds the components */
+    if (!rc) rc = rl_rollout_create(&a->ro, T, a->envs, a->obs, a->box ? 0 : a->k > 1 ? 1 : a->A, a->box ? a->A : 0);
+    if (!rc && a->k > 1 && !(a->acts = rl_calloc_aligned((size_t)M * a->k, sizeof(int32_t)))) rc = RL_ENOMEM;
+    if (!rc && a->W && !(a->masks = rl_calloc_aligned((size_t)M, a->W))) rc = RL_ENOMEM;
     if (!rc) rc = rl_obs_norm_create(&a->on, a->obs, 10.0f);
     if (!rc) rc = rl_return_norm_create(&a->rn, a->envs, (float)OPT(GAMMA).f, 10.0f);
     size_t nx = (size_t)a->rows * a->obs;
     if (!rc && !(a->scratch = rl_calloc_aligned(nx + (size_t)B * (a->A + 3) + a->envs, sizeof(float)))) rc = RL_ENOMEM;
     if (rc) {
         a2c_destroy(a);
-        RL_ERRF(err, errlen, "cannot build the networks: %s (hidden: 1 to %d layers)", rl_strerror(rc),
-                RL_MLP_MAX_LAYERS - 1);
+        if (rc != RL_EINVAL || !err[0])
+            RL_ERRF(err, errlen, "cannot build the networks: %s (hidden: 1 to %d layers)", rl_strerror(rc),
+                    RL_MLP_MAX_LAYERS - 1);
         return rc;
     }
     a->x = a->scratch, a->lp = a->x + nx, a->g = a->lp + B, a->dv = a->g + B, a->lastv = a->dv + B,
@@ -121,42 +137,55 @@ static int a2c_create(const rl_algo_args *args, void **out, char *err, size_t er
 /* Observations as network input, normalized when asked (training rows update the statistics). */
 static void input(a2c *a, const void *obs, uint32_t rows, float *x, int update)
 {
-    rl_obs_to_float(a->dtype, a->scale, obs, (size_t)rows * a->obs, x);
+    rl_obs_input(&a->lay.info, obs, rows, x);
     if (OPT(NORM_OBS).i && update) rl_obs_norm_update(&a->on, x, rows, NULL);
     if (OPT(NORM_OBS).i) rl_obs_norm_apply(&a->on, x, rows);
 }
 
 /* Training: a sample, stored with its observation and value; evaluation: the mode.  rl_mlp_infer
    uses the training workspace, safe here: act() never runs between a forward and its backward. */
-static int act_rows(a2c *a, rl_act_mode mode, const void *obs, const uint8_t *start, uint32_t count, int32_t *act,
-                    float *box)
+static int act_rows(a2c *a, rl_act_mode mode, const void *obs, const uint8_t *start, const uint8_t *masks,
+                    uint32_t count, int32_t *act, float *box)
 {
     int train = mode == RL_MODE_TRAIN;
     if (count > (train ? a->envs : a->rows)) return RL_EINVAL; /* more rows than create was told */
-    float *x = train ? a->ro.obs + rl_rollout_at(&a->ro) * a->obs : a->x;
+    size_t at = rl_rollout_at(&a->ro);
+    float *x = train ? a->ro.obs + at * a->obs : a->x;
     input(a, obs, count, x, train);
-    rl_pdist_act(&a->pd, rl_mlp_infer(&a->pi, a->p.data, x, count), count, train ? &a->rng : NULL, act, box);
-    if (train) rl_rollout_act(&a->ro, start, act, box, NULL, rl_mlp_infer(&a->v, a->p.data, x, count), count);
+    rl_mpdist_act(a->pd, rl_mlp_infer(&a->pi, a->p.data, x, count), masks, count, train ? &a->rng : NULL, act, box);
+    if (!train) return RL_OK;
+    rl_rollout_act(&a->ro, start, a->acts ? NULL : act, box, NULL, rl_mlp_infer(&a->v, a->p.data, x, count), count);
+    if (a->acts) memcpy(a->acts + at * a->k, act, (size_t)count * a->k * sizeof *act);
+    if (a->masks) /* the host hands masks for every training step of a masking env */
+        masks ? memcpy(a->masks + at * a->W, masks, (size_t)count * a->W)
+              : memset(a->masks + at * a->W, 1, (size_t)count * a->W);
     return RL_OK;
 }
 
 static int a2c_act(void *p, rl_act_mode mode, const void *obs, const uint8_t *start, int32_t *actions, uint32_t count,
                    char *err, size_t errlen)
 {
-    return act_rows(p, mode, obs, start, count, actions, NULL);
+    return act_rows(p, mode, obs, start, NULL, count, actions, NULL);
 }
 
 static int a2c_act_box(void *p, rl_act_mode mode, const void *obs, const uint8_t *start, float *actions, uint32_t count,
                        char *err, size_t errlen)
 {
-    return act_rows(p, mode, obs, start, count, NULL, actions);
+    return act_rows(p, mode, obs, start, NULL, count, NULL, actions);
+}
+
+/* Masked or MultiDiscrete actions (masks NULL: all allowed). */
+static int a2c_act_masked(void *p, rl_act_mode mode, const void *obs, const uint8_t *start, const uint8_t *masks,
+                          int32_t *actions, uint32_t count, char *err, size_t errlen)
+{
+    return act_rows(p, mode, obs, start, masks, count, actions, NULL);
 }
 
 /* The env's answer: rewards (scaled when asked), V of a time-limited episode's final observation. */
 static int a2c_observe(void *p, const rl_transition *t, char *err, size_t errlen)
 {
     a2c *a = p;
-    size_t at = rl_rollout_at(&a->ro), row = (size_t)a->obs * rl_dtype_size(a->dtype);
+    size_t at = rl_rollout_at(&a->ro), row = rl_obs_row_bytes(&a->lay.info);
     for (uint32_t i = 0; i < t->count; i++) {
         a->ro.final_values[at + i] = 0.0f;
         if (!t->truncated[i] || t->terminated[i]) continue;
@@ -182,14 +211,15 @@ static int a2c_update(void *p, uint64_t step, char *err, size_t errlen)
     double mean = 0, sd = 1, pg = 0;
     if (OPT(NORM_ADV).i) rl_advantage_stats(r->adv, M, &mean, &sd), sd += 1e-8;
     const float *out = rl_mlp_forward(&a->pi, a->p.data, r->obs, M);
-    double ent = rl_pdist_logp(&a->pd, out, r->actions, r->box_actions, M, a->lp);
+    const int32_t *acts = a->acts ? a->acts : r->actions;
+    double ent = rl_mpdist_logp(a->pd, out, a->masks, acts, r->box_actions, M, a->lp);
     for (uint32_t k = 0; k < M; k++) {
         float adv = (float)((r->adv[k] - mean) / sd);
         pg -= adv * a->lp[k], a->g[k] = -adv / M;
     }
     rl_params_zero_grad(&a->p), memset(a->dpi, 0, (size_t)M * a->A * sizeof(float));
-    rl_pdist_backward(&a->pd, out, r->actions, r->box_actions, M, a->g, -(float)OPT(ENT).f / M, a->dpi,
-                      a->box ? a->p.grad + a->log_std : NULL);
+    rl_mpdist_backward(a->pd, out, acts, r->box_actions, M, a->g, -(float)OPT(ENT).f / M, a->dpi,
+                       a->box ? a->p.grad + a->log_std : NULL);
     rl_mlp_backward(&a->pi, a->p.data, a->p.grad, r->obs, a->dpi, NULL, M);
     memset(a->dv, 0, M * sizeof(float));
     double vl = rl_mse_loss(a->dv, rl_mlp_forward(&a->v, a->p.data, r->obs, M), r->ret, NULL, M);
@@ -215,15 +245,42 @@ static size_t a2c_metrics(void *p, rl_metric *out, size_t cap)
 /* The policy for readers without rlhost (docs/plugins.md): outputs as ops over the saved tensors. */
 static int describe(a2c *a, const rl_state_io *io, char *err, size_t errlen)
 {
-    char pi[2048] = "", v[2048] = "";
+    char pi[2048] = "", v[2048] = "", greedy[2048] = "{\"argmax\":\"logits\"";
     const char *names[2] = {a->box ? "mean" : "logits", "value"}, *ops[2] = {pi, v};
-    int big = rl_mlp_ops(&a->pi, "actor", pi, sizeof pi) || rl_mlp_ops(&a->v, "critic", v, sizeof v);
+    const uint32_t *nvec = rl_mpdist_nvec(a->pd); /* MultiDiscrete: the components' slices of the logits */
+    for (uint32_t c = 0; a->k > 1 && c < a->k; c++)
+        snprintf(greedy + strlen(greedy), sizeof greedy - strlen(greedy), "%s%u", c ? "," : ",\"nvec\":[", nvec[c]);
+    snprintf(greedy + strlen(greedy), sizeof greedy - strlen(greedy), "%s%s}", a->k > 1 ? "]" : "",
+             a->W ? ",\"masked\":true" : "");
+    int big = rl_mlp_ops(&a->pi, "actor", pi, sizeof pi) || rl_mlp_ops(&a->v, "critic", v, sizeof v) ||
+        strlen(greedy) + 1 >= sizeof greedy;
     if (big) RL_ERRF(err, errlen, "the network is too large to describe");
-    return big
-        ? RL_EINVAL
-        : rl_policy_meta(io, "a2c", a->obs, OPT(NORM_OBS).i ? "a2c/obs_" : NULL, 10, 2, names, ops,
-                         a->box ? "{\"identity\":\"mean\",\"log_std\":\"actor/log_std\"}" : "{\"argmax\":\"logits\"}",
-                         err, errlen);
+    return big ? RL_EINVAL
+               : rl_policy_meta(io, "a2c", a->obs, OPT(NORM_OBS).i ? "a2c/obs_" : NULL, 10, 2, names, ops,
+                                a->box ? "{\"identity\":\"mean\",\"log_std\":\"actor/log_std\"}" : greedy, err, errlen);
+}
+
+/* MultiDiscrete actions and masks beside the rollout; a loaded action must be one its component has
+   and its mask allows (the logits it indexes). */
+static int dist_state(a2c *a, const rl_state_io *io, int load, char *err, size_t errlen)
+{
+    size_t M = (size_t)a->ro.steps * a->ro.envs;
+    int rc = a->acts ? rl_state_blob(io, load, "a2c/", "actions", a->acts, M * a->k * sizeof *a->acts, err, errlen) : 0;
+    if (!rc && a->masks) rc = rl_state_blob(io, load, "a2c/", "masks", a->masks, M * a->W, err, errlen);
+    if (rc || !load || a->box) return rc;
+    const uint32_t *nvec = rl_mpdist_nvec(a->pd);
+    const int32_t *acts = a->acts ? a->acts : a->ro.actions;
+    for (size_t r = 0; r < M; r++) {
+        const uint8_t *m = a->masks ? a->masks + r * a->W : NULL;
+        for (uint32_t c = 0; c < a->k; m = m ? m + nvec[c] : NULL, c++) {
+            int32_t v = acts[r * a->k + c];
+            if ((uint32_t)v < nvec[c] && (!m || m[v])) continue;
+            RL_ERRF(err, errlen, "the rollout holds action %d in row %zu, which its component or mask does not allow",
+                    (int)v, r);
+            return RL_ECORRUPT;
+        }
+    }
+    return RL_OK;
 }
 
 /* The resume duties: all the next step reads comes back exactly (networks, optimizer, random stream,
@@ -240,6 +297,7 @@ static int a2c_state(a2c *a, const rl_state_io *io, int load, char *err, size_t 
     if (!rc && OPT(NORM_OBS).i) rc = rl_obs_norm_state(&a->on, io, load, "a2c/obs_", err, errlen);
     if (!rc && OPT(NORM_REWARD).i) rc = rl_return_norm_state(&a->rn, io, load, "a2c/", err, errlen);
     if (!rc) rc = rl_means_state(&a->means, io, load, "a2c/", err, errlen);
+    if (!rc) rc = dist_state(a, io, load, err, errlen);
     return rc;
 }
 
@@ -260,6 +318,7 @@ static const rl_algo_vtable vtable = {
     .metrics = a2c_metrics,
     .get_extension = a2c_get_extension,
     .act_box = a2c_act_box,
+    .act_masked = a2c_act_masked,
 };
 
 /* rlhost tune's default space (the RL Zoo's A2C sampler, in brief) */
@@ -278,7 +337,7 @@ static const rl_plugin_desc desc = {
     .options = options,
     .n_options = OPT_N,
     .vtable = &vtable,
-    .flags = RL_DESC_BOX,
+    .flags = RL_DESC_BOX | RL_DESC_MASKS | RL_DESC_MULTI_DISCRETE | RL_DESC_OBS_PARTS,
     .tune_space = space,
 };
 

@@ -257,7 +257,8 @@ static const rl_plugin_desc desc = {
     .options = options,
     .n_options = OPT_N,
     .vtable = &vtable,
-    .flags = RL_DESC_BOX | RL_DESC_MASKS | RL_DESC_MULTI_DISCRETE, /* every action space, masked or not */
+    /* every action space, masked or not; any observation (it reads none) */
+    .flags = RL_DESC_BOX | RL_DESC_MASKS | RL_DESC_MULTI_DISCRETE | RL_DESC_OBS_PARTS,
 };
 
 /* The exported entry for a .so with this one descriptor.  A .so with

@@ -88,5 +88,9 @@ int rl_replay_state(rl_replay *r, const rl_state_io *io, int load, uint32_t n_ac
    each element times obs_scale (rl_obs_to_float), so uint8 frames come
    back in [0, 1] with a 1/255 scale. */
 void rl_replay_obs_float(const rl_replay *r, uint32_t slot, int next, float *out);
+/* The same through the env's layout (rl_obs_input, <rlhost/parts.h>): a
+   composite observation's parts as network input, one tensor as
+   rl_replay_obs_float writes it. */
+void rl_replay_obs_input(const rl_replay *r, const rl_env_info *env, uint32_t slot, int next, float *out);
 
 #endif

@@ -414,9 +414,9 @@ refuse "more agents than the map holds" "6 agents need at least 8 floor cells" \
 # Box action spaces (ABI 1.2): a pair that does not fit is refused with one
 # sentence; the continuous algorithms train, evaluate, play and resume.
 PSAC="$SRC/configs/pendulum_sac.cfg"
-refuse "a discrete algorithm on a box env" "algo 'dqn' does not take box actions (it takes discrete actions, action masks), and env 'pendulum' has a box of 1 float action" \
+refuse "a discrete algorithm on a box env" "algo 'dqn' does not take box actions (it takes discrete actions, action masks, composite observations), and env 'pendulum' has a box of 1 float action" \
   "$PSAC" --set 'algo.plugin="dqn"' --set 'algo.hidden=[64,64]'
-refuse "a box algorithm on a discrete env" "algo 'sac' does not take discrete actions (it takes box actions), and env 'cartpole' has 2 discrete actions" \
+refuse "a box algorithm on a discrete env" "algo 'sac' does not take discrete actions (it takes box actions, composite observations), and env 'cartpole' has 2 discrete actions" \
   "$PSAC" --set 'env.plugin="cartpole"'
 refuse "a box algorithm on a discrete env, td3" "algo 'td3' does not take discrete actions" \
   "$SRC/configs/pendulum_td3.cfg" --set 'env.plugin="cartpole"'

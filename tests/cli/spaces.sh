@@ -28,9 +28,9 @@ refuse "an algorithm without masks on a masking env" \
   "algo 'nomask_algo' does not take action masks (it takes discrete actions), and env 'spaces_env' has action masks" \
   --set env.nvec=[4] --set 'algo.plugin="nomask_algo"'
 refuse "an algorithm without MultiDiscrete" \
-  "algo 'dqn' does not take MultiDiscrete actions (it takes discrete actions, action masks), and env 'spaces_env' has 2 MultiDiscrete components" \
+  "algo 'dqn' does not take MultiDiscrete actions (it takes discrete actions, action masks, composite observations), and env 'spaces_env' has 2 MultiDiscrete components" \
   --set 'algo.plugin="dqn"'
-refuse "a box algorithm on MultiDiscrete" "algo 'sac' does not take discrete actions (it takes box actions), and env 'spaces_env' has 2 MultiDiscrete components" \
+refuse "a box algorithm on MultiDiscrete" "algo 'sac' does not take discrete actions (it takes box actions, composite observations), and env 'spaces_env' has 2 MultiDiscrete components" \
   --set 'algo.plugin="sac"'
 refuse "action_repeat with masks" "env 'spaces_env' masks its actions; env.optimizations.action_repeat must be 1" \
   --set env.optimizations.action_repeat=2
@@ -77,7 +77,64 @@ done
 expect_rc 0 "recurrent ppo on MultiDiscrete with masks" -- "$RLHOST" run "$T/s.cfg" "${P[@]}" "${Q[@]}" \
   --set 'algo.plugin="recurrent_ppo"' --set run.steps=4096 --out "$T/rppo"
 
-# 4. A masked run evaluates and plays as it trained, and resumes exactly.
+# 4. Composite observations: a layout that does not fit is refused at open,
+#    a bad value in a row when it appears; every learner reads the parts (a
+#    CNN of its own for an image part with encoder = "cnn").
+PARTS=(--set env.parts=true)
+refuse "parts that overlap" "env 'spaces_env' reported observation parts 'image' and 'noise' sharing bytes [40, 52)" \
+  "${PARTS[@]}" --set 'env.part_fault="overlap"'
+refuse "a part past the row" "observation part 2 'noise' of 12 bytes at offset 56: past the row's 64 bytes" \
+  "${PARTS[@]}" --set 'env.part_fault="past_row"'
+refuse "a misaligned part" "observation part 2 'noise' at offset 50, not a multiple of its dtype's 4 bytes" \
+  "${PARTS[@]}" --set 'env.part_fault="misaligned"'
+refuse "a part's name" "observation part 2 named 'no ise': a name is 1 to 31 letters, digits or _" \
+  "${PARTS[@]}" --set 'env.part_fault="name"'
+refuse "an algorithm without parts" "algo 'nomask_algo' does not take composite observations" \
+  "${PARTS[@]}" --set env.nvec=[4] --set env.mask=false --set 'algo.plugin="nomask_algo"'
+run_fails "NaN in a float part" "returned an observation holding nan in part 'noise', element 2, at env 0: observations must be finite" \
+  "${PARTS[@]}" --set 'env.part_fault="nan"' --set 'algo.plugin="random"'
+run_fails "a category out of range" "returned an observation holding 4 in discrete part 'goal', element 0, at env 0: outside [0, 4)" \
+  "${PARTS[@]}" --set 'env.part_fault="category"' --set 'algo.plugin="random"'
+PPO=(--set 'algo.plugin="ppo"' --set env.num_envs=8 --set algo.n_steps=64 --set algo.batch_size=128 --set algo.ent_coef=0.0
+  --set algo.lr=3e-3)
+expect_rc 0 "ppo on parts, masks and MultiDiscrete" -- "$RLHOST" run "$T/s.cfg" "${P[@]}" "${PARTS[@]}" "${PPO[@]}" \
+  --set run.quiet=true --set run.steps=60000 --set run.eval_episodes=20 --out "$T/parts_ppo"
+ret=$(json_num "$T/parts_ppo/summary.json" eval_return_mean)
+awk -v r="$ret" 'BEGIN { exit !(r >= 7.0) }'; ok $? "ppo reads the goal part: eval return $ret >= 7.0 of 8"
+grep -qF '\"parts\":[{\"name\":\"goal\",\"kind\":\"discrete\",\"dtype\":\"U8\",\"shape\":[2],\"offset\":0,\"nvec\":[4,3]}' \
+  "$T/parts_ppo/checkpoint.safetensors"
+ok $? "the checkpoint's observation names its parts"
+expect_rc 0 "ppo with a CNN over the image part" -- "$RLHOST" run "$T/s.cfg" "${P[@]}" "${PARTS[@]}" "${PPO[@]}" \
+  "${Q[@]}" --set 'algo.encoder="cnn"' --set algo.cnn_channels=[4,4] --set run.steps=2048 --out "$T/parts_cnn"
+grep -qF '{\"op\":\"slice\",\"start\":7,\"len\":36},{\"op\":\"conv2d\",\"weight\":\"actor/parts/cnn1/conv0.weight\"' \
+  "$T/parts_cnn/checkpoint.safetensors"
+ok $? "its description: the image's slice through its own CNN"
+need_numpy() { "$SRC/.venv/bin/python" -c "import numpy" 2>/dev/null; }
+if need_numpy; then # a reader of the checkpoint alone picks the masked MultiDiscrete actions over the parts
+  for run in parts_cnn parts_ppo; do
+    expect_rc 0 "$run: eval --trace" -- "$RLHOST" eval "$T/$run" --plugin-path "$T/plug" --episodes 3 --trace "$T/$run.csv"
+    py_tap "" "$SRC/.venv/bin/python" "$SRC/tests/python/policy_read.py" "$T/$run/checkpoint.safetensors" \
+      "$T/$run.csv" "$run"
+  done
+else
+  ok 1 "the NumPy reader: the suite's Python (scripts/pydeps.sh) is missing"
+fi
+expect_rc 0 "recurrent ppo on parts" -- "$RLHOST" run "$T/s.cfg" "${P[@]}" "${PARTS[@]}" "${Q[@]}" \
+  --set 'algo.plugin="recurrent_ppo"' --set run.steps=4096 --out "$T/parts_rppo"
+for algo in dqn dueling_dqn a2c; do
+  expect_rc 0 "$algo on parts" -- "$RLHOST" run "$T/s.cfg" "${P[@]}" "${PARTS[@]}" "${Q[@]}" --set env.nvec=[5] \
+    --set "algo.plugin=\"$algo\"" --set run.steps=3000 --out "$T/parts_$algo"
+done
+expect_rc 0 "dqn with a CNN over the image part" -- "$RLHOST" run "$T/s.cfg" "${P[@]}" "${PARTS[@]}" "${Q[@]}" \
+  --set env.nvec=[5] --set 'algo.plugin="dqn"' --set 'algo.encoder="cnn"' --set algo.cnn_channels=[4,4] \
+  --set run.steps=2000 --out "$T/parts_dqn_cnn"
+for algo in sac td3; do
+  expect_rc 0 "$algo on parts with box actions" -- "$RLHOST" run "$T/s.cfg" "${P[@]}" "${PARTS[@]}" "${Q[@]}" \
+    --set env.box=true --set env.mask=false --set "algo.plugin=\"$algo\"" --set algo.hidden=[32,32] \
+    --set algo.learning_starts=200 --set run.steps=600 --out "$T/parts_$algo"
+done
+
+# 5. A masked run evaluates and plays as it trained, and resumes exactly.
 SNAKE=(--set 'env.action_mask="deadly"')
 expect_rc 0 "snake with masked deadly moves" -- "$RLHOST" run "$SRC/configs/snake_best.cfg" "${SNAKE[@]}" \
   --set run.steps=5000 --set run.quiet=true --out "$T/snake"
@@ -97,7 +154,7 @@ exact snake_mask_ppo "$SRC/configs/snake_ppo.cfg" 8192 --set run.steps=30000 --s
 exact snake_mask_dqn "$SRC/configs/snake_dqn.cfg" 4000 --set run.steps=20000 --set run.log_interval=2000 \
   --set run.eval_episodes=5 --set algo.save_replay=true "${SNAKE[@]}"
 
-# 5. A checkpoint's masks are untrusted: a mask that allows nothing is refused.
+# 6. A checkpoint's masks are untrusted: a mask that allows nothing is refused.
 python3 - "$T/snake/checkpoint.safetensors" <<'EOF'
 import json, struct, sys
 p = sys.argv[1]

@@ -2,7 +2,9 @@
 """A checkpoint explains itself: rebuilds the greedy policy from the
 checkpoint alone (its safetensors header, the rlhost.observation and
 algo.policy metadata, the tensors) with NumPy and no rlhost source, and
-checks its actions against `rlhost eval --trace` of the same checkpoint.
+checks its actions against `rlhost eval --trace` of the same checkpoint:
+composite observations decoded from their parts, masked actions from the
+trace's masks, MultiDiscrete actions per component.
 Usage: policy_read.py CHECKPOINT TRACE_CSV NAME   (TAP on stdout)"""
 import csv
 import json
@@ -34,7 +36,8 @@ obs_meta = json.loads(meta["rlhost.observation"])
 space = json.loads(meta["rlhost.action_space"])
 policy = json.loads(meta["algo.policy"])
 box = space["type"] == "box"
-ok(policy["format"] == "rlhost.policy/1" and space["type"] in ("discrete", "box"), "metadata present")
+ok(policy["format"] == "rlhost.policy/1" and space["type"] in ("discrete", "box", "multi_discrete"),
+   "metadata present")
 
 
 def sigmoid(x):
@@ -70,6 +73,8 @@ def run_ops(ops, x, state):
             x = lo + (x + 1) * 0.5 * (hi - lo)
         elif kind == "mean":
             x = x.reshape(op["shape"]).mean(axis=op["axis"])
+        elif kind == "concat":  # each part's ops on the same input, outputs side by side
+            x = np.concatenate([run_ops(part, x, state) for part in op["parts"]])
         elif kind == "dueling":
             v, a = run_ops(op["value"], x, state), run_ops(op["advantage"], x, state)
             x = v + a - a.mean()
@@ -88,8 +93,29 @@ def run_ops(ops, x, state):
     return x
 
 
+def decode(row):
+    """A composite observation's row of bytes as network input: each part in
+    order, a box's elements times its scale, a discrete one's one-hot."""
+    raw = np.asarray(row, np.uint8).tobytes()
+    out = []
+    for p in obs_meta["parts"]:
+        size = int(np.prod(p["shape"]))
+        vals = np.frombuffer(raw, DT[p["dtype"]], size, p["offset"])
+        if p["kind"] == "box":
+            out.append(vals.astype(np.float32) * np.float32(p["scale"]))
+            continue
+        for v, k in zip(vals, p["nvec"]):
+            hot = np.zeros(k, np.float32)
+            hot[int(v)] = 1
+            out.append(hot)
+    return np.concatenate(out)
+
+
 def inputs(obs):
-    x = obs.astype(np.float32) * np.float32(obs_meta["scale"])
+    if "parts" in obs_meta:
+        x = decode(obs)
+    else:
+        x = obs.astype(np.float32) * np.float32(obs_meta["scale"])
     norm = policy["input"]["normalize"]
     if norm:
         mean, var = T[norm["mean"]], T[norm["var"]]
@@ -116,21 +142,32 @@ if box:  # the greedy action: the output named by "identity" (or "mean"), clippe
     sys.exit(1 if failed else 0)
 target = policy["greedy"].get("argmax")
 ok(target in policy["outputs"], f"greedy action: argmax of '{target}'")
+nvec = policy["greedy"].get("nvec", [space.get("n")] if space["type"] == "discrete" else space["nvec"])
+masked = policy["greedy"].get("masked", False)
+mask_cols = [k for k in rows[0] if k.startswith("mask_")]
+ok(masked == bool(mask_cols) == bool(space.get("masked")), f"masks: the policy's ({masked}), the space's and the trace's agree")
+act_cols = ["action"] if space["type"] == "discrete" else [f"action_{k}" for k in range(len(nvec))]
 states, agree, near_ties, far = {}, 0, 0, []
 for r in rows:
     env = int(r["env"])
     if int(r["t"]) == 0:
         states[env] = {}  # recurrent state: zero at an episode's start
     out = run_ops(policy["outputs"][target], inputs(np.array([float(r[c]) for c in obs_cols])), states[env])
-    mine = int(np.argmax(out))
-    if mine == int(r["action"]):
+    mask = np.array([int(r[c]) for c in mask_cols], bool) if masked else np.ones(len(out), bool)
+    mine, tie, off = [], False, 0
+    for k in nvec:  # each component: the argmax of its logits among the choices its mask allows
+        o = np.where(mask[off:off + k], out[off:off + k], -np.inf)
+        mine.append(int(np.argmax(o)))
+        top = np.sort(o[np.isfinite(o)])[-2:]
+        tie |= len(top) == 2 and top[1] - top[0] < 1e-4
+        off += k
+    theirs = [int(r[c]) for c in act_cols]
+    if mine == theirs:
         agree += 1
+    elif tie:
+        near_ties += 1
     else:
-        top = np.sort(out)[-2:]
-        if top[1] - top[0] < 1e-4:
-            near_ties += 1
-        else:
-            far.append((r["env"], r["episode"], r["t"], mine, r["action"], out.tolist()))
+        far.append((r["env"], r["episode"], r["t"], mine, theirs, out.tolist()))
 ok(not far and agree >= 0.999 * len(rows),
    f"NumPy from metadata alone picks rlhost's action on {agree} of {len(rows)} steps "
    f"({near_ties} float near-ties)" + (f"; first miss {far[0]}" if far else ""))

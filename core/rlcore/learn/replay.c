@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include <rlhost/parts.h>
 #include <rlhost/rlcore.h>
 
 int rl_replay_create(rl_replay *r, uint32_t capacity, uint32_t num_envs, const rl_env_info *info)
@@ -161,6 +162,16 @@ void rl_replay_obs_float(const rl_replay *r, uint32_t slot, int next, float *out
 {
     const uint8_t *src = (next ? r->next_obs : r->obs) + (size_t)slot * r->row_bytes;
     rl_obs_to_float(r->dtype, r->obs_scale, src, r->obs_size, out);
+}
+
+void rl_replay_obs_input(const rl_replay *r, const rl_env_info *env, uint32_t slot, int next, float *out)
+{
+    const rl_obs_part *parts;
+    if (!rl_env_info_parts(env, &parts)) {
+        rl_replay_obs_float(r, slot, next, out);
+        return;
+    }
+    rl_obs_input(env, (next ? r->next_obs : r->obs) + (size_t)slot * r->row_bytes, 1, out);
 }
 
 int rl_replay_state(rl_replay *r, const rl_state_io *io, int load, uint32_t n_actions, const float *low,

@@ -202,7 +202,10 @@ int rl_cnn_spec_read(rl_cnn_spec *s, const rl_value *o, const rl_env_info *env, 
                  RL_CNN_MAX_LAYERS, n, o[2].n, o[3].n, o[4].n);
         return RL_EINVAL;
     }
-    if (env->obs_ndim == 3) {
+    const rl_obs_part *parts;
+    if (rl_env_info_parts(env, &parts)) {
+        /* a composite observation: each image part gets these layers (rl_parts_encoder) */
+    } else if (env->obs_ndim == 3) {
         s->in_c = env->obs_shape[0], s->in_h = env->obs_shape[1], s->in_w = env->obs_shape[2];
     } else if (env->obs_ndim == 2) {
         s->in_c = 1, s->in_h = env->obs_shape[0], s->in_w = env->obs_shape[1];

@@ -140,6 +140,15 @@ int rlh_policy_act_masked(rlh_policy *p, const void *obs, const uint8_t *episode
         return RL_EINVAL;
     }
     const rl_env_info *info = &p->probe.info;
+    char e[RL_ERR_MAX] = "";
+    if (p->probe.parts.n) { /* a composite row: float parts finite, categories in range */
+        int rc = rl__parts_check_rows(&p->probe.parts, obs, count, p->probe.row_bytes, 1, "the caller's observation", e,
+                                      sizeof e);
+        if (rc != RL_OK) {
+            rl__embed_err(err, errlen, "%s%s", e, "");
+            return RL_EINVAL;
+        }
+    }
     long bad = info->obs_dtype == RL_DTYPE_F32 ? rl_params_find_nonfinite(obs, (size_t)count * info->obs_size) : -1;
     if (bad >= 0) { /* a network would turn it into some action, silently */
         if (err && errlen)
@@ -147,7 +156,6 @@ int rlh_policy_act_masked(rlh_policy *p, const void *obs, const uint8_t *episode
                      (size_t)bad / info->obs_size, (size_t)bad % info->obs_size, (double)((const float *)obs)[bad]);
         return RL_EINVAL;
     }
-    char e[RL_ERR_MAX] = "";
     const rl__space *space = &p->probe.space;
     for (uint32_t i = 0; masks && space->mask_width && i < count; i++) {
         int rc = rl__space_check_mask(space, masks + (size_t)i * space->mask_width, i, 1, -1, rlh_policy_env_name(p),

@@ -67,9 +67,11 @@ static int env_status(rl__vecenv *v, char *err, size_t errlen)
    (the Python bridge checks its envs alike). */
 static int obs_finite(const rl__vecenv *v, const char *what, char *err, size_t errlen)
 {
-    if (v->parts.n) /* float parts finite, discrete parts in range */
-        return rl__parts_check_rows(&v->parts, v->io.obs, v->n, v->row_bytes, v->agents, v->desc->name, what, err,
-                                    errlen);
+    if (v->parts.n) { /* float parts finite, discrete parts in range */
+        char who[160];
+        snprintf(who, sizeof who, "env '%s' returned %s", v->desc->name, what);
+        return rl__parts_check_rows(&v->parts, v->io.obs, v->n, v->row_bytes, v->agents, who, err, errlen);
+    }
     if (v->info.obs_dtype != RL_DTYPE_F32) return RL_OK;
     const float *o = v->io.obs; /* rows of obs_size floats, back to back */
     size_t d = v->info.obs_size;

@@ -302,7 +302,9 @@ int rl__replicas_create(rl__replicas *g, const rl__config *c, const rl_env_info 
     memset(g, 0, sizeof *g);
     g->avt = c->algo->desc->vtable;
     int rc = rl__space_from_info(&g->space, info, c->env->desc->name, err, errlen);
-    if (rc == RL_OK) rc = rl__space_check_algo(&g->space, c->env->desc->name, c->algo->desc, err, errlen);
+    const rl_obs_part *parts;
+    int composite = rl_env_info_parts(info, &parts) != 0;
+    if (rc == RL_OK) rc = rl__space_check_algo(&g->space, composite, c->env->desc->name, c->algo->desc, err, errlen);
     if (rc != RL_OK) {
         rl__space_free(&g->space);
         return rc;

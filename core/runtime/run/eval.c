@@ -22,12 +22,13 @@ static void trace_header(FILE *f, const rl__vecenv *ev)
 {
     size_t d = ev->row_bytes / rl_dtype_size(ev->info.obs_dtype);
     fprintf(f, "env,episode,t");
-    if (ev->space.kind == RL_SPACE_BOX)
-        for (uint32_t k = 0; k < ev->space.dim; k++) fprintf(f, ",action_%u", k);
-    else
+    if (ev->space.kind == RL_SPACE_DISCRETE)
         fprintf(f, ",action");
+    else /* a box's dimensions, or MultiDiscrete's components */
+        for (uint32_t k = 0; k < ev->space.dim; k++) fprintf(f, ",action_%u", k);
     fprintf(f, ",reward,terminated,truncated");
     for (size_t k = 0; k < d; k++) fprintf(f, ",obs_%zu", k);
+    for (uint32_t k = 0; k < ev->space.mask_width; k++) fprintf(f, ",mask_%u", k);
     fputc('\n', f);
 }
 
@@ -38,7 +39,8 @@ static void trace_row(FILE *f, const rl__vecenv *ev, uint32_t i, uint32_t episod
         for (uint32_t k = 0; k < ev->space.dim; k++)
             fprintf(f, ",%.9g", (double)ev->env_actions[(size_t)i * ev->space.dim + k]);
     else
-        fprintf(f, ",%d", (int)((const int32_t *)ev->actions)[i]);
+        for (size_t k = 0, ints = ev->space.action_bytes / 4; k < ints; k++)
+            fprintf(f, ",%d", (int)((const int32_t *)ev->actions)[i * ints + k]);
     fprintf(f, ",%.9g,%u,%u", (double)ev->rewards[i], ev->terminated[i], ev->truncated[i]);
     const unsigned char *row = (const unsigned char *)ev->prev_obs + (size_t)i * ev->row_bytes;
     if (ev->info.obs_dtype == RL_DTYPE_F32) {
@@ -50,6 +52,8 @@ static void trace_row(FILE *f, const rl__vecenv *ev, uint32_t i, uint32_t episod
     } else {
         for (size_t k = 0; k < ev->row_bytes; k++) fprintf(f, ",%u", row[k]);
     }
+    const uint8_t *mask = ev->prev_mask + (size_t)i * ev->space.mask_width; /* what the action was chosen under */
+    for (uint32_t k = 0; ev->prev_mask && k < ev->space.mask_width; k++) fprintf(f, ",%u", mask[k] != 0);
     fputc('\n', f);
 }
 

@@ -55,11 +55,11 @@ size_t rl__obs_check(const rl_env_info *info, const char *name, char *err, size_
 }
 
 /* The sentence for a part that is not what a part must be. */
-#define BAD_PART(...)                            \
-    do {                                         \
-        int len_ = snprintf(err, errlen, "env '%s' reported observation part %u ", name, k); \
+#define BAD_PART(...)                                                                                    \
+    do {                                                                                                 \
+        int len_ = snprintf(err, errlen, "env '%s' reported observation part %u ", name, k);             \
         if (len_ > 0 && (size_t)len_ < errlen) snprintf(err + len_, errlen - (size_t)len_, __VA_ARGS__); \
-        return RL_EINVAL;                        \
+        return RL_EINVAL;                                                                                \
     } while (0)
 
 /* Part k of the env's table into p->part[k] (the env's names and nvec
@@ -67,13 +67,15 @@ size_t rl__obs_check(const rl_env_info *info, const char *name, char *err, size_
 static int part_from(rl__parts *p, const rl_obs_part *src, uint32_t k, size_t row_bytes, size_t *nvec_used,
                      size_t nvec_cap, const char *name, char *err, size_t errlen)
 {
-    if (src->struct_size < offsetof(rl_obs_part, nvec) + sizeof src->nvec) BAD_PART("with struct_size %u", src->struct_size);
+    if (src->struct_size < offsetof(rl_obs_part, nvec) + sizeof src->nvec)
+        BAD_PART("with struct_size %u", src->struct_size);
     rl_obs_part *q = &p->part[k];
     *q = *src;
     q->struct_size = sizeof *q;
     const char *nm = src->name ? src->name : "";
     size_t len = strlen(nm);
-    if (len == 0 || len >= RL__PART_NAME_MAX || strspn(nm, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != len)
+    if (len == 0 || len >= RL__PART_NAME_MAX ||
+        strspn(nm, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != len)
         BAD_PART("named '%.40s': a name is 1 to %d letters, digits or _", nm, RL__PART_NAME_MAX - 1);
     memcpy(p->name[k], nm, len + 1);
     q->name = p->name[k];
@@ -81,7 +83,8 @@ static int part_from(rl__parts *p, const rl_obs_part *src, uint32_t k, size_t ro
         if (!strcmp(p->name[j], nm)) BAD_PART("named '%s' as part %u is", nm, j);
     int box = q->kind == RL_PART_BOX, disc = q->kind == RL_PART_DISCRETE;
     if (!box && !disc) BAD_PART("'%s' of kind %u (box or discrete)", nm, q->kind);
-    int dt_ok = box ? q->dtype == RL_DTYPE_U8 || q->dtype == RL_DTYPE_F32 : q->dtype == RL_DTYPE_U8 || q->dtype == RL_DTYPE_I32;
+    int dt_ok =
+        box ? q->dtype == RL_DTYPE_U8 || q->dtype == RL_DTYPE_F32 : q->dtype == RL_DTYPE_U8 || q->dtype == RL_DTYPE_I32;
     if (!dt_ok) BAD_PART("'%s' of dtype %d (a box part is u8 or f32, a discrete one u8 or i32)", nm, (int)q->dtype);
     if (q->ndim < 1 || q->ndim > 4) BAD_PART("'%s' of %u dimensions (1 to 4)", nm, q->ndim);
     uint64_t elems = 1;
@@ -95,7 +98,8 @@ static int part_from(rl__parts *p, const rl_obs_part *src, uint32_t k, size_t ro
     if ((uint64_t)q->offset + elems * esz > row_bytes)
         BAD_PART("'%s' of %llu bytes at offset %u: past the row's %zu bytes", nm, (unsigned long long)(elems * esz),
                  q->offset, row_bytes);
-    if (box && (!isfinite(q->scale) || q->scale <= 0)) BAD_PART("'%s' with scale %g (finite and positive)", nm, (double)q->scale);
+    if (box && (!isfinite(q->scale) || q->scale <= 0))
+        BAD_PART("'%s' with scale %g (finite and positive)", nm, (double)q->scale);
     if (!disc) {
         q->nvec = NULL;
         return RL_OK;
@@ -104,7 +108,8 @@ static int part_from(rl__parts *p, const rl_obs_part *src, uint32_t k, size_t ro
     if (*nvec_used + elems > nvec_cap) BAD_PART("'%s': more discrete elements than the row can hold", nm);
     for (uint64_t e = 0; e < elems; e++) {
         uint32_t c = src->nvec[e];
-        if (c < 1 || c > 65536) BAD_PART("'%s' element %llu with %u categories (1 to 65536)", nm, (unsigned long long)e, c);
+        if (c < 1 || c > 65536)
+            BAD_PART("'%s' element %llu with %u categories (1 to 65536)", nm, (unsigned long long)e, c);
         p->nvec[*nvec_used + e] = c;
     }
     q->nvec = p->nvec + *nvec_used;
@@ -204,7 +209,7 @@ static int64_t bad_element(const rl_obs_part *q, const unsigned char *row)
 }
 
 int rl__parts_check_rows(const rl__parts *p, const void *rows, uint32_t n, size_t row_bytes, uint32_t agents,
-                         const char *name, const char *what, char *err, size_t errlen)
+                         const char *what, char *err, size_t errlen)
 {
     for (uint32_t i = 0; i < n; i++) {
         const unsigned char *row = (const unsigned char *)rows + (size_t)i * row_bytes;
@@ -218,8 +223,8 @@ int rl__parts_check_rows(const rl__parts *p, const void *rows, uint32_t n, size_
             if (q->kind == RL_PART_BOX) {
                 float v;
                 memcpy(&v, at + (size_t)e * 4, 4);
-                snprintf(err, errlen, "env '%s' returned %s holding %g in part '%s', element %lld, at %s: observations must be finite",
-                         name, what, (double)v, q->name, (long long)e, rn);
+                snprintf(err, errlen, "%s holding %g in part '%s', element %lld, at %s: observations must be finite",
+                         what, (double)v, q->name, (long long)e, rn);
                 return RL_ENONFINITE;
             }
             int64_t v = q->dtype == RL_DTYPE_U8 ? at[e] : 0;
@@ -228,8 +233,8 @@ int rl__parts_check_rows(const rl__parts *p, const void *rows, uint32_t n, size_
                 memcpy(&x, at + (size_t)e * 4, 4);
                 v = x;
             }
-            snprintf(err, errlen, "env '%s' returned %s holding %lld in discrete part '%s', element %lld, at %s: outside [0, %u)",
-                     name, what, (long long)v, q->name, (long long)e, rn, q->nvec[e]);
+            snprintf(err, errlen, "%s holding %lld in discrete part '%s', element %lld, at %s: outside [0, %u)", what,
+                     (long long)v, q->name, (long long)e, rn, q->nvec[e]);
             return RL_EINVAL;
         }
     }

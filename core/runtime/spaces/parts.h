@@ -47,10 +47,10 @@ void rl__parts_free(rl__parts *p);
 
 /* Rows [0, rows) of a composite observation (row_bytes each) hold finite
    BOX F32 elements and DISCRETE elements inside their nvec, else
-   RL_ENONFINITE / RL_EINVAL with a sentence naming env `name`, what
-   ("an observation"), the row, the part and the element. */
+   RL_ENONFINITE / RL_EINVAL with a sentence: what ("env 'x' returned an
+   observation"), then the value, the part, the element and the row. */
 int rl__parts_check_rows(const rl__parts *p, const void *rows, uint32_t n, size_t row_bytes, uint32_t agents,
-                         const char *name, const char *what, char *err, size_t errlen);
+                         const char *what, char *err, size_t errlen);
 
 /* The parts as JSON for the checkpoint's rlhost.observation: ,"parts":[
    {"name":..,"kind":"box"|"discrete","dtype":..,"shape":[..],"offset":..,

@@ -141,7 +141,8 @@ void rl__algo_takes(const rl_plugin_desc *desc, char *buf, size_t len)
     if (n >= 2) buf[n - 2] = 0; /* the last ", " */
 }
 
-int rl__space_check_algo(const rl__space *s, const char *env_name, const rl_plugin_desc *desc, char *err, size_t errlen)
+int rl__space_check_algo(const rl__space *s, int composite, const char *env_name, const rl_plugin_desc *desc, char *err,
+                         size_t errlen)
 {
     uint32_t flags = rl__desc_flags(desc);
     const char *lacks = NULL;
@@ -161,6 +162,9 @@ int rl__space_check_algo(const rl__space *s, const char *env_name, const rl_plug
     } else if (s->mask_width && !(flags & RL_DESC_MASKS)) {
         snprintf(has, sizeof has, "action masks");
         lacks = "action masks";
+    } else if (composite && !(flags & RL_DESC_OBS_PARTS)) {
+        snprintf(has, sizeof has, "a composite observation");
+        lacks = "composite observations";
     }
     if (!lacks) return RL_OK;
     char takes[128];

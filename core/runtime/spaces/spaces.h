@@ -48,7 +48,7 @@ void rl__algo_takes(const rl_plugin_desc *desc, char *buf, size_t len);
 
 /* Whether the algorithm of desc takes env_name's space: RL_ECONFIG with a
    sentence naming both and the space when it does not. */
-int rl__space_check_algo(const rl__space *s, const char *env_name, const rl_plugin_desc *desc, char *err,
+int rl__space_check_algo(const rl__space *s, int composite, const char *env_name, const rl_plugin_desc *desc, char *err,
                          size_t errlen);
 
 /* act, act_box or act_masked by the space; actions is count rows of
