@@ -14,6 +14,20 @@ API_VERSION = 2  # RLH_API_VERSION of <rlhost/host.h>
 RL_EINTR = -8
 
 
+class ObsPart(C.Structure):  # rl_obs_part of <rlhost/plugin.h> (ABI 1.6)
+    _fields_ = [
+        ("struct_size", C.c_uint32),
+        ("name", C.c_char_p),
+        ("kind", C.c_uint32),
+        ("dtype", C.c_int),
+        ("ndim", C.c_uint32),
+        ("shape", C.c_uint32 * 4),
+        ("offset", C.c_uint32),
+        ("scale", C.c_float),
+        ("nvec", C.POINTER(C.c_uint32)),
+    ]
+
+
 class EnvInfo(C.Structure):
     _fields_ = [
         ("struct_size", C.c_uint32),
@@ -32,6 +46,10 @@ class EnvInfo(C.Structure):
         ("obs_low", C.POINTER(C.c_float)),
         ("obs_high", C.POINTER(C.c_float)),
         ("max_episode_steps", C.c_uint32),  # 0: no fixed time limit
+        ("action_nvec", C.POINTER(C.c_uint32)),  # ABI 1.6: action_kind 2, MultiDiscrete
+        ("action_mask", C.c_uint32),  # nonzero: the env writes action masks
+        ("n_obs_parts", C.c_uint32),  # a composite observation's parts
+        ("obs_parts", C.POINTER(ObsPart)),
     ]
 
 
@@ -48,6 +66,8 @@ class Buffers(C.Structure):
         ("episode_start", C.POINTER(C.c_uint8)),
         ("episode_return", C.POINTER(C.c_double)),
         ("episode_length", C.POINTER(C.c_uint32)),
+        ("action_mask", C.POINTER(C.c_uint8)),  # a masking env's: [num_envs][mask width]
+        ("final_mask", C.POINTER(C.c_uint8)),
     ]
 
 
@@ -159,6 +179,7 @@ def _load():
         "rlh_policy_algo_name": (S, [P]),
         "rlh_policy_step": (U64, [P]),
         "rlh_policy_act": (C.c_int, [P, P, P, P, U32, S, SZ]),
+        "rlh_policy_act_masked": (C.c_int, [P, P, P, P, P, U32, S, SZ]),
         "rlh_policy_vec": (P, [P, U32, U64, S, SZ]),
         "rlh_policy_checkpoint": (C.c_int, [P, C.POINTER(C.c_void_p), C.POINTER(SZ), S, SZ]),
         "rlh_set_log_handler": (None, [LOG_FN, P]),

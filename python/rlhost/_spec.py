@@ -59,6 +59,11 @@ class _Walk:
             if len(op["low"]) != width or len(op["high"]) != width:
                 raise RlhostError(f"a rescale op has {len(op['low'])} bounds for {width} values")
             return width
+        if k == "concat":
+            parts = op["parts"]
+            if not isinstance(parts, list) or not parts:
+                raise RlhostError("a concat op has no parts")
+            return sum(self.ops(part, width) for part in parts)
         if k == "dueling":
             v, a = self.ops(op["value"], width), self.ops(op["advantage"], width)
             if v != 1:
@@ -73,6 +78,15 @@ class _Walk:
         raise RlhostError(f"the policy description has an unknown op {k!r}")
 
 
+def input_width(observation):
+    """Floats of network input an observation gives: its elements, or a
+    composite one's parts (discrete ones one-hot)."""
+    parts = observation.get("parts")
+    if not parts:
+        return int(np.prod(observation["shape"]))
+    return sum(int(np.sum(p["nvec"])) if p["kind"] == "discrete" else int(np.prod(p["shape"])) for p in parts)
+
+
 def check(spec, observation, W, outputs):
     """spec against W; outputs: the width the greedy output must have."""
     try:
@@ -80,7 +94,10 @@ def check(spec, observation, W, outputs):
         name = greedy.get("argmax") or greedy.get("identity")
         if name not in spec["outputs"]:
             raise RlhostError(f"the policy description's greedy output {name!r} is not among its outputs")
-        width = int(np.prod(observation["shape"]))
+        width = input_width(observation)
+        if int(spec["input"]["size"]) != width:
+            raise RlhostError(f"the policy description's input has {spec['input']['size']} values; the observation "
+                              f"gives {width}")
         norm = spec["input"].get("normalize")
         walk = _Walk(W)
         if norm:

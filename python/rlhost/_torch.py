@@ -16,6 +16,21 @@ class _Dueling(nn.Module):
         return v + a - a.mean(dim=-1, keepdim=True), state
 
 
+class _Concat(nn.Module):
+    """A composite observation's parts, each through its own ops, side by side."""
+
+    def __init__(self, parts):
+        super().__init__()
+        self.parts = nn.ModuleList(parts)
+
+    def forward(self, x, state):
+        outs = []
+        for p in self.parts:
+            y, state = p(x, state)
+            outs.append(y.reshape(y.shape[0], -1))
+        return torch.cat(outs, dim=1), state
+
+
 class _Seq(nn.Module):
     def __init__(self, layers):
         super().__init__()
@@ -23,7 +38,7 @@ class _Seq(nn.Module):
 
     def forward(self, x, state):
         for layer in self.layers:
-            if isinstance(layer, (_Seq, _Dueling, _LSTM)):
+            if isinstance(layer, (_Seq, _Dueling, _LSTM, _Concat)):
                 x, state = layer(x, state)
             else:
                 x = layer(x)
@@ -119,6 +134,8 @@ def _ops(ops, W):
             layers.append(_Rescale(op["low"], op["high"]))
         elif k == "mean":
             layers.append(_Mean(op["shape"], op["axis"]))
+        elif k == "concat":
+            layers.append(_Concat([_Seq(_ops(part, W)) for part in op["parts"]]))
         elif k == "dueling":
             layers.append(_Dueling(_Seq(_ops(op["value"], W)), _Seq(_ops(op["advantage"], W))))
         elif k == "lstm":
@@ -153,7 +170,8 @@ class RlhostPolicyModule(nn.Module):
         if self.box:
             self.register_buffer("low", _t(box[0]))
             self.register_buffer("high", _t(box[1]))
-        self.register_buffer("scale", torch.tensor(float(observation["scale"])))
+        # a composite observation: forward takes its network input (Policy.inputs), already scaled
+        self.register_buffer("scale", torch.tensor(1.0 if "parts" in observation else float(observation["scale"])))
         norm = spec["input"].get("normalize")
         self.clip = float(norm["clip"]) if norm else None
         if norm:

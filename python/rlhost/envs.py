@@ -13,6 +13,8 @@ from gymnasium import spaces
 from gymnasium.envs.registration import EnvSpec
 from gymnasium.vector.utils import batch_space
 
+from . import _spaces as S
+
 # rl_dtype (plugin.h) of an env's info values as NumPy's: a U8 value is a flag
 _INFO_DTYPES = {1: np.float32, 2: np.bool_, 3: np.int32, 4: np.uint64, 5: np.float64}
 
@@ -71,6 +73,9 @@ def check_seed(seed, what="seed"):
 
 
 def _obs_space(info):
+    parts = S.parts_of(info)
+    if parts:  # a composite observation: a Dict of its parts
+        return S.space_of_parts(parts)
     shape = tuple(int(x) for x in info.obs_shape[: info.obs_ndim])
     if N.RL_DTYPE.get(info.obs_dtype) == "uint8":
         return spaces.Box(0, 255, shape, np.uint8)
@@ -83,7 +88,11 @@ def _obs_space(info):
 
 
 def _action_space(info):
-    """Discrete(n), or a float32 Box of action_dim with the env's bounds."""
+    """Discrete(n), MultiDiscrete(nvec), or a float32 Box of action_dim with
+    the env's bounds."""
+    if info.action_kind == S.RL_SPACE_MULTI_DISCRETE:
+        d = int(info.action_dim)
+        return spaces.MultiDiscrete(np.ctypeslib.as_array(info.action_nvec, shape=(d,)).astype(np.int64))
     if info.action_kind == 1:
         d = int(info.action_dim)
         low = np.ctypeslib.as_array(info.action_low, shape=(d,)).copy()
@@ -119,6 +128,13 @@ def check_actions(actions, space, out):
             raise ValueError(f"action of row {i} is {a.reshape(-1)[i]!r}: discrete actions are integers")
     elif a.dtype.kind not in "iu":
         raise TypeError(f"discrete actions must be integers, got dtype {a.dtype}")
+    if isinstance(space, spaces.MultiDiscrete):
+        bad = (a < 0) | (a >= space.nvec)
+        if bad.any():
+            i, k = (int(x) for x in np.argwhere(bad)[0])
+            raise ValueError(f"action of row {i}, component {k} is {a[i, k]!r}, outside [0, {space.nvec[k]})")
+        out[...] = a
+        return
     bad = (a < 0) | (a >= space.n)
     if bad.any():
         i = int(np.flatnonzero(bad.reshape(-1))[0])
@@ -155,14 +171,19 @@ class _Vec:
         self.agents = max(int(info.agents), 1)
         self.obs_space, self.action_space = _obs_space(info), _action_space(info)
         self.box = isinstance(self.action_space, spaces.Box)
+        parts = S.parts_of(info)
+        # a composite observation: rows of bytes here, Dicts of their parts outside
+        self.layout = S.layout_of_parts(parts, int(info.obs_size)) if parts else None
+        self.row_space = spaces.Box(0, 255, (int(info.obs_size),), np.uint8) if parts else self.obs_space
+        self.width = S.mask_width(self.action_space) if info.action_mask else 0
         self.obs_scale = float(info.obs_scale)
         self.score_name = info.score_name.decode() if info.score_name else None
         self.max_episode_steps = int(info.max_episode_steps) or None
         self.threads = int(N.lib.rlh_vec_threads(h))
-        shape = (n,) + self.obs_space.shape
-        self.obs = np.zeros(shape, self.obs_space.dtype)
-        self.final_obs = np.zeros(shape, self.obs_space.dtype)
-        self.actions = (np.zeros((n,) + self.action_space.shape, np.float32) if self.box else np.zeros(n, np.int32))
+        shape = (n,) + self.row_space.shape
+        self.obs = np.zeros(shape, self.row_space.dtype)
+        self.final_obs = np.zeros(shape, self.row_space.dtype)
+        self.actions = np.zeros((n,) + self.action_space.shape, np.float32 if self.box else np.int32)
         self.rewards = np.zeros(n, np.float32)
         self.terminated = np.zeros(n, np.uint8)
         self.truncated = np.zeros(n, np.uint8)
@@ -189,6 +210,23 @@ class _Vec:
         own = N.lib.rlh_vec_buffers(h).contents  # host-owned: read only while open
         self._ep_return = np.ctypeslib.as_array(own.episode_return, shape=(n,))
         self._ep_length = np.ctypeslib.as_array(own.episode_length, shape=(n,))
+        if self.width:
+            self._mask = np.ctypeslib.as_array(own.action_mask, shape=(n, self.width))
+            self._final_mask = np.ctypeslib.as_array(own.final_mask, shape=(n, self.width))
+
+    def masks(self, final=False):
+        """Copies of the rows' action masks (bool [n][width]): of the current
+        observations, or (final) of the last ones where an episode ended."""
+        with self.lock:
+            self.check_open()
+            return (self._final_mask if final else self._mask).astype(bool)
+
+    def view(self, rows, batched=True):
+        """Observations as the env's space has them: the rows themselves, or
+        a composite observation's Dict (of batched arrays, or of one row)."""
+        if self.layout is None:
+            return rows
+        return self.layout.get_batch(rows) if batched else self.layout.get(rows)
 
     @classmethod
     def open(cls, name, num_envs, seed, options, next_step=False):
@@ -358,7 +396,24 @@ class VectorEnv(gym.vector.VectorEnv):
         pass
 
     def _out(self, a):
+        """The rows as the observation space has them (a composite one's
+        Dict is always new arrays)."""
+        if self._v.layout is not None:
+            return self._v.view(a)
         return a.copy() if self.copy else a
+
+    def _masks_into(self, infos):
+        if self._v.width:
+            infos[S.MASK_KEY], infos["_" + S.MASK_KEY] = self._v.masks(), np.ones(self.num_envs, bool)
+
+    def action_masks(self):
+        """Every env's action mask of its current observation (bool [num_envs][n]
+        for Discrete(n), [num_envs][sum nvec] for MultiDiscrete), as
+        sb3-contrib's MaskablePPO asks for them; all True for an env that does
+        not mask."""
+        if not self._v.width:
+            return np.ones((self.num_envs, S.mask_width(self.single_action_space)), bool)
+        return self._v.masks()
 
     def reset(self, *, seed=None, options=None):
         if seed is not None and not isinstance(seed, (int, np.integer)):
@@ -373,6 +428,7 @@ class VectorEnv(gym.vector.VectorEnv):
         infos = {}
         for k, x in self._v.info_values(True).items():
             infos[k], infos[f"_{k}"] = x, np.ones(self.num_envs, bool)
+        self._masks_into(infos)
         return self._out(self._v.obs), infos
 
     def step(self, actions):
@@ -406,12 +462,13 @@ class VectorEnv(gym.vector.VectorEnv):
                     ended[k], ended[f"_{k}"] = x, done.copy()
                 final = np.full(self.num_envs, None, dtype=object)
                 for i in rows:
-                    final[i] = v.final_obs[i].copy()
+                    final[i] = v.view(v.final_obs[i], False) if v.layout is not None else v.final_obs[i].copy()
                 infos.update({"final_obs": final, "_final_obs": done.copy(), "final_info": ended,
                               "_final_info": done.copy()})
             else:
                 infos.update(ended)
         self._prev_done = done
+        self._masks_into(infos)
         return self._out(v.obs), v.rewards.astype(np.float64), term, trunc, infos
 
     def render(self):
@@ -448,6 +505,7 @@ class Env(gym.Env):
         self.spec = _spec(name, options, self._v.max_episode_steps)
         self._mid_episode = False
         self._started = False
+        self._ended = False
 
     def reset(self, *, seed=None, options=None):
         if options:
@@ -458,9 +516,23 @@ class Env(gym.Env):
         elif self._mid_episode or not self._started:
             self._v.reset(None)
         # else: the last step ended an episode and the env already began the next
-        self._started, self._mid_episode = True, False
+        self._started, self._mid_episode, self._ended = True, False, False
         self._v.check_open()
-        return self._v.obs[0].copy(), {k: x[0].item() for k, x in self._v.info_values(True).items()}
+        info = {k: x[0].item() for k, x in self._v.info_values(True).items()}
+        if self._v.width:
+            info[S.MASK_KEY] = self._v.masks()[0]
+        return self._row(self._v.obs[0]), info
+
+    def _row(self, row):
+        return self._v.view(row, False) if self._v.layout is not None else row.copy()
+
+    def action_masks(self):
+        """The action mask of the current observation (bool [n] for
+        Discrete(n), [sum nvec] for MultiDiscrete): sb3-contrib's MaskablePPO
+        calls it.  All True for an env that does not mask."""
+        if not self._v.width:
+            return np.ones(S.mask_width(self.action_space), bool)
+        return self._v.masks(final=not self._mid_episode and self._ended)[0]
 
     def step(self, action):
         with self._v.lock:
@@ -471,14 +543,17 @@ class Env(gym.Env):
         v.step(action)
         term, trunc = bool(v.terminated[0]), bool(v.truncated[0])
         info = {k: x[0].item() for k, x in v.info_values(False).items()}  # as the step ended
+        self._ended = term or trunc
         if term or trunc:
-            obs = v.final_obs[0].copy()
+            obs = self._row(v.final_obs[0])
             if v.score_name:
                 info["score"] = float(v.scores[0])
             self._mid_episode = False
         else:
-            obs = v.obs[0].copy()
+            obs = self._row(v.obs[0])
             self._mid_episode = True
+        if v.width:
+            info[S.MASK_KEY] = v.masks(final=self._ended)[0]
         return obs, float(v.rewards[0]), term, trunc, info
 
     def render(self):

@@ -67,8 +67,13 @@ def _close_parts(close, parts, tmp=None):
 class Policy:
     """A trained policy: policy(obs) -> actions.
 
-    obs is one observation (returns an int, or a float32 array for a Box
-    action space) or a batch of any number of rows (returns an array).
+    obs is one observation (returns an int, an int array for MultiDiscrete,
+    or a float32 array for a Box action space) or a batch of any number of
+    rows (returns an array).  A composite observation (a Dict of its parts)
+    is a dict of arrays, batched or not.  action_masks (one row of the mask
+    width per observation, or a dict observation's "action_mask" key) keeps
+    each action to the choices its mask allows, as the env's masks did in
+    training; without masks every action is allowed.
     Row i keeps its own recurrent state between calls; episode_start marks
     rows whose episode begins with this observation (their state is
     cleared); reset() clears every row.  greedy=False samples from a PPO
@@ -91,11 +96,17 @@ class Policy:
         self._parts.append((h, self.num_envs))
         self._finalizer = weakref.finalize(self, _close_parts, N.lib.rlh_policy_close, self._parts)
         info = N.lib.rlh_policy_info(h).contents
+        from . import _spaces as S
         from .envs import _action_space, _obs_space
         self.observation_space = _obs_space(info)
         self.action_space = _action_space(info)
         self.box = info.action_kind == 1
+        self.multi = info.action_kind == S.RL_SPACE_MULTI_DISCRETE
         self.n_actions = int(info.n_actions)
+        parts = S.parts_of(info)
+        self._layout = S.layout_of_parts(parts, int(info.obs_size)) if parts else None
+        self._row_bytes = int(info.obs_size)
+        self.mask_width = S.mask_width(self.action_space) if info.action_mask else 0
         self.env_name = N.lib.rlh_policy_env_name(h).decode()
         self.algo_name = N.lib.rlh_policy_algo_name(h).decode()
         self.step = int(N.lib.rlh_policy_step(h))
@@ -112,7 +123,8 @@ class Policy:
             if "algo.policy" not in self._meta:  # an algorithm that describes no network (random)
                 return
             _spec.check(self.spec, self.observation, self._tensors,
-                        self.action_space.shape[0] if self.box else self.n_actions)
+                        self.action_space.shape[0] if self.box else
+                        int(self.action_space.nvec.sum()) if self.multi else self.n_actions)
         except N.RlhostError as e:
             self.close()
             raise N.RlhostError(f"{self.path}: {e}") from None
@@ -155,25 +167,93 @@ class Policy:
             self._check_open()
             self._start[:] = 1
 
-    def __call__(self, obs, episode_start=None):
+    def use_layout(self, layout):
+        """Reads observations in the form of the env it trained on (a Gymnasium
+        space's Dict, Tuple or MultiDiscrete, with their starts), as
+        rlhost.run(env=...) sets it; else the Dict of the checkpoint's parts."""
+        self._layout = layout
+        self.observation_space = layout.space
+
+    def _single(self, obs):
+        """Whether a composite observation is one (else a batch)."""
+        p = self._layout.parts[0]
+        if isinstance(obs, dict):
+            v = obs.get(p.name)
+        elif isinstance(obs, tuple):
+            v = obs[0] if obs else None
+        else:
+            v = obs
+        if v is None:
+            raise ValueError(f"the observation lacks its part {p.name!r}")
+        from gymnasium import spaces
+        return np.ndim(v) == (0 if isinstance(p.space, spaces.Discrete) else len(p.shape))
+
+    def _rows(self, obs):
+        """(rows as the C policy reads them, whether obs was one observation)."""
+        if self._layout is not None:
+            from ._spaces import SpaceError
+            single = self._single(obs)
+            if single:
+                batch = [obs]
+            elif isinstance(obs, dict):
+                n = len(next(iter(obs.values())))
+                batch = [{k: v[i] for k, v in obs.items()} for i in range(n)]
+            elif isinstance(obs, tuple):
+                batch = [tuple(v[i] for v in obs) for i in range(len(obs[0]))]
+            else:
+                batch = list(np.asarray(obs))
+            rows = np.zeros((len(batch), self._row_bytes), np.uint8)
+            try:
+                for i, o in enumerate(batch):
+                    self._layout.put(rows[i], o)
+                    for p in self._layout.parts:  # a category outside its part: the caller's mistake, said here
+                        if p.kind == 1:
+                            v = rows[i, p.offset:p.offset + p.nbytes].view(np.int32 if p.dtype == 3 else np.uint8)
+                            if ((v < 0) | (v >= p.nvec)).any():
+                                raise SpaceError(f"part {p.name!r} of row {i} holds a value outside its space "
+                                                 f"{p.space}")
+            except SpaceError as e:
+                raise ValueError(str(e)) from None
+            return rows, single
+        obs = np.asarray(obs)
+        if obs.dtype.kind not in "iuf":
+            raise TypeError(f"observations must be numbers, got dtype {obs.dtype}")
+        single = obs.shape == self.observation_space.shape
+        if single:
+            obs = obs[None]
+        if obs.shape[1:] != self.observation_space.shape:
+            raise ValueError(f"observations have shape {obs.shape}; the policy takes "
+                             f"{self.observation_space.shape} or a batch of them")
+        if self.observation_space.dtype == np.uint8 and obs.dtype != np.uint8:
+            bad = ~np.isfinite(obs) | (obs != np.round(obs)) | (obs < 0) | (obs > 255)
+            if bad.any():  # a cast would wrap or truncate it
+                raise ValueError(f"observation value {obs.reshape(-1)[np.flatnonzero(bad.reshape(-1))[0]]!r} is not "
+                                 "an integer in [0, 255], which this policy's uint8 observations hold")
+        return np.ascontiguousarray(obs, dtype=self.observation_space.dtype), single
+
+    def _masks(self, obs, masks, n):
+        if masks is None and isinstance(obs, dict) and "action_mask" in obs:
+            masks = obs["action_mask"]
+        if masks is None:
+            return None
+        if not self.mask_width:
+            raise ValueError("this policy's env did not mask its actions: it takes no action_masks")
+        m = np.asarray(masks)
+        if m.size != n * self.mask_width:
+            raise ValueError(f"action_masks have {m.size} values; {n} rows of this policy take {n} x "
+                             f"{self.mask_width}")
+        m = np.ascontiguousarray(m.reshape(n, self.mask_width) != 0, np.uint8)
+        empty = ~m.any(axis=1)
+        if empty.any():
+            raise ValueError(f"the action mask of row {int(np.flatnonzero(empty)[0])} allows no action")
+        return m
+
+    def __call__(self, obs, episode_start=None, action_masks=None):
         with self._lock:
             self._check_open()
-            obs = np.asarray(obs)
-            if obs.dtype.kind not in "iuf":
-                raise TypeError(f"observations must be numbers, got dtype {obs.dtype}")
-            single = obs.shape == self.observation_space.shape
-            if single:
-                obs = obs[None]
-            if obs.shape[1:] != self.observation_space.shape:
-                raise ValueError(f"observations have shape {obs.shape}; the policy takes "
-                                 f"{self.observation_space.shape} or a batch of them")
-            if self.observation_space.dtype == np.uint8 and obs.dtype != np.uint8:
-                bad = ~np.isfinite(obs) | (obs != np.round(obs)) | (obs < 0) | (obs > 255)
-                if bad.any():  # a cast would wrap or truncate it
-                    raise ValueError(f"observation value {obs.reshape(-1)[np.flatnonzero(bad.reshape(-1))[0]]!r} is not "
-                                     "an integer in [0, 255], which this policy's uint8 observations hold")
-            obs = np.ascontiguousarray(obs, dtype=self.observation_space.dtype)
-            n = obs.shape[0]
+            rows, single = self._rows(obs)
+            n = rows.shape[0]
+            masks = self._masks(obs, action_masks, n)
             self._grow(n)
             start = self._start[:n].copy()
             if episode_start is not None:
@@ -181,21 +261,40 @@ class Policy:
                 if es.size != n:
                     raise ValueError(f"episode_start has {es.size} values for {n} rows")
                 start |= es.reshape(n).astype(bool).astype(np.uint8)
-            act = (np.zeros((n,) + self.action_space.shape, np.float32) if self.box else np.zeros(n, np.int32))
+            act = np.zeros((n,) + self.action_space.shape, np.float32 if self.box else np.int32)
             first = 0
-            for h, rows in self._parts:
+            for h, rows_in in self._parts:
                 if first >= n:
                     break
-                k = min(rows, n - first)
-                rc = N.lib.rlh_policy_act(h, obs[first:].ctypes.data, start[first:].ctypes.data,
-                                          act[first:].ctypes.data, k, self._err, N.ERR_LEN)
+                k = min(rows_in, n - first)
+                m = masks[first:].ctypes.data if masks is not None else None
+                rc = N.lib.rlh_policy_act_masked(h, rows[first:].ctypes.data, start[first:].ctypes.data, m,
+                                                 act[first:].ctypes.data, k, self._err, N.ERR_LEN)
                 if rc != N.RL_OK:
                     N.fail(self._err)
                 first += k
             self._start[:n] = 0
             if single:
-                return act[0] if self.box else int(act[0])
+                return act[0] if self.box or self.multi else int(act[0])
             return act
+
+    def inputs(self, obs):
+        """The network input of observations (what to_torch's module takes
+        for a composite observation): float32 [n][width], each part in order,
+        boxes scaled, discrete parts one-hot."""
+        rows, _ = self._rows(obs)
+        if self._layout is None:
+            return rows.reshape(rows.shape[0], -1).astype(np.float32) * np.float32(self.observation["scale"])
+        out = []
+        for p in self._layout.parts:
+            if p.kind == 1:  # discrete: one-hot per element of its categories (the row's, from 0)
+                v = np.ascontiguousarray(rows[:, p.offset:p.offset + p.nbytes]).view(
+                    np.int32 if p.dtype == 3 else np.uint8).reshape(rows.shape[0], -1)
+                out += [np.eye(int(k), dtype=np.float32)[v[:, e]] for e, k in enumerate(p.nvec)]
+                continue
+            v = p.get_batch(rows)
+            out.append(v.reshape(v.shape[0], -1).astype(np.float32) * np.float32(p.scale))
+        return np.concatenate(out, axis=1)
 
     def make_env(self, num_envs=1, seed=0, copy=True):
         """A VectorEnv of the env this policy was trained on, with its options

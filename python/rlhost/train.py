@@ -46,7 +46,11 @@ def run(config, force: bool = False, num_envs: int = 1, overrides: "dict | None"
     factory (a callable returning a gymnasium.Env; evaluation gets envs of
     its own from it), a gymnasium.vector.VectorEnv or a Stable-Baselines3
     VecEnv (num_envs is theirs; evaluation needs eval_env=, a factory, or
-    is left out with a warning).  Discrete or Box spaces.  The env's name in
+    is left out with a warning).  Observations: Box, Discrete, and Dict,
+    Tuple, MultiDiscrete or MultiBinary (as named parts); actions:
+    Discrete, MultiDiscrete or a Box; action masks from a Dict
+    observation's "action_mask" key, info["action_mask"] or an
+    action_masks() method, in that order (docs/spaces.md).  The env's name in
     the run is "py_" + its spec id; the exception an env raises is re-raised
     here."""
     ov = dict(overrides or {}, **kw)
@@ -82,6 +86,8 @@ def run(config, force: bool = False, num_envs: int = 1, overrides: "dict | None"
         N.fail(err)
     run_dir = out.value.decode()
     p = Policy(run_dir, num_envs=num_envs)
+    if bridge is not None and bridge.sp is not None and bridge.sp.layout is not None:
+        p.use_layout(bridge.sp.layout)  # the env's own Dict, Tuple or MultiDiscrete space (starts included)
     p.run_dir = run_dir
     with open(os.path.join(run_dir, "summary.json")) as f:
         p.summary = json.load(f)

@@ -12,6 +12,7 @@ import numpy as np
 from gymnasium import spaces
 
 from . import _native as N
+from . import _spaces as S
 
 RL_DTYPE_F32, RL_DTYPE_U8 = 1, 2  # rl_dtype
 RL_EIO = -3
@@ -30,6 +31,8 @@ class EnvIO(C.Structure):  # rl_env_io of <rlhost/plugin.h>
         ("final_obs", C.c_void_p),
         ("scores", C.POINTER(C.c_float)),
         ("box_actions", C.POINTER(C.c_float)),
+        ("action_mask", C.POINTER(C.c_uint8)),  # ABI 1.6: a masking env's rows
+        ("final_mask", C.POINTER(C.c_uint8)),
     ]
 
 
@@ -72,42 +75,101 @@ _OBS_MAX_BYTES = 64 << 20  # RL_OBS_MAX_BYTES of <rlhost/plugin.h>
 
 
 class _Spaces:
-    """How one observation and action space map onto rlhost's buffers."""
+    """How one observation and action space map onto rlhost's buffers:
+    a Box or Discrete observation as one tensor, a Dict, Tuple,
+    MultiDiscrete or MultiBinary one as parts of a row of bytes
+    (_spaces.Layout); Discrete, MultiDiscrete or 1-D float Box actions; and
+    where the action masks come from, in this order: the Dict observation's
+    "action_mask" key, info["action_mask"] (masks_from="info"), the env's
+    action_masks() method (masks_from="method")."""
 
-    def __init__(self, obs_space, act_space):
+    def __init__(self, obs_space, act_space, masks_from=None):
         self.obs_space, self.act_space = obs_space, act_space
-        if isinstance(obs_space, spaces.Discrete):
+        self.layout = None
+        try:
+            if S.is_composite(obs_space):
+                self.layout = S.Layout(obs_space)
+        except S.SpaceError as e:
+            raise _Fail(f"observation space: {e}") from None
+        if self.layout is not None:
+            self.obs_shape, self.obs_dtype, self.onehot = (self.layout.row_bytes,), np.uint8, None
+        elif isinstance(obs_space, spaces.Discrete):
             self.obs_shape, self.obs_dtype, self.onehot = (int(obs_space.n),), np.float32, int(obs_space.start)
         elif isinstance(obs_space, spaces.Box) and obs_space.dtype == np.uint8:
             self.obs_shape, self.obs_dtype, self.onehot = obs_space.shape, np.uint8, None
         elif isinstance(obs_space, spaces.Box) and np.issubdtype(obs_space.dtype, np.floating):
             self.obs_shape, self.obs_dtype, self.onehot = obs_space.shape, np.float32, None
         else:
-            raise _Fail(f"observation space {obs_space}: rlhost trains on Box observations (float or uint8) "
-                        "and Discrete ones (as one-hot floats)")
+            raise _Fail(f"observation space {obs_space}: rlhost trains on Box observations (float or uint8), "
+                        "Discrete ones (as one-hot floats), and Dict, Tuple, MultiDiscrete and MultiBinary ones "
+                        "(as parts of one row)")
         if not 1 <= len(self.obs_shape) <= 4:
             raise _Fail(f"observation space {obs_space}: 1 to 4 dimensions")
         row = int(np.prod(self.obs_shape, dtype=np.float64)) * np.dtype(self.obs_dtype).itemsize
         if not 1 <= row <= _OBS_MAX_BYTES:
             raise _Fail(f"observation space of shape {tuple(self.obs_shape)}: one observation would need "
                         f"{row} bytes; the host takes 1 to {_OBS_MAX_BYTES} (RL_OBS_MAX_BYTES)")
+        self.multi = None
         if isinstance(act_space, spaces.Discrete):
             if int(act_space.start) != 0:
                 raise _Fail(f"action space {act_space}: a Discrete action space must start at 0")
             self.box = False
+        elif isinstance(act_space, spaces.MultiDiscrete) and act_space.nvec.ndim == 1:
+            self.box = False
+            self.multi = np.ascontiguousarray(act_space.nvec, np.uint32)
+            self.act_start = np.asarray(act_space.start, np.int64)
         elif isinstance(act_space, spaces.Box) and len(act_space.shape) == 1 and \
                 np.issubdtype(act_space.dtype, np.floating):
             self.box = True
             self.low = np.ascontiguousarray(act_space.low, np.float32)
             self.high = np.ascontiguousarray(act_space.high, np.float32)
         else:
-            raise _Fail(f"action space {act_space}: rlhost's learners take Discrete actions or a 1-D float Box")
+            raise _Fail(f"action space {act_space}: rlhost's learners take Discrete actions, a 1-D MultiDiscrete "
+                        "or a 1-D float Box")
+        self.width = S.mask_width(act_space)
+        self.masks_from = masks_from
+        if self.layout is not None and self.layout.mask_space is not None:
+            ms = self.layout.mask_space
+            if self.box:
+                raise _Fail(f"the env gives action masks (its observation's 'action_mask' key), and its action space "
+                            f"{act_space} is a Box: masks are for Discrete and MultiDiscrete actions")
+            if int(np.prod(ms.shape)) != self.width:
+                raise _Fail(f"observation key 'action_mask' is {ms}; the action space {act_space} needs a mask of "
+                            f"{self.width} entries (one per choice of every component)")
+            self.masks_from = "key"
+        if self.masks_from and self.box:
+            raise _Fail(f"the env gives action masks, and its action space {act_space} is a Box: masks are for "
+                        "Discrete and MultiDiscrete actions")
         self.obs_low = self.obs_high = None
-        if self.onehot is None and self.obs_dtype == np.float32:
+        if self.layout is None and self.onehot is None and self.obs_dtype == np.float32:
             lo = np.asarray(obs_space.low, np.float32).reshape(-1)
             hi = np.asarray(obs_space.high, np.float32).reshape(-1)
             if np.isfinite(lo).all() and np.isfinite(hi).all():
                 self.obs_low, self.obs_high = np.ascontiguousarray(lo), np.ascontiguousarray(hi)
+
+    def mask(self, obs, info, env, where):
+        """The mask of obs (its key), of info, or env.action_masks(), as bytes."""
+        if self.masks_from == "key":
+            m = obs.get(S.MASK_KEY) if isinstance(obs, dict) else None
+            src = "the observation's 'action_mask'"
+        elif self.masks_from == "info":
+            m = info.get(S.MASK_KEY) if isinstance(info, dict) else None
+            src = "info['action_mask']"
+        else:
+            m = env.action_masks()
+            src = "action_masks()"
+        if m is None:
+            raise _Fail(f"{where}: the env gave no {src}, which its first reset gave")
+        try:
+            return S.mask_row(m, self.width, f"{where}: {src}")
+        except S.SpaceError as e:
+            raise _Fail(str(e)) from None
+
+    def env_action(self, a):
+        """A row of the host's actions as the env takes it."""
+        if self.multi is not None:
+            return np.asarray(a, np.int64) + self.act_start
+        return a
 
     def fill(self, info):
         info.obs_dtype = RL_DTYPE_U8 if self.obs_dtype == np.uint8 else RL_DTYPE_F32
@@ -120,14 +182,26 @@ class _Spaces:
         if self.box:
             info.action_kind, info.action_dim = 1, int(self.low.size)
             info.action_low, info.action_high = self.low.ctypes.data_as(f), self.high.ctypes.data_as(f)
+        elif self.multi is not None:
+            info.action_kind, info.action_dim = S.RL_SPACE_MULTI_DISCRETE, int(self.multi.size)
+            info.action_nvec = self.multi.ctypes.data_as(C.POINTER(C.c_uint32))
         else:
             info.n_actions = int(self.act_space.n)
+        if self.masks_from:
+            info.action_mask = 1
+        if self.layout is not None:
+            self.layout.fill(info)
         if self.obs_low is not None:
             info.obs_low, info.obs_high = self.obs_low.ctypes.data_as(f), self.obs_high.ctypes.data_as(f)
 
     def put(self, row, obs):
         """One observation into a row of the host's buffer."""
-        if self.onehot is not None:
+        if self.layout is not None:
+            try:
+                self.layout.put(row, obs)
+            except S.SpaceError as e:
+                raise _Fail(str(e)) from None
+        elif self.onehot is not None:
             row[:] = 0
             row[int(obs) - self.onehot] = 1
         else:
@@ -150,7 +224,7 @@ class _Buffers:
         self.sp, self.n, self.cache = sp, n, {}
 
     def views(self, io):
-        key = (io.obs, io.final_obs)
+        key = (io.obs, io.final_obs, C.cast(io.action_mask, C.c_void_p).value)
         v = self.cache.get(key)
         if v is None:
             n, sp = self.n, self.sp
@@ -163,9 +237,15 @@ class _Buffers:
             trunc = np.ctypeslib.as_array(io.truncated, shape=(n,))
             if sp.box:
                 acts = np.ctypeslib.as_array(io.box_actions, shape=(n, sp.low.size))
+            elif sp.multi is not None:
+                acts = np.ctypeslib.as_array(io.actions, shape=(n, sp.multi.size))
             else:
                 acts = np.ctypeslib.as_array(io.actions, shape=(n,))
-            v = (obs, final, rew, term, trunc, acts)
+            masks = finals = None
+            if sp.masks_from:
+                masks = np.ctypeslib.as_array(io.action_mask, shape=(n, sp.width))
+                finals = np.ctypeslib.as_array(io.final_mask, shape=(n, sp.width))
+            v = (obs, final, rew, term, trunc, acts, masks, finals)
             if len(self.cache) > 8:
                 self.cache.clear()
             self.cache[key] = v
@@ -173,7 +253,7 @@ class _Buffers:
 
     def put_rows(self, dst, first, rows):
         """Observations (a list) into dst[first:first + len(rows)] at once."""
-        if self.sp.onehot is not None:
+        if self.sp.onehot is not None or self.sp.layout is not None:
             for k, o in enumerate(rows):
                 self.sp.put(dst[first + k], o)
         else:
@@ -212,6 +292,16 @@ def _seed_of(seed, i):
     return int(np.random.SeedSequence([seed & ((1 << 64) - 1), i]).generate_state(1, np.uint32)[0])
 
 
+def _has_method(env, name):
+    """Whether a Gymnasium env (or what it wraps) has the method name."""
+    return callable(getattr(env, name, None)) or callable(getattr(getattr(env, "unwrapped", None), name, None))
+
+
+def _masks_of(env):
+    m = getattr(env, "action_masks", None)
+    return m() if callable(m) else env.unwrapped.action_masks()
+
+
 class _FactoryInst:
     def __init__(self, factory, n, seed):
         self.envs = [factory() for _ in range(n)]
@@ -219,32 +309,54 @@ class _FactoryInst:
             if not all(hasattr(e, a) for a in ("reset", "step", "observation_space", "action_space")):
                 raise _Fail(f"the env= factory returned {type(e).__name__}, not a Gymnasium env "
                             "(reset, step, observation_space, action_space)")
-        self.sp = _Spaces(self.envs[0].observation_space, self.envs[0].action_space)
+        self.seeds = [_seed_of(seed, i) for i in range(n)]
+        e0 = self.envs[0]
+        self.sp = _Spaces(e0.observation_space, e0.action_space, self._masks_from(e0))
         for k, e in enumerate(self.envs[1:], 1):
             if e.observation_space != self.sp.obs_space or e.action_space != self.sp.act_space:
                 raise _Fail(f"the factory's env {k} has other spaces than env 0")
-        self.seeds = [_seed_of(seed, i) for i in range(n)]
         for e, s in zip(self.envs, self.seeds):
             e.action_space.seed(s)
         self.buf = _Buffers(self.sp, n)
 
+    def _masks_from(self, e0):
+        """Where masks come from when the Dict has no 'action_mask' key: an
+        info['action_mask'] of env 0's first reset (taken again, with the same
+        seed, when the host resets it), else an action_masks() method."""
+        if isinstance(e0.observation_space, spaces.Dict) and S.MASK_KEY in e0.observation_space.spaces:
+            return None  # the key; _Spaces sees it
+        if not isinstance(e0.action_space, (spaces.Discrete, spaces.MultiDiscrete)):
+            return None
+        _, info = e0.reset(seed=self.seeds[0])
+        if isinstance(info, dict) and info.get(S.MASK_KEY) is not None:
+            return "info"
+        return "method" if _has_method(e0, "action_masks") else None
+
+    def _mask(self, e, o, info, dst, i, where):
+        if self.sp.masks_from:
+            dst[i] = self.sp.mask(o, info, _Env(e), where)
+
     def reset(self, io, first, count):
-        obs, *_ = self.buf.views(io)
+        obs, _, _, _, _, _, masks, _ = self.buf.views(io)
         for i in range(first, first + count):
-            o, _ = self.envs[i].reset(seed=self.seeds[i])
+            o, info = self.envs[i].reset(seed=self.seeds[i])
             self.seeds[i] = None  # seeded once; later episodes continue the env's stream
             self.sp.put(obs[i], o)
+            self._mask(self.envs[i], o, info, masks, i, f"env {i}'s reset")
 
     def step(self, io, first, count):
-        obs, final, rew, term, trunc, acts = self.buf.views(io)
+        obs, final, rew, term, trunc, acts, masks, finals = self.buf.views(io)
         end = first + count
-        a = acts[first:end].copy() if self.sp.box else acts[first:end].tolist()
+        a = acts[first:end].copy() if self.sp.box or self.sp.multi is not None else acts[first:end].tolist()
         out, rs, tes, trs = [], [], [], []
         for k, (e, ak) in enumerate(zip(self.envs[first:end], a)):
-            o, r, te, tr, _ = e.step(ak)
+            i = first + k
+            o, r, te, tr, info = e.step(self.sp.env_action(ak))
             if te or tr:
-                self.sp.put(final[first + k], o)
-                o, _ = e.reset()
+                self.sp.put(final[i], o)
+                self._mask(e, o, info, finals, i, f"env {i}'s last step")
+                o, info = e.reset()
+            self._mask(e, o, info, masks, i, f"env {i}'s step")
             out.append(o)
             rs.append(r)
             tes.append(te)
@@ -260,9 +372,23 @@ class _FactoryInst:
             e.close()
 
 
+class _Env:
+    """env.action_masks() for _Spaces.mask, through wrappers."""
+
+    def __init__(self, e):
+        self.e = e
+
+    def action_masks(self):
+        return _masks_of(self.e)
+
+
 class _VectorInst:
     """A gymnasium VectorEnv (either autoreset mode) or an SB3 VecEnv, stepped
-    whole: the host steps it without worker threads and with action_repeat 1."""
+    whole: the host steps it without worker threads and with action_repeat 1.
+    Masks come from the Dict's 'action_mask' key or the envs' action_masks()
+    (SB3's env_method, Gymnasium's call); a vector env autoresets inside its
+    step, so with action_masks() an ended episode's final mask is all ones
+    (what a DQN target over its final observation then maximizes over)."""
 
     def __init__(self, vec, kind, n, seed):
         if vec.num_envs != n:
@@ -270,12 +396,44 @@ class _VectorInst:
         self.vec, self.kind, self.n, self.seed = vec, kind, n, seed
         obs_sp = vec.observation_space if kind == "sb3" else vec.single_observation_space
         act_sp = vec.action_space if kind == "sb3" else vec.single_action_space
-        self.sp = _Spaces(obs_sp, act_sp)
+        self.sp = _Spaces(obs_sp, act_sp, self._masks_from(vec, kind, act_sp))
         self.buf = _Buffers(self.sp, n)
         self.next_step = False
         if kind == "vector":
             mode = getattr(vec, "metadata", {}).get("autoreset_mode")
             self.next_step = getattr(mode, "value", mode) in ("NextStep", None)
+
+    @staticmethod
+    def _masks_from(vec, kind, act_sp):
+        if not isinstance(act_sp, (spaces.Discrete, spaces.MultiDiscrete)):
+            return None
+        if kind == "sb3":
+            try:
+                return "method" if any(vec.has_attr("action_masks")) or vec.has_attr("action_masks") is True \
+                    else None
+            except (AttributeError, TypeError):
+                return None
+        envs = getattr(vec, "envs", None)
+        return "method" if envs and _has_method(envs[0], "action_masks") else None
+
+    def _masks(self, o, masks):
+        """Every env's mask: from the batched observation's key, or the envs."""
+        if not self.sp.masks_from:
+            return
+        if self.sp.masks_from == "key":
+            ms = o[S.MASK_KEY]
+        elif self.kind == "sb3":
+            ms = self.vec.env_method("action_masks")
+        else:
+            ms = self.vec.call("action_masks")
+        for i in range(self.n):
+            masks[i] = self.sp.mask({S.MASK_KEY: ms[i]}, None, None, f"env {i}") if self.sp.masks_from == "key" \
+                else S.mask_row(ms[i], self.sp.width, f"env {i}'s action_masks()")
+
+    def _final_mask(self, o, finals, i):
+        if not self.sp.masks_from:
+            return
+        finals[i] = self.sp.mask(o, None, None, f"env {i}'s last step") if self.sp.masks_from == "key" else 1
 
     def _whole(self, first, count):
         if first != 0 or count != self.n:
@@ -283,11 +441,11 @@ class _VectorInst:
 
     def _put_all(self, obs, o):
         for i in range(self.n):
-            self.sp.put(obs[i], o[i])
+            self.sp.put(obs[i], _row(o, i))
 
     def reset(self, io, first, count):
         self._whole(first, count)
-        obs, *_ = self.buf.views(io)
+        obs, _, _, _, _, _, masks, _ = self.buf.views(io)
         if self.kind == "sb3":
             if self.seed is not None:
                 self.vec.seed(self.seed)
@@ -296,17 +454,21 @@ class _VectorInst:
             o, _ = self.vec.reset(seed=self.seed)
         self.seed = None
         self._put_all(obs, o)
+        self._masks(o, masks)
 
     def step(self, io, first, count):
         self._whole(first, count)
-        obs, final, rew, term, trunc, acts = self.buf.views(io)
+        obs, final, rew, term, trunc, acts, masks, finals = self.buf.views(io)
         a = acts.copy()
+        if self.sp.multi is not None:
+            a = a.astype(np.int64) + self.sp.act_start
         if self.kind == "sb3":
             o, r, done, infos = self.vec.step(a)
             for i in np.flatnonzero(done):
                 cut = bool(infos[i].get("TimeLimit.truncated", False))
                 term[i], trunc[i] = not cut, cut
                 self.sp.put(final[i], infos[i]["terminal_observation"])
+                self._final_mask(infos[i]["terminal_observation"], finals, i)
             term[~done.astype(bool)] = 0
             trunc[~done.astype(bool)] = 0
         else:
@@ -316,19 +478,42 @@ class _VectorInst:
             if ended.any():
                 if self.next_step:  # the last observations now, the next episodes' first from a masked reset
                     for i in np.flatnonzero(ended):
-                        self.sp.put(final[i], o[i])
-                    o = np.array(o, copy=True)
+                        self.sp.put(final[i], _row(o, i))
+                        self._final_mask(_row(o, i), finals, i)
                     fresh, _ = self.vec.reset(options={"reset_mask": ended})
-                    o[ended] = np.asarray(fresh)[ended]
+                    o = _merge(o, fresh, ended)
                 else:
                     for i in np.flatnonzero(ended):
-                        self.sp.put(final[i], infos["final_obs"][i])
+                        self.sp.put(final[i], _row(infos["final_obs"], i))
+                        self._final_mask(_row(infos["final_obs"], i), finals, i)
         rew[:] = r
         self._put_all(obs, o)
+        self._masks(o, masks)
         _check_finite(rew, obs, 0, self.n)
 
     def close(self):
         pass  # the caller's object: the caller closes it
+
+
+def _row(o, i):
+    """Env i's observation of a batch: a dict of arrays, a tuple of arrays,
+    or an array (a Gymnasium vector env's final_obs is an array of them)."""
+    if isinstance(o, dict):
+        return {k: v[i] for k, v in o.items()}
+    if isinstance(o, tuple):
+        return tuple(v[i] for v in o)
+    return o[i]
+
+
+def _merge(o, fresh, ended):
+    """The batch o with the rows where ended replaced by fresh's."""
+    if isinstance(o, dict):
+        return {k: _merge(v, fresh[k], ended) for k, v in o.items()}
+    if isinstance(o, tuple):
+        return tuple(_merge(v, f, ended) for v, f in zip(o, fresh))
+    o = np.array(o, copy=True)
+    o[ended] = np.asarray(fresh)[ended]
+    return o
 
 
 class _NoInst:
@@ -374,8 +559,9 @@ class _Bridge:
         if self.eval_kind is not None and n == self.eval_source.num_envs:
             return _VectorInst(self.eval_source, self.eval_kind, n, seed)
         v = self.source
-        return _NoInst(_Spaces(v.observation_space if self.kind == "sb3" else v.single_observation_space,
-                               v.action_space if self.kind == "sb3" else v.single_action_space))
+        act = v.action_space if self.kind == "sb3" else v.single_action_space
+        return _NoInst(self.sp or _Spaces(v.observation_space if self.kind == "sb3" else v.single_observation_space,
+                                          act, _VectorInst._masks_from(v, self.kind, act)))
 
     def _guard(self, err, errlen, fn, *args):
         try:
