@@ -11,7 +11,7 @@
 #include "snake_board.h"
 #include "snake_obs.h"
 
-static const char *const obs_modes[] = {"features", "grid", "window", NULL};
+static const char *const obs_modes[] = {"features", "grid", "window", "dict", NULL};
 static const char *const action_modes[] = {"absolute", "relative", NULL};
 static const char *const mask_modes[] = {"none", "reverse", "deadly", NULL};
 
@@ -43,8 +43,9 @@ static const rl_option_def options[OPT_N] = {
                                    "absolute: up/right/down/left (reversing keeps going straight); "
                                    "relative: straight/left/right"),
     [OPT_OBSERVATION] = RL_OPTION_ENUM("observation", "features", obs_modes,
-                                       "features (11 floats), grid (uint8 channels) or window (egocentric "
-                                       "uint8 view)"),
+                                       "features (11 floats), grid (uint8 channels), window (egocentric "
+                                       "uint8 view) or dict (parts: board as grid's channels, heading, "
+                                       "stats: length and hunger)"),
     [OPT_VISION] = RL_OPTION_INT("vision", "5", 1, 15, "window radius: the view is (2 vision + 1)^2 cells"),
     [OPT_BODY_ORDER] =
         RL_OPTION_BOOL("body_order", "false", "grid: add a channel with each body cell's order (tail to head)"),
@@ -76,11 +77,12 @@ typedef struct snake_env {
     uint32_t n, obs_size, n_actions;
     uint32_t k, n_food; /* snakes per board (1: snake_rules alone) and food cells */
     int mode, flood, order, tail;
-    int mask;            /* 0 none, 1 reverse, 2 deadly */
-    sn_state *s;         /* n x k, board-major */
-    sn_board *boards;    /* k > 1: n boards */
-    uint32_t *food;      /* k > 1: n x n_food */
-    sn_outcome *outcome; /* k > 1: n x k, a step's outcomes */
+    int mask;             /* 0 none, 1 reverse, 2 deadly */
+    rl_obs_part parts[3]; /* observation = "dict": board, heading, stats */
+    sn_state *s;          /* n x k, board-major */
+    sn_board *boards;     /* k > 1: n boards */
+    uint32_t *food;       /* k > 1: n x n_food */
+    sn_outcome *outcome;  /* k > 1: n x k, a step's outcomes */
     uint8_t *cells, *images, *marks;
     uint16_t *body, *queue;
 } snake_env;
@@ -145,8 +147,12 @@ static int validate(const snake_env *e, char *err, size_t errlen)
         RL_ERRF(err, errlen, "action_mask needs snakes = 1 (there are %u per board)", e->k);
         return RL_EINVAL;
     }
-    if (e->order && e->mode != SN_OBS_GRID) {
-        RL_ERRF(err, errlen, "body_order needs observation = \"grid\"");
+    if (e->mode == SN_OBS_DICT && (e->flood || e->k > 1)) {
+        RL_ERRF(err, errlen, "observation = \"dict\" needs %s", e->flood ? "flood_fill = false" : "snakes = 1");
+        return RL_EINVAL;
+    }
+    if (e->order && e->mode != SN_OBS_GRID && e->mode != SN_OBS_DICT) {
+        RL_ERRF(err, errlen, "body_order needs observation = \"grid\" or \"dict\"");
         return RL_EINVAL;
     }
     if (e->k == 1) return RL_OK;
@@ -190,9 +196,10 @@ static int alloc_envs(snake_env *e, uint64_t seed, char *err, size_t errlen)
     }
     e->marks = rl_calloc_aligned(e->n, cb);
     e->queue = rl_calloc_aligned((size_t)e->n * cap, sizeof(uint16_t));
-    if (e->mode == SN_OBS_GRID && e->k == 1) e->images = rl_calloc_aligned(e->n, sn_image_bytes(c));
+    if ((e->mode == SN_OBS_GRID || e->mode == SN_OBS_DICT) && e->k == 1)
+        e->images = rl_calloc_aligned(e->n, sn_image_bytes(c));
     if (!e->s || !e->cells || !e->body || !e->marks || !e->queue ||
-        (e->mode == SN_OBS_GRID && e->k == 1 && !e->images)) {
+        ((e->mode == SN_OBS_GRID || e->mode == SN_OBS_DICT) && e->k == 1 && !e->images)) {
         RL_ERRF(err, errlen, "out of memory for %u envs", e->n);
         return RL_ENOMEM;
     }
@@ -235,6 +242,19 @@ static void describe(snake_env *e, rl_env_info *info)
         info->obs_shape[0] = extra ? side * side + extra : side;
         info->obs_shape[1] = side;
         info->obs_scale = 1.0f / 255.0f;
+    } else if (e->mode == SN_OBS_DICT) {
+        static const uint32_t headings[1] = {4};
+        uint32_t ch = e->order ? 4 : 3, heading, stats, row;
+        sn_dict_layout(ch * c->width * c->height, &heading, &stats, &row);
+        e->parts[0] = (rl_obs_part){sizeof(rl_obs_part),       "board", RL_PART_BOX,   RL_DTYPE_U8, 3,
+                                    {ch, c->height, c->width}, 0,       1.0f / 255.0f, NULL};
+        e->parts[1] = (rl_obs_part){
+            sizeof(rl_obs_part), "heading", RL_PART_DISCRETE, RL_DTYPE_U8, 1, {1}, heading, 1.0f, headings};
+        e->parts[2] = (rl_obs_part){sizeof(rl_obs_part), "stats", RL_PART_BOX, RL_DTYPE_F32, 1, {2}, stats, 1.0f, NULL};
+        info->obs_dtype = RL_DTYPE_U8;
+        info->obs_ndim = 1;
+        info->obs_shape[0] = row;
+        info->obs_scale = 1.0f;
     } else {
         uint32_t ch = e->order || e->k > 1 ? 4 : 3; /* several snakes: a channel for the others */
         info->obs_dtype = RL_DTYPE_U8;
@@ -270,6 +290,11 @@ static int sn_create_env(const rl_env_args *args, void **out, rl_env_info *info,
     describe(e, info);
     if (rl_env_info_set_agents(info, e->k) != 0) {
         RL_ERRF(err, errlen, "snakes = %u needs a host that knows agents per env (ABI 1.1)", e->k);
+        rc = RL_EINVAL;
+        goto fail;
+    }
+    if (e->mode == SN_OBS_DICT && rl_env_info_set_parts(info, 3, e->parts) != 0) {
+        RL_ERRF(err, errlen, "observation = \"dict\" needs a host that takes composite observations (ABI 1.6)");
         rc = RL_EINVAL;
         goto fail;
     }

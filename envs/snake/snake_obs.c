@@ -67,6 +67,15 @@ __attribute__((noinline)) void sn_write_obs(const sn_config *c, const sn_state *
             }
         }
         base = area * (order ? 4 : 3);
+        if (mode == SN_OBS_DICT) { /* the board, then heading and stats */
+            uint32_t heading, stats, row;
+            sn_dict_layout(base, &heading, &stats, &row);
+            memset(o + base, 0, row - base);
+            o[heading] = (uint8_t)s->dir;
+            float st[2] = {(float)s->length / (float)area, (float)s->idle / (float)c->max_idle_steps};
+            memcpy(o + stats, st, sizeof st);
+            return;
+        }
     }
     if (flood_actions) {
         float frac[8];
