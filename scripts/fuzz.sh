@@ -16,7 +16,7 @@ if [ ! -f build-fuzz/build.ninja ]; then
 fi
 ninja -C build-fuzz >/dev/null
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_safetensors fuzz_config fuzz_checkpoint fuzz_descriptor fuzz_space)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_safetensors fuzz_config fuzz_checkpoint fuzz_descriptor fuzz_space fuzz_env_info)
 mkdir -p build-fuzz/findings
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export ASAN_OPTIONS=detect_leaks=1

@@ -1,0 +1,116 @@
+/* libFuzzer target: an env's description of its spaces as the host checks
+   it when it opens the env (the observation, the action space with its
+   MultiDiscrete nvec and masks, a composite observation's parts: names,
+   kinds, dtypes, shapes, offsets, scales, nvec), built from arbitrary
+   bytes; where it passes, rows of observations, masks and actions from the
+   rest of the input go through the checks every step makes. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spaces/parts.h"
+#include "spaces/spaces.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+typedef struct rd {
+    const uint8_t *p, *end;
+} rd;
+
+static uint8_t byte(rd *r)
+{
+    return r->p < r->end ? *r->p++ : 0;
+}
+
+static uint32_t u16(rd *r)
+{
+    uint32_t lo = byte(r);
+    return lo | (uint32_t)byte(r) << 8;
+}
+
+static float scale(rd *r)
+{
+    static const float pick[8] = {1.0f, 1.0f / 255.0f, 0.0f, -1.0f, 1e30f, 0.5f, 2.0f, 3.0f};
+    uint8_t k = byte(r);
+    return k == 255 ? __builtin_nanf("") : pick[k % 8];
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    rd r = {data, data + size};
+    rl_env_info info;
+    memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    info.obs_dtype = (rl_dtype)(byte(&r) % 4);
+    info.obs_ndim = byte(&r) % 3;
+    for (uint32_t k = 0; k < 4; k++) info.obs_shape[k] = u16(&r) % 300;
+    info.obs_size = 1;
+    for (uint32_t k = 0; k < info.obs_ndim; k++) info.obs_size *= info.obs_shape[k];
+    if (byte(&r) & 1) info.obs_size = u16(&r);
+    info.obs_scale = scale(&r);
+    info.action_kind = byte(&r) % 4;
+    info.n_actions = u16(&r) % 40;
+    info.action_dim = byte(&r) % 10;
+    uint32_t nvec[16];
+    for (uint32_t k = 0; k < 16; k++) nvec[k] = byte(&r) % 12;
+    info.action_nvec = byte(&r) % 4 ? nvec : NULL;
+    float low[16], high[16];
+    for (uint32_t k = 0; k < 16; k++) low[k] = -1.0f, high[k] = (float)(byte(&r) % 3) - 1.0f;
+    info.action_low = low, info.action_high = high;
+    info.action_mask = byte(&r) & 1;
+    /* parts with every field from the input */
+    static const char *const names[6] = {"board", "x", "", "a b", "board", "heading_and_a_name_far_too_long_1"};
+    rl_obs_part parts[RL_OBS_MAX_PARTS + 2];
+    uint32_t part_nvec[RL_OBS_MAX_PARTS + 2][8];
+    uint32_t n_parts = byte(&r) % (RL_OBS_MAX_PARTS + 3);
+    for (uint32_t k = 0; k < n_parts; k++) {
+        rl_obs_part *p = &parts[k];
+        p->struct_size = byte(&r) & 7 ? sizeof *p : byte(&r);
+        p->name = byte(&r) % 7 == 6 ? NULL : names[byte(&r) % 6];
+        p->kind = byte(&r) % 3;
+        p->dtype = (rl_dtype)(byte(&r) % 6);
+        p->ndim = byte(&r) % 6;
+        for (uint32_t d = 0; d < 4; d++) p->shape[d] = byte(&r) % 9;
+        p->offset = u16(&r) % 600;
+        p->scale = scale(&r);
+        for (uint32_t e = 0; e < 8; e++) part_nvec[k][e] = byte(&r) % 5;
+        p->nvec = byte(&r) % 4 ? part_nvec[k] : NULL;
+    }
+    info.n_obs_parts = n_parts;
+    info.obs_parts = byte(&r) % 5 ? parts : NULL;
+    char err[RL_ERR_MAX];
+    size_t row = rl__obs_check(&info, "fuzz", err, sizeof err);
+    if (!row) return 0;
+    rl__space s;
+    if (rl__space_from_info(&s, &info, "fuzz", err, sizeof err) != RL_OK) return 0;
+    rl__parts p;
+    if (rl__parts_from_info(&p, &info, row, "fuzz", err, sizeof err) != RL_OK) {
+        rl__space_free(&s);
+        return 0;
+    }
+    /* two rows of whatever the rest of the input holds */
+    enum { ROWS = 2 };
+    unsigned char *obs = calloc(ROWS, row);
+    uint8_t *mask = calloc(ROWS, s.mask_width ? s.mask_width : 1);
+    unsigned char *act = calloc(ROWS, s.action_bytes);
+    if (obs && mask && act) {
+        for (size_t k = 0; k < ROWS * row; k++) obs[k] = byte(&r);
+        for (size_t k = 0; k < ROWS * (size_t)s.mask_width; k++) mask[k] = byte(&r) & 1;
+        for (size_t k = 0; k < ROWS * s.action_bytes; k++) act[k] = byte(&r) % 4;
+        rl__parts_check_rows(&p, obs, ROWS, row, 1, "fuzz", err, sizeof err);
+        for (uint32_t i = 0; s.mask_width && i < ROWS; i++)
+            rl__space_check_mask(&s, mask + (size_t)i * s.mask_width, i, 1, 0, "fuzz", "a mask", err, sizeof err);
+        if (s.kind != RL_SPACE_BOX)
+            rl__space_check_actions(&s, act, s.mask_width ? mask : NULL, ROWS, 1, "fuzz", err, sizeof err);
+        rl__sbuf b = {0};
+        rl__parts_json(&p, &b);
+        rl__space_json(&s, &b);
+        rl__sbuf_free(&b);
+    }
+    free(obs);
+    free(mask);
+    free(act);
+    rl__parts_free(&p);
+    rl__space_free(&s);
+    return 0;
+}
