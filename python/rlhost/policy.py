@@ -167,12 +167,17 @@ class Policy:
             self._check_open()
             self._start[:] = 1
 
-    def use_layout(self, layout):
+    def use_env_space(self, sp):
         """Reads observations in the form of the env it trained on (a Gymnasium
-        space's Dict, Tuple or MultiDiscrete, with their starts), as
-        rlhost.run(env=...) sets it; else the Dict of the checkpoint's parts."""
-        self._layout = layout
-        self.observation_space = layout.space
+        space's Dict, Tuple, MultiDiscrete or Discrete, with their starts), as
+        rlhost.run(env=...) sets it; else as the checkpoint says them (a Dict
+        of its parts, one-hot rows for a Discrete)."""
+        if sp.layout is not None:
+            self._layout = sp.layout
+            self.observation_space = sp.layout.space
+        elif sp.onehot is not None:
+            self._onehot = (int(sp.obs_space.n), sp.onehot)
+            self.observation_space = sp.obs_space
 
     def _single(self, obs):
         """Whether a composite observation is one (else a batch)."""
@@ -188,8 +193,19 @@ class Policy:
         from gymnasium import spaces
         return np.ndim(v) == (0 if isinstance(p.space, spaces.Discrete) else len(p.shape))
 
+    _onehot = None  # (n, start): a Discrete observation, one-hot rows for the C policy
+
     def _rows(self, obs):
         """(rows as the C policy reads them, whether obs was one observation)."""
+        if self._onehot is not None:
+            n, start = self._onehot
+            v = np.asarray(obs, np.int64)
+            single = v.ndim == 0
+            v = v.reshape(-1) - start
+            if ((v < 0) | (v >= n)).any():
+                raise ValueError(f"observation {int(v[(v < 0) | (v >= n)][0]) + start} is outside the Discrete "
+                                 f"space {self.observation_space}")
+            return np.ascontiguousarray(np.eye(n, dtype=np.float32)[v]), single
         if self._layout is not None:
             from ._spaces import SpaceError
             single = self._single(obs)

@@ -1,7 +1,10 @@
 """rlhost envs as a Stable-Baselines3 VecEnv (import this module only where
 stable_baselines3 is installed).  SB3's VecEnv autoresets in the same step
 and reports the ended episode's last observation as
-infos[i]["terminal_observation"]: rlhost's own semantics."""
+infos[i]["terminal_observation"]: rlhost's own semantics.  An env with a
+composite observation gives Dicts (SB3's MultiInputPolicy reads them); a
+masking env answers env_method("action_masks"), so sb3-contrib's
+MaskablePPO trains on it unchanged."""
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
@@ -53,6 +56,11 @@ class SB3VecEnv(VecEnv):
         setattr(self.venv, attr_name, value)
 
     def env_method(self, method_name, *args, indices=None, **kwargs):
+        """action_masks (sb3-contrib's MaskablePPO asks every env for its
+        mask) is answered for all envs at once; rlhost envs have no other."""
+        if method_name == "action_masks":
+            masks = self.venv.action_masks()
+            return [masks[i] for i in self._idx(indices)]
         raise AttributeError(f"rlhost envs have no per-env method {method_name!r}")
 
     def env_is_wrapped(self, wrapper_class, indices=None):

@@ -86,8 +86,8 @@ def run(config, force: bool = False, num_envs: int = 1, overrides: "dict | None"
         N.fail(err)
     run_dir = out.value.decode()
     p = Policy(run_dir, num_envs=num_envs)
-    if bridge is not None and bridge.sp is not None and bridge.sp.layout is not None:
-        p.use_layout(bridge.sp.layout)  # the env's own Dict, Tuple or MultiDiscrete space (starts included)
+    if bridge is not None and bridge.sp is not None:
+        p.use_env_space(bridge.sp)  # the env's own observation space: Dict, Tuple, MultiDiscrete, Discrete
     p.run_dir = run_dir
     with open(os.path.join(run_dir, "summary.json")) as f:
         p.summary = json.load(f)
