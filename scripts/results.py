@@ -15,7 +15,7 @@ writes docs/results/NAME.json with its output lines, the machine, the date,
 the commit and the command.  A record of runs made otherwise (a study whose
 runs were not kept, a machine not at hand, a peer's side-by-side table) has
 the same fields, with the `source` it was read from and no wall time.
-`table` regenerates every block of docs/learning.md between
+`table` regenerates every block of docs/learning.md (and spaces.md) between
 `<!-- results NAME... -->` and `<!-- /results -->` from those files:
 one row per record, with the score of each seed, the interquartile mean and
 the mean with 95% bootstrap intervals (percentile, 2000 resamples drawn from
@@ -40,7 +40,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "docs", "results")
-GUIDES = [os.path.join(ROOT, "docs", g) for g in ("learning.md", "performance.md")]
+GUIDES = [os.path.join(ROOT, "docs", g) for g in ("learning.md", "performance.md", "spaces.md")]
 
 
 def machine():

@@ -556,8 +556,11 @@ static int ppo_act_masked(void *p_, rl_act_mode mode, const void *obs, const uin
     if (rc != RL_OK) return rc;
     int greedy = mode == RL_MODE_EVAL && p->cfg.det_eval;
     rl_rng *rng = greedy ? NULL : mode == RL_MODE_TRAIN ? &p->rng : &p->eval_rng;
-    rl_mpdist_act(p->dist, p->ws.logits, masks, count, rng, actions, NULL);
-    if (mode == RL_MODE_EVAL) return RL_OK;
+    if (mode == RL_MODE_EVAL) {
+        rl_mpdist_act(p->dist, p->ws.logits, masks, count, rng, actions, NULL);
+        return RL_OK;
+    }
+    rl_mpdist_act_logp(p->dist, p->ws.logits, masks, count, rng, actions, NULL, p->ro.logp + at);
     size_t C = p->cfg.comps, W = p->cfg.mask_width;
     memcpy(ppo_actions(p) + at * C, actions, (size_t)count * C * sizeof(int32_t));
     if (W) {
@@ -566,7 +569,6 @@ static int ppo_act_masked(void *p_, rl_act_mode mode, const void *obs, const uin
         else
             memset(p->masks + at * W, 1, (size_t)count * W);
     }
-    rl_mpdist_logp(p->dist, p->ws.logits, masks, actions, NULL, count, p->ro.logp + at);
     return RL_OK;
 }
 

@@ -144,10 +144,10 @@ static void dist_losses(ppo *p, uint32_t M, uint32_t Mg, float clip, double amea
 {
     size_t C = p->cfg.comps, W = p->cfg.mask_width;
     const int32_t *acts = ppo_actions(p);
-    for (uint32_t r = 0; r < M; r++) {
+    for (uint32_t r = 0; r < M; r++) { /* a few values a row: copied in place, not through memcpy */
         uint32_t row = p->ws.rows_idx[r];
-        memcpy(p->ws.mb_act + r * C, acts + row * C, C * sizeof(int32_t));
-        if (W) memcpy(p->ws.mb_mask + r * W, p->masks + row * W, W);
+        for (size_t c = 0; c < C; c++) p->ws.mb_act[r * C + c] = acts[row * C + c];
+        for (size_t w = 0; w < W; w++) p->ws.mb_mask[r * W + w] = p->masks[row * W + w];
     }
     double ent = rl_mpdist_logp(p->dist, p->ws.logits, W ? p->ws.mb_mask : NULL, p->ws.mb_act, NULL, M, p->ws.mb_logp);
     double pg = 0, vl = 0, kl = 0, clipped_n = 0;

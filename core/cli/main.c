@@ -137,7 +137,9 @@ static const char bench_help[] =
     "--stage floor alone) the arithmetic floor: the run's matrix products,\n"
     "counted by shape, replayed through cblas_sgemm alone, against the run.\n"
     "--busy N starts N processes that spin at normal priority for the whole\n"
-    "measurement: the machine a user has is never idle.  --stage replicas\n"
+    "measurement: the machine a user has is never idle.  --stage KEY=VALUE\n"
+    "compares the config's value of any KEY with VALUE (env.action_mask=\"reverse\"\n"
+    "prices a mask), as a stage.  --stage replicas\n"
     "compares 1 replica with --set run.replicas=R (default auto).\n"
     "--json prints one object per line.\n";
 

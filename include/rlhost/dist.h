@@ -179,6 +179,9 @@ const uint32_t *rl_mpdist_nvec(const rl_mpdist *d);
    the mode (rng NULL); into act [B][k] or box [B][n]. */
 void rl_mpdist_act(rl_mpdist *d, const float *out, const uint8_t *mask, uint32_t B, rl_rng *rng, int32_t *act,
                    float *box);
+/* rl_mpdist_act, and logp [B] of the actions it chose (one softmax for both). */
+void rl_mpdist_act_logp(rl_mpdist *d, const float *out, const uint8_t *mask, uint32_t B, rl_rng *rng, int32_t *act,
+                        float *box, float *logp);
 /* logp [B] of the actions under out and the masks; returns the rows'
    entropies summed. */
 double rl_mpdist_logp(rl_mpdist *d, const float *out, const uint8_t *mask, const int32_t *act, const float *box,

@@ -314,6 +314,25 @@ static int plan_stages(const rl__registry *reg, const char *path, const rl__over
     collect(&c.env_host_stages, "env", named, n_named, st, &n);
     collect(&c.env_stages, "env", named, n_named, st, &n);
     collect(&c.algo_stages, "algo", named, n_named, st, &n);
+    for (size_t i = 0; i < n_named && n < MAX_STAGES; i++) { /* KEY=VALUE: any key, the config's value -> VALUE */
+        const char *eq = strchr(named[i], '=');
+        const rl_value *v;
+        const rl_option_def *d;
+        if (!eq || (size_t)(eq - named[i]) >= sizeof st[n].key) continue;
+        stage *x = &st[n];
+        snprintf(x->key, sizeof x->key, "%.*s", (int)(eq - named[i]), named[i]);
+        if (!(d = rl__config_find(&c, x->key, &v))) {
+            fprintf(stderr, "rlhost: --stage %s: the config has no key '%s'\n", named[i], x->key);
+            rl__config_destroy(&c);
+            return -1;
+        }
+        rl__sbuf cur = {0};
+        rl__value_format(d, v, &cur);
+        snprintf(x->off, sizeof x->off, "%s", cur.data ? cur.data : "");
+        snprintf(x->on, sizeof x->on, "%s", eq + 1);
+        rl__sbuf_free(&cur);
+        n++;
+    }
     for (size_t i = 0; i < n_named && n < MAX_STAGES; i++)
         if (!strcmp(named[i], "replicas") || !strcmp(named[i], REPLICAS_KEY)) {
             const char *on = "auto"; /* or the R the user set */

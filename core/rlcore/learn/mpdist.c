@@ -11,6 +11,7 @@ struct rl_mpdist {
     const float *log_std;
     uint32_t max_batch;
     float *logp; /* [max_batch][n], the masked log-softmax of the last logp/act */
+    float *ent;  /* [max_batch][k], each component's entropy at the last logp (backward reads it) */
 };
 
 rl_mpdist *rl_mpdist_new(int kind, const uint32_t *nvec, uint32_t k, uint32_t n, const float *log_std,
@@ -45,8 +46,9 @@ rl_mpdist *rl_mpdist_new(int kind, const uint32_t *nvec, uint32_t k, uint32_t n,
                          .max_batch = max_batch ? max_batch : 1};
         d->nvec = kind == RL_MPDIST_BOX ? NULL : malloc(k * sizeof *d->nvec);
         d->logp = kind == RL_MPDIST_BOX ? NULL : rl_calloc_aligned((size_t)d->max_batch * n, sizeof(float));
+        d->ent = kind == RL_MPDIST_BOX ? NULL : rl_calloc_aligned((size_t)d->max_batch * k, sizeof(float));
     }
-    if (!d || (kind != RL_MPDIST_BOX && (!d->nvec || !d->logp))) {
+    if (!d || (kind != RL_MPDIST_BOX && (!d->nvec || !d->logp || !d->ent))) {
         rl_mpdist_free(d);
         RL_ERRF(err, errlen, "out of memory for a distribution over %u rows", max_batch);
         return NULL;
@@ -60,6 +62,7 @@ void rl_mpdist_free(rl_mpdist *d)
     if (!d) return;
     free(d->nvec);
     rl_free(d->logp);
+    rl_free(d->ent);
     free(d);
 }
 
@@ -105,10 +108,25 @@ double rl_mpdist_logp(rl_mpdist *d, const float *out, const uint8_t *mask, const
     double h = 0;
     rl_log_softmax_multi(d->logp, out, mask, B, d->nvec, d->k);
     for (uint32_t b = 0; b < B; b++) {
-        logp[b] = (float)rl_multicat_logp(d->logp + b * n, d->nvec, d->k, act + (size_t)b * d->k);
-        h += rl_multicat_entropy(d->logp + b * n, d->nvec, d->k);
+        const float *lp = d->logp + b * n;
+        float *e = d->ent + (size_t)b * d->k;
+        logp[b] = (float)rl_multicat_logp(lp, d->nvec, d->k, act + (size_t)b * d->k);
+        double hb = 0; /* rl_multicat_entropy, its terms kept */
+        for (uint32_t c = 0, off = 0; c < d->k; off += d->nvec[c++]) hb += e[c] = rl_categorical_entropy(lp + off, d->nvec[c]);
+        h += hb;
     }
     return h;
+}
+
+void rl_mpdist_act_logp(rl_mpdist *d, const float *out, const uint8_t *mask, uint32_t B, rl_rng *rng, int32_t *act,
+                        float *box, float *logp)
+{
+    size_t n = d->n;
+    rl_mpdist_act(d, out, mask, B, rng, act, box);
+    for (uint32_t b = 0; b < B; b++) /* the log-softmax act left in d->logp */
+        logp[b] = d->kind == RL_MPDIST_BOX
+            ? (float)rl_gauss_logp(out + b * n, d->log_std, box + b * n, d->n)
+            : (float)rl_multicat_logp(d->logp + b * n, d->nvec, d->k, act + (size_t)b * d->k);
 }
 
 void rl_mpdist_backward(const rl_mpdist *d, const float *out, const int32_t *act, const float *box, uint32_t B,
@@ -119,8 +137,9 @@ void rl_mpdist_backward(const rl_mpdist *d, const float *out, const int32_t *act
         if (d->kind == RL_MPDIST_BOX)
             rl_gauss_logp_backward(dout + b * n, dlog_std, out + b * n, d->log_std, box + b * n, d->n, g_logp[b]);
         else
-            rl_multicat_backward(dout + b * n, d->logp + b * n, d->nvec, d->k, act + (size_t)b * d->k, g_logp[b],
-                                 g_ent);
+            for (uint32_t c = 0, off = 0; c < d->k; off += d->nvec[c++]) /* rl_multicat_backward, entropies kept */
+                rl_categorical_backward_h(dout + b * n + off, d->logp + b * n + off, d->nvec[c],
+                                          act[(size_t)b * d->k + c], g_logp[b], g_ent, d->ent[(size_t)b * d->k + c]);
     }
     if (d->kind == RL_MPDIST_BOX) rl_gauss_entropy_backward(dlog_std, d->n, g_ent * (float)B);
 }
