@@ -6,6 +6,15 @@
 
 /* ---- categorical ---------------------------------------------------------*/
 
+/* exp of a log-probability: 0 for a masked action's (RL_MASKED_LOGIT, far
+   below the -104 where expf already rounds to 0, so the result is exactly
+   expf's) without expf's slow underflow path, which a mask otherwise takes
+   once a logit a step. */
+static inline float prob(float lp)
+{
+    return lp < -1e6f ? 0.0f : expf(lp);
+}
+
 void rl_log_softmax(float *logp, const float *logits, uint32_t batch, uint32_t n)
 {
     for (uint32_t r = 0; r < batch; r++) {
@@ -14,7 +23,10 @@ void rl_log_softmax(float *logp, const float *logits, uint32_t batch, uint32_t n
         float mx = x[0];
         for (uint32_t j = 1; j < n; j++) mx = x[j] > mx ? x[j] : mx;
         double sum = 0;
-        for (uint32_t j = 0; j < n; j++) sum += exp((double)(x[j] - mx));
+        for (uint32_t j = 0; j < n; j++) { /* exp of below -745 is 0 in double: a masked logit adds nothing */
+            double d = (double)(x[j] - mx);
+            sum += d < -1e6 ? 0.0 : exp(d);
+        }
         float lse = mx + (float)log(sum);
         for (uint32_t j = 0; j < n; j++) y[j] = x[j] - lse;
     }
@@ -24,19 +36,19 @@ int32_t rl_categorical_sample(const float *logp_row, uint32_t n, rl_rng *rng)
 {
     float u = rl_rng_uniform(rng), acc = 0;
     for (uint32_t j = 0; j < n; j++) {
-        acc += expf(logp_row[j]);
+        acc += prob(logp_row[j]);
         if (u < acc) return (int32_t)j;
     }
     /* Rounding left u above the total: take the last action with mass. */
     for (uint32_t j = n; j-- > 0;)
-        if (expf(logp_row[j]) > 0) return (int32_t)j;
+        if (prob(logp_row[j]) > 0) return (int32_t)j;
     return (int32_t)(n - 1);
 }
 
 float rl_categorical_entropy(const float *logp_row, uint32_t n)
 {
     float h = 0;
-    for (uint32_t j = 0; j < n; j++) h -= expf(logp_row[j]) * logp_row[j];
+    for (uint32_t j = 0; j < n; j++) h -= prob(logp_row[j]) * logp_row[j];
     return h;
 }
 
@@ -49,7 +61,7 @@ void rl_categorical_backward_h(float *dlogits, const float *logp, uint32_t n, in
                                float h)
 {
     for (uint32_t j = 0; j < n; j++) {
-        float p = expf(logp[j]);
+        float p = prob(logp[j]);
         dlogits[j] += g_logp * (((int32_t)j == action ? 1.0f : 0.0f) - p) - g_ent * p * (logp[j] + h);
     }
 }
