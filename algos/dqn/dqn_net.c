@@ -10,13 +10,17 @@ static int create_nets(qnet *q, rl_params *p, const rl_env_info *env, const rl_c
     int rc;
     uint32_t in_dim = rl_obs_input_width(env);
     const rl_obs_part *parts;
-    if (rl_env_info_parts(env, &parts)) {
+    if (rl_env_info_parts(env, &parts) && cnn && cnn->enabled) { /* without a CNN the parts go in as they are */
         if ((rc = rl_parts_encoder_create(&q->enc, p, "q/parts", env, cnn, max_batch, err, errlen))) return rc;
-        q->has_parts = 1;
-        in_dim = q->enc.out_dim;
-        q->dcnn = rl_calloc_aligned((size_t)max_batch * in_dim, sizeof(float));
-        if (!q->dcnn) return RL_ENOMEM;
-    } else if (cnn && cnn->enabled) {
+        if (q->enc.n_cnn) {
+            q->has_parts = 1;
+            in_dim = q->enc.out_dim;
+            q->dcnn = rl_calloc_aligned((size_t)max_batch * in_dim, sizeof(float));
+            if (!q->dcnn) return RL_ENOMEM;
+        } else { /* no image part the layers fit: nothing for an encoder to do */
+            rl_parts_encoder_destroy(&q->enc);
+        }
+    } else if (cnn && cnn->enabled && !rl_env_info_parts(env, &parts)) {
         if ((rc = rl_cnn_create_spec(&q->cnn, p, "q/cnn", cnn, max_batch, err, errlen))) return rc;
         q->has_cnn = 1;
         in_dim = q->cnn.out_dim;

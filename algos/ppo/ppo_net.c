@@ -15,14 +15,18 @@ int tower_create(tower *t, rl_params *p, const char *name, const rl_env_info *en
     int rc;
     uint32_t in = rl_obs_input_width(env);
     const rl_obs_part *parts;
-    if (rl_env_info_parts(env, &parts)) {
+    if (rl_env_info_parts(env, &parts) && cnn->enabled) { /* without a CNN the parts go in as rl_obs_input has them */
         snprintf(pre, sizeof pre, "%s/parts", name);
         if ((rc = rl_parts_encoder_create(&t->enc, p, pre, env, cnn, max_rows, err, errlen))) return rc;
-        t->has_parts = 1;
-        in = t->enc.out_dim;
-        t->dcnn = rl_calloc_aligned((size_t)max_rows * in, sizeof(float));
-        if (!t->dcnn) return RL_ENOMEM;
-    } else if (cnn->enabled) {
+        if (t->enc.n_cnn) {
+            t->has_parts = 1;
+            in = t->enc.out_dim;
+            t->dcnn = rl_calloc_aligned((size_t)max_rows * in, sizeof(float));
+            if (!t->dcnn) return RL_ENOMEM;
+        } else { /* no image part the layers fit: nothing for an encoder to do */
+            rl_parts_encoder_destroy(&t->enc);
+        }
+    } else if (cnn->enabled && !rl_env_info_parts(env, &parts)) {
         snprintf(pre, sizeof pre, "%s/cnn", name);
         if ((rc = rl_cnn_create_spec(&t->cnn, p, pre, cnn, max_rows, err, errlen))) return rc;
         t->has_cnn = 1;
