@@ -58,6 +58,8 @@ for name, digest, size in csv.reader(open(sys.argv[1])):
 EOP
 )
 ok $? "its WHEEL file says py3-none, and RECORD's hashes hold"
+missing=$(cd "$SRC/python" && for f in rlhost/*.py; do [ -f "$T/x/$f" ] || echo "$f"; done)
+[ -z "$missing" ]; ok $? "the wheel carries every module of python/rlhost/ (missing: ${missing:-none})"
 bad=$(for f in "$T"/x/rlhost/_lib/*.so "$T"/x/rlhost/_lib/plugins/*.so "$T/x/rlhost/_lib/rlhost"; do
   readelf -d "$f" | grep -E 'RUNPATH|RPATH' | grep -o '\[.*\]' | tr ':' '\n' | grep -v '^\[\$ORIGIN' |
     grep -v -- '-linux-gnu' | sed "s|^|$(basename "$f"): |"; done)
