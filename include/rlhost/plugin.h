@@ -33,6 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -276,6 +277,17 @@ typedef struct rl_obs_part {
 #define RL_PART_BOX 0u
 #define RL_PART_DISCRETE 1u
 #define RL_OBS_MAX_PARTS 32
+
+/* Element e of a DISCRETE part of row (the row's bytes): its category
+   index, as stored (u8 or i32). */
+static inline int64_t rl_obs_part_category(const rl_obs_part *p, const void *row, uint32_t e)
+{
+    const unsigned char *at = (const unsigned char *)row + p->offset;
+    if (p->dtype == RL_DTYPE_U8) return at[e];
+    int32_t x;
+    memcpy(&x, at + (size_t)e * 4, 4);
+    return x;
+}
 
 /* Elements of a part: the product of its shape. */
 static inline uint32_t rl_obs_part_elems(const rl_obs_part *p)

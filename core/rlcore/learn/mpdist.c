@@ -112,7 +112,8 @@ double rl_mpdist_logp(rl_mpdist *d, const float *out, const uint8_t *mask, const
         float *e = d->ent + (size_t)b * d->k;
         logp[b] = (float)rl_multicat_logp(lp, d->nvec, d->k, act + (size_t)b * d->k);
         double hb = 0; /* rl_multicat_entropy, its terms kept */
-        for (uint32_t c = 0, off = 0; c < d->k; off += d->nvec[c++]) hb += e[c] = rl_categorical_entropy(lp + off, d->nvec[c]);
+        for (uint32_t c = 0, off = 0; c < d->k; off += d->nvec[c++])
+            hb += e[c] = rl_categorical_entropy(lp + off, d->nvec[c]);
         h += hb;
     }
     return h;

@@ -44,14 +44,7 @@ static uint32_t part_input(const rl_obs_part *q, const unsigned char *row, float
     }
     uint32_t w = 0;
     for (uint32_t e = 0; e < elems; e++) {
-        int64_t v;
-        if (q->dtype == RL_DTYPE_U8) {
-            v = at[e];
-        } else {
-            int32_t x;
-            memcpy(&x, at + (size_t)e * 4, 4);
-            v = x;
-        }
+        int64_t v = rl_obs_part_category(q, row, e);
         memset(out + w, 0, q->nvec[e] * sizeof(float));
         if (v >= 0 && v < q->nvec[e]) out[w + (uint32_t)v] = 1.0f; /* the host checked every row */
         w += q->nvec[e];

@@ -195,14 +195,7 @@ static int64_t bad_element(const rl_obs_part *q, const unsigned char *row)
         return -1;
     }
     for (uint32_t e = 0; e < elems; e++) {
-        int64_t v;
-        if (q->dtype == RL_DTYPE_U8) {
-            v = at[e];
-        } else {
-            int32_t x;
-            memcpy(&x, at + (size_t)e * 4, 4);
-            v = x;
-        }
+        int64_t v = rl_obs_part_category(q, row, e);
         if (v < 0 || v >= q->nvec[e]) return e;
     }
     return -1;
@@ -227,12 +220,7 @@ int rl__parts_check_rows(const rl__parts *p, const void *rows, uint32_t n, size_
                          what, (double)v, q->name, (long long)e, rn);
                 return RL_ENONFINITE;
             }
-            int64_t v = q->dtype == RL_DTYPE_U8 ? at[e] : 0;
-            if (q->dtype == RL_DTYPE_I32) {
-                int32_t x;
-                memcpy(&x, at + (size_t)e * 4, 4);
-                v = x;
-            }
+            int64_t v = rl_obs_part_category(q, row, e);
             snprintf(err, errlen, "%s holding %lld in discrete part '%s', element %lld, at %s: outside [0, %u)", what,
                      (long long)v, q->name, (long long)e, rn, q->nvec[e]);
             return RL_EINVAL;
