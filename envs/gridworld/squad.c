@@ -30,8 +30,18 @@
 static const char *const layouts[] = {"empty", "four_rooms", "maze", NULL};
 static const char *const blocked_modes[] = {"mask", "penalty", "allow", NULL};
 
-enum { OPT_LAYOUT, OPT_MAP, OPT_SIZE, OPT_AGENTS, OPT_BLOCKED, OPT_BLOCKED_REWARD, OPT_GOAL_REWARD, OPT_STEP_REWARD,
-       OPT_MAX_STEPS, OPT_N };
+enum {
+    OPT_LAYOUT,
+    OPT_MAP,
+    OPT_SIZE,
+    OPT_AGENTS,
+    OPT_BLOCKED,
+    OPT_BLOCKED_REWARD,
+    OPT_GOAL_REWARD,
+    OPT_STEP_REWARD,
+    OPT_MAX_STEPS,
+    OPT_N
+};
 
 static const rl_option_def options[OPT_N] = {
     [OPT_LAYOUT] = RL_OPTION_ENUM("layout", "empty", layouts, "built-in map: empty, four_rooms or maze"),
