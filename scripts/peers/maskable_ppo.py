@@ -16,7 +16,8 @@ rollout, minibatches of 256, 4 epochs, lr 3e-4, gamma 0.99, GAE 0.95,
 clip 0.2, no entropy bonus, [64, 64] tanh MLPs for the actor and the
 critic, orthogonal init; PyTorch on one thread.  For each seed, in turn: the
 peer's learn() wall time and then rlhost's run (its whole `rlhost.run`, without evaluation), each
-followed by the mean return of 100 greedy masked episodes.  Prints one JSON
+followed by the mean return of 100 greedy masked episodes (--config-out
+writes rlhost's config of a task, for `rlhost bench`).  Prints one JSON
 line a run and writes them all to --out.  --floor times the env alone
 instead: 8 of them stepped STEPS steps in a plain loop, one action_masks()
 call an env a step and a fixed action (these envs take any), what both
@@ -39,6 +40,7 @@ ap.add_argument("steps", type=int)
 ap.add_argument("seeds", help="comma-separated")
 ap.add_argument("--out")
 ap.add_argument("--floor", action="store_true")
+ap.add_argument("--config-out", help="write rlhost's config for the task (seed 1) there and stop: for rlhost bench")
 args = ap.parse_args()
 torch.set_num_threads(1)
 
@@ -89,12 +91,16 @@ def peer(seed):
     return wall, ret
 
 
-def ours(seed, tmp):
-    path = os.path.join(tmp, "ppo.cfg")
+def write_config(path, seed):
     env = 'plugin = "snake"; width = 10; height = 10; observation = "grid"; action_mask = "deadly";' \
         if args.task == "snake" else ""
     with open(path, "w") as f:
         f.write(CFG.format(steps=args.steps, seed=seed, env=env))
+
+
+def ours(seed, tmp):
+    path = os.path.join(tmp, "ppo.cfg")
+    write_config(path, seed)
     kw = {} if args.task == "snake" else {"env": factory()}
     t0 = time.time()
     p = rlhost.run(path, force=True, run__out_dir=os.path.join(tmp, f"run{seed}"), **kw)
@@ -120,6 +126,9 @@ def floor(seed):
     return time.time() - t0, float("nan")
 
 
+if args.config_out:
+    write_config(args.config_out, 1)
+    raise SystemExit(0)
 rows = []
 with tempfile.TemporaryDirectory() as tmp:
     if args.floor:
