@@ -154,6 +154,14 @@ exact snake_mask_ppo "$SRC/configs/snake_ppo.cfg" 8192 --set run.steps=30000 --s
 exact snake_mask_dqn "$SRC/configs/snake_dqn.cfg" 4000 --set run.steps=20000 --set run.log_interval=2000 \
   --set run.eval_episodes=5 --set algo.save_replay=true "${SNAKE[@]}"
 
+# Masked MultiDiscrete PPO on 2 replicas: coroutines learn what threads learn.
+for mode in threads coroutines; do
+  RLHOST_REPLICAS_MODE=$mode "$RLHOST" run "$SRC/configs/squad_ppo.cfg" --set run.replicas=2 --set run.steps=8192 \
+    --set run.eval_episodes=2 --set run.quiet=true --out "$T/squad_$mode" >/dev/null 2>&1
+done
+data_of "$T/squad_threads/checkpoint.safetensors" > "$T/da"; data_of "$T/squad_coroutines/checkpoint.safetensors" > "$T/db"
+[ -s "$T/da" ] && cmp -s "$T/da" "$T/db"; ok $? "squad, 2 replicas: coroutines and threads give the same checkpoint"
+
 # 6. A checkpoint's masks are untrusted: a mask that allows nothing is refused.
 python3 - "$T/snake/checkpoint.safetensors" <<'EOF'
 import json, struct, sys
