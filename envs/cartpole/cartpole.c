@@ -181,17 +181,7 @@ static int cp_state_io(void *env, const rl_state_io *io, const char *prefix, int
     return rc;
 }
 
-static int cp_save(void *env, const struct rl_state_io *io, const char *prefix, char *err, size_t errlen)
-{
-    return cp_state_io(env, io, prefix, 0, err, errlen);
-}
-
-static int cp_load(void *env, const struct rl_state_io *io, const char *prefix, char *err, size_t errlen)
-{
-    return cp_state_io(env, io, prefix, 1, err, errlen);
-}
-
-static const rl_env_state_ext state_ext = {sizeof state_ext, cp_save, cp_load};
+RL_ENV_STATE_EXT(state_ext, cp_state_io);
 
 static const void *cp_get_extension(void *env, const char *id)
 {

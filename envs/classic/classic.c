@@ -290,17 +290,7 @@ static int cc_state(classic *c, const rl_state_io *io, const char *prefix, int l
     return rc;
 }
 
-static int cc_save(void *env, const struct rl_state_io *io, const char *prefix, char *err, size_t errlen)
-{
-    return cc_state(env, io, prefix, 0, err, errlen);
-}
-
-static int cc_load(void *env, const struct rl_state_io *io, const char *prefix, char *err, size_t errlen)
-{
-    return cc_state(env, io, prefix, 1, err, errlen);
-}
-
-static const rl_env_state_ext state_ext = {sizeof state_ext, cc_save, cc_load};
+RL_ENV_STATE_EXT(state_ext, cc_state);
 
 static const void *cc_get_extension(void *env, const char *id)
 {

@@ -328,17 +328,7 @@ static int sq_state_io(void *env, const struct rl_state_io *io, const char *pref
     return rc;
 }
 
-static int sq_save(void *env, const struct rl_state_io *io, const char *prefix, char *err, size_t errlen)
-{
-    return sq_state_io(env, io, prefix, 0, err, errlen);
-}
-
-static int sq_load(void *env, const struct rl_state_io *io, const char *prefix, char *err, size_t errlen)
-{
-    return sq_state_io(env, io, prefix, 1, err, errlen);
-}
-
-static const rl_env_state_ext state_ext = {sizeof state_ext, sq_save, sq_load};
+RL_ENV_STATE_EXT(state_ext, sq_state_io);
 
 static const void *sq_get_extension(void *env, const char *id)
 {

@@ -544,17 +544,7 @@ static int mj_state_io(void *env, const rl_state_io *io, const char *prefix, int
     return rc;
 }
 
-static int mj_save(void *env, const struct rl_state_io *io, const char *prefix, char *err, size_t errlen)
-{
-    return mj_state_io(env, io, prefix, 0, err, errlen);
-}
-
-static int mj_load(void *env, const struct rl_state_io *io, const char *prefix, char *err, size_t errlen)
-{
-    return mj_state_io(env, io, prefix, 1, err, errlen);
-}
-
-static const rl_env_state_ext state_ext = {sizeof state_ext, mj_save, mj_load};
+RL_ENV_STATE_EXT(state_ext, mj_state_io);
 
 static const void *mj_get_extension(void *env, const char *id)
 {

@@ -638,17 +638,7 @@ static int sn_state_io(snake_env *e, const rl_state_io *io, const char *prefix, 
     return rc;
 }
 
-static int sn_save(void *env, const struct rl_state_io *io, const char *prefix, char *err, size_t errlen)
-{
-    return sn_state_io(env, io, prefix, 0, err, errlen);
-}
-
-static int sn_load(void *env, const struct rl_state_io *io, const char *prefix, char *err, size_t errlen)
-{
-    return sn_state_io(env, io, prefix, 1, err, errlen);
-}
-
-static const rl_env_state_ext state_ext = {sizeof state_ext, sn_save, sn_load};
+RL_ENV_STATE_EXT(state_ext, sn_state_io);
 
 static const void *sn_get_extension(void *env, const char *id)
 {

@@ -171,17 +171,7 @@ static int catch_state_io(catch_env *c, const rl_state_io *io, const char *prefi
     return rc;
 }
 
-static int catch_save(void *env, const rl_state_io *io, const char *prefix, char *err, size_t errlen)
-{
-    return catch_state_io(env, io, prefix, 0, err, errlen);
-}
-
-static int catch_load(void *env, const rl_state_io *io, const char *prefix, char *err, size_t errlen)
-{
-    return catch_state_io(env, io, prefix, 1, err, errlen);
-}
-
-static const rl_env_state_ext state_ext = {sizeof state_ext, catch_save, catch_load};
+RL_ENV_STATE_EXT(state_ext, catch_state_io);
 
 static const void *catch_get_extension(void *env, const char *id)
 {

@@ -580,6 +580,21 @@ typedef struct rl_env_state_ext {
     int (*load)(void *env, const struct rl_state_io *io, const char *prefix, char *err, size_t errlen);
 } rl_env_state_ext;
 
+/* Defines `static const rl_env_state_ext NAME` from one function
+   STATE_FN(TYPE *env, const rl_state_io *io, const char *prefix, int load,
+   char *err, size_t errlen) that saves (load 0) or loads (load 1) every
+   env's state, as RL_ALGO_STATE_EXT does for algorithms. */
+#define RL_ENV_STATE_EXT(NAME, STATE_FN)                                                                          \
+    static int NAME##_save(void *env, const struct rl_state_io *io, const char *prefix, char *err, size_t errlen) \
+    {                                                                                                             \
+        return STATE_FN(env, io, prefix, 0, err, errlen);                                                         \
+    }                                                                                                             \
+    static int NAME##_load(void *env, const struct rl_state_io *io, const char *prefix, char *err, size_t errlen) \
+    {                                                                                                             \
+        return STATE_FN(env, io, prefix, 1, err, errlen);                                                         \
+    }                                                                                                             \
+    static const rl_env_state_ext NAME = {sizeof(rl_env_state_ext), NAME##_save, NAME##_load}
+
 /* ---- Algorithm plugins ---------------------------------------------------- */
 
 typedef enum rl_act_mode {
