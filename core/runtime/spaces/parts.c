@@ -171,7 +171,7 @@ void rl__parts_free(rl__parts *p)
     memset(p, 0, sizeof *p);
 }
 
-static void row_name(uint32_t i, uint32_t agents, char *buf, size_t n)
+void rl__row_name(uint32_t i, uint32_t agents, char *buf, size_t n)
 {
     if (agents > 1)
         snprintf(buf, n, "env %u agent %u", i / agents, i % agents);
@@ -211,7 +211,7 @@ int rl__parts_check_rows(const rl__parts *p, const void *rows, uint32_t n, size_
             int64_t e = bad_element(q, row);
             if (e < 0) continue;
             char rn[48];
-            row_name(i, agents, rn, sizeof rn);
+            rl__row_name(i, agents, rn, sizeof rn);
             const unsigned char *at = row + q->offset;
             if (q->kind == RL_PART_BOX) {
                 float v;

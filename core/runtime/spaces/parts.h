@@ -52,6 +52,10 @@ void rl__parts_free(rl__parts *p);
 int rl__parts_check_rows(const rl__parts *p, const void *rows, uint32_t n, size_t row_bytes, uint32_t agents,
                          const char *what, char *err, size_t errlen);
 
+/* Row i of a batch as the host's sentences name it: "env E", or "env E
+   agent A" with several agents per env. */
+void rl__row_name(uint32_t i, uint32_t agents, char *buf, size_t n);
+
 /* The parts as JSON for the checkpoint's rlhost.observation: ,"parts":[
    {"name":..,"kind":"box"|"discrete","dtype":..,"shape":[..],"offset":..,
    "scale":..,"nvec":[..]}, ...] (nothing for one tensor). */

@@ -1,5 +1,6 @@
 /* Action spaces; see spaces.h. */
 #include "spaces/spaces.h"
+#include "spaces/parts.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -11,15 +12,6 @@
 
 #include "plugin/loader.h"
 #include "base/text.h"
-
-/* Row i as "env E" or "env E agent A". */
-static void row_name(uint32_t i, uint32_t agents, char *buf, size_t n)
-{
-    if (agents > 1)
-        snprintf(buf, n, "env %u agent %u", i / agents, i % agents);
-    else
-        snprintf(buf, n, "env %u", i);
-}
 
 /* MULTI_DISCRETE: dim components of nvec choices each. */
 static int multi_from_info(rl__space *s, const rl_env_info *info, const char *name, char *err, size_t errlen)
@@ -202,7 +194,7 @@ int rl__space_check_mask(const rl__space *s, const uint8_t *mask, uint32_t i, ui
         while (c < nvec[k] && !mask[c]) c++;
         if (c < nvec[k]) continue;
         char row[48], comp[40] = "", at[48] = "";
-        row_name(i, agents, row, sizeof row);
+        rl__row_name(i, agents, row, sizeof row);
         if (dims > 1) snprintf(comp, sizeof comp, " in component %u", k);
         if (ep_step >= 0) snprintf(at, sizeof at, " at step %lld of its episode", (long long)ep_step);
         snprintf(err, errlen, "env '%s' wrote %s allowing no action%s for %s%s", name, what, comp, row, at);
@@ -219,7 +211,7 @@ int rl__space_clip(const rl__space *s, const float *actions, float *out, uint32_
             float a = actions[(size_t)i * s->dim + k];
             if (isnan(a)) {
                 char row[48];
-                row_name(i, agents, row, sizeof row);
+                rl__row_name(i, agents, row, sizeof row);
                 snprintf(err, errlen, "%s chose a NaN action for %s (dimension %u)", who, row, k);
                 return RL_ENONFINITE;
             }
@@ -238,7 +230,7 @@ static int check_ints(const rl__space *s, const int32_t *a, const uint8_t *mask,
         int in_range = (uint32_t)a[k] < nvec[k];
         if (in_range && (!mask || mask[a[k]])) continue;
         char row[48], comp[40] = "";
-        row_name(i, agents, row, sizeof row);
+        rl__row_name(i, agents, row, sizeof row);
         if (dims > 1) snprintf(comp, sizeof comp, " (component %u)", k);
         if (!in_range)
             snprintf(err, errlen, "%s chose action %d for %s%s, outside [0, %u)", who, (int)a[k], row, comp, nvec[k]);
@@ -265,7 +257,7 @@ int rl__space_check_actions(const rl__space *s, const void *actions, const uint8
         for (uint32_t k = 0; k < s->dim; k++) {
             float a = ((const float *)actions)[(size_t)i * s->dim + k];
             if (a >= s->low[k] && a <= s->high[k]) continue; /* false for NaN */
-            row_name(i, agents, row, sizeof row);
+            rl__row_name(i, agents, row, sizeof row);
             snprintf(err, errlen, "%s chose %.9g for dimension %u of %s's action, outside the box [%.9g, %.9g]", who,
                      (double)a, k, row, (double)s->low[k], (double)s->high[k]);
             return RL_EINVAL;
