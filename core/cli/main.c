@@ -98,6 +98,7 @@ static const char plot_help[] =
 
 static const char eval_help[] =
     "usage: rlhost eval CONFIG|OUT_DIR [--checkpoint FILE] [--episodes N] [--json] [--trace FILE]\n"
+    "                   [--opponent SPEC]\n"
     "                   [--set K=V]...\n"
     "\n"
     "Greedy evaluation of a trained policy: with OUT_DIR, its config.cfg and\n"
@@ -106,7 +107,10 @@ static const char eval_help[] =
     "env's score; --json one object.  Default: run.eval_episodes episodes.\n"
     "--trace FILE writes every step of every episode as CSV: env, episode, t,\n"
     "action, reward, terminated, truncated, then the observation the action was\n"
-    "chosen on (obs_0, obs_1, ...).\n";
+    "chosen on (obs_0, obs_1, ...).\n"
+    "An env with seats (connect_four) plays each of seats.eval_opponents, or\n"
+    "--opponent SPEC (seats.opponent's syntax), from every seat, and prints the\n"
+    "learner's wins, draws and losses and its Elo-style rating.\n";
 
 static const char check_help[] = "usage: rlhost check CONFIG [--set KEY=VALUE]... [--plugin-path DIR]\n"
                                  "\n"
@@ -192,6 +196,21 @@ static int usage_error(const char *help, const char *fmt, const char *arg)
 }
 
 /* Parses argv after the command; returns 0 or an exit code. */
+/* --opponent SPEC: the seats' evaluation opponent, as the override
+   seats.eval_opponents = ["SPEC"]. */
+static int add_opponent(cli *c, const char *spec, const char *help)
+{
+    static char lists[8][600];
+    static int used;
+    if (strchr(spec, '"') || strchr(spec, '\\'))
+        return usage_error(help, "--opponent: no quotes or backslashes in '%s'", spec);
+    if (used == 8 || strlen(spec) > 590) return usage_error(help, "--opponent '%s': too long or given too often", spec);
+    snprintf(lists[used], sizeof lists[used], "[\"%s\"]", spec);
+    if (c->n_overrides < MAX_ARGS) c->overrides[c->n_overrides++] = (rl__override){"seats.eval_opponents", lists[used]};
+    used++;
+    return 0;
+}
+
 static int parse_args(cli *c, int argc, char **argv, const char *help, int allow_set)
 {
     for (int i = 2; i < argc; i++) {
@@ -251,6 +270,9 @@ static int parse_args(cli *c, int argc, char **argv, const char *help, int allow
                 fprintf(stderr, "rlhost: --episodes: expected return, score or length, got '%s'\n", c->column);
                 return EXIT_USAGE;
             }
+        } else if (!strcmp(a, "--opponent") && (!strcmp(c->cmd, "eval") || !strcmp(c->cmd, "play"))) {
+            if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
+            if (add_opponent(c, argv[++i], help) != 0) return EXIT_USAGE;
         } else if (!strcmp(a, "--trace") && !strcmp(c->cmd, "eval")) {
             if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
             c->trace = argv[++i];

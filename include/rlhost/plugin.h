@@ -40,7 +40,7 @@ extern "C" {
 #endif
 
 #define RL_ABI_MAJOR 1
-#define RL_ABI_MINOR 6
+#define RL_ABI_MINOR 7
 /* The history of major version 1; a plugin built for minor m loads in any
    host of minor >= m, and reads a field of a later minor only through
    RL_HAS_FIELD (or the helpers below, which do).
@@ -67,7 +67,9 @@ extern "C" {
         (RL_SPACE_MULTI_DISCRETE with rl_env_info.action_nvec), composite
         observations (rl_obs_part), rl_algo_vtable.act_masked and the
         descriptor flags RL_DESC_MASKS, RL_DESC_MULTI_DISCRETE and
-        RL_DESC_OBS_PARTS. */
+        RL_DESC_OBS_PARTS.
+   1.7  seats and turns: rl_env_info.seats and agent_seats (which side each
+        agent plays), rl_env_info.turn_based with rl_env_io.to_move. */
 
 /* Nonzero when the struct at p, written by a side whose struct_size says
    how much it holds, has the field FIELD of TYPE: the one check before
@@ -349,6 +351,23 @@ typedef struct rl_env_info {
        rl_obs_part), valid until destroy; 0 and NULL for one tensor. */
     uint32_t n_obs_parts;
     const rl_obs_part *obs_parts;
+    /* ABI 1.7: seats >= 2 says the agents of every env play on sides
+       (a two-player game: two seats of one agent each; two teams of
+       snakes): agent k of each env sits at agent_seats[k], in
+       [0, seats).  The host routes each seat's rows to the policy that
+       plays it (the learner, a snapshot of it, a scripted opponent) and
+       shows the learner only its own rows.  0 or 1: every agent is the
+       learner's. */
+    uint32_t seats;
+    const uint32_t *agent_seats; /* [agents], valid until destroy */
+    /* ABI 1.7: nonzero for a turn-based env (needs seats >= 2): reset and
+       step write rl_env_io.to_move, one byte per row, nonzero for the
+       agents that act in the next step (at least one per env).  The host
+       steps an env only with an action for each of its movers, and step
+       reads no other row's action.  Every row gets its reward from every
+       step (what the others' moves did to it included); the env's
+       episode ends for all its agents at once. */
+    uint32_t turn_based;
 } rl_env_info;
 
 /* The host checks an env's observation description once, when it opens
@@ -462,6 +481,30 @@ static inline int rl_env_info_set_agents(rl_env_info *info, uint32_t agents)
     return agents > 1 ? -1 : 0;
 }
 
+/* For env create: reports seats (agent k at seats_of[k]) and whether the
+   env is turn-based.  0 when stored, -1 when the host's rl_env_info is
+   older than 1.7 (refuse the env then: a host that cannot route seats
+   would train one policy on every side). */
+static inline int rl_env_info_set_seats(rl_env_info *info, uint32_t seats, const uint32_t *seats_of,
+                                        uint32_t turn_based)
+{
+    if (!RL_HAS_FIELD(info, rl_env_info, turn_based)) return -1;
+    info->seats = seats;
+    info->agent_seats = seats_of;
+    info->turn_based = turn_based;
+    return 0;
+}
+
+/* The env's seats (0 or 1: none) and turn flag, 0 from a struct too old to say. */
+static inline uint32_t rl_env_info_seats(const rl_env_info *info)
+{
+    return RL_HAS_FIELD(info, rl_env_info, seats) && info->seats >= 2 ? info->seats : 0;
+}
+static inline uint32_t rl_env_info_turn_based(const rl_env_info *info)
+{
+    return RL_HAS_FIELD(info, rl_env_info, turn_based) && info->turn_based;
+}
+
 /* ---- Environment plugins ---------------------------------------------------
  * An env instance simulates num_envs independent environments.  The host owns
  * all I/O buffers, structure-of-arrays and contiguous over envs; a call works
@@ -500,6 +543,9 @@ typedef struct rl_env_io {
        are [num_envs][action_dim] int32s in actions. */
     uint8_t *action_mask;
     uint8_t *final_mask;
+    /* ABI 1.7, a turn-based env (rl_env_info.turn_based): reset and step
+       write one byte per row, nonzero for the rows that move next */
+    uint8_t *to_move;
 } rl_env_io;
 
 typedef struct rl_env_vtable {

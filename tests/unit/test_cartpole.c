@@ -199,7 +199,7 @@ int main(void)
         uint8_t te[3], tr[3];
         for (int i = 0; i < 12; i++) obs[i] = fin[i] = -99.0f;
         for (int i = 0; i < 3; i++) rew[i] = sc[i] = -99.0f, te[i] = tr[i] = 7;
-        rl_env_io io = {sizeof io, obs, act, rew, te, tr, fin, sc, NULL, NULL, NULL};
+        rl_env_io io = {sizeof io, obs, act, rew, te, tr, fin, sc, NULL, NULL, NULL, NULL};
         vt->reset(env, &io, 1, 1);
         vt->step(env, &io, 1, 1);
         OK(obs[0] == -99.0f && obs[8] == -99.0f && obs[4] != -99.0f, "only env 1's obs written");

@@ -101,7 +101,7 @@ int main(void)
             memset(obs, 0xAB, rows * row);
             memset(fin, 0xAB, rows * row);
             for (uint32_t i = 0; i < rows; i++) rew[i] = sc[i] = -99.0f, te[i] = tr[i] = 7;
-            rl_env_io io = {sizeof io, obs, act, rew, te, tr, fin, sc, NULL, NULL, NULL};
+            rl_env_io io = {sizeof io, obs, act, rew, te, tr, fin, sc, NULL, NULL, NULL, NULL};
             vt->reset(env, &io, 1, 1);
             int untouched = 1, written = 1;
             for (int s = 0; s < 300; s++) {

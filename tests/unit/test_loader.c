@@ -32,10 +32,14 @@ int main(void)
         return 77;
     }
     rl__registry reg = {0};
-    load(&reg, "bad_major.so", RL_EABI,
-         "built for plugin ABI 99.6 but this rlhost speaks 1.6: rebuild it against the installed rlhost SDK",
-         "major mismatch");
-    load(&reg, "bad_minor.so", RL_EABI, "needs plugin ABI 1.7 but this rlhost speaks only 1.6", "minor too new");
+    char want_major[160], want_minor[96];
+    snprintf(want_major, sizeof want_major,
+             "built for plugin ABI 99.%d but this rlhost speaks %d.%d: rebuild it against the installed rlhost SDK",
+             RL_ABI_MINOR, RL_ABI_MAJOR, RL_ABI_MINOR);
+    snprintf(want_minor, sizeof want_minor, "needs plugin ABI %d.%d but this rlhost speaks only %d.%d", RL_ABI_MAJOR,
+             RL_ABI_MINOR + 1, RL_ABI_MAJOR, RL_ABI_MINOR);
+    load(&reg, "bad_major.so", RL_EABI, want_major, "major mismatch");
+    load(&reg, "bad_minor.so", RL_EABI, want_minor, "minor too new");
     load(&reg, "short_entry.so", RL_EABI, "rl_plugin_entry struct_size 8 is smaller than", "short entry");
     load(&reg, "no_entry.so", RL_EABI, "is not an rlhost plugin: it does not export 'rlhost_plugin_entry'",
          "missing entry");

@@ -122,11 +122,12 @@ static int alloc_buffers(rl__vecenv *v, uint32_t threads, char *err, size_t errl
         threads = 1;
         snprintf(v->threads_reason, sizeof v->threads_reason, "the env is not thread-safe");
     }
+    if (v->table) threads = 1; /* the table steps its env on threads of its own */
     v->pool = rl__pool_create(threads);
     int box = v->space.kind == RL_SPACE_BOX;
     v->io =
         (rl_env_io){sizeof v->io, v->obs_buf[0], box ? NULL : v->actions, v->rewards,     v->terminated, v->truncated,
-                    final_obs,    scores,        v->env_actions,          v->mask_buf[0], final_mask};
+                    final_obs,    scores,        v->env_actions,          v->mask_buf[0], final_mask,    NULL};
     if (mw && (!v->mask_buf[0] || !v->mask_buf[1] || !final_mask)) {
         snprintf(err, errlen, "env '%s': out of memory for the masks of %u envs", desc->name, num_envs);
         return RL_ENOMEM;
@@ -142,6 +143,41 @@ static int alloc_buffers(rl__vecenv *v, uint32_t threads, char *err, size_t errl
 
 int rl__vecenv_create(rl__vecenv *v, const rl_plugin_desc *desc, const rl_value *options, const rl_value *stages,
                       uint32_t num_envs, uint64_t seed, uint32_t threads, uint32_t repeat, char *err, size_t errlen)
+{
+    return rl__vecenv_create_seated(v, desc, options, stages, num_envs, seed, threads, repeat, NULL, err, errlen);
+}
+
+/* An env with seats goes into a table; without a seating it is refused. */
+static int seat_env(rl__vecenv *v, const rl__seating *seating, uint32_t num_envs, uint64_t seed, uint32_t threads,
+                    char *err, size_t errlen)
+{
+    const rl_plugin_desc *desc = v->desc;
+    if (rl_env_info_turn_based(&v->info) && !rl_env_info_seats(&v->info)) {
+        snprintf(err, errlen, "env '%s' says it is turn-based but seats no players (rl_env_info.seats < 2)",
+                 desc->name);
+        return RL_EINVAL;
+    }
+    if (!rl_env_info_seats(&v->info)) return RL_OK;
+    if (!seating) {
+        snprintf(err, errlen, "env '%s' seats %u players; this command cannot seat them (rlhost run, eval and play do)",
+                 desc->name, v->info.seats);
+        return RL_EINVAL;
+    }
+    if (threads == 0) threads = rl__auto_env_threads(num_envs, v->threads_reason, sizeof v->threads_reason);
+    const rl_env_vtable *vt = v->vt;
+    void *env = v->env;
+    int rc =
+        rl__table_wrap(seating, desc, v->options, v->stages, seed, num_envs, threads, &vt, &env, &v->info, err, errlen);
+    if (rc != RL_OK) return rc;
+    v->vt = vt;
+    v->env = env;
+    v->table = rl__table_of(vt, env);
+    return RL_OK;
+}
+
+int rl__vecenv_create_seated(rl__vecenv *v, const rl_plugin_desc *desc, const rl_value *options, const rl_value *stages,
+                             uint32_t num_envs, uint64_t seed, uint32_t threads, uint32_t repeat,
+                             const rl__seating *seating, char *err, size_t errlen)
 {
     memset(v, 0, sizeof *v);
     v->desc = desc;
@@ -164,6 +200,10 @@ int rl__vecenv_create(rl__vecenv *v, const rl_plugin_desc *desc, const rl_value 
         snprintf(err, errlen, "env '%s': %s", desc->name, perr[0] ? perr : rl_strerror(rc));
         v->env = NULL;
         return rc < 0 ? rc : RL_EINVAL;
+    }
+    if ((rc = seat_env(v, seating, num_envs, seed, threads, err, errlen)) != RL_OK) {
+        rl__vecenv_destroy(v);
+        return rc;
     }
     v->status = status_ext_of(v);
     size_t row_bytes = rl__obs_check(&v->info, desc->name, err, errlen);
@@ -409,6 +449,11 @@ int rl__vecenv_set_autoreset(rl__vecenv *v, int next_step, char *err, size_t err
 
 int rl__vecenv_reseed(rl__vecenv *v, uint64_t seed, char *err, size_t errlen)
 {
+    if (v->table) {
+        int rc = rl__table_reseed(v->table, seed, err, errlen);
+        if (rc == RL_OK) v->failed = 0;
+        return rc;
+    }
     rl_env_args args = {.struct_size = sizeof args,
                         .num_envs = v->boards,
                         .seed = seed,

@@ -10,6 +10,7 @@
 #include <rlhost/plugin.h>
 
 #include "parallel/pool.h"
+#include "seats/table.h"
 #include "spaces/parts.h"
 #include "spaces/spaces.h"
 
@@ -76,6 +77,8 @@ typedef struct rl__vecenv {
     const rl_env_status_ext *status;
     int failed;
     char failed_why[RL_ERR_MAX];
+    /* an env with seats: the table vt and env are (NULL otherwise) */
+    rl__table *table;
 } rl__vecenv;
 
 /* num_envs boards (envs of the plugin), each of info.agents rows; every
@@ -83,6 +86,12 @@ typedef struct rl__vecenv {
    returns RL_E* with a sentence in err. */
 int rl__vecenv_create(rl__vecenv *v, const rl_plugin_desc *desc, const rl_value *options, const rl_value *stages,
                       uint32_t num_envs, uint64_t seed, uint32_t threads, uint32_t repeat, char *err, size_t errlen);
+/* The same for an env that may seat players (ABI 1.7): one with seats is
+   wrapped in a table that seating describes, and the buffers hold the
+   learner's rows only.  rl__vecenv_create refuses such an env. */
+int rl__vecenv_create_seated(rl__vecenv *v, const rl_plugin_desc *desc, const rl_value *options, const rl_value *stages,
+                             uint32_t num_envs, uint64_t seed, uint32_t threads, uint32_t repeat,
+                             const rl__seating *seating, char *err, size_t errlen);
 /* Starts every env's first episode.  An env that reports a failure
    (rl.env.status/1) has it returned by the next rl__vecenv_step. */
 void rl__vecenv_reset(rl__vecenv *v);

@@ -119,6 +119,8 @@ static size_t key_groups(rl__config *c, const char *key, rl__group **groups, con
     *extra = NULL;
     if (strcmp(path, "run") == 0) {
         groups[ng++] = &c->run;
+    } else if (strcmp(path, "seats") == 0) {
+        groups[ng++] = &c->seats;
     } else if (strcmp(path, "env") == 0) {
         groups[ng++] = &c->env_host, groups[ng++] = &c->env_opts, *extra = "optimizations";
     } else if (strcmp(path, "env.optimizations") == 0) {
@@ -336,6 +338,23 @@ oom:
     error_at(r, NULL, "out of memory");
 }
 
+/* The seats group: the host's own, formatted only when given. */
+static void resolve_seats(resolver *r, const config_setting_t *root, const rl__override *ov, size_t n_ov)
+{
+    rl__config *c = r->c;
+    uint32_t n;
+    const rl_option_def *defs = rl__seats_schema(&n);
+    if (group_init(r, &c->seats, defs, n) != RL_OK) {
+        error_at(r, NULL, "out of memory");
+        return;
+    }
+    rl__group *g = &c->seats;
+    resolve_settings(r, get_group(r, root, "seats", "seats"), "seats", &g, 1, NULL, NULL);
+    c->seats_given = config_setting_get_member(root, "seats") != NULL;
+    for (size_t i = 0; i < n_ov; i++) c->seats_given |= strncmp(ov[i].key, "seats.", 6) == 0;
+    fill_rest(r, &c->seats, "seats");
+}
+
 static int config_load(rl__config *c, const char *path, const char *text, const rl__override *ov, size_t n_ov,
                        const rl__registry *reg, rl__sbuf *errors, int need_algo)
 {
@@ -367,18 +386,20 @@ static int config_load(rl__config *c, const char *path, const char *text, const 
         return RL_ENOMEM;
     }
     const config_setting_t *root = config_root_setting(&cfg);
+    c->reg = reg;
     /* tune: the search space of `rlhost tune` (cli/tune.c reads it); a run
        leaves it alone */
-    static const char *const top[] = {"run", "env", "algo", "tune"};
+    static const char *const top[] = {"run", "env", "algo", "seats", "tune"};
     for (int i = 0; i < config_setting_length(root); i++) {
         const config_setting_t *s = config_setting_get_elem(root, (unsigned)i);
         const char *name = config_setting_name(s);
-        if (strcmp(name, "run") && strcmp(name, "env") && strcmp(name, "algo") && strcmp(name, "tune")) {
-            const char *near = rl__nearest(name, top, 4);
+        if (strcmp(name, "run") && strcmp(name, "env") && strcmp(name, "algo") && strcmp(name, "seats") &&
+            strcmp(name, "tune")) {
+            const char *near = rl__nearest(name, top, 5);
             if (near)
                 error_at(&r, s, "%s: unknown group (did you mean '%s'?)", name, near);
             else
-                error_at(&r, s, "%s: unknown group (expected run, env, algo and tune)", name);
+                error_at(&r, s, "%s: unknown group (expected run, env, algo, seats and tune)", name);
         }
     }
     uint32_t n;
@@ -390,6 +411,7 @@ static int config_load(rl__config *c, const char *path, const char *text, const 
         resolve_settings(&r, get_group(&r, root, "run", "run"), "run", &g, 1, NULL, NULL);
         fill_rest(&r, &c->run, "run");
     }
+    resolve_seats(&r, root, ov, n_ov);
     resolve_plugin_group(&r, root, reg, RL_KIND_ENV);
     if (need_algo) resolve_plugin_group(&r, root, reg, RL_KIND_ALGO);
     for (size_t i = 0; i < n_ov; i++) {
@@ -482,6 +504,11 @@ void rl__config_format(const rl__config *c, rl__sbuf *out)
         rl__sbuf_puts(out, "  };\n");
     }
     rl__sbuf_puts(out, "};\n");
+    if (c->seats_given) { /* configs without one read and resume as they always have */
+        rl__sbuf_puts(out, "seats: {\n");
+        format_group(out, &c->seats, "  ");
+        rl__sbuf_puts(out, "};\n");
+    }
 }
 
 void rl__config_destroy(rl__config *c)

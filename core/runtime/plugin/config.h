@@ -33,9 +33,12 @@ typedef struct rl__config {
     const char *path;
     rl__group run; /* host: run group */
     const rl__plugin *env, *algo;
+    const rl__registry *reg;      /* what the plugins were found in (opponents are looked up there) */
     rl__group env_host, env_opts; /* host env options, plugin options */
     rl__group env_host_stages, env_stages;
     rl__group algo_opts, algo_stages;
+    rl__group seats; /* host: who plays an env's seats (read for envs with seats) */
+    int seats_given; /* the file or an override sets the seats group: it is formatted */
     /* the env's options for an evaluation (a run's, `eval`, `play`): the
        config's with each training option (RL_OPT_TRAINING) at its default */
     rl_value *env_eval_vals;

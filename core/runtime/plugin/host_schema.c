@@ -43,6 +43,35 @@ static const rl_option_def env_host_stages[RL__ENVST_N] = {
                                                 "repeat each action N env steps, summing rewards (changes results)"),
 };
 
+static const char *const draw_rules[] = {"latest", "uniform", "pfsp", NULL};
+
+static const rl_option_def seats_schema[RL__SEATS_N] = {
+    [RL__SEATS_OPPONENT] = RL_OPTION_STRING(
+        "opponent", "\"self\"",
+        "who plays the seats the learner does not: self (snapshots of the learner from its pool), an "
+        "algorithm plugin with options (\"connect_four_alphabeta(depth=4)\", \"random\"), or a checkpoint "
+        "or run directory"),
+    [RL__SEATS_LEARNER_SEAT] = RL_OPTION_INT_F("learner_seat", "\"auto\"", 0, 63, RL_OPT_AUTO,
+                                               "the seat the learner plays; auto = env i's episode e at seat "
+                                               "(i + e) mod seats, every seat as often"),
+    [RL__SEATS_POOL_SIZE] =
+        RL_OPTION_INT("pool_size", "20", 1, 1000, "self-play: snapshots kept in the pool, the oldest dropped"),
+    [RL__SEATS_SNAPSHOT_INTERVAL] =
+        RL_OPTION_INT("snapshot_interval", "50000", 1, 1e15, "self-play: steps between snapshots into the pool"),
+    [RL__SEATS_DRAW] = RL_OPTION_ENUM("draw", "uniform", draw_rules,
+                                      "self-play: the snapshot each game is played against: latest, uniform "
+                                      "over the pool, or pfsp (prioritized fictitious self-play: weight "
+                                      "(1 - p)^2 for a snapshot the learner beats with rate p)"),
+    [RL__SEATS_EVAL_OPPONENTS] = RL_OPTION_STRING_LIST(
+        "eval_opponents", "[\"random\"]", "opponents of every evaluation, each at every seat, as opponent names them"),
+};
+
+const rl_option_def *rl__seats_schema(uint32_t *n)
+{
+    *n = RL__SEATS_N;
+    return seats_schema;
+}
+
 const rl_option_def *rl__run_schema(uint32_t *n)
 {
     *n = RL__RUN_N;

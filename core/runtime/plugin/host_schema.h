@@ -26,9 +26,21 @@ enum {
 #define RL__MAX_REPLICAS 64
 enum { RL__ENV_NUM_ENVS, RL__ENV_N };
 enum { RL__ENVST_THREADS, RL__ENVST_ACTION_REPEAT, RL__ENVST_N };
+/* The seats group: who plays an env's seats (ABI 1.7) beside the learner. */
+enum {
+    RL__SEATS_OPPONENT,
+    RL__SEATS_LEARNER_SEAT,
+    RL__SEATS_POOL_SIZE,
+    RL__SEATS_SNAPSHOT_INTERVAL,
+    RL__SEATS_DRAW,
+    RL__SEATS_EVAL_OPPONENTS,
+    RL__SEATS_N
+};
+enum { RL__DRAW_LATEST, RL__DRAW_UNIFORM, RL__DRAW_PFSP };
 
 const rl_option_def *rl__run_schema(uint32_t *n);
 const rl_option_def *rl__env_host_schema(uint32_t *n);
 const rl_option_def *rl__env_host_stages(uint32_t *n);
+const rl_option_def *rl__seats_schema(uint32_t *n);
 
 #endif

@@ -77,6 +77,13 @@ static int episode_limit(const rl__vecenv *ev, char *err, size_t errlen)
 int rl__evaluate(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const char *algo_name, uint32_t episodes,
                  volatile sig_atomic_t *stop, FILE *trace, rl__eval_result *out, char *err, size_t errlen)
 {
+    return rl__evaluate_games(ev, avt, algo, algo_name, episodes, stop, trace, out, NULL, err, errlen);
+}
+
+int rl__evaluate_games(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const char *algo_name, uint32_t episodes,
+                       volatile sig_atomic_t *stop, FILE *trace, rl__eval_result *out, rl__table_tally *tally,
+                       char *err, size_t errlen)
+{
     uint32_t n = ev->n; /* rows: envs x agents */
     uint32_t *t_in_episode = calloc(3 * (size_t)n, sizeof(uint32_t));
     if (!t_in_episode) {
@@ -118,6 +125,11 @@ int rl__evaluate(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const ch
             if (!(ev->terminated[i] | ev->truncated[i]) || got[i] >= quota[i]) continue;
             got[i]++;
             done_total++;
+            if (tally && ev->table) {
+                int o = rl__table_outcome(ev->table, i);
+                uint32_t seat = rl__table_outcome_seat(ev->table, i);
+                (o > 0 ? tally->win : o < 0 ? tally->loss : tally->draw)[seat]++;
+            }
             double r = ev->done_return[i];
             sum += r;
             sum2 += r * r;
@@ -141,41 +153,102 @@ int rl__evaluate(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const ch
     return RL_OK;
 }
 
-void *rl__policy_open(const rl__config *c, const rl_env_info *info, uint32_t n_eval, rl__restore *r, char *err,
-                      size_t errlen)
+/* The evaluation opponents of a run with seats: seats.eval_opponents, or
+   the training opponent when that list is empty and it is not "self". */
+uint32_t rl__eval_opponents(const rl__config *c, const char *const **list)
 {
-    return rl__algo_open(c, info, n_eval, 1, r, err, errlen);
+    const rl_value *v = &c->seats.vals[RL__SEATS_EVAL_OPPONENTS];
+    static const char *train[1];
+    if (v->n) {
+        *list = v->slist;
+        return (uint32_t)v->n;
+    }
+    train[0] = c->seats.vals[RL__SEATS_OPPONENT].s;
+    *list = train;
+    return strcmp(train[0], "self") ? 1 : 0;
 }
 
-void *rl__algo_open(const rl__config *c, const rl_env_info *info, uint32_t n_eval, int inference, rl__restore *r,
-                    char *err, size_t errlen)
+/* A column name's part for an opponent spec: [a-z0-9_] only. */
+static void column_name(const char *spec, char *out, size_t len)
 {
-    char perr[RL_ERR_MAX] = "";
-    const rl_algo_vtable *avt = c->algo->desc->vtable;
-    uint32_t agents = info->agents ? info->agents : 1; /* the algorithm's envs are rows */
-    rl_algo_args args = {.struct_size = sizeof args,
-                         .env = info,
-                         .num_envs = (uint32_t)c->env_host.vals[RL__ENV_NUM_ENVS].i * agents,
-                         .num_eval_envs = n_eval,
-                         .seed = (uint64_t)c->run.vals[RL__RUN_SEED].i,
-                         .total_steps = rl__schedule_steps(c),
-                         .options = c->algo_opts.vals,
-                         .stages = c->algo_stages.vals,
-                         .host = rl__host_api(),
-                         .replicas = rl__replicas_single(),
-                         .inference = (uint32_t)(inference != 0),
-                         .steps = &rl__no_steps};
-    void *algo = NULL;
-    int rc = avt->create(&args, &algo, perr, sizeof perr);
-    if (rc != RL_OK) {
-        snprintf(err, errlen, "algo '%s': %s", c->algo->desc->name, perr[0] ? perr : rl_strerror(rc));
-        return NULL;
+    size_t n = 0;
+    for (const char *p = spec; *p && n + 1 < len; p++) {
+        char ch = *p >= 'A' && *p <= 'Z' ? (char)(*p - 'A' + 'a') : *p;
+        int ok = (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9');
+        if (ok)
+            out[n++] = ch;
+        else if (n && out[n - 1] != '_')
+            out[n++] = '_';
     }
-    if (r && r->path && rl__ckpt_restore(r, c, algo, err, errlen) != RL_OK) {
-        avt->destroy(algo);
-        return NULL;
+    while (n && out[n - 1] == '_') n--;
+    out[n] = 0;
+}
+
+/* See eval.h.  The rating is Elo's for the score S over all the games,
+   against the opponents taken as one player rated 0: 400 log10(S / (1 - S)),
+   S kept half a game from 0 and 1. */
+int rl__evaluate_seats(rl__vecenv *ev, const rl__config *c, const rl_algo_vtable *avt, void *algo, uint32_t episodes,
+                       uint64_t seed, volatile sig_atomic_t *stop, rl__eval_result *out, rl__sbuf *cols, rl__sbuf *vals,
+                       rl__sbuf *text, char *err, size_t errlen)
+{
+    const char *const *opp;
+    uint32_t n_opp = rl__eval_opponents(c, &opp), seats = rl__table_seats(ev->table);
+    double n = 0, sum = 0, sum2 = 0, len = 0, score = 0, mn = INFINITY, mx = -INFINITY, points = 0;
+    int rc = RL_OK;
+    if (!n_opp) {
+        snprintf(err, errlen, "seats.eval_opponents is empty and the learner trains against itself: name an opponent");
+        return RL_ECONFIG;
     }
-    return algo;
+    for (uint32_t o = 0; o < n_opp && rc == RL_OK; o++) {
+        char name[96];
+        column_name(opp[o], name, sizeof name);
+        for (uint32_t seat = 0; seat < seats && rc == RL_OK; seat++) {
+            rl__table_tally tally;
+            memset(&tally, 0, sizeof tally);
+            rl__eval_result r;
+            memset(&r, 0, sizeof r);
+            rc = rl__table_set_opponent(ev->table, opp[o], (int32_t)seat, err, errlen);
+            if (rc == RL_OK) rc = rl__vecenv_reseed(ev, seed, err, errlen);
+            if (rc == RL_OK)
+                rc = rl__evaluate_games(ev, avt, algo, c->algo->desc->name, episodes, stop, NULL, &r, &tally, err,
+                                        errlen);
+            if (rc != RL_OK) break;
+            double e = r.episodes, w = (double)tally.win[seat], d = (double)tally.draw[seat],
+                   l = (double)tally.loss[seat];
+            n += e;
+            sum += e * r.return_mean;
+            sum2 += e * (r.return_std * r.return_std + r.return_mean * r.return_mean);
+            len += e * r.length_mean;
+            score += e * r.score_mean;
+            mn = r.return_min < mn ? r.return_min : mn;
+            mx = r.return_max > mx ? r.return_max : mx;
+            points += w + d / 2;
+            rl__sbuf_printf(cols, ",vs_%s_seat%u_win,vs_%s_seat%u_draw,vs_%s_seat%u_loss", name, seat, name, seat, name,
+                            seat);
+            rl__sbuf_printf(vals, ",%.6g,%.6g,%.6g", w / e, d / e, l / e);
+            if (text)
+                rl__sbuf_printf(text,
+                                "  vs %s, learner at seat %u: won %.0f, drew %.0f, lost %.0f of %.0f (%.1f%% won)\n",
+                                opp[o], seat, w, d, l, e, 100 * w / e);
+        }
+    }
+    if (rc != RL_OK) return rc;
+    double S = points / n, lo = 0.5 / n;
+    S = S < lo ? lo : S > 1 - lo ? 1 - lo : S;
+    double elo = 400.0 * log10(S / (1 - S));
+    rl__sbuf_puts(cols, ",elo");
+    rl__sbuf_printf(vals, ",%.1f", elo);
+    if (text) rl__sbuf_printf(text, "  rating %.0f (Elo, the opponents as one player rated 0)\n", elo);
+    out->done = 1;
+    out->episodes = (uint32_t)n;
+    out->return_mean = sum / n;
+    double var = sum2 / n - out->return_mean * out->return_mean;
+    out->return_std = var > 0 ? sqrt(var) : 0;
+    out->return_min = mn;
+    out->return_max = mx;
+    out->length_mean = len / n;
+    out->score_mean = score / n;
+    return RL_OK;
 }
 
 int rl__eval_command(const rl__config *c, const char *ckpt, const char *prev, uint32_t episodes, int json,
@@ -188,8 +261,11 @@ int rl__eval_command(const rl__config *c, const char *ckpt, const char *prev, ui
     rl__vecenv ev;
     /* The run's evaluation seed stream, so the final checkpoint of a run
        evaluates to the numbers in its summary.json. */
-    if (rl__vecenv_create(&ev, c->env->desc, rl__env_eval_opts(c), c->env_stages.vals, n, rl__eval_seed(seed), 1,
-                          repeat, err, sizeof err) != RL_OK) {
+    const char *const *opp;
+    rl__seating seating = {c, rl__eval_opponents(c, &opp) ? opp[0] : "random", 0, NULL,
+                           rl__eval_seed(seed) ^ 0x5ea75ea7ull};
+    if (rl__vecenv_create_seated(&ev, c->env->desc, rl__env_eval_opts(c), c->env_stages.vals, n, rl__eval_seed(seed), 1,
+                                 repeat, &seating, err, sizeof err) != RL_OK) {
         rl__log(RL_LOG_ERROR, NULL, "%s", err);
         return 1;
     }
@@ -202,7 +278,17 @@ int rl__eval_command(const rl__config *c, const char *ckpt, const char *prev, ui
     if (algo) {
         rl__eval_result r = {0};
         FILE *trace = NULL;
-        if (trace_path && !(trace = fopen(trace_path, "w"))) {
+        rl__sbuf cols = {0}, vals = {0}, games = {0};
+        if (ev.table) {
+            if (trace_path) {
+                snprintf(err, sizeof err, "--trace: env '%s' seats players; a trace follows one opponent (not yet)",
+                         c->env->desc->name);
+                rc = RL_ENOTSUP;
+            } else {
+                rc = rl__evaluate_seats(&ev, c, avt, algo, episodes, rl__eval_seed(seed), NULL, &r, &cols, &vals,
+                                        &games, err, sizeof err);
+            }
+        } else if (trace_path && !(trace = fopen(trace_path, "w"))) {
             snprintf(err, sizeof err, "cannot write the trace %s: %s", trace_path, strerror(errno));
             rc = RL_EIO;
         } else {
@@ -240,7 +326,11 @@ int rl__eval_command(const rl__config *c, const char *ckpt, const char *prev, ui
                    r.return_max);
             printf("  length  mean %.4g\n", r.length_mean);
             if (ev.info.score_name) printf("  %s  mean %.4g\n", ev.info.score_name, r.score_mean);
+            if (games.data) fputs(games.data, stdout);
         }
+        rl__sbuf_free(&cols);
+        rl__sbuf_free(&vals);
+        rl__sbuf_free(&games);
         avt->destroy(algo);
     }
     rl__vecenv_destroy(&ev);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "env/vecenv.h"
+#include "run/algo_open.h"
 
 typedef struct rl__eval_result {
     int done;
@@ -37,20 +38,22 @@ static inline uint64_t rl__eval_seed(uint64_t run_seed)
    observation the action was chosen on (obs_0, obs_1, ...). */
 int rl__evaluate(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const char *algo_name, uint32_t episodes,
                  volatile sig_atomic_t *stop, FILE *trace, rl__eval_result *out, char *err, size_t errlen);
+/* The same, adding each counted game's result (an env with seats) to
+   tally, by the seat the learner played. */
+int rl__evaluate_games(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const char *algo_name, uint32_t episodes,
+                       volatile sig_atomic_t *stop, FILE *trace, rl__eval_result *out, rl__table_tally *tally,
+                       char *err, size_t errlen);
 
-/* The config's algorithm for acting in RL_MODE_EVAL mode on n_eval envs of
-   info: built as for training (its sizes may depend on num_envs) and
-   restored from r->path when given (r may be NULL: untrained; r->prev_path, may be NULL, when that
-   one is missing or bad; r->step gets its step; config differences not in
-   r->allowed are warnings).  NULL on failure with a sentence in err. */
+/* An env with seats (ev->table): games against every evaluation opponent
+   (rl__eval_opponents) at every seat, `episodes` each, every one from the
+   evaluation seed.  out gets the result over all of them; cols and vals
+   evals.csv's columns of each opponent and seat (win, draw and loss rates)
+   and the learner's Elo-style rating; text (may be NULL) a line each. */
 struct rl__config;
-struct rl__restore;
-void *rl__policy_open(const struct rl__config *c, const rl_env_info *info, uint32_t n_eval, struct rl__restore *r,
-                      char *err, size_t errlen);
-/* The same with the choice: inference != 0 builds what acting needs (the
-   policy readers), 0 a full training instance of one replica. */
-void *rl__algo_open(const struct rl__config *c, const rl_env_info *info, uint32_t n_eval, int inference,
-                    struct rl__restore *r, char *err, size_t errlen);
+uint32_t rl__eval_opponents(const struct rl__config *c, const char *const **list);
+int rl__evaluate_seats(rl__vecenv *ev, const struct rl__config *c, const rl_algo_vtable *avt, void *algo,
+                       uint32_t episodes, uint64_t seed, volatile sig_atomic_t *stop, rl__eval_result *out,
+                       rl__sbuf *cols, rl__sbuf *vals, rl__sbuf *text, char *err, size_t errlen);
 
 /* `rlhost eval`: builds the config's env and algo, restores ckpt (may be
    NULL: the untrained policy; prev as in rl__policy_open), evaluates `episodes` greedy episodes and

@@ -72,8 +72,8 @@ void rl__report_eval(rl__report *r, uint64_t steps, const rl__eval_result *ev, i
     if (!r->log.evals.len)
         rl__sbuf_printf(&r->log.evals,
                         "step,wall_s,final,episodes,return_mean,return_std,return_min,"
-                        "return_max,length_mean%s\n",
-                        has_score ? ",score_mean" : "");
+                        "return_max,length_mean%s%s\n",
+                        has_score ? ",score_mean" : "", r->eval_cols.data ? r->eval_cols.data : "");
     rl__sbuf_printf(&r->log.evals, "%llu", (unsigned long long)steps);
     csv_num(&r->log.evals, rl_now() - r->clock->start);
     rl__sbuf_printf(&r->log.evals, ",%d,%u", final, ev->episodes);
@@ -83,6 +83,7 @@ void rl__report_eval(rl__report *r, uint64_t steps, const rl__eval_result *ev, i
     csv_num(&r->log.evals, ev->return_max);
     csv_num(&r->log.evals, ev->length_mean);
     if (has_score) csv_num(&r->log.evals, ev->score_mean);
+    if (r->eval_vals.data) rl__sbuf_puts(&r->log.evals, r->eval_vals.data);
     rl__sbuf_puts(&r->log.evals, "\n");
 }
 

@@ -68,6 +68,10 @@ typedef struct rl__report {
     char *err;              /* where a failed write's sentence goes */
     size_t errlen;
     rl__run_log log;
+    /* an env with seats: evals.csv's columns of the games against each
+       evaluation opponent (",vs_random_seat0_win,...") and the last
+       evaluation's values of them (",0.91,..."), both set by the run */
+    rl__sbuf eval_cols, eval_vals;
 } rl__report;
 
 /* Where the run is at a report. */

@@ -14,6 +14,7 @@
 #include "run/run_internal.h"
 
 #include <signal.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,25 @@ static void report_progress(rl__run_state *rs, double now)
 
 /* ---- evaluation ----------------------------------------------------------*/
 
+/* The games against every evaluation opponent at every seat (eval.h),
+   their columns kept for evals.csv. */
+static int evaluate_seats(rl__run_state *rs, uint32_t episodes, eval_result *out)
+{
+    rl__sbuf cols = {0}, vals = {0};
+    int rc = rl__evaluate_seats(&rs->eval, rs->c, rs->avt, rs->algo, episodes, rl__eval_seed(rs->set.seed),
+                                &rl__stop_signal, out, &cols, &vals, NULL, rs->err, sizeof rs->err);
+    if (rc == RL_OK) {
+        rl__sbuf_free(&rs->rep.eval_cols);
+        rl__sbuf_free(&rs->rep.eval_vals);
+        rs->rep.eval_cols = cols;
+        rs->rep.eval_vals = vals;
+        return RL_OK;
+    }
+    rl__sbuf_free(&cols);
+    rl__sbuf_free(&vals);
+    return rc;
+}
+
 /* Every evaluation stops at a signal (RL_EINTR), between two env steps. */
 static int evaluate(rl__run_state *rs, uint32_t episodes, eval_result *out)
 {
@@ -71,7 +91,9 @@ static int evaluate(rl__run_state *rs, uint32_t episodes, eval_result *out)
         eval_result r;
     } msg;
     memset(&msg, 0, sizeof msg);
-    if (rs->set.writer)
+    if (rs->set.writer && rs->eval.table)
+        msg.rc = evaluate_seats(rs, episodes, &msg.r);
+    else if (rs->set.writer)
         msg.rc = rl__evaluate(&rs->eval, rs->avt, rs->algo, rs->c->algo->desc->name, episodes, &rl__stop_signal, NULL,
                               &msg.r, rs->err, sizeof rs->err);
     rl__world_bcast(&msg, sizeof msg, 0);
@@ -90,6 +112,12 @@ static int fail(rl__run_state *rs, int rc, const char *what)
     snprintf(rs->err, sizeof rs->err, "%s at step %llu: %s", what, (unsigned long long)rs->steps,
              perr[0] ? perr : rl_strerror(rc));
     return rc;
+}
+
+/* The first multiple of interval past base (never, for interval 0). */
+static uint64_t next_mark(uint64_t base, uint64_t interval)
+{
+    return interval ? (base / interval + 1) * interval : UINT64_MAX;
 }
 
 /* The next step at which a row, an evaluation and a checkpoint fall due. */
@@ -145,6 +173,10 @@ static int after_step(rl__run_state *rs, marks *m)
     uint64_t eval_interval = (uint64_t)val(&c->run, RL__RUN_EVAL_INTERVAL)->i;
     uint32_t eval_episodes = (uint32_t)val(&c->run, RL__RUN_EVAL_EPISODES)->i;
     int rc;
+    if (rs->have_pool && rs->steps >= rs->next_snapshot) {
+        if ((rc = rl__run_snapshot(rs)) != RL_OK) return fail(rs, rc, "writing a self-play snapshot failed");
+        rs->next_snapshot = next_mark(rs->steps, (uint64_t)val(&c->seats, RL__SEATS_SNAPSHOT_INTERVAL)->i);
+    }
     if (rs->steps >= m->eval) {
         if (eval_episodes && rs->have_eval && (rc = periodic_eval(rs, eval_episodes)) != RL_OK) return rc;
         m->eval += eval_interval;
@@ -162,12 +194,6 @@ static int after_step(rl__run_state *rs, marks *m)
         if ((rc = rl__run_checkpoint(rs)) != RL_OK) return fail(rs, rc, "writing the checkpoint failed");
     }
     return RL_OK;
-}
-
-/* The first multiple of interval past base (never, for interval 0). */
-static uint64_t next_mark(uint64_t base, uint64_t interval)
-{
-    return interval ? (base / interval + 1) * interval : UINT64_MAX;
 }
 
 static int train_loop(rl__run_state *rs)
@@ -190,8 +216,13 @@ static int train_loop(rl__run_state *rs)
                        .truncated = v->truncated,
                        .box_actions = box ? v->actions : NULL,
                        .final_masks = masked ? v->io.final_mask : NULL};
-    if (!rs->envs_restored) rl__vecenv_reset(v);
     int world = rl__world_size() > 1, rc = RL_OK;
+    if (rs->have_pool) { /* the pool starts with the learner as it is: its first opponent */
+        if (!rs->pool.n && (rc = rl__run_snapshot(rs)) != RL_OK)
+            return fail(rs, rc, "writing a self-play snapshot failed");
+        rs->next_snapshot = next_mark(rs->steps, (uint64_t)val(&c->seats, RL__SEATS_SNAPSHOT_INTERVAL)->i);
+    }
+    if (!rs->envs_restored) rl__vecenv_reset(v);
     if (rs->eval_due && (rc = after_step(rs, &m)) != RL_OK) return rc == RL_EINTR ? RL_OK : rc;
     while (rs->steps < rs->set.target && !(world ? rs->stop : rl__stop_signal)) {
         double t0 = rl_now();
@@ -254,16 +285,43 @@ static int open_envs(rl__run_state *rs)
         threads = rl__host_api()->cpu_count() / rl__world_local();
         if (threads < 1) threads = 1;
     }
-    int rc = rl__vecenv_create(&rs->train, c->env->desc, c->env_opts.vals, c->env_stages.vals,
-                               (uint32_t)val(&c->env_host, RL__ENV_NUM_ENVS)->i, rs->set.seed, threads, repeat, rs->err,
-                               sizeof rs->err);
+    const rl_value *ls = val(&c->seats, RL__SEATS_LEARNER_SEAT);
+    const char *opponent = val(&c->seats, RL__SEATS_OPPONENT)->s;
+    rl__seating seating = {c, opponent, ls->is_auto ? -1 : (int32_t)ls->i, &rs->pool, rs->set.seed ^ 0x5ea75ea7ull};
+    int rc = rl__vecenv_create_seated(&rs->train, c->env->desc, c->env_opts.vals, c->env_stages.vals,
+                                      (uint32_t)val(&c->env_host, RL__ENV_NUM_ENVS)->i, rs->set.seed, threads, repeat,
+                                      &seating, rs->err, sizeof rs->err);
     if (rc != RL_OK) return rc == RL_ENOMEM ? rc : RL_ECONFIG;
+    if (rs->train.table && rl__world_size() > 1) {
+        snprintf(rs->err, sizeof rs->err, "env '%s' seats players; a run with seats takes one process, not an MPI job",
+                 c->env->desc->name);
+        return RL_ECONFIG;
+    }
+    if (rs->train.table && !strcmp(opponent, "self")) {
+        rc = rl__spool_init(&rs->pool, c, &rs->train.info, rl__table_opponent_rows(rs->train.table), rs->set.out_dir,
+                            rs->err, sizeof rs->err);
+        if (rc != RL_OK) return rc;
+        rs->have_pool = 1;
+    }
     uint32_t n_eval = rs->set.eval_episodes < RL__MAX_EVAL_ENVS ? rs->set.eval_episodes : RL__MAX_EVAL_ENVS;
     if (!n_eval) return RL_OK;
-    rc = rl__vecenv_create(&rs->eval, c->env->desc, rl__env_eval_opts(c), c->env_stages.vals, n_eval,
-                           rl__eval_seed(rs->set.seed), 1, repeat, rs->err, sizeof rs->err);
+    const char *const *opp;
+    if (rs->train.table && !rl__eval_opponents(c, &opp)) {
+        snprintf(rs->err, sizeof rs->err,
+                 "seats.eval_opponents is empty and the learner plays itself: name the opponents to evaluate "
+                 "against (or set run.eval_episodes = 0)");
+        return RL_ECONFIG;
+    }
+    rl__seating eval_seating = {c, rs->train.table ? opp[0] : "random", 0, NULL,
+                                rl__eval_seed(rs->set.seed) ^ 0x5ea75ea7ull};
+    rc = rl__vecenv_create_seated(&rs->eval, c->env->desc, rl__env_eval_opts(c), c->env_stages.vals, n_eval,
+                                  rl__eval_seed(rs->set.seed), 1, repeat, &eval_seating, rs->err, sizeof rs->err);
     if (rc != RL_OK) return rc == RL_ECONFIG ? RL_EIO : rc; /* accepted just above: not the config */
     rs->have_eval = 1;
+    for (uint32_t o = 1; rs->eval.table && o <= rl__eval_opponents(c, &opp); o++) { /* each opens now, not at the end */
+        rc = rl__table_set_opponent(rs->eval.table, opp[o % rl__eval_opponents(c, &opp)], 0, rs->err, sizeof rs->err);
+        if (rc != RL_OK) return rc;
+    }
     return RL_OK;
 }
 
@@ -472,6 +530,9 @@ static void run_close(rl__run_state *rs)
     rl__replicas_destroy(&rs->reps);
     rl__vecenv_destroy(&rs->eval);
     rl__vecenv_destroy(&rs->train);
+    if (rs->have_pool) rl__spool_free(&rs->pool);
+    rl__sbuf_free(&rs->rep.eval_cols);
+    rl__sbuf_free(&rs->rep.eval_vals);
     rl__sbuf_free(&rs->rep.log.csv);
     rl__sbuf_free(&rs->rep.log.evals);
     rl__sbuf_free(&rs->rep.log.episodes);

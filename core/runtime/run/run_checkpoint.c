@@ -5,11 +5,13 @@
 #define _GNU_SOURCE
 #include "run/run_internal.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <rlhost/rlcore.h>
@@ -117,6 +119,7 @@ static int host_state(rl__run_state *rs, const rl_state_io *io, int load, char *
         for (uint32_t i = 0; load && i < RL__RECENT; i++)
             if ((rc = rl_state_check_f("host/episode_recent_length", len[i], 0, 1e18, err, errlen))) return rc;
     }
+    if (rs->have_pool && (rc = rl__spool_state(&rs->pool, io, load, err, errlen)) != RL_OK) return rc;
     char perr[RL_ERR_MAX] = "";
     rc = load ? te->load(v->env, io, "env/", perr, sizeof perr) : te->save(v->env, io, "env/", perr, sizeof perr);
     if (rc == RL_OK && ee) {
@@ -233,43 +236,34 @@ int rl__run_gather_state(rl__run_state *rs, const rl_state_io *io)
 /* Every checkpoint is preceded by the metrics up to its step, durably: a
    resume cuts metrics.csv back to the checkpoint's step, so after a kill at
    any instant no row is lost or doubled. */
-int rl__run_checkpoint(rl__run_state *rs)
+/* The metadata and the algorithm's state of a checkpoint of this step into
+   ck (what a checkpoint and a self-play snapshot share).  RL_OK, or an
+   error with the sentence in rs->err. */
+static int build_ckpt(rl__run_state *rs, rl__ckpt *ck, rl_state_io *io)
 {
     const rl__config *c = rs->c;
-    if (!rs->set.writer) return rl__run_gather_state(rs, NULL);
-    if (rl__report_write(&rs->rep, 1) != RL_OK) {
-        rl__run_gather_state(rs, NULL);
-        return RL_EIO;
-    }
-    char path[4200], num[32];
-    snprintf(path, sizeof path, "%s/checkpoint.safetensors", rs->set.out_dir);
-    rl__ckpt ck, replay;
-    memset(&ck, 0, sizeof ck);
-    memset(&replay, 0, sizeof replay);
-    ck.path = path;
-    ck.side = &replay;
-    ck.to_side = rl__is_replay_tensor;
+    char num[32];
     rl__sbuf cfg = {0};
     rl__config_format(c, &cfg);
     int rc = cfg.oom ? RL_ENOMEM : RL_OK;
-    if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.config", cfg.data);
+    if (!rc) rc = rl__ckpt_meta(ck, "rlhost.config", cfg.data);
     rl__sbuf_free(&cfg);
-    if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.version", RLHOST_VERSION);
+    if (!rc) rc = rl__ckpt_meta(ck, "rlhost.version", RLHOST_VERSION);
     snprintf(num, sizeof num, "%d.%d", RL_ABI_MAJOR, RL_ABI_MINOR);
-    if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.abi", num);
-    if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.env", c->env->desc->name);
-    if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.env_version", c->env->desc->version);
-    if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.algo", c->algo->desc->name);
-    if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.algo_version", c->algo->desc->version);
+    if (!rc) rc = rl__ckpt_meta(ck, "rlhost.abi", num);
+    if (!rc) rc = rl__ckpt_meta(ck, "rlhost.env", c->env->desc->name);
+    if (!rc) rc = rl__ckpt_meta(ck, "rlhost.env_version", c->env->desc->version);
+    if (!rc) rc = rl__ckpt_meta(ck, "rlhost.algo", c->algo->desc->name);
+    if (!rc) rc = rl__ckpt_meta(ck, "rlhost.algo_version", c->algo->desc->version);
     snprintf(num, sizeof num, "%llu", (unsigned long long)rs->steps);
-    if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.step", num);
-    if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.phase", rs->final_phase ? "final" : "training");
+    if (!rc) rc = rl__ckpt_meta(ck, "rlhost.step", num);
+    if (!rc) rc = rl__ckpt_meta(ck, "rlhost.phase", rs->final_phase ? "final" : "training");
     char reps[16];
     snprintf(reps, sizeof reps, "%u", rs->reps.count);
-    if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.replicas", reps);
+    if (!rc) rc = rl__ckpt_meta(ck, "rlhost.replicas", reps);
     char eps[32];
     snprintf(eps, sizeof eps, "%llu", (unsigned long long)rs->train.stats.episodes);
-    if (!rc) rc = rl__ckpt_meta(&ck, "rlhost.episodes", eps);
+    if (!rc) rc = rl__ckpt_meta(ck, "rlhost.episodes", eps);
     { /* what the policy reads and chooses, for readers without rlhost */
         const rl_env_info *in = &rs->train.info;
         rl__sbuf obs = {0};
@@ -279,24 +273,72 @@ int rl__run_checkpoint(rl__run_state *rs)
         rl__sbuf_printf(&obs, "],\"scale\":%.9g", (double)in->obs_scale);
         rl__parts_json(&rs->train.parts, &obs);
         rl__sbuf_puts(&obs, "}");
-        if (!rc) rc = obs.oom ? RL_ENOMEM : rl__ckpt_meta(&ck, "rlhost.observation", obs.data);
+        if (!rc) rc = obs.oom ? RL_ENOMEM : rl__ckpt_meta(ck, "rlhost.observation", obs.data);
         rl__sbuf_free(&obs);
         rl__sbuf space = {0};
         rl__space_json(&rs->train.space, &space);
-        if (!rc) rc = space.oom ? RL_ENOMEM : rl__ckpt_meta(&ck, "rlhost.action_space", space.data);
+        if (!rc) rc = space.oom ? RL_ENOMEM : rl__ckpt_meta(ck, "rlhost.action_space", space.data);
         rl__sbuf_free(&space);
     }
-    rl_state_io io;
-    rl__ckpt_io(&ck, &io);
+    rl__ckpt_io(ck, io);
     if (rc) {
-        snprintf(rs->err, sizeof rs->err, "%s", rc == RL_ENOMEM ? "out of memory building the checkpoint" : ck.err);
+        snprintf(rs->err, sizeof rs->err, "%s", rc == RL_ENOMEM ? "out of memory building the checkpoint" : ck->err);
     } else if (rs->state_ext) {
         char perr[RL_ERR_MAX] = "";
-        rc = rl__replicas_state(&rs->reps, rs->state_ext, &io, 0, perr, sizeof perr);
+        rc = rl__replicas_state(&rs->reps, rs->state_ext, io, 0, perr, sizeof perr);
         if (rc)
             snprintf(rs->err, sizeof rs->err, "algo '%s' could not save its state: %s", c->algo->desc->name,
                      perr[0] ? perr : rl_strerror(rc));
     }
+    return rc;
+}
+
+int rl__run_snapshot(rl__run_state *rs)
+{
+    rl__spool *p = &rs->pool;
+    if (!rs->set.writer) return RL_OK;
+    if (mkdir(p->dir, 0755) != 0 && errno != EEXIST) { /* made again if it was removed */
+        snprintf(rs->err, sizeof rs->err, "cannot make the self-play pool %s: %s", p->dir, strerror(errno));
+        return RL_EIO;
+    }
+    rl__ckpt ck;
+    memset(&ck, 0, sizeof ck);
+    char path[4300], name[64];
+    snprintf(name, sizeof name, "step-%015llu.safetensors", (unsigned long long)rs->steps);
+    rl__spool_path(p, rs->steps, path, sizeof path);
+    ck.path = path;
+    rl_state_io io;
+    int rc = build_ckpt(rs, &ck, &io);
+    int fd = rc == RL_OK ? open(p->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+    if (rc == RL_OK && fd < 0) {
+        snprintf(rs->err, sizeof rs->err, "cannot open the self-play pool %s: %s", p->dir, strerror(errno));
+        rc = RL_EIO;
+    }
+    if (rc == RL_OK) rc = rl__ckpt_write(&ck, (rl__dir){fd, p->dir}, name, NULL, rs->err, sizeof rs->err);
+    if (fd >= 0) close(fd);
+    rl__ckpt_free(&ck);
+    if (rc == RL_OK) rc = rl__spool_add(p, rs->steps, rs->err, sizeof rs->err);
+    return rc;
+}
+
+int rl__run_checkpoint(rl__run_state *rs)
+{
+    if (!rs->set.writer) return rl__run_gather_state(rs, NULL);
+    if (rl__report_write(&rs->rep, 1) != RL_OK) {
+        rl__run_gather_state(rs, NULL);
+        return RL_EIO;
+    }
+    char path[4200], num[32];
+    snprintf(path, sizeof path, "%s/checkpoint.safetensors", rs->set.out_dir);
+    snprintf(num, sizeof num, "%llu", (unsigned long long)rs->steps);
+    rl__ckpt ck, replay;
+    memset(&ck, 0, sizeof ck);
+    memset(&replay, 0, sizeof replay);
+    ck.path = path;
+    ck.side = &replay;
+    ck.to_side = rl__is_replay_tensor;
+    rl_state_io io;
+    int rc = build_ckpt(rs, &ck, &io);
     int grc = rl__run_gather_state(rs, rc ? NULL : &io);
     if (!rc) rc = grc;
     if (!rc && rs->state_ext) rc = host_state(rs, &io, 0, rs->err, sizeof rs->err);

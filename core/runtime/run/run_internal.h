@@ -13,6 +13,7 @@
 #include "run/report.h"
 #include "run/run.h"
 #include "env/vecenv.h"
+#include "seats/opponent.h"
 #include "base/text.h"
 
 typedef rl__eval_result eval_result;
@@ -38,6 +39,9 @@ typedef struct rl__run_state {
     int final_phase;       /* training_done ran; the final checkpoint says so */
     int agreed;            /* an MPI job's ranks have agreed to start */
     int stop;              /* an MPI job's agreed stop (see rl__replicas_act) */
+    rl__spool pool;        /* self-play: the learner's snapshots (have_pool) */
+    int have_pool;
+    uint64_t next_snapshot; /* the step of the next snapshot into the pool */
     char err[RL_ERR_MAX];
 } rl__run_state;
 
@@ -56,6 +60,9 @@ static inline rl__report_at report_at(rl__run_state *rs)
 /* run_checkpoint.c */
 int rl__run_gather_state(rl__run_state *rs, const rl_state_io *io);
 int rl__run_checkpoint(rl__run_state *rs);
+/* A snapshot of the learner now into the self-play pool (the run
+   directory's pool/), which then draws it. */
+int rl__run_snapshot(rl__run_state *rs);
 /* The eval envs' state into snap (load 0; snap starts empty) or back from
    it (load 1): taken before a periodic evaluation, so that one cut short by
    a signal leaves them as they were.  A no-op for envs without a state

@@ -1,0 +1,358 @@
+/* Opponents and the self-play pool; see opponent.h. */
+#define _GNU_SOURCE
+#include "seats/opponent.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <rlhost/rlcore.h>
+
+#include "checkpoint/restore.h"
+#include "parallel/replicas.h"
+#include "plugin/host_api.h"
+#include "plugin/schema.h"
+#include "run/algo_open.h"
+#include "run/source.h"
+
+/* "name(k=v, k=v)" into the name and up to 32 key/value pairs (in buf). */
+static int parse_spec(const char *spec, char *buf, size_t len, const char **name, const char **keys,
+                      const char **vals, uint32_t *n, char *err, size_t errlen)
+{
+    snprintf(buf, len, "%s", spec);
+    *name = buf;
+    *n = 0;
+    char *open = strchr(buf, '(');
+    if (!open) return RL_OK;
+    char *close = strrchr(buf, ')');
+    if (!close || close < open || close[1]) {
+        snprintf(err, errlen, "opponent '%s': expected PLUGIN or PLUGIN(key=value, ...)", spec);
+        return RL_ECONFIG;
+    }
+    *open = *close = 0;
+    for (char *p = open + 1; *p;) {
+        char *comma = strchr(p, ',');
+        if (comma) *comma = 0;
+        char *eq = strchr(p, '=');
+        while (*p == ' ') p++;
+        if (!eq || *n == 32) {
+            snprintf(err, errlen, "opponent '%s': '%s' is not key=value", spec, p);
+            return RL_ECONFIG;
+        }
+        *eq = 0;
+        for (char *e = eq - 1; e >= p && *e == ' '; e--) *e = 0;
+        char *v = eq + 1;
+        while (*v == ' ') v++;
+        keys[*n] = p, vals[*n] = v, (*n)++;
+        if (!comma) break;
+        p = comma + 1;
+    }
+    return RL_OK;
+}
+
+/* A scripted player: the registry's algorithm plugin `name` with its
+   defaults and the spec's options. */
+static int open_scripted(rl__player *p, const rl__plugin *pl, const char *spec, const char *const *keys,
+                         const char *const *vals, uint32_t n, const rl_env_info *info, uint32_t rows, uint64_t seed,
+                         char *err, size_t errlen)
+{
+    const rl_plugin_desc *d = pl->desc;
+    rl__arena *a = &p->own.arena;
+    rl_value *opts = rl__arena_alloc(a, (d->n_options + 1) * sizeof *opts);
+    rl_value *stages = rl__arena_alloc(a, (d->n_stages + 1) * sizeof *stages);
+    if (!opts || !stages) return RL_ENOMEM;
+    for (uint32_t k = 0; k < n; k++)
+        if (rl__def_find(d->options, d->n_options, keys[k]) < 0) {
+            snprintf(err, errlen, "opponent '%s': algo '%s' has no option '%s'", spec, d->name, keys[k]);
+            return RL_ECONFIG;
+        }
+    for (uint32_t i = 0; i < d->n_options + d->n_stages; i++) {
+        const rl_option_def *def = i < d->n_options ? &d->options[i] : &d->stages[i - d->n_options];
+        const char *text = def->default_text;
+        for (uint32_t k = 0; i < d->n_options && k < n; k++)
+            if (!strcmp(keys[k], def->name)) text = vals[k];
+        char why[RL_ERR_MAX];
+        if (!text) {
+            snprintf(err, errlen, "opponent '%s': option '%s' of algo '%s' is required", spec, def->name, d->name);
+            return RL_ECONFIG;
+        }
+        rl_value *v = i < d->n_options ? &opts[i] : &stages[i - d->n_options];
+        if (rl__value_from_text(def, text, a, v, why, sizeof why) != RL_OK) {
+            snprintf(err, errlen, "opponent '%s': %s = %s: %s", spec, def->name, text, why);
+            return RL_ECONFIG;
+        }
+    }
+    rl_algo_args args = {.struct_size = sizeof args,
+                         .env = info,
+                         .num_envs = rows,
+                         .num_eval_envs = rows,
+                         .seed = seed,
+                         .total_steps = 1,
+                         .options = opts,
+                         .stages = stages,
+                         .host = rl__host_api(),
+                         .replicas = rl__replicas_single(),
+                         .inference = 1,
+                         .steps = &rl__no_steps};
+    char perr[RL_ERR_MAX] = "";
+    p->vt = d->vtable;
+    int rc = p->vt->create(&args, &p->algo, perr, sizeof perr);
+    if (rc != RL_OK) {
+        p->algo = NULL;
+        snprintf(err, errlen, "opponent '%s': %s", spec, perr[0] ? perr : rl_strerror(rc));
+        return rc < 0 ? rc : RL_EINVAL;
+    }
+    return RL_OK;
+}
+
+/* A snapshot player: the checkpoint at path (or a run directory's), built
+   from the config it was written with and restored from it. */
+static int open_snapshot(rl__player *p, const char *path, const rl__config *c, const rl_env_info *info,
+                         uint32_t rows, char *err, size_t errlen)
+{
+    rl__run_paths rp;
+    rl__source_kind kind = rl__source_of(path, &rp);
+    if (kind == RL__SOURCE_OTHER) {
+        snprintf(err, errlen,
+                 "opponent '%s' is neither an algorithm plugin nor a checkpoint or run directory (see rlhost "
+                 "list for the plugins)",
+                 path);
+        return RL_ECONFIG;
+    }
+    rl__sbuf errors = {0};
+    int rc = kind == RL__SOURCE_RUN_DIR ? rl__config_load(&p->own, rp.config, NULL, 0, c->reg, &errors)
+                                        : rl__source_checkpoint_config(&p->own, rp.checkpoint, NULL, 0, c->reg, &errors);
+    if (rc != RL_OK) {
+        size_t l = errors.data ? strcspn(errors.data, "\n") : 0;
+        snprintf(err, errlen, "opponent '%s': %.*s", path, (int)l, errors.data ? errors.data : rl_strerror(rc));
+        rl__sbuf_free(&errors);
+        return rc;
+    }
+    rl__sbuf_free(&errors);
+    p->has_own = 1;
+    if (strcmp(p->own.env->desc->name, c->env->desc->name)) {
+        snprintf(err, errlen, "opponent '%s' was trained on env '%s', not '%s'", path, p->own.env->desc->name,
+                 c->env->desc->name);
+        return RL_ECONFIG;
+    }
+    rl__restore r = {.path = rp.checkpoint, .prev_path = kind == RL__SOURCE_RUN_DIR ? rp.prev : NULL};
+    p->vt = p->own.algo->desc->vtable;
+    p->algo = rl__policy_open(&p->own, info, rows, &r, err, errlen);
+    return p->algo ? RL_OK : RL_ECORRUPT;
+}
+
+int rl__player_open(rl__player *p, const char *spec, const rl__config *c, const rl_env_info *info, uint32_t rows,
+                    uint64_t seed, char *err, size_t errlen)
+{
+    memset(p, 0, sizeof *p);
+    snprintf(p->name, sizeof p->name, "%s", spec);
+    char buf[1024];
+    const char *name, *keys[32], *vals[32];
+    uint32_t n;
+    int rc = parse_spec(spec, buf, sizeof buf, &name, keys, vals, &n, err, errlen);
+    if (rc != RL_OK) return rc;
+    const rl__plugin *pl = NULL;
+    int named = name[strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_")] == 0;
+    for (size_t i = 0; named && c->reg && i < c->reg->n_plugins && !pl; i++)
+        if (c->reg->plugins[i].desc->kind == RL_KIND_ALGO && !strcmp(c->reg->plugins[i].desc->name, name))
+            pl = &c->reg->plugins[i];
+    if (pl) rc = open_scripted(p, pl, spec, keys, vals, n, info, rows, seed, err, errlen);
+    else if (n) {
+        snprintf(err, errlen, "opponent '%s': no algorithm plugin '%s' (see rlhost list)", spec, name);
+        rc = RL_ECONFIG;
+    } else
+        rc = open_snapshot(p, spec, c, info, rows, err, errlen);
+    if (rc != RL_OK) rl__player_close(p);
+    return rc;
+}
+
+void rl__player_close(rl__player *p)
+{
+    if (p->algo) p->vt->destroy(p->algo);
+    if (p->has_own) rl__config_destroy(&p->own);
+    else rl__arena_free(&p->own.arena);
+    memset(p, 0, sizeof *p);
+}
+
+int rl__player_act(rl__player *p, const rl__space *space, const void *obs, const uint8_t *episode_start,
+                   const uint8_t *masks, void *actions, uint32_t n, char *err, size_t errlen)
+{
+    char perr[RL_ERR_MAX] = "";
+    int rc = rl__space_act(space, p->vt, p->algo, RL_MODE_EVAL, obs, episode_start, masks, actions, n, perr,
+                           sizeof perr);
+    if (rc != RL_OK) {
+        snprintf(err, errlen, "opponent '%s' failed choosing actions: %s", p->name, perr[0] ? perr : rl_strerror(rc));
+        return rc;
+    }
+    char who[256];
+    snprintf(who, sizeof who, "opponent '%s'", p->name);
+    if (space->kind == RL_SPACE_BOX) return rl__space_clip(space, actions, actions, n, 1, who, err, errlen);
+    return rl__space_check_actions(space, actions, masks, n, 1, who, err, errlen);
+}
+
+/* ---- the self-play pool ------------------------------------------------ */
+
+int rl__spool_init(rl__spool *s, const rl__config *c, const rl_env_info *info, uint32_t rows, const char *run_dir,
+                   char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    s->c = c;
+    s->info = *info;
+    s->rows = rows;
+    s->cap = (uint32_t)c->seats.vals[RL__SEATS_POOL_SIZE].i;
+    s->rule = (int)c->seats.vals[RL__SEATS_DRAW].i;
+    snprintf(s->dir, sizeof s->dir, "%s/pool", run_dir);
+    rl_rng_seed(&s->rng, (uint64_t)c->run.vals[RL__RUN_SEED].i, 0x5e17);
+    s->m = calloc(s->cap, sizeof *s->m);
+    if (!s->m) {
+        snprintf(err, errlen, "out of memory for a pool of %u snapshots", s->cap);
+        return RL_ENOMEM;
+    }
+    return RL_OK;
+}
+
+void rl__spool_free(rl__spool *s)
+{
+    for (uint32_t i = 0; s->m && i < s->n; i++) rl__player_close(&s->m[i].player);
+    free(s->m);
+    memset(s, 0, sizeof *s);
+}
+
+void rl__spool_path(const rl__spool *s, uint64_t step, char *out, size_t len)
+{
+    snprintf(out, len, "%s/step-%015llu.safetensors", s->dir, (unsigned long long)step);
+}
+
+/* Loads member i's player from its file. */
+static int load_member(rl__spool *s, rl__pool_member *m, char *err, size_t errlen)
+{
+    char path[4300];
+    rl__spool_path(s, m->step, path, sizeof path);
+    struct stat st;
+    if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen,
+                 "the self-play pool lost %s (the run directory's pool/ was edited): restore the file, or "
+                 "start the run again",
+                 path);
+        return RL_EIO;
+    }
+    memset(&m->player, 0, sizeof m->player);
+    rl__restore r = {.path = path};
+    m->player.vt = s->c->algo->desc->vtable;
+    m->player.algo = rl__policy_open(s->c, &s->info, s->rows, &r, err, errlen);
+    snprintf(m->player.name, sizeof m->player.name, "snapshot of step %llu", (unsigned long long)m->step);
+    if (!m->player.algo) return RL_ECORRUPT;
+    if (r.step != m->step) {
+        snprintf(err, errlen, "%s holds the learner of step %llu, not %llu (the pool was edited)", path,
+                 (unsigned long long)r.step, (unsigned long long)m->step);
+        rl__player_close(&m->player);
+        return RL_ECORRUPT;
+    }
+    return RL_OK;
+}
+
+int rl__spool_add(rl__spool *s, uint64_t step, char *err, size_t errlen)
+{
+    if (s->n == s->cap) { /* the oldest goes */
+        char path[4300];
+        rl__spool_path(s, s->m[0].step, path, sizeof path);
+        rl__player_close(&s->m[0].player);
+        memmove(s->m, s->m + 1, (s->n - 1) * sizeof *s->m);
+        s->n--;
+        unlink(path);
+    }
+    rl__pool_member *m = &s->m[s->n];
+    memset(m, 0, sizeof *m);
+    m->step = step;
+    int rc = load_member(s, m, err, errlen);
+    if (rc == RL_OK) s->n++;
+    return rc;
+}
+
+int rl__spool_find(const rl__spool *s, uint64_t step)
+{
+    for (uint32_t i = 0; i < s->n; i++)
+        if (s->m[i].step == step) return (int)i;
+    return -1;
+}
+
+int rl__spool_draw(rl__spool *s)
+{
+    if (!s->n) return -1;
+    if (s->rule == RL__DRAW_LATEST) return (int)s->n - 1;
+    if (s->rule == RL__DRAW_UNIFORM) return (int)rl_rng_below(&s->rng, s->n);
+    /* pfsp: weight (1 - p)^2, p the learner's score rate against the member
+       (a member not yet played counts as p = 1/2); a floor keeps every
+       member drawable */
+    double w[1000], total = 0;
+    for (uint32_t i = 0; i < s->n; i++) {
+        double p = s->m[i].games > 0 ? s->m[i].learner_score / s->m[i].games : 0.5;
+        w[i] = (1 - p) * (1 - p) + 1e-3;
+        total += w[i];
+    }
+    double u = rl_rng_uniform_d(&s->rng) * total;
+    for (uint32_t i = 0; i < s->n; i++) {
+        if (u < w[i]) return (int)i;
+        u -= w[i];
+    }
+    return (int)s->n - 1;
+}
+
+void rl__spool_result(rl__spool *s, int m, int result)
+{
+    if (m < 0 || (uint32_t)m >= s->n) return;
+    s->m[m].games += 1;
+    s->m[m].learner_score += result > 0 ? 1.0 : result == 0 ? 0.5 : 0.0;
+}
+
+int rl__spool_state(rl__spool *s, const rl_state_io *io, int load, char *err, size_t errlen)
+{
+    uint64_t n = s->n;
+    int rc = rl_state_blob(io, load, "", "seats/pool/count", &n, sizeof n, err, errlen);
+    if (rc != RL_OK) return rc;
+    if (load && n > s->cap) {
+        snprintf(err, errlen, "tensor 'seats/pool/count': %llu snapshots, more than seats.pool_size %u",
+                 (unsigned long long)n, s->cap);
+        return RL_ECORRUPT;
+    }
+    uint64_t steps[1000];
+    double stats[2000];
+    for (uint32_t i = 0; !load && i < s->n; i++)
+        steps[i] = s->m[i].step, stats[2 * i] = s->m[i].games, stats[2 * i + 1] = s->m[i].learner_score;
+    if (n) {
+        uint64_t shape = n, shape2[2] = {n, 2};
+        rc = load ? io->get(io->ctx, "seats/pool/steps", RL_DTYPE_U64, 1, &shape, steps)
+                  : io->put(io->ctx, "seats/pool/steps", RL_DTYPE_U64, 1, &shape, steps);
+        if (rc == RL_OK)
+            rc = load ? io->get(io->ctx, "seats/pool/stats", RL_DTYPE_F64, 2, shape2, stats)
+                      : io->put(io->ctx, "seats/pool/stats", RL_DTYPE_F64, 2, shape2, stats);
+        if (rc != RL_OK) {
+            snprintf(err, errlen, "%s", io->error ? io->error(io->ctx) : rl_strerror(rc));
+            return rc;
+        }
+    }
+    rc = rl_state_blob(io, load, "", "seats/pool/rng", &s->rng, sizeof s->rng, err, errlen);
+    if (rc != RL_OK || !load) return rc;
+    if ((rc = rl_state_check_rng("seats/pool/rng", &s->rng, err, errlen)) != RL_OK) return rc;
+    for (uint32_t i = 0; i < s->n; i++) rl__player_close(&s->m[i].player);
+    s->n = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        if (!isfinite(stats[2 * i]) || !isfinite(stats[2 * i + 1]) || stats[2 * i] < 0 || stats[2 * i + 1] < 0 ||
+            stats[2 * i + 1] > stats[2 * i] || (i && steps[i] <= steps[i - 1])) {
+            snprintf(err, errlen, "tensor 'seats/pool/stats': snapshot %llu holds no pool's record",
+                     (unsigned long long)i);
+            return RL_ECORRUPT;
+        }
+        rl__pool_member *m = &s->m[i];
+        memset(m, 0, sizeof *m);
+        m->step = steps[i];
+        m->games = stats[2 * i];
+        m->learner_score = stats[2 * i + 1];
+        if ((rc = load_member(s, m, err, errlen)) != RL_OK) return rc;
+        s->n++;
+    }
+    return RL_OK;
+}

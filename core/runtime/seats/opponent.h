@@ -1,0 +1,81 @@
+/* The policies that play the seats the learner does not (ABI 1.7 seats):
+   a scripted opponent (an algorithm plugin with its options), a snapshot
+   (a checkpoint or run directory, built from its own config), or the
+   learner's self-play pool.  All act in RL_MODE_EVAL on batches of rows of
+   the env's observation. */
+#ifndef RLHOST_OPPONENT_H
+#define RLHOST_OPPONENT_H
+
+#include <stdint.h>
+
+#include <rlhost/plugin.h>
+#include <rlhost/rlcore.h>
+
+#include "base/text.h"
+#include "plugin/config.h"
+#include "spaces/spaces.h"
+
+/* One policy, ready to act on up to `rows` rows. */
+typedef struct rl__player {
+    char name[192]; /* as a sentence names it: "connect_four_alphabeta(depth=4)", "snapshot of step 50000" */
+    const rl_algo_vtable *vt;
+    void *algo;
+    rl__config own; /* a snapshot file's own config (own.arena is empty otherwise) */
+    int has_own;
+} rl__player;
+
+/* Opens the player a spec names ("self" is the pool's, not here): PLUGIN or
+   PLUGIN(key=value, ...) for an algorithm plugin of the learner's registry,
+   else a checkpoint file or run directory.  info is the learner's view of
+   the env; seed seeds a scripted player.  A sentence in err on failure. */
+int rl__player_open(rl__player *p, const char *spec, const rl__config *c, const rl_env_info *info, uint32_t rows,
+                    uint64_t seed, char *err, size_t errlen);
+void rl__player_close(rl__player *p);
+/* Actions for n rows, checked against their masks (an illegal move is a
+   sentence naming the player and the row). */
+int rl__player_act(rl__player *p, const rl__space *space, const void *obs, const uint8_t *episode_start,
+                   const uint8_t *masks, void *actions, uint32_t n, char *err, size_t errlen);
+
+/* ---- the self-play pool ------------------------------------------------ */
+
+/* Snapshots of the learner (checkpoint files in the run directory's pool/,
+   named by step) and what each has scored against it. */
+typedef struct rl__pool_member {
+    uint64_t step;
+    double games, learner_score; /* learner_score: wins + draws / 2 against it */
+    rl__player player;
+} rl__pool_member;
+
+typedef struct rl__spool {
+    const rl__config *c;
+    rl_env_info info; /* the learner's view */
+    uint32_t rows;
+    char dir[4200];   /* the run directory's pool/ */
+    uint32_t cap, n;
+    int rule; /* RL__DRAW_* */
+    rl__pool_member *m;
+    rl_rng rng;
+} rl__spool;
+
+/* An empty pool of the run directory run_dir (its pool/ is made by the
+   first snapshot). */
+int rl__spool_init(rl__spool *s, const rl__config *c, const rl_env_info *info, uint32_t rows, const char *run_dir,
+                   char *err, size_t errlen);
+void rl__spool_free(rl__spool *s);
+/* The snapshot file of step (in s->dir). */
+void rl__spool_path(const rl__spool *s, uint64_t step, char *out, size_t len);
+/* Adds the snapshot written at step (its file must exist), dropping the
+   oldest beyond the pool size. */
+int rl__spool_add(rl__spool *s, uint64_t step, char *err, size_t errlen);
+/* The member the next game is played against, by the pool's rule; -1 when
+   the pool is empty. */
+int rl__spool_draw(rl__spool *s);
+/* The index of the member of that step, or -1. */
+int rl__spool_find(const rl__spool *s, uint64_t step);
+/* A finished game against member m: result 1 learner win, 0 draw, -1 loss. */
+void rl__spool_result(rl__spool *s, int m, int result);
+/* The pool in a checkpoint (members' steps and scores, the draw RNG): save
+   (load 0) or restore (load 1, every member's file reloaded and checked). */
+int rl__spool_state(rl__spool *s, const rl_state_io *io, int load, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,58 @@
+/* The table: an env whose agents sit at seats (ABI 1.7), seen by the
+   learner as an env of its own rows only.  It wraps the env's instance in
+   an rl_env_vtable that vecenv drives like any env: a step applies the
+   learner's actions, lets the opponents play the other seats (for a
+   turn-based env, move after move until the learner is to move again) and
+   hands back the learner's rows: their rewards summed over the moves in
+   between, their episodes ending with the env's.  The learner's seat
+   rotates over episodes (seats.learner_seat = auto), so it learns every
+   side; each game's opponent is drawn when it starts. */
+#ifndef RLHOST_TABLE_H
+#define RLHOST_TABLE_H
+
+#include <stdint.h>
+
+#include <rlhost/plugin.h>
+
+#include "seats/opponent.h"
+
+typedef struct rl__table rl__table;
+
+/* Who plays: the opponent spec (seats.opponent's syntax; "self" needs
+   pool), the learner's seat (-1: rotating). */
+typedef struct rl__seating {
+    const rl__config *c;
+    const char *opponent;
+    int32_t learner_seat;
+    rl__spool *pool;
+    uint64_t seed; /* the opponents' draws and scripted players */
+} rl__seating;
+
+/* Results of finished games, from the learner's side, per learner seat. */
+typedef struct rl__table_tally {
+    uint64_t win[64], draw[64], loss[64];
+} rl__table_tally;
+
+/* Wraps env (created by desc's vtable with info) for num_envs envs; threads
+   step the env's ranges.  On success *vt, *env and *info are the table's
+   (the env is then the table's to destroy); on failure nothing changed and
+   err has the sentence. */
+int rl__table_wrap(const rl__seating *s, const rl_plugin_desc *desc, const rl_value *options, const rl_value *stages,
+                   uint64_t seed, uint32_t num_envs, uint32_t threads, const rl_env_vtable **vt, void **env,
+                   rl_env_info *info, char *err, size_t errlen);
+/* The table behind an env instance vecenv holds, or NULL for a plain env. */
+rl__table *rl__table_of(const rl_env_vtable *vt, void *env);
+/* Plays the next games against another opponent spec and learner seat
+   (evaluations); RL_OK or a sentence. */
+int rl__table_set_opponent(rl__table *a, const char *spec, int32_t learner_seat, char *err, size_t errlen);
+/* The last finished episode of learner row i: 1 won, 0 drawn, -1 lost. */
+int rl__table_outcome(const rl__table *a, uint32_t row);
+/* The seat learner row i played in its last finished episode. */
+uint32_t rl__table_outcome_seat(const rl__table *a, uint32_t row);
+uint32_t rl__table_seats(const rl__table *a);
+/* Rows the opponents play at most in one batch: envs x the agents not the learner's. */
+uint32_t rl__table_opponent_rows(const rl__table *a);
+/* Recreates the env with a new seed (rl__vecenv_reseed). */
+int rl__table_reseed(rl__table *a, uint64_t seed, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,44 @@
+/* The observation of a Connect Four seat, written by the env and read back
+   by the scripted opponent; see c4_plugin.h. */
+#include "c4_plugin.h"
+
+void c4_obs_write(const c4_pos *p, uint32_t seat, uint8_t *o)
+{
+    uint64_t mover = p->cur, other = p->cur ^ p->mask;
+    uint64_t own = (p->moves & 1) == seat ? mover : other, opp = own ^ p->mask;
+    for (int r = 0; r < C4_H; r++)
+        for (int c = 0; c < C4_W; c++) {
+            uint64_t bit = 1ull << (c * (C4_H + 1) + (C4_H - 1 - r));
+            o[r * C4_W + c] = (own & bit) != 0;
+            o[C4_H * C4_W + r * C4_W + c] = (opp & bit) != 0;
+        }
+}
+
+int c4_obs_read(const uint8_t *o, c4_pos *p)
+{
+    uint64_t own = 0, opp = 0;
+    for (int r = 0; r < C4_H; r++)
+        for (int c = 0; c < C4_W; c++) {
+            uint64_t bit = 1ull << (c * (C4_H + 1) + (C4_H - 1 - r));
+            uint8_t a = o[r * C4_W + c], b = o[C4_H * C4_W + r * C4_W + c];
+            if (a > 1 || b > 1 || (a && b)) return -1;
+            if (a) own |= bit;
+            if (b) opp |= bit;
+        }
+    *p = (c4_pos){own, own | opp, (uint32_t)__builtin_popcountll(own | opp)};
+    return c4_pos_valid(p) ? 0 : -1;
+}
+
+int c4_pos_valid(const c4_pos *p)
+{
+    if ((p->cur & ~p->mask) || (p->mask & ~C4_BOARD)) return 0;
+    for (int c = 0; c < C4_W; c++) { /* stones rest on the bottom or another stone */
+        uint64_t col = (p->mask & c4_column(c)) >> (c * (C4_H + 1));
+        if (col & (col + 1)) return 0;
+    }
+    uint32_t n = (uint32_t)__builtin_popcountll(p->mask), own = (uint32_t)__builtin_popcountll(p->cur);
+    /* the side to move has as many stones as the other, or one fewer */
+    if (n != p->moves || !(own * 2 == n || own * 2 + 1 == n)) return 0;
+    return !c4_aligned(p->cur) && !c4_aligned(p->cur ^ p->mask);
+}
+

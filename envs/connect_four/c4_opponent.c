@@ -1,0 +1,129 @@
+/* connect_four_alphabeta: a scripted Connect Four player, an algorithm
+   plugin that never learns.  It reads the position back from each row's
+   observation and plays a column that depth-limited alpha-beta scores best
+   (c4_alphabeta_moves), drawing among equal columns from its own RNG, so a
+   game against it varies while a run stays reproducible.  It acts the same
+   in training and evaluation mode. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <rlhost/plugin.h>
+#include <rlhost/rlcore.h>
+
+#include "c4_plugin.h"
+
+enum { OPT_DEPTH };
+
+const rl_option_def c4_opponent_options[C4_OPP_N_OPTIONS] = {
+    [OPT_DEPTH] = RL_OPTION_INT("depth", "4", 1, 12, "plies searched, its own move included"),
+};
+
+typedef struct c4_opponent {
+    int depth;
+    rl_rng rng;
+    uint64_t moves;
+} c4_opponent;
+
+static int opp_create(const rl_algo_args *args, void **out, char *err, size_t errlen)
+{
+    const rl_env_info *in = args->env;
+    if (in->obs_dtype != RL_DTYPE_U8 || in->obs_ndim != 3 || in->obs_shape[0] != 2 || in->obs_shape[1] != C4_H ||
+        in->obs_shape[2] != C4_W || rl_env_info_action_kind(in) != RL_SPACE_DISCRETE || in->n_actions != C4_W) {
+        RL_ERRF(err, errlen, "connect_four_alphabeta plays connect_four only (uint8 [2][6][7] observations, 7 actions)");
+        return RL_EINVAL;
+    }
+    c4_opponent *a = calloc(1, sizeof *a);
+    if (!a) return RL_ENOMEM;
+    a->depth = (int)args->options[OPT_DEPTH].i;
+    rl_rng_seed(&a->rng, args->seed, 0xc4);
+    *out = a;
+    return RL_OK;
+}
+
+static void opp_destroy(void *algo)
+{
+    free(algo);
+}
+
+static int opp_act_masked(void *algo, rl_act_mode mode, const void *obs, const uint8_t *episode_start,
+                          const uint8_t *masks, int32_t *actions, uint32_t count, char *err, size_t errlen)
+{
+    c4_opponent *a = algo;
+    (void)mode, (void)episode_start;
+    for (uint32_t i = 0; i < count; i++) {
+        c4_pos p;
+        if (c4_obs_read((const uint8_t *)obs + (size_t)i * C4_OBS_SIZE, &p) != 0 || p.moves >= C4_CELLS) {
+            RL_ERRF(err, errlen, "connect_four_alphabeta: row %u shows no position of a game in progress", i);
+            return RL_EINVAL;
+        }
+        int32_t scores[C4_W];
+        unsigned best = c4_alphabeta_moves(&p, a->depth, scores);
+        if (masks) { /* the env's mask is the rule; the search agrees unless a column is masked for another reason */
+            unsigned allowed = 0;
+            for (int c = 0; c < C4_W; c++) allowed |= (unsigned)(masks[(size_t)i * C4_W + c] != 0) << c;
+            if (!(best & allowed)) best = allowed;
+            best &= allowed;
+        }
+        unsigned k = rl_rng_below(&a->rng, (uint32_t)__builtin_popcount(best));
+        int col = 0;
+        for (; col < C4_W; col++)
+            if (((best >> col) & 1) && k-- == 0) break;
+        actions[i] = col;
+    }
+    a->moves += count;
+    return RL_OK;
+}
+
+static int opp_act(void *algo, rl_act_mode mode, const void *obs, const uint8_t *episode_start, int32_t *actions,
+                   uint32_t count, char *err, size_t errlen)
+{
+    return opp_act_masked(algo, mode, obs, episode_start, NULL, actions, count, err, errlen);
+}
+
+static int opp_observe(void *algo, const rl_transition *t, char *err, size_t errlen)
+{
+    (void)algo, (void)t, (void)err, (void)errlen;
+    return RL_OK;
+}
+
+static int opp_update(void *algo, uint64_t step, char *err, size_t errlen)
+{
+    (void)algo, (void)step, (void)err, (void)errlen;
+    return RL_OK;
+}
+
+static size_t opp_metrics(void *algo, rl_metric *out, size_t cap)
+{
+    c4_opponent *a = algo;
+    if (cap < 1) return 0;
+    out[0] = (rl_metric){"moves", (double)a->moves};
+    return 1;
+}
+
+/* Its RNG, so a resumed run's opponent draws what it would have. */
+static int opp_state_io(c4_opponent *a, const rl_state_io *io, int load, char *err, size_t errlen)
+{
+    int rc = rl_state_blob(io, load, "", "alphabeta/rng", &a->rng, sizeof a->rng, err, errlen);
+    if (rc == RL_OK && load) rc = rl_state_check_rng("alphabeta/rng", &a->rng, err, errlen);
+    return rc;
+}
+
+RL_ALGO_STATE_EXT(state_ext, opp_state_io);
+
+static const void *opp_get_extension(void *algo, const char *id)
+{
+    (void)algo;
+    return strcmp(id, RL_EXT_ALGO_STATE) == 0 ? &state_ext : NULL;
+}
+
+const rl_algo_vtable c4_opponent_vtable = {
+    .struct_size = sizeof(rl_algo_vtable),
+    .create = opp_create,
+    .destroy = opp_destroy,
+    .act = opp_act,
+    .observe = opp_observe,
+    .update = opp_update,
+    .metrics = opp_metrics,
+    .get_extension = opp_get_extension,
+    .act_masked = opp_act_masked,
+};

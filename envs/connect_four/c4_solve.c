@@ -1,0 +1,84 @@
+/* c4_solve: the exact score of Connect Four positions, one per line of
+   stdin as its moves in column digits 1..7 ("4453").  Prints the line, the
+   position's score and, with -m, every column's score (x where full).
+   `c4_solve -g COUNT MIN MAX SEED` instead prints COUNT positions reached by
+   uniformly random play, MIN to MAX stones each (no game over on the way).
+   The tool behind the move-quality positions of the Connect Four tests. */
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "c4.h"
+
+static uint64_t next_u64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static int generate(long count, int lo, int hi, uint64_t seed)
+{
+    if (count < 1 || lo < 0 || hi < lo || hi >= C4_CELLS) {
+        fprintf(stderr, "c4_solve -g: COUNT >= 1 and 0 <= MIN <= MAX < %d\n", C4_CELLS);
+        return 1;
+    }
+    for (long k = 0; k < count;) {
+        int stones = lo + (int)(next_u64(&seed) % (uint64_t)(hi - lo + 1));
+        c4_pos p = {0, 0, 0};
+        char moves[C4_CELLS + 1];
+        int i = 0;
+        for (; i < stones; i++) {
+            int col;
+            do col = (int)(next_u64(&seed) % C4_W);
+            while (!c4_can_play(&p, col));
+            if (c4_wins(&p, col)) break;
+            c4_play(&p, col);
+            moves[i] = (char)('1' + col);
+        }
+        if (i < stones) continue; /* the game ended on the way: draw again */
+        moves[i] = 0;
+        printf("%s\n", moves);
+        k++;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 6 && strcmp(argv[1], "-g") == 0)
+        return generate(atol(argv[2]), atoi(argv[3]), atoi(argv[4]), strtoull(argv[5], NULL, 10));
+    int per_move = argc > 1 && strcmp(argv[1], "-m") == 0;
+    c4_solver *s = c4_solver_create(24);
+    if (!s) {
+        fprintf(stderr, "c4_solve: out of memory for the table\n");
+        return 1;
+    }
+    char line[256];
+    unsigned long lineno = 0;
+    int rc = 0;
+    while (fgets(line, sizeof line, stdin)) {
+        lineno++;
+        if (line[0] == '#') continue; /* a comment */
+        line[strcspn(line, " \r\n")] = 0;
+        c4_pos p;
+        if (c4_from_moves(&p, line) != 0) {
+            fprintf(stderr, "c4_solve: line %lu: '%s' is not a position of a game in progress\n", lineno, line);
+            rc = 1;
+            continue;
+        }
+        printf("%s %d", line, c4_solve(s, &p));
+        if (per_move) {
+            int32_t sc[C4_W];
+            c4_solve_moves(s, &p, sc);
+            for (int c = 0; c < C4_W; c++) sc[c] == INT32_MIN ? printf(" x") : printf(" %d", sc[c]);
+        }
+        printf("\n");
+        fflush(stdout);
+    }
+    c4_solver_destroy(s);
+    return rc;
+}

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Seats (ABI 1.7) through Connect Four: the exact solver against the
+# shipped positions, the scripted alpha-beta player against random play and
+# shallower search, self-play runs with their pool (evaluated per opponent
+# and seat, resumed exactly), and every bad seat or opponent refused with a
+# sentence.  (TAP)
+# Usage: connect_four.sh RLHOST SOURCE_ROOT C4_SOLVE
+set -u
+RLHOST=$1 SRC=$2 SOLVE=$3
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/../lib.sh"
+POS="$SRC/tests/data/connect_four_positions.txt"
+
+# 1. The solver scores the shipped positions (the later ones: each takes
+#    milliseconds) exactly as they were recorded.
+grep -v '^#' "$POS" | awk 'length($1) >= 17' | head -60 > "$T/want"
+cut -d' ' -f1 "$T/want" | "$SOLVE" -m > "$T/got"
+[ "$(wc -l < "$T/want")" -ge 40 ] && cmp -s "$T/want" "$T/got"; ok $? "the solver scores 40+ shipped positions as recorded"
+printf '4444444\n' | "$SOLVE" > "$T/out" 2> "$T/err"; rc=$?
+[ $rc = 1 ] && grep -q "line 1: '4444444' is not a position" "$T/err"; ok $? "a full column is no position"
+
+# 2. The scripted player: depth 4 beats random play and depth 1 from both seats.
+cat > "$T/ab.cfg" <<'EOF2'
+run: { seed = 3; };
+env: { plugin = "connect_four"; random_opening = 2; };
+algo: { plugin = "connect_four_alphabeta"; depth = 4; };
+EOF2
+won() { sed -n "s/.*learner at seat $1: won \([0-9]*\),.*/\1/p" "$T/out"; }
+expect_rc 0 "alpha-beta 4 against random play" -- "$RLHOST" eval "$T/ab.cfg" --opponent random --episodes 100
+[ "$(won 0)" -ge 95 ] && [ "$(won 1)" -ge 95 ]; ok $? "wins 95+ of 100 from each seat (won $(won 0), $(won 1))"
+expect_rc 0 "alpha-beta 4 against alpha-beta 1" -- "$RLHOST" eval "$T/ab.cfg" --opponent 'connect_four_alphabeta(depth=1)' --episodes 100
+[ "$(won 0)" -ge 60 ] && [ "$(won 1)" -ge 60 ]; ok $? "wins 60+ of 100 from each seat (won $(won 0), $(won 1))"
+contains "$T/out" "rating " "and rates the learner"
+
+# 3. Self-play: snapshots into the pool, evaluations per opponent and seat.
+Q=(--set run.quiet=true --set run.steps=12000 --set seats.snapshot_interval=4000 --set run.eval_interval=6000
+   --set run.eval_episodes=6 --set env.num_envs=16)
+expect_rc 0 "a self-play run" -- "$RLHOST" run "$SRC/configs/connect_four_selfplay.cfg" "${Q[@]}" --out "$T/sp"
+npool=$(ls "$T/sp/pool" | grep -c '^step-.*\.safetensors$')
+[ "$npool" -ge 4 ]; ok $? "the pool holds the first learner and a snapshot every 4000 steps ($npool)"
+head -1 "$T/sp/evals.csv" | grep -q 'vs_connect_four_alphabeta_depth_4_seat1_loss,elo$'; ok $? "evals.csv: rates per opponent and seat, and the rating"
+[ "$(grep -c . "$T/sp/evals.csv")" = 4 ]; ok $? "two periodic evaluations and the final one"
+expect_rc 0 "eval of the run against random play" -- "$RLHOST" eval "$T/sp" --opponent random --episodes 10
+contains "$T/out" "learner at seat 1: won" "eval plays each seat"
+expect_rc 0 "a snapshot of the pool as an opponent" -- "$RLHOST" eval "$T/sp" --opponent "$T/sp/pool/step-000000000000000.safetensors" --episodes 4
+expect_rc 0 "play of the run" -- "$RLHOST" play "$T/sp" --episodes 1 --fps 1000
+contains "$T/out" "the learner plays seat" "play shows the learner's seat"
+exact c4_selfplay "$SRC/configs/connect_four_selfplay.cfg" 3000 "${Q[@]}" --set run.steps=15000 --set seats.draw=\"pfsp\"
+exact c4_scripted "$SRC/configs/connect_four_selfplay.cfg" 3000 "${Q[@]}" \
+  --set 'seats.opponent="connect_four_alphabeta(depth=1)"' --set env.random_opening=0
+
+# 4. Bad seats and opponents: a sentence each, nothing written half.
+refuse() { # DESC SENTENCE ARGS...
+  local desc=$1 want=$2; shift 2
+  expect_rc 2 "$desc" -- "$RLHOST" run "$SRC/configs/connect_four_selfplay.cfg" "${Q[@]}" --out "$T/bad" --force "$@"
+  contains "$T/err" "$want" "$desc: says so"
+}
+refuse "an opponent nobody knows" "opponent 'nosuch' is neither an algorithm plugin nor a checkpoint or run directory" \
+  --set 'seats.opponent="nosuch"'
+expect_rc 1 "an option out of range" -- "$RLHOST" run "$SRC/configs/connect_four_selfplay.cfg" "${Q[@]}" --out "$T/bad" \
+  --force --set 'seats.eval_opponents=["connect_four_alphabeta(depth=0)"]'
+contains "$T/err" "depth = 0: expected an integer in [1, 12]" "an option out of range: says so"
+refuse "a learner seat the env lacks" "seat 5: env 'connect_four' has seats 0 to 1" --set seats.learner_seat=5
+refuse "self-play with no one to evaluate against" "seats.eval_opponents is empty and the learner plays itself" \
+  --set 'seats.eval_opponents=[]'
+"$RLHOST" run "$SRC/configs/cartpole_ppo.cfg" --set run.steps=512 --set run.quiet=true --set run.eval_episodes=1 --out "$T/cp" >/dev/null 2>&1
+refuse "a snapshot of another env" "was trained on env 'cartpole', not 'connect_four'" --set "seats.opponent=\"$T/cp\""
+expect_rc 1 "a command that cannot seat players" -- "$RLHOST" bench env connect_four --steps 1000 --repeat 1
+contains "$T/err" "env 'connect_four' seats 2 players; this command cannot seat them" "bench env says so"
+# The pool is the run's: a snapshot edited away before a resume is refused by name.
+cp -r "$T/sp" "$T/sp2" && rm "$T/sp2/pool/step-000000000004000.safetensors" 2>/dev/null || rm "$T/sp2/pool/"step-*4*.safetensors
+rm -f "$T/sp2/summary.json"
+expect_rc 1 "a resume whose pool lost a snapshot" -- "$RLHOST" run --resume "$T/sp2" --set run.steps=20000
+contains "$T/err" "the self-play pool lost" "names the missing snapshot"
+
+echo "1..$n"
+[ $failed = 0 ]
