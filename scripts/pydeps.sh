@@ -14,9 +14,11 @@ cd "$(dirname "$0")/.."
 # arch dependency breaks under pandas 3, hence the pin).  ale-py carries
 # the Atari ROMs the atari tests play (the version scripts/ale.sh builds)
 # and, with OpenCV, is the reference the atari env is checked against.
+# PettingZoo (with pygame and SciPy, which its classic and SISL envs
+# import) is what the PettingZoo bridge trains on and its API tests.
 pkgs=(tensorboard numpy gymnasium moviepy mesonpy:meson-python mesonbuild:meson ninja build auditwheel
       optuna psycopg2:psycopg2-binary "rliable.library:rliable pandas<3" ale_py:ale-py==0.12.1
-      cv2:opencv-python-headless)
+      cv2:opencv-python-headless pettingzoo pygame scipy)
 [ -x .venv/bin/python ] || python3 -m venv .venv
 missing=()
 for p in "${pkgs[@]}"; do

@@ -41,4 +41,3 @@ int c4_pos_valid(const c4_pos *p)
     if (n != p->moves || !(own * 2 == n || own * 2 + 1 == n)) return 0;
     return !c4_aligned(p->cur) && !c4_aligned(p->cur ^ p->mask);
 }
-

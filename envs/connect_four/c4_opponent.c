@@ -29,7 +29,8 @@ static int opp_create(const rl_algo_args *args, void **out, char *err, size_t er
     const rl_env_info *in = args->env;
     if (in->obs_dtype != RL_DTYPE_U8 || in->obs_ndim != 3 || in->obs_shape[0] != 2 || in->obs_shape[1] != C4_H ||
         in->obs_shape[2] != C4_W || rl_env_info_action_kind(in) != RL_SPACE_DISCRETE || in->n_actions != C4_W) {
-        RL_ERRF(err, errlen, "connect_four_alphabeta plays connect_four only (uint8 [2][6][7] observations, 7 actions)");
+        RL_ERRF(err, errlen,
+                "connect_four_alphabeta plays connect_four only (uint8 [2][6][7] observations, 7 actions)");
         return RL_EINVAL;
     }
     c4_opponent *a = calloc(1, sizeof *a);

@@ -22,14 +22,14 @@ int c4_pos_valid(const c4_pos *p);
 #define C4_OPP_N_OPTIONS 1
 extern const rl_option_def c4_opponent_options[C4_OPP_N_OPTIONS];
 extern const rl_algo_vtable c4_opponent_vtable;
-#define C4_OPPONENT_DESC                                                                                  \
-    {                                                                                                     \
-        .struct_size = sizeof(rl_plugin_desc), .kind = RL_KIND_ALGO, .name = "connect_four_alphabeta",    \
-        .version = "1.0.0",                                                                               \
+#define C4_OPPONENT_DESC                                                                                    \
+    {                                                                                                       \
+        .struct_size = sizeof(rl_plugin_desc), .kind = RL_KIND_ALGO, .name = "connect_four_alphabeta",      \
+        .version = "1.0.0",                                                                                 \
         .description = "a scripted Connect Four player: alpha-beta search to a given depth, ties drawn at " \
-                       "random",                                                                          \
-        .options = c4_opponent_options, .n_options = C4_OPP_N_OPTIONS, .vtable = &c4_opponent_vtable,     \
-        .flags = RL_DESC_MASKS                                                                            \
+                       "random",                                                                            \
+        .options = c4_opponent_options, .n_options = C4_OPP_N_OPTIONS, .vtable = &c4_opponent_vtable,       \
+        .flags = RL_DESC_MASKS                                                                              \
     }
 
 #endif

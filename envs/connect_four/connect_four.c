@@ -29,8 +29,8 @@
 enum { OPT_RANDOM_OPENING, OPT_N };
 
 static const rl_option_def options[OPT_N] = {
-    [OPT_RANDOM_OPENING] = RL_OPTION_INT("random_opening", "0", 0, 20,
-                                         "uniformly random moves that open each game (none that wins)"),
+    [OPT_RANDOM_OPENING] =
+        RL_OPTION_INT("random_opening", "0", 0, 20, "uniformly random moves that open each game (none that wins)"),
 };
 
 typedef struct c4_board {
@@ -168,9 +168,9 @@ static int c4_render(void *env, uint32_t index, int color, char *buf, size_t cap
     size_t n = 0;
     for (int r = 0; r < C4_H; r++) {
         for (int c = 0; c < C4_W; c++) {
-            const char *cell = o[r * C4_W + c]                  ? (color ? "\033[31mX\033[0m" : "X")
-                               : o[C4_H * C4_W + r * C4_W + c] ? (color ? "\033[33mO\033[0m" : "O")
-                                                                : ".";
+            const char *cell = o[r * C4_W + c]  ? (color ? "\033[31mX\033[0m" : "X")
+                : o[C4_H * C4_W + r * C4_W + c] ? (color ? "\033[33mO\033[0m" : "O")
+                                                : ".";
             int w = snprintf(buf + n, cap > n ? cap - n : 0, "%s%s", c ? " " : "", cell);
             if (w < 0 || n + (size_t)w >= cap) return RL_EINVAL;
             n += (size_t)w;

@@ -119,6 +119,11 @@ typedef struct rlh_buffers {
        MultiDiscrete actions are [num_envs][action_dim] int32s. */
     uint8_t *action_mask;
     uint8_t *final_mask;
+    /* A turn-based env (rl_env_info.turn_based, ABI 1.7), else NULL;
+       host-owned, read-only, [num_envs] bytes: nonzero for the rows that
+       move next.  A step reads only their actions (the others' must still
+       be allowed by their masks). */
+    uint8_t *to_move;
 } rlh_buffers;
 
 rlh_vec *rlh_vec_open(rlh_host *h, const char *name, uint32_t num_envs, uint64_t seed, const char *options, char *err,

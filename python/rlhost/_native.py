@@ -50,6 +50,9 @@ class EnvInfo(C.Structure):
         ("action_mask", C.c_uint32),  # nonzero: the env writes action masks
         ("n_obs_parts", C.c_uint32),  # a composite observation's parts
         ("obs_parts", C.POINTER(ObsPart)),
+        ("seats", C.c_uint32),  # ABI 1.7: agents at seats, a turn-based env
+        ("agent_seats", C.POINTER(C.c_uint32)),
+        ("turn_based", C.c_uint32),
     ]
 
 
@@ -68,6 +71,7 @@ class Buffers(C.Structure):
         ("episode_length", C.POINTER(C.c_uint32)),
         ("action_mask", C.POINTER(C.c_uint8)),  # a masking env's: [num_envs][mask width]
         ("final_mask", C.POINTER(C.c_uint8)),
+        ("to_move", C.POINTER(C.c_uint8)),  # a turn-based env's movers (ABI 1.7)
     ]
 
 

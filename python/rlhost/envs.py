@@ -213,6 +213,13 @@ class _Vec:
         if self.width:
             self._mask = np.ctypeslib.as_array(own.action_mask, shape=(n, self.width))
             self._final_mask = np.ctypeslib.as_array(own.final_mask, shape=(n, self.width))
+        self._to_move = np.ctypeslib.as_array(own.to_move, shape=(n,)) if own.to_move else None
+
+    def to_move(self):
+        """A turn-based env's rows that move next (bool [n]), or None."""
+        with self.lock:
+            self.check_open()
+            return None if self._to_move is None else self._to_move.astype(bool)
 
     def masks(self, final=False):
         """Copies of the rows' action masks (bool [n][width]): of the current

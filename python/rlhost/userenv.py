@@ -12,6 +12,7 @@ import numpy as np
 from gymnasium import spaces
 
 from . import _native as N
+from . import _pettingzoo_in as PZ
 from . import _spaces as S
 
 RL_DTYPE_F32, RL_DTYPE_U8 = 1, 2  # rl_dtype
@@ -33,6 +34,7 @@ class EnvIO(C.Structure):  # rl_env_io of <rlhost/plugin.h>
         ("box_actions", C.POINTER(C.c_float)),
         ("action_mask", C.POINTER(C.c_uint8)),  # ABI 1.6: a masking env's rows
         ("final_mask", C.POINTER(C.c_uint8)),
+        ("to_move", C.POINTER(C.c_uint8)),  # ABI 1.7: a turn-based env's movers
     ]
 
 
@@ -303,8 +305,8 @@ def _masks_of(env):
 
 
 class _FactoryInst:
-    def __init__(self, factory, n, seed):
-        self.envs = [factory() for _ in range(n)]
+    def __init__(self, factory, n, seed, first=None):
+        self.envs = ([first] if first is not None else []) + [factory() for _ in range(n - (first is not None))]
         for e in self.envs[:1]:
             if not all(hasattr(e, a) for a in ("reset", "step", "observation_space", "action_space")):
                 raise _Fail(f"the env= factory returned {type(e).__name__}, not a Gymnasium env "
@@ -548,7 +550,10 @@ class _Bridge:
         (once at a time, at its size), then the eval source; else one that
         only states the spaces (a policy's probe)."""
         if self.kind == "factory":
-            return _FactoryInst(self.source, n, seed)
+            first = self.source()
+            if PZ.is_pettingzoo(first):
+                return PZ.PettingZooInst(self.source, n, seed, first, _Spaces, _Buffers, _Fail, _seed_of)
+            return _FactoryInst(self.source, n, seed, first)
         if not self.source_in_use and n == self.source.num_envs:
             self.source_in_use = True
             inst = _VectorInst(self.source, self.kind, n, seed)
@@ -578,7 +583,7 @@ class _Bridge:
         def go():
             inst = self._make(int(n), int(seed))
             self.sp = self.sp or inst.sp
-            inst.sp.fill(info.contents)
+            (inst.fill if hasattr(inst, "fill") else inst.sp.fill)(info.contents)
             k = self.next_id
             self.next_id += 1
             self.insts[k] = inst

@@ -59,8 +59,11 @@ rlh_policy *rlh_policy_open(rlh_host *h, const char *path, uint32_t num_envs, co
         rl__config *c = &p->cfg;
         char e[RL_ERR_MAX] = "";
         uint32_t repeat = (uint32_t)c->env_host_stages.vals[RL__ENVST_ACTION_REPEAT].i;
-        if (rl__vecenv_create(&p->probe, c->env->desc, c->env_opts.vals, c->env_stages.vals, 1,
-                              (uint64_t)c->run.vals[RL__RUN_SEED].i, 1, repeat, e, sizeof e) != RL_OK) {
+        /* an env with seats: the learner's view, against random play */
+        rl__seating seating = {c, "random", 0, NULL, (uint64_t)c->run.vals[RL__RUN_SEED].i, 0};
+        if (rl__vecenv_create_seated(&p->probe, c->env->desc, c->env_opts.vals, c->env_stages.vals, 1,
+                                     (uint64_t)c->run.vals[RL__RUN_SEED].i, 1, repeat, &seating, e,
+                                     sizeof e) != RL_OK) {
             rl__embed_err(err, errlen, "%s%s", e, "");
         } else {
             rl__restore r = {.path = rp.checkpoint,

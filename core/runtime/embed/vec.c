@@ -12,9 +12,9 @@
 
 static void buffers_from(rlh_buffers *b, rl__vecenv *v)
 {
-    *b = (rlh_buffers){sizeof *b,      v->io.obs,         v->actions,      v->rewards,       v->terminated,
-                       v->truncated,   v->io.final_obs,   v->io.scores,    v->episode_start, v->done_return,
-                       v->done_length, v->io.action_mask, v->io.final_mask};
+    *b = (rlh_buffers){sizeof *b,      v->io.obs,         v->actions,       v->rewards,       v->terminated,
+                       v->truncated,   v->io.final_obs,   v->io.scores,     v->episode_start, v->done_return,
+                       v->done_length, v->io.action_mask, v->io.final_mask, v->to_move};
 }
 
 /* A vec over c's env (c already resolved); takes c over, also on failure. */
@@ -31,8 +31,9 @@ rlh_vec *rl__embed_vec_from_config(rl__config *c, uint32_t num_envs, uint64_t se
     uint32_t repeat = (uint32_t)h->cfg.env_host_stages.vals[RL__ENVST_ACTION_REPEAT].i;
     char e[RL_ERR_MAX] = "";
     const rl_value *opts = eval ? rl__env_eval_opts(&h->cfg) : h->cfg.env_opts.vals;
-    if (rl__vecenv_create(&h->v, h->cfg.env->desc, opts, h->cfg.env_stages.vals, num_envs, seed,
-                          thr->is_auto ? 0 : (uint32_t)thr->i, repeat, e, sizeof e) != RL_OK) {
+    rl__seating raw = {.raw = 1}; /* an env with seats: every agent's row is the caller's */
+    if (rl__vecenv_create_seated(&h->v, h->cfg.env->desc, opts, h->cfg.env_stages.vals, num_envs, seed,
+                                 thr->is_auto ? 0 : (uint32_t)thr->i, repeat, &raw, e, sizeof e) != RL_OK) {
         rl__embed_err(err, errlen, "%s%s", e, "");
         rl__config_destroy(&h->cfg);
         free(h);

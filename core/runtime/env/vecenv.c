@@ -1,5 +1,6 @@
 /* The vectorized env driver; see vecenv.h. */
 #include "env/vecenv.h"
+#include "env/create.h"
 
 #include "plugin/loader.h"
 #include "plugin/host_api.h"
@@ -25,23 +26,6 @@ uint32_t rl__auto_env_threads(uint32_t num_envs, char *reason, size_t len)
     else
         snprintf(reason, len, "%u envs: one thread per %u envs", num_envs, MIN_ENVS_PER_THREAD);
     return t;
-}
-
-static _Thread_local const rl_plugin_desc *g_creating;
-
-const rl_plugin_desc *rl__vecenv_creating(void)
-{
-    return g_creating;
-}
-
-/* vt->create of desc, with rl__vecenv_creating() saying which desc. */
-static int create_env(const rl_plugin_desc *desc, const rl_env_args *args, void **env, rl_env_info *info, char *err,
-                      size_t errlen)
-{
-    g_creating = desc;
-    int rc = ((const rl_env_vtable *)desc->vtable)->create(args, env, info, err, errlen);
-    g_creating = NULL;
-    return rc;
 }
 
 /* The env's rl.env.status/1, or NULL when it cannot fail. */
@@ -127,7 +111,7 @@ static int alloc_buffers(rl__vecenv *v, uint32_t threads, char *err, size_t errl
     int box = v->space.kind == RL_SPACE_BOX;
     v->io =
         (rl_env_io){sizeof v->io, v->obs_buf[0], box ? NULL : v->actions, v->rewards,     v->terminated, v->truncated,
-                    final_obs,    scores,        v->env_actions,          v->mask_buf[0], final_mask,    NULL};
+                    final_obs,    scores,        v->env_actions,          v->mask_buf[0], final_mask,    v->to_move};
     if (mw && (!v->mask_buf[0] || !v->mask_buf[1] || !final_mask)) {
         snprintf(err, errlen, "env '%s': out of memory for the masks of %u envs", desc->name, num_envs);
         return RL_ENOMEM;
@@ -158,6 +142,14 @@ static int seat_env(rl__vecenv *v, const rl__seating *seating, uint32_t num_envs
         return RL_EINVAL;
     }
     if (!rl_env_info_seats(&v->info)) return RL_OK;
+    if (seating && seating->raw) {
+        if (rl_env_info_turn_based(&v->info) &&
+            !(v->to_move = rl_calloc_aligned((size_t)num_envs * (v->info.agents ? v->info.agents : 1), 1))) {
+            snprintf(err, errlen, "env '%s': out of memory for %u envs", desc->name, num_envs);
+            return RL_ENOMEM;
+        }
+        return RL_OK;
+    }
     if (!seating) {
         snprintf(err, errlen, "env '%s' seats %u players; this command cannot seat them (rlhost run, eval and play do)",
                  desc->name, v->info.seats);
@@ -195,7 +187,7 @@ int rl__vecenv_create_seated(rl__vecenv *v, const rl_plugin_desc *desc, const rl
     v->info.struct_size = sizeof v->info;
     v->info.obs_scale = 1.0f;
     char perr[RL_ERR_MAX] = "";
-    int rc = create_env(desc, &args, &v->env, &v->info, perr, sizeof perr);
+    int rc = rl__env_create(desc, &args, &v->env, &v->info, perr, sizeof perr);
     if (rc != RL_OK) {
         snprintf(err, errlen, "env '%s': %s", desc->name, perr[0] ? perr : rl_strerror(rc));
         v->env = NULL;
@@ -463,7 +455,7 @@ int rl__vecenv_reseed(rl__vecenv *v, uint64_t seed, char *err, size_t errlen)
     rl_env_info info = {.struct_size = sizeof info, .obs_scale = 1.0f};
     char perr[RL_ERR_MAX] = "";
     void *fresh = NULL;
-    int rc = create_env(v->desc, &args, &fresh, &info, perr, sizeof perr);
+    int rc = rl__env_create(v->desc, &args, &fresh, &info, perr, sizeof perr);
     if (rc != RL_OK) {
         snprintf(err, errlen, "env '%s': %s", v->desc->name, perr[0] ? perr : rl_strerror(rc));
         return rc < 0 ? rc : RL_EINVAL;
@@ -532,5 +524,6 @@ void rl__vecenv_destroy(rl__vecenv *v)
     rl_free(v->mask_buf[0]);
     rl_free(v->mask_buf[1]);
     rl_free(v->io.final_mask);
+    rl_free(v->to_move);
     memset(v, 0, sizeof *v);
 }

@@ -79,6 +79,8 @@ typedef struct rl__vecenv {
     char failed_why[RL_ERR_MAX];
     /* an env with seats: the table vt and env are (NULL otherwise) */
     rl__table *table;
+    /* a turn-based env opened raw (rl__seating.raw): who moves, a byte per row */
+    uint8_t *to_move;
 } rl__vecenv;
 
 /* num_envs boards (envs of the plugin), each of info.agents rows; every

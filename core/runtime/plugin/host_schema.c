@@ -64,6 +64,10 @@ static const rl_option_def seats_schema[RL__SEATS_N] = {
                                       "(1 - p)^2 for a snapshot the learner beats with rate p)"),
     [RL__SEATS_EVAL_OPPONENTS] = RL_OPTION_STRING_LIST(
         "eval_opponents", "[\"random\"]", "opponents of every evaluation, each at every seat, as opponent names them"),
+    [RL__SEATS_SNAPSHOT_OPTIONS] =
+        RL_OPTION_STRING_LIST("snapshot_options", "[]",
+                              "self-play: the algorithm's options as the pool's snapshots play, KEY=VALUE each "
+                              "(\"deterministic_eval=false\": they sample their moves)"),
 };
 
 const rl_option_def *rl__seats_schema(uint32_t *n)

@@ -47,4 +47,3 @@ void *rl__algo_open(const rl__config *c, const rl_env_info *info, uint32_t n_eva
     }
     return algo;
 }
-

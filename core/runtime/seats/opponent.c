@@ -19,8 +19,8 @@
 #include "run/source.h"
 
 /* "name(k=v, k=v)" into the name and up to 32 key/value pairs (in buf). */
-static int parse_spec(const char *spec, char *buf, size_t len, const char **name, const char **keys,
-                      const char **vals, uint32_t *n, char *err, size_t errlen)
+static int parse_spec(const char *spec, char *buf, size_t len, const char **name, const char **keys, const char **vals,
+                      uint32_t *n, char *err, size_t errlen)
 {
     snprintf(buf, len, "%s", spec);
     *name = buf;
@@ -110,8 +110,8 @@ static int open_scripted(rl__player *p, const rl__plugin *pl, const char *spec, 
 
 /* A snapshot player: the checkpoint at path (or a run directory's), built
    from the config it was written with and restored from it. */
-static int open_snapshot(rl__player *p, const char *path, const rl__config *c, const rl_env_info *info,
-                         uint32_t rows, char *err, size_t errlen)
+static int open_snapshot(rl__player *p, const char *path, const rl__config *c, const rl_env_info *info, uint32_t rows,
+                         char *err, size_t errlen)
 {
     rl__run_paths rp;
     rl__source_kind kind = rl__source_of(path, &rp);
@@ -123,8 +123,9 @@ static int open_snapshot(rl__player *p, const char *path, const rl__config *c, c
         return RL_ECONFIG;
     }
     rl__sbuf errors = {0};
-    int rc = kind == RL__SOURCE_RUN_DIR ? rl__config_load(&p->own, rp.config, NULL, 0, c->reg, &errors)
-                                        : rl__source_checkpoint_config(&p->own, rp.checkpoint, NULL, 0, c->reg, &errors);
+    int rc = kind == RL__SOURCE_RUN_DIR
+        ? rl__config_load(&p->own, rp.config, NULL, 0, c->reg, &errors)
+        : rl__source_checkpoint_config(&p->own, rp.checkpoint, NULL, 0, c->reg, &errors);
     if (rc != RL_OK) {
         size_t l = errors.data ? strcspn(errors.data, "\n") : 0;
         snprintf(err, errlen, "opponent '%s': %.*s", path, (int)l, errors.data ? errors.data : rl_strerror(rc));
@@ -159,7 +160,8 @@ int rl__player_open(rl__player *p, const char *spec, const rl__config *c, const 
     for (size_t i = 0; named && c->reg && i < c->reg->n_plugins && !pl; i++)
         if (c->reg->plugins[i].desc->kind == RL_KIND_ALGO && !strcmp(c->reg->plugins[i].desc->name, name))
             pl = &c->reg->plugins[i];
-    if (pl) rc = open_scripted(p, pl, spec, keys, vals, n, info, rows, seed, err, errlen);
+    if (pl)
+        rc = open_scripted(p, pl, spec, keys, vals, n, info, rows, seed, err, errlen);
     else if (n) {
         snprintf(err, errlen, "opponent '%s': no algorithm plugin '%s' (see rlhost list)", spec, name);
         rc = RL_ECONFIG;
@@ -172,8 +174,10 @@ int rl__player_open(rl__player *p, const char *spec, const rl__config *c, const 
 void rl__player_close(rl__player *p)
 {
     if (p->algo) p->vt->destroy(p->algo);
-    if (p->has_own) rl__config_destroy(&p->own);
-    else rl__arena_free(&p->own.arena);
+    if (p->has_own)
+        rl__config_destroy(&p->own);
+    else
+        rl__arena_free(&p->own.arena);
     memset(p, 0, sizeof *p);
 }
 
@@ -181,8 +185,8 @@ int rl__player_act(rl__player *p, const rl__space *space, const void *obs, const
                    const uint8_t *masks, void *actions, uint32_t n, char *err, size_t errlen)
 {
     char perr[RL_ERR_MAX] = "";
-    int rc = rl__space_act(space, p->vt, p->algo, RL_MODE_EVAL, obs, episode_start, masks, actions, n, perr,
-                           sizeof perr);
+    int rc =
+        rl__space_act(space, p->vt, p->algo, RL_MODE_EVAL, obs, episode_start, masks, actions, n, perr, sizeof perr);
     if (rc != RL_OK) {
         snprintf(err, errlen, "opponent '%s' failed choosing actions: %s", p->name, perr[0] ? perr : rl_strerror(rc));
         return rc;
@@ -206,6 +210,45 @@ int rl__spool_init(rl__spool *s, const rl__config *c, const rl_env_info *info, u
     s->rule = (int)c->seats.vals[RL__SEATS_DRAW].i;
     snprintf(s->dir, sizeof s->dir, "%s/pool", run_dir);
     rl_rng_seed(&s->rng, (uint64_t)c->run.vals[RL__RUN_SEED].i, 0x5e17);
+    /* the members' config: the learner's with seats.snapshot_options */
+    const rl_value *so = &c->seats.vals[RL__SEATS_SNAPSHOT_OPTIONS];
+    rl__override ov[64];
+    char *keys[64] = {0};
+    if (so->n > 64) {
+        snprintf(err, errlen, "seats.snapshot_options: at most 64 options, got %zu", so->n);
+        return RL_ECONFIG;
+    }
+    int rc = RL_OK;
+    for (size_t i = 0; i < so->n && rc == RL_OK; i++) {
+        const char *eq = strchr(so->slist[i], '=');
+        if (!eq || eq == so->slist[i] || !(keys[i] = malloc((size_t)(eq - so->slist[i]) + 6))) {
+            snprintf(err, errlen, "seats.snapshot_options: '%s' is not KEY=VALUE", so->slist[i]);
+            rc = RL_ECONFIG;
+            break;
+        }
+        snprintf(keys[i], (size_t)(eq - so->slist[i]) + 6, "algo.%.*s", (int)(eq - so->slist[i]), so->slist[i]);
+        ov[i] = (rl__override){keys[i], eq + 1};
+    }
+    if (rc == RL_OK) {
+        rl__sbuf text = {0}, errors = {0};
+        rl__config_format(c, &text);
+        rc = text.oom
+            ? RL_ENOMEM
+            : rl__config_load_text(&s->own, "seats.snapshot_options", text.data, ov, so->n, c->reg, &errors, 1);
+        if (rc != RL_OK) {
+            size_t l = errors.data ? strcspn(errors.data, "\n") : 0;
+            snprintf(err, errlen, "%.*s", (int)l, errors.data ? errors.data : rl_strerror(rc));
+        }
+        rl__sbuf_free(&text);
+        rl__sbuf_free(&errors);
+    }
+    for (size_t i = 0; i < so->n; i++) {
+        if (rc == RL_OK)
+            s->changed[s->n_changed++] = keys[i];
+        else
+            free(keys[i]);
+    }
+    if (rc != RL_OK) return rc;
     s->m = calloc(s->cap, sizeof *s->m);
     if (!s->m) {
         snprintf(err, errlen, "out of memory for a pool of %u snapshots", s->cap);
@@ -218,6 +261,8 @@ void rl__spool_free(rl__spool *s)
 {
     for (uint32_t i = 0; s->m && i < s->n; i++) rl__player_close(&s->m[i].player);
     free(s->m);
+    rl__config_destroy(&s->own);
+    for (uint32_t i = 0; i < s->n_changed; i++) free(s->changed[i]);
     memset(s, 0, sizeof *s);
 }
 
@@ -240,9 +285,9 @@ static int load_member(rl__spool *s, rl__pool_member *m, char *err, size_t errle
         return RL_EIO;
     }
     memset(&m->player, 0, sizeof m->player);
-    rl__restore r = {.path = path};
-    m->player.vt = s->c->algo->desc->vtable;
-    m->player.algo = rl__policy_open(s->c, &s->info, s->rows, &r, err, errlen);
+    rl__restore r = {.path = path, .allowed = (const char *const *)s->changed, .n_allowed = s->n_changed};
+    m->player.vt = s->own.algo->desc->vtable;
+    m->player.algo = rl__policy_open(&s->own, &s->info, s->rows, &r, err, errlen);
     snprintf(m->player.name, sizeof m->player.name, "snapshot of step %llu", (unsigned long long)m->step);
     if (!m->player.algo) return RL_ECORRUPT;
     if (r.step != m->step) {

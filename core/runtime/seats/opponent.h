@@ -20,7 +20,9 @@ typedef struct rl__player {
     char name[192]; /* as a sentence names it: "connect_four_alphabeta(depth=4)", "snapshot of step 50000" */
     const rl_algo_vtable *vt;
     void *algo;
-    rl__config own; /* a snapshot file's own config (own.arena is empty otherwise) */
+    rl__config own;
+    char *changed[64];  /* the option keys snapshot_options sets ("algo.deterministic_eval") */
+    uint32_t n_changed; /* a snapshot file's own config (own.arena is empty otherwise) */
     int has_own;
 } rl__player;
 
@@ -47,10 +49,13 @@ typedef struct rl__pool_member {
 } rl__pool_member;
 
 typedef struct rl__spool {
-    const rl__config *c;
+    const rl__config *c; /* the learner's; members are built from own (its snapshot_options applied) */
+    rl__config own;
+    char *changed[64]; /* the option keys snapshot_options sets ("algo.deterministic_eval") */
+    uint32_t n_changed;
     rl_env_info info; /* the learner's view */
     uint32_t rows;
-    char dir[4200];   /* the run directory's pool/ */
+    char dir[4200]; /* the run directory's pool/ */
     uint32_t cap, n;
     int rule; /* RL__DRAW_* */
     rl__pool_member *m;

@@ -10,6 +10,7 @@
 
 #include <rlhost/rlcore.h>
 
+#include "env/create.h"
 #include "parallel/pool.h"
 #include "plugin/host_api.h"
 
@@ -177,8 +178,7 @@ static void run_boards(rl__table *a, int reset)
     }
 }
 
-static int opponent_state(rl__table *a, const rl_state_io *io, const char *prefix, int load, char *err,
-                          size_t errlen);
+static int opponent_state(rl__table *a, const rl_state_io *io, const char *prefix, int load, char *err, size_t errlen);
 
 static int learner_to_move(const rl__table *a, uint32_t b)
 {
@@ -226,7 +226,8 @@ static void absorb(rl__table *a, const rl_env_io *out)
     for (uint32_t b = 0; b < a->boards; b++) {
         if (!a->todo[b]) continue;
         uint32_t ends = 0;
-        for (uint32_t g = 0; g < a->agents; g++) ends += (a->term[b * a->agents + g] | a->trunc[b * a->agents + g]) != 0;
+        for (uint32_t g = 0; g < a->agents; g++)
+            ends += (a->term[b * a->agents + g] | a->trunc[b * a->agents + g]) != 0;
         if (ends && ends != a->agents) {
             fail(a, "env '%s' ended the episode of %u of env %u's %u agents; an env with seats ends them together",
                  a->desc->name, ends, b, a->agents);
@@ -477,10 +478,9 @@ rl__table *rl__table_of(const rl_env_vtable *vt, void *env)
 
 static void free_buffers(rl__table *a)
 {
-    void *p[] = {a->obs,    a->final_obs, a->actions, a->mask,    a->final_mask, a->to_move,    a->term,
-                 a->trunc,  a->fresh,     a->rewards, a->scores,  a->lseat,      a->todo,       a->ended,
-                 a->episode, a->member,   a->carry,   a->outcome, a->outcome_seat, a->g_obs,    a->g_act,
-                 a->g_mask, a->g_start,   a->g_rows};
+    void *p[] = {a->obs,   a->final_obs, a->actions,      a->mask,  a->final_mask, a->to_move, a->term,    a->trunc,
+                 a->fresh, a->rewards,   a->scores,       a->lseat, a->todo,       a->ended,   a->episode, a->member,
+                 a->carry, a->outcome,   a->outcome_seat, a->g_obs, a->g_act,      a->g_mask,  a->g_start, a->g_rows};
     for (size_t i = 0; i < sizeof p / sizeof *p; i++) rl_free(p[i]);
 }
 
@@ -524,10 +524,10 @@ static int alloc_buffers(rl__table *a, uint32_t threads)
     a->g_start = rl_calloc_aligned(n, 1);
     a->g_rows = rl_calloc_aligned(n, sizeof *a->g_rows);
     a->workers = rl__pool_create(threads ? threads : 1);
-    if (!a->obs || !a->final_obs || !a->actions || (a->mw && (!a->mask || !a->final_mask)) || !a->to_move ||
-        !a->term || !a->trunc || !a->fresh || !a->rewards || !a->scores || !a->lseat || !a->todo || !a->ended ||
-        !a->episode || !a->member || !a->carry || !a->outcome || !a->outcome_seat || !a->g_obs || !a->g_act ||
-        !a->g_mask || !a->g_start || !a->g_rows || !a->workers)
+    if (!a->obs || !a->final_obs || !a->actions || (a->mw && (!a->mask || !a->final_mask)) || !a->to_move || !a->term ||
+        !a->trunc || !a->fresh || !a->rewards || !a->scores || !a->lseat || !a->todo || !a->ended || !a->episode ||
+        !a->member || !a->carry || !a->outcome || !a->outcome_seat || !a->g_obs || !a->g_act || !a->g_mask ||
+        !a->g_start || !a->g_rows || !a->workers)
         return RL_ENOMEM;
     return RL_OK;
 }
@@ -667,7 +667,7 @@ int rl__table_reseed(rl__table *a, uint64_t seed, char *err, size_t errlen)
     rl_env_info info = {.struct_size = sizeof info, .obs_scale = 1.0f};
     void *env = NULL;
     char perr[RL_ERR_MAX] = "";
-    int rc = a->ivt->create(&args, &env, &info, perr, sizeof perr);
+    int rc = rl__env_create(a->desc, &args, &env, &info, perr, sizeof perr);
     if (rc != RL_OK) {
         snprintf(err, errlen, "env '%s': %s", a->desc->name, perr[0] ? perr : rl_strerror(rc));
         return rc < 0 ? rc : RL_EINVAL;

@@ -26,6 +26,9 @@ typedef struct rl__seating {
     int32_t learner_seat;
     rl__spool *pool;
     uint64_t seed; /* the opponents' draws and scripted players */
+    /* 1: no table: every agent's row stays the caller's, with the env's
+       to_move (the embedding API's envs, PettingZoo's view of them) */
+    int raw;
 } rl__seating;
 
 /* Results of finished games, from the learner's side, per learner seat. */
