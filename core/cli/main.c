@@ -149,14 +149,17 @@ static const char bench_help[] =
 
 static const char play_help[] =
     "usage: rlhost play CONFIG|OUT_DIR [--checkpoint FILE] [--episodes N] [--fps F] [--follow]\n"
-    "                   [--set K=V]...\n"
+    "                   [--human] [--opponent SPEC] [--set K=V]...\n"
     "\n"
     "Shows env 0 of CONFIG played by the config's algorithm (greedy), redrawn in\n"
     "place at F frames per second on a terminal (default 10), printed frame after\n"
     "frame otherwise.  Stops after N episodes (default 1).\n"
     "--follow OUT_DIR watches a training run learn: waits for the run and its first\n"
     "checkpoint, then before each episode loads the newest checkpoint the training\n"
-    "has written; plays until Ctrl-C (or N episodes).\n";
+    "has written; plays until Ctrl-C (or N episodes).\n"
+    "An env with seats (connect_four) seats the policy against the first of\n"
+    "seats.eval_opponents, or --opponent SPEC; --human seats you: type each move's\n"
+    "number when asked (the policy and you change seats every game).\n";
 
 static const char info_help[] = "usage: rlhost info NAME [--plugin-path DIR]\n"
                                 "\n"
@@ -273,6 +276,8 @@ static int parse_args(cli *c, int argc, char **argv, const char *help, int allow
         } else if (!strcmp(a, "--opponent") && (!strcmp(c->cmd, "eval") || !strcmp(c->cmd, "play"))) {
             if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
             if (add_opponent(c, argv[++i], help) != 0) return EXIT_USAGE;
+        } else if (!strcmp(a, "--human") && !strcmp(c->cmd, "play")) {
+            if (add_opponent(c, "human", help) != 0) return EXIT_USAGE; /* the person is the opponent */
         } else if (!strcmp(a, "--trace") && !strcmp(c->cmd, "eval")) {
             if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
             c->trace = argv[++i];

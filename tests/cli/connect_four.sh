@@ -46,6 +46,11 @@ contains "$T/out" "learner at seat 1: won" "eval plays each seat"
 expect_rc 0 "a snapshot of the pool as an opponent" -- "$RLHOST" eval "$T/sp" --opponent "$T/sp/pool/step-000000000000000.safetensors" --episodes 4
 expect_rc 0 "play of the run" -- "$RLHOST" play "$T/sp" --episodes 1 --fps 1000
 contains "$T/out" "the learner plays seat" "play shows the learner's seat"
+# A person plays the run: moves typed on stdin, refused until the mask allows them.
+yes $'9\n1\n2\n3\n4\n5\n6\n7' | head -400 > "$T/moves"
+expect_rc 0 "play --human" -- sh -c "\"$RLHOST\" play \"$T/sp\" --human --episodes 2 --fps 1000 < \"$T/moves\""
+contains "$T/out" "your move (1-7, where allowed)" "asks the person for each move"
+contains "$T/out" "a number, please" "and again after a move that is no column"
 exact c4_selfplay "$SRC/configs/connect_four_selfplay.cfg" 3000 "${Q[@]}" --set run.steps=15000 --set seats.draw=\"pfsp\"
 exact c4_scripted "$SRC/configs/connect_four_selfplay.cfg" 3000 "${Q[@]}" \
   --set 'seats.opponent="connect_four_alphabeta(depth=1)"' --set env.random_opening=0

@@ -155,6 +155,15 @@ int rl__player_open(rl__player *p, const char *spec, const rl__config *c, const 
     uint32_t n;
     int rc = parse_spec(spec, buf, sizeof buf, &name, keys, vals, &n, err, errlen);
     if (rc != RL_OK) return rc;
+    if (!strcmp(spec, "human")) {
+        if (rl_env_info_action_kind(info) != RL_SPACE_DISCRETE) {
+            snprintf(err, errlen, "opponent 'human' types discrete moves; this env's actions are not discrete");
+            return RL_ECONFIG;
+        }
+        p->human = 1;
+        snprintf(p->name, sizeof p->name, "a person at the terminal");
+        return RL_OK;
+    }
     const rl__plugin *pl = NULL;
     int named = name[strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_")] == 0;
     for (size_t i = 0; named && c->reg && i < c->reg->n_plugins && !pl; i++)
@@ -181,9 +190,37 @@ void rl__player_close(rl__player *p)
     memset(p, 0, sizeof *p);
 }
 
+/* A person's move for each row: a number 1 .. n typed on stdin, asked
+   again until the mask allows it. */
+static int human_act(const rl__space *space, const uint8_t *masks, int32_t *actions, uint32_t n, char *err,
+                     size_t errlen)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        const uint8_t *m = masks ? masks + (size_t)i * space->mask_width : NULL;
+        for (;;) {
+            printf("your move (1-%u%s): ", space->n, m ? ", where allowed" : "");
+            fflush(stdout);
+            char line[64];
+            if (!fgets(line, sizeof line, stdin)) {
+                snprintf(err, errlen, "the person playing left (end of input)");
+                return RL_EINTR;
+            }
+            char *end;
+            long a = strtol(line, &end, 10) - 1;
+            if (end != line && a >= 0 && a < (long)space->n && (!m || m[a])) {
+                actions[i] = (int32_t)a;
+                break;
+            }
+            printf("%s", end == line || a < 0 || a >= (long)space->n ? "a number, please\n" : "not allowed now\n");
+        }
+    }
+    return RL_OK;
+}
+
 int rl__player_act(rl__player *p, const rl__space *space, const void *obs, const uint8_t *episode_start,
                    const uint8_t *masks, void *actions, uint32_t n, char *err, size_t errlen)
 {
+    if (p->human) return human_act(space, masks, actions, n, err, errlen);
     char perr[RL_ERR_MAX] = "";
     int rc =
         rl__space_act(space, p->vt, p->algo, RL_MODE_EVAL, obs, episode_start, masks, actions, n, perr, sizeof perr);

@@ -24,11 +24,13 @@ typedef struct rl__player {
     char *changed[64];  /* the option keys snapshot_options sets ("algo.deterministic_eval") */
     uint32_t n_changed; /* a snapshot file's own config (own.arena is empty otherwise) */
     int has_own;
+    int human; /* "human": a person at the terminal types each move (rlhost play --human) */
 } rl__player;
 
 /* Opens the player a spec names ("self" is the pool's, not here): PLUGIN or
    PLUGIN(key=value, ...) for an algorithm plugin of the learner's registry,
-   else a checkpoint file or run directory.  info is the learner's view of
+   "human" for a person typing moves on stdin (discrete actions), else a
+   checkpoint file or run directory.  info is the learner's view of
    the env; seed seeds a scripted player.  A sentence in err on failure. */
 int rl__player_open(rl__player *p, const char *spec, const rl__config *c, const rl_env_info *info, uint32_t rows,
                     uint64_t seed, char *err, size_t errlen);

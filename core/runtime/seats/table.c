@@ -98,6 +98,15 @@ static int needs_move(const rl__table *a, uint32_t b, uint32_t agent)
     return a->seat_of[agent] != a->lseat[b] && (!a->turn || a->to_move[b * a->agents + agent]);
 }
 
+/* The board a person is about to move on, drawn on stdout. */
+static void show_board(rl__table *a, uint32_t b)
+{
+    const rl_env_render_ext *r = a->ivt->get_extension ? a->ivt->get_extension(a->ienv, RL_EXT_ENV_RENDER) : NULL;
+    char frame[8192];
+    if (r && r->struct_size >= sizeof *r && r->render && r->render(a->ienv, b, 0, frame, sizeof frame) >= 0)
+        printf("\n%s", frame);
+}
+
 /* Opponent actions for the rows of the todo boards that move, each board's
    player acting on its rows as one batch. */
 static void opponents_act(rl__table *a)
@@ -119,6 +128,7 @@ static void opponents_act(rl__table *a)
             }
         }
         if (!n) continue;
+        if (pl->human) show_board(a, a->g_rows[0] / a->agents);
         char err[RL_ERR_MAX];
         if (rl__player_act(pl, &a->space, a->g_obs, a->g_start, a->mw ? a->g_mask : NULL, a->g_act, n, err,
                            sizeof err) != RL_OK) {
