@@ -24,7 +24,7 @@
 #include "plot.h"
 #include "tune.h"
 #include "run/rundir.h"
-#include "run/source.h"
+#include "checkpoint/source.h"
 #include "run/run.h"
 #include "parallel/world.h"
 #include "base/files.h"

@@ -18,7 +18,9 @@ PettingZoo's connect_four_v3 through rlhost's bridge.  Every side trains
 STEPS steps of its learner (the tutorial's steps are plies of both sides,
 all of them learned from; rlhost's are the learner's moves, the pool's
 moves between them not counted), then plays 100 games from each seat
-against uniformly random legal moves, greedy.  Prints a JSON line a route.
+against uniformly random legal moves, greedy.  Wall times are
+training's: the peer's learn() and rlhost's summary.json wall_s (its
+snapshots included, its evaluation not).  Prints a JSON line a route.
 """
 import argparse
 import csv
@@ -114,9 +116,8 @@ def rlhost_route(steps, seed, bridge):
         cfg = os.path.join(out, "bridge.cfg")
         open(cfg, "w").write(text)
         del over["env.plugin"]
-    t = time.perf_counter()
     rlhost.run(cfg, env=env, force=True, overrides=over)
-    wall = time.perf_counter() - t
+    wall = json.load(open(os.path.join(out, "summary.json")))["wall_s"]  # training, as the peer's learn()
     e = list(csv.DictReader(open(os.path.join(out, "evals.csv"))))[-1]
     return wall, [float(e["vs_random_seat0_win"]), float(e["vs_random_seat1_win"])]
 

@@ -13,7 +13,7 @@
 #include "base/text.h"
 #include "checkpoint/restore.h"
 #include "run/eval.h"
-#include "run/source.h"
+#include "checkpoint/source.h"
 
 static int load_policy_config(rlh_host *h, const char *path, rl__override *ov, size_t n_ov, rl__config *c,
                               rl__run_paths *rp, char *err, size_t errlen)

@@ -1,6 +1,6 @@
 /* The vectorized env driver; see vecenv.h. */
 #include "env/vecenv.h"
-#include "env/create.h"
+#include "plugin/env_create.h"
 
 #include "plugin/loader.h"
 #include "plugin/host_api.h"

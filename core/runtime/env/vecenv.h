@@ -10,6 +10,7 @@
 #include <rlhost/plugin.h>
 
 #include "parallel/pool.h"
+#include "plugin/env_create.h"
 #include "seats/table.h"
 #include "spaces/parts.h"
 #include "spaces/spaces.h"
@@ -118,11 +119,6 @@ int rl__vecenv_reseed(rl__vecenv *v, uint64_t seed, char *err, size_t errlen);
 enum { RL__EP_RETURN, RL__EP_SCORE, RL__EP_LENGTH };
 double rl__ep_recent_mean(const rl__ep_stats *s, int what);
 void rl__ep_interval_reset(rl__ep_stats *s);
-
-/* The descriptor whose create is running on this thread (for envs that a
-   caller registers through <rlhost/host.h>, whose one create function
-   serves several descriptors), or NULL. */
-const rl_plugin_desc *rl__vecenv_creating(void);
 
 /* Thread count "auto" picks for n envs on this machine, with the reason. */
 uint32_t rl__auto_env_threads(uint32_t num_envs, char *reason, size_t len);

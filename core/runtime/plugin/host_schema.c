@@ -68,6 +68,10 @@ static const rl_option_def seats_schema[RL__SEATS_N] = {
         RL_OPTION_STRING_LIST("snapshot_options", "[]",
                               "self-play: the algorithm's options as the pool's snapshots play, KEY=VALUE each "
                               "(\"deterministic_eval=false\": they sample their moves)"),
+    [RL__SEATS_POOL_OPPONENTS] =
+        RL_OPTION_STRING_LIST("pool_opponents", "[]",
+                              "self-play: fixed members of the pool beside the snapshots (scripted players, "
+                              "checkpoints, as opponent names them), drawn by the same rule, never dropped"),
 };
 
 const rl_option_def *rl__seats_schema(uint32_t *n)

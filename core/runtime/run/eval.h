@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "env/vecenv.h"
-#include "run/algo_open.h"
+#include "checkpoint/algo_open.h"
 
 typedef struct rl__eval_result {
     int done;

@@ -218,7 +218,7 @@ static int train_loop(rl__run_state *rs)
                        .final_masks = masked ? v->io.final_mask : NULL};
     int world = rl__world_size() > 1, rc = RL_OK;
     if (rs->have_pool) { /* the pool starts with the learner as it is: its first opponent */
-        if (!rs->pool.n && (rc = rl__run_snapshot(rs)) != RL_OK)
+        if (rs->pool.n == rs->pool.n_fixed && (rc = rl__run_snapshot(rs)) != RL_OK)
             return fail(rs, rc, "writing a self-play snapshot failed");
         rs->next_snapshot = next_mark(rs->steps, (uint64_t)val(&c->seats, RL__SEATS_SNAPSHOT_INTERVAL)->i);
     }

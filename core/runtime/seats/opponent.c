@@ -15,8 +15,8 @@
 #include "parallel/replicas.h"
 #include "plugin/host_api.h"
 #include "plugin/schema.h"
-#include "run/algo_open.h"
-#include "run/source.h"
+#include "checkpoint/algo_open.h"
+#include "checkpoint/source.h"
 
 /* "name(k=v, k=v)" into the name and up to 32 key/value pairs (in buf). */
 static int parse_spec(const char *spec, char *buf, size_t len, const char **name, const char **keys, const char **vals,
@@ -286,10 +286,27 @@ int rl__spool_init(rl__spool *s, const rl__config *c, const rl_env_info *info, u
             free(keys[i]);
     }
     if (rc != RL_OK) return rc;
-    s->m = calloc(s->cap, sizeof *s->m);
+    const rl_value *fixed = &c->seats.vals[RL__SEATS_POOL_OPPONENTS];
+    if (fixed->n > 64) {
+        snprintf(err, errlen, "seats.pool_opponents: at most 64, got %zu", fixed->n);
+        return RL_ECONFIG;
+    }
+    s->m = calloc(s->cap + fixed->n, sizeof *s->m);
     if (!s->m) {
         snprintf(err, errlen, "out of memory for a pool of %u snapshots", s->cap);
         return RL_ENOMEM;
+    }
+    for (size_t j = 0; j < fixed->n; j++) {
+        rl__pool_member *m = &s->m[j];
+        if (!strcmp(fixed->slist[j], "self") || !strcmp(fixed->slist[j], "human")) {
+            snprintf(err, errlen, "seats.pool_opponents: '%s' cannot be a member of the pool", fixed->slist[j]);
+            return RL_ECONFIG;
+        }
+        rc = rl__player_open(&m->player, fixed->slist[j], c, info, rows, (uint64_t)c->run.vals[RL__RUN_SEED].i + j, err,
+                             errlen);
+        if (rc != RL_OK) return rc;
+        m->step = RL__FIXED_STEP(j);
+        s->n = s->n_fixed = (uint32_t)j + 1;
     }
     return RL_OK;
 }
@@ -338,11 +355,12 @@ static int load_member(rl__spool *s, rl__pool_member *m, char *err, size_t errle
 
 int rl__spool_add(rl__spool *s, uint64_t step, char *err, size_t errlen)
 {
-    if (s->n == s->cap) { /* the oldest goes */
+    if (s->n - s->n_fixed == s->cap) { /* the oldest snapshot goes */
         char path[4300];
-        rl__spool_path(s, s->m[0].step, path, sizeof path);
-        rl__player_close(&s->m[0].player);
-        memmove(s->m, s->m + 1, (s->n - 1) * sizeof *s->m);
+        rl__pool_member *old = &s->m[s->n_fixed];
+        rl__spool_path(s, old->step, path, sizeof path);
+        rl__player_close(&old->player);
+        memmove(old, old + 1, (s->n - s->n_fixed - 1) * sizeof *s->m);
         s->n--;
         unlink(path);
     }
@@ -390,9 +408,36 @@ void rl__spool_result(rl__spool *s, int m, int result)
     s->m[m].learner_score += result > 0 ? 1.0 : result == 0 ? 0.5 : 0.0;
 }
 
+/* The fixed members' records (their players are the config's, made anew). */
+static int fixed_state(rl__spool *s, const rl_state_io *io, int load, char *err, size_t errlen)
+{
+    if (!s->n_fixed) return RL_OK;
+    double st[128];
+    for (uint32_t j = 0; !load && j < s->n_fixed; j++) st[2 * j] = s->m[j].games, st[2 * j + 1] = s->m[j].learner_score;
+    uint64_t shape[2] = {s->n_fixed, 2};
+    int rc = load ? io->get(io->ctx, "seats/pool/fixed_stats", RL_DTYPE_F64, 2, shape, st)
+                  : io->put(io->ctx, "seats/pool/fixed_stats", RL_DTYPE_F64, 2, shape, st);
+    if (rc != RL_OK) {
+        snprintf(err, errlen, "%s", io->error ? io->error(io->ctx) : rl_strerror(rc));
+        return rc;
+    }
+    for (uint32_t j = 0; load && j < s->n_fixed; j++) {
+        if (!isfinite(st[2 * j]) || !isfinite(st[2 * j + 1]) || st[2 * j] < 0 || st[2 * j + 1] < 0 ||
+            st[2 * j + 1] > st[2 * j]) {
+            snprintf(err, errlen, "tensor 'seats/pool/fixed_stats': member %u holds no pool's record", j);
+            return RL_ECORRUPT;
+        }
+        s->m[j].games = st[2 * j], s->m[j].learner_score = st[2 * j + 1];
+    }
+    return RL_OK;
+}
+
 int rl__spool_state(rl__spool *s, const rl_state_io *io, int load, char *err, size_t errlen)
 {
-    uint64_t n = s->n;
+    int rc0 = fixed_state(s, io, load, err, errlen);
+    if (rc0 != RL_OK) return rc0;
+    uint32_t f = s->n_fixed;
+    uint64_t n = s->n - f;
     int rc = rl_state_blob(io, load, "", "seats/pool/count", &n, sizeof n, err, errlen);
     if (rc != RL_OK) return rc;
     if (load && n > s->cap) {
@@ -402,8 +447,8 @@ int rl__spool_state(rl__spool *s, const rl_state_io *io, int load, char *err, si
     }
     uint64_t steps[1000];
     double stats[2000];
-    for (uint32_t i = 0; !load && i < s->n; i++)
-        steps[i] = s->m[i].step, stats[2 * i] = s->m[i].games, stats[2 * i + 1] = s->m[i].learner_score;
+    for (uint32_t i = 0; !load && i < n; i++)
+        steps[i] = s->m[f + i].step, stats[2 * i] = s->m[f + i].games, stats[2 * i + 1] = s->m[f + i].learner_score;
     if (n) {
         uint64_t shape = n, shape2[2] = {n, 2};
         rc = load ? io->get(io->ctx, "seats/pool/steps", RL_DTYPE_U64, 1, &shape, steps)
@@ -419,16 +464,16 @@ int rl__spool_state(rl__spool *s, const rl_state_io *io, int load, char *err, si
     rc = rl_state_blob(io, load, "", "seats/pool/rng", &s->rng, sizeof s->rng, err, errlen);
     if (rc != RL_OK || !load) return rc;
     if ((rc = rl_state_check_rng("seats/pool/rng", &s->rng, err, errlen)) != RL_OK) return rc;
-    for (uint32_t i = 0; i < s->n; i++) rl__player_close(&s->m[i].player);
-    s->n = 0;
+    for (uint32_t i = f; i < s->n; i++) rl__player_close(&s->m[i].player);
+    s->n = f;
     for (uint64_t i = 0; i < n; i++) {
         if (!isfinite(stats[2 * i]) || !isfinite(stats[2 * i + 1]) || stats[2 * i] < 0 || stats[2 * i + 1] < 0 ||
-            stats[2 * i + 1] > stats[2 * i] || (i && steps[i] <= steps[i - 1])) {
+            stats[2 * i + 1] > stats[2 * i] || (i && steps[i] <= steps[i - 1]) || steps[i] >= RL__FIXED_STEP(64)) {
             snprintf(err, errlen, "tensor 'seats/pool/stats': snapshot %llu holds no pool's record",
                      (unsigned long long)i);
             return RL_ECORRUPT;
         }
-        rl__pool_member *m = &s->m[i];
+        rl__pool_member *m = &s->m[f + i];
         memset(m, 0, sizeof *m);
         m->step = steps[i];
         m->games = stats[2 * i];

@@ -42,10 +42,13 @@ int rl__player_act(rl__player *p, const rl__space *space, const void *obs, const
 
 /* ---- the self-play pool ------------------------------------------------ */
 
+/* The id a fixed member of the pool goes by where a snapshot's step would. */
+#define RL__FIXED_STEP(j) (UINT64_MAX - (uint64_t)(j))
+
 /* Snapshots of the learner (checkpoint files in the run directory's pool/,
    named by step) and what each has scored against it. */
 typedef struct rl__pool_member {
-    uint64_t step;
+    uint64_t step;               /* a fixed member's: RL__FIXED_STEP(j) */
     double games, learner_score; /* learner_score: wins + draws / 2 against it */
     rl__player player;
 } rl__pool_member;
@@ -57,9 +60,10 @@ typedef struct rl__spool {
     uint32_t n_changed;
     rl_env_info info; /* the learner's view */
     uint32_t rows;
-    char dir[4200]; /* the run directory's pool/ */
-    uint32_t cap, n;
-    int rule; /* RL__DRAW_* */
+    char dir[4200];   /* the run directory's pool/ */
+    uint32_t cap, n;  /* cap: snapshots at most; n: members, the fixed ones included */
+    uint32_t n_fixed; /* seats.pool_opponents: members m[0 .. n_fixed), never dropped, no file */
+    int rule;         /* RL__DRAW_* */
     rl__pool_member *m;
     rl_rng rng;
 } rl__spool;

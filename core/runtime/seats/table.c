@@ -10,7 +10,7 @@
 
 #include <rlhost/rlcore.h>
 
-#include "env/create.h"
+#include "plugin/env_create.h"
 #include "parallel/pool.h"
 #include "plugin/host_api.h"
 

@@ -1,6 +1,6 @@
 /* An algorithm built from a config to act (or train) outside a run; see
    algo_open.h. */
-#include "run/algo_open.h"
+#include "checkpoint/algo_open.h"
 
 #include <stdio.h>
 

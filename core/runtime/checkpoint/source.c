@@ -1,6 +1,6 @@
 /* Where a trained run is read from: a run directory or a checkpoint file. */
 #define _GNU_SOURCE
-#include "run/source.h"
+#include "checkpoint/source.h"
 
 #include <fcntl.h>
 #include <stdint.h>

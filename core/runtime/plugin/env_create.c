@@ -1,7 +1,5 @@
 /* See create.h. */
-#include "env/create.h"
-
-#include "env/vecenv.h"
+#include "plugin/env_create.h"
 
 static _Thread_local const rl_plugin_desc *g_creating;
 
