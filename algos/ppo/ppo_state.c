@@ -120,10 +120,8 @@ int ppo_state(ppo *p, const rl_state_io *io, int load, char *err, size_t errlen)
 {
     int rc;
     if (p->cfg.inference) { /* what acting reads: the networks, the eval stream, the observation statistics */
-        if (!load) {
-            RL_ERRF(err, errlen, "an instance made for inference holds no training state to save");
-            return RL_EINVAL;
-        }
+        if (!load)          /* what acting changes: the eval stream (an opponent that samples its moves) */
+            return rl_rng_state(&p->eval_rng, io, 0, "state/rng_eval", err, errlen);
         if ((rc = rl_params_load(&p->p, io, "", err, errlen)) ||
             (rc = rl_rng_load(&p->eval_rng, io, "state/rng_eval", err, errlen)))
             return rc;

@@ -12,9 +12,9 @@ MaskablePPO plays both sides (each step one ply, the observation and mask
 those of the side to move, the reward that of the side that moved), the
 masks through sb3-contrib's ActionMasker, MaskablePPO's defaults (2048
 steps a rollout, minibatches of 64, 10 epochs, [64, 64] tanh), PyTorch on
-one thread.  rlhost's routes: configs/connect_four_selfplay.cfg (its own C
-Connect Four, self-play against the pool), and the same config on
-PettingZoo's connect_four_v3 through rlhost's bridge.  Every side trains
+one thread.  rlhost's routes: configs/connect_four_selfplay.cfg without its scripted
+pool members (self-play alone, against its snapshots) on its own C Connect
+Four, and the same on PettingZoo's connect_four_v3 through rlhost's bridge.  Every side trains
 STEPS steps of its learner (the tutorial's steps are plies of both sides,
 all of them learned from; rlhost's are the learner's moves, the pool's
 moves between them not counted), then plays 100 games from each seat
@@ -106,7 +106,8 @@ def rlhost_route(steps, seed, bridge):
     cfg = os.path.join(os.path.dirname(__file__), "..", "..", "configs", "connect_four_selfplay.cfg")
     over = {"run.steps": steps, "run.seed": seed, "run.eval_interval": 0, "run.eval_episodes": 100,
             "run.quiet": True, "run.out_dir": out, "run.checkpoint_interval": 0, "run.tensorboard": False,
-            "seats.snapshot_interval": max(steps // 10, 1), "seats.eval_opponents": '["random"]'}
+            "seats.snapshot_interval": max(steps // 10, 1), "seats.eval_opponents": '["random"]',
+            "seats.pool_opponents": "[]"}  # self-play alone, as the tutorial's
     env = None
     if bridge:
         over["env.num_envs"] = 16

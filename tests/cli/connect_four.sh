@@ -4,9 +4,9 @@
 # shallower search, self-play runs with their pool (evaluated per opponent
 # and seat, resumed exactly), and every bad seat or opponent refused with a
 # sentence.  (TAP)
-# Usage: connect_four.sh RLHOST SOURCE_ROOT C4_SOLVE
+# Usage: connect_four.sh RLHOST SOURCE_ROOT C4_SOLVE FIXTURE_DIR
 set -u
-RLHOST=$1 SRC=$2 SOLVE=$3
+RLHOST=$1 SRC=$2 SOLVE=$3 FIXTURES=$4
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 . "$(dirname "$0")/../lib.sh"
@@ -39,7 +39,7 @@ Q=(--set run.quiet=true --set run.steps=12000 --set seats.snapshot_interval=4000
 expect_rc 0 "a self-play run" -- "$RLHOST" run "$SRC/configs/connect_four_selfplay.cfg" "${Q[@]}" --out "$T/sp"
 npool=$(ls "$T/sp/pool" | grep -c '^step-.*\.safetensors$')
 [ "$npool" -ge 4 ]; ok $? "the pool holds the first learner and a snapshot every 4000 steps ($npool)"
-head -1 "$T/sp/evals.csv" | grep -q 'vs_connect_four_alphabeta_depth_4_seat1_loss,elo$'; ok $? "evals.csv: rates per opponent and seat, and the rating"
+head -1 "$T/sp/evals.csv" | grep -q "vs_connect_four_alphabeta_depth_6_seat1_loss,elo$"; ok $? "evals.csv: rates per opponent and seat, and the rating"
 [ "$(grep -c . "$T/sp/evals.csv")" = 4 ]; ok $? "two periodic evaluations and the final one"
 expect_rc 0 "eval of the run against random play" -- "$RLHOST" eval "$T/sp" --opponent random --episodes 10
 contains "$T/out" "learner at seat 1: won" "eval plays each seat"
@@ -78,6 +78,23 @@ cp -r "$T/sp" "$T/sp2" && rm "$T/sp2/pool/step-000000000004000.safetensors" 2>/d
 rm -f "$T/sp2/summary.json"
 expect_rc 1 "a resume whose pool lost a snapshot" -- "$RLHOST" run --resume "$T/sp2" --set run.steps=20000
 contains "$T/err" "the self-play pool lost" "names the missing snapshot"
+
+# 5. Envs and opponents that break the seats' contract (tests/fixtures/seats.c).
+mkdir -p "$T/plug" && cp "$FIXTURES/seats.so" "$T/plug/"
+printf 'run: { steps = 2000; eval_episodes = 4; quiet = true; };\nenv: { plugin = "seats_env"; num_envs = 4; };\nalgo: { plugin = "ppo"; n_steps = 16; batch_size = 32; };\nseats: { opponent = "random"; eval_opponents = ["random"]; };\n' > "$T/race.cfg"
+expect_rc 0 "a turn-based race against random play" -- "$RLHOST" run "$T/race.cfg" --plugin-path "$T/plug" --out "$T/race"
+contains "$T/race/evals.csv" "vs_random_seat1_win" "evaluated from both seats"
+bad_env() { # FAULT RC SENTENCE
+  expect_rc "$2" "seats_env fault $1" -- "$RLHOST" run "$T/race.cfg" --plugin-path "$T/plug" --out "$T/race_$1" --set "env.fault=\"$1\""
+  contains "$T/err" "$3" "seats_env fault $1: says so"
+}
+bad_env no_mover 1 "env 'seats_env': it is turn-based, but no agent of env 1 is to move"
+bad_env split_end 1 "env 'seats_env': it ended the episode of 1 of env 1's 2 agents; an env with seats ends them together"
+bad_env seat_range 2 "env 'seats_env' seats agent 1 at seat 5 of 2"
+bad_env no_seats 2 "env 'seats_env' says it is turn-based but seats no players"
+bad_env uneven 2 "env 'seats_env' seats 2 agents at seat 0 and 1 at seat 1; every seat needs as many"
+expect_rc 1 "an opponent that picks an action past the last" -- "$RLHOST" run "$T/race.cfg" --plugin-path "$T/plug" --out "$T/race_il" --set 'seats.opponent="seats_illegal"'
+contains "$T/err" "opponent 'seats_illegal'" "names the opponent"
 
 echo "1..$n"
 [ $failed = 0 ]

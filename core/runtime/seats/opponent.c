@@ -12,6 +12,7 @@
 #include <rlhost/rlcore.h>
 
 #include "checkpoint/restore.h"
+#include "checkpoint/safetensors.h"
 #include "parallel/replicas.h"
 #include "plugin/host_api.h"
 #include "plugin/schema.h"
@@ -140,6 +141,7 @@ static int open_snapshot(rl__player *p, const char *path, const rl__config *c, c
         return RL_ECONFIG;
     }
     rl__restore r = {.path = rp.checkpoint, .prev_path = kind == RL__SOURCE_RUN_DIR ? rp.prev : NULL};
+    snprintf(p->path, sizeof p->path, "%s", rp.checkpoint);
     p->vt = p->own.algo->desc->vtable;
     p->algo = rl__policy_open(&p->own, info, rows, &r, err, errlen);
     return p->algo ? RL_OK : RL_ECORRUPT;
@@ -232,6 +234,63 @@ int rl__player_act(rl__player *p, const rl__space *space, const void *obs, const
     snprintf(who, sizeof who, "opponent '%s'", p->name);
     if (space->kind == RL_SPACE_BOX) return rl__space_clip(space, actions, actions, n, 1, who, err, errlen);
     return rl__space_check_actions(space, actions, masks, n, 1, who, err, errlen);
+}
+
+/* An rl_state_io that puts under a prefix, and gets from there or, for a
+   tensor absent there, from a fallback checkpoint. */
+typedef struct prefixed {
+    const rl_state_io *io;
+    char prefix[128];
+    rl__ckpt *fallback;
+    rl_state_io fb; /* over fallback */
+} prefixed;
+
+static int pfx_put(void *ctx, const char *name, rl_dtype dt, uint32_t nd, const uint64_t *shape, const void *data)
+{
+    prefixed *p = ctx;
+    char full[320];
+    snprintf(full, sizeof full, "%s%s", p->prefix, name);
+    return p->io->put(p->io->ctx, full, dt, nd, shape, data);
+}
+
+static int pfx_get(void *ctx, const char *name, rl_dtype dt, uint32_t nd, const uint64_t *shape, void *data)
+{
+    prefixed *p = ctx;
+    char full[320];
+    snprintf(full, sizeof full, "%s%s", p->prefix, name);
+    int rc = p->io->get(p->io->ctx, full, dt, nd, shape, data);
+    if (rc == RL_ENOENT && p->fallback) rc = p->fb.get(p->fb.ctx, name, dt, nd, shape, data);
+    return rc;
+}
+
+static const char *pfx_error(void *ctx)
+{
+    prefixed *p = ctx;
+    return p->io->error ? p->io->error(p->io->ctx) : "";
+}
+
+int rl__player_state(rl__player *p, const rl_state_io *io, const char *prefix, int load, const char *fallback_path,
+                     char *err, size_t errlen)
+{
+    if (p->human || !p->algo || !p->vt->get_extension) return RL_OK;
+    const rl_algo_state_ext *st = p->vt->get_extension(p->algo, RL_EXT_ALGO_STATE);
+    if (!st || st->struct_size < sizeof *st || !st->save || !st->load) return RL_OK;
+    prefixed x = {io, "", NULL, {0}};
+    snprintf(x.prefix, sizeof x.prefix, "%s", prefix);
+    rl__ckpt fb;
+    memset(&fb, 0, sizeof fb);
+    if (!fallback_path && p->path[0]) fallback_path = p->path;
+    if (load && fallback_path) {
+        if (rl__ckpt_read_file(&fb, fallback_path, 1, err, errlen) != RL_OK) return RL_ECORRUPT;
+        x.fallback = &fb;
+        rl__ckpt_io(&fb, &x.fb);
+    }
+    rl_state_io w = {sizeof w, &x, pfx_put, pfx_get, pfx_error, NULL};
+    char perr[RL_ERR_MAX] = "";
+    int rc = load ? st->load(p->algo, &w, perr, sizeof perr) : st->save(p->algo, &w, perr, sizeof perr);
+    if (x.fallback) rl__ckpt_free(&fb);
+    if (rc != RL_OK) snprintf(err, errlen, "opponent '%s': %s", p->name, perr[0] ? perr : rl_strerror(rc));
+    return rc;
 }
 
 /* ---- the self-play pool ------------------------------------------------ */
@@ -432,10 +491,28 @@ static int fixed_state(rl__spool *s, const rl_state_io *io, int load, char *err,
     return RL_OK;
 }
 
+/* Every member's acting state (its RNG), under seats/pool/ID/. */
+static int members_state(rl__spool *s, const rl_state_io *io, int load, char *err, size_t errlen)
+{
+    for (uint32_t i = 0; i < s->n; i++) {
+        char pfx[96], path[4300];
+        int fixed = i < s->n_fixed;
+        if (fixed)
+            snprintf(pfx, sizeof pfx, "seats/pool/fixed%u/", i);
+        else
+            snprintf(pfx, sizeof pfx, "seats/pool/step%llu/", (unsigned long long)s->m[i].step);
+        if (!fixed) rl__spool_path(s, s->m[i].step, path, sizeof path);
+        int rc = rl__player_state(&s->m[i].player, io, pfx, load, fixed ? NULL : path, err, errlen);
+        if (rc != RL_OK) return rc;
+    }
+    return RL_OK;
+}
+
 int rl__spool_state(rl__spool *s, const rl_state_io *io, int load, char *err, size_t errlen)
 {
     int rc0 = fixed_state(s, io, load, err, errlen);
     if (rc0 != RL_OK) return rc0;
+    if (!load && (rc0 = members_state(s, io, 0, err, errlen)) != RL_OK) return rc0;
     uint32_t f = s->n_fixed;
     uint64_t n = s->n - f;
     int rc = rl_state_blob(io, load, "", "seats/pool/count", &n, sizeof n, err, errlen);
@@ -481,5 +558,5 @@ int rl__spool_state(rl__spool *s, const rl_state_io *io, int load, char *err, si
         if ((rc = load_member(s, m, err, errlen)) != RL_OK) return rc;
         s->n++;
     }
-    return RL_OK;
+    return members_state(s, io, 1, err, errlen);
 }

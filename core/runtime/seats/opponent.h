@@ -24,7 +24,8 @@ typedef struct rl__player {
     char *changed[64];  /* the option keys snapshot_options sets ("algo.deterministic_eval") */
     uint32_t n_changed; /* a snapshot file's own config (own.arena is empty otherwise) */
     int has_own;
-    int human; /* "human": a person at the terminal types each move (rlhost play --human) */
+    int human;       /* "human": a person at the terminal types each move (rlhost play --human) */
+    char path[4200]; /* a snapshot's checkpoint file, else empty */
 } rl__player;
 
 /* Opens the player a spec names ("self" is the pool's, not here): PLUGIN or
@@ -35,6 +36,13 @@ typedef struct rl__player {
 int rl__player_open(rl__player *p, const char *spec, const rl__config *c, const rl_env_info *info, uint32_t rows,
                     uint64_t seed, char *err, size_t errlen);
 void rl__player_close(rl__player *p);
+/* What acting changes in a player (a scripted player's RNG, a sampling
+   snapshot's eval stream), saved under prefix (load 0) or restored from it
+   (load 1).  On load, a tensor the checkpoint lacks is read from
+   fallback_path (the snapshot's own file; may be NULL).  A player whose
+   algorithm saves nothing of an instance made to act is left as it is. */
+int rl__player_state(rl__player *p, const rl_state_io *io, const char *prefix, int load, const char *fallback_path,
+                     char *err, size_t errlen);
 /* Actions for n rows, checked against their masks (an illegal move is a
    sentence naming the player and the row). */
 int rl__player_act(rl__player *p, const rl__space *space, const void *obs, const uint8_t *episode_start,

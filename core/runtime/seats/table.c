@@ -184,7 +184,7 @@ static void run_boards(rl__table *a, int reset)
         if (!a->todo[b]) continue;
         int any = 0;
         for (uint32_t g = 0; g < a->agents; g++) any |= a->to_move[b * a->agents + g] != 0;
-        if (!any) fail(a, "env '%s' is turn-based but says no agent of env %u is to move", a->desc->name, b);
+        if (!any) fail(a, "it is turn-based, but no agent of env %u is to move", b);
     }
 }
 
@@ -239,8 +239,8 @@ static void absorb(rl__table *a, const rl_env_io *out)
         for (uint32_t g = 0; g < a->agents; g++)
             ends += (a->term[b * a->agents + g] | a->trunc[b * a->agents + g]) != 0;
         if (ends && ends != a->agents) {
-            fail(a, "env '%s' ended the episode of %u of env %u's %u agents; an env with seats ends them together",
-                 a->desc->name, ends, b, a->agents);
+            fail(a, "it ended the episode of %u of env %u's %u agents; an env with seats ends them together", ends, b,
+                 a->agents);
             return;
         }
         for (uint32_t k = 0; k < a->L; k++) {
@@ -272,9 +272,7 @@ static void advance(rl__table *a, const rl_env_io *out)
         if (a->failed) return;
         absorb(a, out);
     }
-    if (!a->failed)
-        fail(a, "env '%s': the learner's seat was not to move again after %u moves of its opponents", a->desc->name,
-             MAX_TURNS);
+    if (!a->failed) fail(a, "the learner's seat was not to move again after %u moves of its opponents", MAX_TURNS);
 }
 
 /* The learner's rows of every board: observation and mask. */
@@ -406,40 +404,14 @@ static int table_state(rl__table *a, const rl_state_io *io, const char *prefix, 
     return RL_OK;
 }
 
-/* A scripted opponent's own state (its RNG), under PREFIXseats/opponent/. */
-typedef struct prefixed {
-    const rl_state_io *io;
-    char prefix[96];
-} prefixed;
-static int pfx_put(void *ctx, const char *name, rl_dtype dt, uint32_t nd, const uint64_t *shape, const void *data)
-{
-    prefixed *p = ctx;
-    char full[256];
-    snprintf(full, sizeof full, "%s%s", p->prefix, name);
-    return p->io->put(p->io->ctx, full, dt, nd, shape, data);
-}
-static int pfx_get(void *ctx, const char *name, rl_dtype dt, uint32_t nd, const uint64_t *shape, void *data)
-{
-    prefixed *p = ctx;
-    char full[256];
-    snprintf(full, sizeof full, "%s%s", p->prefix, name);
-    return p->io->get(p->io->ctx, full, dt, nd, shape, data);
-}
-static const char *pfx_error(void *ctx)
-{
-    prefixed *p = ctx;
-    return p->io->error ? p->io->error(p->io->ctx) : "";
-}
-
+/* The fixed opponent's state (a scripted player's RNG), under
+   PREFIXseats/opponent/. */
 static int opponent_state(rl__table *a, const rl_state_io *io, const char *prefix, int load, char *err, size_t errlen)
 {
-    if (a->self || !a->fixed.algo || !a->fixed.vt->get_extension) return RL_OK;
-    const rl_algo_state_ext *st = a->fixed.vt->get_extension(a->fixed.algo, RL_EXT_ALGO_STATE);
-    if (!st || st->struct_size < sizeof *st || !st->save || !st->load || a->fixed.has_own) return RL_OK;
-    prefixed p = {io, ""};
-    snprintf(p.prefix, sizeof p.prefix, "%sseats/opponent/", prefix);
-    rl_state_io w = {sizeof w, &p, pfx_put, pfx_get, pfx_error, NULL};
-    return load ? st->load(a->fixed.algo, &w, err, errlen) : st->save(a->fixed.algo, &w, err, errlen);
+    if (a->self) return RL_OK;
+    char pfx[96];
+    snprintf(pfx, sizeof pfx, "%sseats/opponent/", prefix);
+    return rl__player_state(&a->fixed, io, pfx, load, NULL, err, errlen);
 }
 
 static int table_save(void *env, const struct rl_state_io *io, const char *prefix, char *err, size_t errlen)
