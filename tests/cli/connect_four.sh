@@ -79,6 +79,10 @@ rm -f "$T/sp2/summary.json"
 expect_rc 1 "a resume whose pool lost a snapshot" -- "$RLHOST" run --resume "$T/sp2" --set run.steps=20000
 contains "$T/err" "the self-play pool lost" "names the missing snapshot"
 
+expect_rc 0 "a seats group on an env without seats" -- "$RLHOST" run "$SRC/configs/cartpole_ppo.cfg" --set run.steps=256 \
+  --set run.eval_episodes=0 --set run.quiet=true --set 'seats.opponent="random"' --out "$T/cp_seats"
+contains "$T/err" "env 'cartpole' seats no players: the seats group is not used" "is warned about"
+
 # 5. Envs and opponents that break the seats' contract (tests/fixtures/seats.c).
 mkdir -p "$T/plug" && cp "$FIXTURES/seats.so" "$T/plug/"
 printf 'run: { steps = 2000; eval_episodes = 4; quiet = true; };\nenv: { plugin = "seats_env"; num_envs = 4; };\nalgo: { plugin = "ppo"; n_steps = 16; batch_size = 32; };\nseats: { opponent = "random"; eval_opponents = ["random"]; };\n' > "$T/race.cfg"

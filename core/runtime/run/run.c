@@ -292,6 +292,8 @@ static int open_envs(rl__run_state *rs)
                                       (uint32_t)val(&c->env_host, RL__ENV_NUM_ENVS)->i, rs->set.seed, threads, repeat,
                                       &seating, rs->err, sizeof rs->err);
     if (rc != RL_OK) return rc == RL_ENOMEM ? rc : RL_ECONFIG;
+    if (c->seats_given && !rs->train.table && rs->set.writer)
+        rl__log(RL_LOG_WARN, NULL, "env '%s' seats no players: the seats group is not used", c->env->desc->name);
     if (rs->train.table && rl__world_size() > 1) {
         snprintf(rs->err, sizeof rs->err, "env '%s' seats players; a run with seats takes one process, not an MPI job",
                  c->env->desc->name);
