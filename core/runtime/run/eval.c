@@ -74,6 +74,22 @@ static int episode_limit(const rl__vecenv *ev, char *err, size_t errlen)
     return RL_OK;
 }
 
+/* The result of n episodes from the sums of their returns, squared returns,
+   lengths and scores, and the extreme returns. */
+static void result_of(rl__eval_result *out, uint32_t n, double sum, double sum2, double mn, double mx, double len,
+                      double score)
+{
+    out->done = 1;
+    out->episodes = n;
+    out->return_mean = sum / n;
+    double var = sum2 / n - out->return_mean * out->return_mean;
+    out->return_std = var > 0 ? sqrt(var) : 0;
+    out->return_min = mn;
+    out->return_max = mx;
+    out->length_mean = len / n;
+    out->score_mean = score / n;
+}
+
 int rl__evaluate(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const char *algo_name, uint32_t episodes,
                  volatile sig_atomic_t *stop, FILE *trace, rl__eval_result *out, char *err, size_t errlen)
 {
@@ -141,15 +157,7 @@ int rl__evaluate_games(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, co
     }
     free(t_in_episode);
     if (rc != RL_OK) return rc;
-    out->done = 1;
-    out->episodes = episodes;
-    out->return_mean = sum / episodes;
-    double var = sum2 / episodes - out->return_mean * out->return_mean;
-    out->return_std = var > 0 ? sqrt(var) : 0;
-    out->return_min = mn;
-    out->return_max = mx;
-    out->length_mean = sum_len / episodes;
-    out->score_mean = sum_score / episodes;
+    result_of(out, episodes, sum, sum2, mn, mx, sum_len, sum_score);
     return RL_OK;
 }
 
@@ -239,15 +247,7 @@ int rl__evaluate_seats(rl__vecenv *ev, const rl__config *c, const rl_algo_vtable
     rl__sbuf_puts(cols, ",elo");
     rl__sbuf_printf(vals, ",%.1f", elo);
     if (text) rl__sbuf_printf(text, "  rating %.0f (Elo, the opponents as one player rated 0)\n", elo);
-    out->done = 1;
-    out->episodes = (uint32_t)n;
-    out->return_mean = sum / n;
-    double var = sum2 / n - out->return_mean * out->return_mean;
-    out->return_std = var > 0 ? sqrt(var) : 0;
-    out->return_min = mn;
-    out->return_max = mx;
-    out->length_mean = len / n;
-    out->score_mean = score / n;
+    result_of(out, (uint32_t)n, sum, sum2, mn, mx, len, score);
     return RL_OK;
 }
 
