@@ -41,6 +41,15 @@ npool=$(ls "$T/sp/pool" | grep -c '^step-.*\.safetensors$')
 [ "$npool" -ge 4 ]; ok $? "the pool holds the first learner and a snapshot every 4000 steps ($npool)"
 head -1 "$T/sp/evals.csv" | grep -q "vs_connect_four_alphabeta_depth_6_seat1_loss,elo$"; ok $? "evals.csv: rates per opponent and seat, and the rating"
 [ "$(grep -c . "$T/sp/evals.csv")" = 4 ]; ok $? "two periodic evaluations and the final one"
+mkdir -p "$T/onlypool" && cp -r "$T/sp/pool" "$T/onlypool/"
+expect_rc 2 "a new run where an old run's pool is" -- "$RLHOST" run "$SRC/configs/connect_four_selfplay.cfg" "${Q[@]}" \
+  --out "$T/onlypool"
+contains "$T/err" "holds another run (pool/, a self-play pool)" "says so"
+cp -r "$T/sp" "$T/sp_forced" && touch "$T/sp_forced/pool/notes.txt"
+expect_rc 0 "--force over a run with a pool" -- "$RLHOST" run "$SRC/configs/connect_four_selfplay.cfg" "${Q[@]}" \
+  --set run.steps=3000 --out "$T/sp_forced" --force
+[ "$(ls "$T/sp_forced/pool" | grep -c '^step-')" = 1 ] && [ -e "$T/sp_forced/pool/notes.txt" ]
+ok $? "the old run's snapshots go, the rest of pool/ stays"
 expect_rc 0 "eval of the run against random play" -- "$RLHOST" eval "$T/sp" --opponent random --episodes 10
 contains "$T/out" "learner at seat 1: won" "eval plays each seat"
 expect_rc 0 "a snapshot of the pool as an opponent" -- "$RLHOST" eval "$T/sp" --opponent "$T/sp/pool/step-000000000000000.safetensors" --episodes 4

@@ -90,6 +90,7 @@ int rl__rundir_open(const char *path, rl__rundir_mode mode, rl__rundir *rd, char
         const char *found = NULL;
         for (size_t i = 0; i < N_RUN_FILES && !found; i++)
             if (faccessat(dfd, run_files[i], F_OK, AT_SYMLINK_NOFOLLOW) == 0) found = run_files[i];
+        if (!found && faccessat(dfd, "pool", F_OK, AT_SYMLINK_NOFOLLOW) == 0) found = "pool/, a self-play pool";
         if (found) {
             rl__rundir_close(rd, path);
             snprintf(err, errlen,
@@ -102,6 +103,37 @@ int rl__rundir_open(const char *path, rl__rundir_mode mode, rl__rundir *rd, char
     return RL_OK;
 }
 
+/* A self-play snapshot's name in pool/: step-<15 digits>.safetensors. */
+static int is_snapshot(const char *name)
+{
+    return strlen(name) == 32 && !strncmp(name, "step-", 5) && strspn(name + 5, "0123456789") == 15 &&
+        !strcmp(name + 20, ".safetensors");
+}
+
+/* --force: the old run's self-play pool goes with it (its snapshots and
+   their temporaries; anything else in pool/ stays, and so does pool/). */
+static int remove_pool(int dfd, const char *dir, char *err, size_t errlen)
+{
+    int pfd = openat(dfd, "pool", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (pfd < 0) return RL_OK;
+    DIR *d = fdopendir(pfd);
+    int rc = RL_OK;
+    char base[256];
+    for (struct dirent *de; d && (de = readdir(d));)
+        if ((is_snapshot(de->d_name) || (rl__temp_base(de->d_name, base, sizeof base) && is_snapshot(base))) &&
+            unlinkat(pfd, de->d_name, 0) != 0 && errno != ENOENT) {
+            snprintf(err, errlen, "cannot remove %s/pool/%s: %s", dir, de->d_name, strerror(errno));
+            rc = RL_EIO;
+            break;
+        }
+    if (d)
+        closedir(d);
+    else
+        close(pfd);
+    if (rc == RL_OK) unlinkat(dfd, "pool", AT_REMOVEDIR); /* kept when something else is in it */
+    return rc;
+}
+
 int rl__rundir_claim(rl__rundir *rd, const char *path, char *err, size_t errlen)
 {
     char brief[RL__BRIEF_MAX];
@@ -112,6 +144,7 @@ int rl__rundir_claim(rl__rundir *rd, const char *path, char *err, size_t errlen)
                 snprintf(err, errlen, "cannot remove %s/%s: %s", dir, run_files[i], strerror(errno));
                 return RL_EIO;
             }
+    if (rd->mode == RL__RUNDIR_FORCE && remove_pool(rd->fd, dir, err, errlen) != RL_OK) return RL_EIO;
     /* Under the lock no other writer exists: rlhost's temporary files are stale. */
     DIR *d = fdopendir(dup(rd->fd));
     size_t removed = 0;
