@@ -3,6 +3,9 @@
    position's score and, with -m, every column's score (x where full).
    `c4_solve -g COUNT MIN MAX SEED` instead prints COUNT positions reached by
    uniformly random play, MIN to MAX stones each (no game over on the way).
+   `c4_solve -q DEPTH` reads lines as -m writes them and prints how often
+   connect_four_alphabeta(depth=DEPTH) plays a best column (its ties drawn
+   uniformly: the expected fraction), the reference for a policy's rate.
    The tool behind the move-quality positions of the Connect Four tests. */
 #include <limits.h>
 #include <stdint.h>
@@ -47,8 +50,45 @@ static int generate(long count, int lo, int hi, uint64_t seed)
     return 0;
 }
 
+/* -q: the scripted player's expected best-column rate over solved lines. */
+static int quality(int depth)
+{
+    if (depth < 1 || depth > 12) {
+        fprintf(stderr, "c4_solve -q: DEPTH in 1 .. 12\n");
+        return 1;
+    }
+    char line[256];
+    double sum = 0;
+    long n = 0;
+    while (fgets(line, sizeof line, stdin)) {
+        char moves[64], col[C4_W][16];
+        int score;
+        if (line[0] == '#' ||
+            sscanf(line, "%63s %d %15s %15s %15s %15s %15s %15s %15s", moves, &score, col[0], col[1], col[2], col[3],
+                   col[4], col[5], col[6]) != 9)
+            continue;
+        c4_pos p;
+        if (c4_from_moves(&p, moves) != 0) continue;
+        int32_t v[C4_W], s[C4_W], best = INT32_MIN;
+        for (int c = 0; c < C4_W; c++) {
+            v[c] = col[c][0] == 'x' ? INT32_MIN : atoi(col[c]);
+            if (v[c] > best) best = v[c];
+        }
+        unsigned ab = c4_alphabeta_moves(&p, depth, s);
+        int tot = 0, good = 0;
+        for (int c = 0; c < C4_W; c++)
+            if ((ab >> c) & 1) tot++, good += v[c] == best;
+        sum += (double)good / tot;
+        n++;
+    }
+    printf("connect_four_alphabeta(depth=%d) plays a best column in %.3f of %ld positions\n", depth, n ? sum / n : 0.0,
+           n);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 3 && strcmp(argv[1], "-q") == 0) return quality(atoi(argv[2]));
     if (argc == 6 && strcmp(argv[1], "-g") == 0)
         return generate(atol(argv[2]), atoi(argv[3]), atoi(argv[4]), strtoull(argv[5], NULL, 10));
     int per_move = argc > 1 && strcmp(argv[1], "-m") == 0;
