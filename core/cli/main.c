@@ -164,7 +164,8 @@ static const char play_help[] =
 static const char info_help[] = "usage: rlhost info NAME [--plugin-path DIR]\n"
                                 "\n"
                                 "Documents plugin NAME: every option and optimization stage with its type,\n"
-                                "default, range and help.  NAME may also be 'run' for the run group.\n";
+                                "default, range and help.  NAME may also be 'run' for the run group, or\n"
+                                "'seats' for the seats group.\n";
 
 typedef struct cli {
     const char *cmd;
@@ -513,6 +514,12 @@ static int cmd_info(cli *c)
         printf("run: the host's run group\n\n");
         const rl_option_def *d = rl__run_schema(&n);
         print_defs("options (run = { ... }):", "", d, n);
+        return 0;
+    }
+    if (!strcmp(name, "seats")) {
+        printf("seats: the host's group for an env whose agents play on sides (docs/seats.md)\n\n");
+        const rl_option_def *d = rl__seats_schema(&n);
+        print_defs("options (seats = { ... }):", "", d, n);
         return 0;
     }
     rl__registry reg = {0};

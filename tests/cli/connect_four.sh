@@ -68,6 +68,9 @@ exact c4_selfplay "$SRC/configs/connect_four_selfplay.cfg" 3000 "${Q[@]}" --set 
 exact c4_scripted "$SRC/configs/connect_four_selfplay.cfg" 3000 "${Q[@]}" \
   --set 'seats.opponent="connect_four_alphabeta(depth=1)"' --set env.random_opening=0
 
+expect_rc 0 "info seats documents the group" -- "$RLHOST" info seats
+contains "$T/out" "pool_opponents = []" "every option of it"
+
 # 4. Bad seats and opponents: a sentence each, nothing written half.
 refuse() { # DESC SENTENCE ARGS...
   local desc=$1 want=$2; shift 2
