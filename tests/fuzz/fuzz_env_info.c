@@ -1,13 +1,14 @@
 /* libFuzzer target: an env's description of its spaces as the host checks
    it when it opens the env (the observation, the action space with its
    MultiDiscrete nvec and masks, a composite observation's parts: names,
-   kinds, dtypes, shapes, offsets, scales, nvec), built from arbitrary
-   bytes; where it passes, rows of observations, masks and actions from the
+   kinds, dtypes, shapes, offsets, scales, nvec), its agents' seats and
+   turns (ABI 1.7), built from arbitrary bytes; where it passes, rows of observations, masks and actions from the
    rest of the input go through the checks every step makes. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "seats/table.h"
 #include "spaces/parts.h"
 #include "spaces/spaces.h"
 
@@ -78,7 +79,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     info.n_obs_parts = n_parts;
     info.obs_parts = byte(&r) % 5 ? parts : NULL;
+    /* seats: agents, a seat for each from the input (past the seats too) */
+    uint32_t seat_of_in[80], seat_of[64], per_seat = 0;
+    info.agents = byte(&r) % 80;
+    info.seats = byte(&r) % 70;
+    for (uint32_t k = 0; k < 80; k++) seat_of_in[k] = byte(&r) % 72;
+    info.agent_seats = byte(&r) % 4 ? seat_of_in : NULL;
+    info.turn_based = byte(&r) & 1;
     char err[RL_ERR_MAX];
+    if (rl_env_info_seats(&info) && rl__seats_check(&info, "fuzz", seat_of, &per_seat, err, sizeof err) == RL_OK) {
+        uint32_t agents = info.agents ? info.agents : 1;
+        for (uint32_t g = 0; g < agents; g++)
+            if (seat_of[g] >= info.seats) __builtin_trap();                 /* a seat it let through is in range */
+        if (!per_seat || per_seat * info.seats != agents) __builtin_trap(); /* and the seats are even */
+    }
     size_t row = rl__obs_check(&info, "fuzz", err, sizeof err);
     if (!row) return 0;
     rl__space s;

@@ -536,50 +536,63 @@ int rl__table_set_opponent(rl__table *a, const char *spec, int32_t learner_seat,
     return rl__player_open(&a->fixed, spec, a->seating.c, &a->info, rows ? rows : 1, a->seating.seed, err, errlen);
 }
 
+int rl__seats_check(const rl_env_info *info, const char *name, uint32_t seat_of[64], uint32_t *per_seat, char *err,
+                    size_t errlen)
+{
+    uint32_t seats = rl_env_info_seats(info), agents = info->agents ? info->agents : 1;
+    if (agents > MAX_SEAT_AGENTS || seats > MAX_SEAT_AGENTS) {
+        snprintf(err, errlen, "env '%s' has %u agents at %u seats; the table seats at most %u", name, agents, seats,
+                 MAX_SEAT_AGENTS);
+        return RL_EINVAL;
+    }
+    uint32_t count[MAX_SEAT_AGENTS] = {0};
+    for (uint32_t g = 0; g < agents; g++) {
+        uint32_t st = info->agent_seats ? info->agent_seats[g] : g;
+        if (st >= seats) {
+            snprintf(err, errlen, "env '%s' seats agent %u at seat %u of %u", name, g, st, seats);
+            return RL_EINVAL;
+        }
+        seat_of[g] = st;
+        count[st]++;
+    }
+    for (uint32_t st = 0; st < seats; st++)
+        if (count[st] != count[0] || !count[st]) {
+            snprintf(err, errlen, "env '%s' seats %u agents at seat 0 and %u at seat %u; every seat needs as many",
+                     name, count[0], count[st], st);
+            return RL_EINVAL;
+        }
+    *per_seat = count[0];
+    return RL_OK;
+}
+
 int rl__table_wrap(const rl__seating *s, const rl_plugin_desc *desc, const rl_value *options, const rl_value *stages,
                    uint64_t seed, uint32_t num_envs, uint32_t threads, const rl_env_vtable **vt, void **env,
                    rl_env_info *info, char *err, size_t errlen)
 {
     (void)seed;
     const rl_env_info *in = info;
-    uint32_t seats = rl_env_info_seats(in), agents = in->agents ? in->agents : 1;
-    if (agents > MAX_SEAT_AGENTS || seats > MAX_SEAT_AGENTS) {
-        snprintf(err, errlen, "env '%s' has %u agents at %u seats; the table seats at most %u", desc->name, agents,
-                 seats, MAX_SEAT_AGENTS);
-        return RL_EINVAL;
-    }
+    uint32_t seat_of[MAX_SEAT_AGENTS], per_seat;
+    int rc = rl__seats_check(in, desc->name, seat_of, &per_seat, err, errlen);
+    if (rc != RL_OK) return rc;
     rl__table *a = calloc(1, sizeof *a);
     if (!a) return RL_ENOMEM;
     a->seating = *s;
     a->desc = desc;
     a->options = options, a->stages = stages;
     a->iinfo = *in;
-    a->boards = num_envs, a->agents = agents, a->seats = seats;
+    a->boards = num_envs, a->agents = in->agents ? in->agents : 1, a->seats = rl_env_info_seats(in);
     a->turn = rl_env_info_turn_based(in);
     uint32_t count[MAX_SEAT_AGENTS] = {0};
-    int rc = RL_OK;
-    for (uint32_t g = 0; g < agents && rc == RL_OK; g++) {
-        uint32_t st = in->agent_seats ? in->agent_seats[g] : g;
-        if (st >= seats) {
-            snprintf(err, errlen, "env '%s' seats agent %u at seat %u of %u", desc->name, g, st, seats);
-            rc = RL_EINVAL;
-            break;
-        }
-        a->seat_of[g] = st;
-        a->seat_agents[st][count[st]++] = g;
+    for (uint32_t g = 0; g < a->agents; g++) {
+        a->seat_of[g] = seat_of[g];
+        a->seat_agents[seat_of[g]][count[seat_of[g]]++] = g;
     }
-    for (uint32_t st = 0; rc == RL_OK && st < seats; st++)
-        if (count[st] != count[0] || !count[st]) {
-            snprintf(err, errlen, "env '%s' seats %u agents at seat 0 and %u at seat %u; every seat needs as many",
-                     desc->name, count[0], count[st], st);
-            rc = RL_EINVAL;
-        }
-    if (rc == RL_OK) rc = rl__space_from_info(&a->space, in, desc->name, err, errlen);
+    rc = rl__space_from_info(&a->space, in, desc->name, err, errlen);
     if (rc != RL_OK) {
         free(a);
         return rc;
     }
-    a->L = count[0];
+    a->L = per_seat;
     a->row_bytes = (size_t)in->obs_size * rl_dtype_size(in->obs_dtype);
     a->mw = a->space.mask_width;
     a->abytes = a->space.action_bytes;

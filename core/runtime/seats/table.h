@@ -36,6 +36,13 @@ typedef struct rl__table_tally {
     uint64_t win[64], draw[64], loss[64];
 } rl__table_tally;
 
+/* The seats an env's info declares, checked: at most 64 agents and seats,
+   every agent at a seat in range, every seat with as many agents.  Fills
+   seat_of[agents] and *per_seat; RL_OK, or RL_EINVAL with the sentence
+   (name is the env's). */
+int rl__seats_check(const rl_env_info *info, const char *name, uint32_t seat_of[64], uint32_t *per_seat, char *err,
+                    size_t errlen);
+
 /* Wraps env (created by desc's vtable with info) for num_envs envs; threads
    step the env's ranges.  On success *vt, *env and *info are the table's
    (the env is then the table's to destroy); on failure nothing changed and
