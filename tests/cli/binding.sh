@@ -10,6 +10,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 . "$(dirname "$0")/../lib.sh"
 need_python "$SRC" gymnasium
+[ "$SCRIPT" != pettingzoo_bridge.py ] || need_python "$SRC" pettingzoo
 export RLHOST_LIB_DIR="$BUILD" PYTHONPATH="$SRC/python"
 unset RLHOST_PLUGIN_PATH
 sanitizer_env "$BUILD/core/runtime/librlhost.so" # CI's ASan pass (lib.sh)
