@@ -412,6 +412,14 @@ static int run_start(rl__run_state *rs)
                 rs->train.agents > 1 ? "agent " : "", rs->set.out_dir);
         rl__report_optimizations(c, rl__pool_threads(rs->train.pool), rs->train.threads_reason, rs->reps.count,
                                  rs->replicas_reason);
+        if (rs->train.table) {
+            const rl_value *ls = val(&c->seats, RL__SEATS_LEARNER_SEAT);
+            char seat[32] = "every seat in turn";
+            if (!ls->is_auto) snprintf(seat, sizeof seat, "seat %lld", (long long)ls->i);
+            fprintf(stderr, "Seats: the learner at %s against %s\n", seat,
+                    rs->have_pool ? "its self-play pool (seats.draw, seats.pool_size)"
+                                  : val(&c->seats, RL__SEATS_OPPONENT)->s);
+        }
     }
     rl__report_start(&rs->rep);
     return RL_OK;
