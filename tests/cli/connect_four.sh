@@ -57,6 +57,11 @@ ok $? "the old run's snapshots go, the rest of pool/ stays"
 expect_rc 0 "eval of the run against random play" -- "$RLHOST" eval "$T/sp" --opponent random --episodes 10
 contains "$T/out" "learner at seat 1: won" "eval plays each seat"
 expect_rc 0 "a snapshot of the pool as an opponent" -- "$RLHOST" eval "$T/sp" --opponent "$T/sp/pool/step-000000000000000.safetensors" --episodes 4
+# A snapshot of another algorithm plays as its own config builds it.
+printf 'run: { steps = 2048; eval_episodes = 2; quiet = true; };\nenv: { plugin = "connect_four"; num_envs = 8; };\nalgo: { plugin = "a2c"; };\nseats: { opponent = "random"; };\n' > "$T/a2c.cfg"
+expect_rc 0 "an A2C run of Connect Four" -- "$RLHOST" run "$T/a2c.cfg" --out "$T/a2c"
+expect_rc 0 "PPO evaluated against the A2C run" -- "$RLHOST" eval "$T/sp" --opponent "$T/a2c" --episodes 4
+contains "$T/out" "vs $T/a2c, learner at seat 0" "plays the other algorithm's policy"
 expect_rc 0 "play of the run" -- "$RLHOST" play "$T/sp" --episodes 1 --fps 1000
 contains "$T/out" "the learner plays seat" "play shows the learner's seat"
 # A person plays the run: moves typed on stdin, refused until the mask allows them.
