@@ -14,7 +14,9 @@ masks through sb3-contrib's ActionMasker, MaskablePPO's defaults (2048
 steps a rollout, minibatches of 64, 10 epochs, [64, 64] tanh), PyTorch on
 one thread.  rlhost's routes: configs/connect_four_selfplay.cfg without its scripted
 pool members (self-play alone, against its snapshots) on its own C Connect
-Four, and the same on PettingZoo's connect_four_v3 through rlhost's bridge.  Every side trains
+Four, the same with SB3's network size ([64, 64] instead of the config's
+[256, 256]), and the same on PettingZoo's connect_four_v3 through rlhost's
+bridge.  Every side trains
 STEPS steps of its learner (the tutorial's steps are plies of both sides,
 all of them learned from; rlhost's are the learner's moves, the pool's
 moves between them not counted), then plays 100 games from each seat
@@ -101,13 +103,15 @@ def play(act, seed, games=100):
     return rates
 
 
-def rlhost_route(steps, seed, bridge):
+def rlhost_route(steps, seed, bridge, hidden=None):
     out = tempfile.mkdtemp()
     cfg = os.path.join(os.path.dirname(__file__), "..", "..", "configs", "connect_four_selfplay.cfg")
     over = {"run.steps": steps, "run.seed": seed, "run.eval_interval": 0, "run.eval_episodes": 100,
             "run.quiet": True, "run.out_dir": out, "run.checkpoint_interval": 0, "run.tensorboard": False,
             "seats.snapshot_interval": max(steps // 10, 1), "seats.eval_opponents": '["random"]',
             "seats.pool_opponents": "[]"}  # self-play alone, as the tutorial's
+    if hidden:
+        over["algo.hidden"] = hidden
     env = None
     if bridge:
         over["env.num_envs"] = 16
@@ -132,6 +136,7 @@ def main():
     rows = []
     for name, fn in (("sb3_maskable_ppo", lambda: sb3(a.steps, a.seed)),
                      ("rlhost", lambda: rlhost_route(a.steps, a.seed, False)),
+                     ("rlhost_64x64", lambda: rlhost_route(a.steps, a.seed, False, "[64, 64]")),
                      ("rlhost_pettingzoo_bridge", lambda: rlhost_route(a.steps, a.seed, True))):
         wall, rates = fn()
         row = {"route": name, "steps": a.steps, "seed": a.seed, "train_wall_s": round(wall, 3),
