@@ -132,8 +132,8 @@ int rl__vecenv_create(rl__vecenv *v, const rl_plugin_desc *desc, const rl_value 
 }
 
 /* An env with seats goes into a table; without a seating it is refused. */
-static int seat_env(rl__vecenv *v, const rl__seating *seating, uint32_t num_envs, uint64_t seed, uint32_t threads,
-                    char *err, size_t errlen)
+static int seat_env(rl__vecenv *v, const rl__seating *seating, uint32_t num_envs, uint32_t threads, char *err,
+                    size_t errlen)
 {
     const rl_plugin_desc *desc = v->desc;
     if (rl_env_info_turn_based(&v->info) && !rl_env_info_seats(&v->info)) {
@@ -158,8 +158,7 @@ static int seat_env(rl__vecenv *v, const rl__seating *seating, uint32_t num_envs
     if (threads == 0) threads = rl__auto_env_threads(num_envs, v->threads_reason, sizeof v->threads_reason);
     const rl_env_vtable *vt = v->vt;
     void *env = v->env;
-    int rc =
-        rl__table_wrap(seating, desc, v->options, v->stages, seed, num_envs, threads, &vt, &env, &v->info, err, errlen);
+    int rc = rl__table_wrap(seating, desc, v->options, v->stages, num_envs, threads, &vt, &env, &v->info, err, errlen);
     if (rc != RL_OK) return rc;
     v->vt = vt;
     v->env = env;
@@ -193,7 +192,7 @@ int rl__vecenv_create_seated(rl__vecenv *v, const rl_plugin_desc *desc, const rl
         v->env = NULL;
         return rc < 0 ? rc : RL_EINVAL;
     }
-    if ((rc = seat_env(v, seating, num_envs, seed, threads, err, errlen)) != RL_OK) {
+    if ((rc = seat_env(v, seating, num_envs, threads, err, errlen)) != RL_OK) {
         rl__vecenv_destroy(v);
         return rc;
     }

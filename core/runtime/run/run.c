@@ -14,7 +14,6 @@
 #include "run/run_internal.h"
 
 #include <signal.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

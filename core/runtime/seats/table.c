@@ -49,6 +49,7 @@ struct rl__table {
     void *g_obs, *g_act;
     uint8_t *g_mask, *g_start;
     uint32_t *g_rows;
+    rl__player **who; /* each board's opponent, resolved once per round of moves */
     int self;
     rl__player fixed;
     int failed;
@@ -111,12 +112,13 @@ static void show_board(rl__table *a, uint32_t b)
    player acting on its rows as one batch. */
 static void opponents_act(rl__table *a)
 {
+    for (uint32_t b = 0; b < a->boards; b++) a->who[b] = a->todo[b] ? player_of(a, b) : NULL;
     uint32_t players = a->self ? a->seating.pool->n : 1;
     for (uint32_t p = 0; p < players && !a->failed; p++) {
         rl__player *pl = a->self ? &a->seating.pool->m[p].player : &a->fixed;
         uint32_t n = 0;
         for (uint32_t b = 0; b < a->boards; b++) {
-            if (!a->todo[b] || player_of(a, b) != pl) continue;
+            if (a->who[b] != pl) continue;
             for (uint32_t g = 0; g < a->agents; g++) {
                 if (!needs_move(a, b, g)) continue;
                 uint32_t r = b * a->agents + g;
@@ -460,9 +462,10 @@ rl__table *rl__table_of(const rl_env_vtable *vt, void *env)
 
 static void free_buffers(rl__table *a)
 {
-    void *p[] = {a->obs,   a->final_obs, a->actions,      a->mask,  a->final_mask, a->to_move, a->term,    a->trunc,
-                 a->fresh, a->rewards,   a->scores,       a->lseat, a->todo,       a->ended,   a->episode, a->member,
-                 a->carry, a->outcome,   a->outcome_seat, a->g_obs, a->g_act,      a->g_mask,  a->g_start, a->g_rows};
+    void *p[] = {a->obs,     a->final_obs, a->actions, a->mask,    a->final_mask,   a->to_move, a->term,
+                 a->trunc,   a->fresh,     a->rewards, a->scores,  a->lseat,        a->todo,    a->ended,
+                 a->episode, a->member,    a->carry,   a->outcome, a->outcome_seat, a->g_obs,   a->g_act,
+                 a->g_mask,  a->g_start,   a->g_rows,  a->who};
     for (size_t i = 0; i < sizeof p / sizeof *p; i++) rl_free(p[i]);
 }
 
@@ -505,11 +508,12 @@ static int alloc_buffers(rl__table *a, uint32_t threads)
     a->g_mask = rl_calloc_aligned(n, a->mw ? a->mw : 1);
     a->g_start = rl_calloc_aligned(n, 1);
     a->g_rows = rl_calloc_aligned(n, sizeof *a->g_rows);
+    a->who = rl_calloc_aligned(a->boards, sizeof *a->who);
     a->workers = rl__pool_create(threads ? threads : 1);
     if (!a->obs || !a->final_obs || !a->actions || (a->mw && (!a->mask || !a->final_mask)) || !a->to_move || !a->term ||
         !a->trunc || !a->fresh || !a->rewards || !a->scores || !a->lseat || !a->todo || !a->ended || !a->episode ||
         !a->member || !a->carry || !a->outcome || !a->outcome_seat || !a->g_obs || !a->g_act || !a->g_mask ||
-        !a->g_start || !a->g_rows || !a->workers)
+        !a->g_start || !a->g_rows || !a->who || !a->workers)
         return RL_ENOMEM;
     return RL_OK;
 }
@@ -566,10 +570,9 @@ int rl__seats_check(const rl_env_info *info, const char *name, uint32_t seat_of[
 }
 
 int rl__table_wrap(const rl__seating *s, const rl_plugin_desc *desc, const rl_value *options, const rl_value *stages,
-                   uint64_t seed, uint32_t num_envs, uint32_t threads, const rl_env_vtable **vt, void **env,
-                   rl_env_info *info, char *err, size_t errlen)
+                   uint32_t num_envs, uint32_t threads, const rl_env_vtable **vt, void **env, rl_env_info *info,
+                   char *err, size_t errlen)
 {
-    (void)seed;
     const rl_env_info *in = info;
     uint32_t seat_of[MAX_SEAT_AGENTS], per_seat;
     int rc = rl__seats_check(in, desc->name, seat_of, &per_seat, err, errlen);

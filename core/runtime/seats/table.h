@@ -48,8 +48,8 @@ int rl__seats_check(const rl_env_info *info, const char *name, uint32_t seat_of[
    (the env is then the table's to destroy); on failure nothing changed and
    err has the sentence. */
 int rl__table_wrap(const rl__seating *s, const rl_plugin_desc *desc, const rl_value *options, const rl_value *stages,
-                   uint64_t seed, uint32_t num_envs, uint32_t threads, const rl_env_vtable **vt, void **env,
-                   rl_env_info *info, char *err, size_t errlen);
+                   uint32_t num_envs, uint32_t threads, const rl_env_vtable **vt, void **env, rl_env_info *info,
+                   char *err, size_t errlen);
 /* The table behind an env instance vecenv holds, or NULL for a plain env. */
 rl__table *rl__table_of(const rl_env_vtable *vt, void *env);
 /* Plays the next games against another opponent spec and learner seat
