@@ -177,21 +177,8 @@ int rl__vecenv_create_seated(rl__vecenv *v, const rl_plugin_desc *desc, const rl
     v->repeat = repeat ? repeat : 1;
     v->options = options;
     v->stages = stages;
-    rl_env_args args = {.struct_size = sizeof args,
-                        .num_envs = num_envs,
-                        .seed = seed,
-                        .options = options,
-                        .stages = stages,
-                        .host = rl__host_api()};
-    v->info.struct_size = sizeof v->info;
-    v->info.obs_scale = 1.0f;
-    char perr[RL_ERR_MAX] = "";
-    int rc = rl__env_create(desc, &args, &v->env, &v->info, perr, sizeof perr);
-    if (rc != RL_OK) {
-        snprintf(err, errlen, "env '%s': %s", desc->name, perr[0] ? perr : rl_strerror(rc));
-        v->env = NULL;
-        return rc < 0 ? rc : RL_EINVAL;
-    }
+    int rc = rl__env_open(desc, options, stages, num_envs, seed, &v->env, &v->info, err, errlen);
+    if (rc != RL_OK) return rc;
     if ((rc = seat_env(v, seating, num_envs, threads, err, errlen)) != RL_OK) {
         rl__vecenv_destroy(v);
         return rc;
@@ -445,20 +432,10 @@ int rl__vecenv_reseed(rl__vecenv *v, uint64_t seed, char *err, size_t errlen)
         if (rc == RL_OK) v->failed = 0;
         return rc;
     }
-    rl_env_args args = {.struct_size = sizeof args,
-                        .num_envs = v->boards,
-                        .seed = seed,
-                        .options = v->options,
-                        .stages = v->stages,
-                        .host = rl__host_api()};
-    rl_env_info info = {.struct_size = sizeof info, .obs_scale = 1.0f};
-    char perr[RL_ERR_MAX] = "";
+    rl_env_info info;
     void *fresh = NULL;
-    int rc = rl__env_create(v->desc, &args, &fresh, &info, perr, sizeof perr);
-    if (rc != RL_OK) {
-        snprintf(err, errlen, "env '%s': %s", v->desc->name, perr[0] ? perr : rl_strerror(rc));
-        return rc < 0 ? rc : RL_EINVAL;
-    }
+    int rc = rl__env_open(v->desc, v->options, v->stages, v->boards, seed, &fresh, &info, err, errlen);
+    if (rc != RL_OK) return rc;
     if (info.obs_dtype != v->info.obs_dtype || info.obs_size != v->info.obs_size || info.obs_ndim != v->info.obs_ndim ||
         memcmp(info.obs_shape, v->info.obs_shape, sizeof info.obs_shape) || info.n_actions != v->info.n_actions ||
         info.agents != v->info.agents || info.action_kind != v->info.action_kind ||

@@ -12,7 +12,6 @@
 
 #include "plugin/env_create.h"
 #include "parallel/pool.h"
-#include "plugin/host_api.h"
 
 #define MAX_SEAT_AGENTS 64
 /* Opponent moves in one step before the learner must be to move
@@ -656,20 +655,10 @@ uint32_t rl__table_opponent_rows(const rl__table *a)
 
 int rl__table_reseed(rl__table *a, uint64_t seed, char *err, size_t errlen)
 {
-    rl_env_args args = {.struct_size = sizeof args,
-                        .num_envs = a->boards,
-                        .seed = seed,
-                        .options = a->options,
-                        .stages = a->stages,
-                        .host = rl__host_api()};
-    rl_env_info info = {.struct_size = sizeof info, .obs_scale = 1.0f};
+    rl_env_info info;
     void *env = NULL;
-    char perr[RL_ERR_MAX] = "";
-    int rc = rl__env_create(a->desc, &args, &env, &info, perr, sizeof perr);
-    if (rc != RL_OK) {
-        snprintf(err, errlen, "env '%s': %s", a->desc->name, perr[0] ? perr : rl_strerror(rc));
-        return rc < 0 ? rc : RL_EINVAL;
-    }
+    int rc = rl__env_open(a->desc, a->options, a->stages, a->boards, seed, &env, &info, err, errlen);
+    if (rc != RL_OK) return rc;
     a->ivt->destroy(a->ienv);
     a->ienv = env;
     a->failed = 0;
