@@ -16,9 +16,11 @@ cd "$(dirname "$0")/.."
 # and, with OpenCV, is the reference the atari env is checked against.
 # PettingZoo (with pygame and SciPy, which its classic and SISL envs
 # import) is what the PettingZoo bridge trains on and its API tests.
+# onnx writes `rlhost export --format onnx`'s models; onnxruntime is what
+# the export test runs them with.
 pkgs=(tensorboard numpy gymnasium moviepy mesonpy:meson-python mesonbuild:meson ninja build auditwheel
       optuna psycopg2:psycopg2-binary "rliable.library:rliable pandas<3" ale_py:ale-py==0.12.1
-      cv2:opencv-python-headless pettingzoo pygame scipy)
+      cv2:opencv-python-headless pettingzoo pygame scipy onnx onnxruntime)
 [ -x .venv/bin/python ] || python3 -m venv .venv
 missing=()
 for p in "${pkgs[@]}"; do

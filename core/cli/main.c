@@ -23,6 +23,7 @@
 #include "play.h"
 #include "plot.h"
 #include "tune.h"
+#include "driver.h"
 #include "run/rundir.h"
 #include "checkpoint/source.h"
 #include "run/run.h"
@@ -53,6 +54,8 @@ static const char usage_text[] =
     "  tune CONFIG [--trials N] [--jobs J] [--out DIR]\n"
     "                                                search hyperparameters (Optuna; tune --help)\n"
     "  study CONFIG... --seeds N [--out DIR]         seeds side by side, aggregate statistics\n"
+    "  export RUN_DIR|CHECKPOINT --format onnx|c [-o PATH]\n"
+    "                                                the policy as ONNX or one C file (export --help)\n"
     "\n"
     "options for every command:\n"
     "  --plugin-path DIR   look for plugins in DIR first (repeatable)\n"
@@ -704,6 +707,7 @@ static int cli_main(int argc, char **argv)
     if (!strcmp(cmd, "--version")) return print_version();
     if (!strcmp(cmd, "tune")) return rl__cmd_tune(argc, argv);
     if (!strcmp(cmd, "study")) return rl__cmd_study(argc, argv);
+    if (!strcmp(cmd, "export")) return rl__exec_driver("export", " (and onnx for ONNX)", " onnx", argc, argv, NULL);
     for (size_t i = 0; i < N_COMMANDS; i++) {
         const command *k = &commands[i];
         if (strcmp(cmd, k->name) != 0) continue;

@@ -20,6 +20,14 @@ def tune(config, trials=20, jobs=1, out=None, **kw):
     return _tune(config, trials, jobs, out, **kw)
 
 
+def export(path, format="onnx", output=None, opset=None, name=None, overrides=()):
+    """Writes the greedy policy of a run directory or checkpoint as an ONNX
+    model (format="onnx") or as NAME.c and NAME.h (format="c"), as
+    `rlhost export` does; returns the paths written (docs/export.md)."""
+    from ._export import export as _export
+    return _export(path, format, output, opset, name, overrides)
+
+
 def study(configs, seeds, out=None, **kw):
     """Seeds of each config and rliable's statistics (rlhost study)."""
     from ._study import study as _study
@@ -34,5 +42,5 @@ def make_sb3_vec(name, num_envs=1, seed=0, **options):
     return SB3VecEnv(name, num_envs, seed, **options)
 
 
-__all__ = ["Env", "VectorEnv", "Policy", "RlhostError", "RlhostWarning", "make", "make_vec", "make_sb3_vec", "load", "run", "tune", "study",
+__all__ = ["Env", "VectorEnv", "Policy", "RlhostError", "RlhostWarning", "make", "make_vec", "make_sb3_vec", "load", "run", "tune", "study", "export",
            "read_safetensors", "list_plugins", "info", "configs", "userenv"]

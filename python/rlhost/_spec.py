@@ -59,6 +59,12 @@ class _Walk:
             if len(op["low"]) != width or len(op["high"]) != width:
                 raise RlhostError(f"a rescale op has {len(op['low'])} bounds for {width} values")
             return width
+        if k == "mean":
+            r, c = (int(x) for x in op["shape"])
+            axis = int(op["axis"])
+            if r < 1 or c < 1 or r * c != width or axis not in (0, 1):
+                raise RlhostError(f"a mean op views {width} values as [{r}, {c}] over axis {axis}")
+            return r if axis == 1 else c
         if k == "concat":
             parts = op["parts"]
             if not isinstance(parts, list) or not parts:

@@ -333,7 +333,13 @@ class Policy:
         """The checkpoint's description of the network (algo.policy)."""
         if "algo.policy" not in self._meta:
             raise N.RlhostError(f"{self.path}: algo '{self.algo_name}' describes no network (no algo.policy)")
-        return json.loads(self._meta["algo.policy"])
+        try:
+            spec = json.loads(self._meta["algo.policy"])
+        except ValueError as e:
+            raise N.RlhostError(f"the checkpoint's policy description (algo.policy) is not valid JSON: {e}") from None
+        if not isinstance(spec, dict):
+            raise N.RlhostError("the checkpoint's policy description (algo.policy) is not a JSON object")
+        return spec
 
     @property
     def observation(self):

@@ -1,0 +1,191 @@
+"""What an exporter writes from: a checkpoint's greedy policy as rlhost
+acts with it, read through the C side (which validates the file against
+the config that built it) and checked op by op against the tensors.
+
+Every exporter sees the same Model: the raw observation (one tensor, or a
+composite row of parts), the network input it becomes (scaled, one-hot,
+normalized), the greedy output's ops, and the greedy rule (argmax per
+component among the allowed choices, or the output clipped into the box)."""
+import json
+
+import numpy as np
+
+from .._native import RlhostError
+
+FORMAT = "rlhost.policy/1"
+MIN_OPSET = 17  # the oldest ONNX opset the exporter writes
+# the ops of rlhost.policy/1 (docs/run-directory.md); any other is refused
+OPS = ("linear", "relu", "tanh", "conv2d", "flatten", "slice", "rescale", "mean", "concat", "dueling", "lstm")
+_NP = {"F32": np.float32, "U8": np.uint8, "I32": np.int32}
+
+
+class Refused(Exception):
+    """A policy or request no exporter can honour: one sentence."""
+
+
+class Part:
+    """One part of a composite observation: where its values lie in the row
+    and how they become network input."""
+
+    def __init__(self, d):
+        self.name = str(d["name"])
+        self.kind = d["kind"]  # "box" or "discrete"
+        self.dtype = d["dtype"]
+        if self.dtype not in _NP:
+            raise Refused(f"observation part {self.name!r} has dtype {self.dtype}, which no exporter reads")
+        self.shape = [int(x) for x in d["shape"]]
+        self.size = int(np.prod(self.shape))
+        self.offset = int(d["offset"])
+        self.scale = float(d.get("scale", 1.0))
+        self.nvec = [int(x) for x in d["nvec"]] if self.kind == "discrete" else None
+        self.width = sum(self.nvec) if self.nvec else self.size  # network input floats
+
+    @property
+    def np_dtype(self):
+        return _NP[self.dtype]
+
+
+class Model:
+    """The greedy policy of one checkpoint, ready for an exporter."""
+
+    def __init__(self, path, overrides=()):
+        from ..policy import Policy
+        try:
+            p = Policy(path, overrides=overrides)
+        except RlhostError as e:
+            raise Refused(str(e)) from None
+        try:
+            self.path = p.path
+            self.algo, self.env, self.step = p.algo_name, p.env_name, p.step
+            meta = p._meta
+            if "algo.policy" not in meta:
+                raise Refused(f"{p.path}: algo '{p.algo_name}' describes no network (its checkpoint has no "
+                              "algo.policy), so there is nothing to export")
+            try:
+                spec = json.loads(meta["algo.policy"])
+                fmt = spec.get("format")
+            except (ValueError, AttributeError):
+                raise Refused(f"{p.path}: the checkpoint's policy description (algo.policy) is not a JSON "
+                              "object") from None
+            if fmt != FORMAT:
+                raise Refused(f"{p.path}: the policy description is {fmt!r}; this rlhost exports {FORMAT!r} "
+                              "(a newer rlhost wrote it?)")
+            self.spec = spec
+            self.observation = json.loads(meta["rlhost.observation"])
+            self.action = json.loads(meta["rlhost.action_space"])
+            self.W = p._tensors
+            self.mask_width = p.mask_width
+            self.config = meta.get("rlhost.config", "")
+        finally:
+            p.close()
+        self._read()
+
+    def _read(self):
+        spec, obs, act = self.spec, self.observation, self.action
+        greedy = spec["greedy"]
+        self.greedy = greedy.get("argmax") or greedy.get("identity")
+        self.ops = spec["outputs"][self.greedy]
+        self.log_std = greedy.get("log_std")  # PPO's Gaussian: a state-independent tensor
+        for op in _walk(self.ops):
+            if op.get("op") not in OPS:
+                raise Refused(f"{self.path}: the policy description has an op {op.get('op')!r} that no exporter "
+                              "knows")
+        self.kind = act["type"]
+        if self.kind == "box":
+            if "identity" not in greedy:
+                raise Refused(f"{self.path}: a box action space with greedy rule {greedy!r}, which no exporter knows")
+            self.adim = int(act["dim"])
+            self.low = np.asarray(act["low"], np.float32)
+            self.high = np.asarray(act["high"], np.float32)
+            self.nvec = None
+        elif self.kind in ("discrete", "multi_discrete"):
+            if "argmax" not in greedy:
+                raise Refused(f"{self.path}: a discrete action space with greedy rule {greedy!r}, which no "
+                              "exporter knows")
+            self.nvec = [int(act["n"])] if self.kind == "discrete" else [int(x) for x in act["nvec"]]
+            self.adim = len(self.nvec)
+        else:
+            raise Refused(f"{self.path}: action space type {self.kind!r}, which no exporter knows")
+        self.masked = bool(act.get("masked")) and self.kind != "box"
+        self.parts = [Part(d) for d in obs["parts"]] if obs.get("parts") else None
+        if self.parts is None:
+            if obs["dtype"] not in _NP:
+                raise Refused(f"{self.path}: observations of dtype {obs['dtype']}, which no exporter reads")
+            self.obs_dtype = obs["dtype"]
+            self.obs_shape = [int(x) for x in obs["shape"]]
+            self.obs_size = int(np.prod(self.obs_shape))
+            self.scale = np.float32(obs["scale"])
+            self.row_bytes = self.obs_size * np.dtype(_NP[self.obs_dtype]).itemsize
+            self.in_width = self.obs_size
+        else:
+            self.row_bytes = max(p.offset + p.size * np.dtype(p.np_dtype).itemsize for p in self.parts)
+            self.in_width = sum(p.width for p in self.parts)
+        norm = spec["input"].get("normalize")
+        self.norm = None
+        if norm:
+            # as the normalizer derives them (core/rlcore/learn/norm.c): shift = (float)mean,
+            # mul = (float)(1 / sqrt(var + eps)) in double
+            mean = np.asarray(self.W[norm["mean"]], np.float64).reshape(-1)
+            var = np.asarray(self.W[norm["var"]], np.float64).reshape(-1)
+            shift = mean.astype(np.float32)
+            mul = (1.0 / np.sqrt(var + float(norm["eps"]))).astype(np.float32)
+            self.norm = (shift, mul, np.float32(norm["clip"]))
+        self.lstms = [(op["state"], int(op["hidden"])) for op in _walk(self.ops) if op["op"] == "lstm"]
+        if len({k for k, _ in self.lstms}) != len(self.lstms):
+            raise Refused(f"{self.path}: two LSTM layers share a state name; no exporter keeps them apart")
+        self.out_width = _width(self.ops, self.in_width)
+        if self.log_std is not None:
+            t = self.W.get(self.log_std)
+            if t is None or t.size != self.adim or not np.isfinite(t).all():
+                raise Refused(f"{self.path}: the greedy rule's log_std tensor {self.log_std!r} is missing or not "
+                              f"{self.adim} finite values")
+
+    def tensor(self, name, shape=None):
+        """A float32 copy of a named tensor (the spec check proved it exists,
+        is finite and has the size its op needs)."""
+        t = np.asarray(self.W[name], np.float32)
+        return t.reshape(shape) if shape is not None else t.copy()
+
+    def meta(self):
+        """What the artifacts say about themselves: the spaces and origin."""
+        out = {"format": FORMAT, "algo": self.algo, "env": self.env, "step": str(self.step),
+               "observation": json.dumps(self.observation, separators=(",", ":")),
+               "action_space": json.dumps(self.action, separators=(",", ":"))}
+        return out
+
+
+def _walk(ops):
+    for op in ops:
+        yield op
+        for k in ("value", "advantage"):
+            if k in op:
+                yield from _walk(op[k])
+        for part in op.get("parts", ()) if op.get("op") == "concat" else ():
+            yield from _walk(part)
+
+
+def _width(ops, w):
+    for op in ops:
+        k = op["op"]
+        if k == "linear":
+            w = int(op["out"])
+        elif k == "conv2d":
+            oh, ow = conv_out(op)
+            w = int(op["out_c"]) * oh * ow
+        elif k == "slice":
+            w = int(op["len"])
+        elif k == "mean":
+            r, c = (int(x) for x in op["shape"])
+            w = r if int(op["axis"]) == 1 else c
+        elif k == "concat":
+            w = sum(_width(p, w) for p in op["parts"])
+        elif k == "dueling":
+            w = _width(op["advantage"], w)
+        elif k == "lstm":
+            w = int(op["hidden"])
+    return w
+
+
+def conv_out(op):
+    h, w, k, s, p = (int(op[x]) for x in ("in_h", "in_w", "kernel", "stride", "pad"))
+    return (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# rlhost export (docs/export.md): for each kind of policy rlhost trains (the
+# DQN family with dueling and CNN heads, PPO with discrete, masked,
+# MultiDiscrete and box actions, composite observations, recurrent PPO with
+# and without a CNN, A2C, SAC, TD3, observation normalizers, Atari's Nature
+# CNN), a briefly trained run is exported to ONNX and to C, and
+# tests/python/export_check.py replays the observations of `rlhost eval
+# --trace` through onnxruntime and the compiled C file against rlhost's own
+# actions.  Then every bad input the exporter refuses, each with its
+# sentence and nothing written.  (TAP)
+# Usage: export.sh RLHOST SOURCE_ROOT FIXTURE_DIR ATARI(0|1)
+set -u
+RLHOST=$1 SRC=$2 FIXTURES=$3 ATARI=$4
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/../lib.sh"
+need_python "$SRC" onnxruntime
+C="$SRC/configs"
+mkdir -p "$T/plug" && cp "$FIXTURES/spaces.so" "$T/plug/"
+export RLHOST_PLUGIN_PATH="$T/plug"
+check() { # NAME EPISODES CONFIG ARGS...: train briefly, trace an evaluation, export and compare
+  local name=$1 episodes=$2 cfg=$3; shift 3
+  expect_rc 0 "$name: train" -- "$RLHOST" run "$cfg" "$@" --set run.quiet=true --set run.eval_episodes=2 \
+    --set run.eval_interval=0 --out "$T/$name"
+  expect_rc 0 "$name: eval --trace" -- "$RLHOST" eval "$T/$name" --episodes "$episodes" --trace "$T/$name.csv"
+  py_tap "" "$PY" "$SRC/tests/python/export_check.py" "$RLHOST" "$T/$name" "$T/$name.csv" "$name" "$T/x"
+}
+check dqn 100 "$C/cartpole_dqn.cfg" --set run.steps=3000
+check dueling_cnn_snake_grid 200 "$C/snake_dqn.cfg" --set 'env.observation="grid"' --set env.flood_fill=false \
+  --set 'algo.plugin="dueling_dqn"' --set 'algo.encoder="cnn"' --set 'algo.cnn_channels=[8, 8]' \
+  --set 'algo.cnn_kernels=[4, 3]' --set 'algo.cnn_strides=[2, 1]' --set 'algo.cnn_padding=[0, 1]' \
+  --set run.steps=3000 --set algo.learning_starts=1000
+check dqn_masked_snake 40 "$C/snake_dqn.cfg" --set 'env.action_mask="deadly"' --set run.steps=3000
+check ppo 100 "$C/cartpole_ppo.cfg" --set run.steps=4096
+check ppo_shared_snake 250 "$C/snake_ppo.cfg" --set algo.shared=true --set run.steps=4096
+check ppo_box_normalized 8 "$C/pendulum_ppo.cfg" --set run.steps=4096
+check ppo_dict_masked 20 "$C/snake_dict_ppo.cfg" --set run.steps=8192 --set env.num_envs=8 \
+  --set algo.batch_size=256
+check ppo_multidiscrete 12 "$C/squad_ppo.cfg" --set run.steps=4096
+cat > "$T/parts.cfg" <<'EOF'
+run: { steps = 2048; };
+env: { plugin = "spaces_env"; num_envs = 4; nvec = [4, 3]; parts = true; };
+algo: { plugin = "ppo"; n_steps = 64; batch_size = 128; encoder = "cnn"; cnn_channels = [4, 4]; };
+EOF
+check ppo_parts_cnn 300 "$T/parts.cfg"
+check rppo_normalized 100 "$C/cartpole_nov_rppo.cfg" --set run.steps=4096
+check rppo_cnn_snake_window 200 "$C/snake_ppo.cfg" --set 'algo.plugin="recurrent_ppo"' \
+  --set 'env.observation="window"' --set env.flood_fill=false --set env.num_envs=16 --set algo.batch_size=256 \
+  --set algo.bptt_horizon=16 --set 'algo.encoder="cnn"' --set 'algo.cnn_channels=[8]' --set 'algo.cnn_kernels=[3]' \
+  --set 'algo.cnn_strides=[1]' --set 'algo.cnn_padding=[0]' --set run.steps=4096
+check a2c_normalized 100 "$C/cartpole_a2c.cfg" --set run.steps=3000 --set algo.normalize_obs=true
+check a2c_box 8 "$C/pendulum_a2c.cfg" --set run.steps=3000
+check sac 8 "$C/pendulum_sac.cfg" --set run.steps=1500
+check td3 8 "$C/pendulum_td3.cfg" --set run.steps=1500 --set algo.learning_starts=500
+if [ "$ATARI" = 1 ]; then # the Nature CNN on 4 x 84 x 84 frames
+  check atari_ppo 8 "$C/breakout_ppo.cfg" --set run.steps=1024 --set env.num_envs=2 --set env.max_frames=5000 \
+    --set algo.n_steps=128 --set algo.batch_size=128
+fi
+
+# ---- what the exporter refuses, each in one sentence, writing nothing ----
+R="$T/dqn"
+refuse() { # DESC SENTENCE ARGS...
+  local desc=$1 want=$2; shift 2
+  ls -A "$T/o" > "$T/before" 2>/dev/null
+  expect_rc 2 "$desc" -- "$RLHOST" export "$@"
+  contains "$T/err" "$want" "$desc: says so"
+  [ "$(wc -l < "$T/err")" = 1 ]; ok $? "$desc: in one line"
+  ls -A "$T/o" > "$T/after" 2>/dev/null
+  cmp -s "$T/before" "$T/after"; ok $? "$desc: writes nothing"
+}
+mkdir -p "$T/o" "$T/empty"
+refuse "a run directory without a checkpoint" "has no checkpoint" "$T/empty" --format onnx -o "$T/o/p.onnx"
+expect_rc 0 "a random run" -- "$RLHOST" run "$C/cartpole_random.cfg" --set run.steps=500 --set run.quiet=true \
+  --out "$T/random"
+refuse "a policy that describes no network" "describes no network" "$T/random" --format c -o "$T/o/p.c"
+# the checkpoint's policy description: removed, cut short, of a future format
+mut() { # NAME PYTHON-EXPR-ON-meta: a copy of the dqn checkpoint with its metadata changed
+  "$PY" - "$R/checkpoint.safetensors" "$T/$1.safetensors" "$2" <<'EOF'
+import json, struct, sys
+raw = open(sys.argv[1], "rb").read()
+n = struct.unpack("<Q", raw[:8])[0]
+h = json.loads(raw[8:8 + n])
+meta = h["__metadata__"]
+exec(sys.argv[3])
+hb = json.dumps(h).encode()
+hb += b" " * (-len(hb) % 8)
+open(sys.argv[2], "wb").write(struct.pack("<Q", len(hb)) + hb + raw[8 + n:])
+EOF
+}
+mut nodesc 'del meta["algo.policy"]'
+refuse "a checkpoint without its policy description" "describes no network" "$T/nodesc.safetensors" --format onnx \
+  -o "$T/o/p.onnx"
+mut cut 'meta["algo.policy"] = meta["algo.policy"][:len(meta["algo.policy"]) // 2]'
+refuse "a truncated policy description" "policy description" "$T/cut.safetensors" --format c -o "$T/o/p.c"
+mut future 'meta["algo.policy"] = meta["algo.policy"].replace("rlhost.policy/1", "rlhost.policy/2")'
+refuse "a policy description of a future format" "'rlhost.policy/2'; this rlhost exports 'rlhost.policy/1'" \
+  "$T/future.safetensors" --format onnx -o "$T/o/p.onnx"
+mut newop 'meta["algo.policy"] = meta["algo.policy"].replace("\"relu\"", "\"gelu\"", 1)'
+refuse "an op no exporter knows" "unknown op 'gelu'" "$T/newop.safetensors" --format c -o "$T/o/p.c"
+refuse "an output that is a directory" "is a directory" "$R" --format onnx -o "$T/o"
+mkfifo "$T/o/fifo.onnx"
+refuse "an output that is a FIFO" "is not a regular file" "$R" --format onnx -o "$T/o/fifo.onnx"
+ln -s "$T/elsewhere.onnx" "$T/o/link.onnx"
+refuse "an output that is a symbolic link" "is a symbolic link" "$R" --format onnx -o "$T/o/link.onnx"
+[ ! -e "$T/elsewhere.onnx" ]; ok $? "the link's target was not created"
+ln -s "$T/elsewhere.h" "$T/o/l.h"
+refuse "a C header that is a symbolic link" "l.h is a symbolic link" "$R" --format c -o "$T/o/l.c"
+refuse "an opset too old" "opset 13 is too old: rlhost writes ONNX opset 17 or newer" "$R" --format onnx --opset 13 \
+  -o "$T/o/p.onnx"
+refuse "an unknown format" "invalid choice: 'tflite'" "$R" --format tflite -o "$T/o/p.onnx"
+refuse "a C prefix that is no identifier" "is not a C identifier" "$R" --format c --name 9lives -o "$T/o/p.c"
+refuse "an output in a missing directory" "does not exist" "$R" --format onnx -o "$T/nowhere/p.onnx"
+# a good export replaces a regular file in one rename, and the default name is in the run directory
+echo old > "$T/o/p.onnx"
+expect_rc 0 "an export over an older file" -- "$RLHOST" export "$R" --format onnx -o "$T/o/p.onnx"
+"$PY" -c "import onnx, sys; onnx.checker.check_model(onnx.load(sys.argv[1]))" "$T/o/p.onnx"
+ok $? "it is the new, complete model"
+[ -z "$(find "$T/o" -name '.*.tmp')" ]; ok $? "no temporary file is left"
+expect_rc 0 "the default output" -- "$RLHOST" export "$R" --format c
+[ -f "$R/cartpole_dqn.c" ] && [ -f "$R/cartpole_dqn.h" ]; ok $? "ENV_ALGO.c and .h in the run directory"
+# the Python API: the same exporter, refusals as RlhostError
+RLHOST_LIB_DIR=$(dirname "$(dirname "$RLHOST")") PYTHONPATH="$SRC/python" "$PY" - "$R" "$T/o" > "$T/pyout" 2>&1 <<'EOF'
+import sys
+import rlhost
+run, out = sys.argv[1:3]
+print(rlhost.export(run, "c", out + "/py.c", name="cartpole"))
+try:
+    rlhost.export(run, "onnx", out + "/q.onnx", opset=12)
+except rlhost.RlhostError as e:
+    print("refused:", e)
+EOF
+ok $? "rlhost.export from Python"
+contains "$T/pyout" "py.h']" "it returns the files it wrote"
+contains "$T/pyout" "refused: opset 12 is too old" "it raises RlhostError with the sentence"
+grep -q "int cartpole_act(cartpole_state \*s" "$T/o/py.h"; ok $? "name= sets the C prefix"
+echo "1..$n"
+[ $failed = 0 ]
