@@ -93,11 +93,24 @@ def input_width(observation):
     return sum(int(np.sum(p["nvec"])) if p["kind"] == "discrete" else int(np.prod(p["shape"])) for p in parts)
 
 
+RULES = ("argmax", "identity", "sample_softmax", "sample_gaussian")
+
+
+def greedy_output(greedy):
+    """The output a policy acts from: the argmax of discrete values, the box
+    action itself, or (deterministic_eval = false) the logits or Gaussian
+    mean it samples around."""
+    for rule in RULES:
+        if isinstance(greedy, dict) and rule in greedy:
+            return greedy[rule]
+    return None
+
+
 def check(spec, observation, W, outputs):
     """spec against W; outputs: the width the greedy output must have."""
     try:
         greedy = spec["greedy"]
-        name = greedy.get("argmax") or greedy.get("identity")
+        name = greedy_output(greedy)
         if name not in spec["outputs"]:
             raise RlhostError(f"the policy description's greedy output {name!r} is not among its outputs")
         width = input_width(observation)

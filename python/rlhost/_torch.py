@@ -162,11 +162,12 @@ class RlhostPolicyModule(nn.Module):
     def __init__(self, spec, observation, W, box=None):
         super().__init__()
         greedy = spec["greedy"]
-        self.output_name = greedy.get("argmax") or greedy.get("identity")
+        from ._spec import greedy_output
+        self.output_name = greedy_output(greedy)
         if self.output_name not in spec["outputs"]:
             raise ValueError(f"the policy description's greedy output {greedy!r} is not among its outputs")
         self.net = _Seq(_ops(spec["outputs"][self.output_name], W))
-        self.box = box is not None and "identity" in greedy
+        self.box = box is not None and ("identity" in greedy or "sample_gaussian" in greedy)
         if self.box:
             self.register_buffer("low", _t(box[0]))
             self.register_buffer("high", _t(box[1]))

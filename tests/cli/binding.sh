@@ -2,7 +2,7 @@
 # The Python package (python/rlhost) on this build's librlhost: Gymnasium
 # API, bit-identical observations and actions against the rlhost executable,
 # zero copy, load() and run().  (TAP; tests/python/binding.py, or SCRIPT
-# of tests/python/: gym_vector.py, gym_lifecycle.py)
+# of tests/python/: gym_vector.py, gym_lifecycle.py, export_configs.py...)
 # Usage: binding.sh RLHOST SOURCE_ROOT BUILD_ROOT [SCRIPT]
 set -u
 RLHOST=$1 SRC=$2 BUILD=$3 SCRIPT=${4:-binding.py}
@@ -11,6 +11,7 @@ trap 'rm -rf "$T"' EXIT
 . "$(dirname "$0")/../lib.sh"
 need_python "$SRC" gymnasium
 [ "$SCRIPT" != pettingzoo_bridge.py ] || need_python "$SRC" pettingzoo
+[ "$SCRIPT" != export_configs.py ] || need_python "$SRC" onnxruntime
 export RLHOST_LIB_DIR="$BUILD" PYTHONPATH="$SRC/python"
 unset RLHOST_PLUGIN_PATH
 sanitizer_env "$BUILD/core/runtime/librlhost.so" # CI's ASan pass (lib.sh)

@@ -83,7 +83,11 @@ class Model:
     def _read(self):
         spec, obs, act = self.spec, self.observation, self.action
         greedy = spec["greedy"]
-        self.greedy = greedy.get("argmax") or greedy.get("identity")
+        from .._spec import greedy_output
+        self.greedy = greedy_output(greedy)
+        # deterministic_eval = false: rlhost samples around this output; the
+        # exports act greedily on it and give its parameters beside
+        self.sampled = "sample_softmax" in greedy or "sample_gaussian" in greedy
         self.ops = spec["outputs"][self.greedy]
         self.log_std = greedy.get("log_std")  # PPO's Gaussian: a state-independent tensor
         for op in _walk(self.ops):
@@ -92,14 +96,14 @@ class Model:
                               "knows")
         self.kind = act["type"]
         if self.kind == "box":
-            if "identity" not in greedy:
+            if "identity" not in greedy and "sample_gaussian" not in greedy:
                 raise Refused(f"{self.path}: a box action space with greedy rule {greedy!r}, which no exporter knows")
             self.adim = int(act["dim"])
             self.low = np.asarray(act["low"], np.float32)
             self.high = np.asarray(act["high"], np.float32)
             self.nvec = None
         elif self.kind in ("discrete", "multi_discrete"):
-            if "argmax" not in greedy:
+            if "argmax" not in greedy and "sample_softmax" not in greedy:
                 raise Refused(f"{self.path}: a discrete action space with greedy rule {greedy!r}, which no "
                               "exporter knows")
             self.nvec = [int(act["n"])] if self.kind == "discrete" else [int(x) for x in act["nvec"]]

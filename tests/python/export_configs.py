@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Every shipped config exports, and its exports act as rlhost does: each
+config under configs/ is run for a few hundred
+steps (its network as initialized, or barely trained), exported to ONNX
+and to C with rlhost.export, and stepped in the env it trained on
+(Policy.make_env, as `rlhost eval` opens it) by rlhost's own policy
+(rlhost.load); onnxruntime and the compiled C file get the same
+observations, masks and episode starts and must pick the same actions
+(export_replay.compare's rule).  A config whose algorithm describes no
+network (random) must be refused with its sentence.
+Usage: export_configs.py RLHOST SOURCE_ROOT [CONFIG...]   (TAP)"""
+import glob
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import export_replay as X  # noqa: E402
+import rlhost  # noqa: E402
+
+rlhost_exe, src = sys.argv[1:3]
+configs = sys.argv[3:] or sorted(glob.glob(os.path.join(src, "configs", "*.cfg")))
+n = failed = 0
+STEPS = 200  # env steps per row the policies are compared on
+ROWS = 4
+
+
+def ok(cond, desc):
+    global n, failed
+    n += 1
+    failed += not cond
+    print(("ok" if cond else "not ok"), n, "-", desc, flush=True)
+
+
+def record(run, sampled):
+    """Steps of the policy in its env: what rlhost's own policy did."""
+    # a config with deterministic_eval = false samples; the exports are its greedy policy
+    p = rlhost.load(run, num_envs=ROWS, overrides=["algo.deterministic_eval=true"] if sampled else [])
+    env = p.make_env(num_envs=ROWS, seed=11, copy=True)
+    obs, _ = env.reset(seed=11)
+    rows_n = p._rows(obs)[0].shape[0]  # an env with several agents has a row for each
+    start = np.ones(rows_n, bool)
+    rows, masks, envs, starts, acts = [], [], [], [], []
+    for _ in range(STEPS):
+        m = env.action_masks() if p.mask_width else None
+        a = p(obs, episode_start=start, action_masks=m)
+        rows.append(p._rows(obs)[0].copy())
+        if m is not None:
+            masks.append(np.asarray(m).reshape(rows_n, -1).astype(np.uint8))
+        envs.append(np.arange(rows_n))
+        starts.append(start.copy())
+        acts.append(np.asarray(a, np.float64).reshape(rows_n, -1))
+        obs, _, term, trunc, _ = env.step(a)
+        start = np.asarray(term) | np.asarray(trunc)
+    meta = p._meta
+    env.close()
+    p.close()
+    return X.Steps(meta, np.concatenate(rows), np.concatenate(masks) if masks else None, np.concatenate(envs),
+                   np.concatenate(starts), np.concatenate(acts))
+
+
+tmp = tempfile.TemporaryDirectory(prefix="rlhost-export-")
+work = tmp.name
+for cfg in configs:
+    name = os.path.splitext(os.path.relpath(cfg, os.path.join(src, "configs")))[0].replace(os.sep, "_")
+    run = os.path.join(work, name)
+    r = subprocess.run([rlhost_exe, "run", cfg, "--set", "run.steps=256", "--set", "run.eval_episodes=0",
+                        "--set", "run.quiet=true", "--set", "run.eval_interval=0",
+                        "--out", run, "--force"], capture_output=True, text=True)
+    if r.returncode != 0 and ("unknown env plugin 'atari'" in r.stderr or "unknown env plugin 'mujoco'" in r.stderr):
+        # the two envs whose libraries scripts/deps.sh fetches; their own tests say the same
+        ok(True, f"{name}: # SKIP this build has no {'atari' if 'atari' in r.stderr else 'mujoco'} env "
+                 "(scripts/deps.sh builds it)")
+        continue
+    if r.returncode != 0:
+        ok(False, f"{name}: rlhost run: {r.stderr.strip()[-300:]}")
+        continue
+    meta = X.read_meta(os.path.join(run, "checkpoint.safetensors"))
+    if "algo.policy" not in meta:
+        try:
+            rlhost.export(run, "c", os.path.join(work, f"{name}.c"))
+            ok(False, f"{name}: a policy without a description is refused")
+        except rlhost.RlhostError as e:
+            ok("describes no network" in str(e) and not os.path.exists(os.path.join(work, f"{name}.c")),
+               f"{name}: refused, nothing written: {e}")
+        continue
+    try:
+        onnx_path = rlhost.export(run, "onnx", os.path.join(work, f"{name}.onnx"))[0]
+        c_path = rlhost.export(run, "c", os.path.join(work, f"{name}.c"))[0]
+    except rlhost.RlhostError as e:
+        ok(False, f"{name}: export: {e}")
+        continue
+    greedy = X.json.loads(meta["algo.policy"])["greedy"]
+    steps = record(run, "sample_softmax" in greedy or "sample_gaussian" in greedy)
+    acts, params, _ = X.run_onnx(onnx_path, steps)
+    good, desc = X.compare(steps, acts, params)
+    ok(good, f"{name}: onnxruntime: {desc}")
+    exe, msg, dims = X.build_c(c_path, steps)
+    if exe is None:
+        ok(False, f"{name}: the C file compiles: {msg[:400]}")
+        continue
+    acts, params = X.run_c(exe, dims, steps)
+    good, desc = (False, f"the driver failed: {params}") if acts is None else X.compare(steps, acts, params)
+    ok(good, f"{name}: the C file: {desc}")
+    for f in glob.glob(os.path.join(work, f"{name}*")):  # the Atari files are large
+        if os.path.isfile(f) and not f.endswith(".safetensors"):
+            os.unlink(f)
+
+tmp.cleanup()
+print(f"1..{n}")
+sys.exit(1 if failed else 0)

@@ -1,0 +1,225 @@
+"""Replays observations through an exported policy: onnxruntime on the ONNX
+model, and the C file compiled with a small driver.  Shared by
+export_check.py (observations from `rlhost eval --trace`) and
+export_configs.py (every shipped config).
+
+A Steps holds, per step: the env row it came from, whether an episode
+starts there (recurrent state cleared), the observation row as the env
+wrote it (bytes of its parts for a composite one), the mask, and the
+action rlhost took.  Actions come back as float64 [steps][dim], with the
+greedy output ("params") beside them."""
+import json
+import os
+import shutil
+import subprocess
+
+import numpy as np
+
+DT = {"F32": np.float32, "U8": np.uint8, "I32": np.int32}
+CFLAGS = ["-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-pedantic"]
+
+
+class Steps:
+    def __init__(self, meta, obs, masks, envs, starts, actions):
+        self.obs_meta = json.loads(meta["rlhost.observation"])
+        self.space = json.loads(meta["rlhost.action_space"])
+        spec = json.loads(meta["algo.policy"])
+        g = spec["greedy"]
+        ops = spec["outputs"][next(g[k] for k in ("argmax", "identity", "sample_softmax", "sample_gaussian") if k in g)]
+        self.recurrent = "\"lstm\"" in json.dumps(ops)
+        self.parts = self.obs_meta.get("parts")
+        self.obs, self.masks, self.envs, self.starts = obs, masks, envs, starts
+        self.actions = np.asarray(actions, np.float64).reshape(len(obs), -1)
+        self.box = self.space["type"] == "box"
+        self.nvec = [self.space["n"]] if self.space["type"] == "discrete" else self.space.get("nvec")
+
+    def __len__(self):
+        return len(self.obs)
+
+    def rows(self):
+        """The observation rows as bytes, [steps][row bytes]."""
+        return np.ascontiguousarray(self.obs).view(np.uint8).reshape(len(self.obs), -1)
+
+
+def read_meta(checkpoint):
+    with open(checkpoint, "rb") as f:
+        return json.loads(f.read(int.from_bytes(f.read(8), "little")))["__metadata__"]
+
+
+def compare(s, mine, params):
+    """(passed, description) of actions `mine` against the ones rlhost took.
+    Discrete: identical, except where the exported policy's two best
+    allowed values lie within 1e-4 (a float near-tie), at most 0.1% of the
+    steps.  Box: within 1e-5 of the box's width."""
+    if s.box:
+        width = np.maximum(np.array(s.space["high"]) - np.array(s.space["low"]), 1.0)
+        worst = float(np.max(np.abs(mine - s.actions) / width))
+        return worst <= 1e-5, (f"box actions within 1e-5 of the box's width on {len(s)} steps (largest "
+                               f"difference {worst:.2g} of the width)")
+    same = np.all(mine == s.actions, axis=1)
+    ties, far = 0, []
+    for i in np.flatnonzero(~same):
+        off, tie = 0, False
+        for k in s.nvec:
+            v = params[i, off:off + k].astype(np.float64)
+            if s.masks is not None:
+                v = np.where(s.masks[i, off:off + k] != 0, v, -np.inf)
+            top = np.sort(v[np.isfinite(v)])[-2:]
+            tie |= len(top) == 2 and top[1] - top[0] < 1e-4
+            off += k
+        if tie:
+            ties += 1
+        else:
+            far.append(i)
+    return (not far and ties <= 0.001 * len(s),
+            f"rlhost's action on {int(same.sum())} of {len(s)} steps ({ties} float near-ties)" +
+            (f"; first miss at step {far[0]}: {mine[far[0]].tolist()} for rlhost's {s.actions[far[0]].tolist()}"
+             if far else ""))
+
+
+def _part_inputs(s, idx):
+    rows = s.rows()[idx]
+    out = {}
+    for p in s.parts:
+        dt = DT[p["dtype"]]
+        nb = int(np.prod(p["shape"])) * np.dtype(dt).itemsize
+        raw = np.ascontiguousarray(rows[:, p["offset"]:p["offset"] + nb])
+        out[p["name"]] = raw.view(dt).reshape((len(rows),) + tuple(p["shape"]))
+    return out
+
+
+def run_onnx(path, s):
+    """(actions, params, model) from onnxruntime, one thread."""
+    import onnx
+    import onnxruntime as ort
+    model = onnx.load(path)
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = opts.inter_op_num_threads = 1
+    sess = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
+    names = [i.name for i in sess.get_inputs()]
+
+    def feed(idx, state):
+        if s.parts:
+            f = _part_inputs(s, idx)
+        else:
+            f = {"obs": s.obs[idx].reshape((len(idx),) + tuple(s.obs_meta["shape"]))}
+        if s.masks is not None and "action_mask" in names:
+            f["action_mask"] = s.masks[idx] != 0
+        f.update(state)
+        return f
+
+    n = len(s)
+    acts = np.zeros_like(s.actions)
+    if not s.recurrent:
+        a, p = sess.run(["action", "params"], feed(np.arange(n), {}))
+        acts[:] = np.asarray(a, np.float64).reshape(n, -1)
+        return acts, p, model
+    st = [i for i in sess.get_inputs() if i.name.startswith("state_")]
+    outs = ["action", "params"] + ["next_" + i.name for i in st]
+    params = np.zeros((n, sess.get_outputs()[1].shape[1]), np.float32)
+    state = {}
+    for i in range(n):
+        e = s.envs[i]
+        if s.starts[i] or e not in state:
+            state[e] = {x.name: np.zeros((1, x.shape[1]), np.float32) for x in st}
+        r = sess.run(outs, feed(np.array([i]), state[e]))
+        acts[i] = np.asarray(r[0], np.float64).reshape(-1)
+        params[i] = r[1][0]
+        state[e] = dict(zip((x.name for x in st), r[2:]))
+    return acts, params, model
+
+
+DRIVER = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include "%(name)s.h"
+/* stdin: per step an int env, a byte (episode start), the observation row
+   and the mask; stdout: per step the action and the params, as floats. */
+int main(int argc, char **argv)
+{
+    int envs, e, k;
+    unsigned char start;
+    %(name)s_state *st;
+    unsigned char *row = malloc(%(row)d + 16), mask[%(maskn)d + 1];
+    %(act_t)s action[%(adim)d];
+    float out[%(adim)d + %(pw)d];
+    if (argc < 2 || !row) return 2;
+    envs = atoi(argv[1]);
+    if (!(st = calloc((size_t)envs, sizeof *st))) return 2;
+    while (fread(&e, sizeof e, 1, stdin) == 1) {
+        if (fread(&start, 1, 1, stdin) != 1 || fread(row, 1, %(row)d, stdin) != %(row)d ||
+            fread(mask, 1, %(maskn)d, stdin) != %(maskn)d || e < 0 || e >= envs)
+            return 3;
+        if (start) %(name)s_reset(&st[e]);
+        if (%(name)s_act(&st[e], (const %(obs_t)s *)row, %(maskarg)s, action) != 0) return 4;
+        for (k = 0; k < %(adim)d; k++) out[k] = (float)action[k];
+        for (k = 0; k < %(pw)d; k++) out[%(adim)d + k] = %(name)s_params(&st[e])[k];
+        fwrite(out, sizeof out, 1, stdout);
+    }
+    free(st);
+    free(row);
+    return 0;
+}
+"""
+
+
+def header_macro(text, macro):
+    for line in text.splitlines():
+        if line.startswith(f"#define {macro} "):
+            return int(line.split()[2])
+    raise KeyError(macro)
+
+
+def build_c(c_path, s, own_math=False):
+    """(executable or None, compiler output) of the C file with the driver."""
+    work, stem = os.path.dirname(c_path), os.path.splitext(os.path.basename(c_path))[0]
+    hdr = open(os.path.join(work, f"{stem}.h")).read()
+    up = stem.upper()
+    pw, adim = header_macro(hdr, f"{up}_PARAMS_SIZE"), header_macro(hdr, f"{up}_ACTION_DIM")
+    maskn = s.masks.shape[1] if s.masks is not None else 0
+    obs_t = "void" if s.parts else {np.dtype(np.float32): "float", np.dtype(np.uint8): "unsigned char",
+                                    np.dtype(np.int32): "int"}[s.obs.dtype]
+    drv = os.path.join(work, f"{stem}_driver.c")
+    with open(drv, "w") as f:
+        f.write(DRIVER % {"name": stem, "row": s.rows().shape[1], "maskn": maskn, "adim": adim, "pw": pw,
+                          "act_t": "float" if s.box else "int", "obs_t": obs_t, "maskarg": "mask" if maskn else "NULL"})
+    exe = os.path.join(work, f"{stem}_{'own' if own_math else 'libm'}")
+    extra = ["-DRLHOST_NO_LIBM"] if own_math else []
+    r = subprocess.run(["cc", *CFLAGS, *extra, "-o", exe, c_path, drv, "-lm"], capture_output=True, text=True)
+    return (exe if r.returncode == 0 else None), r.stderr.strip(), (adim, pw)
+
+
+def run_c(exe, dims, s):
+    """(actions, params) or (None, error) from the compiled driver."""
+    adim, pw = dims
+    rows = s.rows()
+    maskn = s.masks.shape[1] if s.masks is not None else 0
+    stream = bytearray()
+    for i in range(len(s)):
+        stream += np.int32(s.envs[i]).tobytes() + bytes([int(s.starts[i])]) + rows[i].tobytes()
+        if maskn:
+            stream += s.masks[i].astype(np.uint8).tobytes()
+    r = subprocess.run([exe, str(int(s.envs.max()) + 1)], input=bytes(stream), capture_output=True)
+    if r.returncode != 0:
+        return None, f"exit {r.returncode}"
+    out = np.frombuffer(r.stdout, np.float32).reshape(len(s), adim + pw)
+    return out[:, :adim].astype(np.float64), out[:, adim:]
+
+
+def wasm_check(c_path):
+    """[(passed, description)] for the freestanding WebAssembly build, or []
+    where clang or its wasm linker is absent."""
+    if not (shutil.which("clang") and shutil.which("wasm-ld")):
+        return []
+    obj = os.path.splitext(c_path)[0] + ".wasm.o"
+    r = subprocess.run(["clang", "--target=wasm32", "-nostdlib", "-ffreestanding", "-DRLHOST_NO_LIBM", *CFLAGS,
+                        "-c", "-o", obj, c_path], capture_output=True, text=True)
+    out = [(r.returncode == 0, "the C file compiles to freestanding WebAssembly (clang --target=wasm32 -nostdlib "
+                               "-DRLHOST_NO_LIBM)" + (f": {r.stderr.strip()[:400]}" if r.returncode else ""))]
+    nm = shutil.which("llvm-nm") or shutil.which("llvm-nm-14")
+    if r.returncode == 0 and nm:
+        u = subprocess.run([nm, "-u", obj], capture_output=True, text=True)
+        undef = sorted(set(u.stdout.split()) - {"U"})
+        out.append((u.returncode == 0 and set(undef) <= {"memset", "memcpy"},
+                    f"the WebAssembly object needs nothing beyond memset and memcpy (it needs {undef or 'nothing'})"))
+    return out
