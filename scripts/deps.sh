@@ -3,7 +3,9 @@
 # MuJoCo's library (scripts/mujoco.sh) and builds ALE's (scripts/ale.sh).
 # Usage: scripts/deps.sh [fuzz] [test] [format] [packages]
 #   fuzz: also clang and its libFuzzer runtime
-#   test: also PostgreSQL, the server the distributed-tuning test starts
+#   test: also PostgreSQL, the server the distributed-tuning test starts,
+#     and clang, lld and Chromium, which build the web page
+#     (examples/web/) and play it headless
 #   format: also clang-format (scripts/format.sh)
 #   packages: the Debian packages only; MuJoCo and ALE are not fetched
 #     (the unit suite needs neither: their tests skip, saying why)
@@ -14,7 +16,7 @@ packages_only=0
 for a in "$@"; do
   case "$a" in
     fuzz) pkgs+=(clang libclang-rt-dev) ;;
-    test) pkgs+=(postgresql) ;;
+    test) pkgs+=(postgresql clang lld chromium) ;;
     format) pkgs+=(clang-format) ;;
     packages) packages_only=1 ;;
     *) echo "rlhost: deps.sh: unknown argument '$a' (fuzz, test, format, packages)" >&2; exit 2 ;;

@@ -97,4 +97,3 @@ int rl__exec_driver(const char *module, const char *need_extra, const char *pip_
     free(args);
     return EXIT_RUN_FAILED;
 }
-
