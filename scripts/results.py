@@ -40,7 +40,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "docs", "results")
-GUIDES = [os.path.join(ROOT, "docs", g) for g in ("learning.md", "performance.md", "spaces.md", "seats.md")]
+GUIDES = [os.path.join(ROOT, "docs", g) for g in ("learning.md", "performance.md", "spaces.md", "seats.md",
+                                                  "export.md")]
 
 
 def machine():

@@ -22,7 +22,7 @@ B=$(mktemp -d)
 trap 'rm -rf "$B"' EXIT
 python3 "$HERE/snake/env_config.py" "$RUN/config.cfg" "$B"
 "$RLHOST" export "$RUN" --format c --name policy -o "$B/policy.c"
-W=(--target=wasm32 -nostdlib -ffreestanding -O2 -std=c11 -DRLHOST_NO_LIBM -I"$HERE/libc/include" -I"$SRC/include"
+W=(--target=wasm32 -nostdlib -ffreestanding -O2 -std=c11 -DRLHOST_NO_LIBM -msimd128 -I"$HERE/libc/include" -I"$SRC/include"
    -I"$SRC/envs/snake" -I"$B")
 clang "${W[@]}" -fno-builtin -c "$HERE/libc/libc.c" -o "$B/libc.o"
 for f in "$HERE/snake/snake_web.c" "$SRC/envs/snake/snake_rules.c" "$SRC/envs/snake/snake_obs.c" "$B/policy.c"; do
