@@ -77,6 +77,21 @@ sanitizer_env() {
   fi
 }
 
+# sanitizer_wrap LIB EXE OUT: writes OUT, a script that runs EXE with what
+# a Python loading LIB needs when LIB is built with ASan (as sanitizer_env
+# does for a whole script), or plain EXE otherwise.  For `rlhost export`
+# in a test whose other programs (cc, a browser) should run without them.
+sanitizer_wrap() {
+  local asan ubsan
+  asan=$(ldd "$1" 2>/dev/null | awk '/libasan/ { print $3 }') ubsan=$(ldd "$1" 2>/dev/null | awk '/libubsan/ { print $3 }')
+  {
+    echo '#!/bin/sh'
+    [ -z "$asan" ] || echo "export LD_PRELOAD='$asan${ubsan:+ $ubsan}' ASAN_OPTIONS='detect_leaks=0:quarantine_size_mb=4'"
+    echo "exec '$2' \"\$@\""
+  } > "$3"
+  chmod +x "$3"
+}
+
 # exact NAME CONFIG CHECKPOINT_INTERVAL ARGS...: a run interrupted at an
 # arbitrary step and resumed ends bit-identical to the uninterrupted run
 # (learning columns of the CSVs, the evaluation, and every tensor of the

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Builds the snake page for a trained snake run into OUT_DIR: the policy
-# exported to C (rlhost export --format c), the snake plugin's rules and
-# observations, and a small glue (snake/snake_web.c) compiled together to
-# WebAssembly with Debian's clang and lld (no emscripten, no C library:
-# libc/ has the few functions it calls), beside index.html and snake.js.
+# Builds the page for a trained run into OUT_DIR: the run's env plugin (its
+# own C, through its rlhost_plugin_entry), the policy exported to C
+# (rlhost export --format c), and a small host for both (host/web_host.c)
+# compiled together to WebAssembly with Debian's clang and lld (no
+# emscripten, no C library: libc/ has the few functions they call), beside
+# index.html and web.js.  The env plugins that build without a C library:
+# snake, gridworld, and the SDK's env template, catch.
 # Usage: examples/web/build.sh RUN_DIR OUT_DIR    (serve.sh OUT_DIR serves it)
 # RLHOST names the rlhost executable (default: the build tree's, else rlhost).
 set -euo pipefail
@@ -17,20 +19,29 @@ for tool in clang wasm-ld; do
   command -v $tool >/dev/null || { echo "build.sh: $tool is missing (apt-get install clang lld)" >&2; exit 1; }
 done
 [ -f "$RUN/config.cfg" ] || { echo "build.sh: $RUN has no config.cfg: not a run directory" >&2; exit 1; }
-mkdir -p "$OUT"
 B=$(mktemp -d)
 trap 'rm -rf "$B"' EXIT
-python3 "$HERE/snake/env_config.py" "$RUN/config.cfg" "$B"
+python3 "$HERE/host/web_options.py" "$RUN/config.cfg" "$B"
+env=$(sed -n 's/^#define WEB_ENV_NAME "\(.*\)"$/\1/p' "$B/web_options.h")
+case "$env" in
+  snake) plugin=("$SRC"/envs/snake/{snake,snake_rules,snake_obs,snake_board}.c) ;;
+  gridworld) plugin=("$SRC"/envs/gridworld/{gridworld,gridworld_rules}.c) ;;
+  catch) plugin=("$SRC/examples/env-template/catch.c") ;;
+  *) echo "build.sh: env '$env': the page builds snake, gridworld and catch, whose plugins need no C library" >&2
+     exit 1 ;;
+esac
 "$RLHOST" export "$RUN" --format c --name policy -o "$B/policy.c"
-W=(--target=wasm32 -nostdlib -ffreestanding -O2 -std=c11 -DRLHOST_NO_LIBM -msimd128 -I"$HERE/libc/include" -I"$SRC/include"
-   -I"$SRC/envs/snake" -I"$B")
+mkdir -p "$OUT"
+W=(--target=wasm32 -nostdlib -ffreestanding -O2 -std=c11 -DRLHOST_NO_LIBM -msimd128 -I"$HERE/libc/include"
+   -I"$SRC/include" -I"$B")
 clang "${W[@]}" -fno-builtin -c "$HERE/libc/libc.c" -o "$B/libc.o"
-for f in "$HERE/snake/snake_web.c" "$SRC/envs/snake/snake_rules.c" "$SRC/envs/snake/snake_obs.c" "$B/policy.c"; do
+for f in "$HERE/host/web_host.c" "$HERE/host/rlcore_web.c" "$B/policy.c" "${plugin[@]}"; do
   clang "${W[@]}" -c "$f" -o "$B/$(basename "$f" .c).o"
 done
-exports=(snake_seed snake_act snake_step snake_next snake_score snake_return snake_length snake_width snake_height
-         snake_cell snake_body snake_body_length)
-clang --target=wasm32 -nostdlib -Wl,--no-entry -Wl,--strip-all ${exports[@]/#/-Wl,--export=} \
-  -o "$OUT/snake.wasm" "$B"/*.o
-cp "$HERE/snake/index.html" "$HERE/snake/snake.js" "$B/config.js" "$OUT/"
-echo "build.sh: the page is in $OUT (policy $(wc -c < "$OUT/snake.wasm") bytes of wasm); examples/web/serve.sh $OUT serves it"
+exports=(web_open web_error web_begin web_act web_step web_return web_length web_score web_score_name web_env_name
+         web_frame web_frame_width web_frame_height web_text)
+clang --target=wasm32 -nostdlib -Wl,--no-entry -Wl,--strip-all "${exports[@]/#/-Wl,--export=}" \
+  -o "$OUT/policy.wasm" "$B"/*.o
+cp "$HERE/index.html" "$HERE/web.js" "$B/config.js" "$OUT/"
+echo "build.sh: $env played by the policy of $RUN in $OUT ($(wc -c < "$OUT/policy.wasm") bytes of wasm); " \
+  "examples/web/serve.sh $OUT serves it"

@@ -15,6 +15,10 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 . "$(dirname "$0")/../lib.sh"
 need_python "$SRC" onnxruntime
+# `rlhost export` runs Python on librlhost: under ASan (CI) it needs the runtimes first
+LIB="$(dirname "$(dirname "$RLHOST")")/core/runtime/librlhost.so"
+sanitizer_wrap "$LIB" "$RLHOST" "$T/rlhost"
+RLX=$T/rlhost # rlhost for export
 C="$SRC/configs"
 mkdir -p "$T/plug" && cp "$FIXTURES/spaces.so" "$T/plug/"
 export RLHOST_PLUGIN_PATH="$T/plug"
@@ -23,7 +27,7 @@ check() { # NAME EPISODES CONFIG ARGS...: train briefly, trace an evaluation, ex
   expect_rc 0 "$name: train" -- "$RLHOST" run "$cfg" "$@" --set run.quiet=true --set run.eval_episodes=2 \
     --set run.eval_interval=0 --out "$T/$name"
   expect_rc 0 "$name: eval --trace" -- "$RLHOST" eval "$T/$name" --episodes "$episodes" --trace "$T/$name.csv"
-  py_tap "" "$PY" "$SRC/tests/python/export_check.py" "$RLHOST" "$T/$name" "$T/$name.csv" "$name" "$T/x"
+  py_tap "" "$PY" "$SRC/tests/python/export_check.py" "$RLX" "$T/$name" "$T/$name.csv" "$name" "$T/x"
 }
 check dqn 100 "$C/cartpole_dqn.cfg" --set run.steps=3000
 check dueling_cnn_snake_grid 200 "$C/snake_dqn.cfg" --set 'env.observation="grid"' --set env.flood_fill=false \
@@ -62,7 +66,7 @@ R="$T/dqn"
 refuse() { # DESC SENTENCE ARGS...
   local desc=$1 want=$2; shift 2
   ls -A "$T/o" > "$T/before" 2>/dev/null
-  expect_rc 2 "$desc" -- "$RLHOST" export "$@"
+  expect_rc 2 "$desc" -- "$RLX" export "$@"
   contains "$T/err" "$want" "$desc: says so"
   [ "$(wc -l < "$T/err")" = 1 ]; ok $? "$desc: in one line"
   ls -A "$T/o" > "$T/after" 2>/dev/null
@@ -112,14 +116,16 @@ refuse "a C prefix that is no identifier" "is not a C identifier" "$R" --format 
 refuse "an output in a missing directory" "does not exist" "$R" --format onnx -o "$T/nowhere/p.onnx"
 # a good export replaces a regular file in one rename, and the default name is in the run directory
 echo old > "$T/o/p.onnx"
-expect_rc 0 "an export over an older file" -- "$RLHOST" export "$R" --format onnx -o "$T/o/p.onnx"
+expect_rc 0 "an export over an older file" -- "$RLX" export "$R" --format onnx -o "$T/o/p.onnx"
 "$PY" -c "import onnx, sys; onnx.checker.check_model(onnx.load(sys.argv[1]))" "$T/o/p.onnx"
 ok $? "it is the new, complete model"
 [ -z "$(find "$T/o" -name '.*.tmp')" ]; ok $? "no temporary file is left"
-expect_rc 0 "the default output" -- "$RLHOST" export "$R" --format c
+expect_rc 0 "the default output" -- "$RLX" export "$R" --format c
 [ -f "$R/cartpole_dqn.c" ] && [ -f "$R/cartpole_dqn.h" ]; ok $? "ENV_ALGO.c and .h in the run directory"
 # the Python API: the same exporter, refusals as RlhostError
-RLHOST_LIB_DIR=$(dirname "$(dirname "$RLHOST")") PYTHONPATH="$SRC/python" "$PY" - "$R" "$T/o" > "$T/pyout" 2>&1 <<'EOF'
+sanitizer_wrap "$LIB" "$PY" "$T/rlhost-py"
+RLHOST_LIB_DIR=$(dirname "$(dirname "$RLHOST")") PYTHONPATH="$SRC/python" "$T/rlhost-py" - "$R" "$T/o" \
+  > "$T/pyout" 2>&1 <<'EOF'
 import sys
 import rlhost
 run, out = sys.argv[1:3]

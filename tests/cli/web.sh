@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# The web page (examples/web/): a briefly trained snake DQN is built into
-# the page (its policy exported to C, the snake rules and the policy
-# compiled to WebAssembly), served locally, and opened in Debian's headless
-# Chromium, which plays episodes; the scores, returns and lengths the page
-# reads back match `rlhost eval` of the same checkpoint on the same seeds,
-# episode by episode.  Then the page plays in real time and shows its frame
-# rate and the policy's time per action, and a screenshot is kept in
-# BUILD_ROOT/web/.  (TAP)
+# The web page (examples/web/): a briefly trained snake DQN, gridworld
+# CNN PPO and catch PPO (the SDK's env template, drawn as text) are each built into the page (the env plugin's own C and the
+# policy exported to C, compiled to WebAssembly), served locally, and
+# opened in Debian's headless Chromium, which plays episodes; the scores,
+# returns and lengths the page reads back match `rlhost eval` of the same
+# checkpoint on the same seeds, episode by episode.  Then each page plays
+# in real time and shows its frame rate and the policy's time per action,
+# and a screenshot is kept in BUILD_ROOT/web/.  (TAP)
 # Usage: web.sh RLHOST SOURCE_ROOT BUILD_ROOT
 set -u
 RLHOST=$1 SRC=$2 BUILD=$3
@@ -21,16 +21,20 @@ for tool in clang wasm-ld chromium; do
   exit 1
 done
 K=12
-expect_rc 0 "train a snake DQN" -- "$RLHOST" run "$SRC/configs/snake_dqn.cfg" --set run.steps=20000 \
-  --set run.quiet=true --set run.eval_episodes=4 --set run.eval_interval=0 --out "$T/run"
-RLHOST="$RLHOST" expect_rc 0 "examples/web/build.sh builds the page" -- "$SRC/examples/web/build.sh" "$T/run" "$T/page"
-for f in index.html snake.js config.js snake.wasm; do
-  [ -s "$T/page/$f" ]; ok $? "the page has $f"
-done
-# a server on a free port (the port comes back in a file); /hold?ms=N
-# answers after N ms, which keeps a page that asks for it loading that long
-python3 - "$T/page" "$T/port" > "$T/http.log" 2>&1 <<'PY' &
+# build.sh runs `rlhost export`, Python on librlhost: under ASan (CI) it needs the runtimes first
+sanitizer_wrap "$(dirname "$(dirname "$RLHOST")")/core/runtime/librlhost.so" "$RLHOST" "$T/rlhost"
+# a server on a free port (the port comes back in a file), serving $T/pages;
+# /hold?ms=N answers after N ms, which keeps a page that asks for it loading
+# that long, and /hold?report=1 once a page POSTed its results to report
+# (at most 100 s)
+mkdir -p "$T/pages"
+python3 - "$T/pages" "$T/port" > "$T/http.log" 2>&1 <<'PY' &
 import functools, http.server, sys, time, urllib.parse
+
+
+import threading
+
+reported = threading.Event()
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
@@ -38,7 +42,18 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         u = urllib.parse.urlparse(self.path)
         if u.path != "/hold":
             return super().do_GET()
-        time.sleep(int(urllib.parse.parse_qs(u.query)["ms"][0]) / 1000)
+        q = urllib.parse.parse_qs(u.query)
+        if "report" in q:
+            reported.wait(100)
+            reported.clear()
+        else:
+            time.sleep(int(q["ms"][0]) / 1000)
+        self.send_response(204)
+        self.end_headers()
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        reported.set()
         self.send_response(204)
         self.end_headers()
 
@@ -50,20 +65,36 @@ srv.serve_forever()
 PY
 SERVER=$!
 for _ in $(seq 50); do [ -s "$T/port" ] && break; sleep 0.1; done
-URL="http://127.0.0.1:$(cat "$T/port")/index.html"
+BASE="http://127.0.0.1:$(cat "$T/port")"
 CHROME=(chromium --headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage --user-data-dir="$T/profile")
-# virtual time: the page's timers run as fast as the machine allows
-timeout 120 "${CHROME[@]}" --virtual-time-budget=600000 --dump-dom "$URL?episodes=$K&fast" > "$T/dom.html" 2>"$T/chrome.err"
-ok $? "headless Chromium plays $K episodes"
-grep -o '<pre id="results">[^<]*' "$T/dom.html" | sed 's/<pre id="results">//' > "$T/page.json"
-[ -s "$T/page.json" ]; ok $? "the page wrote its results"
-if grep -q '<pre id="error">[^<]' "$T/dom.html"; then
-  echo "# the page says:"
-  grep -A3 'id="error"' "$T/dom.html" | sed 's/^/#   /'
-fi
-expect_rc 0 "rlhost eval of the same checkpoint" -- "$RLHOST" eval "$T/run" --episodes $K --json --trace "$T/eval.csv"
-cp "$T/out" "$T/eval.json"
-python3 - "$T/page.json" "$T/eval.json" "$T/eval.csv" > "$T/cmp" 2>&1 <<'PY'
+mkdir -p "$BUILD/web"
+
+page() { # NAME CONFIG ARGS...: train briefly, build the page, play it headless, compare with rlhost eval
+  local name=$1 cfg=$2; shift 2
+  expect_rc 0 "$name: train" -- "$RLHOST" run "$cfg" "$@" --set run.quiet=true --set run.eval_episodes=4 \
+    --set run.eval_interval=0 --out "$T/$name"
+  RLHOST="$T/rlhost" expect_rc 0 "$name: examples/web/build.sh builds the page" -- \
+    "$SRC/examples/web/build.sh" "$T/$name" "$T/pages/$name"
+  for f in index.html web.js config.js policy.wasm; do
+    [ -s "$T/pages/$name/$f" ]; ok $? "$name: the page has $f"
+  done
+  # a copy of the page that stays loading until it reported its results,
+  # so that Chromium dumps the page once it played
+  sed 's|</body>|<img src="/hold?report=1" alt="" hidden></body>|' "$T/pages/$name/index.html" \
+    > "$T/pages/$name/played.html"
+  timeout 150 "${CHROME[@]}" --dump-dom "$BASE/$name/played.html?episodes=$K&fast&report" > "$T/dom.html" \
+    2>"$T/chrome.err"
+  ok $? "$name: headless Chromium plays $K episodes"
+  grep -o '<pre id="results">[^<]*' "$T/dom.html" | sed 's/<pre id="results">//' > "$T/page.json"
+  grep -q '"episodes"' "$T/page.json"; ok $? "$name: the page shows its results"
+  if grep -q '<pre id="error">[^<]' "$T/dom.html"; then
+    echo "# the page says:"
+    grep -A3 'id="error"' "$T/dom.html" | sed 's/^/#   /'
+  fi
+  expect_rc 0 "$name: rlhost eval of the same checkpoint" -- "$RLHOST" eval "$T/$name" --episodes $K --json \
+    --trace "$T/eval.csv"
+  cp "$T/out" "$T/eval.json"
+  python3 - "$T/page.json" "$T/eval.json" "$T/eval.csv" > "$T/cmp" 2>&1 <<'PY'
 import collections, csv, json, sys
 page = json.load(open(sys.argv[1]))
 ev = json.load(open(sys.argv[2]))
@@ -75,26 +106,38 @@ for r in csv.DictReader(open(sys.argv[3])):
 mine = [(p["length"], p["return"]) for p in page["episodes"]]
 theirs = [(ep[k][0], ep[k][1]) for k in range(len(ep))]
 bad = [(k, a, b) for k, (a, b) in enumerate(zip(mine, theirs)) if a[0] != b[0] or abs(a[1] - b[1]) > 1e-4]
+score = ev.get("score_mean", ev["return_mean"])  # an env without a score of its own: the return
 print(f"episodes: page {len(mine)}, eval {len(theirs)}; first difference: {bad[0] if bad else None};",
-      f"mean score: page {page['mean_score']}, eval {ev['score_mean']}")
-good = len(mine) == len(theirs) and not bad and abs(page["mean_score"] - ev["score_mean"]) < 1e-9
+      f"mean {ev.get('score_name') or 'return'}: page {page['mean_score']:.6g}, eval {score:.6g}")
+good = len(mine) == len(theirs) and not bad and abs(page["mean_score"] - score) < 1e-6
 sys.exit(0 if good else 1)
 PY
-ok $? "every episode's length and return, and the mean score, match rlhost eval's ($(cat "$T/cmp"))"
-# real time: one step per animation frame, the frame rate and the policy's
-# speed on the page.  A copy of the page that also asks for /hold stays
-# loading for 5 s while it plays, and Chromium dumps it once it loaded.
-sed 's|</body>|<img src="hold?ms=5000" alt="" hidden></body>|' "$T/page/index.html" > "$T/page/live.html"
-LIVE="${URL%index.html}live.html"
-timeout 60 "${CHROME[@]}" --window-size=960,600 --dump-dom "$LIVE" > "$T/live.html" 2>>"$T/chrome.err"
-fps=$(sed -n 's/.*<td class="v" id="fps">\([0-9.]*\)<.*/\1/p' "$T/live.html")
-act=$(sed -n 's/.*<td class="v" id="act">\([0-9.]*\) µs<.*/\1/p' "$T/live.html")
-awk -v f="${fps:-0}" 'BEGIN { exit !(f > 0) }'; ok $? "in real time the page shows its frame rate (${fps:-none} frames/s)"
-awk -v a="${act:-0}" 'BEGIN { exit !(a > 0) }'; ok $? "and the policy's time per action (${act:-none} µs)"
-mkdir -p "$BUILD/web"
-timeout 60 "${CHROME[@]}" --window-size=960,600 --screenshot="$BUILD/web/snake.png" "$LIVE" \
-  >/dev/null 2>>"$T/chrome.err"
-[ "$(wc -c < "$BUILD/web/snake.png" 2>/dev/null || echo 0)" -gt 10000 ]
-ok $? "a screenshot is kept: $BUILD/web/snake.png"
+  ok $? "$name: every episode's length and return, and the mean score, match rlhost eval's ($(cat "$T/cmp"))"
+  # real time: one step per animation frame, the frame rate and the policy's
+  # speed on the page.  A copy of the page that also asks for /hold stays
+  # loading for 5 s while it plays, and Chromium dumps it once it loaded.
+  sed 's|</body>|<img src="/hold?ms=5000" alt="" hidden></body>|' "$T/pages/$name/index.html" \
+    > "$T/pages/$name/live.html"
+  timeout 60 "${CHROME[@]}" --window-size=960,560 --dump-dom "$BASE/$name/live.html" > "$T/live.html" \
+    2>>"$T/chrome.err"
+  local fps act
+  fps=$(sed -n 's/.*<td class="v" id="fps">\([0-9.]*\)<.*/\1/p' "$T/live.html")
+  act=$(sed -n 's/.*<td class="v" id="act">\([0-9.]*\) µs<.*/\1/p' "$T/live.html")
+  awk -v f="${fps:-0}" 'BEGIN { exit !(f > 0) }'
+  ok $? "$name: in real time the page shows its frame rate (${fps:-none} frames/s)"
+  awk -v a="${act:-0}" 'BEGIN { exit !(a > 0) }'; ok $? "$name: and the policy's time per action (${act:-none} µs)"
+  timeout 60 "${CHROME[@]}" --window-size=960,560 --screenshot="$BUILD/web/$name.png" "$BASE/$name/live.html" \
+    >/dev/null 2>>"$T/chrome.err"
+  [ "$(wc -c < "$BUILD/web/$name.png" 2>/dev/null || echo 0)" -gt 10000 ]
+  ok $? "$name: a screenshot is kept: $BUILD/web/$name.png"
+}
+page snake "$SRC/configs/snake_dqn.cfg" --set run.steps=20000
+page gridworld "$SRC/configs/gridworld_cnn_ppo.cfg" --set run.steps=8192
+page catch "$SRC/examples/env-template/catch.cfg" --set run.steps=5000 # an env that draws text only
+# an env whose plugin needs a C library is refused by name
+expect_rc 0 "a cartpole run" -- "$RLHOST" run "$SRC/configs/cartpole_dqn.cfg" --set run.steps=1000 \
+  --set run.quiet=true --out "$T/cartpole"
+RLHOST="$T/rlhost" expect_rc 1 "build.sh refuses cartpole" -- "$SRC/examples/web/build.sh" "$T/cartpole" "$T/pages/cp"
+contains "$T/err" "env 'cartpole': the page builds snake, gridworld and catch" "saying which envs it builds"
 echo "1..$n"
 [ $failed = 0 ]

@@ -1,6 +1,10 @@
 /* The few C library functions the web build needs (see include/), for a
-   wasm32 target without a C library.  clang also emits calls to memcpy
-   and memset for plain loops, as every freestanding C compiler may. */
+   wasm32 target without a C library: memory from a bump allocator over
+   the module's growing memory (an env is created once and lives as long
+   as the page, so free returns nothing), strings, and printf's family
+   copying the format alone.  clang also emits calls to memcpy and memset
+   for plain loops, as every freestanding C compiler may. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,9 +55,142 @@ int abs(int x)
     return x < 0 ? -x : x;
 }
 
+/* printf's family for text frames and messages: %s %c %d %i %u %x %% with
+   an optional width, '-' and '0' flags and the l, ll and z sizes; a
+   floating-point conversion prints '?'. */
+static void put(char *buf, size_t n, size_t *k, char c)
+{
+    if (*k + 1 < n) buf[*k] = c;
+    (*k)++;
+}
+
+int vsnprintf(char *buf, size_t n, const char *fmt, va_list ap)
+{
+    size_t k = 0;
+    for (; *fmt; fmt++) {
+        char digits[24], *d = digits + sizeof digits;
+        const char *str = NULL;
+        int left = 0, zero = 0, longs = 0, neg = 0;
+        unsigned long long u = 0;
+        size_t width = 0, len = (size_t)-1;
+        if (*fmt != '%') {
+            put(buf, n, &k, *fmt);
+            continue;
+        }
+        for (fmt++; *fmt == '-' || *fmt == '0'; fmt++) *fmt == '-' ? (left = 1) : (zero = 1);
+        for (; *fmt >= '0' && *fmt <= '9'; fmt++) width = 10 * width + (size_t)(*fmt - '0');
+        for (; *fmt == 'l' || *fmt == 'z'; fmt++) longs++;
+        switch (*fmt) {
+        case 's':
+            str = va_arg(ap, const char *);
+            if (!str) str = "(null)";
+            break;
+        case 'c':
+            *--d = (char)va_arg(ap, int);
+            str = d;
+            len = 1; /* the character, even NUL */
+            break;
+        case 'd':
+        case 'i': {
+            long long v = longs >= 2 ? va_arg(ap, long long) : longs ? va_arg(ap, long) : va_arg(ap, int);
+            neg = v < 0;
+            u = neg ? 0ull - (unsigned long long)v : (unsigned long long)v;
+        } /* fall through */
+        case 'u':
+        case 'x':
+            if (*fmt == 'u' || *fmt == 'x')
+                u = longs >= 2 ? va_arg(ap, unsigned long long)
+                    : longs    ? va_arg(ap, unsigned long)
+                               : va_arg(ap, unsigned);
+            *--d = 0;
+            do {
+                unsigned r = (unsigned)(u % (*fmt == 'x' ? 16 : 10));
+                *--d = (char)(r < 10 ? '0' + r : 'a' + r - 10);
+                u /= *fmt == 'x' ? 16 : 10;
+            } while (u);
+            if (neg) *--d = '-';
+            str = d;
+            break;
+        case 'f':
+        case 'g':
+        case 'e':
+            (void)va_arg(ap, double);
+            str = "?";
+            break;
+        case '%':
+            str = "%";
+            break;
+        default:
+            str = "";
+            if (!*fmt) fmt--;
+        }
+        if (len == (size_t)-1) len = strlen(str);
+        for (; !left && width > len; width--) put(buf, n, &k, zero ? '0' : ' ');
+        for (size_t j = 0; j < len; j++) put(buf, n, &k, str[j]);
+        for (; left && width > len; width--) put(buf, n, &k, ' ');
+    }
+    if (n) buf[k < n ? k : n - 1] = 0;
+    return (int)k;
+}
+
 int snprintf(char *buf, size_t n, const char *fmt, ...)
 {
-    (void)fmt;
-    if (n) buf[0] = 0;
-    return 0;
+    va_list ap;
+    int k;
+    va_start(ap, fmt);
+    k = vsnprintf(buf, n, fmt, ap);
+    va_end(ap);
+    return k;
+}
+
+int strcmp(const char *a, const char *b)
+{
+    for (; *a && *a == *b; a++, b++) continue;
+    return (unsigned char)*a - (unsigned char)*b;
+}
+
+int strncmp(const char *a, const char *b, size_t n)
+{
+    for (; n && *a && *a == *b; a++, b++, n--) continue;
+    return n ? (unsigned char)*a - (unsigned char)*b : 0;
+}
+
+extern unsigned char __heap_base;
+static size_t heap_top;
+
+/* 64-byte aligned blocks, each after a header holding its size. */
+void *malloc(size_t n)
+{
+    size_t start, end, pages;
+    if (!heap_top) heap_top = (size_t)&__heap_base;
+    start = (heap_top + 16 + 63) & ~(size_t)63;
+    end = start + n;
+    pages = (size_t)__builtin_wasm_memory_size(0);
+    if (end > pages * 65536 && __builtin_wasm_memory_grow(0, (end - pages * 65536 + 65535) / 65536) == (size_t)-1)
+        return NULL;
+    ((size_t *)start)[-1] = n;
+    heap_top = end;
+    return (void *)start;
+}
+
+void *calloc(size_t count, size_t size)
+{
+    void *p;
+    if (size && count > (size_t)-1 / size) return NULL;
+    p = malloc(count * size);
+    if (p) memset(p, 0, count * size);
+    return p;
+}
+
+void *realloc(void *p, size_t n)
+{
+    void *q = malloc(n);
+    size_t old = p ? ((size_t *)p)[-1] : 0;
+    if (q && p) memcpy(q, p, old < n ? old : n);
+    return q;
+}
+
+void free(void *p)
+{
+    (void)p;
 }

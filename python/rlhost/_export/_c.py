@@ -427,6 +427,7 @@ def generate(m, name):
 #define {N}_OBS_SIZE {m.row_bytes if m.parts else m.obs_size}
 #define {N}_MASK_SIZE {m.mask_width if m.masked else 0}
 #define {N}_ACTION_DIM {m.adim}
+#define {N}_ACTION_BOX {1 if m.kind == "box" else 0}
 #define {N}_PARAMS_SIZE {width}
 #define {N}_RECURRENT {1 if states else 0}
 

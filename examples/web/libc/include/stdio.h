@@ -2,7 +2,7 @@
 #define RLHOST_WEB_STDIO_H
 #include <stdarg.h>
 #include <stddef.h>
-/* Formats nothing: the web build never prints (the rules' state checks,
-   which format their reasons, are not called there); writes "". */
+/* %s %c %d %i %u %x %% (libc.c): what text frames and messages use. */
 int snprintf(char *buf, size_t n, const char *fmt, ...);
+int vsnprintf(char *buf, size_t n, const char *fmt, va_list ap);
 #endif
