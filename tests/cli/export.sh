@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# rlhost export (docs/export.md): for each kind of policy rlhost trains (the
-# DQN family with dueling and CNN heads, PPO with discrete, masked,
-# MultiDiscrete and box actions, composite observations, recurrent PPO with
-# and without a CNN, A2C, SAC, TD3, observation normalizers, Atari's Nature
-# CNN), a briefly trained run is exported to ONNX and to C, and
-# tests/python/export_check.py replays the observations of `rlhost eval
+# rlhost export (docs/export.md): for each kind of policy rlhost trains
+# (the DQN family with dueling and CNN heads, PPO with discrete, masked,
+# MultiDiscrete and box actions, composite observations, recurrent PPO
+# with and without a CNN, A2C, SAC, TD3, DDPG, the SDK's mini_dqn,
+# observation normalizers, Atari's Nature CNN), a briefly trained run is
+# exported to ONNX and to C, and tests/python/export_check.py replays the observations of `rlhost eval
 # --trace` through onnxruntime and the compiled C file against rlhost's own
 # actions.  Then every bad input the exporter refuses, each with its
 # sentence and nothing written.  (TAP)
@@ -56,6 +56,8 @@ check a2c_normalized 100 "$C/cartpole_a2c.cfg" --set run.steps=3000 --set algo.n
 check a2c_box 8 "$C/pendulum_a2c.cfg" --set run.steps=3000
 check sac 8 "$C/pendulum_sac.cfg" --set run.steps=1500
 check td3 8 "$C/pendulum_td3.cfg" --set run.steps=1500 --set algo.learning_starts=500
+check ddpg 8 "$C/pendulum_td3.cfg" --set 'algo.plugin="ddpg"' --set run.steps=1500 --set algo.learning_starts=500
+check mini_dqn 100 "$SRC/examples/offpolicy/cartpole.cfg" --set run.steps=3000 # the SDK's off-policy example
 if [ "$ATARI" = 1 ]; then # the Nature CNN on 4 x 84 x 84 frames
   check atari_ppo 8 "$C/breakout_ppo.cfg" --set run.steps=1024 --set env.num_envs=2 --set env.max_frames=5000 \
     --set algo.n_steps=128 --set algo.batch_size=128
