@@ -30,6 +30,14 @@ check() { # NAME EPISODES CONFIG ARGS...: train briefly, trace an evaluation, ex
   py_tap "" "$PY" "$SRC/tests/python/export_check.py" "$RLX" "$T/$name" "$T/$name.csv" "$name" "$T/x"
 }
 check dqn 100 "$C/cartpole_dqn.cfg" --set run.steps=3000
+# the mean op (a distributional head's reduction, as a QR-DQN plugin of one's
+# own writes it): the DQN's last layer split in two values per action whose
+# means are its Q values (tests/python/mean_op.py), over either axis
+for axis in 1 0; do
+  mkdir -p "$T/mean$axis" && cp "$T/dqn/config.cfg" "$T/mean$axis/"
+  "$PY" "$SRC/tests/python/mean_op.py" "$T/dqn/checkpoint.safetensors" "$T/mean$axis/checkpoint.safetensors" $axis
+  py_tap "" "$PY" "$SRC/tests/python/export_check.py" "$RLX" "$T/mean$axis" "$T/dqn.csv" "dqn_mean_axis$axis" "$T/x"
+done
 check dueling_cnn_snake_grid 200 "$C/snake_dqn.cfg" --set 'env.observation="grid"' --set env.flood_fill=false \
   --set 'algo.plugin="dueling_dqn"' --set 'algo.encoder="cnn"' --set 'algo.cnn_channels=[8, 8]' \
   --set 'algo.cnn_kernels=[4, 3]' --set 'algo.cnn_strides=[2, 1]' --set 'algo.cnn_padding=[0, 1]' \
@@ -116,6 +124,15 @@ refuse "an opset too old" "opset 13 is too old: rlhost writes ONNX opset 17 or n
 refuse "an unknown format" "invalid choice: 'tflite'" "$R" --format tflite -o "$T/o/p.onnx"
 refuse "a C prefix that is no identifier" "is not a C identifier" "$R" --format c --name 9lives -o "$T/o/p.c"
 refuse "an output in a missing directory" "does not exist" "$R" --format onnx -o "$T/nowhere/p.onnx"
+cp "$R/checkpoint.safetensors" "$T/ckpt.before"
+refuse "the run's own checkpoint as the output" "is a file of the run being exported" "$R" --format onnx \
+  -o "$R/checkpoint.safetensors"
+refuse "a file of the run as the output" "is a file of the run being exported" "$R" --format onnx \
+  -o "$R/summary.json"
+ln "$R/checkpoint.safetensors" "$T/o/hard.onnx"
+refuse "a second name of the checkpoint" "is a file of the run being exported" "$R" --format onnx -o "$T/o/hard.onnx"
+rm -f "$T/o/hard.onnx"
+cmp -s "$R/checkpoint.safetensors" "$T/ckpt.before"; ok $? "the checkpoint is untouched"
 # a good export replaces a regular file in one rename, and the default name is in the run directory
 echo old > "$T/o/p.onnx"
 expect_rc 0 "an export over an older file" -- "$RLX" export "$R" --format onnx -o "$T/o/p.onnx"

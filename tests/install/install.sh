@@ -89,8 +89,10 @@ awk -v v="${v:-0}" 'BEGIN { exit !(v >= 475) }'; ok $? "and learns: CartPole eva
 ok $? "the out-of-tree A2C resumes exactly (resume-check.sh)" || sed 's/^/#   /' "$T/rc.tap"
 # The off-policy example and the env template, from the installed SDK alone:
 # each renamed, built out of tree with -Werror; the learner solves CartPole
-# (two seeds side by side, measured 500 on seeds 1-5) and resumes exactly,
-# and the env trains with PPO.
+# (four seeds, two side by side; at least two must reach 475: with
+# OpenBLAS's AVX-512 kernels all of seeds 1-4 end at 500, with its AVX2
+# (Haswell) kernels seeds 1 and 2 end at 448 and 264, seeds 3-6 at 500)
+# and resumes exactly, and the env trains with PPO.
 build_mine() { # SOURCE NAME NEW_NAME
   sed "s/\.name = \"$2\"/.name = \"$3\"/" "$1" > "$T/mine/$3.c"
   cc -std=c11 -O2 -Wall -Wextra -Wno-unused-parameter -Werror -shared -fPIC -fvisibility=hidden \
@@ -98,15 +100,17 @@ build_mine() { # SOURCE NAME NEW_NAME
 }
 build_mine "$sdk/examples/offpolicy/mini_dqn.c" mini_dqn my_dqn
 ok $? "the off-policy example builds from the installed SDK alone" || sed 's/^/#   /' "$T/cc"
-for s in 1 2; do
-  "$RL" run "$sdk/examples/offpolicy/cartpole.cfg" --plugin-path "$T/mine" --set algo.plugin=my_dqn --set run.seed=$s \
-    --out "$T/dqn$s" --set run.quiet=true >/dev/null 2>"$T/err$s" &
+for pair in "1 2" "3 4"; do
+  for s in $pair; do
+    "$RL" run "$sdk/examples/offpolicy/cartpole.cfg" --plugin-path "$T/mine" --set algo.plugin=my_dqn --set run.seed=$s \
+      --out "$T/dqn$s" --set run.quiet=true >/dev/null 2>"$T/err$s" &
+  done
+  wait
 done
-wait
-best=$(for s in 1 2; do sed -n 's/^ *"eval_return_mean": \([-0-9.e+]*\).*/\1/p' "$T/dqn$s/summary.json" 2>/dev/null; done |
-  sort -g | tail -1)
-awk -v v="${best:-0}" 'BEGIN { exit !(v >= 475) }'
-ok $? "and learns: CartPole eval return ${best:-none} (>= 475 on one of seeds 1, 2) in 40k steps" || cat "$T/err1" | sed 's/^/#   /'
+got=$(for s in 1 2 3 4; do sed -n 's/^ *"eval_return_mean": \([-0-9.e+]*\).*/\1/p' "$T/dqn$s/summary.json" 2>/dev/null; done |
+  tr '\n' ' ')
+echo "$got" | awk '{ for (i = 1; i <= NF; i++) k += $i >= 475 } END { exit !(k >= 2) }'
+ok $? "and learns: CartPole eval returns ${got:-none}(>= 475 on two of seeds 1-4) in 40k steps" || cat "$T/err1" | sed 's/^/#   /'
 (cd "$T/mine" && PATH="$(dirname "$RL"):$PATH" "$sdk/resume-check.sh" --every 3000 "$sdk/examples/offpolicy/cartpole.cfg" \
   --plugin-path . --set algo.plugin=my_dqn --set run.steps=8000 --set algo.save_replay=true) >"$T/rc.tap" 2>&1
 ok $? "the out-of-tree off-policy example resumes exactly (resume-check.sh)" || sed 's/^/#   /' "$T/rc.tap"

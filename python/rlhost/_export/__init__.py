@@ -14,6 +14,22 @@ from ._model import MIN_OPSET, Model, Refused
 FORMATS = ("onnx", "c")
 
 
+# the files of a run directory (docs/run-directory.md), which an export never replaces
+RUN_FILES = ("checkpoint.safetensors", "checkpoint.prev.safetensors", "config.cfg", "summary.json", "metrics.csv",
+             "evals.csv", "episodes.csv", "replay.safetensors")
+
+
+def _not_the_source(path, source):
+    """Refuses an output that is the checkpoint exported or a file of its run."""
+    src = os.path.abspath(source)
+    run = src if os.path.isdir(src) else os.path.dirname(src)
+    out = os.path.abspath(path)
+    theirs = {os.path.join(run, f) for f in RUN_FILES} | ({src} if not os.path.isdir(src) else set())
+    if out in theirs or out.endswith(".safetensors") or any(
+            os.path.exists(out) and os.path.exists(f) and os.path.samefile(out, f) for f in theirs):
+        raise Refused(f"output {path} is a file of the run being exported (or a checkpoint's name); name another")
+
+
 def _dest(path, what):
     """path, refused unless it is a new name or a regular file to replace."""
     try:
@@ -98,6 +114,7 @@ def _export(path, fmt, output, opset, name, overrides):
     out = output or _default_out(m, fmt)
     if fmt == "onnx":
         from . import _onnx
+        _not_the_source(out, path)
         _dest(out, "output")
         model = _onnx.build(m, MIN_OPSET if opset is None else int(opset))
         _write_all([(out, model.SerializeToString())])
@@ -107,6 +124,8 @@ def _export(path, fmt, output, opset, name, overrides):
     if ext not in (".c", ""):
         raise Refused(f"output {out}: the C exporter writes NAME.c and NAME.h; name the .c file")
     src, hdr = stem + ".c", stem + ".h"
+    for f in (src, hdr):
+        _not_the_source(f, path)
     _dest(src, "output")
     _dest(hdr, "output")
     cname = _c.c_name(name or os.path.basename(stem))

@@ -109,7 +109,8 @@ class _Gen:
             axis = int(op["axis"])
             n = r if axis == 1 else c
             y = self.buf(n)
-            self.call("mean_rows" if axis == 1 else "mean_cols", f"{x}, {y}, {r}, {c}")
+            # axis 1: a mean per row (of its cols); axis 0: a mean per column
+            self.call("mean_", f"{x}, {y}, {r}, {c}, {c}, 1" if axis == 1 else f"{x}, {y}, {c}, {r}, 1, {c}")
             return y, n
         if k == "concat":
             outs = [self.ops(part, x, w) for part in op["parts"]]
@@ -191,26 +192,16 @@ static void rescale(const float *x, const float *lo, const float *hi, float *y, 
 }
 
 """,
-    'mean_rows': r"""
-static void mean_rows(const float *x, float *y, int rows, int cols)
+    'mean_': r"""
+/* The values as a [rows][cols] matrix, each of n outputs the mean of m
+   of them: output o sums x[o * step_out + k * step_in] over k < m. */
+static void mean_(const float *x, float *y, int n, int m, int step_out, int step_in)
 {
-    int r, c;
-    for (r = 0; r < rows; r++) {
+    int o, k;
+    for (o = 0; o < n; o++) {
         float sum = 0.0f;
-        for (c = 0; c < cols; c++) sum += x[r * cols + c];
-        y[r] = sum / (float)cols;
-    }
-}
-
-""",
-    'mean_cols': r"""
-static void mean_cols(const float *x, float *y, int rows, int cols)
-{
-    int r, c;
-    for (c = 0; c < cols; c++) {
-        float sum = 0.0f;
-        for (r = 0; r < rows; r++) sum += x[r * cols + c];
-        y[c] = sum / (float)rows;
+        for (k = 0; k < m; k++) sum += x[o * step_out + k * step_in];
+        y[o] = sum / (float)m;
     }
 }
 
