@@ -53,11 +53,18 @@ class _Gen:
         self.nconst = 0
         self.uses_exp = self.uses_tanh = False
         self.used = set()  # the helpers the body calls
+        self.int_consts = []  # static int arrays (the components' sizes)
 
     def const(self, a, what):
         self.nconst += 1
         cname = f"{what}{self.nconst}"
         self.consts.append(_array(cname, a))
+        return cname
+
+    def ints(self, v):
+        """A static const int array of v: its name."""
+        cname = f"nvec{len(self.int_consts)}"
+        self.int_consts.append(f"static const int {cname}[{len(v)}] = {{{', '.join(str(int(x)) for x in v)}}};\n")
         return cname
 
     def buf(self, n):
@@ -349,7 +356,7 @@ def _input(g, m):
             off += p.size
             continue
         # discrete: one-hot per element, each over its own categories (from 0)
-        nv = g.m_const_int(p.nvec)
+        nv = g.ints(p.nvec)
         g.emit(f"for (i = 0, k = {off}; i < {p.size}; k += {nv}[i], i++) {{")
         g.emit(f"    int j, v = (int){read};")
         g.emit(f"    if (v < 0 || v >= {nv}[i]) return -2;")
@@ -362,13 +369,6 @@ def _input(g, m):
 def generate(m, name):
     """(header text, source text) of the policy m under the C prefix name."""
     g = _Gen(m, name)
-    ints = []
-
-    def m_const_int(v):
-        cname = f"nvec{len(ints)}"
-        ints.append(f"static const int {cname}[{len(v)}] = {{{', '.join(str(int(x)) for x in v)}}};\n")
-        return cname
-    g.m_const_int = m_const_int
     x = _input(g, m)
     if m.norm is not None:
         shift, mul, clip = m.norm
@@ -388,7 +388,7 @@ def generate(m, name):
         g.emit(f"for (i = 0; i < {m.adim}; i++)")
         g.emit(f"    action[i] = {params}[i] < {lo}[i] ? {lo}[i] : {params}[i] > {hi}[i] ? {hi}[i] : {params}[i];")
     else:
-        nv = m_const_int(m.nvec)
+        nv = g.ints(m.nvec)
         g.emit(f"for (i = 0, k = 0; i < {m.adim}; k += {nv}[i], i++) {{")
         g.emit("    int j, best = -1;")
         g.emit(f"    for (j = 0; j < {nv}[i]; j++)")
@@ -409,7 +409,8 @@ def generate(m, name):
                f"action: {m.adim} int{'s' if m.adim > 1 else ''}, the argmax of each component's "
                f"{'allowed ' if m.masked else ''}{m.nvec} values")
     header = f"""/* {name}.h: the greedy policy of an rlhost checkpoint ({m.algo} on {m.env}, step {m.step}),
-   written by `rlhost export --format c`.  C99; no allocation, no dependency.
+   written by `rlhost export --format c`.  C99; no allocation; <math.h> its one
+   dependency, and none with -DRLHOST_NO_LIBM (its own expf and tanhf).
    Observation space: {json.dumps(m.observation)}
    Action space: {json.dumps(m.action)} */
 #ifndef {N}_H
@@ -451,7 +452,7 @@ const float *{name}_params(const {name}_state *s);
     for dt in ("f32", "i32"):  # the loaders the observation's parts read with
         if any(f"load_{dt}(" in line for line in g.body):
             src.append(_LOADS[dt])
-    src += ints + g.consts
+    src += g.int_consts + g.consts
     if m.log_std is not None:
         src.append(_array("log_std_", m.tensor(m.log_std)))
         src.append(f"\nconst float *{name}_log_std(void) {{ return log_std_; }}\n")
@@ -461,7 +462,7 @@ void {name}_reset({name}_state *s)
 {{
 {"    int i;" + chr(10) + reset if states else "    (void)s;" + chr(10)}}}
 
-const float *{name}_params(const {name}_state *s) {{ return {params.replace("s->", "s->")}; }}
+const float *{name}_params(const {name}_state *s) {{ return {params}; }}
 
 int {name}_act({name}_state *s, {obs_t}, const unsigned char *mask, {act_t} *action)
 {{
