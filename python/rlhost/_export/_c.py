@@ -477,29 +477,19 @@ int {name}_act({name}_state *s, {obs_t}, const unsigned char *mask, {act_t} *act
     return header, "".join(src)
 
 
-_LOADS = {
-    "f32": r"""
-/* A part's element from the row, whatever its alignment (the row is in
-   the host's byte order, as the env wrote it). */
-static float load_f32(const unsigned char *p)
-{
-    float v;
+# A part's element from the row, whatever its alignment (the row is in the
+# host's byte order, as the env wrote it): one loader per 4-byte dtype.
+_LOAD = r"""
+static {t} load_{n}(const unsigned char *p)
+{{
+    {t} v;
     unsigned char *d = (unsigned char *)&v;
     int i;
     for (i = 0; i < 4; i++) d[i] = p[i];
     return v;
-}
-""",
-    "i32": r"""
-static int load_i32(const unsigned char *p)
-{
-    int v;
-    unsigned char *d = (unsigned char *)&v;
-    int i;
-    for (i = 0; i < 4; i++) d[i] = p[i];
-    return v;
-}
-"""}
+}}
+"""
+_LOADS = {"f32": _LOAD.format(t="float", n="f32"), "i32": _LOAD.format(t="int", n="i32")}
 
 
 def _params_doc(m, name):
