@@ -7,6 +7,12 @@ import numpy as np
 from ._native import RlhostError
 
 
+def conv_out(op):
+    """(height, width) of a conv2d op's output."""
+    h, w, k, s, p = (int(op[x]) for x in ("in_h", "in_w", "kernel", "stride", "pad"))
+    return (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
+
+
 class _Walk:
     def __init__(self, W):
         self.W = W
@@ -46,7 +52,7 @@ class _Walk:
                 raise RlhostError(f"a conv2d op takes {c}x{h}x{w} inputs where the layer before gives {width}")
             self.tensor(op, "weight", oc * c * kk * kk)
             self.tensor(op, "bias", oc)
-            oh, ow = (h + 2 * pad - kk) // st + 1, (w + 2 * pad - kk) // st + 1
+            oh, ow = conv_out(op)
             if oh < 1 or ow < 1:
                 raise RlhostError(f"a conv2d op's kernel {kk} does not fit its {h}x{w} input")
             return oc * oh * ow

@@ -14,9 +14,11 @@ from ._model import MIN_OPSET, Model, Refused
 FORMATS = ("onnx", "c")
 
 
-# the files of a run directory (docs/run-directory.md), which an export never replaces
-RUN_FILES = ("checkpoint.safetensors", "checkpoint.prev.safetensors", "config.cfg", "summary.json", "metrics.csv",
-             "evals.csv", "episodes.csv", "replay.safetensors")
+# the files a run writes, which an export never replaces, nor another name
+# of one: rundir.c's run_files (librlhost does not export that list)
+RUN_FILES = ("config.cfg", "metrics.csv", "summary.json", "checkpoint.safetensors", "checkpoint.prev.safetensors",
+             "replay.safetensors", "replay.prev.safetensors", "curve.svg", "evals.csv", "episodes.csv",
+             "events.out.tfevents.rlhost")
 
 
 def _not_the_source(path, source):

@@ -13,7 +13,8 @@ import re
 
 import numpy as np
 
-from ._model import Refused, conv_out
+from .._spec import conv_out
+from ._model import Refused
 
 _CTYPE = {"F32": "float", "U8": "unsigned char", "I32": "int"}
 
@@ -51,7 +52,6 @@ class _Gen:
         self.body = []  # statements of act()
         self.scratch = 0  # floats of the state's scratch region
         self.nconst = 0
-        self.uses_exp = self.uses_tanh = False
         self.used = set()  # the helpers the body calls
         self.int_consts = []  # static int arrays (the components' sizes)
 
@@ -98,7 +98,6 @@ class _Gen:
             return y, o
         if k in ("relu", "tanh"):
             y = self.buf(w)
-            self.uses_tanh |= k == "tanh"
             self.call(f"{k}_", f"{x}, {y}, {w}")
             return y, w
         if k == "flatten":
@@ -153,7 +152,6 @@ class _Gen:
             g = self.buf(4 * H)
             y = self.buf(H)
             key = c_name(op["state"])
-            self.uses_exp = self.uses_tanh = True
             self.call("lstm", f"{x}, {ci}, {ch}, {cb}, s->{key}_h, s->{key}_c, {g}, {y}, {w}, {H}")
             return y, H
         raise Refused(f"the policy description has an op {k!r} that the C exporter does not know")
@@ -446,9 +444,9 @@ const float *{name}_params(const {name}_state *s);
 {_log_std_decl(m, name)}
 #endif
 """
-    src = [f"/* {name}.c: written by `rlhost export --format c` from {m.path}. */\n",
-           f'#include "{name}.h"\n', _MATH if (g.uses_exp or g.uses_tanh) else "", "".join(
-               _HELPERS[k] for k in _HELPERS if k in g.used)]
+    math = _MATH if g.used & {"tanh_", "lstm"} else ""  # the helpers that call expf or tanhf
+    src = [f"/* {name}.c: written by `rlhost export --format c` from {m.path}. */\n", f'#include "{name}.h"\n',
+           math, "".join(_HELPERS[k] for k in _HELPERS if k in g.used)]
     for dt in ("f32", "i32"):  # the loaders the observation's parts read with
         if any(f"load_{dt}(" in line for line in g.body):
             src.append(_LOADS[dt])

@@ -61,12 +61,8 @@ class Model:
             if "algo.policy" not in meta:
                 raise Refused(f"{p.path}: algo '{p.algo_name}' describes no network (its checkpoint has no "
                               "algo.policy), so there is nothing to export")
-            try:
-                spec = json.loads(meta["algo.policy"])
-                fmt = spec.get("format")
-            except (ValueError, AttributeError):
-                raise Refused(f"{p.path}: the checkpoint's policy description (algo.policy) is not a JSON "
-                              "object") from None
+            spec = p.spec  # Policy parsed and checked it against the tensors when it opened
+            fmt = spec.get("format")
             if fmt != FORMAT:
                 raise Refused(f"{p.path}: the policy description is {fmt!r}; this rlhost exports {FORMAT!r} "
                               "(a newer rlhost wrote it?)")
@@ -75,7 +71,6 @@ class Model:
             self.action = json.loads(meta["rlhost.action_space"])
             self.W = p._tensors
             self.mask_width = p.mask_width
-            self.config = meta.get("rlhost.config", "")
         finally:
             p.close()
         self._read()
@@ -85,9 +80,9 @@ class Model:
         greedy = spec["greedy"]
         from .._spec import greedy_output
         self.greedy = greedy_output(greedy)
-        # deterministic_eval = false: rlhost samples around this output; the
-        # exports act greedily on it and give its parameters beside
-        self.sampled = "sample_softmax" in greedy or "sample_gaussian" in greedy
+        # deterministic_eval = false (sample_softmax, sample_gaussian): rlhost
+        # samples around this output; the exports act greedily on it and give
+        # its parameters beside
         self.ops = spec["outputs"][self.greedy]
         self.log_std = greedy.get("log_std")  # PPO's Gaussian: a state-independent tensor
         for op in _walk(self.ops):
@@ -137,7 +132,6 @@ class Model:
         self.lstms = [(op["state"], int(op["hidden"])) for op in _walk(self.ops) if op["op"] == "lstm"]
         if len({k for k, _ in self.lstms}) != len(self.lstms):
             raise Refused(f"{self.path}: two LSTM layers share a state name; no exporter keeps them apart")
-        self.out_width = _width(self.ops, self.in_width)
         if self.log_std is not None:
             t = self.W.get(self.log_std)
             if t is None or t.size != self.adim or not np.isfinite(t).all():
@@ -166,30 +160,3 @@ def _walk(ops):
                 yield from _walk(op[k])
         for part in op.get("parts", ()) if op.get("op") == "concat" else ():
             yield from _walk(part)
-
-
-def _width(ops, w):
-    for op in ops:
-        k = op["op"]
-        if k == "linear":
-            w = int(op["out"])
-        elif k == "conv2d":
-            oh, ow = conv_out(op)
-            w = int(op["out_c"]) * oh * ow
-        elif k == "slice":
-            w = int(op["len"])
-        elif k == "mean":
-            r, c = (int(x) for x in op["shape"])
-            w = r if int(op["axis"]) == 1 else c
-        elif k == "concat":
-            w = sum(_width(p, w) for p in op["parts"])
-        elif k == "dueling":
-            w = _width(op["advantage"], w)
-        elif k == "lstm":
-            w = int(op["hidden"])
-    return w
-
-
-def conv_out(op):
-    h, w, k, s, p = (int(op[x]) for x in ("in_h", "in_w", "kernel", "stride", "pad"))
-    return (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1

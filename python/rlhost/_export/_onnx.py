@@ -11,7 +11,8 @@ each LSTM's next state ("next_state_<name>_h", "_c").  The first dimension
 of every input and output is the batch."""
 import numpy as np
 
-from ._model import MIN_OPSET, Refused, conv_out
+from .._spec import conv_out
+from ._model import MIN_OPSET, Refused
 
 
 class _Graph:
