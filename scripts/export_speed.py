@@ -33,6 +33,7 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "python"))
 os.environ.setdefault("RLHOST_LIB_DIR", os.path.join(ROOT, "build"))
 import rlhost  # noqa: E402
+import export_replay  # noqa: E402
 from numpy_policy import NumpyPolicy  # noqa: E402
 
 N_OBS = 512
@@ -106,20 +107,9 @@ def collect(run):
     """N_OBS observations (rows as the C policy reads them, the env's own
     form, masks) from the policy playing its env."""
     p = rlhost.load(run, num_envs=1)
-    env = p.make_env(num_envs=1, seed=5)
-    obs, _ = env.reset(seed=5)
-    rows, natives, masks = [], [], []
-    start = np.ones(1, bool)
-    while len(rows) < N_OBS:
-        m = env.action_masks() if p.mask_width else None
-        rows.append(p._rows(obs)[0][0].copy())
-        natives.append(obs)
-        masks.append(None if m is None else np.asarray(m).reshape(-1).astype(np.uint8))
-        a = p(obs, episode_start=start, action_masks=m)
-        obs, _, term, trunc, _ = env.step(a)
-        start = np.asarray(term) | np.asarray(trunc)
-    env.close()
-    return p, rows, natives, masks
+    _, got = export_replay.play(p, 1, N_OBS, 5)
+    masks = [None if m is None else m[0] for m in got["masks"]]
+    return p, [r[0] for r in got["rows"]], got["natives"], masks
 
 
 def c_bench(run, work, rows, masks, rounds, flags):
@@ -171,16 +161,15 @@ def identity_model(src, out):
     return out
 
 
-def ort_feeds(sess, p, natives, masks):
+def ort_feeds(sess, p, rows, natives, masks):
     names = [i.name for i in sess.get_inputs()]
+    parts = json.loads(p._meta["rlhost.observation"]).get("parts")
     feeds = []
-    for obs, m in zip(natives, masks):
-        f = {}
-        if isinstance(obs, dict):
-            for k, v in obs.items():
-                f[k] = np.ascontiguousarray(v)
+    for row, obs, m in zip(rows, natives, masks):
+        if parts:  # the parts of the row, each of its own dtype, as the model's inputs
+            f = export_replay.part_inputs(parts, row.reshape(1, -1).view(np.uint8))
         else:
-            f["obs"] = np.ascontiguousarray(obs)
+            f = {"obs": np.ascontiguousarray(obs)}
         if "action_mask" in names:
             f["action_mask"] = (m != 0).reshape(1, -1)
         for i in sess.get_inputs():
@@ -210,7 +199,7 @@ def main():
                     "o": int(subprocess.run(["size", "-B", os.path.join(work, "policy.o")], capture_output=True,
                                             text=True).stdout.split("\n")[1].split()[3])}
             sess = ort_session(onnx_path)
-            feeds = ort_feeds(sess, p, natives, masks)
+            feeds = ort_feeds(sess, p, rows, natives, masks)
             floor = ort_session(identity_model(onnx_path, os.path.join(work, "floor.onnx")))
             npp = NumpyPolicy(os.path.join(run, "checkpoint.safetensors"))
             times = {k: [] for k in ("c_O2", "c_native", "rlh_policy_act", "ort_py", "ort_floor", "policy_py", "numpy")}

@@ -82,11 +82,10 @@ sanitizer_env() {
 # does for a whole script), or plain EXE otherwise.  For `rlhost export`
 # in a test whose other programs (cc, a browser) should run without them.
 sanitizer_wrap() {
-  local asan ubsan
-  asan=$(ldd "$1" 2>/dev/null | awk '/libasan/ { print $3 }') ubsan=$(ldd "$1" 2>/dev/null | awk '/libubsan/ { print $3 }')
   {
     echo '#!/bin/sh'
-    [ -z "$asan" ] || echo "export LD_PRELOAD='$asan${ubsan:+ $ubsan}' ASAN_OPTIONS='detect_leaks=0:quarantine_size_mb=4'"
+    (unset LD_PRELOAD; sanitizer_env "$1"
+     [ -z "${LD_PRELOAD:-}" ] || echo "export LD_PRELOAD='$LD_PRELOAD' ASAN_OPTIONS='$ASAN_OPTIONS'")
     echo "exec '$2' \"\$@\""
   } > "$3"
   chmod +x "$3"

@@ -39,27 +39,12 @@ def record(run, sampled):
     """Steps of the policy in its env: what rlhost's own policy did."""
     # a config with deterministic_eval = false samples; the exports are its greedy policy
     p = rlhost.load(run, num_envs=ROWS, overrides=["algo.deterministic_eval=true"] if sampled else [])
-    env = p.make_env(num_envs=ROWS, seed=11, copy=True)
-    obs, _ = env.reset(seed=11)
-    rows_n = p._rows(obs)[0].shape[0]  # an env with several agents has a row for each
-    start = np.ones(rows_n, bool)
-    rows, masks, envs, starts, acts = [], [], [], [], []
-    for _ in range(STEPS):
-        m = env.action_masks() if p.mask_width else None
-        a = p(obs, episode_start=start, action_masks=m)
-        rows.append(p._rows(obs)[0].copy())
-        if m is not None:
-            masks.append(np.asarray(m).reshape(rows_n, -1).astype(np.uint8))
-        envs.append(np.arange(rows_n))
-        starts.append(start.copy())
-        acts.append(np.asarray(a, np.float64).reshape(rows_n, -1))
-        obs, _, term, trunc, _ = env.step(a)
-        start = np.asarray(term) | np.asarray(trunc)
+    n, got = X.play(p, ROWS, STEPS, 11)
     meta = p._meta
-    env.close()
     p.close()
-    return X.Steps(meta, np.concatenate(rows), np.concatenate(masks) if masks else None, np.concatenate(envs),
-                   np.concatenate(starts), np.concatenate(acts))
+    masks = got["masks"]
+    return X.Steps(meta, np.concatenate(got["rows"]), None if masks[0] is None else np.concatenate(masks),
+                   np.tile(np.arange(n), STEPS), np.concatenate(got["starts"]), np.concatenate(got["actions"]))
 
 
 tmp = tempfile.TemporaryDirectory(prefix="rlhost-export-")

@@ -41,6 +41,30 @@ class Steps:
         return np.ascontiguousarray(self.obs).view(np.uint8).reshape(len(self.obs), -1)
 
 
+def play(policy, num_envs, steps, seed):
+    """rlhost's own policy (an rlhost.Policy) playing its env (make_env, as
+    `rlhost eval` opens it) for `steps` steps: (rows per step, and per step
+    the observation as the env gave it, its rows as the C policy reads them,
+    the masks or None, the episode starts and the actions taken)."""
+    env = policy.make_env(num_envs=num_envs, seed=seed)
+    obs, _ = env.reset(seed=seed)
+    n = policy._rows(obs)[0].shape[0]  # an env with several agents has a row for each
+    start = np.ones(n, bool)
+    out = {"natives": [], "rows": [], "masks": [], "starts": [], "actions": []}
+    for _ in range(steps):
+        m = env.action_masks() if policy.mask_width else None
+        a = policy(obs, episode_start=start, action_masks=m)
+        out["natives"].append(obs)
+        out["rows"].append(policy._rows(obs)[0].copy())
+        out["masks"].append(None if m is None else np.asarray(m).reshape(n, -1).astype(np.uint8))
+        out["starts"].append(start.copy())
+        out["actions"].append(np.asarray(a, np.float64).reshape(n, -1))
+        obs, _, term, trunc, _ = env.step(a)
+        start = np.asarray(term) | np.asarray(trunc)
+    env.close()
+    return n, out
+
+
 def read_meta(checkpoint):
     with open(checkpoint, "rb") as f:
         return json.loads(f.read(int.from_bytes(f.read(8), "little")))["__metadata__"]
@@ -77,10 +101,11 @@ def compare(s, mine, params):
              if far else ""))
 
 
-def _part_inputs(s, idx):
-    rows = s.rows()[idx]
+def part_inputs(parts, rows):
+    """A composite observation's rows of bytes ([n][row bytes]) as the
+    ONNX model's inputs: one array per part, by name, of the part's dtype."""
     out = {}
-    for p in s.parts:
+    for p in parts:
         dt = DT[p["dtype"]]
         nb = int(np.prod(p["shape"])) * np.dtype(dt).itemsize
         raw = np.ascontiguousarray(rows[:, p["offset"]:p["offset"] + nb])
@@ -100,7 +125,7 @@ def run_onnx(path, s):
 
     def feed(idx, state):
         if s.parts:
-            f = _part_inputs(s, idx)
+            f = part_inputs(s.parts, s.rows()[idx])
         else:
             f = {"obs": s.obs[idx].reshape((len(idx),) + tuple(s.obs_meta["shape"]))}
         if s.masks is not None and "action_mask" in names:
