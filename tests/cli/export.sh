@@ -111,6 +111,19 @@ refuse "a policy description of a future format" "'rlhost.policy/2'; this rlhost
   "$T/future.safetensors" --format onnx -o "$T/o/p.onnx"
 mut newop 'meta["algo.policy"] = meta["algo.policy"].replace("\"relu\"", "\"gelu\"", 1)'
 refuse "an op no exporter knows" "unknown op 'gelu'" "$T/newop.safetensors" --format c -o "$T/o/p.c"
+# the checkpoint's bytes: cut in half, a weight made NaN (the loader eval uses refuses both)
+head -c $(($(stat -c %s "$R/checkpoint.safetensors") / 2)) "$R/checkpoint.safetensors" > "$T/half.safetensors"
+refuse "a checkpoint cut in half" "corrupt header" "$T/half.safetensors" --format onnx -o "$T/o/p.onnx"
+"$PY" - "$R/checkpoint.safetensors" "$T/nan.safetensors" <<'EOF'
+import json, struct, sys
+raw = bytearray(open(sys.argv[1], "rb").read())
+n = struct.unpack("<Q", raw[:8])[0]
+a = json.loads(raw[8:8 + n])["q/layer0.weight"]["data_offsets"][0]
+raw[8 + n + a:8 + n + a + 4] = struct.pack("<f", float("nan"))
+open(sys.argv[2], "wb").write(raw)
+EOF
+refuse "a weight that is NaN" "tensor 'q/layer0.weight' holds nan at element 0" "$T/nan.safetensors" --format c \
+  -o "$T/o/p.c"
 refuse "an output that is a directory" "is a directory" "$R" --format onnx -o "$T/o"
 mkfifo "$T/o/fifo.onnx"
 refuse "an output that is a FIFO" "is not a regular file" "$R" --format onnx -o "$T/o/fifo.onnx"
