@@ -8,6 +8,8 @@ where a policy's greedy move is one of the best columns.
 
 A run directory's self-play pool (pool/step-*.safetensors) is measured
 snapshot by snapshot, then its checkpoint: the fraction through training.
+Beside it, the fraction of the positions where the side to move can win
+with its next stone in which the policy does.
 Run it with the project's .venv and RLHOST_LIB_DIR=build PYTHONPATH=python
 from a build tree (or an installed rlhost package)."""
 import argparse
@@ -42,7 +44,11 @@ def observation(moves):
 
 def read(path):
     rows = []
-    for line in open(path):
+    try:
+        lines = open(path).read().splitlines()
+    except OSError as e:
+        sys.exit(f"c4_move_quality: {path}: {e.strerror}")
+    for line in lines:
         if line.startswith("#") or not line.strip():
             continue
         f = line.split()
@@ -52,12 +58,22 @@ def read(path):
     return rows
 
 
+def wins_now(moves, scores):
+    """Whether the side to move wins with its next stone: the score of a win
+    is 22 less the winner's stones at the end (c4.h)."""
+    return max(s for s in scores if s is not None) == 21 - len(moves) // 2
+
+
 def quality(path, rows, obs, masks):
-    with rlhost.load(path, num_envs=len(rows)) as p:
-        acts = np.asarray(p(obs, action_masks=masks)).reshape(-1)
-        step = int(getattr(p, "step", 0) or 0)
-    good = sum(int(a) in best for a, (_, _, best) in zip(acts, rows))
-    return step, good / len(rows)
+    try:
+        with rlhost.load(path, num_envs=len(rows)) as p:
+            acts = np.asarray(p(obs, action_masks=masks)).reshape(-1)
+            step = int(getattr(p, "step", 0) or 0)
+    except rlhost.RlhostError as e:
+        sys.exit(f"c4_move_quality: {e}")
+    good = [int(a) in best for a, (_, _, best) in zip(acts, rows)]
+    now = [g for g, (m, sc, _) in zip(good, rows) if wins_now(m, sc)]
+    return step, sum(good) / len(rows), (sum(now) / len(now) if now else None), len(now)
 
 
 def main():
@@ -76,10 +92,11 @@ def main():
         if not os.path.isdir(path) or os.path.exists(os.path.join(path, "checkpoint.safetensors")):
             items.append(path)
         for item in items:
-            step, q = quality(item, rows, obs, masks)
-            out.append({"path": item, "step": step, "best_move_rate": q})
+            step, q, qn, n_now = quality(item, rows, obs, masks)
+            out.append({"path": item, "step": step, "best_move_rate": q, "win_now_rate": qn, "win_now_positions": n_now})
             if not a.json:
-                print(f"{q:6.3f}  step {step:>10}  {item}")
+                now = f"  (wins at once where it can: {qn:.3f} of {n_now})" if n_now else ""
+                print(f"{q:6.3f}  step {step:>10}  {item}{now}")
     if a.json:
         print(json.dumps(out, indent=1))
 

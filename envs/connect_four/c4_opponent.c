@@ -2,8 +2,10 @@
    plugin that never learns.  It reads the position back from each row's
    observation and plays a column that depth-limited alpha-beta scores best
    (c4_alphabeta_moves), drawing among equal columns from its own RNG, so a
-   game against it varies while a run stays reproducible.  It acts the same
-   in training and evaluation mode. */
+   game against it varies while a run stays reproducible.  With epsilon > 0
+   it plays a uniformly random allowed column instead, that often: a player
+   that blunders, whose open wins a learner must learn to take.  It acts the
+   same in training and evaluation mode. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,14 +14,17 @@
 
 #include "c4_plugin.h"
 
-enum { OPT_DEPTH };
+enum { OPT_DEPTH, OPT_EPSILON };
 
 const rl_option_def c4_opponent_options[C4_OPP_N_OPTIONS] = {
     [OPT_DEPTH] = RL_OPTION_INT("depth", "4", 1, 12, "plies searched, its own move included"),
+    [OPT_EPSILON] = RL_OPTION_FLOAT("epsilon", "0", 0, 1,
+                                    "probability of a uniformly random allowed column instead of the search's"),
 };
 
 typedef struct c4_opponent {
     int depth;
+    float epsilon;
     rl_rng rng;
     uint64_t moves;
 } c4_opponent;
@@ -36,6 +41,7 @@ static int opp_create(const rl_algo_args *args, void **out, char *err, size_t er
     c4_opponent *a = calloc(1, sizeof *a);
     if (!a) return RL_ENOMEM;
     a->depth = (int)args->options[OPT_DEPTH].i;
+    a->epsilon = (float)args->options[OPT_EPSILON].f;
     rl_rng_seed(&a->rng, args->seed, 0xc4);
     *out = a;
     return RL_OK;
@@ -57,8 +63,14 @@ static int opp_act_masked(void *algo, rl_act_mode mode, const void *obs, const u
             RL_ERRF(err, errlen, "connect_four_alphabeta: row %u shows no position of a game in progress", i);
             return RL_EINVAL;
         }
-        int32_t scores[C4_W];
-        unsigned best = c4_alphabeta_moves(&p, a->depth, scores);
+        unsigned best = 0;
+        /* no draw at epsilon 0: its games are those it played before the option */
+        if (a->epsilon > 0 && rl_rng_uniform(&a->rng) < a->epsilon)
+            for (int c = 0; c < C4_W; c++) best |= (unsigned)c4_can_play(&p, c) << c;
+        else {
+            int32_t scores[C4_W];
+            best = c4_alphabeta_moves(&p, a->depth, scores);
+        }
         if (masks) { /* the env's mask is the rule; the search agrees unless a column is masked for another reason */
             unsigned allowed = 0;
             for (int c = 0; c < C4_W; c++) allowed |= (unsigned)(masks[(size_t)i * C4_W + c] != 0) << c;

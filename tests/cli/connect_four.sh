@@ -36,6 +36,17 @@ expect_rc 0 "alpha-beta 4 against random play" -- "$RLHOST" eval "$T/ab.cfg" --o
 expect_rc 0 "alpha-beta 4 against alpha-beta 1" -- "$RLHOST" eval "$T/ab.cfg" --opponent 'connect_four_alphabeta(depth=1)' --episodes 100
 [ "$(won 0)" -ge 60 ] && [ "$(won 1)" -ge 60 ]; ok $? "wins 60+ of 100 from each seat (won $(won 0), $(won 1))"
 contains "$T/out" "rating " "and rates the learner"
+cp "$T/out" "$T/ab1"
+expect_rc 0 "the same with epsilon = 0 given" -- "$RLHOST" eval "$T/ab.cfg" --opponent 'connect_four_alphabeta(depth=1, epsilon=0)' --episodes 100
+games() { sed 's/^ *vs .*), learner/learner/' "$1"; }
+[ "$(games "$T/out")" = "$(games "$T/ab1")" ]; ok $? "plays the very same games (epsilon 0 draws nothing)"
+expect_rc 0 "alpha-beta 4 against alpha-beta 4 with epsilon = 1" -- "$RLHOST" eval "$T/ab.cfg" --opponent 'connect_four_alphabeta(depth=4, epsilon=1)' --episodes 100
+[ "$(won 0)" -ge 95 ] && [ "$(won 1)" -ge 95 ]; ok $? "which plays random columns: wins 95+ of 100 from each seat (won $(won 0), $(won 1))"
+expect_rc 0 "alpha-beta 4 against alpha-beta 4 with epsilon = 0.3" -- "$RLHOST" eval "$T/ab.cfg" --opponent 'connect_four_alphabeta(depth=4, epsilon=0.3)' --episodes 100
+w3=$(( $(won 0) + $(won 1) ))
+expect_rc 0 "alpha-beta 4 against alpha-beta 4" -- "$RLHOST" eval "$T/ab.cfg" --opponent 'connect_four_alphabeta(depth=4)' --episodes 100
+w0=$(( $(won 0) + $(won 1) ))
+[ "$w3" -ge $(( w0 + 30 )) ]; ok $? "a blunder in three moves loses 30+ more of 200 games ($w3 won against it, $w0 against depth 4 itself)"
 
 # 3. Self-play: snapshots into the pool, evaluations per opponent and seat.
 Q=(--set run.quiet=true --set run.steps=12000 --set seats.snapshot_interval=4000 --set run.eval_interval=6000

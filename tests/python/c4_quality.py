@@ -1,0 +1,65 @@
+"""scripts/c4_move_quality.py on a short self-play run: a rate for every
+pool snapshot and the checkpoint, in step order; its count of positions
+the side to move wins with its next stone equals one found by playing each
+best column on the board; a missing run is a sentence, not a traceback.
+Usage: c4_quality.py RLHOST SOURCE_ROOT  (TAP; RLHOST_LIB_DIR and PYTHONPATH set)"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import done, ok  # noqa: E402
+
+RLHOST, SRC = sys.argv[1], sys.argv[2]
+SCRIPT = os.path.join(SRC, "scripts", "c4_move_quality.py")
+POS = os.path.join(SRC, "tests", "data", "connect_four_positions.txt")
+sys.path.insert(0, os.path.join(SRC, "scripts"))
+import c4_move_quality as Q  # noqa: E402
+
+T = tempfile.mkdtemp()
+
+
+def four_after(moves, col):
+    """Whether dropping the mover's stone in col (0-based) makes four in a row."""
+    b = Q.position(moves)
+    me = 1 + len(moves) % 2
+    r = Q.H - 1 - int((b[:, col] != 0).sum())
+    b[r, col] = me
+    for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+        n = 1
+        for s in (1, -1):
+            rr, cc = r + s * dr, col + s * dc
+            while 0 <= rr < Q.H and 0 <= cc < Q.W and b[rr, cc] == me:
+                n, rr, cc = n + 1, rr + s * dr, cc + s * dc
+        if n >= 4:
+            return True
+    return False
+
+
+rows = Q.read(POS)
+by_rule = sum(Q.wins_now(m, sc) for m, sc, _ in rows)
+by_board = sum(any(four_after(m, c) for c in best) for m, _, best in rows)
+ok(by_rule == by_board and by_rule > 0,
+   f"positions won with the next stone: {by_rule} by the score rule, {by_board} on the board")
+
+run = os.path.join(T, "sp")
+r = subprocess.run([RLHOST, "run", os.path.join(SRC, "configs", "connect_four_selfplay.cfg"), "--out", run,
+                    "--set", "run.steps=12000", "--set", "seats.snapshot_interval=4000", "--set", "run.eval_episodes=0",
+                    "--set", "env.num_envs=16", "--set", "run.quiet=true", "--set", "run.tensorboard=false"],
+                   capture_output=True, text=True)
+ok(r.returncode == 0, f"a 12k-step self-play run ({r.stderr.strip()[-200:]})")
+r = subprocess.run([sys.executable, SCRIPT, run, "--json"], capture_output=True, text=True)
+out = json.loads(r.stdout) if r.returncode == 0 else []
+steps = [o["step"] for o in out]
+ok(len(out) >= 4 and steps == sorted(steps) and steps[0] == 0 and out[-1]["path"] == run,
+   f"a rate per snapshot from step 0, then the run's checkpoint (steps {steps})")
+ok(all(0 <= o["best_move_rate"] <= 1 and o["win_now_positions"] == by_rule for o in out),
+   "every rate is a fraction, over the positions counted above")
+ok(out and out[0]["best_move_rate"] < 0.4, f"the untrained policy is near random play's 0.245 "
+   f"({out[0]['best_move_rate'] if out else None})")
+r = subprocess.run([sys.executable, SCRIPT, os.path.join(T, "nothing")], capture_output=True, text=True)
+ok(r.returncode == 1 and "Traceback" not in r.stderr and "does not exist" in r.stderr,
+   f"a missing run: exit 1 and a sentence ({r.stderr.strip()})")
+done()
