@@ -11,7 +11,10 @@
  * is a draw (0 each).  The score is the seat's result: 1, 0 or -1.  With
  * random_opening k, each game starts after k uniformly random moves (none
  * that wins), for variety against deterministic opponents; who moves next
- * then follows from k.
+ * then follows from k.  random_opening_max m > k draws each training game's
+ * count uniformly from k .. m, so training also sees the scattered
+ * positions of longer random play; an evaluation opens with k (the option is
+ * a training one, RL_OPT_TRAINING).
  *
  * This library also holds the scripted opponent connect_four_alphabeta
  * (c4_opponent.c) and the searches both use (c4_search.c).
@@ -26,11 +29,15 @@
 #include "c4.h"
 #include "c4_plugin.h"
 
-enum { OPT_RANDOM_OPENING, OPT_N };
+enum { OPT_RANDOM_OPENING, OPT_RANDOM_OPENING_MAX, OPT_N };
 
 static const rl_option_def options[OPT_N] = {
     [OPT_RANDOM_OPENING] =
         RL_OPTION_INT("random_opening", "0", 0, 20, "uniformly random moves that open each game (none that wins)"),
+    [OPT_RANDOM_OPENING_MAX] = RL_OPTION_INT_F("random_opening_max", "0", 0, 20, RL_OPT_TRAINING,
+                                               "training: each game's random moves drawn uniformly from "
+                                               "random_opening to this (0: random_opening); evaluations open "
+                                               "with random_opening"),
 };
 
 typedef struct c4_board {
@@ -39,7 +46,7 @@ typedef struct c4_board {
 } c4_board;
 
 typedef struct c4_env {
-    uint32_t n, opening;
+    uint32_t n, opening, opening_max;
     c4_board *b;
 } c4_env;
 
@@ -62,6 +69,12 @@ static int c4_create(const rl_env_args *args, void **out, rl_env_info *info, cha
     }
     e->n = args->num_envs;
     e->opening = (uint32_t)args->options[OPT_RANDOM_OPENING].i;
+    e->opening_max = (uint32_t)args->options[OPT_RANDOM_OPENING_MAX].i;
+    if (e->opening_max && e->opening_max < e->opening) {
+        RL_ERRF(err, errlen, "random_opening_max (%u) is below random_opening (%u)", e->opening_max, e->opening);
+        c4_destroy(e);
+        return RL_EINVAL;
+    }
     for (uint32_t i = 0; i < e->n; i++) rl_rng_seed(&e->b[i].rng, args->seed, i);
     info->obs_dtype = RL_DTYPE_U8;
     info->obs_ndim = 3;
@@ -103,17 +116,20 @@ static void show(const c4_env *e, const rl_env_io *io, uint32_t i, int final)
 
 static void start(const c4_env *e, c4_board *b)
 {
+    /* no draw without a range: the games of a fixed opening are unchanged */
+    uint32_t n =
+        e->opening_max > e->opening ? e->opening + rl_rng_below(&b->rng, e->opening_max - e->opening + 1) : e->opening;
     for (;;) {
         b->pos = (c4_pos){0, 0, 0};
         uint32_t k = 0;
-        for (; k < e->opening; k++) {
+        for (; k < n; k++) {
             int col;
             do col = (int)rl_rng_below(&b->rng, C4_W);
             while (!c4_can_play(&b->pos, col));
             if (c4_wins(&b->pos, col)) break;
             c4_play(&b->pos, col);
         }
-        if (k == e->opening) return; /* else an opening move won: draw the opening again */
+        if (k == n) return; /* else an opening move won: draw the opening again */
     }
 }
 

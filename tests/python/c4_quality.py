@@ -1,13 +1,21 @@
-"""scripts/c4_move_quality.py on a short self-play run: a rate for every
-pool snapshot and the checkpoint, in step order; its count of positions
-the side to move wins with its next stone equals one found by playing each
-best column on the board; a missing run is a sentence, not a traceback.
+"""Connect Four from Python.  scripts/c4_move_quality.py on a short
+self-play run: a rate for every pool snapshot and the checkpoint, in step
+order; its count of positions the side to move wins with its next stone
+equals one found by playing each best column on the board; a missing run
+is a sentence, not a traceback.  random_opening_max: games open with every
+count of random moves in the range where an env trains, and with
+random_opening where it evaluates.
 Usage: c4_quality.py RLHOST SOURCE_ROOT  (TAP; RLHOST_LIB_DIR and PYTHONPATH set)"""
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
+
+import numpy as np
+
+import rlhost.pettingzoo as P
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tap import done, ok  # noqa: E402
@@ -62,4 +70,31 @@ ok(out and out[0]["best_move_rate"] < 0.4, f"the untrained policy is near random
 r = subprocess.run([sys.executable, SCRIPT, os.path.join(T, "nothing")], capture_output=True, text=True)
 ok(r.returncode == 1 and "Traceback" not in r.stderr and "does not exist" in r.stderr,
    f"a missing run: exit 1 and a sentence ({r.stderr.strip()})")
+
+
+def opening_stones(**options):
+    env = P.env("connect_four", **options)
+    counts = set()
+    for seed in range(300):
+        env.reset(seed=seed)
+        counts.add(int(np.asarray(env.observe(env.agent_selection)["observation"]).sum()))
+    return counts
+
+
+ok(opening_stones(random_opening=2) == {2}, "random_opening 2: every game opens with 2 stones")
+got = opening_stones(random_opening=2, random_opening_max=12)
+ok(got == set(range(2, 13)), f"random_opening_max 12: every count from 2 to 12 ({sorted(got)})")
+cfg = os.path.join(T, "mixed.cfg")
+with open(cfg, "w") as f:
+    f.write(open(os.path.join(SRC, "configs", "connect_four_selfplay.cfg")).read())
+r = subprocess.run([RLHOST, "play", cfg, "--set", "env.random_opening_max=12", "--episodes", "8", "--fps", "1000"],
+                   capture_output=True, text=True)
+games = re.split(r"episode \d+:[^\n]*\n", r.stdout)[:-1]
+firsts = [int(m.group(1)) for m in (re.search(r"\), (\d+) stones", g) for g in games) if m]
+ok(r.returncode == 0 and len(firsts) == 8 and set(firsts) <= {2, 3},
+   f"an evaluation (rlhost play) opens every game with random_opening's 2 (its first positions: {firsts} stones)")
+r = subprocess.run([RLHOST, "run", cfg, "--set", "env.random_opening=5", "--set", "env.random_opening_max=3", "--out",
+                    os.path.join(T, "bad")], capture_output=True, text=True)
+ok(r.returncode == 2 and "random_opening_max (3) is below random_opening (5)" in r.stderr,
+   f"a range below random_opening is refused ({r.stderr.strip()})")
 done()
