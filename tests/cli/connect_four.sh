@@ -83,6 +83,9 @@ contains "$T/out" "a number, please" "and again after a move that is no column"
 exact c4_selfplay "$SRC/configs/connect_four_selfplay.cfg" 3000 "${Q[@]}" --set run.steps=15000 --set seats.draw=\"pfsp\"
 exact c4_scripted "$SRC/configs/connect_four_selfplay.cfg" 3000 "${Q[@]}" \
   --set 'seats.opponent="connect_four_alphabeta(depth=1)"' --set env.random_opening=0
+# openings of every length and a player that blunders draw from RNGs the resume restores
+exact c4_ranges "$SRC/configs/connect_four_selfplay.cfg" 3000 "${Q[@]}" --set run.steps=15000 --set env.random_opening_max=12 \
+  --set 'seats.pool_opponents=["connect_four_alphabeta(depth=2, epsilon=0.3)"]'
 
 expect_rc 0 "info seats documents the group" -- "$RLHOST" info seats
 contains "$T/out" "pool_opponents = []" "every option of it"
