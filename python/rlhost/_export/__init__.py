@@ -53,14 +53,47 @@ def _dest(path, what):
     return path
 
 
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: alive
+        pass
+    return True
+
+
+def _sweep(d, base):
+    """Removes the temporaries an export to base killed mid-write left in d:
+    .BASE.PID.HEX.tmp whose PID is gone, regular files only.  A live PID's
+    file is another export's, still being written."""
+    head = f".{base}."
+    try:
+        names = os.listdir(d)
+    except OSError:
+        return
+    for n in names:
+        mid = n[len(head):-len(".tmp")].split(".") if n.startswith(head) and n.endswith(".tmp") else []
+        if len(mid) != 2 or not mid[0].isdigit() or len(mid[1]) != 16 or _alive(int(mid[0])):
+            continue
+        try:
+            if stat.S_ISREG(os.lstat(os.path.join(d, n)).st_mode):
+                os.unlink(os.path.join(d, n))
+        except OSError:
+            pass
+
+
 def _write_all(files):
     """files: [(path, bytes)], each written whole to a temporary name in its
-    directory, then all renamed; on any failure none is left."""
+    directory (.NAME.PID.HEX.tmp), then all renamed; on any failure or
+    interruption none is left, and those of an export killed before are
+    swept first."""
     tmps = []
     try:
         for path, data in files:
             d = os.path.dirname(os.path.abspath(path))
-            tmp = os.path.join(d, f".{os.path.basename(path)}.{os.urandom(8).hex()}.tmp")
+            _sweep(d, os.path.basename(path))
+            tmp = os.path.join(d, f".{os.path.basename(path)}.{os.getpid()}.{os.urandom(8).hex()}.tmp")
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
             tmps.append(tmp)
             with os.fdopen(fd, "wb") as f:
@@ -69,13 +102,15 @@ def _write_all(files):
                 os.fsync(f.fileno())
         for (path, _), tmp in zip(files, tmps):
             os.replace(tmp, path)
-    except OSError as e:
+    except BaseException as e:
         for tmp in tmps:
             try:
                 os.unlink(tmp)
             except OSError:
                 pass
-        raise Refused(f"cannot write {e.filename or 'the export'}: {e.strerror}") from None
+        if isinstance(e, OSError):
+            raise Refused(f"cannot write {e.filename or 'the export'}: {e.strerror}") from None
+        raise
 
 
 def _default_out(model, fmt):
