@@ -156,12 +156,12 @@ ok $? "it is the new, complete model"
 mkdir -p "$T/sw"
 dead=$(sh -c 'echo $$')
 touch "$T/sw/.p.onnx.$dead.0123456789abcdef.tmp" "$T/sw/.p.onnx.$$.0123456789abcdef.tmp" "$T/sw/.p.onnx.notes.tmp" \
-  "$T/sw/.q.onnx.$dead.0123456789abcdef.tmp"
+  "$T/sw/.q.onnx.$dead.0123456789abcdef.tmp" "$T/sw/.p.onnx.99999999999999999999999.0123456789abcdef.tmp"
 expect_rc 0 "an export where a killed one left temporaries" -- "$RLX" export "$R" --format onnx -o "$T/sw/p.onnx"
 [ ! -e "$T/sw/.p.onnx.$dead.0123456789abcdef.tmp" ]; ok $? "the dead export's temporary is swept"
 [ -e "$T/sw/.p.onnx.$$.0123456789abcdef.tmp" ] && [ -e "$T/sw/.p.onnx.notes.tmp" ] &&
-  [ -e "$T/sw/.q.onnx.$dead.0123456789abcdef.tmp" ]
-ok $? "a live export's, a file not of that form and another output's stay"
+  [ -e "$T/sw/.q.onnx.$dead.0123456789abcdef.tmp" ] && [ -e "$T/sw/.p.onnx.99999999999999999999999.0123456789abcdef.tmp" ]
+ok $? "a live export's, files not of that form (no PID) and another output's stay"
 expect_rc 0 "the default output" -- "$RLX" export "$R" --format c
 [ -f "$R/cartpole_dqn.c" ] && [ -f "$R/cartpole_dqn.h" ]; ok $? "ENV_ALGO.c and .h in the run directory"
 # the Python API: the same exporter, refusals as RlhostError

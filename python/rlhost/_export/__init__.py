@@ -58,7 +58,7 @@ def _alive(pid):
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except OSError:  # another user's process: alive
+    except (OSError, OverflowError):  # another user's process, or no PID at all: not ours to remove
         pass
     return True
 
