@@ -26,7 +26,8 @@ POS = os.path.join(SRC, "tests", "data", "connect_four_positions.txt")
 sys.path.insert(0, os.path.join(SRC, "scripts"))
 import c4_move_quality as Q  # noqa: E402
 
-T = tempfile.mkdtemp()
+_tmp = tempfile.TemporaryDirectory(prefix="rlhost-c4-")
+T = _tmp.name
 
 
 def four_after(moves, col):
@@ -84,9 +85,7 @@ def opening_stones(**options):
 ok(opening_stones(random_opening=2) == {2}, "random_opening 2: every game opens with 2 stones")
 got = opening_stones(random_opening=2, random_opening_max=12)
 ok(got == set(range(2, 13)), f"random_opening_max 12: every count from 2 to 12 ({sorted(got)})")
-cfg = os.path.join(T, "mixed.cfg")
-with open(cfg, "w") as f:
-    f.write(open(os.path.join(SRC, "configs", "connect_four_selfplay.cfg")).read())
+cfg = os.path.join(SRC, "configs", "connect_four_selfplay.cfg")
 r = subprocess.run([RLHOST, "play", cfg, "--set", "env.random_opening_max=12", "--episodes", "8", "--fps", "1000"],
                    capture_output=True, text=True)
 games = re.split(r"episode \d+:[^\n]*\n", r.stdout)[:-1]
