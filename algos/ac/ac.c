@@ -324,23 +324,24 @@ static float exploration_noise(ac *p, uint32_t i, const uint8_t *start, size_t k
     return *x;
 }
 
-static int ac_act_box(void *p_, rl_act_mode mode, const void *obs, const uint8_t *start, float *actions, uint32_t count,
-                      char *err, size_t errlen)
+static int ac_act(void *p_, const rl_act_batch *b, char *err, size_t errlen)
 {
     ac *p = p_;
     const ac_settings *c = &p->cfg;
-    (void)start;
+    uint32_t count = b->count;
+    const uint8_t *start = b->episode_start;
+    float *actions = b->box_actions;
     if (count > c->rows) {
         RL_ERRF(err, errlen, "act for %u envs; created for %u", count, c->rows);
         return RL_EINVAL;
     }
     uint32_t A = c->dim;
     float *a = p->ws.act_a;
-    int train = mode == RL_MODE_TRAIN;
+    int train = b->mode == RL_MODE_TRAIN;
     if (train && p->vsteps * p->env_total < c->learning_starts) { /* warm-up: uniform in the box */
         for (size_t k = 0; k < (size_t)count * A; k++) a[k] = 2.0f * rl_rng_uniform(&p->explore) - 1.0f;
     } else {
-        rl_obs_input(&p->obs.info, obs, count, p->ws.act_x);
+        rl_obs_input(&p->obs.info, b->obs, count, p->ws.act_x);
         /* row by row (rl_mlp_infer): an env's action does not depend on the batch */
         const float *out = rl_mlp_infer(&p->pi, p->actor.data, p->ws.act_x, count);
         if (c->kind == AC_SAC) {
@@ -422,37 +423,25 @@ static const void *ac_get_extension(void *p, const char *id)
     return NULL;
 }
 
-/* Discrete actions are refused by the host (RL_DESC_NO_DISCRETE) before act
-   could be called. */
-static int ac_act(void *p, rl_act_mode mode, const void *obs, const uint8_t *start, int32_t *actions, uint32_t count,
-                  char *err, size_t errlen)
-{
-    (void)p, (void)mode, (void)obs, (void)start, (void)actions, (void)count;
-    RL_ERRF(err, errlen, "takes box actions only");
-    return RL_ENOTSUP;
-}
-
 static const rl_algo_vtable sac_vtable = {
     .struct_size = sizeof sac_vtable,
     .create = sac_create,
     .destroy = ac_destroy,
-    .act = ac_act,
     .observe = ac_observe,
     .update = ac_update,
     .metrics = ac_metrics,
     .get_extension = ac_get_extension,
-    .act_box = ac_act_box,
+    .act_batch = ac_act,
 };
 static const rl_algo_vtable td3_vtable = {
     .struct_size = sizeof td3_vtable,
     .create = td3_create,
     .destroy = ac_destroy,
-    .act = ac_act,
     .observe = ac_observe,
     .update = ac_update,
     .metrics = ac_metrics,
     .get_extension = ac_get_extension,
-    .act_box = ac_act_box,
+    .act_batch = ac_act,
 };
 
 /* The default search spaces of rlhost tune: the RL Zoo's SAC and TD3

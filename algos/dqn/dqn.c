@@ -348,17 +348,18 @@ fail:
 
 /* Epsilon-greedy among the actions each row's mask allows (masks NULL:
    all of them). */
-static int dqn_act_masked(void *p, rl_act_mode mode, const void *obs, const uint8_t *start, const uint8_t *masks,
-                          int32_t *actions, uint32_t count, char *err, size_t errlen)
+static int dqn_act(void *p, const rl_act_batch *b, char *err, size_t errlen)
 {
     dqn *d = p;
-    (void)start;
-    uint32_t A = d->n_actions;
+    uint32_t A = d->n_actions, count = b->count;
+    const uint8_t *masks = b->masks;
+    int32_t *actions = b->actions;
+    rl_act_mode mode = b->mode;
     if (count > d->rows) {
         RL_ERRF(err, errlen, "act for %u envs; created for %u", count, d->rows);
         return RL_EINVAL;
     }
-    rl_obs_input(&d->obs.info, obs, count, d->act_x);
+    rl_obs_input(&d->obs.info, b->obs, count, d->act_x);
     if (d->batch_inference) {
         const float *q = qnet_forward(&d->q, d->online.data, d->act_x, count, 1);
         for (uint32_t i = 0; i < count; i++)
@@ -376,12 +377,6 @@ static int dqn_act_masked(void *p, rl_act_mode mode, const void *obs, const uint
             if (rl_rng_uniform_d(rng) < eps)
                 actions[i] = rl_uniform_masked(masks ? masks + (size_t)i * A : NULL, A, rng);
     return RL_OK;
-}
-
-static int dqn_act(void *p, rl_act_mode mode, const void *obs, const uint8_t *start, int32_t *actions, uint32_t count,
-                   char *err, size_t errlen)
-{
-    return dqn_act_masked(p, mode, obs, start, NULL, actions, count, err, errlen);
 }
 
 static int dqn_observe(void *p, const rl_transition *t, char *err, size_t errlen)
@@ -477,13 +472,11 @@ static const rl_algo_vtable vtable = {
     .struct_size = sizeof vtable,
     .create = dqn_create,
     .destroy = dqn_destroy,
-    .act = dqn_act,
     .observe = dqn_observe,
     .update = dqn_update,
     .metrics = dqn_metrics,
     .get_extension = dqn_get_extension,
-    .act_box = NULL, /* discrete actions only */
-    .act_masked = dqn_act_masked,
+    .act_batch = dqn_act,
 };
 
 /* The default search space of rlhost tune: the RL Zoo's DQN sampler

@@ -520,14 +520,10 @@ static int policy_rows(ppo *p, rl_act_mode mode, const void *obs, const uint8_t 
     return RL_OK;
 }
 
-static int ppo_act(void *p_, rl_act_mode mode, const void *obs, const uint8_t *start, int32_t *actions, uint32_t count,
-                   char *err, size_t errlen)
+/* An unmasked Discrete space: the plain categorical over ws.logits. */
+static void act_categorical(ppo *p, rl_act_mode mode, int32_t *actions, uint32_t count, size_t at)
 {
-    ppo *p = p_;
     uint32_t A = p->cfg.n_actions;
-    size_t at = 0;
-    int rc = policy_rows(p, mode, obs, start, count, &at, err, errlen);
-    if (rc != RL_OK) return rc;
     rl_log_softmax(p->ws.logp_all, p->ws.logits, count, A);
     for (uint32_t i = 0; i < count; i++) {
         const float *lp = p->ws.logp_all + (size_t)i * A;
@@ -541,24 +537,16 @@ static int ppo_act(void *p_, rl_act_mode mode, const void *obs, const uint8_t *s
         p->ro.actions[at + i] = a;
         p->ro.logp[at + i] = lp[a];
     }
-    return RL_OK;
 }
 
-/* Masked or MultiDiscrete actions through dist (MaskablePPO's masked
-   categoricals, one per component); masks NULL: every action allowed. */
-static int ppo_act_masked(void *p_, rl_act_mode mode, const void *obs, const uint8_t *start, const uint8_t *masks,
-                          int32_t *actions, uint32_t count, char *err, size_t errlen)
+/* Masked or MultiDiscrete actions: the product distribution p->dist. */
+static void act_dist(ppo *p, rl_act_mode mode, const uint8_t *masks, int32_t *actions, uint32_t count, size_t at)
 {
-    ppo *p = p_;
-    if (!p->dist) return ppo_act(p_, mode, obs, start, actions, count, err, errlen);
-    size_t at = 0;
-    int rc = policy_rows(p, mode, obs, start, count, &at, err, errlen);
-    if (rc != RL_OK) return rc;
     int greedy = mode == RL_MODE_EVAL && p->cfg.det_eval;
     rl_rng *rng = greedy ? NULL : mode == RL_MODE_TRAIN ? &p->rng : &p->eval_rng;
     if (mode == RL_MODE_EVAL) {
         rl_mpdist_act(p->dist, p->ws.logits, masks, count, rng, actions, NULL);
-        return RL_OK;
+        return;
     }
     rl_mpdist_act_logp(p->dist, p->ws.logits, masks, count, rng, actions, NULL, p->ro.logp + at);
     size_t C = p->cfg.comps, W = p->cfg.mask_width;
@@ -569,19 +557,12 @@ static int ppo_act_masked(void *p_, rl_act_mode mode, const void *obs, const uin
         else
             memset(p->masks + at * W, 1, (size_t)count * W);
     }
-    return RL_OK;
 }
 
-/* Box actions: a diagonal Gaussian around the means with the log-stds.  The
-   sample is recorded as drawn; the host clips what the env sees. */
-static int ppo_act_box(void *p_, rl_act_mode mode, const void *obs, const uint8_t *start, float *actions,
-                       uint32_t count, char *err, size_t errlen)
+/* A box: the diagonal Gaussian with means in ws.logits. */
+static void act_gauss(ppo *p, rl_act_mode mode, float *actions, uint32_t count, size_t at)
 {
-    ppo *p = p_;
     uint32_t A = p->cfg.dim;
-    size_t at = 0;
-    int rc = policy_rows(p, mode, obs, start, count, &at, err, errlen);
-    if (rc != RL_OK) return rc;
     const float *ls = p->p.data + p->cfg.log_std_off;
     int sample = mode == RL_MODE_TRAIN || !p->cfg.det_eval;
     rl_rng *rng = mode == RL_MODE_TRAIN ? &p->rng : &p->eval_rng;
@@ -596,6 +577,20 @@ static int ppo_act_box(void *p_, rl_act_mode mode, const void *obs, const uint8_
         memcpy(p->ro.box_actions + (at + i) * A, a, A * sizeof(float));
         p->ro.logp[at + i] = (float)rl_gauss_logp(mu, ls, a, A);
     }
+}
+
+static int ppo_act(void *p_, const rl_act_batch *b, char *err, size_t errlen)
+{
+    ppo *p = p_;
+    size_t at = 0;
+    int rc = policy_rows(p, b->mode, b->obs, b->episode_start, b->count, &at, err, errlen);
+    if (rc != RL_OK) return rc;
+    if (p->cfg.box)
+        act_gauss(p, b->mode, b->box_actions, b->count, at);
+    else if (p->dist)
+        act_dist(p, b->mode, b->masks, b->actions, b->count, at);
+    else
+        act_categorical(p, b->mode, b->actions, b->count, at);
     return RL_OK;
 }
 
@@ -685,13 +680,11 @@ static const rl_algo_vtable vtable = {
     .struct_size = sizeof vtable,
     .create = ppo_create,
     .destroy = ppo_destroy,
-    .act = ppo_act,
     .observe = ppo_observe,
     .update = ppo_update,
     .metrics = ppo_metrics,
     .get_extension = ppo_get_extension,
-    .act_box = ppo_act_box,
-    .act_masked = ppo_act_masked,
+    .act_batch = ppo_act,
 };
 
 /* The default search space of rlhost tune: the RL Zoo's PPO sampler

@@ -81,7 +81,7 @@ static int open_env(game *g, char *err, size_t errlen)
                                  &seating, err, errlen) != RL_OK)
         return -1;
     const rl_env_render_ext *r = g->v.vt->get_extension ? g->v.vt->get_extension(g->v.env, RL_EXT_ENV_RENDER) : NULL;
-    if (!r || r->struct_size < sizeof *r || !r->render) {
+    if (!r || !RL_HAS_FIELD(r, rl_env_render_ext, render) || !r->render) {
         snprintf(err, errlen, "env '%s' cannot draw itself (no %s capability)", c->env->desc->name, RL_EXT_ENV_RENDER);
         rl__vecenv_destroy(&g->v);
         return -1;

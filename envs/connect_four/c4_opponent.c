@@ -52,14 +52,15 @@ static void opp_destroy(void *algo)
     free(algo);
 }
 
-static int opp_act_masked(void *algo, rl_act_mode mode, const void *obs, const uint8_t *episode_start,
-                          const uint8_t *masks, int32_t *actions, uint32_t count, char *err, size_t errlen)
+static int opp_act(void *algo, const rl_act_batch *b, char *err, size_t errlen)
 {
     c4_opponent *a = algo;
-    (void)mode, (void)episode_start;
+    const uint8_t *obs = b->obs, *masks = b->masks;
+    int32_t *actions = b->actions;
+    uint32_t count = b->count;
     for (uint32_t i = 0; i < count; i++) {
         c4_pos p;
-        if (c4_obs_read((const uint8_t *)obs + (size_t)i * C4_OBS_SIZE, &p) != 0 || p.moves >= C4_CELLS) {
+        if (c4_obs_read(obs + (size_t)i * C4_OBS_SIZE, &p) != 0 || p.moves >= C4_CELLS) {
             RL_ERRF(err, errlen, "connect_four_alphabeta: row %u shows no position of a game in progress", i);
             return RL_EINVAL;
         }
@@ -85,12 +86,6 @@ static int opp_act_masked(void *algo, rl_act_mode mode, const void *obs, const u
     }
     a->moves += count;
     return RL_OK;
-}
-
-static int opp_act(void *algo, rl_act_mode mode, const void *obs, const uint8_t *episode_start, int32_t *actions,
-                   uint32_t count, char *err, size_t errlen)
-{
-    return opp_act_masked(algo, mode, obs, episode_start, NULL, actions, count, err, errlen);
 }
 
 static int opp_observe(void *algo, const rl_transition *t, char *err, size_t errlen)
@@ -133,10 +128,9 @@ const rl_algo_vtable c4_opponent_vtable = {
     .struct_size = sizeof(rl_algo_vtable),
     .create = opp_create,
     .destroy = opp_destroy,
-    .act = opp_act,
     .observe = opp_observe,
     .update = opp_update,
     .metrics = opp_metrics,
     .get_extension = opp_get_extension,
-    .act_masked = opp_act_masked,
+    .act_batch = opp_act,
 };

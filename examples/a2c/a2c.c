@@ -144,41 +144,27 @@ static void input(a2c *a, const void *obs, uint32_t rows, float *x, int update)
 
 /* Training: a sample, stored with its observation and value; evaluation: the mode.  rl_mlp_infer
    uses the training workspace, safe here: act() never runs between a forward and its backward. */
-static int act_rows(a2c *a, rl_act_mode mode, const void *obs, const uint8_t *start, const uint8_t *masks,
-                    uint32_t count, int32_t *act, float *box)
+static int a2c_act(void *p, const rl_act_batch *b, char *err, size_t errlen)
 {
-    int train = mode == RL_MODE_TRAIN;
+    a2c *a = p;
+    uint32_t count = b->count;
+    const uint8_t *masks = b->masks;
+    int32_t *act = b->actions;
+    float *box = b->box_actions;
+    int train = b->mode == RL_MODE_TRAIN;
     if (count > (train ? a->envs : a->rows)) return RL_EINVAL; /* more rows than create was told */
     size_t at = rl_rollout_at(&a->ro);
     float *x = train ? a->ro.obs + at * a->obs : a->x;
-    input(a, obs, count, x, train);
+    input(a, b->obs, count, x, train);
     rl_mpdist_act(a->pd, rl_mlp_infer(&a->pi, a->p.data, x, count), masks, count, train ? &a->rng : NULL, act, box);
     if (!train) return RL_OK;
-    rl_rollout_act(&a->ro, start, a->acts ? NULL : act, box, NULL, rl_mlp_infer(&a->v, a->p.data, x, count), count);
+    rl_rollout_act(&a->ro, b->episode_start, a->acts ? NULL : act, box, NULL, rl_mlp_infer(&a->v, a->p.data, x, count),
+                   count);
     if (a->acts) memcpy(a->acts + at * a->k, act, (size_t)count * a->k * sizeof *act);
     if (a->masks) /* the host hands masks for every training step of a masking env */
         masks ? memcpy(a->masks + at * a->W, masks, (size_t)count * a->W)
               : memset(a->masks + at * a->W, 1, (size_t)count * a->W);
     return RL_OK;
-}
-
-static int a2c_act(void *p, rl_act_mode mode, const void *obs, const uint8_t *start, int32_t *actions, uint32_t count,
-                   char *err, size_t errlen)
-{
-    return act_rows(p, mode, obs, start, NULL, count, actions, NULL);
-}
-
-static int a2c_act_box(void *p, rl_act_mode mode, const void *obs, const uint8_t *start, float *actions, uint32_t count,
-                       char *err, size_t errlen)
-{
-    return act_rows(p, mode, obs, start, NULL, count, NULL, actions);
-}
-
-/* Masked or MultiDiscrete actions (masks NULL: all allowed). */
-static int a2c_act_masked(void *p, rl_act_mode mode, const void *obs, const uint8_t *start, const uint8_t *masks,
-                          int32_t *actions, uint32_t count, char *err, size_t errlen)
-{
-    return act_rows(p, mode, obs, start, masks, count, actions, NULL);
 }
 
 /* The env's answer: rewards (scaled when asked), V of a time-limited episode's final observation. */
@@ -312,13 +298,11 @@ static const rl_algo_vtable vtable = {
     .struct_size = sizeof vtable,
     .create = a2c_create,
     .destroy = a2c_destroy,
-    .act = a2c_act,
     .observe = a2c_observe,
     .update = a2c_update,
     .metrics = a2c_metrics,
     .get_extension = a2c_get_extension,
-    .act_box = a2c_act_box,
-    .act_masked = a2c_act_masked,
+    .act_batch = a2c_act,
 };
 
 /* rlhost tune's default space (the RL Zoo's A2C sampler, in brief) */

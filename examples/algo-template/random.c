@@ -6,10 +6,10 @@
  *   - an option schema (the host validates the config against it and hands
  *     the plugin typed values in the same order: args->options[OPT_...]),
  *     written with the RL_OPTION_* macros;
- *   - an rl_algo_vtable: create / destroy / act / observe / update / metrics,
- *     act_box for continuous (box) action spaces, declared with RL_DESC_BOX
- *     in the descriptor, and act_masked for action masks and MultiDiscrete
- *     actions (RL_DESC_MASKS, RL_DESC_MULTI_DISCRETE);
+ *   - an rl_algo_vtable: create / destroy / act_batch / observe / update /
+ *     metrics; act_batch chooses the actions of every space the descriptor
+ *     claims: discrete, box (RL_DESC_BOX), masked and MultiDiscrete
+ *     (RL_DESC_MASKS, RL_DESC_MULTI_DISCRETE);
  *   - the rl.algo.state/1 capability: its state in checkpoints, so `rlhost
  *     eval` and `play` of its runs and `run --resume` work, loaded state
  *     checked before use;
@@ -111,19 +111,13 @@ static int ra_create(const rl_algo_args *args, void **out, char *err, size_t err
    choices the row's mask allows (masks NULL: all of them; the host checks
    that every row allows one).  A sticky row repeats its previous action
    when the mask still allows it. */
-static int ra_act_masked(void *algo, rl_act_mode mode, const void *obs, const uint8_t *episode_start,
-                         const uint8_t *masks, int32_t *actions, uint32_t count, char *err, size_t errlen)
+static void act_discrete(random_algo *a, const rl_act_batch *b, uint32_t first)
 {
-    random_algo *a = algo;
-    (void)obs;
-    uint32_t first = mode == RL_MODE_EVAL ? a->train : 0, rows = mode == RL_MODE_EVAL ? a->eval : a->train;
-    if (count > rows) {
-        RL_ERRF(err, errlen, "act called for %u envs, created for %u", count, rows);
-        return RL_EINVAL;
-    }
+    const uint8_t *masks = b->masks, *episode_start = b->episode_start;
+    int32_t *actions = b->actions;
     uint32_t width = 0; /* of a mask row */
     for (uint32_t c = 0; c < a->comps; c++) width += a->nvec[c];
-    for (uint32_t k = 0; k < count; k++) {
+    for (uint32_t k = 0; k < b->count; k++) {
         uint32_t i = first + k;
         int32_t *last = a->last + (size_t)i * a->comps;
         const uint8_t *mask = masks ? masks + (size_t)k * width : NULL;
@@ -134,28 +128,14 @@ static int ra_act_masked(void *algo, rl_act_mode mode, const void *obs, const ui
             last[c] = rl_uniform_masked(mask, a->nvec[c], &a->rng[i]);
         memcpy(actions + (size_t)k * a->comps, last, a->comps * sizeof *last);
     }
-    a->acted += count;
-    return RL_OK;
-}
-
-static int ra_act(void *algo, rl_act_mode mode, const void *obs, const uint8_t *episode_start, int32_t *actions,
-                  uint32_t count, char *err, size_t errlen)
-{
-    return ra_act_masked(algo, mode, obs, episode_start, NULL, actions, count, err, errlen);
 }
 
 /* The same for a box: each dimension uniform in [low, high]. */
-static int ra_act_box(void *algo, rl_act_mode mode, const void *obs, const uint8_t *episode_start, float *actions,
-                      uint32_t count, char *err, size_t errlen)
+static void act_box(random_algo *a, const rl_act_batch *b, uint32_t first)
 {
-    random_algo *a = algo;
-    (void)obs;
-    uint32_t first = mode == RL_MODE_EVAL ? a->train : 0, rows = mode == RL_MODE_EVAL ? a->eval : a->train;
-    if (count > rows) {
-        RL_ERRF(err, errlen, "act called for %u envs, created for %u", count, rows);
-        return RL_EINVAL;
-    }
-    for (uint32_t k = 0; k < count; k++) {
+    const uint8_t *episode_start = b->episode_start;
+    float *actions = b->box_actions;
+    for (uint32_t k = 0; k < b->count; k++) {
         uint32_t i = first + k;
         float *last = a->last_box + (size_t)i * a->dim;
         int keep = !episode_start[k] && a->sticky > 0 && rl_rng_uniform(&a->rng[i]) < a->sticky;
@@ -163,7 +143,25 @@ static int ra_act_box(void *algo, rl_act_mode mode, const void *obs, const uint8
             last[d] = a->low[d] + (a->high[d] - a->low[d]) * (float)rl_rng_uniform(&a->rng[i]);
         memcpy(actions + (size_t)k * a->dim, last, a->dim * sizeof *last);
     }
-    a->acted += count;
+}
+
+/* One entry for every space: box_actions is set for a box, actions
+   otherwise.  Evaluation rows have RNG streams of their own, after the
+   training rows'. */
+static int ra_act(void *algo, const rl_act_batch *b, char *err, size_t errlen)
+{
+    random_algo *a = algo;
+    int eval = b->mode == RL_MODE_EVAL;
+    uint32_t first = eval ? a->train : 0, rows = eval ? a->eval : a->train;
+    if (b->count > rows) {
+        RL_ERRF(err, errlen, "act called for %u envs, created for %u", b->count, rows);
+        return RL_EINVAL;
+    }
+    if (b->box_actions)
+        act_box(a, b, first);
+    else
+        act_discrete(a, b, first);
+    a->acted += b->count;
     return RL_OK;
 }
 
@@ -239,13 +237,11 @@ static const rl_algo_vtable vtable = {
     .struct_size = sizeof vtable,
     .create = ra_create,
     .destroy = ra_destroy,
-    .act = ra_act,
     .observe = ra_observe,
     .update = ra_update,
     .metrics = ra_metrics,
     .get_extension = ra_get_extension,
-    .act_box = ra_act_box,
-    .act_masked = ra_act_masked,
+    .act_batch = ra_act,
 };
 
 static const rl_plugin_desc desc = {

@@ -117,13 +117,15 @@ static double epsilon(const mini_dqn *d)
     return OPT(EPS_START).f + f * (OPT(EPS_END).f - OPT(EPS_START).f);
 }
 
-static int mini_act(void *p, rl_act_mode mode, const void *obs, const uint8_t *start, int32_t *actions, uint32_t count,
-                    char *err, size_t errlen)
+static int mini_act(void *p, const rl_act_batch *b, char *err, size_t errlen)
 {
     mini_dqn *d = p;
     const rl_env_info *env = d->args.env;
+    uint32_t count = b->count;
+    int32_t *actions = b->actions;
+    rl_act_mode mode = b->mode;
     if (count > d->rows) return RL_EINVAL;
-    rl_obs_to_float(env->obs_dtype, env->obs_scale, obs, (size_t)count * d->obs, d->x);
+    rl_obs_to_float(env->obs_dtype, env->obs_scale, b->obs, (size_t)count * d->obs, d->x);
     const float *qv = rl_mlp_infer(&d->net, d->q.data, d->x, count);
     double eps = mode == RL_MODE_TRAIN ? epsilon(d) : 0.0;
     for (uint32_t i = 0; i < count; i++) {
@@ -247,7 +249,7 @@ static const rl_algo_vtable vtable = {
     .struct_size = sizeof vtable,
     .create = mini_create,
     .destroy = mini_destroy,
-    .act = mini_act,
+    .act_batch = mini_act,
     .observe = mini_observe,
     .update = mini_update,
     .metrics = mini_metrics,

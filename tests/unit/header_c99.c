@@ -1,5 +1,7 @@
 /* Every public header compiles as C99 -pedantic -Werror, and the names of
-   older headers still compile for old plugins' sources. */
+   older headers still compile for old plugins' sources.  algo.h comes
+   first: any one of the ABI's three headers brings the other two. */
+#include <rlhost/algo.h>
 #include <rlhost/plugin.h>
 #include <rlhost/raster.h>
 #include <rlhost/text.h>
@@ -18,9 +20,10 @@ int main(void)
 {
     rl_plugin_entry e = {{RL_ABI_MAJOR, RL_ABI_MINOR}, sizeof e, 0, 0, 0, 0};
     rl_algo_args args = {0};
+    rl_act_batch batch = {sizeof batch, RL_MODE_EVAL, 0, 0, 0, 0, 0, 0};
     rl_rng r;
     args.struct_size = sizeof args;
     rl_rng_seed(&r, 1, 2);
     return (int)(e.abi.major != RL_ABI_MAJOR) + (rl_rng_below(&r, 1) != 0) + (rl_args_replicas(&args) != NULL) +
-        rl_args_inference(&args);
+        rl_args_inference(&args) + !RL_HAS_FIELD(&batch, rl_act_batch, box_actions);
 }

@@ -1,4 +1,5 @@
-// Every public header compiles as C++.
+// Every public header compiles as C++; env.h first brings the ABI's other two.
+#include <rlhost/env.h>
 #include <rlhost/plugin.h>
 #include <rlhost/raster.h>
 #include <rlhost/text.h>

@@ -222,7 +222,7 @@ static int restore_ckpt(rl__ckpt *ckp, rl__restore *r, const rl__config *c, void
     ck.to_side = rl__is_replay_tensor;
     const rl_algo_vtable *avt = ad->vtable;
     const rl_algo_state_ext *ext = avt->get_extension ? avt->get_extension(algo, RL_EXT_ALGO_STATE) : NULL;
-    if (ext && (ext->struct_size < sizeof *ext || !ext->load)) ext = NULL;
+    if (ext && (!RL_HAS_FIELD(ext, rl_algo_state_ext, load) || !ext->load)) ext = NULL;
     if (rc == RL_OK && !ext && ck.n) {
         snprintf(err, errlen, "%s holds %zu tensors, but algo '%s' cannot load them (no %s capability)", path, ck.n,
                  ad->name, RL_EXT_ALGO_STATE);

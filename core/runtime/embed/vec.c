@@ -207,7 +207,7 @@ static const rl_env_info_ext *info_ext(rlh_vec *v)
 {
     const rl__vecenv *e = &v->v;
     const rl_env_info_ext *x = e->vt->get_extension ? e->vt->get_extension(e->env, RL_EXT_ENV_INFO) : NULL;
-    return x && x->struct_size >= sizeof *x && x->n && x->names && x->dtypes && x->read ? x : NULL;
+    return x && RL_HAS_FIELD(x, rl_env_info_ext, read) && x->n && x->names && x->dtypes && x->read ? x : NULL;
 }
 
 uint32_t rlh_vec_info_names(rlh_vec *v, const char **names, int *dtypes, uint32_t cap)

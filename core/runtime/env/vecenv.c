@@ -32,7 +32,7 @@ uint32_t rl__auto_env_threads(uint32_t num_envs, char *reason, size_t len)
 static const rl_env_status_ext *status_ext_of(const rl__vecenv *v)
 {
     const rl_env_status_ext *st = v->vt->get_extension ? v->vt->get_extension(v->env, RL_EXT_ENV_STATUS) : NULL;
-    return st && st->struct_size >= sizeof *st && st->status ? st : NULL;
+    return st && RL_HAS_FIELD(st, rl_env_status_ext, status) && st->status ? st : NULL;
 }
 
 /* A failure the env reports after a call, as a status with the sentence. */

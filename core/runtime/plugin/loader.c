@@ -14,6 +14,7 @@
 
 #include <rlhost/rlcore.h>
 
+#include "plugin/act.h"
 #include "plugin/host_schema.h"
 #include "plugin/schema.h"
 #include "base/text.h"
@@ -153,12 +154,33 @@ static const vtable_rule env_rule = {"env",
                                      {offsetof(rl_env_vtable, create), offsetof(rl_env_vtable, destroy),
                                       offsetof(rl_env_vtable, reset), offsetof(rl_env_vtable, step)}};
 static const vtable_rule algo_rule = {"algo",
-                                      "create, destroy, act, observe or update",
+                                      "create, destroy, observe or update",
                                       ALGO_VT_SIZE_1_0,
-                                      5,
+                                      4,
                                       {offsetof(rl_algo_vtable, create), offsetof(rl_algo_vtable, destroy),
-                                       offsetof(rl_algo_vtable, act), offsetof(rl_algo_vtable, observe),
-                                       offsetof(rl_algo_vtable, update)}};
+                                       offsetof(rl_algo_vtable, observe), offsetof(rl_algo_vtable, update)}};
+
+/* An algorithm acts through act_batch (ABI 1.8) or, built before it,
+   through the entry of each space its flags claim: act for discrete
+   actions (unless RL_DESC_NO_DISCRETE), act_box with RL_DESC_BOX,
+   act_masked with RL_DESC_MASKS or RL_DESC_MULTI_DISCRETE. */
+static int check_act(const rl_plugin_desc *d, char *why, size_t whylen)
+{
+    const rl_algo_vtable *vt = d->vtable;
+    if (rl__algo_has_act_batch(vt)) return 0;
+    uint32_t flags = rl__desc_flags(d);
+    const char *lacks = NULL;
+    if (!(flags & RL_DESC_NO_DISCRETE) && !vt->act)
+        lacks = "act";
+    else if ((flags & RL_DESC_BOX) && !(RL_HAS_FIELD(vt, rl_algo_vtable, act_box) && vt->act_box))
+        lacks = "act_box, which its flag RL_DESC_BOX needs";
+    else if ((flags & (RL_DESC_MASKS | RL_DESC_MULTI_DISCRETE)) &&
+             !(RL_HAS_FIELD(vt, rl_algo_vtable, act_masked) && vt->act_masked))
+        lacks = "act_masked, which its flags RL_DESC_MASKS or RL_DESC_MULTI_DISCRETE need";
+    if (!lacks) return 0;
+    snprintf(why, whylen, "algo '%s' vtable lacks act_batch, and %s", d->name, lacks);
+    return -1;
+}
 
 static int check_vtable(const rl_plugin_desc *d, char *why, size_t whylen)
 {
@@ -182,24 +204,7 @@ static int check_vtable(const rl_plugin_desc *d, char *why, size_t whylen)
             return -1;
         }
     }
-    if (d->kind == RL_KIND_ALGO && (rl__desc_flags(d) & RL_DESC_BOX)) { /* ABI 1.2 */
-        const rl_algo_vtable *vt = d->vtable;
-        if (size < offsetof(rl_algo_vtable, act_box) + sizeof vt->act_box || !vt->act_box) {
-            snprintf(why, whylen, "algo '%s' says it takes box actions (RL_DESC_BOX) but its vtable lacks act_box",
-                     d->name);
-            return -1;
-        }
-    }
-    if (d->kind == RL_KIND_ALGO && (rl__desc_flags(d) & (RL_DESC_MASKS | RL_DESC_MULTI_DISCRETE))) { /* ABI 1.6 */
-        const rl_algo_vtable *vt = d->vtable;
-        if (size < offsetof(rl_algo_vtable, act_masked) + sizeof vt->act_masked || !vt->act_masked) {
-            snprintf(why, whylen,
-                     "algo '%s' says it takes masks or MultiDiscrete actions (RL_DESC_MASKS, "
-                     "RL_DESC_MULTI_DISCRETE) but its vtable lacks act_masked",
-                     d->name);
-            return -1;
-        }
-    }
+    if (d->kind == RL_KIND_ALGO) return check_act(d, why, whylen);
     return 0;
 }
 

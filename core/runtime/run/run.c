@@ -353,9 +353,9 @@ static int run_open(rl__run_state *rs, const rl__config *c, const rl__run_opts *
     rs->algo = rs->reps.algo[0];
     if (rs->avt->get_extension) {
         const rl_algo_eval_ext *e = rs->avt->get_extension(rs->algo, RL_EXT_ALGO_EVAL);
-        if (e && e->struct_size >= sizeof *e && e->evaluated && e->training_done) rs->eval_ext = e;
+        if (e && RL_HAS_FIELD(e, rl_algo_eval_ext, training_done) && e->evaluated && e->training_done) rs->eval_ext = e;
         const rl_algo_state_ext *st = rs->avt->get_extension(rs->algo, RL_EXT_ALGO_STATE);
-        if (st && st->struct_size >= sizeof *st && st->save && st->load) rs->state_ext = st;
+        if (st && RL_HAS_FIELD(st, rl_algo_state_ext, load) && st->save && st->load) rs->state_ext = st;
     }
     return o->resume_dir ? rl__run_resume(rs, o) : RL_OK;
 }

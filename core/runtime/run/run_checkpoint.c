@@ -27,7 +27,7 @@
 static const rl_env_state_ext *env_state_ext(const rl__vecenv *v)
 {
     const rl_env_state_ext *e = v->vt->get_extension ? v->vt->get_extension(v->env, RL_EXT_ENV_STATE) : NULL;
-    return e && e->struct_size >= sizeof *e && e->save && e->load ? e : NULL;
+    return e && RL_HAS_FIELD(e, rl_env_state_ext, load) && e->save && e->load ? e : NULL;
 }
 
 /* An evaluation cut short at this step (absent from older checkpoints: none). */

@@ -274,7 +274,7 @@ int rl__player_state(rl__player *p, const rl_state_io *io, const char *prefix, i
 {
     if (p->human || !p->algo || !p->vt->get_extension) return RL_OK;
     const rl_algo_state_ext *st = p->vt->get_extension(p->algo, RL_EXT_ALGO_STATE);
-    if (!st || st->struct_size < sizeof *st || !st->save || !st->load) return RL_OK;
+    if (!st || !RL_HAS_FIELD(st, rl_algo_state_ext, load) || !st->save || !st->load) return RL_OK;
     prefixed x = {io, "", NULL, {0}};
     snprintf(x.prefix, sizeof x.prefix, "%s", prefix);
     rl__ckpt fb;

@@ -103,7 +103,8 @@ static void show_board(rl__table *a, uint32_t b)
 {
     const rl_env_render_ext *r = a->ivt->get_extension ? a->ivt->get_extension(a->ienv, RL_EXT_ENV_RENDER) : NULL;
     char frame[8192];
-    if (r && r->struct_size >= sizeof *r && r->render && r->render(a->ienv, b, 0, frame, sizeof frame) >= 0)
+    if (r && RL_HAS_FIELD(r, rl_env_render_ext, render) && r->render &&
+        r->render(a->ienv, b, 0, frame, sizeof frame) >= 0)
         printf("\n%s", frame);
 }
 
@@ -173,7 +174,7 @@ static void run_boards(rl__table *a, int reset)
         b = e;
     }
     const rl_env_status_ext *st = a->ivt->get_extension ? a->ivt->get_extension(a->ienv, RL_EXT_ENV_STATUS) : NULL;
-    if (st && st->struct_size >= sizeof *st && st->status) {
+    if (st && RL_HAS_FIELD(st, rl_env_status_ext, status) && st->status) {
         char why[RL_ERR_MAX] = "";
         int rc = st->status(a->ienv, why, sizeof why);
         if (rc != RL_OK) {
@@ -344,7 +345,7 @@ static int table_render(void *env, uint32_t index, int color, char *buf, size_t 
 {
     rl__table *a = env;
     const rl_env_render_ext *r = a->ivt->get_extension ? a->ivt->get_extension(a->ienv, RL_EXT_ENV_RENDER) : NULL;
-    if (!r || r->struct_size < sizeof *r || !r->render) return RL_ENOTSUP;
+    if (!r || !RL_HAS_FIELD(r, rl_env_render_ext, render) || !r->render) return RL_ENOTSUP;
     int n = r->render(a->ienv, index, color, buf, cap);
     if (n < 0 || (size_t)n >= cap) return n;
     int w = snprintf(buf + n, cap - (size_t)n, "the learner plays seat %u\n", a->lseat[index]);

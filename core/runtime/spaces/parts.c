@@ -67,8 +67,7 @@ size_t rl__obs_check(const rl_env_info *info, const char *name, char *err, size_
 static int part_from(rl__parts *p, const rl_obs_part *src, uint32_t k, size_t row_bytes, size_t *nvec_used,
                      size_t nvec_cap, const char *name, char *err, size_t errlen)
 {
-    if (src->struct_size < offsetof(rl_obs_part, nvec) + sizeof src->nvec)
-        BAD_PART("with struct_size %u", src->struct_size);
+    if (!RL_HAS_FIELD(src, rl_obs_part, nvec)) BAD_PART("with struct_size %u", src->struct_size);
     rl_obs_part *q = &p->part[k];
     *q = *src;
     q->struct_size = sizeof *q;

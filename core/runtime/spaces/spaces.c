@@ -10,6 +10,7 @@
 
 #include <rlhost/rlcore.h>
 
+#include "plugin/act.h"
 #include "plugin/loader.h"
 #include "base/text.h"
 
@@ -171,10 +172,18 @@ int rl__space_check_algo(const rl__space *s, int composite, const char *env_name
 int rl__space_act(const rl__space *s, const rl_algo_vtable *avt, void *algo, rl_act_mode mode, const void *obs,
                   const uint8_t *start, const uint8_t *masks, void *actions, uint32_t count, char *err, size_t errlen)
 {
-    if (s->kind == RL_SPACE_BOX) return avt->act_box(algo, mode, obs, start, actions, count, err, errlen);
-    if (rl__space_masked_act(s)) /* rl__space_check_algo saw the flag; the loader, act_masked */
-        return avt->act_masked(algo, mode, obs, start, s->mask_width ? masks : NULL, actions, count, err, errlen);
-    return avt->act(algo, mode, obs, start, actions, count, err, errlen);
+    int box = s->kind == RL_SPACE_BOX;
+    rl_act_batch b = {
+        .struct_size = sizeof b,
+        .mode = mode,
+        .count = count,
+        .obs = obs,
+        .episode_start = start,
+        .masks = s->mask_width ? masks : NULL,
+        .actions = box ? NULL : actions,
+        .box_actions = box ? actions : NULL,
+    };
+    return rl__algo_act(avt, algo, s->kind, &b, err, errlen);
 }
 
 /* Components of one row: MULTI_DISCRETE's dim, else 1 of n choices. */

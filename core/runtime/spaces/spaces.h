@@ -28,13 +28,6 @@ typedef struct rl__space {
     size_t action_bytes; /* of one row's action: 4 (int32), 4 dim (int32 or float32) */
 } rl__space;
 
-/* Whether the algorithm is asked through act_masked: a MultiDiscrete
-   space, or an env that masks. */
-static inline int rl__space_masked_act(const rl__space *s)
-{
-    return s->kind == RL_SPACE_MULTI_DISCRETE || s->mask_width;
-}
-
 /* Reads and checks env `name`'s info (its kind, n or dim, finite bounds
    with low <= high, nvec, the mask width); RL_EINVAL with the sentence in
    err. */
@@ -51,9 +44,9 @@ void rl__algo_takes(const rl_plugin_desc *desc, char *buf, size_t len);
 int rl__space_check_algo(const rl__space *s, int composite, const char *env_name, const rl_plugin_desc *desc, char *err,
                          size_t errlen);
 
-/* act, act_box or act_masked by the space; actions is count rows of
-   s->action_bytes, masks count rows of s->mask_width (NULL when the env
-   does not mask). */
+/* The algorithm's actions for count rows (rl__algo_act): actions is count
+   rows of s->action_bytes, masks count rows of s->mask_width (NULL when the
+   env does not mask). */
 int rl__space_act(const rl__space *s, const rl_algo_vtable *avt, void *algo, rl_act_mode mode, const void *obs,
                   const uint8_t *start, const uint8_t *masks, void *actions, uint32_t count, char *err, size_t errlen);
 
