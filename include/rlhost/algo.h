@@ -244,7 +244,6 @@ typedef struct rl_algo_eval_ext {
     int (*training_done)(void *algo, char *err, size_t errlen);
 } rl_algo_eval_ext;
 
-
 #define RL_EXT_ALGO_STATE "rl.algo.state/1"
 typedef struct rl_algo_state_ext {
     uint32_t struct_size;

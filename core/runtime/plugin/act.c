@@ -9,8 +9,8 @@ int rl__algo_has_act_batch(const rl_algo_vtable *vt)
 }
 
 /* An older plugin's entries, read only as far as its struct_size covers. */
-static int legacy_act(const rl_algo_vtable *vt, void *algo, uint32_t action_kind, const rl_act_batch *b,
-                      char *err, size_t errlen)
+static int legacy_act(const rl_algo_vtable *vt, void *algo, uint32_t action_kind, const rl_act_batch *b, char *err,
+                      size_t errlen)
 {
     if (action_kind == RL_SPACE_BOX) {
         if (RL_HAS_FIELD(vt, rl_algo_vtable, act_box) && vt->act_box)
@@ -20,8 +20,7 @@ static int legacy_act(const rl_algo_vtable *vt, void *algo, uint32_t action_kind
     }
     if (action_kind == RL_SPACE_MULTI_DISCRETE || b->masks) {
         if (RL_HAS_FIELD(vt, rl_algo_vtable, act_masked) && vt->act_masked)
-            return vt->act_masked(algo, b->mode, b->obs, b->episode_start, b->masks, b->actions, b->count, err,
-                                  errlen);
+            return vt->act_masked(algo, b->mode, b->obs, b->episode_start, b->masks, b->actions, b->count, err, errlen);
         snprintf(err, errlen,
                  "its vtable has neither act_batch nor act_masked: it cannot take action masks or MultiDiscrete "
                  "actions");

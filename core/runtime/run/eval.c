@@ -240,6 +240,11 @@ int rl__evaluate_seats(rl__vecenv *ev, const rl__config *c, const rl_algo_vtable
                                 opp[o], seat, w, d, l, e, 100 * w / e);
         }
     }
+    /* the table rests as it was opened (the first opponent, seat 0, fresh
+       games), so a checkpoint of it between evaluations loads into a table
+       opened anew */
+    if (rc == RL_OK) rc = rl__table_set_opponent(ev->table, opp[0], 0, err, errlen);
+    if (rc == RL_OK) rc = rl__vecenv_reseed(ev, seed, err, errlen);
     if (rc != RL_OK) return rc;
     double S = points / n, lo = 0.5 / n;
     S = S < lo ? lo : S > 1 - lo ? 1 - lo : S;

@@ -309,15 +309,17 @@ int rl__run_snapshot(rl__run_state *rs)
     ck.path = path;
     rl_state_io io;
     int rc = build_ckpt(rs, &ck, &io);
-    int fd = rc == RL_OK ? open(p->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+    int fd = rc == RL_OK ? open(p->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
     if (rc == RL_OK && fd < 0) {
-        snprintf(rs->err, sizeof rs->err, "cannot open the self-play pool %s: %s", p->dir, strerror(errno));
+        snprintf(rs->err, sizeof rs->err, "cannot open the self-play pool %s: %s", p->dir,
+                 errno == ELOOP || errno == ENOTDIR ? "it is no longer a directory of the run's own" : strerror(errno));
         rc = RL_EIO;
     }
     if (rc == RL_OK) rc = rl__ckpt_write(&ck, (rl__dir){fd, p->dir}, name, NULL, rs->err, sizeof rs->err);
     if (fd >= 0) close(fd);
     rl__ckpt_free(&ck);
     if (rc == RL_OK) rc = rl__spool_add(p, rs->steps, rs->err, sizeof rs->err);
+    if (rc == RL_OK) rl__table_settle(rs->train.table);
     return rc;
 }
 
@@ -357,6 +359,8 @@ int rl__run_checkpoint(rl__run_state *rs)
     if (!rc)
         rc = rl__ckpt_write(&ck, run_dir(rs), "checkpoint.safetensors", "checkpoint.prev.safetensors", rs->err,
                             sizeof rs->err);
+    /* the pool's files, now that a checkpoint names the pool as it is */
+    if (!rc && rs->have_pool) rc = rl__spool_sweep(&rs->pool, rs->err, sizeof rs->err);
     rl__ckpt_free(&replay);
     rl__ckpt_free(&ck);
     return rc;

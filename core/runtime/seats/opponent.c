@@ -2,12 +2,15 @@
 #define _GNU_SOURCE
 #include "seats/opponent.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <rlhost/rlcore.h>
 
@@ -374,6 +377,7 @@ void rl__spool_free(rl__spool *s)
 {
     for (uint32_t i = 0; s->m && i < s->n; i++) rl__player_close(&s->m[i].player);
     free(s->m);
+    free(s->named);
     rl__config_destroy(&s->own);
     for (uint32_t i = 0; i < s->n_changed; i++) free(s->changed[i]);
     memset(s, 0, sizeof *s);
@@ -414,14 +418,11 @@ static int load_member(rl__spool *s, rl__pool_member *m, char *err, size_t errle
 
 int rl__spool_add(rl__spool *s, uint64_t step, char *err, size_t errlen)
 {
-    if (s->n - s->n_fixed == s->cap) { /* the oldest snapshot goes */
-        char path[4300];
+    if (s->n - s->n_fixed == s->cap) { /* the oldest snapshot goes; its file stays for rl__spool_sweep */
         rl__pool_member *old = &s->m[s->n_fixed];
-        rl__spool_path(s, old->step, path, sizeof path);
         rl__player_close(&old->player);
         memmove(old, old + 1, (s->n - s->n_fixed - 1) * sizeof *s->m);
         s->n--;
-        unlink(path);
     }
     rl__pool_member *m = &s->m[s->n];
     memset(m, 0, sizeof *m);
@@ -438,24 +439,28 @@ int rl__spool_find(const rl__spool *s, uint64_t step)
     return -1;
 }
 
+/* pfsp: weight (1 - p)^2, p the learner's score rate against the member
+   (a member not yet played counts as p = 1/2); a floor keeps every member
+   drawable.  Computed where it is read: the pool holds up to
+   seats.pool_size + seats.pool_opponents members. */
+static double pfsp_weight(const rl__pool_member *m)
+{
+    double p = m->games > 0 ? m->learner_score / m->games : 0.5;
+    return (1 - p) * (1 - p) + 1e-3;
+}
+
 int rl__spool_draw(rl__spool *s)
 {
     if (!s->n) return -1;
     if (s->rule == RL__DRAW_LATEST) return (int)s->n - 1;
     if (s->rule == RL__DRAW_UNIFORM) return (int)rl_rng_below(&s->rng, s->n);
-    /* pfsp: weight (1 - p)^2, p the learner's score rate against the member
-       (a member not yet played counts as p = 1/2); a floor keeps every
-       member drawable */
-    double w[1000], total = 0;
-    for (uint32_t i = 0; i < s->n; i++) {
-        double p = s->m[i].games > 0 ? s->m[i].learner_score / s->m[i].games : 0.5;
-        w[i] = (1 - p) * (1 - p) + 1e-3;
-        total += w[i];
-    }
+    double total = 0;
+    for (uint32_t i = 0; i < s->n; i++) total += pfsp_weight(&s->m[i]);
     double u = rl_rng_uniform_d(&s->rng) * total;
     for (uint32_t i = 0; i < s->n; i++) {
-        if (u < w[i]) return (int)i;
-        u -= w[i];
+        double w = pfsp_weight(&s->m[i]);
+        if (u < w) return (int)i;
+        u -= w;
     }
     return (int)s->n - 1;
 }
@@ -508,6 +513,24 @@ static int members_state(rl__spool *s, const rl_state_io *io, int load, char *er
     return RL_OK;
 }
 
+static int pool_tensors(rl__spool *s, const rl_state_io *io, int load, uint64_t n, uint64_t *steps, double *stats,
+                        char *err, size_t errlen);
+
+/* The snapshots of the pool now become the ones the last checkpoint names. */
+static int name_members(rl__spool *s, char *err, size_t errlen)
+{
+    uint32_t k = s->n - s->n_fixed;
+    uint64_t *named = realloc(s->named, (k ? k : 1) * sizeof *named);
+    if (!named) {
+        snprintf(err, errlen, "out of memory for the self-play pool's names");
+        return RL_ENOMEM;
+    }
+    for (uint32_t i = 0; i < k; i++) named[i] = s->m[s->n_fixed + i].step;
+    s->named = named;
+    s->n_named = k;
+    return RL_OK;
+}
+
 int rl__spool_state(rl__spool *s, const rl_state_io *io, int load, char *err, size_t errlen)
 {
     int rc0 = fixed_state(s, io, load, err, errlen);
@@ -522,8 +545,25 @@ int rl__spool_state(rl__spool *s, const rl_state_io *io, int load, char *err, si
                  (unsigned long long)n, s->cap);
         return RL_ECORRUPT;
     }
-    uint64_t steps[1000];
-    double stats[2000];
+    uint64_t *steps = malloc((n ? n : 1) * sizeof *steps);
+    double *stats = malloc((n ? n : 1) * 2 * sizeof *stats);
+    if (!steps || !stats) {
+        free(steps), free(stats);
+        snprintf(err, errlen, "out of memory for a pool of %llu snapshots", (unsigned long long)n);
+        return RL_ENOMEM;
+    }
+    rc = pool_tensors(s, io, load, n, steps, stats, err, errlen);
+    free(steps), free(stats);
+    return rc;
+}
+
+/* The snapshots' steps and records, n of them: saved, or loaded and each
+   member's file reloaded. */
+static int pool_tensors(rl__spool *s, const rl_state_io *io, int load, uint64_t n, uint64_t *steps, double *stats,
+                        char *err, size_t errlen)
+{
+    uint32_t f = s->n_fixed;
+    int rc = RL_OK;
     for (uint32_t i = 0; !load && i < n; i++)
         steps[i] = s->m[f + i].step, stats[2 * i] = s->m[f + i].games, stats[2 * i + 1] = s->m[f + i].learner_score;
     if (n) {
@@ -558,5 +598,45 @@ int rl__spool_state(rl__spool *s, const rl_state_io *io, int load, char *err, si
         if ((rc = load_member(s, m, err, errlen)) != RL_OK) return rc;
         s->n++;
     }
-    return members_state(s, io, 1, err, errlen);
+    rc = members_state(s, io, 1, err, errlen);
+    return rc == RL_OK ? name_members(s, err, errlen) : rc;
+}
+
+/* Whether a snapshot of step is a member now or named by the last
+   checkpoint. */
+static int keeps(const rl__spool *s, uint64_t step)
+{
+    for (uint32_t i = 0; i < s->n_named; i++)
+        if (s->named[i] == step) return 1;
+    return rl__spool_find(s, step) >= 0;
+}
+
+/* A snapshot file's step from its name ("step-%015llu.safetensors"), or 0
+   for any other name. */
+static uint64_t file_step(const char *name)
+{
+    if (strncmp(name, "step-", 5) != 0 || name[5] < '0' || name[5] > '9') return 0;
+    char *end;
+    unsigned long long step = strtoull(name + 5, &end, 10);
+    char again[64];
+    snprintf(again, sizeof again, "step-%015llu.safetensors", step);
+    return strcmp(name, again) == 0 ? (uint64_t)step : 0;
+}
+
+int rl__spool_sweep(rl__spool *s, char *err, size_t errlen)
+{
+    int fd = open(s->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 && errno != ENOENT) {
+        snprintf(err, errlen, "cannot open the self-play pool %s%s", s->dir,
+                 errno == ELOOP || errno == ENOTDIR ? ": it is no longer a directory of the run's own" : "");
+        return RL_EIO;
+    }
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (fd >= 0 && !d) close(fd);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        uint64_t step = file_step(e->d_name);
+        if (step && !keeps(s, step)) unlinkat(dirfd(d), e->d_name, 0);
+    }
+    if (d) closedir(d);
+    return name_members(s, err, errlen);
 }

@@ -74,6 +74,11 @@ typedef struct rl__spool {
     int rule;         /* RL__DRAW_* */
     rl__pool_member *m;
     rl_rng rng;
+    /* the snapshots the last checkpoint written or loaded names: their files
+       outlive the members' place in the pool until a checkpoint no longer
+       kept (the checkpoint and its predecessor) names them */
+    uint64_t *named;
+    uint32_t n_named;
 } rl__spool;
 
 /* An empty pool of the run directory run_dir (its pool/ is made by the
@@ -84,7 +89,7 @@ void rl__spool_free(rl__spool *s);
 /* The snapshot file of step (in s->dir). */
 void rl__spool_path(const rl__spool *s, uint64_t step, char *out, size_t len);
 /* Adds the snapshot written at step (its file must exist), dropping the
-   oldest beyond the pool size. */
+   oldest beyond the pool size (its file stays for rl__spool_sweep). */
 int rl__spool_add(rl__spool *s, uint64_t step, char *err, size_t errlen);
 /* The member the next game is played against, by the pool's rule; -1 when
    the pool is empty. */
@@ -96,5 +101,10 @@ void rl__spool_result(rl__spool *s, int m, int result);
 /* The pool in a checkpoint (members' steps and scores, the draw RNG): save
    (load 0) or restore (load 1, every member's file reloaded and checked). */
 int rl__spool_state(rl__spool *s, const rl_state_io *io, int load, char *err, size_t errlen);
+/* After a checkpoint naming the pool as it is was written: removes from
+   pool/ every snapshot file that neither it nor its predecessor (the
+   last one written or loaded before) names.  Never follows a symbolic
+   link: a pool/ that is one is an error. */
+int rl__spool_sweep(rl__spool *s, char *err, size_t errlen);
 
 #endif

@@ -93,6 +93,11 @@ static rl__player *player_of(rl__table *a, uint32_t b)
     return &a->seating.pool->m[m].player;
 }
 
+void rl__table_settle(rl__table *a)
+{
+    for (uint32_t b = 0; a && a->self && b < a->boards; b++) player_of(a, b);
+}
+
 static int needs_move(const rl__table *a, uint32_t b, uint32_t agent)
 {
     return a->seat_of[agent] != a->lseat[b] && (!a->turn || a->to_move[b * a->agents + agent]);
@@ -529,6 +534,8 @@ int rl__table_set_opponent(rl__table *a, const char *spec, int32_t learner_seat,
     snprintf(a->spec, sizeof a->spec, "%s", spec);
     a->seating.opponent = a->spec;
     a->seating.learner_seat = learner_seat;
+    if (learner_seat >= 0)
+        memset(a->lseat, (int)learner_seat, a->boards); /* the next games' seat, as reset seats them */
     if (a->self) {
         if (!a->seating.pool) {
             snprintf(err, errlen, "opponent 'self' plays the learner's snapshots: only a training run has them");
@@ -663,5 +670,6 @@ int rl__table_reseed(rl__table *a, uint64_t seed, char *err, size_t errlen)
     a->ivt->destroy(a->ienv);
     a->ienv = env;
     a->failed = 0;
+    memset(a->to_move, 0, (size_t)a->boards * a->agents); /* no game in progress until the next reset */
     return RL_OK;
 }

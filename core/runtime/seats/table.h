@@ -55,6 +55,10 @@ rl__table *rl__table_of(const rl_env_vtable *vt, void *env);
 /* Plays the next games against another opponent spec and learner seat
    (evaluations); RL_OK or a sentence. */
 int rl__table_set_opponent(rl__table *a, const char *spec, int32_t learner_seat, char *err, size_t errlen);
+/* After the self-play pool dropped a member: a board whose game it was
+   playing gets the member it plays on now (drawn as at its next move), so
+   each board's saved opponent is one the pool holds. */
+void rl__table_settle(rl__table *a);
 /* The last finished episode of learner row i: 1 won, 0 drawn, -1 lost. */
 int rl__table_outcome(const rl__table *a, uint32_t row);
 /* The seat learner row i played in its last finished episode. */
