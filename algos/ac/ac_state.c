@@ -104,13 +104,9 @@ int ac_state(ac *p, const rl_state_io *io, int load, char *err, size_t errlen)
 {
     int rc;
     if (!load && (rc = describe(p, io, err, errlen))) return rc;
-    if (p->cfg.inference) { /* what acting reads: the actor */
-        if (!load) {
-            RL_ERRF(err, errlen, "an instance made for inference holds no training state to save");
-            return RL_EINVAL;
-        }
-        return rl_params_load(&p->actor, io, "", err, errlen);
-    }
+    /* An instance made to act reads the actor, and acting (the mean, no
+       noise) changes nothing it would save. */
+    if (p->cfg.inference) return load ? rl_params_load(&p->actor, io, "", err, errlen) : RL_OK;
     if ((rc = networks(p, io, load, err, errlen)) || (rc = scalars(p, io, load, err, errlen)) ||
         (rc = sums(p, io, load, err, errlen)) || (rc = rl_keep_best_state(&p->kb, io, load, err, errlen)))
         return rc;

@@ -65,13 +65,12 @@ int dqn_state(dqn *d, const rl_state_io *io, int load, char *err, size_t errlen)
 {
     int rc;
     if (!load && (rc = dqn_describe(d, io, err, errlen))) return rc;
-    if (d->inference) { /* what acting reads: the online network and the evaluation's stream */
-        if (!load) {
-            RL_ERRF(err, errlen, "an instance made for inference holds no training state to save");
-            return RL_EINVAL;
-        }
-        if ((rc = rl_params_load(&d->online, io, "", err, errlen))) return rc;
-        return rl_rng_load(&d->explore_eval, io, "state/rng_eval", err, errlen);
+    /* An instance made to act (eval, play, an opponent): what acting reads,
+       the online network, and what acting changes, the evaluation's stream,
+       which alone it saves (an opponent's state in its learner's checkpoint). */
+    if (d->inference) {
+        if (load && (rc = rl_params_load(&d->online, io, "", err, errlen))) return rc;
+        return rl_rng_state(&d->explore_eval, io, load, "state/rng_eval", err, errlen);
     }
     if (load) {
         if ((rc = rl_params_load(&d->online, io, "", err, errlen)) ||

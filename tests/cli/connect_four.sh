@@ -108,6 +108,21 @@ refuse "self-play with no one to evaluate against" "seats.eval_opponents is empt
 refuse "a snapshot of another env" "was trained on env 'cartpole', not 'connect_four'" --set "seats.opponent=\"$T/cp\""
 expect_rc 1 "a command that cannot seat players" -- "$RLHOST" bench env connect_four --steps 1000 --repeat 1
 contains "$T/err" "env 'connect_four' seats 2 players; this command cannot seat them" "bench env says so"
+# Opponents are checked as learners are: an algorithm that does not take
+# the env's masks is refused before anything runs, as run opponent and in eval.
+refuse "an opponent that does not take masks" \
+  "opponent 'mini_dqn': algo 'mini_dqn' does not take action masks (it takes discrete actions), and env 'connect_four' has action masks" \
+  --set 'seats.opponent="mini_dqn"'
+expect_rc 2 "eval against an opponent that does not take masks" -- "$RLHOST" eval "$T/sp" --opponent mini_dqn --episodes 2
+contains "$T/err" "algo 'mini_dqn' does not take action masks" "says why"
+refuse "a pool member that does not take masks" "opponent 'mini_dqn': algo 'mini_dqn' does not take action masks" \
+  --set 'seats.pool_opponents=["mini_dqn"]'
+# A DQN run as the opponent (an instance made to act): the learner's
+# checkpoints hold its acting state, and the run resumes exactly.
+printf 'run: { steps = 3000; eval_episodes = 2; quiet = true; };\nenv: { plugin = "connect_four"; num_envs = 8; };\nalgo: { plugin = "dqn"; learning_starts = 500; exploration_final_eps = 0.1; eval_epsilon = 0.2; };\nseats: { opponent = "random"; };\n' > "$T/dqn.cfg"
+expect_rc 0 "a DQN run of Connect Four" -- "$RLHOST" run "$T/dqn.cfg" --out "$T/dqn"
+exact c4_dqn_opponent "$SRC/configs/connect_four_selfplay.cfg" 3000 "${Q[@]}" --set "seats.opponent=\"$T/dqn\""
+
 # The pool is the run's: a snapshot edited away before a resume is refused by name.
 cp -r "$T/sp" "$T/sp2" && rm "$T/sp2/pool/step-000000000004000.safetensors" 2>/dev/null || rm "$T/sp2/pool/"step-*4*.safetensors
 rm -f "$T/sp2/summary.json"

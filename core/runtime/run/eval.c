@@ -269,10 +269,11 @@ int rl__eval_command(const rl__config *c, const char *ckpt, const char *prev, ui
     const char *const *opp;
     rl__seating seating = {
         c, rl__eval_opponents(c, &opp) ? opp[0] : "random", 0, NULL, rl__eval_seed(seed) ^ 0x5ea75ea7ull, 0};
-    if (rl__vecenv_create_seated(&ev, c->env->desc, rl__env_eval_opts(c), c->env_stages.vals, n, rl__eval_seed(seed), 1,
-                                 repeat, &seating, err, sizeof err) != RL_OK) {
+    int orc = rl__vecenv_create_seated(&ev, c->env->desc, rl__env_eval_opts(c), c->env_stages.vals, n,
+                                       rl__eval_seed(seed), 1, repeat, &seating, err, sizeof err);
+    if (orc != RL_OK) {
         rl__log(RL_LOG_ERROR, NULL, "%s", err);
-        return 1;
+        return orc == RL_ECONFIG ? 2 : 1; /* an opponent the env cannot seat is a usage error */
     }
     const rl_algo_vtable *avt = c->algo->desc->vtable;
     rl__restore rs = {.path = ckpt, .prev_path = prev};

@@ -112,6 +112,23 @@ static int open_scripted(rl__player *p, const rl__plugin *pl, const char *spec, 
     return RL_OK;
 }
 
+/* Whether the algorithm of desc takes the env's spaces, as a learner's is
+   checked (rl__space_check_algo): RL_ECONFIG with the sentence, before the
+   player is made. */
+static int check_takes(const rl_plugin_desc *desc, const char *spec, const char *env_name, const rl_env_info *info,
+                       char *err, size_t errlen)
+{
+    rl__space s;
+    char why[RL_ERR_MAX];
+    const rl_obs_part *parts;
+    int rc = rl__space_from_info(&s, info, env_name, why, sizeof why);
+    if (rc == RL_OK)
+        rc = rl__space_check_algo(&s, rl_env_info_parts(info, &parts) > 0, env_name, desc, why, sizeof why);
+    rl__space_free(&s);
+    if (rc != RL_OK) snprintf(err, errlen, "opponent '%s': %s", spec, why);
+    return rc == RL_OK ? RL_OK : RL_ECONFIG;
+}
+
 /* A snapshot player: the checkpoint at path (or a run directory's), built
    from the config it was written with and restored from it. */
 static int open_snapshot(rl__player *p, const char *path, const rl__config *c, const rl_env_info *info, uint32_t rows,
@@ -143,6 +160,7 @@ static int open_snapshot(rl__player *p, const char *path, const rl__config *c, c
                  c->env->desc->name);
         return RL_ECONFIG;
     }
+    if ((rc = check_takes(p->own.algo->desc, path, c->env->desc->name, info, err, errlen)) != RL_OK) return rc;
     rl__restore r = {.path = rp.checkpoint, .prev_path = kind == RL__SOURCE_RUN_DIR ? rp.prev : NULL};
     snprintf(p->path, sizeof p->path, "%s", rp.checkpoint);
     p->vt = p->own.algo->desc->vtable;
@@ -174,9 +192,10 @@ int rl__player_open(rl__player *p, const char *spec, const rl__config *c, const 
     for (size_t i = 0; named && c->reg && i < c->reg->n_plugins && !pl; i++)
         if (c->reg->plugins[i].desc->kind == RL_KIND_ALGO && !strcmp(c->reg->plugins[i].desc->name, name))
             pl = &c->reg->plugins[i];
-    if (pl)
-        rc = open_scripted(p, pl, spec, keys, vals, n, info, rows, seed, err, errlen);
-    else if (n) {
+    if (pl) {
+        rc = check_takes(pl->desc, spec, c->env->desc->name, info, err, errlen);
+        if (rc == RL_OK) rc = open_scripted(p, pl, spec, keys, vals, n, info, rows, seed, err, errlen);
+    } else if (n) {
         snprintf(err, errlen, "opponent '%s': no algorithm plugin '%s' (see rlhost list)", spec, name);
         rc = RL_ECONFIG;
     } else
