@@ -124,6 +124,15 @@ open(sys.argv[2], "wb").write(raw)
 EOF
 refuse "a weight that is NaN" "tensor 'q/layer0.weight' holds nan at element 0" "$T/nan.safetensors" --format c \
   -o "$T/o/p.c"
+# nothing read from a run or a checkpoint is pasted into the C as code: a
+# run directory whose name closes a comment, a part name that would
+mkdir -p "$T/i*/ int pwned = 42; /*" && cp "$R/config.cfg" "$R/checkpoint.safetensors" "$T/i*/ int pwned = 42; /*/"
+expect_rc 0 "an export from a path that closes a C comment" -- "$RLX" export "$T/i*/ int pwned = 42; /*" --format c \
+  -o "$T/o/inj.c"
+cc -std=c99 -pedantic -Wall -Wextra -Werror -c "$T/o/inj.c" -o "$T/o/inj.o" && ! nm "$T/o/inj.o" | grep -q pwned
+ok $? "the file compiles with -Werror and defines nothing the path wrote"
+mut partname 'meta["rlhost.observation"] = json.dumps({"parts": [{"name": "x*/ int pwned; /*", "kind": "box", "dtype": "F32", "shape": [4], "offset": 0, "scale": 1.0}]})'
+refuse "a part name that closes a C comment" "is no part name" "$T/partname.safetensors" --format c -o "$T/o/p.c"
 refuse "an output that is a directory" "is a directory" "$R" --format onnx -o "$T/o"
 mkfifo "$T/o/fifo.onnx"
 refuse "an output that is a FIFO" "is not a regular file" "$R" --format onnx -o "$T/o/fifo.onnx"

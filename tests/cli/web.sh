@@ -139,5 +139,12 @@ expect_rc 0 "a cartpole run" -- "$RLHOST" run "$SRC/configs/cartpole_dqn.cfg" --
   --set run.quiet=true --out "$T/cartpole"
 RLHOST="$T/rlhost" expect_rc 1 "build.sh refuses cartpole" -- "$SRC/examples/web/build.sh" "$T/cartpole" "$T/pages/cp"
 contains "$T/err" "env 'cartpole': the page builds snake, gridworld and catch" "saying which envs it builds"
+# a run directory whose name closes a comment and starts a line of its own:
+# nothing of it reaches the generated header
+bad="$T/x*/"$'\n'"#error injected"$'\n'"/*"
+mkdir -p "$bad" "$T/wo" && cp "$T/cartpole/config.cfg" "$bad/"
+python3 "$SRC/examples/web/host/web_options.py" "$bad/config.cfg" "$T/wo" && ! grep -q "injected" "$T/wo/web_options.h" &&
+  cc -std=c11 -Werror -fsyntax-only -include stdint.h -x c "$T/wo/web_options.h"
+ok $? "web_options.h holds nothing of the run directory's name, and compiles"
 echo "1..$n"
 [ $failed = 0 ]

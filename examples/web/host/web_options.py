@@ -60,7 +60,9 @@ for k, (key, val) in enumerate([kv for kv in env + opt if kv[0] not in ("plugin"
     entries.append(f"    {{{c_str(key)}, {fields['is_auto']}, {fields['i']}, {fields['f']}, {fields['s']}, "
                    f"{fields['n']}, {fields['ilist']}, {fields['slist']}}},")
 with open(f"{out}/web_options.h", "w") as f:
-    f.write(f"/* The env's options from {cfg_path} (host/web_options.py). */\n#include <stddef.h>\n#include <stdint.h>\n\n")
+    # the path stays out: a string read from the run is data, never code
+    f.write("/* The env's options from the run's config.cfg (host/web_options.py). */\n"
+            "#include <stddef.h>\n#include <stdint.h>\n\n")
     f.write(f"#define WEB_ENV_NAME {c_str(name)}\n\n")
     f.write("typedef struct web_option {\n    const char *name;\n    int is_auto;\n    int64_t i;\n    double f;\n"
             "    const char *s;\n    size_t n;\n    const int64_t *ilist;\n    const char *const *slist;\n"

@@ -27,6 +27,15 @@ def c_name(s):
     return s
 
 
+def comment(text):
+    """Text read from a run or a checkpoint as it may stand inside a C block
+    comment: data, never code.  Control characters (a newline that would
+    splice lines) become '?', and neither a comment's end nor its start can
+    form."""
+    s = "".join(ch if ch.isprintable() else "?" for ch in str(text))
+    return s.replace("*/", "*\\/").replace("/*", "/\\*")
+
+
 def _f(v):
     """A float32 as a C literal that reads back to the same float."""
     v = float(np.float32(v))
@@ -406,11 +415,11 @@ def generate(m, name):
     act_doc = (f"action: {m.adim} floats, clipped into the box" if m.kind == "box" else
                f"action: {m.adim} int{'s' if m.adim > 1 else ''}, the argmax of each component's "
                f"{'allowed ' if m.masked else ''}{m.nvec} values")
-    header = f"""/* {name}.h: the greedy policy of an rlhost checkpoint ({m.algo} on {m.env}, step {m.step}),
+    header = f"""/* {name}.h: the greedy policy of an rlhost checkpoint ({comment(m.algo)} on {comment(m.env)}, step {m.step}),
    written by `rlhost export --format c`.  C99; no allocation; <math.h> its one
    dependency, and none with -DRLHOST_NO_LIBM (its own expf and tanhf).
-   Observation space: {json.dumps(m.observation)}
-   Action space: {json.dumps(m.action)} */
+   Observation space: {comment(json.dumps(m.observation))}
+   Action space: {comment(json.dumps(m.action))} */
 #ifndef {N}_H
 #define {N}_H
 
@@ -439,13 +448,13 @@ void {name}_reset({name}_state *s);
    discrete observation part holds a value outside its categories. */
 int {name}_act({name}_state *s, {obs_t}, const unsigned char *mask, {act_t} *action);
 
-/* The last call's greedy output, {width} floats: {_params_doc(m, name)}. */
+/* The last call's greedy output, {width} floats: {comment(_params_doc(m, name))}. */
 const float *{name}_params(const {name}_state *s);
 {_log_std_decl(m, name)}
 #endif
 """
     math = _MATH if g.used & {"tanh_", "lstm"} else ""  # the helpers that call expf or tanhf
-    src = [f"/* {name}.c: written by `rlhost export --format c` from {m.path}. */\n", f'#include "{name}.h"\n',
+    src = [f"/* {name}.c: written by `rlhost export --format c` from {comment(m.path)}. */\n", f'#include "{name}.h"\n',
            math, "".join(_HELPERS[k] for k in _HELPERS if k in g.used)]
     for dt in ("f32", "i32"):  # the loaders the observation's parts read with
         if any(f"load_{dt}(" in line for line in g.body):

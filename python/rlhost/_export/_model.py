@@ -7,6 +7,7 @@ composite row of parts), the network input it becomes (scaled, one-hot,
 normalized), the greedy output's ops, and the greedy rule (argmax per
 component among the allowed choices, or the output clipped into the box)."""
 import json
+import re
 
 import numpy as np
 
@@ -29,6 +30,9 @@ class Part:
 
     def __init__(self, d):
         self.name = str(d["name"])
+        if not re.fullmatch(r"[A-Za-z0-9_]{1,64}", self.name):  # the ABI's rule for a part's name
+            raise Refused(f"observation part {self.name[:80]!r} is no part name ([A-Za-z0-9_]+): the checkpoint's "
+                          "rlhost.observation was edited")
         self.kind = d["kind"]  # "box" or "discrete"
         self.dtype = d["dtype"]
         if self.dtype not in _NP:
