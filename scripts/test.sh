@@ -13,6 +13,6 @@ else
   scripts/deps.sh test
   scripts/pydeps.sh
 fi
-[ -f build/build.ninja ] || meson setup build >/dev/null
+scripts/configure.sh
 ninja -C build
 meson test -C build --print-errorlogs "$@"

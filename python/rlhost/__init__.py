@@ -7,10 +7,22 @@ trained policies as NumPy callables (and torch modules), training runs.
     policy = rlhost.load("runs/py"); action = policy(obs)
 """
 from ._native import RlhostError, RlhostWarning, lib as _lib
-from . import configs, userenv
-from .envs import Env, VectorEnv, info, list_plugins, make, make_vec
+from . import configs
 from .policy import Policy, load, read_safetensors
 from .train import run
+
+# Gymnasium is imported where an env is made: these names load rlhost.envs
+# (or rlhost.userenv) on first use, so `import rlhost` needs NumPy alone.
+_FROM_ENVS = ("Env", "VectorEnv", "info", "list_plugins", "make", "make_vec")
+
+
+def __getattr__(name):
+    import importlib
+    if name in _FROM_ENVS:
+        return getattr(importlib.import_module(".envs", __name__), name)
+    if name == "userenv":
+        return importlib.import_module(".userenv", __name__)
+    raise AttributeError(f"module 'rlhost' has no attribute {name!r}")
 
 
 def tune(config, trials=20, jobs=1, out=None, **kw):

@@ -1,8 +1,10 @@
 """ctypes bindings of librlhost's embedding API (<rlhost/host.h>).
 
 The libraries come from, in order: $RLHOST_LIB_DIR (a meson build
-directory of the repository, for working on rlhost itself), else the copies
-the package was built with (rlhost/_lib/, by meson-python)."""
+directory of the repository, for working on rlhost itself), the copies the
+package was built with (rlhost/_lib/, by meson-python), else, for the
+package imported from a checkout (the project's .venv, which
+scripts/pydeps.sh points at python/), the checkout's build/."""
 import ctypes as C
 import os
 from pathlib import Path
@@ -137,6 +139,9 @@ def _paths():
         b = Path(build)
         return b / "core" / "rlcore" / "librlcore.so.0", b / "core" / "runtime" / "librlhost.so.0", []
     core, host, _, dirs = package_lib()  # a wheel's: unversioned, one file each
+    checkout = Path(__file__).resolve().parents[2] / "build"
+    if not host.exists() and (checkout / "core" / "runtime" / "librlhost.so.0").exists():
+        return checkout / "core" / "rlcore" / "librlcore.so.0", checkout / "core" / "runtime" / "librlhost.so.0", []
     return core, host, dirs
 
 

@@ -36,6 +36,21 @@ def rl(*args):
     return subprocess.run([RL, *args], capture_output=True, text=True)
 
 
+# ---- what `import rlhost` needs ------------------------------------------
+# NumPy alone: Gymnasium comes with the first env; and the project's .venv
+# (scripts/pydeps.sh) imports the checkout's package without any variable
+probe = ("import sys, rlhost; from rlhost import Policy, load; "
+         "print(sorted(m for m in ('gymnasium', 'pettingzoo', 'pygame') if m in sys.modules))")
+r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+ok(r.returncode == 0 and r.stdout.strip() == "[]", "import rlhost imports no Gymnasium, PettingZoo or pygame",
+   r.stdout + r.stderr)
+env = {k: v for k, v in os.environ.items() if k not in ("RLHOST_LIB_DIR", "PYTHONPATH")}
+venv_py = os.path.join(SRC, ".venv", "bin", "python")
+r = subprocess.run([venv_py, "-c", "import rlhost; print(rlhost.make('cartpole').reset(seed=1)[0].shape)"],
+                   capture_output=True, text=True, env=env, cwd="/")
+ok(r.returncode == 0 and r.stdout.strip() == "(4,)", "the project's .venv imports rlhost and makes an env",
+   r.stdout + r.stderr)
+
 # ---- spaces, check_env --------------------------------------------------
 cases = [("cartpole", {}, (4,), np.float32, 2),
          ("snake", {"observation": "grid", "width": 8, "height": 8}, (3, 8, 8), np.uint8, 4),
