@@ -3,10 +3,12 @@
 #define _GNU_SOURCE
 #include "play.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -68,6 +70,9 @@ typedef struct game {
     file_id loaded;
     uint64_t step;
     int tty, follow;
+    int human;         /* --human: a person plays the other seat (seat_person) */
+    uint64_t reported; /* --human: the games whose result the person was shown */
+    uint32_t episodes; /* the games to play, 0: until a signal */
 } game;
 
 static int open_env(game *g, char *err, size_t errlen)
@@ -124,9 +129,78 @@ static void show_frame(const game *g, const char *frame, uint32_t ep, uint32_t e
     if (g->tty) sleep_s(1.0 / fps);
 }
 
-static void show_episode_end(const game *g, uint32_t ep)
+/* --human: the result of the person's next unreported game, from their side. */
+static void report_game(game *g, int learner_result)
+{
+    g->reported++;
+    printf("game %llu: %s\n", (unsigned long long)g->reported,
+           learner_result < 0       ? "you won"
+               : learner_result > 0 ? "you lost"
+                                    : "a draw");
+    fflush(stdout);
+}
+
+/* --human: the person's move on the board the env draws, typed as one
+   number 1 .. n on a line; asked again, saying why, until it is one the
+   mask allows.  A game that ended before this one is reported first (its
+   last move then drew the next game's board).  End of input quits. */
+static int person_move(void *ctx, const rl__human_move *m, char *err, size_t errlen)
+{
+    game *g = ctx;
+    if (m->games > g->reported) {
+        report_game(g, m->last_result);
+        if (g->episodes && g->reported >= g->episodes) { /* that was the last game asked for */
+            g_play_stop = SIGTERM;
+            snprintf(err, errlen, "the games asked for are played");
+            return RL_EINTR;
+        }
+    }
+    printf("\n%s", m->frame);
+    for (;;) {
+        printf("your move (1-%u%s): ", m->n_actions, m->mask ? ", where allowed" : "");
+        fflush(stdout);
+        char line[64];
+        if (!fgets(line, sizeof line, stdin)) {
+            printf("\n");
+            g_play_stop = SIGTERM;
+            snprintf(err, errlen, "the person playing left (end of input)");
+            return RL_EINTR;
+        }
+        size_t len = strlen(line);
+        if (!isatty(STDIN_FILENO)) /* moves from a file or a pipe: the transcript shows them */
+            printf("%.*s\n", (int)strcspn(line, "\r\n"), line);
+        if (len == sizeof line - 1 && line[len - 1] != '\n') { /* longer than any move: the rest of it goes too */
+            int ch;
+            while ((ch = getchar()) != '\n' && ch != EOF) {
+            }
+            printf("one number from 1 to %u, please\n", m->n_actions);
+            continue;
+        }
+        char *end;
+        errno = 0;
+        long a = strtol(line, &end, 10);
+        end += strspn(end, " \t\r\n");
+        if (end == line || *end || errno) {
+            printf("one number from 1 to %u, please\n", m->n_actions);
+        } else if (a < 1 || a > (long)m->n_actions) {
+            printf("%ld is no move: from 1 to %u, please\n", a, m->n_actions);
+        } else if (m->mask && !m->mask[a - 1]) {
+            printf("%ld is not allowed now\n", a);
+        } else {
+            *m->action = (int32_t)(a - 1);
+            return RL_OK;
+        }
+    }
+}
+
+static void show_episode_end(game *g, uint32_t ep)
 {
     const rl__vecenv *v = &g->v;
+    if (g->human) {
+        if (g->reported < ep) report_game(g, rl__table_outcome(v->table, 0));
+        if (g->tty) sleep_s(1.0);
+        return;
+    }
     printf("episode %u: return %.4g, length %u", ep, v->done_return[0], v->done_length[0]);
     if (v->info.score_name) printf(", %s %.4g", v->info.score_name, v->io.scores[0]);
     printf(" (%s)\n", v->terminated[0] ? "terminated" : "truncated");
@@ -153,6 +227,7 @@ static int play_loop(game *g, uint32_t episodes, double fps)
         int rc = rl__space_act(&v->space, g->avt, g->algo, RL_MODE_EVAL, v->io.obs, v->episode_start, v->io.action_mask,
                                v->actions, v->n, err, sizeof err);
         if (rc == RL_OK) rc = rl__vecenv_step(v, err, sizeof err);
+        if (rc == RL_EINTR && g->human && g_play_stop) break; /* the person quit, or played every game */
         if (rc != RL_OK) {
             rl__log(RL_LOG_ERROR, NULL, "%s", err[0] ? err : rl_strerror(rc));
             exit_code = 1;
@@ -175,13 +250,17 @@ int rl__play(const rl__config *c, const char *ckpt, const char *prev, uint32_t e
               .ckpt = ckpt,
               .prev = prev,
               .follow = follow,
-              .tty = isatty(STDOUT_FILENO)};
+              .tty = isatty(STDOUT_FILENO),
+              .episodes = episodes};
     if (open_env(&g, err, sizeof err) != 0) {
         rl__log(RL_LOG_ERROR, NULL, "%s", err);
         return 1;
     }
     g_play_stop = 0;
     int exit_code = 1;
+    const char *const *opp;
+    g.human = g.v.table && rl__eval_opponents(c, &opp) && !strcmp(opp[0], "human");
+    if (g.human) rl__human_set(person_move, &g);
     if (follow) {
         signal(SIGINT, on_stop);
         signal(SIGTERM, on_stop);
@@ -204,6 +283,7 @@ int rl__play(const rl__config *c, const char *ckpt, const char *prev, uint32_t e
     exit_code = play_loop(&g, episodes, fps);
     g.avt->destroy(g.algo);
 out:
+    rl__human_set(NULL, NULL);
     if (follow) {
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);

@@ -75,11 +75,21 @@ expect_rc 0 "PPO evaluated against the A2C run" -- "$RLHOST" eval "$T/sp" --oppo
 contains "$T/out" "vs $T/a2c, learner at seat 0" "plays the other algorithm's policy"
 expect_rc 0 "play of the run" -- "$RLHOST" play "$T/sp" --episodes 1 --fps 1000
 contains "$T/out" "the learner plays seat" "play shows the learner's seat"
-# A person plays the run: moves typed on stdin, refused until the mask allows them.
+# A person plays the run (the CLI's play asks; librlhost reads no terminal):
+# moves typed on stdin, refused with the reason until the mask allows them.
 yes $'9\n1\n2\n3\n4\n5\n6\n7' | head -400 > "$T/moves"
 expect_rc 0 "play --human" -- sh -c "\"$RLHOST\" play \"$T/sp\" --human --episodes 2 --fps 1000 < \"$T/moves\""
 contains "$T/out" "your move (1-7, where allowed)" "asks the person for each move"
-contains "$T/out" "a number, please" "and again after a move that is no column"
+contains "$T/out" "9 is no move: from 1 to 7, please" "and again after a move that is no column, saying the range"
+[ "$(grep -c '^game [12]: \(you won\|you lost\|a draw\)$' "$T/out")" = 2 ]; ok $? "tells the person who won each game"
+{ printf '44\n3.5\n1e3\n'; head -c 200 /dev/zero | tr '\0' 4; printf '\n'; yes 4 | head -40; } > "$T/moves2"
+expect_rc 0 "play --human, one game" -- sh -c "\"$RLHOST\" play \"$T/sp\" --human --episodes 1 --fps 1000 < \"$T/moves2\""
+[ "$(grep -c 'one number from 1 to 7, please' "$T/out")" = 3 ] && grep -q "44 is no move" "$T/out"
+ok $? "3.5, 1e3 and a 200-byte line are no moves, and 44 is out of range"
+[ "$(grep -c '^game ' "$T/out")" = 1 ] && [ "$(tail -c 200 "$T/out" | grep -c 'your move')" = 0 ]
+ok $? "one game asked for: its result last, no move asked in a next one"
+printf '4\n' > "$T/moves3"
+expect_rc 0 "end of input at the prompt quits" -- sh -c "\"$RLHOST\" play \"$T/sp\" --human --episodes 3 --fps 1000 < \"$T/moves3\""
 exact c4_selfplay "$SRC/configs/connect_four_selfplay.cfg" 3000 "${Q[@]}" --set run.steps=15000 --set seats.draw=\"pfsp\"
 exact c4_scripted "$SRC/configs/connect_four_selfplay.cfg" 3000 "${Q[@]}" \
   --set 'seats.opponent="connect_four_alphabeta(depth=1)"' --set env.random_opening=0

@@ -184,7 +184,7 @@ int rl__player_open(rl__player *p, const char *spec, const rl__config *c, const 
             return RL_ECONFIG;
         }
         p->human = 1;
-        snprintf(p->name, sizeof p->name, "a person at the terminal");
+        snprintf(p->name, sizeof p->name, "a person");
         return RL_OK;
     }
     const rl__plugin *pl = NULL;
@@ -214,37 +214,37 @@ void rl__player_close(rl__player *p)
     memset(p, 0, sizeof *p);
 }
 
-/* A person's move for each row: a number 1 .. n typed on stdin, asked
-   again until the mask allows it. */
-static int human_act(const rl__space *space, const uint8_t *masks, int32_t *actions, uint32_t n, char *err,
-                     size_t errlen)
+static rl__human_fn g_human;
+static void *g_human_ctx;
+
+void rl__human_set(rl__human_fn fn, void *ctx)
 {
-    for (uint32_t i = 0; i < n; i++) {
-        const uint8_t *m = masks ? masks + (size_t)i * space->mask_width : NULL;
-        for (;;) {
-            printf("your move (1-%u%s): ", space->n, m ? ", where allowed" : "");
-            fflush(stdout);
-            char line[64];
-            if (!fgets(line, sizeof line, stdin)) {
-                snprintf(err, errlen, "the person playing left (end of input)");
-                return RL_EINTR;
-            }
-            char *end;
-            long a = strtol(line, &end, 10) - 1;
-            if (end != line && a >= 0 && a < (long)space->n && (!m || m[a])) {
-                actions[i] = (int32_t)a;
-                break;
-            }
-            printf("%s", end == line || a < 0 || a >= (long)space->n ? "a number, please\n" : "not allowed now\n");
-        }
+    g_human = fn;
+    g_human_ctx = ctx;
+}
+
+int rl__human_ask(const rl__human_move *m, char *err, size_t errlen)
+{
+    if (!g_human) {
+        snprintf(err, errlen, "no one is seated to play as 'human' (rlhost play --human seats a person)");
+        return RL_ENOTSUP;
     }
-    return RL_OK;
+    *m->action = -1;
+    int rc = g_human(g_human_ctx, m, err, errlen);
+    if (rc == RL_OK && (*m->action < 0 || (uint32_t)*m->action >= m->n_actions || (m->mask && !m->mask[*m->action]))) {
+        snprintf(err, errlen, "the person's move %d is not one of the allowed", (int)*m->action);
+        return RL_EINVAL;
+    }
+    return rc;
 }
 
 int rl__player_act(rl__player *p, const rl__space *space, const void *obs, const uint8_t *episode_start,
                    const uint8_t *masks, void *actions, uint32_t n, char *err, size_t errlen)
 {
-    if (p->human) return human_act(space, masks, actions, n, err, errlen);
+    if (p->human) {
+        snprintf(err, errlen, "a person's moves are asked with the board (rl__human_ask)");
+        return RL_EINVAL;
+    }
     char perr[RL_ERR_MAX] = "";
     int rc =
         rl__space_act(space, p->vt, p->algo, RL_MODE_EVAL, obs, episode_start, masks, actions, n, perr, sizeof perr);

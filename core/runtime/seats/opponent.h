@@ -24,13 +24,32 @@ typedef struct rl__player {
     char *changed[64];  /* the option keys snapshot_options sets ("algo.deterministic_eval") */
     uint32_t n_changed; /* a snapshot file's own config (own.arena is empty otherwise) */
     int has_own;
-    int human;       /* "human": a person at the terminal types each move (rlhost play --human) */
+    int human;       /* "human": a person moves, through the program's rl__human_fn */
     char path[4200]; /* a snapshot's checkpoint file, else empty */
 } rl__player;
 
+/* A person at a seat (the opponent "human"): librlhost reads and writes no
+   terminal, so the program that owns one (the CLI's play --human) hands it
+   one function that shows the person the board and returns their move. */
+typedef struct rl__human_move {
+    const char *frame;   /* the board as the env draws it (rl.env.render/1), or "" */
+    uint32_t n_actions;  /* moves 0 .. n_actions-1 */
+    const uint8_t *mask; /* n_actions bytes, nonzero where allowed; NULL: every move */
+    uint64_t games;      /* games this board finished before this one */
+    int last_result;     /* the last of them, from the learner's side: 1 won, 0 drew, -1 lost */
+    int32_t *action;     /* written: the move */
+} rl__human_move;
+/* RL_OK with *m->action in range and allowed, or an RL_E* with a sentence
+   (RL_EINTR: the person stopped playing). */
+typedef int (*rl__human_fn)(void *ctx, const rl__human_move *m, char *err, size_t errlen);
+/* Seats a person through fn (NULL: the opponent "human" is refused). */
+void rl__human_set(rl__human_fn fn, void *ctx);
+/* One move of the person, through the function set, checked. */
+int rl__human_ask(const rl__human_move *m, char *err, size_t errlen);
+
 /* Opens the player a spec names ("self" is the pool's, not here): PLUGIN or
    PLUGIN(key=value, ...) for an algorithm plugin of the learner's registry,
-   "human" for a person typing moves on stdin (discrete actions), else a
+   "human" for a person (discrete actions; rl__human_set), else a
    checkpoint file or run directory.  info is the learner's view of
    the env; seed seeds a scripted player.  A sentence in err on failure. */
 int rl__player_open(rl__player *p, const char *spec, const rl__config *c, const rl_env_info *info, uint32_t rows,
@@ -43,8 +62,9 @@ void rl__player_close(rl__player *p);
    algorithm saves nothing of an instance made to act is left as it is. */
 int rl__player_state(rl__player *p, const rl_state_io *io, const char *prefix, int load, const char *fallback_path,
                      char *err, size_t errlen);
-/* Actions for n rows, checked against their masks (an illegal move is a
-   sentence naming the player and the row). */
+/* Actions for n rows of an algorithm's player (not a person's: the table
+   asks rl__human_ask with the board), checked against their masks (an
+   illegal move is a sentence naming the player and the row). */
 int rl__player_act(rl__player *p, const rl__space *space, const void *obs, const uint8_t *episode_start,
                    const uint8_t *masks, void *actions, uint32_t n, char *err, size_t errlen);
 

@@ -103,14 +103,27 @@ static int needs_move(const rl__table *a, uint32_t b, uint32_t agent)
     return a->seat_of[agent] != a->lseat[b] && (!a->turn || a->to_move[b * a->agents + agent]);
 }
 
-/* The board a person is about to move on, drawn on stdout. */
-static void show_board(rl__table *a, uint32_t b)
+/* A person's moves for the n gathered rows: each asked with its board as
+   the env draws it. */
+static int human_moves(rl__table *a, uint32_t n, char *err, size_t errlen)
 {
     const rl_env_render_ext *r = a->ivt->get_extension ? a->ivt->get_extension(a->ienv, RL_EXT_ENV_RENDER) : NULL;
     char frame[8192];
-    if (r && RL_HAS_FIELD(r, rl_env_render_ext, render) && r->render &&
-        r->render(a->ienv, b, 0, frame, sizeof frame) >= 0)
-        printf("\n%s", frame);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t b = a->g_rows[i] / a->agents;
+        if (!r || !RL_HAS_FIELD(r, rl_env_render_ext, render) || !r->render ||
+            r->render(a->ienv, b, 0, frame, sizeof frame) < 0)
+            frame[0] = 0;
+        rl__human_move m = {.frame = frame,
+                            .n_actions = a->space.n,
+                            .mask = a->mw ? a->g_mask + (size_t)i * a->mw : NULL,
+                            .games = a->episode[b],
+                            .last_result = a->outcome[b * a->L],
+                            .action = (int32_t *)a->g_act + i};
+        int rc = rl__human_ask(&m, err, errlen);
+        if (rc != RL_OK) return rc;
+    }
+    return RL_OK;
 }
 
 /* Opponent actions for the rows of the todo boards that move, each board's
@@ -135,11 +148,13 @@ static void opponents_act(rl__table *a)
             }
         }
         if (!n) continue;
-        if (pl->human) show_board(a, a->g_rows[0] / a->agents);
         char err[RL_ERR_MAX];
-        if (rl__player_act(pl, &a->space, a->g_obs, a->g_start, a->mw ? a->g_mask : NULL, a->g_act, n, err,
-                           sizeof err) != RL_OK) {
+        int rc = pl->human ? human_moves(a, n, err, sizeof err)
+                           : rl__player_act(pl, &a->space, a->g_obs, a->g_start, a->mw ? a->g_mask : NULL, a->g_act, n,
+                                            err, sizeof err);
+        if (rc != RL_OK) {
             fail(a, "%s", err);
+            a->failed = rc;
             return;
         }
         for (uint32_t i = 0; i < n; i++) {
