@@ -12,6 +12,7 @@ Beside it, the fraction of the positions where the side to move can win
 with its next stone in which the policy does.
 Run it with the project's .venv and RLHOST_LIB_DIR=build PYTHONPATH=python
 from a build tree (or an installed rlhost package)."""
+
 import argparse
 import glob
 import json
@@ -93,7 +94,9 @@ def main():
             items.append(path)
         for item in items:
             step, q, qn, n_now = quality(item, rows, obs, masks)
-            out.append({"path": item, "step": step, "best_move_rate": q, "win_now_rate": qn, "win_now_positions": n_now})
+            out.append(
+                {"path": item, "step": step, "best_move_rate": q, "win_now_rate": qn, "win_now_positions": n_now}
+            )
             if not a.json:
                 now = f"  (wins at once where it can: {qn:.3f} of {n_now})" if n_now else ""
                 print(f"{q:6.3f}  step {step:>10}  {item}{now}")

@@ -9,6 +9,7 @@ checked with scripts/ckpt_digests.sh, which runs every shipped config
 and calls this on each checkpoint.
 
 Usage: scripts/ckpt_digest.py CHECKPOINT.safetensors"""
+
 import hashlib
 import json
 import struct

@@ -17,6 +17,7 @@ file and its compiled object.
 --record writes docs/results/NAME.json (rows and provenance) for
 scripts/results.py's tables.  The suite's Python (.venv) has everything;
 run from a built checkout (build/)."""
+
 import argparse
 import json
 import os
@@ -32,9 +33,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "python"))
 os.environ.setdefault("RLHOST_LIB_DIR", os.path.join(ROOT, "build"))
-import rlhost  # noqa: E402
 import export_replay  # noqa: E402
 from numpy_policy import NumpyPolicy  # noqa: E402
+
+import rlhost  # noqa: E402
 
 N_OBS = 512
 
@@ -121,17 +123,43 @@ def c_bench(run, work, rows, masks, rounds, flags):
         f.write(f"#define POLICY_ACT_T {'float' if box else 'int'}\n" + BENCH_C)
     exe = os.path.join(work, "bench_" + "_".join(x.strip("-").replace("=", "") for x in flags))
     lib = os.path.join(ROOT, "build", "core", "runtime")
-    cmd = ["cc", *flags, "-I" + os.path.join(ROOT, "include"), "-I" + work, "-o", exe, os.path.join(work, "bench.c"),
-           policy_c, "-L" + lib, "-lrlhost", "-Wl,-rpath," + lib, "-lm"]
+    cmd = [
+        "cc",
+        *flags,
+        "-I" + os.path.join(ROOT, "include"),
+        "-I" + work,
+        "-o",
+        exe,
+        os.path.join(work, "bench.c"),
+        policy_c,
+        "-L" + lib,
+        "-lrlhost",
+        "-Wl,-rpath," + lib,
+        "-lm",
+    ]
     subprocess.run(cmd, check=True)
     np.concatenate(rows).tofile(os.path.join(work, "obs.bin"))
     maskw = 0 if masks[0] is None else len(masks[0])
     if maskw:
         np.concatenate(masks).tofile(os.path.join(work, "mask.bin"))
-    out = subprocess.run(["taskset", "-c", "0", exe, ckpt, os.path.join(work, "obs.bin"),
-                          os.path.join(work, "mask.bin") if maskw else "-", str(len(rows)), str(rows[0].nbytes),
-                          str(maskw), str(rounds)], capture_output=True, text=True,
-                         env=dict(os.environ, OPENBLAS_NUM_THREADS="1"))  # noqa
+    out = subprocess.run(
+        [
+            "taskset",
+            "-c",
+            "0",
+            exe,
+            ckpt,
+            os.path.join(work, "obs.bin"),
+            os.path.join(work, "mask.bin") if maskw else "-",
+            str(len(rows)),
+            str(rows[0].nbytes),
+            str(maskw),
+            str(rounds),
+        ],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, OPENBLAS_NUM_THREADS="1"),
+    )  # noqa
     if out.returncode != 0:
         sys.exit(f"export_speed: the C bench failed (exit {out.returncode}): {out.stderr.strip()}")
     return [tuple(float(x) for x in line.split()) for line in out.stdout.split("\n") if line]
@@ -139,6 +167,7 @@ def c_bench(run, work, rows, masks, rounds, flags):
 
 def ort_session(path):
     import onnxruntime as ort
+
     o = ort.SessionOptions()
     o.intra_op_num_threads = o.inter_op_num_threads = 1
     o.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
@@ -149,6 +178,7 @@ def identity_model(src, out):
     """A model with src's inputs whose one output "action" is a copy of
     its first input: the floor of a run() through the same API."""
     import onnx
+
     m = onnx.load(src)
     g = m.graph
     first = g.input[0]
@@ -192,12 +222,19 @@ def main():
         with tempfile.TemporaryDirectory() as work:
             onnx_path = rlhost.export(run, "onnx", os.path.join(work, "policy.onnx"))[0]
             rlhost.export(run, "c", os.path.join(work, "policy.c"))
-            subprocess.run(["cc", "-O2", "-c", "-o", os.path.join(work, "policy.o"), os.path.join(work, "policy.c")],
-                           check=True)
-            size = {"checkpoint": os.path.getsize(os.path.join(run, "checkpoint.safetensors")),
-                    "onnx": os.path.getsize(onnx_path), "c": os.path.getsize(os.path.join(work, "policy.c")),
-                    "o": int(subprocess.run(["size", "-B", os.path.join(work, "policy.o")], capture_output=True,
-                                            text=True).stdout.split("\n")[1].split()[3])}
+            subprocess.run(
+                ["cc", "-O2", "-c", "-o", os.path.join(work, "policy.o"), os.path.join(work, "policy.c")], check=True
+            )
+            size = {
+                "checkpoint": os.path.getsize(os.path.join(run, "checkpoint.safetensors")),
+                "onnx": os.path.getsize(onnx_path),
+                "c": os.path.getsize(os.path.join(work, "policy.c")),
+                "o": int(
+                    subprocess.run(["size", "-B", os.path.join(work, "policy.o")], capture_output=True, text=True)
+                    .stdout.split("\n")[1]
+                    .split()[3]
+                ),
+            }
             sess = ort_session(onnx_path)
             feeds = ort_feeds(sess, p, rows, natives, masks)
             floor = ort_session(identity_model(onnx_path, os.path.join(work, "floor.onnx")))
@@ -225,37 +262,62 @@ def main():
                 k = min(len(rows), 64 if "cnn" in json.dumps(npp.policy) or len(rows[0]) > 4096 else len(rows))
                 t0 = time.perf_counter()
                 for obs, m in zip(rows[:k], masks[:k]):
-                    npp.act(obs if "parts" in npp.obs_meta else
-                            np.frombuffer(obs.tobytes(), dtype={"F32": np.float32, "U8": np.uint8}[
-                                npp.obs_meta["dtype"]]), {}, m)
+                    npp.act(
+                        obs
+                        if "parts" in npp.obs_meta
+                        else np.frombuffer(
+                            obs.tobytes(), dtype={"F32": np.float32, "U8": np.uint8}[npp.obs_meta["dtype"]]
+                        ),
+                        {},
+                        m,
+                    )
                 times["numpy"].append((time.perf_counter() - t0) / k)
             p.close()
         med = {k: statistics.median(v) for k, v in times.items()}
         print(f"{label}: " + ", ".join(f"{k} {1 / v:,.0f}/s" for k, v in med.items()), flush=True)
         print(f"  sizes: {size}", flush=True)
-        names = {"c_O2": "exported C file, cc -O2", "c_native": "exported C file, cc -O3 -march=native",
-                 "rlh_policy_act": "rlhost's rlh_policy_act (C)", "ort_py": "onnxruntime (its Python API)",
-                 "ort_floor": "onnxruntime, a model that only copies its input (the floor)", "policy_py": "rlhost.Policy, Python call",
-                 "numpy": "NumPy reader (numpy_policy.py)"}
+        names = {
+            "c_O2": "exported C file, cc -O2",
+            "c_native": "exported C file, cc -O3 -march=native",
+            "rlh_policy_act": "rlhost's rlh_policy_act (C)",
+            "ort_py": "onnxruntime (its Python API)",
+            "ort_floor": "onnxruntime, a model that only copies its input (the floor)",
+            "policy_py": "rlhost.Policy, Python call",
+            "numpy": "NumPy reader (numpy_policy.py)",
+        }
         for k in ("c_O2", "c_native", "rlh_policy_act", "ort_py", "ort_floor", "policy_py", "numpy"):
-            rows_out.append({"policy": label, "route": names[k], "actions/s": round(1 / med[k]),
-                             "us/action": round(med[k] * 1e6, 2),
-                             "artifact bytes": {"c_O2": f"{size['c']:,} (.c), {size['o']:,} (.o)",
-                                                "ort_py": f"{size['onnx']:,} (.onnx)",
-                                                "rlh_policy_act": f"{size['checkpoint']:,} (checkpoint)"}.get(k, "")})
+            rows_out.append(
+                {
+                    "policy": label,
+                    "route": names[k],
+                    "actions/s": round(1 / med[k]),
+                    "us/action": round(med[k] * 1e6, 2),
+                    "artifact bytes": {
+                        "c_O2": f"{size['c']:,} (.c), {size['o']:,} (.o)",
+                        "ort_py": f"{size['onnx']:,} (.onnx)",
+                        "rlh_policy_act": f"{size['checkpoint']:,} (checkpoint)",
+                    }.get(k, ""),
+                }
+            )
     if args.record:
         sys.path.insert(0, os.path.join(ROOT, "scripts"))
         import results
-        rec = {"name": args.record, "kind": "table",
-               "command": ".venv/bin/python scripts/export_speed.py " + " ".join(args.runs) +
-                          f" --rounds {args.rounds}",
-               "machine": results.machine(), "date": time.strftime("%Y-%m-%d"),
-               "commit": subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
-                                        text=True).stdout.strip(),
-               "source": f"{N_OBS} observations each policy met in its env, batch 1, one core (taskset 0), "
-                         f"medians of {args.rounds} interleaved rounds; onnxruntime "
-                         f"{__import__('onnxruntime').__version__} with one thread; the NumPy reader sums in float64 (64 observations for CNNs)",
-               "rows": rows_out}
+
+        rec = {
+            "name": args.record,
+            "kind": "table",
+            "command": ".venv/bin/python scripts/export_speed.py " + " ".join(args.runs) + f" --rounds {args.rounds}",
+            "machine": results.machine(),
+            "date": time.strftime("%Y-%m-%d"),
+            "commit": subprocess.run(
+                ["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+            ).stdout.strip(),
+            "source": f"{N_OBS} observations each policy met in its env, batch 1, one core (taskset 0), "
+            f"medians of {args.rounds} interleaved rounds; onnxruntime "
+            f"{__import__('onnxruntime').__version__} with one thread; "
+            "the NumPy reader sums in float64 (64 observations for CNNs)",
+            "rows": rows_out,
+        }
         with open(os.path.join(ROOT, "docs", "results", f"{args.record}.json"), "w") as f:
             json.dump(rec, f, indent=1)
             f.write("\n")

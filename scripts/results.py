@@ -26,6 +26,7 @@ the guide always has its record.  docs/performance.md's blocks,
 `<!-- bench NAME... -->`, are tables of the bench records' lines (KINDS
 says how each kind of line reads), with the command, machine and date
 under each.  Standard library only."""
+
 import datetime
 import json
 import os
@@ -40,8 +41,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "docs", "results")
-GUIDES = [os.path.join(ROOT, "docs", g) for g in ("learning.md", "performance.md", "spaces.md", "seats.md",
-                                                  "export.md")]
+GUIDES = [
+    os.path.join(ROOT, "docs", g) for g in ("learning.md", "performance.md", "spaces.md", "seats.md", "export.md")
+]
 
 
 def machine():
@@ -64,20 +66,36 @@ def rlhost_path():
 
 
 def commit():
-    return subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
-                          text=True).stdout.strip()
+    return subprocess.run(
+        ["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
 
 
 def run_one(rlhost, config, seed, sets, field):
     with tempfile.TemporaryDirectory() as out:
-        cmd = [rlhost, "run", config, "--set", f"run.seed={seed}", *sum((["--set", s] for s in sets), []),
-               "--out", os.path.join(out, "run"), "--set", "run.quiet=true"]
+        cmd = [
+            rlhost,
+            "run",
+            config,
+            "--set",
+            f"run.seed={seed}",
+            *sum((["--set", s] for s in sets), []),
+            "--out",
+            os.path.join(out, "run"),
+            "--set",
+            "run.quiet=true",
+        ]
         p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode != 0:
             sys.exit(f"results.py: seed {seed} failed: {p.stderr.strip().splitlines()[-1:]}")
         s = json.load(open(os.path.join(out, "run", "summary.json")))
-        return {"seed": seed, "value": s[field], "wall_s": round(s["wall_s"], 2), "steps": s["steps"],
-                "blas": s.get("stages", {}).get("blas.core")}
+        return {
+            "seed": seed,
+            "value": s[field],
+            "wall_s": round(s["wall_s"], 2),
+            "steps": s["steps"],
+            "blas": s.get("stages", {}).get("blas.core"),
+        }
 
 
 def record(args):
@@ -99,10 +117,18 @@ def record(args):
     cfg = os.path.relpath(os.path.abspath(config), ROOT)
     with ThreadPoolExecutor(2) as pool:
         runs = list(pool.map(lambda s: run_one(rlhost, os.path.join(ROOT, cfg), s, sets, field), seeds))
-    rec = {"name": name, "config": cfg, "set": sets, "field": field,
-           "command": " ".join(["rlhost run", cfg, "--set run.seed=SEED"] + [f"--set {shlex.quote(s)}" for s in sets]),
-           "machine": machine(), "blas": runs[0]["blas"], "date": datetime.date.today().isoformat(),
-           "commit": commit(), "runs": [{k: r[k] for k in ("seed", "value", "wall_s", "steps")} for r in runs]}
+    rec = {
+        "name": name,
+        "config": cfg,
+        "set": sets,
+        "field": field,
+        "command": " ".join(["rlhost run", cfg, "--set run.seed=SEED"] + [f"--set {shlex.quote(s)}" for s in sets]),
+        "machine": machine(),
+        "blas": runs[0]["blas"],
+        "date": datetime.date.today().isoformat(),
+        "commit": commit(),
+        "runs": [{k: r[k] for k in ("seed", "value", "wall_s", "steps")} for r in runs],
+    }
     os.makedirs(RESULTS, exist_ok=True)
     with open(os.path.join(RESULTS, name + ".json"), "w") as f:
         json.dump(rec, f, indent=1)
@@ -116,8 +142,15 @@ def bench(args):
     if p.returncode != 0:
         sys.exit(f"results.py: rlhost bench failed: {p.stderr.strip().splitlines()[-1:]}")
     lines = [json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")]
-    rec = {"name": name, "kind": "bench", "command": " ".join(["rlhost bench"] + [shlex.quote(a) for a in rest]),
-           "machine": machine(), "date": datetime.date.today().isoformat(), "commit": commit(), "lines": lines}
+    rec = {
+        "name": name,
+        "kind": "bench",
+        "command": " ".join(["rlhost bench"] + [shlex.quote(a) for a in rest]),
+        "machine": machine(),
+        "date": datetime.date.today().isoformat(),
+        "commit": commit(),
+        "lines": lines,
+    }
     with open(os.path.join(RESULTS, name + ".json"), "w") as f:
         json.dump(rec, f, indent=1)
         f.write("\n")
@@ -142,30 +175,92 @@ def cfg(line):
 # columns, and a function from the line (and the record's other lines) to
 # the cells.  Lines of other kinds, and records of rows, show every field.
 KINDS = {
-    "floor": (["config", "steps", "run", "floor (its products in cblas_sgemm alone)", "run / floor",
-               "run GFLOP/s", "sgemm GFLOP/s"],
-              lambda l, _: [cfg(l), f"{l['steps']:,}", f"{l['run_s']:.3f} s", f"{l['floor_s']:.3f} s", rng(l),
-                            f"{l['run_gflops']:.0f}", f"{l['floor_gflops']:.0f}"]),
-    "stage": (["config", "stage", "off -> on", "steps/s off", "steps/s on", "on / off"],
-              lambda l, _: [cfg(l), f"`{l['stage']}`", f"{l['off']} -> {l['on']}", f"{l['off_sps']:,.0f}",
-                            f"{l['on_sps']:,.0f}", rng(l)]),
-    "replicas": (["config", "steps/s, 1 replica", "steps/s, R replicas", "R", "whole run", "update phase",
-                  "final return, 1 -> R"],
-                 lambda l, all_: [cfg(l), f"{all_['stage']['off_sps']:,.0f}", f"{all_['stage']['on_sps']:,.0f}",
-                                  str(l["replicas"]), rng(all_["stage"]), rng(l, "update_ratio"),
-                                  f"{cell(l['off_return'])} -> {cell(l['on_return'])}"]),
-    "env": (["env", "envs", "threads", "M steps/s", "M steps/s per thread", "min-max"],
-            lambda l, _: [f"`{l['env']}`", str(l["num_envs"]), str(l["threads"]), num(l["steps_per_s"] / 1e6),
-                          num(l["steps_per_s_per_thread"] / 1e6), f"{num(l['min'] / 1e6)}-{num(l['max'] / 1e6)}"]),
-    "nn_update": (["MLP update, batch", "hidden", "sgemm GFLOP/s", "update GFLOP/s", "update / sgemm"],
-                  lambda l, _: [str(l["batch"]), str(l["hidden"]), f"{l['sgemm_gflops']:.0f}",
-                                f"{l['update_gflops']:.0f}", f"{l['ratio']:.2f}"]),
-    "nn_inference": (["inference, batch", "hidden", "us a call", "of it in BLAS", "row-wise kernel, us"],
-                     lambda l, _: [str(l["batch"]), str(l["hidden"]), f"{l['us_per_call']:.2f}",
-                                   f"{l['blas_us']:.2f} us", f"{l['rowwise_us']:.2f}"]),
-    "nn_conv_update": (["CNN update (Nature CNN), batch", "sgemm GFLOP/s", "update GFLOP/s", "update / sgemm"],
-                       lambda l, _: [str(l["batch"]), f"{l['sgemm_gflops']:.0f}", f"{l['update_gflops']:.0f}",
-                                     f"{l['ratio']:.2f}"]),
+    "floor": (
+        [
+            "config",
+            "steps",
+            "run",
+            "floor (its products in cblas_sgemm alone)",
+            "run / floor",
+            "run GFLOP/s",
+            "sgemm GFLOP/s",
+        ],
+        lambda l, _: [
+            cfg(l),
+            f"{l['steps']:,}",
+            f"{l['run_s']:.3f} s",
+            f"{l['floor_s']:.3f} s",
+            rng(l),
+            f"{l['run_gflops']:.0f}",
+            f"{l['floor_gflops']:.0f}",
+        ],
+    ),
+    "stage": (
+        ["config", "stage", "off -> on", "steps/s off", "steps/s on", "on / off"],
+        lambda l, _: [
+            cfg(l),
+            f"`{l['stage']}`",
+            f"{l['off']} -> {l['on']}",
+            f"{l['off_sps']:,.0f}",
+            f"{l['on_sps']:,.0f}",
+            rng(l),
+        ],
+    ),
+    "replicas": (
+        [
+            "config",
+            "steps/s, 1 replica",
+            "steps/s, R replicas",
+            "R",
+            "whole run",
+            "update phase",
+            "final return, 1 -> R",
+        ],
+        lambda l, all_: [
+            cfg(l),
+            f"{all_['stage']['off_sps']:,.0f}",
+            f"{all_['stage']['on_sps']:,.0f}",
+            str(l["replicas"]),
+            rng(all_["stage"]),
+            rng(l, "update_ratio"),
+            f"{cell(l['off_return'])} -> {cell(l['on_return'])}",
+        ],
+    ),
+    "env": (
+        ["env", "envs", "threads", "M steps/s", "M steps/s per thread", "min-max"],
+        lambda l, _: [
+            f"`{l['env']}`",
+            str(l["num_envs"]),
+            str(l["threads"]),
+            num(l["steps_per_s"] / 1e6),
+            num(l["steps_per_s_per_thread"] / 1e6),
+            f"{num(l['min'] / 1e6)}-{num(l['max'] / 1e6)}",
+        ],
+    ),
+    "nn_update": (
+        ["MLP update, batch", "hidden", "sgemm GFLOP/s", "update GFLOP/s", "update / sgemm"],
+        lambda l, _: [
+            str(l["batch"]),
+            str(l["hidden"]),
+            f"{l['sgemm_gflops']:.0f}",
+            f"{l['update_gflops']:.0f}",
+            f"{l['ratio']:.2f}",
+        ],
+    ),
+    "nn_inference": (
+        ["inference, batch", "hidden", "us a call", "of it in BLAS", "row-wise kernel, us"],
+        lambda l, _: [
+            str(l["batch"]),
+            str(l["hidden"]),
+            f"{l['us_per_call']:.2f}",
+            f"{l['blas_us']:.2f} us",
+            f"{l['rowwise_us']:.2f}",
+        ],
+    ),
+    "nn_conv_update": (
+        ["CNN update (Nature CNN), batch", "sgemm GFLOP/s", "update GFLOP/s", "update / sgemm"],
+        lambda l, _: [str(l["batch"]), f"{l['sgemm_gflops']:.0f}", f"{l['update_gflops']:.0f}", f"{l['ratio']:.2f}"],
+    ),
 }
 
 
@@ -182,8 +277,9 @@ def bench_block(names):
         # a replicas record's stage line is read by its replicas line, and
         # the floor that ends a record of stages belongs to the floor table
         skip = {"stage"} if "replicas" in first else {"floor"} if "stage" in first else set()
-        prov = (f"{rec['machine']}; {rec['date']}; commit {rec['commit']}: `{rec['command']}`"
-                + (f" ({rec['source']})" if rec.get("source") else ""))
+        prov = f"{rec['machine']}; {rec['date']}; commit {rec['commit']}: `{rec['command']}`" + (
+            f" ({rec['source']})" if rec.get("source") else ""
+        )
         for l in lines:
             k = l.get("bench", "row")
             if k in skip:
@@ -206,7 +302,7 @@ def bench_block(names):
 def iqm(v):
     v = sorted(v)
     lo = int(0.25 * len(v))
-    mid = v[lo:len(v) - lo]
+    mid = v[lo : len(v) - lo]
     return sum(mid) / len(mid)
 
 
@@ -237,12 +333,16 @@ def row(rec):
     wall = f"{mean(walls):.1f} s" if walls else "-"
     steps = rec["runs"][0]["steps"]
     steps = f"{steps // 1000000}M" if steps % 1000000 == 0 else f"{steps // 1000}k"
-    return (f"| `{rec['name']}` | {steps} | {seeds} | {', '.join(num(x) for x in v)} | {stats} | "
-            f"{wall} | {rec['machine']}; {rec['date']} | `{rec['command']}` |")
+    return (
+        f"| `{rec['name']}` | {steps} | {seeds} | {', '.join(num(x) for x in v)} | {stats} | "
+        f"{wall} | {rec['machine']}; {rec['date']} | `{rec['command']}` |"
+    )
 
 
-HEAD = ("| run | steps | seeds | {field} per seed | IQM [95% CI] | mean [95% CI] | wall time a run | machine; date "
-        "| command |\n| --- | ---: | --- | --- | --- | --- | ---: | --- | --- |")
+HEAD = (
+    "| run | steps | seeds | {field} per seed | IQM [95% CI] | mean [95% CI] | wall time a run | machine; date "
+    "| command |\n| --- | ---: | --- | --- | --- | --- | ---: | --- | --- |"
+)
 
 
 def block(names):
@@ -256,8 +356,12 @@ def table(check):
     pat = re.compile(r"(<!-- (results|bench) ([a-z0-9_ ]+) -->\n)(.*?)(<!-- /\2 -->)", re.S)
     for guide in GUIDES:
         text = open(guide).read()
-        new = pat.sub(lambda m: m.group(1) + (block if m.group(2) == "results" else bench_block)(m.group(3).split())
-                      + "\n" + m.group(5), text)
+        new = pat.sub(
+            lambda m: (
+                m.group(1) + (block if m.group(2) == "results" else bench_block)(m.group(3).split()) + "\n" + m.group(5)
+            ),
+            text,
+        )
         where = os.path.relpath(guide, ROOT)
         if check:
             if new != text:

@@ -7,15 +7,17 @@ built it (cp311-cp311), so this backend retags the wheel it built
 py3-none-PLATFORM: the WHEEL file's Tag line, its RECORD entry and the file
 name.  Everything else, sdists and editable installs included, is
 meson-python's own (pyproject.toml names this module as the backend)."""
+
 import base64
 import hashlib
 import os
 import re
 import zipfile
 
-from mesonpy import (build_editable, build_sdist, get_requires_for_build_editable,  # noqa: F401
-                     get_requires_for_build_sdist, get_requires_for_build_wheel)
 import mesonpy
+from mesonpy import (
+    get_requires_for_build_editable,  # noqa: F401
+)
 
 _NAME = re.compile(r"^(?P<dist>[^-]+-[^-]+)-(?P<py>[^-]+)-(?P<abi>[^-]+)-(?P<plat>[^-]+)\.whl$")
 
@@ -43,8 +45,15 @@ def retag(directory, name):
                 data = wheel
             elif info.filename == record_path:
                 lines = data.decode().splitlines()
-                data = "\n".join(f"{wheel_path},{_record_hash(wheel)},{len(wheel)}" if line.startswith(wheel_path + ",")
-                                 else line for line in lines).encode() + b"\n"
+                data = (
+                    "\n".join(
+                        f"{wheel_path},{_record_hash(wheel)},{len(wheel)}"
+                        if line.startswith(wheel_path + ",")
+                        else line
+                        for line in lines
+                    ).encode()
+                    + b"\n"
+                )
             zout.writestr(info, data)
     os.replace(dst + ".tmp", dst)
     os.remove(src)

@@ -13,6 +13,7 @@ whole PPO run against Stable-Baselines3's on the same env.
    against SB3's PPO (DummyVecEnv, PyTorch on one thread).
 Interleaved rounds, medians.  Needs stable-baselines3 and PyTorch for (2).
 Usage: bench_userenv.py [--steps 100000] [--rounds 3] [--bridge-steps 200000]"""
+
 import argparse
 import os
 import statistics
@@ -50,8 +51,10 @@ def python_loop(steps, n=8):
 def rlhost_random(steps, n=8):
     cfg = os.path.join(T, "random.cfg")
     with open(cfg, "w") as f:
-        f.write(f'run: {{ steps = {steps}; seed = 1; out_dir = "{T}/random"; eval_episodes = 0; quiet = true; }};\n'
-                f'env: {{ plugin = "cartpole"; num_envs = {n}; }};\nalgo: {{ plugin = "random"; }};\n')
+        f.write(
+            f'run: {{ steps = {steps}; seed = 1; out_dir = "{T}/random"; eval_episodes = 0; quiet = true; }};\n'
+            f'env: {{ plugin = "cartpole"; num_envs = {n}; }};\nalgo: {{ plugin = "random"; }};\n'
+        )
     t = time.perf_counter()
     rlhost.run(cfg, env=cartpole, force=True)
     return time.perf_counter() - t
@@ -59,8 +62,14 @@ def rlhost_random(steps, n=8):
 
 def rlhost_ppo(steps):
     t = time.perf_counter()
-    p = rlhost.run(os.path.join(ROOT, "configs/cartpole_ppo.cfg"), env=cartpole, force=True, run__steps=steps,
-                   run__quiet=True, run__out_dir=os.path.join(T, "ppo"))
+    p = rlhost.run(
+        os.path.join(ROOT, "configs/cartpole_ppo.cfg"),
+        env=cartpole,
+        force=True,
+        run__steps=steps,
+        run__quiet=True,
+        run__out_dir=os.path.join(T, "ppo"),
+    )
     return time.perf_counter() - t, p.summary.get("eval_return_mean")
 
 
@@ -68,12 +77,26 @@ def sb3_ppo(steps):
     import torch
     from stable_baselines3 import PPO
     from stable_baselines3.common.env_util import make_vec_env
+
     torch.set_num_threads(1)
     venv = make_vec_env("CartPole-v1", n_envs=8, seed=1)
     t = time.perf_counter()
-    model = PPO("MlpPolicy", venv, n_steps=32, batch_size=256, gae_lambda=0.8, gamma=0.98, n_epochs=20,
-                ent_coef=0.0, learning_rate=lambda f: 1e-3 * f, clip_range=lambda f: 0.2 * f, seed=1,
-                policy_kwargs={"net_arch": [64, 64]}, verbose=0, device="cpu")
+    model = PPO(
+        "MlpPolicy",
+        venv,
+        n_steps=32,
+        batch_size=256,
+        gae_lambda=0.8,
+        gamma=0.98,
+        n_epochs=20,
+        ent_coef=0.0,
+        learning_rate=lambda f: 1e-3 * f,
+        clip_range=lambda f: 0.2 * f,
+        seed=1,
+        policy_kwargs={"net_arch": [64, 64]},
+        verbose=0,
+        device="cpu",
+    )
     model.learn(steps)
     took = time.perf_counter() - t
     env = cartpole()
@@ -101,8 +124,10 @@ def main():
         loop.append(python_loop(a.bridge_steps))
         bridged.append(rlhost_random(a.bridge_steps))
     lo, br = statistics.median(loop), statistics.median(bridged)
-    print(f"bridge: {a.bridge_steps} env steps of 8 Python CartPoles: plain loop {lo:.2f} s, through rlhost "
-          f"{br:.2f} s: {1e6 * (br - lo) / a.bridge_steps:+.2f} us per env step")
+    print(
+        f"bridge: {a.bridge_steps} env steps of 8 Python CartPoles: plain loop {lo:.2f} s, through rlhost "
+        f"{br:.2f} s: {1e6 * (br - lo) / a.bridge_steps:+.2f} us per env step"
+    )
     if a.no_sb3:
         return
     ours, theirs = [], []
@@ -111,8 +136,10 @@ def main():
         theirs.append(sb3_ppo(a.steps))
     o = statistics.median(t for t, _ in ours)
     s = statistics.median(t for t, _ in theirs)
-    print(f"PPO, RL Zoo settings, {a.steps} steps on Gymnasium's CartPole-v1: rlhost {o:.1f} s "
-          f"(returns {[r for _, r in ours]}), SB3 {s:.1f} s (returns {[r for _, r in theirs]}): {s / o:.1f}x")
+    print(
+        f"PPO, RL Zoo settings, {a.steps} steps on Gymnasium's CartPole-v1: rlhost {o:.1f} s "
+        f"(returns {[r for _, r in ours]}), SB3 {s:.1f} s (returns {[r for _, r in theirs]}): {s / o:.1f}x"
+    )
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ CartPole-v1 vector envs (sync and async) and EnvPool when it is installed,
 at 1, 8, 64 and 512 envs.  Interleaved rounds, median of each; random
 actions drawn ahead of time so only stepping is timed.
 Usage: bench_vec.py [--steps N] [--rounds R] [--envs 1,8,64,512]"""
+
 import argparse
 import statistics
 import time
@@ -33,6 +34,7 @@ def gym_async(n):
 
 def envpool_env(n):
     import envpool
+
     return envpool.make_gymnasium("CartPole-v1", num_envs=n, seed=1)
 
 
@@ -50,10 +52,15 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--envs", default="1,8,64,512")
     a = ap.parse_args()
-    makers = {"rlhost": rlhost_env, "rlhost copy=False": rlhost_nocopy, "gymnasium sync": gym_sync,
-              "gymnasium async": gym_async}
+    makers = {
+        "rlhost": rlhost_env,
+        "rlhost copy=False": rlhost_nocopy,
+        "gymnasium sync": gym_sync,
+        "gymnasium async": gym_async,
+    }
     try:
         import envpool  # noqa: F401
+
         makers["envpool"] = envpool_env
     except ImportError:
         print("# envpool is not installed: not measured")

@@ -3,6 +3,7 @@
 CartPole with RL Zoo's tuned PPO settings, evaluated greedily over 20
 episodes; then snake (10x10, features + flood fill).
 Needs stable-baselines3 and PyTorch.  Usage: sb3_ppo.py [cartpole|snake] [STEPS]"""
+
 import sys
 import time
 
@@ -33,15 +34,37 @@ def main():
         steps = int(sys.argv[2]) if len(sys.argv) > 2 else 100_000
         options = {}
         venv = rlhost.make_sb3_vec("cartpole", 8, seed=1)
-        model = PPO("MlpPolicy", venv, n_steps=32, batch_size=256, gae_lambda=0.8, gamma=0.98, n_epochs=20,
-                    ent_coef=0.0, learning_rate=lambda f: 1e-3 * f, clip_range=lambda f: 0.2 * f, seed=1,
-                    policy_kwargs={"net_arch": [64, 64]}, verbose=0)
+        model = PPO(
+            "MlpPolicy",
+            venv,
+            n_steps=32,
+            batch_size=256,
+            gae_lambda=0.8,
+            gamma=0.98,
+            n_epochs=20,
+            ent_coef=0.0,
+            learning_rate=lambda f: 1e-3 * f,
+            clip_range=lambda f: 0.2 * f,
+            seed=1,
+            policy_kwargs={"net_arch": [64, 64]},
+            verbose=0,
+        )
     else:
         steps = int(sys.argv[2]) if len(sys.argv) > 2 else 300_000
         options = {"observation": "features", "flood_fill": True}
         venv = rlhost.make_sb3_vec("snake", 16, seed=1, **options)
-        model = PPO("MlpPolicy", venv, n_steps=128, batch_size=512, n_epochs=4, gamma=0.99, ent_coef=0.01,
-                    learning_rate=3e-4, seed=1, verbose=0)
+        model = PPO(
+            "MlpPolicy",
+            venv,
+            n_steps=128,
+            batch_size=512,
+            n_epochs=4,
+            gamma=0.99,
+            ent_coef=0.01,
+            learning_rate=3e-4,
+            seed=1,
+            verbose=0,
+        )
     t = time.perf_counter()
     model.learn(total_timesteps=steps)
     wall = time.perf_counter() - t

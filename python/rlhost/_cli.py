@@ -1,9 +1,9 @@
 """The `rlhost` command a pip install puts on PATH: the C executable inside
 the package (rlhost/_lib/rlhost), with the package's plugins found first."""
+
 import os
 import sys
 from pathlib import Path
-
 
 _TAKES_CONFIGS = ("run", "check", "bench", "tune", "study")
 
@@ -16,11 +16,17 @@ def _shipped_configs(args):
     if not args or args[0] not in _TAKES_CONFIGS or "--resume" in args:
         return args
     from . import configs
+
     names = set(configs.names())
     out = [args[0]]
     for a in args[1:]:
-        if (a.endswith(".cfg") and not a.startswith("-") and not os.path.exists(a)
-                and os.path.dirname(a) in ("", "configs") and a[:-4].rsplit("/", 1)[-1] in names):
+        if (
+            a.endswith(".cfg")
+            and not a.startswith("-")
+            and not os.path.exists(a)
+            and os.path.dirname(a) in ("", "configs")
+            and a[:-4].rsplit("/", 1)[-1] in names
+        ):
             a = configs.path(os.path.basename(a))
         out.append(a)
     return out
@@ -33,6 +39,7 @@ def main() -> None:
         exe = Path(build) / "core" / "rlhost"
     else:
         from ._native import package_lib
+
         _, _, exe, dirs = package_lib()
         extra = env.get("RLHOST_PLUGIN_PATH")
         env["RLHOST_PLUGIN_PATH"] = ":".join(dirs + ([extra] if extra else []))

@@ -5,6 +5,7 @@ directory of the repository, for working on rlhost itself), the copies the
 package was built with (rlhost/_lib/, by meson-python), else, for the
 package imported from a checkout (the project's .venv, which
 scripts/pydeps.sh points at python/), the checkout's build/."""
+
 import ctypes as C
 import os
 from pathlib import Path
@@ -106,9 +107,11 @@ def _on_log(ctx, level, message):
     try:
         if level == RL_LOG_WARN:
             import warnings
+
             warnings.warn(text, RlhostWarning, stacklevel=2)
         else:
             import sys
+
             sys.stderr.write(("rlhost: error: " if level == RL_LOG_ERROR else "") + text + "\n")
     except Exception:  # noqa: BLE001  (an exception cannot cross back into C)
         pass
@@ -123,6 +126,7 @@ def package_lib():
     (pip install -e, meson-python), the files in the build directory that
     importlib.resources maps that folder to."""
     from importlib.resources import files
+
     lib = files(__package__) / "_lib"
     plugins = lib / "plugins"
     dirs = []
@@ -148,8 +152,10 @@ def _paths():
 def _load():
     core, host, plugins = _paths()
     if not host.exists():
-        raise ImportError(f"rlhost: {host} is missing: install the package with `pip install .` "
-                          "from the repository, or set RLHOST_LIB_DIR to a meson build directory")
+        raise ImportError(
+            f"rlhost: {host} is missing: install the package with `pip install .` "
+            "from the repository, or set RLHOST_LIB_DIR to a meson build directory"
+        )
     # librlcore first: the plugins, dlopen'd later, find it loaded by its
     # soname.  Both stay local: loaded globally they would lend their
     # dependencies' symbols (OpenBLAS's sgemm_) to every library loaded
@@ -200,10 +206,12 @@ def _load():
         f.restype, f.argtypes = res, args
     lib.rlh_set_log_handler(_log_callback, None)
     import atexit
+
     atexit.register(lib.rlh_set_log_handler, LOG_FN(), None)  # no calls into a finalizing interpreter
     if lib.rlh_api_version() != API_VERSION:
-        raise ImportError(f"rlhost: {host} has embedding API {lib.rlh_api_version()}, "
-                          f"this package speaks {API_VERSION}")
+        raise ImportError(
+            f"rlhost: {host} has embedding API {lib.rlh_api_version()}, this package speaks {API_VERSION}"
+        )
     return lib, plugins
 
 

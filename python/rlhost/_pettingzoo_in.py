@@ -7,11 +7,10 @@ the agent to move acts); a Parallel env's agents all play for the learner
 observation and action spaces; masks come from a Dict observation's
 "action_mask" key; every agent's episode ends with the others' (an env
 whose agents leave and come back is refused, naming the agent)."""
+
 import ctypes as C
 
 import numpy as np
-
-from . import _spaces as S
 
 
 def is_pettingzoo(env):
@@ -31,8 +30,10 @@ class PettingZooInst:
         o0, a0 = e0.observation_space(self.names[0]), e0.action_space(self.names[0])
         for a in self.names[1:]:
             if e0.observation_space(a) != o0 or e0.action_space(a) != a0:
-                raise fail(f"PettingZoo agent {a!r} has other spaces than {self.names[0]!r}; rlhost's agents of "
-                           "one env share a policy, so their spaces must be the same")
+                raise fail(
+                    f"PettingZoo agent {a!r} has other spaces than {self.names[0]!r}; rlhost's agents of "
+                    "one env share a policy, so their spaces must be the same"
+                )
         self.sp = spaces_cls(o0, a0, None)
         self.buf = buffers_cls(self.sp, n * self.K)
         self.seeds = [seed_of(seed, i) for i in range(n)]
@@ -82,12 +83,14 @@ class PettingZooInst:
             self._check_agents(e, i)
             self._show(i, lambda a: o[a], views)
         self._to_move(io, i, e)
-        self.ret[i * self.K:(i + 1) * self.K] = 0
+        self.ret[i * self.K : (i + 1) * self.K] = 0
 
     def _check_agents(self, e, i):
         if list(e.agents) != self.names:
-            raise self.Fail(f"PettingZoo env {i} started with agents {list(e.agents)}, not its possible_agents "
-                            f"{self.names}; rlhost needs every agent in every episode")
+            raise self.Fail(
+                f"PettingZoo env {i} started with agents {list(e.agents)}, not its possible_agents "
+                f"{self.names}; rlhost needs every agent in every episode"
+            )
 
     def reset(self, io, first, count):
         views = self.buf.views(io)
@@ -121,13 +124,17 @@ class PettingZooInst:
                 trunc[base + k] = bool(tr.get(a, False)) and not term[base + k]
             if any(ends) and not all(ends):
                 gone = self.names[ends.index(True)]
-                raise self.Fail(f"PettingZoo env {i} ended agent {gone!r} while the others play on; rlhost needs "
-                                "every agent's episode to end with the others' (keep ended agents in the env with "
-                                "a no-op action until the episode ends)")
+                raise self.Fail(
+                    f"PettingZoo env {i} ended agent {gone!r} while the others play on; rlhost needs "
+                    "every agent's episode to end with the others' (keep ended agents in the env with "
+                    "a no-op action until the episode ends)"
+                )
             if not all(ends):
                 if not self.aec and list(e.agents) != self.names:
-                    raise self.Fail(f"PettingZoo env {i}'s agents changed to {list(e.agents)} without ending "
-                                    f"their episodes; rlhost needs the same agents {self.names} all episode")
+                    raise self.Fail(
+                        f"PettingZoo env {i}'s agents changed to {list(e.agents)} without ending "
+                        f"their episodes; rlhost needs the same agents {self.names} all episode"
+                    )
                 missing = [a for a in self.names if a not in got]
                 if missing:
                     raise self.Fail(f"PettingZoo env {i} gave no observation of agent {missing[0]!r}")
@@ -135,7 +142,7 @@ class PettingZooInst:
                 self._to_move(io, i, e)
                 continue
             self._show(i, obs_of, views, final=True)
-            scores[base:base + self.K] = self.ret[base:base + self.K]
+            scores[base : base + self.K] = self.ret[base : base + self.K]
             self._start(io, i, views, None)
 
     def close(self):

@@ -10,6 +10,7 @@ part (its start subtracted) that the learners one-hot encode as SB3 does.  A
 Dict's "action_mask" key (PettingZoo's convention) is the action mask, not a
 part.  One level only: a Dict or Tuple inside one is refused with the way to
 flatten it."""
+
 import ctypes as C
 
 import numpy as np
@@ -49,12 +50,12 @@ class Part:
         if a.size != self.size:
             raise SpaceError(f"part {self.name!r} got {a.size} values; its space {self.space} holds {self.size}")
         b = np.ascontiguousarray(a.reshape(self.shape), _NP[self.dtype])
-        row[self.offset:self.offset + self.nbytes] = b.reshape(-1).view(np.uint8)
+        row[self.offset : self.offset + self.nbytes] = b.reshape(-1).view(np.uint8)
 
     def get_batch(self, rows):
         """The part of every row of a [n][row bytes] array: [n, *shape]."""
         n = rows.shape[0]
-        a = np.ascontiguousarray(rows[:, self.offset:self.offset + self.nbytes]).view(_NP[self.dtype])
+        a = np.ascontiguousarray(rows[:, self.offset : self.offset + self.nbytes]).view(_NP[self.dtype])
         a = a.reshape((n,) + self.shape)
         if self.kind == RL_PART_DISCRETE:
             a = a.astype(np.int64) + self.start
@@ -63,7 +64,7 @@ class Part:
 
     def get(self, row):
         """The part's value out of a row, in the space's form."""
-        a = row[self.offset:self.offset + self.nbytes].view(_NP[self.dtype]).reshape(self.shape)
+        a = row[self.offset : self.offset + self.nbytes].view(_NP[self.dtype]).reshape(self.shape)
         if self.kind == RL_PART_DISCRETE:
             v = a.astype(np.int64) + self.start
             return int(v.reshape(-1)[0]) if isinstance(self.space, spaces.Discrete) else v
@@ -74,8 +75,10 @@ class Part:
 
 def _part(name, sp):
     if isinstance(sp, (spaces.Dict, spaces.Tuple)):
-        raise SpaceError(f"part {name!r} is itself a {type(sp).__name__}: the bridge takes one level of Dict or "
-                         "Tuple; flatten the inner one (gymnasium.wrappers.FlattenObservation, or your own keys)")
+        raise SpaceError(
+            f"part {name!r} is itself a {type(sp).__name__}: the bridge takes one level of Dict or "
+            "Tuple; flatten the inner one (gymnasium.wrappers.FlattenObservation, or your own keys)"
+        )
     if isinstance(sp, spaces.Discrete):
         return Part(name, RL_PART_DISCRETE, RL_DTYPE_I32, (1,), nvec=[int(sp.n)], start=[int(sp.start)], space=sp)
     if isinstance(sp, spaces.MultiDiscrete):
@@ -89,8 +92,9 @@ def _part(name, sp):
             return Part(name, RL_PART_BOX, RL_DTYPE_U8, sp.shape, scale=1.0 / 255.0, space=sp)
         if np.issubdtype(sp.dtype, np.floating) or np.issubdtype(sp.dtype, np.integer) or sp.dtype == np.bool_:
             return Part(name, RL_PART_BOX, RL_DTYPE_F32, sp.shape, space=sp)
-    raise SpaceError(f"part {name!r}: {sp} is not a space the bridge carries (Box, Discrete, MultiDiscrete, "
-                     "MultiBinary)")
+    raise SpaceError(
+        f"part {name!r}: {sp} is not a space the bridge carries (Box, Discrete, MultiDiscrete, MultiBinary)"
+    )
 
 
 def is_composite(sp):
@@ -237,6 +241,8 @@ def mask_row(mask, width, where):
         m = np.concatenate([np.asarray(x).reshape(-1) for x in m])
     m = m.reshape(-1)
     if m.size != width:
-        raise SpaceError(f"{where} has {m.size} entries; the action space needs {width} (one per choice of every "
-                         "component, in order)")
+        raise SpaceError(
+            f"{where} has {m.size} entries; the action space needs {width} (one per choice of every "
+            "component, in order)"
+        )
     return (m != 0).astype(np.uint8)

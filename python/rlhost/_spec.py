@@ -2,6 +2,7 @@
 rlhost.policy/1) against its tensors before anything is built from it:
 every named tensor exists as finite float32 of the size its op needs, and
 the widths chain from the observation to the greedy output."""
+
 import numpy as np
 
 from ._native import RlhostError
@@ -21,11 +22,15 @@ class _Walk:
         name = op.get(key)
         t = self.W.get(name) if isinstance(name, str) else None
         if t is None:
-            raise RlhostError(f"the policy description's {op.get('op')} op names tensor {name!r} ({key}), "
-                              "which the checkpoint does not hold")
+            raise RlhostError(
+                f"the policy description's {op.get('op')} op names tensor {name!r} ({key}), "
+                "which the checkpoint does not hold"
+            )
         if t.dtype not in dtypes or t.size != size:
-            raise RlhostError(f"tensor {name!r} is {t.dtype} of {t.size} values; the {op['op']} op that names it "
-                              f"needs {' or '.join(np.dtype(d).name for d in dtypes)} of {size}")
+            raise RlhostError(
+                f"tensor {name!r} is {t.dtype} of {t.size} values; the {op['op']} op that names it "
+                f"needs {' or '.join(np.dtype(d).name for d in dtypes)} of {size}"
+            )
         if not np.isfinite(t).all():
             raise RlhostError(f"tensor {name!r} holds a value that is not finite")
 
@@ -46,8 +51,9 @@ class _Walk:
             self.tensor(op, "bias", o)
             return o
         if k == "conv2d":
-            c, h, w, oc, kk, st, pad = (int(op[x]) for x in ("in_c", "in_h", "in_w", "out_c", "kernel", "stride",
-                                                              "pad"))
+            c, h, w, oc, kk, st, pad = (
+                int(op[x]) for x in ("in_c", "in_h", "in_w", "out_c", "kernel", "stride", "pad")
+            )
             if c * h * w != width:
                 raise RlhostError(f"a conv2d op takes {c}x{h}x{w} inputs where the layer before gives {width}")
             self.tensor(op, "weight", oc * c * kk * kk)
@@ -121,8 +127,9 @@ def check(spec, observation, W, outputs):
             raise RlhostError(f"the policy description's greedy output {name!r} is not among its outputs")
         width = input_width(observation)
         if int(spec["input"]["size"]) != width:
-            raise RlhostError(f"the policy description's input has {spec['input']['size']} values; the observation "
-                              f"gives {width}")
+            raise RlhostError(
+                f"the policy description's input has {spec['input']['size']} values; the observation gives {width}"
+            )
         norm = spec["input"].get("normalize")
         walk = _Walk(W)
         if norm:
@@ -134,7 +141,9 @@ def check(spec, observation, W, outputs):
         for out, ops in spec["outputs"].items():
             got = walk.ops(ops, width)
             if out == name and got != outputs:
-                raise RlhostError(f"the policy description's greedy output {name!r} has {got} values; the action "
-                                  f"space needs {outputs}")
+                raise RlhostError(
+                    f"the policy description's greedy output {name!r} has {got} values; the action "
+                    f"space needs {outputs}"
+                )
     except (KeyError, TypeError, ValueError) as e:
         raise RlhostError(f"the checkpoint's policy description is malformed: {e!r}") from None

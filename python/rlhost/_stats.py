@@ -13,6 +13,7 @@ same NumPy calls on the same arrays; the interval is np.percentile at
 100 * (1 - size) / 2 and 100 * (1 - (1 - size) / 2).  So a report and
 rliable fed the same matrices from np.random.seed(S) agree to the bit
 (tests/tune/study.sh checks it)."""
+
 import numpy as np
 
 

@@ -10,6 +10,7 @@ confidence bands.  Markdown, JSON, CSV and SVG in OUT.
 Every seed is an ordinary run directory (OUT/runs/LABEL/seed-S); a study
 stopped (Ctrl-C, kill) and started again with the same arguments finishes
 the runs that are not done, resuming each from its checkpoint."""
+
 import argparse
 import json
 import math
@@ -27,8 +28,11 @@ from . import _trials as T
 
 
 def _parser():
-    ap = argparse.ArgumentParser(prog="rlhost study", description="Run N seeds of each config and compare them "
-                                 "with rliable's statistics.", epilog="Reference: docs/tune.md.")
+    ap = argparse.ArgumentParser(
+        prog="rlhost study",
+        description="Run N seeds of each config and compare them with rliable's statistics.",
+        epilog="Reference: docs/tune.md.",
+    )
     ap.add_argument("configs", nargs="+", metavar="CONFIG")
     ap.add_argument("--seeds", type=int, required=True, metavar="N", help="seeds per config: run.seed, +1, ...")
     ap.add_argument("--out", metavar="DIR", help="default runs/study")
@@ -47,7 +51,7 @@ def _labels(args):
     labels = list(args.label)
     if len(labels) > len(args.configs):
         T.refuse("rlhost: study: more --label than configs")
-    for c in args.configs[len(labels):]:
+    for c in args.configs[len(labels) :]:
         stem = Path(c).stem if Path(c).suffix == ".cfg" else Path(c).name
         base, k = stem, 2
         while stem in labels:
@@ -66,9 +70,17 @@ def _check(exe, env, cfg, sets, paths):
     if p.returncode != 0:
         T.refuse(p.stderr.strip() or f"rlhost: {cfg}: refused")
     run = re.search(r"run:\s*\{(.*?)\};", p.stdout, re.S).group(1)
-    val = lambda k: int(re.search(rf"\b{k}\s*=\s*(\d+)", run).group(1))
-    return {"steps": val("steps"), "seed": val("seed"), "eval_interval": val("eval_interval"),
-            "eval_episodes": val("eval_episodes"), "task": _task(p.stdout)}
+
+    def val(k):
+        return int(re.search(rf"\b{k}\s*=\s*(\d+)", run).group(1))
+
+    return {
+        "steps": val("steps"),
+        "seed": val("seed"),
+        "eval_interval": val("eval_interval"),
+        "eval_episodes": val("eval_episodes"),
+        "task": _task(p.stdout),
+    }
 
 
 def _task(resolved):
@@ -87,8 +99,10 @@ def _tasks_note(labels, info):
     if len(tasks) < 2:
         return None
     groups = "; ".join(f"{', '.join(labs)}: {t.split(';')[0]}" for t, labs in tasks.items())
-    return (f"the configs train on different envs or env options ({groups}): their returns are on different "
-            "scales, and the comparisons below compare numbers, not skill")
+    return (
+        f"the configs train on different envs or env options ({groups}): their returns are on different "
+        "scales, and the comparisons below compare numbers, not skill"
+    )
 
 
 def _done(d):
@@ -109,8 +123,12 @@ def run_all(args, exe, env, labels, info):
     n = args.jobs or T.cores()
     if n > T.cores():
         T.refuse(f"rlhost: study: --jobs {n} on {T.cores()} cores: at most --jobs {T.cores()}")
-    print(f"rlhost study: {len(args.configs)} configs x {args.seeds} seeds, {len(jobs) - len(todo)} done, "
-          f"{len(todo)} to run, {n} at a time -> {args.out}", file=sys.stderr, flush=True)
+    print(
+        f"rlhost study: {len(args.configs)} configs x {args.seeds} seeds, {len(jobs) - len(todo)} done, "
+        f"{len(todo)} to run, {n} at a time -> {args.out}",
+        file=sys.stderr,
+        flush=True,
+    )
     lock, stop, failed = threading.Lock(), T.Stop(), []
 
     def work(i):
@@ -177,8 +195,12 @@ def report(args, labels, info):
     rs = np.random.RandomState(args.seed)  # one stream, consumed in rliable's order (see _stats)
     agg = {lab: _stats.interval(rs, scores[lab], _stats.aggregates, args.reps) for lab in labels}
     pairs = [(a, b) for a in labels for b in labels if a != b]
-    poi = {f"{a},{b}": _stats.interval_pair(rs, scores[a], scores[b], _stats.probability_of_improvement,
-                                            min(args.reps, 2000)) for a, b in pairs}
+    poi = {
+        f"{a},{b}": _stats.interval_pair(
+            rs, scores[a], scores[b], _stats.probability_of_improvement, min(args.reps, 2000)
+        )
+        for a, b in pairs
+    }
     allv = np.concatenate([scores[lab].ravel() for lab in labels])
     taus = np.linspace(allv.min(), allv.max(), args.taus)
     prof = {lab: _stats.interval(rs, scores[lab], lambda s: _stats.profile(s, taus), 2000) for lab in labels}
@@ -186,32 +208,59 @@ def report(args, labels, info):
     curves = {}
     for lab in labels:
         c = _curve(dirs[lab])
-        curves[lab] = [(step, *(lambda p, ci: (float(p[0]), float(ci[0, 0]), float(ci[1, 0])))(
-            *_stats.interval(crs, np.array(v).reshape(-1, 1), _stats.iqm, 500))) for step, v in c.items()]
+        curves[lab] = [
+            (
+                step,
+                *(lambda p, ci: (float(p[0]), float(ci[0, 0]), float(ci[1, 0])))(
+                    *_stats.interval(crs, np.array(v).reshape(-1, 1), _stats.iqm, 500)
+                ),
+            )
+            for step, v in c.items()
+        ]
     names = ["median", "iqm", "mean"]
-    js = {"seeds": args.seeds, "reps": args.reps, "bootstrap_seed": args.seed, "configs": {}, "probability_of_improvement": {},
-          "profile_taus": taus.tolist(), "note": "95% percentile CIs from the stratified bootstrap, as rliable 1.2"}
+    js = {
+        "seeds": args.seeds,
+        "reps": args.reps,
+        "bootstrap_seed": args.seed,
+        "configs": {},
+        "probability_of_improvement": {},
+        "profile_taus": taus.tolist(),
+        "note": "95% percentile CIs from the stratified bootstrap, as rliable 1.2",
+    }
     differ = _tasks_note(labels, info)
     if differ:
         js["tasks_differ"] = differ
     for lab, cfg in zip(labels, args.configs):
         p, ci = agg[lab]
-        js["configs"][lab] = {"config": cfg, "scores": scores[lab].ravel().tolist(),
-                              **{n: {"value": float(p[i]), "ci": [float(ci[0, i]), float(ci[1, i])]}
-                                 for i, n in enumerate(names)},
-                              "profile": prof[lab][0].tolist(), "profile_ci": prof[lab][1].tolist(),
-                              "curve": [{"step": s, "iqm": v, "ci": [lo, hi]} for s, v, lo, hi in curves[lab]]}
+        js["configs"][lab] = {
+            "config": cfg,
+            "scores": scores[lab].ravel().tolist(),
+            **{n: {"value": float(p[i]), "ci": [float(ci[0, i]), float(ci[1, i])]} for i, n in enumerate(names)},
+            "profile": prof[lab][0].tolist(),
+            "profile_ci": prof[lab][1].tolist(),
+            "curve": [{"step": s, "iqm": v, "ci": [lo, hi]} for s, v, lo, hi in curves[lab]],
+        }
     for k, (p, ci) in poi.items():
         js["probability_of_improvement"][k] = {"value": float(p[0]), "ci": [float(ci[0, 0]), float(ci[1, 0])]}
     T.write_atomic(out / "report.json", json.dumps(js, indent=1) + "\n")
-    T.write_csv(out / "scores.csv", ["label", "seed", "final_return"],
-                [[lab, info[lab]["seed"] + s, repr(float(v))] for lab in labels for s, v in enumerate(scores[lab].ravel())])
-    md = [f"# rlhost study: {args.seeds} seeds per config", "",
-          f"Final greedy returns; 95% stratified-bootstrap confidence intervals ({args.reps} replicates, seed "
-          f"{args.seed}), as rliable computes them. rliable's median is over tasks, of each task's mean "
-          "over its runs: a study of one task has it equal to the mean (the seeds' own median is in the last "
-          "table's column).", ""] + ([f"**Note:** {differ}.", ""] if differ else []) + [
-          "| config | median | IQM | mean |", "| --- | --- | --- | --- |"]
+    T.write_csv(
+        out / "scores.csv",
+        ["label", "seed", "final_return"],
+        [[lab, info[lab]["seed"] + s, repr(float(v))] for lab in labels for s, v in enumerate(scores[lab].ravel())],
+    )
+    md = (
+        [
+            f"# rlhost study: {args.seeds} seeds per config",
+            "",
+            f"Final greedy returns; 95% stratified-bootstrap confidence intervals ({args.reps} replicates, seed "
+            f"{args.seed}), as rliable computes them. rliable's median is over tasks, of each task's mean "
+            "over its runs: a study of one task has it equal to the mean (the seeds' own median is in the last "
+            "table's column).",
+            "",
+        ]
+        + ([f"**Note:** {differ}.", ""] if differ else [])
+        + ["| config | median | IQM | mean |", "| --- | --- | --- | --- |"]
+    )
     for lab in labels:
         p, ci = agg[lab]
         md.append(f"| {lab} | " + " | ".join(f"{p[i]:.4g} [{ci[0, i]:.4g}, {ci[1, i]:.4g}]" for i in range(3)) + " |")
@@ -220,9 +269,14 @@ def report(args, labels, info):
         for a, b in pairs:
             p, ci = poi[f"{a},{b}"]
             md.append(f"| {a} | {b} | {p[0]:.3f} | [{ci[0, 0]:.3f}, {ci[1, 0]:.3f}] |")
-    md += ["", "Plots: intervals.svg (aggregates), profiles.svg (score distributions), curves.svg (IQM "
-           "learning curves with 95% bands).", "", "| config | seeds' median | seeds' final returns |",
-           "| --- | --- | --- |"]
+    md += [
+        "",
+        "Plots: intervals.svg (aggregates), profiles.svg (score distributions), curves.svg (IQM "
+        "learning curves with 95% bands).",
+        "",
+        "| config | seeds' median | seeds' final returns |",
+        "| --- | --- | --- |",
+    ]
     for lab in labels:
         v = scores[lab].ravel()
         md.append(f"| {lab} | {np.median(v):.4g} | " + ", ".join(f"{x:.4g}" for x in v) + " |")
@@ -232,20 +286,58 @@ def report(args, labels, info):
         series = []
         for j, lab in enumerate(labels):
             p, ci = agg[lab]
-            series.append({"label": f"{lab}: {p[i]:.4g}", "points": [(j, p[i])], "style": "dots",
-                           "band": [(j - 0.2, ci[0, i], ci[1, i]), (j + 0.2, ci[0, i], ci[1, i])]})
+            series.append(
+                {
+                    "label": f"{lab}: {p[i]:.4g}",
+                    "points": [(j, p[i])],
+                    "style": "dots",
+                    "band": [(j - 0.2, ci[0, i], ci[1, i]), (j + 0.2, ci[0, i], ci[1, i])],
+                }
+            )
         panels.append(_svg.panel(n.upper() if n == "iqm" else n, "config", "final return", series, categories=labels))
     _svg.write(out / "intervals.svg", panels)
-    _svg.write(out / "profiles.svg", [_svg.panel(
-        "score distributions", "return tau", "fraction of runs > tau",
-        [{"label": lab, "points": list(zip(taus.tolist(), prof[lab][0].tolist())),
-          "band": [(t, lo, hi) for t, lo, hi in zip(taus.tolist(), prof[lab][1][0].tolist(), prof[lab][1][1].tolist())]}
-         for lab in labels])], cols=1)
-    _svg.write(out / "curves.svg", [_svg.panel(
-        "IQM learning curves", "env steps", "greedy return",
-        [{"label": lab, "points": [(s, v) for s, v, _, _ in curves[lab]],
-          "band": [(s, lo, hi) for s, _, lo, hi in curves[lab]]} for lab in labels])], cols=1)
-    return "\n".join(md[:6 + (2 if differ else 0) + len(labels)])
+    _svg.write(
+        out / "profiles.svg",
+        [
+            _svg.panel(
+                "score distributions",
+                "return tau",
+                "fraction of runs > tau",
+                [
+                    {
+                        "label": lab,
+                        "points": list(zip(taus.tolist(), prof[lab][0].tolist())),
+                        "band": [
+                            (t, lo, hi)
+                            for t, lo, hi in zip(taus.tolist(), prof[lab][1][0].tolist(), prof[lab][1][1].tolist())
+                        ],
+                    }
+                    for lab in labels
+                ],
+            )
+        ],
+        cols=1,
+    )
+    _svg.write(
+        out / "curves.svg",
+        [
+            _svg.panel(
+                "IQM learning curves",
+                "env steps",
+                "greedy return",
+                [
+                    {
+                        "label": lab,
+                        "points": [(s, v) for s, v, _, _ in curves[lab]],
+                        "band": [(s, lo, hi) for s, _, lo, hi in curves[lab]],
+                    }
+                    for lab in labels
+                ],
+            )
+        ],
+        cols=1,
+    )
+    return "\n".join(md[: 6 + (2 if differ else 0) + len(labels)])
 
 
 def main(argv=None):
@@ -272,8 +364,16 @@ def main(argv=None):
     return 0
 
 
-def study(configs, seeds: int, out=None, jobs=None, labels=None, overrides: "dict | None" = None, reps: int = 50000,
-          seed: int = 0) -> dict:
+def study(
+    configs,
+    seeds: int,
+    out=None,
+    jobs=None,
+    labels=None,
+    overrides: "dict | None" = None,
+    reps: int = 50000,
+    seed: int = 0,
+) -> dict:
     """Runs `rlhost study` on the configs and returns its report.json as a
     dict (per config: scores, median, IQM and mean with CIs, profile and
     curve; the probability of improvement of each pair)."""

@@ -1,6 +1,7 @@
 """Plots as SVG text, with nothing but the standard library: panels of
 lines, dots and bands on linear or log axes, laid out in a grid.  What
 `rlhost tune` and `rlhost study` draw."""
+
 import math
 from xml.sax.saxutils import escape
 
@@ -12,7 +13,7 @@ ML, MR, MT, MB = 62, 16, 30, 44
 def _ticks(lo, hi, log):
     if log:
         a, b = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
-        return [10.0 ** e for e in range(a, b + 1) if lo <= 10.0 ** e <= hi] or [lo, hi]
+        return [10.0**e for e in range(a, b + 1) if lo <= 10.0**e <= hi] or [lo, hi]
     span = hi - lo
     step = 10 ** math.floor(math.log10(span / 5)) if span > 0 else 1
     for m in (1, 2, 5, 10):
@@ -35,8 +36,14 @@ def panel(title, xlabel, ylabel, series, xlog=False, categories=None):
     """One panel: a dict the grid draws.  series: [{"label", "points":
     [(x, y)], "style": "line" | "dots", "band": [(x, lo, hi)]}].
     categories: x tick labels at x = 0, 1, ... (a choice parameter)."""
-    return {"title": title, "xlabel": xlabel, "ylabel": ylabel, "series": series, "xlog": xlog,
-            "categories": categories}
+    return {
+        "title": title,
+        "xlabel": xlabel,
+        "ylabel": ylabel,
+        "series": series,
+        "xlog": xlog,
+        "categories": categories,
+    }
 
 
 def _draw(p, ox, oy, out):
@@ -72,15 +79,21 @@ def _draw(p, ox, oy, out):
 
     out.append(f'<rect x="{ox + ML}" y="{oy + MT}" width="{pw}" height="{ph}" fill="none" stroke="#888"/>')
     out.append(f'<text x="{ox + W / 2}" y="{oy + 18}" text-anchor="middle" font-size="13">{escape(p["title"])}</text>')
-    out.append(f'<text x="{ox + ML + pw / 2}" y="{oy + H - 8}" text-anchor="middle" font-size="11">'
-               f'{escape(p["xlabel"])}</text>')
-    out.append(f'<text x="{ox + 12}" y="{oy + MT + ph / 2}" text-anchor="middle" font-size="11" '
-               f'transform="rotate(-90 {ox + 12} {oy + MT + ph / 2})">{escape(p["ylabel"])}</text>')
+    out.append(
+        f'<text x="{ox + ML + pw / 2}" y="{oy + H - 8}" text-anchor="middle" font-size="11">'
+        f"{escape(p['xlabel'])}</text>"
+    )
+    out.append(
+        f'<text x="{ox + 12}" y="{oy + MT + ph / 2}" text-anchor="middle" font-size="11" '
+        f'transform="rotate(-90 {ox + 12} {oy + MT + ph / 2})">{escape(p["ylabel"])}</text>'
+    )
     xt = list(range(len(p["categories"]))) if p["categories"] else _ticks(x0, x1, log)
     for i, t in enumerate(xt):
         label = p["categories"][i] if p["categories"] else _fmt(t)
-        out.append(f'<text x="{X(t):.1f}" y="{oy + MT + ph + 14}" text-anchor="middle" font-size="10">'
-                   f'{escape(str(label))}</text>')
+        out.append(
+            f'<text x="{X(t):.1f}" y="{oy + MT + ph + 14}" text-anchor="middle" font-size="10">'
+            f"{escape(str(label))}</text>"
+        )
     for t in _ticks(y0, y1, False):
         out.append(f'<line x1="{ox + ML}" x2="{ox + ML + pw}" y1="{Y(t):.1f}" y2="{Y(t):.1f}" stroke="#eee"/>')
         out.append(f'<text x="{ox + ML - 4}" y="{Y(t) + 3:.1f}" text-anchor="end" font-size="10">{_fmt(t)}</text>')
@@ -90,12 +103,18 @@ def _draw(p, ox, oy, out):
         band = s.get("band", [])
         if band:
             pts = [(X(x), Y(hi)) for x, lo, hi in band] + [(X(x), Y(lo)) for x, lo, hi in reversed(band)]
-            out.append('<polygon points="' + " ".join(f"{a:.1f},{b:.1f}" for a, b in pts) +
-                       f'" fill="{c}" fill-opacity="0.18" stroke="none"/>')
+            out.append(
+                '<polygon points="'
+                + " ".join(f"{a:.1f},{b:.1f}" for a, b in pts)
+                + f'" fill="{c}" fill-opacity="0.18" stroke="none"/>'
+            )
         pts = [(x, y) for x, y in s.get("points", []) if y is not None and math.isfinite(y)]
         if s.get("style", "line") == "line" and len(pts) > 1:
-            out.append(f'<polyline fill="none" stroke="{c}" stroke-width="1.6" points="' +
-                       " ".join(f"{X(x):.1f},{Y(y):.1f}" for x, y in pts) + '"/>')
+            out.append(
+                f'<polyline fill="none" stroke="{c}" stroke-width="1.6" points="'
+                + " ".join(f"{X(x):.1f},{Y(y):.1f}" for x, y in pts)
+                + '"/>'
+            )
         else:
             for x, y in pts:
                 out.append(f'<circle cx="{X(x):.1f}" cy="{Y(y):.1f}" r="3" fill="{c}" fill-opacity="0.75"/>')
@@ -108,10 +127,13 @@ def write(path, panels, cols=None):
     """Writes the panels as one SVG, in a grid cols wide."""
     cols = cols or min(len(panels), 3) or 1
     rows = max(1, math.ceil(len(panels) / cols))
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W * cols}" height="{H * rows}" '
-           f'font-family="sans-serif">', f'<rect width="{W * cols}" height="{H * rows}" fill="white"/>']
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{W * cols}" height="{H * rows}" font-family="sans-serif">',
+        f'<rect width="{W * cols}" height="{H * rows}" fill="white"/>',
+    ]
     for i, p in enumerate(panels):
         _draw(p, (i % cols) * W, (i // cols) * H, out)
     out.append("</svg>\n")
     from ._trials import write_atomic
+
     write_atomic(path, "\n".join(out))

@@ -1,5 +1,6 @@
 """torch.nn.Module from an rlhost.policy/1 description (imported only by
 Policy.to_torch, so PyTorch stays optional)."""
+
 import numpy as np
 import torch
 from torch import nn
@@ -65,7 +66,7 @@ class _Slice(nn.Module):
         self.start, self.length = start, length
 
     def forward(self, x):
-        return x[:, self.start:self.start + self.length]
+        return x[:, self.start : self.start + self.length]
 
 
 class _Rescale(nn.Module):
@@ -163,6 +164,7 @@ class RlhostPolicyModule(nn.Module):
         super().__init__()
         greedy = spec["greedy"]
         from ._spec import greedy_output
+
         self.output_name = greedy_output(greedy)
         if self.output_name not in spec["outputs"]:
             raise ValueError(f"the policy description's greedy output {greedy!r} is not among its outputs")

@@ -5,6 +5,7 @@ trial of `rlhost tune` and every seed of `rlhost study` is an ordinary
 A run is stopped with SIGTERM (it writes its checkpoint and outputs, then
 exits 143) and dies with the thread that started it (PR_SET_PDEATHSIG):
 a driver killed with kill -9 leaves no run behind."""
+
 import csv
 import ctypes
 import io
@@ -40,6 +41,7 @@ def command():
     if build:
         return str(Path(build) / "core" / "rlhost"), env
     from ._native import package_lib
+
     _, _, exe, dirs = package_lib()
     extra = env.get("RLHOST_PLUGIN_PATH")
     env["RLHOST_PLUGIN_PATH"] = ":".join(dirs + ([extra] if extra else []))
@@ -91,7 +93,7 @@ def periodic_evals(run_dir):
     except (OSError, UnicodeDecodeError):
         return []
     out = []
-    for r in csv.DictReader(io.StringIO(text[:text.rfind("\n") + 1])):
+    for r in csv.DictReader(io.StringIO(text[: text.rfind("\n") + 1])):
         try:
             if r.get("final") == "0":
                 out.append((int(r["step"]), float(r["return_mean"])))
@@ -115,8 +117,14 @@ class Run:
             if spawn:
                 self.proc = spawn(f)
             else:
-                self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT,
-                                             env=env, preexec_fn=_die_with_parent)
+                self.proc = subprocess.Popen(
+                    argv,
+                    stdin=subprocess.DEVNULL,
+                    stdout=f,
+                    stderr=subprocess.STDOUT,
+                    env=env,
+                    preexec_fn=_die_with_parent,
+                )
 
     def running(self):
         return self.proc.poll() is None
@@ -128,7 +136,7 @@ class Run:
         """[(step, mean return)] of the periodic evaluations written since
         the last call."""
         evs = periodic_evals(self.out_dir)
-        new, self._seen = evs[self._seen:], len(evs)
+        new, self._seen = evs[self._seen :], len(evs)
         return new
 
     def stop(self, why):
@@ -219,6 +227,7 @@ def api_call(run, name, failed):
     """A driver's main for the Python API: a refusal raises RlhostError with
     its line, a stop KeyboardInterrupt, a failure RlhostError(failed())."""
     from ._native import RlhostError
+
     try:
         rc = run()
     except Refused as e:
@@ -251,8 +260,10 @@ def run_workers(n, work, stop):
     threads = [threading.Thread(target=work, args=(i,), daemon=True) for i in range(n)]
     # both installed, not inherited: a driver started in the background of a
     # script has SIGINT ignored, and must still stop on it
-    prev = [signal.signal(signal.SIGTERM, lambda *_: stop.set(signal.SIGTERM)),
-            signal.signal(signal.SIGINT, lambda *_: stop.set(signal.SIGINT))]
+    prev = [
+        signal.signal(signal.SIGTERM, lambda *_: stop.set(signal.SIGTERM)),
+        signal.signal(signal.SIGINT, lambda *_: stop.set(signal.SIGINT)),
+    ]
     try:
         for t in threads:
             t.start()

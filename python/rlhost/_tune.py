@@ -11,6 +11,7 @@ against the schemas before the first trial and hands it here as JSON.
 The study lives in an Optuna storage (OUT/study.db by default, any URL
 with --storage for workers on many machines); a stopped study resumes
 where it was.  Reference: docs/tune.md."""
+
 import argparse
 import errno
 import hashlib
@@ -29,45 +30,81 @@ from pathlib import Path
 from . import _stats, _svg
 from . import _trials as T
 
-NEEDS_OPTUNA = ("rlhost tune needs Optuna: `pip install optuna` (in this checkout scripts/pydeps.sh puts it "
-                "in .venv, which rlhost tune uses)")
+NEEDS_OPTUNA = (
+    "rlhost tune needs Optuna: `pip install optuna` (in this checkout scripts/pydeps.sh puts it "
+    "in .venv, which rlhost tune uses)"
+)
 
 
 def _parser():
     ap = argparse.ArgumentParser(
-        prog="rlhost tune", description="Search a config's hyperparameters with Optuna; each trial is an "
-        "ordinary rlhost run under OUT/trials.", epilog="Reference: docs/tune.md.")
+        prog="rlhost tune",
+        description="Search a config's hyperparameters with Optuna; each trial is an "
+        "ordinary rlhost run under OUT/trials.",
+        epilog="Reference: docs/tune.md.",
+    )
     ap.add_argument("config", help="the config every trial starts from")
     ap.add_argument("--space-fd", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--print-space", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument("--dry-run", action="store_true", help="check the space (each value against the schemas, its "
-                    "extreme settings against the plugins) and exit, making nothing: exit 1 where a setting is refused")
-    ap.add_argument("--space", metavar="FILE", help="the search space (default: the config's tune group, else the "
-                    "plugins' declared spaces)")
+    ap.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="check the space (each value against the schemas, its "
+        "extreme settings against the plugins) and exit, making nothing: exit 1 where a setting is refused",
+    )
+    ap.add_argument(
+        "--space",
+        metavar="FILE",
+        help="the search space (default: the config's tune group, else the plugins' declared spaces)",
+    )
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override for every trial")
     ap.add_argument("--plugin-path", action="append", default=[], metavar="DIR", help="look for plugins here first")
-    ap.add_argument("--trials", type=int, default=20, metavar="N", help="trials in the study, counting earlier "
-                    "sessions' (default 20)")
+    ap.add_argument(
+        "--trials",
+        type=int,
+        default=20,
+        metavar="N",
+        help="trials in the study, counting earlier sessions' (default 20)",
+    )
     ap.add_argument("--timeout", type=float, metavar="SECONDS", help="start no trial after this wall time")
     ap.add_argument("--jobs", type=int, default=1, metavar="J", help="trials side by side (default 1)")
     ap.add_argument("--out", metavar="DIR", help="the study's directory (default runs/tune-CONFIGNAME)")
     ap.add_argument("--storage", metavar="URL", help="Optuna storage URL (default sqlite:///OUT/study.db)")
     ap.add_argument("--study-name", metavar="NAME", help="default: the config's file name")
     ap.add_argument("--seeds", type=int, default=1, metavar="K", help="seeds per trial: run.seed, +1, ... (default 1)")
-    ap.add_argument("--objective", choices=["mean", "iqm"], default="mean",
-                    help="of the seeds' final greedy returns (default mean)")
+    ap.add_argument(
+        "--objective", choices=["mean", "iqm"], default="mean", help="of the seeds' final greedy returns (default mean)"
+    )
     ap.add_argument("--direction", choices=["maximize", "minimize"], default="maximize")
     ap.add_argument("--sampler", choices=["tpe", "random"], default="tpe")
     ap.add_argument("--pruner", choices=["median", "halving", "none"], default="median")
-    ap.add_argument("--startup-trials", type=int, default=5, metavar="N",
-                    help="trials the sampler draws at random and the median pruner never prunes (default 5)")
+    ap.add_argument(
+        "--startup-trials",
+        type=int,
+        default=5,
+        metavar="N",
+        help="trials the sampler draws at random and the median pruner never prunes (default 5)",
+    )
     ap.add_argument("--seed", type=int, metavar="S", help="the sampler's seed (give each worker its own)")
-    ap.add_argument("--eval-interval", type=int, metavar="STEPS",
-                    help="intermediate evaluations for the pruner (default: the config's, else steps / 10)")
-    ap.add_argument("--cost", type=float, metavar="SECONDS",
-                    help="score each run at this wall time: stopped there, its checkpoint evaluated")
-    ap.add_argument("--heartbeat", type=int, default=10, metavar="SECONDS",
-                    help="a trial whose worker is silent for 3x this is failed and retried (default 10)")
+    ap.add_argument(
+        "--eval-interval",
+        type=int,
+        metavar="STEPS",
+        help="intermediate evaluations for the pruner (default: the config's, else steps / 10)",
+    )
+    ap.add_argument(
+        "--cost",
+        type=float,
+        metavar="SECONDS",
+        help="score each run at this wall time: stopped there, its checkpoint evaluated",
+    )
+    ap.add_argument(
+        "--heartbeat",
+        type=int,
+        default=10,
+        metavar="SECONDS",
+        help="a trial whose worker is silent for 3x this is failed and retried (default 10)",
+    )
     return ap
 
 
@@ -86,8 +123,13 @@ def _optuna():
 
 def _check_args(args):
     """The numbers that make no study, refused before anything is made."""
-    least = [("--trials", args.trials, 1), ("--jobs", args.jobs, 1), ("--seeds", args.seeds, 1),
-             ("--heartbeat", args.heartbeat, 1), ("--startup-trials", args.startup_trials, 0)]
+    least = [
+        ("--trials", args.trials, 1),
+        ("--jobs", args.jobs, 1),
+        ("--seeds", args.seeds, 1),
+        ("--heartbeat", args.heartbeat, 1),
+        ("--startup-trials", args.startup_trials, 0),
+    ]
     if args.eval_interval is not None:
         least.append(("--eval-interval", args.eval_interval, 1))
     for flag, v, lo in least:
@@ -96,7 +138,7 @@ def _check_args(args):
     for flag, v in (("--timeout", args.timeout), ("--cost", args.cost)):
         if v is not None and not (v > 0 and math.isfinite(v)):
             T.refuse(f"rlhost: tune: {flag} {v:g}: give a number of seconds above 0")
-    if args.seed is not None and not 0 <= args.seed < 2 ** 32:
+    if args.seed is not None and not 0 <= args.seed < 2**32:
         T.refuse(f"rlhost: tune: --seed {args.seed}: give a number in [0, 4294967295]")
     if args.study_name is not None and not args.study_name.strip():
         T.refuse("rlhost: tune: --study-name is empty")
@@ -164,11 +206,15 @@ def _out_dir(args, name, url):
         if any((out / f).exists() for f in ("summary.json", "checkpoint.safetensors", "config.cfg")):
             T.refuse(f"{say} is a run directory (rlhost run's): give the study a directory of its own")
         if (out / "trials").exists() or (out / "trials.csv").exists():
-            T.refuse(f"{say} holds a study's trials but no record of which study ({marker}): give study "
-                     f"'{name}' another --out")
+            T.refuse(
+                f"{say} holds a study's trials but no record of which study ({marker}): give study "
+                f"'{name}' another --out"
+            )
     elif held.get("study") != name or held.get("storage") != me["storage"]:
-        T.refuse(f"{say} holds study '{held.get('study')}' in {held.get('storage')}; its trials, trials.csv and "
-                 f"best.cfg stay there: give study '{name}' another --out")
+        T.refuse(
+            f"{say} holds study '{held.get('study')}' in {held.get('storage')}; its trials, trials.csv and "
+            f"best.cfg stay there: give study '{name}' another --out"
+        )
     best = out / "best.cfg"
     if best.exists() and not best.is_file():
         T.refuse(f"{say}: {best} is not a file: move it away (the study writes its best config there)")
@@ -194,21 +240,28 @@ def _storage_url(args, out):
     shown = _mask(url, url)
     try:
         import sqlalchemy
+
         dialect = sqlalchemy.engine.make_url(url).get_dialect()
         dialect.import_dbapi() if hasattr(dialect, "import_dbapi") else dialect.dbapi()
     except ImportError as e:
         mod = e.name or "its database driver"
-        T.refuse(f"rlhost: tune: --storage {shown} needs the Python module '{mod}', which is not installed: "
-                 f"pip install {mod}, or name an installed driver in the URL (postgresql+psycopg2://...)")
+        T.refuse(
+            f"rlhost: tune: --storage {shown} needs the Python module '{mod}', which is not installed: "
+            f"pip install {mod}, or name an installed driver in the URL (postgresql+psycopg2://...)"
+        )
     except Exception:
-        T.refuse(f"rlhost: tune: --storage {shown} is not a database URL: give sqlite:////path/study.db "
-                 "or postgresql://USER@HOST/DB")
+        T.refuse(
+            f"rlhost: tune: --storage {shown} is not a database URL: give sqlite:////path/study.db "
+            "or postgresql://USER@HOST/DB"
+        )
     m = re.match(r"sqlite(\+\w+)?://(.*)$", url)
     if m:
         path = m.group(2)
         if path in ("", "/") or ":memory:" in path or "mode=memory" in path:
-            T.refuse(f"rlhost: tune: --storage {shown} is in memory, and a study must outlive its driver: give a "
-                     "file, sqlite:////path/to/study.db")
+            T.refuse(
+                f"rlhost: tune: --storage {shown} is in memory, and a study must outlive its driver: give a "
+                "file, sqlite:////path/to/study.db"
+            )
         if path.startswith("/"):
             db = Path(path[1:].split("?")[0])
             parent = db.parent
@@ -308,9 +361,13 @@ def check_corners(args, space, exe, env):
             why = (p.stderr.strip().splitlines() or ["refused"])[-1]
             why = re.sub(r"^(rlhost: )?(error: )?", "", why)
             ps = " ".join(f"{k.split('.', 1)[1]}={v}" for k, v in c.items())
-            print(f"rlhost tune: warning: the space can propose configs the plugins refuse, e.g. ({ps}): {why}; "
-                  "such trials fail without running and count against --trials (at_most caps a key by others: "
-                  "docs/tune.md)", file=sys.stderr, flush=True)
+            print(
+                f"rlhost tune: warning: the space can propose configs the plugins refuse, e.g. ({ps}): {why}; "
+                "such trials fail without running and count against --trials (at_most caps a key by others: "
+                "docs/tune.md)",
+                file=sys.stderr,
+                flush=True,
+            )
             return False
     return True
 
@@ -325,14 +382,18 @@ def _retried(make, url):
             return make()
         except ImportError as e:
             mod = getattr(e.__cause__, "name", None) or e.name or "its database driver"
-            T.refuse(f"rlhost: tune: --storage {shown} needs the Python module '{mod}', which is not installed: "
-                     f"pip install {mod}, or name an installed driver in the URL (postgresql+psycopg2://...)")
+            T.refuse(
+                f"rlhost: tune: --storage {shown} needs the Python module '{mod}', which is not installed: "
+                f"pip install {mod}, or name an installed driver in the URL (postgresql+psycopg2://...)"
+            )
         except Exception as e:
             kind = type(e).__name__
             msg = " ".join(str(getattr(e, "orig", None) or e).split())
             if kind in ("ArgumentError", "NoSuchModuleError"):
-                T.refuse(f"rlhost: tune: --storage {shown} is not a database URL: give sqlite:////path/study.db "
-                         "or postgresql://USER@HOST/DB")
+                T.refuse(
+                    f"rlhost: tune: --storage {shown} is not a database URL: give sqlite:////path/study.db "
+                    "or postgresql://USER@HOST/DB"
+                )
             race = kind == "IntegrityError" or "locked" in msg or "already exists" in msg or "duplicate" in msg
             if not race or attempt == 4:
                 T.refuse(f"rlhost: tune: cannot use the storage {shown}: {_mask(msg, url)[:300]}")
@@ -347,8 +408,10 @@ class Tuner:
         name = args.study_name or Path(args.config).stem
         per_trial = space.get("replicas", 1) or 1
         if args.jobs * per_trial > T.cores():
-            T.refuse(f"rlhost: tune: --jobs {args.jobs} would run {args.jobs} trials of {per_trial} "
-                     f"core(s) each on {T.cores()} cores: at most --jobs {max(1, T.cores() // per_trial)}")
+            T.refuse(
+                f"rlhost: tune: --jobs {args.jobs} would run {args.jobs} trials of {per_trial} "
+                f"core(s) each on {T.cores()} cores: at most --jobs {max(1, T.cores() // per_trial)}"
+            )
         if args.storage:  # a server's is opened before OUT is made
             self.storage = self._open_storage(_storage_url(args, None))
         self.out = _out_dir(args, name, args.storage or "")
@@ -366,17 +429,29 @@ class Tuner:
             sampler = optuna.samplers.TPESampler(seed=args.seed, n_startup_trials=args.startup_trials)
         else:
             sampler = optuna.samplers.RandomSampler(seed=args.seed)
-        pruner = {"median": lambda: optuna.pruners.MedianPruner(n_startup_trials=args.startup_trials),
-                  "halving": lambda: optuna.pruners.SuccessiveHalvingPruner(),
-                  "none": lambda: optuna.pruners.NopPruner()}[args.pruner]()
-        self.study = _retried(lambda: optuna.create_study(
-            study_name=name, storage=self.storage, sampler=sampler, pruner=pruner, direction=args.direction,
-            load_if_exists=True), url)
+        pruner = {
+            "median": lambda: optuna.pruners.MedianPruner(n_startup_trials=args.startup_trials),
+            "halving": lambda: optuna.pruners.SuccessiveHalvingPruner(),
+            "none": lambda: optuna.pruners.NopPruner(),
+        }[args.pruner]()
+        self.study = _retried(
+            lambda: optuna.create_study(
+                study_name=name,
+                storage=self.storage,
+                sampler=sampler,
+                pruner=pruner,
+                direction=args.direction,
+                load_if_exists=True,
+            ),
+            url,
+        )
         keys = [{k: v for k, v in e.items() if k != "where"} for e in space["keys"]]
         old = self.study.user_attrs.get("space")
         if old is not None and old != keys:
-            T.refuse(f"rlhost: study '{name}' in {_mask(url, url)} was made with another search space: give it "
-                     "another --study-name or --out")
+            T.refuse(
+                f"rlhost: study '{name}' in {_mask(url, url)} was made with another search space: give it "
+                "another --study-name or --out"
+            )
         _claim(self.out, name, args.storage or "")
         if old is None:
             self.study.set_user_attr("space", keys)
@@ -544,15 +619,19 @@ class Tuner:
                     self.study.tell(trial, state=self.optuna.trial.TrialState.FAIL)
                 except Exception:
                     pass
-                print(f"rlhost tune: trial {trial.number} failed in the driver: {type(e).__name__}: {e}",
-                      file=sys.stderr)
+                print(
+                    f"rlhost tune: trial {trial.number} failed in the driver: {type(e).__name__}: {e}", file=sys.stderr
+                )
 
     def run(self):
         if self.launcher is None:
             check_corners(self.args, self.space, self.exe, self.env)
-        print(f"rlhost tune: {self.space['algo']} on {self.space['env']}, {len(self.space['keys'])} keys "
-              f"from {self.space['source']}, {self.args.trials} trials, {self.args.jobs} at a time -> {self.out}",
-              file=sys.stderr, flush=True)
+        print(
+            f"rlhost tune: {self.space['algo']} on {self.space['env']}, {len(self.space['keys'])} keys "
+            f"from {self.space['source']}, {self.args.trials} trials, {self.args.jobs} at a time -> {self.out}",
+            file=sys.stderr,
+            flush=True,
+        )
         rc = T.run_workers(self.args.jobs, self.work, self.stop)
         with self.lock:
             self.write_outputs()
@@ -577,9 +656,17 @@ class Tuner:
         rows = []
         for t in trials:
             ran = t.user_attrs.get("values") or t.params  # after at_most's caps
-            rows.append([t.number, t.state.name.lower(), "" if t.value is None else repr(t.value),
-                         t.user_attrs.get("wall_s", ""), t.user_attrs.get("steps", ""),
-                         _mask(t.user_attrs.get("error", ""), self.args.storage)] + [ran.get(k, "") for k in keys])
+            rows.append(
+                [
+                    t.number,
+                    t.state.name.lower(),
+                    "" if t.value is None else repr(t.value),
+                    t.user_attrs.get("wall_s", ""),
+                    t.user_attrs.get("steps", ""),
+                    _mask(t.user_attrs.get("error", ""), self.args.storage),
+                ]
+                + [ran.get(k, "") for k in keys]
+            )
         T.write_csv(self.out / "trials.csv", ["number", "state", "value", "wall_s", "steps", "error"] + keys, rows)
         done = [t for t in trials if t.state == S.COMPLETE and t.value is not None]
         if not done:
@@ -600,9 +687,21 @@ class Tuner:
             hist.append((t.number, t.value))
             cur = t.value if cur is None else (max(cur, t.value) if sign > 0 else min(cur, t.value))
             best_line.append((t.number, cur))
-        _svg.write(self.out / "history.svg", [_svg.panel(
-            "trials", "trial", "objective", [{"label": "trial", "points": hist, "style": "dots"},
-                                             {"label": "best so far", "points": best_line}])], cols=1)
+        _svg.write(
+            self.out / "history.svg",
+            [
+                _svg.panel(
+                    "trials",
+                    "trial",
+                    "objective",
+                    [
+                        {"label": "trial", "points": hist, "style": "dots"},
+                        {"label": "best so far", "points": best_line},
+                    ],
+                )
+            ],
+            cols=1,
+        )
         panels = []
         for k in self.space["keys"]:
             key = k["key"]
@@ -610,11 +709,11 @@ class Tuner:
             if k["kind"] == "choice":
                 cats = k["choices"]
                 pts = [(cats.index(x), y) for x, y in pts if x in cats]
-                panels.append(_svg.panel(key, key, "objective", [{"points": pts, "style": "dots"}],
-                                         categories=cats))
+                panels.append(_svg.panel(key, key, "objective", [{"points": pts, "style": "dots"}], categories=cats))
             else:
-                panels.append(_svg.panel(key, key, "objective", [{"points": pts, "style": "dots"}],
-                                         xlog=bool(k.get("log"))))
+                panels.append(
+                    _svg.panel(key, key, "objective", [{"points": pts, "style": "dots"}], xlog=bool(k.get("log")))
+                )
         _svg.write(self.out / "params.svg", panels)
 
     def _best_cfg(self, b):
@@ -630,10 +729,12 @@ class Tuner:
             return
         ps = ", ".join(f"{k} = {v}" for k, v in (b.user_attrs.get("values") or b.params).items())
         seeds = b.user_attrs.get("seed_scores", [])
-        head = [f"# rlhost tune: trial {b.number} of study '{self.study.study_name}', "
-                f"{self.args.objective} over {len(seeds)} seed(s): {b.value:.6g}",
-                f"# from {self.args.config}; tuned: {ps}",
-                f"# seeds' final greedy returns: {', '.join(f'{s:.6g}' for s in seeds)}"]
+        head = [
+            f"# rlhost tune: trial {b.number} of study '{self.study.study_name}', "
+            f"{self.args.objective} over {len(seeds)} seed(s): {b.value:.6g}",
+            f"# from {self.args.config}; tuned: {ps}",
+            f"# seeds' final greedy returns: {', '.join(f'{s:.6g}' for s in seeds)}",
+        ]
         best, marker = self.out / "best.cfg", self.out / "tune.json"
         try:
             record = json.loads(marker.read_text())
@@ -679,8 +780,11 @@ def _main(argv, args, launcher, result):
     if args.dry_run:
         good = check_corners(args, space, exe, env)
         if good:
-            print(f"rlhost tune: {len(space['keys'])} keys from {space['source']}: every value and every extreme "
-                  "setting accepted", file=sys.stderr)
+            print(
+                f"rlhost tune: {len(space['keys'])} keys from {space['source']}: every value and every extreme "
+                "setting accepted",
+                file=sys.stderr,
+            )
         return 0 if good else 1
 
     tuner = Tuner(args, space, exe, env, launcher)
@@ -713,6 +817,7 @@ def _forked(config, env, eval_env):
     """A launcher for rlhost.tune(env=...): each run is rlhost.run in a
     forked child (the env is Python, in this process)."""
     import multiprocessing as mp
+
     ctx = mp.get_context("fork")
 
     def child(log_fd, overrides):
@@ -722,6 +827,7 @@ def _forked(config, env, eval_env):
         code = 0
         try:
             from .train import run
+
             run(config, force=True, overrides=overrides, env=env, eval_env=eval_env)
         except KeyboardInterrupt:
             code = 143
@@ -758,12 +864,23 @@ def _forked(config, env, eval_env):
             p = ctx.Process(target=child, args=(logf.fileno(), overrides), daemon=False)
             p.start()
             return Child(p)
+
         return spawn
+
     return launcher
 
 
-def tune(config, trials: int = 20, jobs: int = 1, out=None, space=None, env=None, eval_env=None,
-         overrides: "dict | None" = None, **options) -> TuneResult:
+def tune(
+    config,
+    trials: int = 20,
+    jobs: int = 1,
+    out=None,
+    space=None,
+    env=None,
+    eval_env=None,
+    overrides: "dict | None" = None,
+    **options,
+) -> TuneResult:
     """Tunes CONFIG as `rlhost tune` does and returns the best trial.
     options are the command's, with "_" for "-": seeds=3, pruner="halving",
     storage="postgresql://...", timeout=3600, objective="iqm", seed=1.
@@ -774,6 +891,7 @@ def tune(config, trials: int = 20, jobs: int = 1, out=None, space=None, env=None
     A refused space raises RlhostError; Ctrl-C stops the study (it
     resumes) and raises KeyboardInterrupt."""
     from .train import _config_path
+
     config = _config_path(config, False)
     argv = [os.fspath(config), "--trials", str(trials), "--jobs", str(jobs)]
     if out is not None:
@@ -786,8 +904,11 @@ def tune(config, trials: int = 20, jobs: int = 1, out=None, space=None, env=None
         argv += [f"--{k.replace('_', '-')}", str(v)]
     launcher = _forked(config, env, eval_env) if env is not None else None
     result = []
-    T.api_call(lambda: main(argv, launcher, result), "tune",
-               lambda: f"rlhost tune: no trial completed (see {result[0].out / 'trials.csv'})")
+    T.api_call(
+        lambda: main(argv, launcher, result),
+        "tune",
+        lambda: f"rlhost tune: no trial completed (see {result[0].out / 'trials.csv'})",
+    )
     return TuneResult(result[0])
 
 

@@ -14,6 +14,7 @@ EnvPool's names and defaults (no sticky actions, FIRE at reset, 27,000
 steps, 84 x 84 x 4 grayscale, a thread per core); the game is the task
 id's ("Pong-v5": pong).  Only synchronous stepping: batch_size must be
 num_envs."""
+
 import os
 import re
 
@@ -24,25 +25,49 @@ from .envs import NEXT_STEP, VectorEnv
 __all__ = ["make", "make_gym", "make_gymnasium", "list_all_envs"]
 
 # EnvPool's Atari options, their defaults, and rlhost's option each sets
-_DEFAULTS = {"img_height": 84, "img_width": 84, "stack_num": 4, "gray_scale": True, "frame_skip": 4,
-             "noop_max": 30, "episodic_life": False, "zero_discount_on_life_loss": False, "reward_clip": False,
-             "repeat_action_probability": 0.0, "use_fire_reset": True, "full_action_space": False,
-             "max_episode_steps": 27000, "seed": 42, "num_threads": 0, "thread_affinity_offset": -1,
-             "use_inter_area_resize": True, "max_num_players": 1}
+_DEFAULTS = {
+    "img_height": 84,
+    "img_width": 84,
+    "stack_num": 4,
+    "gray_scale": True,
+    "frame_skip": 4,
+    "noop_max": 30,
+    "episodic_life": False,
+    "zero_discount_on_life_loss": False,
+    "reward_clip": False,
+    "repeat_action_probability": 0.0,
+    "use_fire_reset": True,
+    "full_action_space": False,
+    "max_episode_steps": 27000,
+    "seed": 42,
+    "num_threads": 0,
+    "thread_affinity_offset": -1,
+    "use_inter_area_resize": True,
+    "max_num_players": 1,
+}
 
 
 def list_all_envs():
     """Some task ids this entry point makes (any game ALE supports works,
     named as EnvPool names it: "MontezumaRevenge-v5")."""
-    return ["Pong-v5", "Breakout-v5", "SpaceInvaders-v5", "MsPacman-v5", "Qbert-v5", "Seaquest-v5",
-            "Enduro-v5", "BeamRider-v5", "Asteroids-v5", "Freeway-v5"]
+    return [
+        "Pong-v5",
+        "Breakout-v5",
+        "SpaceInvaders-v5",
+        "MsPacman-v5",
+        "Qbert-v5",
+        "Seaquest-v5",
+        "Enduro-v5",
+        "BeamRider-v5",
+        "Asteroids-v5",
+        "Freeway-v5",
+    ]
 
 
 def _game(task_id):
     m = re.fullmatch(r"([A-Za-z0-9]+)-v5", task_id)
     if not m:
-        raise ValueError(f"rlhost's envpool makes Atari tasks named as EnvPool names them ('Pong-v5'), "
-                         f"not {task_id!r}")
+        raise ValueError(f"rlhost's envpool makes Atari tasks named as EnvPool names them ('Pong-v5'), not {task_id!r}")
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", m.group(1)).lower()
 
 
@@ -52,6 +77,7 @@ def _spaces(env_type, vec):
     if env_type == "gym":
         try:
             import gym
+
             return (gym.spaces.Box(low=0, high=255, shape=obs.shape, dtype=np.uint8), gym.spaces.Discrete(int(act.n)))
         except ImportError:
             pass
@@ -80,15 +106,24 @@ class AtariEnvPool:
         if c["img_height"] != c["img_width"]:
             raise ValueError("rlhost's Atari observations are square: img_height must equal img_width")
         if c["zero_discount_on_life_loss"]:
-            raise ValueError("zero_discount_on_life_loss is not offered: episodic_life=True ends the learner's "
-                             "episode at a lost life, which is what it approximates")
-        game_opts = {"game": _game(task_id), "screen_size": int(c["img_height"]), "frame_stack": int(c["stack_num"]),
-                     "grayscale": bool(c["gray_scale"]), "frame_skip": int(c["frame_skip"]),
-                     "noop_max": int(c["noop_max"]), "episodic_life": bool(c["episodic_life"]),
-                     "reward_clip": bool(c["reward_clip"]),
-                     "repeat_action_probability": float(c["repeat_action_probability"]),
-                     "fire_reset": bool(c["use_fire_reset"]), "full_action_space": bool(c["full_action_space"]),
-                     "max_frames": int(c["max_episode_steps"]) * int(c["frame_skip"])}
+            raise ValueError(
+                "zero_discount_on_life_loss is not offered: episodic_life=True ends the learner's "
+                "episode at a lost life, which is what it approximates"
+            )
+        game_opts = {
+            "game": _game(task_id),
+            "screen_size": int(c["img_height"]),
+            "frame_stack": int(c["stack_num"]),
+            "grayscale": bool(c["gray_scale"]),
+            "frame_skip": int(c["frame_skip"]),
+            "noop_max": int(c["noop_max"]),
+            "episodic_life": bool(c["episodic_life"]),
+            "reward_clip": bool(c["reward_clip"]),
+            "repeat_action_probability": float(c["repeat_action_probability"]),
+            "fire_reset": bool(c["use_fire_reset"]),
+            "full_action_space": bool(c["full_action_space"]),
+            "max_frames": int(c["max_episode_steps"]) * int(c["frame_skip"]),
+        }
         # EnvPool's num_threads 0: a thread per core, at most one per env
         threads = int(c["num_threads"]) or min(len(os.sched_getaffinity(0)), num_envs)
         game_opts["optimizations"] = {"threads": threads}
@@ -141,8 +176,9 @@ def make(task_id, env_type="gymnasium", **kwargs):
     num_envs = int(kwargs.pop("num_envs", 1))
     batch = kwargs.pop("batch_size", None)
     if batch not in (None, 0, num_envs):
-        raise ValueError(f"batch_size {batch}: rlhost's envpool steps all {num_envs} envs together (EnvPool's "
-                         "synchronous mode)")
+        raise ValueError(
+            f"batch_size {batch}: rlhost's envpool steps all {num_envs} envs together (EnvPool's synchronous mode)"
+        )
     unknown = sorted(set(kwargs) - set(_DEFAULTS))
     if unknown:
         raise TypeError(f"unknown EnvPool option(s) {', '.join(unknown)} (known: {', '.join(sorted(_DEFAULTS))})")

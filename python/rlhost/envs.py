@@ -1,6 +1,7 @@
 """rlhost envs behind Gymnasium's API: a VectorEnv that behaves as
 gymnasium.vector.SyncVectorEnv (copies, autoreset modes, info layout), and
 a single gymnasium.Env.  Both step in C on rlhost's worker pool."""
+
 import ctypes as C
 import json
 import math
@@ -13,6 +14,7 @@ from gymnasium import spaces
 from gymnasium.envs.registration import EnvSpec
 from gymnasium.vector.utils import batch_space
 
+from . import _native as N
 from . import _spaces as S
 
 # rl_dtype (plugin.h) of an env's info values as NumPy's: a U8 value is a flag
@@ -28,7 +30,6 @@ except ImportError:  # Gymnasium 1.0: next-step autoreset only, and no name for 
         SAME_STEP = "SameStep"
         DISABLED = "Disabled"
 
-from . import _native as N
 
 _MAX_ROWS = 1 << 24  # the host's limit on rows of a vec
 NEXT_STEP, SAME_STEP = AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP
@@ -117,8 +118,9 @@ def check_actions(actions, space, out):
         bad = ~np.isfinite(f) | (f < space.low) | (f > space.high)
         if bad.any():
             i, k = (int(x) for x in np.argwhere(bad)[0])
-            raise ValueError(f"action of row {i}, dimension {k} is {a[i, k]!r}, outside the box "
-                             f"[{space.low[k]}, {space.high[k]}]")
+            raise ValueError(
+                f"action of row {i}, dimension {k} is {a[i, k]!r}, outside the box [{space.low[k]}, {space.high[k]}]"
+            )
         out[...] = f
         return
     if a.dtype.kind == "f":
@@ -188,14 +190,26 @@ class _Vec:
         self.terminated = np.zeros(n, np.uint8)
         self.truncated = np.zeros(n, np.uint8)
         self.scores = np.zeros(n, np.float32)
-        self._arrays = (self.obs, self.final_obs, self.actions, self.rewards, self.terminated, self.truncated,
-                        self.scores)
+        self._arrays = (
+            self.obs,
+            self.final_obs,
+            self.actions,
+            self.rewards,
+            self.terminated,
+            self.truncated,
+            self.scores,
+        )
         P = C.c_void_p
-        b = N.Buffers(C.sizeof(N.Buffers), P(self.obs.ctypes.data), P(self.actions.ctypes.data),
-                      self.rewards.ctypes.data_as(C.POINTER(C.c_float)),
-                      self.terminated.ctypes.data_as(C.POINTER(C.c_uint8)),
-                      self.truncated.ctypes.data_as(C.POINTER(C.c_uint8)), P(self.final_obs.ctypes.data),
-                      self.scores.ctypes.data_as(C.POINTER(C.c_float)))
+        b = N.Buffers(
+            C.sizeof(N.Buffers),
+            P(self.obs.ctypes.data),
+            P(self.actions.ctypes.data),
+            self.rewards.ctypes.data_as(C.POINTER(C.c_float)),
+            self.terminated.ctypes.data_as(C.POINTER(C.c_uint8)),
+            self.truncated.ctypes.data_as(C.POINTER(C.c_uint8)),
+            P(self.final_obs.ctypes.data),
+            self.scores.ctypes.data_as(C.POINTER(C.c_float)),
+        )
         self.err = N.err_buf()
         if N.lib.rlh_vec_set_buffers(h, C.byref(b), self.err, N.ERR_LEN) != N.RL_OK:
             N.fail(self.err)
@@ -277,8 +291,12 @@ class _Vec:
             self.check_open()
             boards = self.n // self.agents
             buf = np.zeros((boards, len(self.info_names)), np.float64)
-            if N.lib.rlh_vec_info_read(self.handle, int(bool(now)), buf.ctypes.data_as(C.POINTER(C.c_double)),
-                                       self.err, N.ERR_LEN) != N.RL_OK:
+            if (
+                N.lib.rlh_vec_info_read(
+                    self.handle, int(bool(now)), buf.ctypes.data_as(C.POINTER(C.c_double)), self.err, N.ERR_LEN
+                )
+                != N.RL_OK
+            ):
                 N.fail(self.err)
         buf = np.repeat(buf, self.agents, axis=0)
         return {name: buf[:, k].astype(dt) for k, (name, dt) in enumerate(zip(self.info_names, self.info_dtypes))}
@@ -303,8 +321,12 @@ class _Vec:
             if N.lib.rlh_vec_render_rgb(self.handle, row, None, 0, hw, self.err, N.ERR_LEN) != N.RL_OK:
                 N.fail(self.err)
             img = np.zeros((hw[0], hw[1], 3), np.uint8)
-            if N.lib.rlh_vec_render_rgb(self.handle, row, C.c_void_p(img.ctypes.data), img.nbytes, hw,
-                                        self.err, N.ERR_LEN) != N.RL_OK:
+            if (
+                N.lib.rlh_vec_render_rgb(
+                    self.handle, row, C.c_void_p(img.ctypes.data), img.nbytes, hw, self.err, N.ERR_LEN
+                )
+                != N.RL_OK
+            ):
                 N.fail(self.err)
             return img
 
@@ -317,20 +339,29 @@ class _Vec:
 
 def _spec(name, options, max_episode_steps):
     """A gymnasium EnvSpec that gymnasium.make / make_vec can rebuild the env from."""
-    return EnvSpec(id=f"rlhost/{name}-v0", entry_point="rlhost.envs:Env",
-                   vector_entry_point="rlhost.envs:VectorEnv", max_episode_steps=max_episode_steps,
-                   kwargs=dict(name=name, **options), disable_env_checker=True)
+    return EnvSpec(
+        id=f"rlhost/{name}-v0",
+        entry_point="rlhost.envs:Env",
+        vector_entry_point="rlhost.envs:VectorEnv",
+        max_episode_steps=max_episode_steps,
+        kwargs=dict(name=name, **options),
+        disable_env_checker=True,
+    )
 
 
 def _autoreset_mode(mode):
     try:
         mode = AutoresetMode(mode)
     except ValueError:
-        raise ValueError(f"autoreset_mode {mode!r}: rlhost envs take {NEXT_STEP.value!r} (Gymnasium's "
-                         f"default) or {SAME_STEP.value!r}") from None
+        raise ValueError(
+            f"autoreset_mode {mode!r}: rlhost envs take {NEXT_STEP.value!r} (Gymnasium's "
+            f"default) or {SAME_STEP.value!r}"
+        ) from None
     if mode not in (NEXT_STEP, SAME_STEP):
-        raise ValueError(f"autoreset_mode {mode.value!r}: rlhost envs always reset themselves; use "
-                         f"{NEXT_STEP.value!r} or {SAME_STEP.value!r}")
+        raise ValueError(
+            f"autoreset_mode {mode.value!r}: rlhost envs always reset themselves; use "
+            f"{NEXT_STEP.value!r} or {SAME_STEP.value!r}"
+        )
     return mode
 
 
@@ -364,8 +395,7 @@ class VectorEnv(gym.vector.VectorEnv):
 
     metadata = {"autoreset_mode": NEXT_STEP, "render_modes": ["ansi", "rgb_array"], "render_fps": 30}
 
-    def __init__(self, name, num_envs=1, seed=0, copy=True, autoreset_mode=NEXT_STEP, render_mode=None,
-                 **options):
+    def __init__(self, name, num_envs=1, seed=0, copy=True, autoreset_mode=NEXT_STEP, render_mode=None, **options):
         mode = _autoreset_mode(autoreset_mode)
         self.render_mode = _render_mode(render_mode)
         self._attach(_Vec.open(name, num_envs, seed, options, mode == NEXT_STEP), name, copy, mode, seed, options)
@@ -378,8 +408,7 @@ class VectorEnv(gym.vector.VectorEnv):
         self.single_action_space = v.action_space
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        for s in (self.single_action_space, self.action_space, self.single_observation_space,
-                  self.observation_space):
+        for s in (self.single_action_space, self.action_space, self.single_observation_space, self.observation_space):
             s.seed(seed)
         self.obs_scale, self.score_name, self.threads = v.obs_scale, v.score_name, v.threads
         self.max_episode_steps = v.max_episode_steps
@@ -424,8 +453,7 @@ class VectorEnv(gym.vector.VectorEnv):
 
     def reset(self, *, seed=None, options=None):
         if seed is not None and not isinstance(seed, (int, np.integer)):
-            raise TypeError("rlhost seeds env i from (seed, i): pass one int seed, not "
-                            f"{type(seed).__name__}")
+            raise TypeError(f"rlhost seeds env i from (seed, i): pass one int seed, not {type(seed).__name__}")
         if options:
             raise ValueError(f"rlhost envs take no reset options, got {sorted(options)}")
         self._v.reset(seed)
@@ -455,8 +483,11 @@ class VectorEnv(gym.vector.VectorEnv):
         # final_info): those as they are now
         ended_vals = v.info_values(False)
         fresh = self._prev_done if self.autoreset_mode == NEXT_STEP else done
-        vals = {k: np.where(fresh, now, x) for (k, x), now in zip(ended_vals.items(), v.info_values(True).values())} \
-            if ended_vals and fresh.any() else ended_vals
+        vals = (
+            {k: np.where(fresh, now, x) for (k, x), now in zip(ended_vals.items(), v.info_values(True).values())}
+            if ended_vals and fresh.any()
+            else ended_vals
+        )
         for k, x in vals.items():
             infos[k], infos[f"_{k}"] = x, np.ones(self.num_envs, bool)
         if done.any():
@@ -470,8 +501,9 @@ class VectorEnv(gym.vector.VectorEnv):
                 final = np.full(self.num_envs, None, dtype=object)
                 for i in rows:
                     final[i] = v.view(v.final_obs[i], False) if v.layout is not None else v.final_obs[i].copy()
-                infos.update({"final_obs": final, "_final_obs": done.copy(), "final_info": ended,
-                              "_final_info": done.copy()})
+                infos.update(
+                    {"final_obs": final, "_final_obs": done.copy(), "final_info": ended, "_final_info": done.copy()}
+                )
             else:
                 infos.update(ended)
         self._prev_done = done
@@ -576,8 +608,15 @@ class Env(gym.Env):
         return f"rlhost.Env({self.name!r})"
 
 
-def make_vec(name: str, num_envs: int = 1, seed: int = 0, copy: bool = True, autoreset_mode=NEXT_STEP,
-             render_mode: "str | None" = None, **options) -> VectorEnv:
+def make_vec(
+    name: str,
+    num_envs: int = 1,
+    seed: int = 0,
+    copy: bool = True,
+    autoreset_mode=NEXT_STEP,
+    render_mode: "str | None" = None,
+    **options,
+) -> VectorEnv:
     """A gymnasium.vector.VectorEnv of num_envs rlhost `name` envs, behaving
     as gymnasium.vector.SyncVectorEnv (see VectorEnv); options are the env's
     config options (`rlhost info NAME`), e.g. make_vec("snake", 64,

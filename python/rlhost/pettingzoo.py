@@ -14,6 +14,7 @@ ends every agent's episode.
 
 Both pass PettingZoo's own api_test / parallel_api_test (the test suite
 runs them).  Options are the env's config options (`rlhost info NAME`)."""
+
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
@@ -97,8 +98,9 @@ class RlhostAECEnv(AECEnv):
         self.metadata = dict(type(self).metadata, name=f"rlhost_{name}")
         self.possible_agents = [f"player_{k}" for k in range(self._vec.num_envs)]
         act = self._vec.single_action_space
-        self._obs_space = spaces.Dict({"observation": self._vec.single_observation_space,
-                                       "action_mask": spaces.Box(0, 1, (int(act.n),), np.int8)})
+        self._obs_space = spaces.Dict(
+            {"observation": self._vec.single_observation_space, "action_mask": spaces.Box(0, 1, (int(act.n),), np.int8)}
+        )
         self.render_mode = render_mode
         self._seed = seed
 

@@ -2,6 +2,7 @@
 (the numbers `rlhost eval` gets), the weights as NumPy arrays, and an
 equivalent torch.nn.Module built from the checkpoint's own description of
 its network (metadata algo.policy, format rlhost.policy/1)."""
+
 import ctypes as C
 import json
 import os
@@ -30,9 +31,9 @@ def parse_safetensors(raw, where="checkpoint"):
     hlen = struct.unpack("<Q", raw[:8])[0]
     if hlen > len(raw) - 8:
         raise ValueError(f"{where}: header length {hlen} runs past the end of the file")
-    header = json.loads(bytes(raw[8:8 + hlen]))
+    header = json.loads(bytes(raw[8 : 8 + hlen]))
     meta = header.pop("__metadata__", {})
-    data = memoryview(raw)[8 + hlen:]
+    data = memoryview(raw)[8 + hlen :]
     tensors = {}
     for name, t in header.items():
         a, b = t["data_offsets"]
@@ -83,6 +84,7 @@ class Policy:
 
     def __init__(self, path, num_envs=1, greedy=True, overrides=()):
         from .envs import check_int
+
         self.path = os.fspath(path)
         self.num_envs = check_int(num_envs, "num_envs", 1, 1 << 24)
         self._ov = list(overrides)
@@ -98,6 +100,7 @@ class Policy:
         info = N.lib.rlh_policy_info(h).contents
         from . import _spaces as S
         from .envs import _action_space, _obs_space
+
         self.observation_space = _obs_space(info)
         self.action_space = _action_space(info)
         self.box = info.action_kind == 1
@@ -119,12 +122,20 @@ class Policy:
         self._ckpt_bytes = C.string_at(data, size.value)
         self._tensors, self._meta = parse_safetensors(self._ckpt_bytes, self.path)
         from . import _spec
+
         try:
             if "algo.policy" not in self._meta:  # an algorithm that describes no network (random)
                 return
-            _spec.check(self.spec, self.observation, self._tensors,
-                        self.action_space.shape[0] if self.box else
-                        int(self.action_space.nvec.sum()) if self.multi else self.n_actions)
+            _spec.check(
+                self.spec,
+                self.observation,
+                self._tensors,
+                self.action_space.shape[0]
+                if self.box
+                else int(self.action_space.nvec.sum())
+                if self.multi
+                else self.n_actions,
+            )
         except N.RlhostError as e:
             self.close()
             raise N.RlhostError(f"{self.path}: {e}") from None
@@ -135,8 +146,10 @@ class Policy:
         if not h:
             msg = self._err.value.decode(errors="replace")
             if not greedy and "deterministic_eval" in msg:
-                raise N.RlhostError(f"greedy=False: this algorithm's policy is greedy ({msg}); "
-                                    "DQN explores with overrides=['algo.eval_epsilon=0.05']")
+                raise N.RlhostError(
+                    f"greedy=False: this algorithm's policy is greedy ({msg}); "
+                    "DQN explores with overrides=['algo.eval_epsilon=0.05']"
+                )
             N.fail(self._err)
         return h
 
@@ -191,6 +204,7 @@ class Policy:
         if v is None:
             raise ValueError(f"the observation lacks its part {p.name!r}")
         from gymnasium import spaces
+
         return np.ndim(v) == (0 if isinstance(p.space, spaces.Discrete) else len(p.shape))
 
     _onehot = None  # (n, start): a Discrete observation, one-hot rows for the C policy
@@ -203,11 +217,14 @@ class Policy:
             single = v.ndim == 0
             v = v.reshape(-1) - start
             if ((v < 0) | (v >= n)).any():
-                raise ValueError(f"observation {int(v[(v < 0) | (v >= n)][0]) + start} is outside the Discrete "
-                                 f"space {self.observation_space}")
+                raise ValueError(
+                    f"observation {int(v[(v < 0) | (v >= n)][0]) + start} is outside the Discrete "
+                    f"space {self.observation_space}"
+                )
             return np.ascontiguousarray(np.eye(n, dtype=np.float32)[v]), single
         if self._layout is not None:
             from ._spaces import SpaceError
+
             single = self._single(obs)
             if single:
                 batch = [obs]
@@ -224,10 +241,11 @@ class Policy:
                     self._layout.put(rows[i], o)
                     for p in self._layout.parts:  # a category outside its part: the caller's mistake, said here
                         if p.kind == 1:
-                            v = rows[i, p.offset:p.offset + p.nbytes].view(np.int32 if p.dtype == 3 else np.uint8)
+                            v = rows[i, p.offset : p.offset + p.nbytes].view(np.int32 if p.dtype == 3 else np.uint8)
                             if ((v < 0) | (v >= p.nvec)).any():
-                                raise SpaceError(f"part {p.name!r} of row {i} holds a value outside its space "
-                                                 f"{p.space}")
+                                raise SpaceError(
+                                    f"part {p.name!r} of row {i} holds a value outside its space {p.space}"
+                                )
             except SpaceError as e:
                 raise ValueError(str(e)) from None
             return rows, single
@@ -238,13 +256,17 @@ class Policy:
         if single:
             obs = obs[None]
         if obs.shape[1:] != self.observation_space.shape:
-            raise ValueError(f"observations have shape {obs.shape}; the policy takes "
-                             f"{self.observation_space.shape} or a batch of them")
+            raise ValueError(
+                f"observations have shape {obs.shape}; the policy takes "
+                f"{self.observation_space.shape} or a batch of them"
+            )
         if self.observation_space.dtype == np.uint8 and obs.dtype != np.uint8:
             bad = ~np.isfinite(obs) | (obs != np.round(obs)) | (obs < 0) | (obs > 255)
             if bad.any():  # a cast would wrap or truncate it
-                raise ValueError(f"observation value {obs.reshape(-1)[np.flatnonzero(bad.reshape(-1))[0]]!r} is not "
-                                 "an integer in [0, 255], which this policy's uint8 observations hold")
+                raise ValueError(
+                    f"observation value {obs.reshape(-1)[np.flatnonzero(bad.reshape(-1))[0]]!r} is not "
+                    "an integer in [0, 255], which this policy's uint8 observations hold"
+                )
         return np.ascontiguousarray(obs, dtype=self.observation_space.dtype), single
 
     def _masks(self, obs, masks, n):
@@ -256,8 +278,7 @@ class Policy:
             raise ValueError("this policy's env did not mask its actions: it takes no action_masks")
         m = np.asarray(masks)
         if m.size != n * self.mask_width:
-            raise ValueError(f"action_masks have {m.size} values; {n} rows of this policy take {n} x "
-                             f"{self.mask_width}")
+            raise ValueError(f"action_masks have {m.size} values; {n} rows of this policy take {n} x {self.mask_width}")
         m = np.ascontiguousarray(m.reshape(n, self.mask_width) != 0, np.uint8)
         empty = ~m.any(axis=1)
         if empty.any():
@@ -284,8 +305,16 @@ class Policy:
                     break
                 k = min(rows_in, n - first)
                 m = masks[first:].ctypes.data if masks is not None else None
-                rc = N.lib.rlh_policy_act_masked(h, rows[first:].ctypes.data, start[first:].ctypes.data, m,
-                                                 act[first:].ctypes.data, k, self._err, N.ERR_LEN)
+                rc = N.lib.rlh_policy_act_masked(
+                    h,
+                    rows[first:].ctypes.data,
+                    start[first:].ctypes.data,
+                    m,
+                    act[first:].ctypes.data,
+                    k,
+                    self._err,
+                    N.ERR_LEN,
+                )
                 if rc != N.RL_OK:
                     N.fail(self._err)
                 first += k
@@ -304,8 +333,11 @@ class Policy:
         out = []
         for p in self._layout.parts:
             if p.kind == 1:  # discrete: one-hot per element of its categories (the row's, from 0)
-                v = np.ascontiguousarray(rows[:, p.offset:p.offset + p.nbytes]).view(
-                    np.int32 if p.dtype == 3 else np.uint8).reshape(rows.shape[0], -1)
+                v = (
+                    np.ascontiguousarray(rows[:, p.offset : p.offset + p.nbytes])
+                    .view(np.int32 if p.dtype == 3 else np.uint8)
+                    .reshape(rows.shape[0], -1)
+                )
                 out += [np.eye(int(k), dtype=np.float32)[v[:, e]] for e, k in enumerate(p.nvec)]
                 continue
             v = p.get_batch(rows)
@@ -318,11 +350,13 @@ class Policy:
         options that only shape training (`rlhost info` marks them: reward
         clipping, a lost life ending the episode) at their defaults."""
         from .envs import VectorEnv, _Vec, check_int, check_seed
+
         with self._lock:
             self._check_open()
             err = N.err_buf()
-            h = N.lib.rlh_policy_vec(self._parts[0][0], check_int(num_envs, "num_envs", 1, 1 << 24),
-                                     check_seed(seed), err, N.ERR_LEN)
+            h = N.lib.rlh_policy_vec(
+                self._parts[0][0], check_int(num_envs, "num_envs", 1, 1 << 24), check_seed(seed), err, N.ERR_LEN
+            )
             if not h:
                 N.fail(err)
             return VectorEnv._of(_Vec(h, self.env_name), self.env_name, copy, seed)
@@ -368,7 +402,9 @@ class Policy:
         are torch.nn.LSTM with rlhost's bias in bias_ih and zeros in
         bias_hh."""
         from gymnasium import spaces
+
         from ._torch import build
+
         box = self.action_space if isinstance(self.action_space, spaces.Box) else None
         return build(self.spec, self.observation, self.weights, None if box is None else (box.low, box.high))
 

@@ -5,6 +5,7 @@ infos[i]["terminal_observation"]: rlhost's own semantics.  An env with a
 composite observation gives Dicts (SB3's MultiInputPolicy reads them); a
 masking env answers env_method("action_masks"), so sb3-contrib's
 MaskablePPO trains on it unchanged."""
+
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 

@@ -1,5 +1,6 @@
 """Training from Python: rlhost.run(config, **overrides) trains in this
 process through librlhost, as `rlhost run CONFIG --set ...` does."""
+
 import ctypes
 import json
 import os
@@ -11,6 +12,7 @@ from .policy import Policy
 def _override_items(overrides):
     """algo__lr=1e-3 or {"algo.lr": 1e-3} -> "algo.lr=0.001"."""
     from .envs import _cfg_value
+
     out = []
     for k, v in overrides.items():
         key = k.replace("__", ".")
@@ -25,14 +27,23 @@ def _config_path(config, resume):
     if resume or os.path.exists(path):
         return path
     from . import configs
+
     name = os.path.basename(path)
     if (os.path.dirname(path) in ("", "configs")) and name.removesuffix(".cfg") in configs.names():
         return configs.path(name)
     return path
 
 
-def run(config, force: bool = False, num_envs: int = 1, overrides: "dict | None" = None, resume: bool = False,
-        env=None, eval_env=None, **kw) -> Policy:
+def run(
+    config,
+    force: bool = False,
+    num_envs: int = 1,
+    overrides: "dict | None" = None,
+    resume: bool = False,
+    env=None,
+    eval_env=None,
+    **kw,
+) -> Policy:
     """Trains CONFIG (a libconfig file) and returns its Policy (run_dir,
     summary and all).  Overrides as keyword arguments with "__" for the dot
     (run__steps=20000, algo__lr=1e-3) or as a dict ({"run.out_dir": "runs/x"}).
@@ -57,9 +68,12 @@ def run(config, force: bool = False, num_envs: int = 1, overrides: "dict | None"
     bridge = None
     if env is not None:
         from . import userenv
+
         if resume:
-            raise N.RlhostError("a run on a Python env cannot be resumed: the env's state is not in the "
-                                "checkpoint; start a new run (its policy loads with rlhost.load)")
+            raise N.RlhostError(
+                "a run on a Python env cannot be resumed: the env's state is not in the "
+                "checkpoint; start a new run (its policy loads with rlhost.load)"
+            )
         name = userenv.registered(env, eval_env)
         bridge = userenv.bridge(name)
         ov["env.plugin"] = name
@@ -67,16 +81,28 @@ def run(config, force: bool = False, num_envs: int = 1, overrides: "dict | None"
             ov["env.num_envs"] = int(env.num_envs)
             if eval_env is None:
                 import warnings
-                warnings.warn("a vector env trains without evaluation (run.eval_episodes = 0): pass "
-                              "eval_env= (an env factory) to evaluate", N.RlhostWarning, stacklevel=2)
+
+                warnings.warn(
+                    "a vector env trains without evaluation (run.eval_episodes = 0): pass "
+                    "eval_env= (an env factory) to evaluate",
+                    N.RlhostWarning,
+                    stacklevel=2,
+                )
                 ov["run.eval_episodes"] = 0
         bridge.error = None
     items = _override_items(ov)
     arr, n = N.strings(items)
     out = ctypes.create_string_buffer(4200)
     err = N.err_buf()
-    opts = N.RunOptions(ctypes.sizeof(N.RunOptions), arr, n, int(bool(force)),
-                        ctypes.cast(out, ctypes.c_char_p), 4200, int(bool(resume)))
+    opts = N.RunOptions(
+        ctypes.sizeof(N.RunOptions),
+        arr,
+        n,
+        int(bool(force)),
+        ctypes.cast(out, ctypes.c_char_p),
+        4200,
+        int(bool(resume)),
+    )
     rc = N.lib.rlh_run(N.host(), _config_path(config, resume).encode(), ctypes.byref(opts), err, N.ERR_LEN)
     if rc == N.RL_EINTR:
         raise KeyboardInterrupt(err.value.decode(errors="replace"))

@@ -3,6 +3,7 @@ gymnasium.vector.VectorEnv or a Stable-Baselines3 VecEnv registered with
 librlhost as an env (rlh_env_register of <rlhost/host.h>), whose reset and
 step the host calls over its own buffers.  rlhost.run(config, env=...)
 uses it; make_vec(name) and load() open it like any env once registered."""
+
 import ctypes as C
 import math
 import re
@@ -39,16 +40,26 @@ class EnvIO(C.Structure):  # rl_env_io of <rlhost/plugin.h>
 
 
 # err is a void pointer: a c_char_p argument would reach Python as a copy
-CREATE = C.CFUNCTYPE(C.c_int, C.c_void_p, C.c_uint32, C.c_uint64, C.POINTER(N.EnvInfo), C.POINTER(C.c_void_p),
-                     C.c_void_p, C.c_size_t)
+CREATE = C.CFUNCTYPE(
+    C.c_int, C.c_void_p, C.c_uint32, C.c_uint64, C.POINTER(N.EnvInfo), C.POINTER(C.c_void_p), C.c_void_p, C.c_size_t
+)
 DESTROY = C.CFUNCTYPE(None, C.c_void_p, C.c_void_p)
-RANGE = C.CFUNCTYPE(C.c_int, C.c_void_p, C.c_void_p, C.c_void_p, C.c_uint32, C.c_uint32, C.c_void_p,
-                    C.c_size_t)  # io by address: EnvIO objects are kept per address (see _Bridge.io)
+RANGE = C.CFUNCTYPE(
+    C.c_int, C.c_void_p, C.c_void_p, C.c_void_p, C.c_uint32, C.c_uint32, C.c_void_p, C.c_size_t
+)  # io by address: EnvIO objects are kept per address (see _Bridge.io)
 
 
 class EnvDef(C.Structure):  # rlh_env_def
-    _fields_ = [("struct_size", C.c_uint32), ("name", C.c_char_p), ("description", C.c_char_p),
-                ("ctx", C.c_void_p), ("create", CREATE), ("destroy", DESTROY), ("reset", RANGE), ("step", RANGE)]
+    _fields_ = [
+        ("struct_size", C.c_uint32),
+        ("name", C.c_char_p),
+        ("description", C.c_char_p),
+        ("ctx", C.c_void_p),
+        ("create", CREATE),
+        ("destroy", DESTROY),
+        ("reset", RANGE),
+        ("step", RANGE),
+    ]
 
 
 class _Fail(Exception):
@@ -69,8 +80,10 @@ def _kind(source):
         return "vector"
     if callable(source):
         return "factory"
-    raise TypeError(f"env= takes a Gymnasium env factory (a callable), a gymnasium.vector.VectorEnv or a "
-                    f"Stable-Baselines3 VecEnv, not {type(source).__name__}")
+    raise TypeError(
+        f"env= takes a Gymnasium env factory (a callable), a gymnasium.vector.VectorEnv or a "
+        f"Stable-Baselines3 VecEnv, not {type(source).__name__}"
+    )
 
 
 _OBS_MAX_BYTES = 64 << 20  # RL_OBS_MAX_BYTES of <rlhost/plugin.h>
@@ -102,15 +115,19 @@ class _Spaces:
         elif isinstance(obs_space, spaces.Box) and np.issubdtype(obs_space.dtype, np.floating):
             self.obs_shape, self.obs_dtype, self.onehot = obs_space.shape, np.float32, None
         else:
-            raise _Fail(f"observation space {obs_space}: rlhost trains on Box observations (float or uint8), "
-                        "Discrete ones (as one-hot floats), and Dict, Tuple, MultiDiscrete and MultiBinary ones "
-                        "(as parts of one row)")
+            raise _Fail(
+                f"observation space {obs_space}: rlhost trains on Box observations (float or uint8), "
+                "Discrete ones (as one-hot floats), and Dict, Tuple, MultiDiscrete and MultiBinary ones "
+                "(as parts of one row)"
+            )
         if not 1 <= len(self.obs_shape) <= 4:
             raise _Fail(f"observation space {obs_space}: 1 to 4 dimensions")
         row = int(np.prod(self.obs_shape, dtype=np.float64)) * np.dtype(self.obs_dtype).itemsize
         if not 1 <= row <= _OBS_MAX_BYTES:
-            raise _Fail(f"observation space of shape {tuple(self.obs_shape)}: one observation would need "
-                        f"{row} bytes; the host takes 1 to {_OBS_MAX_BYTES} (RL_OBS_MAX_BYTES)")
+            raise _Fail(
+                f"observation space of shape {tuple(self.obs_shape)}: one observation would need "
+                f"{row} bytes; the host takes 1 to {_OBS_MAX_BYTES} (RL_OBS_MAX_BYTES)"
+            )
         self.multi = None
         if isinstance(act_space, spaces.Discrete):
             if int(act_space.start) != 0:
@@ -120,28 +137,39 @@ class _Spaces:
             self.box = False
             self.multi = np.ascontiguousarray(act_space.nvec, np.uint32)
             self.act_start = np.asarray(act_space.start, np.int64)
-        elif isinstance(act_space, spaces.Box) and len(act_space.shape) == 1 and \
-                np.issubdtype(act_space.dtype, np.floating):
+        elif (
+            isinstance(act_space, spaces.Box)
+            and len(act_space.shape) == 1
+            and np.issubdtype(act_space.dtype, np.floating)
+        ):
             self.box = True
             self.low = np.ascontiguousarray(act_space.low, np.float32)
             self.high = np.ascontiguousarray(act_space.high, np.float32)
         else:
-            raise _Fail(f"action space {act_space}: rlhost's learners take Discrete actions, a 1-D MultiDiscrete "
-                        "or a 1-D float Box")
+            raise _Fail(
+                f"action space {act_space}: rlhost's learners take Discrete actions, a 1-D MultiDiscrete "
+                "or a 1-D float Box"
+            )
         self.width = S.mask_width(act_space)
         self.masks_from = masks_from
         if self.layout is not None and self.layout.mask_space is not None:
             ms = self.layout.mask_space
             if self.box:
-                raise _Fail(f"the env gives action masks (its observation's 'action_mask' key), and its action space "
-                            f"{act_space} is a Box: masks are for Discrete and MultiDiscrete actions")
+                raise _Fail(
+                    f"the env gives action masks (its observation's 'action_mask' key), and its action space "
+                    f"{act_space} is a Box: masks are for Discrete and MultiDiscrete actions"
+                )
             if int(np.prod(ms.shape)) != self.width:
-                raise _Fail(f"observation key 'action_mask' is {ms}; the action space {act_space} needs a mask of "
-                            f"{self.width} entries (one per choice of every component)")
+                raise _Fail(
+                    f"observation key 'action_mask' is {ms}; the action space {act_space} needs a mask of "
+                    f"{self.width} entries (one per choice of every component)"
+                )
             self.masks_from = "key"
         if self.masks_from and self.box:
-            raise _Fail(f"the env gives action masks, and its action space {act_space} is a Box: masks are for "
-                        "Discrete and MultiDiscrete actions")
+            raise _Fail(
+                f"the env gives action masks, and its action space {act_space} is a Box: masks are for "
+                "Discrete and MultiDiscrete actions"
+            )
         self.obs_low = self.obs_high = None
         if self.layout is None and self.onehot is None and self.obs_dtype == np.float32:
             lo = np.asarray(obs_space.low, np.float32).reshape(-1)
@@ -213,8 +241,10 @@ class _Spaces:
         """One (Box) observation as an array of the space's dtype, its shape checked."""
         a = np.asarray(obs, self.obs_dtype)
         if a.shape != tuple(self.obs_shape):
-            raise _Fail(f"the env returned an observation of shape {a.shape}; its observation space says "
-                        f"{tuple(self.obs_shape)}")
+            raise _Fail(
+                f"the env returned an observation of shape {a.shape}; its observation space says "
+                f"{tuple(self.obs_shape)}"
+            )
         return a
 
 
@@ -267,7 +297,7 @@ class _Buffers:
             if a is None or a.shape != want:
                 for o in rows:  # the first row that does not fit says its shape
                     self.sp.array(o)
-            dst[first:first + len(rows)] = a
+            dst[first : first + len(rows)] = a
 
 
 def _check_finite(rew, obs, first, end):
@@ -285,8 +315,10 @@ def _check_finite(rew, obs, first, end):
         bad = ~np.isfinite(o).all(axis=1)
         if bad.any():
             i = first + int(np.flatnonzero(bad)[0])
-            raise _Fail(f"env {i} returned an observation holding {o[i - first][~np.isfinite(o[i - first])][0]}: "
-                        "observations must be finite")
+            raise _Fail(
+                f"env {i} returned an observation holding {o[i - first][~np.isfinite(o[i - first])][0]}: "
+                "observations must be finite"
+            )
 
 
 def _seed_of(seed, i):
@@ -309,8 +341,10 @@ class _FactoryInst:
         self.envs = ([first] if first is not None else []) + [factory() for _ in range(n - (first is not None))]
         for e in self.envs[:1]:
             if not all(hasattr(e, a) for a in ("reset", "step", "observation_space", "action_space")):
-                raise _Fail(f"the env= factory returned {type(e).__name__}, not a Gymnasium env "
-                            "(reset, step, observation_space, action_space)")
+                raise _Fail(
+                    f"the env= factory returned {type(e).__name__}, not a Gymnasium env "
+                    "(reset, step, observation_space, action_space)"
+                )
         self.seeds = [_seed_of(seed, i) for i in range(n)]
         e0 = self.envs[0]
         self.sp = _Spaces(e0.observation_space, e0.action_space, self._masks_from(e0))
@@ -411,8 +445,7 @@ class _VectorInst:
             return None
         if kind == "sb3":
             try:
-                return "method" if any(vec.has_attr("action_masks")) or vec.has_attr("action_masks") is True \
-                    else None
+                return "method" if any(vec.has_attr("action_masks")) or vec.has_attr("action_masks") is True else None
             except (AttributeError, TypeError):
                 return None
         envs = getattr(vec, "envs", None)
@@ -429,8 +462,11 @@ class _VectorInst:
         else:
             ms = self.vec.call("action_masks")
         for i in range(self.n):
-            masks[i] = self.sp.mask({S.MASK_KEY: ms[i]}, None, None, f"env {i}") if self.sp.masks_from == "key" \
+            masks[i] = (
+                self.sp.mask({S.MASK_KEY: ms[i]}, None, None, f"env {i}")
+                if self.sp.masks_from == "key"
                 else S.mask_row(ms[i], self.sp.width, f"env {i}'s action_masks()")
+            )
 
     def _final_mask(self, o, finals, i):
         if not self.sp.masks_from:
@@ -525,8 +561,10 @@ class _NoInst:
         self.sp = sp
 
     def reset(self, io, first, count):
-        raise _Fail("this vector env is training; evaluation needs an env of its own: pass eval_env= "
-                    "(a factory or another vector env)")
+        raise _Fail(
+            "this vector env is training; evaluation needs an env of its own: pass eval_env= "
+            "(a factory or another vector env)"
+        )
 
     step = reset
 
@@ -565,8 +603,14 @@ class _Bridge:
             return _VectorInst(self.eval_source, self.eval_kind, n, seed)
         v = self.source
         act = v.action_space if self.kind == "sb3" else v.single_action_space
-        return _NoInst(self.sp or _Spaces(v.observation_space if self.kind == "sb3" else v.single_observation_space,
-                                          act, _VectorInst._masks_from(v, self.kind, act)))
+        return _NoInst(
+            self.sp
+            or _Spaces(
+                v.observation_space if self.kind == "sb3" else v.single_observation_space,
+                act,
+                _VectorInst._masks_from(v, self.kind, act),
+            )
+        )
 
     def _guard(self, err, errlen, fn, *args):
         try:
@@ -588,6 +632,7 @@ class _Bridge:
             self.next_id += 1
             self.insts[k] = inst
             out[0] = k
+
         return self._guard(err, errlen, go)
 
     def _destroy(self, ctx, inst):
@@ -650,8 +695,7 @@ def register(source, name=None, eval_env=None, description=None):
         if name in _bridges:
             raise N.RlhostError(f"an env named {name!r} is registered already in this process: pick another name")
         b = _Bridge(name, source, eval_env)
-        d = EnvDef(C.sizeof(EnvDef), name.encode(), (description or f"Python env {name}").encode(), None,
-                   *b.cfuncs)
+        d = EnvDef(C.sizeof(EnvDef), name.encode(), (description or f"Python env {name}").encode(), None, *b.cfuncs)
         err = N.err_buf()
         if N.lib.rlh_env_register(N.host(), C.cast(C.pointer(d), C.c_void_p), err, N.ERR_LEN) != N.RL_OK:
             N.fail(err)

@@ -12,6 +12,7 @@ For each game and env count (1, 8, 64) every round runs, one after the other:
            rlhost bench env atari (one thread and all cores).
 It prints the medians over the rounds and the ratios of the medians.
 """
+
 import argparse
 import glob
 import json
@@ -37,15 +38,30 @@ def out(cmd):
 
 
 def rlhost(game, n):
-    cmd = [RLHOST, "bench", "env", "atari", "--json", "--repeat", "1", "--steps", str(a.steps),
-           "--set", f"env.game={game}", "--set", f"env.num_envs={n}"]
+    cmd = [
+        RLHOST,
+        "bench",
+        "env",
+        "atari",
+        "--json",
+        "--repeat",
+        "1",
+        "--steps",
+        str(a.steps),
+        "--set",
+        f"env.game={game}",
+        "--set",
+        f"env.num_envs={n}",
+    ]
     rows = [json.loads(l) for l in out(cmd).splitlines() if l.startswith("{")]
     return {r["threads"]: r["steps_per_s"] for r in rows}
 
 
 print(f"# {cores} cores, {a.rounds} interleaved rounds of {a.steps} env steps; medians in env steps/s")
-print("| game | envs | bare | rlhost 1 thread | rlhost / bare | EnvPool 1 thread | rlhost / EnvPool "
-      "| EnvPool all cores | rlhost all cores | rlhost / EnvPool |")
+print(
+    "| game | envs | bare | rlhost 1 thread | rlhost / bare | EnvPool 1 thread | rlhost / EnvPool "
+    "| EnvPool all cores | rlhost all cores | rlhost / EnvPool |"
+)
 print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 for game in a.games.split(","):
     for n in map(int, a.envs.split(",")):
@@ -60,6 +76,9 @@ for game in a.games.split(","):
                 s["ep1"].append(float(out(ep + ["1", str(a.steps)])))
                 s["epN"].append(float(out(ep + [str(min(cores, n)), str(a.steps)])))
         m = {k: statistics.median(v) if v else float("nan") for k, v in s.items()}
-        print(f"| {game} | {n} | {m['bare']:.0f} | {m['rl1']:.0f} | {m['rl1'] / m['bare']:.3f} "
-              f"| {m['ep1']:.0f} | {m['rl1'] / m['ep1']:.2f} "
-              f"| {m['epN']:.0f} | {m['rlN']:.0f} | {m['rlN'] / m['epN']:.2f} |", flush=True)
+        print(
+            f"| {game} | {n} | {m['bare']:.0f} | {m['rl1']:.0f} | {m['rl1'] / m['bare']:.3f} "
+            f"| {m['ep1']:.0f} | {m['rl1'] / m['ep1']:.2f} "
+            f"| {m['epN']:.0f} | {m['rlN']:.0f} | {m['rlN'] / m['epN']:.2f} |",
+            flush=True,
+        )

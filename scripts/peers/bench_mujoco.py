@@ -13,6 +13,7 @@ For each task and env count (1, 8, 64) every round runs, one after the other:
            rlhost bench env mujoco with the task's defaults (one thread and all cores).
 It prints the medians over the rounds and the ratios of the medians.
 """
+
 import argparse
 import json
 import os
@@ -39,8 +40,21 @@ def out(cmd):
 
 
 def rlhost(task, n, *sets):
-    cmd = [RLHOST, "bench", "env", "mujoco", "--json", "--repeat", "1", "--steps", str(a.steps),
-           "--set", f"env.task={task}", "--set", f"env.num_envs={n}"]
+    cmd = [
+        RLHOST,
+        "bench",
+        "env",
+        "mujoco",
+        "--json",
+        "--repeat",
+        "1",
+        "--steps",
+        str(a.steps),
+        "--set",
+        f"env.task={task}",
+        "--set",
+        f"env.num_envs={n}",
+    ]
     for s in sets:
         cmd += ["--set", s]
     rows = [json.loads(l) for l in out(cmd).splitlines() if l.startswith("{")]
@@ -48,16 +62,17 @@ def rlhost(task, n, *sets):
 
 
 print(f"# {cores} cores, {a.rounds} interleaved rounds of {a.steps} env steps; medians in env steps/s")
-print("| task | envs | bare | rlhost (no early end) | rlhost / bare | EnvPool 1 thread | rlhost 1 thread "
-      "| rlhost / EnvPool | EnvPool all cores | rlhost all cores | rlhost / EnvPool |")
+print(
+    "| task | envs | bare | rlhost (no early end) | rlhost / bare | EnvPool 1 thread | rlhost 1 thread "
+    "| rlhost / EnvPool | EnvPool all cores | rlhost all cores | rlhost / EnvPool |"
+)
 print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 for task in a.tasks.split(","):
     for n in map(int, a.envs.split(",")):
         s = {k: [] for k in ("bare", "rl_bare", "ep1", "rl1", "epN", "rlN")}
         for _ in range(a.rounds):
             s["bare"].append(float(out([BARE, f"{MODELS}/{XML[task]}", str(SKIP[task]), str(n), str(a.steps)])))
-            s["rl_bare"].append(rlhost(task, n, "env.terminate_when_unhealthy=false",
-                                        "env.reset_noise_scale=0")[1])
+            s["rl_bare"].append(rlhost(task, n, "env.terminate_when_unhealthy=false", "env.reset_noise_scale=0")[1])
             if a.envpool:
                 ep = [a.envpool, "scripts/peers/envpool_mujoco.py", task, str(n)]
                 s["ep1"].append(float(out(ep + ["1", str(a.steps)])))
@@ -66,6 +81,9 @@ for task in a.tasks.split(","):
                 s["rl1"].append(r[1])
                 s["rlN"].append(r[max(r)])
         m = {k: statistics.median(v) if v else float("nan") for k, v in s.items()}
-        print(f"| {task} | {n} | {m['bare']:.0f} | {m['rl_bare']:.0f} | {m['rl_bare'] / m['bare']:.3f} "
-              f"| {m['ep1']:.0f} | {m['rl1']:.0f} | {m['rl1'] / m['ep1']:.2f} "
-              f"| {m['epN']:.0f} | {m['rlN']:.0f} | {m['rlN'] / m['epN']:.2f} |", flush=True)
+        print(
+            f"| {task} | {n} | {m['bare']:.0f} | {m['rl_bare']:.0f} | {m['rl_bare'] / m['bare']:.3f} "
+            f"| {m['ep1']:.0f} | {m['rl1']:.0f} | {m['rl1'] / m['ep1']:.2f} "
+            f"| {m['epN']:.0f} | {m['rlN']:.0f} | {m['rlN'] / m['epN']:.2f} |",
+            flush=True,
+        )

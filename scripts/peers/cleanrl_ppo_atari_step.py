@@ -21,15 +21,15 @@ to float32 rounding (the weights by norm: Adam's first step divides a gradient b
 by eps, so a weight whose tiny gradient is all rounding moves by a rounding-sized step); it
 prints the largest differences and exits 1 when one is larger than the tolerance.
 """
+
 import os
 import sys
 import tempfile
 
 import numpy as np
+import rlhost_run
 import torch
 import torch.nn as nn
-
-import rlhost_run
 from rlhost_run import f32
 
 rlhost = sys.argv[1]
@@ -42,20 +42,46 @@ torch.set_num_threads(1)
 
 
 def run(steps, out):
-    return rlhost_run.run(rlhost, cfg, out, [
-        f"run.steps={steps}", f"run.seed={seed}", "algo.lr_schedule=constant", f"algo.n_epochs={epochs}",
-        f"algo.batch_size={N * T}", "run.replicas=1", "run.eval_episodes=0"])
+    return rlhost_run.run(
+        rlhost,
+        cfg,
+        out,
+        [
+            f"run.steps={steps}",
+            f"run.seed={seed}",
+            "algo.lr_schedule=constant",
+            f"algo.n_epochs={epochs}",
+            f"algo.batch_size={N * T}",
+            "run.replicas=1",
+            "run.eval_episodes=0",
+        ],
+    )
 
 
 tmp = tempfile.mkdtemp(prefix="cleanrl_atari_step_")
 start, after = run(8, os.path.join(tmp, "start")), run(N * T, os.path.join(tmp, "after"))
 
-body = nn.Sequential(nn.Conv2d(C, 32, 8, stride=4), nn.ReLU(), nn.Conv2d(32, 64, 4, stride=2), nn.ReLU(),
-                     nn.Conv2d(64, 64, 3, stride=1), nn.ReLU(), nn.Flatten(), nn.Linear(64 * 7 * 7, 512), nn.ReLU())
+body = nn.Sequential(
+    nn.Conv2d(C, 32, 8, stride=4),
+    nn.ReLU(),
+    nn.Conv2d(32, 64, 4, stride=2),
+    nn.ReLU(),
+    nn.Conv2d(64, 64, 3, stride=1),
+    nn.ReLU(),
+    nn.Flatten(),
+    nn.Linear(64 * 7 * 7, 512),
+    nn.ReLU(),
+)
 actor, critic = nn.Linear(512, A), nn.Linear(512, 1)
 # rlhost's tensor -> the PyTorch layer (conv weights [out][in k k] are [out][in][k][k])
-layers = {"body/cnn/conv0": body[0], "body/cnn/conv1": body[2], "body/cnn/conv2": body[4],
-          "body/mlp/layer0": body[7], "pi/layer0": actor, "vf/layer0": critic}
+layers = {
+    "body/cnn/conv0": body[0],
+    "body/cnn/conv1": body[2],
+    "body/cnn/conv2": body[4],
+    "body/mlp/layer0": body[7],
+    "pi/layer0": actor,
+    "vf/layer0": critic,
+}
 params = {}
 for key, layer in layers.items():
     params[key + ".weight"], params[key + ".bias"] = layer.weight, layer.bias
@@ -130,6 +156,11 @@ for key, p in params.items():
     worst[key + " (weights)"] = float(np.linalg.norm(mine - theirs) / max(moved, 1e-12))
     m = f32(after["adam/m/" + key], tuple(p.shape))
     worst[key + " (Adam m)"] = float(np.abs(m - state[p]["exp_avg"].numpy()).max() / max(np.abs(m).max(), 1e-12))
-sys.exit(rlhost_run.report(f"seed {seed}, {epochs} epoch(s) of the whole rollout: largest difference (forward: absolute; weights: "
-                            "norm of the difference over the norm of the update; Adam m: relative to the largest moment)",
-                            worst, 36))
+sys.exit(
+    rlhost_run.report(
+        f"seed {seed}, {epochs} epoch(s) of the whole rollout: largest difference (forward: absolute; weights: "
+        "norm of the difference over the norm of the update; Adam m: relative to the largest moment)",
+        worst,
+        36,
+    )
+)

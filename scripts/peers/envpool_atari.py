@@ -10,6 +10,7 @@ grayscale, 4 frames, 108,000 frames), so both do the same work per step. Synchro
 mode (batch_size = num_envs), as rlhost steps. Prints env steps per second of the
 step calls alone.
 """
+
 import sys
 import time
 
@@ -18,8 +19,17 @@ import numpy as np
 
 game, n, threads, steps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 task = "".join(w.capitalize() for w in game.split("_")) + "-v5"
-env = envpool.make(task, env_type="gymnasium", num_envs=n, batch_size=n, num_threads=threads, seed=1,
-                   repeat_action_probability=0.25, use_fire_reset=False, noop_max=30)
+env = envpool.make(
+    task,
+    env_type="gymnasium",
+    num_envs=n,
+    batch_size=n,
+    num_threads=threads,
+    seed=1,
+    repeat_action_probability=0.25,
+    use_fire_reset=False,
+    noop_max=30,
+)
 env.reset()
 rng = np.random.default_rng(1)
 table = [rng.integers(0, env.action_space.n, n) for _ in range(64)]

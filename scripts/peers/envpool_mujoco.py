@@ -8,6 +8,7 @@ TASK is rlhost's name (half_cheetah, hopper, walker2d, ant); KEY=VALUE pairs go 
 envpool.make (terminate_when_unhealthy=0). Synchronous mode (batch_size = num_envs), as
 rlhost steps. Prints env steps per second of the step calls alone.
 """
+
 import sys
 import time
 

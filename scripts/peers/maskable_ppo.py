@@ -23,6 +23,7 @@ instead: 8 of them stepped STEPS steps in a plain loop, one action_masks()
 call an env a step and a fixed action (these envs take any), what both
 learners pay at least.
 """
+
 import argparse
 import json
 import os
@@ -44,8 +45,18 @@ ap.add_argument("--config-out", help="write rlhost's config for the task (seed 1
 args = ap.parse_args()
 torch.set_num_threads(1)
 
-SETTINGS = dict(n_steps=128, batch_size=256, n_epochs=4, learning_rate=3e-4, gamma=0.99, gae_lambda=0.95,
-                clip_range=0.2, ent_coef=0.0, vf_coef=0.5, max_grad_norm=0.5)
+SETTINGS = dict(
+    n_steps=128,
+    batch_size=256,
+    n_epochs=4,
+    learning_rate=3e-4,
+    gamma=0.99,
+    gae_lambda=0.95,
+    clip_range=0.2,
+    ent_coef=0.0,
+    vf_coef=0.5,
+    max_grad_norm=0.5,
+)
 CFG = """run: {{ steps = {steps}; seed = {seed}; eval_episodes = 0; quiet = true; }};
 env: {{ {env} num_envs = 8; }};
 algo: {{ plugin = "ppo"; n_steps = 128; batch_size = 256; n_epochs = 4; lr = 3e-4; gamma = 0.99; gae_lambda = 0.95;
@@ -55,6 +66,7 @@ algo: {{ plugin = "ppo"; n_steps = 128; batch_size = 256; n_epochs = 4; lr = 3e-
 
 def factory():
     from sb3_contrib.common.envs import InvalidActionEnvDiscrete, InvalidActionEnvMultiDiscrete
+
     if args.task == "discrete":
         return lambda: InvalidActionEnvDiscrete(dim=80, ep_length=100, n_invalid_actions=60)
     if args.task == "multi":
@@ -81,6 +93,7 @@ def greedy_return(act, make, episodes=100, seed=10_000):
 def peer(seed):
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.env_util import make_vec_env
+
     make = factory()
     venv = make_vec_env(make, n_envs=8, seed=seed)
     model = MaskablePPO("MlpPolicy", venv, seed=seed, verbose=0, **SETTINGS)
@@ -92,8 +105,11 @@ def peer(seed):
 
 
 def write_config(path, seed):
-    env = 'plugin = "snake"; width = 10; height = 10; observation = "grid"; action_mask = "deadly";' \
-        if args.task == "snake" else ""
+    env = (
+        'plugin = "snake"; width = 10; height = 10; observation = "grid"; action_mask = "deadly";'
+        if args.task == "snake"
+        else ""
+    )
     with open(path, "w") as f:
         f.write(CFG.format(steps=args.steps, seed=seed, env=env))
 
@@ -140,8 +156,14 @@ with tempfile.TemporaryDirectory() as tmp:
     for seed in [] if args.floor else [int(s) for s in args.seeds.split(",")]:
         for side, fn in (("MaskablePPO", peer), ("rlhost", lambda s: ours(s, tmp))):
             wall, ret = fn(seed)
-            row = {"task": args.task, "steps": args.steps, "side": side, "seed": seed, "wall_s": round(wall, 2),
-                   "return": round(ret, 3)}
+            row = {
+                "task": args.task,
+                "steps": args.steps,
+                "side": side,
+                "seed": seed,
+                "wall_s": round(wall, 2),
+                "return": round(ret, 3),
+            }
             print(json.dumps(row), flush=True)
             rows.append(row)
 if args.out:

@@ -24,6 +24,7 @@ against uniformly random legal moves, greedy.  Wall times are
 training's: the peer's learn() and rlhost's summary.json wall_s (its
 snapshots included, its evaluation not).  Prints a JSON line a route.
 """
+
 import argparse
 import csv
 import json
@@ -53,8 +54,13 @@ class BothSides(BaseWrapper, gym.Env):
     def step(self, action):
         mover = self.agent_selection
         super().step(action)
-        return (self.observe(self.agent_selection), self._cumulative_rewards[mover], self.terminations[mover],
-                self.truncations[mover], self.infos[mover])
+        return (
+            self.observe(self.agent_selection),
+            self._cumulative_rewards[mover],
+            self.terminations[mover],
+            self.truncations[mover],
+            self.infos[mover],
+        )
 
     def observe(self, agent):
         return super().observe(agent)["observation"]
@@ -77,6 +83,7 @@ def sb3(steps, seed):
 
     def act(obs, mask):
         return int(model.predict(obs["observation"], action_masks=mask, deterministic=True)[0])
+
     return wall, play(act, seed)
 
 
@@ -106,10 +113,19 @@ def play(act, seed, games=100):
 def rlhost_route(steps, seed, bridge, hidden=None):
     out = tempfile.mkdtemp()
     cfg = os.path.join(os.path.dirname(__file__), "..", "..", "configs", "connect_four_selfplay.cfg")
-    over = {"run.steps": steps, "run.seed": seed, "run.eval_interval": 0, "run.eval_episodes": 100,
-            "run.quiet": True, "run.out_dir": out, "run.checkpoint_interval": 0, "run.tensorboard": False,
-            "seats.snapshot_interval": max(steps // 10, 1), "seats.eval_opponents": '["random"]',
-            "seats.pool_opponents": "[]"}  # self-play alone, as the tutorial's
+    over = {
+        "run.steps": steps,
+        "run.seed": seed,
+        "run.eval_interval": 0,
+        "run.eval_episodes": 100,
+        "run.quiet": True,
+        "run.out_dir": out,
+        "run.checkpoint_interval": 0,
+        "run.tensorboard": False,
+        "seats.snapshot_interval": max(steps // 10, 1),
+        "seats.eval_opponents": '["random"]',
+        "seats.pool_opponents": "[]",
+    }  # self-play alone, as the tutorial's
     if hidden:
         over["algo.hidden"] = hidden
     env = None
@@ -134,13 +150,21 @@ def main():
     ap.add_argument("--out")
     a = ap.parse_args()
     rows = []
-    for name, fn in (("sb3_maskable_ppo", lambda: sb3(a.steps, a.seed)),
-                     ("rlhost", lambda: rlhost_route(a.steps, a.seed, False)),
-                     ("rlhost_64x64", lambda: rlhost_route(a.steps, a.seed, False, "[64, 64]")),
-                     ("rlhost_pettingzoo_bridge", lambda: rlhost_route(a.steps, a.seed, True))):
+    for name, fn in (
+        ("sb3_maskable_ppo", lambda: sb3(a.steps, a.seed)),
+        ("rlhost", lambda: rlhost_route(a.steps, a.seed, False)),
+        ("rlhost_64x64", lambda: rlhost_route(a.steps, a.seed, False, "[64, 64]")),
+        ("rlhost_pettingzoo_bridge", lambda: rlhost_route(a.steps, a.seed, True)),
+    ):
         wall, rates = fn()
-        row = {"route": name, "steps": a.steps, "seed": a.seed, "train_wall_s": round(wall, 3),
-               "win_vs_random_first": rates[0], "win_vs_random_second": rates[1]}
+        row = {
+            "route": name,
+            "steps": a.steps,
+            "seed": a.seed,
+            "train_wall_s": round(wall, 3),
+            "win_vs_random_first": rates[0],
+            "win_vs_random_second": rates[1],
+        }
         print(json.dumps(row), flush=True)
         rows.append(row)
     if a.out:

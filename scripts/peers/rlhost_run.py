@@ -1,6 +1,7 @@
 """What the differential checks beside this file share: an rlhost run's checkpoint as raw
 tensors, float32 views of them, and the report of the largest differences. Imported by sb3_ppo_step.py and
 cleanrl_ppo_atari_step.py (Python puts a script's own folder on its path)."""
+
 import json
 import os
 import struct
@@ -15,14 +16,13 @@ def run(rlhost, cfg, out, sets):
     args = [rlhost, "run", cfg]
     for kv in sets:
         args += ["--set", kv]
-    subprocess.run(args + ["--set", "run.quiet=true", "--out", out, "--force"], check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(args + ["--set", "run.quiet=true", "--out", out, "--force"], check=True, stdout=subprocess.DEVNULL)
     raw = open(os.path.join(out, "checkpoint.safetensors"), "rb").read()
     hlen = struct.unpack("<Q", raw[:8])[0]
-    header = json.loads(raw[8:8 + hlen])
+    header = json.loads(raw[8 : 8 + hlen])
     header.pop("__metadata__")
-    data = raw[8 + hlen:]
-    return {k: data[v["data_offsets"][0]:v["data_offsets"][1]] for k, v in header.items()}
+    data = raw[8 + hlen :]
+    return {k: data[v["data_offsets"][0] : v["data_offsets"][1]] for k, v in header.items()}
 
 
 def f32(b, shape=None):

@@ -20,6 +20,7 @@ thread.  For each seed in turn: SB3's learn() wall time, then rlhost's
 `rlhost.run` without evaluation; each followed by the mean food of 100
 greedy episodes.  One JSON line a run; all of them to --out.
 """
+
 import argparse
 import json
 import os
@@ -84,9 +85,20 @@ def food(act, episodes=100, seed=10_000):
 
 
 def sb3(seed):
-    model = PPO("MultiInputPolicy", FloatBoard(make_sb3_vec("snake", 8, seed, **ENV)), n_steps=128, batch_size=256,
-                n_epochs=4, learning_rate=3e-4, gamma=0.99, gae_lambda=0.95, clip_range=0.2, ent_coef=0.01,
-                seed=seed, verbose=0)
+    model = PPO(
+        "MultiInputPolicy",
+        FloatBoard(make_sb3_vec("snake", 8, seed, **ENV)),
+        n_steps=128,
+        batch_size=256,
+        n_epochs=4,
+        learning_rate=3e-4,
+        gamma=0.99,
+        gae_lambda=0.95,
+        clip_range=0.2,
+        ent_coef=0.01,
+        seed=seed,
+        verbose=0,
+    )
     t0 = time.time()
     model.learn(total_timesteps=args.steps)
     wall = time.time() - t0
@@ -94,6 +106,7 @@ def sb3(seed):
     def act(o):
         o = FloatBoard._f({k: v[None] for k, v in o.items()})
         return int(model.predict(o, deterministic=True)[0][0])
+
     return wall, food(act)
 
 
@@ -116,8 +129,14 @@ with tempfile.TemporaryDirectory() as tmp:
     for seed in [int(s) for s in args.seeds.split(",")]:
         for side, fn in (("SB3 MultiInputPolicy", sb3), ("rlhost", lambda s: ours(s, tmp))):
             wall, ret = fn(seed)
-            row = {"task": "snake dict", "steps": args.steps, "side": side, "seed": seed, "wall_s": round(wall, 2),
-                   "food": round(ret, 3)}
+            row = {
+                "task": "snake dict",
+                "steps": args.steps,
+                "side": side,
+                "seed": seed,
+                "wall_s": round(wall, 2),
+                "food": round(ret, 3),
+            }
             print(json.dumps(row), flush=True)
             rows.append(row)
 if args.out:

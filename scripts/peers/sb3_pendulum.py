@@ -8,6 +8,7 @@ It prints the learn time (model construction excluded) and the mean greedy retur
 20 episodes. The rlhost side is configs/pendulum_{sac,td3}_zoo.cfg and
 configs/pendulum_ppo.cfg (see the page for the exact --set values).
 """
+
 import sys
 import time
 
@@ -29,14 +30,35 @@ if algo == "sac":  # rl-baselines3-zoo hyperparams/sac.yml, Pendulum-v1
     model = SAC("MlpPolicy", env, learning_rate=1e-3, seed=seed, verbose=0)
 elif algo == "td3":  # hyperparams/td3.yml, Pendulum-v1
     env = gym.make("Pendulum-v1")
-    model = TD3("MlpPolicy", env, gamma=0.98, buffer_size=200000, learning_starts=10000,
-                action_noise=NormalActionNoise(np.zeros(1), 0.1 * np.ones(1)),
-                gradient_steps=-1, train_freq=(1, "episode"), learning_rate=1e-3,
-                policy_kwargs=dict(net_arch=[400, 300]), seed=seed, verbose=0)
+    model = TD3(
+        "MlpPolicy",
+        env,
+        gamma=0.98,
+        buffer_size=200000,
+        learning_starts=10000,
+        action_noise=NormalActionNoise(np.zeros(1), 0.1 * np.ones(1)),
+        gradient_steps=-1,
+        train_freq=(1, "episode"),
+        learning_rate=1e-3,
+        policy_kwargs=dict(net_arch=[400, 300]),
+        seed=seed,
+        verbose=0,
+    )
 elif algo == "ppo":  # hyperparams/ppo.yml, Pendulum-v1, without use_sde (rlhost has no gSDE)
     env = VecNormalize(make_vec_env("Pendulum-v1", n_envs=4, seed=seed), gamma=0.9)
-    model = PPO("MlpPolicy", env, n_steps=1024, gae_lambda=0.95, gamma=0.9, n_epochs=10,
-                ent_coef=0.0, learning_rate=1e-3, clip_range=0.2, seed=seed, verbose=0)
+    model = PPO(
+        "MlpPolicy",
+        env,
+        n_steps=1024,
+        gae_lambda=0.95,
+        gamma=0.9,
+        n_epochs=10,
+        ent_coef=0.0,
+        learning_rate=1e-3,
+        clip_range=0.2,
+        seed=seed,
+        verbose=0,
+    )
 else:
     sys.exit(f"sb3_pendulum.py: unknown algorithm '{algo}' (sac, td3 or ppo)")
 
@@ -48,6 +70,5 @@ if algo == "ppo":
     env.norm_reward = False
     mean, std = evaluate_policy(model, env, n_eval_episodes=20, deterministic=True)
 else:
-    mean, std = evaluate_policy(model, gym.make("Pendulum-v1"), n_eval_episodes=20,
-                                deterministic=True)
+    mean, std = evaluate_policy(model, gym.make("Pendulum-v1"), n_eval_episodes=20, deterministic=True)
 print(f"{algo} {steps} steps: learn {learn_s:.2f} s, eval return {mean:.1f} +- {std:.1f}")

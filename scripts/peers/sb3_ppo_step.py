@@ -15,18 +15,18 @@ With BATCH equal to the rollout (the default) the minibatch order cannot differ,
 weight, Adam moment and the log-std must agree to float32 rounding. It prints the largest
 differences and exits 1 when one is larger than the tolerance.
 """
+
 import os
 import sys
 import tempfile
 
 import numpy as np
+import rlhost_run
 import torch
+from rlhost_run import f32
 from stable_baselines3 import PPO
 from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.logger import configure
-
-import rlhost_run
-from rlhost_run import f32
 
 rlhost = sys.argv[1]
 seed = int(sys.argv[2]) if len(sys.argv) > 2 else 1
@@ -38,22 +38,49 @@ torch.set_num_threads(1)
 
 
 def run(steps, out):
-    return rlhost_run.run(rlhost, cfg, out, [
-        f"run.steps={steps}", f"run.seed={seed}", f"algo.lr={LR}", f"algo.n_epochs={epochs}",
-        f"algo.batch_size={batch}", "run.eval_episodes=1"])
+    return rlhost_run.run(
+        rlhost,
+        cfg,
+        out,
+        [
+            f"run.steps={steps}",
+            f"run.seed={seed}",
+            f"algo.lr={LR}",
+            f"algo.n_epochs={epochs}",
+            f"algo.batch_size={batch}",
+            "run.eval_episodes=1",
+        ],
+    )
 
 
 tmp = tempfile.mkdtemp(prefix="sb3_ppo_step_")
 start, after = run(4, os.path.join(tmp, "start")), run(N * T, os.path.join(tmp, "after"))
 
 env = make_vec_env("Pendulum-v1", n_envs=N, seed=seed)
-model = PPO("MlpPolicy", env, n_steps=T, batch_size=batch, n_epochs=epochs, gamma=GAMMA, gae_lambda=0.95,
-            ent_coef=0.0, learning_rate=LR, clip_range=0.2, seed=seed, verbose=0)
+model = PPO(
+    "MlpPolicy",
+    env,
+    n_steps=T,
+    batch_size=batch,
+    n_epochs=epochs,
+    gamma=GAMMA,
+    gae_lambda=0.95,
+    ent_coef=0.0,
+    learning_rate=LR,
+    clip_range=0.2,
+    seed=seed,
+    verbose=0,
+)
 pol = model.policy
 # rlhost's tensor -> SB3's parameter
-names = {"actor/mlp/layer0": pol.mlp_extractor.policy_net[0], "actor/mlp/layer1": pol.mlp_extractor.policy_net[2],
-         "actor/mlp/layer2": pol.action_net, "critic/mlp/layer0": pol.mlp_extractor.value_net[0],
-         "critic/mlp/layer1": pol.mlp_extractor.value_net[2], "critic/mlp/layer2": pol.value_net}
+names = {
+    "actor/mlp/layer0": pol.mlp_extractor.policy_net[0],
+    "actor/mlp/layer1": pol.mlp_extractor.policy_net[2],
+    "actor/mlp/layer2": pol.action_net,
+    "critic/mlp/layer0": pol.mlp_extractor.value_net[0],
+    "critic/mlp/layer1": pol.mlp_extractor.value_net[2],
+    "critic/mlp/layer2": pol.value_net,
+}
 params = {}
 for key, lin in names.items():
     params[key + ".weight"], params[key + ".bias"] = lin.weight, lin.bias
@@ -79,13 +106,19 @@ with torch.no_grad():
     for t in range(T):
         o = torch.from_numpy(obs[t])
         values, logp, _ = pol.evaluate_actions(o, torch.from_numpy(actions[t]))
-        worst["values (forward)"] = max(worst.get("values (forward)", 0), float(np.abs(values.numpy().ravel() - old_v[t]).max()))
-        worst["log-prob (forward)"] = max(worst.get("log-prob (forward)", 0), float(np.abs(logp.numpy() - old_logp[t]).max()))
+        worst["values (forward)"] = max(
+            worst.get("values (forward)", 0), float(np.abs(values.numpy().ravel() - old_v[t]).max())
+        )
+        worst["log-prob (forward)"] = max(
+            worst.get("log-prob (forward)", 0), float(np.abs(logp.numpy() - old_logp[t]).max())
+        )
         # SB3's collect_rollouts: a truncated episode's reward gains gamma V(terminal obs)
         r = rewards[t] + GAMMA * final_v[t] * (truncated[t] & ~terminated[t])
         buf.add(obs[t], actions[t], r, starts[t].astype(np.float32), values, logp)
     last_values = pol.predict_values(torch.from_numpy(last_obs))
-    buf.compute_returns_and_advantage(last_values=last_values, dones=(truncated[-1] | terminated[-1]).astype(np.float32))
+    buf.compute_returns_and_advantage(
+        last_values=last_values, dones=(truncated[-1] | terminated[-1]).astype(np.float32)
+    )
 model._current_progress_remaining = 1.0
 model.set_logger(configure(None, []))
 model.train()
@@ -98,6 +131,11 @@ for key, p in params.items():
     worst[key + " (weights)"] = float(np.abs(mine - theirs).max() / max(moved, 1e-12))
     m = f32(after["adam/m/" + key], tuple(p.shape))
     worst[key + " (Adam m)"] = float(np.abs(m - state[p]["exp_avg"].numpy()).max() / max(np.abs(m).max(), 1e-12))
-sys.exit(rlhost_run.report(f"seed {seed}, {epochs} epoch(s) of batch {batch}: largest difference (weights and Adam m relative to the "
-                            "update's largest move and the largest moment)",
-                            worst, 32))
+sys.exit(
+    rlhost_run.report(
+        f"seed {seed}, {epochs} epoch(s) of batch {batch}: largest difference (weights and Adam m relative to the "
+        "update's largest move and the largest moment)",
+        worst,
+        32,
+    )
+)

@@ -16,6 +16,7 @@ rlhost.run(env=...).  PyTorch on one thread.  Reports the agent steps per
 second of each learn() / run, and the env alone (a plain loop of the
 Parallel env with random actions) as the floor both pay.
 """
+
 import argparse
 import json
 import os
@@ -36,6 +37,7 @@ def make(agents):
 def sb3(agents, steps):
     import supersuit as ss
     from stable_baselines3 import PPO
+
     torch.set_num_threads(1)
     env = ss.pettingzoo_env_to_vec_env_v1(make(agents))
     env = ss.concat_vec_envs_v1(env, 1, num_cpus=0, base_class="stable_baselines3")
@@ -49,8 +51,10 @@ def sb3(agents, steps):
 def ours(agents, steps):
     out = tempfile.mkdtemp()
     cfg = os.path.join(out, "ppo.cfg")
-    open(cfg, "w").write('run: { seed = 0; eval_episodes = 0; quiet = true; };\nenv: { num_envs = 1; };\n'
-                         'algo: { plugin = "ppo"; n_steps = 128; batch_size = 256; n_epochs = 4; };\n')
+    open(cfg, "w").write(
+        "run: { seed = 0; eval_episodes = 0; quiet = true; };\nenv: { num_envs = 1; };\n"
+        'algo: { plugin = "ppo"; n_steps = 128; batch_size = 256; n_epochs = 4; };\n'
+    )
     t = time.perf_counter()
     rlhost.run(cfg, env=lambda: make(agents), force=True, run__steps=steps, run__out_dir=out)
     return time.perf_counter() - t
@@ -78,8 +82,13 @@ def main():
     rows = []
     for name, fn in (("env_alone", floor), ("sb3_supersuit", sb3), ("rlhost_bridge", ours)):
         wall = fn(a.agents, a.steps)
-        row = {"route": name, "agents": a.agents, "steps": a.steps, "wall_s": round(wall, 3),
-               "agent_steps_per_s": round(a.steps / wall, 1)}
+        row = {
+            "route": name,
+            "agents": a.agents,
+            "steps": a.steps,
+            "wall_s": round(wall, 3),
+            "agent_steps_per_s": round(a.steps / wall, 1),
+        }
         print(json.dumps(row), flush=True)
         rows.append(row)
     if a.out:

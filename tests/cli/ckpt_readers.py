@@ -12,6 +12,7 @@ config with its estimate.  (TAP)
 
 Usage: ckpt_readers.py RLHOST SOURCE_ROOT BUILD_ROOT
 """
+
 import json
 import os
 import random
@@ -41,8 +42,9 @@ def rl(*args, timeout=300):
 
 
 PY = os.path.join(SRC, ".venv", "bin", "python")
-HAVE_PY = os.path.exists(PY) and subprocess.run(
-    [PY, "-c", "import gymnasium, numpy"], capture_output=True).returncode == 0
+HAVE_PY = (
+    os.path.exists(PY) and subprocess.run([PY, "-c", "import gymnasium, numpy"], capture_output=True).returncode == 0
+)
 PY_ENV = dict(os.environ, RLHOST_LIB_DIR=BUILD, PYTHONPATH=os.path.join(SRC, "python"))
 PY_ENV.pop("RLHOST_PLUGIN_PATH", None)
 
@@ -58,19 +60,22 @@ def sanitizer_preload():
     libs = [ln.split()[2] for ln in out.splitlines() if ("libasan" in ln or "libubsan" in ln) and "=>" in ln]
     if libs:
         PY_ENV["LD_PRELOAD"] = " ".join(libs)
-        PY_ENV["ASAN_OPTIONS"] = "detect_leaks=0" + (":" + os.environ["ASAN_OPTIONS"] if "ASAN_OPTIONS" in os.environ
-                                                     else "")
+        PY_ENV["ASAN_OPTIONS"] = "detect_leaks=0" + (
+            ":" + os.environ["ASAN_OPTIONS"] if "ASAN_OPTIONS" in os.environ else ""
+        )
 
 
 sanitizer_preload()
 
 
 def py_load(ckpt):
-    code = ("import sys, numpy as np, rlhost\n"
-            "p = rlhost.load(sys.argv[1])\n"
-            "obs = np.zeros((1,) + p.observation_space.shape, dtype=p.observation_space.dtype)\n"
-            "a = p(obs)\n"
-            "print(np.asarray(a).shape)\n")
+    code = (
+        "import sys, numpy as np, rlhost\n"
+        "p = rlhost.load(sys.argv[1])\n"
+        "obs = np.zeros((1,) + p.observation_space.shape, dtype=p.observation_space.dtype)\n"
+        "a = p(obs)\n"
+        "print(np.asarray(a).shape)\n"
+    )
     return subprocess.run([PY, "-c", code, ckpt], capture_output=True, text=True, env=PY_ENV, timeout=120)
 
 
@@ -86,31 +91,64 @@ def sample(rng, k, tmp):
     out = os.path.join(tmp, f"run{k}")
     if rng.random() < 0.25:  # a long out_dir
         out = os.path.join(tmp, *(["d" * 200] * 15), f"run{k}")
-    ov = {"run.out_dir": out, "run.quiet": "true", "run.replicas": str(reps), "run.eval_episodes": "5",
-          "run.seed": str(rng.randint(1, 1000))}
+    ov = {
+        "run.out_dir": out,
+        "run.quiet": "true",
+        "run.replicas": str(reps),
+        "run.eval_episodes": "5",
+        "run.seed": str(rng.randint(1, 1000)),
+    }
     if kind == "dqn":
         base = "cartpole_dqn.cfg"
-        ov.update({"env.num_envs": str(rng.choice([1, 2, 4, 8])), "algo.hidden": hidden,
-                   "algo.batch_size": "32", "algo.learning_starts": "100", "algo.train_freq": "4",
-                   "algo.gradient_steps": "1", "algo.prioritized": rng.choice(["true", "false"]),
-                   "algo.dueling": rng.choice(["true", "false"]), "algo.save_replay": rng.choice(["true", "false"])})
+        ov.update(
+            {
+                "env.num_envs": str(rng.choice([1, 2, 4, 8])),
+                "algo.hidden": hidden,
+                "algo.batch_size": "32",
+                "algo.learning_starts": "100",
+                "algo.train_freq": "4",
+                "algo.gradient_steps": "1",
+                "algo.prioritized": rng.choice(["true", "false"]),
+                "algo.dueling": rng.choice(["true", "false"]),
+                "algo.save_replay": rng.choice(["true", "false"]),
+            }
+        )
         steps = 800
     elif kind in ("ppo", "rppo"):
         base = "cartpole_ppo.cfg" if kind == "ppo" else "tmaze_rppo.cfg"
         envs = rng.choice([4, 8])
-        ov.update({"env.num_envs": str(envs), "algo.hidden": hidden, "algo.n_steps": "32",
-                   "algo.batch_size": str(rng.choice([32, 64, 128]))})
+        ov.update(
+            {
+                "env.num_envs": str(envs),
+                "algo.hidden": hidden,
+                "algo.n_steps": "32",
+                "algo.batch_size": str(rng.choice([32, 64, 128])),
+            }
+        )
         steps = 32 * envs * 2
     elif kind in ("sac", "td3"):
         base = f"pendulum_{kind}.cfg"
-        ov.update({"env.num_envs": str(rng.choice([2, 4])), "algo.hidden": hidden, "algo.batch_size": "64",
-                   "algo.learning_starts": "100", "algo.save_replay": rng.choice(["true", "false"])})
+        ov.update(
+            {
+                "env.num_envs": str(rng.choice([2, 4])),
+                "algo.hidden": hidden,
+                "algo.batch_size": "64",
+                "algo.learning_starts": "100",
+                "algo.save_replay": rng.choice(["true", "false"]),
+            }
+        )
         steps = 400
     else:  # the convolution lists an MLP encoder ignores, long: a config text far above 64 KiB
         base = "cartpole_dqn.cfg"
-        ov.update({"algo.cnn_channels": long_list(rng, 1000, 4096), "algo.cnn_kernels": long_list(rng, 10, 64),
-                   "algo.cnn_strides": long_list(rng, 10, 64), "algo.cnn_padding": long_list(rng, 10, 64),
-                   "algo.learning_starts": "100"})
+        ov.update(
+            {
+                "algo.cnn_channels": long_list(rng, 1000, 4096),
+                "algo.cnn_kernels": long_list(rng, 10, 64),
+                "algo.cnn_strides": long_list(rng, 10, 64),
+                "algo.cnn_padding": long_list(rng, 10, 64),
+                "algo.learning_starts": "100",
+            }
+        )
         steps = 500
     ov["run.steps"] = str(steps)
     ov["run.checkpoint_interval"] = str(steps // 2)
@@ -149,8 +187,10 @@ def trial(rng, k, tmp):
     want = summary(out).get("eval_return_mean")
     if e.returncode == 0 and want is not None:
         got = json.loads(e.stdout)["return_mean"]
-        ok(abs(got - want) <= 1e-6 * max(1.0, abs(want)), f"{label}: eval reproduces the final evaluation "
-           f"({got} vs {want})")
+        ok(
+            abs(got - want) <= 1e-6 * max(1.0, abs(want)),
+            f"{label}: eval reproduces the final evaluation ({got} vs {want})",
+        )
     e = rl("eval", ckpt, "--episodes", "2")
     ok(e.returncode == 0, f"{label}: eval of the bare checkpoint", e.stderr)
     p = rl("play", out, "--episodes", "1", "--fps", "1000")
@@ -166,27 +206,47 @@ def trial(rng, k, tmp):
 def memory(tmp):
     huge = "900000000"  # about 35 GB of cartpole transitions
     c = rl("check", os.path.join(SRC, "configs", "cartpole_dqn.cfg"), "--set", f"algo.buffer_size={huge}")
-    ok(c.returncode == 2 and re.search(r"the replay buffer needs [0-9.]+ GiB; this machine has [0-9.]+ GiB", c.stderr),
-       "check refuses a replay larger than the machine, with the estimate", c.stderr)
-    c = rl("run", os.path.join(SRC, "configs", "cartpole_dqn.cfg"), "--set", f"algo.buffer_size={huge}",
-           "--out", os.path.join(tmp, "never"))
+    ok(
+        c.returncode == 2 and re.search(r"the replay buffer needs [0-9.]+ GiB; this machine has [0-9.]+ GiB", c.stderr),
+        "check refuses a replay larger than the machine, with the estimate",
+        c.stderr,
+    )
+    c = rl(
+        "run",
+        os.path.join(SRC, "configs", "cartpole_dqn.cfg"),
+        "--set",
+        f"algo.buffer_size={huge}",
+        "--out",
+        os.path.join(tmp, "never"),
+    )
     ok(c.returncode == 2 and not os.path.exists(os.path.join(tmp, "never")), "so does run, before anything", c.stderr)
     # a small run's checkpoint whose config names that replay still evaluates
     out = os.path.join(tmp, "small")
-    r = rl("run", os.path.join(SRC, "configs", "cartpole_dqn.cfg"), "--set", "run.steps=500", "--set",
-           "run.quiet=true", "--out", out)
+    r = rl(
+        "run",
+        os.path.join(SRC, "configs", "cartpole_dqn.cfg"),
+        "--set",
+        "run.steps=500",
+        "--set",
+        "run.quiet=true",
+        "--out",
+        out,
+    )
     raw = open(os.path.join(out, "checkpoint.safetensors"), "rb").read()
     hl = struct.unpack("<Q", raw[:8])[0]
-    head = json.loads(raw[8:8 + hl])
+    head = json.loads(raw[8 : 8 + hl])
     meta = head["__metadata__"]
     meta["rlhost.config"] = re.sub(r"buffer_size = \d+;", f"buffer_size = {huge};", meta["rlhost.config"])
     h = json.dumps(head).encode()
     h += b" " * (-len(h) % 8)
     big = os.path.join(tmp, "asks_for_35GB.safetensors")
-    open(big, "wb").write(struct.pack("<Q", len(h)) + h + raw[8 + hl:])
+    open(big, "wb").write(struct.pack("<Q", len(h)) + h + raw[8 + hl :])
     e = rl("eval", big, "--episodes", "2", timeout=60)
-    ok(r.returncode == 0 and e.returncode == 0, "eval of a checkpoint whose config asks for a 35 GB replay "
-       "allocates only what acting needs", e.stderr)
+    ok(
+        r.returncode == 0 and e.returncode == 0,
+        "eval of a checkpoint whose config asks for a 35 GB replay allocates only what acting needs",
+        e.stderr,
+    )
     if HAVE_PY:
         pl = py_load(big)
         ok(pl.returncode == 0, "and Python loads it", pl.stderr)

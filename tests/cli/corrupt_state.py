@@ -10,6 +10,7 @@ ASan/UBSan in CI.)
 
 Usage: corrupt_state.py RLHOST SOURCE_ROOT
 """
+
 import json
 import os
 import shutil
@@ -63,58 +64,145 @@ def sane(rc, err, what):
 # state tensor; a case whose algorithm's state another case corrupts, PPO's
 # in cartpole_ppo_norm and pendulum_ppo_box, corrupts its env's only)
 CASES = [
-    ("snake_per", "configs/snake_dqn.cfg",
-     ["algo.plugin=per_dqn", "algo.save_replay=true", "run.steps=3000", "algo.learning_starts=500",
-      "algo.buffer_size=4000", "env.num_envs=4", "run.eval_episodes=2", "run.eval_interval=1000"],
-     ["host/episode_stats", "env/snake/scalars", "env/snake/body", "env/snake/cells",
-      "replay/actions", "replay/steps", "replay/priority_sum", "replay/priority_min",
-      "state/vector_steps", "state/epsilon", "state/max_priority"]),
-    ("tmaze_rppo", "configs/tmaze_rppo.cfg",
-     ["run.steps=3000", "run.eval_episodes=2", "run.eval_interval=1000", "algo.n_epochs=2"],
-     ["host/episode_stats", "env/gridworld/state", "state/accumulators", "rollout/actions",
-      "state/updates"]),
-    ("snake_boards", "configs/snake_multi_ppo.cfg",
-     ["run.steps=8192", "run.eval_episodes=8", "env.num_envs=4", "algo.batch_size=256",
-      "algo.n_steps=32", "env.observation=\"grid\""],
-     ["env/snake/scalars", "env/snake/body", "env/snake/cells", "env/snake/food"], ("env/", "eval_env/")),
-    ("gridworld_agents", "configs/gridworld_cnn_ppo.cfg",
-     ["run.steps=2048", "run.eval_episodes=4", "env.agents=3"],
-     ["env/gridworld/state"], ("env/", "eval_env/")),
-    ("cartpole_ppo_norm", "configs/cartpole_ppo.cfg",
-     ["run.steps=3000", "run.eval_episodes=2", "algo.normalize_obs=true", "algo.n_steps=64"],
-     ["state/obs_count", "state/obs_var", "host/last_eval"]),
-    ("pendulum_sac", "configs/pendulum_sac.cfg",
-     ["run.steps=2000", "run.eval_episodes=2", "algo.learning_starts=500", "algo.save_replay=true",
-      "algo.buffer_size=4000", "algo.hidden=[32]"],
-     ["replay/steps", "state/vector_steps", "state/grad_steps", "env/classic/state"]),
+    (
+        "snake_per",
+        "configs/snake_dqn.cfg",
+        [
+            "algo.plugin=per_dqn",
+            "algo.save_replay=true",
+            "run.steps=3000",
+            "algo.learning_starts=500",
+            "algo.buffer_size=4000",
+            "env.num_envs=4",
+            "run.eval_episodes=2",
+            "run.eval_interval=1000",
+        ],
+        [
+            "host/episode_stats",
+            "env/snake/scalars",
+            "env/snake/body",
+            "env/snake/cells",
+            "replay/actions",
+            "replay/steps",
+            "replay/priority_sum",
+            "replay/priority_min",
+            "state/vector_steps",
+            "state/epsilon",
+            "state/max_priority",
+        ],
+    ),
+    (
+        "tmaze_rppo",
+        "configs/tmaze_rppo.cfg",
+        ["run.steps=3000", "run.eval_episodes=2", "run.eval_interval=1000", "algo.n_epochs=2"],
+        ["host/episode_stats", "env/gridworld/state", "state/accumulators", "rollout/actions", "state/updates"],
+    ),
+    (
+        "snake_boards",
+        "configs/snake_multi_ppo.cfg",
+        [
+            "run.steps=8192",
+            "run.eval_episodes=8",
+            "env.num_envs=4",
+            "algo.batch_size=256",
+            "algo.n_steps=32",
+            'env.observation="grid"',
+        ],
+        ["env/snake/scalars", "env/snake/body", "env/snake/cells", "env/snake/food"],
+        ("env/", "eval_env/"),
+    ),
+    (
+        "gridworld_agents",
+        "configs/gridworld_cnn_ppo.cfg",
+        ["run.steps=2048", "run.eval_episodes=4", "env.agents=3"],
+        ["env/gridworld/state"],
+        ("env/", "eval_env/"),
+    ),
+    (
+        "cartpole_ppo_norm",
+        "configs/cartpole_ppo.cfg",
+        ["run.steps=3000", "run.eval_episodes=2", "algo.normalize_obs=true", "algo.n_steps=64"],
+        ["state/obs_count", "state/obs_var", "host/last_eval"],
+    ),
+    (
+        "pendulum_sac",
+        "configs/pendulum_sac.cfg",
+        [
+            "run.steps=2000",
+            "run.eval_episodes=2",
+            "algo.learning_starts=500",
+            "algo.save_replay=true",
+            "algo.buffer_size=4000",
+            "algo.hidden=[32]",
+        ],
+        ["replay/steps", "state/vector_steps", "state/grad_steps", "env/classic/state"],
+    ),
     # the SDK's examples: the env template under the off-policy example
-    ("catch_mini_dqn", "examples/offpolicy/cartpole.cfg",
-     ["env.plugin=\"catch\"", "env.num_envs=2", "run.steps=3000", "run.eval_episodes=2", "algo.learning_starts=500",
-      "algo.buffer_size=4000", "algo.hidden=[32]", "algo.train_freq=64", "algo.gradient_steps=4",
-      "algo.save_replay=true"],
-     ["env/catch/state", "replay/actions", "replay/steps"]),
-    ("pendulum_ppo_box", "configs/pendulum_ppo.cfg",
-     ["run.steps=2048", "run.eval_episodes=2", "algo.n_steps=128", "algo.hidden=[32]"],
-     ["state/obs_count", "state/obs_var", "rollout/box_actions"]),
+    (
+        "catch_mini_dqn",
+        "examples/offpolicy/cartpole.cfg",
+        [
+            'env.plugin="catch"',
+            "env.num_envs=2",
+            "run.steps=3000",
+            "run.eval_episodes=2",
+            "algo.learning_starts=500",
+            "algo.buffer_size=4000",
+            "algo.hidden=[32]",
+            "algo.train_freq=64",
+            "algo.gradient_steps=4",
+            "algo.save_replay=true",
+        ],
+        ["env/catch/state", "replay/actions", "replay/steps"],
+    ),
+    (
+        "pendulum_ppo_box",
+        "configs/pendulum_ppo.cfg",
+        ["run.steps=2048", "run.eval_episodes=2", "algo.n_steps=128", "algo.hidden=[32]"],
+        ["state/obs_count", "state/obs_var", "rollout/box_actions"],
+    ),
 ]
 
 # The atari env (where ALE is built): its state is ALE's own bytes behind a
 # header and a hash.
 if subprocess.run([RLHOST, "info", "atari"], capture_output=True).returncode == 0:
-    CASES.append(("breakout", "configs/breakout_ppo.cfg",
-                  ["run.steps=1280", "run.eval_episodes=1", "env.num_envs=2", "env.max_frames=2000",
-                   "algo.n_steps=64", "algo.batch_size=64", "algo.n_epochs=1", "algo.cnn_channels=[4, 4, 4]",
-                   "algo.hidden=[16]"],
-                  ["env/atari/state", "env/atari/ale_cap"], ("env/", "eval_env/")))
+    CASES.append(
+        (
+            "breakout",
+            "configs/breakout_ppo.cfg",
+            [
+                "run.steps=1280",
+                "run.eval_episodes=1",
+                "env.num_envs=2",
+                "env.max_frames=2000",
+                "algo.n_steps=64",
+                "algo.batch_size=64",
+                "algo.n_epochs=1",
+                "algo.cnn_channels=[4, 4, 4]",
+                "algo.hidden=[16]",
+            ],
+            ["env/atari/state", "env/atari/ale_cap"],
+            ("env/", "eval_env/"),
+        )
+    )
 
 work = tempfile.mkdtemp()
 try:
     for name, cfg, sets, must, *only in CASES:
-        prefixes = only[0] if only else ("host/", "env/", "eval_env/", "state/", "rollout/", "replay/",
-                                         "best/", "adam/t")
+        prefixes = (
+            only[0] if only else ("host/", "env/", "eval_env/", "state/", "rollout/", "replay/", "best/", "adam/t")
+        )
         run = os.path.join(work, name)
-        args = ["run", os.path.join(SRC, cfg), "--out", run, "--set", "run.quiet=true",
-                "--set", "run.checkpoint_interval=1000"]
+        args = [
+            "run",
+            os.path.join(SRC, cfg),
+            "--out",
+            run,
+            "--set",
+            "run.quiet=true",
+            "--set",
+            "run.checkpoint_interval=1000",
+        ]
         for s in sets:
             args += ["--set", s]
         rc, err = rlhost(*args)
@@ -144,13 +232,17 @@ try:
                     sane(rc, err, f"{name}: resume with {tensor} filled with {fill:#x}")
                     if rc == 1:
                         lines = [l for l in err.splitlines() if l.startswith("rlhost: error")]
-                        ok(len(lines) == 1 and bad in lines[0],
-                           f"{name}: {tensor} {fill:#x}: one sentence naming the file")
+                        ok(
+                            len(lines) == 1 and bad in lines[0],
+                            f"{name}: {tensor} {fill:#x}: one sentence naming the file",
+                        )
                     if fill == 0xFF:
                         refused[tensor] = rc == 1 and tensor.split("/", 1)[1] in err
                     if fill == 0x00 and "rng" in tensor:  # an all-zero generator never produces
-                        ok(rc == 1 and "all-zero random generator state" in err,
-                           f"{name}: {tensor} all zero is refused")
+                        ok(
+                            rc == 1 and "all-zero random generator state" in err,
+                            f"{name}: {tensor} all zero is refused",
+                        )
                     if fname == "checkpoint.safetensors" and fill == 0xFF:
                         rc, err = rlhost("eval", bad, "--episodes", "1")
                         sane(rc, err, f"{name}: eval with {tensor} filled with {fill:#x}")

@@ -9,6 +9,7 @@ the action (one index per component), sb3-contrib's log-probability and
 entropy (float64, %.9g).  K = 1 is MaskableCategorical; K > 1 is
 MaskableMultiCategoricalDistribution (a product of categoricals, each
 component masked)."""
+
 import numpy as np
 import sb3_contrib
 import torch
@@ -28,7 +29,7 @@ for nvec in cases:
         for k in nvec:  # every component keeps at least one valid choice
             m = rng.random(k) < (0.5 if row % 5 else 0.05)
             m[rng.integers(k)] = True
-            mask[off:off + k] = m
+            mask[off : off + k] = m
             action.append(int(rng.choice(np.flatnonzero(m))))
             off += k
         lt = torch.tensor(logits)[None]

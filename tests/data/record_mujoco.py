@@ -11,6 +11,7 @@ Per episode: the state after reset (qpos and qvel as hex doubles), then per
 step the float32 action, the float64 reward, the flags, qpos[0] and an
 FNV-1a hash of the float64 observation's bytes (so every observation is
 compared bit for bit while the file stays small)."""
+
 import sys
 
 import gymnasium as gym
@@ -33,8 +34,10 @@ def hexd(v):
     return float(v).hex()
 
 
-print(f"# {TASK} recorded from Gymnasium {gym.__version__}, MuJoCo {mujoco.__version__}, NumPy {np.__version__} "
-      f"(tests/data/record_mujoco.py; seeds {', '.join(map(str, SEEDS))}, {STEPS} steps each)")
+print(
+    f"# {TASK} recorded from Gymnasium {gym.__version__}, MuJoCo {mujoco.__version__}, NumPy {np.__version__} "
+    f"(tests/data/record_mujoco.py; seeds {', '.join(map(str, SEEDS))}, {STEPS} steps each)"
+)
 for seed in SEEDS:
     env = gym.make(TASK)
     env.action_space.seed(seed)
@@ -45,8 +48,15 @@ for seed in SEEDS:
     for t in range(STEPS):
         a = env.action_space.sample()
         obs, r, term, trunc, _ = env.step(a)
-        print("step", " ".join(float(x).hex() for x in a), hexd(r), int(term), int(trunc), hexd(d.qpos[0]),
-              f"{fnv1a(np.asarray(obs, np.float64).tobytes()):016x}")
+        print(
+            "step",
+            " ".join(float(x).hex() for x in a),
+            hexd(r),
+            int(term),
+            int(trunc),
+            hexd(d.qpos[0]),
+            f"{fnv1a(np.asarray(obs, np.float64).tobytes()):016x}",
+        )
         if term:
             break
     env.close()

@@ -26,9 +26,9 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode
 from gymnasium.wrappers import AtariPreprocessing, FrameStackObservation
+from tap import done, ok  # tests/python/tap.py
 
 import rlhost
-from tap import done, ok  # tests/python/tap.py
 
 SRC = sys.argv[2]  # the source root (binding.sh passes RLHOST SRC)
 
@@ -38,8 +38,13 @@ CASES = [
     # (game, env options, seed, envs, steps)
     ("pong", {"max_frames": 1200}, 3, 2, 900),
     ("breakout", {}, 11, 2, 1200),
-    ("breakout", {"full_action_space": True, "screen_size": 64, "frame_stack": 2, "noop_max": 5,
-                  "max_frames": 3000}, 5, 1, 700),
+    (
+        "breakout",
+        {"full_action_space": True, "screen_size": 64, "frame_stack": 2, "noop_max": 5, "max_frames": 3000},
+        5,
+        1,
+        700,
+    ),
     # a lost life ends the episode at that frame, the next is a new game
     ("breakout", {"terminal_on_life_loss": True}, 13, 2, 600),
     # a frame limit inside the first reset's no-ops: Gymnasium's inner
@@ -52,11 +57,19 @@ CASES = [
 
 def reference(game, opts, seed):
     name = "".join(w.capitalize() for w in game.split("_"))
-    env = gym.make(f"ALE/{name}-v5", frameskip=1, full_action_space=opts.get("full_action_space", False),
-                   max_num_frames_per_episode=opts.get("max_frames", 108000))
-    env = AtariPreprocessing(env, noop_max=opts.get("noop_max", 30), frame_skip=4,
-                             screen_size=opts.get("screen_size", 84),
-                             terminal_on_life_loss=opts.get("terminal_on_life_loss", False))
+    env = gym.make(
+        f"ALE/{name}-v5",
+        frameskip=1,
+        full_action_space=opts.get("full_action_space", False),
+        max_num_frames_per_episode=opts.get("max_frames", 108000),
+    )
+    env = AtariPreprocessing(
+        env,
+        noop_max=opts.get("noop_max", 30),
+        frame_skip=4,
+        screen_size=opts.get("screen_size", 84),
+        terminal_on_life_loss=opts.get("terminal_on_life_loss", False),
+    )
     env = FrameStackObservation(env, opts.get("frame_stack", 4))
     return env
 
@@ -149,25 +162,52 @@ def training_options_check():
     Breakout trained with episodic_life ends an episode at a lost life with
     no score, the policy's env plays whole games with their scores."""
     with tempfile.TemporaryDirectory() as d:
-        p = rlhost.run(os.path.join(SRC, "configs", "breakout_ppo.cfg"), run__steps=128, run__quiet=True,
-                       run__eval_episodes=0, run__out_dir=d, env__num_envs=2, algo__n_steps=64, algo__batch_size=64,
-                       algo__n_epochs=1, algo__cnn_channels=[4, 4, 4], algo__hidden=[16], force=True)
-        t, score = first_end(rlhost.make_vec("atari", 1, seed=3, autoreset_mode=AutoresetMode.SAME_STEP,
-                                             game="breakout", repeat_action_probability=0.0, episodic_life=True,
-                                             reward_clip=True, fire_reset=True))
-        ok(score is not None and np.isnan(score), f"the training env: a lost life ends the episode at step {t}, "
-           "score NaN (no game ended)")
+        p = rlhost.run(
+            os.path.join(SRC, "configs", "breakout_ppo.cfg"),
+            run__steps=128,
+            run__quiet=True,
+            run__eval_episodes=0,
+            run__out_dir=d,
+            env__num_envs=2,
+            algo__n_steps=64,
+            algo__batch_size=64,
+            algo__n_epochs=1,
+            algo__cnn_channels=[4, 4, 4],
+            algo__hidden=[16],
+            force=True,
+        )
+        t, score = first_end(
+            rlhost.make_vec(
+                "atari",
+                1,
+                seed=3,
+                autoreset_mode=AutoresetMode.SAME_STEP,
+                game="breakout",
+                repeat_action_probability=0.0,
+                episodic_life=True,
+                reward_clip=True,
+                fire_reset=True,
+            )
+        )
+        ok(
+            score is not None and np.isnan(score),
+            f"the training env: a lost life ends the episode at step {t}, score NaN (no game ended)",
+        )
         t, score = first_end(p.make_env(1, seed=3))
-        ok(score is not None and np.isfinite(score), f"the policy's env (make_env) plays a whole game: "
-           f"{t + 1} steps, score {score}")
+        ok(
+            score is not None and np.isfinite(score),
+            f"the policy's env (make_env) plays a whole game: {t + 1} steps, score {score}",
+        )
 
 
 def main():
     record = None
     if len(sys.argv) > 4 and sys.argv[3] == "--record":
         record = open(sys.argv[4], "w")
-        record.write(f"# atari env reference: gymnasium {gym.__version__}, ale-py {ale_py.__version__}; "
-                     "made by tests/python/atari_gym.py --record; sha256[:16] of the observations\n")
+        record.write(
+            f"# atari env reference: gymnasium {gym.__version__}, ale-py {ale_py.__version__}; "
+            "made by tests/python/atari_gym.py --record; sha256[:16] of the observations\n"
+        )
     total = 0
     for game, opts, seed, n, steps in CASES:
         if record is not None:

@@ -6,6 +6,7 @@ is a sentence, not a traceback.  random_opening_max: games open with every
 count of random moves in the range where an env trains, and with
 random_opening where it evaluates.
 Usage: c4_quality.py RLHOST SOURCE_ROOT  (TAP; RLHOST_LIB_DIR and PYTHONPATH set)"""
+
 import json
 import os
 import re
@@ -50,27 +51,56 @@ def four_after(moves, col):
 rows = Q.read(POS)
 by_rule = sum(Q.wins_now(m, sc) for m, sc, _ in rows)
 by_board = sum(any(four_after(m, c) for c in best) for m, _, best in rows)
-ok(by_rule == by_board and by_rule > 0,
-   f"positions won with the next stone: {by_rule} by the score rule, {by_board} on the board")
+ok(
+    by_rule == by_board and by_rule > 0,
+    f"positions won with the next stone: {by_rule} by the score rule, {by_board} on the board",
+)
 
 run = os.path.join(T, "sp")
-r = subprocess.run([RLHOST, "run", os.path.join(SRC, "configs", "connect_four_selfplay.cfg"), "--out", run,
-                    "--set", "run.steps=12000", "--set", "seats.snapshot_interval=4000", "--set", "run.eval_episodes=0",
-                    "--set", "env.num_envs=16", "--set", "run.quiet=true", "--set", "run.tensorboard=false"],
-                   capture_output=True, text=True)
+r = subprocess.run(
+    [
+        RLHOST,
+        "run",
+        os.path.join(SRC, "configs", "connect_four_selfplay.cfg"),
+        "--out",
+        run,
+        "--set",
+        "run.steps=12000",
+        "--set",
+        "seats.snapshot_interval=4000",
+        "--set",
+        "run.eval_episodes=0",
+        "--set",
+        "env.num_envs=16",
+        "--set",
+        "run.quiet=true",
+        "--set",
+        "run.tensorboard=false",
+    ],
+    capture_output=True,
+    text=True,
+)
 ok(r.returncode == 0, f"a 12k-step self-play run ({r.stderr.strip()[-200:]})")
 r = subprocess.run([sys.executable, SCRIPT, run, "--json"], capture_output=True, text=True)
 out = json.loads(r.stdout) if r.returncode == 0 else []
 steps = [o["step"] for o in out]
-ok(len(out) >= 4 and steps == sorted(steps) and steps[0] == 0 and out[-1]["path"] == run,
-   f"a rate per snapshot from step 0, then the run's checkpoint (steps {steps})")
-ok(all(0 <= o["best_move_rate"] <= 1 and o["win_now_positions"] == by_rule for o in out),
-   "every rate is a fraction, over the positions counted above")
-ok(out and out[0]["best_move_rate"] < 0.4, f"the untrained policy is near random play's 0.245 "
-   f"({out[0]['best_move_rate'] if out else None})")
+ok(
+    len(out) >= 4 and steps == sorted(steps) and steps[0] == 0 and out[-1]["path"] == run,
+    f"a rate per snapshot from step 0, then the run's checkpoint (steps {steps})",
+)
+ok(
+    all(0 <= o["best_move_rate"] <= 1 and o["win_now_positions"] == by_rule for o in out),
+    "every rate is a fraction, over the positions counted above",
+)
+ok(
+    out and out[0]["best_move_rate"] < 0.4,
+    f"the untrained policy is near random play's 0.245 ({out[0]['best_move_rate'] if out else None})",
+)
 r = subprocess.run([sys.executable, SCRIPT, os.path.join(T, "nothing")], capture_output=True, text=True)
-ok(r.returncode == 1 and "Traceback" not in r.stderr and "does not exist" in r.stderr,
-   f"a missing run: exit 1 and a sentence ({r.stderr.strip()})")
+ok(
+    r.returncode == 1 and "Traceback" not in r.stderr and "does not exist" in r.stderr,
+    f"a missing run: exit 1 and a sentence ({r.stderr.strip()})",
+)
 
 
 def opening_stones(**options):
@@ -86,14 +116,34 @@ ok(opening_stones(random_opening=2) == {2}, "random_opening 2: every game opens 
 got = opening_stones(random_opening=2, random_opening_max=12)
 ok(got == set(range(2, 13)), f"random_opening_max 12: every count from 2 to 12 ({sorted(got)})")
 cfg = os.path.join(SRC, "configs", "connect_four_selfplay.cfg")
-r = subprocess.run([RLHOST, "play", cfg, "--set", "env.random_opening_max=12", "--episodes", "8", "--fps", "1000"],
-                   capture_output=True, text=True)
+r = subprocess.run(
+    [RLHOST, "play", cfg, "--set", "env.random_opening_max=12", "--episodes", "8", "--fps", "1000"],
+    capture_output=True,
+    text=True,
+)
 games = re.split(r"episode \d+:[^\n]*\n", r.stdout)[:-1]
 firsts = [int(m.group(1)) for m in (re.search(r"\), (\d+) stones", g) for g in games) if m]
-ok(r.returncode == 0 and len(firsts) == 8 and set(firsts) <= {2, 3},
-   f"an evaluation (rlhost play) opens every game with random_opening's 2 (its first positions: {firsts} stones)")
-r = subprocess.run([RLHOST, "run", cfg, "--set", "env.random_opening=5", "--set", "env.random_opening_max=3", "--out",
-                    os.path.join(T, "bad")], capture_output=True, text=True)
-ok(r.returncode == 2 and "random_opening_max (3) is below random_opening (5)" in r.stderr,
-   f"a range below random_opening is refused ({r.stderr.strip()})")
+ok(
+    r.returncode == 0 and len(firsts) == 8 and set(firsts) <= {2, 3},
+    f"an evaluation (rlhost play) opens every game with random_opening's 2 (its first positions: {firsts} stones)",
+)
+r = subprocess.run(
+    [
+        RLHOST,
+        "run",
+        cfg,
+        "--set",
+        "env.random_opening=5",
+        "--set",
+        "env.random_opening_max=3",
+        "--out",
+        os.path.join(T, "bad"),
+    ],
+    capture_output=True,
+    text=True,
+)
+ok(
+    r.returncode == 2 and "random_opening_max (3) is below random_opening (5)" in r.stderr,
+    f"a range below random_opening is refused ({r.stderr.strip()})",
+)
 done()

@@ -10,6 +10,7 @@ states the rule: discrete identical but for float near-ties, box within
 1e-5 of the box's width).  The C file also compiles to freestanding
 WebAssembly (clang --target=wasm32 -nostdlib), where clang is present.
 Usage: export_check.py RLHOST RUN_DIR TRACE_CSV NAME WORKDIR   (TAP on stdout)"""
+
 import csv
 import json
 import os
@@ -51,28 +52,39 @@ obs_cols = [k for k in cols if k.startswith("obs_")]
 mask_cols = [k for k in cols if k.startswith("mask_")]
 act_cols = ["action"] if space["type"] == "discrete" else [k for k in cols if k.startswith("action_")]
 obs_dt = np.uint8 if obs_meta.get("parts") else X.DT[obs_meta["dtype"]]
-steps = X.Steps(meta, np.array([[float(r[c]) for c in obs_cols] for r in rows]).astype(obs_dt),
-                np.array([[int(r[c]) for c in mask_cols] for r in rows], np.uint8) if mask_cols else None,
-                np.array([int(r["env"]) for r in rows]), np.array([int(r["t"]) == 0 for r in rows]),
-                [[float(r[c]) for c in act_cols] for r in rows])
+steps = X.Steps(
+    meta,
+    np.array([[float(r[c]) for c in obs_cols] for r in rows]).astype(obs_dt),
+    np.array([[int(r[c]) for c in mask_cols] for r in rows], np.uint8) if mask_cols else None,
+    np.array([int(r["env"]) for r in rows]),
+    np.array([int(r["t"]) == 0 for r in rows]),
+    [[float(r[c]) for c in act_cols] for r in rows],
+)
 ok(len(steps) >= 1000, f"the trace holds {len(steps)} steps (at least 1000)")
 
 if have_onnx:
     import onnx
+
     acts, params, model = X.run_onnx(onnx_path, steps)
     onnx.checker.check_model(model, full_check=True)
     ok(model.opset_import[0].version >= 17, f"opset {model.opset_import[0].version}, checked by onnx.checker")
     props = {p.key: p.value for p in model.metadata_props}
-    ok(json.loads(props.get("rlhost.action_space", "{}")) == space and
-       json.loads(props.get("rlhost.observation", "{}")) == obs_meta, "its metadata states both spaces")
+    ok(
+        json.loads(props.get("rlhost.action_space", "{}")) == space
+        and json.loads(props.get("rlhost.observation", "{}")) == obs_meta,
+        "its metadata states both spaces",
+    )
     good, desc = X.compare(steps, acts, params)
     ok(good, f"onnxruntime: {desc}")
 
 if have_c:
     for own, variant in ((False, "libm"), (True, "its own expf and tanhf")):
         exe, msg, dims = X.build_c(c_path, steps, own)
-        ok(exe is not None, f"the C file compiles with cc {' '.join(X.CFLAGS)}{' -DRLHOST_NO_LIBM' if own else ''}" +
-           (f": {msg[:400]}" if exe is None else ""))
+        ok(
+            exe is not None,
+            f"the C file compiles with cc {' '.join(X.CFLAGS)}{' -DRLHOST_NO_LIBM' if own else ''}"
+            + (f": {msg[:400]}" if exe is None else ""),
+        )
         if exe is None:
             continue
         acts, params = X.run_c(exe, dims, steps)

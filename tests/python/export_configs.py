@@ -9,6 +9,7 @@ observations, masks and episode starts and must pick the same actions
 (export_replay.compare's rule).  A config whose algorithm describes no
 network (random) must be refused with its sentence.
 Usage: export_configs.py RLHOST SOURCE_ROOT [CONFIG...]   (TAP)"""
+
 import glob
 import os
 import subprocess
@@ -19,6 +20,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import export_replay as X  # noqa: E402
+
 import rlhost  # noqa: E402
 
 rlhost_exe, src = sys.argv[1:3]
@@ -43,8 +45,14 @@ def record(run, sampled):
     meta = p._meta
     p.close()
     masks = got["masks"]
-    return X.Steps(meta, np.concatenate(got["rows"]), None if masks[0] is None else np.concatenate(masks),
-                   np.tile(np.arange(n), STEPS), np.concatenate(got["starts"]), np.concatenate(got["actions"]))
+    return X.Steps(
+        meta,
+        np.concatenate(got["rows"]),
+        None if masks[0] is None else np.concatenate(masks),
+        np.tile(np.arange(n), STEPS),
+        np.concatenate(got["starts"]),
+        np.concatenate(got["actions"]),
+    )
 
 
 tmp = tempfile.TemporaryDirectory(prefix="rlhost-export-")
@@ -52,13 +60,33 @@ work = tmp.name
 for cfg in configs:
     name = os.path.splitext(os.path.relpath(cfg, os.path.join(src, "configs")))[0].replace(os.sep, "_")
     run = os.path.join(work, name)
-    r = subprocess.run([rlhost_exe, "run", cfg, "--set", "run.steps=256", "--set", "run.eval_episodes=0",
-                        "--set", "run.quiet=true", "--set", "run.eval_interval=0",
-                        "--out", run, "--force"], capture_output=True, text=True)
+    r = subprocess.run(
+        [
+            rlhost_exe,
+            "run",
+            cfg,
+            "--set",
+            "run.steps=256",
+            "--set",
+            "run.eval_episodes=0",
+            "--set",
+            "run.quiet=true",
+            "--set",
+            "run.eval_interval=0",
+            "--out",
+            run,
+            "--force",
+        ],
+        capture_output=True,
+        text=True,
+    )
     if r.returncode != 0 and ("unknown env plugin 'atari'" in r.stderr or "unknown env plugin 'mujoco'" in r.stderr):
         # the two envs whose libraries scripts/deps.sh fetches; their own tests say the same
-        ok(True, f"{name}: # SKIP this build has no {'atari' if 'atari' in r.stderr else 'mujoco'} env "
-                 "(scripts/deps.sh builds it)")
+        ok(
+            True,
+            f"{name}: # SKIP this build has no {'atari' if 'atari' in r.stderr else 'mujoco'} env "
+            "(scripts/deps.sh builds it)",
+        )
         continue
     if r.returncode != 0:
         ok(False, f"{name}: rlhost run: {r.stderr.strip()[-300:]}")
@@ -69,8 +97,10 @@ for cfg in configs:
             rlhost.export(run, "c", os.path.join(work, f"{name}.c"))
             ok(False, f"{name}: a policy without a description is refused")
         except rlhost.RlhostError as e:
-            ok("describes no network" in str(e) and not os.path.exists(os.path.join(work, f"{name}.c")),
-               f"{name}: refused, nothing written: {e}")
+            ok(
+                "describes no network" in str(e) and not os.path.exists(os.path.join(work, f"{name}.c")),
+                f"{name}: refused, nothing written: {e}",
+            )
         continue
     try:
         onnx_path = rlhost.export(run, "onnx", os.path.join(work, f"{name}.onnx"))[0]

@@ -8,6 +8,7 @@ starts there (recurrent state cleared), the observation row as the env
 wrote it (bytes of its parts for a composite one), the mask, and the
 action rlhost took.  Actions come back as float64 [steps][dim], with the
 greedy output ("params") beside them."""
+
 import json
 import os
 import shutil
@@ -26,7 +27,7 @@ class Steps:
         spec = json.loads(meta["algo.policy"])
         g = spec["greedy"]
         ops = spec["outputs"][next(g[k] for k in ("argmax", "identity", "sample_softmax", "sample_gaussian") if k in g)]
-        self.recurrent = "\"lstm\"" in json.dumps(ops)
+        self.recurrent = '"lstm"' in json.dumps(ops)
         self.parts = self.obs_meta.get("parts")
         self.obs, self.masks, self.envs, self.starts = obs, masks, envs, starts
         self.actions = np.asarray(actions, np.float64).reshape(len(obs), -1)
@@ -78,16 +79,18 @@ def compare(s, mine, params):
     if s.box:
         width = np.maximum(np.array(s.space["high"]) - np.array(s.space["low"]), 1.0)
         worst = float(np.max(np.abs(mine - s.actions) / width))
-        return worst <= 1e-5, (f"box actions within 1e-5 of the box's width on {len(s)} steps (largest "
-                               f"difference {worst:.2g} of the width)")
+        return worst <= 1e-5, (
+            f"box actions within 1e-5 of the box's width on {len(s)} steps (largest "
+            f"difference {worst:.2g} of the width)"
+        )
     same = np.all(mine == s.actions, axis=1)
     ties, far = 0, []
     for i in np.flatnonzero(~same):
         off, tie = 0, False
         for k in s.nvec:
-            v = params[i, off:off + k].astype(np.float64)
+            v = params[i, off : off + k].astype(np.float64)
             if s.masks is not None:
-                v = np.where(s.masks[i, off:off + k] != 0, v, -np.inf)
+                v = np.where(s.masks[i, off : off + k] != 0, v, -np.inf)
             top = np.sort(v[np.isfinite(v)])[-2:]
             tie |= len(top) == 2 and top[1] - top[0] < 1e-4
             off += k
@@ -95,10 +98,15 @@ def compare(s, mine, params):
             ties += 1
         else:
             far.append(i)
-    return (not far and ties <= 0.001 * len(s),
-            f"rlhost's action on {int(same.sum())} of {len(s)} steps ({ties} float near-ties)" +
-            (f"; first miss at step {far[0]}: {mine[far[0]].tolist()} for rlhost's {s.actions[far[0]].tolist()}"
-             if far else ""))
+    return (
+        not far and ties <= 0.001 * len(s),
+        f"rlhost's action on {int(same.sum())} of {len(s)} steps ({ties} float near-ties)"
+        + (
+            f"; first miss at step {far[0]}: {mine[far[0]].tolist()} for rlhost's {s.actions[far[0]].tolist()}"
+            if far
+            else ""
+        ),
+    )
 
 
 def part_inputs(parts, rows):
@@ -108,7 +116,7 @@ def part_inputs(parts, rows):
     for p in parts:
         dt = DT[p["dtype"]]
         nb = int(np.prod(p["shape"])) * np.dtype(dt).itemsize
-        raw = np.ascontiguousarray(rows[:, p["offset"]:p["offset"] + nb])
+        raw = np.ascontiguousarray(rows[:, p["offset"] : p["offset"] + nb])
         out[p["name"]] = raw.view(dt).reshape((len(rows),) + tuple(p["shape"]))
     return out
 
@@ -117,6 +125,7 @@ def run_onnx(path, s):
     """(actions, params, model) from onnxruntime, one thread."""
     import onnx
     import onnxruntime as ort
+
     model = onnx.load(path)
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = opts.inter_op_num_threads = 1
@@ -202,12 +211,28 @@ def build_c(c_path, s, own_math=False):
     up = stem.upper()
     pw, adim = header_macro(hdr, f"{up}_PARAMS_SIZE"), header_macro(hdr, f"{up}_ACTION_DIM")
     maskn = s.masks.shape[1] if s.masks is not None else 0
-    obs_t = "void" if s.parts else {np.dtype(np.float32): "float", np.dtype(np.uint8): "unsigned char",
-                                    np.dtype(np.int32): "int"}[s.obs.dtype]
+    obs_t = (
+        "void"
+        if s.parts
+        else {np.dtype(np.float32): "float", np.dtype(np.uint8): "unsigned char", np.dtype(np.int32): "int"}[
+            s.obs.dtype
+        ]
+    )
     drv = os.path.join(work, f"{stem}_driver.c")
     with open(drv, "w") as f:
-        f.write(DRIVER % {"name": stem, "row": s.rows().shape[1], "maskn": maskn, "adim": adim, "pw": pw,
-                          "act_t": "float" if s.box else "int", "obs_t": obs_t, "maskarg": "mask" if maskn else "NULL"})
+        f.write(
+            DRIVER
+            % {
+                "name": stem,
+                "row": s.rows().shape[1],
+                "maskn": maskn,
+                "adim": adim,
+                "pw": pw,
+                "act_t": "float" if s.box else "int",
+                "obs_t": obs_t,
+                "maskarg": "mask" if maskn else "NULL",
+            }
+        )
     exe = os.path.join(work, f"{stem}_{'own' if own_math else 'libm'}")
     extra = ["-DRLHOST_NO_LIBM"] if own_math else []
     r = subprocess.run(["cc", *CFLAGS, *extra, "-o", exe, c_path, drv, "-lm"], capture_output=True, text=True)
@@ -237,14 +262,37 @@ def wasm_check(c_path):
     if not (shutil.which("clang") and shutil.which("wasm-ld")):
         return []
     obj = os.path.splitext(c_path)[0] + ".wasm.o"
-    r = subprocess.run(["clang", "--target=wasm32", "-nostdlib", "-ffreestanding", "-DRLHOST_NO_LIBM", *CFLAGS,
-                        "-c", "-o", obj, c_path], capture_output=True, text=True)
-    out = [(r.returncode == 0, "the C file compiles to freestanding WebAssembly (clang --target=wasm32 -nostdlib "
-                               "-DRLHOST_NO_LIBM)" + (f": {r.stderr.strip()[:400]}" if r.returncode else ""))]
+    r = subprocess.run(
+        [
+            "clang",
+            "--target=wasm32",
+            "-nostdlib",
+            "-ffreestanding",
+            "-DRLHOST_NO_LIBM",
+            *CFLAGS,
+            "-c",
+            "-o",
+            obj,
+            c_path,
+        ],
+        capture_output=True,
+        text=True,
+    )
+    out = [
+        (
+            r.returncode == 0,
+            "the C file compiles to freestanding WebAssembly (clang --target=wasm32 -nostdlib "
+            "-DRLHOST_NO_LIBM)" + (f": {r.stderr.strip()[:400]}" if r.returncode else ""),
+        )
+    ]
     nm = shutil.which("llvm-nm") or shutil.which("llvm-nm-14")
     if r.returncode == 0 and nm:
         u = subprocess.run([nm, "-u", obj], capture_output=True, text=True)
         undef = sorted(set(u.stdout.split()) - {"U"})
-        out.append((u.returncode == 0 and set(undef) <= {"memset", "memcpy"},
-                    f"the WebAssembly object needs nothing beyond memset and memcpy (it needs {undef or 'nothing'})"))
+        out.append(
+            (
+                u.returncode == 0 and set(undef) <= {"memset", "memcpy"},
+                f"the WebAssembly object needs nothing beyond memset and memcpy (it needs {undef or 'nothing'})",
+            )
+        )
     return out

@@ -5,6 +5,7 @@ one env are serialized, actions and counts are refused before any cast,
 render() in both modes, RecordEpisodeStatistics, NormalizeObservation,
 ClipAction and RecordVideo.
 Usage: gym_lifecycle.py  (TAP on stdout; RLHOST_LIB_DIR and PYTHONPATH set)"""
+
 import gc
 import os
 import tempfile
@@ -14,9 +15,9 @@ import warnings
 import gymnasium as gym
 import numpy as np
 from gymnasium.wrappers import vector as vw
+from tap import done, ok, skip  # tests/python/tap.py
 
 import rlhost
-from tap import done, ok, skip  # tests/python/tap.py
 
 
 def raises(call, exc, words, what):
@@ -62,8 +63,10 @@ def garbage_collection():
     threads0, rss0 = proc_status("Threads"), proc_status("VmRSS")
     live = rlhost.make_vec("snake", 8, optimizations={"threads": 2})
     live.reset()
-    ok(proc_status("Threads") > threads0, f"a live env of 2 threads holds worker threads ({proc_status('Threads')} "
-       f"threads, {threads0} without it)")
+    ok(
+        proc_status("Threads") > threads0,
+        f"a live env of 2 threads holds worker threads ({proc_status('Threads')} threads, {threads0} without it)",
+    )
     del live
     for i in range(300):
         v = rlhost.make_vec("snake", 8, seed=i, optimizations={"threads": 2})
@@ -103,7 +106,7 @@ def refusals():
     v = rlhost.make_vec("cartpole", 2)
     v.reset()
     raises(lambda: v.step(np.array([0.5, 1.0])), ValueError, ["0.5", "integers"], "a fractional discrete action")
-    raises(lambda: v.step(np.array([2 ** 40, 0])), ValueError, ["outside [0, 2)"], "a huge integer action (no wrap)")
+    raises(lambda: v.step(np.array([2**40, 0])), ValueError, ["outside [0, 2)"], "a huge integer action (no wrap)")
     raises(lambda: v.step(np.array([-1, 0])), ValueError, ["outside [0, 2)"], "a negative action")
     raises(lambda: v.step(np.array([np.nan, 0])), ValueError, ["integers"], "a NaN discrete action")
     raises(lambda: v.step(np.array([True, False])), TypeError, ["bool"], "boolean actions")
@@ -120,20 +123,35 @@ def refusals():
     raises(lambda: rlhost.make_vec("cartpole", 2.5), TypeError, ["num_envs", "int"], "num_envs=2.5")
     raises(lambda: rlhost.make_vec("cartpole", 0), ValueError, ["num_envs", "outside"], "num_envs=0")
     raises(lambda: rlhost.make_vec("cartpole", True), TypeError, ["num_envs"], "num_envs=True")
-    raises(lambda: rlhost.make_vec("cartpole", 2 ** 33), ValueError, ["num_envs"], "num_envs=2**33 (no wrap)")
+    raises(lambda: rlhost.make_vec("cartpole", 2**33), ValueError, ["num_envs"], "num_envs=2**33 (no wrap)")
     raises(lambda: rlhost.make_vec("cartpole", 2, seed=-1), ValueError, ["seed"], "seed=-1")
-    raises(lambda: rlhost.make_vec("cartpole", 2, seed=2 ** 64), ValueError, ["seed"], "seed=2**64")
-    raises(lambda: rlhost.make_vec("cartpole", 2, autoreset_mode="Disabled"), ValueError, ["autoreset_mode"],
-           "autoreset_mode='Disabled'")
-    raises(lambda: rlhost.make_vec("snake", 2, snakes=2, autoreset_mode="NextStep"), rlhost.RlhostError,
-           ["agents", "same step"], "next-step autoreset of a multi-agent env")
-    raises(lambda: rlhost.make_vec("cartpole", 2, render_mode="human"), ValueError, ["render_mode"],
-           "render_mode='human'")
+    raises(lambda: rlhost.make_vec("cartpole", 2, seed=2**64), ValueError, ["seed"], "seed=2**64")
+    raises(
+        lambda: rlhost.make_vec("cartpole", 2, autoreset_mode="Disabled"),
+        ValueError,
+        ["autoreset_mode"],
+        "autoreset_mode='Disabled'",
+    )
+    raises(
+        lambda: rlhost.make_vec("snake", 2, snakes=2, autoreset_mode="NextStep"),
+        rlhost.RlhostError,
+        ["agents", "same step"],
+        "next-step autoreset of a multi-agent env",
+    )
+    raises(
+        lambda: rlhost.make_vec("cartpole", 2, render_mode="human"), ValueError, ["render_mode"], "render_mode='human'"
+    )
 
 
 def rendering():
-    for name, opts in (("cartpole", {}), ("pendulum", {}), ("mountain_car_continuous", {}),
-                       ("snake", {"width": 8, "height": 8}), ("snake", {"snakes": 3}), ("gridworld", {})):
+    for name, opts in (
+        ("cartpole", {}),
+        ("pendulum", {}),
+        ("mountain_car_continuous", {}),
+        ("snake", {"width": 8, "height": 8}),
+        ("snake", {"snakes": 3}),
+        ("gridworld", {}),
+    ):
         v = rlhost.make_vec(name, 2, seed=4, render_mode="rgb_array", autoreset_mode="SameStep", **opts)
         v.reset()
         f0 = v.render()
@@ -141,10 +159,16 @@ def rendering():
             v.step(v.action_space.sample())
         f1 = v.render()
         shapes = {f.shape for f in f0 + f1}
-        good = (len(f0) == v.num_envs and len(shapes) == 1 and all(f.dtype == np.uint8 for f in f0)
-                and all(len(np.unique(f.reshape(-1, 3), axis=0)) > 1 for f in f0))
-        ok(good and any(not np.array_equal(a, b) for a, b in zip(f0, f1)),
-           f"{name} {opts}: rgb_array frames {shapes} per env, drawn, and moving")
+        good = (
+            len(f0) == v.num_envs
+            and len(shapes) == 1
+            and all(f.dtype == np.uint8 for f in f0)
+            and all(len(np.unique(f.reshape(-1, 3), axis=0)) > 1 for f in f0)
+        )
+        ok(
+            good and any(not np.array_equal(a, b) for a, b in zip(f0, f1)),
+            f"{name} {opts}: rgb_array frames {shapes} per env, drawn, and moving",
+        )
         v.close()
     e = rlhost.make("snake", render_mode="ansi", width=6, height=6)
     e.reset()
@@ -182,8 +206,7 @@ def single_wrappers():
     vb_ = vw.ClipAction(rlhost.make_vec("pendulum", 3, seed=5))
     va.reset()
     vb_.reset()
-    same = all(np.array_equal(va.step(np.full((3, 1), -2.0))[0], vb_.step(np.full((3, 1), -9.0))[0])
-               for _ in range(20))
+    same = all(np.array_equal(va.step(np.full((3, 1), -2.0))[0], vb_.step(np.full((3, 1), -9.0))[0]) for _ in range(20))
     ok(same, "ClipAction on VectorEnv")
     try:
         import moviepy  # noqa: F401
@@ -191,8 +214,9 @@ def single_wrappers():
         skip("RecordVideo: moviepy is not installed (scripts/pydeps.sh installs it)")
         return
     d = os.path.join(tempfile.mkdtemp(), "videos")
-    r = gym.wrappers.RecordVideo(rlhost.make("cartpole", seed=1, render_mode="rgb_array"), d,
-                                 episode_trigger=lambda k: True, disable_logger=True)
+    r = gym.wrappers.RecordVideo(
+        rlhost.make("cartpole", seed=1, render_mode="rgb_array"), d, episode_trigger=lambda k: True, disable_logger=True
+    )
     r.reset()
     ends = 0
     while ends < 2:
@@ -202,18 +226,23 @@ def single_wrappers():
             r.reset()
     r.close()
     vids = [f for f in os.listdir(d) if f.endswith(".mp4")]
-    ok(len(vids) >= 2 and all(os.path.getsize(os.path.join(d, f)) > 1000 for f in vids),
-       f"RecordVideo on Env writes a video per episode ({sorted(vids)})")
+    ok(
+        len(vids) >= 2 and all(os.path.getsize(os.path.join(d, f)) > 1000 for f in vids),
+        f"RecordVideo on Env writes a video per episode ({sorted(vids)})",
+    )
     d = os.path.join(tempfile.mkdtemp(), "videos")
-    v = vw.RecordVideo(rlhost.make_vec("pendulum", 4, seed=1, render_mode="rgb_array"), d,
-                       episode_trigger=lambda k: k == 0)
+    v = vw.RecordVideo(
+        rlhost.make_vec("pendulum", 4, seed=1, render_mode="rgb_array"), d, episode_trigger=lambda k: k == 0
+    )
     v.reset(seed=1)
     for _ in range(210):  # one Pendulum episode (200 steps) and a bit
         v.step(v.action_space.sample())
     v.close()
     vids = [f for f in os.listdir(d) if f.endswith(".mp4")]
-    ok(len(vids) == 1 and os.path.getsize(os.path.join(d, vids[0])) > 1000,
-       f"vector RecordVideo on VectorEnv tiles the 4 envs' frames into a video ({sorted(vids)})")
+    ok(
+        len(vids) == 1 and os.path.getsize(os.path.join(d, vids[0])) > 1000,
+        f"vector RecordVideo on VectorEnv tiles the 4 envs' frames into a video ({sorted(vids)})",
+    )
 
 
 def main():

@@ -15,9 +15,9 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 from gymnasium.wrappers import vector as vw
+from tap import done, ok  # tests/python/tap.py
 
 import rlhost
-from tap import done, ok  # tests/python/tap.py
 
 M64 = (1 << 64) - 1
 
@@ -62,7 +62,9 @@ def gym_cartpoles(num_envs, seed, mode, copy):
             env = gym.make("CartPole-v1")
             env.unwrapped._np_random = RlhostStream(seed, i)
             return env
+
         return f
+
     return SyncVectorEnv([make(i) for i in range(num_envs)], copy=copy, autoreset_mode=mode)
 
 
@@ -139,21 +141,29 @@ def differential():
             ours = rlhost.make_vec("cartpole", 4, seed=seed, copy=copy, autoreset_mode=mode)
             theirs = gym_cartpoles(4, seed, mode, copy)
             d, c = run_pair(ours, theirs, 3000, 1, mode.value)
-            ok(not d, f"{mode.value}, copy={copy}: 3000 steps of 4 CartPoles identical to SyncVectorEnv "
-               f"over Gymnasium's ({c['term']} terminations, {c['trunc']} truncations){': ' + d if d else ''}")
+            ok(
+                not d,
+                f"{mode.value}, copy={copy}: 3000 steps of 4 CartPoles identical to SyncVectorEnv "
+                f"over Gymnasium's ({c['term']} terminations, {c['trunc']} truncations){': ' + d if d else ''}",
+            )
             ok(c["trunc"] > 0 and c["term"] > 0, f"{mode.value}: the run covers both ways an episode ends")
-            ok(ours.metadata["autoreset_mode"] == theirs.metadata["autoreset_mode"],
-               f"{mode.value}: metadata['autoreset_mode'] is {ours.metadata['autoreset_mode']}")
+            ok(
+                ours.metadata["autoreset_mode"] == theirs.metadata["autoreset_mode"],
+                f"{mode.value}: metadata['autoreset_mode'] is {ours.metadata['autoreset_mode']}",
+            )
             ours.close()
             theirs.close()
     ours = rlhost.make_vec("cartpole", 2)
-    ok(ours.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP and ours.copy,
-       "make_vec's defaults are SyncVectorEnv's: next-step autoreset, copy=True")
-    ok(ours.spec.max_episode_steps == 500 and ours.max_episode_steps == 500,
-       f"spec.max_episode_steps is CartPole-v1's 500 ({ours.spec.max_episode_steps})")
+    ok(
+        ours.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP and ours.copy,
+        "make_vec's defaults are SyncVectorEnv's: next-step autoreset, copy=True",
+    )
+    ok(
+        ours.spec.max_episode_steps == 500 and ours.max_episode_steps == 500,
+        f"spec.max_episode_steps is CartPole-v1's 500 ({ours.spec.max_episode_steps})",
+    )
     e = gym.make(ours.spec)
-    ok(e.spec.max_episode_steps == 500 and e.unwrapped.name == "cartpole",
-       "gymnasium.make(env.spec) rebuilds the env")
+    ok(e.spec.max_episode_steps == 500 and e.unwrapped.name == "cartpole", "gymnasium.make(env.spec) rebuilds the env")
     e.close()
     ours.close()
 
@@ -184,8 +194,10 @@ def wrappers_agree():
                 break
             episodes += int((r1[2] | r1[3]).sum())
         wrapped = "RecordEpisodeStatistics" + (" + NormalizeObservation" if mode == AutoresetMode.NEXT_STEP else "")
-        ok(not d and episodes > 50, f"{mode.value}: {wrapped} agree over "
-           f"2000 steps, {episodes} episodes{': ' + d if d else ''}")
+        ok(
+            not d and episodes > 50,
+            f"{mode.value}: {wrapped} agree over 2000 steps, {episodes} episodes{': ' + d if d else ''}",
+        )
         ours.close()
         theirs.close()
 
@@ -210,8 +222,11 @@ def score_layout():
                     d = d or same(x, y, f"step {t} {k}")
                 ends += int(r1[2][0] or r1[3][0])
                 scored += int("_score" in r1[4] or "_score" in r1[4].get("final_info", {}))
-            ok(not d and ends > 5 and scored == ends, f"{name} {mode.value}: infos (score and masks) as SyncVectorEnv lays them out, "
-               f"{ends} episodes{': ' + d if d else ''}")
+            ok(
+                not d and ends > 5 and scored == ends,
+                f"{name} {mode.value}: infos (score and masks) as SyncVectorEnv lays them out, "
+                f"{ends} episodes{': ' + d if d else ''}",
+            )
             ours.close()
             theirs.close()
 

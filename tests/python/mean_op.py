@@ -7,6 +7,7 @@ the original Q values.  policy_read.py must then still pick every action
 `rlhost eval --trace` took on the original checkpoint.
 Usage: mean_op.py CHECKPOINT OUT AXIS   (AXIS 1: the pairs are rows of
 [A, 2]; 0: the halves are rows of [2, A])"""
+
 import json
 import struct
 import sys
@@ -17,11 +18,13 @@ src, out, axis = sys.argv[1], sys.argv[2], int(sys.argv[3])
 DT = {"F32": np.float32, "F64": np.float64, "U8": np.uint8, "I32": np.int32, "U64": np.uint64}
 raw = open(src, "rb").read()
 hlen = struct.unpack("<Q", raw[:8])[0]
-header = json.loads(raw[8:8 + hlen])
+header = json.loads(raw[8 : 8 + hlen])
 meta = header.pop("__metadata__")
-data = raw[8 + hlen:]
-T = {k: np.frombuffer(data[v["data_offsets"][0]:v["data_offsets"][1]], dtype=DT[v["dtype"]]).reshape(v["shape"])
-     for k, v in header.items()}
+data = raw[8 + hlen :]
+T = {
+    k: np.frombuffer(data[v["data_offsets"][0] : v["data_offsets"][1]], dtype=DT[v["dtype"]]).reshape(v["shape"])
+    for k, v in header.items()
+}
 policy = json.loads(meta["algo.policy"])
 ops = policy["outputs"]["q"]
 last = max(i for i, op in enumerate(ops) if op["op"] == "linear")

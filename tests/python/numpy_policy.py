@@ -3,6 +3,7 @@ rebuilt from the safetensors header, the rlhost.observation and
 algo.policy metadata (docs/run-directory.md) and the tensors, with no
 rlhost source.  Sums run in float64.  Used by policy_read.py (against
 `rlhost eval --trace`) and scripts/export_speed.py (its speed)."""
+
 import json
 import struct
 
@@ -19,11 +20,15 @@ class NumpyPolicy:
     def __init__(self, path):
         raw = open(path, "rb").read()
         hlen = struct.unpack("<Q", raw[:8])[0]
-        header = json.loads(raw[8:8 + hlen])
+        header = json.loads(raw[8 : 8 + hlen])
         self.meta = header.pop("__metadata__")
-        data = raw[8 + hlen:]
-        self.T = {k: np.frombuffer(data[v["data_offsets"][0]:v["data_offsets"][1]],
-                                   dtype=DT[v["dtype"]]).reshape(v["shape"]) for k, v in header.items()}
+        data = raw[8 + hlen :]
+        self.T = {
+            k: np.frombuffer(data[v["data_offsets"][0] : v["data_offsets"][1]], dtype=DT[v["dtype"]]).reshape(
+                v["shape"]
+            )
+            for k, v in header.items()
+        }
         # the weights in float64 once, as every call reads them
         self.T64 = {k: v.astype(np.float64) for k, v in self.T.items() if v.dtype == np.float32}
         self.obs_meta = json.loads(self.meta["rlhost.observation"])
@@ -36,7 +41,7 @@ class NumpyPolicy:
         self.masked = g.get("masked", False)
 
     def run_ops(self, ops, x, state):
-        T, W = self.T, self.T64
+        W = self.T64
         for op in ops:
             kind = op["op"]
             if kind == "linear":
@@ -49,7 +54,7 @@ class NumpyPolicy:
                 y = np.zeros((op["out_c"], oh, ow)) + W[op["bias"]].reshape(-1, 1, 1)
                 for ky in range(k):
                     for kx in range(k):
-                        patch = img[:, ky:ky + st * (oh - 1) + 1:st, kx:kx + st * (ow - 1) + 1:st]
+                        patch = img[:, ky : ky + st * (oh - 1) + 1 : st, kx : kx + st * (ow - 1) + 1 : st]
                         y += np.einsum("oc,chw->ohw", Wc[:, :, ky, kx], patch)
                 x = y.reshape(-1)
             elif kind == "flatten":
@@ -59,7 +64,7 @@ class NumpyPolicy:
             elif kind == "tanh":
                 x = np.tanh(x)
             elif kind == "slice":
-                x = x[op["start"]:op["start"] + op["len"]]
+                x = x[op["start"] : op["start"] + op["len"]]
             elif kind == "rescale":  # [-1, 1] -> [low, high]
                 lo, hi = np.array(op["low"]), np.array(op["high"])
                 x = lo + (x + 1) * 0.5 * (hi - lo)
@@ -74,7 +79,7 @@ class NumpyPolicy:
                 H = op["hidden"]
                 h, c = state.get(op["state"], (np.zeros(H), np.zeros(H)))
                 g = W[op["weight_ih"]] @ x + W[op["weight_hh"]] @ h + W[op["bias"]]
-                i, f, gg, o = sigmoid(g[:H]), sigmoid(g[H:2 * H]), np.tanh(g[2 * H:3 * H]), sigmoid(g[3 * H:])
+                i, f, gg, o = sigmoid(g[:H]), sigmoid(g[H : 2 * H]), np.tanh(g[2 * H : 3 * H]), sigmoid(g[3 * H :])
                 c = f * c + i * gg
                 h = o * np.tanh(c)
                 state[op["state"]] = (h, c)
@@ -126,6 +131,6 @@ class NumpyPolicy:
         mask = np.ones(len(out), bool) if mask is None else np.asarray(mask, bool)
         acts, off = [], 0
         for k in self.nvec:
-            acts.append(int(np.argmax(np.where(mask[off:off + k], out[off:off + k], -np.inf))))
+            acts.append(int(np.argmax(np.where(mask[off : off + k], out[off : off + k], -np.inf))))
             off += k
         return acts, out

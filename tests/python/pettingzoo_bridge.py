@@ -10,6 +10,7 @@ Out: rlhost's Connect Four is an AECEnv and its snake and gridworld with
 several agents ParallelEnvs that pass PettingZoo's api_test and
 parallel_api_test.
 Usage: pettingzoo_bridge.py RLHOST SOURCE_ROOT  (TAP; RLHOST_LIB_DIR and PYTHONPATH set)"""
+
 import csv
 import io
 import os
@@ -41,11 +42,14 @@ def cfg(name, text):
     return path
 
 
-SELFPLAY = cfg("selfplay.cfg", """run: { steps = 20000; seed = 1; eval_episodes = 20; quiet = true; };
+SELFPLAY = cfg(
+    "selfplay.cfg",
+    """run: { steps = 20000; seed = 1; eval_episodes = 20; quiet = true; };
 env: { num_envs = 16; };
 algo: { plugin = "ppo"; n_steps = 64; batch_size = 256; hidden = [128, 128]; };
 seats: { opponent = "self"; snapshot_interval = 5000; eval_opponents = ["random"]; };
-""")
+""",
+)
 
 
 def last_eval(run_dir):
@@ -58,32 +62,39 @@ def aec_in():
     rlhost.run(SELFPLAY, env=lambda: connect_four_v3.env(), force=True, run__out_dir=out)
     e = last_eval(out)
     w0, w1 = float(e["vs_random_seat0_win"]), float(e["vs_random_seat1_win"])
-    ok(w0 >= 0.6 and w1 >= 0.6, f"connect_four_v3 by self-play, 20k steps: beats random play from both seats "
-                                f"({w0:.2f}, {w1:.2f})")
+    ok(
+        w0 >= 0.6 and w1 >= 0.6,
+        f"connect_four_v3 by self-play, 20k steps: beats random play from both seats ({w0:.2f}, {w1:.2f})",
+    )
     pool = [f for f in os.listdir(os.path.join(out, "pool")) if f.endswith(".safetensors")]
     ok(len(pool) >= 4, f"its pool holds the snapshots ({len(pool)})")
     out = os.path.join(T, "ttt")
     rlhost.run(SELFPLAY, env=lambda: tictactoe_v3.env(), force=True, run__out_dir=out)
     e = last_eval(out)
     lost = (float(e["vs_random_seat0_loss"]) + float(e["vs_random_seat1_loss"])) / 2
-    ok(lost <= 0.4, f"tictactoe_v3 by self-play, 20k steps: loses at most 40% of its games to random play "
-                    f"({lost:.2f})")
+    ok(lost <= 0.4, f"tictactoe_v3 by self-play, 20k steps: loses at most 40% of its games to random play ({lost:.2f})")
 
 
 def parallel_in():
     out = os.path.join(T, "pursuit")
-    c = cfg("pursuit.cfg", """run: { steps = 6400; seed = 1; eval_episodes = 1; quiet = true; };
+    c = cfg(
+        "pursuit.cfg",
+        """run: { steps = 6400; seed = 1; eval_episodes = 1; quiet = true; };
 env: { num_envs = 1; };
 algo: { plugin = "ppo"; n_steps = 32; batch_size = 256; hidden = [64, 64]; };
-""")
+""",
+    )
     rlhost.run(c, env=lambda: pursuit_v5.parallel_env(n_pursuers=16, max_cycles=100), force=True, run__out_dir=out)
     m = list(csv.DictReader(open(os.path.join(out, "metrics.csv"))))
-    ok(len(m) >= 1 and os.path.exists(os.path.join(out, "checkpoint.safetensors")),
-       "pursuit_v5 with 16 agents trains as 16 rows of one policy")
+    ok(
+        len(m) >= 1 and os.path.exists(os.path.join(out, "checkpoint.safetensors")),
+        "pursuit_v5 with 16 agents trains as 16 rows of one policy",
+    )
 
 
 class Leaving(ParallelEnv):
     """Two agents; agent 'b' leaves at step 3 (or its spaces differ: spaces=True)."""
+
     metadata = {"name": "leaving"}
 
     def __init__(self, spaces_differ=False):
@@ -98,7 +109,9 @@ class Leaving(ParallelEnv):
 
     def reset(self, seed=None, options=None):
         self.agents, self.t = list(self.possible_agents), 0
-        return {a: np.zeros(self.observation_space(a).shape, np.float32) for a in self.agents}, {a: {} for a in self.agents}
+        return {a: np.zeros(self.observation_space(a).shape, np.float32) for a in self.agents}, {
+            a: {} for a in self.agents
+        }
 
     def step(self, actions):
         self.t += 1
@@ -111,10 +124,15 @@ class Leaving(ParallelEnv):
 
 
 def refusals():
-    c = cfg("leaving.cfg", 'run: { steps = 200; eval_episodes = 0; quiet = true; };\nenv: { num_envs = 2; };\n'
-                           'algo: { plugin = "ppo"; n_steps = 8; batch_size = 16; };\n')
-    for env, want, what in ((lambda: Leaving(), "ended agent 'b' while the others play on", "an agent that leaves"),
-                            (lambda: Leaving(True), "agent 'b' has other spaces than 'a'", "agents of other spaces")):
+    c = cfg(
+        "leaving.cfg",
+        "run: { steps = 200; eval_episodes = 0; quiet = true; };\nenv: { num_envs = 2; };\n"
+        'algo: { plugin = "ppo"; n_steps = 8; batch_size = 16; };\n',
+    )
+    for env, want, what in (
+        (lambda: Leaving(), "ended agent 'b' while the others play on", "an agent that leaves"),
+        (lambda: Leaving(True), "agent 'b' has other spaces than 'a'", "agents of other spaces"),
+    ):
         try:
             rlhost.run(c, env=env, force=True, run__out_dir=os.path.join(T, "bad"))
             ok(False, f"{what}: refused")
@@ -123,12 +141,15 @@ def refusals():
 
 
 def out():
-    for name, make, test in (("connect_four as an AECEnv", lambda: P.env("connect_four"), api_test),
-                             ("snake with 4 snakes as a ParallelEnv",
-                              lambda: P.parallel_env("snake", snakes=4, width=10, height=10, observation="grid"),
-                              parallel_api_test),
-                             ("gridworld with 3 agents as a ParallelEnv", lambda: P.parallel_env("gridworld", agents=3),
-                              parallel_api_test)):
+    for name, make, test in (
+        ("connect_four as an AECEnv", lambda: P.env("connect_four"), api_test),
+        (
+            "snake with 4 snakes as a ParallelEnv",
+            lambda: P.parallel_env("snake", snakes=4, width=10, height=10, observation="grid"),
+            parallel_api_test,
+        ),
+        ("gridworld with 3 agents as a ParallelEnv", lambda: P.parallel_env("gridworld", agents=3), parallel_api_test),
+    ):
         why = None
         try:
             with warnings.catch_warnings(), redirect_stdout(io.StringIO()):  # its progress lines are not TAP

@@ -7,6 +7,7 @@ checks its actions against `rlhost eval --trace` of the same checkpoint
 composite observations decoded from their parts, masked actions from the
 trace's masks, MultiDiscrete actions per component.
 Usage: policy_read.py CHECKPOINT TRACE_CSV NAME   (TAP on stdout)"""
+
 import csv
 import os
 import sys
@@ -29,8 +30,7 @@ def ok(cond, desc):
 
 P = NumpyPolicy(ckpt)
 obs_meta, space, policy, box = P.obs_meta, P.space, P.policy, P.box
-ok(policy["format"] == "rlhost.policy/1" and space["type"] in ("discrete", "box", "multi_discrete"),
-   "metadata present")
+ok(policy["format"] == "rlhost.policy/1" and space["type"] in ("discrete", "box", "multi_discrete"), "metadata present")
 rows = list(csv.DictReader(open(trace)))
 obs_cols = [k for k in rows[0] if k.startswith("obs_")]
 ok(len(obs_cols) == int(np.prod(obs_meta["shape"])), f"observation columns match the shape {obs_meta['shape']}")
@@ -43,14 +43,19 @@ if box:  # the greedy action: the output named by "identity", clipped into the b
     for r in rows:
         out, _ = P.act(np.array([float(r[c]) for c in obs_cols]), {})
         worst = max(worst, float(np.max(np.abs(out - np.array([float(r[c]) for c in act_cols])))))
-    ok(worst < 1e-4 * max(1.0, float(np.max(hi - lo))),
-       f"NumPy from metadata alone computes rlhost's actions on {len(rows)} steps (largest difference {worst:.2g})")
+    ok(
+        worst < 1e-4 * max(1.0, float(np.max(hi - lo))),
+        f"NumPy from metadata alone computes rlhost's actions on {len(rows)} steps (largest difference {worst:.2g})",
+    )
     print(f"1..{n}")
     sys.exit(1 if failed else 0)
 target, nvec, masked = P.target, P.nvec, P.masked
 ok(target in policy["outputs"], f"greedy action: argmax of '{target}'")
 mask_cols = [k for k in rows[0] if k.startswith("mask_")]
-ok(masked == bool(mask_cols) == bool(space.get("masked")), f"masks: the policy's ({masked}), the space's and the trace's agree")
+ok(
+    masked == bool(mask_cols) == bool(space.get("masked")),
+    f"masks: the policy's ({masked}), the space's and the trace's agree",
+)
 act_cols = ["action"] if space["type"] == "discrete" else [f"action_{k}" for k in range(len(nvec))]
 states, agree, near_ties, far = {}, 0, 0, []
 for r in rows:
@@ -63,7 +68,7 @@ for r in rows:
         mask = np.ones(len(out), bool)
     tie, off = False, 0
     for k in nvec:  # a near-tie among the choices its mask allows
-        o = np.where(mask[off:off + k], out[off:off + k], -np.inf)
+        o = np.where(mask[off : off + k], out[off : off + k], -np.inf)
         top = np.sort(o[np.isfinite(o)])[-2:]
         tie |= len(top) == 2 and top[1] - top[0] < 1e-4
         off += k
@@ -74,8 +79,10 @@ for r in rows:
         near_ties += 1
     else:
         far.append((r["env"], r["episode"], r["t"], mine, theirs, out.tolist()))
-ok(not far and agree >= 0.999 * len(rows),
-   f"NumPy from metadata alone picks rlhost's action on {agree} of {len(rows)} steps "
-   f"({near_ties} float near-ties)" + (f"; first miss {far[0]}" if far else ""))
+ok(
+    not far and agree >= 0.999 * len(rows),
+    f"NumPy from metadata alone picks rlhost's action on {agree} of {len(rows)} steps "
+    f"({near_ties} float near-ties)" + (f"; first miss {far[0]}" if far else ""),
+)
 print(f"1..{n}")
 sys.exit(1 if failed else 0)

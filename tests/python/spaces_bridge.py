@@ -9,6 +9,7 @@ an action_masks() method, in that order) on factories and vector envs; every
 bad input refused with its sentence; the Policy acts over Dicts and masks;
 snake's masks through rlhost.make and make_vec.
 Usage: spaces_bridge.py RLHOST SOURCE_ROOT  (TAP; RLHOST_LIB_DIR and PYTHONPATH set)"""
+
 import os
 import sys
 import tempfile
@@ -26,8 +27,10 @@ SRC = sys.argv[2]
 T = tempfile.mkdtemp()
 CFG = os.path.join(T, "ppo.cfg")
 with open(CFG, "w") as f:
-    f.write('run: { steps = 40000; eval_episodes = 10; quiet = true; };\nenv: { num_envs = 8; };\n'
-            'algo: { plugin = "ppo"; n_steps = 64; batch_size = 128; ent_coef = 0.0; lr = 3e-3; };\n')
+    f.write(
+        "run: { steps = 40000; eval_episodes = 10; quiet = true; };\nenv: { num_envs = 8; };\n"
+        'algo: { plugin = "ppo"; n_steps = 64; batch_size = 128; ent_coef = 0.0; lr = 3e-3; };\n'
+    )
 
 
 class Targets(gym.Env):
@@ -39,8 +42,12 @@ class Targets(gym.Env):
     def __init__(self, nvec=(4, 3), masks="key", obs="dict", invalid=1, bad=None, discrete=False):
         self.nvec, self.masks, self.kind, self.invalid, self.bad = np.array(nvec), masks, obs, invalid, bad
         W = int(self.nvec.sum())
-        parts = {"goal": spaces.MultiDiscrete(self.nvec), "image": spaces.Box(0, 255, (1, 6, 6), np.uint8),
-                 "noise": spaces.Box(-1, 1, (3,), np.float32), "first": spaces.Discrete(int(nvec[0]), start=5)}
+        parts = {
+            "goal": spaces.MultiDiscrete(self.nvec),
+            "image": spaces.Box(0, 255, (1, 6, 6), np.uint8),
+            "noise": spaces.Box(-1, 1, (3,), np.float32),
+            "first": spaces.Discrete(int(nvec[0]), start=5),
+        }
         if obs == "tuple":
             self.observation_space = spaces.Tuple([parts["goal"], parts["noise"]])
         elif obs == "multibinary":
@@ -125,12 +132,16 @@ def run(env, name, **kw):
 
 def learning():
     p = run(lambda: Targets(), "dict")
-    ok(p.summary["eval_return_mean"] >= 7.0,
-       f"Dict observation, masked MultiDiscrete action, one rlhost.run: eval return "
-       f"{p.summary['eval_return_mean']} >= 7.0 of 8")
+    ok(
+        p.summary["eval_return_mean"] >= 7.0,
+        f"Dict observation, masked MultiDiscrete action, one rlhost.run: eval return "
+        f"{p.summary['eval_return_mean']} >= 7.0 of 8",
+    )
     obs = p.observation
-    ok([q["name"] for q in obs["parts"]] == ["first", "goal", "image", "noise"],
-       f"the checkpoint's parts, in the Dict's order, the mask key left out: {[q['name'] for q in obs['parts']]}")
+    ok(
+        [q["name"] for q in obs["parts"]] == ["first", "goal", "image", "noise"],
+        f"the checkpoint's parts, in the Dict's order, the mask key left out: {[q['name'] for q in obs['parts']]}",
+    )
     env = Targets()
     o, _ = env.reset(seed=3)
     hits = 0
@@ -150,20 +161,28 @@ def learning():
     p = run(lambda: Targets(masks="method", obs="tuple"), "tuple", run__steps=20000)
     ok(p.summary["eval_return_mean"] >= 6.0, f"a Tuple observation: eval return {p.summary['eval_return_mean']}")
     p = run(lambda: Targets(masks=None, obs="multibinary"), "multibinary", run__steps=20000)
-    ok(p.summary["eval_return_mean"] >= 6.0,
-       f"a MultiBinary observation, no masks: eval return {p.summary['eval_return_mean']}")
+    ok(
+        p.summary["eval_return_mean"] >= 6.0,
+        f"a MultiBinary observation, no masks: eval return {p.summary['eval_return_mean']}",
+    )
     vec = gym.vector.SyncVectorEnv([lambda: Targets()] * 8)
     p = run(vec, "vector", eval_env=lambda: Targets(), run__steps=20000)
-    ok(p.summary["eval_return_mean"] >= 6.0,
-       f"a SyncVectorEnv of Dicts with masks: eval return {p.summary['eval_return_mean']}")
+    ok(
+        p.summary["eval_return_mean"] >= 6.0,
+        f"a SyncVectorEnv of Dicts with masks: eval return {p.summary['eval_return_mean']}",
+    )
     vec = gym.vector.SyncVectorEnv([lambda: Targets(masks="method", obs="tuple")] * 8)
     p = run(vec, "vector_method", eval_env=lambda: Targets(masks="method", obs="tuple"), run__steps=20000)
-    ok(p.summary["eval_return_mean"] >= 6.0,
-       f"a SyncVectorEnv with action_masks(): eval return {p.summary['eval_return_mean']}")
+    ok(
+        p.summary["eval_return_mean"] >= 6.0,
+        f"a SyncVectorEnv with action_masks(): eval return {p.summary['eval_return_mean']}",
+    )
     dqn = os.path.join(T, "dqn.cfg")
     with open(dqn, "w") as f:
-        f.write('run: { steps = 20000; eval_episodes = 10; quiet = true; };\nenv: { num_envs = 4; };\n'
-                'algo: { plugin = "dqn"; learning_starts = 500; };\n')
+        f.write(
+            "run: { steps = 20000; eval_episodes = 10; quiet = true; };\nenv: { num_envs = 4; };\n"
+            'algo: { plugin = "dqn"; learning_starts = 500; };\n'
+        )
     p = rlhost.run(dqn, env=lambda: Targets(nvec=(5,), discrete=True), run__out_dir=os.path.join(T, "dqn"), force=True)
     ok(p.summary["eval_return_mean"] >= 6.0, f"DQN on a Dict and masks: eval return {p.summary['eval_return_mean']}")
 
@@ -186,6 +205,7 @@ def refusals():
         def __init__(self):
             super().__init__()
             self.observation_space = spaces.Dict({"a": spaces.Tuple([spaces.Discrete(2)])})
+
     try:
         run(Nested, "nested", run__steps=2000)
         ok(False, "a Tuple inside a Dict is refused")
@@ -196,6 +216,7 @@ def refusals():
         def __init__(self):
             super().__init__()
             self.action_space = spaces.Box(-1, 1, (2,), np.float32)
+
     try:
         run(BoxMask, "boxmask", run__steps=2000)
         ok(False, "an action mask for a Box is refused")
@@ -208,15 +229,19 @@ def own_envs():
     ok(isinstance(env.action_space, spaces.Discrete), "snake with masks: Discrete(4)")
     o, info = env.reset(seed=1)
     m = env.action_masks()
-    ok(m.dtype == bool and m.shape == (4,) and not m.all() and np.array_equal(m, info["action_mask"]),
-       f"Env.action_masks() and info['action_mask']: the reverse move masked {m.tolist()}")
+    ok(
+        m.dtype == bool and m.shape == (4,) and not m.all() and np.array_equal(m, info["action_mask"]),
+        f"Env.action_masks() and info['action_mask']: the reverse move masked {m.tolist()}",
+    )
     bad = int(np.flatnonzero(~m)[0])
     try:
         env.step(bad)
         ok(False, "a forbidden action from Python is refused")
     except rlhost.RlhostError as e:
-        ok(f"the caller chose action {bad} for env 0, which its action mask forbids" in str(e),
-           f"a forbidden action from Python is refused: {e}")
+        ok(
+            f"the caller chose action {bad} for env 0, which its action mask forbids" in str(e),
+            f"a forbidden action from Python is refused: {e}",
+        )
     env.close()
     vec = rlhost.make_vec("snake", 4, action_mask="deadly")
     vec.reset(seed=2)

@@ -1,5 +1,6 @@
 """TAP for the Python test scripts: numbered test lines, skips with their
 reason, and at the end the plan and the exit status."""
+
 import sys
 
 _n = _failed = 0

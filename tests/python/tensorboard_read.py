@@ -3,6 +3,7 @@
 checks that every number of metrics.csv ("train/COLUMN") and evals.csv
 ("eval/COLUMN") is there, at its step, as the float32 TensorBoard stores.
 Usage: tensorboard_read.py RUN_DIR   (TAP on stdout)"""
+
 import csv
 import math
 import os

@@ -7,6 +7,7 @@ SyncVectorEnv in both autoreset modes, SAC on Gymnasium's Pendulum (a Box),
 determinism, an env that raises, spaces rlhost cannot take, resume refused,
 and the policy loaded back.
 Usage: user_env.py RLHOST SOURCE_ROOT  (TAP; RLHOST_LIB_DIR and PYTHONPATH set)"""
+
 import os
 import subprocess
 import sys
@@ -28,6 +29,8 @@ from tap import done, ok, skip  # noqa: E402
 SRC = sys.argv[2]
 T = tempfile.mkdtemp()
 PPO = os.path.join(SRC, "configs/cartpole_ppo.cfg")
+
+
 class TwinCartPole(gym.Wrapper):
     """Gymnasium's CartPole-v1 whose first reset, seeded by the bridge with
     the seed of env i, draws rlhost's stream (run seed, i) instead."""
@@ -56,21 +59,31 @@ def exact():
     # the host's observation and episode buffers are saved beside an env's own state only
     learner = [k for k in a if not k.startswith("host/")]
     diff = [k for k in learner if k not in b or not np.array_equal(a[k], b[k])]
-    ok(len(learner) > 20 and not diff, f"PPO on Gymnasium's CartPole through the bridge learns what it learns on "
-       f"rlhost's cartpole plugin: all {len(learner)} learner tensors of the checkpoint equal{diff[:3]}")
+    ok(
+        len(learner) > 20 and not diff,
+        f"PPO on Gymnasium's CartPole through the bridge learns what it learns on "
+        f"rlhost's cartpole plugin: all {len(learner)} learner tensors of the checkpoint equal{diff[:3]}",
+    )
 
 
 def learning():
     factory = lambda: gym.make("CartPole-v1")  # noqa: E731
-    p = rlhost.run(PPO, env=factory, run__steps=50000, run__quiet=True, force=True,
-                   run__out_dir=os.path.join(T, "factory"))
-    ok(p.summary["eval_return_mean"] >= 200, f"PPO on a factory of Gymnasium's CartPole-v1: 50k steps, eval return "
-       f"{p.summary['eval_return_mean']} (random play: about 22)")
-    q = rlhost.run(PPO, env=factory, run__steps=50000, run__quiet=True, force=True,
-                   run__out_dir=os.path.join(T, "factory2"))
+    p = rlhost.run(
+        PPO, env=factory, run__steps=50000, run__quiet=True, force=True, run__out_dir=os.path.join(T, "factory")
+    )
+    ok(
+        p.summary["eval_return_mean"] >= 200,
+        f"PPO on a factory of Gymnasium's CartPole-v1: 50k steps, eval return "
+        f"{p.summary['eval_return_mean']} (random play: about 22)",
+    )
+    q = rlhost.run(
+        PPO, env=factory, run__steps=50000, run__quiet=True, force=True, run__out_dir=os.path.join(T, "factory2")
+    )
     same = all(np.array_equal(x, tensors(q.run_dir)[k]) for k, x in tensors(p.run_dir).items())
-    ok(same and q.summary["eval_return_mean"] == p.summary["eval_return_mean"],
-       "the same config and seed train the same network on a Python env")
+    ok(
+        same and q.summary["eval_return_mean"] == p.summary["eval_return_mean"],
+        "the same config and seed train the same network on a Python env",
+    )
     env = p.make_env(2, seed=3)
     obs, _ = env.reset()
     steps = 0
@@ -79,34 +92,63 @@ def learning():
         steps += 1
     ok(steps == 300 and obs.shape == (2, 4), "load(): the policy acts on its env, made again from the factory")
     env.close()
-    code = ("import gymnasium as gym, numpy as np, rlhost, sys; "
-            f"rlhost.userenv.register(lambda: gym.make('CartPole-v1'), name={p.summary['env']!r}); "
-            f"p = rlhost.load({p.run_dir!r}); print('acts', p(np.zeros(4, np.float32)))")
+    code = (
+        "import gymnasium as gym, numpy as np, rlhost, sys; "
+        f"rlhost.userenv.register(lambda: gym.make('CartPole-v1'), name={p.summary['env']!r}); "
+        f"p = rlhost.load({p.run_dir!r}); print('acts', p(np.zeros(4, np.float32)))"
+    )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    ok(r.returncode == 0 and "acts" in r.stdout, f"another process loads the policy after registering the env by its "
-       f"name ({p.summary['env']}){r.stderr[-300:]}")
+    ok(
+        r.returncode == 0 and "acts" in r.stdout,
+        f"another process loads the policy after registering the env by its name ({p.summary['env']}){r.stderr[-300:]}",
+    )
     for mode in (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP):
         vec = SyncVectorEnv([factory for _ in range(8)], autoreset_mode=mode)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            p = rlhost.run(PPO, env=vec, eval_env=factory, run__steps=50000, run__quiet=True, force=True,
-                           run__out_dir=os.path.join(T, f"vec_{mode.value}"))
-        ok(p.summary["eval_return_mean"] >= 200 and not caught,
-           f"PPO on a SyncVectorEnv ({mode.value}), evaluated on the factory: eval return "
-           f"{p.summary['eval_return_mean']}")
+            p = rlhost.run(
+                PPO,
+                env=vec,
+                eval_env=factory,
+                run__steps=50000,
+                run__quiet=True,
+                force=True,
+                run__out_dir=os.path.join(T, f"vec_{mode.value}"),
+            )
+        ok(
+            p.summary["eval_return_mean"] >= 200 and not caught,
+            f"PPO on a SyncVectorEnv ({mode.value}), evaluated on the factory: eval return "
+            f"{p.summary['eval_return_mean']}",
+        )
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            p = rlhost.run(PPO, env=vec, run__steps=5000, run__quiet=True, force=True,
-                           run__out_dir=os.path.join(T, f"vec_noeval_{mode.value}"))
-        ok(any("eval_env" in str(w.message) for w in caught) and p.summary["eval_return_mean"] is None,
-           f"{mode.value} without eval_env: trains, says evaluation is left out")
+            p = rlhost.run(
+                PPO,
+                env=vec,
+                run__steps=5000,
+                run__quiet=True,
+                force=True,
+                run__out_dir=os.path.join(T, f"vec_noeval_{mode.value}"),
+            )
+        ok(
+            any("eval_env" in str(w.message) for w in caught) and p.summary["eval_return_mean"] is None,
+            f"{mode.value} without eval_env: trains, says evaluation is left out",
+        )
         vec.close()
-    p = rlhost.run(os.path.join(SRC, "configs/pendulum_sac.cfg"), env=lambda: gym.make("Pendulum-v1"),
-                   run__steps=6000, run__quiet=True, force=True, run__out_dir=os.path.join(T, "sac"))
+    p = rlhost.run(
+        os.path.join(SRC, "configs/pendulum_sac.cfg"),
+        env=lambda: gym.make("Pendulum-v1"),
+        run__steps=6000,
+        run__quiet=True,
+        force=True,
+        run__out_dir=os.path.join(T, "sac"),
+    )
     a = p(np.zeros((4, 3), np.float32))
-    ok(p.summary["eval_return_mean"] > -700 and a.shape == (4, 1) and np.all(np.abs(a) <= 2),
-       f"SAC on Gymnasium's Pendulum-v1 (a Box): 6000 steps, eval return {p.summary['eval_return_mean']:.0f} "
-       "(random play: about -1200)")
+    ok(
+        p.summary["eval_return_mean"] > -700 and a.shape == (4, 1) and np.all(np.abs(a) <= 2),
+        f"SAC on Gymnasium's Pendulum-v1 (a Box): 6000 steps, eval return {p.summary['eval_return_mean']:.0f} "
+        "(random play: about -1200)",
+    )
 
 
 class Raises(gym.Env):
@@ -147,41 +189,49 @@ class HugeObs(Raises):
 
 def refusals():
     try:
-        rlhost.run(PPO, env=Raises, run__steps=5000, run__quiet=True, force=True,
-                   run__out_dir=os.path.join(T, "raises"))
+        rlhost.run(
+            PPO, env=Raises, run__steps=5000, run__quiet=True, force=True, run__out_dir=os.path.join(T, "raises")
+        )
         ok(False, "an env that raises stops the run")
     except ZeroDivisionError as e:
-        ok("fell over" in str(e) and "the env raised ZeroDivisionError" in str(e.__cause__),
-           f"an env that raises stops the run with its own exception (cause: {e.__cause__})")
+        ok(
+            "fell over" in str(e) and "the env raised ZeroDivisionError" in str(e.__cause__),
+            f"an env that raises stops the run with its own exception (cause: {e.__cause__})",
+        )
     try:
-        rlhost.run(PPO, env=NanReward, run__steps=5000, run__quiet=True, force=True,
-                   run__out_dir=os.path.join(T, "nan"))
+        rlhost.run(
+            PPO, env=NanReward, run__steps=5000, run__quiet=True, force=True, run__out_dir=os.path.join(T, "nan")
+        )
         ok(False, "a NaN reward is refused")
     except rlhost.RlhostError as e:
         ok("returned the reward nan" in str(e), f"a NaN reward is refused: {e}")
     try:
-        rlhost.run(PPO, env=DictObs, run__steps=5000, run__quiet=True, force=True,
-                   run__out_dir=os.path.join(T, "dict"))
+        rlhost.run(PPO, env=DictObs, run__steps=5000, run__quiet=True, force=True, run__out_dir=os.path.join(T, "dict"))
         ok(False, "a Dict inside a Dict is refused")
     except rlhost.RlhostError as e:
-        ok("part 'x' is itself a Dict: the bridge takes one level of Dict or Tuple" in str(e),
-           f"a Dict inside a Dict is refused with the way out: {e}")
+        ok(
+            "part 'x' is itself a Dict: the bridge takes one level of Dict or Tuple" in str(e),
+            f"a Dict inside a Dict is refused with the way out: {e}",
+        )
     try:
-        rlhost.run(PPO, env=WrongShape, run__steps=5000, run__quiet=True, force=True,
-                   run__out_dir=os.path.join(T, "shape"))
+        rlhost.run(
+            PPO, env=WrongShape, run__steps=5000, run__quiet=True, force=True, run__out_dir=os.path.join(T, "shape")
+        )
         ok(False, "an observation of the wrong shape is refused")
     except rlhost.RlhostError as e:
-        ok("observation of shape (3,); its observation space says (2,)" in str(e),
-           f"an observation of the wrong shape is refused with both shapes: {e}")
+        ok(
+            "observation of shape (3,); its observation space says (2,)" in str(e),
+            f"an observation of the wrong shape is refused with both shapes: {e}",
+        )
     try:
-        rlhost.run(PPO, env=lambda: None, run__steps=5000, run__quiet=True, force=True,
-                   run__out_dir=os.path.join(T, "none"))
+        rlhost.run(
+            PPO, env=lambda: None, run__steps=5000, run__quiet=True, force=True, run__out_dir=os.path.join(T, "none")
+        )
         ok(False, "a factory that returns no env is refused")
     except rlhost.RlhostError as e:
         ok("factory returned NoneType, not a Gymnasium env" in str(e), f"a factory that returns None: {e}")
     try:
-        rlhost.run(PPO, env=HugeObs, run__steps=5000, run__quiet=True, force=True,
-                   run__out_dir=os.path.join(T, "huge"))
+        rlhost.run(PPO, env=HugeObs, run__steps=5000, run__quiet=True, force=True, run__out_dir=os.path.join(T, "huge"))
         ok(False, "an observation over the host's limit is refused")
     except rlhost.RlhostError as e:
         ok("would need 134217728 bytes" in str(e), f"an observation over the host's limit is refused up front: {e}")
@@ -201,12 +251,21 @@ def sb3_vecenv():
     try:
         from stable_baselines3.common.env_util import make_vec_env
     except ImportError:
-        skip("a Stable-Baselines3 VecEnv: stable_baselines3 is not installed "
-             "(optional; checked by hand with SB3 2.4.1, docs/python.md)")
+        skip(
+            "a Stable-Baselines3 VecEnv: stable_baselines3 is not installed "
+            "(optional; checked by hand with SB3 2.4.1, docs/python.md)"
+        )
         return
     venv = make_vec_env("CartPole-v1", n_envs=8, seed=1)
-    p = rlhost.run(PPO, env=venv, eval_env=lambda: gym.make("CartPole-v1"), run__steps=50000, run__quiet=True,
-                   force=True, run__out_dir=os.path.join(T, "sb3"))
+    p = rlhost.run(
+        PPO,
+        env=venv,
+        eval_env=lambda: gym.make("CartPole-v1"),
+        run__steps=50000,
+        run__quiet=True,
+        force=True,
+        run__out_dir=os.path.join(T, "sb3"),
+    )
     ok(p.summary["eval_return_mean"] >= 200, f"PPO on an SB3 VecEnv: eval return {p.summary['eval_return_mean']}")
 
 
@@ -217,10 +276,16 @@ def make_arm():
 def names():
     """The registered names are what docs/python.md says."""
     vec = gym.vector.SyncVectorEnv([lambda: gym.make("CartPole-v1")] * 2)
-    got = [rlhost.userenv.register(vec), rlhost.userenv.register(make_arm),
-           rlhost.userenv.register(lambda: gym.make("CartPole-v1")), rlhost.userenv.register(lambda: gym.make("CartPole-v1"))]
-    ok(got == ["py_cartpole_v1", "py_make_arm", "py_env", "py_env_2"],
-       f"registered names: a vector env's spec id, a factory's name, py_env for a lambda, then _2: {got}")
+    got = [
+        rlhost.userenv.register(vec),
+        rlhost.userenv.register(make_arm),
+        rlhost.userenv.register(lambda: gym.make("CartPole-v1")),
+        rlhost.userenv.register(lambda: gym.make("CartPole-v1")),
+    ]
+    ok(
+        got == ["py_cartpole_v1", "py_make_arm", "py_env", "py_env_2"],
+        f"registered names: a vector env's spec id, a factory's name, py_env for a lambda, then _2: {got}",
+    )
     vec.close()
 
 

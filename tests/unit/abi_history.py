@@ -4,6 +4,7 @@
 row for every minor up to it and says the host speaks it, and a frozen
 header fixture exists for every minor before it.
 Usage: abi_history.py SOURCE_ROOT"""
+
 import pathlib
 import re
 import sys

@@ -4,6 +4,7 @@ plugin use each other, directly or round a longer cycle (read from the
 built objects' symbol tables with nm); no folder of core/ holds more than
 3,000 lines of its own files; no C function is longer than 100 lines.
 Usage: layout.py SOURCE_ROOT BUILD_ROOT"""
+
 import collections
 import pathlib
 import re
@@ -79,8 +80,11 @@ def cycles():
 def folders():
     big = []
     for d in sorted(p for p in (src / "core").rglob("*") if p.is_dir()):
-        n = sum(len(f.read_text(errors="replace").splitlines()) for f in d.iterdir()
-                if f.suffix in (".c", ".h") and f.is_file())
+        n = sum(
+            len(f.read_text(errors="replace").splitlines())
+            for f in d.iterdir()
+            if f.suffix in (".c", ".h") and f.is_file()
+        )
         if n > MAX_FOLDER:
             big.append(f"{d.relative_to(src)}: {n} lines")
     return big
@@ -103,8 +107,7 @@ def functions():
                         while j > 0 and "(" not in lines[j]:
                             j -= 1
                         m = re.search(r"(\w+)\s*\(", lines[j])
-                        long.append(f"{f.relative_to(src)}:{j + 1}: {m.group(1) if m else '?'}, "
-                                    f"{i - start + 1} lines")
+                        long.append(f"{f.relative_to(src)}:{j + 1}: {m.group(1) if m else '?'}, {i - start + 1} lines")
                     start = None
     return long
 

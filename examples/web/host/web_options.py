@@ -6,6 +6,7 @@ host hands the plugin (host/web_host.c matches them to the plugin's own
 option table by name), and for the page the run's evaluation seed
 (`rlhost eval`'s: run.seed ^ 0x5eed5eed5eed5eed).
 Usage: web_options.py CONFIG_CFG OUT_DIR"""
+
 import json
 import re
 import sys
@@ -57,20 +58,26 @@ for k, (key, val) in enumerate([kv for kv in env + opt if kv[0] not in ("plugin"
     else:
         f = float(v)
         fields.update(f=repr(f), i=int(f))
-    entries.append(f"    {{{c_str(key)}, {fields['is_auto']}, {fields['i']}, {fields['f']}, {fields['s']}, "
-                   f"{fields['n']}, {fields['ilist']}, {fields['slist']}}},")
+    entries.append(
+        f"    {{{c_str(key)}, {fields['is_auto']}, {fields['i']}, {fields['f']}, {fields['s']}, "
+        f"{fields['n']}, {fields['ilist']}, {fields['slist']}}},"
+    )
 with open(f"{out}/web_options.h", "w") as f:
     # the path stays out: a string read from the run is data, never code
-    f.write("/* The env's options from the run's config.cfg (host/web_options.py). */\n"
-            "#include <stddef.h>\n#include <stdint.h>\n\n")
+    f.write(
+        "/* The env's options from the run's config.cfg (host/web_options.py). */\n"
+        "#include <stddef.h>\n#include <stdint.h>\n\n"
+    )
     f.write(f"#define WEB_ENV_NAME {c_str(name)}\n\n")
-    f.write("typedef struct web_option {\n    const char *name;\n    int is_auto;\n    int64_t i;\n    double f;\n"
-            "    const char *s;\n    size_t n;\n    const int64_t *ilist;\n    const char *const *slist;\n"
-            "} web_option;\n\n")
+    f.write(
+        "typedef struct web_option {\n    const char *name;\n    int is_auto;\n    int64_t i;\n    double f;\n"
+        "    const char *s;\n    size_t n;\n    const int64_t *ilist;\n    const char *const *slist;\n"
+        "} web_option;\n\n"
+    )
     f.write("\n".join(lines) + ("\n" if lines else ""))
     f.write("static const web_option web_options[] = {\n" + "\n".join(entries) + "\n};\n")
     f.write("#define WEB_N_OPTIONS (sizeof web_options / sizeof web_options[0])\n")
 seed = int(run["seed"]) & (2**64 - 1)
-info = {"evalSeed": f"{seed ^ 0x5eed5eed5eed5eed:016x}", "algo": algo["plugin"].strip('"'), "env": name}
+info = {"evalSeed": f"{seed ^ 0x5EED5EED5EED5EED:016x}", "algo": algo["plugin"].strip('"'), "env": name}
 with open(f"{out}/config.js", "w") as f:
     f.write(f"// The run the page plays (host/web_options.py).\nconst RUN = {json.dumps(info)};\n")

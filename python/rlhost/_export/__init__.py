@@ -3,6 +3,7 @@ its header (docs/export.md).  `rlhost export` runs main(); Python calls
 rlhost.export().  A refusal is one sentence and writes nothing: every file
 goes to a temporary name beside its destination and is renamed into place
 only once all of them are complete."""
+
 import argparse
 import os
 import stat
@@ -16,9 +17,19 @@ FORMATS = ("onnx", "c")
 
 # the files a run writes, which an export never replaces, nor another name
 # of one: rundir.c's run_files (librlhost does not export that list)
-RUN_FILES = ("config.cfg", "metrics.csv", "summary.json", "checkpoint.safetensors", "checkpoint.prev.safetensors",
-             "replay.safetensors", "replay.prev.safetensors", "curve.svg", "evals.csv", "episodes.csv",
-             "events.out.tfevents.rlhost")
+RUN_FILES = (
+    "config.cfg",
+    "metrics.csv",
+    "summary.json",
+    "checkpoint.safetensors",
+    "checkpoint.prev.safetensors",
+    "replay.safetensors",
+    "replay.prev.safetensors",
+    "curve.svg",
+    "evals.csv",
+    "episodes.csv",
+    "events.out.tfevents.rlhost",
+)
 
 
 def _not_the_source(path, source):
@@ -27,8 +38,11 @@ def _not_the_source(path, source):
     run = src if os.path.isdir(src) else os.path.dirname(src)
     out = os.path.abspath(path)
     theirs = {os.path.join(run, f) for f in RUN_FILES} | ({src} if not os.path.isdir(src) else set())
-    if out in theirs or out.endswith(".safetensors") or any(
-            os.path.exists(out) and os.path.exists(f) and os.path.samefile(out, f) for f in theirs):
+    if (
+        out in theirs
+        or out.endswith(".safetensors")
+        or any(os.path.exists(out) and os.path.exists(f) and os.path.samefile(out, f) for f in theirs)
+    ):
         raise Refused(f"output {path} is a file of the run being exported (or a checkpoint's name); name another")
 
 
@@ -48,8 +62,9 @@ def _dest(path, what):
     if stat.S_ISDIR(st.st_mode):
         raise Refused(f"{what} {path} is a directory; name the file to write")
     if not stat.S_ISREG(st.st_mode):
-        raise Refused(f"{what} {path} is not a regular file (a FIFO or a device?); rlhost export writes only "
-                      "regular files")
+        raise Refused(
+            f"{what} {path} is not a regular file (a FIFO or a device?); rlhost export writes only regular files"
+        )
     return path
 
 
@@ -73,7 +88,7 @@ def _sweep(d, base):
     except OSError:
         return
     for n in names:
-        mid = n[len(head):-len(".tmp")].split(".") if n.startswith(head) and n.endswith(".tmp") else []
+        mid = n[len(head) : -len(".tmp")].split(".") if n.startswith(head) and n.endswith(".tmp") else []
         if len(mid) != 2 or not mid[0].isdigit() or len(mid[1]) != 16 or _alive(int(mid[0])):
             continue
         try:
@@ -128,6 +143,7 @@ def export(path, format="onnx", output=None, opset=None, name=None, overrides=()
     written.  Raises RlhostError with one sentence when the policy or the
     destination cannot be exported, having written nothing."""
     from .._native import RlhostError
+
     try:
         return _export(os.fspath(path), format, output, opset, name, overrides)
     except Refused as e:
@@ -143,20 +159,25 @@ def _export(path, fmt, output, opset, name, overrides):
         output = os.fspath(output)
         if output.endswith(os.sep) or os.path.isdir(output) and not os.path.islink(output):
             raise Refused(f"output {output} is a directory; name the file to write")
-    if os.path.isdir(path) and not any(os.path.exists(os.path.join(path, f)) for f in
-                                       ("checkpoint.safetensors", "checkpoint.prev.safetensors")):
-        raise Refused(f"{path} has no checkpoint (checkpoint.safetensors): not a run directory, or a run that "
-                      "has not written one yet")
+    if os.path.isdir(path) and not any(
+        os.path.exists(os.path.join(path, f)) for f in ("checkpoint.safetensors", "checkpoint.prev.safetensors")
+    ):
+        raise Refused(
+            f"{path} has no checkpoint (checkpoint.safetensors): not a run directory, or a run that "
+            "has not written one yet"
+        )
     m = Model(path, overrides)
     out = output or _default_out(m, fmt)
     if fmt == "onnx":
         from . import _onnx
+
         _not_the_source(out, path)
         _dest(out, "output")
         model = _onnx.build(m, MIN_OPSET if opset is None else int(opset))
         _write_all([(out, model.SerializeToString())])
         return [out]
     from . import _c
+
     stem, ext = os.path.splitext(out)
     if ext not in (".c", ""):
         raise Refused(f"output {out}: the C exporter writes NAME.c and NAME.h; name the .c file")
@@ -184,14 +205,20 @@ def _parser():
     p = _Parser(
         prog="rlhost export",
         description="Writes the greedy policy of a run directory or checkpoint as an ONNX model or as one C99 file "
-                    "and its header (docs/export.md).")
+        "and its header (docs/export.md).",
+    )
     p.add_argument("source", metavar="RUN_DIR|CHECKPOINT")
     p.add_argument("--format", required=True, choices=FORMATS)
-    p.add_argument("-o", "--output", metavar="PATH",
-                   help="the file to write (for c, NAME.c; NAME.h goes beside it); default: ENV_ALGO.FORMAT in the "
-                        "run directory")
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="PATH",
+        help="the file to write (for c, NAME.c; NAME.h goes beside it); default: ENV_ALGO.FORMAT in the run directory",
+    )
     p.add_argument("--opset", type=int, metavar="N", help=f"ONNX opset (default and least: {MIN_OPSET})")
-    p.add_argument("--name", metavar="PREFIX", help="the C prefix of the functions and types (default: the file's stem)")
+    p.add_argument(
+        "--name", metavar="PREFIX", help="the C prefix of the functions and types (default: the file's stem)"
+    )
     p.add_argument("--set", action="append", default=[], metavar="K=V", help="a config override, as eval takes it")
     p.add_argument("--plugin-path", action="append", default=[], metavar="DIR")
     return p
@@ -201,7 +228,9 @@ def main(argv=None):
     args = _parser().parse_args(argv)
     if args.plugin_path:
         os.environ["RLHOST_PYTHON_PLUGIN_PATH"] = os.pathsep.join(
-            args.plugin_path + ([os.environ["RLHOST_PYTHON_PLUGIN_PATH"]] if os.environ.get("RLHOST_PYTHON_PLUGIN_PATH") else []))
+            args.plugin_path
+            + ([os.environ["RLHOST_PYTHON_PLUGIN_PATH"]] if os.environ.get("RLHOST_PYTHON_PLUGIN_PATH") else [])
+        )
     try:
         paths = _export(args.source, args.format, args.output, args.opset, args.name, args.set)
     except Refused as e:

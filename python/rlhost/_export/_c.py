@@ -8,6 +8,7 @@ compiler vectorizes it at -O2 without reordering any sum: the result does
 not depend on the compiler's flags.  Each op writes a region of its own in
 the caller's state struct, so ops that share an input (a dueling head's
 streams, a composite observation's parts) never see it changed."""
+
 import json
 import re
 
@@ -50,7 +51,7 @@ def _f(v):
 def _array(name, a):
     a = np.asarray(a, np.float32).reshape(-1)
     vals = [_f(x) for x in a]
-    lines = [", ".join(vals[i:i + 8]) for i in range(0, len(vals), 8)]
+    lines = [", ".join(vals[i : i + 8]) for i in range(0, len(vals), 8)]
     return f"static const float {name}[{len(vals)}] = {{\n    " + ",\n    ".join(lines) + "\n};\n"
 
 
@@ -143,8 +144,9 @@ class _Gen:
             self.call("dueling", f"{v}, {a}, {y}, {n}")
             return y, n
         if k == "conv2d":
-            c, h, ww, oc, kk, st, pad = (int(op[q]) for q in ("in_c", "in_h", "in_w", "out_c", "kernel", "stride",
-                                                              "pad"))
+            c, h, ww, oc, kk, st, pad = (
+                int(op[q]) for q in ("in_c", "in_h", "in_w", "out_c", "kernel", "stride", "pad")
+            )
             oh, ow = conv_out(op)
             # [oc][c][ky][kx] as PyTorch stores it, to [c][ky][kx][oc]
             Wc = m.tensor(op["weight"], (oc, c, kk, kk)).transpose(1, 2, 3, 0)
@@ -167,7 +169,7 @@ class _Gen:
 
 
 _HELPERS = {
-    'linear': r"""
+    "linear": r"""
 /* y = b + x W^T, W stored input-major ([in][out]): each y[j] sums its
    terms in input order. */
 static void linear(const float *x, const float *w, const float *b, float *y, int in, int out)
@@ -182,7 +184,7 @@ static void linear(const float *x, const float *w, const float *b, float *y, int
 }
 
 """,
-    'relu_': r"""
+    "relu_": r"""
 static void relu_(const float *x, float *y, int n)
 {
     int i;
@@ -190,7 +192,7 @@ static void relu_(const float *x, float *y, int n)
 }
 
 """,
-    'copy': r"""
+    "copy": r"""
 static void copy(const float *x, float *y, int n)
 {
     int i;
@@ -198,7 +200,7 @@ static void copy(const float *x, float *y, int n)
 }
 
 """,
-    'rescale': r"""
+    "rescale": r"""
 static void rescale(const float *x, const float *lo, const float *hi, float *y, int n)
 {
     int i;
@@ -206,7 +208,7 @@ static void rescale(const float *x, const float *lo, const float *hi, float *y, 
 }
 
 """,
-    'mean_': r"""
+    "mean_": r"""
 /* The values as a [rows][cols] matrix, each of n outputs the mean of m
    of them: output o sums x[o * step_out + k * step_in] over k < m. */
 static void mean_(const float *x, float *y, int n, int m, int step_out, int step_in)
@@ -220,7 +222,7 @@ static void mean_(const float *x, float *y, int n, int m, int step_out, int step
 }
 
 """,
-    'dueling': r"""
+    "dueling": r"""
 static void dueling(const float *v, const float *a, float *y, int n)
 {
     int i;
@@ -231,7 +233,7 @@ static void dueling(const float *v, const float *a, float *y, int n)
 }
 
 """,
-    'conv2d': r"""
+    "conv2d": r"""
 /* x: [c][h][w]; w: [c][k][k][oc]; y: [oc][oh][ow].  acc holds one output
    position's channels, so the innermost loop runs over output channels. */
 static void conv2d(const float *x, const float *w, const float *b, float *y, float *acc, int c, int h, int wd,
@@ -355,8 +357,7 @@ def _input(g, m):
     for p in m.parts:
         ct = _CTYPE[p.dtype]
         size = np.dtype(p.np_dtype).itemsize
-        read = (f"row[{p.offset} + i]" if size == 1 else
-                f"load_{p.dtype.lower()}(row + {p.offset} + {size} * i)")
+        read = f"row[{p.offset} + i]" if size == 1 else f"load_{p.dtype.lower()}(row + {p.offset} + {size} * i)"
         if p.kind == "box":
             mul = "" if p.scale == 1.0 else f" * {_f(p.scale)}"
             g.emit(f"for (i = 0; i < {p.size}; i++) {x}[{off} + i] = (float)({ct}){read}{mul};")
@@ -408,14 +409,24 @@ def generate(m, name):
     act_t = "float" if m.kind == "box" else "int"
     states = [(c_name(k), H) for k, H in m.lstms]
     fields = "".join(f"    float {k}_h[{H}], {k}_c[{H}]; /* the {k} LSTM's state */\n" for k, H in states)
-    obs_doc = (f"the observation row as the env writes it: {m.row_bytes} bytes, its parts at their offsets"
-               if m.parts else f"{m.obs_size} values of shape {m.obs_shape}")
-    mask_doc = (f"mask: {m.mask_width} bytes, nonzero where a choice is allowed (NULL allows every choice)"
-                if m.masked else "mask: unused (the env did not mask its actions); pass NULL")
-    act_doc = (f"action: {m.adim} floats, clipped into the box" if m.kind == "box" else
-               f"action: {m.adim} int{'s' if m.adim > 1 else ''}, the argmax of each component's "
-               f"{'allowed ' if m.masked else ''}{m.nvec} values")
-    header = f"""/* {name}.h: the greedy policy of an rlhost checkpoint ({comment(m.algo)} on {comment(m.env)}, step {m.step}),
+    obs_doc = (
+        f"the observation row as the env writes it: {m.row_bytes} bytes, its parts at their offsets"
+        if m.parts
+        else f"{m.obs_size} values of shape {m.obs_shape}"
+    )
+    mask_doc = (
+        f"mask: {m.mask_width} bytes, nonzero where a choice is allowed (NULL allows every choice)"
+        if m.masked
+        else "mask: unused (the env did not mask its actions); pass NULL"
+    )
+    act_doc = (
+        f"action: {m.adim} floats, clipped into the box"
+        if m.kind == "box"
+        else f"action: {m.adim} int{'s' if m.adim > 1 else ''}, the argmax of each component's "
+        f"{'allowed ' if m.masked else ''}{m.nvec} values"
+    )
+    what = f"{comment(m.algo)} on {comment(m.env)}, step {m.step}"
+    header = f"""/* {name}.h: the greedy policy of an rlhost checkpoint ({what}),
    written by `rlhost export --format c`.  C99; no allocation; <math.h> its one
    dependency, and none with -DRLHOST_NO_LIBM (its own expf and tanhf).
    Observation space: {comment(json.dumps(m.observation))}
@@ -454,8 +465,12 @@ const float *{name}_params(const {name}_state *s);
 #endif
 """
     math = _MATH if g.used & {"tanh_", "lstm"} else ""  # the helpers that call expf or tanhf
-    src = [f"/* {name}.c: written by `rlhost export --format c` from {comment(m.path)}. */\n", f'#include "{name}.h"\n',
-           math, "".join(_HELPERS[k] for k in _HELPERS if k in g.used)]
+    src = [
+        f"/* {name}.c: written by `rlhost export --format c` from {comment(m.path)}. */\n",
+        f'#include "{name}.h"\n',
+        math,
+        "".join(_HELPERS[k] for k in _HELPERS if k in g.used),
+    ]
     for dt in ("f32", "i32"):  # the loaders the observation's parts read with
         if any(f"load_{dt}(" in line for line in g.body):
             src.append(_LOADS[dt])
@@ -501,13 +516,16 @@ _LOADS = {"f32": _LOAD.format(t="float", n="f32"), "i32": _LOAD.format(t="int", 
 
 def _params_doc(m, name):
     if m.kind == "box":
-        return (f"the '{m.greedy}' output before clipping" +
-                (f"; the Gaussian's log std is {name}_log_std()" if m.log_std else ""))
+        return f"the '{m.greedy}' output before clipping" + (
+            f"; the Gaussian's log std is {name}_log_std()" if m.log_std else ""
+        )
     return f"the '{m.greedy}' values the action is the argmax of"
 
 
 def _log_std_decl(m, name):
     if m.log_std is None:
         return ""
-    return f"\n/* The Gaussian's log standard deviations, {m.adim} floats (independent of the observation). */\n" \
-           f"const float *{name}_log_std(void);\n"
+    return (
+        f"\n/* The Gaussian's log standard deviations, {m.adim} floats (independent of the observation). */\n"
+        f"const float *{name}_log_std(void);\n"
+    )

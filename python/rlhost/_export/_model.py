@@ -6,6 +6,7 @@ Every exporter sees the same Model: the raw observation (one tensor, or a
 composite row of parts), the network input it becomes (scaled, one-hot,
 normalized), the greedy output's ops, and the greedy rule (argmax per
 component among the allowed choices, or the output clipped into the box)."""
+
 import json
 import re
 
@@ -31,8 +32,10 @@ class Part:
     def __init__(self, d):
         self.name = str(d["name"])
         if not re.fullmatch(r"[A-Za-z0-9_]{1,64}", self.name):  # the ABI's rule for a part's name
-            raise Refused(f"observation part {self.name[:80]!r} is no part name ([A-Za-z0-9_]+): the checkpoint's "
-                          "rlhost.observation was edited")
+            raise Refused(
+                f"observation part {self.name[:80]!r} is no part name ([A-Za-z0-9_]+): the checkpoint's "
+                "rlhost.observation was edited"
+            )
         self.kind = d["kind"]  # "box" or "discrete"
         self.dtype = d["dtype"]
         if self.dtype not in _NP:
@@ -54,6 +57,7 @@ class Model:
 
     def __init__(self, path, overrides=()):
         from ..policy import Policy
+
         try:
             p = Policy(path, overrides=overrides)
         except RlhostError as e:
@@ -63,13 +67,17 @@ class Model:
             self.algo, self.env, self.step = p.algo_name, p.env_name, p.step
             meta = p._meta
             if "algo.policy" not in meta:
-                raise Refused(f"{p.path}: algo '{p.algo_name}' describes no network (its checkpoint has no "
-                              "algo.policy), so there is nothing to export")
+                raise Refused(
+                    f"{p.path}: algo '{p.algo_name}' describes no network (its checkpoint has no "
+                    "algo.policy), so there is nothing to export"
+                )
             spec = p.spec  # Policy parsed and checked it against the tensors when it opened
             fmt = spec.get("format")
             if fmt != FORMAT:
-                raise Refused(f"{p.path}: the policy description is {fmt!r}; this rlhost exports {FORMAT!r} "
-                              "(a newer rlhost wrote it?)")
+                raise Refused(
+                    f"{p.path}: the policy description is {fmt!r}; this rlhost exports {FORMAT!r} "
+                    "(a newer rlhost wrote it?)"
+                )
             self.spec = spec
             self.observation = json.loads(meta["rlhost.observation"])
             self.action = json.loads(meta["rlhost.action_space"])
@@ -83,6 +91,7 @@ class Model:
         spec, obs, act = self.spec, self.observation, self.action
         greedy = spec["greedy"]
         from .._spec import greedy_output
+
         self.greedy = greedy_output(greedy)
         # deterministic_eval = false (sample_softmax, sample_gaussian): rlhost
         # samples around this output; the exports act greedily on it and give
@@ -91,8 +100,7 @@ class Model:
         self.log_std = greedy.get("log_std")  # PPO's Gaussian: a state-independent tensor
         for op in _walk(self.ops):
             if op.get("op") not in OPS:
-                raise Refused(f"{self.path}: the policy description has an op {op.get('op')!r} that no exporter "
-                              "knows")
+                raise Refused(f"{self.path}: the policy description has an op {op.get('op')!r} that no exporter knows")
         self.kind = act["type"]
         if self.kind == "box":
             if "identity" not in greedy and "sample_gaussian" not in greedy:
@@ -103,8 +111,9 @@ class Model:
             self.nvec = None
         elif self.kind in ("discrete", "multi_discrete"):
             if "argmax" not in greedy and "sample_softmax" not in greedy:
-                raise Refused(f"{self.path}: a discrete action space with greedy rule {greedy!r}, which no "
-                              "exporter knows")
+                raise Refused(
+                    f"{self.path}: a discrete action space with greedy rule {greedy!r}, which no exporter knows"
+                )
             self.nvec = [int(act["n"])] if self.kind == "discrete" else [int(x) for x in act["nvec"]]
             self.adim = len(self.nvec)
         else:
@@ -139,8 +148,10 @@ class Model:
         if self.log_std is not None:
             t = self.W.get(self.log_std)
             if t is None or t.size != self.adim or not np.isfinite(t).all():
-                raise Refused(f"{self.path}: the greedy rule's log_std tensor {self.log_std!r} is missing or not "
-                              f"{self.adim} finite values")
+                raise Refused(
+                    f"{self.path}: the greedy rule's log_std tensor {self.log_std!r} is missing or not "
+                    f"{self.adim} finite values"
+                )
 
     def tensor(self, name, shape=None):
         """A float32 copy of a named tensor (the spec check proved it exists,
@@ -150,9 +161,14 @@ class Model:
 
     def meta(self):
         """What the artifacts say about themselves: the spaces and origin."""
-        out = {"format": FORMAT, "algo": self.algo, "env": self.env, "step": str(self.step),
-               "observation": json.dumps(self.observation, separators=(",", ":")),
-               "action_space": json.dumps(self.action, separators=(",", ":"))}
+        out = {
+            "format": FORMAT,
+            "algo": self.algo,
+            "env": self.env,
+            "step": str(self.step),
+            "observation": json.dumps(self.observation, separators=(",", ":")),
+            "action_space": json.dumps(self.action, separators=(",", ":")),
+        }
         return out
 
 

@@ -9,6 +9,7 @@ Outputs: "action" (int64 choices, or floats clipped into the box),
 argmax of, or the mean before clipping), "log_std" for PPO's Gaussian, and
 each LSTM's next state ("next_state_<name>_h", "_c").  The first dimension
 of every input and output is the batch."""
+
 import numpy as np
 
 from .._spec import conv_out
@@ -19,6 +20,7 @@ class _Graph:
     def __init__(self, onnx, opset):
         self.onnx, self.h, self.opset = onnx, onnx.helper, opset
         from onnx import numpy_helper
+
         self.nh = numpy_helper
         self.nodes, self.inits, self.inputs, self.outputs = [], [], [], []
         self.n = 0
@@ -104,8 +106,7 @@ def _op(g, m, op, x, w):
         H = int(op["hidden"])
         key = op["state"]
         # PyTorch's gate order (i, f, g, o) to ONNX's (i, o, f, c)
-        order = np.concatenate([np.arange(0, H), np.arange(3 * H, 4 * H), np.arange(H, 2 * H),
-                                np.arange(2 * H, 3 * H)])
+        order = np.concatenate([np.arange(0, H), np.arange(3 * H, 4 * H), np.arange(H, 2 * H), np.arange(2 * H, 3 * H)])
         Wih = m.tensor(op["weight_ih"], (4 * H, w))[order][None]
         Whh = m.tensor(op["weight_hh"], (4 * H, H))[order][None]
         B = np.concatenate([m.tensor(op["bias"])[order], np.zeros(4 * H, np.float32)])[None]
@@ -115,8 +116,9 @@ def _op(g, m, op, x, w):
         zero = g.ints([0])
         X = g.node("Unsqueeze", [x, zero])
         h0, c0 = g.node("Unsqueeze", [hin, zero]), g.node("Unsqueeze", [cin, zero])
-        _, yh, yc = g.multi("LSTM", [X, g.const(Wih, "W"), g.const(Whh, "R"), g.const(B, "B"), "", h0, c0], 3,
-                            hidden_size=H)
+        _, yh, yc = g.multi(
+            "LSTM", [X, g.const(Wih, "W"), g.const(Whh, "R"), g.const(B, "B"), "", h0, c0], 3, hidden_size=H
+        )
         hout = g.node("Squeeze", [yh, zero])
         cout = g.node("Squeeze", [yc, zero])
         for src, nm in ((hout, f"next_state_{key}_h"), (cout, f"next_state_{key}_c")):
@@ -149,8 +151,9 @@ def _input(g, m):
         v = g.node("Flatten", [g.node("Cast", [p.name], to=TP.INT64)], axis=1)
         for e, n in enumerate(p.nvec):  # each element one-hot over its own categories
             col = g.node("Gather", [v, g.const(np.int64(e), "index", np.int64)], axis=1)
-            pieces.append(g.node("OneHot", [col, g.const([n], "depth", np.int64), g.const([0.0, 1.0], "values")],
-                                 axis=-1))
+            pieces.append(
+                g.node("OneHot", [col, g.const([n], "depth", np.int64), g.const([0.0, 1.0], "values")], axis=-1)
+            )
     return g.node("Concat", pieces, axis=1) if len(pieces) > 1 else pieces[0]
 
 
@@ -203,8 +206,9 @@ def build(m, opset=MIN_OPSET):
             outs[0] = g.h.make_tensor_value_info("action", TP.INT64, ["batch", m.adim])
         g.nodes.append(g.h.make_node("Identity", [y], ["action"], name="action"))
     graph = g.h.make_graph(g.nodes, f"rlhost_{m.algo}_{m.env}", g.inputs, outs + g.outputs, g.inits)
-    model = g.h.make_model(graph, opset_imports=[g.h.make_opsetid("", opset)], producer_name="rlhost",
-                           doc_string=_doc(m))
+    model = g.h.make_model(
+        graph, opset_imports=[g.h.make_opsetid("", opset)], producer_name="rlhost", doc_string=_doc(m)
+    )
     # the oldest IR version the opset allows: what the most runtimes read
     model.ir_version = g.h.find_min_ir_version_for(list(model.opset_import))
     for k, v in m.meta().items():
@@ -221,6 +225,8 @@ def _doc(m):
     if m.kind == "box":
         what = f"action: the '{m.greedy}' output clipped into the box; params: that output before clipping"
     else:
-        what = (f"action: the argmax of each component of the '{m.greedy}' output"
-                f"{' among the choices action_mask allows' if m.masked else ''}; params: those values")
+        what = (
+            f"action: the argmax of each component of the '{m.greedy}' output"
+            f"{' among the choices action_mask allows' if m.masked else ''}; params: those values"
+        )
     return f"The greedy policy of {m.algo} on {m.env} (step {m.step}), exported by rlhost. {what}."

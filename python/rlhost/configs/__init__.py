@@ -6,6 +6,7 @@
     rlhost.run("configs/cartpole_ppo.cfg")      # the same, from any directory
 
 In a checkout (RLHOST_LIB_DIR set) they are the repository's configs/."""
+
 from pathlib import Path
 
 _HERE = Path(__file__).resolve().parent
