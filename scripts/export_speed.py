@@ -209,6 +209,60 @@ def ort_feeds(sess, p, rows, natives, masks):
     return feeds
 
 
+def table_rows(label, med, size):
+    """The record's rows of one policy: each route's median speed and what it ships."""
+    rows_out = []
+    names = {
+        "c_O2": "exported C file, cc -O2",
+        "c_native": "exported C file, cc -O3 -march=native",
+        "rlh_policy_act": "rlhost's rlh_policy_act (C)",
+        "ort_py": "onnxruntime (its Python API)",
+        "ort_floor": "onnxruntime, a model that only copies its input (the floor)",
+        "policy_py": "rlhost.Policy, Python call",
+        "numpy": "NumPy reader (numpy_policy.py)",
+    }
+    for k in ("c_O2", "c_native", "rlh_policy_act", "ort_py", "ort_floor", "policy_py", "numpy"):
+        rows_out.append(
+            {
+                "policy": label,
+                "route": names[k],
+                "actions/s": round(1 / med[k]),
+                "us/action": round(med[k] * 1e6, 2),
+                "artifact bytes": {
+                    "c_O2": f"{size['c']:,} (.c), {size['o']:,} (.o)",
+                    "ort_py": f"{size['onnx']:,} (.onnx)",
+                    "rlh_policy_act": f"{size['checkpoint']:,} (checkpoint)",
+                }.get(k, ""),
+            }
+        )
+    return rows_out
+
+
+def write_record(args, rows_out):
+    """docs/results/RECORD.json, the guide's table's source."""
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    import results
+
+    rec = {
+        "name": args.record,
+        "kind": "table",
+        "command": ".venv/bin/python scripts/export_speed.py " + " ".join(args.runs) + f" --rounds {args.rounds}",
+        "machine": results.machine(),
+        "date": time.strftime("%Y-%m-%d"),
+        "commit": subprocess.run(
+            ["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        ).stdout.strip(),
+        "source": f"{N_OBS} observations each policy met in its env, batch 1, one core (taskset 0), "
+        f"medians of {args.rounds} interleaved rounds; onnxruntime "
+        f"{__import__('onnxruntime').__version__} with one thread; "
+        "the NumPy reader sums in float64 (64 observations for CNNs)",
+        "rows": rows_out,
+    }
+    with open(os.path.join(ROOT, "docs", "results", f"{args.record}.json"), "w") as f:
+        json.dump(rec, f, indent=1)
+        f.write("\n")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("runs", nargs="+")
@@ -276,51 +330,9 @@ def main():
         med = {k: statistics.median(v) for k, v in times.items()}
         print(f"{label}: " + ", ".join(f"{k} {1 / v:,.0f}/s" for k, v in med.items()), flush=True)
         print(f"  sizes: {size}", flush=True)
-        names = {
-            "c_O2": "exported C file, cc -O2",
-            "c_native": "exported C file, cc -O3 -march=native",
-            "rlh_policy_act": "rlhost's rlh_policy_act (C)",
-            "ort_py": "onnxruntime (its Python API)",
-            "ort_floor": "onnxruntime, a model that only copies its input (the floor)",
-            "policy_py": "rlhost.Policy, Python call",
-            "numpy": "NumPy reader (numpy_policy.py)",
-        }
-        for k in ("c_O2", "c_native", "rlh_policy_act", "ort_py", "ort_floor", "policy_py", "numpy"):
-            rows_out.append(
-                {
-                    "policy": label,
-                    "route": names[k],
-                    "actions/s": round(1 / med[k]),
-                    "us/action": round(med[k] * 1e6, 2),
-                    "artifact bytes": {
-                        "c_O2": f"{size['c']:,} (.c), {size['o']:,} (.o)",
-                        "ort_py": f"{size['onnx']:,} (.onnx)",
-                        "rlh_policy_act": f"{size['checkpoint']:,} (checkpoint)",
-                    }.get(k, ""),
-                }
-            )
+        rows_out += table_rows(label, med, size)
     if args.record:
-        sys.path.insert(0, os.path.join(ROOT, "scripts"))
-        import results
-
-        rec = {
-            "name": args.record,
-            "kind": "table",
-            "command": ".venv/bin/python scripts/export_speed.py " + " ".join(args.runs) + f" --rounds {args.rounds}",
-            "machine": results.machine(),
-            "date": time.strftime("%Y-%m-%d"),
-            "commit": subprocess.run(
-                ["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-            ).stdout.strip(),
-            "source": f"{N_OBS} observations each policy met in its env, batch 1, one core (taskset 0), "
-            f"medians of {args.rounds} interleaved rounds; onnxruntime "
-            f"{__import__('onnxruntime').__version__} with one thread; "
-            "the NumPy reader sums in float64 (64 observations for CNNs)",
-            "rows": rows_out,
-        }
-        with open(os.path.join(ROOT, "docs", "results", f"{args.record}.json"), "w") as f:
-            json.dump(rec, f, indent=1)
-            f.write("\n")
+        write_record(args, rows_out)
 
 
 if __name__ == "__main__":

@@ -175,8 +175,8 @@ def _curve(run_dirs):
     return {s: v for s, v in sorted(out.items()) if len(v) == n}
 
 
-def report(args, labels, info):
-    out = Path(args.out)
+def _final_scores(args, labels, info, out):
+    """Each config's final greedy returns, (runs x 1 task), and its seeds' run directories."""
     scores, dirs = {}, {}
     for lab in labels:
         ds = [out / "runs" / lab / f"seed-{info[lab]['seed'] + s}" for s in range(args.seeds)]
@@ -192,6 +192,12 @@ def report(args, labels, info):
             vals.append(float(v))
         scores[lab] = np.array(vals).reshape(-1, 1)  # (runs x tasks): one task per config
         dirs[lab] = ds
+    return scores, dirs
+
+
+def report(args, labels, info):
+    out = Path(args.out)
+    scores, dirs = _final_scores(args, labels, info, out)
     rs = np.random.RandomState(args.seed)  # one stream, consumed in rliable's order (see _stats)
     agg = {lab: _stats.interval(rs, scores[lab], _stats.aggregates, args.reps) for lab in labels}
     pairs = [(a, b) for a in labels for b in labels if a != b]
@@ -248,6 +254,14 @@ def report(args, labels, info):
         ["label", "seed", "final_return"],
         [[lab, info[lab]["seed"] + s, repr(float(v))] for lab in labels for s, v in enumerate(scores[lab].ravel())],
     )
+    md = _markdown(args, labels, scores, agg, pairs, poi, differ)
+    T.write_atomic(out / "report.md", "\n".join(md) + "\n")
+    _plots(out, labels, names, agg, taus, prof, curves)
+    return "\n".join(md[: 6 + (2 if differ else 0) + len(labels)])
+
+
+def _markdown(args, labels, scores, agg, pairs, poi, differ):
+    """report.md's lines: the aggregates, the probabilities of improvement, the seeds' returns."""
     md = (
         [
             f"# rlhost study: {args.seeds} seeds per config",
@@ -280,7 +294,11 @@ def report(args, labels, info):
     for lab in labels:
         v = scores[lab].ravel()
         md.append(f"| {lab} | {np.median(v):.4g} | " + ", ".join(f"{x:.4g}" for x in v) + " |")
-    T.write_atomic(out / "report.md", "\n".join(md) + "\n")
+    return md
+
+
+def _plots(out, labels, names, agg, taus, prof, curves):
+    """intervals.svg, profiles.svg and curves.svg."""
     panels = []
     for i, n in enumerate(names):
         series = []
@@ -337,7 +355,6 @@ def report(args, labels, info):
         ],
         cols=1,
     )
-    return "\n".join(md[: 6 + (2 if differ else 0) + len(labels)])
 
 
 def main(argv=None):

@@ -13,7 +13,6 @@ with --storage for workers on many machines); a stopped study resumes
 where it was.  Reference: docs/tune.md."""
 
 import argparse
-import errno
 import hashlib
 import json
 import math
@@ -28,6 +27,7 @@ import warnings
 from pathlib import Path
 
 from . import _stats, _svg
+from . import _storage as storage
 from . import _trials as T
 
 NEEDS_OPTUNA = (
@@ -144,136 +144,6 @@ def _check_args(args):
         T.refuse("rlhost: tune: --study-name is empty")
 
 
-def _mask(text, url):
-    """text with url's password replaced by ***: no output of the study
-    holds it."""
-    if not url or not text:
-        return text
-    m = re.match(r"[^:/]+://[^/@]*?:([^@/]*)@", url)
-    secrets = [m.group(1)] if m and m.group(1) else []
-    secrets += [v for v in re.findall(r"[?&]password=([^&]*)", url) if v]
-    for p in secrets:
-        text = text.replace(p, "***")
-    return text
-
-
-class _Masked:
-    """A stream that writes through _mask: stderr while a study runs."""
-
-    def __init__(self, stream, url):
-        self.stream, self.url = stream, url
-
-    def write(self, text):
-        return self.stream.write(_mask(text, self.url))
-
-    def __getattr__(self, name):
-        return getattr(self.stream, name)
-
-
-def _out_dir(args, name, url):
-    """OUT, made or checked: a directory that holds this study and no other,
-    and nothing that is not a study's.  The study it holds is recorded in
-    OUT/tune.json."""
-    out = Path(args.out or f"runs/tune-{Path(args.config).stem}")
-    say = f"rlhost: tune: --out {out}"
-    try:
-        os.stat(out)
-    except OSError as e:
-        if e.errno == errno.ELOOP:
-            T.refuse(f"{say} is a loop of symbolic links: give a directory")
-        if out.is_symlink():
-            T.refuse(f"{say} is a symbolic link to nothing ({os.readlink(out)}): give a directory")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except FileExistsError:
-        T.refuse(f"{say} is a file, not a directory: give a directory")
-    except OSError as e:
-        T.refuse(f"{say}: {e.strerror}")
-    if not out.is_dir():
-        T.refuse(f"{say} is not a directory: give a directory")
-    if not os.access(out, os.W_OK | os.X_OK):
-        T.refuse(f"{say}: not writable")
-    marker, me = out / "tune.json", _record(name, url)
-    try:
-        held = json.loads(marker.read_text())
-    except FileNotFoundError:
-        held = None
-    except (OSError, ValueError):
-        held = "bad"
-    if held is not None and not (isinstance(held, dict) and isinstance(held.get("study"), str)):
-        T.refuse(f"{say}: {marker} is not a study record this rlhost wrote: move it away")
-    if held is None:
-        if any((out / f).exists() for f in ("summary.json", "checkpoint.safetensors", "config.cfg")):
-            T.refuse(f"{say} is a run directory (rlhost run's): give the study a directory of its own")
-        if (out / "trials").exists() or (out / "trials.csv").exists():
-            T.refuse(
-                f"{say} holds a study's trials but no record of which study ({marker}): give study "
-                f"'{name}' another --out"
-            )
-    elif held.get("study") != name or held.get("storage") != me["storage"]:
-        T.refuse(
-            f"{say} holds study '{held.get('study')}' in {held.get('storage')}; its trials, trials.csv and "
-            f"best.cfg stay there: give study '{name}' another --out"
-        )
-    best = out / "best.cfg"
-    if best.exists() and not best.is_file():
-        T.refuse(f"{say}: {best} is not a file: move it away (the study writes its best config there)")
-    return out
-
-
-def _record(name, url):
-    """OUT/tune.json's study: its name and its storage, password masked."""
-    return {"study": name, "storage": _mask(url, url)}
-
-
-def _claim(out, name, url):
-    """Records the study in OUT (an empty OUT: _out_dir checked it) once it is open."""
-    marker = out / "tune.json"
-    if not marker.exists():
-        T.write_atomic(marker, json.dumps(_record(name, url)) + "\n")
-
-
-def _storage_url(args, out):
-    """The storage's URL, refused with a sentence where it cannot hold a
-    study (checked before anything is made)."""
-    url = args.storage or f"sqlite:///{(out / 'study.db').resolve()}"
-    shown = _mask(url, url)
-    try:
-        import sqlalchemy
-
-        dialect = sqlalchemy.engine.make_url(url).get_dialect()
-        dialect.import_dbapi() if hasattr(dialect, "import_dbapi") else dialect.dbapi()
-    except ImportError as e:
-        mod = e.name or "its database driver"
-        T.refuse(
-            f"rlhost: tune: --storage {shown} needs the Python module '{mod}', which is not installed: "
-            f"pip install {mod}, or name an installed driver in the URL (postgresql+psycopg2://...)"
-        )
-    except Exception:
-        T.refuse(
-            f"rlhost: tune: --storage {shown} is not a database URL: give sqlite:////path/study.db "
-            "or postgresql://USER@HOST/DB"
-        )
-    m = re.match(r"sqlite(\+\w+)?://(.*)$", url)
-    if m:
-        path = m.group(2)
-        if path in ("", "/") or ":memory:" in path or "mode=memory" in path:
-            T.refuse(
-                f"rlhost: tune: --storage {shown} is in memory, and a study must outlive its driver: give a "
-                "file, sqlite:////path/to/study.db"
-            )
-        if path.startswith("/"):
-            db = Path(path[1:].split("?")[0])
-            parent = db.parent
-            if not parent.is_dir():
-                T.refuse(f"rlhost: tune: --storage {shown}: {parent} is not a directory")
-            if db.exists() and not db.is_file():
-                T.refuse(f"rlhost: tune: --storage {shown}: {db} is not a file")
-            if not os.access(db if db.exists() else parent, os.W_OK):
-                T.refuse(f"rlhost: tune: --storage {shown}: {db if db.exists() else parent} is not writable")
-    return url
-
-
 def _space(args, exe, env):
     if args.space_fd is not None:
         with os.fdopen(args.space_fd) as f:
@@ -372,34 +242,6 @@ def check_corners(args, space, exe, env):
     return True
 
 
-def _retried(make, url):
-    """make(), tried 5 times where it lost a race (workers that start
-    together race to make the storage's tables and the study, and the loser
-    finds them made); any other failure is one sentence."""
-    shown = _mask(url, url)
-    for attempt in range(5):
-        try:
-            return make()
-        except ImportError as e:
-            mod = getattr(e.__cause__, "name", None) or e.name or "its database driver"
-            T.refuse(
-                f"rlhost: tune: --storage {shown} needs the Python module '{mod}', which is not installed: "
-                f"pip install {mod}, or name an installed driver in the URL (postgresql+psycopg2://...)"
-            )
-        except Exception as e:
-            kind = type(e).__name__
-            msg = " ".join(str(getattr(e, "orig", None) or e).split())
-            if kind in ("ArgumentError", "NoSuchModuleError"):
-                T.refuse(
-                    f"rlhost: tune: --storage {shown} is not a database URL: give sqlite:////path/study.db "
-                    "or postgresql://USER@HOST/DB"
-                )
-            race = kind == "IntegrityError" or "locked" in msg or "already exists" in msg or "duplicate" in msg
-            if not race or attempt == 4:
-                T.refuse(f"rlhost: tune: cannot use the storage {shown}: {_mask(msg, url)[:300]}")
-            time.sleep(0.5 + attempt)
-
-
 class Tuner:
     def __init__(self, args, space, exe, env, launcher=None):
         self.args, self.space, self.exe, self.env = args, space, exe, env
@@ -413,10 +255,10 @@ class Tuner:
                 f"core(s) each on {T.cores()} cores: at most --jobs {max(1, T.cores() // per_trial)}"
             )
         if args.storage:  # a server's is opened before OUT is made
-            self.storage = self._open_storage(_storage_url(args, None))
-        self.out = _out_dir(args, name, args.storage or "")
+            self.storage = self._open_storage(storage.storage_url(args, None))
+        self.out = storage.out_dir(args, name, args.storage or "")
         if not args.storage:
-            self.storage = self._open_storage(_storage_url(args, self.out))
+            self.storage = self._open_storage(storage.storage_url(args, self.out))
         url = self.url
         self.lock = threading.Lock()
         self.stop = T.Stop()
@@ -434,7 +276,7 @@ class Tuner:
             "halving": lambda: optuna.pruners.SuccessiveHalvingPruner(),
             "none": lambda: optuna.pruners.NopPruner(),
         }[args.pruner]()
-        self.study = _retried(
+        self.study = storage.retried(
             lambda: optuna.create_study(
                 study_name=name,
                 storage=self.storage,
@@ -449,10 +291,10 @@ class Tuner:
         old = self.study.user_attrs.get("space")
         if old is not None and old != keys:
             T.refuse(
-                f"rlhost: study '{name}' in {_mask(url, url)} was made with another search space: give it "
+                f"rlhost: study '{name}' in {storage.mask(url, url)} was made with another search space: give it "
                 "another --study-name or --out"
             )
-        _claim(self.out, name, args.storage or "")
+        storage.claim(self.out, name, args.storage or "")
         if old is None:
             self.study.set_user_attr("space", keys)
             self.study.set_user_attr("config", os.path.abspath(args.config))
@@ -474,18 +316,8 @@ class Tuner:
             self.forced.append(f"run.eval_interval={interval}")
 
     def _open_storage(self, url):
-        optuna, args = self.optuna, self.args
         self.url = url
-        # a trial whose worker died (kill -9, a lost machine) is failed by the
-        # next worker that looks, and enqueued again
-        kw = {"heartbeat_interval": args.heartbeat, "grace_period": 3 * args.heartbeat}
-        if hasattr(optuna.storages, "RetryHeartbeatStaleTrialCallback"):  # Optuna >= 4.9
-            kw["heartbeat_stale_trial_callback"] = optuna.storages.RetryHeartbeatStaleTrialCallback(max_retry=3)
-        else:
-            kw["failed_trial_callback"] = optuna.storages.RetryFailedTrialCallback(max_retry=3)
-        if url.startswith("sqlite"):
-            kw["engine_kwargs"] = {"connect_args": {"timeout": 60}}
-        return _retried(lambda: optuna.storages.RDBStorage(url, **kw), url)
+        return storage.open_storage(self.optuna, url, self.args.heartbeat)
 
     # -- one trial -------------------------------------------------------------
     def _suggest(self, trial, k):
@@ -663,7 +495,7 @@ class Tuner:
                     "" if t.value is None else repr(t.value),
                     t.user_attrs.get("wall_s", ""),
                     t.user_attrs.get("steps", ""),
-                    _mask(t.user_attrs.get("error", ""), self.args.storage),
+                    storage.mask(t.user_attrs.get("error", ""), self.args.storage),
                 ]
                 + [ran.get(k, "") for k in keys]
             )
@@ -740,7 +572,7 @@ class Tuner:
             record = json.loads(marker.read_text())
             record = record if isinstance(record, dict) else {}
         except (OSError, ValueError):  # moved or damaged while the study ran: written again
-            record = _record(self.study.study_name, self.args.storage or "")
+            record = storage.record(self.study.study_name, self.args.storage or "")
         try:
             now = hashlib.sha256(best.read_bytes()).hexdigest()
         except FileNotFoundError:
@@ -764,7 +596,7 @@ def main(argv=None, launcher=None, result=None):
     _check_args(args)
     stderr = sys.stderr
     if args.storage:  # nothing the driver prints shows the storage's password
-        sys.stderr = _Masked(stderr, args.storage)
+        sys.stderr = storage.Masked(stderr, args.storage)
     try:
         return _main(argv, args, launcher, result)
     finally:
@@ -790,7 +622,7 @@ def _main(argv, args, launcher, result):
     tuner = Tuner(args, space, exe, env, launcher)
     # the arguments that resume it: as given, less the space's hand-over
     tuner.argv = [a for i, a in enumerate(argv) if a != "--space-fd" and (i == 0 or argv[i - 1] != "--space-fd")]
-    tuner.argv = [_mask(a, args.storage) for a in tuner.argv]
+    tuner.argv = [storage.mask(a, args.storage) for a in tuner.argv]
     if args.out is None:
         tuner.argv += ["--out", str(tuner.out)]
     if result is not None:

@@ -1,17 +1,21 @@
 #!/usr/bin/env python3
 """The layout's rules, checked (TAP): no two source files of one library or
 plugin use each other, directly or round a longer cycle (read from the
-built objects' symbol tables with nm); no folder of core/ holds more than
-3,000 lines of its own files; no C function is longer than 100 lines.
+built objects' symbol tables with nm); librlhost's rooms include each other
+only along the arrows docs/design.md draws; no source file is longer than
+800 lines; no function, C or Python, is longer than 100 lines (250 in the
+tests); librlhost reads no terminal.
 Usage: layout.py SOURCE_ROOT BUILD_ROOT"""
 
+import ast
 import collections
 import pathlib
 import re
 import subprocess
 import sys
 
-MAX_FOLDER, MAX_FUNCTION = 3000, 100
+MAX_FILE, MAX_FUNCTION, MAX_TEST_FUNCTION = 800, 100, 250
+SOURCES = ("core", "algos", "envs", "examples", "include", "python", "scripts")
 src, build = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
 n_test = 0
 
@@ -77,45 +81,107 @@ def cycles():
     return found
 
 
-def folders():
+def rooms():
+    """Each room's #include "ROOM/..." of another room, against the arrows of
+    docs/design.md ("run         -> checkpoint, env, ..."): the include lines
+    are the arrows, so none may point where the picture does not."""
+    text = (src / "docs" / "design.md").read_text()
+    block = re.search(r"The arrows.*?```\n(.*?)```", text, re.S)
+    arrows = {}
+    for line in block.group(1).splitlines() if block else []:
+        m = re.match(r"(\w+)\s+(?:->\s*(.*?)\s*$|uses nothing)", line)
+        if m:
+            arrows[m.group(1)] = {r.strip() for r in (m.group(2) or "").split(",") if r.strip()}
+    runtime = src / "core" / "runtime"
+    found = [] if arrows else ["docs/design.md draws no arrows between the rooms"]
+    for d in sorted(p for p in runtime.iterdir() if p.is_dir()):
+        if d.name not in arrows:
+            found.append(f"core/runtime/{d.name}/ is no room of docs/design.md's picture")
+            continue
+        for f in sorted(d.rglob("*")):
+            if f.suffix not in (".c", ".h"):
+                continue
+            for i, line in enumerate(f.read_text(errors="replace").splitlines()):
+                m = re.match(r'#include "(\w+)/', line)
+                if m and m.group(1) != d.name and m.group(1) not in arrows[d.name]:
+                    found.append(f"{f.relative_to(src)}:{i + 1}: {d.name} -> {m.group(1)}, an arrow the picture lacks")
+    return found
+
+
+def files():
+    """Source files (not the tests) over MAX_FILE lines."""
     big = []
-    for d in sorted(p for p in (src / "core").rglob("*") if p.is_dir()):
-        n = sum(
-            len(f.read_text(errors="replace").splitlines())
-            for f in d.iterdir()
-            if f.suffix in (".c", ".h") and f.is_file()
-        )
-        if n > MAX_FOLDER:
-            big.append(f"{d.relative_to(src)}: {n} lines")
+    for top in SOURCES:
+        for f in sorted((src / top).rglob("*")):
+            if f.suffix in (".c", ".h", ".py") and f.is_file():
+                n = len(f.read_text(errors="replace").splitlines())
+                if n > MAX_FILE:
+                    big.append(f"{f.relative_to(src)}: {n} lines")
     return big
 
 
-def functions():
-    """Top-level function bodies: a '{' alone in column 0 to the next '}'
-    in column 0 (the project's style)."""
+def c_functions(f, limit):
+    """Top-level C function bodies of f over limit lines: a '{' alone in
+    column 0 to the next '}' in column 0 (the project's style)."""
     long = []
-    for top in ("core", "algos", "envs", "examples", "python"):
-        for f in sorted((src / top).rglob("*.c")):
-            lines = f.read_text(errors="replace").splitlines()
+    lines = f.read_text(errors="replace").splitlines()
+    start = None
+    for i, line in enumerate(lines):
+        if line == "{":
+            start = i
+        elif line.startswith("}") and start is not None:
+            if i - start + 1 > limit:
+                j = start - 1
+                while j > 0 and "(" not in lines[j]:
+                    j -= 1
+                m = re.search(r"(\w+)\s*\(", lines[j])
+                long.append(f"{f.relative_to(src)}:{j + 1}: {m.group(1) if m else '?'}, {i - start + 1} lines")
             start = None
-            for i, line in enumerate(lines):
-                if line == "{":
-                    start = i
-                elif line.startswith("}") and start is not None:
-                    if i - start + 1 > MAX_FUNCTION:
-                        j = start - 1
-                        while j > 0 and "(" not in lines[j]:
-                            j -= 1
-                        m = re.search(r"(\w+)\s*\(", lines[j])
-                        long.append(f"{f.relative_to(src)}:{j + 1}: {m.group(1) if m else '?'}, {i - start + 1} lines")
-                    start = None
     return long
+
+
+def py_functions(f, limit):
+    """Python functions and methods of f over limit lines (ast)."""
+    tree = ast.parse(f.read_text(), str(f))
+    return [
+        f"{f.relative_to(src)}:{n.lineno}: {n.name}, {n.end_lineno - n.lineno + 1} lines"
+        for n in ast.walk(tree)
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.end_lineno - n.lineno + 1 > limit
+    ]
+
+
+def functions(tops, limit):
+    long = []
+    for top in tops:
+        for f in sorted((src / top).rglob("*")):
+            if f.suffix == ".c":
+                long += c_functions(f, limit)
+            elif f.suffix == ".py":
+                long += py_functions(f, limit)
+    return long
+
+
+def terminal_input():
+    """librlhost never reads a terminal: a person's moves come through the
+    function the CLI hands it (seats/opponent.h, rl__human_set)."""
+    found = []
+    for f in sorted((src / "core" / "runtime").rglob("*.[ch]")):
+        for i, line in enumerate(f.read_text(errors="replace").splitlines()):
+            if re.search(r"\bstdin\b|\bgetchar\s*\(|\bscanf\s*\(|\bgetline\s*\(", line):
+                found.append(f"{f.relative_to(src)}:{i + 1}: {line.strip()}")
+    return found
 
 
 c = cycles()
 ok(not c, "no source files of a library or plugin use each other (no cycles)", c)
-b = folders()
-ok(not b, f"no folder of core/ holds over {MAX_FOLDER} lines of its own files", b)
-f = functions()
-ok(not f, f"no function is over {MAX_FUNCTION} lines", f)
+r = rooms()
+ok(not r, "librlhost's rooms include each other only along docs/design.md's arrows", r)
+b = files()
+ok(not b, f"no source file is over {MAX_FILE} lines", b)
+f = functions(SOURCES, MAX_FUNCTION)
+ok(not f, f"no function, C or Python, is over {MAX_FUNCTION} lines", f)
+f = functions(("tests",), MAX_TEST_FUNCTION)
+ok(not f, f"no test function is over {MAX_TEST_FUNCTION} lines", f)
+t = terminal_input()
+ok(not t, "librlhost reads no terminal", t)
 print(f"1..{n_test}")

@@ -390,7 +390,6 @@ def generate(m, name):
     out, width = g.ops(m.ops, x, m.in_width)
     params = g.buf(width)
     g.call("copy", f"{out}, {params}, {width}")
-    N = name.upper()
     if m.kind == "box":
         lo, hi = g.const(m.low, "alow"), g.const(m.high, "ahigh")
         g.emit(f"for (i = 0; i < {m.adim}; i++)")
@@ -405,9 +404,55 @@ def generate(m, name):
         g.emit("    if (best < 0) return -1;")
         g.emit("    action[i] = best;")
         g.emit("}")
+    obs_t, act_t, states = _signature(m)
+    header = _header(m, name, g, width)
+    math = _MATH if g.used & {"tanh_", "lstm"} else ""  # the helpers that call expf or tanhf
+    src = [
+        f"/* {name}.c: written by `rlhost export --format c` from {comment(m.path)}. */\n",
+        f'#include "{name}.h"\n',
+        math,
+        "".join(_HELPERS[k] for k in _HELPERS if k in g.used),
+    ]
+    for dt in ("f32", "i32"):  # the loaders the observation's parts read with
+        if any(f"load_{dt}(" in line for line in g.body):
+            src.append(_LOADS[dt])
+    src += g.int_consts + g.consts
+    if m.log_std is not None:
+        src.append(_array("log_std_", m.tensor(m.log_std)))
+        src.append(f"\nconst float *{name}_log_std(void) {{ return log_std_; }}\n")
+    reset = "".join(f"    for (i = 0; i < {H}; i++) s->{k}_h[i] = s->{k}_c[i] = 0.0f;\n" for k, H in states)
+    src.append(f"""
+void {name}_reset({name}_state *s)
+{{
+{"    int i;" + chr(10) + reset if states else "    (void)s;" + chr(10)}}}
+
+const float *{name}_params(const {name}_state *s) {{ return {params}; }}
+
+int {name}_act({name}_state *s, {obs_t}, const unsigned char *mask, {act_t} *action)
+{{
+    int i, k;
+""")
+    if m.parts:
+        src.append("    const unsigned char *row = (const unsigned char *)obs_row;\n")
+    src.append("    (void)k;\n")
+    if not m.masked:
+        src.append("    (void)mask;\n")
+    src.append("\n".join(g.body) + "\n    return 0;\n}\n")
+    return header, "".join(src)
+
+
+def _signature(m):
+    """The act function's observation and action types, and the LSTMs' (C name, width)."""
     obs_t = "const void *obs_row" if m.parts else f"const {_CTYPE[m.obs_dtype]} *obs"
     act_t = "float" if m.kind == "box" else "int"
-    states = [(c_name(k), H) for k, H in m.lstms]
+    return obs_t, act_t, [(c_name(k), H) for k, H in m.lstms]
+
+
+def _header(m, name, g, width):
+    """NAME.h: the state type, the functions, and what they take, in comments (data from the
+    checkpoint through comment())."""
+    obs_t, act_t, states = _signature(m)
+    N = name.upper()
     fields = "".join(f"    float {k}_h[{H}], {k}_c[{H}]; /* the {k} LSTM's state */\n" for k, H in states)
     obs_doc = (
         f"the observation row as the env writes it: {m.row_bytes} bytes, its parts at their offsets"
@@ -426,7 +471,7 @@ def generate(m, name):
         f"{'allowed ' if m.masked else ''}{m.nvec} values"
     )
     what = f"{comment(m.algo)} on {comment(m.env)}, step {m.step}"
-    header = f"""/* {name}.h: the greedy policy of an rlhost checkpoint ({what}),
+    return f"""/* {name}.h: the greedy policy of an rlhost checkpoint ({what}),
    written by `rlhost export --format c`.  C99; no allocation; <math.h> its one
    dependency, and none with -DRLHOST_NO_LIBM (its own expf and tanhf).
    Observation space: {comment(json.dumps(m.observation))}
@@ -464,39 +509,6 @@ const float *{name}_params(const {name}_state *s);
 {_log_std_decl(m, name)}
 #endif
 """
-    math = _MATH if g.used & {"tanh_", "lstm"} else ""  # the helpers that call expf or tanhf
-    src = [
-        f"/* {name}.c: written by `rlhost export --format c` from {comment(m.path)}. */\n",
-        f'#include "{name}.h"\n',
-        math,
-        "".join(_HELPERS[k] for k in _HELPERS if k in g.used),
-    ]
-    for dt in ("f32", "i32"):  # the loaders the observation's parts read with
-        if any(f"load_{dt}(" in line for line in g.body):
-            src.append(_LOADS[dt])
-    src += g.int_consts + g.consts
-    if m.log_std is not None:
-        src.append(_array("log_std_", m.tensor(m.log_std)))
-        src.append(f"\nconst float *{name}_log_std(void) {{ return log_std_; }}\n")
-    reset = "".join(f"    for (i = 0; i < {H}; i++) s->{k}_h[i] = s->{k}_c[i] = 0.0f;\n" for k, H in states)
-    src.append(f"""
-void {name}_reset({name}_state *s)
-{{
-{"    int i;" + chr(10) + reset if states else "    (void)s;" + chr(10)}}}
-
-const float *{name}_params(const {name}_state *s) {{ return {params}; }}
-
-int {name}_act({name}_state *s, {obs_t}, const unsigned char *mask, {act_t} *action)
-{{
-    int i, k;
-""")
-    if m.parts:
-        src.append("    const unsigned char *row = (const unsigned char *)obs_row;\n")
-    src.append("    (void)k;\n")
-    if not m.masked:
-        src.append("    (void)mask;\n")
-    src.append("\n".join(g.body) + "\n    return 0;\n}\n")
-    return header, "".join(src)
 
 
 # A part's element from the row, whatever its alignment (the row is in the
