@@ -7,6 +7,21 @@ import numpy as np
 
 from ._native import RlhostError
 
+# Any one width or dimension of the description: generated C indexes with
+# int, so every size, and every product of sizes, stays far inside it.
+MAX_DIM, MAX_SIZE, MAX_DEPTH = 1 << 24, 1 << 30, 32
+
+
+def count(op, key, lo=1, hi=MAX_DIM):
+    """op[key] as an int in [lo, hi], or a sentence: an integral number only
+    (1e999, 2.5, true and "3" are not counts)."""
+    v = op[key]
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or v != v or v in (float("inf"), float("-inf")):
+        raise RlhostError(f"the policy description's {op.get('op')} op has {key} = {v!r}, which is no count")
+    if int(v) != v or not lo <= v <= hi:
+        raise RlhostError(f"the policy description's {op.get('op')} op has {key} = {v!r}, outside [{lo}, {hi}]")
+    return int(v)
+
 
 def conv_out(op):
     """(height, width) of a conv2d op's output."""
@@ -34,9 +49,21 @@ class _Walk:
         if not np.isfinite(t).all():
             raise RlhostError(f"tensor {name!r} holds a value that is not finite")
 
+    depth = 0
+
     def ops(self, ops, width):
+        if not isinstance(ops, list):
+            raise RlhostError("the policy description has an op list that is no list")
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise RlhostError(f"the policy description nests its ops more than {MAX_DEPTH} deep")
         for op in ops:
+            if not isinstance(op, dict):
+                raise RlhostError("the policy description has an op that is no object")
             width = self.op(op, width)
+            if width > MAX_SIZE:
+                raise RlhostError(f"the policy description's {op.get('op')} op gives {width} values")
+        self.depth -= 1
         return width
 
     def op(self, op, width):
@@ -44,16 +71,15 @@ class _Walk:
         if k in ("relu", "tanh", "flatten"):
             return width
         if k == "linear":
-            i, o = int(op["in"]), int(op["out"])
+            i, o = count(op, "in"), count(op, "out")
             if i != width:
                 raise RlhostError(f"a linear op takes {i} inputs where the layer before gives {width}")
             self.tensor(op, "weight", i * o)
             self.tensor(op, "bias", o)
             return o
         if k == "conv2d":
-            c, h, w, oc, kk, st, pad = (
-                int(op[x]) for x in ("in_c", "in_h", "in_w", "out_c", "kernel", "stride", "pad")
-            )
+            c, h, w, oc, kk, st = (count(op, x) for x in ("in_c", "in_h", "in_w", "out_c", "kernel", "stride"))
+            count(op, "pad", 0)  # conv_out reads it
             if c * h * w != width:
                 raise RlhostError(f"a conv2d op takes {c}x{h}x{w} inputs where the layer before gives {width}")
             self.tensor(op, "weight", oc * c * kk * kk)
@@ -63,7 +89,7 @@ class _Walk:
                 raise RlhostError(f"a conv2d op's kernel {kk} does not fit its {h}x{w} input")
             return oc * oh * ow
         if k == "slice":
-            start, n = int(op["start"]), int(op["len"])
+            start, n = count(op, "start", 0), count(op, "len")
             if start < 0 or n < 1 or start + n > width:
                 raise RlhostError(f"a slice op takes [{start}, {start + n}) of {width} values")
             return n
@@ -72,8 +98,14 @@ class _Walk:
                 raise RlhostError(f"a rescale op has {len(op['low'])} bounds for {width} values")
             return width
         if k == "mean":
-            r, c = (int(x) for x in op["shape"])
-            axis = int(op["axis"])
+            shape = op["shape"]
+            if not isinstance(shape, list) or len(shape) != 2:
+                raise RlhostError(f"a mean op has shape {shape!r}, not [rows, columns]")
+            r, c = (
+                count({"op": "mean", "rows": shape[0]}, "rows"),
+                count({"op": "mean", "columns": shape[1]}, "columns"),
+            )
+            axis = count(op, "axis", 0, 1)
             if r < 1 or c < 1 or r * c != width or axis not in (0, 1):
                 raise RlhostError(f"a mean op views {width} values as [{r}, {c}] over axis {axis}")
             return r if axis == 1 else c
@@ -88,7 +120,7 @@ class _Walk:
                 raise RlhostError(f"a dueling op's value stream gives {v} values, not 1")
             return a
         if k == "lstm":
-            H = int(op["hidden"])
+            H = count(op, "hidden")
             self.tensor(op, "weight_ih", 4 * H * width)
             self.tensor(op, "weight_hh", 4 * H * H)
             self.tensor(op, "bias", 4 * H)
@@ -145,5 +177,5 @@ def check(spec, observation, W, outputs):
                     f"the policy description's greedy output {name!r} has {got} values; the action "
                     f"space needs {outputs}"
                 )
-    except (KeyError, TypeError, ValueError) as e:
+    except (KeyError, TypeError, ValueError, OverflowError, ZeroDivisionError, RecursionError) as e:
         raise RlhostError(f"the checkpoint's policy description is malformed: {e!r}") from None

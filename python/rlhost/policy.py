@@ -371,6 +371,8 @@ class Policy:
             spec = json.loads(self._meta["algo.policy"])
         except ValueError as e:
             raise N.RlhostError(f"the checkpoint's policy description (algo.policy) is not valid JSON: {e}") from None
+        except RecursionError:
+            raise N.RlhostError("the checkpoint's policy description (algo.policy) nests too deep to read") from None
         if not isinstance(spec, dict):
             raise N.RlhostError("the checkpoint's policy description (algo.policy) is not a JSON object")
         return spec

@@ -111,6 +111,23 @@ refuse "a policy description of a future format" "'rlhost.policy/2'; this rlhost
   "$T/future.safetensors" --format onnx -o "$T/o/p.onnx"
 mut newop 'meta["algo.policy"] = meta["algo.policy"].replace("\"relu\"", "\"gelu\"", 1)'
 refuse "an op no exporter knows" "unknown op 'gelu'" "$T/newop.safetensors" --format c -o "$T/o/p.c"
+# crafted numbers and shapes: each one sentence, exit 2, no traceback
+mut huge 'meta["algo.policy"] = meta["algo.policy"].replace("\"in\":4,", "\"in\":1e999,", 1)'
+refuse "a width of 1e999" "in = inf, which is no count" "$T/huge.safetensors" --format c -o "$T/o/p.c"
+mut frac 'meta["algo.policy"] = meta["algo.policy"].replace("\"in\":4,", "\"in\":2.5,", 1)'
+refuse "a width of 2.5" "in = 2.5, outside" "$T/frac.safetensors" --format onnx -o "$T/o/p.onnx"
+mut conv 'p = json.loads(meta["algo.policy"]); p["outputs"]["q"].insert(0, {"op": "conv2d", "weight": "q/layer0.weight", "bias": "q/layer0.bias", "in_c": 1, "in_h": 2, "in_w": 2, "out_c": 1, "kernel": 1, "stride": 0, "pad": 0}); meta["algo.policy"] = json.dumps(p)'
+refuse "a conv2d stride of 0" "stride = 0, outside [1," "$T/conv.safetensors" --format c -o "$T/o/p.c"
+mut kern 'p = json.loads(meta["algo.policy"]); p["outputs"]["q"].insert(0, {"op": "conv2d", "weight": "q/layer0.weight", "bias": "q/layer0.bias", "in_c": 1, "in_h": 2, "in_w": 2, "out_c": 1, "kernel": -1, "stride": 1, "pad": 0}); meta["algo.policy"] = json.dumps(p)'
+refuse "a conv2d kernel of -1" "kernel = -1, outside [1," "$T/kern.safetensors" --format onnx -o "$T/o/p.onnx"
+mut deep 't = meta["algo.policy"]; i = t.index("\"q\":[") + 4; j = t.index("]},\"greedy\"") + 1; q = t[i:j]
+for _ in range(2000): q = "[{\"op\":\"concat\",\"parts\":[" + q + "]}]"
+meta["algo.policy"] = t[:i] + q + t[j:]'
+refuse "2000 nested concat ops" "nests too deep to read" "$T/deep.safetensors" --format c -o "$T/o/p.c"
+mut deep40 't = meta["algo.policy"]; i = t.index("\"q\":[") + 4; j = t.index("]},\"greedy\"") + 1; q = t[i:j]
+for _ in range(40): q = "[{\"op\":\"concat\",\"parts\":[" + q + "]}]"
+meta["algo.policy"] = t[:i] + q + t[j:]'
+refuse "40 nested concat ops" "nests its ops more than 32 deep" "$T/deep40.safetensors" --format c -o "$T/o/p.c"
 # the checkpoint's bytes: cut in half, a weight made NaN (the loader eval uses refuses both)
 head -c $(($(stat -c %s "$R/checkpoint.safetensors") / 2)) "$R/checkpoint.safetensors" > "$T/half.safetensors"
 refuse "a checkpoint cut in half" "corrupt header" "$T/half.safetensors" --format onnx -o "$T/o/p.onnx"
