@@ -179,3 +179,65 @@ def check(spec, observation, W, outputs):
                 )
     except (KeyError, TypeError, ValueError, OverflowError, ZeroDivisionError, RecursionError) as e:
         raise RlhostError(f"the checkpoint's policy description is malformed: {e!r}") from None
+
+
+_DTYPES = {1: "F32", 2: "U8", 3: "I32"}
+
+
+def _g9(x):
+    """A float32 as the metadata writes it (C's %.9g), read back."""
+    return float(f"{float(x):.9g}")
+
+
+def describe_info(info):
+    """(observation, action space) of the env a policy was opened on (its
+    rl_env_info, as the C loader made it), in the form the checkpoint's
+    rlhost.observation and rlhost.action_space metadata write them: what an
+    exporter builds from, read from the env itself, never from the file."""
+    obs = {
+        "dtype": _DTYPES.get(int(info.obs_dtype), "?"),
+        "shape": [int(info.obs_shape[d]) for d in range(min(int(info.obs_ndim), 4))],
+        "scale": _g9(info.obs_scale),
+    }
+    parts = []
+    for k in range(int(info.n_obs_parts or 0) if info.obs_parts else 0):
+        c = info.obs_parts[k]
+        shape = [int(c.shape[d]) for d in range(min(int(c.ndim), 4))]
+        d = {"name": c.name.decode(), "kind": "box" if c.kind == 0 else "discrete", "dtype": _DTYPES.get(c.dtype, "?")}
+        d.update(shape=shape, offset=int(c.offset))
+        if c.kind == 0:
+            d["scale"] = _g9(c.scale)
+        else:
+            d["nvec"] = [int(c.nvec[e]) for e in range(int(np.prod(shape)))]
+        parts.append(d)
+    if parts:
+        obs["parts"] = parts
+    kind, dim = int(info.action_kind), int(info.action_dim)
+    if kind == 1:
+        act = {
+            "type": "box",
+            "dim": dim,
+            "low": [_g9(info.action_low[k]) for k in range(dim)],
+            "high": [_g9(info.action_high[k]) for k in range(dim)],
+        }
+    elif kind == 2:
+        act = {"type": "multi_discrete", "nvec": [int(info.action_nvec[k]) for k in range(dim)]}
+    else:
+        act = {"type": "discrete", "n": int(info.n_actions)}
+    if info.action_mask and kind != 1:
+        act["masked"] = True
+    return obs, act
+
+
+def same_description(a, b):
+    """Whether two observation or action descriptions say the same, numbers
+    compared as the float32 values the env holds."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_description(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_description(x, y) for x, y in zip(a, b))
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return np.float32(a) == np.float32(b) or (a != a and b != b)
+    return a == b

@@ -99,6 +99,11 @@ class Policy:
         self._finalizer = weakref.finalize(self, _close_parts, N.lib.rlh_policy_close, self._parts)
         info = N.lib.rlh_policy_info(h).contents
         from . import _spaces as S
+        from ._spec import describe_info
+
+        # what the env the C loader opened says it observes and takes, never
+        # the checkpoint's own word for it
+        self.env_observation, self.env_action = describe_info(info)
         from .envs import _action_space, _obs_space
 
         self.observation_space = _obs_space(info)

@@ -149,7 +149,12 @@ expect_rc 0 "an export from a path that closes a C comment" -- "$RLX" export "$T
 cc -std=c99 -pedantic -Wall -Wextra -Werror -c "$T/o/inj.c" -o "$T/o/inj.o" && ! nm "$T/o/inj.o" | grep -q pwned
 ok $? "the file compiles with -Werror and defines nothing the path wrote"
 mut partname 'meta["rlhost.observation"] = json.dumps({"parts": [{"name": "x*/ int pwned; /*", "kind": "box", "dtype": "F32", "shape": [4], "offset": 0, "scale": 1.0}]})'
-refuse "a part name that closes a C comment" "is no part name" "$T/partname.safetensors" --format c -o "$T/o/p.c"
+refuse "a part name that closes a C comment" "rlhost.observation" "$T/partname.safetensors" --format c -o "$T/o/p.c"
+# the metadata the exporter would build from is the env's, as the loader opened it: an edit is refused
+mut scale 'o = json.loads(meta["rlhost.observation"]); o["scale"] = 0.5; meta["rlhost.observation"] = json.dumps(o)'
+refuse "an edited observation scale" "the metadata was edited" "$T/scale.safetensors" --format c -o "$T/o/p.c"
+mut masked 'a = json.loads(meta["rlhost.action_space"]); a["masked"] = True; meta["rlhost.action_space"] = json.dumps(a)'
+refuse "an edited masked flag" "rlhost.action_space" "$T/masked.safetensors" --format onnx -o "$T/o/p.onnx"
 refuse "an output that is a directory" "is a directory" "$R" --format onnx -o "$T/o"
 mkfifo "$T/o/fifo.onnx"
 refuse "an output that is a FIFO" "is not a regular file" "$R" --format onnx -o "$T/o/fifo.onnx"

@@ -13,6 +13,7 @@ import re
 import numpy as np
 
 from .._native import RlhostError
+from .._spec import same_description
 
 FORMAT = "rlhost.policy/1"
 MIN_OPSET = 17  # the oldest ONNX opset the exporter writes
@@ -79,8 +80,19 @@ class Model:
                     "(a newer rlhost wrote it?)"
                 )
             self.spec = spec
-            self.observation = json.loads(meta["rlhost.observation"])
-            self.action = json.loads(meta["rlhost.action_space"])
+            # the env as the loader opened it: the metadata must say the same
+            self.observation, self.action = p.env_observation, p.env_action
+            for key, mine in (("rlhost.observation", self.observation), ("rlhost.action_space", self.action)):
+                try:
+                    said = json.loads(meta[key])
+                except (KeyError, ValueError, RecursionError):
+                    said = None
+                if not same_description(said, mine):
+                    raise Refused(
+                        f"{p.path}: the checkpoint's {key} ({str(meta.get(key))[:200]}) is not what env "
+                        f"'{p.env_name}' gives as its config opens it ({json.dumps(mine)[:200]}): the metadata "
+                        "was edited"
+                    )
             self.W = p._tensors
             self.mask_width = p.mask_width
         finally:
