@@ -9,6 +9,7 @@ observation and action spaces; masks come from a Dict observation's
 whose agents leave and come back is refused, naming the agent)."""
 
 import ctypes as C
+import math
 
 import numpy as np
 
@@ -119,6 +120,10 @@ class PettingZooInst:
             ends = [bool(te.get(a, False) or tr.get(a, False)) for a in self.names]
             for k, a in enumerate(self.names):
                 rew[base + k] = float(r.get(a, 0.0))
+                if not math.isfinite(rew[base + k]):
+                    raise self.Fail(
+                        f"PettingZoo env {i} gave agent {a!r} the reward {r.get(a)}: rewards must be finite"
+                    )
                 self.ret[base + k] += rew[base + k]
                 term[base + k] = bool(te.get(a, False))
                 trunc[base + k] = bool(tr.get(a, False)) and not term[base + k]
@@ -144,6 +149,13 @@ class PettingZooInst:
             self._show(i, obs_of, views, final=True)
             scores[base : base + self.K] = self.ret[base : base + self.K]
             self._start(io, i, views, None)
+        rows = obs[first * self.K : (first + count) * self.K]
+        if rows.dtype == np.float32 and not np.isfinite(rows).all():
+            bad = int(np.flatnonzero(~np.isfinite(rows.reshape(len(rows), -1)).all(axis=1))[0]) + first * self.K
+            raise self.Fail(
+                f"PettingZoo env {bad // self.K} gave agent {self.names[bad % self.K]!r} an observation that is "
+                "not finite: observations must be finite"
+            )
 
     def close(self):
         for e in self.envs:

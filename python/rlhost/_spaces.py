@@ -23,6 +23,20 @@ RL_PART_BOX, RL_PART_DISCRETE = 0, 1
 RL_SPACE_DISCRETE, RL_SPACE_BOX, RL_SPACE_MULTI_DISCRETE = 0, 1, 2
 OBS_MAX_PARTS = 32  # RL_OBS_MAX_PARTS
 MASK_KEY = "action_mask"
+# choices of a Discrete space, or of all MultiDiscrete components together,
+# at most (the host's RL__MAX_MASK_WIDTH): a count past it is refused, never
+# wrapped into the host's 32 bits
+MAX_CHOICES = 1 << 20
+
+
+def check_choices(nvec, what):
+    """nvec (a Discrete's n, or a MultiDiscrete's) within 1 .. MAX_CHOICES in
+    all, each at least 1; else the sentence."""
+    v = np.asarray(nvec, dtype=object).reshape(-1)
+    if not v.size or any(int(x) < 1 for x in v) or sum(int(x) for x in v) > MAX_CHOICES:
+        raise SpaceError(f"{what}: rlhost takes 1 to {MAX_CHOICES} choices in all, each component at least 1")
+
+
 _NP = {RL_DTYPE_F32: np.float32, RL_DTYPE_U8: np.uint8, RL_DTYPE_I32: np.int32}
 
 
@@ -36,6 +50,8 @@ class Part:
     def __init__(self, name, kind, dtype, shape, scale=1.0, nvec=None, start=None, space=None):
         self.name, self.kind, self.dtype = name, kind, dtype
         self.shape, self.scale, self.space = tuple(int(d) for d in shape), float(scale), space
+        if nvec is not None:
+            check_choices(nvec, f"part {name!r}: {space}")
         self.nvec = None if nvec is None else np.ascontiguousarray(np.asarray(nvec).reshape(-1), np.uint32)
         self.start = None if start is None else np.asarray(start, np.int64).reshape(self.shape)
         self.size = int(np.prod(self.shape, dtype=np.int64))
@@ -45,8 +61,14 @@ class Part:
     def put(self, row, value):
         """value (the space's form) into row (the composite row's bytes)."""
         a = np.asarray(value)
+        if a.dtype.kind not in "biuf":
+            raise SpaceError(f"part {self.name!r} got {a.dtype} values; its space {self.space} holds numbers")
         if self.kind == RL_PART_DISCRETE:
+            if a.size != self.size:
+                raise SpaceError(f"part {self.name!r} got {a.size} values; its space {self.space} holds {self.size}")
             a = a.astype(np.int64).reshape(self.shape) - self.start
+            if (a < 0).any() or (a >= self.nvec.reshape(self.shape)).any():
+                raise SpaceError(f"part {self.name!r} got {value!r}, outside its space {self.space}")
         if a.size != self.size:
             raise SpaceError(f"part {self.name!r} got {a.size} values; its space {self.space} holds {self.size}")
         b = np.ascontiguousarray(a.reshape(self.shape), _NP[self.dtype])
@@ -235,10 +257,18 @@ def mask_width(act_space):
 
 
 def mask_row(mask, width, where):
-    """A mask as width bytes (1 allowed, 0 not), its length checked."""
+    """A mask as width bytes (1 allowed, 0 not), its length and type checked:
+    numbers or booleans, in one array or in per-component lists."""
+    if mask is None or isinstance(mask, (str, bytes, dict)):
+        raise SpaceError(f"{where} is {type(mask).__name__}, not 0 or 1 per choice of every component")
     m = np.asarray(mask)
     if m.dtype == object:  # sb3-contrib's per-component lists
-        m = np.concatenate([np.asarray(x).reshape(-1) for x in m])
+        try:
+            m = np.concatenate([np.asarray(x).reshape(-1) for x in m])
+        except (TypeError, ValueError):
+            raise SpaceError(f"{where} is not 0 or 1 per choice of every component") from None
+    if m.dtype.kind not in "biuf":
+        raise SpaceError(f"{where} holds {m.dtype} values, not 0 or 1 per choice of every component")
     m = m.reshape(-1)
     if m.size != width:
         raise SpaceError(

@@ -109,6 +109,10 @@ class _Spaces:
         if self.layout is not None:
             self.obs_shape, self.obs_dtype, self.onehot = (self.layout.row_bytes,), np.uint8, None
         elif isinstance(obs_space, spaces.Discrete):
+            try:
+                S.check_choices(obs_space.n, "")
+            except S.SpaceError as e:
+                raise _Fail(f"observation space {obs_space}{e}") from None
             self.obs_shape, self.obs_dtype, self.onehot = (int(obs_space.n),), np.float32, int(obs_space.start)
         elif isinstance(obs_space, spaces.Box) and obs_space.dtype == np.uint8:
             self.obs_shape, self.obs_dtype, self.onehot = obs_space.shape, np.uint8, None
@@ -129,6 +133,11 @@ class _Spaces:
                 f"{row} bytes; the host takes 1 to {_OBS_MAX_BYTES} (RL_OBS_MAX_BYTES)"
             )
         self.multi = None
+        if isinstance(act_space, (spaces.Discrete, spaces.MultiDiscrete)):
+            try:
+                S.check_choices(act_space.n if isinstance(act_space, spaces.Discrete) else act_space.nvec, "")
+            except S.SpaceError as e:
+                raise _Fail(f"action space {act_space}{e}") from None
         if isinstance(act_space, spaces.Discrete):
             if int(act_space.start) != 0:
                 raise _Fail(f"action space {act_space}: a Discrete action space must start at 0")
@@ -189,11 +198,25 @@ class _Spaces:
             m = env.action_masks()
             src = "action_masks()"
         if m is None:
-            raise _Fail(f"{where}: the env gave no {src}, which its first reset gave")
+            raise _Fail(f"{where}: the env gave no mask ({src} is None), though its first reset gave one")
         try:
             return S.mask_row(m, self.width, f"{where}: {src}")
         except S.SpaceError as e:
             raise _Fail(str(e)) from None
+
+    def final_mask(self, obs, info, env, where):
+        """The mask of a last observation.  A game that is over may allow no
+        move at all (a full board); no action is chosen on it, so it reads
+        as every action allowed, as the PettingZoo bridge and rlhost's own
+        board games write it."""
+        m = self.mask(obs, info, env, where)
+        comps = self.multi if self.multi is not None else [self.width]
+        at = 0
+        for c in comps:
+            if not m[at : at + int(c)].any():
+                return np.ones_like(m)
+            at += int(c)
+        return m
 
     def env_action(self, a):
         """A row of the host's actions as the env takes it."""
@@ -232,13 +255,23 @@ class _Spaces:
             except S.SpaceError as e:
                 raise _Fail(str(e)) from None
         elif self.onehot is not None:
+            n = row.size
+            try:
+                k = int(obs) - self.onehot
+                whole = k + self.onehot == obs
+            except (TypeError, ValueError):
+                whole = False
+            if not whole or not 0 <= k < n:
+                raise _Fail(f"the env returned the observation {obs!r}, outside its space {self.obs_space}")
             row[:] = 0
-            row[int(obs) - self.onehot] = 1
+            row[k] = 1
         else:
             row[...] = self.array(obs)
 
     def array(self, obs):
         """One (Box) observation as an array of the space's dtype, its shape checked."""
+        if isinstance(obs, (str, bytes)) or np.asarray(obs).dtype.kind not in "biuf":
+            raise _Fail(f"the env returned the observation {str(obs)[:60]!r}; its space {self.obs_space} holds numbers")
         a = np.asarray(obs, self.obs_dtype)
         if a.shape != tuple(self.obs_shape):
             raise _Fail(
@@ -291,8 +324,8 @@ class _Buffers:
         else:
             want = (len(rows),) + tuple(self.sp.obs_shape)
             try:
-                a = np.asarray(rows, self.sp.obs_dtype)
-            except ValueError:  # ragged: rows of different shapes
+                a = None if rows and isinstance(rows[0], (str, bytes)) else np.asarray(rows, self.sp.obs_dtype)
+            except (TypeError, ValueError):  # ragged (rows of different shapes), or not numbers
                 a = None
             if a is None or a.shape != want:
                 for o in rows:  # the first row that does not fit says its shape
@@ -368,9 +401,9 @@ class _FactoryInst:
             return "info"
         return "method" if _has_method(e0, "action_masks") else None
 
-    def _mask(self, e, o, info, dst, i, where):
+    def _mask(self, e, o, info, dst, i, where, final=False):
         if self.sp.masks_from:
-            dst[i] = self.sp.mask(o, info, _Env(e), where)
+            dst[i] = (self.sp.final_mask if final else self.sp.mask)(o, info, _Env(e), where)
 
     def reset(self, io, first, count):
         obs, _, _, _, _, _, masks, _ = self.buf.views(io)
@@ -390,7 +423,7 @@ class _FactoryInst:
             o, r, te, tr, info = e.step(self.sp.env_action(ak))
             if te or tr:
                 self.sp.put(final[i], o)
-                self._mask(e, o, info, finals, i, f"env {i}'s last step")
+                self._mask(e, o, info, finals, i, f"env {i}'s last step", final=True)
                 o, info = e.reset()
             self._mask(e, o, info, masks, i, f"env {i}'s step")
             out.append(o)
@@ -471,7 +504,7 @@ class _VectorInst:
     def _final_mask(self, o, finals, i):
         if not self.sp.masks_from:
             return
-        finals[i] = self.sp.mask(o, None, None, f"env {i}'s last step") if self.sp.masks_from == "key" else 1
+        finals[i] = self.sp.final_mask(o, None, None, f"env {i}'s last step") if self.sp.masks_from == "key" else 1
 
     def _whole(self, first, count):
         if first != 0 or count != self.n:

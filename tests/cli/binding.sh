@@ -10,7 +10,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 . "$(dirname "$0")/../lib.sh"
 need_python "$SRC" gymnasium
-case "$SCRIPT" in pettingzoo_bridge.py | c4_quality.py) need_python "$SRC" pettingzoo ;; esac
+case "$SCRIPT" in pettingzoo_bridge.py | c4_quality.py | bridge_hostile.py) need_python "$SRC" pettingzoo ;; esac
 [ "$SCRIPT" != export_configs.py ] || need_python "$SRC" onnxruntime
 export RLHOST_LIB_DIR="$BUILD" PYTHONPATH="$SRC/python"
 unset RLHOST_PLUGIN_PATH
