@@ -25,6 +25,7 @@ import numpy as np
 
 from . import _stats, _svg
 from . import _trials as T
+from ._overrides import as_sets
 
 
 def _parser():
@@ -387,7 +388,7 @@ def study(
     out=None,
     jobs=None,
     labels=None,
-    overrides: "dict | None" = None,
+    overrides=None,
     reps: int = 50000,
     seed: int = 0,
 ) -> dict:
@@ -399,8 +400,8 @@ def study(
     argv += ["--out", out] + (["--jobs", str(jobs)] if jobs else [])
     for lab in labels or []:
         argv += ["--label", lab]
-    for k, v in (overrides or {}).items():
-        argv += ["--set", f"{k}={v}"]
+    for s in as_sets(overrides):
+        argv += ["--set", s]
     T.api_call(lambda: main(argv), "study", lambda: f"rlhost study: runs failed (logs in {out}/logs)")
     with open(Path(out) / "report.json") as f:
         return json.load(f)

@@ -29,6 +29,7 @@ from pathlib import Path
 from . import _stats, _svg
 from . import _storage as storage
 from . import _trials as T
+from ._overrides import as_sets
 
 NEEDS_OPTUNA = (
     "rlhost tune needs Optuna: `pip install optuna` (in this checkout scripts/pydeps.sh puts it "
@@ -710,7 +711,7 @@ def tune(
     space=None,
     env=None,
     eval_env=None,
-    overrides: "dict | None" = None,
+    overrides=None,
     **options,
 ) -> TuneResult:
     """Tunes CONFIG as `rlhost tune` does and returns the best trial.
@@ -730,8 +731,8 @@ def tune(
         argv += ["--out", os.fspath(out)]
     if space is not None:
         argv += ["--space", os.fspath(space)]
-    for k, v in (overrides or {}).items():
-        argv += ["--set", f"{k}={v}"]
+    for s in as_sets(overrides):
+        argv += ["--set", s]
     for k, v in options.items():
         argv += [f"--{k.replace('_', '-')}", str(v)]
     launcher = _forked(config, env, eval_env) if env is not None else None

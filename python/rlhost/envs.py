@@ -4,7 +4,6 @@ a single gymnasium.Env.  Both step in C on rlhost's worker pool."""
 
 import ctypes as C
 import json
-import math
 import threading
 import weakref
 
@@ -16,6 +15,7 @@ from gymnasium.vector.utils import batch_space
 
 from . import _native as N
 from . import _spaces as S
+from ._overrides import cfg_value
 
 # rl_dtype (plugin.h) of an env's info values as NumPy's: a U8 value is a flag
 _INFO_DTYPES = {1: np.float32, 2: np.bool_, 3: np.int32, 4: np.uint64, 5: np.float64}
@@ -35,29 +35,9 @@ _MAX_ROWS = 1 << 24  # the host's limit on rows of a vec
 NEXT_STEP, SAME_STEP = AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP
 
 
-def _cfg_value(v):
-    """A Python value as a libconfig value."""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, np.integer)):
-        return str(int(v))
-    if isinstance(v, (float, np.floating)):
-        if not math.isfinite(v):
-            raise ValueError(f"option value {v} is not a finite number")
-        r = repr(float(v))
-        return r if any(c in r for c in ".eE") else r + ".0"
-    if isinstance(v, str):
-        return json.dumps(v, ensure_ascii=False)  # UTF-8, with \\ and \" escapes, as libconfig reads them
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_cfg_value(x) for x in v) + "]"
-    if isinstance(v, dict):
-        return "{ " + " ".join(f"{k} = {_cfg_value(x)};" for k, x in v.items()) + " }"
-    raise TypeError(f"option value {v!r} has type {type(v).__name__}: use bool, int, float, str, list or dict")
-
-
 def options_text(options):
     """Keyword options as the settings of a config's env group."""
-    return " ".join(f"{k} = {_cfg_value(v)};" for k, v in options.items())
+    return " ".join(f"{k} = {cfg_value(v)};" for k, v in options.items())
 
 
 def check_int(value, what, low, high):

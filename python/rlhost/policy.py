@@ -79,7 +79,8 @@ class Policy:
     rows whose episode begins with this observation (their state is
     cleared); reset() clears every row.  greedy=False samples from a PPO
     policy instead of taking its most likely action.  overrides: config
-    changes as `--set` takes them.  Calls are serialized by a lock; any
+    changes, as every entry point takes them (rlhost._overrides: a dict
+    {"algo.eval_epsilon": 0.05}, or "K=V" strings as `--set` takes them).  Calls are serialized by a lock; any
     call after close() raises."""
 
     def __init__(self, path, num_envs=1, greedy=True, overrides=()):
@@ -87,7 +88,9 @@ class Policy:
 
         self.path = os.fspath(path)
         self.num_envs = check_int(num_envs, "num_envs", 1, 1 << 24)
-        self._ov = list(overrides)
+        from ._overrides import as_sets
+
+        self._ov = as_sets(overrides)
         if not greedy:
             self._ov.append("algo.deterministic_eval=false")
         self._lock = threading.RLock()

@@ -6,18 +6,8 @@ import json
 import os
 
 from . import _native as N
+from ._overrides import as_dict, as_sets, cfg_value
 from .policy import Policy
-
-
-def _override_items(overrides):
-    """algo__lr=1e-3 or {"algo.lr": 1e-3} -> "algo.lr=0.001"."""
-    from .envs import _cfg_value
-
-    out = []
-    for k, v in overrides.items():
-        key = k.replace("__", ".")
-        out.append(f"{key}={v}" if isinstance(v, str) and key != "env.plugin" else f"{key}={_cfg_value(v)}")
-    return out
 
 
 def _config_path(config, resume):
@@ -38,7 +28,7 @@ def run(
     config,
     force: bool = False,
     num_envs: int = 1,
-    overrides: "dict | None" = None,
+    overrides=None,
     resume: bool = False,
     env=None,
     eval_env=None,
@@ -64,7 +54,7 @@ def run(
     action_masks() method, in that order (docs/spaces.md).  The env's name in
     the run is "py_" + its spec id; the exception an env raises is re-raised
     here."""
-    ov = dict(overrides or {}, **kw)
+    ov = {**as_dict(overrides), **as_dict(kw)}
     bridge = None
     if env is not None:
         from . import userenv
@@ -76,7 +66,7 @@ def run(
             )
         name = userenv.registered(env, eval_env)
         bridge = userenv.bridge(name)
-        ov["env.plugin"] = name
+        ov["env.plugin"] = cfg_value(name)
         if bridge.kind != "factory":
             ov["env.num_envs"] = int(env.num_envs)
             if eval_env is None:
@@ -90,7 +80,7 @@ def run(
                 )
                 ov["run.eval_episodes"] = 0
         bridge.error = None
-    items = _override_items(ov)
+    items = as_sets(ov)
     arr, n = N.strings(items)
     out = ctypes.create_string_buffer(4200)
     err = N.err_buf()
