@@ -112,7 +112,7 @@ static const char eval_help[] =
     "action, reward, terminated, truncated, then the observation the action was\n"
     "chosen on (obs_0, obs_1, ...).\n"
     "An env with seats (connect_four) plays each of seats.eval_opponents, or\n"
-    "--opponent SPEC (seats.opponent's syntax), from every seat, and prints the\n"
+    "each --opponent SPEC (seats.opponent's syntax; repeatable), from every seat, and prints the\n"
     "learner's wins, draws and losses and its Elo-style rating.\n";
 
 static const char check_help[] = "usage: rlhost check CONFIG [--set KEY=VALUE]... [--plugin-path DIR]\n"
@@ -205,15 +205,19 @@ static int usage_error(const char *help, const char *fmt, const char *arg)
 /* Parses argv after the command; returns 0 or an exit code. */
 /* --opponent SPEC: the seats' evaluation opponent, as the override
    seats.eval_opponents = ["SPEC"]. */
+/* Each --opponent (and --human) adds to one seats.eval_opponents list. */
 static int add_opponent(cli *c, const char *spec, const char *help)
 {
-    static char lists[8][600];
-    static int used;
+    static char list[8 * 600];
+    static int used, at = -1;
     if (strchr(spec, '"') || strchr(spec, '\\'))
         return usage_error(help, "--opponent: no quotes or backslashes in '%s'", spec);
     if (used == 8 || strlen(spec) > 590) return usage_error(help, "--opponent '%s': too long or given too often", spec);
-    snprintf(lists[used], sizeof lists[used], "[\"%s\"]", spec);
-    if (c->n_overrides < MAX_ARGS) c->overrides[c->n_overrides++] = (rl__override){"seats.eval_opponents", lists[used]};
+    size_t len = strlen(list);
+    if (used) list[len - 1] = 0; /* the closing ']' makes way */
+    snprintf(list + strlen(list), sizeof list - strlen(list), "%s\"%s\"]", used ? ", " : "[", spec);
+    if (at < 0 && c->n_overrides < MAX_ARGS) at = (int)c->n_overrides++;
+    if (at >= 0) c->overrides[at] = (rl__override){"seats.eval_opponents", list};
     used++;
     return 0;
 }

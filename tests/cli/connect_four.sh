@@ -112,6 +112,12 @@ expect_rc 1 "an option out of range" -- "$RLHOST" run "$SRC/configs/connect_four
   --force --set 'seats.eval_opponents=["connect_four_alphabeta(depth=0)"]'
 contains "$T/err" "depth = 0: expected an integer in [1, 12]" "an option out of range: says so"
 refuse "a learner seat the env lacks" "seat 5: env 'connect_four' has seats 0 to 1" --set seats.learner_seat=5
+refuse "an opponent that sets a key twice" "opponent 'connect_four_alphabeta(depth=2, depth=3)' sets 'depth' twice" \
+  --set 'seats.opponent="connect_four_alphabeta(depth=2, depth=3)"'
+refuse "the same evaluation opponent twice" "'random' and 'random' would share the columns vs_random_* of evals.csv" \
+  --set 'seats.eval_opponents=["random", "random"]'
+expect_rc 2 "eval against the same opponent twice" -- "$RLHOST" eval "$T/sp" --opponent random --opponent random --episodes 2
+contains "$T/err" "would share the columns" "says so"
 refuse "self-play with no one to evaluate against" "seats.eval_opponents is empty and the learner plays itself" \
   --set 'seats.eval_opponents=[]'
 "$RLHOST" run "$SRC/configs/cartpole_ppo.cfg" --set run.steps=512 --set run.quiet=true --set run.eval_episodes=1 --out "$T/cp" >/dev/null 2>&1

@@ -161,6 +161,22 @@ int rl__evaluate_games(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, co
     return RL_OK;
 }
 
+/* A column name's part for an opponent spec: [a-z0-9_] only. */
+static void column_name(const char *spec, char *out, size_t len)
+{
+    size_t n = 0;
+    for (const char *p = spec; *p && n + 1 < len; p++) {
+        char ch = *p >= 'A' && *p <= 'Z' ? (char)(*p - 'A' + 'a') : *p;
+        int ok = (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9');
+        if (ok)
+            out[n++] = ch;
+        else if (n && out[n - 1] != '_')
+            out[n++] = '_';
+    }
+    while (n && out[n - 1] == '_') n--;
+    out[n] = 0;
+}
+
 /* The evaluation opponents of a run with seats: seats.eval_opponents, or
    the training opponent when that list is empty and it is not "self". */
 uint32_t rl__eval_opponents(const rl__config *c, const char *const **list)
@@ -176,20 +192,23 @@ uint32_t rl__eval_opponents(const rl__config *c, const char *const **list)
     return strcmp(train[0], "self") ? 1 : 0;
 }
 
-/* A column name's part for an opponent spec: [a-z0-9_] only. */
-static void column_name(const char *spec, char *out, size_t len)
+int rl__eval_opponents_check(const rl__config *c, char *err, size_t errlen)
 {
-    size_t n = 0;
-    for (const char *p = spec; *p && n + 1 < len; p++) {
-        char ch = *p >= 'A' && *p <= 'Z' ? (char)(*p - 'A' + 'a') : *p;
-        int ok = (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9');
-        if (ok)
-            out[n++] = ch;
-        else if (n && out[n - 1] != '_')
-            out[n++] = '_';
-    }
-    while (n && out[n - 1] == '_') n--;
-    out[n] = 0;
+    const char *const *opp;
+    uint32_t n = rl__eval_opponents(c, &opp);
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = 0; j < i; j++) {
+            char a[96], b[96];
+            column_name(opp[i], a, sizeof a);
+            column_name(opp[j], b, sizeof b);
+            if (strcmp(a, b)) continue;
+            snprintf(err, errlen,
+                     "seats.eval_opponents: '%s' and '%s' would share the columns vs_%s_* of evals.csv: name each "
+                     "opponent once",
+                     opp[j], opp[i], a);
+            return RL_ECONFIG;
+        }
+    return RL_OK;
 }
 
 /* See eval.h.  The rating is Elo's for the score S over all the games,
@@ -267,6 +286,10 @@ int rl__eval_command(const rl__config *c, const char *ckpt, const char *prev, ui
     /* The run's evaluation seed stream, so the final checkpoint of a run
        evaluates to the numbers in its summary.json. */
     const char *const *opp;
+    if (rl__eval_opponents_check(c, err, sizeof err) != RL_OK) {
+        rl__log(RL_LOG_ERROR, NULL, "%s", err);
+        return 2;
+    }
     rl__seating seating = {
         c, rl__eval_opponents(c, &opp) ? opp[0] : "random", 0, NULL, rl__eval_seed(seed) ^ 0x5ea75ea7ull, 0};
     int orc = rl__vecenv_create_seated(&ev, c->env->desc, rl__env_eval_opts(c), c->env_stages.vals, n,

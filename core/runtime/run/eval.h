@@ -51,6 +51,10 @@ int rl__evaluate_games(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, co
    and the learner's Elo-style rating; text (may be NULL) a line each. */
 struct rl__config;
 uint32_t rl__eval_opponents(const struct rl__config *c, const char *const **list);
+/* RL_ECONFIG with a sentence when two of them would name the same columns
+   of evals.csv (the same opponent twice, or two that differ in spacing or
+   case only). */
+int rl__eval_opponents_check(const struct rl__config *c, char *err, size_t errlen);
 int rl__evaluate_seats(rl__vecenv *ev, const struct rl__config *c, const rl_algo_vtable *avt, void *algo,
                        uint32_t episodes, uint64_t seed, volatile sig_atomic_t *stop, rl__eval_result *out,
                        rl__sbuf *cols, rl__sbuf *vals, rl__sbuf *text, char *err, size_t errlen);

@@ -307,6 +307,7 @@ static int open_envs(rl__run_state *rs)
     uint32_t n_eval = rs->set.eval_episodes < RL__MAX_EVAL_ENVS ? rs->set.eval_episodes : RL__MAX_EVAL_ENVS;
     if (!n_eval) return RL_OK;
     const char *const *opp;
+    if (rs->train.table && (rc = rl__eval_opponents_check(c, rs->err, sizeof rs->err)) != RL_OK) return rc;
     if (rs->train.table && !rl__eval_opponents(c, &opp)) {
         snprintf(rs->err, sizeof rs->err,
                  "seats.eval_opponents is empty and the learner plays itself: name the opponents to evaluate "

@@ -50,6 +50,11 @@ static int parse_spec(const char *spec, char *buf, size_t len, const char **name
         for (char *e = eq - 1; e >= p && *e == ' '; e--) *e = 0;
         char *v = eq + 1;
         while (*v == ' ') v++;
+        for (uint32_t k = 0; k < *n; k++)
+            if (!strcmp(keys[k], p)) {
+                snprintf(err, errlen, "opponent '%s' sets '%s' twice", spec, p);
+                return RL_ECONFIG;
+            }
         keys[*n] = p, vals[*n] = v, (*n)++;
         if (!comma) break;
         p = comma + 1;
