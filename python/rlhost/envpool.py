@@ -122,7 +122,7 @@ class AtariEnvPool:
             "repeat_action_probability": float(c["repeat_action_probability"]),
             "fire_reset": bool(c["use_fire_reset"]),
             "full_action_space": bool(c["full_action_space"]),
-            "max_frames": int(c["max_episode_steps"]) * int(c["frame_skip"]),
+            "max_frames": _max_frames(c),
         }
         # EnvPool's num_threads 0: a thread per core, at most one per env
         threads = int(c["num_threads"]) or min(len(os.sched_getaffinity(0)), num_envs)
@@ -169,11 +169,22 @@ class AtariEnvPool:
         return self.num_envs
 
 
+def _max_frames(c):
+    """max_episode_steps (agent steps, EnvPool's unit) in frames, each checked
+    as given, so a refusal names the user's own value."""
+    from .envs import check_int
+
+    steps = check_int(c["max_episode_steps"], "max_episode_steps", 1, 1 << 30)
+    return steps * check_int(c["frame_skip"], "frame_skip", 1, 64)
+
+
 def make(task_id, env_type="gymnasium", **kwargs):
     """envpool.make: env_type "gym" or "gymnasium" ("dm" is not offered)."""
     if env_type not in ("gym", "gymnasium"):
         raise ValueError(f"env_type {env_type!r}: rlhost's envpool offers 'gym' and 'gymnasium'")
-    num_envs = int(kwargs.pop("num_envs", 1))
+    from .envs import check_int
+
+    num_envs = check_int(kwargs.pop("num_envs", 1), "num_envs", 1, 1 << 24)  # not "2", not 2.5
     batch = kwargs.pop("batch_size", None)
     if batch not in (None, 0, num_envs):
         raise ValueError(

@@ -74,15 +74,19 @@ o, i = g.reset()
 out = g.step(np.zeros(2, dtype=int))
 ok(len(out) == 5 and "lives" in i and o.shape == (2, 4, 84, 84), "env_type='gymnasium': (obs, info) and 5-tuples")
 g.close()
-for bad, kw in (
+for bad, kw, *want in (
     ("a task that is no Atari game", dict(task_id="CartPole-v1")),
     ("batch_size below num_envs", dict(task_id="Pong-v5", num_envs=4, batch_size=2)),
     ("an unknown option", dict(task_id="Pong-v5", stack_nums=4)),
     ("env_type dm", dict(task_id="Pong-v5", env_type="dm")),
+    ("num_envs as a string", dict(task_id="Pong-v5", num_envs="2"), "num_envs must be an int, got str '2'"),
+    ("num_envs 2.5", dict(task_id="Pong-v5", num_envs=2.5), "num_envs must be an int, got float 2.5"),
+    ("max_episode_steps -1", dict(task_id="Pong-v5", num_envs=2, max_episode_steps=-1), "max_episode_steps is -1"),
 ):
+    want = want[0] if want else ""
     try:
         envpool.make(**kw)
         ok(False, f"{bad}: refused")
     except (ValueError, TypeError) as e:
-        ok(True, f"{bad}: refused ({e})")
+        ok(want in str(e), f"{bad}: refused ({e})")
 done()
