@@ -81,7 +81,7 @@ static int open_env(game *g, char *err, size_t errlen)
     uint32_t repeat = (uint32_t)c->env_host_stages.vals[RL__ENVST_ACTION_REPEAT].i;
     uint64_t seed = (uint64_t)c->run.vals[RL__RUN_SEED].i;
     const char *const *opp; /* an env with seats: the learner against the first evaluation opponent */
-    rl__seating seating = {c, rl__eval_opponents(c, &opp) ? opp[0] : "random", -1, NULL, seed ^ 0x5ea75ea7ull, 0};
+    rl__seating seating = rl__seating_of(c, rl__eval_opponents(c, &opp) ? opp[0] : "random", -1, NULL, seed);
     if (rl__vecenv_create_seated(&g->v, c->env->desc, rl__env_eval_opts(c), c->env_stages.vals, 1, seed, 1, repeat,
                                  &seating, err, errlen) != RL_OK)
         return -1;

@@ -60,7 +60,7 @@ rlh_policy *rlh_policy_open(rlh_host *h, const char *path, uint32_t num_envs, co
         char e[RL_ERR_MAX] = "";
         uint32_t repeat = (uint32_t)c->env_host_stages.vals[RL__ENVST_ACTION_REPEAT].i;
         /* an env with seats: the learner's view, against random play */
-        rl__seating seating = {c, "random", 0, NULL, (uint64_t)c->run.vals[RL__RUN_SEED].i, 0};
+        rl__seating seating = rl__seating_of(c, "random", 0, NULL, (uint64_t)c->run.vals[RL__RUN_SEED].i);
         if (rl__vecenv_create_seated(&p->probe, c->env->desc, c->env_opts.vals, c->env_stages.vals, 1,
                                      (uint64_t)c->run.vals[RL__RUN_SEED].i, 1, repeat, &seating, e,
                                      sizeof e) != RL_OK) {

@@ -290,8 +290,8 @@ int rl__eval_command(const rl__config *c, const char *ckpt, const char *prev, ui
         rl__log(RL_LOG_ERROR, NULL, "%s", err);
         return 2;
     }
-    rl__seating seating = {
-        c, rl__eval_opponents(c, &opp) ? opp[0] : "random", 0, NULL, rl__eval_seed(seed) ^ 0x5ea75ea7ull, 0};
+    rl__seating seating =
+        rl__seating_of(c, rl__eval_opponents(c, &opp) ? opp[0] : "random", 0, NULL, rl__eval_seed(seed));
     int orc = rl__vecenv_create_seated(&ev, c->env->desc, rl__env_eval_opts(c), c->env_stages.vals, n,
                                        rl__eval_seed(seed), 1, repeat, &seating, err, sizeof err);
     if (orc != RL_OK) {

@@ -286,7 +286,7 @@ static int open_envs(rl__run_state *rs)
     }
     const rl_value *ls = val(&c->seats, RL__SEATS_LEARNER_SEAT);
     const char *opponent = val(&c->seats, RL__SEATS_OPPONENT)->s;
-    rl__seating seating = {c, opponent, ls->is_auto ? -1 : (int32_t)ls->i, &rs->pool, rs->set.seed ^ 0x5ea75ea7ull, 0};
+    rl__seating seating = rl__seating_of(c, opponent, ls->is_auto ? -1 : (int32_t)ls->i, &rs->pool, rs->set.seed);
     int rc = rl__vecenv_create_seated(&rs->train, c->env->desc, c->env_opts.vals, c->env_stages.vals,
                                       (uint32_t)val(&c->env_host, RL__ENV_NUM_ENVS)->i, rs->set.seed, threads, repeat,
                                       &seating, rs->err, sizeof rs->err);
@@ -314,8 +314,8 @@ static int open_envs(rl__run_state *rs)
                  "against (or set run.eval_episodes = 0)");
         return RL_ECONFIG;
     }
-    rl__seating eval_seating = {c,    rs->train.table ? opp[0] : "random",         0,
-                                NULL, rl__eval_seed(rs->set.seed) ^ 0x5ea75ea7ull, 0};
+    rl__seating eval_seating =
+        rl__seating_of(c, rs->train.table ? opp[0] : "random", 0, NULL, rl__eval_seed(rs->set.seed));
     rc = rl__vecenv_create_seated(&rs->eval, c->env->desc, rl__env_eval_opts(c), c->env_stages.vals, n_eval,
                                   rl__eval_seed(rs->set.seed), 1, repeat, &eval_seating, rs->err, sizeof rs->err);
     if (rc != RL_OK) return rc == RL_ECONFIG ? RL_EIO : rc; /* accepted just above: not the config */

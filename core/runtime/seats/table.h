@@ -31,6 +31,17 @@ typedef struct rl__seating {
     int raw;
 } rl__seating;
 
+/* The one way a seating is built (run, its evaluation, eval, play): the
+   learner at learner_seat (-1: every seat in turn) against opponent, with
+   the self-play pool (or NULL), and the opponents' random streams drawn
+   from the env's own seed, salted so that they never equal the env's. */
+static inline rl__seating rl__seating_of(const rl__config *c, const char *opponent, int32_t learner_seat,
+                                         rl__spool *pool, uint64_t env_seed)
+{
+    rl__seating s = {c, opponent, learner_seat, pool, env_seed ^ 0x5ea75ea7ull, 0};
+    return s;
+}
+
 /* Results of finished games, from the learner's side, per learner seat. */
 typedef struct rl__table_tally {
     uint64_t win[64], draw[64], loss[64];
