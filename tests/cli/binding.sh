@@ -11,7 +11,7 @@ trap 'rm -rf "$T"' EXIT
 . "$(dirname "$0")/../lib.sh"
 need_python "$SRC" gymnasium
 case "$SCRIPT" in pettingzoo_bridge.py | c4_quality.py | bridge_hostile.py) need_python "$SRC" pettingzoo ;; esac
-[ "$SCRIPT" != export_configs.py ] || need_python "$SRC" onnxruntime
+case "$SCRIPT" in export_configs.py | export_fuzz.py) need_python "$SRC" onnxruntime ;; esac
 export RLHOST_LIB_DIR="$BUILD" PYTHONPATH="$SRC/python"
 unset RLHOST_PLUGIN_PATH
 sanitizer_env "$BUILD/core/runtime/librlhost.so" # CI's ASan pass (lib.sh)
