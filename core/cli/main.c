@@ -2,6 +2,7 @@
    failed, 2 usage or config error (130/143 for a run stopped by a signal). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,7 +50,7 @@ static const char usage_text[] =
     "  list                                          list the plugins found\n"
     "  info NAME                                     a plugin's options and stages\n"
     "  play CONFIG [--checkpoint FILE] [--fps F]     watch env 0 play in the terminal\n"
-    "  plot OUT_DIR... [-o FILE.svg] [--episodes COL] learning curves as SVG\n"
+    "  plot OUT_DIR... [-o FILE.svg] [--column COL]   learning curves as SVG\n"
     "  bench CONFIG | nn | env NAME [--json]         measured speed (see bench --help)\n"
     "  tune CONFIG [--trials N] [--jobs J] [--out DIR]\n"
     "                                                search hyperparameters (Optuna; tune --help)\n"
@@ -87,13 +88,13 @@ static const char run_help[] =
     "replay it is close, not identical.  resume-check.sh in the SDK checks it.\n";
 
 static const char plot_help[] =
-    "usage: rlhost plot OUT_DIR... [-o FILE.svg] [--episodes return|score|length] [--window STEPS]\n"
+    "usage: rlhost plot OUT_DIR... [-o FILE.svg] [--column return|score|length] [--window STEPS]\n"
     "\n"
     "Draws the learning curves of one or more runs as an SVG: return against\n"
     "steps (with several runs, their mean and the min-max spread shaded) and\n"
     "steps/s below.  Default output: the first OUT_DIR's curve.svg.\n"
-    "Without --episodes the curve is metrics.csv's return_mean, the mean of the\n"
-    "last 100 episodes at each logged step.  --episodes COL draws episodes.csv's\n"
+    "Without --column the curve is metrics.csv's return_mean, the mean of the\n"
+    "last 100 episodes at each logged step.  --column COL draws episodes.csv's\n"
     "column COL instead, at each step the mean over the episodes that ended in\n"
     "the last STEPS steps (--window; default a twentieth of the longest run).\n"
     "score is the env's game score (Atari: whole games, raw, where return is\n"
@@ -181,7 +182,7 @@ typedef struct cli {
     const char *stages[MAX_ARGS];
     size_t n_stages;
     const char *resume, *checkpoint, *output, *trace;
-    const char *column; /* plot --episodes */
+    const char *column; /* plot --column */
     unsigned long long window;
     int help;
     int json;
@@ -222,104 +223,156 @@ static int add_opponent(cli *c, const char *spec, const char *help)
     return 0;
 }
 
+/* The flags, one meaning each.  cmds: the commands that take it
+   (space-separated), NULL for every command; at: the cli field it sets. */
+typedef enum flag_kind {
+    F_SWITCH, /* int at = 1 */
+    F_COUNT,  /* a decimal integer in [1, max] into the unsigned long long, int or unsigned at */
+    F_FPS,    /* a number in (0, 1000] */
+    F_TEXT,   /* the value as it is */
+    F_CURVE,  /* return, score or length */
+    F_LIST,   /* appended to a const char * list whose count follows it */
+    F_SET,    /* --set KEY=VALUE and --out DIR: overrides, where the command takes them */
+    F_OPPONENT,
+    F_HUMAN
+} flag_kind;
+
+typedef struct flag {
+    const char *name, *cmds;
+    flag_kind kind;
+    size_t at;              /* offsetof(cli, ...) */
+    int width;              /* F_COUNT: the field's bytes (sizeof) */
+    unsigned long long max; /* F_COUNT */
+} flag;
+
+#define FIELD(m) offsetof(cli, m), (int)sizeof(((cli *)0)->m)
+static const flag flags[] = {
+    {"-h", NULL, F_SWITCH, FIELD(help), 0},
+    {"--help", NULL, F_SWITCH, FIELD(help), 0},
+    {"--json", NULL, F_SWITCH, FIELD(json), 0},
+    {"--force", "run", F_SWITCH, FIELD(force), 0},
+    {"--follow", "play", F_SWITCH, FIELD(follow), 0},
+    {"--repeat", NULL, F_COUNT, FIELD(repeat), 1000},
+    {"--steps", NULL, F_COUNT, FIELD(steps), 1ull << 53},
+    {"--episodes", "eval play", F_COUNT, FIELD(episodes), 1000000},
+    {"--busy", "bench", F_COUNT, FIELD(busy), 64},
+    {"--window", "plot", F_COUNT, FIELD(window), 1ull << 53},
+    {"--fps", NULL, F_FPS, FIELD(fps), 0},
+    {"-o", NULL, F_TEXT, FIELD(output), 0},
+    {"--trace", "eval", F_TEXT, FIELD(trace), 0},
+    {"--resume", NULL, F_TEXT, FIELD(resume), 0},
+    {"--checkpoint", NULL, F_TEXT, FIELD(checkpoint), 0},
+    {"--column", "plot", F_CURVE, FIELD(column), 0},
+    {"--stage", NULL, F_LIST, FIELD(stages), 0},
+    {"--plugin-path", NULL, F_LIST, FIELD(plugin_paths), 0},
+    {"--set", NULL, F_SET, FIELD(overrides), 0},
+    {"--out", NULL, F_SET, FIELD(overrides), 0},
+    {"--opponent", "eval play", F_OPPONENT, 0, 0, 0},
+    {"--human", "play", F_HUMAN, 0, 0, 0},
+};
+#undef FIELD
+
+/* Whether the command is one of cmds (space-separated; NULL: every one). */
+static int takes(const char *cmds, const char *cmd)
+{
+    size_t n = strlen(cmd);
+    for (const char *p = cmds; p && *p; p += strcspn(p, " "), p += *p == ' ')
+        if (!strncmp(p, cmd, n) && (p[n] == ' ' || !p[n])) return 1;
+    return !cmds;
+}
+
+/* A count: a decimal integer in [1, max], written into a field of width bytes. */
+static int parse_count(const flag *f, const char *v, void *field)
+{
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (end == v || *end || v[0] == '-' || v[0] == '+' || errno || x < 1 || x > f->max) {
+        fprintf(stderr, "rlhost: %s: expected an integer in [1, %llu], got '%s'\n", f->name, f->max, v);
+        return EXIT_USAGE;
+    }
+    if (f->width == (int)sizeof(unsigned long long))
+        *(unsigned long long *)field = x;
+    else if (f->width == (int)sizeof(int))
+        *(int *)field = (int)x; /* int and unsigned alike: max fits both */
+    return 0;
+}
+
+/* One flag with its value v (NULL for a switch); 0 or EXIT_USAGE. */
+static int apply(cli *c, const flag *f, char *v, const char *help, int allow_set)
+{
+    void *field = (char *)c + f->at;
+    switch (f->kind) {
+    case F_SWITCH:
+        *(int *)field = 1;
+        return 0;
+    case F_COUNT:
+        return parse_count(f, v, field);
+    case F_FPS: {
+        char *end;
+        double x = strtod(v, &end);
+        if (end == v || *end || !(x > 0 && x <= 1000)) {
+            fprintf(stderr, "rlhost: --fps: expected a number in (0, 1000], got '%s'\n", v);
+            return EXIT_USAGE;
+        }
+        c->fps = x;
+        return 0;
+    }
+    case F_TEXT:
+        *(const char **)field = v;
+        return 0;
+    case F_CURVE:
+        if (strcmp(v, "return") && strcmp(v, "score") && strcmp(v, "length")) {
+            fprintf(stderr, "rlhost: %s: expected return, score or length, got '%s'\n", f->name, v);
+            return EXIT_USAGE;
+        }
+        c->column = v;
+        return 0;
+    case F_LIST: {
+        size_t *n = f->at == offsetof(cli, stages) ? &c->n_stages : &c->n_paths;
+        if (*n < MAX_ARGS) ((const char **)field)[(*n)++] = v;
+        return 0;
+    }
+    case F_SET: {
+        if (!allow_set) return usage_error(help, "%s is not an option of this command", f->name);
+        if (c->n_overrides == MAX_ARGS) return 0;
+        rl__override *o = &c->overrides[c->n_overrides];
+        if (!strcmp(f->name, "--out"))
+            *o = (rl__override){"run.out_dir", v};
+        else if (rl__override_parse(v, o) != RL_OK)
+            return usage_error(help, "--set needs KEY=VALUE, got '%s'", v);
+        c->n_overrides++;
+        return 0;
+    }
+    case F_OPPONENT:
+        return add_opponent(c, v, help) != 0 ? EXIT_USAGE : 0;
+    case F_HUMAN:
+        return add_opponent(c, "human", help) != 0 ? EXIT_USAGE : 0; /* the person is the opponent */
+    }
+    return 0;
+}
+
 static int parse_args(cli *c, int argc, char **argv, const char *help, int allow_set)
 {
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            c->help = 1;
-        } else if (!strcmp(a, "--json")) {
-            c->json = 1;
-        } else if (!strcmp(a, "--force") && !strcmp(c->cmd, "run")) {
-            c->force = 1;
-        } else if (!strcmp(a, "--follow") && !strcmp(c->cmd, "play")) {
-            c->follow = 1;
-        } else if (!strcmp(a, "--repeat") || !strcmp(a, "--steps") ||
-                   (!strcmp(a, "--episodes") && strcmp(c->cmd, "plot")) || !strcmp(a, "--fps") ||
-                   (!strcmp(a, "--busy") && !strcmp(c->cmd, "bench")) ||
-                   (!strcmp(a, "--window") && !strcmp(c->cmd, "plot"))) {
-            if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
-            const char *v = argv[++i];
-            char *end;
-            if (!strcmp(a, "--fps")) {
-                double x = strtod(v, &end);
-                if (end == v || *end || !(x > 0 && x <= 1000)) {
-                    fprintf(stderr, "rlhost: --fps: expected a number in (0, 1000], got '%s'\n", v);
-                    return EXIT_USAGE;
-                }
-                c->fps = x;
-                continue;
-            }
-            /* counts: decimal integers, each with its range */
-            unsigned long long max = !strcmp(a, "--steps") || !strcmp(a, "--window") ? 1ull << 53
-                : !strcmp(a, "--repeat")                                             ? 1000
-                : !strcmp(a, "--busy")                                               ? 64
-                                                                                     : 1000000;
-            errno = 0;
-            unsigned long long x = strtoull(v, &end, 10);
-            if (end == v || *end || v[0] == '-' || v[0] == '+' || errno || x < 1 || x > max) {
-                fprintf(stderr, "rlhost: %s: expected an integer in [1, %llu], got '%s'\n", a, max, v);
-                return EXIT_USAGE;
-            }
-            if (!strcmp(a, "--repeat"))
-                c->repeat = (int)x;
-            else if (!strcmp(a, "--busy"))
-                c->busy = (int)x;
-            else if (!strcmp(a, "--steps"))
-                c->steps = x;
-            else if (!strcmp(a, "--window"))
-                c->window = x;
-            else
-                c->episodes = (unsigned)x;
-        } else if (!strcmp(a, "-o")) {
-            if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
-            c->output = argv[++i];
-        } else if (!strcmp(a, "--episodes") && !strcmp(c->cmd, "plot")) {
-            if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
-            c->column = argv[++i];
-            if (strcmp(c->column, "return") && strcmp(c->column, "score") && strcmp(c->column, "length")) {
-                fprintf(stderr, "rlhost: --episodes: expected return, score or length, got '%s'\n", c->column);
-                return EXIT_USAGE;
-            }
-        } else if (!strcmp(a, "--opponent") && (!strcmp(c->cmd, "eval") || !strcmp(c->cmd, "play"))) {
-            if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
-            if (add_opponent(c, argv[++i], help) != 0) return EXIT_USAGE;
-        } else if (!strcmp(a, "--human") && !strcmp(c->cmd, "play")) {
-            if (add_opponent(c, "human", help) != 0) return EXIT_USAGE; /* the person is the opponent */
-        } else if (!strcmp(a, "--trace") && !strcmp(c->cmd, "eval")) {
-            if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
-            c->trace = argv[++i];
-        } else if (!strcmp(a, "--resume") || !strcmp(a, "--checkpoint")) {
-            if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
-            if (!strcmp(a, "--resume"))
-                c->resume = argv[++i];
-            else
-                c->checkpoint = argv[++i];
-        } else if (!strcmp(a, "--stage")) {
-            if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
-            if (c->n_stages < MAX_ARGS) c->stages[c->n_stages++] = argv[++i];
-        } else if (!strcmp(a, "--plugin-path") || !strcmp(a, "--set") || !strcmp(a, "--out")) {
-            if (i + 1 >= argc) return usage_error(help, "%s needs a value", a);
-            char *v = argv[++i];
-            if (!strcmp(a, "--plugin-path")) {
-                if (c->n_paths < MAX_ARGS) c->plugin_paths[c->n_paths++] = v;
-            } else if (!allow_set) {
-                return usage_error(help, "%s is not an option of this command", a);
-            } else if (c->n_overrides < MAX_ARGS) {
-                rl__override *o = &c->overrides[c->n_overrides];
-                if (!strcmp(a, "--out")) {
-                    o->key = "run.out_dir";
-                    o->value = v;
-                } else if (rl__override_parse(v, o) != RL_OK) {
-                    return usage_error(help, "--set needs KEY=VALUE, got '%s'", v);
-                }
-                c->n_overrides++;
-            }
-        } else if (a[0] == '-' && a[1]) {
-            return usage_error(help, "unknown option '%s'", a);
-        } else if (c->n_positional < 64) {
-            c->positional[c->n_positional++] = a;
+        const flag *f = NULL;
+        for (size_t k = 0; k < sizeof flags / sizeof *flags && !f; k++)
+            if (!strcmp(a, flags[k].name) && takes(flags[k].cmds, c->cmd)) f = &flags[k];
+        if (!f && !strcmp(a, "--episodes") && !strcmp(c->cmd, "plot"))
+            return usage_error(help,
+                               "%s counts the episodes of eval and play; plot's curve is --column "
+                               "return|score|length",
+                               a);
+        if (!f && a[0] == '-' && a[1]) return usage_error(help, "unknown option '%s'", a);
+        if (!f) {
+            if (c->n_positional < 64) c->positional[c->n_positional++] = a;
+            continue;
         }
+        int valued = f->kind != F_SWITCH && f->kind != F_HUMAN;
+        if (valued && i + 1 >= argc) return usage_error(help, "%s needs a value", a);
+        int rc = apply(c, f, valued ? argv[++i] : NULL, help, allow_set);
+        if (rc) return rc;
     }
     return 0;
 }
@@ -654,7 +707,7 @@ static int cmd_plot(cli *c)
     if (c->n_positional < 1) return usage_error(plot_help, "plot needs at least one OUT_DIR%s", "");
     char out[4200];
     if (!c->output) snprintf(out, sizeof out, "%s/curve.svg", c->positional[0]);
-    if (c->window && !c->column) return usage_error(plot_help, "--window needs --episodes%s", "");
+    if (c->window && !c->column) return usage_error(plot_help, "--window needs --column%s", "");
     const rl__plot_opts opts = {c->column, c->window};
     return rl__plot(c->positional, (size_t)c->n_positional, c->output ? c->output : out, &opts);
 }

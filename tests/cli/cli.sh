@@ -272,20 +272,22 @@ sed -i 's/"env": "cartpole"/"env": "<script>alert(1)<\/script>\&"/' "$X/summary.
 expect_rc 0 "plot it" -- "$RLHOST" plot "$X" -o "$T/x.svg"
 python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$T/x.svg" 2>"$T/xmlerr"; ok $? "the SVG is well-formed XML"
 grep -q "<script>" "$T/x.svg"; [ $? != 0 ]; ok $? "no markup injected into the SVG"
-# plot --episodes: episodes.csv's column, the mean over a window of steps.
-expect_rc 0 "plot --episodes return of a real run" -- "$RLHOST" plot "$X" --episodes return -o "$T/xe.svg"
-expect_rc 1 "plot --episodes score where the env has no score" -- "$RLHOST" plot "$X" --episodes score -o "$T/xs.svg"
+# plot --column: episodes.csv's column, the mean over a window of steps.
+expect_rc 0 "plot --column return of a real run" -- "$RLHOST" plot "$X" --column return -o "$T/xe.svg"
+expect_rc 1 "plot --column score where the env has no score" -- "$RLHOST" plot "$X" --column score -o "$T/xs.svg"
 contains "$T/err" "episodes.csv: no score column" "named"
-expect_rc 2 "plot --episodes with an unknown column" -- "$RLHOST" plot "$X" --episodes wall_s
-expect_rc 2 "plot --window without --episodes" -- "$RLHOST" plot "$X" --window 100
-expect_rc 2 "plot --window 0" -- "$RLHOST" plot "$X" --episodes return --window 0
+expect_rc 2 "plot --column with an unknown column" -- "$RLHOST" plot "$X" --column wall_s
+expect_rc 2 "plot --episodes: a flag means one thing, a count, in every command" -- "$RLHOST" plot "$X" --episodes return
+contains "$T/err" "plot's curve is --column" "and points at --column"
+expect_rc 2 "plot --window without --column" -- "$RLHOST" plot "$X" --window 100
+expect_rc 2 "plot --window 0" -- "$RLHOST" plot "$X" --column return --window 0
 E="$T/ep"; mkdir -p "$E"
 printf 'step,wall_s,sps,episodes,return_mean\n500,1,100,5,1\n1000,2,100,10,2\n' > "$E/metrics.csv"
 { echo 'step,wall_s,env,return,length'
   for s in 100 200 300 400 500; do echo "$s,1,0,1,100"; done
   echo 'garbage line'; echo '550,1,0,nan,100'; echo 'step,wall_s,env,return,length'
   for s in 600 700 800 900 1000; do echo "$s,2,0,3,100"; done; } > "$E/episodes.csv"
-expect_rc 0 "plot --episodes return --window 100" -- "$RLHOST" plot "$E" --episodes return --window 100 -o "$T/ep.svg"
+expect_rc 0 "plot --column return --window 100" -- "$RLHOST" plot "$E" --column return --window 100 -o "$T/ep.svg"
 contains "$T/ep.svg" "return (mean of the episodes ending in the last 100 steps)" "the axis names the window"
 # The curve, read back from the SVG through the axis ticks: nothing before
 # the first episode (step 100), 1 until the window (x - 100, x] leaves step
@@ -305,7 +307,7 @@ print("ok" if good else "bad: first %.1f, %d points, %d at 1, %d at 3" % (first,
 PY
 [ "$(cat "$T/epchk")" = ok ]; ok $? "the curve is 1 until its window leaves step 500 behind, then 3 ($(head -c 200 "$T/epchk"))"
 mkdir -p "$T/epfifo"; cp "$E/metrics.csv" "$T/epfifo/"; mkfifo "$T/epfifo/episodes.csv" "$T/epfifo/summary.json"
-expect_rc 1 "plot: a FIFO planted as episodes.csv is refused, not waited on" -- timeout 60 "$RLHOST" plot "$T/epfifo" --episodes return -o "$T/f.svg"
+expect_rc 1 "plot: a FIFO planted as episodes.csv is refused, not waited on" -- timeout 60 "$RLHOST" plot "$T/epfifo" --column return -o "$T/f.svg"
 contains "$T/err" "episodes.csv: not a regular file" "named"
 NL="$T/two
 lines.cfg"
