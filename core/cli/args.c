@@ -190,4 +190,3 @@ int parse_args(cli *c, int argc, char **argv, const char *help, int allow_set)
     }
     return 0;
 }
-

@@ -18,6 +18,7 @@
 
 #include "plugin/loader.h"
 #include "plugin/host_api.h"
+#include "plugin/state_prefix.h"
 #include "parallel/world.h"
 
 typedef struct rl__replica_member {
@@ -573,42 +574,16 @@ int rl__replicas_observe_update(rl__replicas *g, const rl_transition *t, size_t 
 
 /* ---- checkpoints: replica r > 0 under "replica<r>/" -------------------- */
 
-typedef struct prefixed {
-    const rl_state_io *base;
-    char prefix[32];
-} prefixed;
-
-static int p_put(void *ctx, const char *name, rl_dtype dtype, uint32_t ndim, const uint64_t *shape, const void *data)
-{
-    prefixed *p = ctx;
-    char full[256];
-    snprintf(full, sizeof full, "%s%s", p->prefix, name);
-    return p->base->put(p->base->ctx, full, dtype, ndim, shape, data);
-}
-
-static int p_get(void *ctx, const char *name, rl_dtype dtype, uint32_t ndim, const uint64_t *shape, void *data)
-{
-    prefixed *p = ctx;
-    char full[256];
-    snprintf(full, sizeof full, "%s%s", p->prefix, name);
-    return p->base->get(p->base->ctx, full, dtype, ndim, shape, data);
-}
-
-static const char *p_error(void *ctx)
-{
-    prefixed *p = ctx;
-    return p->base->error(p->base->ctx);
-}
-
 int rl__replicas_state(rl__replicas *g, const rl_algo_state_ext *ext, const rl_state_io *io, int load, char *err,
                        size_t errlen)
 {
     for (uint32_t r = 0; r < g->local; r++) {
         uint32_t gr = g->first + r;
-        prefixed px = {io, ""};
-        rl_state_io pio = {sizeof pio, &px, p_put, p_get, p_error, NULL}; /* metadata: replica 0 only */
-        if (gr) snprintf(px.prefix, sizeof px.prefix, "replica%u/", gr);
-        const rl_state_io *use = gr ? &pio : io;
+        char prefix[32];
+        snprintf(prefix, sizeof prefix, "replica%u/", gr);
+        rl__prefixed_io px; /* replica 0's own names, and metadata, which it alone writes */
+        rl__prefixed_io_init(&px, io, prefix, NULL);
+        const rl_state_io *use = gr ? &px.io : io;
         char perr[RL_ERR_MAX] = "";
         int rc = load ? ext->load(g->algo[r], use, perr, sizeof perr) : ext->save(g->algo[r], use, perr, sizeof perr);
         if (rc != RL_OK) {

@@ -19,6 +19,7 @@
 #include "parallel/replicas.h"
 #include "plugin/host_api.h"
 #include "plugin/schema.h"
+#include "plugin/state_prefix.h"
 #include "checkpoint/algo_open.h"
 #include "checkpoint/source.h"
 
@@ -263,59 +264,26 @@ int rl__player_act(rl__player *p, const rl__space *space, const void *obs, const
     return rl__space_check_actions(space, actions, masks, n, 1, who, err, errlen);
 }
 
-/* An rl_state_io that puts under a prefix, and gets from there or, for a
-   tensor absent there, from a fallback checkpoint. */
-typedef struct prefixed {
-    const rl_state_io *io;
-    char prefix[128];
-    rl__ckpt *fallback;
-    rl_state_io fb; /* over fallback */
-} prefixed;
-
-static int pfx_put(void *ctx, const char *name, rl_dtype dt, uint32_t nd, const uint64_t *shape, const void *data)
-{
-    prefixed *p = ctx;
-    char full[320];
-    snprintf(full, sizeof full, "%s%s", p->prefix, name);
-    return p->io->put(p->io->ctx, full, dt, nd, shape, data);
-}
-
-static int pfx_get(void *ctx, const char *name, rl_dtype dt, uint32_t nd, const uint64_t *shape, void *data)
-{
-    prefixed *p = ctx;
-    char full[320];
-    snprintf(full, sizeof full, "%s%s", p->prefix, name);
-    int rc = p->io->get(p->io->ctx, full, dt, nd, shape, data);
-    if (rc == RL_ENOENT && p->fallback) rc = p->fb.get(p->fb.ctx, name, dt, nd, shape, data);
-    return rc;
-}
-
-static const char *pfx_error(void *ctx)
-{
-    prefixed *p = ctx;
-    return p->io->error ? p->io->error(p->io->ctx) : "";
-}
-
 int rl__player_state(rl__player *p, const rl_state_io *io, const char *prefix, int load, const char *fallback_path,
                      char *err, size_t errlen)
 {
     if (p->human || !p->algo || !p->vt->get_extension) return RL_OK;
     const rl_algo_state_ext *st = p->vt->get_extension(p->algo, RL_EXT_ALGO_STATE);
     if (!st || !RL_HAS_FIELD(st, rl_algo_state_ext, load) || !st->save || !st->load) return RL_OK;
-    prefixed x = {io, "", NULL, {0}};
-    snprintf(x.prefix, sizeof x.prefix, "%s", prefix);
     rl__ckpt fb;
+    rl_state_io fb_io;
     memset(&fb, 0, sizeof fb);
     if (!fallback_path && p->path[0]) fallback_path = p->path;
-    if (load && fallback_path) {
+    int has_fb = load && fallback_path;
+    if (has_fb) {
         if (rl__ckpt_read_file(&fb, fallback_path, 1, err, errlen) != RL_OK) return RL_ECORRUPT;
-        x.fallback = &fb;
-        rl__ckpt_io(&fb, &x.fb);
+        rl__ckpt_io(&fb, &fb_io);
     }
-    rl_state_io w = {sizeof w, &x, pfx_put, pfx_get, pfx_error, NULL};
+    rl__prefixed_io x;
+    rl__prefixed_io_init(&x, io, prefix, has_fb ? &fb_io : NULL);
     char perr[RL_ERR_MAX] = "";
-    int rc = load ? st->load(p->algo, &w, perr, sizeof perr) : st->save(p->algo, &w, perr, sizeof perr);
-    if (x.fallback) rl__ckpt_free(&fb);
+    int rc = load ? st->load(p->algo, &x.io, perr, sizeof perr) : st->save(p->algo, &x.io, perr, sizeof perr);
+    if (has_fb) rl__ckpt_free(&fb);
     if (rc != RL_OK) snprintf(err, errlen, "opponent '%s': %s", p->name, perr[0] ? perr : rl_strerror(rc));
     return rc;
 }
