@@ -62,7 +62,15 @@ static void test_nstep(void)
     for (int k = 0; k < 7; k++) {
         float o = (float)k, no = (float)(k + 1), fin = 100.0f + k;
         int32_t a = k % 2;
-        rl_transition t = {sizeof t, 1, &o, &a, &rew[k], &no, &fin, &term[k], &trunc[k], NULL, NULL, NULL, NULL};
+        rl_transition t = {.struct_size = sizeof t,
+                           .count = 1,
+                           .obs = &o,
+                           .actions = &a,
+                           .rewards = &rew[k],
+                           .next_obs = &no,
+                           .final_obs = &fin,
+                           .terminated = &term[k],
+                           .truncated = &trunc[k]};
         rl_replay_add(&r, &t);
     }
     ASSERT_EQ(rl_replay_size(&r), 7, "seven transitions stored");

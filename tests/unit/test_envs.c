@@ -101,7 +101,14 @@ int main(void)
             memset(obs, 0xAB, rows * row);
             memset(fin, 0xAB, rows * row);
             for (uint32_t i = 0; i < rows; i++) rew[i] = sc[i] = -99.0f, te[i] = tr[i] = 7;
-            rl_env_io io = {sizeof io, obs, act, rew, te, tr, fin, sc, NULL, NULL, NULL, NULL};
+            rl_env_io io = {.struct_size = sizeof io,
+                            .obs = obs,
+                            .actions = act,
+                            .rewards = rew,
+                            .terminated = te,
+                            .truncated = tr,
+                            .final_obs = fin,
+                            .scores = sc};
             vt->reset(env, &io, 1, 1);
             int untouched = 1, written = 1;
             for (int s = 0; s < 300; s++) {

@@ -109,9 +109,18 @@ static int alloc_buffers(rl__vecenv *v, uint32_t threads, char *err, size_t errl
     if (v->table) threads = 1; /* the table steps its env on threads of its own */
     v->pool = rl__pool_create(threads);
     int box = v->space.kind == RL_SPACE_BOX;
-    v->io =
-        (rl_env_io){sizeof v->io, v->obs_buf[0], box ? NULL : v->actions, v->rewards,     v->terminated, v->truncated,
-                    final_obs,    scores,        v->env_actions,          v->mask_buf[0], final_mask,    v->to_move};
+    v->io = (rl_env_io){.struct_size = sizeof v->io,
+                        .obs = v->obs_buf[0],
+                        .actions = box ? NULL : v->actions,
+                        .rewards = v->rewards,
+                        .terminated = v->terminated,
+                        .truncated = v->truncated,
+                        .final_obs = final_obs,
+                        .scores = scores,
+                        .box_actions = v->env_actions,
+                        .action_mask = v->mask_buf[0],
+                        .final_mask = final_mask,
+                        .to_move = v->to_move};
     if (mw && (!v->mask_buf[0] || !v->mask_buf[1] || !final_mask)) {
         snprintf(err, errlen, "env '%s': out of memory for the masks of %u envs", desc->name, num_envs);
         return RL_ENOMEM;

@@ -479,19 +479,19 @@ static void observe_one(void *ctx, uint32_t first, uint32_t count)
         size_t at = g->shared ? 0 : (size_t)(g->first + r) * g->per, ob = at * ph->row_bytes;
         size_t mb = at * g->space.mask_width;
         int box = g->space.kind == RL_SPACE_BOX;
-        rl_transition s = {sizeof s,
-                           g->per,
-                           (const char *)t->obs + ob,
-                           box ? NULL : t->actions + at * (g->space.action_bytes / sizeof(int32_t)),
-                           t->rewards + at,
-                           (const char *)t->next_obs + ob,
-                           (const char *)t->final_obs + ob,
-                           t->terminated + at,
-                           t->truncated + at,
-                           box ? t->box_actions + at * g->space.dim : NULL,
-                           t->masks ? t->masks + mb : NULL,
-                           t->next_masks ? t->next_masks + mb : NULL,
-                           t->final_masks ? t->final_masks + mb : NULL};
+        rl_transition s = {.struct_size = sizeof s,
+                           .count = g->per,
+                           .obs = (const char *)t->obs + ob,
+                           .actions = box ? NULL : t->actions + at * (g->space.action_bytes / sizeof(int32_t)),
+                           .rewards = t->rewards + at,
+                           .next_obs = (const char *)t->next_obs + ob,
+                           .final_obs = (const char *)t->final_obs + ob,
+                           .terminated = t->terminated + at,
+                           .truncated = t->truncated + at,
+                           .box_actions = box ? t->box_actions + at * g->space.dim : NULL,
+                           .masks = t->masks ? t->masks + mb : NULL,
+                           .next_masks = t->next_masks ? t->next_masks + mb : NULL,
+                           .final_masks = t->final_masks ? t->final_masks + mb : NULL};
         g->err[r][0] = 0;
         ph->rc[r] = g->avt->observe(g->algo[r], &s, g->err[r], RL_ERR_MAX);
         if (ph->rc[r] == RL_OK) ph->rc[r] = g->avt->update(g->algo[r], ph->step, g->err[r], RL_ERR_MAX);

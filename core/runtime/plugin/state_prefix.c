@@ -27,8 +27,7 @@ static const char *error(void *ctx)
     return p->base->error ? p->base->error(p->base->ctx) : "";
 }
 
-void rl__prefixed_io_init(rl__prefixed_io *p, const rl_state_io *base, const char *prefix,
-                          const rl_state_io *fallback)
+void rl__prefixed_io_init(rl__prefixed_io *p, const rl_state_io *base, const char *prefix, const rl_state_io *fallback)
 {
     p->base = base;
     p->fallback = fallback;

@@ -16,7 +16,6 @@ typedef struct rl__prefixed_io {
 /* p->io puts and gets base's tensors under prefix (cut to 127 bytes);
    fallback (may be NULL) answers a get that base answers RL_ENOENT, by the
    unprefixed name.  No metadata: meta is NULL. */
-void rl__prefixed_io_init(rl__prefixed_io *p, const rl_state_io *base, const char *prefix,
-                          const rl_state_io *fallback);
+void rl__prefixed_io_init(rl__prefixed_io *p, const rl_state_io *base, const char *prefix, const rl_state_io *fallback);
 
 #endif
