@@ -299,8 +299,8 @@ static int open_envs(rl__run_state *rs)
         return RL_ECONFIG;
     }
     if (rs->train.table && !strcmp(opponent, "self")) {
-        rc = rl__spool_init(&rs->pool, c, &rs->train.info, rl__table_opponent_rows(rs->train.table), rs->set.out_dir,
-                            rs->err, sizeof rs->err);
+        rc = rl__selfplay_init(&rs->pool, c, &rs->train.info, rl__table_opponent_rows(rs->train.table), rs->set.out_dir,
+                               rs->err, sizeof rs->err);
         if (rc != RL_OK) return rc;
         rs->have_pool = 1;
     }
@@ -540,7 +540,7 @@ static void run_close(rl__run_state *rs)
     rl__replicas_destroy(&rs->reps);
     rl__vecenv_destroy(&rs->eval);
     rl__vecenv_destroy(&rs->train);
-    if (rs->have_pool) rl__spool_free(&rs->pool);
+    if (rs->have_pool) rl__selfplay_free(&rs->pool);
     rl__sbuf_free(&rs->rep.eval_cols);
     rl__sbuf_free(&rs->rep.eval_vals);
     rl__sbuf_free(&rs->rep.log.csv);

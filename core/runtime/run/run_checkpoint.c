@@ -119,7 +119,7 @@ static int host_state(rl__run_state *rs, const rl_state_io *io, int load, char *
         for (uint32_t i = 0; load && i < RL__RECENT; i++)
             if ((rc = rl_state_check_f("host/episode_recent_length", len[i], 0, 1e18, err, errlen))) return rc;
     }
-    if (rs->have_pool && (rc = rl__spool_state(&rs->pool, io, load, err, errlen)) != RL_OK) return rc;
+    if (rs->have_pool && (rc = rl__selfplay_state(&rs->pool, io, load, err, errlen)) != RL_OK) return rc;
     char perr[RL_ERR_MAX] = "";
     rc = load ? te->load(v->env, io, "env/", perr, sizeof perr) : te->save(v->env, io, "env/", perr, sizeof perr);
     if (rc == RL_OK && ee) {
@@ -295,7 +295,7 @@ static int build_ckpt(rl__run_state *rs, rl__ckpt *ck, rl_state_io *io)
 
 int rl__run_snapshot(rl__run_state *rs)
 {
-    rl__spool *p = &rs->pool;
+    rl__selfplay *p = &rs->pool;
     if (!rs->set.writer) return RL_OK;
     if (mkdir(p->dir, 0755) != 0 && errno != EEXIST) { /* made again if it was removed */
         snprintf(rs->err, sizeof rs->err, "cannot make the self-play pool %s: %s", p->dir, strerror(errno));
@@ -305,7 +305,7 @@ int rl__run_snapshot(rl__run_state *rs)
     memset(&ck, 0, sizeof ck);
     char path[4300], name[64];
     snprintf(name, sizeof name, "step-%015llu.safetensors", (unsigned long long)rs->steps);
-    rl__spool_path(p, rs->steps, path, sizeof path);
+    rl__selfplay_path(p, rs->steps, path, sizeof path);
     ck.path = path;
     rl_state_io io;
     int rc = build_ckpt(rs, &ck, &io);
@@ -318,7 +318,7 @@ int rl__run_snapshot(rl__run_state *rs)
     if (rc == RL_OK) rc = rl__ckpt_write(&ck, (rl__dir){fd, p->dir}, name, NULL, rs->err, sizeof rs->err);
     if (fd >= 0) close(fd);
     rl__ckpt_free(&ck);
-    if (rc == RL_OK) rc = rl__spool_add(p, rs->steps, rs->err, sizeof rs->err);
+    if (rc == RL_OK) rc = rl__selfplay_add(p, rs->steps, rs->err, sizeof rs->err);
     if (rc == RL_OK) rl__table_settle(rs->train.table);
     return rc;
 }
@@ -360,7 +360,7 @@ int rl__run_checkpoint(rl__run_state *rs)
         rc = rl__ckpt_write(&ck, run_dir(rs), "checkpoint.safetensors", "checkpoint.prev.safetensors", rs->err,
                             sizeof rs->err);
     /* the pool's files, now that a checkpoint names the pool as it is */
-    if (!rc && rs->have_pool) rc = rl__spool_sweep(&rs->pool, rs->err, sizeof rs->err);
+    if (!rc && rs->have_pool) rc = rl__selfplay_sweep(&rs->pool, rs->err, sizeof rs->err);
     rl__ckpt_free(&replay);
     rl__ckpt_free(&ck);
     return rc;

@@ -39,7 +39,7 @@ typedef struct rl__run_state {
     int final_phase;       /* training_done ran; the final checkpoint says so */
     int agreed;            /* an MPI job's ranks have agreed to start */
     int stop;              /* an MPI job's agreed stop (see rl__replicas_act) */
-    rl__spool pool;        /* self-play: the learner's snapshots (have_pool) */
+    rl__selfplay pool;     /* self-play: the learner's snapshots (have_pool) */
     int have_pool;
     uint64_t next_snapshot; /* the step of the next snapshot into the pool */
     char err[RL_ERR_MAX];

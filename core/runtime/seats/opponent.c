@@ -290,8 +290,8 @@ int rl__player_state(rl__player *p, const rl_state_io *io, const char *prefix, i
 
 /* ---- the self-play pool ------------------------------------------------ */
 
-int rl__spool_init(rl__spool *s, const rl__config *c, const rl_env_info *info, uint32_t rows, const char *run_dir,
-                   char *err, size_t errlen)
+int rl__selfplay_init(rl__selfplay *s, const rl__config *c, const rl_env_info *info, uint32_t rows, const char *run_dir,
+                      char *err, size_t errlen)
 {
     memset(s, 0, sizeof *s);
     s->c = c;
@@ -351,7 +351,7 @@ int rl__spool_init(rl__spool *s, const rl__config *c, const rl_env_info *info, u
         return RL_ENOMEM;
     }
     for (size_t j = 0; j < fixed->n; j++) {
-        rl__pool_member *m = &s->m[j];
+        rl__selfplay_member *m = &s->m[j];
         if (!strcmp(fixed->slist[j], "self") || !strcmp(fixed->slist[j], "human")) {
             snprintf(err, errlen, "seats.pool_opponents: '%s' cannot be a member of the pool", fixed->slist[j]);
             return RL_ECONFIG;
@@ -365,7 +365,7 @@ int rl__spool_init(rl__spool *s, const rl__config *c, const rl_env_info *info, u
     return RL_OK;
 }
 
-void rl__spool_free(rl__spool *s)
+void rl__selfplay_free(rl__selfplay *s)
 {
     for (uint32_t i = 0; s->m && i < s->n; i++) rl__player_close(&s->m[i].player);
     free(s->m);
@@ -375,16 +375,16 @@ void rl__spool_free(rl__spool *s)
     memset(s, 0, sizeof *s);
 }
 
-void rl__spool_path(const rl__spool *s, uint64_t step, char *out, size_t len)
+void rl__selfplay_path(const rl__selfplay *s, uint64_t step, char *out, size_t len)
 {
     snprintf(out, len, "%s/step-%015llu.safetensors", s->dir, (unsigned long long)step);
 }
 
 /* Loads member i's player from its file. */
-static int load_member(rl__spool *s, rl__pool_member *m, char *err, size_t errlen)
+static int load_member(rl__selfplay *s, rl__selfplay_member *m, char *err, size_t errlen)
 {
     char path[4300];
-    rl__spool_path(s, m->step, path, sizeof path);
+    rl__selfplay_path(s, m->step, path, sizeof path);
     struct stat st;
     if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
         snprintf(err, errlen,
@@ -408,15 +408,15 @@ static int load_member(rl__spool *s, rl__pool_member *m, char *err, size_t errle
     return RL_OK;
 }
 
-int rl__spool_add(rl__spool *s, uint64_t step, char *err, size_t errlen)
+int rl__selfplay_add(rl__selfplay *s, uint64_t step, char *err, size_t errlen)
 {
-    if (s->n - s->n_fixed == s->cap) { /* the oldest snapshot goes; its file stays for rl__spool_sweep */
-        rl__pool_member *old = &s->m[s->n_fixed];
+    if (s->n - s->n_fixed == s->cap) { /* the oldest snapshot goes; its file stays for rl__selfplay_sweep */
+        rl__selfplay_member *old = &s->m[s->n_fixed];
         rl__player_close(&old->player);
         memmove(old, old + 1, (s->n - s->n_fixed - 1) * sizeof *s->m);
         s->n--;
     }
-    rl__pool_member *m = &s->m[s->n];
+    rl__selfplay_member *m = &s->m[s->n];
     memset(m, 0, sizeof *m);
     m->step = step;
     int rc = load_member(s, m, err, errlen);
@@ -424,7 +424,7 @@ int rl__spool_add(rl__spool *s, uint64_t step, char *err, size_t errlen)
     return rc;
 }
 
-int rl__spool_find(const rl__spool *s, uint64_t step)
+int rl__selfplay_find(const rl__selfplay *s, uint64_t step)
 {
     for (uint32_t i = 0; i < s->n; i++)
         if (s->m[i].step == step) return (int)i;
@@ -435,13 +435,13 @@ int rl__spool_find(const rl__spool *s, uint64_t step)
    (a member not yet played counts as p = 1/2); a floor keeps every member
    drawable.  Computed where it is read: the pool holds up to
    seats.pool_size + seats.pool_opponents members. */
-static double pfsp_weight(const rl__pool_member *m)
+static double pfsp_weight(const rl__selfplay_member *m)
 {
     double p = m->games > 0 ? m->learner_score / m->games : 0.5;
     return (1 - p) * (1 - p) + 1e-3;
 }
 
-int rl__spool_draw(rl__spool *s)
+int rl__selfplay_draw(rl__selfplay *s)
 {
     if (!s->n) return -1;
     if (s->rule == RL__DRAW_LATEST) return (int)s->n - 1;
@@ -457,7 +457,7 @@ int rl__spool_draw(rl__spool *s)
     return (int)s->n - 1;
 }
 
-void rl__spool_result(rl__spool *s, int m, int result)
+void rl__selfplay_result(rl__selfplay *s, int m, int result)
 {
     if (m < 0 || (uint32_t)m >= s->n) return;
     s->m[m].games += 1;
@@ -465,7 +465,7 @@ void rl__spool_result(rl__spool *s, int m, int result)
 }
 
 /* The fixed members' records (their players are the config's, made anew). */
-static int fixed_state(rl__spool *s, const rl_state_io *io, int load, char *err, size_t errlen)
+static int fixed_state(rl__selfplay *s, const rl_state_io *io, int load, char *err, size_t errlen)
 {
     if (!s->n_fixed) return RL_OK;
     double st[128];
@@ -489,7 +489,7 @@ static int fixed_state(rl__spool *s, const rl_state_io *io, int load, char *err,
 }
 
 /* Every member's acting state (its RNG), under seats/pool/ID/. */
-static int members_state(rl__spool *s, const rl_state_io *io, int load, char *err, size_t errlen)
+static int members_state(rl__selfplay *s, const rl_state_io *io, int load, char *err, size_t errlen)
 {
     for (uint32_t i = 0; i < s->n; i++) {
         char pfx[96], path[4300];
@@ -498,18 +498,18 @@ static int members_state(rl__spool *s, const rl_state_io *io, int load, char *er
             snprintf(pfx, sizeof pfx, "seats/pool/fixed%u/", i);
         else
             snprintf(pfx, sizeof pfx, "seats/pool/step%llu/", (unsigned long long)s->m[i].step);
-        if (!fixed) rl__spool_path(s, s->m[i].step, path, sizeof path);
+        if (!fixed) rl__selfplay_path(s, s->m[i].step, path, sizeof path);
         int rc = rl__player_state(&s->m[i].player, io, pfx, load, fixed ? NULL : path, err, errlen);
         if (rc != RL_OK) return rc;
     }
     return RL_OK;
 }
 
-static int pool_tensors(rl__spool *s, const rl_state_io *io, int load, uint64_t n, uint64_t *steps, double *stats,
+static int pool_tensors(rl__selfplay *s, const rl_state_io *io, int load, uint64_t n, uint64_t *steps, double *stats,
                         char *err, size_t errlen);
 
 /* The snapshots of the pool now become the ones the last checkpoint names. */
-static int name_members(rl__spool *s, char *err, size_t errlen)
+static int name_members(rl__selfplay *s, char *err, size_t errlen)
 {
     uint32_t k = s->n - s->n_fixed;
     uint64_t *named = realloc(s->named, (k ? k : 1) * sizeof *named);
@@ -523,7 +523,7 @@ static int name_members(rl__spool *s, char *err, size_t errlen)
     return RL_OK;
 }
 
-int rl__spool_state(rl__spool *s, const rl_state_io *io, int load, char *err, size_t errlen)
+int rl__selfplay_state(rl__selfplay *s, const rl_state_io *io, int load, char *err, size_t errlen)
 {
     int rc0 = fixed_state(s, io, load, err, errlen);
     if (rc0 != RL_OK) return rc0;
@@ -551,7 +551,7 @@ int rl__spool_state(rl__spool *s, const rl_state_io *io, int load, char *err, si
 
 /* The snapshots' steps and records, n of them: saved, or loaded and each
    member's file reloaded. */
-static int pool_tensors(rl__spool *s, const rl_state_io *io, int load, uint64_t n, uint64_t *steps, double *stats,
+static int pool_tensors(rl__selfplay *s, const rl_state_io *io, int load, uint64_t n, uint64_t *steps, double *stats,
                         char *err, size_t errlen)
 {
     uint32_t f = s->n_fixed;
@@ -582,7 +582,7 @@ static int pool_tensors(rl__spool *s, const rl_state_io *io, int load, uint64_t 
                      (unsigned long long)i);
             return RL_ECORRUPT;
         }
-        rl__pool_member *m = &s->m[f + i];
+        rl__selfplay_member *m = &s->m[f + i];
         memset(m, 0, sizeof *m);
         m->step = steps[i];
         m->games = stats[2 * i];
@@ -596,11 +596,11 @@ static int pool_tensors(rl__spool *s, const rl_state_io *io, int load, uint64_t 
 
 /* Whether a snapshot of step is a member now or named by the last
    checkpoint. */
-static int keeps(const rl__spool *s, uint64_t step)
+static int keeps(const rl__selfplay *s, uint64_t step)
 {
     for (uint32_t i = 0; i < s->n_named; i++)
         if (s->named[i] == step) return 1;
-    return rl__spool_find(s, step) >= 0;
+    return rl__selfplay_find(s, step) >= 0;
 }
 
 /* A snapshot file's step from its name ("step-%015llu.safetensors"), or 0
@@ -615,7 +615,7 @@ static uint64_t file_step(const char *name)
     return strcmp(name, again) == 0 ? (uint64_t)step : 0;
 }
 
-int rl__spool_sweep(rl__spool *s, char *err, size_t errlen)
+int rl__selfplay_sweep(rl__selfplay *s, char *err, size_t errlen)
 {
     int fd = open(s->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0 && errno != ENOENT) {

@@ -75,13 +75,13 @@ int rl__player_act(rl__player *p, const rl__space *space, const void *obs, const
 
 /* Snapshots of the learner (checkpoint files in the run directory's pool/,
    named by step) and what each has scored against it. */
-typedef struct rl__pool_member {
+typedef struct rl__selfplay_member {
     uint64_t step;               /* a fixed member's: RL__FIXED_STEP(j) */
     double games, learner_score; /* learner_score: wins + draws / 2 against it */
     rl__player player;
-} rl__pool_member;
+} rl__selfplay_member;
 
-typedef struct rl__spool {
+typedef struct rl__selfplay {
     const rl__config *c; /* the learner's; members are built from own (its snapshot_options applied) */
     rl__config own;
     char *changed[64]; /* the option keys snapshot_options sets ("algo.deterministic_eval") */
@@ -92,39 +92,39 @@ typedef struct rl__spool {
     uint32_t cap, n;  /* cap: snapshots at most; n: members, the fixed ones included */
     uint32_t n_fixed; /* seats.pool_opponents: members m[0 .. n_fixed), never dropped, no file */
     int rule;         /* RL__DRAW_* */
-    rl__pool_member *m;
+    rl__selfplay_member *m;
     rl_rng rng;
     /* the snapshots the last checkpoint written or loaded names: their files
        outlive the members' place in the pool until a checkpoint no longer
        kept (the checkpoint and its predecessor) names them */
     uint64_t *named;
     uint32_t n_named;
-} rl__spool;
+} rl__selfplay;
 
 /* An empty pool of the run directory run_dir (its pool/ is made by the
    first snapshot). */
-int rl__spool_init(rl__spool *s, const rl__config *c, const rl_env_info *info, uint32_t rows, const char *run_dir,
-                   char *err, size_t errlen);
-void rl__spool_free(rl__spool *s);
+int rl__selfplay_init(rl__selfplay *s, const rl__config *c, const rl_env_info *info, uint32_t rows, const char *run_dir,
+                      char *err, size_t errlen);
+void rl__selfplay_free(rl__selfplay *s);
 /* The snapshot file of step (in s->dir). */
-void rl__spool_path(const rl__spool *s, uint64_t step, char *out, size_t len);
+void rl__selfplay_path(const rl__selfplay *s, uint64_t step, char *out, size_t len);
 /* Adds the snapshot written at step (its file must exist), dropping the
-   oldest beyond the pool size (its file stays for rl__spool_sweep). */
-int rl__spool_add(rl__spool *s, uint64_t step, char *err, size_t errlen);
+   oldest beyond the pool size (its file stays for rl__selfplay_sweep). */
+int rl__selfplay_add(rl__selfplay *s, uint64_t step, char *err, size_t errlen);
 /* The member the next game is played against, by the pool's rule; -1 when
    the pool is empty. */
-int rl__spool_draw(rl__spool *s);
+int rl__selfplay_draw(rl__selfplay *s);
 /* The index of the member of that step, or -1. */
-int rl__spool_find(const rl__spool *s, uint64_t step);
+int rl__selfplay_find(const rl__selfplay *s, uint64_t step);
 /* A finished game against member m: result 1 learner win, 0 draw, -1 loss. */
-void rl__spool_result(rl__spool *s, int m, int result);
+void rl__selfplay_result(rl__selfplay *s, int m, int result);
 /* The pool in a checkpoint (members' steps and scores, the draw RNG): save
    (load 0) or restore (load 1, every member's file reloaded and checked). */
-int rl__spool_state(rl__spool *s, const rl_state_io *io, int load, char *err, size_t errlen);
+int rl__selfplay_state(rl__selfplay *s, const rl_state_io *io, int load, char *err, size_t errlen);
 /* After a checkpoint naming the pool as it is was written: removes from
    pool/ every snapshot file that neither it nor its predecessor (the
    last one written or loaded before) names.  Never follows a symbolic
    link: a pool/ that is one is an error. */
-int rl__spool_sweep(rl__spool *s, char *err, size_t errlen);
+int rl__selfplay_sweep(rl__selfplay *s, char *err, size_t errlen);
 
 #endif

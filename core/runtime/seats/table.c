@@ -77,7 +77,7 @@ static void seat_board(rl__table *a, uint32_t b)
     int32_t fixed = a->seating.learner_seat;
     a->lseat[b] = (uint8_t)(fixed >= 0 ? (uint32_t)fixed : (uint32_t)((b + a->episode[b]) % a->seats));
     if (a->self) {
-        int m = rl__spool_draw(a->seating.pool);
+        int m = rl__selfplay_draw(a->seating.pool);
         a->member[b] = m >= 0 ? a->seating.pool->m[m].step : 0;
     }
     memset(a->fresh + (size_t)b * a->agents, 1, a->agents);
@@ -86,8 +86,8 @@ static void seat_board(rl__table *a, uint32_t b)
 static rl__player *player_of(rl__table *a, uint32_t b)
 {
     if (!a->self) return &a->fixed;
-    int m = rl__spool_find(a->seating.pool, a->member[b]);
-    if (m < 0) m = rl__spool_draw(a->seating.pool); /* dropped from the pool mid-game: the next one plays on */
+    int m = rl__selfplay_find(a->seating.pool, a->member[b]);
+    if (m < 0) m = rl__selfplay_draw(a->seating.pool); /* dropped from the pool mid-game: the next one plays on */
     if (m < 0) return NULL;
     a->member[b] = a->seating.pool->m[m].step;
     return &a->seating.pool->m[m].player;
@@ -245,7 +245,7 @@ static void game_over(rl__table *a, uint32_t b, const rl_env_io *out)
         a->outcome[r] = (int8_t)result;
         a->outcome_seat[r] = a->lseat[b];
     }
-    if (out && a->self) rl__spool_result(a->seating.pool, rl__spool_find(a->seating.pool, a->member[b]), result);
+    if (out && a->self) rl__selfplay_result(a->seating.pool, rl__selfplay_find(a->seating.pool, a->member[b]), result);
     a->episode[b]++;
     seat_board(a, b);
 }
@@ -411,7 +411,7 @@ static int table_state(rl__table *a, const rl_state_io *io, const char *prefix, 
                      a->lseat[b]);
             return RL_ECORRUPT;
         }
-        if (a->self && rl__spool_find(a->seating.pool, a->member[b]) < 0) {
+        if (a->self && rl__selfplay_find(a->seating.pool, a->member[b]) < 0) {
             snprintf(err, errlen, "tensor '%sseats/opponent_step': env %u plays a snapshot of step %llu the pool lacks",
                      prefix, b, (unsigned long long)a->member[b]);
             return RL_ECORRUPT;

@@ -24,7 +24,7 @@ typedef struct rl__seating {
     const rl__config *c;
     const char *opponent;
     int32_t learner_seat;
-    rl__spool *pool;
+    rl__selfplay *pool;
     uint64_t seed; /* the opponents' draws and scripted players */
     /* 1: no table: every agent's row stays the caller's, with the env's
        to_move (the embedding API's envs, PettingZoo's view of them) */
@@ -36,7 +36,7 @@ typedef struct rl__seating {
    the self-play pool (or NULL), and the opponents' random streams drawn
    from the env's own seed, salted so that they never equal the env's. */
 static inline rl__seating rl__seating_of(const rl__config *c, const char *opponent, int32_t learner_seat,
-                                         rl__spool *pool, uint64_t env_seed)
+                                         rl__selfplay *pool, uint64_t env_seed)
 {
     rl__seating s = {c, opponent, learner_seat, pool, env_seed ^ 0x5ea75ea7ull, 0};
     return s;
