@@ -32,6 +32,7 @@ struct rl__table {
     uint32_t seat_agents[MAX_SEAT_AGENTS][MAX_SEAT_AGENTS]; /* [seat][k]: its k-th agent */
     size_t row_bytes, mw, abytes;
     rl__pool *workers;
+    void *block; /* every buffer below, carved from one allocation (alloc_buffers) */
     /* the env's buffers, boards x agents rows */
     void *obs, *final_obs, *actions;
     uint8_t *mask, *final_mask, *to_move, *term, *trunc, *fresh;
@@ -480,15 +481,6 @@ rl__table *rl__table_of(const rl_env_vtable *vt, void *env)
     return vt == &table_vt ? env : NULL;
 }
 
-static void free_buffers(rl__table *a)
-{
-    void *p[] = {a->obs,     a->final_obs, a->actions, a->mask,    a->final_mask,   a->to_move, a->term,
-                 a->trunc,   a->fresh,     a->rewards, a->scores,  a->lseat,        a->todo,    a->ended,
-                 a->episode, a->member,    a->carry,   a->outcome, a->outcome_seat, a->g_obs,   a->g_act,
-                 a->g_mask,  a->g_start,   a->g_rows,  a->who};
-    for (size_t i = 0; i < sizeof p / sizeof *p; i++) rl_free(p[i]);
-}
-
 static void table_destroy(void *env)
 {
     rl__table *a = env;
@@ -497,45 +489,59 @@ static void table_destroy(void *env)
     rl__player_close(&a->fixed);
     rl__pool_destroy(a->workers);
     rl__space_free(&a->space);
-    free_buffers(a);
+    rl_free(a->block);
     free(a);
 }
 
+/* One buffer of the table: where its pointer is, and its bytes. */
+typedef struct buffer {
+    void *slot; /* the address of the table's pointer */
+    size_t bytes;
+} buffer;
+
+/* Every buffer in one list, carved in order from one zeroed allocation,
+   each 64-byte aligned; a buffer of 0 bytes (the masks of an env that
+   does not mask) stays NULL. */
 static int alloc_buffers(rl__table *a, uint32_t threads)
 {
-    size_t n = (size_t)a->boards * a->agents, lr = (size_t)a->boards * a->L;
-    a->obs = rl_calloc_aligned(n, a->row_bytes);
-    a->final_obs = rl_calloc_aligned(n, a->row_bytes);
-    a->actions = rl_calloc_aligned(n, a->abytes);
-    a->mask = a->mw ? rl_calloc_aligned(n, a->mw) : NULL;
-    a->final_mask = a->mw ? rl_calloc_aligned(n, a->mw) : NULL;
-    a->to_move = rl_calloc_aligned(n, 1);
-    a->term = rl_calloc_aligned(n, 1);
-    a->trunc = rl_calloc_aligned(n, 1);
-    a->fresh = rl_calloc_aligned(n, 1);
-    a->rewards = rl_calloc_aligned(n, sizeof *a->rewards);
-    a->scores = rl_calloc_aligned(n, sizeof *a->scores);
-    a->lseat = rl_calloc_aligned(a->boards, 1);
-    a->todo = rl_calloc_aligned(a->boards, 1);
-    a->ended = rl_calloc_aligned(a->boards, 1);
-    a->episode = rl_calloc_aligned(a->boards, sizeof *a->episode);
-    a->member = rl_calloc_aligned(a->boards, sizeof *a->member);
-    a->carry = rl_calloc_aligned(lr, sizeof *a->carry);
-    a->outcome = rl_calloc_aligned(lr, 1);
-    a->outcome_seat = rl_calloc_aligned(lr, 1);
-    a->g_obs = rl_calloc_aligned(n, a->row_bytes);
-    a->g_act = rl_calloc_aligned(n, a->abytes);
-    a->g_mask = rl_calloc_aligned(n, a->mw ? a->mw : 1);
-    a->g_start = rl_calloc_aligned(n, 1);
-    a->g_rows = rl_calloc_aligned(n, sizeof *a->g_rows);
-    a->who = rl_calloc_aligned(a->boards, sizeof *a->who);
+    size_t n = (size_t)a->boards * a->agents, lr = (size_t)a->boards * a->L, B = a->boards, mw = a->mw;
+    const buffer list[] = {
+        {&a->obs, n * a->row_bytes},
+        {&a->final_obs, n * a->row_bytes},
+        {&a->actions, n * a->abytes},
+        {&a->mask, n * mw},
+        {&a->final_mask, n * mw},
+        {&a->to_move, n},
+        {&a->term, n},
+        {&a->trunc, n},
+        {&a->fresh, n},
+        {&a->rewards, n * sizeof *a->rewards},
+        {&a->scores, n * sizeof *a->scores},
+        {&a->lseat, B},
+        {&a->todo, B},
+        {&a->ended, B},
+        {&a->episode, B * sizeof *a->episode},
+        {&a->member, B * sizeof *a->member},
+        {&a->carry, lr * sizeof *a->carry},
+        {&a->outcome, lr},
+        {&a->outcome_seat, lr},
+        {&a->g_obs, n * a->row_bytes},
+        {&a->g_act, n * a->abytes},
+        {&a->g_mask, n * (mw ? mw : 1)},
+        {&a->g_start, n},
+        {&a->g_rows, n * sizeof *a->g_rows},
+        {&a->who, B * sizeof *a->who},
+    };
+    size_t total = 0;
+    for (size_t i = 0; i < sizeof list / sizeof *list; i++) total += (list[i].bytes + 63) & ~(size_t)63;
+    char *at = a->block = rl_calloc_aligned(total ? total : 1, 1);
+    for (size_t i = 0; at && i < sizeof list / sizeof *list; i++) {
+        void *p = list[i].bytes ? at : NULL;
+        memcpy(list[i].slot, &p, sizeof p); /* each slot is a data pointer of the table */
+        at += (list[i].bytes + 63) & ~(size_t)63;
+    }
     a->workers = rl__pool_create(threads ? threads : 1);
-    if (!a->obs || !a->final_obs || !a->actions || (a->mw && (!a->mask || !a->final_mask)) || !a->to_move || !a->term ||
-        !a->trunc || !a->fresh || !a->rewards || !a->scores || !a->lseat || !a->todo || !a->ended || !a->episode ||
-        !a->member || !a->carry || !a->outcome || !a->outcome_seat || !a->g_obs || !a->g_act || !a->g_mask ||
-        !a->g_start || !a->g_rows || !a->who || !a->workers)
-        return RL_ENOMEM;
-    return RL_OK;
+    return a->block && a->workers ? RL_OK : RL_ENOMEM;
 }
 
 int rl__table_set_opponent(rl__table *a, const char *spec, int32_t learner_seat, char *err, size_t errlen)
