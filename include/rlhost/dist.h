@@ -124,7 +124,10 @@ void rl_squashed_gauss_backward(float *dmu, float *dlog_std, const float *log_st
                                 const float *da, uint32_t dim, float lo, float hi, float coef, double n);
 
 /* ---- A policy's distribution over a batch, either action kind ------------
-   For an algorithm that takes discrete and box spaces alike (A2C, PPO):
+   Deprecated: new algorithms use rl_mpdist (below), one distribution for
+   Discrete, MultiDiscrete and Box spaces with masks; rl_pdist stays for the
+   plugins built against it, and its symbols stay in librlcore.
+   For an algorithm that takes discrete and box spaces alike:
    discrete, each row of out is n logits and an action an int32; box, each
    row is n means, the n log-stds are shared by every row (a state-
    independent parameter, usually inside the parameter block) and an
