@@ -96,6 +96,7 @@ contains "$T/nan/summary.json" '"status": "failed"' "summary records the failure
 printf 'run: { steps = 200; eval_episodes = 2; quiet = true; };\nenv: { plugin = "fixture_env"; needed = 1; count = 4; num_envs = 2; };\nalgo: { plugin = "fixture_algo"; needed = 100; };\n' > "$T/endless.cfg"
 expect_rc 1 "an evaluation of an env that never ends stops" -- "$RLHOST" run "$T/endless.cfg" --plugin-path "$FIXTURES" --out "$T/endless"
 contains "$T/err" "episode has run 1000000 steps without ending; an env that never ends cannot be evaluated" "saying why, and what to do"
+contains "$T/err" "evaluation: env 0's episode has run 100000 steps without ending, and its env declares no time limit" "and said so on stderr long before it stopped"
 [ -s "$T/endless/checkpoint.safetensors" ]; ok $? "the run's checkpoint stays"
 
 # An env returning a NaN observation: the run stops at that step, naming the env row and

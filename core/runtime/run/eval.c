@@ -59,9 +59,28 @@ static void trace_row(FILE *f, const rl__vecenv *ev, uint32_t i, uint32_t episod
 
 /* RL_EINVAL with a sentence when an episode of an env without a time limit
    has run RL__EVAL_MAX_EPISODE_STEPS steps and goes on. */
-static int episode_limit(const rl__vecenv *ev, char *err, size_t errlen)
+static int episode_limit(const rl__vecenv *ev, int *warned, char *err, size_t errlen)
 {
-    if (ev->info.max_episode_steps) return RL_OK; /* the env truncates its episodes itself */
+    /* a word on stderr long before anything stops: an evaluation that seems
+       to hang says why (an env past the time limit it declares, or with
+       none, past a tenth of the steps that stop it) */
+    uint32_t limit = ev->info.max_episode_steps;
+    uint32_t soon = limit ? (limit > UINT32_MAX / 2 ? UINT32_MAX : 2 * limit) : RL__EVAL_MAX_EPISODE_STEPS / 10;
+    for (uint32_t i = 0; i < ev->n && !*warned; i++) {
+        if (ev->ep_length[i] < soon) continue;
+        *warned = 1;
+        if (limit)
+            rl__log(RL_LOG_WARN, NULL,
+                    "evaluation: env %u's episode has run %u steps, past the time limit of %u its env declares; "
+                    "the evaluation waits for its episodes to end (Ctrl-C stops it)",
+                    i, ev->ep_length[i], limit);
+        else
+            rl__log(RL_LOG_WARN, NULL,
+                    "evaluation: env %u's episode has run %u steps without ending, and its env declares no time "
+                    "limit; the evaluation stops at %u",
+                    i, ev->ep_length[i], RL__EVAL_MAX_EPISODE_STEPS);
+    }
+    if (limit) return RL_OK; /* the env truncates its episodes itself */
     for (uint32_t i = 0; i < ev->n; i++) {
         if (ev->ep_length[i] < RL__EVAL_MAX_EPISODE_STEPS) continue;
         snprintf(err, errlen,
@@ -114,6 +133,7 @@ int rl__evaluate_games(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, co
     }
     double sum = 0, sum2 = 0, sum_len = 0, sum_score = 0, mn = INFINITY, mx = -INFINITY;
     uint32_t done_total = 0;
+    int warned = 0;
     rl__vecenv_reset(ev);
     if (trace) trace_header(trace, ev);
     while (done_total < episodes) {
@@ -130,7 +150,7 @@ int rl__evaluate_games(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, co
             break;
         }
         if ((rc = rl__vecenv_step(ev, err, errlen)) != RL_OK) break;
-        if ((rc = episode_limit(ev, err, errlen)) != RL_OK) break;
+        if ((rc = episode_limit(ev, &warned, err, errlen)) != RL_OK) break;
         for (uint32_t i = 0; trace && i < n; i++) {
             if (got[i] >= quota[i]) continue; /* past its quota: not counted */
             /* env i's episodes are numbered i, i + n, ... in the order they end */
