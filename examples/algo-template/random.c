@@ -111,7 +111,7 @@ static int ra_create(const rl_algo_args *args, void **out, char *err, size_t err
    choices the row's mask allows (masks NULL: all of them; the host checks
    that every row allows one).  A sticky row repeats its previous action
    when the mask still allows it. */
-static void act_discrete(random_algo *a, const rl_act_batch *b, uint32_t first)
+static void discrete_rows(random_algo *a, const rl_act_batch *b, uint32_t first)
 {
     const uint8_t *masks = b->masks, *episode_start = b->episode_start;
     int32_t *actions = b->actions;
@@ -131,7 +131,7 @@ static void act_discrete(random_algo *a, const rl_act_batch *b, uint32_t first)
 }
 
 /* The same for a box: each dimension uniform in [low, high]. */
-static void act_box(random_algo *a, const rl_act_batch *b, uint32_t first)
+static void box_rows(random_algo *a, const rl_act_batch *b, uint32_t first)
 {
     const uint8_t *episode_start = b->episode_start;
     float *actions = b->box_actions;
@@ -158,9 +158,9 @@ static int ra_act(void *algo, const rl_act_batch *b, char *err, size_t errlen)
         return RL_EINVAL;
     }
     if (b->box_actions)
-        act_box(a, b, first);
+        box_rows(a, b, first);
     else
-        act_discrete(a, b, first);
+        discrete_rows(a, b, first);
     a->acted += b->count;
     return RL_OK;
 }
