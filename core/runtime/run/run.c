@@ -301,7 +301,10 @@ static int open_envs(rl__run_state *rs)
     if (rs->train.table && !strcmp(opponent, "self")) {
         rc = rl__selfplay_init(&rs->pool, c, &rs->train.info, rl__table_opponent_rows(rs->train.table), rs->set.out_dir,
                                rs->err, sizeof rs->err);
-        if (rc != RL_OK) return rc;
+        if (rc != RL_OK) {
+            rl__selfplay_free(&rs->pool); /* the members opened before the one refused */
+            return rc;
+        }
         rs->have_pool = 1;
     }
     uint32_t n_eval = rs->set.eval_episodes < RL__MAX_EVAL_ENVS ? rs->set.eval_episodes : RL__MAX_EVAL_ENVS;
