@@ -15,6 +15,7 @@
 #include "run/eval.h"
 #include "plugin/loader.h"
 #include "env/vecenv.h"
+#include "spaces/spaces.h"
 #include "base/text.h"
 #include "base/log.h"
 
@@ -124,10 +125,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char err[RL_ERR_MAX];
     if (rl__ckpt_restore_mem(data + 1, size - 1, &r, &t->c, algo, err, sizeof err) == RL_OK) {
         rl__vecenv *v = &t->train;
-        rl_transition tr = {sizeof tr,       v->n,          NULL,        v->actions, v->rewards, NULL,
-                            v->io.final_obs, v->terminated, v->truncated};
+        rl_transition tr = {.struct_size = sizeof tr,
+                            .count = v->n,
+                            .actions = v->actions,
+                            .rewards = v->rewards,
+                            .final_obs = v->io.final_obs,
+                            .terminated = v->terminated,
+                            .truncated = v->truncated};
         for (int s = 0; s < 2; s++) {
-            if (avt->act(algo, RL_MODE_TRAIN, v->io.obs, v->episode_start, v->actions, v->n, err, sizeof err) ||
+            if (rl__space_act(&v->space, avt, algo, RL_MODE_TRAIN, v->io.obs, v->episode_start, v->io.action_mask,
+                              v->actions, v->n, err, sizeof err) ||
                 rl__vecenv_step(v, err, sizeof err))
                 break;
             tr.obs = v->prev_obs;
