@@ -99,8 +99,12 @@ int rl_state_meta(const rl_state_io *io, const char *key, const char *value, cha
 int rl_state_blob(const rl_state_io *io, int load, const char *prefix, const char *name, void *data, size_t bytes,
                   char *err, size_t errlen)
 {
-    char full[160];
-    snprintf(full, sizeof full, "%s%s", prefix ? prefix : "", name);
+    char buf[160];
+    const char *full = name; /* no prefix (a search's scratch env): no copy */
+    if (prefix && *prefix) {
+        snprintf(buf, sizeof buf, "%s%s", prefix, name);
+        full = buf;
+    }
     uint64_t shape = bytes;
     int rc = load ? io->get(io->ctx, full, RL_DTYPE_U8, 1, &shape, data)
                   : io->put(io->ctx, full, RL_DTYPE_U8, 1, &shape, data);
