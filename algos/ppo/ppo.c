@@ -489,7 +489,7 @@ static void reset_states(ppo *p, lstm_state *st, const uint8_t *start, uint32_t 
    records the rows in the rollout at *at (observation, episode starts, the
    recurrent state carried in, the value). */
 static int policy_rows(ppo *p, rl_act_mode mode, const void *obs, const uint8_t *start, uint32_t count, size_t *at,
-                       char *err, size_t errlen)
+                       float *values, char *err, size_t errlen)
 {
     if (mode == RL_MODE_EVAL) {
         if (count > p->cfg.rows) {
@@ -498,7 +498,7 @@ static int policy_rows(ppo *p, rl_act_mode mode, const void *obs, const uint8_t 
         }
         to_float(p, obs, count, p->ws.act_x);
         reset_states(p, p->eval, start, count);
-        infer_rows(p, p->ws.act_x, p->eval, count, p->ws.logits, NULL);
+        infer_rows(p, p->ws.act_x, p->eval, count, p->ws.logits, values);
         return RL_OK;
     }
     if (count != p->cfg.num_envs) {
@@ -579,12 +579,37 @@ static void act_gauss(ppo *p, rl_act_mode mode, float *actions, uint32_t count, 
     }
 }
 
+/* The policy's probability of each action under the rows' masks (a
+   search's priors): a softmax over the allowed logits. */
+static void write_probs(const ppo *p, const uint8_t *masks, uint32_t count, float *probs)
+{
+    uint32_t A = p->cfg.n_actions;
+    for (uint32_t i = 0; i < count; i++) {
+        const float *l = p->ws.logits + (size_t)i * A;
+        const uint8_t *m = masks ? masks + (size_t)i * A : NULL;
+        float *out = probs + (size_t)i * A, top = -INFINITY;
+        double z = 0;
+        for (uint32_t a = 0; a < A; a++)
+            if (!m || m[a]) top = l[a] > top ? l[a] : top;
+        for (uint32_t a = 0; a < A; a++) z += out[a] = !m || m[a] ? expf(l[a] - top) : 0.0f;
+        for (uint32_t a = 0; a < A; a++) out[a] = z > 0 ? (float)(out[a] / z) : 0.0f;
+    }
+}
+
 static int ppo_act(void *p_, const rl_act_batch *b, char *err, size_t errlen)
 {
     ppo *p = p_;
     size_t at = 0;
-    int rc = policy_rows(p, b->mode, b->obs, b->episode_start, b->count, &at, err, errlen);
+    int asked = RL_HAS_FIELD(b, rl_act_batch, values) && (b->probs || b->values);
+    if (asked && (b->mode != RL_MODE_EVAL || p->cfg.recurrent || p->cfg.box || p->cfg.comps != 1)) {
+        RL_ERRF(err, errlen,
+                "ppo gives probabilities and values for evaluation batches of one discrete action, without "
+                "recurrence");
+        return RL_ENOTSUP;
+    }
+    int rc = policy_rows(p, b->mode, b->obs, b->episode_start, b->count, &at, asked ? b->values : NULL, err, errlen);
     if (rc != RL_OK) return rc;
+    if (asked && b->probs) write_probs(p, b->masks, b->count, b->probs);
     if (p->cfg.box)
         act_gauss(p, b->mode, b->box_actions, b->count, at);
     else if (p->dist)
@@ -722,7 +747,8 @@ static const rl_plugin_desc descs[] = {
         .stages = stages,
         .n_stages = ST_N,
         .vtable = &vtable,
-        .flags = RL_DESC_REPLICAS | RL_DESC_BOX | RL_DESC_MASKS | RL_DESC_MULTI_DISCRETE | RL_DESC_OBS_PARTS,
+        .flags = RL_DESC_REPLICAS | RL_DESC_BOX | RL_DESC_MASKS | RL_DESC_MULTI_DISCRETE | RL_DESC_OBS_PARTS |
+            RL_DESC_VALUES,
         .tune_space = ppo_space,
     },
     {

@@ -183,6 +183,14 @@ typedef struct rl_act_batch {
        NaN is an error), and hands back the values as chosen in
        rl_transition.box_actions. */
     float *box_actions;
+    /* ABI 1.9, read where struct_size covers them, asked of an algorithm
+       with RL_DESC_VALUES (NULL otherwise, and when not asked): probs
+       [count][n_actions], the policy's probability of each discrete action
+       under the row's mask, and values [count], its value estimate of the
+       row (the return to the row's agent).  A policy that cannot (a
+       recurrent one) fails with a sentence. */
+    float *probs;
+    float *values;
 } rl_act_batch;
 
 /* No struct_size (see the rules at the top): an array element. */

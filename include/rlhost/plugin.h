@@ -45,7 +45,7 @@ extern "C" {
 #endif
 
 #define RL_ABI_MAJOR 1
-#define RL_ABI_MINOR 8
+#define RL_ABI_MINOR 9
 /* A plugin built for minor m loads in any host of minor >= m.  Each field,
    flag and capability a later minor added says so where it stands
    ("ABI 1.6: ..."): those notes are the ABI's history, and a plugin reads
@@ -303,6 +303,16 @@ typedef struct rl_plugin_desc {
 #define RL_DESC_MASKS 0x10u
 #define RL_DESC_MULTI_DISCRETE 0x20u
 #define RL_DESC_OBS_PARTS 0x40u
+/* ABI 1.9, envs: the env can be searched (<rlhost/search.h>): it saves and
+   restores its exact state (rl.env.state/1), every state tensor holds one
+   equal slice per env (env i's at i), and a step is a function of that
+   state and the actions alone (no randomness but what the state holds).
+   The search restores a state into a scratch env of one env and steps it. */
+#define RL_DESC_SEARCHABLE 0x80u
+/* ABI 1.9, algorithms: act_batch writes rl_act_batch.probs and values when
+   the host asks for them (a policy with a value head, which a search can
+   use for priors and values). */
+#define RL_DESC_VALUES 0x100u
 
 typedef struct rl_plugin_entry {
     rl_abi_version abi; /* first, always: RL_ABI_MAJOR, RL_ABI_MINOR */

@@ -11,6 +11,7 @@
 #include <rlhost/rollout.h>
 #include <rlhost/replay.h>
 #include <rlhost/norm.h>
+#include <rlhost/search.h>
 #include <rlhost/host.h>
 
 /* C99 has no static assertion: an array of negative size is the error. */
@@ -20,7 +21,7 @@ int main(void)
 {
     rl_plugin_entry e = {{RL_ABI_MAJOR, RL_ABI_MINOR}, sizeof e, 0, 0, 0, 0};
     rl_algo_args args = {0};
-    rl_act_batch batch = {sizeof batch, RL_MODE_EVAL, 0, 0, 0, 0, 0, 0};
+    rl_act_batch batch = {sizeof batch, RL_MODE_EVAL, 0, 0, 0, 0, 0, 0, 0, 0};
     rl_rng r;
     args.struct_size = sizeof args;
     rl_rng_seed(&r, 1, 2);

@@ -9,6 +9,7 @@
 #include <rlhost/rollout.h>
 #include <rlhost/replay.h>
 #include <rlhost/norm.h>
+#include <rlhost/search.h>
 #include <rlhost/host.h>
 
 static_assert(RL_ACT_TRAIN == RL_MODE_TRAIN && RL_ACT_EVAL == RL_MODE_EVAL, "old names alias the new");
