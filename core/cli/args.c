@@ -48,7 +48,8 @@ typedef enum flag_kind {
     F_LIST,   /* appended to a const char * list whose count follows it */
     F_SET,    /* --set KEY=VALUE and --out DIR: overrides, where the command takes them */
     F_OPPONENT,
-    F_HUMAN
+    F_HUMAN,
+    F_SEARCH /* N or key=value,... (rl__search_opts_parse) */
 } flag_kind;
 
 typedef struct flag {
@@ -83,6 +84,7 @@ static const flag flags[] = {
     {"--out", NULL, F_SET, FIELD(overrides), 0},
     {"--opponent", "eval play", F_OPPONENT, 0, 0, 0},
     {"--human", "play", F_HUMAN, 0, 0, 0},
+    {"--search", "eval play bench", F_SEARCH, 0, 0, 0},
 };
 #undef FIELD
 
@@ -162,6 +164,14 @@ static int apply(cli *c, const flag *f, char *v, const char *help, int allow_set
         return add_opponent(c, v, help) != 0 ? EXIT_USAGE : 0;
     case F_HUMAN:
         return add_opponent(c, "human", help) != 0 ? EXIT_USAGE : 0; /* the person is the opponent */
+    case F_SEARCH: {
+        char err[RL_ERR_MAX];
+        c->search = rl__search_defaults();
+        c->searches = 1;
+        if (rl__search_opts_parse(&c->search, v, "--search", err, sizeof err) == RL_OK) return 0;
+        fprintf(stderr, "rlhost: %s\n", err);
+        return EXIT_USAGE;
+    }
     }
     return 0;
 }

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "plugin/config.h"
+#include "search/searcher.h"
 
 #define MAX_ARGS 256
 
@@ -31,6 +32,8 @@ typedef struct cli {
     unsigned long long steps;
     unsigned episodes;
     double fps;
+    int searches; /* --search: the learner searches at each of its moves */
+    rl__search_opts search;
 } cli;
 
 /* "rlhost: " fmt (with arg), then the command's help, on stderr; EXIT_USAGE. */

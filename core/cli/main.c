@@ -16,6 +16,7 @@
 #include "bench/bench.h"
 #include "checkpoint/safetensors.h"
 #include "cli.h"
+#include "evalcmd.h"
 #include "plugin/config.h"
 #include "parallel/cpu.h"
 #include "run/eval.h"
@@ -50,7 +51,7 @@ static const char usage_text[] =
     "  info NAME                                     a plugin's options and stages\n"
     "  play CONFIG [--checkpoint FILE] [--fps F]     watch env 0 play in the terminal\n"
     "  plot OUT_DIR... [-o FILE.svg] [--column COL]   learning curves as SVG\n"
-    "  bench CONFIG | nn | env NAME [--json]         measured speed (see bench --help)\n"
+    "  bench CONFIG | nn | env NAME | search NAME    measured speed (see bench --help)\n"
     "  tune CONFIG [--trials N] [--jobs J] [--out DIR]\n"
     "                                                search hyperparameters (Optuna; tune --help)\n"
     "  study CONFIG... --seeds N [--out DIR]         seeds side by side, aggregate statistics\n"
@@ -101,7 +102,7 @@ static const char plot_help[] =
 
 static const char eval_help[] =
     "usage: rlhost eval CONFIG|OUT_DIR [--checkpoint FILE] [--episodes N] [--json] [--trace FILE]\n"
-    "                   [--opponent SPEC]\n"
+    "                   [--opponent SPEC] [--search N|KEY=VALUE,...]\n"
     "                   [--set K=V]...\n"
     "\n"
     "Greedy evaluation of a trained policy: with OUT_DIR, its config.cfg and\n"
@@ -113,7 +114,12 @@ static const char eval_help[] =
     "chosen on (obs_0, obs_1, ...).\n"
     "An env with seats (connect_four) plays each of seats.eval_opponents, or\n"
     "each --opponent SPEC (seats.opponent's syntax; repeatable), from every seat, and prints the\n"
-    "learner's wins, draws and losses and its Elo-style rating.\n";
+    "learner's wins, draws and losses and its Elo-style rating.\n"
+    "--search N plays each of the policy's moves by a tree search of N simulations\n"
+    "through the env's own rules, the policy's probabilities and value head guiding\n"
+    "it (an env that declares itself searchable; an algorithm with a value head);\n"
+    "KEY=VALUE,... sets simulations, c_puct, temperature, max_mib and threads\n"
+    "(docs/search.md).\n";
 
 static const char check_help[] = "usage: rlhost check CONFIG [--set KEY=VALUE]... [--plugin-path DIR]\n"
                                  "\n"
@@ -130,12 +136,16 @@ static const char bench_help[] =
     "                    [--set K=V]...\n"
     "       rlhost bench nn [--json] [--repeat K]\n"
     "       rlhost bench env NAME [--set env.KEY=VALUE]... [--steps N] [--repeat K] [--json]\n"
+    "       rlhost bench search NAME [--set env.KEY=VALUE]... [--search SPEC] [--repeat K] [--json]\n"
     "\n"
     "bench nn measures, side by side in one run, raw sgemm throughput for the shapes\n"
     "of an MLP update and the throughput of the full update (forward, backward,\n"
     "Adam), then splits small-batch inference time into BLAS and everything else.\n"
     "bench env steps env NAME (num_envs 1024 unless --set) with random actions,\n"
     "observations written, with 1 thread and with every core, interleaved.\n"
+    "bench search searches from the positions of 64 envs of NAME (a searchable\n"
+    "env) with random rollouts (--search's spec, default 1000 simulations), with 1\n"
+    "thread and with every core, interleaved: simulations per second.\n"
     "bench CONFIG trains CONFIG for N steps (default: its steps, at most 100000)\n"
     "with each optimization stage off and on, interleaved K times (default 3),\n"
     "and prints the median steps/s, the on/off ratio with its min-max, and where\n"
@@ -152,7 +162,7 @@ static const char bench_help[] =
 
 static const char play_help[] =
     "usage: rlhost play CONFIG|OUT_DIR [--checkpoint FILE] [--episodes N] [--fps F] [--follow]\n"
-    "                   [--human] [--opponent SPEC] [--set K=V]...\n"
+    "                   [--human] [--opponent SPEC] [--search N|KEY=VALUE,...] [--set K=V]...\n"
     "\n"
     "Shows env 0 of CONFIG played by the config's algorithm (greedy), redrawn in\n"
     "place at F frames per second on a terminal (default 10), printed frame after\n"
@@ -162,7 +172,8 @@ static const char play_help[] =
     "has written; plays until Ctrl-C (or N episodes).\n"
     "An env with seats (connect_four) seats the policy against the first of\n"
     "seats.eval_opponents, or --opponent SPEC; --human seats you: type each move's\n"
-    "number when asked (the policy and you change seats every game).\n";
+    "number when asked (the policy and you change seats every game).\n"
+    "--search N: the policy searches at each of its moves, as in rlhost eval.\n";
 
 static const char info_help[] = "usage: rlhost info NAME [--plugin-path DIR]\n"
                                 "\n"
@@ -426,13 +437,17 @@ static int cmd_info(cli *c)
 static int cmd_bench(cli *c)
 {
     if (c->n_positional == 1 && !strcmp(c->positional[0], "nn")) return rl__bench_nn(c->json, c->repeat);
-    if (c->n_positional < 1 || c->n_positional > 2 || (c->n_positional == 2 && strcmp(c->positional[0], "env")))
-        return usage_error(bench_help, "bench needs a target: CONFIG, nn, or env NAME%s", "");
+    int two = c->n_positional == 2, search = two && !strcmp(c->positional[0], "search");
+    if (c->n_positional < 1 || c->n_positional > 2 || (two && !search && strcmp(c->positional[0], "env")))
+        return usage_error(bench_help, "bench needs a target: CONFIG, nn, env NAME or search NAME%s", "");
     rl__registry reg = {0};
     rl__registry_discover(&reg, c->plugin_paths, c->n_paths);
     warn_refusals(&reg);
     int rc;
-    if (c->n_positional == 2)
+    if (search)
+        rc = rl__bench_search(&reg, c->positional[1], c->overrides, c->n_overrides, c->searches ? &c->search : NULL,
+                              c->repeat ? c->repeat : 3, c->json);
+    else if (two)
         rc = rl__bench_env(&reg, c->positional[1], c->overrides, c->n_overrides, c->steps ? c->steps : 10000000ull,
                            c->repeat ? c->repeat : 3, c->json);
     else
@@ -474,9 +489,10 @@ static int play_or_eval(cli *c, int play)
                           c->episodes     ? c->episodes
                               : c->follow ? 0
                                           : 1,
-                          c->fps > 0 ? c->fps : 10.0, c->follow);
+                          c->fps > 0 ? c->fps : 10.0, c->follow, c->searches ? &c->search : NULL);
         else
-            rc = rl__eval_command(&cfg, ck, prev[0] ? prev : NULL, episodes ? episodes : 20, c->json, c->trace);
+            rc = rl__eval_command(&cfg, ck, prev[0] ? prev : NULL, episodes ? episodes : 20, c->json, c->trace,
+                                  c->searches ? &c->search : NULL);
         rl__config_destroy(&cfg);
     } else {
         rc = rl__exit_code(rc);

@@ -70,9 +70,11 @@ typedef struct game {
     file_id loaded;
     uint64_t step;
     int tty, follow;
-    int human;         /* --human: a person plays the other seat (seat_person) */
-    uint64_t reported; /* --human: the games whose result the person was shown */
-    uint32_t episodes; /* the games to play, 0: until a signal */
+    int human;                /* --human: a person plays the other seat (seat_person) */
+    uint64_t reported;        /* --human: the games whose result the person was shown */
+    uint32_t episodes;        /* the games to play, 0: until a signal */
+    rl__search_actor *search; /* --search: the policy's moves searched */
+    uint32_t where[2 * 64];   /* the search's rows: env and agent of each */
 } game;
 
 static int open_env(game *g, char *err, size_t errlen)
@@ -224,7 +226,13 @@ static int play_loop(game *g, uint32_t episodes, double fps)
         }
         show_frame(g, frame, ep, episodes, fps);
         rl__vecenv *v = &g->v;
-        int rc = rl__space_act(&v->space, g->avt, g->algo, RL_MODE_EVAL, v->io.obs, v->episode_start, v->io.action_mask,
+        int rc;
+        if (g->search) {
+            rl__env_site site = rl__eval_site(v, g->where, g->where + v->n);
+            rc = rl__search_actor_act(g->search, &site, v->n, g->avt, g->algo, g->where, g->where + v->n, v->io.obs,
+                                      v->io.action_mask, v->n, v->actions, err, sizeof err);
+        } else
+            rc = rl__space_act(&v->space, g->avt, g->algo, RL_MODE_EVAL, v->io.obs, v->episode_start, v->io.action_mask,
                                v->actions, v->n, err, sizeof err);
         if (rc == RL_OK) rc = rl__vecenv_step(v, err, sizeof err);
         if (rc == RL_EINTR && g->human && g_play_stop) break; /* the person quit, or played every game */
@@ -242,7 +250,8 @@ static int play_loop(game *g, uint32_t episodes, double fps)
     return exit_code;
 }
 
-int rl__play(const rl__config *c, const char *ckpt, const char *prev, uint32_t episodes, double fps, int follow)
+int rl__play(const rl__config *c, const char *ckpt, const char *prev, uint32_t episodes, double fps, int follow,
+             const rl__search_opts *search)
 {
     char err[RL_ERR_MAX] = "";
     game g = {.c = c,
@@ -255,6 +264,11 @@ int rl__play(const rl__config *c, const char *ckpt, const char *prev, uint32_t e
     if (open_env(&g, err, sizeof err) != 0) {
         rl__log(RL_LOG_ERROR, NULL, "%s", err);
         return 1;
+    }
+    if (search && rl__search_check(c->env->desc, &g.v.info, c->algo->desc, err, sizeof err) != RL_OK) {
+        rl__log(RL_LOG_ERROR, NULL, "--search: %s", err);
+        rl__vecenv_destroy(&g.v);
+        return 2;
     }
     g_play_stop = 0;
     int exit_code = 1;
@@ -280,7 +294,15 @@ int rl__play(const rl__config *c, const char *ckpt, const char *prev, uint32_t e
         goto out;
     }
     if (follow) fprintf(stderr, "rlhost: following: checkpoint of step %llu\n", (unsigned long long)g.step);
+    rl__search_actor actor = {.seed = rl__eval_seed((uint64_t)c->run.vals[RL__RUN_SEED].i), .algo_desc = c->algo->desc};
+    if (search) actor.opts = *search, g.search = &actor;
+    if (g.v.n > 64) {
+        rl__log(RL_LOG_ERROR, NULL, "play shows one env; this one has %u rows", g.v.n);
+        g.avt->destroy(g.algo);
+        goto out;
+    }
     exit_code = play_loop(&g, episodes, fps);
+    rl__search_actor_close(&actor);
     g.avt->destroy(g.algo);
 out:
     rl__human_set(NULL, NULL);

@@ -107,11 +107,13 @@ static void show(const c4_env *e, const rl_env_io *io, uint32_t i, int final)
     const c4_pos *p = &e->b[i].pos;
     uint8_t *obs = (uint8_t *)(final ? io->final_obs : io->obs) + (size_t)i * 2 * C4_OBS_SIZE;
     uint8_t *mask = (final ? io->final_mask : io->action_mask) + (size_t)i * 2 * C4_W;
-    for (uint32_t s = 0; s < 2; s++) {
-        c4_obs_write(p, s, obs + s * C4_OBS_SIZE);
-        write_mask(p, mask + s * C4_W);
-        if (!final) io->to_move[2 * i + s] = (p->moves & 1) == s;
-    }
+    /* seat 1 sees seat 0's planes swapped */
+    c4_obs_write(p, 0, obs);
+    memcpy(obs + C4_OBS_SIZE, obs + C4_OBS_SIZE / 2, C4_OBS_SIZE / 2);
+    memcpy(obs + C4_OBS_SIZE + C4_OBS_SIZE / 2, obs, C4_OBS_SIZE / 2);
+    write_mask(p, mask);
+    memcpy(mask + C4_W, mask, C4_W);
+    for (uint32_t s = 0; s < 2 && !final; s++) io->to_move[2 * i + s] = (p->moves & 1) == s;
 }
 
 static void start(const c4_env *e, c4_board *b)
@@ -244,6 +246,7 @@ static const rl_plugin_desc descs[] = {
         .name = "connect_four",
         .version = "1.0.0",
         .description = "Connect Four, 7 x 6, two seats taking turns, full columns masked",
+        .flags = RL_DESC_SEARCHABLE,
         .options = options,
         .n_options = OPT_N,
         .vtable = &vtable,

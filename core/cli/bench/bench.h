@@ -13,6 +13,13 @@ int rl__bench_nn(int json, int repeat);
 int rl__bench_env(const rl__registry *reg, const char *name, const rl__override *ov, size_t n_ov, uint64_t steps,
                   int repeat, int json);
 
+/* rlhost bench search NAME [--set env.KEY=VALUE]... [--search SPEC]
+   [--repeat K] [--json]: random-rollout tree search speed (simulations
+   per second) with 1 thread and with every core. */
+struct rl__search_opts;
+int rl__bench_search(const rl__registry *reg, const char *name, const rl__override *ov, size_t n_ov,
+                     const struct rl__search_opts *spec, int repeat, int json);
+
 /* rlhost bench CONFIG [--stage NAME]... [--steps N] [--repeat K] [--json]:
    each stage off and on, interleaved; see run.c. */
 int rl__bench_config(const rl__registry *reg, const char *path, const rl__override *ov, size_t n_ov,

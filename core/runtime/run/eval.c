@@ -112,20 +112,44 @@ static void result_of(rl__eval_result *out, uint32_t n, double sum, double sum2,
 int rl__evaluate(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const char *algo_name, uint32_t episodes,
                  volatile sig_atomic_t *stop, FILE *trace, rl__eval_result *out, char *err, size_t errlen)
 {
-    return rl__evaluate_games(ev, avt, algo, algo_name, episodes, stop, trace, out, NULL, err, errlen);
+    return rl__evaluate_games(ev, avt, algo, algo_name, episodes, stop, trace, out, NULL, NULL, err, errlen);
+}
+
+rl__env_site rl__eval_site(const rl__vecenv *ev, uint32_t *boards_of, uint32_t *movers)
+{
+    for (uint32_t i = 0; i < ev->n; i++) {
+        if (ev->table)
+            rl__table_learner_at(ev->table, i, &boards_of[i], &movers[i]);
+        else
+            boards_of[i] = i / ev->agents, movers[i] = i % ev->agents;
+    }
+    if (ev->table) return rl__table_site(ev->table);
+    return (rl__env_site){ev->desc, ev->options, ev->stages, &ev->info, ev->vt, ev->env, ev->boards};
+}
+
+/* The learner's actions for every row: its policy's, or searched. */
+static int learner_act(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, rl__search_actor *search, uint32_t *where,
+                       char *err, size_t errlen)
+{
+    if (!search)
+        return rl__space_act(&ev->space, avt, algo, RL_MODE_EVAL, ev->io.obs, ev->episode_start, ev->io.action_mask,
+                             ev->actions, ev->n, err, errlen);
+    rl__env_site site = rl__eval_site(ev, where, where + ev->n);
+    return rl__search_actor_act(search, &site, ev->n, avt, algo, where, where + ev->n, ev->io.obs, ev->io.action_mask,
+                                ev->n, ev->actions, err, errlen);
 }
 
 int rl__evaluate_games(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const char *algo_name, uint32_t episodes,
                        volatile sig_atomic_t *stop, FILE *trace, rl__eval_result *out, rl__table_tally *tally,
-                       char *err, size_t errlen)
+                       rl__search_actor *search, char *err, size_t errlen)
 {
     uint32_t n = ev->n; /* rows: envs x agents */
-    uint32_t *t_in_episode = calloc(3 * (size_t)n, sizeof(uint32_t));
+    uint32_t *t_in_episode = calloc(5 * (size_t)n, sizeof(uint32_t));
     if (!t_in_episode) {
         snprintf(err, errlen, "out of memory for %u evaluation rows", n);
         return RL_ENOMEM;
     }
-    uint32_t *quota = t_in_episode + n, *got = quota + n;
+    uint32_t *quota = t_in_episode + n, *got = quota + n, *where = got + n;
     int rc = RL_OK;
     for (uint32_t i = 0; i < n; i++) {
         quota[i] = episodes / n + (i < episodes % n);
@@ -142,8 +166,7 @@ int rl__evaluate_games(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, co
             break;
         }
         char perr[RL_ERR_MAX] = "";
-        rc = rl__space_act(&ev->space, avt, algo, RL_MODE_EVAL, ev->io.obs, ev->episode_start, ev->io.action_mask,
-                           ev->actions, n, perr, sizeof perr);
+        rc = learner_act(ev, avt, algo, search, where, perr, sizeof perr);
         if (rc != RL_OK) {
             snprintf(err, errlen, "algo '%s' failed choosing eval actions: %s", algo_name,
                      perr[0] ? perr : rl_strerror(rc));
@@ -235,8 +258,8 @@ int rl__eval_opponents_check(const rl__config *c, char *err, size_t errlen)
    against the opponents taken as one player rated 0: 400 log10(S / (1 - S)),
    S kept half a game from 0 and 1. */
 int rl__evaluate_seats(rl__vecenv *ev, const rl__config *c, const rl_algo_vtable *avt, void *algo, uint32_t episodes,
-                       uint64_t seed, volatile sig_atomic_t *stop, rl__eval_result *out, rl__sbuf *cols, rl__sbuf *vals,
-                       rl__sbuf *text, char *err, size_t errlen)
+                       uint64_t seed, volatile sig_atomic_t *stop, rl__search_actor *search, rl__eval_result *out,
+                       rl__sbuf *cols, rl__sbuf *vals, rl__sbuf *text, char *err, size_t errlen)
 {
     const char *const *opp;
     uint32_t n_opp = rl__eval_opponents(c, &opp), seats = rl__table_seats(ev->table);
@@ -257,8 +280,8 @@ int rl__evaluate_seats(rl__vecenv *ev, const rl__config *c, const rl_algo_vtable
             rc = rl__table_set_opponent(ev->table, opp[o], (int32_t)seat, err, errlen);
             if (rc == RL_OK) rc = rl__vecenv_reseed(ev, seed, err, errlen);
             if (rc == RL_OK)
-                rc = rl__evaluate_games(ev, avt, algo, c->algo->desc->name, episodes, stop, NULL, &r, &tally, err,
-                                        errlen);
+                rc = rl__evaluate_games(ev, avt, algo, c->algo->desc->name, episodes, stop, NULL, &r, &tally, search,
+                                        err, errlen);
             if (rc != RL_OK) break;
             double e = r.episodes, w = (double)tally.win[seat], d = (double)tally.draw[seat],
                    l = (double)tally.loss[seat];
@@ -293,95 +316,4 @@ int rl__evaluate_seats(rl__vecenv *ev, const rl__config *c, const rl_algo_vtable
     if (text) rl__sbuf_printf(text, "  rating %.0f (Elo, the opponents as one player rated 0)\n", elo);
     result_of(out, (uint32_t)n, sum, sum2, mn, mx, len, score);
     return RL_OK;
-}
-
-int rl__eval_command(const rl__config *c, const char *ckpt, const char *prev, uint32_t episodes, int json,
-                     const char *trace_path)
-{
-    char err[RL_ERR_MAX] = "";
-    uint64_t seed = (uint64_t)c->run.vals[RL__RUN_SEED].i;
-    uint32_t repeat = (uint32_t)c->env_host_stages.vals[RL__ENVST_ACTION_REPEAT].i;
-    uint32_t n = episodes < RL__MAX_EVAL_ENVS ? episodes : RL__MAX_EVAL_ENVS;
-    rl__vecenv ev;
-    /* The run's evaluation seed stream, so the final checkpoint of a run
-       evaluates to the numbers in its summary.json. */
-    const char *const *opp;
-    if (rl__eval_opponents_check(c, err, sizeof err) != RL_OK) {
-        rl__log(RL_LOG_ERROR, NULL, "%s", err);
-        return 2;
-    }
-    rl__seating seating =
-        rl__seating_of(c, rl__eval_opponents(c, &opp) ? opp[0] : "random", 0, NULL, rl__eval_seed(seed));
-    int orc = rl__vecenv_create_seated(&ev, c->env->desc, rl__env_eval_opts(c), c->env_stages.vals, n,
-                                       rl__eval_seed(seed), 1, repeat, &seating, err, sizeof err);
-    if (orc != RL_OK) {
-        rl__log(RL_LOG_ERROR, NULL, "%s", err);
-        return orc == RL_ECONFIG ? 2 : 1; /* an opponent the env cannot seat is a usage error */
-    }
-    const rl_algo_vtable *avt = c->algo->desc->vtable;
-    rl__restore rs = {.path = ckpt, .prev_path = prev};
-    void *algo = rl__policy_open(c, &ev.info, ev.n, &rs, err, sizeof err);
-    uint64_t step = rs.step;
-    int rc = RL_EINVAL;
-    if (!algo) rl__log(RL_LOG_ERROR, NULL, "%s", err);
-    if (algo) {
-        rl__eval_result r = {0};
-        FILE *trace = NULL;
-        rl__sbuf cols = {0}, vals = {0}, games = {0};
-        if (ev.table) {
-            if (trace_path) {
-                snprintf(err, sizeof err, "--trace: env '%s' seats players; a trace follows one opponent (not yet)",
-                         c->env->desc->name);
-                rc = RL_ENOTSUP;
-            } else {
-                rc = rl__evaluate_seats(&ev, c, avt, algo, episodes, rl__eval_seed(seed), NULL, &r, &cols, &vals,
-                                        &games, err, sizeof err);
-            }
-        } else if (trace_path && !(trace = fopen(trace_path, "w"))) {
-            snprintf(err, sizeof err, "cannot write the trace %s: %s", trace_path, strerror(errno));
-            rc = RL_EIO;
-        } else {
-            rc = rl__evaluate(&ev, avt, algo, c->algo->desc->name, episodes, NULL, trace, &r, err, sizeof err);
-        }
-        if (trace && (fflush(trace) != 0 || ferror(trace) || fsync(fileno(trace)) != 0) && rc == RL_OK) {
-            snprintf(err, sizeof err, "writing the trace %s failed: %s", trace_path, strerror(errno));
-            rc = RL_EIO;
-        }
-        if (trace) fclose(trace);
-        if (rc != RL_OK) {
-            rl__log(RL_LOG_ERROR, NULL, "%s", err);
-        } else if (json) {
-            rl__sbuf o = {0};
-            rl__sbuf_puts(&o, "{");
-            rl__json_str(&o, "env", c->env->desc->name);
-            rl__json_str(&o, "algo", c->algo->desc->name);
-            rl__json_str(&o, "checkpoint", ckpt);
-            rl__json_u64(&o, "step", step);
-            rl__json_u64(&o, "episodes", r.episodes);
-            rl__json_num(&o, "return_mean", r.return_mean);
-            rl__json_num(&o, "return_std", r.return_std);
-            rl__json_num(&o, "return_min", r.return_min);
-            rl__json_num(&o, "return_max", r.return_max);
-            rl__json_num(&o, "length_mean", r.length_mean);
-            if (ev.info.score_name) {
-                rl__json_str(&o, "score_name", ev.info.score_name);
-                rl__json_num(&o, "score_mean", r.score_mean);
-            }
-            rl__json_print(&o);
-        } else {
-            printf("%s on %s%s%s (step %llu): %u episodes\n", c->algo->desc->name, c->env->desc->name,
-                   ckpt ? ", checkpoint " : ", untrained", ckpt ? ckpt : "", (unsigned long long)step, r.episodes);
-            printf("  return  mean %.4g  std %.4g  min %.4g  max %.4g\n", r.return_mean, r.return_std, r.return_min,
-                   r.return_max);
-            printf("  length  mean %.4g\n", r.length_mean);
-            if (ev.info.score_name) printf("  %s  mean %.4g\n", ev.info.score_name, r.score_mean);
-            if (games.data) fputs(games.data, stdout);
-        }
-        rl__sbuf_free(&cols);
-        rl__sbuf_free(&vals);
-        rl__sbuf_free(&games);
-        avt->destroy(algo);
-    }
-    rl__vecenv_destroy(&ev);
-    return rc == RL_OK ? 0 : 1;
 }

@@ -10,6 +10,7 @@
 
 #include "env/vecenv.h"
 #include "checkpoint/algo_open.h"
+#include "search/searcher.h"
 
 typedef struct rl__eval_result {
     int done;
@@ -39,10 +40,11 @@ static inline uint64_t rl__eval_seed(uint64_t run_seed)
 int rl__evaluate(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const char *algo_name, uint32_t episodes,
                  volatile sig_atomic_t *stop, FILE *trace, rl__eval_result *out, char *err, size_t errlen);
 /* The same, adding each counted game's result (an env with seats) to
-   tally, by the seat the learner played. */
+   tally, by the seat the learner played; with search (may be NULL) the
+   learner searches at each of its moves, its network the algorithm's. */
 int rl__evaluate_games(rl__vecenv *ev, const rl_algo_vtable *avt, void *algo, const char *algo_name, uint32_t episodes,
                        volatile sig_atomic_t *stop, FILE *trace, rl__eval_result *out, rl__table_tally *tally,
-                       char *err, size_t errlen);
+                       rl__search_actor *search, char *err, size_t errlen);
 
 /* An env with seats (ev->table): games against every evaluation opponent
    (rl__eval_opponents) at every seat, `episodes` each, every one from the
@@ -56,13 +58,11 @@ uint32_t rl__eval_opponents(const struct rl__config *c, const char *const **list
    case only). */
 int rl__eval_opponents_check(const struct rl__config *c, char *err, size_t errlen);
 int rl__evaluate_seats(rl__vecenv *ev, const struct rl__config *c, const rl_algo_vtable *avt, void *algo,
-                       uint32_t episodes, uint64_t seed, volatile sig_atomic_t *stop, rl__eval_result *out,
-                       rl__sbuf *cols, rl__sbuf *vals, rl__sbuf *text, char *err, size_t errlen);
+                       uint32_t episodes, uint64_t seed, volatile sig_atomic_t *stop, rl__search_actor *search,
+                       rl__eval_result *out, rl__sbuf *cols, rl__sbuf *vals, rl__sbuf *text, char *err, size_t errlen);
 
-/* `rlhost eval`: builds the config's env and algo, restores ckpt (may be
-   NULL: the untrained policy; prev as in rl__policy_open), evaluates `episodes` greedy episodes and
-   prints return mean/std/min/max, length and score.  Returns the exit code. */
-int rl__eval_command(const struct rl__config *c, const char *ckpt, const char *prev, uint32_t episodes, int json,
-                     const char *trace_path);
+/* The rows of ev as a search plays them: the env a table seats (or ev's
+   own, one agent per env) and where each learner row stands in it. */
+rl__env_site rl__eval_site(const rl__vecenv *ev, uint32_t *boards_of, uint32_t *movers);
 
 #endif

@@ -67,7 +67,7 @@ static int evaluate_seats(rl__run_state *rs, uint32_t episodes, eval_result *out
 {
     rl__sbuf cols = {0}, vals = {0};
     int rc = rl__evaluate_seats(&rs->eval, rs->c, rs->avt, rs->algo, episodes, rl__eval_seed(rs->set.seed),
-                                &rl__stop_signal, out, &cols, &vals, NULL, rs->err, sizeof rs->err);
+                                &rl__stop_signal, NULL, out, &cols, &vals, NULL, rs->err, sizeof rs->err);
     if (rc == RL_OK) {
         rl__sbuf_free(&rs->rep.eval_cols);
         rl__sbuf_free(&rs->rep.eval_vals);

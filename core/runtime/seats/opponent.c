@@ -18,6 +18,7 @@
 #include "checkpoint/safetensors.h"
 #include "parallel/replicas.h"
 #include "plugin/host_api.h"
+#include "plugin/loader.h"
 #include "plugin/schema.h"
 #include "plugin/state_prefix.h"
 #include "checkpoint/algo_open.h"
@@ -174,6 +175,54 @@ static int open_snapshot(rl__player *p, const char *path, const rl__config *c, c
     return p->algo ? RL_OK : RL_ECORRUPT;
 }
 
+static int has_search_key(const char *const *keys, uint32_t n)
+{
+    for (uint32_t k = 0; k < n; k++)
+        if (!strcmp(keys[k], "search") || rl__search_opts_has(keys[k])) return 1;
+    return 0;
+}
+
+/* The search keys of "mcts(...)" (snapshot 0) or of a snapshot's
+   "PATH(search=N, ...)" into p, with the env checked for a search. */
+static int search_keys(rl__player *p, const char *spec, const char *const *keys, const char *const *vals, uint32_t n,
+                       int snapshot, const rl__config *c, const rl_env_info *info, char *err, size_t errlen)
+{
+    p->searches = 1;
+    p->search.opts = rl__search_defaults();
+    p->search.seed = p->seed;
+    char what[300];
+    snprintf(what, sizeof what, "opponent '%.200s'", spec);
+    int has_n = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        int sims = snapshot && !strcmp(keys[k], "search");
+        if (!strcmp(keys[k], "simulations") && snapshot) {
+            snprintf(err, errlen, "%s: a snapshot's simulations are search=N", what);
+            return RL_ECONFIG;
+        }
+        int rc = rl__search_opts_set(&p->search.opts, sims ? "simulations" : keys[k], vals[k], what, err, errlen);
+        if (rc != RL_OK) return rc;
+        has_n |= sims;
+    }
+    if (snapshot && !has_n) {
+        snprintf(err, errlen, "%s: a snapshot that searches needs search=N (its simulations per move)", what);
+        return RL_ECONFIG;
+    }
+    char why[RL_ERR_MAX];
+    if (rl__search_check(c->env->desc, info, NULL, why, sizeof why) == RL_OK) return RL_OK;
+    snprintf(err, errlen, "%s: %s", what, why);
+    return RL_ECONFIG;
+}
+
+/* A snapshot that searches: its algorithm must give probabilities and values. */
+static int snapshot_searches(rl__player *p, const char *spec, const rl_env_info *info, char *err, size_t errlen)
+{
+    p->search.algo_desc = p->own.algo->desc;
+    char why[RL_ERR_MAX];
+    if (rl__search_check(p->own.env->desc, info, p->search.algo_desc, why, sizeof why) == RL_OK) return RL_OK;
+    snprintf(err, errlen, "opponent '%s': %s", spec, why);
+    return RL_ECONFIG;
+}
+
 int rl__player_open(rl__player *p, const char *spec, const rl__config *c, const rl_env_info *info, uint32_t rows,
                     uint64_t seed, char *err, size_t errlen)
 {
@@ -198,20 +247,27 @@ int rl__player_open(rl__player *p, const char *spec, const rl__config *c, const 
     for (size_t i = 0; named && c->reg && i < c->reg->n_plugins && !pl; i++)
         if (c->reg->plugins[i].desc->kind == RL_KIND_ALGO && !strcmp(c->reg->plugins[i].desc->name, name))
             pl = &c->reg->plugins[i];
+    p->seed = seed;
     if (pl) {
         rc = check_takes(pl->desc, spec, c->env->desc->name, info, err, errlen);
         if (rc == RL_OK) rc = open_scripted(p, pl, spec, keys, vals, n, info, rows, seed, err, errlen);
-    } else if (n) {
+    } else if (!strcmp(name, "mcts"))
+        rc = search_keys(p, spec, keys, vals, n, 0, c, info, err, errlen);
+    else if (n && named && !has_search_key(keys, n)) {
         snprintf(err, errlen, "opponent '%s': no algorithm plugin '%s' (see rlhost list)", spec, name);
         rc = RL_ECONFIG;
-    } else
-        rc = open_snapshot(p, spec, c, info, rows, err, errlen);
+    } else {
+        rc = n ? search_keys(p, spec, keys, vals, n, 1, c, info, err, errlen) : RL_OK;
+        if (rc == RL_OK) rc = open_snapshot(p, n ? name : spec, c, info, rows, err, errlen);
+        if (rc == RL_OK && n) rc = snapshot_searches(p, spec, info, err, errlen);
+    }
     if (rc != RL_OK) rl__player_close(p);
     return rc;
 }
 
 void rl__player_close(rl__player *p)
 {
+    rl__search_actor_close(&p->search);
     if (p->algo) p->vt->destroy(p->algo);
     if (p->has_own)
         rl__config_destroy(&p->own);
@@ -264,9 +320,32 @@ int rl__player_act(rl__player *p, const rl__space *space, const void *obs, const
     return rl__space_check_actions(space, actions, masks, n, 1, who, err, errlen);
 }
 
+int rl__player_search(rl__player *p, const rl__env_site *site, uint32_t rows, const uint32_t *boards_of,
+                      const uint32_t *movers, const void *obs, const uint8_t *masks, int32_t *actions, uint32_t n,
+                      char *err, size_t errlen)
+{
+    char perr[RL_ERR_MAX] = "";
+    int rc = rl__search_actor_act(&p->search, site, rows, p->vt, p->algo, boards_of, movers, obs, masks, n, actions,
+                                  perr, sizeof perr);
+    if (rc != RL_OK) snprintf(err, errlen, "opponent '%s': %s", p->name, perr[0] ? perr : rl_strerror(rc));
+    return rc;
+}
+
+/* A searching player's count of searches, PREFIX"search/calls". */
+static int search_state(rl__player *p, const rl_state_io *io, const char *prefix, int load, char *err, size_t errlen)
+{
+    if (!p->searches) return RL_OK;
+    char perr[RL_ERR_MAX] = "";
+    int rc = rl__search_actor_state(&p->search, io, prefix, load, perr, sizeof perr);
+    if (rc != RL_OK) snprintf(err, errlen, "opponent '%s': %s", p->name, perr[0] ? perr : rl_strerror(rc));
+    return rc;
+}
+
 int rl__player_state(rl__player *p, const rl_state_io *io, const char *prefix, int load, const char *fallback_path,
                      char *err, size_t errlen)
 {
+    int src = search_state(p, io, prefix, load, err, errlen);
+    if (src != RL_OK) return src;
     if (p->human || !p->algo || !p->vt->get_extension) return RL_OK;
     const rl_algo_state_ext *st = p->vt->get_extension(p->algo, RL_EXT_ALGO_STATE);
     if (!st || !RL_HAS_FIELD(st, rl_algo_state_ext, load) || !st->save || !st->load) return RL_OK;

@@ -13,6 +13,7 @@
 
 #include "base/text.h"
 #include "plugin/config.h"
+#include "search/searcher.h"
 #include "spaces/spaces.h"
 
 /* One policy, ready to act on up to `rows` rows. */
@@ -26,6 +27,11 @@ typedef struct rl__player {
     int has_own;
     int human;       /* "human": a person moves, through the program's rl__human_fn */
     char path[4200]; /* a snapshot's checkpoint file, else empty */
+    /* A player that searches: "mcts(...)" (random rollouts, no algorithm)
+       or a snapshot with search=N (its network valuing the leaves). */
+    int searches;
+    rl__search_actor search;
+    uint64_t seed;
 } rl__player;
 
 /* A person at a seat (the opponent "human"): librlhost reads and writes no
@@ -49,12 +55,19 @@ int rl__human_ask(const rl__human_move *m, char *err, size_t errlen);
 
 /* Opens the player a spec names ("self" is the pool's, not here): PLUGIN or
    PLUGIN(key=value, ...) for an algorithm plugin of the learner's registry,
-   "human" for a person (discrete actions; rl__human_set), else a
-   checkpoint file or run directory.  info is the learner's view of
+   "human" for a person (discrete actions; rl__human_set), "mcts" or
+   "mcts(simulations=N, ...)" for tree search with random rollouts, else a
+   checkpoint file or run directory, PATH(search=N, ...) to search with its
+   network.  info is the learner's view of
    the env; seed seeds a scripted player.  A sentence in err on failure. */
 int rl__player_open(rl__player *p, const char *spec, const rl__config *c, const rl_env_info *info, uint32_t rows,
                     uint64_t seed, char *err, size_t errlen);
 void rl__player_close(rl__player *p);
+/* Moves of a player that searches (p->searches) for n rows of the site's
+   env: row i is agent movers[i] of env boards_of[i], `rows` at most. */
+int rl__player_search(rl__player *p, const rl__env_site *site, uint32_t rows, const uint32_t *boards_of,
+                      const uint32_t *movers, const void *obs, const uint8_t *masks, int32_t *actions, uint32_t n,
+                      char *err, size_t errlen);
 /* What acting changes in a player (a scripted player's RNG, a sampling
    snapshot's eval stream), saved under prefix (load 0) or restored from it
    (load 1).  On load, a tensor the checkpoint lacks is read from

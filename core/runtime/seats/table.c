@@ -48,8 +48,8 @@ struct rl__table {
     /* gathered opponent rows */
     void *g_obs, *g_act;
     uint8_t *g_mask, *g_start;
-    uint32_t *g_rows;
-    rl__player **who; /* each board's opponent, resolved once per round of moves */
+    uint32_t *g_rows, *g_board, *g_agent; /* g_board, g_agent: a search's roots */
+    rl__player **who;                     /* each board's opponent, resolved once per round of moves */
     int self;
     rl__player fixed;
     int failed;
@@ -127,6 +127,20 @@ static int human_moves(rl__table *a, uint32_t n, char *err, size_t errlen)
     return RL_OK;
 }
 
+/* A searching player's moves for the n gathered rows, searched through the
+   env's own state, then checked as any player's. */
+static int search_moves(rl__table *a, rl__player *pl, uint32_t n, char *err, size_t errlen)
+{
+    for (uint32_t i = 0; i < n; i++) a->g_board[i] = a->g_rows[i] / a->agents, a->g_agent[i] = a->g_rows[i] % a->agents;
+    rl__env_site site = rl__table_site(a);
+    int rc = rl__player_search(pl, &site, rl__table_opponent_rows(a), a->g_board, a->g_agent, a->g_obs,
+                               a->mw ? a->g_mask : NULL, a->g_act, n, err, errlen);
+    if (rc != RL_OK) return rc;
+    char who[256];
+    snprintf(who, sizeof who, "opponent '%s'", pl->name);
+    return rl__space_check_actions(&a->space, a->g_act, a->mw ? a->g_mask : NULL, n, 1, who, err, errlen);
+}
+
 /* Opponent actions for the rows of the todo boards that move, each board's
    player acting on its rows as one batch. */
 static void opponents_act(rl__table *a)
@@ -151,6 +165,7 @@ static void opponents_act(rl__table *a)
         if (!n) continue;
         char err[RL_ERR_MAX];
         int rc = pl->human ? human_moves(a, n, err, sizeof err)
+            : pl->searches ? search_moves(a, pl, n, err, sizeof err)
                            : rl__player_act(pl, &a->space, a->g_obs, a->g_start, a->mw ? a->g_mask : NULL, a->g_act, n,
                                             err, sizeof err);
         if (rc != RL_OK) {
@@ -530,6 +545,8 @@ static int alloc_buffers(rl__table *a, uint32_t threads)
         {&a->g_mask, n * (mw ? mw : 1)},
         {&a->g_start, n},
         {&a->g_rows, n * sizeof *a->g_rows},
+        {&a->g_board, n * sizeof *a->g_board},
+        {&a->g_agent, n * sizeof *a->g_agent},
         {&a->who, B * sizeof *a->who},
     };
     size_t total = 0;
@@ -675,6 +692,17 @@ uint32_t rl__table_outcome_seat(const rl__table *a, uint32_t row)
 uint32_t rl__table_seats(const rl__table *a)
 {
     return a->seats;
+}
+
+rl__env_site rl__table_site(const rl__table *a)
+{
+    return (rl__env_site){a->desc, a->options, a->stages, &a->iinfo, a->ivt, a->ienv, a->boards};
+}
+
+void rl__table_learner_at(const rl__table *a, uint32_t row, uint32_t *board, uint32_t *agent)
+{
+    *board = row / a->L;
+    *agent = learner_row(a, *board, row % a->L) % a->agents;
 }
 
 uint32_t rl__table_opponent_rows(const rl__table *a)

@@ -77,6 +77,10 @@ uint32_t rl__table_outcome_seat(const rl__table *a, uint32_t row);
 uint32_t rl__table_seats(const rl__table *a);
 /* Rows the opponents play at most in one batch: envs x the agents not the learner's. */
 uint32_t rl__table_opponent_rows(const rl__table *a);
+/* The env the table seats, as a search plays it. */
+rl__env_site rl__table_site(const rl__table *a);
+/* Where learner row `row` stands in that env: its env (board) and agent. */
+void rl__table_learner_at(const rl__table *a, uint32_t row, uint32_t *board, uint32_t *agent);
 /* Recreates the env with a new seed (rl__vecenv_reseed). */
 int rl__table_reseed(rl__table *a, uint64_t seed, char *err, size_t errlen);
 
