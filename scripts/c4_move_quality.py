@@ -2,14 +2,19 @@
 """Move quality of Connect Four policies against perfect play: on the
 positions of tests/data/connect_four_positions.txt (1000 reached by random
 play, each column's exact score from the solver c4_solve), the fraction
-where a policy's greedy move is one of the best columns.
+where a policy's greedy move keeps the position's game-theoretic value (a
+won position stays won, a drawn one drawn; lost positions left out: a
+perfect player scores 1.0), and the fraction where it is one of the
+columns that win fastest (the solver's best score).
 
-  scripts/c4_move_quality.py RUN_DIR|CHECKPOINT ... [--positions FILE] [--json]
+  scripts/c4_move_quality.py RUN_DIR|CHECKPOINT ... [--positions FILE] [--search N] [--json]
 
 A run directory's self-play pool (pool/step-*.safetensors) is measured
-snapshot by snapshot, then its checkpoint: the fraction through training.
-Beside it, the fraction of the positions where the side to move can win
-with its next stone in which the policy does.
+snapshot by snapshot, then its checkpoint: the fractions through training.
+Beside them, the fraction of the positions where the side to move can win
+with its next stone in which the policy does.  --search N plays each move
+by a tree search of N simulations guided by the policy (Policy.search,
+docs/search.md) instead of its greedy move.
 Run it with the project's .venv and RLHOST_LIB_DIR=build PYTHONPATH=python
 from a build tree (or an installed rlhost package)."""
 
@@ -65,16 +70,59 @@ def wins_now(moves, scores):
     return max(s for s in scores if s is not None) == 21 - len(moves) // 2
 
 
-def quality(path, rows, obs, masks):
+def searched(p, rows, simulations):
+    """The searched move in every position: the positions of each length
+    are played from the start on envs of their own, then searched."""
+    acts = np.zeros(len(rows), np.int64)
+    by_len = {}
+    for i, (m, _, _) in enumerate(rows):
+        by_len.setdefault(len(m), []).append(i)
+    for n, idx in sorted(by_len.items()):
+        env = p.make_env(num_envs=len(idx), seed=0)
+        env.reset(seed=0)
+        for k in range(n):
+            cols = np.array([int(rows[i][0][k]) - 1 for i in idx], np.int32)
+            env.step(np.repeat(cols, 2))  # both seats' rows: the mover's counts
+        a = p.search(env, simulations).reshape(len(idx), 2)
+        acts[idx] = a[np.arange(len(idx)), n % 2]
+        env.close()
+    return acts
+
+
+def value_kept(move, scores):
+    """Whether the move keeps a won position won and a drawn one drawn
+    (None: a lost position, left out)."""
+    best = max(s for s in scores if s is not None)
+    if best < 0:
+        return None
+    got = scores[move]
+    return got is not None and (got > 0 if best > 0 else got == 0)
+
+
+def quality(path, rows, obs, masks, simulations):
     try:
-        with rlhost.load(path, num_envs=len(rows)) as p:
-            acts = np.asarray(p(obs, action_masks=masks)).reshape(-1)
+        # the positions are played from an empty board: no random opening
+        ov = ["env.random_opening=0", "env.random_opening_max=0"] if simulations else None
+        with rlhost.load(path, num_envs=len(rows), overrides=ov) as p:
+            if simulations:
+                acts = searched(p, rows, simulations)
+            else:
+                acts = np.asarray(p(obs, action_masks=masks)).reshape(-1)
             step = int(getattr(p, "step", 0) or 0)
     except rlhost.RlhostError as e:
         sys.exit(f"c4_move_quality: {e}")
     good = [int(a) in best for a, (_, _, best) in zip(acts, rows)]
+    kept = [value_kept(int(a), sc) for a, (_, sc, _) in zip(acts, rows)]
+    kept = [k for k in kept if k is not None]
     now = [g for g, (m, sc, _) in zip(good, rows) if wins_now(m, sc)]
-    return step, sum(good) / len(rows), (sum(now) / len(now) if now else None), len(now)
+    return {
+        "step": step,
+        "value_kept_rate": sum(kept) / len(kept) if kept else None,
+        "value_kept_positions": len(kept),
+        "best_move_rate": sum(good) / len(rows),
+        "win_now_rate": sum(now) / len(now) if now else None,
+        "win_now_positions": len(now),
+    }
 
 
 def main():
@@ -82,8 +130,11 @@ def main():
     ap.add_argument("paths", nargs="+")
     here = os.path.dirname(os.path.abspath(__file__))
     ap.add_argument("--positions", default=os.path.join(here, "..", "tests", "data", "connect_four_positions.txt"))
+    ap.add_argument("--search", type=int, default=0, metavar="N", help="simulations of a tree search per move")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
+    if a.search < 0 or a.search > 1_000_000:
+        ap.error(f"--search {a.search}: from 1 to 1000000 (0: the policy's own moves)")
     rows = read(a.positions)
     obs = np.stack([observation(m) for m, _, _ in rows])
     masks = np.array([[s is not None for s in sc] for _, sc, _ in rows], bool)
@@ -93,13 +144,15 @@ def main():
         if not os.path.isdir(path) or os.path.exists(os.path.join(path, "checkpoint.safetensors")):
             items.append(path)
         for item in items:
-            step, q, qn, n_now = quality(item, rows, obs, masks)
-            out.append(
-                {"path": item, "step": step, "best_move_rate": q, "win_now_rate": qn, "win_now_positions": n_now}
-            )
+            r = {"path": item, "search": a.search, **quality(item, rows, obs, masks, a.search)}
+            out.append(r)
             if not a.json:
+                n_now, qn = r["win_now_positions"], r["win_now_rate"]
                 now = f"  (wins at once where it can: {qn:.3f} of {n_now})" if n_now else ""
-                print(f"{q:6.3f}  step {step:>10}  {item}{now}")
+                print(
+                    f"value kept {r['value_kept_rate']:6.3f}  fastest {r['best_move_rate']:6.3f}  "
+                    f"step {r['step']:>10}  {item}{now}"
+                )
     if a.json:
         print(json.dumps(out, indent=1))
 

@@ -2,16 +2,32 @@
    by the scripted opponent; see c4_plugin.h. */
 #include "c4_plugin.h"
 
+/* Row r (0 the top) of the stones s as 7 bytes of 0 or 1, one a column:
+   the row's bits sit 7 apart (c4.h's layout), gathered into 7 contiguous
+   bits by shifts (bit 7c moved down by 6c lands on c and nothing else
+   does), then spread one to a byte by a multiply. */
+static uint64_t row_bytes(uint64_t s, int r)
+{
+    uint64_t y = (s >> (C4_H - 1 - r)) & C4_BOTTOM;
+    uint64_t bits = (y | y >> 6 | y >> 12 | y >> 18 | y >> 24 | y >> 30 | y >> 36) & 0x7f;
+    return (bits * 0x0002040810204081ull) & 0x0101010101010101ull;
+}
+
+/* The stones s as a plane of [6][7] bytes. */
+static void plane(uint64_t s, uint8_t *o)
+{
+    for (int r = 0; r < C4_H; r++) {
+        uint64_t row = row_bytes(s, r);
+        for (int c = 0; c < C4_W; c++) o[r * C4_W + c] = (uint8_t)(row >> (8 * c));
+    }
+}
+
 void c4_obs_write(const c4_pos *p, uint32_t seat, uint8_t *o)
 {
     uint64_t mover = p->cur, other = p->cur ^ p->mask;
     uint64_t own = (p->moves & 1) == seat ? mover : other, opp = own ^ p->mask;
-    for (int r = 0; r < C4_H; r++)
-        for (int c = 0; c < C4_W; c++) {
-            uint64_t bit = 1ull << (c * (C4_H + 1) + (C4_H - 1 - r));
-            o[r * C4_W + c] = (own & bit) != 0;
-            o[C4_H * C4_W + r * C4_W + c] = (opp & bit) != 0;
-        }
+    plane(own, o);
+    plane(opp, o + C4_H * C4_W);
 }
 
 int c4_obs_read(const uint8_t *o, c4_pos *p)

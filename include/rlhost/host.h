@@ -267,6 +267,16 @@ int rlh_policy_act_masked(rlh_policy *p, const void *obs, const uint8_t *episode
    when the newest was damaged), not the file as it is now.  *data lives
    until rlh_policy_close. */
 int rlh_policy_checkpoint(rlh_policy *p, const void **data, size_t *len, char *err, size_t errlen);
+/* Moves searched for every row of v to move (a turn-based env's rows whose
+   to_move is set, else every row) by a tree search through v's env, an env
+   that declares itself searchable, the policy's probabilities and values
+   guiding it (an algorithm with a value head): spec is `rlhost eval
+   --search`'s, N simulations or "key=value,..." (simulations, c_puct,
+   temperature, max_mib, threads).  actions gets one int32 per row, -1 for
+   a row not to move; at most the policy's num_envs rows move at once.
+   The trees' streams follow from the policy's seed and its count of
+   searches, so a program's searches repeat exactly. */
+int rlh_policy_search(rlh_policy *p, rlh_vec *v, const char *spec, int32_t *actions, char *err, size_t errlen);
 /* The env of the policy's config (its options and stages), num_envs
    copies seeded from seed, opened as `rlhost eval` opens it: an option
    that only shapes training (RL_OPT_TRAINING: reward clipping, a lost life

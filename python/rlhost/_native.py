@@ -196,6 +196,7 @@ def _load():
         "rlh_policy_act": (C.c_int, [P, P, P, P, U32, S, SZ]),
         "rlh_policy_act_masked": (C.c_int, [P, P, P, P, P, U32, S, SZ]),
         "rlh_policy_vec": (P, [P, U32, U64, S, SZ]),
+        "rlh_policy_search": (C.c_int, [P, P, S, P, S, SZ]),
         "rlh_policy_checkpoint": (C.c_int, [P, C.POINTER(C.c_void_p), C.POINTER(SZ), S, SZ]),
         "rlh_set_log_handler": (None, [LOG_FN, P]),
         "rlh_env_register": (C.c_int, [P, P, S, SZ]),

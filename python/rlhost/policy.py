@@ -331,6 +331,38 @@ class Policy:
                 return act[0] if self.box or self.multi else int(act[0])
             return act
 
+    def search(self, env, simulations=100, **keys):
+        """Moves searched for the rows of env to move: Monte Carlo tree
+        search through the env's own rules (an env that declares itself
+        searchable, such as connect_four), this policy's probabilities and
+        value head guiding it.  env: a VectorEnv of this policy's env (or
+        the vec inside one), as make_env gives it.  keys: c_puct,
+        temperature, max_mib, threads (docs/search.md).  Returns int32
+        [num_envs x agents]: each row's move, -1 for a row not to move."""
+        from .envs import check_int
+
+        v = getattr(env, "_v", env)
+        if not hasattr(v, "handle") or not hasattr(v, "to_move"):
+            raise TypeError(f"search takes a VectorEnv of rlhost's (make_env gives one), not {type(env).__name__}")
+        spec = {"simulations": check_int(simulations, "simulations", 1, 1_000_000)}
+        for k, val in keys.items():
+            if not isinstance(val, (int, float)) or isinstance(val, bool):
+                raise TypeError(f"search key {k}={val!r}: a number")
+            spec[k] = val
+        text = ",".join(f"{k}={val}" for k, val in spec.items()).encode()
+        with self._lock, v.lock:
+            self._check_open()
+            v.check_open()
+            rows = v.n
+            handle = next((h for h, cap in self._parts if cap >= rows), None)
+            if handle is None:
+                self._grow(sum(cap for _, cap in self._parts) + rows)
+                handle = next(h for h, cap in self._parts if cap >= rows)
+            out = np.full(rows, -1, np.int32)
+            if N.lib.rlh_policy_search(handle, v.handle, text, out.ctypes.data, self._err, N.ERR_LEN) != N.RL_OK:
+                N.fail(self._err)
+            return out
+
     def inputs(self, obs):
         """The network input of observations (what to_torch's module takes
         for a composite observation): float32 [n][width], each part in order,

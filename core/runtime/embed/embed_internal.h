@@ -8,6 +8,7 @@
 #include "checkpoint/safetensors.h"
 #include "env/vecenv.h"
 #include "plugin/config.h"
+#include "search/searcher.h"
 
 /* An env the caller registered: its descriptor (first, so the descriptor
    rl__vecenv_creating() names is the record), a vtable of trampolines, and
@@ -43,6 +44,12 @@ struct rlh_policy {
     rl__ckpt ckpt;             /* what was loaded, as validated */
     unsigned char *ckpt_bytes; /* ckpt as a file, made on first request */
     size_t ckpt_len;
+    /* rlh_policy_search: the search of the last call, kept while its spec
+       and vec stay the same */
+    rl__search_actor search;
+    char search_spec[512];
+    const rlh_vec *search_vec;
+    uint64_t search_calls;
 };
 
 /* err := fmt with a and b, when there is a buffer. */

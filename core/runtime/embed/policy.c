@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include <rlhost/nn.h> /* rl_params_find_nonfinite */
@@ -88,6 +89,7 @@ rlh_policy *rlh_policy_open(rlh_host *h, const char *path, uint32_t num_envs, co
 void rlh_policy_close(rlh_policy *p)
 {
     if (!p) return;
+    rl__search_actor_close(&p->search);
     if (p->algo) p->avt->destroy(p->algo);
     if (p->probe.env) rl__vecenv_destroy(&p->probe);
     rl__config_destroy(&p->cfg);
@@ -193,4 +195,79 @@ rlh_vec *rlh_policy_vec(rlh_policy *p, uint32_t num_envs, uint64_t seed, char *e
     rlh_vec *v = rl__embed_vec_from_text(p->h, p->cfg.path, &text, &ov, 1, num_envs, seed, 1, err, errlen);
     rl__sbuf_free(&text);
     return v;
+}
+
+/* The search rlh_policy_search asks for, opened anew when the spec or the
+   vec changed (the searches' count carries on). */
+static int search_for(rlh_policy *p, const rlh_vec *v, const char *spec, char *err, size_t errlen)
+{
+    if (p->search.s && p->search_vec == v && !strcmp(p->search_spec, spec)) return RL_OK;
+    rl__search_actor_close(&p->search);
+    p->search_vec = NULL;
+    rl__search_opts o = rl__search_defaults();
+    char e[RL_ERR_MAX] = "";
+    int rc = rl__search_opts_parse(&o, spec, "rlh_policy_search", e, sizeof e);
+    if (rc == RL_OK && strlen(spec) >= sizeof p->search_spec) {
+        snprintf(e, sizeof e, "rlh_policy_search: the spec is longer than %zu bytes", sizeof p->search_spec - 1);
+        rc = RL_ECONFIG;
+    }
+    if (rc == RL_OK) rc = rl__search_check(v->v.desc, &v->v.info, p->cfg.algo->desc, e, sizeof e);
+    if (rc == RL_OK && strcmp(v->v.desc->name, p->cfg.env->desc->name)) {
+        snprintf(e, sizeof e, "the policy was trained on env '%s'; the vec is of env '%s'", p->cfg.env->desc->name,
+                 v->v.desc->name);
+        rc = RL_EINVAL;
+    }
+    if (rc != RL_OK) {
+        rl__embed_err(err, errlen, "%s%s", e, "");
+        return rc;
+    }
+    p->search = (rl__search_actor){.opts = o,
+                                   .algo_desc = p->cfg.algo->desc,
+                                   .seed = rl__eval_seed((uint64_t)p->cfg.run.vals[RL__RUN_SEED].i),
+                                   .calls = p->search_calls};
+    snprintf(p->search_spec, sizeof p->search_spec, "%s", spec);
+    p->search_vec = v;
+    return RL_OK;
+}
+
+int rlh_policy_search(rlh_policy *p, rlh_vec *v, const char *spec, int32_t *actions, char *err, size_t errlen)
+{
+    if (!p || !v || !spec || !actions) {
+        rl__embed_err(err, errlen, "rlh_policy_search needs a policy, a vec, a spec and actions%s%s", "", "");
+        return RL_EINVAL;
+    }
+    int rc = search_for(p, v, spec, err, errlen);
+    if (rc != RL_OK) return rc;
+    const rl__vecenv *ve = &v->v;
+    uint32_t n = ve->n, movers = 0, A = ve->info.n_actions;
+    size_t rb = ve->row_bytes, mw = ve->space.mask_width;
+    uint32_t *where = malloc(2 * (size_t)n * sizeof *where);
+    uint8_t *obs = malloc((size_t)n * rb + (size_t)n * A + 1), *masks = obs ? obs + (size_t)n * rb : NULL;
+    int32_t *picked = malloc((size_t)n * sizeof *picked);
+    if (!where || !obs || !picked) rc = RL_ENOMEM;
+    for (uint32_t r = 0; rc == RL_OK && r < n; r++) {
+        actions[r] = -1;
+        if (ve->to_move && !ve->to_move[r]) continue;
+        where[movers] = r / ve->agents, where[n + movers] = r % ve->agents;
+        memcpy(obs + (size_t)movers * rb, (const uint8_t *)ve->io.obs + (size_t)r * rb, rb);
+        if (mw) memcpy(masks + (size_t)movers * A, ve->io.action_mask + (size_t)r * mw, A);
+        movers++;
+    }
+    char e[RL_ERR_MAX] = "";
+    if (rc == RL_OK && movers > p->n) {
+        snprintf(e, sizeof e, "%u rows are to move; the policy was opened for %u", movers, p->n);
+        rc = RL_EINVAL;
+    }
+    rl__env_site site = {ve->desc, ve->options, ve->stages, &ve->info, ve->vt, ve->env, ve->boards};
+    if (rc == RL_OK && movers)
+        rc = rl__search_actor_act(&p->search, &site, p->n, p->avt, p->algo, where, where + n, obs, mw ? masks : NULL,
+                                  movers, picked, e, sizeof e);
+    for (uint32_t r = 0, k = 0; rc == RL_OK && r < n; r++)
+        if (!ve->to_move || ve->to_move[r]) actions[r] = picked[k++];
+    p->search_calls = p->search.calls;
+    if (rc != RL_OK) rl__embed_err(err, errlen, "%s%s", e[0] ? e : rl_strerror(rc), "");
+    free(where);
+    free(obs);
+    free(picked);
+    return rc;
 }
