@@ -1,8 +1,9 @@
 """Connect Four from Python.  scripts/c4_move_quality.py on a short
 self-play run: a rate for every pool snapshot and the checkpoint, in step
 order; its count of positions the side to move wins with its next stone
-equals one found by playing each best column on the board; a missing run
-is a sentence, not a traceback.  random_opening_max: games open with every
+equals one found by playing each best column on the board; searched
+(--search, Policy.search) it takes its immediate wins and keeps the
+position's value more often; a missing run is a sentence, not a traceback.  random_opening_max: games open with every
 count of random moves in the range where an env trains, and with
 random_opening where it evaluates.
 Usage: c4_quality.py RLHOST SOURCE_ROOT  (TAP; RLHOST_LIB_DIR and PYTHONPATH set)"""
@@ -16,6 +17,7 @@ import tempfile
 
 import numpy as np
 
+import rlhost
 import rlhost.pettingzoo as P
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -96,6 +98,55 @@ ok(
     out and out[0]["best_move_rate"] < 0.4,
     f"the untrained policy is near random play's 0.245 ({out[0]['best_move_rate'] if out else None})",
 )
+# The same positions searched through the env with the checkpoint's policy
+# guiding: the value kept rises, and immediate wins are taken (a move that
+# ends the game is known to the search with its exact value).
+r = subprocess.run([sys.executable, SCRIPT, run, "--search", "64", "--json"], capture_output=True, text=True)
+got = json.loads(r.stdout) if r.returncode == 0 else []
+last = got[-1] if got else {}
+ok(
+    r.returncode == 0 and last.get("search") == 64 and 0 <= last.get("value_kept_rate", -1) <= 1,
+    f"--search 64 reports the searched player's rates ({r.stderr.strip()[-200:]})",
+)
+raw, srch = out[-1] if out else {}, last
+ok(
+    srch.get("win_now_rate", 0) >= 0.9 and srch.get("value_kept_rate", 0) > raw.get("value_kept_rate", 1) + 0.1,
+    f"searched, it wins at once where it can ({srch.get('win_now_rate')}) and keeps the value more often "
+    f"({raw.get('value_kept_rate')} -> {srch.get('value_kept_rate')})",
+)
+
+# Policy.search: a move for each row to move, -1 for the others; repeatable;
+# bad arguments are sentences.
+with rlhost.load(run, num_envs=8, overrides=["env.random_opening=0"]) as pol:
+    env = pol.make_env(num_envs=4, seed=3)
+    env.reset(seed=3)
+    env.step(np.array([3, 3, 2, 2, 4, 4, 0, 0], np.int32))
+    a = pol.search(env, simulations=50)
+    movers = env._v.to_move()
+    ok(
+        a.shape == (8,) and all((a[i] >= 0) == movers[i] for i in range(8)) and all(0 <= x < 7 for x in a[movers]),
+        f"one move per row to move, -1 for the others ({a.tolist()})",
+    )
+    b = pol.search(env, simulations=50, threads=1)
+    ok(b.shape == a.shape, "a second search runs on one thread")
+    for bad, want in (({"simulations": 0}, "simulations"), ({"depth": 3}, "no key 'depth'")):
+        try:
+            pol.search(env, **bad)
+            ok(False, f"search({bad}) is refused")
+        except (rlhost.RlhostError, ValueError, TypeError) as e:
+            ok(want in str(e), f"search({bad}) is refused: {e}")
+    try:
+        pol.search(object())
+        ok(False, "search of something not an env is refused")
+    except TypeError as e:
+        ok("VectorEnv" in str(e), f"search of something not an env: {e}")
+with rlhost.load(run, num_envs=8, overrides=["env.random_opening=0"]) as pol:
+    env = pol.make_env(num_envs=4, seed=3)
+    env.reset(seed=3)
+    env.step(np.array([3, 3, 2, 2, 4, 4, 0, 0], np.int32))
+    c = pol.search(env, simulations=50)
+    ok(c.tolist() == a.tolist(), "a policy opened anew searches the same position to the same moves")
+
 r = subprocess.run([sys.executable, SCRIPT, os.path.join(T, "nothing")], capture_output=True, text=True)
 ok(
     r.returncode == 1 and "Traceback" not in r.stderr and "does not exist" in r.stderr,
