@@ -131,9 +131,26 @@ static void show_frame(const game *g, const char *frame, uint32_t ep, uint32_t e
     if (g->tty) sleep_s(1.0 / fps);
 }
 
-/* --human: the result of the person's next unreported game, from their side. */
-static void report_game(game *g, int learner_result)
+/* The board env 0's last episode ended on (its last move drawn), for an
+   env that draws it (rl.env.render/1's render_final). */
+static void show_final(const game *g, const char *final)
 {
+    char frame[FRAME_MAX];
+    const rl_env_render_ext *r = g->render;
+    if (!final) {
+        if (!RL_HAS_FIELD(r, rl_env_render_ext, render_final) || !r->render_final ||
+            r->render_final(g->v.env, 0, g->tty, frame, sizeof frame) < 0)
+            return;
+        final = frame;
+    }
+    if (final[0]) printf("\n%s", final);
+}
+
+/* --human: the result of the person's next unreported game, from their
+   side, after the board it ended on (final: the table's, or NULL: asked). */
+static void report_game(game *g, int learner_result, const char *final)
+{
+    show_final(g, final);
     g->reported++;
     printf("game %llu: %s\n", (unsigned long long)g->reported,
            learner_result < 0       ? "you won"
@@ -150,7 +167,7 @@ static int person_move(void *ctx, const rl__human_move *m, char *err, size_t err
 {
     game *g = ctx;
     if (m->games > g->reported) {
-        report_game(g, m->last_result);
+        report_game(g, m->last_result, m->final_frame);
         if (g->episodes && g->reported >= g->episodes) { /* that was the last game asked for */
             g_play_stop = SIGTERM;
             snprintf(err, errlen, "the games asked for are played");
@@ -199,10 +216,11 @@ static void show_episode_end(game *g, uint32_t ep)
 {
     const rl__vecenv *v = &g->v;
     if (g->human) {
-        if (g->reported < ep) report_game(g, rl__table_outcome(v->table, 0));
+        if (g->reported < ep) report_game(g, rl__table_outcome(v->table, 0), NULL);
         if (g->tty) sleep_s(1.0);
         return;
     }
+    show_final(g, NULL);
     printf("episode %u: return %.4g, length %u", ep, v->done_return[0], v->done_length[0]);
     if (v->info.score_name) printf(", %s %.4g", v->info.score_name, v->io.scores[0]);
     printf(" (%s)\n", v->terminated[0] ? "terminated" : "truncated");

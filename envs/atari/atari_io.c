@@ -61,7 +61,7 @@ static int atari_render(void *env, uint32_t index, int color, char *buf, size_t 
     return rl_text_end(&o);
 }
 
-const rl_env_render_ext atari_render_ext = {sizeof atari_render_ext, atari_render};
+const rl_env_render_ext atari_render_ext = {.struct_size = sizeof atari_render_ext, .render = atari_render};
 
 static void raster_size(void *env, uint32_t *height, uint32_t *width)
 {

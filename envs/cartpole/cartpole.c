@@ -129,7 +129,7 @@ static int cp_render(void *env, uint32_t index, int color, char *buf, size_t cap
     return rl_text_end(&t);
 }
 
-static const rl_env_render_ext render_ext = {sizeof render_ext, cp_render};
+static const rl_env_render_ext render_ext = {.struct_size = sizeof render_ext, .render = cp_render};
 
 /* Pixels: the track from -2.4 to 2.4 across 240 pixels (50 a metre), the
    cart and its pole (1 m drawn) as Gymnasium draws them. */

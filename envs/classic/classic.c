@@ -186,7 +186,7 @@ static int cc_render(void *env, uint32_t index, int color, char *buf, size_t cap
     return rl_text_end(&t);
 }
 
-static const rl_env_render_ext render_ext = {sizeof render_ext, cc_render};
+static const rl_env_render_ext render_ext = {.struct_size = sizeof render_ext, .render = cc_render};
 
 /* Pixels: the pendulum as a rod from the centre (up is angle 0), or the
    mountain car's hill y = 0.45 sin(3x) + 0.55 with the car and the flag. */

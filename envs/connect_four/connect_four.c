@@ -48,6 +48,7 @@ typedef struct c4_board {
 typedef struct c4_env {
     uint32_t n, opening, opening_max;
     c4_board *b;
+    c4_pos *last; /* each board's last finished game as it ended (drawn, never saved); moves 0: none yet */
 } c4_env;
 
 static const uint32_t agent_seats[2] = {0, 1};
@@ -57,13 +58,14 @@ static void c4_destroy(void *env)
     c4_env *e = env;
     if (!e) return;
     free(e->b);
+    free(e->last);
     free(e);
 }
 
 static int c4_create(const rl_env_args *args, void **out, rl_env_info *info, char *err, size_t errlen)
 {
     c4_env *e = calloc(1, sizeof *e);
-    if (!e || !(e->b = calloc(args->num_envs, sizeof *e->b))) {
+    if (!e || !(e->b = calloc(args->num_envs, sizeof *e->b)) || !(e->last = calloc(args->num_envs, sizeof *e->last))) {
         c4_destroy(e);
         return RL_ENOMEM;
     }
@@ -168,6 +170,7 @@ static void c4_step(void *env, const rl_env_io *io, uint32_t first, uint32_t cou
         }
         if (over) {
             show(e, io, i, 1);
+            e->last[i] = *p;
             io->scores[2 * i] = r[0], io->scores[2 * i + 1] = r[1];
             start(e, &e->b[i]);
         }
@@ -177,10 +180,8 @@ static void c4_step(void *env, const rl_env_io *io, uint32_t first, uint32_t cou
 
 /* Text: X for seat 0, O for seat 1, the columns numbered 1 .. 7 as `rlhost
    play` reads a person's move. */
-static int c4_render(void *env, uint32_t index, int color, char *buf, size_t cap)
+static int draw(const c4_pos *p, int color, int over, char *buf, size_t cap)
 {
-    c4_env *e = env;
-    const c4_pos *p = &e->b[index].pos;
     uint8_t o[C4_OBS_SIZE];
     c4_obs_write(p, 0, o);
     size_t n = 0;
@@ -196,12 +197,26 @@ static int c4_render(void *env, uint32_t index, int color, char *buf, size_t cap
         if (n + 1 >= cap) return RL_EINVAL;
         buf[n++] = '\n';
     }
-    int w = snprintf(buf + n, cap > n ? cap - n : 0, "1 2 3 4 5 6 7\n%c to move (seat %u), %u stones\n",
-                     p->moves & 1 ? 'O' : 'X', p->moves & 1, p->moves);
+    int w = over ? snprintf(buf + n, cap > n ? cap - n : 0, "1 2 3 4 5 6 7\ngame over, %u stones\n", p->moves)
+                 : snprintf(buf + n, cap > n ? cap - n : 0, "1 2 3 4 5 6 7\n%c to move (seat %u), %u stones\n",
+                            p->moves & 1 ? 'O' : 'X', p->moves & 1, p->moves);
     return w < 0 || n + (size_t)w >= cap ? RL_EINVAL : (int)(n + (size_t)w);
 }
 
-static const rl_env_render_ext render_ext = {sizeof render_ext, c4_render};
+static int c4_render(void *env, uint32_t index, int color, char *buf, size_t cap)
+{
+    return draw(&((c4_env *)env)->b[index].pos, color, 0, buf, cap);
+}
+
+/* The board env `index`'s last game ended on: its winning move drawn. */
+static int c4_render_final(void *env, uint32_t index, int color, char *buf, size_t cap)
+{
+    const c4_pos *p = &((c4_env *)env)->last[index];
+    return p->moves ? draw(p, color, 1, buf, cap) : RL_ENOENT;
+}
+
+static const rl_env_render_ext render_ext = {
+    .struct_size = sizeof render_ext, .render = c4_render, .render_final = c4_render_final};
 
 /* Exact resumes: every board and its RNG, checked on load. */
 static int c4_state_io(void *env, const struct rl_state_io *io, const char *prefix, int load, char *err, size_t errlen)

@@ -380,7 +380,7 @@ static int gw_render(void *env, uint32_t index, int color, char *buf, size_t cap
     return rl_text_end(&t);
 }
 
-static const rl_env_render_ext render_ext = {sizeof render_ext, gw_render};
+static const rl_env_render_ext render_ext = {.struct_size = sizeof render_ext, .render = gw_render};
 
 /* Pixels: 12 per cell; walls grey, the goal green, lava red, the agent a
    yellow disk with a mark on the side it faces (turning maps), other

@@ -302,7 +302,7 @@ static int sq_render(void *env, uint32_t index, int color, char *buf, size_t cap
     return w < 0 || n + (size_t)w >= cap ? RL_EINVAL : (int)(n + (size_t)w);
 }
 
-static const rl_env_render_ext render_ext = {sizeof render_ext, sq_render};
+static const rl_env_render_ext render_ext = {.struct_size = sizeof render_ext, .render = sq_render};
 
 /* Exact resumes: every env's cells, arrivals, steps and RNG, checked on load. */
 static int sq_state_io(void *env, const struct rl_state_io *io, const char *prefix, int load, char *err, size_t errlen)

@@ -459,7 +459,7 @@ static int mj_render(void *env, uint32_t index, int color, char *buf, size_t cap
     return rl_text_end(&t);
 }
 
-static const rl_env_render_ext render_ext = {sizeof render_ext, mj_render};
+static const rl_env_render_ext render_ext = {.struct_size = sizeof render_ext, .render = mj_render};
 
 /* The hash of the model the checkpoint's run stepped: a resume on a model
    that has changed since (a gear, a mass, another file) is refused, not

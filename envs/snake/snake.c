@@ -510,7 +510,7 @@ static int sn_render(void *env, uint32_t index, int color, char *buf, size_t cap
     return rl_text_end(&t);
 }
 
-static const rl_env_render_ext render_ext = {sizeof render_ext, sn_render};
+static const rl_env_render_ext render_ext = {.struct_size = sizeof render_ext, .render = sn_render};
 
 /* Pixels: 8 per cell, the wall around the board included; food red, walls
    grey, a snake green (on a board of several, snake j in hue j), its head

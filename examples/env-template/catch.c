@@ -151,7 +151,7 @@ static int catch_render(void *env, uint32_t index, int color, char *buf, size_t 
     return rl_text_end(&t);
 }
 
-static const rl_env_render_ext render_ext = {sizeof render_ext, catch_render};
+static const rl_env_render_ext render_ext = {.struct_size = sizeof render_ext, .render = catch_render};
 
 /* rl.env.state/1: every env's state and random stream, so a resumed run continues exactly.  A
    checkpoint is untrusted: each loaded value is checked before a step reads it. */

@@ -335,6 +335,11 @@ typedef struct rl_env_render_ext {
     /* any thread; writes a NUL-terminated frame (may contain ANSI colours
        when color != 0) into buf and returns its length, or a negative RL_E* */
     int (*render)(void *env, uint32_t index, int color, char *buf, size_t cap);
+    /* ABI 1.9, optional (read where struct_size covers it): the frame env
+       `index` ended its last episode on, before the autoreset began the
+       next (the winning move of a game), as render writes it; RL_ENOENT
+       before any episode of it ended */
+    int (*render_final)(void *env, uint32_t index, int color, char *buf, size_t cap);
 } rl_env_render_ext;
 
 /* Optional (ABI 1.2): an env whose reset or step can fail (a simulator's

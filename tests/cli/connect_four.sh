@@ -75,6 +75,8 @@ expect_rc 0 "PPO evaluated against the A2C run" -- "$RLHOST" eval "$T/sp" --oppo
 contains "$T/out" "vs $T/a2c, learner at seat 0" "plays the other algorithm's policy"
 expect_rc 0 "play of the run" -- "$RLHOST" play "$T/sp" --episodes 1 --fps 1000
 contains "$T/out" "the learner plays seat" "play shows the learner's seat"
+grep -A1 '^game over, [0-9]* stones$' "$T/out" | grep -q '^episode 1: return'
+ok $? "and the board the game ended on before its result"
 # A person plays the run (the CLI's play asks; librlhost reads no terminal):
 # moves typed on stdin, refused with the reason until the mask allows them.
 yes $'9\n1\n2\n3\n4\n5\n6\n7' | head -400 > "$T/moves"
@@ -82,11 +84,13 @@ expect_rc 0 "play --human" -- sh -c "\"$RLHOST\" play \"$T/sp\" --human --episod
 contains "$T/out" "your move (1-7, where allowed)" "asks the person for each move"
 contains "$T/out" "9 is no move: from 1 to 7, please" "and again after a move that is no column, saying the range"
 [ "$(grep -c '^game [12]: \(you won\|you lost\|a draw\)$' "$T/out")" = 2 ]; ok $? "tells the person who won each game"
+[ "$(grep -B1 '^game [12]: ' "$T/out" | grep -c '^game over, [0-9]* stones$')" = 2 ]
+ok $? "and draws the board each game ended on, its last move in it, just before"
 { printf '44\n3.5\n1e3\n'; head -c 200 /dev/zero | tr '\0' 4; printf '\n'; yes 4 | head -40; } > "$T/moves2"
 expect_rc 0 "play --human, one game" -- sh -c "\"$RLHOST\" play \"$T/sp\" --human --episodes 1 --fps 1000 < \"$T/moves2\""
 [ "$(grep -c 'one number from 1 to 7, please' "$T/out")" = 3 ] && grep -q "44 is no move" "$T/out"
 ok $? "3.5, 1e3 and a 200-byte line are no moves, and 44 is out of range"
-[ "$(grep -c '^game ' "$T/out")" = 1 ] && [ "$(tail -c 200 "$T/out" | grep -c 'your move')" = 0 ]
+[ "$(grep -c '^game [0-9]' "$T/out")" = 1 ] && [ "$(tail -c 200 "$T/out" | grep -c 'your move')" = 0 ]
 ok $? "one game asked for: its result last, no move asked in a next one"
 printf '4\n' > "$T/moves3"
 expect_rc 0 "end of input at the prompt quits" -- sh -c "\"$RLHOST\" play \"$T/sp\" --human --episodes 3 --fps 1000 < \"$T/moves3\""

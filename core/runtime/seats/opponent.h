@@ -38,12 +38,13 @@ typedef struct rl__player {
    terminal, so the program that owns one (the CLI's play --human) hands it
    one function that shows the person the board and returns their move. */
 typedef struct rl__human_move {
-    const char *frame;   /* the board as the env draws it (rl.env.render/1), or "" */
-    uint32_t n_actions;  /* moves 0 .. n_actions-1 */
-    const uint8_t *mask; /* n_actions bytes, nonzero where allowed; NULL: every move */
-    uint64_t games;      /* games this board finished before this one */
-    int last_result;     /* the last of them, from the learner's side: 1 won, 0 drew, -1 lost */
-    int32_t *action;     /* written: the move */
+    const char *frame;       /* the board as the env draws it (rl.env.render/1), or "" */
+    const char *final_frame; /* the board the last game ended on (render_final), or "" */
+    uint32_t n_actions;      /* moves 0 .. n_actions-1 */
+    const uint8_t *mask;     /* n_actions bytes, nonzero where allowed; NULL: every move */
+    uint64_t games;          /* games this board finished before this one */
+    int last_result;         /* the last of them, from the learner's side: 1 won, 0 drew, -1 lost */
+    int32_t *action;         /* written: the move */
 } rl__human_move;
 /* RL_OK with *m->action in range and allowed, or an RL_E* with a sentence
    (RL_EINTR: the person stopped playing). */

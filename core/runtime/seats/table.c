@@ -109,13 +109,17 @@ static int needs_move(const rl__table *a, uint32_t b, uint32_t agent)
 static int human_moves(rl__table *a, uint32_t n, char *err, size_t errlen)
 {
     const rl_env_render_ext *r = a->ivt->get_extension ? a->ivt->get_extension(a->ienv, RL_EXT_ENV_RENDER) : NULL;
-    char frame[8192];
+    char frame[8192], final[8192];
     for (uint32_t i = 0; i < n; i++) {
         uint32_t b = a->g_rows[i] / a->agents;
         if (!r || !RL_HAS_FIELD(r, rl_env_render_ext, render) || !r->render ||
             r->render(a->ienv, b, 0, frame, sizeof frame) < 0)
             frame[0] = 0;
+        if (!r || !RL_HAS_FIELD(r, rl_env_render_ext, render_final) || !r->render_final ||
+            r->render_final(a->ienv, b, 0, final, sizeof final) < 0)
+            final[0] = 0;
         rl__human_move m = {.frame = frame,
+                            .final_frame = final,
                             .n_actions = a->space.n,
                             .mask = a->mw ? a->g_mask + (size_t)i * a->mw : NULL,
                             .games = a->episode[b],
@@ -388,7 +392,16 @@ static int table_render(void *env, uint32_t index, int color, char *buf, size_t 
     return w < 0 || (size_t)n + (size_t)w >= cap ? n : n + w;
 }
 
-static const rl_env_render_ext render_ext = {sizeof render_ext, table_render};
+static int table_render_final(void *env, uint32_t index, int color, char *buf, size_t cap)
+{
+    rl__table *a = env;
+    const rl_env_render_ext *r = a->ivt->get_extension ? a->ivt->get_extension(a->ienv, RL_EXT_ENV_RENDER) : NULL;
+    if (!r || !RL_HAS_FIELD(r, rl_env_render_ext, render_final) || !r->render_final) return RL_ENOTSUP;
+    return r->render_final(a->ienv, index, color, buf, cap);
+}
+
+static const rl_env_render_ext render_ext = {
+    .struct_size = sizeof render_ext, .render = table_render, .render_final = table_render_final};
 
 /* The table's state beside the env's: the env's buffers the host would
    hold, every board's seat, game count and opponent, the carried rewards. */
