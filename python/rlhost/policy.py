@@ -65,6 +65,16 @@ def _close_parts(close, parts, tmp=None):
             pass
 
 
+def _flags(values, what):
+    """Booleans or finite numbers (nonzero: set) as an array, or a sentence."""
+    a = np.asarray(values)
+    if a.dtype.kind not in "biuf":
+        raise TypeError(f"{what} must be booleans or numbers, got dtype {a.dtype}")
+    if a.dtype.kind == "f" and not np.isfinite(a).all():
+        raise ValueError(f"{what} hold a value that is not finite")
+    return a
+
+
 class Policy:
     """A trained policy: policy(obs) -> actions.
 
@@ -284,7 +294,7 @@ class Policy:
             return None
         if not self.mask_width:
             raise ValueError("this policy's env did not mask its actions: it takes no action_masks")
-        m = np.asarray(masks)
+        m = _flags(masks, "action_masks")
         if m.size != n * self.mask_width:
             raise ValueError(f"action_masks have {m.size} values; {n} rows of this policy take {n} x {self.mask_width}")
         m = np.ascontiguousarray(m.reshape(n, self.mask_width) != 0, np.uint8)
@@ -302,7 +312,7 @@ class Policy:
             self._grow(n)
             start = self._start[:n].copy()
             if episode_start is not None:
-                es = np.asarray(episode_start)
+                es = _flags(episode_start, "episode_start")
                 if es.size != n:
                     raise ValueError(f"episode_start has {es.size} values for {n} rows")
                 start |= es.reshape(n).astype(bool).astype(np.uint8)

@@ -3,7 +3,8 @@ self-play run: a rate for every pool snapshot and the checkpoint, in step
 order; its count of positions the side to move wins with its next stone
 equals one found by playing each best column on the board; searched
 (--search, Policy.search) it takes its immediate wins and keeps the
-position's value more often; a missing run is a sentence, not a traceback.  random_opening_max: games open with every
+position's value more often; hostile observations, masks and episode
+starts, and a missing run, are sentences, not tracebacks.  random_opening_max: games open with every
 count of random moves in the range where an env trains, and with
 random_opening where it evaluates.
 Usage: c4_quality.py RLHOST SOURCE_ROOT  (TAP; RLHOST_LIB_DIR and PYTHONPATH set)"""
@@ -140,6 +141,31 @@ with rlhost.load(run, num_envs=8, overrides=["env.random_opening=0"]) as pol:
         ok(False, "search of something not an env is refused")
     except TypeError as e:
         ok("VectorEnv" in str(e), f"search of something not an env: {e}")
+# A policy called with hostile inputs: a sentence (TypeError or ValueError)
+# naming what is wrong, never an error from deeper down.
+with rlhost.load(run, num_envs=4) as pol:
+    board = np.zeros((2, 6, 7), np.uint8)
+    hostile = {
+        "observations of strings": ({"obs": "abc"}, "must be numbers"),
+        "observations of objects": ({"obs": np.array([object()] * 84).reshape(2, 6, 7)}, "must be numbers"),
+        "an observation of 300": ({"obs": np.full((2, 6, 7), 300)}, "not an integer in [0, 255]"),
+        "a NaN observation": ({"obs": np.full((2, 6, 7), np.nan, np.float32)}, "not an integer in [0, 255]"),
+        "observations of the wrong size": ({"obs": np.zeros(10, np.uint8)}, "the policy takes (2, 6, 7)"),
+        "masks of strings": ({"obs": board, "action_masks": "x"}, "action_masks must be booleans or numbers"),
+        "a mask holding NaN": ({"obs": board, "action_masks": np.full(7, np.nan)}, "not finite"),
+        "a mask allowing nothing": ({"obs": board, "action_masks": np.zeros(7, bool)}, "allows no action"),
+        "episode starts of strings": ({"obs": board, "episode_start": "x"}, "episode_start must be booleans"),
+        "episode starts too many": ({"obs": board, "episode_start": np.ones(5)}, "episode_start has 5 values"),
+    }
+    for what, (kw, want) in hostile.items():
+        try:
+            pol(**kw)
+            ok(False, f"{what}: refused")
+        except (TypeError, ValueError) as e:
+            ok(want in str(e), f"{what}: refused with a sentence ({e})")
+        except Exception as e:  # noqa: BLE001 - what this test looks for
+            ok(False, f"{what}: refused with a sentence, not {type(e).__name__}: {e}")
+
 with rlhost.load(run, num_envs=8, overrides=["env.random_opening=0"]) as pol:
     env = pol.make_env(num_envs=4, seed=3)
     env.reset(seed=3)
