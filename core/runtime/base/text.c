@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "base/text.h"
 
+#include "base/log.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -166,9 +168,9 @@ void rl__json_print(rl__sbuf *b)
 {
     rl__sbuf_puts(b, "}\n");
     if (b->oom)
-        fprintf(stderr, "rlhost: out of memory\n");
+        rl__log(RL_LOG_ERROR, NULL, "out of memory");
     else
-        fputs(b->data, stdout);
+        rl__result_text(b->data);
     rl__sbuf_free(b);
 }
 

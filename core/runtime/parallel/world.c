@@ -1,6 +1,8 @@
 /* The processes of one run; see world.h. */
 #include "parallel/world.h"
 
+#include "base/log.h"
+
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,8 +89,7 @@ void rl__world_finalize(void)
 
 _Noreturn void rl__world_abort(int code)
 {
-    fflush(stdout);
-    fflush(stderr);
+    rl__log_flush();
     if (w.joined) MPI_Abort(MPI_COMM_WORLD, code);
     exit(code);
 }
@@ -276,8 +277,7 @@ void rl__world_finalize(void)
 }
 _Noreturn void rl__world_abort(int code)
 {
-    fflush(stdout);
-    fflush(stderr);
+    rl__log_flush();
     exit(code);
 }
 int rl__world_max(int v)

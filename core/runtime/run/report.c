@@ -283,15 +283,17 @@ void rl__report_row(rl__report *r, const rl__report_at *at, const rl_metric *m, 
     rl__sbuf_puts(&r->log.csv, "\n");
 
     if (!r->set->quiet && !r->set->tty) {
-        fprintf(stderr,
-                "step %llu/%llu  %.0f sps  cpu %.0f%%  env/act/update %.0f/%.0f/%.0f%%  "
-                "episodes %llu  return %.3g",
-                (unsigned long long)at->steps, (unsigned long long)r->set->target, sps, 100 * cpu_util,
-                dt > 0 ? 100 * env / dt : 0, dt > 0 ? 100 * act / dt : 0, dt > 0 ? 100 * upd / dt : 0,
-                (unsigned long long)st->episodes, rl__ep_recent_mean(st, RL__EP_RETURN));
-        if (has_score) fprintf(stderr, "  %s %.3g", r->score_name, rl__ep_recent_mean(st, RL__EP_SCORE));
-        for (size_t k = 0; k < nm; k++) fprintf(stderr, "  %s %.4g", m[k].name, m[k].value);
-        fprintf(stderr, "\n");
+        rl__sbuf line = {0};
+        rl__sbuf_printf(&line,
+                        "step %llu/%llu  %.0f sps  cpu %.0f%%  env/act/update %.0f/%.0f/%.0f%%  "
+                        "episodes %llu  return %.3g",
+                        (unsigned long long)at->steps, (unsigned long long)r->set->target, sps, 100 * cpu_util,
+                        dt > 0 ? 100 * env / dt : 0, dt > 0 ? 100 * act / dt : 0, dt > 0 ? 100 * upd / dt : 0,
+                        (unsigned long long)st->episodes, rl__ep_recent_mean(st, RL__EP_RETURN));
+        if (has_score) rl__sbuf_printf(&line, "  %s %.3g", r->score_name, rl__ep_recent_mean(st, RL__EP_SCORE));
+        for (size_t k = 0; k < nm; k++) rl__sbuf_printf(&line, "  %s %.4g", m[k].name, m[k].value);
+        rl__say("%s", line.data ? line.data : "");
+        rl__sbuf_free(&line);
     }
     rl__ep_interval_reset(st);
     r->log.last_wall = now;
@@ -309,16 +311,13 @@ void rl__report_progress(rl__report *r, const rl__report_at *at, double now)
     double eta = sps > 0 ? (double)(r->set->target - at->steps) / sps : 0;
     const rl__ep_stats *st = at->stats;
     double busy = r->clock->env + r->clock->act + r->clock->update;
-    fprintf(stderr,
-            "\r  %llu/%llu  %5.1f%%  %.0f steps/s  ETA %d:%02d  return %.4g  "
-            "env/act/update %.0f/%.0f/%.0f%%",
-            (unsigned long long)at->steps, (unsigned long long)r->set->target,
-            100.0 * (double)at->steps / (double)r->set->target, sps, (int)(eta / 60), (int)fmod(eta, 60),
-            rl__ep_recent_mean(st, RL__EP_RETURN), busy > 0 ? 100 * r->clock->env / busy : 0,
-            busy > 0 ? 100 * r->clock->act / busy : 0, busy > 0 ? 100 * r->clock->update / busy : 0);
-    if (r->score_name) fprintf(stderr, "  %s %.3g", r->score_name, rl__ep_recent_mean(st, RL__EP_SCORE));
-    fprintf(stderr, "\x1b[K");
-    fflush(stderr);
+    char score[128] = "";
+    if (r->score_name) snprintf(score, sizeof score, "  %s %.3g", r->score_name, rl__ep_recent_mean(st, RL__EP_SCORE));
+    rl__status("  %llu/%llu  %5.1f%%  %.0f steps/s  ETA %d:%02d  return %.4g  env/act/update %.0f/%.0f/%.0f%%%s",
+               (unsigned long long)at->steps, (unsigned long long)r->set->target,
+               100.0 * (double)at->steps / (double)r->set->target, sps, (int)(eta / 60), (int)fmod(eta, 60),
+               rl__ep_recent_mean(st, RL__EP_RETURN), busy > 0 ? 100 * r->clock->env / busy : 0,
+               busy > 0 ? 100 * r->clock->act / busy : 0, busy > 0 ? 100 * r->clock->update / busy : 0, score);
     r->log.last_progress = now;
 }
 
@@ -431,7 +430,7 @@ int rl__report_summary(rl__report *r, const rl__report_at *at, const rl__eval_re
 void rl__report_optimizations(const rl__config *c, uint32_t env_threads, const char *threads_reason, uint32_t replicas,
                               const char *replicas_reason)
 {
-    fprintf(stderr, "Optimizations:\n");
+    rl__say("Optimizations:");
     const rl__group *groups[] = {&c->env_host_stages, &c->env_stages, &c->algo_stages};
     const char *prefixes[] = {"env", "env", "algo"};
     for (int gi = 0; gi < 3; gi++) {
@@ -442,20 +441,18 @@ void rl__report_optimizations(const rl__config *c, uint32_t env_threads, const c
             char key[128];
             snprintf(key, sizeof key, "%s.%s", prefixes[gi], g->defs[k].name);
             if (gi == 0 && k == RL__ENVST_THREADS)
-                fprintf(stderr, "  %-28s %u (%s%s)\n", key, env_threads, g->vals[k].is_auto ? "auto: " : "",
-                        threads_reason);
+                rl__say("  %-28s %u (%s%s)", key, env_threads, g->vals[k].is_auto ? "auto: " : "", threads_reason);
             else
-                fprintf(stderr, "  %-28s %s%s\n", key, b.data ? b.data : "",
+                rl__say("  %-28s %s%s", key, b.data ? b.data : "",
                         (g->defs[k].flags & RL_OPT_CHANGES_RESULTS) ? "  (changes results)" : "");
             rl__sbuf_free(&b);
         }
     }
-    fprintf(stderr, "  %-28s %u%s%s%s\n", "run.replicas", replicas, replicas_reason[0] ? " (" : "", replicas_reason,
+    rl__say("  %-28s %u%s%s%s", "run.replicas", replicas, replicas_reason[0] ? " (" : "", replicas_reason,
             replicas_reason[0] ? ")" : "");
-    fprintf(stderr, "  %-28s %lld\n  %-28s %lld\n", "run.log_interval",
-            (long long)val(&c->run, RL__RUN_LOG_INTERVAL)->i, "run.eval_interval",
-            (long long)val(&c->run, RL__RUN_EVAL_INTERVAL)->i);
-    fprintf(stderr, "  %-28s OpenBLAS %s, %d thread%s\n", "blas", rl__blas_choice(), rl_blas_get_threads(),
+    rl__say("  %-28s %lld", "run.log_interval", (long long)val(&c->run, RL__RUN_LOG_INTERVAL)->i);
+    rl__say("  %-28s %lld", "run.eval_interval", (long long)val(&c->run, RL__RUN_EVAL_INTERVAL)->i);
+    rl__say("  %-28s OpenBLAS %s, %d thread%s", "blas", rl__blas_choice(), rl_blas_get_threads(),
             rl_blas_get_threads() == 1 ? "" : "s");
 }
 

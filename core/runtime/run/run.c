@@ -157,7 +157,7 @@ static int periodic_eval(rl__run_state *rs, uint32_t episodes)
         }
     }
     if (!rs->set.quiet && !rs->set.tty)
-        fprintf(stderr, "eval at step %llu: return %.4g +- %.3g over %u episodes\n", (unsigned long long)rs->steps,
+        rl__say("eval at step %llu: return %.4g +- %.3g over %u episodes", (unsigned long long)rs->steps,
                 rs->rep.log.last_eval.return_mean, rs->rep.log.last_eval.return_std, episodes);
     return RL_OK;
 }
@@ -266,7 +266,7 @@ static void read_settings(rl__run_state *rs, const rl__config *c)
     rs->set.eval_episodes = (uint32_t)val(&c->run, RL__RUN_EVAL_EPISODES)->i;
     rs->set.writer = rl__world_rank() == 0;
     rs->set.quiet = !rs->set.writer || val(&c->run, RL__RUN_QUIET)->i; /* rank 0 speaks for an MPI job */
-    rs->set.tty = isatty(STDERR_FILENO);
+    rs->set.tty = rl__log_tty();
     snprintf(rs->set.out_dir, sizeof rs->set.out_dir, "%s", val(&c->run, RL__RUN_OUT_DIR)->s);
 }
 
@@ -410,8 +410,8 @@ static int run_start(rl__run_state *rs)
         uint32_t num_envs = (uint32_t)val(&c->env_host, RL__ENV_NUM_ENVS)->i;
         char agents[48] = "";
         if (rs->train.agents > 1) snprintf(agents, sizeof agents, " x %u agents", rs->train.agents);
-        fprintf(stderr, "rlhost: training %s on %s (%u env%s%s), %llu %ssteps -> %s\n", c->algo->desc->name,
-                c->env->desc->name, num_envs, num_envs == 1 ? "" : "s", agents, (unsigned long long)rs->set.target,
+        rl__say("rlhost: training %s on %s (%u env%s%s), %llu %ssteps -> %s", c->algo->desc->name, c->env->desc->name,
+                num_envs, num_envs == 1 ? "" : "s", agents, (unsigned long long)rs->set.target,
                 rs->train.agents > 1 ? "agent " : "", rs->set.out_dir);
         rl__report_optimizations(c, rl__pool_threads(rs->train.pool), rs->train.threads_reason, rs->reps.count,
                                  rs->replicas_reason);
@@ -419,7 +419,7 @@ static int run_start(rl__run_state *rs)
             const rl_value *ls = val(&c->seats, RL__SEATS_LEARNER_SEAT);
             char seat[32] = "every seat in turn";
             if (!ls->is_auto) snprintf(seat, sizeof seat, "seat %lld", (long long)ls->i);
-            fprintf(stderr, "Seats: the learner at %s against %s\n", seat,
+            rl__say("Seats: the learner at %s against %s", seat,
                     rs->have_pool ? "its self-play pool (seats.draw, seats.pool_size)"
                                   : val(&c->seats, RL__SEATS_OPPONENT)->s);
         }
@@ -480,7 +480,7 @@ static int run_train(rl__run_state *rs, int *interrupted, eval_result *final_eva
     }
     if (rs->set.tty && !rs->set.quiet) {
         report_progress(rs, rl_now());
-        fprintf(stderr, "\n");
+        rl__status_end();
     }
     if (rc != RL_OK || *interrupted || !rs->have_eval) return rc;
     /* Periodic evaluations advanced the eval envs; the final one starts the
@@ -522,19 +522,21 @@ static void print_result(const rl__run_state *rs, const eval_result *ev)
 {
     const rl__config *c = rs->c;
     double wall = rl_now() - rs->clock.start;
-    printf("%s %s on %s: %llu steps", rl__stop_signal ? "interrupted" : "done", c->algo->desc->name, c->env->desc->name,
-           (unsigned long long)rs->steps);
+    rl__sbuf b = {0};
+    rl__sbuf_printf(&b, "%s %s on %s: %llu steps", rl__stop_signal ? "interrupted" : "done", c->algo->desc->name,
+                    c->env->desc->name, (unsigned long long)rs->steps);
     if (rs->start_steps) /* resumed: this process ran only the rest */
-        printf(" (resumed at %llu: %llu more in %.2f s)", (unsigned long long)rs->start_steps,
-               (unsigned long long)(rs->steps - rs->start_steps), wall);
+        rl__sbuf_printf(&b, " (resumed at %llu: %llu more in %.2f s)", (unsigned long long)rs->start_steps,
+                        (unsigned long long)(rs->steps - rs->start_steps), wall);
     else
-        printf(" in %.2f s (%.0f steps/s)", wall, rs->steps / wall);
+        rl__sbuf_printf(&b, " in %.2f s (%.0f steps/s)", wall, rs->steps / wall);
     if (ev->done) {
-        printf(", eval return %.4g +- %.3g over %u episodes", ev->return_mean, ev->return_std, ev->episodes);
-        if (rs->train.info.score_name) printf(", %s %.4g", rs->train.info.score_name, ev->score_mean);
+        rl__sbuf_printf(&b, ", eval return %.4g +- %.3g over %u episodes", ev->return_mean, ev->return_std,
+                        ev->episodes);
+        if (rs->train.info.score_name) rl__sbuf_printf(&b, ", %s %.4g", rs->train.info.score_name, ev->score_mean);
     }
-    printf("\n");
-    fflush(stdout);
+    rl__result("%s", b.data ? b.data : "");
+    rl__sbuf_free(&b);
 }
 
 static void run_close(rl__run_state *rs)

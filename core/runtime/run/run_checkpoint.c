@@ -424,7 +424,7 @@ int rl__run_resume(rl__run_state *rs, const rl__run_opts *o)
     rl__report_load(&rs->rep, rs->steps);
     rs->rep.log.last_step = rs->start_steps = rs->steps;
     if (!rs->set.quiet)
-        fprintf(stderr, "rlhost: resuming %s at step %llu (%s)\n", o->resume_dir, (unsigned long long)rs->steps,
+        rl__say("rlhost: resuming %s at step %llu (%s)", o->resume_dir, (unsigned long long)rs->steps,
                 rs->envs_restored ? "envs restored exactly" : "envs start fresh episodes");
     return RL_OK;
 }
