@@ -72,6 +72,7 @@ at, end = 8 + n + a, 8 + n + b
 exec(statement)
 open(p, "wb").write(raw)
 EOP
+  resign "$T/bad/checkpoint.safetensors" # crafted to pass the CRC-32s: the env's own checks refuse it
 }
 # env 0's slot: a 72-byte header, two 210x160 screens, 4 frames of 84x84, then ALE's bytes
 edit env/atari/state 'raw[at + 72 + 2 * 33600 + 4 * 7056 + 1000] ^= 0x40'

@@ -18,6 +18,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import zlib
 
 RLHOST, SRC = sys.argv[1], sys.argv[2]
 n = failed = 0
@@ -38,11 +39,26 @@ def header(path):
 
 
 def overwrite(path, name, fill):
+    """Overwrites a tensor, then makes the CRC-32s match again: a file
+    crafted to pass the CRC check, so what refuses it is the loaders' own
+    checks of what a tensor holds."""
     hl, h = header(path)
     begin, end = h[name]["data_offsets"]
     with open(path, "r+b") as f:
         f.seek(8 + hl + begin)
         f.write(bytes([fill]) * (end - begin))
+    with open(path, "rb") as f:
+        raw = f.read()
+    old = h["__metadata__"].get("rlhost.crc32")
+    if old is not None:
+        data = raw[8 + hl :]
+        new = " ".join(
+            "%08x" % zlib.crc32(data[t["data_offsets"][0] : t["data_offsets"][1]])
+            for k, t in h.items()
+            if k != "__metadata__"
+        )
+        with open(path, "wb") as f:
+            f.write(raw[: 8 + hl].replace(old.encode(), new.encode(), 1) + raw[8 + hl :])
 
 
 def rlhost(*args):

@@ -173,8 +173,16 @@ lo, hi = h['host/train_mask']['data_offsets']
 b[8 + n + lo:8 + n + lo + 4] = bytes(4)  # env 0's four moves: none allowed
 open(p, 'wb').write(b)
 EOF
+cp "$T/snake/checkpoint.safetensors" "$T/unsigned.safetensors"
+resign "$T/snake/checkpoint.safetensors"
 expect_rc 1 "a resume from a mask that allows nothing" -- "$RLHOST" run --resume "$T/snake" --set run.steps=6000
 contains "$T/err" "tensor 'host/train_mask' allows no action in row 0" "names the tensor and the row"
+# Any change to a checkpoint after it was written (the mask above, not
+# resigned) is found by the tensor's CRC-32.
+cp "$T/unsigned.safetensors" "$T/snake/checkpoint.safetensors"
+expect_rc 1 "a resume from a checkpoint changed after it was written" -- "$RLHOST" run --resume "$T/snake" --set run.steps=6000
+contains "$T/err" "tensor 'host/train_mask' does not match its CRC-32: the file changed after it was written" \
+  "names the tensor"
 
 echo "1..$n"
 [ $failed = 0 ]

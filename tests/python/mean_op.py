@@ -45,6 +45,7 @@ T["q/split.weight"], T["q/split.bias"] = W2.astype(np.float32), b2.astype(np.flo
 ops[last] = dict(op, weight="q/split.weight", bias="q/split.bias", out=2 * A)
 ops.insert(last + 1, {"op": "mean", "shape": shape, "axis": axis})
 meta["algo.policy"] = json.dumps(policy)
+meta.pop("rlhost.crc32", None)  # a file of another writer: no CRC-32s, read unchecked
 
 blobs, header, at = [], {"__metadata__": meta}, 0
 for k in sorted(T):

@@ -1,7 +1,8 @@
 #define _GNU_SOURCE
 /* Checkpoints: a write/read round trip, then every truncation and many
    random corruptions of a real file, each read either cleanly or refused
-   with a sentence (this test also runs under ASan/UBSan). */
+   with a sentence, every change to the tensors' bytes refused by their
+   CRC-32s (this test also runs under ASan/UBSan). */
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,23 +97,34 @@ int main(void)
     rl_rng rng;
     rl_rng_seed(&rng, 5, 0);
     unsigned char *m = malloc(n);
-    int refused = 0, read_ok = 0;
+    int refused = 0, read_ok = 0, data_only = 0, data_refused = 0;
+    uint64_t data_at = 0; /* 8 + the header's length */
+    for (int k = 7; k >= 0; k--) data_at = (data_at << 8) | orig[k];
+    data_at += 8;
     for (int k = 0; k < 3000; k++) { /* random byte corruptions */
         memcpy(m, orig, n);
-        int flips = 1 + (int)rl_rng_below(&rng, 4);
-        for (int f = 0; f < flips; f++) m[rl_rng_below(&rng, (uint32_t)n)] = (unsigned char)rl_rng_below(&rng, 256);
+        int flips = 1 + (int)rl_rng_below(&rng, 4), in_data = 1;
+        for (int f = 0; f < flips; f++) {
+            size_t at = rl_rng_below(&rng, (uint32_t)n);
+            m[at] = (unsigned char)rl_rng_below(&rng, 256);
+            in_data &= at >= data_at;
+        }
+        in_data &= memcmp(m, orig, n) != 0;
         spit(bad, m, n);
+        data_only += in_data;
         if (rl__ckpt_read(&r, bad, err, sizeof err) == RL_OK) {
             read_ok++;
             rl__ckpt_free(&r);
         } else {
             refused++;
+            data_refused += in_data && strstr(err, "does not match its CRC-32") != NULL;
             if (!strstr(err, bad)) crashes_avoided = 0;
         }
     }
     OK(crashes_avoided, "every refusal names the file");
-    printf("# 3000 corruptions: %d refused, %d still well-formed (data bytes)\n", refused, read_ok);
-    OK(refused > 0 && read_ok > 0, "corruptions in the header are refused, in the data they load");
+    printf("# 3000 corruptions: %d refused, %d read (a metadata string changed), %d in the data alone\n", refused,
+           read_ok, data_only);
+    OK(data_only > 0 && data_refused == data_only, "every change to the tensors' bytes is refused by their CRC-32");
     free(m);
     free(orig);
 
@@ -159,9 +171,9 @@ int main(void)
     }
     OK(rl__ckpt_write(&w, tmpdir, bad + 5, NULL, err, sizeof err) == RL_OK, "write 100 metadata entries");
     rl__ckpt_free(&w);
-    OK(rl__ckpt_read(&r, bad, err, sizeof err) == RL_OK && r.n_meta == 100 &&
-           !strcmp(rl__ckpt_meta_get(&r, "key99"), "v"),
-       "100 metadata entries read back");
+    OK(rl__ckpt_read(&r, bad, err, sizeof err) == RL_OK && r.n_meta == 101 &&
+           !strcmp(rl__ckpt_meta_get(&r, "key99"), "v") && rl__ckpt_meta_get(&r, RL__CKPT_CRC_KEY),
+       "100 metadata entries read back, with the writer's CRC-32 list");
     rl__ckpt_free(&r);
     unlink(path);
     unlink(prev);

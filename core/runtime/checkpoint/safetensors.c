@@ -4,6 +4,8 @@
 #define _GNU_SOURCE
 #include "checkpoint/safetensors.h"
 
+#include "base/crc32.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -141,15 +143,30 @@ int rl__ckpt_serialize(const rl__ckpt *c, const char *path, unsigned char **out,
                        size_t errlen)
 {
     *out = NULL;
+    size_t own = 0; /* the metadata entries beside the CRC-32 list, which the writer adds */
+    for (size_t i = 0; i < c->n_meta; i++) own += strcmp(c->meta_key[i], RL__CKPT_CRC_KEY) != 0;
+    if (own + 1 > RL__CKPT_MAX_META) {
+        snprintf(err, errlen,
+                 "cannot write %s: %zu metadata entries and the CRC-32 list are more than a checkpoint "
+                 "holds (%d)",
+                 path, own, RL__CKPT_MAX_META);
+        return RL_EINVAL;
+    }
     rl__sbuf h = {0};
     rl__sbuf_puts(&h, "{\"__metadata__\":{");
     for (size_t i = 0; i < c->n_meta; i++) {
-        if (i) rl__sbuf_puts(&h, ",");
+        if (!strcmp(c->meta_key[i], RL__CKPT_CRC_KEY)) continue; /* a read checkpoint's: made anew below */
         rl__sbuf_json_str(&h, c->meta_key[i]);
         rl__sbuf_puts(&h, ":");
         rl__sbuf_json_str(&h, c->meta_val[i]);
+        rl__sbuf_puts(&h, ",");
     }
-    rl__sbuf_puts(&h, "}");
+    /* every tensor's CRC-32, in header order: a byte changed after the
+       write is found at the next read */
+    rl__sbuf_puts(&h, "\"" RL__CKPT_CRC_KEY "\":\"");
+    for (size_t i = 0; i < c->n; i++)
+        rl__sbuf_printf(&h, "%s%08x", i ? " " : "", rl__crc32(0, c->data + c->tensors[i].offset, c->tensors[i].bytes));
+    rl__sbuf_puts(&h, "\"}");
     for (size_t i = 0; i < c->n; i++) {
         const rl__ckpt_tensor *t = &c->tensors[i];
         rl__sbuf_printf(&h, ",\"%s\":{\"dtype\":\"%s\",\"shape\":[", t->name, rl__dtype_name(t->dtype));

@@ -22,6 +22,10 @@
 #define RL__CKPT_MAX_KEY 255                /* bytes of a metadata key */
 #define RL__CKPT_MAX_VALUE ((1u << 20) - 1) /* bytes of a metadata value (the config) */
 #define RL__CKPT_MAX_HEADER (64u << 20)     /* bytes of the JSON header */
+/* The metadata entry the writer adds: each tensor's CRC-32 as 8 hex digits,
+   separated by spaces, in header order.  The reader checks it when a file
+   has it (files written before it do not). */
+#define RL__CKPT_CRC_KEY "rlhost.crc32"
 
 typedef struct rl__ckpt_tensor {
     char name[96];

@@ -3,6 +3,8 @@
 #define _GNU_SOURCE
 #include "checkpoint/safetensors.h"
 
+#include "base/crc32.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -353,6 +355,36 @@ int rl__ckpt_read_mem(rl__ckpt *c, const char *name, const void *buf, size_t len
     return parse_header(c, header, (size_t)hl, err, errlen);
 }
 
+/* Each tensor's bytes against its CRC-32 in the metadata, when there is one. */
+static int check_crcs(const rl__ckpt *c, char *err, size_t errlen)
+{
+    const char *list = rl__ckpt_meta_get(c, RL__CKPT_CRC_KEY);
+    if (!list) return 0;
+    const char *s = list;
+    for (size_t i = 0; i < c->n; i++) {
+        const rl__ckpt_tensor *t = &c->tensors[i];
+        char *end;
+        errno = 0;
+        unsigned long want = strtoul(s, &end, 16);
+        if (end - s != 8 || errno || (*end != ' ' && *end != 0) || (*end == 0) != (i + 1 == c->n)) {
+            snprintf(err, errlen, "metadata %s does not list a CRC-32 for each of the %zu tensors", RL__CKPT_CRC_KEY,
+                     c->n);
+            return -1;
+        }
+        s = *end ? end + 1 : end;
+        if (rl__crc32(0, c->data + t->offset, t->bytes) != (uint32_t)want) {
+            snprintf(err, errlen, "tensor '%s' does not match its CRC-32: the file changed after it was written",
+                     t->name);
+            return -1;
+        }
+    }
+    if (*s || (!c->n && *list)) {
+        snprintf(err, errlen, "metadata %s lists more CRC-32s than the %zu tensors", RL__CKPT_CRC_KEY, c->n);
+        return -1;
+    }
+    return 0;
+}
+
 /* Parses and validates the JSON header (hl bytes; takes ownership). */
 static int parse_header(rl__ckpt *c, char *header, size_t hl, char *err, size_t errlen)
 {
@@ -426,6 +458,11 @@ static int parse_header(rl__ckpt *c, char *header, size_t hl, char *err, size_t 
     free(header);
     if (bad) {
         snprintf(err, errlen, "%s: corrupt header: %s", path, p.err);
+        rl__ckpt_free(c);
+        return RL_ECORRUPT;
+    }
+    if (check_crcs(c, p.err, sizeof p.err)) {
+        snprintf(err, errlen, "%s: %s", path, p.err);
         rl__ckpt_free(c);
         return RL_ECORRUPT;
     }
