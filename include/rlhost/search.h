@@ -80,12 +80,16 @@ typedef struct rl_search_config {
     float dirichlet_alpha; /* root noise Dir(alpha) mixed into the priors; 0: none */
     float dirichlet_frac;  /* its weight, 0 .. 1 */
     float discount;        /* of rewards down the tree; 1 for games */
-    uint32_t rollouts;     /* random playouts per leaf when there is no evaluator, >= 1 */
+    uint32_t rollouts;     /* random playouts per leaf (without an evaluator, or with mix > 0), >= 1 */
     uint64_t max_bytes;    /* the trees' memory; rl_search_create refuses more */
+    /* with an evaluator: a leaf's value is (1 - mix) times the evaluator's
+       plus mix times its rollouts' mean (AlphaGo's mixing); 0: the
+       evaluator's alone */
+    float mix;
 } rl_search_config;
 
 /* The config a search starts from: 100 simulations, c_puct 1.25, no
-   noise, discount 1, 1 rollout, 1 GiB. */
+   noise, discount 1, 1 rollout, 1 GiB, no mixing. */
 rl_search_config rl_search_defaults(void);
 
 /* The bytes rl_search_create allocates for `trees` trees. */

@@ -254,6 +254,7 @@ static void test_tictactoe(void)
     printf("# UCT with rollouts: %u of %u positions optimal\n", good, asked);
     ASSERT_EQ(good, asked, "UCT with random rollouts picks a minimax-optimal move from every 7th position");
     rl_search_destroy(s);
+
     free(visits);
 }
 
@@ -356,6 +357,18 @@ static int walk_step(void *ctx, uint32_t worker, const void *state, int32_t acti
     return RL_OK;
 }
 
+/* An evaluator that says every state is won (value 1), uniform priors (two moves). */
+static int liar(void *ctx, uint32_t count, const void *obs, const uint8_t *masks, float *priors, float *values,
+                char *err, size_t errlen)
+{
+    (void)ctx, (void)obs, (void)err, (void)errlen;
+    for (uint32_t i = 0; i < count; i++) {
+        values[i] = 1;
+        for (int a = 0; a < 2; a++) priors[i * 2 + a] = masks[i * 2 + a] ? 1.0f : 0.0f;
+    }
+    return RL_OK;
+}
+
 static void test_one_agent(void)
 {
     rl_search_model m = {.struct_size = sizeof m,
@@ -379,6 +392,21 @@ static void test_one_agent(void)
     OK(rc == RL_OK && visits[1] > visits[0], "with rollouts, a walk steps towards its goal");
     printf("# visits left %g right %g, value %g\n", (double)visits[0], (double)visits[1], (double)value);
     rl_search_destroy(s);
+
+    /* an evaluator that says every state is won, alone and mixed with
+       rollouts (mix 1): mixed, the values are the rollouts' own */
+    float v_alone = 0, v_mixed = 0;
+    for (int mixed = 0; mixed < 2; mixed++) {
+        cfg.simulations = 200;
+        cfg.mix = mixed ? 1.0f : 0.0f;
+        OK(rl_search_create(&cfg, &m, 1, &s, err, sizeof err) == RL_OK, "a search with a lying evaluator");
+        rc = rl_search_run(s, 1, &root, &obs, mask, &seed, liar, NULL, NULL, NULL, visits, mixed ? &v_mixed : &v_alone,
+                           err, sizeof err);
+        OK(rc == RL_OK, "it runs");
+        rl_search_destroy(s);
+    }
+    printf("# root value: %g believing the evaluator, %g mixed with rollouts\n", (double)v_alone, (double)v_mixed);
+    OK(v_mixed < v_alone - 0.05f, "mix 1 values leaves by rollouts, below what the evaluator claims");
 }
 
 static void test_pick(void)

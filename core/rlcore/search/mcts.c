@@ -38,6 +38,7 @@ typedef struct tree {
     uint8_t *leaf_obs, *leaf_mask;
     uint8_t *scratch, *scratch_obs; /* two states, and an observation and a mask, for the generic rollout */
     rl_rng rng;
+    float leaf_z; /* mix > 0: the pending leaf's rollout value */
     int rc;
 } tree;
 
@@ -65,7 +66,8 @@ rl_search_config rl_search_defaults(void)
                           .dirichlet_frac = 0.25f,
                           .discount = 1.0f,
                           .rollouts = 1,
-                          .max_bytes = 1ull << 30};
+                          .max_bytes = 1ull << 30,
+                          .mix = 0.0f};
     return c;
 }
 
@@ -120,12 +122,12 @@ static int check_config(const rl_search_config *c, const rl_search_model *m, uin
     }
     if (!(c->c_puct >= 0 && c->c_puct <= 1e6f) || !(c->dirichlet_alpha >= 0 && c->dirichlet_alpha <= 1e3f) ||
         !(c->dirichlet_frac >= 0 && c->dirichlet_frac <= 1) || !(c->discount >= 0 && c->discount <= 1) ||
-        c->rollouts < 1 || c->rollouts > 1u << 16) {
+        c->rollouts < 1 || c->rollouts > 1u << 16 || !(c->mix >= 0 && c->mix <= 1)) {
         RL_ERRF(err, errlen,
                 "search: c_puct (%g) takes 0 to 1e6, dirichlet_alpha (%g) 0 to 1000, dirichlet_frac (%g) 0 to 1, "
-                "discount (%g) 0 to 1, rollouts (%u) 1 to 65536",
+                "discount (%g) 0 to 1, rollouts (%u) 1 to 65536, mix (%g) 0 to 1",
                 (double)c->c_puct, (double)c->dirichlet_alpha, (double)c->dirichlet_frac, (double)c->discount,
-                c->rollouts);
+                c->rollouts, (double)c->mix);
         return RL_EINVAL;
     }
     return RL_OK;
@@ -436,7 +438,9 @@ static int walk(const rl_search *s, tree *t, uint32_t worker, int rollouts, char
         init_node(s, t, c, t->leaf_mask);
         if (!rollouts) {
             t->pending = c;
-            return probe_ends(s, t, worker, c, err, errlen);
+            rc = probe_ends(s, t, worker, c, err, errlen);
+            if (rc == RL_OK && s->cfg.mix > 0) rc = leaf_rollouts(s, t, worker, c, &t->leaf_z, err, errlen);
+            return rc;
         }
         set_priors(s, t, c, NULL);
         float v;
@@ -506,7 +510,7 @@ static int evaluate(rl_search *s, int roots, rl_search_eval_fn eval, void *ctx, 
         if (roots)
             root_noise(s, t);
         else
-            backup(s, t, s->values[j]);
+            backup(s, t, (1 - s->cfg.mix) * s->values[j] + s->cfg.mix * t->leaf_z);
         t->pending = 0;
     }
     return RL_OK;

@@ -41,6 +41,7 @@ static const struct {
     {"temperature", "0 to 100", 0, 100, 0},
     {"max_mib", "1 to 1048576", 1, 1048576, 1},
     {"threads", "0 (every core) to 256", 0, 256, 1},
+    {"mix", "0 to 1", 0, 1, 0},
 };
 
 rl__search_opts rl__search_defaults(void)
@@ -77,11 +78,12 @@ int rl__search_opts_set(rl__search_opts *o, const char *key, const char *value, 
         if (i == 3) o->temperature = v;
         if (i == 4) o->max_mib = (uint32_t)v;
         if (i == 5) o->threads = (uint32_t)v;
+        if (i == 6) o->mix = v;
         return RL_OK;
     }
     snprintf(err, errlen,
              "%s: the search has no key '%s' (it takes simulations, c_puct, rollouts, temperature, "
-             "max_mib, threads)",
+             "max_mib, threads, mix)",
              what, key);
     return RL_ECONFIG;
 }
@@ -221,6 +223,7 @@ int rl__searcher_open(rl__searcher **out, const rl__search_opts *o, const rl__en
         cfg.c_puct = (float)(o->c_puct >= 0 ? o->c_puct : vt ? 1.25 : 2.0);
         cfg.rollouts = o->rollouts;
         cfg.max_bytes = (uint64_t)o->max_mib << 20;
+        cfg.mix = vt ? (float)o->mix : 0.0f;
         char serr[RL_ERR_MAX] = "";
         rc = rl_search_create(&cfg, s->face, rows, &s->search, serr, sizeof serr);
         if (rc != RL_OK) snprintf(err, errlen, "env '%s': %s", desc->name, serr);

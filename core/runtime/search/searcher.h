@@ -23,6 +23,7 @@ typedef struct rl__search_opts {
     double temperature;   /* 0: the most visited move; else drawn from visits^(1/T) */
     uint32_t max_mib;     /* the trees' memory cap */
     uint32_t threads;     /* 0: every core of the machine */
+    double mix;           /* with a network: the weight of rollouts in a leaf's value */
 } rl__search_opts;
 
 #define RL__SEARCH_MAX_SIMULATIONS 1000000u
@@ -31,7 +32,7 @@ typedef struct rl__search_opts {
    temperature 0, max_mib 1024, threads 0. */
 rl__search_opts rl__search_defaults(void);
 /* One key of the search ("simulations", "c_puct", "rollouts",
-   "temperature", "max_mib", "threads") set from its text, checked; RL_ECONFIG with a
+   "temperature", "max_mib", "threads", "mix") set from its text, checked; RL_ECONFIG with a
    sentence naming what (e.g. "--search" or "opponent 'mcts(...)'"). */
 int rl__search_opts_set(rl__search_opts *o, const char *key, const char *value, const char *what, char *err,
                         size_t errlen);
