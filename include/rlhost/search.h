@@ -113,6 +113,10 @@ int rl_search_run(rl_search *s, uint32_t count, const void *states, const void *
                   const uint64_t *seeds, rl_search_eval_fn eval, void *eval_ctx, rl_search_parallel_fn par,
                   void *par_ctx, float *visits, float *values, char *err, size_t errlen);
 
+/* A uniformly random move of those mask allows (nonzero), drawn from rng;
+   -1 when it allows none.  What a rollout plays. */
+int32_t rl_search_random_move(const uint8_t *mask, uint32_t n_actions, rl_rng *rng);
+
 /* A move from a root's visits: temperature 0, the most visited (the first
    among equals); else one drawn with probability proportional to
    visits^(1/temperature) from rng. */

@@ -333,14 +333,14 @@ static void backup(const rl_search *s, tree *t, float v)
     t->depth = 0;
 }
 
-static int random_move(const uint8_t *mask, uint32_t n, rl_rng *rng)
+int32_t rl_search_random_move(const uint8_t *mask, uint32_t n_actions, rl_rng *rng)
 {
     uint32_t legal = 0;
-    for (uint32_t a = 0; a < n; a++) legal += mask[a] != 0;
+    for (uint32_t a = 0; a < n_actions; a++) legal += mask[a] != 0;
     if (!legal) return -1;
     uint32_t k = rl_rng_below(rng, legal);
-    for (uint32_t a = 0; a < n; a++)
-        if (mask[a] && k-- == 0) return (int)a;
+    for (uint32_t a = 0; a < n_actions; a++)
+        if (mask[a] && k-- == 0) return (int32_t)a;
     return -1;
 }
 
@@ -353,7 +353,7 @@ static int generic_rollout(const rl_search *s, tree *t, uint32_t worker, const u
     memcpy(m, mask, s->m.n_actions);
     double ret = 0, scale = 1;
     for (uint32_t k = 0; k < MAX_ROLLOUT_STEPS; k++) {
-        int a = random_move(m, s->m.n_actions, &t->rng);
+        int32_t a = rl_search_random_move(m, s->m.n_actions, &t->rng);
         if (a < 0) {
             RL_ERRF(err, errlen, "search: a state of the rollout allows no move");
             return RL_EINVAL;

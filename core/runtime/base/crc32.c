@@ -30,7 +30,7 @@ uint32_t rl__crc32(uint32_t crc, const void *p, size_t n)
         memcpy(&hi, b + 4, 4);
         lo ^= crc; /* the first four bytes are the low word */
         crc = table[7][lo & 0xff] ^ table[6][(lo >> 8) & 0xff] ^ table[5][(lo >> 16) & 0xff] ^ table[4][lo >> 24] ^
-              table[3][hi & 0xff] ^ table[2][(hi >> 8) & 0xff] ^ table[1][(hi >> 16) & 0xff] ^ table[0][hi >> 24];
+            table[3][hi & 0xff] ^ table[2][(hi >> 8) & 0xff] ^ table[1][(hi >> 16) & 0xff] ^ table[0][hi >> 24];
     }
 #endif
     while (n--) crc = table[0][(crc ^ *b++) & 0xff] ^ (crc >> 8);

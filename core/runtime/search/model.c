@@ -224,22 +224,30 @@ static int load_state(rl__model *m, scratch *s, const uint8_t *state, char *err,
     return rc;
 }
 
-static int save_state(rl__model *m, scratch *s, uint8_t *state, char *err, size_t errlen)
+/* The env (vt's instance `env`) saved through c, every tensor of a state
+   put once; on failure "env 'NAME' FAILED: why". */
+static int save_with(rl__model *m, codec *c, const rl_env_state_ext *st, void *env, const char *failed, char *err,
+                     size_t errlen)
 {
-    codec c = {.m = m, .mode = IO_SAVE, .state = state};
-    rl_state_io io = io_of(&c);
+    rl_state_io io = io_of(c);
     char perr[RL_ERR_MAX] = "";
-    int rc = s->state->save(s->env, &io, "", perr, sizeof perr);
-    if (rc == RL_OK && c.puts != m->n_tensors) {
-        snprintf(c.why, sizeof c.why, "it saved %u tensors, where its first save had %u", c.puts, m->n_tensors);
+    int rc = st->save(env, &io, "", perr, sizeof perr);
+    if (rc == RL_OK && c->puts != m->n_tensors) {
+        snprintf(c->why, sizeof c->why, "it saved %u tensors, where one env of it saves %u", c->puts, m->n_tensors);
         rc = RL_ECORRUPT;
     }
     if (rc != RL_OK)
-        snprintf(err, errlen, "env '%s' did not save a state of the search: %s", m->desc->name,
-                 c.why[0]      ? c.why
+        snprintf(err, errlen, "env '%s' %s: %s", m->desc->name, failed,
+                 c->why[0]     ? c->why
                      : perr[0] ? perr
                                : rl_strerror(rc));
     return rc;
+}
+
+static int save_state(rl__model *m, scratch *s, uint8_t *state, char *err, size_t errlen)
+{
+    codec c = {.m = m, .mode = IO_SAVE, .state = state};
+    return save_with(m, &c, s->state, s->env, "did not save a state of the search", err, errlen);
 }
 
 /* The scratch env's step of `action` by agent *mover: the reward to the
@@ -329,17 +337,6 @@ static int model_step(void *ctx, uint32_t worker, const void *state, int32_t act
     return save_state(m, s, next, err, errlen);
 }
 
-static int32_t draw(const uint8_t *mask, uint32_t n, rl_rng *rng)
-{
-    uint32_t legal = 0;
-    for (uint32_t a = 0; a < n; a++) legal += mask[a] != 0;
-    if (!legal) return -1;
-    uint32_t k = rl_rng_below(rng, legal);
-    for (uint32_t a = 0; a < n; a++)
-        if (mask[a] && k-- == 0) return (int32_t)a;
-    return -1;
-}
-
 #define MAX_ROLLOUT_STEPS (1u << 20)
 
 static int model_rollout(void *ctx, uint32_t worker, const void *state, rl_rng *rng, float discount, float *value,
@@ -355,7 +352,7 @@ static int model_rollout(void *ctx, uint32_t worker, const void *state, rl_rng *
     const uint8_t *mask = (const uint8_t *)state + sizeof h;
     double ret = 0, scale = 1;
     for (uint32_t k = 0; k < MAX_ROLLOUT_STEPS; k++) {
-        int32_t a = draw(mask, m->n_actions, rng);
+        int32_t a = rl_search_random_move(mask, m->n_actions, rng);
         if (a < 0) {
             snprintf(err, errlen, "env '%s' wrote a mask allowing no move in a rollout of the search", m->desc->name);
             return RL_EINVAL;
@@ -481,17 +478,5 @@ int rl__model_roots(rl__model *m, const rl_env_vtable *vt, void *env, uint32_t b
         write_header(m, (uint8_t *)states + j * sb, movers[j], masks ? masks + j * mask_stride : NULL);
     }
     codec c = {.m = m, .mode = IO_ROOTS, .state = states, .boards = boards, .of = boards_of, .count = count};
-    rl_state_io io = io_of(&c);
-    char perr[RL_ERR_MAX] = "";
-    int rc = st->save(env, &io, "", perr, sizeof perr);
-    if (rc == RL_OK && c.puts != m->n_tensors) {
-        snprintf(c.why, sizeof c.why, "it saved %u tensors, where one env of it saves %u", c.puts, m->n_tensors);
-        rc = RL_ECORRUPT;
-    }
-    if (rc != RL_OK)
-        snprintf(err, errlen, "env '%s' cannot be searched: %s", m->desc->name,
-                 c.why[0]      ? c.why
-                     : perr[0] ? perr
-                               : rl_strerror(rc));
-    return rc;
+    return save_with(m, &c, st, env, "cannot be searched", err, errlen);
 }
