@@ -2,7 +2,8 @@
  *
  * The solver is negamax with alpha-beta on the scores of c4.h, narrowed by
  * null windows (a binary search over the score, each probe a search that
- * only asks "better than m?"), with a transposition table of upper bounds,
+ * only asks "better than m?"), with a transposition table of upper and
+ * lower bounds,
  * moves that lose at once pruned before they are searched, and moves tried
  * best-first by how many threats they make (centre first among equals).
  * It is the method of the known solvers (John Tromp's, Pascal Pons's). */
@@ -13,7 +14,10 @@
 
 struct c4_solver {
     uint64_t *keys;
-    uint8_t *vals; /* an upper bound on the score, offset by 1 - C4_MIN_SCORE; 0: empty */
+    /* a bound on the score: an upper one as score + 1 - C4_MIN_SCORE (1 ..
+       C4_MAX_SCORE - C4_MIN_SCORE + 1), a lower one above that range as
+       score + C4_MAX_SCORE - 2 C4_MIN_SCORE + 2; 0: empty */
+    uint8_t *vals;
     uint64_t size;
     uint64_t nodes;
 };
@@ -82,12 +86,12 @@ typedef struct sorted {
     int n;
 } sorted;
 
-/* Inserts keeping the highest score first, and among equals the earlier
-   added (the more central) first. */
+/* Inserts keeping the highest score first, and among equals the later
+   added first: moves are added outside in, so the more central. */
 static void sorted_add(sorted *m, uint64_t move, int score)
 {
     int i = m->n++;
-    for (; i && m->score[i - 1] < score; i--) {
+    for (; i && m->score[i - 1] <= score; i--) {
         m->move[i] = m->move[i - 1];
         m->score[i] = m->score[i - 1];
     }
@@ -109,11 +113,24 @@ static int negamax(c4_solver *s, const c4_pos *p, int alpha, int beta)
         if (alpha >= beta) return alpha;
     }
     int max = (int)(C4_CELLS - 1 - p->moves) / 2;
-    uint64_t key = c4_key(p), slot = slot_of(s, key);
-    if (s->keys[slot] == key && s->vals[slot]) max = s->vals[slot] + C4_MIN_SCORE - 1;
     if (beta > max) {
         beta = max;
         if (alpha >= beta) return beta;
+    }
+    uint64_t key = c4_key(p), slot = slot_of(s, key);
+    int v = s->keys[slot] == key ? s->vals[slot] : 0;
+    if (v > C4_MAX_SCORE - C4_MIN_SCORE + 1) { /* a lower bound */
+        int lo = v + 2 * C4_MIN_SCORE - C4_MAX_SCORE - 2;
+        if (alpha < lo) {
+            alpha = lo;
+            if (alpha >= beta) return alpha;
+        }
+    } else if (v) { /* an upper bound */
+        int hi = v + C4_MIN_SCORE - 1;
+        if (beta > hi) {
+            beta = hi;
+            if (alpha >= beta) return beta;
+        }
     }
     sorted m = {.n = 0};
     for (int i = C4_W - 1; i >= 0; i--) { /* added outside in, so equals keep the centre first */
@@ -124,7 +141,11 @@ static int negamax(c4_solver *s, const c4_pos *p, int alpha, int beta)
         c4_pos q = *p;
         c4_play_bit(&q, m.move[i]);
         int score = -negamax(s, &q, -beta, -alpha);
-        if (score >= beta) return score;
+        if (score >= beta) {
+            s->keys[slot] = key;
+            s->vals[slot] = (uint8_t)(score + C4_MAX_SCORE - 2 * C4_MIN_SCORE + 2);
+            return score;
+        }
         if (score > alpha) alpha = score;
     }
     s->keys[slot] = key;
