@@ -4,8 +4,10 @@
    `c4_solve -g COUNT MIN MAX SEED` instead prints COUNT positions reached by
    uniformly random play, MIN to MAX stones each (no game over on the way).
    `c4_solve -q DEPTH` reads lines as -m writes them and prints how often
-   connect_four_alphabeta(depth=DEPTH) plays a best column (its ties drawn
-   uniformly: the expected fraction), the reference for a policy's rate.
+   connect_four_alphabeta(depth=DEPTH) plays a best column, and how often it
+   keeps the position's value (a won position won, a drawn one drawn; lost
+   ones left out), its ties drawn uniformly (the expected fractions): the
+   references for a policy's rates.
    The tool behind the move-quality positions of the Connect Four tests. */
 #include <limits.h>
 #include <stdint.h>
@@ -58,8 +60,8 @@ static int quality(int depth)
         return 1;
     }
     char line[256];
-    double sum = 0;
-    long n = 0;
+    double sum = 0, kept = 0;
+    long n = 0, n_kept = 0;
     while (fgets(line, sizeof line, stdin)) {
         char moves[64], col[C4_W][16];
         int score;
@@ -75,14 +77,18 @@ static int quality(int depth)
             if (v[c] > best) best = v[c];
         }
         unsigned ab = c4_alphabeta_moves(&p, depth, s);
-        int tot = 0, good = 0;
+        int tot = 0, good = 0, keep = 0;
         for (int c = 0; c < C4_W; c++)
-            if ((ab >> c) & 1) tot++, good += v[c] == best;
+            if ((ab >> c) & 1)
+                tot++, good += v[c] == best, keep += v[c] != INT32_MIN && (best > 0 ? v[c] > 0 : v[c] == 0);
         sum += (double)good / tot;
         n++;
+        if (best >= 0) kept += (double)keep / tot, n_kept++; /* a lost position has no value to keep */
     }
     printf("connect_four_alphabeta(depth=%d) plays a best column in %.3f of %ld positions\n", depth, n ? sum / n : 0.0,
            n);
+    printf("connect_four_alphabeta(depth=%d) keeps the value (won stays won, drawn drawn) in %.3f of %ld positions\n",
+           depth, n_kept ? kept / n_kept : 0.0, n_kept);
     return 0;
 }
 
