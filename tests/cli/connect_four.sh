@@ -21,8 +21,12 @@ printf '4444444\n' | "$SOLVE" > "$T/out" 2> "$T/err"; rc=$?
 [ $rc = 1 ] && grep -q "line 1: '4444444' is not a position" "$T/err"; ok $? "a full column is no position"
 
 # Against perfect play, alpha-beta 2 picks a best column in most positions (measured 0.854).
-rate=$("$SOLVE" -q 2 < "$POS" | sed -n 's/.* in \([0-9.]*\) of 1000 positions$/\1/p')
+"$SOLVE" -q 2 < "$POS" > "$T/q2"
+rate=$(sed -n 's/.* in \([0-9.]*\) of 1000 positions$/\1/p' "$T/q2")
 awk -v r="${rate:-0}" 'BEGIN { exit !(r >= 0.8) }'; ok $? "alpha-beta 2 plays one of the solver's best columns in 80%+ of the positions ($rate)"
+kept=$(sed -n 's/.*keeps the value.* in \([0-9.]*\) of \([0-9]*\) positions$/\1 \2/p' "$T/q2")
+awk -v r="${kept%% *}" -v n="${kept##* }" 'BEGIN { exit !(r >= 0.85 && r > 0 && n > 500 && n < 1000) }'
+ok $? "and keeps the value of 85%+ of those not lost (kept, positions: $kept)"
 
 # 2. The scripted player: depth 4 beats random play and depth 1 from both seats.
 cat > "$T/ab.cfg" <<'EOF2'
