@@ -4,8 +4,10 @@
    (c4_alphabeta_moves), drawing among equal columns from its own RNG, so a
    game against it varies while a run stays reproducible.  With epsilon > 0
    it plays a uniformly random allowed column instead, that often: a player
-   that blunders, whose open wins a learner must learn to take.  It acts the
-   same in training and evaluation mode. */
+   that blunders, whose open wins a learner must learn to take.  With
+   exact_from = k it plays perfectly from k stones on (a column the exact
+   solver scores best, drawn among equals): the ceiling a learner is
+   measured against.  It acts the same in training and evaluation mode. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,17 +16,21 @@
 
 #include "c4_plugin.h"
 
-enum { OPT_DEPTH, OPT_EPSILON };
+enum { OPT_DEPTH, OPT_EPSILON, OPT_EXACT_FROM };
 
 const rl_option_def c4_opponent_options[C4_OPP_N_OPTIONS] = {
     [OPT_DEPTH] = RL_OPTION_INT("depth", "4", 1, 12, "plies searched, its own move included"),
     [OPT_EPSILON] = RL_OPTION_FLOAT("epsilon", "0", 0, 1,
                                     "probability of a uniformly random allowed column instead of the search's"),
+    [OPT_EXACT_FROM] = RL_OPTION_INT("exact_from", "0", 0, C4_CELLS,
+                                     "from this many stones on, play perfectly: a column the exact solver "
+                                     "scores best (0: never; the solver's ceiling from 14 on)"),
 };
 
 typedef struct c4_opponent {
-    int depth;
+    int depth, exact_from;
     float epsilon;
+    c4_solver *solver; /* exact_from: made at its first exact move */
     rl_rng rng;
     uint64_t moves;
 } c4_opponent;
@@ -42,6 +48,7 @@ static int opp_create(const rl_algo_args *args, void **out, char *err, size_t er
     if (!a) return RL_ENOMEM;
     a->depth = (int)args->options[OPT_DEPTH].i;
     a->epsilon = (float)args->options[OPT_EPSILON].f;
+    a->exact_from = (int)args->options[OPT_EXACT_FROM].i;
     rl_rng_seed(&a->rng, args->seed, 0xc4);
     *out = a;
     return RL_OK;
@@ -49,7 +56,9 @@ static int opp_create(const rl_algo_args *args, void **out, char *err, size_t er
 
 static void opp_destroy(void *algo)
 {
-    free(algo);
+    c4_opponent *a = algo;
+    if (a) c4_solver_destroy(a->solver);
+    free(a);
 }
 
 static int opp_act(void *algo, const rl_act_batch *b, char *err, size_t errlen)
@@ -68,7 +77,14 @@ static int opp_act(void *algo, const rl_act_batch *b, char *err, size_t errlen)
         /* no draw at epsilon 0: its games are those it played before the option */
         if (a->epsilon > 0 && rl_rng_uniform(&a->rng) < a->epsilon)
             for (int c = 0; c < C4_W; c++) best |= (unsigned)c4_can_play(&p, c) << c;
-        else {
+        else if (a->exact_from && (int)p.moves >= a->exact_from) {
+            int32_t scores[C4_W];
+            if (!a->solver && !(a->solver = c4_solver_create(22))) {
+                RL_ERRF(err, errlen, "connect_four_alphabeta: out of memory for the exact solver's table");
+                return RL_ENOMEM;
+            }
+            best = c4_solve_moves(a->solver, &p, scores);
+        } else {
             int32_t scores[C4_W];
             best = c4_alphabeta_moves(&p, a->depth, scores);
         }

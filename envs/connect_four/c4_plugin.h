@@ -19,7 +19,7 @@ int c4_obs_read(const uint8_t *obs, c4_pos *p);
 /* Whether p is a position of a game in progress or just drawn. */
 int c4_pos_valid(const c4_pos *p);
 
-#define C4_OPP_N_OPTIONS 2
+#define C4_OPP_N_OPTIONS 3
 extern const rl_option_def c4_opponent_options[C4_OPP_N_OPTIONS];
 extern const rl_algo_vtable c4_opponent_vtable;
 #define C4_OPPONENT_DESC                                                                                    \

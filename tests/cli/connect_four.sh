@@ -44,6 +44,14 @@ cp "$T/out" "$T/ab1"
 expect_rc 0 "the same with epsilon = 0 given" -- "$RLHOST" eval "$T/ab.cfg" --opponent 'connect_four_alphabeta(depth=1, epsilon=0)' --episodes 100
 games() { sed 's/^ *vs .*), learner/learner/' "$1"; }
 [ "$(games "$T/out")" = "$(games "$T/ab1")" ]; ok $? "plays the very same games (epsilon 0 draws nothing)"
+# exact_from: perfect play from 18 stones on (the solver's best columns)
+# beats the same player without it, from each seat.
+expect_rc 0 "alpha-beta 4 against itself" -- "$RLHOST" eval "$T/ab.cfg" --opponent 'connect_four_alphabeta(depth=4)' --episodes 100
+mirror="$(won 0) $(won 1)"
+expect_rc 0 "alpha-beta 4, exact from 18 stones, against alpha-beta 4" -- "$RLHOST" eval "$T/ab.cfg" --set algo.exact_from=18 \
+  --opponent 'connect_four_alphabeta(depth=4)' --episodes 100
+[ "$(won 0)" -ge 55 ] && [ "$(won 1)" -ge 55 ] && [ "$(won 0)" -gt $((${mirror% *} + 10)) ] && [ "$(won 1)" -gt $((${mirror#* } + 10)) ]
+ok $? "the solver's moves win 55+ of 100 from each seat, 10+ more than without ($(won 0), $(won 1); without: $mirror)"
 expect_rc 0 "alpha-beta 4 against alpha-beta 4 with epsilon = 1" -- "$RLHOST" eval "$T/ab.cfg" --opponent 'connect_four_alphabeta(depth=4, epsilon=1)' --episodes 100
 [ "$(won 0)" -ge 95 ] && [ "$(won 1)" -ge 95 ]; ok $? "which plays random columns: wins 95+ of 100 from each seat (won $(won 0), $(won 1))"
 expect_rc 0 "alpha-beta 4 against alpha-beta 4 with epsilon = 0.3" -- "$RLHOST" eval "$T/ab.cfg" --opponent 'connect_four_alphabeta(depth=4, epsilon=0.3)' --episodes 100
