@@ -97,6 +97,10 @@ refuse 2 "a snapshot's search without N" "needs search=N" \
   eval "$T/ppo.cfg" "${PP[@]}" --opponent "$T/vs_mcts-a(c_puct=2)"
 refuse 2 "a snapshot whose network has no values" "algo 'a2c' gives the search no probabilities and values" \
   eval "$T/ppo.cfg" "${PP[@]}" --opponent "$T/a2c(search=10)"
+"$RLHOST" run "$SRC/configs/cartpole_ppo.cfg" --set run.steps=512 --set run.quiet=true --set run.eval_episodes=1 \
+  --out "$T/cp" >/dev/null 2>&1
+refuse 2 "a snapshot of another game as the search's network" "was trained on env 'cartpole', not 'tictactoe'" \
+  eval "$T/ppo.cfg" "${PP[@]}" --opponent "$T/cp(search=10)"
 refuse 1 "an env whose state is not one slice per env" "is not searchable as it declares (RL_DESC_SEARCHABLE)" \
   eval "$T/minimax.cfg" "${PP[@]}" --set 'env.fault="shared_state"'  --opponent 'mcts(simulations=5)' --episodes 2
 refuse 2 "an env that declares itself searchable but saves nothing" "declares itself searchable but saves no state" \
