@@ -7,13 +7,15 @@
 # index.html and web.js.  The env plugins that build without a C library:
 # snake, gridworld, and the SDK's env template, catch.
 # Usage: examples/web/build.sh RUN_DIR OUT_DIR    (serve.sh OUT_DIR serves it)
-# RLHOST names the rlhost executable (default: the build tree's, else rlhost).
+# RLHOST names the rlhost executable (default: the build tree's, else rlhost);
+# BUILD the meson build tree that lists each plugin's sources (default: build/).
 set -euo pipefail
 [ $# = 2 ] || { echo "usage: examples/web/build.sh RUN_DIR OUT_DIR" >&2; exit 2; }
 RUN=$1 OUT=$2
 HERE=$(cd "$(dirname "$0")" && pwd)
 SRC=$(cd "$HERE/../.." && pwd)
 RLHOST=${RLHOST:-$SRC/build/core/rlhost}
+BUILD=${BUILD:-$SRC/build} # the meson build tree whose plugins the page compiles
 [ -x "$RLHOST" ] || RLHOST=rlhost
 for tool in clang wasm-ld; do
   command -v $tool >/dev/null || { echo "build.sh: $tool is missing (apt-get install clang lld)" >&2; exit 1; }
@@ -24,12 +26,13 @@ trap 'rm -rf "$B"' EXIT
 python3 "$HERE/host/web_options.py" "$RUN/config.cfg" "$B"
 env=$(sed -n 's/^#define WEB_ENV_NAME "\(.*\)"$/\1/p' "$B/web_options.h")
 case "$env" in
-  snake) plugin=("$SRC"/envs/snake/{snake,snake_rules,snake_obs,snake_board}.c) ;;
-  gridworld) plugin=("$SRC"/envs/gridworld/{gridworld,gridworld_rules}.c) ;;
-  catch) plugin=("$SRC/examples/env-template/catch.c") ;;
+  snake | gridworld | catch) ;;
   *) echo "build.sh: env '$env': the page builds snake, gridworld and catch, whose plugins need no C library" >&2
      exit 1 ;;
 esac
+# the plugin's C files, as the build compiles them (meson's record of its targets)
+mapfile -t plugin < <(python3 "$HERE/host/plugin_sources.py" "$BUILD" "$env")
+[ ${#plugin[@]} -gt 0 ] || exit 1
 "$RLHOST" export "$RUN" --format c --name policy -o "$B/policy.c"
 mkdir -p "$OUT"
 W=(--target=wasm32 -nostdlib -ffreestanding -O2 -std=c11 -DRLHOST_NO_LIBM -msimd128 -I"$HERE/libc/include"

@@ -10,6 +10,7 @@
 # Usage: web.sh RLHOST SOURCE_ROOT BUILD_ROOT
 set -u
 RLHOST=$1 SRC=$2 BUILD=$3
+export BUILD # build.sh reads each plugin's sources from this build tree
 T=$(mktemp -d)
 SERVER=
 trap '[ -n "$SERVER" ] && kill $SERVER 2>/dev/null; rm -rf "$T"' EXIT
@@ -142,9 +143,19 @@ contains "$T/err" "env 'cartpole': the page builds snake, gridworld and catch" "
 # a run directory whose name closes a comment and starts a line of its own:
 # nothing of it reaches the generated header
 bad="$T/x*/"$'\n'"#error injected"$'\n'"/*"
-mkdir -p "$bad" "$T/wo" && cp "$T/cartpole/config.cfg" "$bad/"
+mkdir -p "$bad" "$T/wo" && cp "$T/cartpole/config.cfg" "$T/cartpole/summary.json" "$bad/"
 python3 "$SRC/examples/web/host/web_options.py" "$bad/config.cfg" "$T/wo" && ! grep -q "injected" "$T/wo/web_options.h" &&
   cc -std=c11 -Werror -fsyntax-only -include stdint.h -x c "$T/wo/web_options.h"
 ok $? "web_options.h holds nothing of the run directory's name, and compiles"
+# the evaluation seed is rlhost's, from the run's summary.json: a run without one is refused
+grep -q "\"evalSeed\": \"$(sed -n 's/.*"eval_seed": "\([0-9a-f]*\)".*/\1/p' "$T/cartpole/summary.json")\"" "$T/wo/config.js"
+ok $? "config.js plays from summary.json's eval_seed"
+rm "$bad/summary.json"
+expect_rc 1 "web_options.py of a run without summary.json" -- python3 "$SRC/examples/web/host/web_options.py" \
+  "$bad/config.cfg" "$T/wo"
+contains "$T/err" "gives no eval_seed" "says so"
+expect_rc 1 "build.sh with a build tree that has no meson-info" -- env BUILD="$T/nowhere" RLHOST="$T/rlhost" \
+  "$SRC/examples/web/build.sh" "$T/catch" "$T/pages/nowhere"
+contains "$T/err" "meson-info/intro-targets.json" "names what it could not read"
 echo "1..$n"
 [ $failed = 0 ]

@@ -19,6 +19,7 @@
 #include "base/files.h"
 #include "base/log.h"
 #include "plugin/host_schema.h"
+#include "run/eval.h"
 #include "run/rundir.h"
 #include "run/tbevents.h"
 #include "parallel/world.h"
@@ -383,6 +384,9 @@ int rl__report_summary(rl__report *r, const rl__report_at *at, const rl__eval_re
     rl__sbuf_puts(&b, ",\n  \"status\": ");
     rl__sbuf_json_str(&b, status);
     rl__sbuf_printf(&b, ",\n  \"seed\": %lld", (long long)val(&c->run, RL__RUN_SEED)->i);
+    /* what rlhost eval (and the web page) seeds the evaluation envs with */
+    rl__sbuf_printf(&b, ",\n  \"eval_seed\": \"%016llx\"",
+                    (unsigned long long)rl__eval_seed((uint64_t)val(&c->run, RL__RUN_SEED)->i));
     rl__sbuf_printf(&b, ",\n  \"steps\": %llu,\n  \"target_steps\": %llu", (unsigned long long)at->steps,
                     (unsigned long long)r->set->target);
     rl__sbuf_puts(&b, ",\n  \"wall_s\": ");

@@ -3,11 +3,13 @@
 (the fully resolved config rlhost writes into every run directory): the
 env plugin's name and each of its options and stages as a value the web
 host hands the plugin (host/web_host.c matches them to the plugin's own
-option table by name), and for the page the run's evaluation seed
-(`rlhost eval`'s: run.seed ^ 0x5eed5eed5eed5eed).
+option table by name), and for the page the run's evaluation seed, as
+rlhost wrote it into the run's summary.json (what `rlhost eval` plays
+from).
 Usage: web_options.py CONFIG_CFG OUT_DIR"""
 
 import json
+import os
 import re
 import sys
 
@@ -77,7 +79,15 @@ with open(f"{out}/web_options.h", "w") as f:
     f.write("\n".join(lines) + ("\n" if lines else ""))
     f.write("static const web_option web_options[] = {\n" + "\n".join(entries) + "\n};\n")
     f.write("#define WEB_N_OPTIONS (sizeof web_options / sizeof web_options[0])\n")
-seed = int(run["seed"]) & (2**64 - 1)
-info = {"evalSeed": f"{seed ^ 0x5EED5EED5EED5EED:016x}", "algo": algo["plugin"].strip('"'), "env": name}
+summary = os.path.join(os.path.dirname(cfg_path), "summary.json")
+try:
+    with open(summary) as f:
+        eval_seed = json.load(f)["eval_seed"]
+    int(eval_seed, 16)
+except (OSError, ValueError, KeyError, TypeError) as e:
+    sys.exit(f"web_options.py: {summary} gives no eval_seed ({e}): run or resume the run with this rlhost")
+if not re.fullmatch(r"[0-9a-f]{16}", eval_seed):
+    sys.exit(f"web_options.py: {summary}: eval_seed {eval_seed!r} is not 16 hex digits")
+info = {"evalSeed": eval_seed, "algo": algo["plugin"].strip('"'), "env": name}
 with open(f"{out}/config.js", "w") as f:
     f.write(f"// The run the page plays (host/web_options.py).\nconst RUN = {json.dumps(info)};\n")
