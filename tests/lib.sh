@@ -19,26 +19,9 @@ json_num() { sed -n "s/^ *\"$2\": \\([-0-9.e+]*\\).*/\\1/p" "$1"; }
 # A safetensors file's JSON header and its data, read with od, dd and tail.
 header() { local len; len=$(od -An -t u8 -N 8 "$1" | tr -d ' '); dd if="$1" bs=1 skip=8 count="$len" 2>/dev/null; }
 data_of() { local len; len=$(od -An -t u8 -N 8 "$1" | tr -d ' '); tail -c +$((9 + len)) "$1"; }
-# resign FILE: a checkpoint edited on purpose gets CRC-32s that match again
-# (rlhost.crc32: each tensor's, in header order, 8 hex digits, spaces
-# between), so what its contents are refused for is the reader's other
-# checks, as for a file crafted to pass.
-resign() {
-  python3 - "$1" <<'PYEOF'
-import json, struct, sys, zlib
-p = sys.argv[1]
-b = bytearray(open(p, "rb").read())
-n = struct.unpack("<Q", b[:8])[0]
-h = json.loads(b[8 : 8 + n])
-old = h["__metadata__"]["rlhost.crc32"]
-new = " ".join(
-    "%08x" % zlib.crc32(b[8 + n + t["data_offsets"][0] : 8 + n + t["data_offsets"][1]])
-    for k, t in h.items() if k != "__metadata__"
-)
-head = bytes(b[8 : 8 + n]).replace(old.encode(), new.encode(), 1)
-open(p, "wb").write(bytes(b[:8]) + head + bytes(b[8 + n :]))
-PYEOF
-}
+# resign FILE: a checkpoint edited on purpose passes its CRC-32 check again
+# (tests/resign.py), so what refuses it is the readers' other checks.
+resign() { python3 "$(dirname "${BASH_SOURCE[0]}")/resign.py" "$1"; }
 # same_run NAME A B: the runs in A and B learned the same (metrics and
 # episodes but the timings, final evaluation, every tensor of the final checkpoint).
 same_run() {

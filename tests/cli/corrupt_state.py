@@ -18,9 +18,11 @@ import struct
 import subprocess
 import sys
 import tempfile
-import zlib
 
 RLHOST, SRC = sys.argv[1], sys.argv[2]
+sys.path.insert(0, os.path.join(SRC, "tests"))
+from resign import resign  # noqa: E402
+
 n = failed = 0
 
 
@@ -47,18 +49,7 @@ def overwrite(path, name, fill):
     with open(path, "r+b") as f:
         f.seek(8 + hl + begin)
         f.write(bytes([fill]) * (end - begin))
-    with open(path, "rb") as f:
-        raw = f.read()
-    old = h["__metadata__"].get("rlhost.crc32")
-    if old is not None:
-        data = raw[8 + hl :]
-        new = " ".join(
-            "%08x" % zlib.crc32(data[t["data_offsets"][0] : t["data_offsets"][1]])
-            for k, t in h.items()
-            if k != "__metadata__"
-        )
-        with open(path, "wb") as f:
-            f.write(raw[: 8 + hl].replace(old.encode(), new.encode(), 1) + raw[8 + hl :])
+    resign(path)
 
 
 def rlhost(*args):

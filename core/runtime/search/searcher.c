@@ -25,6 +25,7 @@ struct rl__searcher {
     uint64_t seed;
     void *block; /* every buffer below */
     uint8_t *states, *starts;
+    uint8_t *all_moves; /* [rows][n_actions] ones: the masks of an env that does not mask */
     uint64_t *seeds;
     float *visits;
     int32_t *scratch_actions;
@@ -167,13 +168,14 @@ static int alloc_buffers(rl__searcher *s, uint32_t rows)
 {
     const rl_search_model *f = s->face;
     size_t sb = (f->state_bytes + 7) & ~(size_t)7, A = f->n_actions;
-    size_t bytes = rows * (sb + sizeof(uint64_t) + A * sizeof(float) + sizeof(int32_t) + 1);
+    size_t bytes = rows * (sb + sizeof(uint64_t) + A * sizeof(float) + sizeof(int32_t) + 1 + A);
     uint8_t *p = s->block = calloc(1, bytes);
     if (!p) return RL_ENOMEM;
     s->seeds = (uint64_t *)p, p += rows * sizeof(uint64_t);
     s->visits = (float *)p, p += rows * A * sizeof(float);
     s->scratch_actions = (int32_t *)p, p += rows * sizeof(int32_t);
     s->states = p, p += rows * sb;
+    s->all_moves = memset(p, 1, rows * A), p += rows * A;
     s->starts = memset(p, 1, rows); /* every row a fresh start: no recurrent state */
     return RL_OK;
 }
@@ -268,12 +270,8 @@ int rl__searcher_act(rl__searcher *s, const rl__env_site *site, uint64_t call, c
     if (rc != RL_OK) return rc;
     /* the trees' streams follow from the seed, the search's count and the board */
     for (uint32_t j = 0; j < count; j++) s->seeds[j] = mix(s->seed ^ mix(call) ^ mix(~(uint64_t)boards_of[j]));
-    uint8_t *ones = NULL;
-    if (!masks && !(ones = malloc((size_t)count * A))) return RL_ENOMEM;
-    if (ones) memset(ones, 1, (size_t)count * A);
-    rc = rl_search_run(s->search, count, s->states, obs, masks ? masks : ones, s->seeds, s->vt ? network : NULL, s,
-                       rl__pool_threads(s->pool) > 1 ? on_pool : NULL, s->pool, s->visits, NULL, err, errlen);
-    free(ones);
+    rc = rl_search_run(s->search, count, s->states, obs, masks ? masks : s->all_moves, s->seeds, s->vt ? network : NULL,
+                       s, rl__pool_threads(s->pool) > 1 ? on_pool : NULL, s->pool, s->visits, NULL, err, errlen);
     if (rc != RL_OK) return rc;
     rl_rng rng;
     rl_rng_seed(&rng, mix(s->seed ^ 0x7e3b), call);
