@@ -159,6 +159,15 @@ typedef struct rl_transition {
     const uint8_t *masks;
     const uint8_t *next_masks;
     const uint8_t *final_masks;
+    /* ABI 1.10, for an algorithm with RL_DESC_SEARCHED (NULL otherwise):
+       search_policy [count][n_actions], the search's root visit counts of
+       obs normalized to sum 1 (the AlphaZero policy target), and
+       same_mover [count], nonzero where next_obs (or final_obs) is the
+       same agent's as obs (one agent, or a turn-based game where the mover
+       moves again), 0 where it is the other player's of a two-player
+       zero-sum game, whose return is the negation of the mover's. */
+    const float *search_policy;
+    const uint8_t *same_mover;
 } rl_transition;
 
 /* ABI 1.8: one act call, rows [0, count) of a batch.  The host fills it;

@@ -45,7 +45,7 @@ extern "C" {
 #endif
 
 #define RL_ABI_MAJOR 1
-#define RL_ABI_MINOR 9
+#define RL_ABI_MINOR 10
 /* A plugin built for minor m loads in any host of minor >= m.  Each field,
    flag and capability a later minor added says so where it stands
    ("ABI 1.6: ..."): those notes are the ABI's history, and a plugin reads
@@ -313,6 +313,13 @@ typedef struct rl_plugin_desc {
    the host asks for them (a policy with a value head, which a search can
    use for priors and values). */
 #define RL_DESC_VALUES 0x100u
+/* ABI 1.10, algorithms: the algorithm trains on a tree search's moves
+   (AlphaZero): the host picks every training move by searching with the
+   algorithm's own network as evaluator (it needs RL_DESC_VALUES), plays
+   every seat of a training game itself (self-play through one network),
+   and hands each move's root visit distribution in
+   rl_transition.search_policy.  Its settings are the run's `search` group. */
+#define RL_DESC_SEARCHED 0x200u
 
 typedef struct rl_plugin_entry {
     rl_abi_version abi; /* first, always: RL_ABI_MAJOR, RL_ABI_MINOR */

@@ -102,7 +102,15 @@ static void test_nstep(void)
         float o[2] = {0, 0}, no[2] = {0, 0}, fin[2] = {0, 0}, rw[2] = {(float)k, 10.0f * (k + 1)};
         int32_t a[2] = {0, 0};
         uint8_t te[2] = {0, 0}, tr[2] = {0, 0};
-        rl_transition t = {sizeof t, 2, o, a, rw, no, fin, te, tr, NULL, NULL, NULL, NULL};
+        rl_transition t = {.struct_size = sizeof t,
+                           .count = 2,
+                           .obs = o,
+                           .actions = a,
+                           .rewards = rw,
+                           .next_obs = no,
+                           .final_obs = fin,
+                           .terminated = te,
+                           .truncated = tr};
         rl_replay_add(&r, &t);
     }
     n = rl_replay_nstep(&r, 1, 3, 1.0f);
@@ -112,7 +120,15 @@ static void test_nstep(void)
         float o[2] = {0, 0}, no[2] = {0, 0}, fin[2] = {0, 0}, rw[2] = {(float)k, 0};
         int32_t a[2] = {0, 0};
         uint8_t te[2] = {0, 0}, tr[2] = {0, 0};
-        rl_transition t = {sizeof t, 2, o, a, rw, no, fin, te, tr, NULL, NULL, NULL, NULL};
+        rl_transition t = {.struct_size = sizeof t,
+                           .count = 2,
+                           .obs = o,
+                           .actions = a,
+                           .rewards = rw,
+                           .next_obs = no,
+                           .final_obs = fin,
+                           .terminated = te,
+                           .truncated = tr};
         rl_replay_add(&r, &t);
     }
     ASSERT_EQ(rl_replay_size(&r), 8, "ring full");
@@ -136,7 +152,15 @@ static void test_nstep(void)
     int32_t a = 1;
     float rw = 0;
     uint8_t z = 0;
-    rl_transition t = {sizeof t, 1, o, &a, &rw, no, no, &z, &z, NULL, NULL, NULL, NULL};
+    rl_transition t = {.struct_size = sizeof t,
+                       .count = 1,
+                       .obs = o,
+                       .actions = &a,
+                       .rewards = &rw,
+                       .next_obs = no,
+                       .final_obs = no,
+                       .terminated = &z,
+                       .truncated = &z};
     rl_replay_add(&r, &t);
     float xf[2];
     rl_replay_obs_float(&r, 0, 0, xf);
