@@ -386,6 +386,12 @@ static int cmd_info(cli *c)
         print_defs("options (seats = { ... }):", "", d, n);
         return 0;
     }
+    if (!strcmp(name, "search")) {
+        printf("search: the host's group for an algorithm that trains on search (alphazero; docs/search.md)\n\n");
+        const rl_option_def *d = rl__search_schema(&n);
+        print_defs("options (search = { ... }):", "", d, n);
+        return 0;
+    }
     rl__registry reg = {0};
     rl__registry_discover(&reg, c->plugin_paths, c->n_paths);
     warn_refusals(&reg);
@@ -402,6 +408,13 @@ static int cmd_info(cli *c)
             char takes[128];
             rl__algo_takes(d, takes, sizeof takes);
             printf("takes: %s\n", takes);
+            if (rl__desc_flags(d) & RL_DESC_VALUES)
+                printf("search: its probabilities and values guide a tree search (eval --search, docs/search.md)\n");
+            if (rl__desc_flags(d) & RL_DESC_SEARCHED)
+                printf("trains on: the tree search of every training move (the run's search group: rlhost info "
+                       "search)\n");
+        } else if (rl__desc_flags(d) & RL_DESC_SEARCHABLE) {
+            printf("search: searchable through its own saved state (docs/search.md)\n");
         }
         printf("\n");
         char title[128];

@@ -121,6 +121,8 @@ static size_t key_groups(rl__config *c, const char *key, rl__group **groups, con
         groups[ng++] = &c->run;
     } else if (strcmp(path, "seats") == 0) {
         groups[ng++] = &c->seats;
+    } else if (strcmp(path, "search") == 0) {
+        groups[ng++] = &c->search;
     } else if (strcmp(path, "env") == 0) {
         groups[ng++] = &c->env_host, groups[ng++] = &c->env_opts, *extra = "optimizations";
     } else if (strcmp(path, "env.optimizations") == 0) {
@@ -338,21 +340,19 @@ oom:
     error_at(r, NULL, "out of memory");
 }
 
-/* The seats group: the host's own, formatted only when given. */
-static void resolve_seats(resolver *r, const config_setting_t *root, const rl__override *ov, size_t n_ov)
+/* A group of the host's own (seats, search), formatted only when given. */
+static void resolve_host_group(resolver *r, const config_setting_t *root, const rl__override *ov, size_t n_ov,
+                               const char *name, rl__group *g, int *given, const rl_option_def *defs, uint32_t n)
 {
-    rl__config *c = r->c;
-    uint32_t n;
-    const rl_option_def *defs = rl__seats_schema(&n);
-    if (group_init(r, &c->seats, defs, n) != RL_OK) {
+    if (group_init(r, g, defs, n) != RL_OK) {
         error_at(r, NULL, "out of memory");
         return;
     }
-    rl__group *g = &c->seats;
-    resolve_settings(r, get_group(r, root, "seats", "seats"), "seats", &g, 1, NULL, NULL);
-    c->seats_given = config_setting_get_member(root, "seats") != NULL;
-    for (size_t i = 0; i < n_ov; i++) c->seats_given |= strncmp(ov[i].key, "seats.", 6) == 0;
-    fill_rest(r, &c->seats, "seats");
+    resolve_settings(r, get_group(r, root, name, name), name, &g, 1, NULL, NULL);
+    *given = config_setting_get_member(root, name) != NULL;
+    size_t len = strlen(name);
+    for (size_t i = 0; i < n_ov; i++) *given |= strncmp(ov[i].key, name, len) == 0 && ov[i].key[len] == '.';
+    fill_rest(r, g, name);
 }
 
 static int config_load(rl__config *c, const char *path, const char *text, const rl__override *ov, size_t n_ov,
@@ -389,17 +389,18 @@ static int config_load(rl__config *c, const char *path, const char *text, const 
     c->reg = reg;
     /* tune: the search space of `rlhost tune` (cli/tune.c reads it); a run
        leaves it alone */
-    static const char *const top[] = {"run", "env", "algo", "seats", "tune"};
+    static const char *const top[] = {"run", "env", "algo", "seats", "search", "tune"};
     for (int i = 0; i < config_setting_length(root); i++) {
         const config_setting_t *s = config_setting_get_elem(root, (unsigned)i);
         const char *name = config_setting_name(s);
-        if (strcmp(name, "run") && strcmp(name, "env") && strcmp(name, "algo") && strcmp(name, "seats") &&
-            strcmp(name, "tune")) {
-            const char *near = rl__nearest(name, top, 5);
+        int known = 0;
+        for (size_t k = 0; k < sizeof top / sizeof *top; k++) known |= !strcmp(name, top[k]);
+        if (!known) {
+            const char *near = rl__nearest(name, top, sizeof top / sizeof *top);
             if (near)
                 error_at(&r, s, "%s: unknown group (did you mean '%s'?)", name, near);
             else
-                error_at(&r, s, "%s: unknown group (expected run, env, algo, seats and tune)", name);
+                error_at(&r, s, "%s: unknown group (expected run, env, algo, seats, search and tune)", name);
         }
     }
     uint32_t n;
@@ -411,7 +412,10 @@ static int config_load(rl__config *c, const char *path, const char *text, const 
         resolve_settings(&r, get_group(&r, root, "run", "run"), "run", &g, 1, NULL, NULL);
         fill_rest(&r, &c->run, "run");
     }
-    resolve_seats(&r, root, ov, n_ov);
+    defs = rl__seats_schema(&n);
+    resolve_host_group(&r, root, ov, n_ov, "seats", &c->seats, &c->seats_given, defs, n);
+    defs = rl__search_schema(&n);
+    resolve_host_group(&r, root, ov, n_ov, "search", &c->search, &c->search_given, defs, n);
     resolve_plugin_group(&r, root, reg, RL_KIND_ENV);
     if (need_algo) resolve_plugin_group(&r, root, reg, RL_KIND_ALGO);
     for (size_t i = 0; i < n_ov; i++) {
@@ -507,6 +511,11 @@ void rl__config_format(const rl__config *c, rl__sbuf *out)
     if (c->seats_given) { /* configs without one read and resume as they always have */
         rl__sbuf_puts(out, "seats: {\n");
         format_group(out, &c->seats, "  ");
+        rl__sbuf_puts(out, "};\n");
+    }
+    if (c->search_given) {
+        rl__sbuf_puts(out, "search: {\n");
+        format_group(out, &c->search, "  ");
         rl__sbuf_puts(out, "};\n");
     }
 }

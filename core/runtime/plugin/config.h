@@ -37,8 +37,10 @@ typedef struct rl__config {
     rl__group env_host, env_opts; /* host env options, plugin options */
     rl__group env_host_stages, env_stages;
     rl__group algo_opts, algo_stages;
-    rl__group seats; /* host: who plays an env's seats (read for envs with seats) */
-    int seats_given; /* the file or an override sets the seats group: it is formatted */
+    rl__group seats;  /* host: who plays an env's seats (read for envs with seats) */
+    int seats_given;  /* the file or an override sets the seats group: it is formatted */
+    rl__group search; /* host: how an algorithm that trains on search searches (RL_DESC_SEARCHED) */
+    int search_given; /* as seats_given */
     /* the env's options for an evaluation (a run's, `eval`, `play`): the
        config's with each training option (RL_OPT_TRAINING) at its default */
     rl_value *env_eval_vals;

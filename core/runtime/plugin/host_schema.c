@@ -97,3 +97,30 @@ const rl_option_def *rl__env_host_stages(uint32_t *n)
     *n = RL__ENVST_N;
     return env_host_stages;
 }
+
+static const rl_option_def search_schema[RL__SEARCH_N] = {
+    [RL__SEARCH_SIMULATIONS] =
+        RL_OPTION_INT("simulations", "100", 1, 1000000, "leaves each training move's tree reaches"),
+    [RL__SEARCH_C_PUCT] =
+        RL_OPTION_FLOAT("c_puct", "1.25", 0, 100, "PUCT's exploration: Q + c_puct P sqrt(N) / (1 + n)"),
+    [RL__SEARCH_DIRICHLET_ALPHA] =
+        RL_OPTION_FLOAT("dirichlet_alpha", "1.0", 0, 100,
+                        "root noise Dir(alpha) mixed into the priors of every training move (0: none)"),
+    [RL__SEARCH_DIRICHLET_FRAC] = RL_OPTION_FLOAT("dirichlet_frac", "0.25", 0, 1, "the noise's weight in the priors"),
+    [RL__SEARCH_TEMPERATURE] = RL_OPTION_FLOAT("temperature", "1.0", 0, 100,
+                                               "the first moves of a game are drawn from visits^(1/temperature)"),
+    [RL__SEARCH_TEMPERATURE_MOVES] =
+        RL_OPTION_INT("temperature_moves", "10", 0, 1000000,
+                      "moves of each game drawn with temperature; the rest take the most visited move"),
+    [RL__SEARCH_THREADS] =
+        RL_OPTION_INT_F("threads", "\"auto\"", 1, 256, RL_OPT_AUTO,
+                        "workers walking the trees and stepping the env's copies; auto = every core"),
+    [RL__SEARCH_MAX_MIB] = RL_OPTION_INT("max_mib", "1024", 1, 1048576,
+                                         "the trees' memory cap; a search past it is refused before it starts"),
+};
+
+const rl_option_def *rl__search_schema(uint32_t *n)
+{
+    *n = RL__SEARCH_N;
+    return search_schema;
+}

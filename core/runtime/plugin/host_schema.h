@@ -39,10 +39,24 @@ enum {
     RL__SEATS_N
 };
 enum { RL__DRAW_LATEST, RL__DRAW_UNIFORM, RL__DRAW_PFSP };
+/* The search group: how the host searches the training moves of an
+   algorithm that trains on search (RL_DESC_SEARCHED, ABI 1.10). */
+enum {
+    RL__SEARCH_SIMULATIONS,
+    RL__SEARCH_C_PUCT,
+    RL__SEARCH_DIRICHLET_ALPHA,
+    RL__SEARCH_DIRICHLET_FRAC,
+    RL__SEARCH_TEMPERATURE,
+    RL__SEARCH_TEMPERATURE_MOVES,
+    RL__SEARCH_THREADS,
+    RL__SEARCH_MAX_MIB,
+    RL__SEARCH_N
+};
 
 const rl_option_def *rl__run_schema(uint32_t *n);
 const rl_option_def *rl__env_host_schema(uint32_t *n);
 const rl_option_def *rl__env_host_stages(uint32_t *n);
 const rl_option_def *rl__seats_schema(uint32_t *n);
+const rl_option_def *rl__search_schema(uint32_t *n);
 
 #endif

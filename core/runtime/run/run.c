@@ -226,8 +226,11 @@ static int train_loop(rl__run_state *rs)
     while (rs->steps < rs->set.target && !(world ? rs->stop : rl__stop_signal)) {
         double t0 = rl_now();
         int stop = rl__stop_signal != 0;
-        rc = rl__replicas_act(&rs->reps, v->io.obs, v->row_bytes, v->episode_start, v->io.action_mask, v->actions,
-                              &stop, rs->err, sizeof rs->err);
+        if (rs->searched)
+            rc = rl__searched_act(&rs->search, v, rs->avt, rs->algo, rs->err, sizeof rs->err);
+        else
+            rc = rl__replicas_act(&rs->reps, v->io.obs, v->row_bytes, v->episode_start, v->io.action_mask, v->actions,
+                                  &stop, rs->err, sizeof rs->err);
         rs->stop = stop;
         if (rc != RL_OK) return fail(rs, rc, "algo act failed");
         double t1 = rl_now();
@@ -239,6 +242,11 @@ static int train_loop(rl__run_state *rs)
         t.next_obs = v->io.obs;
         t.masks = v->prev_mask;
         t.next_masks = v->io.action_mask;
+        if (rs->searched) {
+            rl__searched_stepped(&rs->search, v);
+            t.search_policy = rs->search.policy;
+            t.same_mover = rs->search.same;
+        }
         if ((rc = rl__replicas_observe_update(&rs->reps, &t, v->row_bytes, rs->steps, rs->err, sizeof rs->err)) !=
             RL_OK)
             return fail(rs, rc, "algo update failed");
@@ -286,10 +294,13 @@ static int open_envs(rl__run_state *rs)
     }
     const rl_value *ls = val(&c->seats, RL__SEATS_LEARNER_SEAT);
     const char *opponent = val(&c->seats, RL__SEATS_OPPONENT)->s;
-    rl__seating seating = rl__seating_of(c, opponent, ls->is_auto ? -1 : (int32_t)ls->i, &rs->pool, rs->set.seed);
-    int rc = rl__vecenv_create_seated(&rs->train, c->env->desc, c->env_opts.vals, c->env_stages.vals,
-                                      (uint32_t)val(&c->env_host, RL__ENV_NUM_ENVS)->i, rs->set.seed, threads, repeat,
-                                      &seating, rs->err, sizeof rs->err);
+    int rc = rl__searched_wanted(c, NULL, &rs->searched, rs->err, sizeof rs->err);
+    if (rc != RL_OK) return rc;
+    int32_t seat = rs->searched ? RL__SEAT_EVERY : ls->is_auto ? -1 : (int32_t)ls->i;
+    rl__seating seating = rl__seating_of(c, opponent, seat, &rs->pool, rs->set.seed);
+    rc = rl__vecenv_create_seated(&rs->train, c->env->desc, c->env_opts.vals, c->env_stages.vals,
+                                  (uint32_t)val(&c->env_host, RL__ENV_NUM_ENVS)->i, rs->set.seed, threads, repeat,
+                                  &seating, rs->err, sizeof rs->err);
     if (rc != RL_OK) return rc == RL_ENOMEM ? rc : RL_ECONFIG;
     if (c->seats_given && !rs->train.table && rs->set.writer)
         rl__log(RL_LOG_WARN, NULL, "env '%s' seats no players: the seats group is not used", c->env->desc->name);
@@ -298,7 +309,12 @@ static int open_envs(rl__run_state *rs)
                  c->env->desc->name);
         return RL_ECONFIG;
     }
-    if (rs->train.table && !strcmp(opponent, "self")) {
+    if (rs->searched && rl__world_size() > 1) {
+        snprintf(rs->err, sizeof rs->err, "algo '%s' trains on search in one process, not an MPI job",
+                 c->algo->desc->name);
+        return RL_ECONFIG;
+    }
+    if (rs->train.table && !rs->searched && !strcmp(opponent, "self")) {
         rc = rl__selfplay_init(&rs->pool, c, &rs->train.info, rl__table_opponent_rows(rs->train.table), rs->set.out_dir,
                                rs->err, sizeof rs->err);
         if (rc != RL_OK) {
@@ -355,6 +371,10 @@ static int run_open(rl__run_state *rs, const rl__config *c, const rl__run_opts *
                            sizeof rs->err);
     if (rc != RL_OK) return rc == RL_ENOMEM ? rc : RL_ECONFIG;
     rs->algo = rs->reps.algo[0];
+    if (rs->searched &&
+        (rc = rl__searched_open(&rs->search, c, &rs->train, rs->avt, rs->algo, rs->set.seed ^ 0x5ea4c4ull, rs->err,
+                                sizeof rs->err)) != RL_OK)
+        return RL_ECONFIG; /* as a search at play time: a cap too small is the config's */
     if (rs->avt->get_extension) {
         const rl_algo_eval_ext *e = rs->avt->get_extension(rs->algo, RL_EXT_ALGO_EVAL);
         if (e && RL_HAS_FIELD(e, rl_algo_eval_ext, training_done) && e->evaluated && e->training_done) rs->eval_ext = e;
@@ -415,7 +435,11 @@ static int run_start(rl__run_state *rs)
                 rs->train.agents > 1 ? "agent " : "", rs->set.out_dir);
         rl__report_optimizations(c, rl__pool_threads(rs->train.pool), rs->train.threads_reason, rs->reps.count,
                                  rs->replicas_reason);
-        if (rs->train.table) {
+        if (rs->searched) {
+            const rl_value *g = c->search.vals;
+            rl__say("Search: every training move searched, %lld simulations with the learner's network%s",
+                    (long long)g[RL__SEARCH_SIMULATIONS].i, rs->train.table ? ", the learner at every seat" : "");
+        } else if (rs->train.table) {
             const rl_value *ls = val(&c->seats, RL__SEATS_LEARNER_SEAT);
             char seat[32] = "every seat in turn";
             if (!ls->is_auto) snprintf(seat, sizeof seat, "seat %lld", (long long)ls->i);
@@ -541,7 +565,8 @@ static void print_result(const rl__run_state *rs, const eval_result *ev)
 
 static void run_close(rl__run_state *rs)
 {
-    rl__rundir_close(&rs->dir, rs->set.out_dir); /* releases the lock */
+    rl__rundir_close(&rs->dir, rs->set.out_dir);       /* releases the lock */
+    if (rs->searched) rl__searched_close(&rs->search); /* before the algorithm that values its leaves */
     rl__replicas_destroy(&rs->reps);
     rl__vecenv_destroy(&rs->eval);
     rl__vecenv_destroy(&rs->train);

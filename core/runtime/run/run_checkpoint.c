@@ -120,6 +120,7 @@ static int host_state(rl__run_state *rs, const rl_state_io *io, int load, char *
             if ((rc = rl_state_check_f("host/episode_recent_length", len[i], 0, 1e18, err, errlen))) return rc;
     }
     if (rs->have_pool && (rc = rl__selfplay_state(&rs->pool, io, load, err, errlen)) != RL_OK) return rc;
+    if (rs->searched && (rc = rl__searched_state(&rs->search, io, load, err, errlen)) != RL_OK) return rc;
     char perr[RL_ERR_MAX] = "";
     rc = load ? te->load(v->env, io, "env/", perr, sizeof perr) : te->save(v->env, io, "env/", perr, sizeof perr);
     if (rc == RL_OK && ee) {

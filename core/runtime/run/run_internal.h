@@ -12,6 +12,7 @@
 #include "run/rundir.h"
 #include "run/report.h"
 #include "run/run.h"
+#include "run/searched.h"
 #include "env/vecenv.h"
 #include "seats/opponent.h"
 #include "base/text.h"
@@ -42,6 +43,8 @@ typedef struct rl__run_state {
     rl__selfplay pool;     /* self-play: the learner's snapshots (have_pool) */
     int have_pool;
     uint64_t next_snapshot; /* the step of the next snapshot into the pool */
+    rl__searched search;    /* the training moves of an algorithm that trains on search (searched) */
+    int searched;
     char err[RL_ERR_MAX];
 } rl__run_state;
 

@@ -43,6 +43,8 @@ static const struct {
     {"max_mib", "1 to 1048576", 1, 1048576, 1},
     {"threads", "0 (every core) to 256", 0, 256, 1},
     {"mix", "0 to 1", 0, 1, 0},
+    {"dirichlet_alpha", "0 to 100", 0, 100, 0},
+    {"dirichlet_frac", "0 to 1", 0, 1, 0},
 };
 
 rl__search_opts rl__search_defaults(void)
@@ -80,11 +82,13 @@ int rl__search_opts_set(rl__search_opts *o, const char *key, const char *value, 
         if (i == 4) o->max_mib = (uint32_t)v;
         if (i == 5) o->threads = (uint32_t)v;
         if (i == 6) o->mix = v;
+        if (i == 7) o->dirichlet_alpha = v;
+        if (i == 8) o->dirichlet_frac = v;
         return RL_OK;
     }
     snprintf(err, errlen,
              "%s: the search has no key '%s' (it takes simulations, c_puct, rollouts, temperature, "
-             "max_mib, threads, mix)",
+             "max_mib, threads, mix, dirichlet_alpha, dirichlet_frac)",
              what, key);
     return RL_ECONFIG;
 }
@@ -226,6 +230,8 @@ int rl__searcher_open(rl__searcher **out, const rl__search_opts *o, const rl__en
         cfg.rollouts = o->rollouts;
         cfg.max_bytes = (uint64_t)o->max_mib << 20;
         cfg.mix = vt ? (float)o->mix : 0.0f;
+        cfg.dirichlet_alpha = (float)o->dirichlet_alpha;
+        cfg.dirichlet_frac = (float)o->dirichlet_frac;
         char serr[RL_ERR_MAX] = "";
         rc = rl_search_create(&cfg, s->face, rows, &s->search, serr, sizeof serr);
         if (rc != RL_OK) snprintf(err, errlen, "env '%s': %s", desc->name, serr);
@@ -255,9 +261,9 @@ static uint64_t mix(uint64_t x)
     return x ^ (x >> 31);
 }
 
-int rl__searcher_act(rl__searcher *s, const rl__env_site *site, uint64_t call, const uint32_t *boards_of,
-                     const uint32_t *movers, const void *obs, const uint8_t *masks, uint32_t count, int32_t *actions,
-                     char *err, size_t errlen)
+int rl__searcher_search(rl__searcher *s, const rl__env_site *site, uint64_t call, const uint32_t *boards_of,
+                        const uint32_t *movers, const void *obs, const uint8_t *masks, uint32_t count,
+                        const float **visits, char *err, size_t errlen)
 {
     if (count > s->rows) {
         snprintf(err, errlen, "search: %u rows, past the %u it was made for", count, s->rows);
@@ -272,11 +278,22 @@ int rl__searcher_act(rl__searcher *s, const rl__env_site *site, uint64_t call, c
     for (uint32_t j = 0; j < count; j++) s->seeds[j] = mix(s->seed ^ mix(call) ^ mix(~(uint64_t)boards_of[j]));
     rc = rl_search_run(s->search, count, s->states, obs, masks ? masks : s->all_moves, s->seeds, s->vt ? network : NULL,
                        s, rl__pool_threads(s->pool) > 1 ? on_pool : NULL, s->pool, s->visits, NULL, err, errlen);
+    *visits = s->visits;
+    return rc;
+}
+
+int rl__searcher_act(rl__searcher *s, const rl__env_site *site, uint64_t call, const uint32_t *boards_of,
+                     const uint32_t *movers, const void *obs, const uint8_t *masks, uint32_t count, int32_t *actions,
+                     char *err, size_t errlen)
+{
+    const float *visits;
+    int rc = rl__searcher_search(s, site, call, boards_of, movers, obs, masks, count, &visits, err, errlen);
     if (rc != RL_OK) return rc;
+    size_t A = s->face->n_actions;
     rl_rng rng;
     rl_rng_seed(&rng, mix(s->seed ^ 0x7e3b), call);
     for (uint32_t j = 0; j < count; j++)
-        actions[j] = rl_search_pick(s->visits + j * A, (uint32_t)A, (float)s->temperature, &rng);
+        actions[j] = rl_search_pick(visits + j * A, (uint32_t)A, (float)s->temperature, &rng);
     return RL_OK;
 }
 

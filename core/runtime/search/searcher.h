@@ -17,13 +17,15 @@
 
 /* What a search is asked for, as its keys name it (rl__search_opts_set). */
 typedef struct rl__search_opts {
-    uint32_t simulations; /* per move, 1 .. RL__SEARCH_MAX_SIMULATIONS */
-    double c_puct;        /* exploration */
-    uint32_t rollouts;    /* random playouts per leaf (a search without a network) */
-    double temperature;   /* 0: the most visited move; else drawn from visits^(1/T) */
-    uint32_t max_mib;     /* the trees' memory cap */
-    uint32_t threads;     /* 0: every core of the machine */
-    double mix;           /* with a network: the weight of rollouts in a leaf's value */
+    uint32_t simulations;   /* per move, 1 .. RL__SEARCH_MAX_SIMULATIONS */
+    double c_puct;          /* exploration */
+    uint32_t rollouts;      /* random playouts per leaf (a search without a network) */
+    double temperature;     /* 0: the most visited move; else drawn from visits^(1/T) */
+    uint32_t max_mib;       /* the trees' memory cap */
+    uint32_t threads;       /* 0: every core of the machine */
+    double mix;             /* with a network: the weight of rollouts in a leaf's value */
+    double dirichlet_alpha; /* root noise Dir(alpha) in the priors; 0: none */
+    double dirichlet_frac;  /* its weight */
 } rl__search_opts;
 
 #define RL__SEARCH_MAX_SIMULATIONS 1000000u
@@ -32,7 +34,8 @@ typedef struct rl__search_opts {
    temperature 0, max_mib 1024, threads 0. */
 rl__search_opts rl__search_defaults(void);
 /* One key of the search ("simulations", "c_puct", "rollouts",
-   "temperature", "max_mib", "threads", "mix") set from its text, checked; RL_ECONFIG with a
+   "temperature", "max_mib", "threads", "mix", "dirichlet_alpha",
+   "dirichlet_frac") set from its text, checked; RL_ECONFIG with a
    sentence naming what (e.g. "--search" or "opponent 'mcts(...)'"). */
 int rl__search_opts_set(rl__search_opts *o, const char *key, const char *value, const char *what, char *err,
                         size_t errlen);
@@ -76,6 +79,12 @@ void rl__searcher_close(rl__searcher *s); /* NULL is a no-op */
 int rl__searcher_act(rl__searcher *s, const rl__env_site *site, uint64_t call, const uint32_t *boards_of,
                      const uint32_t *movers, const void *obs, const uint8_t *masks, uint32_t count, int32_t *actions,
                      char *err, size_t errlen);
+
+/* The search alone of rl__searcher_act: the roots' visit counts, [count]
+   [n_actions] until the next search, picked from by the caller. */
+int rl__searcher_search(rl__searcher *s, const rl__env_site *site, uint64_t call, const uint32_t *boards_of,
+                        const uint32_t *movers, const void *obs, const uint8_t *masks, uint32_t count,
+                        const float **visits, char *err, size_t errlen);
 
 /* A policy that searches at each of its moves: the learner of eval and
    play --search, an opponent that searches.  Its searcher is opened at

@@ -39,8 +39,8 @@ struct rl__table {
     float *rewards, *scores;
     rl_env_io io;
     /* per board */
-    uint8_t *lseat, *todo, *ended;
-    uint64_t *episode, *member; /* member: the pool snapshot's step (self-play) */
+    uint8_t *lseat, *todo, *ended, *same; /* same: the mover moves again (every seat) */
+    uint64_t *episode, *member;           /* member: the pool snapshot's step (self-play) */
     /* per learner row */
     float *carry;
     int8_t *outcome;
@@ -50,7 +50,7 @@ struct rl__table {
     uint8_t *g_mask, *g_start;
     uint32_t *g_rows, *g_board, *g_agent; /* g_board, g_agent: a search's roots */
     rl__player **who;                     /* each board's opponent, resolved once per round of moves */
-    int self;
+    int self, every;                      /* every: the learner plays every seat, no opponent */
     rl__player fixed;
     int failed;
     char why[RL_ERR_MAX];
@@ -72,10 +72,24 @@ static void fail(rl__table *a, const char *fmt, ...)
     a->failed = RL_EINVAL;
 }
 
+/* With the learner at every seat: board b's learner seat is its mover's. */
+static void follow_mover(rl__table *a, uint32_t b)
+{
+    for (uint32_t g = 0; g < a->agents; g++)
+        if (a->to_move[b * a->agents + g]) {
+            a->lseat[b] = (uint8_t)a->seat_of[g];
+            return;
+        }
+}
+
 /* The seat of board b's next game, and its opponent. */
 static void seat_board(rl__table *a, uint32_t b)
 {
     int32_t fixed = a->seating.learner_seat;
+    if (a->every) {
+        memset(a->fresh + (size_t)b * a->agents, 1, a->agents);
+        return; /* its seat follows the mover once the env has dealt */
+    }
     a->lseat[b] = (uint8_t)(fixed >= 0 ? (uint32_t)fixed : (uint32_t)((b + a->episode[b]) % a->seats));
     if (a->self) {
         int m = rl__selfplay_draw(a->seating.pool);
@@ -342,6 +356,7 @@ static void table_reset(void *env, const rl_env_io *out, uint32_t first, uint32_
     memset(a->todo, 1, a->boards);
     run_boards(a, 1);
     memset(a->ended, 0, a->boards);
+    for (uint32_t b = 0; a->every && b < a->boards; b++) follow_mover(a, b);
     if (!a->failed) advance(a, NULL);
     show(a, out);
 }
@@ -365,6 +380,11 @@ static void table_step(void *env, const rl_env_io *out, uint32_t first, uint32_t
     if (!a->turn) opponents_act(a); /* simultaneous moves: everyone's at once */
     if (!a->failed) run_boards(a, 0);
     if (!a->failed) absorb(a, out);
+    for (uint32_t b = 0; a->every && !a->failed && b < a->boards; b++) {
+        uint8_t before = a->lseat[b];
+        follow_mover(a, b);
+        a->same[b] = a->ended[b] || a->lseat[b] == before;
+    }
     if (!a->failed) advance(a, out);
     show(a, out);
 }
@@ -548,6 +568,7 @@ static int alloc_buffers(rl__table *a, uint32_t threads)
         {&a->lseat, B},
         {&a->todo, B},
         {&a->ended, B},
+        {&a->same, B},
         {&a->episode, B * sizeof *a->episode},
         {&a->member, B * sizeof *a->member},
         {&a->carry, lr * sizeof *a->carry},
@@ -581,6 +602,18 @@ int rl__table_set_opponent(rl__table *a, const char *spec, int32_t learner_seat,
         return RL_ECONFIG;
     }
     rl__player_close(&a->fixed);
+    a->every = learner_seat == RL__SEAT_EVERY;
+    if (a->every) {
+        if (!a->turn || a->L != 1) {
+            snprintf(err, errlen,
+                     "env '%s': the learner plays every seat only of a turn-based game of one agent per seat",
+                     a->desc->name);
+            return RL_ECONFIG;
+        }
+        a->self = 0;
+        a->seating.learner_seat = learner_seat;
+        return RL_OK;
+    }
     a->self = !strcmp(spec, "self");
     snprintf(a->spec, sizeof a->spec, "%s", spec);
     a->seating.opponent = a->spec;
@@ -690,6 +723,11 @@ int rl__table_wrap(const rl__seating *s, const rl_plugin_desc *desc, const rl_va
     *env = a;
     *info = a->info;
     return RL_OK;
+}
+
+int rl__table_same_mover(const rl__table *a, uint32_t row)
+{
+    return !a->every || a->same[row / a->L];
 }
 
 int rl__table_outcome(const rl__table *a, uint32_t row)

@@ -19,7 +19,10 @@
 typedef struct rl__table rl__table;
 
 /* Who plays: the opponent spec (seats.opponent's syntax; "self" needs
-   pool), the learner's seat (-1: rotating). */
+   pool), the learner's seat (-1: rotating; RL__SEAT_EVERY: every seat, its
+   row each board's mover, no opponent: an algorithm that trains on search
+   plays both sides of its games). */
+#define RL__SEAT_EVERY (-2)
 typedef struct rl__seating {
     const rl__config *c;
     const char *opponent;
@@ -72,6 +75,9 @@ int rl__table_set_opponent(rl__table *a, const char *spec, int32_t learner_seat,
 void rl__table_settle(rl__table *a);
 /* The last finished episode of learner row i: 1 won, 0 drawn, -1 lost. */
 int rl__table_outcome(const rl__table *a, uint32_t row);
+/* With the learner at every seat: whether learner row i's mover after the
+   last step is the one that moved in it (1 where no game is in progress). */
+int rl__table_same_mover(const rl__table *a, uint32_t row);
 /* The seat learner row i played in its last finished episode. */
 uint32_t rl__table_outcome_seat(const rl__table *a, uint32_t row);
 uint32_t rl__table_seats(const rl__table *a);
