@@ -1,0 +1,100 @@
+/* AlphaZero (Silver et al. 2018) on rlhost's search, private declarations
+ * shared by az.c (options, create, act, observe, update) -> az_train.c
+ * (the gradient steps), az_state.c (checkpoints) -> az_net.c (the
+ * policy/value network).
+ *
+ * The host picks every training move by tree search with this network
+ * valuing the leaves (RL_DESC_SEARCHED), and hands each move's root visit
+ * distribution with the transition.  A move waits in its env's game until
+ * the game ends; then its value target is the return from its mover's
+ * side (the other player's rewards negated, rl_transition.same_mover),
+ * and the game's moves join the replay: a window of the most recent
+ * positions.  The network (a shared trunk, a policy head of logits and a
+ * value head through tanh) learns the visit distributions by cross-entropy
+ * and the returns by squared error, with an L2 penalty on its weights. */
+#ifndef RLHOST_AZ_H
+#define RLHOST_AZ_H
+
+#include <rlhost/nn.h>
+#include <rlhost/parts.h>
+
+typedef struct az_settings {
+    uint32_t obs_size, n_actions; /* network input floats; moves */
+    size_t row_bytes;             /* one observation as the env writes it */
+    uint32_t num_envs, rows;      /* training envs; the most rows one act takes */
+    uint32_t batch, replay_cap, max_game;
+    uint64_t learning_starts;
+    double replay_ratio;  /* positions trained on per position played */
+    uint64_t total_steps; /* the run's, for the learning rate's schedule */
+    int lr_linear;
+    float lr, l2, value_coef, gamma, value_scale, max_grad_norm;
+    int det_eval, inference, skip_nonfinite;
+    rl_activation act;
+} az_settings;
+
+/* One position as the replay keeps it: the observation as the env wrote
+   it, its mask, the search's visit distribution and the value target. */
+typedef struct az_replay {
+    uint8_t *obs;   /* [cap][row_bytes] */
+    uint8_t *mask;  /* [cap][n_actions] */
+    float *pi;      /* [cap][n_actions] */
+    float *z;       /* [cap] */
+    uint64_t added; /* positions ever added; the ring's next slot is added % cap */
+} az_replay;
+
+/* The moves of each training env's game in progress, waiting for its end:
+   the same fields, and the reward to the mover and whether the next move
+   was the same mover's, from which the targets follow. */
+typedef struct az_games {
+    uint8_t *obs, *mask; /* [num_envs][max_game][...] */
+    float *pi, *reward;
+    uint8_t *same;
+    uint32_t *len; /* [num_envs] */
+} az_games;
+
+typedef struct az_sums {
+    double policy_loss, value_loss, entropy, l2;
+    uint64_t n;
+    double game_len;
+    uint64_t games;
+} az_sums;
+
+typedef struct az {
+    az_settings cfg;
+    rl_obs_layout obs;
+    rl_params net;
+    rl_trunk trunk; /* heads: 0 the policy's logits, 1 the value (before tanh) */
+    rl_adam adam;
+    az_replay rb;
+    az_games games;
+    rl_rng sample, explore;
+    uint64_t grad_steps, skipped;
+    double ratio_acc, progress; /* progress: the run's share done, 0 to 1 */
+    az_sums m;
+    /* workspaces: a minibatch, and an act's rows */
+    uint8_t *xraw; /* a minibatch's observations as the env wrote them */
+    float *x, *dlogits, *dvalue;
+    float *act_x, *act_v, *act_p; /* an act's network input, values and probabilities */
+    uint32_t *slots;
+} az;
+
+/* az_net.c: the trunk and its heads for hidden widths, initialized from
+   seed. */
+int az_network(az *p, const uint32_t *hidden, uint32_t nh, uint64_t seed);
+/* az_net.c: logits [B][A] and values [B] (in [-value_scale, value_scale])
+   of B rows of network input x, row by row (infer) or as a training
+   forward the backward follows. */
+void az_forward(az *p, const float *x, uint32_t B, int infer, const float **logits, float *values);
+/* az_net.c: the move probabilities under mask (NULL: every move), a
+   softmax over the allowed logits. */
+void az_probs(const float *logits, const uint8_t *mask, uint32_t A, float *out);
+/* az_net.c: the policy as rlhost.policy/1 (logits and value). */
+int az_describe(const az *p, const rl_state_io *io, char *err, size_t errlen);
+
+/* az_train.c: n gradient steps on minibatches from the replay. */
+int az_train(az *p, uint64_t n, char *err, size_t errlen);
+
+/* az_state.c: save (load = 0) or load everything a resume needs. */
+int az_state(az *p, const rl_state_io *io, int load, char *err, size_t errlen);
+
+#endif

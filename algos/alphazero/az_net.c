@@ -1,0 +1,65 @@
+/* The policy/value network: a trunk whose features feed two heads, the
+   moves' logits and the value (through tanh, times value_scale). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "az.h"
+
+int az_network(az *p, const uint32_t *hidden, uint32_t nh, uint64_t seed)
+{
+    const az_settings *c = &p->cfg;
+    rl_trunk_head heads[2] = {{.name = "pi", .out_dim = c->n_actions}, {.name = "v", .out_dim = 1}};
+    uint32_t max_batch = c->batch > c->rows ? c->batch : c->rows;
+    int rc = rl_trunk_create(&p->trunk, &p->net, "net", c->obs_size, hidden, nh, c->act, heads, 2, max_batch);
+    if (rc == RL_OK) rc = rl_params_alloc(&p->net);
+    if (rc != RL_OK) return rc;
+    rl_rng rng;
+    rl_rng_seed(&rng, seed, 0xA21A);
+    const float gains[2] = {0.01f, 1.0f}; /* near-uniform priors at the start */
+    rl_trunk_init(&p->trunk, &p->net, RL_INIT_ORTHOGONAL, gains, &rng);
+    return RL_OK;
+}
+
+void az_forward(az *p, const float *x, uint32_t B, int infer, const float **logits, float *values)
+{
+    const float *out[2];
+    rl_trunk_forward(&p->trunk, p->net.data, x, B, infer, out);
+    *logits = out[0];
+    for (uint32_t i = 0; i < B && values; i++) values[i] = tanhf(out[1][i]) * p->cfg.value_scale;
+}
+
+void az_probs(const float *logits, const uint8_t *mask, uint32_t A, float *out)
+{
+    float top = -INFINITY;
+    for (uint32_t a = 0; a < A; a++)
+        if (!mask || mask[a]) top = logits[a] > top ? logits[a] : top;
+    double z = 0;
+    for (uint32_t a = 0; a < A; a++) z += out[a] = !mask || mask[a] ? expf(logits[a] - top) : 0.0f;
+    for (uint32_t a = 0; a < A; a++) out[a] = z > 0 ? (float)(out[a] / z) : 0.0f;
+}
+
+int az_describe(const az *p, const rl_state_io *io, char *err, size_t errlen)
+{
+    enum { CAP = 16384 };
+    char *pi = calloc(2, CAP), *v = pi + CAP;
+    if (!pi) {
+        RL_ERRF(err, errlen, "out of memory describing the policy");
+        return RL_ENOMEM;
+    }
+    int rc = rl_trunk_ops(&p->trunk, 0, pi, CAP) || rl_trunk_ops(&p->trunk, 1, v, CAP) || strlen(v) + 32 > CAP;
+    if (!rc) strcat(v, ",{\"op\":\"tanh\"}"); /* the value in [-1, 1], before value_scale */
+    char greedy[128];
+    snprintf(greedy, sizeof greedy, "{\"%s\":\"logits\"%s}", p->cfg.det_eval ? "argmax" : "sample_softmax",
+             rl_env_info_mask_width(&p->obs.info) ? ",\"masked\":true" : "");
+    const char *names[2] = {"logits", "value"}, *ops[2] = {pi, v};
+    if (rc) {
+        RL_ERRF(err, errlen, "the network is too large to describe");
+        rc = RL_EINVAL;
+    } else {
+        rc = rl_policy_meta(io, "alphazero", p->cfg.obs_size, NULL, 0.0f, 2, names, ops, greedy, err, errlen);
+    }
+    free(pi);
+    return rc;
+}
