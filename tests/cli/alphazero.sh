@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# AlphaZero (docs/search.md, "AlphaZero") on the tic-tac-toe fixture, in
+# runs of seconds: a short run trains and its network is searched at play
+# time and exported; it resumes exactly after SIGINT and after SIGKILL at
+# random moments (the window of positions and the games in progress
+# included); hostile bytes in the window or a game in progress are refused
+# by name; every config that cannot train on search is refused with a
+# sentence before anything runs.  (TAP; the learning test is
+# tests/learning/tictactoe_alphazero.sh)
+# Usage: alphazero.sh RLHOST SOURCE_ROOT FIXTURE_DIR
+set -u
+RLHOST=$1 SRC=$2 FIXTURES=$3
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/../lib.sh"
+PP=(--plugin-path "$FIXTURES")
+
+cat > "$T/az.cfg" <<'EOF'
+run: { steps = 4000; seed = 5; eval_interval = 2000; eval_episodes = 8; log_interval = 500; };
+env: { plugin = "tictactoe"; num_envs = 8; };
+algo: { plugin = "alphazero"; hidden = [32, 32]; batch_size = 32; learning_starts = 64; replay_positions = 1500; };
+search: { simulations = 16; temperature_moves = 4; };
+seats: { eval_opponents = ["tictactoe_minimax", "random"]; };
+EOF
+
+# 1. It trains: every move searched, both seats the learner's; evaluations
+#    against the seats' opponents with a rating.
+expect_rc 0 "alphazero trains on tic-tac-toe" -- "$RLHOST" run "$T/az.cfg" "${PP[@]}" --out "$T/run"
+contains "$T/err" "Search: every training move searched, 16 simulations with the learner's network, the learner at every seat" \
+  "the banner says how its moves are chosen"
+head -1 "$T/run/evals.csv" | grep -q "vs_tictactoe_minimax_seat1_loss.*,elo"; ok $? "evals.csv has the opponents' columns and elo"
+grep -q "policy_loss" "$T/run/metrics.csv" && grep -q "value_loss" "$T/run/metrics.csv"
+ok $? "metrics.csv has the policy and value losses"
+[ -s "$T/run/replay.safetensors" ] && header "$T/run/replay.safetensors" | grep -q '"replay/pi"'
+ok $? "the window of positions is saved beside the checkpoint"
+header "$T/run/checkpoint.safetensors" | grep -q '"state/game_pi"'; ok $? "and the games in progress in it"
+
+# 2. Its network searches at play time, and exports.
+expect_rc 0 "eval --search with its network" -- "$RLHOST" eval "$T/run" "${PP[@]}" --search 32 --episodes 8 \
+  --opponent tictactoe_minimax
+contains "$T/out" "vs tictactoe_minimax, learner at seat 1" "plays both seats"
+expect_rc 0 "export to C" -- "$RLHOST" export "$T/run" --format c -o "$T/policy.c" "${PP[@]}"
+grep -q "int policy_act(policy_state \*s, const unsigned char \*obs, const unsigned char \*mask, int \*action)" \
+  "$T/policy.h"; ok $? "its header declares the masked act"
+
+# 3. Exact resume: after SIGINT at its first checkpoint, and after SIGKILL
+#    at random moments.
+exact az "$T/az.cfg" 1000 "${PP[@]}"
+for f in az-a az-b; do data_of "$T/$f/replay.safetensors" > "$T/$f.replay"; done
+cmp -s "$T/az-a.replay" "$T/az-b.replay"; ok $? "and the window of positions identical"
+args=("${PP[@]}" --set run.quiet=true --set run.checkpoint_interval=500)
+t0=$(date +%s%N)
+"$RLHOST" run "$T/az.cfg" "${args[@]}" --out "$T/whole" >/dev/null 2>&1
+whole_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+K=$T/kill kills=0
+for i in $(seq 14); do # the last rounds are not killed: the run ends
+  grep -q '"status": "done"' "$K/summary.json" 2>/dev/null && break
+  if [ -e "$K/checkpoint.safetensors" ] || [ -e "$K/checkpoint.prev.safetensors" ]; then
+    "$RLHOST" run --resume "$K" "${PP[@]}" >/dev/null 2>"$T/kerr" &
+  else
+    "$RLHOST" run "$T/az.cfg" "${args[@]}" --out "$K" --force >/dev/null 2>"$T/kerr" &
+  fi
+  pid=$!
+  ms=$(( whole_ms / 10 + RANDOM % (whole_ms / 4 + 1) ))
+  sleep "$((ms / 1000)).$(printf %03d $((ms % 1000)))"
+  [ "$i" -gt 10 ] || { kill -9 $pid 2>/dev/null && kills=$((kills + 1)); }
+  wait $pid 2>/dev/null
+done
+echo "# $kills kills"
+grep -q '"status": "done"' "$K/summary.json"; ok $? "the killed run completes by resuming" || grep -v warning "$T/kerr"
+[ "$kills" -ge 2 ]; ok $? "at least 2 kills landed ($kills)"
+same_run "killed, against never killed" "$T/whole" "$K"
+
+# 4. Hostile bytes, each crafted to pass the CRC-32s: refused by name.
+poke() { # FILE TENSOR PYTHON-STRUCT-FORMAT VALUE
+  python3 - "$@" <<'EOP'
+import json, struct, sys
+p, name, fmt, val = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+val = val if fmt[-1] in "fd" else int(val)
+raw = bytearray(open(p, "rb").read())
+n = struct.unpack("<Q", raw[:8])[0]
+a, _ = json.loads(raw[8:8 + n])[name]["data_offsets"]
+raw[8 + n + a:8 + n + a + struct.calcsize(fmt)] = struct.pack(fmt, val)
+open(p, "wb").write(raw)
+EOP
+  resign "$1"
+}
+hostile() { # DESC FILE TENSOR FORMAT VALUE SENTENCE
+  rm -rf "$T/h" && cp -r "$T/whole" "$T/h" && rm -f "$T/h/summary.json" "$T/h/checkpoint.prev.safetensors" \
+    "$T/h/replay.prev.safetensors"
+  poke "$T/h/$2" "$3" "$4" "$5"
+  expect_rc 1 "a resume from $1" -- "$RLHOST" run --resume "$T/h" "${PP[@]}" --set run.steps=4500
+  contains "$T/err" "$6" "$1: named"
+}
+hostile "a value target of 5" replay.safetensors replay/z "<f" 5 "tensor 'replay': position 0's value target 5 is out of range"
+hostile "a search weight that is NaN" replay.safetensors replay/pi "<f" nan "tensor 'replay': position 0's move 0"
+hostile "a mask byte of 7" replay.safetensors replay/mask "<B" 7 "position 0's move 0 has mask 7"
+hostile "a game past max_game_moves" checkpoint.safetensors state/game_moves "<I" 5000 "state/game_moves"
+
+# 5. What cannot train on search: a sentence each, exit 2, nothing run.
+refuse() { # DESC SENTENCE ARGS...
+  local desc=$1 want=$2; shift 2
+  expect_rc 2 "$desc" -- "$RLHOST" run "$@" --out "$T/refused"
+  contains "$T/err" "$want" "$desc: says so"
+  [ ! -e "$T/refused/config.cfg" ]; ok $? "$desc: no run directory written"
+}
+printf 'env: { plugin = "tictactoe"; };\nalgo: { plugin = "ppo"; };\nsearch: { simulations = 8; };\n' > "$T/ppo.cfg"
+refuse "a search group for ppo" "the search group sets the training search of an algorithm that trains on search" \
+  "$T/ppo.cfg" "${PP[@]}"
+refuse "an opponent for alphazero" "algo 'alphazero' plays every seat of its training games itself" \
+  "$T/az.cfg" "${PP[@]}" --set 'seats.opponent="random"'
+printf 'env: { plugin = "cartpole"; };\nalgo: { plugin = "alphazero"; };\n' > "$T/cartpole.cfg"
+refuse "an env that is not searchable" "env 'cartpole' cannot be searched" "$T/cartpole.cfg"
+refuse "a tree past the memory cap" "past the cap of 1.0 MiB" \
+  "$T/az.cfg" "${PP[@]}" --set search.simulations=100000 --set search.max_mib=1
+expect_rc 2 "search.simulations 0" -- "$RLHOST" check "$T/az.cfg" "${PP[@]}" --set search.simulations=0
+contains "$T/err" "search.simulations" "names the key"
+expect_rc 2 "an unknown key of the search group" -- "$RLHOST" check "$T/az.cfg" "${PP[@]}" --set search.simulation=5
+contains "$T/err" "did you mean 'search.simulations'" "suggests the nearest"
+expect_rc 1 "a game longer than max_game_moves" -- "$RLHOST" run "$T/az.cfg" "${PP[@]}" --set algo.max_game_moves=3 \
+  --out "$T/short"
+contains "$T/err" "ran past max_game_moves (3) without ending: raise it" "says which option"
+echo "1..$n"
+[ "$failed" = 0 ]
