@@ -193,7 +193,7 @@ def identity_model(src, out):
 
 def ort_feeds(sess, p, rows, natives, masks):
     names = [i.name for i in sess.get_inputs()]
-    parts = json.loads(p._meta["rlhost.observation"]).get("parts")
+    parts = json.loads(p.description.metadata["rlhost.observation"]).get("parts")
     feeds = []
     for row, obs, m in zip(rows, natives, masks):
         if parts:  # the parts of the row, each of its own dtype, as the model's inputs

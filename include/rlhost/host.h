@@ -267,6 +267,22 @@ int rlh_policy_act_masked(rlh_policy *p, const void *obs, const uint8_t *episode
    when the newest was damaged), not the file as it is now.  *data lives
    until rlh_policy_close. */
 int rlh_policy_checkpoint(rlh_policy *p, const void **data, size_t *len, char *err, size_t errlen);
+/* The same checkpoint already parsed, one entry at a time, so a reader
+   needs no parser of its own: tensor i (from 0) with its name, dtype (an
+   rl_dtype), dimensions and bytes, or metadata entry i with its key and
+   value.  Everything lives until rlh_policy_close.  RL_OK, or RL_ENOENT
+   past the last (the caller's struct is then untouched). */
+typedef struct rlh_tensor {
+    uint32_t struct_size; /* sizeof(rlh_tensor) */
+    const char *name;
+    int dtype;
+    uint32_t ndim;
+    uint64_t shape[4];
+    const void *data;
+    size_t bytes;
+} rlh_tensor;
+int rlh_policy_tensor(const rlh_policy *p, size_t i, rlh_tensor *out);
+int rlh_policy_meta(const rlh_policy *p, size_t i, const char **key, const char **value);
 /* Moves searched for every row of v to move (a turn-based env's rows whose
    to_move is set, else every row) by a tree search through v's env, an env
    that declares itself searchable, the policy's probabilities and values

@@ -10,7 +10,7 @@ trained policies as NumPy callables (and torch modules), training runs.
 from . import configs
 from ._native import RlhostError, RlhostWarning
 from ._native import lib as _lib
-from .policy import Policy, load, read_safetensors
+from .policy import Policy, PolicyDescription, load, read_safetensors
 from .train import run
 
 # Gymnasium is imported where an env is made: these names load rlhost.envs
@@ -66,6 +66,7 @@ __all__ = [
     "Env",
     "VectorEnv",
     "Policy",
+    "PolicyDescription",
     "RlhostError",
     "RlhostWarning",
     "make",

@@ -78,6 +78,18 @@ class Buffers(C.Structure):
     ]
 
 
+class Tensor(C.Structure):  # rlh_tensor of <rlhost/host.h>
+    _fields_ = [
+        ("struct_size", C.c_uint32),
+        ("name", C.c_char_p),
+        ("dtype", C.c_int),
+        ("ndim", C.c_uint32),
+        ("shape", C.c_uint64 * 4),
+        ("data", C.c_void_p),
+        ("bytes", C.c_size_t),
+    ]
+
+
 class RunOptions(C.Structure):
     _fields_ = [
         ("struct_size", C.c_uint32),
@@ -198,6 +210,8 @@ def _load():
         "rlh_policy_vec": (P, [P, U32, U64, S, SZ]),
         "rlh_policy_search": (C.c_int, [P, P, S, P, S, SZ]),
         "rlh_policy_checkpoint": (C.c_int, [P, C.POINTER(C.c_void_p), C.POINTER(SZ), S, SZ]),
+        "rlh_policy_tensor": (C.c_int, [P, SZ, C.POINTER(Tensor)]),
+        "rlh_policy_meta": (C.c_int, [P, SZ, C.POINTER(S), C.POINTER(S)]),
         "rlh_set_log_handler": (None, [LOG_FN, P]),
         "rlh_env_register": (C.c_int, [P, P, S, SZ]),
         "rlh_plugin_info": (C.c_int, [P, C.c_int, S, S, SZ, S, SZ]),

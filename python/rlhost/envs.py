@@ -15,6 +15,7 @@ from gymnasium.vector.utils import batch_space
 
 from . import _native as N
 from . import _spaces as S
+from ._checks import check_int, check_seed  # noqa: F401 (their home before _checks; envpool imports them here)
 from ._overrides import cfg_value
 
 # rl_dtype (plugin.h) of an env's info values as NumPy's: a U8 value is a flag
@@ -38,19 +39,6 @@ NEXT_STEP, SAME_STEP = AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP
 def options_text(options):
     """Keyword options as the settings of a config's env group."""
     return " ".join(f"{k} = {cfg_value(v)};" for k, v in options.items())
-
-
-def check_int(value, what, low, high):
-    """value as an int in [low, high], refused (not wrapped) otherwise."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{what} must be an int, got {type(value).__name__} {value!r}")
-    if not low <= int(value) <= high:
-        raise ValueError(f"{what} is {int(value)}, outside [{low}, {high}]")
-    return int(value)
-
-
-def check_seed(seed, what="seed"):
-    return check_int(seed, what, 0, (1 << 64) - 1)
 
 
 def _obs_space(info):

@@ -4,6 +4,7 @@ equivalent torch.nn.Module built from the checkpoint's own description of
 its network (metadata algo.policy, format rlhost.policy/1)."""
 
 import ctypes as C
+import dataclasses
 import json
 import os
 import struct
@@ -41,6 +42,100 @@ def parse_safetensors(raw, where="checkpoint"):
     return tensors, meta
 
 
+_NP_OF_DTYPE = {1: np.float32, 2: np.uint8, 3: np.int32, 4: np.uint64, 5: np.float64}  # rl_dtype
+
+
+def _loaded(h):
+    """(tensors, metadata) of the checkpoint a C policy loaded: copies of its
+    tensors as NumPy arrays, and its metadata strings."""
+    tensors, meta = {}, {}
+    t = N.Tensor(struct_size=C.sizeof(N.Tensor))
+    i = 0
+    while N.lib.rlh_policy_tensor(h, i, C.byref(t)) == N.RL_OK:
+        shape = tuple(int(t.shape[k]) for k in range(t.ndim))
+        raw = C.string_at(t.data, t.bytes) if t.bytes else b""
+        tensors[t.name.decode()] = np.frombuffer(raw, dtype=_NP_OF_DTYPE[t.dtype]).reshape(shape).copy()
+        i += 1
+    key, val = C.c_char_p(), C.c_char_p()
+    i = 0
+    while N.lib.rlh_policy_meta(h, i, C.byref(key), C.byref(val)) == N.RL_OK:
+        meta[key.value.decode()] = val.value.decode()
+        i += 1
+    return tensors, meta
+
+
+def _parse_spec(text):
+    """The network's description (metadata algo.policy) as a dict, or a sentence."""
+    try:
+        spec = json.loads(text)
+    except ValueError as e:
+        raise N.RlhostError(f"the checkpoint's policy description (algo.policy) is not valid JSON: {e}") from None
+    except RecursionError:
+        raise N.RlhostError("the checkpoint's policy description (algo.policy) nests too deep to read") from None
+    if not isinstance(spec, dict):
+        raise N.RlhostError("the checkpoint's policy description (algo.policy) is not a JSON object")
+    return spec
+
+
+def _output_width(info):
+    """The width of the network output an action is taken from: the box's
+    dimensions, every MultiDiscrete component's choices, or the actions."""
+    if info.action_kind == 1:
+        return int(info.action_dim)
+    if info.action_kind == 2:
+        return int(sum(info.action_nvec[k] for k in range(info.action_dim)))
+    return int(info.n_actions)
+
+
+def _describe(h, path):
+    """The PolicyDescription of an open C policy, its spec checked against
+    its tensors."""
+    from ._spec import check, describe_info
+
+    info = N.lib.rlh_policy_info(h).contents
+    # what the env the C loader opened says it observes and takes, never the
+    # checkpoint's own word for it
+    env_observation, env_action = describe_info(info)
+    tensors, meta = _loaded(h)
+    spec = None
+    if "algo.policy" in meta:  # else an algorithm that describes no network (random)
+        try:
+            spec = _parse_spec(meta["algo.policy"])
+            check(spec, json.loads(meta["rlhost.observation"]), tensors, _output_width(info))
+        except N.RlhostError as e:
+            raise N.RlhostError(f"{path}: {e}") from None
+    return PolicyDescription(
+        path=path,
+        algo=N.lib.rlh_policy_algo_name(h).decode(),
+        env=N.lib.rlh_policy_env_name(h).decode(),
+        step=int(N.lib.rlh_policy_step(h)),
+        spec=spec,
+        env_observation=env_observation,
+        env_action=env_action,
+        mask_width=_output_width(info) if info.action_mask and info.action_kind != 1 else 0,
+        tensors=tensors,
+        metadata=meta,
+    )
+
+
+def describe(path, overrides=()):
+    """The PolicyDescription of a run directory or checkpoint, opened and
+    validated by librlhost, with NumPy alone (no Gymnasium): what `rlhost
+    export` reads.  overrides as Policy takes them."""
+    from ._overrides import as_sets
+
+    path = os.fspath(path)
+    arr, n = N.strings(as_sets(overrides))
+    err = N.err_buf()
+    h = N.lib.rlh_policy_open(N.host(), path.encode(), 1, arr, n, err, N.ERR_LEN)
+    if not h:
+        N.fail(err)
+    try:
+        return _describe(h, path)
+    finally:
+        N.lib.rlh_policy_close(h)
+
+
 def _ops_tensors(ops, out):
     for op in ops:
         for k in ("weight", "bias", "weight_ih", "weight_hh"):
@@ -75,6 +170,28 @@ def _flags(values, what):
     return a
 
 
+@dataclasses.dataclass(frozen=True)
+class PolicyDescription:
+    """A policy's network as its checkpoint describes it (Policy.description):
+    spec, the network (metadata algo.policy, format rlhost.policy/1, checked
+    against the tensors when the policy opened; None for an algorithm that
+    describes none); env_observation and
+    env_action, the spaces as the env the loader opened gives them; tensors,
+    every tensor of the checkpoint by name (NumPy arrays); metadata, its
+    strings; mask_width, the width of the action masks (0: none)."""
+
+    path: str
+    algo: str
+    env: str
+    step: int
+    spec: dict
+    env_observation: dict
+    env_action: dict
+    mask_width: int
+    tensors: dict
+    metadata: dict
+
+
 class Policy:
     """A trained policy: policy(obs) -> actions.
 
@@ -94,7 +211,7 @@ class Policy:
     call after close() raises."""
 
     def __init__(self, path, num_envs=1, greedy=True, overrides=()):
-        from .envs import check_int
+        from ._checks import check_int
 
         self.path = os.fspath(path)
         self.num_envs = check_int(num_envs, "num_envs", 1, 1 << 24)
@@ -110,53 +227,52 @@ class Policy:
         h = self._open(self.path, self.num_envs, greedy)
         self._parts.append((h, self.num_envs))
         self._finalizer = weakref.finalize(self, _close_parts, N.lib.rlh_policy_close, self._parts)
-        info = N.lib.rlh_policy_info(h).contents
-        from . import _spaces as S
-        from ._spec import describe_info
-
-        # what the env the C loader opened says it observes and takes, never
-        # the checkpoint's own word for it
-        self.env_observation, self.env_action = describe_info(info)
-        from .envs import _action_space, _obs_space
-
-        self.observation_space = _obs_space(info)
-        self.action_space = _action_space(info)
-        self.box = info.action_kind == 1
-        self.multi = info.action_kind == S.RL_SPACE_MULTI_DISCRETE
-        self.n_actions = int(info.n_actions)
-        parts = S.parts_of(info)
-        self._layout = S.layout_of_parts(parts, int(info.obs_size)) if parts else None
-        self._row_bytes = int(info.obs_size)
-        self.mask_width = S.mask_width(self.action_space) if info.action_mask else 0
-        self.env_name = N.lib.rlh_policy_env_name(h).decode()
-        self.algo_name = N.lib.rlh_policy_algo_name(h).decode()
-        self.step = int(N.lib.rlh_policy_step(h))
-        self._start = np.ones(self.num_envs, np.uint8)  # the first call begins every row's episode
-        # the checkpoint the C side loaded and validated, not the file as it is now
-        data, size = C.c_void_p(), C.c_size_t()
-        if N.lib.rlh_policy_checkpoint(h, C.byref(data), C.byref(size), self._err, N.ERR_LEN) != N.RL_OK:
-            self.close()
-            N.fail(self._err)
-        self._ckpt_bytes = C.string_at(data, size.value)
-        self._tensors, self._meta = parse_safetensors(self._ckpt_bytes, self.path)
-        from . import _spec
-
         try:
-            if "algo.policy" not in self._meta:  # an algorithm that describes no network (random)
-                return
-            _spec.check(
-                self.spec,
-                self.observation,
-                self._tensors,
-                self.action_space.shape[0]
-                if self.box
-                else int(self.action_space.nvec.sum())
-                if self.multi
-                else self.n_actions,
-            )
-        except N.RlhostError as e:
+            self._desc = _describe(h, self.path)
+        except N.RlhostError:
             self.close()
-            raise N.RlhostError(f"{self.path}: {e}") from None
+            raise
+        d = self._desc
+        self.env_observation, self.env_action = d.env_observation, d.env_action
+        self.env_name, self.algo_name, self.step = d.env, d.algo, d.step
+        self.mask_width = d.mask_width
+        self._tensors, self._meta = d.tensors, d.metadata
+        info = N.lib.rlh_policy_info(h).contents
+        self._info = info  # lives while the policy is open
+        self.box = info.action_kind == 1
+        self.multi = info.action_kind == 2
+        self.n_actions = int(info.n_actions)
+        self._row_bytes = int(info.obs_size)
+        self._layout = None
+        if info.n_obs_parts:  # a composite observation: read by its parts (Gymnasium's spaces)
+            from . import _spaces as S
+
+            self._layout = S.layout_of_parts(S.parts_of(info), int(info.obs_size))
+        self._start = np.ones(self.num_envs, np.uint8)  # the first call begins every row's episode
+
+    _observation_space = _action_space = None
+
+    @property
+    def observation_space(self):
+        """The observations as a Gymnasium space (made on first use)."""
+        if self._observation_space is None:
+            from .envs import _obs_space
+
+            self._observation_space = _obs_space(self._info)
+        return self._observation_space
+
+    @observation_space.setter
+    def observation_space(self, space):
+        self._observation_space = space
+
+    @property
+    def action_space(self):
+        """The actions as a Gymnasium space (made on first use)."""
+        if self._action_space is None:
+            from .envs import _action_space
+
+            self._action_space = _action_space(self._info)
+        return self._action_space
 
     def _open(self, path, rows, greedy=True):
         arr, n = N.strings(self._ov)
@@ -179,9 +295,12 @@ class Policy:
         if rows <= have:
             return
         if self._tmp is None:
+            data, size = C.c_void_p(), C.c_size_t()
+            if N.lib.rlh_policy_checkpoint(self._parts[0][0], C.byref(data), C.byref(size), self._err, N.ERR_LEN):
+                N.fail(self._err)
             fd, self._tmp = tempfile.mkstemp(prefix="rlhost-policy-", suffix=".safetensors")
             with os.fdopen(fd, "wb") as f:
-                f.write(self._ckpt_bytes)
+                f.write(C.string_at(data, size.value))
             self._finalizer.detach()
             self._finalizer = weakref.finalize(self, _close_parts, N.lib.rlh_policy_close, self._parts, self._tmp)
         extra = max(rows - have, have)
@@ -349,7 +468,7 @@ class Policy:
         the vec inside one), as make_env gives it.  keys: c_puct,
         temperature, max_mib, threads (docs/search.md).  Returns int32
         [num_envs x agents]: each row's move, -1 for a row not to move."""
-        from .envs import check_int
+        from ._checks import check_int
 
         v = getattr(env, "_v", env)
         if not hasattr(v, "handle") or not hasattr(v, "to_move"):
@@ -417,15 +536,16 @@ class Policy:
         """The checkpoint's description of the network (algo.policy)."""
         if "algo.policy" not in self._meta:
             raise N.RlhostError(f"{self.path}: algo '{self.algo_name}' describes no network (no algo.policy)")
-        try:
-            spec = json.loads(self._meta["algo.policy"])
-        except ValueError as e:
-            raise N.RlhostError(f"the checkpoint's policy description (algo.policy) is not valid JSON: {e}") from None
-        except RecursionError:
-            raise N.RlhostError("the checkpoint's policy description (algo.policy) nests too deep to read") from None
-        if not isinstance(spec, dict):
-            raise N.RlhostError("the checkpoint's policy description (algo.policy) is not a JSON object")
-        return spec
+        return _parse_spec(self._meta["algo.policy"])
+
+    @property
+    def description(self):
+        """What a reader of the network needs, from the checkpoint this
+        policy loaded (an exporter reads nothing else): a PolicyDescription."""
+        with self._lock:
+            self._check_open()
+            d = self._desc
+            return dataclasses.replace(d, tensors=dict(d.tensors), metadata=dict(d.metadata))
 
     @property
     def observation(self):

@@ -213,5 +213,27 @@ ok $? "rlhost.export from Python"
 contains "$T/pyout" "py.h']" "it returns the files it wrote"
 contains "$T/pyout" "refused: opset 12 is too old" "it raises RlhostError with the sentence"
 grep -q "int cartpole_act(cartpole_state \*s" "$T/o/py.h"; ok $? "name= sets the C prefix"
+# NumPy alone: with Gymnasium, torch and onnx unimportable, a C export still
+# writes, and none of them is imported on the way
+RLHOST_LIB_DIR=$(dirname "$(dirname "$RLHOST")") PYTHONPATH="$SRC/python" "$T/rlhost-py" - "$R" "$T/o" \
+  > "$T/pyout" 2>&1 <<'EOF'
+import sys
+
+
+class Unimportable:
+    def find_spec(self, name, path, target=None):
+        if name.split(".")[0] in ("gymnasium", "torch", "onnx", "onnxruntime"):
+            raise ImportError(f"{name} is not installed here")
+
+
+sys.meta_path.insert(0, Unimportable())
+import rlhost
+
+run, out = sys.argv[1:3]
+print(rlhost.export(run, "c", out + "/bare.c"))
+print("imported:", sorted(m for m in sys.modules if m.split(".")[0] in ("gymnasium", "torch", "onnx")))
+EOF
+ok $? "rlhost.export to C with NumPy alone"
+contains "$T/pyout" "imported: []" "neither Gymnasium, torch nor onnx is imported"
 echo "1..$n"
 [ $failed = 0 ]

@@ -42,7 +42,7 @@ def record(run, sampled):
     # a config with deterministic_eval = false samples; the exports are its greedy policy
     p = rlhost.load(run, num_envs=ROWS, overrides=["algo.deterministic_eval=true"] if sampled else [])
     n, got = X.play(p, ROWS, STEPS, 11)
-    meta = p._meta
+    meta = p.description.metadata
     p.close()
     masks = got["masks"]
     return X.Steps(

@@ -114,6 +114,27 @@ int rlh_policy_checkpoint(rlh_policy *p, const void **data, size_t *len, char *e
     return RL_OK;
 }
 
+int rlh_policy_tensor(const rlh_policy *p, size_t i, rlh_tensor *out)
+{
+    if (i >= p->ckpt.n || !out || out->struct_size < sizeof *out) return RL_ENOENT;
+    const rl__ckpt_tensor *t = &p->ckpt.tensors[i];
+    out->name = t->name;
+    out->dtype = (int)t->dtype;
+    out->ndim = t->ndim;
+    memcpy(out->shape, t->shape, sizeof out->shape);
+    out->data = p->ckpt.data + t->offset;
+    out->bytes = t->bytes;
+    return RL_OK;
+}
+
+int rlh_policy_meta(const rlh_policy *p, size_t i, const char **key, const char **value)
+{
+    if (i >= p->ckpt.n_meta) return RL_ENOENT;
+    *key = p->ckpt.meta_key[i];
+    *value = p->ckpt.meta_val[i];
+    return RL_OK;
+}
+
 const rl_env_info *rlh_policy_info(const rlh_policy *p)
 {
     return &p->probe.info;

@@ -57,46 +57,39 @@ class Model:
     """The greedy policy of one checkpoint, ready for an exporter."""
 
     def __init__(self, path, overrides=()):
-        from ..policy import Policy
+        from ..policy import describe
 
         try:
-            p = Policy(path, overrides=overrides)
+            d = describe(path, overrides)  # parsed and validated by librlhost; the spec checked against the tensors
         except RlhostError as e:
             raise Refused(str(e)) from None
-        try:
-            self.path = p.path
-            self.algo, self.env, self.step = p.algo_name, p.env_name, p.step
-            meta = p._meta
-            if "algo.policy" not in meta:
+        if d.spec is None:
+            raise Refused(
+                f"{d.path}: algo '{d.algo}' describes no network (its checkpoint has no algo.policy), so there "
+                "is nothing to export"
+            )
+        self.path, self.algo, self.env, self.step = d.path, d.algo, d.env, d.step
+        fmt = d.spec.get("format")
+        if fmt != FORMAT:
+            raise Refused(
+                f"{d.path}: the policy description is {fmt!r}; this rlhost exports {FORMAT!r} "
+                "(a newer rlhost wrote it?)"
+            )
+        self.spec = d.spec
+        # the env as the loader opened it: the metadata must say the same
+        self.observation, self.action = d.env_observation, d.env_action
+        for key, mine in (("rlhost.observation", self.observation), ("rlhost.action_space", self.action)):
+            try:
+                said = json.loads(d.metadata[key])
+            except (KeyError, ValueError, RecursionError):
+                said = None
+            if not same_description(said, mine):
                 raise Refused(
-                    f"{p.path}: algo '{p.algo_name}' describes no network (its checkpoint has no "
-                    "algo.policy), so there is nothing to export"
+                    f"{d.path}: the checkpoint's {key} ({str(d.metadata.get(key))[:200]}) is not what env "
+                    f"'{d.env}' gives as its config opens it ({json.dumps(mine)[:200]}): the metadata was edited"
                 )
-            spec = p.spec  # Policy parsed and checked it against the tensors when it opened
-            fmt = spec.get("format")
-            if fmt != FORMAT:
-                raise Refused(
-                    f"{p.path}: the policy description is {fmt!r}; this rlhost exports {FORMAT!r} "
-                    "(a newer rlhost wrote it?)"
-                )
-            self.spec = spec
-            # the env as the loader opened it: the metadata must say the same
-            self.observation, self.action = p.env_observation, p.env_action
-            for key, mine in (("rlhost.observation", self.observation), ("rlhost.action_space", self.action)):
-                try:
-                    said = json.loads(meta[key])
-                except (KeyError, ValueError, RecursionError):
-                    said = None
-                if not same_description(said, mine):
-                    raise Refused(
-                        f"{p.path}: the checkpoint's {key} ({str(meta.get(key))[:200]}) is not what env "
-                        f"'{p.env_name}' gives as its config opens it ({json.dumps(mine)[:200]}): the metadata "
-                        "was edited"
-                    )
-            self.W = p._tensors
-            self.mask_width = p.mask_width
-        finally:
-            p.close()
+        self.W = d.tensors
+        self.mask_width = d.mask_width
         self._read()
 
     def _read(self):
