@@ -39,7 +39,9 @@ header "$T/run/checkpoint.safetensors" | grep -q '"state/game_pi"'; ok $? "and t
 expect_rc 0 "eval --search with its network" -- "$RLHOST" eval "$T/run" "${PP[@]}" --search 32 --episodes 8 \
   --opponent tictactoe_minimax
 contains "$T/out" "vs tictactoe_minimax, learner at seat 1" "plays both seats"
-expect_rc 0 "export to C" -- "$RLHOST" export "$T/run" --format c -o "$T/policy.c" "${PP[@]}"
+# `rlhost export` runs Python on librlhost: under ASan (CI) it needs the runtimes first
+sanitizer_wrap "$(dirname "$(dirname "$RLHOST")")/core/runtime/librlhost.so" "$RLHOST" "$T/rlhost"
+expect_rc 0 "export to C" -- "$T/rlhost" export "$T/run" --format c -o "$T/policy.c" "${PP[@]}"
 grep -q "int policy_act(policy_state \*s, const unsigned char \*obs, const unsigned char \*mask, int \*action)" \
   "$T/policy.h"; ok $? "its header declares the masked act"
 
