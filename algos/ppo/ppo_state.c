@@ -42,20 +42,8 @@ static int dist_state(ppo *p, const rl_state_io *io, int load, size_t TN, char *
         return rc;
     if (p->masks && (rc = rl_state_blob(io, load, "rollout/", "masks", p->masks, TN * W, err, errlen))) return rc;
     if (!load || !p->dist) return RL_OK;
-    const uint32_t *nvec = rl_mpdist_nvec(p->dist);
-    const int32_t *acts = ppo_actions(p);
-    for (size_t r = 0; r < TN; r++) {
-        const uint8_t *m = p->masks ? p->masks + r * W : NULL;
-        for (size_t k = 0; k < C; m = m ? m + nvec[k] : NULL, k++) {
-            int32_t a = acts[r * C + k];
-            if ((uint32_t)a < nvec[k] && (!m || m[a])) continue;
-            RL_ERRF(err, errlen, "tensor 'rollout/%s' holds action %d in row %zu (component %zu), which %s",
-                    C > 1 ? "multi_actions" : "actions", (int)a, r, k,
-                    (uint32_t)a < nvec[k] ? "its mask in 'rollout/masks' forbids" : "is out of range");
-            return RL_ECORRUPT;
-        }
-    }
-    return RL_OK;
+    return rl_mpdist_check(p->dist, ppo_actions(p), p->masks, TN, C > 1 ? "rollout/multi_actions" : "rollout/actions",
+                           err, errlen);
 }
 
 /* The rollout so far, the LSTM states and the metric sums: with these a
@@ -163,16 +151,8 @@ static int tower_ops(const tower *t, const char *name, char *buf, size_t cap)
    the observation's mask allows.  Nonzero when it does not fit. */
 static int describe_dist(const ppo *p, char *buf, size_t cap)
 {
-    size_t n = (size_t)snprintf(buf, cap, "{\"%s\":\"logits\"", p->cfg.det_eval ? "argmax" : "sample_softmax");
-    if (p->cfg.comps > 1) {
-        const uint32_t *nvec = rl_mpdist_nvec(p->dist);
-        for (uint32_t k = 0; k < p->cfg.comps && n < cap; k++)
-            n += (size_t)snprintf(buf + n, cap - n, "%s%u", k ? "," : ",\"nvec\":[", nvec[k]);
-        if (n < cap) n += (size_t)snprintf(buf + n, cap - n, "]");
-    }
-    if (n < cap && p->cfg.mask_width) n += (size_t)snprintf(buf + n, cap - n, ",\"masked\":true");
-    if (n < cap) n += (size_t)snprintf(buf + n, cap - n, "}");
-    return n >= cap;
+    if (p->dist) return rl_mpdist_greedy(p->dist, !p->cfg.det_eval, p->cfg.mask_width != 0, buf, cap) < 0;
+    return (size_t)snprintf(buf, cap, "{\"%s\":\"logits\"}", p->cfg.det_eval ? "argmax" : "sample_softmax") >= cap;
 }
 
 /* The policy as rlhost.policy/1 (docs/run-directory.md,

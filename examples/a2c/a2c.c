@@ -231,19 +231,14 @@ static size_t a2c_metrics(void *p, rl_metric *out, size_t cap)
 /* The policy for readers without rlhost (docs/plugins.md): outputs as ops over the saved tensors. */
 static int describe(a2c *a, const rl_state_io *io, char *err, size_t errlen)
 {
-    char pi[2048] = "", v[2048] = "", greedy[2048] = "{\"argmax\":\"logits\"";
+    char pi[2048] = "", v[2048] = "", greedy[2048] = "{\"identity\":\"mean\",\"log_std\":\"actor/log_std\"}";
     const char *names[2] = {a->box ? "mean" : "logits", "value"}, *ops[2] = {pi, v};
-    const uint32_t *nvec = rl_mpdist_nvec(a->pd); /* MultiDiscrete: the components' slices of the logits */
-    for (uint32_t c = 0; a->k > 1 && c < a->k; c++)
-        snprintf(greedy + strlen(greedy), sizeof greedy - strlen(greedy), "%s%u", c ? "," : ",\"nvec\":[", nvec[c]);
-    snprintf(greedy + strlen(greedy), sizeof greedy - strlen(greedy), "%s%s}", a->k > 1 ? "]" : "",
-             a->W ? ",\"masked\":true" : "");
     int big = rl_mlp_ops(&a->pi, "actor", pi, sizeof pi) || rl_mlp_ops(&a->v, "critic", v, sizeof v) ||
-        strlen(greedy) + 1 >= sizeof greedy;
+        (!a->box && rl_mpdist_greedy(a->pd, 0, a->W != 0, greedy, sizeof greedy) < 0);
     if (big) RL_ERRF(err, errlen, "the network is too large to describe");
     return big ? RL_EINVAL
-               : rl_policy_meta(io, "a2c", a->obs, OPT(NORM_OBS).i ? "a2c/obs_" : NULL, 10, 2, names, ops,
-                                a->box ? "{\"identity\":\"mean\",\"log_std\":\"actor/log_std\"}" : greedy, err, errlen);
+               : rl_policy_meta(io, "a2c", a->obs, OPT(NORM_OBS).i ? "a2c/obs_" : NULL, 10, 2, names, ops, greedy, err,
+                                errlen);
 }
 
 /* MultiDiscrete actions and masks beside the rollout; a loaded action must be one its component has
@@ -253,20 +248,9 @@ static int dist_state(a2c *a, const rl_state_io *io, int load, char *err, size_t
     size_t M = (size_t)a->ro.steps * a->ro.envs;
     int rc = a->acts ? rl_state_blob(io, load, "a2c/", "actions", a->acts, M * a->k * sizeof *a->acts, err, errlen) : 0;
     if (!rc && a->masks) rc = rl_state_blob(io, load, "a2c/", "masks", a->masks, M * a->W, err, errlen);
-    if (rc || !load || a->box) return rc;
-    const uint32_t *nvec = rl_mpdist_nvec(a->pd);
-    const int32_t *acts = a->acts ? a->acts : a->ro.actions;
-    for (size_t r = 0; r < M; r++) {
-        const uint8_t *m = a->masks ? a->masks + r * a->W : NULL;
-        for (uint32_t c = 0; c < a->k; m = m ? m + nvec[c] : NULL, c++) {
-            int32_t v = acts[r * a->k + c];
-            if ((uint32_t)v < nvec[c] && (!m || m[v])) continue;
-            RL_ERRF(err, errlen, "the rollout holds action %d in row %zu, which its component or mask does not allow",
-                    (int)v, r);
-            return RL_ECORRUPT;
-        }
-    }
-    return RL_OK;
+    return rc || !load
+        ? rc
+        : rl_mpdist_check(a->pd, a->acts ? a->acts : a->ro.actions, a->masks, M, "a2c/actions", err, errlen);
 }
 
 /* The resume duties: all the next step reads comes back exactly (networks, optimizer, random stream,

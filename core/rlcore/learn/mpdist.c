@@ -1,4 +1,5 @@
 /* A policy's distribution over any action space; see <rlhost/dist.h>. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,6 +80,32 @@ const uint32_t *rl_mpdist_nvec(const rl_mpdist *d)
 uint32_t rl_mpdist_action_ints(const rl_mpdist *d)
 {
     return d->k;
+}
+
+int rl_mpdist_check(const rl_mpdist *d, const int32_t *act, const uint8_t *mask, size_t rows, const char *what,
+                    char *err, size_t errlen)
+{
+    for (size_t r = 0; d->kind != RL_MPDIST_BOX && r < rows; r++) {
+        const uint8_t *m = mask ? mask + r * d->n : NULL;
+        for (uint32_t c = 0; c < d->k; m = m ? m + d->nvec[c] : NULL, c++) {
+            int32_t a = act[r * d->k + c];
+            if ((uint32_t)a < d->nvec[c] && (!m || m[a])) continue;
+            RL_ERRF(err, errlen, "tensor '%s' holds action %d in row %zu (component %u), which %s", what, (int)a, r, c,
+                    (uint32_t)a < d->nvec[c] ? "its mask forbids" : "is out of range");
+            return RL_ECORRUPT;
+        }
+    }
+    return RL_OK;
+}
+
+int rl_mpdist_greedy(const rl_mpdist *d, int sample, int masked, char *buf, size_t cap)
+{
+    size_t n = (size_t)snprintf(buf, cap, "{\"%s\":\"logits\"", sample ? "sample_softmax" : "argmax");
+    for (uint32_t c = 0; d->k > 1 && c < d->k && n < cap; c++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%u", c ? "," : ",\"nvec\":[", d->nvec[c]);
+    if (n < cap)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s}", d->k > 1 ? "]" : "", masked ? ",\"masked\":true" : "");
+    return n < cap ? (int)n : -1;
 }
 
 void rl_mpdist_act(rl_mpdist *d, const float *out, const uint8_t *mask, uint32_t B, rl_rng *rng, int32_t *act,
