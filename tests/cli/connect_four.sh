@@ -17,6 +17,14 @@ POS="$SRC/tests/data/connect_four_positions.txt"
 grep -v '^#' "$POS" | awk 'length($1) >= 17' | head -60 > "$T/want"
 cut -d' ' -f1 "$T/want" | "$SOLVE" -m > "$T/got"
 [ "$(wc -l < "$T/want")" -ge 40 ] && cmp -s "$T/want" "$T/got"; ok $? "the solver scores 40+ shipped positions as recorded"
+STRONG="$SRC/tests/data/connect_four_strong_positions.txt"
+grep -v '^#' "$STRONG" | awk 'length($1) >= 19' | head -40 > "$T/want"
+cut -d' ' -f1 "$T/want" | "$SOLVE" -m > "$T/got"
+[ "$(wc -l < "$T/want")" -ge 30 ] && cmp -s "$T/want" "$T/got"; ok $? "and 30+ of the positions from strong play"
+"$SOLVE" -g 1000 12 20 2026 6 0.15 | cmp -s - <(grep -v '^#' "$STRONG" | cut -d' ' -f1)
+ok $? "c4_solve -g with a depth makes the strong positions again, as their header says"
+"$SOLVE" -g 1000 12 20 2026 | cmp -s - <(grep -v '^#' "$POS" | cut -d' ' -f1)
+ok $? "and without one the random-play positions"
 printf '4444444\n' | "$SOLVE" > "$T/out" 2> "$T/err"; rc=$?
 [ $rc = 1 ] && grep -q "line 1: '4444444' is not a position" "$T/err"; ok $? "a full column is no position"
 
