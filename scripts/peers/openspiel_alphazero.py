@@ -100,8 +100,18 @@ def main():
                         games += 1
                         t1 = t if t1 is None else max(t1, t)
     rate = states / (t1 - t0) if games and t1 > t0 else None
-    print(json.dumps({"peer": "openspiel_alphazero", "simulations": a.simulations, "actors": a.actors,
-                      "games": games, "states": states, "states_per_s": rate}))
+    print(
+        json.dumps(
+            {
+                "peer": "openspiel_alphazero",
+                "simulations": a.simulations,
+                "actors": a.actors,
+                "games": games,
+                "states": states,
+                "states_per_s": rate,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":
