@@ -227,7 +227,7 @@ static int train_loop(rl__run_state *rs)
         double t0 = rl_now();
         int stop = rl__stop_signal != 0;
         if (rs->searched)
-            rc = rl__searched_act(&rs->search, v, rs->avt, rs->algo, rs->err, sizeof rs->err);
+            rc = rl__searched_act(&rs->search, v, rs->err, sizeof rs->err);
         else
             rc = rl__replicas_act(&rs->reps, v->io.obs, v->row_bytes, v->episode_start, v->io.action_mask, v->actions,
                                   &stop, rs->err, sizeof rs->err);
@@ -294,7 +294,7 @@ static int open_envs(rl__run_state *rs)
     }
     const rl_value *ls = val(&c->seats, RL__SEATS_LEARNER_SEAT);
     const char *opponent = val(&c->seats, RL__SEATS_OPPONENT)->s;
-    int rc = rl__searched_wanted(c, NULL, &rs->searched, rs->err, sizeof rs->err);
+    int rc = rl__searched_wanted(c, &rs->searched, rs->err, sizeof rs->err);
     if (rc != RL_OK) return rc;
     int32_t seat = rs->searched ? RL__SEAT_EVERY : ls->is_auto ? -1 : (int32_t)ls->i;
     rl__seating seating = rl__seating_of(c, opponent, seat, &rs->pool, rs->set.seed);

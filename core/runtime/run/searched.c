@@ -10,7 +10,7 @@
 #include "run/eval.h"
 #include "seats/table.h"
 
-int rl__searched_wanted(const rl__config *c, const rl_env_info *env_info, int *wanted, char *err, size_t errlen)
+int rl__searched_wanted(const rl__config *c, int *wanted, char *err, size_t errlen)
 {
     const rl_plugin_desc *ad = c->algo->desc;
     *wanted = (rl__desc_flags(ad) & RL_DESC_SEARCHED) != 0;
@@ -26,10 +26,6 @@ int rl__searched_wanted(const rl__config *c, const rl_env_info *env_info, int *w
         snprintf(err, errlen, "algo '%s' trains on search but gives it no probabilities and values (RL_DESC_VALUES)",
                  ad->name);
         return RL_ECONFIG;
-    }
-    if (env_info) {
-        int rc = rl__search_check(c->env->desc, env_info, ad, err, errlen);
-        if (rc != RL_OK) return rc;
     }
     const rl_value *sv = c->seats.vals;
     if (c->seats_given &&
@@ -50,13 +46,13 @@ int rl__searched_open(rl__searched *t, const rl__config *c, rl__vecenv *v, const
 {
     memset(t, 0, sizeof *t);
     const rl_value *g = c->search.vals;
-    t->opts = rl__search_defaults();
-    t->opts.simulations = (uint32_t)g[RL__SEARCH_SIMULATIONS].i;
-    t->opts.c_puct = g[RL__SEARCH_C_PUCT].f;
-    t->opts.dirichlet_alpha = g[RL__SEARCH_DIRICHLET_ALPHA].f;
-    t->opts.dirichlet_frac = g[RL__SEARCH_DIRICHLET_FRAC].f;
-    t->opts.max_mib = (uint32_t)g[RL__SEARCH_MAX_MIB].i;
-    t->opts.threads = g[RL__SEARCH_THREADS].is_auto ? 0 : (uint32_t)g[RL__SEARCH_THREADS].i;
+    rl__search_opts o = rl__search_defaults();
+    o.simulations = (uint32_t)g[RL__SEARCH_SIMULATIONS].i;
+    o.c_puct = g[RL__SEARCH_C_PUCT].f;
+    o.dirichlet_alpha = g[RL__SEARCH_DIRICHLET_ALPHA].f;
+    o.dirichlet_frac = g[RL__SEARCH_DIRICHLET_FRAC].f;
+    o.max_mib = (uint32_t)g[RL__SEARCH_MAX_MIB].i;
+    o.threads = g[RL__SEARCH_THREADS].is_auto ? 0 : (uint32_t)g[RL__SEARCH_THREADS].i;
     t->temperature = g[RL__SEARCH_TEMPERATURE].f;
     t->temperature_moves = (uint64_t)g[RL__SEARCH_TEMPERATURE_MOVES].i;
     t->rows = v->n;
@@ -75,7 +71,7 @@ int rl__searched_open(rl__searched *t, const rl__config *c, rl__vecenv *v, const
     t->same = p;
     memset(t->same, 1, R);
     rl__env_site site = rl__eval_site(v, t->where, t->where + R);
-    int rc = rl__searcher_open(&t->s, &t->opts, &site, t->rows, c->algo->desc, vt, algo, seed, err, errlen);
+    int rc = rl__searcher_open(&t->s, &o, &site, t->rows, c->algo->desc, vt, algo, seed, err, errlen);
     if (rc != RL_OK) rl__searched_close(t);
     return rc;
 }
@@ -87,17 +83,8 @@ void rl__searched_close(rl__searched *t)
     memset(t, 0, sizeof *t);
 }
 
-static uint64_t mix64(uint64_t x)
+int rl__searched_act(rl__searched *t, rl__vecenv *v, char *err, size_t errlen)
 {
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
-int rl__searched_act(rl__searched *t, rl__vecenv *v, const rl_algo_vtable *vt, void *algo, char *err, size_t errlen)
-{
-    (void)vt, (void)algo; /* the searcher holds them since open */
     uint32_t R = t->rows, A = t->n_actions;
     rl__env_site site = rl__eval_site(v, t->where, t->where + R);
     const float *visits;
@@ -106,7 +93,8 @@ int rl__searched_act(rl__searched *t, rl__vecenv *v, const rl_algo_vtable *vt, v
     if (rc != RL_OK) return rc;
     /* the draws of a call follow from the seed and the call alone */
     rl_rng rng;
-    rl_rng_seed(&rng, mix64(t->seed ^ 0x5eac4edull), t->calls);
+    uint64_t key = t->seed ^ 0x5eac4edull;
+    rl_rng_seed(&rng, rl__splitmix64(&key), t->calls);
     int32_t *actions = v->actions;
     for (uint32_t i = 0; i < R; i++) {
         const float *vi = visits + (size_t)i * A;

@@ -17,7 +17,6 @@
 #include "search/searcher.h"
 
 typedef struct rl__searched {
-    rl__search_opts opts;
     double temperature;
     uint64_t temperature_moves;
     uint32_t rows, n_actions;
@@ -31,10 +30,11 @@ typedef struct rl__searched {
 } rl__searched;
 
 /* Whether c's algorithm trains on search; if so, checks the config
-   (RL_ECONFIG with a sentence when the seats group asks for an opponent,
-   or, where env_info is not NULL, the env cannot be searched); a search
-   group for an algorithm that does not is refused too. */
-int rl__searched_wanted(const rl__config *c, const rl_env_info *env_info, int *wanted, char *err, size_t errlen);
+   (RL_ECONFIG with a sentence when the algorithm gives no values or the
+   seats group asks for an opponent; whether the env can be searched,
+   rl__searched_open checks); a search group for an algorithm that does
+   not train on search is refused too. */
+int rl__searched_wanted(const rl__config *c, int *wanted, char *err, size_t errlen);
 
 /* A search of the training envs v, valued by (vt, algo); seed seeds its
    trees and its draws. */
@@ -42,9 +42,9 @@ int rl__searched_open(rl__searched *t, const rl__config *c, rl__vecenv *v, const
                       uint64_t seed, char *err, size_t errlen);
 void rl__searched_close(rl__searched *t);
 
-/* The training moves of every row into v->actions, searched; the visit
-   fractions into t->policy. */
-int rl__searched_act(rl__searched *t, rl__vecenv *v, const rl_algo_vtable *vt, void *algo, char *err, size_t errlen);
+/* The training moves of every row into v->actions, searched with the
+   network rl__searched_open was given; the visit fractions into t->policy. */
+int rl__searched_act(rl__searched *t, rl__vecenv *v, char *err, size_t errlen);
 /* After v's step: same_mover, and each row's count of moves (0 where its
    game ended). */
 void rl__searched_stepped(rl__searched *t, const rl__vecenv *v);
