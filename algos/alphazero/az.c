@@ -220,12 +220,12 @@ static int az_act(void *p_, const rl_act_batch *b, char *err, size_t errlen)
     const float *logits;
     az_forward(p, p->act_x, count, !(has && b->probs), &logits, values);
     int greedy = b->mode == RL_MODE_EVAL && c->det_eval;
+    rl_softmax_masked(probs, logits, b->masks, count, A);
     for (uint32_t i = 0; i < count; i++) {
-        float *pr = probs + (size_t)i * A;
-        az_probs(logits + (size_t)i * A, b->masks ? b->masks + (size_t)i * A : NULL, A, pr);
+        const float *pr = probs + (size_t)i * A;
         int32_t best = 0;
-        if (greedy) {
-            for (uint32_t a = 1; a < A; a++) best = pr[a] > pr[best] ? (int32_t)a : best;
+        if (greedy) { /* the exported network's rule: the first largest allowed logit */
+            best = rl_argmax_masked(logits + (size_t)i * A, b->masks ? b->masks + (size_t)i * A : NULL, A);
         } else { /* a draw from the policy; the last allowed move where rounding leaves a sliver */
             float u = rl_rng_uniform(&p->explore), acc = 0;
             best = -1;

@@ -85,9 +85,6 @@ int az_network(az *p, const uint32_t *hidden, uint32_t nh, uint64_t seed);
    of B rows of network input x, row by row (infer) or as a training
    forward the backward follows. */
 void az_forward(az *p, const float *x, uint32_t B, int infer, const float **logits, float *values);
-/* az_net.c: the move probabilities under mask (NULL: every move), a
-   softmax over the allowed logits. */
-void az_probs(const float *logits, const uint8_t *mask, uint32_t A, float *out);
 /* az_net.c: the policy as rlhost.policy/1 (logits and value). */
 int az_describe(const az *p, const rl_state_io *io, char *err, size_t errlen);
 

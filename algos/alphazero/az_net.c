@@ -30,16 +30,6 @@ void az_forward(az *p, const float *x, uint32_t B, int infer, const float **logi
     for (uint32_t i = 0; i < B && values; i++) values[i] = tanhf(out[1][i]) * p->cfg.value_scale;
 }
 
-void az_probs(const float *logits, const uint8_t *mask, uint32_t A, float *out)
-{
-    float top = -INFINITY;
-    for (uint32_t a = 0; a < A; a++)
-        if (!mask || mask[a]) top = logits[a] > top ? logits[a] : top;
-    double z = 0;
-    for (uint32_t a = 0; a < A; a++) z += out[a] = !mask || mask[a] ? expf(logits[a] - top) : 0.0f;
-    for (uint32_t a = 0; a < A; a++) out[a] = z > 0 ? (float)(out[a] / z) : 0.0f;
-}
-
 int az_describe(const az *p, const rl_state_io *io, char *err, size_t errlen)
 {
     enum { CAP = 16384 };

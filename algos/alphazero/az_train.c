@@ -21,7 +21,7 @@ static double output_grads(az *p, const float *logits, const float *vout, uint32
         const float *pi = p->rb.pi + (size_t)s * A;
         float *dl = p->dlogits + (size_t)b * A;
         if (!pr) pr = dl; /* a wide action space: the gradient's row holds the probabilities first */
-        az_probs(logits + (size_t)b * A, mask, A, pr);
+        rl_softmax_masked(pr, logits + (size_t)b * A, mask, 1, A);
         for (uint32_t a = 0; a < A; a++) {
             if (!mask[a]) {
                 dl[a] = 0;

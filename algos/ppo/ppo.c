@@ -579,23 +579,6 @@ static void act_gauss(ppo *p, rl_act_mode mode, float *actions, uint32_t count, 
     }
 }
 
-/* The policy's probability of each action under the rows' masks (a
-   search's priors): a softmax over the allowed logits. */
-static void write_probs(const ppo *p, const uint8_t *masks, uint32_t count, float *probs)
-{
-    uint32_t A = p->cfg.n_actions;
-    for (uint32_t i = 0; i < count; i++) {
-        const float *l = p->ws.logits + (size_t)i * A;
-        const uint8_t *m = masks ? masks + (size_t)i * A : NULL;
-        float *out = probs + (size_t)i * A, top = -INFINITY;
-        double z = 0;
-        for (uint32_t a = 0; a < A; a++)
-            if (!m || m[a]) top = l[a] > top ? l[a] : top;
-        for (uint32_t a = 0; a < A; a++) z += out[a] = !m || m[a] ? expf(l[a] - top) : 0.0f;
-        for (uint32_t a = 0; a < A; a++) out[a] = z > 0 ? (float)(out[a] / z) : 0.0f;
-    }
-}
-
 static int ppo_act(void *p_, const rl_act_batch *b, char *err, size_t errlen)
 {
     ppo *p = p_;
@@ -609,7 +592,7 @@ static int ppo_act(void *p_, const rl_act_batch *b, char *err, size_t errlen)
     }
     int rc = policy_rows(p, b->mode, b->obs, b->episode_start, b->count, &at, asked ? b->values : NULL, err, errlen);
     if (rc != RL_OK) return rc;
-    if (asked && b->probs) write_probs(p, b->masks, b->count, b->probs);
+    if (asked && b->probs) rl_softmax_masked(b->probs, p->ws.logits, b->masks, b->count, p->cfg.n_actions);
     if (p->cfg.box)
         act_gauss(p, b->mode, b->box_actions, b->count, at);
     else if (p->dist)

@@ -55,6 +55,10 @@ int32_t rl_argmax(const float *row, uint32_t n);
 /* logp[B][n] = log_softmax of the logits with the invalid ones masked
    (mask [B][n]; NULL: none, rl_log_softmax). */
 void rl_log_softmax_masked(float *logp, const float *logits, const uint8_t *mask, uint32_t batch, uint32_t n);
+/* probs[B][n] = the softmax of the logits over the valid ones (mask
+   [B][n]; NULL: all valid), exactly 0 for an invalid one: a policy's
+   probability of each action (a search's priors). */
+void rl_softmax_masked(float *probs, const float *logits, const uint8_t *mask, uint32_t batch, uint32_t n);
 /* Index of the largest valid value (first on ties; mask NULL: any). */
 int32_t rl_argmax_masked(const float *row, const uint8_t *mask, uint32_t n);
 /* An action drawn uniformly among the valid ones of n (mask NULL: all),

@@ -87,6 +87,20 @@ void rl_log_softmax_masked(float *logp, const float *logits, const uint8_t *mask
     rl_log_softmax(logp, logp, batch, n); /* row by row: in place is fine */
 }
 
+void rl_softmax_masked(float *probs, const float *logits, const uint8_t *mask, uint32_t batch, uint32_t n)
+{
+    for (uint32_t i = 0; i < batch; i++) {
+        const float *l = logits + (size_t)i * n;
+        const uint8_t *m = mask ? mask + (size_t)i * n : NULL;
+        float *out = probs + (size_t)i * n, top = -INFINITY;
+        double z = 0;
+        for (uint32_t a = 0; a < n; a++)
+            if (!m || m[a]) top = l[a] > top ? l[a] : top;
+        for (uint32_t a = 0; a < n; a++) z += out[a] = !m || m[a] ? expf(l[a] - top) : 0.0f;
+        for (uint32_t a = 0; a < n; a++) out[a] = z > 0 ? (float)(out[a] / z) : 0.0f;
+    }
+}
+
 int32_t rl_argmax_masked(const float *row, const uint8_t *mask, uint32_t n)
 {
     if (!mask) return rl_argmax(row, n);
