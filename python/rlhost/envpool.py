@@ -172,7 +172,7 @@ class AtariEnvPool:
 def _max_frames(c):
     """max_episode_steps (agent steps, EnvPool's unit) in frames, each checked
     as given, so a refusal names the user's own value."""
-    from .envs import check_int
+    from ._checks import check_int
 
     steps = check_int(c["max_episode_steps"], "max_episode_steps", 1, 1 << 30)
     return steps * check_int(c["frame_skip"], "frame_skip", 1, 64)
@@ -182,7 +182,7 @@ def make(task_id, env_type="gymnasium", **kwargs):
     """envpool.make: env_type "gym" or "gymnasium" ("dm" is not offered)."""
     if env_type not in ("gym", "gymnasium"):
         raise ValueError(f"env_type {env_type!r}: rlhost's envpool offers 'gym' and 'gymnasium'")
-    from .envs import check_int
+    from ._checks import check_int
 
     num_envs = check_int(kwargs.pop("num_envs", 1), "num_envs", 1, 1 << 24)  # not "2", not 2.5
     batch = kwargs.pop("batch_size", None)

@@ -15,7 +15,7 @@ from gymnasium.vector.utils import batch_space
 
 from . import _native as N
 from . import _spaces as S
-from ._checks import check_int, check_seed  # noqa: F401 (their home before _checks; envpool imports them here)
+from ._checks import check_int, check_seed
 from ._overrides import cfg_value
 
 # rl_dtype (plugin.h) of an env's info values as NumPy's: a U8 value is a flag

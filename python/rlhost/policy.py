@@ -518,7 +518,8 @@ class Policy:
         as `rlhost eval` opens and steps it: same-step autoreset, and the
         options that only shape training (`rlhost info` marks them: reward
         clipping, a lost life ending the episode) at their defaults."""
-        from .envs import VectorEnv, _Vec, check_int, check_seed
+        from ._checks import check_int, check_seed
+        from .envs import VectorEnv, _Vec
 
         with self._lock:
             self._check_open()
