@@ -104,3 +104,35 @@ exact() {
   local name=$1 cfg=$2 every=$3; shift 3
   py_tap "$name: " "$SRC/scripts/resume-check.sh" --rlhost "$RLHOST" --every "$every" --keep "$T/$name" "$cfg" "$@"
 }
+
+# kill_loop DIR WHOLE_MS ROUNDS KILLED FRESH_ARGS... -- RESUME_ARGS...: a
+# run in DIR killed with SIGKILL at random moments until it is done.  Each
+# round (ROUNDS at most) resumes it where a checkpoint is (rlhost run
+# --resume DIR RESUME_ARGS...) or starts it afresh (rlhost run FRESH_ARGS...
+# --out DIR --force); the first KILLED rounds are killed after a twentieth
+# of WHOLE_MS (the uninterrupted run's time) plus up to a fifth of it, the
+# rest run on, and a last resume ends a run still unfinished.  Sets kills
+# and resumes; a round's errors become TAP comments.  Needs RLHOST and T.
+kill_loop() {
+  local dir=$1 whole_ms=$2 rounds=$3 killed=$4 fresh=() resume=() i pid ms; shift 4
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do fresh+=("$1"); shift; done
+  [ $# -gt 0 ] && shift
+  resume=("$@")
+  kills=0 resumes=0
+  for i in $(seq "$rounds"); do
+    grep -q '"status": "done"' "$dir/summary.json" 2>/dev/null && break
+    if [ -e "$dir/checkpoint.safetensors" ] || [ -e "$dir/checkpoint.prev.safetensors" ]; then
+      "$RLHOST" run --resume "$dir" "${resume[@]}" >/dev/null 2>"$T/kerr" & resumes=$((resumes + 1))
+    else
+      "$RLHOST" run "${fresh[@]}" --out "$dir" --force >/dev/null 2>"$T/kerr" &
+    fi
+    pid=$!
+    ms=$(( whole_ms / 20 + RANDOM % (whole_ms / 5 + 1) ))
+    sleep "$((ms / 1000)).$(printf %03d $((ms % 1000)))"
+    [ "$i" -gt "$killed" ] || { kill -9 $pid 2>/dev/null && kills=$((kills + 1)); }
+    wait $pid 2>/dev/null
+    if grep -q "error" "$T/kerr"; then sed 's/^/#   /' "$T/kerr"; fi
+  done
+  echo "# $kills kills, $resumes resumes"
+  grep -q '"status": "done"' "$dir/summary.json" 2>/dev/null || "$RLHOST" run --resume "$dir" "${resume[@]}" >/dev/null 2>"$T/kerr"
+}

@@ -54,21 +54,8 @@ args=("${PP[@]}" --set run.quiet=true --set run.checkpoint_interval=500)
 t0=$(date +%s%N)
 "$RLHOST" run "$T/az.cfg" "${args[@]}" --out "$T/whole" >/dev/null 2>&1
 whole_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-K=$T/kill kills=0
-for i in $(seq 14); do # the last rounds are not killed: the run ends
-  grep -q '"status": "done"' "$K/summary.json" 2>/dev/null && break
-  if [ -e "$K/checkpoint.safetensors" ] || [ -e "$K/checkpoint.prev.safetensors" ]; then
-    "$RLHOST" run --resume "$K" "${PP[@]}" >/dev/null 2>"$T/kerr" &
-  else
-    "$RLHOST" run "$T/az.cfg" "${args[@]}" --out "$K" --force >/dev/null 2>"$T/kerr" &
-  fi
-  pid=$!
-  ms=$(( whole_ms / 10 + RANDOM % (whole_ms / 4 + 1) ))
-  sleep "$((ms / 1000)).$(printf %03d $((ms % 1000)))"
-  [ "$i" -gt 10 ] || { kill -9 $pid 2>/dev/null && kills=$((kills + 1)); }
-  wait $pid 2>/dev/null
-done
-echo "# $kills kills"
+K=$T/kill
+kill_loop "$K" "$whole_ms" 14 10 "$T/az.cfg" "${args[@]}" -- "${PP[@]}" # the last 4 rounds run on
 grep -q '"status": "done"' "$K/summary.json"; ok $? "the killed run completes by resuming" || grep -v warning "$T/kerr"
 [ "$kills" -ge 2 ]; ok $? "at least 2 kills landed ($kills)"
 same_run "killed, against never killed" "$T/whole" "$K"

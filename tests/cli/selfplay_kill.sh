@@ -33,23 +33,7 @@ expect_rc 0 "and from its previous checkpoint" -- "$RLHOST" run --resume "$T/own
 
 # SIGKILL at random moments, each within the first quarter of what is left.
 K=$T/kill
-kills=0 resumes=0
-for i in $(seq 14); do
-  grep -q '"status": "done"' "$K/summary.json" 2>/dev/null && break
-  if [ -e "$K/checkpoint.safetensors" ] || [ -e "$K/checkpoint.prev.safetensors" ]; then
-    "$RLHOST" run --resume "$K" >/dev/null 2>"$T/kerr" & resumes=$((resumes + 1))
-  else
-    "$RLHOST" run "$CFG" "${args[@]}" --out "$K" --force >/dev/null 2>"$T/kerr" &
-  fi
-  pid=$!
-  ms=$(( whole_ms / 20 + RANDOM % (whole_ms / 5 + 1) ))
-  sleep "$((ms / 1000)).$(printf %03d $((ms % 1000)))"
-  kill -9 $pid 2>/dev/null && kills=$((kills + 1))
-  wait $pid 2>/dev/null
-  if grep -q "error" "$T/kerr"; then sed 's/^/#   /' "$T/kerr"; fi
-done
-echo "# $kills kills, $resumes resumes"
-grep -q '"status": "done"' "$K/summary.json" 2>/dev/null || "$RLHOST" run --resume "$K" >/dev/null 2>"$T/kerr"
+kill_loop "$K" "$whole_ms" 14 14 "$CFG" "${args[@]}"
 grep -q '"status": "done"' "$K/summary.json"; ok $? "the killed run completes by resuming"
 [ "$kills" -ge 3 ]; ok $? "at least 3 kills landed ($kills)"
 [ "$resumes" -ge 2 ]; ok $? "at least 2 resumes were killed or finished ($resumes)"
