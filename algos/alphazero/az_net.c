@@ -41,8 +41,7 @@ int az_describe(const az *p, const rl_state_io *io, char *err, size_t errlen)
     int rc = rl_trunk_ops(&p->trunk, 0, pi, CAP) || rl_trunk_ops(&p->trunk, 1, v, CAP) || strlen(v) + 32 > CAP;
     if (!rc) strcat(v, ",{\"op\":\"tanh\"}"); /* the value in [-1, 1], before value_scale */
     char greedy[128];
-    snprintf(greedy, sizeof greedy, "{\"%s\":\"logits\"%s}", p->cfg.det_eval ? "argmax" : "sample_softmax",
-             rl_env_info_mask_width(&p->obs.info) ? ",\"masked\":true" : "");
+    snprintf(greedy, sizeof greedy, "{\"%s\":\"logits\"}", p->cfg.det_eval ? "argmax" : "sample_softmax");
     const char *names[2] = {"logits", "value"}, *ops[2] = {pi, v};
     if (rc) {
         RL_ERRF(err, errlen, "the network is too large to describe");

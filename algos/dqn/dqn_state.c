@@ -48,9 +48,9 @@ static int dqn_describe(const dqn *d, const rl_state_io *io, char *err, size_t e
     char json[4608];
     int n = snprintf(json, sizeof json,
                      "{\"format\":\"rlhost.policy/1\",\"algo\":\"dqn\",\"input\":{\"size\":%u,"
-                     "\"normalize\":null},\"outputs\":{\"q\":[%s]},\"greedy\":{\"argmax\":\"q\"%s},"
+                     "\"normalize\":null},\"outputs\":{\"q\":[%s]},\"greedy\":{\"argmax\":\"q\"},"
                      "\"eval_epsilon\":%.9g}",
-                     d->obs_size, ops, d->mask_width ? ",\"masked\":true" : "", (double)d->eval_eps);
+                     d->obs_size, ops, (double)d->eval_eps);
     if (rc || n < 0 || (size_t)n >= sizeof json) {
         RL_ERRF(err, errlen, "the network is too large to describe");
         return RL_EINVAL;

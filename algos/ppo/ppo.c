@@ -162,7 +162,7 @@ static void ppo_destroy(void *p_)
     rl_free(p->ws.mb_mask);
     rl_free(p->ws.mb_logp);
     rl_free(p->ws.mb_glogp);
-    float *f[] = {p->ws.x,     p->ws.logits,       p->ws.logp_all, p->ws.dlogits, p->ws.dv,
+    float *f[] = {p->ws.x,     p->ws.logits,       p->ws.mb_box,   p->ws.dlogits, p->ws.dv,
                   p->ws.vpred, p->ws.feat_scratch, p->ws.gates,    p->ws.h0[0],   p->ws.c0[0],
                   p->ws.h0[1], p->ws.c0[1],        p->ws.act_x,    p->ws.tmp_h,   p->ws.tmp_c};
     for (size_t k = 0; k < sizeof f / sizeof *f; k++) rl_free(f[k]);
@@ -328,15 +328,14 @@ static int alloc_buffers(ppo *p, uint32_t M, uint32_t S, uint32_t feat)
     int rc =
         rl_rollout_create(&p->ro, p->cfg.n_steps, p->cfg.num_envs, (uint32_t)D, n_actions, p->cfg.box ? p->cfg.dim : 0);
     if (rc != RL_OK) return rc;
-    if (p->dist) {
-        size_t C = p->cfg.comps, W = p->cfg.mask_width;
-        if ((C > 1 && !ALLOC(p->multi_actions, TN * C, int32_t)) || (W && !ALLOC(p->masks, TN * W, uint8_t)) ||
-            !ALLOC(p->ws.mb_act, (size_t)M * C, int32_t) || (W && !ALLOC(p->ws.mb_mask, (size_t)M * W, uint8_t)) ||
-            !ALLOC(p->ws.mb_logp, M, float) || !ALLOC(p->ws.mb_glogp, M, float))
-            return RL_ENOMEM;
-    }
+    size_t C = p->cfg.comps, W = p->cfg.mask_width;
+    if (p->cfg.box ? !ALLOC(p->ws.mb_box, (size_t)M * p->cfg.dim, float) || !ALLOC(p->ws.dlogstd, p->cfg.dim, float)
+                   : (C > 1 && !ALLOC(p->multi_actions, TN * C, int32_t)) || (W && !ALLOC(p->masks, TN * W, uint8_t)) ||
+                         !ALLOC(p->ws.mb_act, (size_t)M * C, int32_t) ||
+                         (W && !ALLOC(p->ws.mb_mask, (size_t)M * W, uint8_t)))
+        return RL_ENOMEM;
     if (!ALLOC(p->ws.x, (size_t)M * D, float) || !ALLOC(p->ws.logits, (size_t)M * p->cfg.n_out, float) ||
-        !ALLOC(p->ws.logp_all, (size_t)M * p->cfg.n_out, float) ||
+        !ALLOC(p->ws.mb_logp, M, float) || !ALLOC(p->ws.mb_glogp, M, float) ||
         !ALLOC(p->ws.dlogits, (size_t)M * p->cfg.n_out, float) || !ALLOC(p->ws.dv, M, float) ||
         !ALLOC(p->ws.vpred, M, float) || !ALLOC(p->ws.feat_scratch, (size_t)M * feat * 3, float) ||
         !ALLOC(p->ws.act_x, (size_t)p->cfg.rows * D, float) || !ALLOC(p->ws.perm, TN, uint32_t) ||
@@ -345,7 +344,6 @@ static int alloc_buffers(ppo *p, uint32_t M, uint32_t S, uint32_t feat)
     if ((rc = rl_obs_norm_create(&p->norm, (uint32_t)D, 10.0f)) ||
         (rc = rl_return_norm_create(&p->rnorm, p->cfg.num_envs, p->cfg.gamma, 10.0f)))
         return rc;
-    if (p->cfg.box && !ALLOC(p->ws.dlogstd, p->cfg.dim, float)) return RL_ENOMEM;
     if (!p->cfg.recurrent) return RL_OK;
     size_t H = p->cfg.lstm_hidden;
     if (!ALLOC(p->ws.gates, 2 * (size_t)p->cfg.rows * 4 * H, float) || !ALLOC(p->ws.tmp_h, 2 * H, float) ||
@@ -360,6 +358,19 @@ static int alloc_buffers(ppo *p, uint32_t M, uint32_t S, uint32_t feat)
             !ALLOC(p->eval[k].c, (size_t)p->cfg.rows * H, float))
             return RL_ENOMEM;
     return RL_OK;
+}
+
+/* The policy's distribution over the env's actions: categoricals (one per
+   MultiDiscrete component, masked where the env masks) over the logits, or
+   the diagonal Gaussian around the means with the state-independent
+   log-stds in the parameters. */
+static rl_mpdist *new_dist(ppo *p, const rl_env_info *e, uint32_t M, char *err, size_t errlen)
+{
+    if (p->cfg.box)
+        return rl_mpdist_new(RL_MPDIST_BOX, NULL, 0, p->cfg.dim, p->p.data + p->cfg.log_std_off, M, err, errlen);
+    int multi = rl_env_info_action_kind(e) == RL_SPACE_MULTI_DISCRETE;
+    return rl_mpdist_new(multi ? RL_MPDIST_MULTI : RL_MPDIST_DISCRETE, multi ? e->action_nvec : &e->n_actions,
+                         multi ? e->action_dim : 1, 0, NULL, M, err, errlen);
 }
 
 static int ppo_create(const rl_algo_args *args, void **out, char *err, size_t errlen)
@@ -386,18 +397,12 @@ static int ppo_create(const rl_algo_args *args, void **out, char *err, size_t er
         goto fail;
     }
     char nerr[RL_ERR_MAX] = "";
-    if (p->cfg.mask_width || p->cfg.comps > 1) {
-        const rl_env_info *e = args->env;
-        int multi = p->cfg.comps > 1 || rl_env_info_action_kind(e) == RL_SPACE_MULTI_DISCRETE;
-        p->dist = rl_mpdist_new(multi ? RL_MPDIST_MULTI : RL_MPDIST_DISCRETE, multi ? e->action_nvec : &e->n_actions,
-                                multi ? e->action_dim : 1, 0, NULL, M, err, errlen);
-        if (!p->dist) {
-            rc = RL_EINVAL;
-            goto fail;
-        }
-    }
     if ((rc = build_networks(p, &cnn, hidden, nh, M, S, nerr, sizeof nerr)) && nerr[0]) {
         RL_ERRF(err, errlen, "%s", nerr);
+        goto fail;
+    }
+    if (!rc && !(p->dist = new_dist(p, args->env, M, err, errlen))) {
+        rc = RL_EINVAL;
         goto fail;
     }
     if (!rc && !p->cfg.inference) rc = rl_keep_best_init(&p->kb, (int)o[OPT_KEEP_BEST].i, &p->p);
@@ -520,62 +525,30 @@ static int policy_rows(ppo *p, rl_act_mode mode, const void *obs, const uint8_t 
     return RL_OK;
 }
 
-/* An unmasked Discrete space: the plain categorical over ws.logits. */
-static void act_categorical(ppo *p, rl_act_mode mode, int32_t *actions, uint32_t count, size_t at)
+/* Each row's action from the policy's distribution over ws.logits (a
+   sample, or the mode with deterministic_eval); a training row's action,
+   mask and log-probability go to the rollout. */
+static void act_rows(ppo *p, const rl_act_batch *b, size_t at)
 {
-    uint32_t A = p->cfg.n_actions;
-    rl_log_softmax(p->ws.logp_all, p->ws.logits, count, A);
-    for (uint32_t i = 0; i < count; i++) {
-        const float *lp = p->ws.logp_all + (size_t)i * A;
-        if (mode == RL_MODE_EVAL) {
-            actions[i] = p->cfg.det_eval ? rl_argmax(p->ws.logits + (size_t)i * A, A)
-                                         : rl_categorical_sample(lp, A, &p->eval_rng);
-            continue;
-        }
-        int32_t a = rl_categorical_sample(lp, A, &p->rng);
-        actions[i] = a;
-        p->ro.actions[at + i] = a;
-        p->ro.logp[at + i] = lp[a];
-    }
-}
-
-/* Masked or MultiDiscrete actions: the product distribution p->dist. */
-static void act_dist(ppo *p, rl_act_mode mode, const uint8_t *masks, int32_t *actions, uint32_t count, size_t at)
-{
-    int greedy = mode == RL_MODE_EVAL && p->cfg.det_eval;
-    rl_rng *rng = greedy ? NULL : mode == RL_MODE_TRAIN ? &p->rng : &p->eval_rng;
-    if (mode == RL_MODE_EVAL) {
-        rl_mpdist_act(p->dist, p->ws.logits, masks, count, rng, actions, NULL);
+    int greedy = b->mode == RL_MODE_EVAL && p->cfg.det_eval;
+    rl_rng *rng = greedy ? NULL : b->mode == RL_MODE_TRAIN ? &p->rng : &p->eval_rng;
+    uint32_t count = b->count;
+    if (b->mode == RL_MODE_EVAL) {
+        rl_mpdist_act(p->dist, p->ws.logits, b->masks, count, rng, b->actions, b->box_actions);
         return;
     }
-    rl_mpdist_act_logp(p->dist, p->ws.logits, masks, count, rng, actions, NULL, p->ro.logp + at);
+    rl_mpdist_act_logp(p->dist, p->ws.logits, b->masks, count, rng, b->actions, b->box_actions, p->ro.logp + at);
+    if (p->cfg.box) {
+        memcpy(p->ro.box_actions + at * p->cfg.dim, b->box_actions, (size_t)count * p->cfg.dim * sizeof(float));
+        return;
+    }
     size_t C = p->cfg.comps, W = p->cfg.mask_width;
-    memcpy(ppo_actions(p) + at * C, actions, (size_t)count * C * sizeof(int32_t));
+    memcpy(ppo_actions(p) + at * C, b->actions, (size_t)count * C * sizeof(int32_t));
     if (W) {
-        if (masks)
-            memcpy(p->masks + at * W, masks, (size_t)count * W);
+        if (b->masks)
+            memcpy(p->masks + at * W, b->masks, (size_t)count * W);
         else
             memset(p->masks + at * W, 1, (size_t)count * W);
-    }
-}
-
-/* A box: the diagonal Gaussian with means in ws.logits. */
-static void act_gauss(ppo *p, rl_act_mode mode, float *actions, uint32_t count, size_t at)
-{
-    uint32_t A = p->cfg.dim;
-    const float *ls = p->p.data + p->cfg.log_std_off;
-    int sample = mode == RL_MODE_TRAIN || !p->cfg.det_eval;
-    rl_rng *rng = mode == RL_MODE_TRAIN ? &p->rng : &p->eval_rng;
-    for (uint32_t i = 0; i < count; i++) {
-        const float *mu = p->ws.logits + (size_t)i * A;
-        float *a = actions + (size_t)i * A;
-        if (sample)
-            rl_gauss_sample(a, mu, ls, A, rng);
-        else
-            memcpy(a, mu, A * sizeof(float)); /* the mode */
-        if (mode == RL_MODE_EVAL) continue;
-        memcpy(p->ro.box_actions + (at + i) * A, a, A * sizeof(float));
-        p->ro.logp[at + i] = (float)rl_gauss_logp(mu, ls, a, A);
     }
 }
 
@@ -593,12 +566,7 @@ static int ppo_act(void *p_, const rl_act_batch *b, char *err, size_t errlen)
     int rc = policy_rows(p, b->mode, b->obs, b->episode_start, b->count, &at, asked ? b->values : NULL, err, errlen);
     if (rc != RL_OK) return rc;
     if (asked && b->probs) rl_softmax_masked(b->probs, p->ws.logits, b->masks, b->count, p->cfg.n_actions);
-    if (p->cfg.box)
-        act_gauss(p, b->mode, b->box_actions, b->count, at);
-    else if (p->dist)
-        act_dist(p, b->mode, b->masks, b->actions, b->count, at);
-    else
-        act_categorical(p, b->mode, b->actions, b->count, at);
+    act_rows(p, b, at);
     return RL_OK;
 }
 

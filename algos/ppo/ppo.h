@@ -49,8 +49,6 @@ typedef struct ppo_settings {
     int box;                                /* a box action space: a diagonal Gaussian policy */
     uint32_t dim;                           /* box: floats per action */
     uint32_t n_out;                         /* the policy head's width: n_actions, sum of nvec, or dim means */
-    /* masked or MultiDiscrete actions go through dist (rl_mpdist), the
-       rest through the plain categorical: an unmasked run is as before */
     uint32_t comps;      /* ints per action: MultiDiscrete's components, else 1 */
     uint32_t mask_width; /* bytes of a mask row; 0: the env does not mask */
     size_t log_std_off;  /* box: the state-independent log-stds [dim] in the parameter block */
@@ -72,14 +70,16 @@ typedef struct ppo_settings {
 
 /* Scratch of the forward and backward passes, sized at create. */
 typedef struct ppo_workspace {
-    float *x, *logits, *logp_all, *dlogits, *dv, *vpred, *feat_scratch, *gates, *h0[2], *c0[2];
+    float *x, *logits, *dlogits, *dv, *vpred, *feat_scratch, *gates, *h0[2], *c0[2];
     float *act_x, *tmp_h, *tmp_c;
     uint32_t *perm, *rows_idx;
     uint8_t *reset;
     float *dlogstd; /* box: the minibatch's gradient of the log-stds [dim] */
-    /* dist: a minibatch's actions [M][comps] and masks [M][mask_width],
-       their log-probabilities and the loss's gradient in them [M] */
+    /* a minibatch's actions, [M][comps] ints or [M][dim] box floats, and
+       masks [M][mask_width], their log-probabilities and the loss's
+       gradient in them [M] */
     int32_t *mb_act;
+    float *mb_box;
     uint8_t *mb_mask;
     float *mb_logp, *mb_glogp;
 } ppo_workspace;
@@ -103,9 +103,10 @@ typedef struct ppo {
     rl_mlp head_pi, head_v; /* shared only */
     rl_adam adam;
     rl_rollout ro;
-    /* dist (masked or MultiDiscrete actions): the policy; beside the
-       rollout, each row's action [T][N][comps] (MultiDiscrete; the
-       rollout's own actions otherwise) and mask [T][N][mask_width] */
+    /* the policy's distribution (rl_mpdist) over every kind of action
+       space; beside the rollout, each row's action [T][N][comps]
+       (MultiDiscrete; the rollout's own actions otherwise) and mask
+       [T][N][mask_width] (an env that masks) */
     rl_mpdist *dist;
     int32_t *multi_actions;
     uint8_t *masks;

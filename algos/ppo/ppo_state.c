@@ -30,9 +30,9 @@ static int learner_state(ppo *p, const rl_state_io *io, int load, char *err, siz
     return RL_OK;
 }
 
-/* Masked or MultiDiscrete actions: the rollout's actions of every
-   component and masks, each loaded action in range and allowed by its
-   row's mask (the logits it indexes). */
+/* Discrete actions: the rollout's actions of every component and masks,
+   each loaded action in range and allowed by its row's mask (the logits it
+   indexes). */
 static int dist_state(ppo *p, const rl_state_io *io, int load, size_t TN, char *err, size_t errlen)
 {
     int rc;
@@ -41,7 +41,7 @@ static int dist_state(ppo *p, const rl_state_io *io, int load, size_t TN, char *
         (rc = rl_state_blob(io, load, "rollout/", "multi_actions", p->multi_actions, TN * C * 4, err, errlen)))
         return rc;
     if (p->masks && (rc = rl_state_blob(io, load, "rollout/", "masks", p->masks, TN * W, err, errlen))) return rc;
-    if (!load || !p->dist) return RL_OK;
+    if (!load || p->cfg.box) return RL_OK;
     return rl_mpdist_check(p->dist, ppo_actions(p), p->masks, TN, C > 1 ? "rollout/multi_actions" : "rollout/actions",
                            err, errlen);
 }
@@ -146,15 +146,6 @@ static int tower_ops(const tower *t, const char *name, char *buf, size_t cap)
     return rl_mlp_ops(&t->mlp, pre, buf, cap);
 }
 
-/* The discrete greedy rule: the argmax (or a sample) of the logits; with
-   "nvec", of each component's slice of them; "masked": over the actions
-   the observation's mask allows.  Nonzero when it does not fit. */
-static int describe_dist(const ppo *p, char *buf, size_t cap)
-{
-    if (p->dist) return rl_mpdist_greedy(p->dist, !p->cfg.det_eval, p->cfg.mask_width != 0, buf, cap) < 0;
-    return (size_t)snprintf(buf, cap, "{\"%s\":\"logits\"}", p->cfg.det_eval ? "argmax" : "sample_softmax") >= cap;
-}
-
 /* The policy as rlhost.policy/1 (docs/run-directory.md,
    "Checkpoints describe their policy"): input normalization, then the actor's logits and the
    critic's value as ops over the checkpoint's tensors; greedy is the argmax
@@ -187,10 +178,8 @@ static int ppo_describe(const ppo *p, const rl_state_io *io, char *err, size_t e
     if (rc) {
         RL_ERRF(err, errlen, "the network is too large to describe");
         rc = RL_EINVAL;
-    } else if (p->cfg.box) { /* the means (the host clips them into the box), or a sample with the log-stds */
-        snprintf(greedy, sizeof greedy, "{\"%s\":\"mean\",\"log_std\":\"%s\"}",
-                 p->cfg.det_eval ? "identity" : "sample_gaussian", p->cfg.shared ? "pi/log_std" : "actor/log_std");
-    } else if (describe_dist(p, greedy, sizeof greedy)) {
+    } else if (rl_mpdist_greedy(p->dist, !p->cfg.det_eval, p->cfg.shared ? "pi/log_std" : "actor/log_std", greedy,
+                                sizeof greedy) < 0) {
         RL_ERRF(err, errlen, "the action space is too large to describe");
         rc = RL_EINVAL;
     }

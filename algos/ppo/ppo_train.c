@@ -102,54 +102,36 @@ static void advantages(ppo *p)
     p->m.explained_variance = var[0] > 0 ? 1.0 - var[1] / var[0] : NAN;
 }
 
-/* The losses of a gathered minibatch (its forward done: logp_all, vpred)
-   and their gradients in dlogits and dv.  M rows here, Mg over all
+/* The losses of a gathered minibatch (its forward done: logits, vpred)
+   and their gradients in dlogits, dv and (a box) dlogstd: each row's
+   log-probability and entropy under the policy's distribution and its
+   stored mask (none on a masked logit).  M rows here, Mg over all
    replicas: the advantages' statistics and the means are over all of it,
    and part = {policy, value, entropy, kl, clipped} is summed over them, so
    every replica decides alike. */
-/* minibatch_losses for a box: the diagonal Gaussian's log-probability of
-   each stored (unclipped) sample, its entropy (state-independent: the same
-   for every row) and their gradients into the means (dlogits) and the
-   log-stds (dlogstd). */
-static void box_losses(ppo *p, uint32_t M, uint32_t Mg, float clip, double amean, double astd, double part[5])
+static void minibatch_losses(ppo *p, uint32_t M, uint32_t Mg, float clip, double part[5])
 {
-    uint32_t A = p->cfg.dim;
-    const float *ls = p->p.data + p->cfg.log_std_off;
-    double h = rl_gauss_entropy(ls, A), pg = 0, vl = 0, kl = 0, clipped_n = 0;
-    memset(p->ws.dlogstd, 0, A * sizeof(float));
-    rl_gauss_entropy_backward(p->ws.dlogstd, A, (float)(-p->cfg.ent_coef * M / Mg));
+    double amean = 0, astd = 0;
+    for (uint32_t r = 0; r < M; r++) amean += p->ro.adv[p->ws.rows_idx[r]];
+    rl_replicas_sum_f64(p->rep, &amean, 1);
+    amean /= Mg;
     for (uint32_t r = 0; r < M; r++) {
-        uint32_t row = p->ws.rows_idx[r];
-        const float *mu = p->ws.logits + (size_t)r * A, *a = p->ro.box_actions + (size_t)row * A;
-        float adv = p->ro.adv[row];
-        if (p->cfg.norm_adv && Mg > 1) adv = (float)((adv - amean) / (astd + 1e-8));
-        float lp = (float)rl_gauss_logp(mu, ls, a, A), dlogp, ratio;
-        int was_clipped;
-        pg += ppo_policy_loss(lp, p->ro.logp[row], adv, clip, &dlogp, &was_clipped, &ratio);
-        clipped_n += was_clipped;
-        kl += (ratio - 1.0f) - (lp - p->ro.logp[row]);
-        rl_gauss_logp_backward(p->ws.dlogits + (size_t)r * A, p->ws.dlogstd, mu, ls, a, A, dlogp / Mg);
-        float dvr;
-        vl += ppo_value_loss(p->cfg.vloss, p->ws.vpred[r], p->ro.values[row], p->ro.ret[row], p->cfg.vclip, &dvr);
-        p->ws.dv[r] = p->cfg.vf_coef * dvr / Mg;
+        double d = p->ro.adv[p->ws.rows_idx[r]] - amean;
+        astd += d * d;
     }
-    part[0] = pg, part[1] = vl, part[2] = h * M, part[3] = kl, part[4] = clipped_n;
-    rl_replicas_sum_f64(p->rep, part, 5);
-}
-
-/* minibatch_losses through dist (masked or MultiDiscrete actions): each
-   row's log-probability and entropy under its stored mask, their
-   gradients into the logits (none on a masked logit). */
-static void dist_losses(ppo *p, uint32_t M, uint32_t Mg, float clip, double amean, double astd, double part[5])
-{
-    size_t C = p->cfg.comps, W = p->cfg.mask_width;
-    const int32_t *acts = ppo_actions(p);
+    rl_replicas_sum_f64(p->rep, &astd, 1);
+    astd = Mg > 1 ? sqrt(astd / (Mg - 1)) : 1.0;
+    memset(p->ws.dlogits, 0, (size_t)M * p->cfg.n_out * sizeof(float));
+    size_t C = p->cfg.comps, W = p->cfg.mask_width, A = p->cfg.dim;
+    const int32_t *acts = p->cfg.box ? NULL : ppo_actions(p);
     for (uint32_t r = 0; r < M; r++) { /* a few values a row: copied in place, not through memcpy */
         uint32_t row = p->ws.rows_idx[r];
-        for (size_t c = 0; c < C; c++) p->ws.mb_act[r * C + c] = acts[row * C + c];
+        for (size_t c = 0; acts && c < C; c++) p->ws.mb_act[r * C + c] = acts[row * C + c];
         for (size_t w = 0; w < W; w++) p->ws.mb_mask[r * W + w] = p->masks[row * W + w];
+        for (size_t k = 0; k < A; k++) p->ws.mb_box[r * A + k] = p->ro.box_actions[row * A + k];
     }
-    double ent = rl_mpdist_logp(p->dist, p->ws.logits, W ? p->ws.mb_mask : NULL, p->ws.mb_act, NULL, M, p->ws.mb_logp);
+    double ent = rl_mpdist_logp(p->dist, p->ws.logits, W ? p->ws.mb_mask : NULL, p->ws.mb_act, p->ws.mb_box, M,
+                                p->ws.mb_logp);
     double pg = 0, vl = 0, kl = 0, clipped_n = 0;
     for (uint32_t r = 0; r < M; r++) {
         uint32_t row = p->ws.rows_idx[r];
@@ -164,55 +146,9 @@ static void dist_losses(ppo *p, uint32_t M, uint32_t Mg, float clip, double amea
         vl += ppo_value_loss(p->cfg.vloss, p->ws.vpred[r], p->ro.values[row], p->ro.ret[row], p->cfg.vclip, &dvr);
         p->ws.dv[r] = p->cfg.vf_coef * dvr / Mg;
     }
-    rl_mpdist_backward(p->dist, p->ws.logits, p->ws.mb_act, NULL, M, p->ws.mb_glogp, -p->cfg.ent_coef / Mg,
-                       p->ws.dlogits, NULL);
-    part[0] = pg, part[1] = vl, part[2] = ent, part[3] = kl, part[4] = clipped_n;
-    rl_replicas_sum_f64(p->rep, part, 5);
-}
-
-static void minibatch_losses(ppo *p, uint32_t M, uint32_t Mg, float clip, double part[5])
-{
-    uint32_t A = p->cfg.n_actions;
-    double amean = 0, astd = 0;
-    for (uint32_t r = 0; r < M; r++) amean += p->ro.adv[p->ws.rows_idx[r]];
-    rl_replicas_sum_f64(p->rep, &amean, 1);
-    amean /= Mg;
-    for (uint32_t r = 0; r < M; r++) {
-        double d = p->ro.adv[p->ws.rows_idx[r]] - amean;
-        astd += d * d;
-    }
-    rl_replicas_sum_f64(p->rep, &astd, 1);
-    astd = Mg > 1 ? sqrt(astd / (Mg - 1)) : 1.0;
-    memset(p->ws.dlogits, 0, (size_t)M * p->cfg.n_out * sizeof(float));
-    double pg = 0, vl = 0, ent = 0, kl = 0, clipped_n = 0;
-    if (p->cfg.box) {
-        box_losses(p, M, Mg, clip, amean, astd, part);
-        return;
-    }
-    if (p->dist) {
-        dist_losses(p, M, Mg, clip, amean, astd, part);
-        return;
-    }
-    for (uint32_t r = 0; r < M; r++) {
-        uint32_t row = p->ws.rows_idx[r];
-        const float *lp = p->ws.logp_all + (size_t)r * A;
-        int32_t a = p->ro.actions[row];
-        float adv = p->ro.adv[row];
-        if (p->cfg.norm_adv && Mg > 1) adv = (float)((adv - amean) / (astd + 1e-8));
-        float dlogp;
-        int was_clipped;
-        float ratio; /* exp(logr), computed once for the loss and the KL */
-        pg += ppo_policy_loss(lp[a], p->ro.logp[row], adv, clip, &dlogp, &was_clipped, &ratio);
-        clipped_n += was_clipped;
-        float logr = lp[a] - p->ro.logp[row];
-        kl += (ratio - 1.0f) - logr;
-        float h = rl_categorical_entropy(lp, A);
-        ent += h;
-        rl_categorical_backward_h(p->ws.dlogits + (size_t)r * A, lp, A, a, dlogp / Mg, -p->cfg.ent_coef / Mg, h);
-        float dvr;
-        vl += ppo_value_loss(p->cfg.vloss, p->ws.vpred[r], p->ro.values[row], p->ro.ret[row], p->cfg.vclip, &dvr);
-        p->ws.dv[r] = p->cfg.vf_coef * dvr / Mg;
-    }
+    if (A) memset(p->ws.dlogstd, 0, A * sizeof(float));
+    rl_mpdist_backward(p->dist, p->ws.logits, p->ws.mb_act, p->ws.mb_box, M, p->ws.mb_glogp, -p->cfg.ent_coef / Mg,
+                       p->ws.dlogits, p->ws.dlogstd);
     part[0] = pg, part[1] = vl, part[2] = ent, part[3] = kl, part[4] = clipped_n;
     rl_replicas_sum_f64(p->rep, part, 5);
 }
@@ -276,7 +212,6 @@ int ppo_train_rollout(ppo *p, char *err, size_t errlen)
                 memcpy(p->ws.rows_idx, p->ws.perm + start, M * sizeof(uint32_t));
             gather(p, M, S);
             train_forward(p, Lm, S);
-            if (!p->cfg.box && !p->dist) rl_log_softmax(p->ws.logp_all, p->ws.logits, M, p->cfg.n_actions);
             uint32_t Mg = M * p->cfg.replicas;
             double part[5];
             minibatch_losses(p, M, Mg, clip, part);

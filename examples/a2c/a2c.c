@@ -231,10 +231,10 @@ static size_t a2c_metrics(void *p, rl_metric *out, size_t cap)
 /* The policy for readers without rlhost (docs/plugins.md): outputs as ops over the saved tensors. */
 static int describe(a2c *a, const rl_state_io *io, char *err, size_t errlen)
 {
-    char pi[2048] = "", v[2048] = "", greedy[2048] = "{\"identity\":\"mean\",\"log_std\":\"actor/log_std\"}";
+    char pi[2048] = "", v[2048] = "", greedy[2048];
     const char *names[2] = {a->box ? "mean" : "logits", "value"}, *ops[2] = {pi, v};
     int big = rl_mlp_ops(&a->pi, "actor", pi, sizeof pi) || rl_mlp_ops(&a->v, "critic", v, sizeof v) ||
-        (!a->box && rl_mpdist_greedy(a->pd, 0, a->W != 0, greedy, sizeof greedy) < 0);
+        rl_mpdist_greedy(a->pd, 0, "actor/log_std", greedy, sizeof greedy) < 0;
     if (big) RL_ERRF(err, errlen, "the network is too large to describe");
     return big ? RL_EINVAL
                : rl_policy_meta(io, "a2c", a->obs, OPT(NORM_OBS).i ? "a2c/obs_" : NULL, 10, 2, names, ops, greedy, err,

@@ -187,11 +187,13 @@ const uint32_t *rl_mpdist_nvec(const rl_mpdist *d);
    naming `what` (a tensor), the row and the component.  A box: RL_OK. */
 int rl_mpdist_check(const rl_mpdist *d, const int32_t *act, const uint8_t *mask, size_t rows, const char *what,
                     char *err, size_t errlen);
-/* The "greedy" object of an rlhost.policy/1 description (rl_policy_meta)
-   of a discrete policy over the output "logits": their argmax (sample: a
-   draw from their softmax) per component, "nvec" for several, "masked"
-   when masked.  Its length, or -1 when it does not fit cap. */
-int rl_mpdist_greedy(const rl_mpdist *d, int sample, int masked, char *buf, size_t cap);
+/* The "greedy" object of an rlhost.policy/1 description (rl_policy_meta):
+   discrete, the argmax (sample: a draw from the softmax) of the output
+   "logits" per component, "nvec" for several; a box, the output "mean"
+   itself (sample: a Gaussian draw around it) with the log-stds in the
+   tensor named log_std.  Masks are the action space's to say
+   ("rlhost.action_space").  Its length, or -1 when it does not fit cap. */
+int rl_mpdist_greedy(const rl_mpdist *d, int sample, const char *log_std, char *buf, size_t cap);
 /* Actions for B rows: sampled from rng in row then component order, or
    the mode (rng NULL); into act [B][k] or box [B][n]. */
 void rl_mpdist_act(rl_mpdist *d, const float *out, const uint8_t *mask, uint32_t B, rl_rng *rng, int32_t *act,

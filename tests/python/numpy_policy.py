@@ -38,7 +38,7 @@ class NumpyPolicy:
         g = self.policy["greedy"]
         self.target = g.get("identity") if self.box else g.get("argmax")
         self.nvec = g.get("nvec", [self.space.get("n")] if self.space["type"] == "discrete" else self.space.get("nvec"))
-        self.masked = g.get("masked", False)
+        self.masked = bool(self.space.get("masked"))
 
     def run_ops(self, ops, x, state):
         W = self.T64

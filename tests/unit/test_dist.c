@@ -403,6 +403,24 @@ static void test_mpdist(void)
             for (int cc = 0, off = 0; cc < 3; off += (int)nvec[cc++]) valid &= mask[b * 9 + off + s[b * 3 + cc]];
     }
     OK(valid, "masked MultiDiscrete: the mode and 199 samples per row are valid");
+    char gr[128];
+    OK(rl_mpdist_greedy(m, 0, NULL, gr, sizeof gr) > 0 && !strcmp(gr, "{\"argmax\":\"logits\",\"nvec\":[3,2,4]}") &&
+           rl_mpdist_greedy(m, 0, NULL, gr, 12) < 0,
+       "MultiDiscrete's greedy rule names each component's slice, and one too long for its buffer is refused");
+    rl_mpdist_free(m);
+    /* the mode is the argmax of the logits themselves: 0 and 1e-10 differ,
+       where their log-softmax rounds both to the same -log 2 */
+    float near[2] = {0.0f, 1e-10f}, ls1[1] = {0};
+    int32_t mode = -1;
+    m = rl_mpdist_new(RL_MPDIST_DISCRETE, (uint32_t[]){2}, 1, 0, NULL, 1, err, sizeof err);
+    rl_mpdist_act(m, near, NULL, 1, NULL, &mode, NULL);
+    OK(mode == 1 && rl_mpdist_greedy(m, 1, NULL, gr, sizeof gr) > 0 && !strcmp(gr, "{\"sample_softmax\":\"logits\"}"),
+       "a discrete mode is the larger logit; its sampled rule is named");
+    rl_mpdist_free(m);
+    m = rl_mpdist_new(RL_MPDIST_BOX, NULL, 0, 1, ls1, 1, err, sizeof err);
+    OK(m && rl_mpdist_greedy(m, 0, "pi/log_std", gr, sizeof gr) > 0 &&
+           !strcmp(gr, "{\"identity\":\"mean\",\"log_std\":\"pi/log_std\"}"),
+       "a box's greedy rule is its mean, and names its log-stds");
     rl_mpdist_free(m);
 }
 

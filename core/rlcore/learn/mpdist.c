@@ -98,13 +98,17 @@ int rl_mpdist_check(const rl_mpdist *d, const int32_t *act, const uint8_t *mask,
     return RL_OK;
 }
 
-int rl_mpdist_greedy(const rl_mpdist *d, int sample, int masked, char *buf, size_t cap)
+int rl_mpdist_greedy(const rl_mpdist *d, int sample, const char *log_std, char *buf, size_t cap)
 {
-    size_t n = (size_t)snprintf(buf, cap, "{\"%s\":\"logits\"", sample ? "sample_softmax" : "argmax");
+    size_t n;
+    if (d->kind == RL_MPDIST_BOX)
+        n = (size_t)snprintf(buf, cap, "{\"%s\":\"mean\",\"log_std\":\"%s\"}", sample ? "sample_gaussian" : "identity",
+                             log_std ? log_std : "");
+    else
+        n = (size_t)snprintf(buf, cap, "{\"%s\":\"logits\"", sample ? "sample_softmax" : "argmax");
     for (uint32_t c = 0; d->k > 1 && c < d->k && n < cap; c++)
         n += (size_t)snprintf(buf + n, cap - n, "%s%u", c ? "," : ",\"nvec\":[", d->nvec[c]);
-    if (n < cap)
-        n += (size_t)snprintf(buf + n, cap - n, "%s%s}", d->k > 1 ? "]" : "", masked ? ",\"masked\":true" : "");
+    if (n < cap && d->kind != RL_MPDIST_BOX) n += (size_t)snprintf(buf + n, cap - n, "%s}", d->k > 1 ? "]" : "");
     return n < cap ? (int)n : -1;
 }
 
@@ -121,7 +125,16 @@ void rl_mpdist_act(rl_mpdist *d, const float *out, const uint8_t *mask, uint32_t
         return;
     }
     rl_log_softmax_multi(d->logp, out, mask, B, d->nvec, d->k);
-    for (uint32_t b = 0; b < B; b++) rl_multicat_act(d->logp + b * n, d->nvec, d->k, rng, act + (size_t)b * d->k);
+    if (rng) {
+        for (uint32_t b = 0; b < B; b++) rl_multicat_act(d->logp + b * n, d->nvec, d->k, rng, act + (size_t)b * d->k);
+        return;
+    }
+    /* the mode: the argmax of the logits themselves, as an export's
+       "greedy" takes it (a log-softmax can round two near logits equal) */
+    for (uint32_t b = 0; b < B; b++)
+        for (uint32_t c = 0, off = 0; c < d->k; off += d->nvec[c++])
+            act[(size_t)b * d->k + c] =
+                rl_argmax_masked(out + b * n + off, mask ? mask + b * n + off : NULL, d->nvec[c]);
 }
 
 double rl_mpdist_logp(rl_mpdist *d, const float *out, const uint8_t *mask, const int32_t *act, const float *box,
