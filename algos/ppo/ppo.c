@@ -162,9 +162,9 @@ static void ppo_destroy(void *p_)
     rl_free(p->ws.mb_mask);
     rl_free(p->ws.mb_logp);
     rl_free(p->ws.mb_glogp);
-    float *f[] = {p->ws.x,     p->ws.logits,       p->ws.mb_box,   p->ws.dlogits, p->ws.dv,
-                  p->ws.vpred, p->ws.feat_scratch, p->ws.gates,    p->ws.h0[0],   p->ws.c0[0],
-                  p->ws.h0[1], p->ws.c0[1],        p->ws.act_x,    p->ws.tmp_h,   p->ws.tmp_c};
+    float *f[] = {p->ws.x,     p->ws.logits,       p->ws.mb_box, p->ws.dlogits, p->ws.dv,
+                  p->ws.vpred, p->ws.feat_scratch, p->ws.gates,  p->ws.h0[0],   p->ws.c0[0],
+                  p->ws.h0[1], p->ws.c0[1],        p->ws.act_x,  p->ws.tmp_h,   p->ws.tmp_c};
     for (size_t k = 0; k < sizeof f / sizeof *f; k++) rl_free(f[k]);
     rl_free(p->ws.perm);
     rl_free(p->ws.rows_idx);
@@ -331,8 +331,7 @@ static int alloc_buffers(ppo *p, uint32_t M, uint32_t S, uint32_t feat)
     size_t C = p->cfg.comps, W = p->cfg.mask_width;
     if (p->cfg.box ? !ALLOC(p->ws.mb_box, (size_t)M * p->cfg.dim, float) || !ALLOC(p->ws.dlogstd, p->cfg.dim, float)
                    : (C > 1 && !ALLOC(p->multi_actions, TN * C, int32_t)) || (W && !ALLOC(p->masks, TN * W, uint8_t)) ||
-                         !ALLOC(p->ws.mb_act, (size_t)M * C, int32_t) ||
-                         (W && !ALLOC(p->ws.mb_mask, (size_t)M * W, uint8_t)))
+                !ALLOC(p->ws.mb_act, (size_t)M * C, int32_t) || (W && !ALLOC(p->ws.mb_mask, (size_t)M * W, uint8_t)))
         return RL_ENOMEM;
     if (!ALLOC(p->ws.x, (size_t)M * D, float) || !ALLOC(p->ws.logits, (size_t)M * p->cfg.n_out, float) ||
         !ALLOC(p->ws.mb_logp, M, float) || !ALLOC(p->ws.mb_glogp, M, float) ||

@@ -49,9 +49,9 @@ typedef struct ppo_settings {
     int box;                                /* a box action space: a diagonal Gaussian policy */
     uint32_t dim;                           /* box: floats per action */
     uint32_t n_out;                         /* the policy head's width: n_actions, sum of nvec, or dim means */
-    uint32_t comps;      /* ints per action: MultiDiscrete's components, else 1 */
-    uint32_t mask_width; /* bytes of a mask row; 0: the env does not mask */
-    size_t log_std_off;  /* box: the state-independent log-stds [dim] in the parameter block */
+    uint32_t comps;                         /* ints per action: MultiDiscrete's components, else 1 */
+    uint32_t mask_width;                    /* bytes of a mask row; 0: the env does not mask */
+    size_t log_std_off;                     /* box: the state-independent log-stds [dim] in the parameter block */
     float log_std_init;
     int ortho_init;                  /* orthogonal init, else PyTorch's Linear default */
     int norm_reward;                 /* scale rewards by a running estimate of the return's spread */

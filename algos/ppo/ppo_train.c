@@ -130,8 +130,8 @@ static void minibatch_losses(ppo *p, uint32_t M, uint32_t Mg, float clip, double
         for (size_t w = 0; w < W; w++) p->ws.mb_mask[r * W + w] = p->masks[row * W + w];
         for (size_t k = 0; k < A; k++) p->ws.mb_box[r * A + k] = p->ro.box_actions[row * A + k];
     }
-    double ent = rl_mpdist_logp(p->dist, p->ws.logits, W ? p->ws.mb_mask : NULL, p->ws.mb_act, p->ws.mb_box, M,
-                                p->ws.mb_logp);
+    double ent =
+        rl_mpdist_logp(p->dist, p->ws.logits, W ? p->ws.mb_mask : NULL, p->ws.mb_act, p->ws.mb_box, M, p->ws.mb_logp);
     double pg = 0, vl = 0, kl = 0, clipped_n = 0;
     for (uint32_t r = 0; r < M; r++) {
         uint32_t row = p->ws.rows_idx[r];
