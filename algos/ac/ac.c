@@ -45,6 +45,11 @@ enum {
     OPT_TARGET_ENTROPY,
     OPT_TARGET_UPDATE,
     SAC_OPT_N,
+    /* tqc: sac's and these */
+    OPT_TQC_CRITICS = SAC_OPT_N,
+    OPT_N_QUANTILES,
+    OPT_DROP,
+    TQC_OPT_N,
     /* td3, ddpg */
     OPT_N_CRITICS = OPT_COMMON_N,
     OPT_POLICY_DELAY,
@@ -82,15 +87,23 @@ enum { ST_TRAIN_STEPS_RATIO, ST_BLAS_THREADS, ST_N };
                                        "save the replay buffer with checkpoints (replay.safetensors), so a "           \
                                        "resumed run continues exactly")
 
-static const rl_option_def opts_sac[SAC_OPT_N] = {
-    AC_COMMON("[256, 256]", "3e-4"),
-    [OPT_ENT_COEF] = RL_OPTION_FLOAT_F("ent_coef", "\"auto\"", 0, 1e6, RL_OPT_AUTO,
-                                       "entropy coefficient alpha; auto = learned towards target_entropy"),
-    [OPT_ENT_COEF_INIT] = RL_OPTION_FLOAT("ent_coef_init", "1.0", 1e-8, 1e6, "alpha at the start when learned"),
-    [OPT_TARGET_ENTROPY] = RL_OPTION_FLOAT_F("target_entropy", "\"auto\"", -1e6, 1e6, RL_OPT_AUTO,
-                                             "the entropy alpha is tuned towards; auto = -action dimensions"),
-    [OPT_TARGET_UPDATE] = RL_OPTION_INT("target_update_interval", "1", 1, 1e9,
-                                        "gradient steps between Polyak updates of the target critics"),
+#define SAC_OPTIONS                                                                                                  \
+    AC_COMMON("[256, 256]", "3e-4"),                                                                                 \
+        [OPT_ENT_COEF] = RL_OPTION_FLOAT_F("ent_coef", "\"auto\"", 0, 1e6, RL_OPT_AUTO,                              \
+                                           "entropy coefficient alpha; auto = learned towards target_entropy"),      \
+        [OPT_ENT_COEF_INIT] = RL_OPTION_FLOAT("ent_coef_init", "1.0", 1e-8, 1e6, "alpha at the start when learned"), \
+        [OPT_TARGET_ENTROPY] = RL_OPTION_FLOAT_F("target_entropy", "\"auto\"", -1e6, 1e6, RL_OPT_AUTO,               \
+                                                 "the entropy alpha is tuned towards; auto = -action dimensions"),   \
+        [OPT_TARGET_UPDATE] = RL_OPTION_INT("target_update_interval", "1", 1, 1e9,                                   \
+                                            "gradient steps between Polyak updates of the target critics")
+
+static const rl_option_def opts_sac[SAC_OPT_N] = {SAC_OPTIONS};
+static const rl_option_def opts_tqc[TQC_OPT_N] = {
+    SAC_OPTIONS,
+    [OPT_TQC_CRITICS] = RL_OPTION_INT("n_critics", "2", 1, AC_MAX_CRITICS, "critics, each of n_quantiles outputs"),
+    [OPT_N_QUANTILES] = RL_OPTION_INT("n_quantiles", "25", 1, 1000, "quantiles of the return each critic gives"),
+    [OPT_DROP] = RL_OPTION_INT("top_quantiles_to_drop_per_net", "2", 0, 999,
+                               "the largest target quantiles left out, per critic (fewer than n_quantiles)"),
 };
 
 #define TD3_OPTIONS(hidden, lr, critics, delay, noise)                                                                 \
@@ -128,7 +141,7 @@ static void ac_destroy(void *p_)
     if (!p) return;
     rl_mlp_destroy(&p->pi);
     rl_mlp_destroy(&p->pi_t);
-    for (int j = 0; j < 2; j++) {
+    for (int j = 0; j < AC_MAX_CRITICS; j++) {
         rl_mlp_destroy(&p->q[j]);
         rl_mlp_destroy(&p->q_t[j]);
     }
@@ -142,8 +155,8 @@ static void ac_destroy(void *p_)
     rl_keep_best_free(&p->kb);
     rl_replay_destroy(&p->rb);
     ac_workspace *w = &p->ws;
-    float *f[] = {w->x,    w->xn,   w->qin, w->a,    w->logp,  w->eps,   w->y,       w->dq,
-                  w->dqin, w->dout, w->rew, w->disc, w->act_x, w->act_a, w->act_eps, w->ou};
+    float *f[] = {w->x,    w->xn,  w->qin,  w->a,     w->logp,  w->eps,     w->y,  w->dq, w->dqin,
+                  w->dout, w->rew, w->disc, w->act_x, w->act_a, w->act_eps, w->ou, w->zq};
     for (size_t k = 0; k < sizeof f / sizeof *f; k++) rl_free(f[k]);
     rl_free(w->slots);
     free(p->cfg.low);
@@ -177,8 +190,11 @@ static void read_options(ac *p, const rl_algo_args *args, int kind)
     c->skip_nonfinite = o[OPT_ON_NONFINITE].i == 1;
     c->save_replay = (int)o[OPT_SAVE_REPLAY].i;
     c->act = o[OPT_ACTIVATION].i == 1 ? RL_ACT_TANH : RL_ACT_RELU;
-    if (kind == AC_SAC) {
-        c->n_critics = 2;
+    c->n_quantiles = 1;
+    if (kind != AC_TD3) {
+        c->n_critics = kind == AC_TQC ? (uint32_t)o[OPT_TQC_CRITICS].i : 2;
+        c->n_quantiles = kind == AC_TQC ? (uint32_t)o[OPT_N_QUANTILES].i : 1;
+        c->drop = kind == AC_TQC ? (uint32_t)o[OPT_DROP].i : 0;
         c->policy_delay = 1;
         c->target_interval = (uint32_t)o[OPT_TARGET_UPDATE].i;
         c->ent_auto = o[OPT_ENT_COEF].is_auto;
@@ -193,6 +209,7 @@ static void read_options(ac *p, const rl_algo_args *args, int kind)
         c->expl_noise = (float)o[OPT_EXPL_NOISE].f;
         c->ou_noise = o[OPT_NOISE_TYPE].i == 1;
     }
+    c->n_target = c->drop < c->n_quantiles ? c->n_critics * (c->n_quantiles - c->drop) : 0;
     p->rep = rl_args_replicas(args);
     p->replicas = p->rep ? p->rep->count : 1;
     p->env_total = rl_replicas_shared(p->rep) ? c->num_envs : c->num_envs * p->replicas;
@@ -213,6 +230,11 @@ static int validate(ac *p, const rl_algo_args *args, char *err, size_t errlen)
         return RL_EINVAL;
     }
     p->cfg.batch /= p->replicas;
+    if (p->cfg.drop >= p->cfg.n_quantiles) {
+        RL_ERRF(err, errlen, "top_quantiles_to_drop_per_net %u leaves no target quantile of the %u per critic",
+                p->cfg.drop, p->cfg.n_quantiles);
+        return RL_EINVAL;
+    }
     if (o[OPT_HIDDEN].n < 1 || o[OPT_HIDDEN].n > RL_MLP_MAX_LAYERS - 1) {
         RL_ERRF(err, errlen, "hidden needs 1 to %d layers", RL_MLP_MAX_LAYERS - 1);
         return RL_EINVAL;
@@ -253,9 +275,10 @@ static int alloc_buffers(ac *p, uint64_t buffer_size, const rl_env_info *env)
     size_t B = c->batch, D = c->obs_size, A = c->dim;
     if (!ALLOC(w->x, B * D, float) || !ALLOC(w->xn, B * D, float) || !ALLOC(w->qin, B * (D + A), float) ||
         !ALLOC(w->a, B * A, float) || !ALLOC(w->logp, B, float) || !ALLOC(w->eps, B * A, float) ||
-        !ALLOC(w->y, B, float) || !ALLOC(w->dq, B, float) || !ALLOC(w->dqin, B * (D + A), float) ||
-        !ALLOC(w->dout, B * 2 * A, float) || !ALLOC(w->rew, B, float) || !ALLOC(w->disc, B, float) ||
-        !ALLOC(w->slots, B, uint32_t) || !ALLOC(w->act_x, (size_t)c->rows * D, float) ||
+        !ALLOC(w->y, B * (c->n_target > c->n_quantiles ? c->n_target : c->n_quantiles), float) ||
+        !ALLOC(w->dq, B * c->n_quantiles, float) || !ALLOC(w->zq, (size_t)c->n_critics * c->n_quantiles, float) ||
+        !ALLOC(w->dqin, B * (D + A), float) || !ALLOC(w->dout, B * 2 * A, float) || !ALLOC(w->rew, B, float) ||
+        !ALLOC(w->disc, B, float) || !ALLOC(w->slots, B, uint32_t) || !ALLOC(w->act_x, (size_t)c->rows * D, float) ||
         !ALLOC(w->act_a, (size_t)c->rows * A, float) || !ALLOC(w->act_eps, (size_t)c->rows * A, float) ||
         !ALLOC(w->ou, (size_t)c->num_envs * A, float))
         return RL_ENOMEM;
@@ -305,6 +328,11 @@ static int sac_create(const rl_algo_args *args, void **out, char *err, size_t er
     return create(AC_SAC, args, out, err, errlen);
 }
 
+static int tqc_create(const rl_algo_args *args, void **out, char *err, size_t errlen)
+{
+    return create(AC_TQC, args, out, err, errlen);
+}
+
 static int td3_create(const rl_algo_args *args, void **out, char *err, size_t errlen)
 {
     return create(AC_TD3, args, out, err, errlen);
@@ -344,7 +372,7 @@ static int ac_act(void *p_, const rl_act_batch *b, char *err, size_t errlen)
         rl_obs_input(&p->obs.info, b->obs, count, p->ws.act_x);
         /* row by row (rl_mlp_infer): an env's action does not depend on the batch */
         const float *out = rl_mlp_infer(&p->pi, p->actor.data, p->ws.act_x, count);
-        if (c->kind == AC_SAC) {
+        if (ac_squashed(c)) {
             float *eps = train ? p->ws.act_eps : NULL; /* evaluation: the mean */
             for (size_t k = 0; eps && k < (size_t)count * A; k++) eps[k] = (float)rl_rng_normal(&p->explore);
             ac_squash(p, out, eps, count, a, NULL);
@@ -404,7 +432,7 @@ static size_t ac_metrics(void *p_, rl_metric *out, size_t cap)
         {"actor_loss", p->m.actor_loss / na},  {"q_mean", p->m.q / n},
         {"ent_coef", p->m.alpha / na},         {"entropy", p->m.entropy / na},
     };
-    size_t k = c->kind == AC_SAC ? 8 : 6;
+    size_t k = ac_squashed(c) ? 8 : 6;
     if (k > cap) k = cap;
     memcpy(out, m, k * sizeof *m);
     memset(&p->m, 0, sizeof p->m);
@@ -433,6 +461,16 @@ static const rl_algo_vtable sac_vtable = {
     .get_extension = ac_get_extension,
     .act_batch = ac_act,
 };
+static const rl_algo_vtable tqc_vtable = {
+    .struct_size = sizeof tqc_vtable,
+    .create = tqc_create,
+    .destroy = ac_destroy,
+    .observe = ac_observe,
+    .update = ac_update,
+    .metrics = ac_metrics,
+    .get_extension = ac_get_extension,
+    .act_batch = ac_act,
+};
 static const rl_algo_vtable td3_vtable = {
     .struct_size = sizeof td3_vtable,
     .create = td3_create,
@@ -454,6 +492,16 @@ static const char sac_space[] = "lr = { log_uniform = [1e-5, 1e-2]; };\n"
                                 "train_freq = { choice = [1, 4, 8, 16, 32, 64, 128, 256, 512]; };\n"
                                 "tau = { choice = [0.001, 0.005, 0.01, 0.02, 0.05, 0.08]; };\n"
                                 "hidden = { choice = ([64, 64], [256, 256], [400, 300]); };\n";
+static const char tqc_space[] = "lr = { log_uniform = [1e-5, 1e-2]; };\n"
+                                "gamma = { choice = [0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 0.9999]; };\n"
+                                "batch_size = { choice = [16, 32, 64, 128, 256, 512, 1024, 2048]; };\n"
+                                "buffer_size = { choice = [10000, 100000, 1000000]; };\n"
+                                "learning_starts = { choice = [0, 1000, 10000, 20000]; };\n"
+                                "train_freq = { choice = [1, 4, 8, 16, 32, 64, 128, 256, 512]; };\n"
+                                "tau = { choice = [0.001, 0.005, 0.01, 0.02, 0.05, 0.08]; };\n"
+                                "hidden = { choice = ([64, 64], [256, 256], [400, 300]); };\n"
+                                "n_quantiles = { int = [5, 50]; };\n"
+                                "top_quantiles_to_drop_per_net = { int = [0, 4]; };\n";
 static const char td3_space[] = "lr = { log_uniform = [1e-5, 1.0]; };\n"
                                 "gamma = { choice = [0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 0.9999]; };\n"
                                 "batch_size = { choice = [16, 32, 64, 100, 128, 256, 512, 1024, 2048]; };\n"
@@ -479,6 +527,21 @@ static const rl_plugin_desc descs[] = {
         .vtable = &sac_vtable,
         .flags = AC_FLAGS,
         .tune_space = sac_space,
+    },
+    {
+        .struct_size = sizeof(rl_plugin_desc),
+        .kind = RL_KIND_ALGO,
+        .name = "tqc",
+        .version = "1.0.0",
+        .description = "truncated quantile critics: SAC's actor, critics of return quantiles, the top quantiles "
+                       "dropped from the target",
+        .options = opts_tqc,
+        .n_options = TQC_OPT_N,
+        .stages = stages,
+        .n_stages = ST_N,
+        .vtable = &tqc_vtable,
+        .flags = AC_FLAGS,
+        .tune_space = tqc_space,
     },
     {
         .struct_size = sizeof(rl_plugin_desc),

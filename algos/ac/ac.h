@@ -1,5 +1,7 @@
-/* The off-policy actor-critic family for box actions: SAC, TD3 and DDPG
- * (TD3 with one critic, no target smoothing and no delay), private
+/* The off-policy actor-critic family for box actions: SAC, TQC (SAC's
+ * actor with critics of quantiles, Kuznetsov et al. 2020, as sb3-contrib
+ * has it), TD3 and DDPG (TD3 with one critic, no target smoothing and no
+ * delay), private
  * declarations shared by ac.c (options, create, act, observe, update) ->
  * ac_train.c (the gradient steps), ac_state.c (checkpoints) -> ac_net.c
  * (the networks, SAC's squashed sample).
@@ -17,7 +19,8 @@
 #include <rlhost/parts.h>
 #include <rlhost/replay.h>
 
-enum { AC_SAC, AC_TD3 };
+enum { AC_SAC, AC_TD3, AC_TQC };
+enum { AC_MAX_CRITICS = 16 };
 
 #define AC_LOG_STD_MIN -20.0f
 #define AC_LOG_STD_MAX 2.0f
@@ -28,6 +31,10 @@ typedef struct ac_settings {
     uint32_t num_envs, rows; /* this replica's envs; the most rows one act takes */
     uint32_t batch;          /* this replica's share of a minibatch */
     uint32_t n_critics, policy_delay, target_interval;
+    /* TQC: each critic's quantiles, the top ones per critic dropped from
+       the target, and the target quantiles kept (n_critics (n_quantiles -
+       drop)); SAC and TD3: one "quantile", the value, none dropped */
+    uint32_t n_quantiles, drop, n_target;
     uint64_t total_steps, learning_starts;
     uint32_t train_freq, gradient_steps;
     int ratio_auto;
@@ -48,7 +55,8 @@ typedef struct ac_workspace {
     float *x, *xn;         /* observations, next observations [B][D] */
     float *qin;            /* critic input [B][D + dim] */
     float *a, *logp, *eps; /* actions in [-1, 1], log-probabilities, noise */
-    float *y, *dq, *dqin;  /* targets, critic output gradient, input gradient */
+    float *y, *dq, *dqin;  /* targets [B][n_target], critic output gradient [B][n_quantiles], input gradient */
+    float *zq;             /* TQC: the target critics' quantiles of a row, sorted [n_critics n_quantiles] */
     float *dout;           /* actor output gradient [B][2 dim] */
     float *rew, *disc;
     uint32_t *slots;
@@ -65,9 +73,9 @@ typedef struct ac {
     ac_settings cfg;
     rl_obs_layout obs; /* the env's observations (cfg.obs_size: floats of network input, all parts flattened) */
     const rl_replicas *rep;
-    uint32_t replicas, env_total;               /* R; envs of all replicas (the update ratio) */
-    rl_params actor, critic, actor_t, critic_t; /* actor_t: TD3 only */
-    rl_mlp pi, pi_t, q[2], q_t[2];              /* workspaces per network use */
+    uint32_t replicas, env_total;                            /* R; envs of all replicas (the update ratio) */
+    rl_params actor, critic, actor_t, critic_t;              /* actor_t: TD3 only */
+    rl_mlp pi, pi_t, q[AC_MAX_CRITICS], q_t[AC_MAX_CRITICS]; /* workspaces per network use */
     rl_adam adam_actor, adam_critic, adam_alpha;
     float log_alpha; /* SAC */
     rl_keep_best kb;
@@ -78,6 +86,12 @@ typedef struct ac {
     double ratio_acc;
     ac_sums m;
 } ac;
+
+/* SAC and TQC: the tanh-squashed Gaussian actor and the entropy term. */
+static inline int ac_squashed(const ac_settings *c)
+{
+    return c->kind != AC_TD3;
+}
 
 /* [-1, 1] -> the box, and back (a box of zero width maps to 0). */
 static inline float ac_to_box(const ac_settings *c, uint32_t k, float a)

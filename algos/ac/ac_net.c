@@ -1,5 +1,6 @@
 /* The actor-critic family's networks and its squashed policy; see ac.h. */
 #include <math.h>
+#include <stdio.h>
 
 #include "ac.h"
 
@@ -8,12 +9,13 @@
 int ac_networks(ac *p, const uint32_t *hidden, uint32_t nh, uint64_t seed)
 {
     ac_settings *c = &p->cfg;
-    uint32_t M = c->batch > c->rows ? c->batch : c->rows, out = c->kind == AC_SAC ? 2 * c->dim : c->dim;
+    uint32_t M = c->batch > c->rows ? c->batch : c->rows, out = ac_squashed(c) ? 2 * c->dim : c->dim;
     uint32_t qin = c->obs_size + c->dim;
     int rc = rl_mlp_create(&p->pi, &p->actor, "actor", c->obs_size, hidden, nh, out, c->act, M);
-    static const char *const names[2] = {"critic/q0", "critic/q1"};
+    char names[AC_MAX_CRITICS][16];
+    for (uint32_t j = 0; j < c->n_critics; j++) snprintf(names[j], sizeof names[j], "critic/q%u", j);
     for (uint32_t j = 0; !rc && j < c->n_critics; j++)
-        rc = rl_mlp_create(&p->q[j], &p->critic, names[j], qin, hidden, nh, 1, c->act, c->batch);
+        rc = rl_mlp_create(&p->q[j], &p->critic, names[j], qin, hidden, nh, c->n_quantiles, c->act, c->batch);
     if (!rc) rc = rl_params_alloc(&p->actor);
     if (!rc) rc = rl_params_alloc(&p->critic);
     if (rc) return rc;
@@ -27,7 +29,7 @@ int ac_networks(ac *p, const uint32_t *hidden, uint32_t nh, uint64_t seed)
        critic does; the actor's starts at 0, as in actor). */
     rl_params scratch_q = {0}, scratch_pi = {0};
     for (uint32_t j = 0; !rc && j < c->n_critics; j++)
-        rc = rl_mlp_create(&p->q_t[j], &scratch_q, names[j], qin, hidden, nh, 1, c->act, c->batch);
+        rc = rl_mlp_create(&p->q_t[j], &scratch_q, names[j], qin, hidden, nh, c->n_quantiles, c->act, c->batch);
     if (!rc && c->kind == AC_TD3)
         rc = rl_mlp_create(&p->pi_t, &scratch_pi, "actor", c->obs_size, hidden, nh, out, c->act, c->batch);
     rl_params_free(&scratch_q);

@@ -81,10 +81,13 @@ static int describe(const ac *p, const rl_state_io *io, char *err, size_t errlen
     int n = snprintf(buf, sizeof buf,
                      "{\"format\":\"rlhost.policy/1\",\"algo\":\"%s\",\"input\":{\"size\":%u,"
                      "\"normalize\":null},\"outputs\":{\"action\":[",
-                     c->kind == AC_SAC ? "sac" : "td3", c->obs_size);
+                     c->kind == AC_TQC       ? "tqc"
+                         : c->kind == AC_SAC ? "sac"
+                                             : "td3",
+                     c->obs_size);
     if (n < 0 || rl_mlp_ops(&p->pi, "actor", buf, sizeof buf) != 0) goto small;
     size_t len = strlen(buf);
-    if (c->kind == AC_SAC)
+    if (ac_squashed(c))
         len += (size_t)snprintf(buf + len, sizeof buf - len, ",{\"op\":\"slice\",\"start\":0,\"len\":%u}", c->dim);
     len += (size_t)snprintf(buf + len, sizeof buf - len, ",{\"op\":\"tanh\"},{\"op\":\"rescale\",\"low\":[");
     for (uint32_t k = 0; k < c->dim && len < sizeof buf; k++)

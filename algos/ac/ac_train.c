@@ -1,4 +1,4 @@
-/* The gradient steps of SAC and TD3 (see ac.h).  Every replica samples its
+/* The gradient steps of SAC, TQC and TD3 (see ac.h).  Every replica samples its
    share of the minibatch from its own stream; gradients are summed over the
    replicas by rl_replicated_adam_step (the means are over all of them), so
    their networks stay identical. */
@@ -39,14 +39,55 @@ static void critic_input(const ac *p, const float *x, const float *a, float *qin
     }
 }
 
+/* Rearranges z [n] so that z[k] holds the value of rank k, none above it
+   before it and none below it after (Wirth's selection; a NaN moves
+   anywhere, and the loss it reaches then stops or skips the batch). */
+static void select_rank(float *z, int n, int k)
+{
+    for (int lo = 0, hi = n - 1; lo < hi;) {
+        float x = z[k];
+        int i = lo, j = hi;
+        do {
+            while (z[i] < x) i++;
+            while (x < z[j]) j--;
+            if (i <= j) {
+                float t = z[i];
+                z[i++] = z[j];
+                z[j--] = t;
+            }
+        } while (i <= j);
+        if (j < k) lo = i;
+        if (k < i) hi = j;
+    }
+}
+
+/* TQC's targets: a row's quantiles of every target critic pooled, the
+   n_critics * drop largest left out, and each kept z_t (in no order: the
+   loss sums over them) gives y[b][t] = r + discount (z_t - alpha logp'). */
+static void tqc_targets(ac *p, float alpha, const float *qin_n)
+{
+    const ac_settings *c = &p->cfg;
+    ac_workspace *w = &p->ws;
+    uint32_t B = c->batch, M = c->n_quantiles, T = c->n_target;
+    const float *qt[AC_MAX_CRITICS];
+    for (uint32_t j = 0; j < c->n_critics; j++) qt[j] = rl_mlp_forward(&p->q_t[j], p->critic_t.data, qin_n, B);
+    for (uint32_t b = 0; b < B; b++) {
+        for (uint32_t j = 0; j < c->n_critics; j++) memcpy(w->zq + j * M, qt[j] + (size_t)b * M, M * sizeof(float));
+        if (T < c->n_critics * M) select_rank(w->zq, (int)(c->n_critics * M), (int)T - 1);
+        for (uint32_t t = 0; t < T; t++)
+            w->y[(size_t)b * T + t] = w->rew[b] + w->disc[b] * (w->zq[t] - alpha * w->logp[b]);
+    }
+}
+
 /* The targets y = r + discount (min_j Q'_j(s', a') - alpha logp') for
-   SAC's a' ~ pi(s'), or TD3's smoothed target action. */
+   SAC's a' ~ pi(s'), TQC's quantiles of it, or TD3's smoothed target
+   action. */
 static void targets(ac *p, float alpha)
 {
     const ac_settings *c = &p->cfg;
     ac_workspace *w = &p->ws;
     uint32_t B = c->batch, A = c->dim;
-    if (c->kind == AC_SAC) {
+    if (ac_squashed(c)) {
         const float *out = rl_mlp_forward(&p->pi, p->actor.data, w->xn, B);
         for (size_t k = 0; k < (size_t)B * A; k++) w->eps[k] = (float)rl_rng_normal(&p->sample);
         ac_squash(p, out, w->eps, B, w->a, w->logp);
@@ -61,12 +102,16 @@ static void targets(ac *p, float alpha)
     }
     float *qin_n = w->dqin; /* scratch until the critic's backward */
     critic_input(p, w->xn, w->a, qin_n);
+    if (c->kind == AC_TQC) {
+        tqc_targets(p, alpha, qin_n);
+        return;
+    }
     for (uint32_t j = 0; j < c->n_critics; j++) {
         const float *qt = rl_mlp_forward(&p->q_t[j], p->critic_t.data, qin_n, B);
         for (uint32_t b = 0; b < B; b++) w->y[b] = j == 0 || qt[b] < w->y[b] ? qt[b] : w->y[b];
     }
     for (uint32_t b = 0; b < B; b++) {
-        float v = w->y[b] - (c->kind == AC_SAC ? alpha * w->logp[b] : 0.0f);
+        float v = w->y[b] - (ac_squashed(c) ? alpha * w->logp[b] : 0.0f);
         w->y[b] = w->rew[b] + w->disc[b] * v;
     }
 }
@@ -90,17 +135,56 @@ static int step(ac *p, rl_adam *opt, rl_params *net, float lr, const char *what,
     return RL_ENONFINITE;
 }
 
+/* TQC's quantile Huber loss of critic output q [B][M] against the targets:
+   the mean over rows, critics, quantiles m and targets t of
+   |tau_m - [d < 0]| huber(d), d = y_t - q_m, tau_m = (m + 1/2) / M (as
+   sb3-contrib's quantile_huber_loss, not summed over quantiles); its
+   gradient (scale: 1 / that mean's count) into dq.  Returns the row sums. */
+static double quantile_huber(const ac *p, const float *q, float *dq, double scale)
+{
+    const ac_settings *c = &p->cfg;
+    uint32_t M = c->n_quantiles, T = c->n_target;
+    float *restrict l = p->ws.zq, inv_m = 1.0f / (float)M; /* zq: free after the targets */
+    double loss = 0;
+    for (uint32_t b = 0; b < c->batch; b++) {
+        const float *restrict y = p->ws.y + (size_t)b * T, *restrict qb = q + (size_t)b * M;
+        float *restrict g = dq + (size_t)b * M;
+        memset(l, 0, M * sizeof(float));
+        memset(g, 0, M * sizeof(float));
+        for (uint32_t t = 0; t < T; t++) /* quantiles inner, branch-free: no reduction, so it vectorizes */
+            for (uint32_t m = 0; m < M; m++) {
+                float d = y[t] - qb[m], ad = fabsf(d), a = 0.5f * (ad + 1.0f - fabsf(ad - 1.0f)); /* min(|d|, 1) */
+                float wt = fabsf(((float)m + 0.5f) * inv_m - (float)(d < 0));
+                l[m] += wt * a * (ad - 0.5f * a); /* Huber: d^2 / 2 within 1, |d| - 1/2 beyond */
+                g[m] += wt * copysignf(a, d);     /* d clipped to [-1, 1] */
+            }
+        for (uint32_t m = 0; m < M; m++) {
+            loss += l[m];
+            g[m] = (float)(-g[m] * scale);
+        }
+    }
+    return loss;
+}
+
 /* The critics towards y: SAC's loss is 0.5 sum_j mean (Q_j - y)^2 and TD3's
-   sum_j mean (Q_j - y)^2, as Stable-Baselines3 has them. */
+   sum_j mean (Q_j - y)^2, as Stable-Baselines3 has them; TQC's the
+   quantile Huber loss. */
 static int critic_update(ac *p, char *err, size_t errlen)
 {
     const ac_settings *c = &p->cfg;
     ac_workspace *w = &p->ws;
-    uint32_t B = c->batch;
-    double Bg = (double)B * p->replicas, scale = c->kind == AC_SAC ? 1.0 : 2.0, sums[2] = {0, 0};
+    uint32_t B = c->batch, M = c->n_quantiles;
+    double Bg = (double)B * p->replicas, scale = c->kind == AC_TD3 ? 2.0 : 1.0, sums[2] = {0, 0};
+    double count = c->kind == AC_TQC ? Bg * c->n_critics * M * c->n_target : Bg; /* the loss is a mean over these */
     rl_params_zero_grad(&p->critic);
     for (uint32_t j = 0; j < c->n_critics; j++) {
         const float *q = rl_mlp_forward(&p->q[j], p->critic.data, w->qin, B);
+        if (c->kind == AC_TQC) {
+            sums[0] += quantile_huber(p, q, w->dq, 1.0 / count);
+            for (size_t k = 0; k < (size_t)B * M; k++) sums[1] += q[k] / ((double)c->n_critics * M);
+            rl_mlp_backward(&p->q[j], p->critic.data, p->critic.grad, w->qin, w->dq, NULL, B);
+            continue;
+        }
         for (uint32_t b = 0; b < B; b++) {
             double d = (double)q[b] - w->y[b];
             sums[0] += scale * 0.5 * d * d;
@@ -110,7 +194,7 @@ static int critic_update(ac *p, char *err, size_t errlen)
         rl_mlp_backward(&p->q[j], p->critic.data, p->critic.grad, w->qin, w->dq, NULL, B);
     }
     rl_replicas_sum_f64(p->rep, sums, 2);
-    double loss = sums[0] / Bg;
+    double loss = sums[0] / count;
     if (!isfinite(loss)) {
         if (c->skip_nonfinite) return 1;
         RL_ERRF(err, errlen, "non-finite critic loss at gradient step %llu", (unsigned long long)p->grad_steps + 1);
@@ -126,15 +210,16 @@ static int critic_update(ac *p, char *err, size_t errlen)
 }
 
 /* SAC's actor (loss mean(alpha logp - min_j Q_j(s, a)), a ~ pi(s)
-   reparameterized) and entropy coefficient (loss -mean(log_alpha (logp +
-   target_entropy))), or TD3's actor (loss -mean Q_0(s, pi(s))). */
+   reparameterized; TQC's with the mean of every critic's quantiles in
+   place of the minimum) and entropy coefficient (loss -mean(log_alpha
+   (logp + target_entropy))), or TD3's actor (loss -mean Q_0(s, pi(s))). */
 static int actor_update(ac *p, float alpha, char *err, size_t errlen)
 {
     const ac_settings *c = &p->cfg;
     ac_workspace *w = &p->ws;
     uint32_t B = c->batch, D = c->obs_size, A = c->dim;
     double Bg = (double)B * p->replicas;
-    int sac = c->kind == AC_SAC;
+    int sac = ac_squashed(c);
     const float *out = rl_mlp_forward(&p->pi, p->actor.data, w->x, B);
     if (sac) {
         for (size_t k = 0; k < (size_t)B * A; k++) w->eps[k] = (float)rl_rng_normal(&p->sample);
@@ -145,12 +230,21 @@ static int actor_update(ac *p, float alpha, char *err, size_t errlen)
     critic_input(p, w->x, w->a, w->qin);
     /* dL/dQ: -1/Bg on the critic each row takes (the smaller for SAC) */
     uint32_t nq = sac ? c->n_critics : 1;
-    const float *qv[2] = {NULL, NULL};
+    const float *qv[AC_MAX_CRITICS] = {NULL};
     for (uint32_t j = 0; j < nq; j++) qv[j] = rl_mlp_forward(&p->q[j], p->critic.data, w->qin, B);
     double sums[3] = {0, 0, 0};
     memset(w->dqin, 0, (size_t)B * (D + A) * sizeof(float));
-    float *dsel = w->y; /* targets are used up */
-    for (uint32_t j = 0; j < nq; j++) {
+    float *dsel = w->y;                                     /* targets are used up */
+    for (uint32_t b = 0; c->kind == AC_TQC && b < B; b++) { /* every quantile's share of the mean */
+        double qm = 0, M = c->n_quantiles;
+        for (uint32_t j = 0; j < nq; j++)
+            for (uint32_t m = 0; m < M; m++) qm += qv[j][(size_t)b * c->n_quantiles + m];
+        sums[0] += alpha * w->logp[b] - qm / (nq * M);
+        for (uint32_t m = 0; m < M; m++) dsel[(size_t)b * c->n_quantiles + m] = (float)(-1.0 / (Bg * nq * M));
+    }
+    for (uint32_t j = 0; c->kind == AC_TQC && j < nq; j++)
+        rl_mlp_backward(&p->q[j], p->critic.data, NULL, w->qin, dsel, w->dqin, B); /* the critics stay */
+    for (uint32_t j = 0; c->kind != AC_TQC && j < nq; j++) {
         for (uint32_t b = 0; b < B; b++) {
             int pick = nq == 1 || (j == 0 ? qv[0][b] <= qv[1][b] : qv[1][b] < qv[0][b]);
             dsel[b] = pick ? (float)(-1.0 / Bg) : 0.0f;
@@ -194,7 +288,7 @@ int ac_train(ac *p, uint64_t n, char *err, size_t errlen)
 {
     const ac_settings *c = &p->cfg;
     for (uint64_t k = 0; k < n; k++) {
-        float alpha = c->kind == AC_SAC ? (c->ent_auto ? expf(p->log_alpha) : c->ent_init) : 0.0f;
+        float alpha = ac_squashed(c) ? (c->ent_auto ? expf(p->log_alpha) : c->ent_init) : 0.0f;
         sample_batch(p);
         targets(p, alpha);
         int rc = critic_update(p, err, errlen);

@@ -410,13 +410,28 @@ refuse "a box algorithm on a discrete env" "algo 'sac' does not take discrete ac
   "$PSAC" --set 'env.plugin="cartpole"'
 refuse "a box algorithm on a discrete env, td3" "algo 'td3' does not take discrete actions" \
   "$SRC/configs/pendulum_td3.cfg" --set 'env.plugin="cartpole"'
-for algo in sac td3 ddpg ppo random; do
+for algo in sac tqc td3 ddpg ppo random; do
   args=(--set "algo.plugin=\"$algo\"" --set run.steps=600 --set run.eval_episodes=2 --set run.quiet=true)
   [ $algo = random ] || args+=(--set algo.hidden=[32])
   [ $algo = ppo ] && args+=(--set algo.n_steps=100 --set algo.batch_size=50)
   printf 'run: { steps = 600; };\nenv: { plugin = "pendulum"; };\nalgo: { plugin = "%s"; };\n' $algo > "$T/box_$algo.cfg"
   expect_rc 0 "$algo trains on pendulum" -- "$RLHOST" run "$T/box_$algo.cfg" "${args[@]}" --out "$T/box_$algo" --force
 done
+# TQC's quantiles: a target that keeps none of them, and critic counts and
+# widths out of range, are refused before anything is made
+PTQC="$SRC/configs/pendulum_tqc.cfg"
+refuse "TQC dropping every quantile" "top_quantiles_to_drop_per_net 25 leaves no target quantile of the 25 per critic" \
+  "$PTQC" --set algo.top_quantiles_to_drop_per_net=25
+refuse "TQC dropping more quantiles than it has" "top_quantiles_to_drop_per_net 4 leaves no target quantile of the 3" \
+  "$PTQC" --set algo.n_quantiles=3 --set algo.top_quantiles_to_drop_per_net=4
+refuse "TQC with no critic" "algo.n_critics=0: expected an integer in [1, 16], got 0" "$PTQC" --set algo.n_critics=0
+refuse "TQC with 17 critics" "expected an integer in [1, 16], got 17" "$PTQC" --set algo.n_critics=17
+refuse "TQC with no quantile" "expected an integer in [1, 1000], got 0" "$PTQC" --set algo.n_quantiles=0
+refuse "a critic of width 0" "expected a list of integers in [1, 65536]" "$PTQC" --set 'algo.hidden=[0]'
+refuse "a critic of width 10^9" "expected a list of integers in [1, 65536]" "$PTQC" --set 'algo.hidden=[1000000000]'
+expect_rc 2 "a run dropping every quantile" -- "$RLHOST" run "$PTQC" --set algo.top_quantiles_to_drop_per_net=25 \
+  --out "$T/tqc_refused"
+[ ! -e "$T/tqc_refused" ]; ok $? "makes no run directory"
 expect_rc 0 "a SAC run evaluates" -- "$RLHOST" eval "$T/box_sac" --episodes 2 --json --trace "$T/box.csv"
 contains "$T/out" '"return_mean"' "with a return"
 contains "$T/box.csv" "env,episode,t,action_0,reward" "the trace has a column per action dimension"
@@ -428,8 +443,9 @@ contains "$T/box_hdr" '"op":"rescale"' "and the policy's rescale into it"
 expect_rc 0 "mountain car trains with TD3" -- "$RLHOST" run "$SRC/configs/pendulum_td3.cfg" \
   --set 'env.plugin="mountain_car_continuous"' --set run.steps=600 --set run.eval_episodes=1 --out "$T/box_mc" --force
 # TD3 as well: its target actor is a network of its own (a layout read at
-# the wrong offsets once made every run differ from the last).
-for algo in sac td3 ppo; do
+# the wrong offsets once made every run differ from the last); TQC's
+# critics of quantiles too.
+for algo in sac tqc td3 ppo; do
   A="$T/rs_$algo" B="$T/rs_${algo}_cut"
   args=(--set algo.hidden=[32] --set run.eval_episodes=2 --set run.quiet=true --set run.checkpoint_interval=600)
   [ $algo = ppo ] || args+=(--set algo.save_replay=true)
@@ -444,7 +460,7 @@ done
 # The same run twice, with malloc filling new and freed blocks differently
 # (0 leaves them as they come): a result that reads memory it never wrote
 # tends to differ between the two.
-for algo in sac td3 ddpg ppo dqn; do
+for algo in sac tqc td3 ddpg ppo dqn; do
   cfg="$T/box_$algo.cfg" args=(--set algo.hidden=[32] --set run.steps=1200)
   [ $algo = ppo ] && args+=(--set algo.n_steps=100 --set algo.batch_size=50 --set algo.normalize_obs=true)
   [ $algo = dqn ] && cfg="$DQN" args=(--set run.steps=3000)

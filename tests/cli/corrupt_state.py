@@ -144,6 +144,21 @@ CASES = [
         ],
         ["replay/steps", "state/vector_steps", "state/grad_steps", "env/classic/state"],
     ),
+    (
+        "pendulum_tqc",
+        "configs/pendulum_tqc.cfg",
+        [
+            "run.steps=2000",
+            "run.eval_episodes=2",
+            "algo.learning_starts=500",
+            "algo.save_replay=true",
+            "algo.buffer_size=4000",
+            "algo.hidden=[32]",
+            "algo.n_quantiles=5",
+            "algo.top_quantiles_to_drop_per_net=1",
+        ],
+        ["replay/steps", "state/log_alpha", "state/grad_steps"],
+    ),
     # the SDK's examples: the env template under the off-policy example
     (
         "catch_mini_dqn",
