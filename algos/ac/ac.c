@@ -44,6 +44,10 @@ enum {
     OPT_ENT_COEF_INIT,
     OPT_TARGET_ENTROPY,
     OPT_TARGET_UPDATE,
+    OPT_USE_SDE,
+    OPT_SDE_FREQ,
+    OPT_LOG_STD_INIT,
+    OPT_FULL_STD,
     SAC_OPT_N,
     /* tqc: sac's and these */
     OPT_TQC_CRITICS = SAC_OPT_N,
@@ -95,7 +99,17 @@ enum { ST_TRAIN_STEPS_RATIO, ST_BLAS_THREADS, ST_N };
         [OPT_TARGET_ENTROPY] = RL_OPTION_FLOAT_F("target_entropy", "\"auto\"", -1e6, 1e6, RL_OPT_AUTO,               \
                                                  "the entropy alpha is tuned towards; auto = -action dimensions"),   \
         [OPT_TARGET_UPDATE] = RL_OPTION_INT("target_update_interval", "1", 1, 1e9,                                   \
-                                            "gradient steps between Polyak updates of the target critics")
+                                            "gradient steps between Polyak updates of the target critics"),          \
+        [OPT_USE_SDE] = RL_OPTION_BOOL("use_sde", "false",                                                           \
+                                       "generalized state-dependent exploration: noise linear in the actor's "       \
+                                       "last hidden features, its matrix held between draws"),                       \
+        [OPT_SDE_FREQ] = RL_OPTION_INT_F("sde_sample_freq", "\"auto\"", 1, 1e9, RL_OPT_AUTO,                         \
+                                         "use_sde: vector steps between new noise matrices (an env's also at "       \
+                                         "its episode start); auto = at each training, every train_freq"),           \
+        [OPT_LOG_STD_INIT] = RL_OPTION_FLOAT("log_std_init", "-3.0", -20, 2,                                         \
+                                             "use_sde: the initial log-std of the noise matrix's entries"),          \
+        [OPT_FULL_STD] = RL_OPTION_BOOL("full_std", "true",                                                          \
+                                        "use_sde: a log-std per feature and action dimension (else per feature)")
 
 static const rl_option_def opts_sac[SAC_OPT_N] = {SAC_OPTIONS};
 static const rl_option_def opts_tqc[TQC_OPT_N] = {
@@ -155,8 +169,9 @@ static void ac_destroy(void *p_)
     rl_keep_best_free(&p->kb);
     rl_replay_destroy(&p->rb);
     ac_workspace *w = &p->ws;
-    float *f[] = {w->x,    w->xn,  w->qin,  w->a,     w->logp,  w->eps,     w->y,  w->dq, w->dqin,
-                  w->dout, w->rew, w->disc, w->act_x, w->act_a, w->act_eps, w->ou, w->zq};
+    float *f[] = {w->x,       w->xn,   w->qin,  w->a,   w->logp,   w->eps,     w->y,
+                  w->dq,      w->dqin, w->dout, w->rew, w->disc,   w->act_x,   w->act_a,
+                  w->act_eps, w->ou,   w->zq,   w->u,   w->sde_mu, w->sde_env, w->sde_mat};
     for (size_t k = 0; k < sizeof f / sizeof *f; k++) rl_free(f[k]);
     rl_free(w->slots);
     free(p->cfg.low);
@@ -200,6 +215,10 @@ static void read_options(ac *p, const rl_algo_args *args, int kind)
         c->ent_auto = o[OPT_ENT_COEF].is_auto;
         c->ent_init = (float)(c->ent_auto ? o[OPT_ENT_COEF_INIT].f : o[OPT_ENT_COEF].f);
         c->target_entropy = o[OPT_TARGET_ENTROPY].is_auto ? -(float)c->dim : (float)o[OPT_TARGET_ENTROPY].f;
+        c->sde = (int)o[OPT_USE_SDE].i;
+        c->sde_freq = o[OPT_SDE_FREQ].is_auto ? c->train_freq : (uint32_t)o[OPT_SDE_FREQ].i;
+        c->full_std = (int)o[OPT_FULL_STD].i;
+        c->log_std_init = (float)o[OPT_LOG_STD_INIT].f;
     } else {
         c->n_critics = (uint32_t)o[OPT_N_CRITICS].i;
         c->policy_delay = (uint32_t)o[OPT_POLICY_DELAY].i;
@@ -281,6 +300,11 @@ static int alloc_buffers(ac *p, uint64_t buffer_size, const rl_env_info *env)
         !ALLOC(w->disc, B, float) || !ALLOC(w->slots, B, uint32_t) || !ALLOC(w->act_x, (size_t)c->rows * D, float) ||
         !ALLOC(w->act_a, (size_t)c->rows * A, float) || !ALLOC(w->act_eps, (size_t)c->rows * A, float) ||
         !ALLOC(w->ou, (size_t)c->num_envs * A, float))
+        return RL_ENOMEM;
+    size_t LA = (size_t)c->latent * A, rows = B > c->rows ? B : c->rows;
+    if (c->sde &&
+        (!ALLOC(w->u, rows * A, float) || !ALLOC(w->sde_mu, rows * A, float) ||
+         !ALLOC(w->sde_env, c->num_envs * LA, float) || !ALLOC(w->sde_mat, LA, float)))
         return RL_ENOMEM;
     return RL_OK;
 }
@@ -372,7 +396,9 @@ static int ac_act(void *p_, const rl_act_batch *b, char *err, size_t errlen)
         rl_obs_input(&p->obs.info, b->obs, count, p->ws.act_x);
         /* row by row (rl_mlp_infer): an env's action does not depend on the batch */
         const float *out = rl_mlp_infer(&p->pi, p->actor.data, p->ws.act_x, count);
-        if (ac_squashed(c)) {
+        if (c->sde) {
+            ac_sde_act(p, out, count, train ? start : NULL, a);
+        } else if (ac_squashed(c)) {
             float *eps = train ? p->ws.act_eps : NULL; /* evaluation: the mean */
             for (size_t k = 0; eps && k < (size_t)count * A; k++) eps[k] = (float)rl_rng_normal(&p->explore);
             ac_squash(p, out, eps, count, a, NULL);

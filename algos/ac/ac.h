@@ -24,6 +24,7 @@ enum { AC_MAX_CRITICS = 16 };
 
 #define AC_LOG_STD_MIN -20.0f
 #define AC_LOG_STD_MAX 2.0f
+#define AC_SDE_MEAN_CLIP 2.0f
 
 typedef struct ac_settings {
     int kind;                /* AC_SAC or AC_TD3 (DDPG is TD3's settings) */
@@ -42,6 +43,10 @@ typedef struct ac_settings {
     float actor_lr, critic_lr, gamma, tau, max_grad_norm;
     int ent_auto; /* SAC: learn the entropy coefficient */
     float ent_init, target_entropy;
+    int sde, full_std; /* SAC, TQC: gSDE exploration (rl_gsde_*), its log-std per feature and dimension */
+    uint32_t sde_freq; /* gSDE: vector steps between new matrices of every env */
+    uint32_t latent;   /* gSDE: the actor's last hidden width, the features the noise is linear in */
+    float log_std_init;
     float expl_noise, target_noise, noise_clip; /* TD3 */
     int ou_noise;                               /* TD3: Ornstein-Uhlenbeck exploration noise (else Gaussian) */
     int skip_nonfinite, save_replay;
@@ -57,6 +62,9 @@ typedef struct ac_workspace {
     float *a, *logp, *eps; /* actions in [-1, 1], log-probabilities, noise */
     float *y, *dq, *dqin;  /* targets [B][n_target], critic output gradient [B][n_quantiles], input gradient */
     float *zq;             /* TQC: the target critics' quantiles of a row, sorted [n_critics n_quantiles] */
+    float *u, *sde_mu;     /* gSDE: pre-squash actions and clipped means [max(B, rows)][dim] */
+    float *sde_env;        /* gSDE: each training env's noise matrix [num_envs][latent][dim] */
+    float *sde_mat;        /* gSDE: a gradient step's noise matrix [latent][dim] */
     float *dout;           /* actor output gradient [B][2 dim] */
     float *rew, *disc;
     uint32_t *slots;
@@ -77,7 +85,8 @@ typedef struct ac {
     rl_params actor, critic, actor_t, critic_t;              /* actor_t: TD3 only */
     rl_mlp pi, pi_t, q[AC_MAX_CRITICS], q_t[AC_MAX_CRITICS]; /* workspaces per network use */
     rl_adam adam_actor, adam_critic, adam_alpha;
-    float log_alpha; /* SAC */
+    float log_alpha;    /* SAC */
+    size_t sde_log_std; /* gSDE: the log-stds' offset in actor */
     rl_keep_best kb;
     rl_replay rb;
     ac_workspace ws;
@@ -112,6 +121,17 @@ int ac_networks(ac *p, const uint32_t *hidden, uint32_t nh, uint64_t seed);
    noise eps [B][dim] (eps NULL: the mean, for evaluation): a in [-1, 1]
    [B][dim], logp [B] (unless NULL). */
 void ac_squash(const ac *p, const float *out, const float *eps, uint32_t B, float *a, float *logp);
+/* ac_net.c, gSDE: the latent features of the actor's last forward [B][latent]. */
+const float *ac_sde_latent(const ac *p);
+/* ac_net.c, gSDE: the squashed sample of B rows of the actor's means out
+   (clipped to [-2, 2], as Stable-Baselines3 clips them), the matrix
+   mats + b * latent * dim for row b (per_row) or mats for every row (NULL:
+   the mode), from the latents z; a [B][dim], ws.u, logp [B] (unless NULL). */
+void ac_sde_squash(const ac *p, const float *out, const float *z, const float *mats, int per_row, uint32_t B, float *a,
+                   float *logp);
+/* ac_net.c, gSDE: act()'s training rows (start: the rows' episode starts,
+   NULL in evaluation: the mode): new matrices as due, then the sample. */
+void ac_sde_act(ac *p, const float *out, uint32_t count, const uint8_t *start, float *a);
 
 /* ac_train.c: the due gradient steps of one update call. */
 int ac_train(ac *p, uint64_t n, char *err, size_t errlen);

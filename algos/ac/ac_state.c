@@ -66,10 +66,18 @@ static int sums(ac *p, const rl_state_io *io, int load, char *err, size_t errlen
     s.entropy = p->m.entropy, s.alpha = p->m.alpha, s.n = p->m.n, s.n_actor = p->m.n_actor;
     int rc = rl_state_blob(io, load, "state/", "accumulators", &s, sizeof s, err, errlen);
     if (rc == RL_OK && load) p->m = s; /* means for a metrics row: any double is harmless */
-    if (rc != RL_OK || !p->cfg.ou_noise) return rc;
-    size_t n = (size_t)p->cfg.num_envs * p->cfg.dim; /* the exploration noise's state */
-    if ((rc = rl_state_blob(io, load, "state/", "ou_noise", p->ws.ou, n * sizeof(float), err, errlen))) return rc;
-    return load ? rl_state_check_finite("state/ou_noise", p->ws.ou, n, err, errlen) : RL_OK;
+    if (rc != RL_OK) return rc;
+    if (p->cfg.ou_noise) { /* the exploration noise's state */
+        size_t n = (size_t)p->cfg.num_envs * p->cfg.dim;
+        if ((rc = rl_state_blob(io, load, "state/", "ou_noise", p->ws.ou, n * sizeof(float), err, errlen)) ||
+            (load && (rc = rl_state_check_finite("state/ou_noise", p->ws.ou, n, err, errlen))))
+            return rc;
+    }
+    if (!p->cfg.sde) return RL_OK;
+    size_t n = (size_t)p->cfg.num_envs * p->cfg.latent * p->cfg.dim; /* gSDE: each env's matrix, held */
+    if ((rc = rl_state_blob(io, load, "state/", "sde_matrices", p->ws.sde_env, n * sizeof(float), err, errlen)))
+        return rc;
+    return load ? rl_state_check_finite("state/sde_matrices", p->ws.sde_env, n, err, errlen) : RL_OK;
 }
 
 /* The rlhost.policy/1 description: the actor's MLP, then (SAC) its first
@@ -87,8 +95,11 @@ static int describe(const ac *p, const rl_state_io *io, char *err, size_t errlen
                      c->obs_size);
     if (n < 0 || rl_mlp_ops(&p->pi, "actor", buf, sizeof buf) != 0) goto small;
     size_t len = strlen(buf);
-    if (ac_squashed(c))
+    if (ac_squashed(c) && !c->sde)
         len += (size_t)snprintf(buf + len, sizeof buf - len, ",{\"op\":\"slice\",\"start\":0,\"len\":%u}", c->dim);
+    if (c->sde) /* gSDE's means, clipped */
+        len += (size_t)snprintf(buf + len, sizeof buf - len, ",{\"op\":\"clip\",\"min\":%g,\"max\":%g}",
+                                -(double)AC_SDE_MEAN_CLIP, (double)AC_SDE_MEAN_CLIP);
     len += (size_t)snprintf(buf + len, sizeof buf - len, ",{\"op\":\"tanh\"},{\"op\":\"rescale\",\"low\":[");
     for (uint32_t k = 0; k < c->dim && len < sizeof buf; k++)
         len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%.9g", k ? "," : "", (double)c->low[k]);

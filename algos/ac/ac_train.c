@@ -87,7 +87,11 @@ static void targets(ac *p, float alpha)
     const ac_settings *c = &p->cfg;
     ac_workspace *w = &p->ws;
     uint32_t B = c->batch, A = c->dim;
-    if (ac_squashed(c)) {
+    if (c->sde) { /* one matrix for the step's targets and its actor loss, as Stable-Baselines3 draws it */
+        rl_gsde_sample(p->actor.data + p->sde_log_std, c->full_std, c->latent, A, &p->sample, w->sde_mat);
+        const float *out = rl_mlp_forward(&p->pi, p->actor.data, w->xn, B);
+        ac_sde_squash(p, out, ac_sde_latent(p), w->sde_mat, 0, B, w->a, w->logp);
+    } else if (ac_squashed(c)) {
         const float *out = rl_mlp_forward(&p->pi, p->actor.data, w->xn, B);
         for (size_t k = 0; k < (size_t)B * A; k++) w->eps[k] = (float)rl_rng_normal(&p->sample);
         ac_squash(p, out, w->eps, B, w->a, w->logp);
@@ -221,7 +225,9 @@ static int actor_update(ac *p, float alpha, char *err, size_t errlen)
     double Bg = (double)B * p->replicas;
     int sac = ac_squashed(c);
     const float *out = rl_mlp_forward(&p->pi, p->actor.data, w->x, B);
-    if (sac) {
+    if (c->sde) { /* the step's matrix, drawn in targets() */
+        ac_sde_squash(p, out, ac_sde_latent(p), w->sde_mat, 0, B, w->a, w->logp);
+    } else if (sac) {
         for (size_t k = 0; k < (size_t)B * A; k++) w->eps[k] = (float)rl_rng_normal(&p->sample);
         ac_squash(p, out, w->eps, B, w->a, w->logp);
     } else {
@@ -253,10 +259,23 @@ static int actor_update(ac *p, float alpha, char *err, size_t errlen)
         rl_mlp_backward(&p->q[j], p->critic.data, NULL, w->qin, dsel, w->dqin, B); /* the critics stay */
     }
     /* through the squashing into the actor's outputs: SAC's sample and its
-       alpha logp term, or TD3's tanh */
+       alpha logp term (gSDE's into the means and the noise's log-stds), or
+       TD3's tanh */
     if (sac) memset(w->dout, 0, (size_t)B * 2 * A * sizeof(float));
+    rl_params_zero_grad(&p->actor);
     for (uint32_t b = 0; b < B; b++) {
         const float *a = w->a + (size_t)b * A, *da = w->dqin + (size_t)b * (D + A) + D;
+        if (c->sde) {
+            float *d = w->dout + (size_t)b * A;
+            const float *mu = w->sde_mu + (size_t)b * A, *o = out + (size_t)b * A;
+            rl_gsde_squashed_backward(d, p->actor.grad + p->sde_log_std, mu, ac_sde_latent(p) + (size_t)b * c->latent,
+                                      w->sde_mat, p->actor.data + p->sde_log_std, c->full_std, w->u + (size_t)b * A, a,
+                                      da, c->latent, A, alpha, Bg);
+            for (uint32_t k = 0; k < A; k++) /* the clip passes no gradient */
+                if (o[k] < -AC_SDE_MEAN_CLIP || o[k] > AC_SDE_MEAN_CLIP) d[k] = 0.0f;
+            sums[1] += -w->logp[b], sums[2] += w->logp[b] + c->target_entropy;
+            continue;
+        }
         if (sac) {
             float *d = w->dout + (size_t)b * 2 * A;
             const float *ls = out + (size_t)b * 2 * A + A;
@@ -267,7 +286,6 @@ static int actor_update(ac *p, float alpha, char *err, size_t errlen)
         }
         for (uint32_t k = 0; k < A; k++) w->dout[(size_t)b * A + k] = da[k] * (1.0f - a[k] * a[k]);
     }
-    rl_params_zero_grad(&p->actor);
     rl_mlp_backward(&p->pi, p->actor.data, p->actor.grad, w->x, w->dout, NULL, B);
     rl_replicas_sum_f64(p->rep, sums, 3);
     int rc = step(p, &p->adam_actor, &p->actor, c->actor_lr, "actor", err, errlen);

@@ -127,6 +127,33 @@ double rl_squashed_gauss(float *a, const float *mu, const float *log_std, const 
 void rl_squashed_gauss_backward(float *dmu, float *dlog_std, const float *log_std, const float *eps, const float *a,
                                 const float *da, uint32_t dim, float lo, float hi, float coef, double n);
 
+/* ---- generalized state-dependent exploration (gSDE) ----------------------
+   Raffin et al. 2021, as Stable-Baselines3 has it: a tanh-squashed
+   Gaussian a = tanh(u), u = mu + z E, whose noise is linear in the
+   policy's latent features z [L] (its last hidden layer, taken as
+   constant: no gradient flows into z).  The matrix E [L][D] is drawn
+   E_ld ~ N(0, s_ld^2) and held for a while; s = exp(log_std), log_std
+   [L][D] (full) or [L] (one per feature for every dimension), clamped to
+   [RL_GSDE_LOG_STD_MIN, RL_GSDE_LOG_STD_MAX] where s is read (a clamped
+   entry gets no gradient).  Given z, u is Gaussian around mu with variance
+   V_d = sum_l z_l^2 s_ld^2 + 1e-6, so logp(a) = sum_d -(u_d - mu_d)^2 /
+   (2 V_d) - log sqrt(2 pi V_d) - log(1 - a_d^2 + 1e-6). */
+#define RL_GSDE_LOG_STD_MIN -20.0f
+#define RL_GSDE_LOG_STD_MAX 2.0f
+
+/* A matrix E [L][D] drawn from rng (L * D normals, row-major order). */
+void rl_gsde_sample(const float *log_std, int full, uint32_t L, uint32_t D, rl_rng *rng, float *E);
+/* One row: u [D] = mu + z E (E NULL: u = mu, the mode), a [D] = tanh(u);
+   returns logp(a). */
+double rl_gsde_squashed(float *a, float *u, const float *mu, const float *z, const float *E, const float *log_std,
+                        int full, uint32_t L, uint32_t D);
+/* One row's gradient of L(a) + (coef / n) logp(a) with E held (the noise
+   reparameterized through log_std), where da = dL/da and u, a are what
+   rl_gsde_squashed gave: dmu [D] += and dlog_std ([L][D], or [L]) +=. */
+void rl_gsde_squashed_backward(float *dmu, float *dlog_std, const float *mu, const float *z, const float *E,
+                               const float *log_std, int full, const float *u, const float *a, const float *da,
+                               uint32_t L, uint32_t D, float coef, double n);
+
 /* ---- A policy's distribution over a batch, either action kind ------------
    Deprecated: new algorithms use rl_mpdist (below), one distribution for
    Discrete, MultiDiscrete and Box spaces with masks; rl_pdist stays for the

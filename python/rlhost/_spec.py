@@ -3,6 +3,8 @@ rlhost.policy/1) against its tensors before anything is built from it:
 every named tensor exists as finite float32 of the size its op needs, and
 the widths chain from the observation to the greedy output."""
 
+import math
+
 import numpy as np
 
 from ._native import RlhostError
@@ -93,6 +95,12 @@ class _Walk:
             if start < 0 or n < 1 or start + n > width:
                 raise RlhostError(f"a slice op takes [{start}, {start + n}) of {width} values")
             return n
+        if k == "clip":
+            lo, hi = op.get("min"), op.get("max")
+            num = all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in (lo, hi))
+            if not num or lo > hi:
+                raise RlhostError(f"a clip op has bounds {lo!r}, {hi!r}, not finite numbers in order")
+            return width
         if k == "rescale":
             if len(op["low"]) != width or len(op["high"]) != width:
                 raise RlhostError(f"a rescale op has {len(op['low'])} bounds for {width} values")

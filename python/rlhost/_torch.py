@@ -131,6 +131,8 @@ def _ops(ops, W):
             layers.append(nn.Tanh())
         elif k == "slice":
             layers.append(_Slice(op["start"], op["len"]))
+        elif k == "clip":
+            layers.append(nn.Hardtanh(float(op["min"]), float(op["max"])))
         elif k == "rescale":
             layers.append(_Rescale(op["low"], op["high"]))
         elif k == "mean":

@@ -47,6 +47,7 @@ check rppo_cnn_snake_window "$C/snake_ppo.cfg" --set 'algo.plugin="recurrent_ppo
 # box actions: SAC's squashed mean, TD3's tanh, PPO's Gaussian mean (clipped into the box)
 check sac_pendulum "$C/pendulum_sac.cfg" --set run.steps=1500 --set algo.hidden=[32]
 check tqc_pendulum "$C/pendulum_tqc.cfg" --set run.steps=1500 --set algo.hidden=[32]
+check sac_sde_mountain_car "$C/mountain_car_continuous_sac_sde.cfg" --set run.steps=1500 --set algo.hidden=[32]
 check td3_pendulum "$C/pendulum_td3.cfg" --set run.steps=1500 --set algo.hidden=[32] --set algo.learning_starts=500
 check ppo_pendulum "$C/pendulum_ppo.cfg" --set run.steps=4096 --set algo.normalize_reward=false
 # the SDK's A2C example describes its policy with rl_policy_meta, as the built-in plugins do

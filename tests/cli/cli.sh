@@ -432,6 +432,22 @@ refuse "a critic of width 10^9" "expected a list of integers in [1, 65536]" "$PT
 expect_rc 2 "a run dropping every quantile" -- "$RLHOST" run "$PTQC" --set algo.top_quantiles_to_drop_per_net=25 \
   --out "$T/tqc_refused"
 [ ! -e "$T/tqc_refused" ]; ok $? "makes no run directory"
+# gSDE (SAC and TQC): a sampling period of 0 or less and a log-std outside
+# the clamp are refused; a checkpoint of a gSDE run resumes only with it
+MSDE="$SRC/configs/mountain_car_continuous_sac_sde.cfg"
+refuse "gSDE resampled every 0 steps" "algo.sde_sample_freq=0: expected an integer in [1, 1e+09]" "$MSDE" \
+  --set algo.sde_sample_freq=0
+refuse "gSDE resampled every -1 steps" "got -1" "$MSDE" --set algo.sde_sample_freq=-1
+refuse "a gSDE log-std past the clamp" "expected a number in [-20, 2], got 3" "$MSDE" --set algo.log_std_init=3
+"$RLHOST" run "$MSDE" --set run.steps=800 --set run.eval_episodes=1 --set algo.hidden=[16] --set run.quiet=true \
+  --out "$T/sde" --force >/dev/null 2>&1
+cp "$T/sde/checkpoint.safetensors" "$T/sde_ckpt"
+expect_rc 1 "a gSDE checkpoint resumed without gSDE" -- "$RLHOST" run --resume "$T/sde" --set run.steps=1600 \
+  --set algo.use_sde=false
+contains "$T/err" "tensor 'actor/layer1.weight' is F32 [1, 16] in the checkpoint, but the config builds F32 [2, 16]" \
+  "names the actor's head, one mean without gSDE's log-stds beside it"
+cmp -s "$T/sde/checkpoint.safetensors" "$T/sde_ckpt"; ok $? "and leaves the checkpoint as it was"
+expect_rc 0 "and with it, the run goes on" -- "$RLHOST" run --resume "$T/sde" --set run.steps=1600
 expect_rc 0 "a SAC run evaluates" -- "$RLHOST" eval "$T/box_sac" --episodes 2 --json --trace "$T/box.csv"
 contains "$T/out" '"return_mean"' "with a return"
 contains "$T/box.csv" "env,episode,t,action_0,reward" "the trace has a column per action dimension"
@@ -445,7 +461,9 @@ expect_rc 0 "mountain car trains with TD3" -- "$RLHOST" run "$SRC/configs/pendul
 # TD3 as well: its target actor is a network of its own (a layout read at
 # the wrong offsets once made every run differ from the last); TQC's
 # critics of quantiles too.
-for algo in sac tqc td3 ppo; do
+printf 'run: { steps = 600; };\nenv: { plugin = "pendulum"; };\nalgo: { plugin = "sac"; use_sde = true; sde_sample_freq = 4; };\n' \
+  >"$T/box_sac_sde.cfg"
+for algo in sac sac_sde tqc td3 ppo; do
   A="$T/rs_$algo" B="$T/rs_${algo}_cut"
   args=(--set algo.hidden=[32] --set run.eval_episodes=2 --set run.quiet=true --set run.checkpoint_interval=600)
   [ $algo = ppo ] || args+=(--set algo.save_replay=true)
@@ -460,7 +478,7 @@ done
 # The same run twice, with malloc filling new and freed blocks differently
 # (0 leaves them as they come): a result that reads memory it never wrote
 # tends to differ between the two.
-for algo in sac tqc td3 ddpg ppo dqn; do
+for algo in sac sac_sde tqc td3 ddpg ppo dqn; do
   cfg="$T/box_$algo.cfg" args=(--set algo.hidden=[32] --set run.steps=1200)
   [ $algo = ppo ] && args+=(--set algo.n_steps=100 --set algo.batch_size=50 --set algo.normalize_obs=true)
   [ $algo = dqn ] && cfg="$DQN" args=(--set run.steps=3000)

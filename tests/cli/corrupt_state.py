@@ -159,6 +159,17 @@ CASES = [
         ],
         ["replay/steps", "state/log_alpha", "state/grad_steps"],
     ),
+    (
+        "mountain_car_sac_sde",
+        "configs/mountain_car_continuous_sac_sde.cfg",
+        [
+            "run.steps=1500",
+            "run.eval_episodes=1",
+            "algo.save_replay=true",
+            "algo.hidden=[16]",
+        ],
+        ["state/sde_matrices", "state/vector_steps"],
+    ),
     # the SDK's examples: the env template under the off-policy example
     (
         "catch_mini_dqn",

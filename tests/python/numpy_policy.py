@@ -65,6 +65,8 @@ class NumpyPolicy:
                 x = np.tanh(x)
             elif kind == "slice":
                 x = x[op["start"] : op["start"] + op["len"]]
+            elif kind == "clip":
+                x = np.clip(x, op["min"], op["max"])
             elif kind == "rescale":  # [-1, 1] -> [low, high]
                 lo, hi = np.array(op["low"]), np.array(op["high"])
                 x = lo + (x + 1) * 0.5 * (hi - lo)

@@ -114,6 +114,10 @@ class _Gen:
             return x, w
         if k == "slice":
             return f"({x} + {int(op['start'])})", int(op["len"])
+        if k == "clip":
+            y = self.buf(w)
+            self.call("clip_", f"{x}, {y}, {w}, {_f(np.float32(op['min']))}, {_f(np.float32(op['max']))}")
+            return y, w
         if k == "rescale":
             lo, hi = (np.asarray(op[b], np.float32) for b in ("low", "high"))
             cl, ch = self.const(lo, "lo"), self.const(hi, "hi")
@@ -197,6 +201,14 @@ static void copy(const float *x, float *y, int n)
 {
     int i;
     for (i = 0; i < n; i++) y[i] = x[i];
+}
+
+""",
+    "clip_": r"""
+static void clip_(const float *x, float *y, int n, float lo, float hi)
+{
+    int i;
+    for (i = 0; i < n; i++) y[i] = x[i] < lo ? lo : x[i] > hi ? hi : x[i];
 }
 
 """,

@@ -18,7 +18,7 @@ from .._spec import same_description
 FORMAT = "rlhost.policy/1"
 MIN_OPSET = 17  # the oldest ONNX opset the exporter writes
 # the ops of rlhost.policy/1 (docs/run-directory.md); any other is refused
-OPS = ("linear", "relu", "tanh", "conv2d", "flatten", "slice", "rescale", "mean", "concat", "dueling", "lstm")
+OPS = ("linear", "relu", "tanh", "conv2d", "flatten", "slice", "clip", "rescale", "mean", "concat", "dueling", "lstm")
 _NP = {"F32": np.float32, "U8": np.uint8, "I32": np.int32}
 
 
@@ -106,6 +106,9 @@ class Model:
         for op in _walk(self.ops):
             if op.get("op") not in OPS:
                 raise Refused(f"{self.path}: the policy description has an op {op.get('op')!r} that no exporter knows")
+            if op["op"] == "clip" and not _bounds(op.get("min"), op.get("max")):
+                lo, hi = op.get("min"), op.get("max")
+                raise Refused(f"{self.path}: a clip op with bounds {lo!r}, {hi!r}, not finite numbers in order")
         self.kind = act["type"]
         if self.kind == "box":
             if "identity" not in greedy and "sample_gaussian" not in greedy:
@@ -175,6 +178,12 @@ class Model:
             "action_space": json.dumps(self.action, separators=(",", ":")),
         }
         return out
+
+
+def _bounds(lo, hi):
+    """Whether lo <= hi are finite numbers (not bools)."""
+    num = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (lo, hi))
+    return num and np.isfinite(lo) and np.isfinite(hi) and lo <= hi
 
 
 def _walk(ops):

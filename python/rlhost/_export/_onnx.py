@@ -75,6 +75,8 @@ def _op(g, m, op, x, w):
     if k == "slice":
         s, n = int(op["start"]), int(op["len"])
         return g.node("Slice", [x, g.ints([s]), g.ints([s + n]), g.ints([1])]), n
+    if k == "clip":
+        return g.node("Clip", [x, g.const(np.float32(op["min"])), g.const(np.float32(op["max"]))]), w
     if k == "rescale":
         lo, hi = (np.asarray(op[b], np.float32) for b in ("low", "high"))
         y = g.node("Add", [x, g.const(np.float32(1))])

@@ -1,0 +1,70 @@
+/* Generalized state-dependent exploration; see <rlhost/dist.h>. */
+#include <math.h>
+
+#include <rlhost/dist.h>
+
+/* s_ld and whether log_std is inside its clamp (the gradient's gate). */
+static float gsde_std(const float *log_std, int full, uint32_t l, uint32_t d, uint32_t D, int *free_)
+{
+    float ls = log_std[full ? (size_t)l * D + d : l];
+    *free_ = ls >= RL_GSDE_LOG_STD_MIN && ls <= RL_GSDE_LOG_STD_MAX;
+    ls = ls < RL_GSDE_LOG_STD_MIN ? RL_GSDE_LOG_STD_MIN : ls > RL_GSDE_LOG_STD_MAX ? RL_GSDE_LOG_STD_MAX : ls;
+    return expf(ls);
+}
+
+void rl_gsde_sample(const float *log_std, int full, uint32_t L, uint32_t D, rl_rng *rng, float *E)
+{
+    int f;
+    for (uint32_t l = 0; l < L; l++)
+        for (uint32_t d = 0; d < D; d++)
+            E[(size_t)l * D + d] = gsde_std(log_std, full, l, d, D, &f) * (float)rl_rng_normal(rng);
+}
+
+/* V_d of one row: the variance of u_d given z. */
+static double gsde_var(const float *z, const float *log_std, int full, uint32_t L, uint32_t D, uint32_t d)
+{
+    double v = 1e-6;
+    int f;
+    for (uint32_t l = 0; l < L; l++) {
+        double s = gsde_std(log_std, full, l, d, D, &f);
+        v += (double)z[l] * z[l] * s * s;
+    }
+    return v;
+}
+
+double rl_gsde_squashed(float *a, float *u, const float *mu, const float *z, const float *E, const float *log_std,
+                        int full, uint32_t L, uint32_t D)
+{
+    double lp = 0;
+    for (uint32_t d = 0; d < D; d++) {
+        double n = 0;
+        for (uint32_t l = 0; E && l < L; l++) n += (double)z[l] * E[(size_t)l * D + d];
+        u[d] = mu[d] + (float)n;
+        a[d] = tanhf(u[d]);
+        double v = gsde_var(z, log_std, full, L, D, d), t = a[d];
+        lp += -n * n / (2.0 * v) - 0.5 * log(2.0 * 3.14159265358979323846 * v) - log(1.0 - t * t + 1e-6);
+    }
+    return lp;
+}
+
+void rl_gsde_squashed_backward(float *dmu, float *dlog_std, const float *mu, const float *z, const float *E,
+                               const float *log_std, int full, const float *u, const float *a, const float *da,
+                               uint32_t L, uint32_t D, float coef, double n)
+{
+    double c = coef / n;
+    for (uint32_t d = 0; d < D; d++) {
+        double t = a[d], v = gsde_var(z, log_std, full, L, D, d), dev = (double)u[d] - mu[d];
+        /* through a (L and the tanh term), then logp's Gaussian term in u */
+        double dt = da[d] + c * 2.0 * t / (1.0 - t * t + 1e-6), du = dt * (1.0 - t * t) - c * dev / v;
+        dmu[d] += (float)(du + c * dev / v); /* u - mu does not move with mu: those two cancel */
+        double dv = c * (dev * dev / (2.0 * v * v) - 0.5 / v);
+        for (uint32_t l = 0; l < L; l++) {
+            int f;
+            double s = gsde_std(log_std, full, l, d, D, &f);
+            if (!f) continue; /* clamped: constant in log_std */
+            /* dE_ld / dlog_std = E_ld; dV_d / dlog_std = 2 z_l^2 s_ld^2 */
+            dlog_std[full ? (size_t)l * D + d : l] +=
+                (float)(du * z[l] * E[(size_t)l * D + d] + dv * 2.0 * z[l] * z[l] * s * s);
+        }
+    }
+}
