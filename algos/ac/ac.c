@@ -477,57 +477,29 @@ static const void *ac_get_extension(void *p, const char *id)
     return NULL;
 }
 
-static const rl_algo_vtable sac_vtable = {
-    .struct_size = sizeof sac_vtable,
-    .create = sac_create,
-    .destroy = ac_destroy,
-    .observe = ac_observe,
-    .update = ac_update,
-    .metrics = ac_metrics,
-    .get_extension = ac_get_extension,
-    .act_batch = ac_act,
-};
-static const rl_algo_vtable tqc_vtable = {
-    .struct_size = sizeof tqc_vtable,
-    .create = tqc_create,
-    .destroy = ac_destroy,
-    .observe = ac_observe,
-    .update = ac_update,
-    .metrics = ac_metrics,
-    .get_extension = ac_get_extension,
-    .act_batch = ac_act,
-};
-static const rl_algo_vtable td3_vtable = {
-    .struct_size = sizeof td3_vtable,
-    .create = td3_create,
-    .destroy = ac_destroy,
-    .observe = ac_observe,
-    .update = ac_update,
-    .metrics = ac_metrics,
-    .get_extension = ac_get_extension,
-    .act_batch = ac_act,
-};
+#define AC_VTABLE(create_fn)                                                                                      \
+    {                                                                                                             \
+        .struct_size = sizeof(rl_algo_vtable), .create = create_fn, .destroy = ac_destroy, .observe = ac_observe, \
+        .update = ac_update, .metrics = ac_metrics, .get_extension = ac_get_extension, .act_batch = ac_act,       \
+    }
+static const rl_algo_vtable sac_vtable = AC_VTABLE(sac_create), tqc_vtable = AC_VTABLE(tqc_create),
+                            td3_vtable = AC_VTABLE(td3_create);
 
 /* The default search spaces of rlhost tune: the RL Zoo's SAC and TD3
    samplers (rl_zoo3/hyperparams_opt.py) over these plugins' options. */
-static const char sac_space[] = "lr = { log_uniform = [1e-5, 1e-2]; };\n"
-                                "gamma = { choice = [0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 0.9999]; };\n"
-                                "batch_size = { choice = [16, 32, 64, 128, 256, 512, 1024, 2048]; };\n"
-                                "buffer_size = { choice = [10000, 100000, 1000000]; };\n"
-                                "learning_starts = { choice = [0, 1000, 10000, 20000]; };\n"
-                                "train_freq = { choice = [1, 4, 8, 16, 32, 64, 128, 256, 512]; };\n"
-                                "tau = { choice = [0.001, 0.005, 0.01, 0.02, 0.05, 0.08]; };\n"
-                                "hidden = { choice = ([64, 64], [256, 256], [400, 300]); };\n";
-static const char tqc_space[] = "lr = { log_uniform = [1e-5, 1e-2]; };\n"
-                                "gamma = { choice = [0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 0.9999]; };\n"
-                                "batch_size = { choice = [16, 32, 64, 128, 256, 512, 1024, 2048]; };\n"
-                                "buffer_size = { choice = [10000, 100000, 1000000]; };\n"
-                                "learning_starts = { choice = [0, 1000, 10000, 20000]; };\n"
-                                "train_freq = { choice = [1, 4, 8, 16, 32, 64, 128, 256, 512]; };\n"
-                                "tau = { choice = [0.001, 0.005, 0.01, 0.02, 0.05, 0.08]; };\n"
-                                "hidden = { choice = ([64, 64], [256, 256], [400, 300]); };\n"
-                                "n_quantiles = { int = [5, 50]; };\n"
-                                "top_quantiles_to_drop_per_net = { int = [0, 4]; };\n";
+#define SAC_SPACE                                                            \
+    "lr = { log_uniform = [1e-5, 1e-2]; };\n"                                \
+    "gamma = { choice = [0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 0.9999]; };\n" \
+    "batch_size = { choice = [16, 32, 64, 128, 256, 512, 1024, 2048]; };\n"  \
+    "buffer_size = { choice = [10000, 100000, 1000000]; };\n"                \
+    "learning_starts = { choice = [0, 1000, 10000, 20000]; };\n"             \
+    "train_freq = { choice = [1, 4, 8, 16, 32, 64, 128, 256, 512]; };\n"     \
+    "tau = { choice = [0.001, 0.005, 0.01, 0.02, 0.05, 0.08]; };\n"          \
+    "hidden = { choice = ([64, 64], [256, 256], [400, 300]); };\n"
+static const char sac_space[] = SAC_SPACE;
+/* and the Zoo's TQC sampler's two of its own */
+static const char tqc_space[] = SAC_SPACE "n_quantiles = { int = [5, 50]; };\n"
+                                          "top_quantiles_to_drop_per_net = { int = [0, 4]; };\n";
 static const char td3_space[] = "lr = { log_uniform = [1e-5, 1.0]; };\n"
                                 "gamma = { choice = [0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 0.9999]; };\n"
                                 "batch_size = { choice = [16, 32, 64, 100, 128, 256, 512, 1024, 2048]; };\n"
