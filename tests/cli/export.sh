@@ -114,6 +114,12 @@ refuse "a policy description of a future format" "'rlhost.policy/2'; this rlhost
 mut newop 'meta["algo.policy"] = meta["algo.policy"].replace("\"relu\"", "\"gelu\"", 1)'
 refuse "an op no exporter knows" "unknown op 'gelu'" "$T/newop.safetensors" --format c -o "$T/o/p.c"
 # crafted numbers and shapes: each one sentence, exit 2, no traceback
+mut clipped 'p = json.loads(meta["algo.policy"]); p["outputs"]["q"].append({"op": "clip", "min": 1, "max": -1}); meta["algo.policy"] = json.dumps(p)'
+refuse "a clip op with its bounds reversed" "a clip op has bounds 1, -1, not finite numbers in order" \
+  "$T/clipped.safetensors" --format c -o "$T/o/p.c"
+mut clipstr 'p = json.loads(meta["algo.policy"]); p["outputs"]["q"].append({"op": "clip", "min": "0); pwned(", "max": 1}); meta["algo.policy"] = json.dumps(p)'
+refuse "a clip op with a bound that is text" "a clip op has bounds '0); pwned(', 1" "$T/clipstr.safetensors" --format onnx \
+  -o "$T/o/p.onnx"
 mut huge 'meta["algo.policy"] = meta["algo.policy"].replace("\"in\":4,", "\"in\":1e999,", 1)'
 refuse "a width of 1e999" "in = inf, which is no count" "$T/huge.safetensors" --format c -o "$T/o/p.c"
 mut frac 'meta["algo.policy"] = meta["algo.policy"].replace("\"in\":4,", "\"in\":2.5,", 1)'
