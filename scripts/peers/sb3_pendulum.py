@@ -44,7 +44,7 @@ elif algo == "td3":  # hyperparams/td3.yml, Pendulum-v1
         seed=seed,
         verbose=0,
     )
-elif algo == "ppo":  # hyperparams/ppo.yml, Pendulum-v1, without use_sde (rlhost has no gSDE)
+elif algo == "ppo":  # hyperparams/ppo.yml, Pendulum-v1, without use_sde (rlhost's PPO has no gSDE)
     env = VecNormalize(make_vec_env("Pendulum-v1", n_envs=4, seed=seed), gamma=0.9)
     model = PPO(
         "MlpPolicy",
