@@ -169,9 +169,9 @@ static void ac_destroy(void *p_)
     rl_keep_best_free(&p->kb);
     rl_replay_destroy(&p->rb);
     ac_workspace *w = &p->ws;
-    float *f[] = {w->x,       w->xn,   w->qin,  w->a,   w->logp,   w->eps,     w->y,
-                  w->dq,      w->dqin, w->dout, w->rew, w->disc,   w->act_x,   w->act_a,
-                  w->act_eps, w->ou,   w->zq,   w->u,   w->sde_mu, w->sde_env, w->sde_mat};
+    float *f[] = {w->x,    w->xn,   w->qin,    w->a,       w->logp,    w->eps,    w->y,       w->dq,
+                  w->dqin, w->dout, w->rew,    w->disc,    w->act_x,   w->act_a,  w->act_eps, w->ou,
+                  w->zq,   w->u,    w->sde_mu, w->sde_env, w->sde_mat, w->sde_std};
     for (size_t k = 0; k < sizeof f / sizeof *f; k++) rl_free(f[k]);
     rl_free(w->slots);
     free(p->cfg.low);
@@ -304,7 +304,7 @@ static int alloc_buffers(ac *p, uint64_t buffer_size, const rl_env_info *env)
     size_t LA = (size_t)c->latent * A, rows = B > c->rows ? B : c->rows;
     if (c->sde &&
         (!ALLOC(w->u, rows * A, float) || !ALLOC(w->sde_mu, rows * A, float) ||
-         !ALLOC(w->sde_env, c->num_envs * LA, float) || !ALLOC(w->sde_mat, LA, float)))
+         !ALLOC(w->sde_env, c->num_envs * LA, float) || !ALLOC(w->sde_mat, LA, float) || !ALLOC(w->sde_std, LA, float)))
         return RL_ENOMEM;
     return RL_OK;
 }

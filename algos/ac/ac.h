@@ -65,6 +65,7 @@ typedef struct ac_workspace {
     float *u, *sde_mu;     /* gSDE: pre-squash actions and clipped means [max(B, rows)][dim] */
     float *sde_env;        /* gSDE: each training env's noise matrix [num_envs][latent][dim] */
     float *sde_mat;        /* gSDE: a gradient step's noise matrix [latent][dim] */
+    float *sde_std;        /* gSDE: the log-stds' exp, once per act() and per gradient step [latent][dim] */
     float *dout;           /* actor output gradient [B][2 dim] */
     float *rew, *disc;
     uint32_t *slots;
@@ -126,7 +127,8 @@ const float *ac_sde_latent(const ac *p);
 /* ac_net.c, gSDE: the squashed sample of B rows of the actor's means out
    (clipped to [-2, 2], as Stable-Baselines3 clips them), the matrix
    mats + b * latent * dim for row b (per_row) or mats for every row (NULL:
-   the mode), from the latents z; a [B][dim], ws.u, logp [B] (unless NULL). */
+   the mode), from the latents z and the scales in ws.sde_std; a [B][dim],
+   ws.u, logp [B] (unless NULL). */
 void ac_sde_squash(const ac *p, const float *out, const float *z, const float *mats, int per_row, uint32_t B, float *a,
                    float *logp);
 /* ac_net.c, gSDE: act()'s training rows (start: the rows' episode starts,

@@ -67,7 +67,6 @@ void ac_sde_squash(const ac *p, const float *out, const float *z, const float *m
 {
     const ac_settings *c = &p->cfg;
     uint32_t A = c->dim, L = c->latent;
-    const float *ls = p->actor.data + p->sde_log_std;
     for (uint32_t b = 0; b < B; b++) {
         float *mu = p->ws.sde_mu + (size_t)b * A;
         for (uint32_t k = 0; k < A; k++) { /* the mean clipped, as Stable-Baselines3's gSDE actor has it */
@@ -75,8 +74,8 @@ void ac_sde_squash(const ac *p, const float *out, const float *z, const float *m
             mu[k] = m < -AC_SDE_MEAN_CLIP ? -AC_SDE_MEAN_CLIP : m > AC_SDE_MEAN_CLIP ? AC_SDE_MEAN_CLIP : m;
         }
         const float *E = mats ? mats + (per_row ? (size_t)b * L * A : 0) : NULL;
-        double lp = rl_gsde_squashed(a + (size_t)b * A, p->ws.u + (size_t)b * A, mu, z + (size_t)b * L, E, ls,
-                                     c->full_std, L, A);
+        double lp =
+            rl_gsde_squashed(a + (size_t)b * A, p->ws.u + (size_t)b * A, mu, z + (size_t)b * L, E, p->ws.sde_std, L, A);
         if (logp) logp[b] = (float)lp;
     }
 }
@@ -89,9 +88,8 @@ void ac_sde_act(ac *p, const float *out, uint32_t count, const uint8_t *start, f
        warm-up draws every env's matrix */
     int first = p->vsteps == 0 || (p->vsteps - 1) * p->env_total < c->learning_starts;
     int all = start && (first || p->vsteps % c->sde_freq == 0);
+    rl_gsde_std(p->ws.sde_std, p->actor.data + p->sde_log_std, c->full_std, c->latent, c->dim);
     for (uint32_t i = 0; start && i < count; i++)
-        if (all || start[i])
-            rl_gsde_sample(p->actor.data + p->sde_log_std, c->full_std, c->latent, c->dim, &p->explore,
-                           p->ws.sde_env + i * LA);
+        if (all || start[i]) rl_gsde_sample(p->ws.sde_std, c->latent, c->dim, &p->explore, p->ws.sde_env + i * LA);
     ac_sde_squash(p, out, ac_sde_latent(p), start ? p->ws.sde_env : NULL, 1, count, a, NULL);
 }

@@ -88,7 +88,8 @@ static void targets(ac *p, float alpha)
     ac_workspace *w = &p->ws;
     uint32_t B = c->batch, A = c->dim;
     if (c->sde) { /* one matrix for the step's targets and its actor loss, as Stable-Baselines3 draws it */
-        rl_gsde_sample(p->actor.data + p->sde_log_std, c->full_std, c->latent, A, &p->sample, w->sde_mat);
+        rl_gsde_std(w->sde_std, p->actor.data + p->sde_log_std, c->full_std, c->latent, A); /* the actor's too */
+        rl_gsde_sample(w->sde_std, c->latent, A, &p->sample, w->sde_mat);
         const float *out = rl_mlp_forward(&p->pi, p->actor.data, w->xn, B);
         ac_sde_squash(p, out, ac_sde_latent(p), w->sde_mat, 0, B, w->a, w->logp);
     } else if (ac_squashed(c)) {
@@ -225,7 +226,7 @@ static int actor_update(ac *p, float alpha, char *err, size_t errlen)
     double Bg = (double)B * p->replicas;
     int sac = ac_squashed(c);
     const float *out = rl_mlp_forward(&p->pi, p->actor.data, w->x, B);
-    if (c->sde) { /* the step's matrix, drawn in targets() */
+    if (c->sde) { /* the step's matrix and scales, from targets() */
         ac_sde_squash(p, out, ac_sde_latent(p), w->sde_mat, 0, B, w->a, w->logp);
     } else if (sac) {
         for (size_t k = 0; k < (size_t)B * A; k++) w->eps[k] = (float)rl_rng_normal(&p->sample);
@@ -269,8 +270,8 @@ static int actor_update(ac *p, float alpha, char *err, size_t errlen)
             float *d = w->dout + (size_t)b * A;
             const float *mu = w->sde_mu + (size_t)b * A, *o = out + (size_t)b * A;
             rl_gsde_squashed_backward(d, p->actor.grad + p->sde_log_std, mu, ac_sde_latent(p) + (size_t)b * c->latent,
-                                      w->sde_mat, p->actor.data + p->sde_log_std, c->full_std, w->u + (size_t)b * A, a,
-                                      da, c->latent, A, alpha, Bg);
+                                      w->sde_mat, w->sde_std, p->actor.data + p->sde_log_std, c->full_std,
+                                      w->u + (size_t)b * A, a, da, c->latent, A, alpha, Bg);
             for (uint32_t k = 0; k < A; k++) /* the clip passes no gradient */
                 if (o[k] < -AC_SDE_MEAN_CLIP || o[k] > AC_SDE_MEAN_CLIP) d[k] = 0.0f;
             sums[1] += -w->logp[b], sums[2] += w->logp[b] + c->target_entropy;

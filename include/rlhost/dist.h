@@ -141,18 +141,22 @@ void rl_squashed_gauss_backward(float *dmu, float *dlog_std, const float *log_st
 #define RL_GSDE_LOG_STD_MIN -20.0f
 #define RL_GSDE_LOG_STD_MAX 2.0f
 
-/* A matrix E [L][D] drawn from rng (L * D normals, row-major order). */
-void rl_gsde_sample(const float *log_std, int full, uint32_t L, uint32_t D, rl_rng *rng, float *E);
+/* s [L][D] = exp(log_std) clamped, once for the rows that share the
+   log-stds (the calls below read s). */
+void rl_gsde_std(float *std, const float *log_std, int full, uint32_t L, uint32_t D);
+/* A matrix E [L][D] drawn from rng: s times L * D normals, row-major. */
+void rl_gsde_sample(const float *std, uint32_t L, uint32_t D, rl_rng *rng, float *E);
 /* One row: u [D] = mu + z E (E NULL: u = mu, the mode), a [D] = tanh(u);
    returns logp(a). */
-double rl_gsde_squashed(float *a, float *u, const float *mu, const float *z, const float *E, const float *log_std,
-                        int full, uint32_t L, uint32_t D);
+double rl_gsde_squashed(float *a, float *u, const float *mu, const float *z, const float *E, const float *std,
+                        uint32_t L, uint32_t D);
 /* One row's gradient of L(a) + (coef / n) logp(a) with E held (the noise
    reparameterized through log_std), where da = dL/da and u, a are what
-   rl_gsde_squashed gave: dmu [D] += and dlog_std ([L][D], or [L]) +=. */
+   rl_gsde_squashed gave: dmu [D] += and dlog_std ([L][D], or [L]) +=; a
+   log_std outside the clamp gets none. */
 void rl_gsde_squashed_backward(float *dmu, float *dlog_std, const float *mu, const float *z, const float *E,
-                               const float *log_std, int full, const float *u, const float *a, const float *da,
-                               uint32_t L, uint32_t D, float coef, double n);
+                               const float *std, const float *log_std, int full, const float *u, const float *a,
+                               const float *da, uint32_t L, uint32_t D, float coef, double n);
 
 /* ---- A policy's distribution over a batch, either action kind ------------
    Deprecated: new algorithms use rl_mpdist (below), one distribution for

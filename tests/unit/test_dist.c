@@ -206,10 +206,10 @@ static double gs_objective(const float *x, void *ctx)
 {
     const gs_ctx *c = ctx;
     const float *mu = c->wrt ? c->mu : x, *ls = c->wrt ? x : c->log_std;
-    float E[GL * DIM], a[DIM], u[DIM];
-    for (int l = 0; l < GL; l++)
-        for (int d = 0; d < DIM; d++) E[l * DIM + d] = expf(ls[c->full ? l * DIM + d : l]) * c->eps[l * DIM + d];
-    double lp = rl_gsde_squashed(a, u, mu, c->z, E, ls, c->full, GL, DIM), l = 0;
+    float E[GL * DIM], S[GL * DIM], a[DIM], u[DIM];
+    rl_gsde_std(S, ls, c->full, GL, DIM);
+    for (int k = 0; k < GL * DIM; k++) E[k] = S[k] * c->eps[k];
+    double lp = rl_gsde_squashed(a, u, mu, c->z, E, S, GL, DIM), l = 0;
     for (int k = 0; k < DIM; k++) l += (double)c->r[k] * a[k];
     return l + c->coef / c->n * lp;
 }
@@ -217,10 +217,11 @@ static double gs_objective(const float *x, void *ctx)
 static void test_gsde(void)
 {
     float mu[DIM] = {0.3f, -0.6f, 0.1f}, z[GL] = {0.9f, -0.4f, 0.2f, 1.3f}, r[DIM] = {0.6f, -0.4f, 1.1f};
-    float ls[GL * DIM], eps[GL * DIM], E[GL * DIM], a[DIM], u[DIM];
+    float ls[GL * DIM], eps[GL * DIM], E[GL * DIM], S[GL * DIM], a[DIM], u[DIM];
     for (int k = 0; k < GL * DIM; k++) ls[k] = -1.0f + 0.15f * (float)k, eps[k] = 0.7f * sinf(1.0f + (float)k);
     for (int k = 0; k < GL * DIM; k++) E[k] = expf(ls[k]) * eps[k];
-    double lp = rl_gsde_squashed(a, u, mu, z, E, ls, 1, GL, DIM), want = 0;
+    rl_gsde_std(S, ls, 1, GL, DIM);
+    double lp = rl_gsde_squashed(a, u, mu, z, E, S, GL, DIM), want = 0;
     for (int d = 0; d < DIM; d++) { /* N(u; mu, V) by the change of variables, written out */
         double n = 0, v = 1e-6;
         for (int l = 0; l < GL; l++)
@@ -231,15 +232,15 @@ static void test_gsde(void)
     }
     ASSERT_NEAR(lp, want, 1e-5, "gSDE: a = tanh(mu + z E) and logp with the variance z^2 s^2");
     float mode[DIM];
-    rl_gsde_squashed(mode, u, mu, z, NULL, ls, 1, GL, DIM);
+    rl_gsde_squashed(mode, u, mu, z, NULL, S, GL, DIM);
     ASSERT_NEAR(mode[1], tanh(mu[1]), 1e-6, "gSDE: without a matrix, the mode tanh(mu)");
     for (int full = 1; full >= 0; full--) {
         gs_ctx c = {mu, ls, z, eps, r, 0, full, 0.2f, 4.0};
         float dmu[DIM] = {0}, dls[GL * DIM] = {0};
-        for (int l = 0; l < GL; l++)
-            for (int d = 0; d < DIM; d++) E[l * DIM + d] = expf(ls[full ? l * DIM + d : l]) * eps[l * DIM + d];
-        rl_gsde_squashed(a, u, mu, z, E, ls, full, GL, DIM);
-        rl_gsde_squashed_backward(dmu, dls, mu, z, E, ls, full, u, a, r, GL, DIM, c.coef, c.n);
+        rl_gsde_std(S, ls, full, GL, DIM);
+        for (int k = 0; k < GL * DIM; k++) E[k] = S[k] * eps[k];
+        rl_gsde_squashed(a, u, mu, z, E, S, GL, DIM);
+        rl_gsde_squashed_backward(dmu, dls, mu, z, E, S, ls, full, u, a, r, GL, DIM, c.coef, c.n);
         double e = worst_error(mu, dmu, DIM, gs_objective, &c, 1e-2f);
         if (!OK(e < 2e-3,
                 full ? "gSDE (full): d/d mu of L(a) + alpha logp matches finite differences"
@@ -256,12 +257,13 @@ static void test_gsde(void)
     rl_rng rng;
     rl_rng_seed(&rng, 3, 0);
     float big[GL] = {30.0f, -30.0f, 0.0f, 0.0f}, M[GL * DIM];
-    rl_gsde_sample(big, 0, GL, DIM, &rng, M);
+    rl_gsde_std(S, big, 0, GL, DIM);
+    rl_gsde_sample(S, GL, DIM, &rng, M);
     OK(fabsf(M[0]) < 8 * expf(2.0f) && fabsf(M[DIM]) < 1e-7f && M[2 * DIM] != 0.0f,
        "gSDE: a matrix's scale is exp of the log_std clamped to [-20, 2]");
     float dmu[DIM] = {0}, dls[GL] = {0};
-    rl_gsde_squashed(a, u, mu, z, M, big, 0, GL, DIM);
-    rl_gsde_squashed_backward(dmu, dls, mu, z, M, big, 0, u, a, r, GL, DIM, 0.2f, 4.0);
+    rl_gsde_squashed(a, u, mu, z, M, S, GL, DIM);
+    rl_gsde_squashed_backward(dmu, dls, mu, z, M, S, big, 0, u, a, r, GL, DIM, 0.2f, 4.0);
     OK(dls[0] == 0.0f && dls[1] == 0.0f && dls[2] != 0.0f, "gSDE: a clamped log_std gets no gradient");
 }
 

@@ -3,37 +3,40 @@
 
 #include <rlhost/dist.h>
 
-/* s_ld and whether log_std is inside its clamp (the gradient's gate). */
-static float gsde_std(const float *log_std, int full, uint32_t l, uint32_t d, uint32_t D, int *free_)
+/* Whether a log-std is inside its clamp (the gradient's gate). */
+static int gsde_free(float ls)
 {
-    float ls = log_std[full ? (size_t)l * D + d : l];
-    *free_ = ls >= RL_GSDE_LOG_STD_MIN && ls <= RL_GSDE_LOG_STD_MAX;
-    ls = ls < RL_GSDE_LOG_STD_MIN ? RL_GSDE_LOG_STD_MIN : ls > RL_GSDE_LOG_STD_MAX ? RL_GSDE_LOG_STD_MAX : ls;
-    return expf(ls);
+    return ls >= RL_GSDE_LOG_STD_MIN && ls <= RL_GSDE_LOG_STD_MAX;
 }
 
-void rl_gsde_sample(const float *log_std, int full, uint32_t L, uint32_t D, rl_rng *rng, float *E)
+void rl_gsde_std(float *std, const float *log_std, int full, uint32_t L, uint32_t D)
 {
-    int f;
     for (uint32_t l = 0; l < L; l++)
-        for (uint32_t d = 0; d < D; d++)
-            E[(size_t)l * D + d] = gsde_std(log_std, full, l, d, D, &f) * (float)rl_rng_normal(rng);
+        for (uint32_t d = 0; d < D; d++) {
+            float ls = log_std[full ? (size_t)l * D + d : l];
+            ls = ls < RL_GSDE_LOG_STD_MIN ? RL_GSDE_LOG_STD_MIN : ls > RL_GSDE_LOG_STD_MAX ? RL_GSDE_LOG_STD_MAX : ls;
+            std[(size_t)l * D + d] = expf(ls);
+        }
+}
+
+void rl_gsde_sample(const float *std, uint32_t L, uint32_t D, rl_rng *rng, float *E)
+{
+    for (size_t k = 0; k < (size_t)L * D; k++) E[k] = std[k] * (float)rl_rng_normal(rng);
 }
 
 /* V_d of one row: the variance of u_d given z. */
-static double gsde_var(const float *z, const float *log_std, int full, uint32_t L, uint32_t D, uint32_t d)
+static double gsde_var(const float *z, const float *std, uint32_t L, uint32_t D, uint32_t d)
 {
     double v = 1e-6;
-    int f;
     for (uint32_t l = 0; l < L; l++) {
-        double s = gsde_std(log_std, full, l, d, D, &f);
+        double s = std[(size_t)l * D + d];
         v += (double)z[l] * z[l] * s * s;
     }
     return v;
 }
 
-double rl_gsde_squashed(float *a, float *u, const float *mu, const float *z, const float *E, const float *log_std,
-                        int full, uint32_t L, uint32_t D)
+double rl_gsde_squashed(float *a, float *u, const float *mu, const float *z, const float *E, const float *std,
+                        uint32_t L, uint32_t D)
 {
     double lp = 0;
     for (uint32_t d = 0; d < D; d++) {
@@ -41,30 +44,29 @@ double rl_gsde_squashed(float *a, float *u, const float *mu, const float *z, con
         for (uint32_t l = 0; E && l < L; l++) n += (double)z[l] * E[(size_t)l * D + d];
         u[d] = mu[d] + (float)n;
         a[d] = tanhf(u[d]);
-        double v = gsde_var(z, log_std, full, L, D, d), t = a[d];
+        double v = gsde_var(z, std, L, D, d), t = a[d];
         lp += -n * n / (2.0 * v) - 0.5 * log(2.0 * 3.14159265358979323846 * v) - log(1.0 - t * t + 1e-6);
     }
     return lp;
 }
 
 void rl_gsde_squashed_backward(float *dmu, float *dlog_std, const float *mu, const float *z, const float *E,
-                               const float *log_std, int full, const float *u, const float *a, const float *da,
-                               uint32_t L, uint32_t D, float coef, double n)
+                               const float *std, const float *log_std, int full, const float *u, const float *a,
+                               const float *da, uint32_t L, uint32_t D, float coef, double n)
 {
     double c = coef / n;
     for (uint32_t d = 0; d < D; d++) {
-        double t = a[d], v = gsde_var(z, log_std, full, L, D, d), dev = (double)u[d] - mu[d];
+        double t = a[d], v = gsde_var(z, std, L, D, d), dev = (double)u[d] - mu[d];
         /* through a (L and the tanh term), then logp's Gaussian term in u */
         double dt = da[d] + c * 2.0 * t / (1.0 - t * t + 1e-6), du = dt * (1.0 - t * t) - c * dev / v;
         dmu[d] += (float)(du + c * dev / v); /* u - mu does not move with mu: those two cancel */
         double dv = c * (dev * dev / (2.0 * v * v) - 0.5 / v);
         for (uint32_t l = 0; l < L; l++) {
-            int f;
-            double s = gsde_std(log_std, full, l, d, D, &f);
-            if (!f) continue; /* clamped: constant in log_std */
+            size_t at = full ? (size_t)l * D + d : l;
+            if (!gsde_free(log_std[at])) continue; /* clamped: constant in log_std */
+            double s = std[(size_t)l * D + d];
             /* dE_ld / dlog_std = E_ld; dV_d / dlog_std = 2 z_l^2 s_ld^2 */
-            dlog_std[full ? (size_t)l * D + d : l] +=
-                (float)(du * z[l] * E[(size_t)l * D + d] + dv * 2.0 * z[l] * z[l] * s * s);
+            dlog_std[at] += (float)(du * z[l] * E[(size_t)l * D + d] + dv * 2.0 * z[l] * z[l] * s * s);
         }
     }
 }
