@@ -156,8 +156,6 @@ static void ppo_destroy(void *p_)
     rl_rollout_destroy(&p->ro);
     rl_obs_layout_free(&p->obs);
     rl_mpdist_free(p->dist);
-    rl_free(p->multi_actions);
-    rl_free(p->masks);
     rl_free(p->ws.mb_act);
     rl_free(p->ws.mb_mask);
     rl_free(p->ws.mb_logp);
@@ -187,8 +185,7 @@ static void read_options(ppo *p, const rl_algo_args *args)
     p->cfg.n_actions = p->cfg.box || multi ? 0 : args->env->n_actions;
     p->cfg.comps = rl_env_info_action_ints(args->env);
     p->cfg.mask_width = rl_env_info_mask_width(args->env);
-    p->cfg.n_out = p->cfg.box ? p->cfg.dim : p->cfg.n_actions;
-    for (uint32_t k = 0; multi && k < args->env->action_dim; k++) p->cfg.n_out += args->env->action_nvec[k];
+    p->cfg.n_out = rl_env_info_action_width(args->env);
     p->cfg.log_std_init = (float)o[OPT_LOG_STD_INIT].f;
     p->cfg.ortho_init = (int)o[OPT_ORTHO_INIT].i;
     p->cfg.norm_reward = (int)o[OPT_NORMALIZE_REWARD].i;
@@ -317,21 +314,17 @@ static void init_weights(ppo *p, uint64_t seed)
     for (uint32_t k = 0; p->cfg.box && k < p->cfg.dim; k++) p->p.data[p->cfg.log_std_off + k] = p->cfg.log_std_init;
 }
 
-/* The rollout [T][N], the workspaces for M rows (feat: the widest last
+/* The rollout [T][N] (with each row's components and mask), the workspaces for M rows (feat: the widest last
    hidden layer), the observation statistics and the recurrent state. */
-static int alloc_buffers(ppo *p, uint32_t M, uint32_t S, uint32_t feat)
+static int alloc_buffers(ppo *p, const rl_env_info *env, uint32_t M, uint32_t S, uint32_t feat)
 {
     size_t TN = (size_t)p->cfg.n_steps * p->cfg.num_envs, D = p->cfg.obs_size;
-    /* MultiDiscrete: the rollout's one action per row stays 0, of 1, and
-       multi_actions holds the components */
-    uint32_t n_actions = p->cfg.box ? 0 : p->cfg.n_actions ? p->cfg.n_actions : 1;
-    int rc =
-        rl_rollout_create(&p->ro, p->cfg.n_steps, p->cfg.num_envs, (uint32_t)D, n_actions, p->cfg.box ? p->cfg.dim : 0);
+    int rc = rl_rollout_for_env(&p->ro, p->cfg.n_steps, p->cfg.num_envs, (uint32_t)D, env);
     if (rc != RL_OK) return rc;
     size_t C = p->cfg.comps, W = p->cfg.mask_width;
-    if (p->cfg.box ? !ALLOC(p->ws.mb_box, (size_t)M * p->cfg.dim, float) || !ALLOC(p->ws.dlogstd, p->cfg.dim, float)
-                   : (C > 1 && !ALLOC(p->multi_actions, TN * C, int32_t)) || (W && !ALLOC(p->masks, TN * W, uint8_t)) ||
-                !ALLOC(p->ws.mb_act, (size_t)M * C, int32_t) || (W && !ALLOC(p->ws.mb_mask, (size_t)M * W, uint8_t)))
+    if (p->cfg.box
+            ? !ALLOC(p->ws.mb_box, (size_t)M * p->cfg.dim, float) || !ALLOC(p->ws.dlogstd, p->cfg.dim, float)
+            : !ALLOC(p->ws.mb_act, (size_t)M * C, int32_t) || (W && !ALLOC(p->ws.mb_mask, (size_t)M * W, uint8_t)))
         return RL_ENOMEM;
     if (!ALLOC(p->ws.x, (size_t)M * D, float) || !ALLOC(p->ws.logits, (size_t)M * p->cfg.n_out, float) ||
         !ALLOC(p->ws.mb_logp, M, float) || !ALLOC(p->ws.mb_glogp, M, float) ||
@@ -357,19 +350,6 @@ static int alloc_buffers(ppo *p, uint32_t M, uint32_t S, uint32_t feat)
             !ALLOC(p->eval[k].c, (size_t)p->cfg.rows * H, float))
             return RL_ENOMEM;
     return RL_OK;
-}
-
-/* The policy's distribution over the env's actions: categoricals (one per
-   MultiDiscrete component, masked where the env masks) over the logits, or
-   the diagonal Gaussian around the means with the state-independent
-   log-stds in the parameters. */
-static rl_mpdist *new_dist(ppo *p, const rl_env_info *e, uint32_t M, char *err, size_t errlen)
-{
-    if (p->cfg.box)
-        return rl_mpdist_new(RL_MPDIST_BOX, NULL, 0, p->cfg.dim, p->p.data + p->cfg.log_std_off, M, err, errlen);
-    int multi = rl_env_info_action_kind(e) == RL_SPACE_MULTI_DISCRETE;
-    return rl_mpdist_new(multi ? RL_MPDIST_MULTI : RL_MPDIST_DISCRETE, multi ? e->action_nvec : &e->n_actions,
-                         multi ? e->action_dim : 1, 0, NULL, M, err, errlen);
 }
 
 static int ppo_create(const rl_algo_args *args, void **out, char *err, size_t errlen)
@@ -400,7 +380,8 @@ static int ppo_create(const rl_algo_args *args, void **out, char *err, size_t er
         RL_ERRF(err, errlen, "%s", nerr);
         goto fail;
     }
-    if (!rc && !(p->dist = new_dist(p, args->env, M, err, errlen))) {
+    /* categoricals (masked where the env masks) over the logits, or the Gaussian around the means */
+    if (!rc && !(p->dist = rl_mpdist_for_env(args->env, p->p.data + p->cfg.log_std_off, M, err, errlen))) {
         rc = RL_EINVAL;
         goto fail;
     }
@@ -416,7 +397,7 @@ static int ppo_create(const rl_algo_args *args, void **out, char *err, size_t er
         goto fail;
     }
     if (!rc) init_weights(p, args->seed);
-    if (!rc) rc = alloc_buffers(p, M, S, nh ? hidden[nh - 1] : 1);
+    if (!rc) rc = alloc_buffers(p, args->env, M, S, nh ? hidden[nh - 1] : 1);
     if (rc) {
         RL_ERRF(err, errlen, "%s while building the networks and a rollout of %llu steps", rl_strerror(rc),
                 (unsigned long long)p->cfg.n_steps * p->cfg.num_envs);
@@ -490,8 +471,8 @@ static void reset_states(ppo *p, lstm_state *st, const uint8_t *start, uint32_t 
 
 /* The policy on count rows of obs: logits (discrete) or means (box) in
    ws.logits.  Evaluation uses the eval rows' recurrent state; training
-   records the rows in the rollout at *at (observation, episode starts, the
-   recurrent state carried in, the value). */
+   records the rows in the rollout at *at (observation, the recurrent
+   state carried in, the value; act_rows the rest). */
 static int policy_rows(ppo *p, rl_act_mode mode, const void *obs, const uint8_t *start, uint32_t count, size_t *at,
                        float *values, char *err, size_t errlen)
 {
@@ -513,7 +494,6 @@ static int policy_rows(ppo *p, rl_act_mode mode, const void *obs, const uint8_t 
     size_t H = p->cfg.lstm_hidden;
     float *x = p->ro.obs + *at * p->cfg.obs_size;
     to_float_stats(p, obs, count, x, 1);
-    memcpy(p->ro.start + *at, start, count);
     if (p->cfg.recurrent)
         for (uint32_t k = 0; k < p->cfg.n_towers; k++) { /* the state carried in, before resets */
             memcpy(p->stored_h[k] + *at * H, p->live[k].h, count * H * sizeof(float));
@@ -537,18 +517,7 @@ static void act_rows(ppo *p, const rl_act_batch *b, size_t at)
         return;
     }
     rl_mpdist_act_logp(p->dist, p->ws.logits, b->masks, count, rng, b->actions, b->box_actions, p->ro.logp + at);
-    if (p->cfg.box) {
-        memcpy(p->ro.box_actions + at * p->cfg.dim, b->box_actions, (size_t)count * p->cfg.dim * sizeof(float));
-        return;
-    }
-    size_t C = p->cfg.comps, W = p->cfg.mask_width;
-    memcpy(ppo_actions(p) + at * C, b->actions, (size_t)count * C * sizeof(int32_t));
-    if (W) {
-        if (b->masks)
-            memcpy(p->masks + at * W, b->masks, (size_t)count * W);
-        else
-            memset(p->masks + at * W, 1, (size_t)count * W);
-    }
+    rl_rollout_act_batch(&p->ro, b, NULL, NULL);
 }
 
 static int ppo_act(void *p_, const rl_act_batch *b, char *err, size_t errlen)

@@ -103,13 +103,7 @@ typedef struct ppo {
     rl_mlp head_pi, head_v; /* shared only */
     rl_adam adam;
     rl_rollout ro;
-    /* the policy's distribution (rl_mpdist) over every kind of action
-       space; beside the rollout, each row's action [T][N][comps]
-       (MultiDiscrete; the rollout's own actions otherwise) and mask
-       [T][N][mask_width] (an env that masks) */
-    rl_mpdist *dist;
-    int32_t *multi_actions;
-    uint8_t *masks;
+    rl_mpdist *dist;                  /* the policy's distribution over every kind of action space */
     float *stored_h[2], *stored_c[2]; /* recurrent: the state carried into each rollout step [T][N][H] */
     rl_obs_norm norm;                 /* normalize_obs */
     rl_return_norm rnorm;             /* normalize_reward (Stable-Baselines3's VecNormalize) */
@@ -121,12 +115,6 @@ typedef struct ppo {
     double progress;
     ppo_sums m;
 } ppo;
-
-/* The rows' actions: comps ints each, in multi_actions or the rollout. */
-static inline int32_t *ppo_actions(ppo *p)
-{
-    return p->multi_actions ? p->multi_actions : p->ro.actions;
-}
 
 /* ppo_net.c: policy logits and values (values may be NULL) for B rows in
    inference mode, advancing the recurrent states st[] when given. */

@@ -30,22 +30,6 @@ static int learner_state(ppo *p, const rl_state_io *io, int load, char *err, siz
     return RL_OK;
 }
 
-/* Discrete actions: the rollout's actions of every component and masks,
-   each loaded action in range and allowed by its row's mask (the logits it
-   indexes). */
-static int dist_state(ppo *p, const rl_state_io *io, int load, size_t TN, char *err, size_t errlen)
-{
-    int rc;
-    size_t C = p->cfg.comps, W = p->cfg.mask_width;
-    if (p->multi_actions &&
-        (rc = rl_state_blob(io, load, "rollout/", "multi_actions", p->multi_actions, TN * C * 4, err, errlen)))
-        return rc;
-    if (p->masks && (rc = rl_state_blob(io, load, "rollout/", "masks", p->masks, TN * W, err, errlen))) return rc;
-    if (!load || p->cfg.box) return RL_OK;
-    return rl_mpdist_check(p->dist, ppo_actions(p), p->masks, TN, C > 1 ? "rollout/multi_actions" : "rollout/actions",
-                           err, errlen);
-}
-
 /* The rollout so far, the LSTM states and the metric sums: with these a
    resumed run continues exactly. */
 static int rollout_state(ppo *p, const rl_state_io *io, int load, char *err, size_t errlen)
@@ -72,7 +56,6 @@ static int rollout_state(ppo *p, const rl_state_io *io, int load, char *err, siz
     }
     if ((rc = rl_rollout_arrays_state(&p->ro, io, load, err, errlen))) return rc;
     size_t TN = (size_t)p->cfg.n_steps * p->cfg.num_envs, H = p->cfg.lstm_hidden;
-    if ((rc = dist_state(p, io, load, TN, err, errlen))) return rc;
     /* The training LSTM states; the evaluation ones are not state: every
        evaluation starts its episodes afresh (zero states), and leaving them
        out lets `rlhost eval` load the checkpoint with any number of envs. */

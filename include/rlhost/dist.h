@@ -207,6 +207,10 @@ enum { RL_MPDIST_DISCRETE = 1, RL_MPDIST_MULTI, RL_MPDIST_BOX };
    parameters). */
 rl_mpdist *rl_mpdist_new(int kind, const uint32_t *nvec, uint32_t k, uint32_t n, const float *log_std,
                          uint32_t max_batch, char *err, size_t errlen);
+/* rl_mpdist_new for an env's action space (log_std for a box only):
+   the distribution over rl_env_info_action_width outputs per row. */
+rl_mpdist *rl_mpdist_for_env(const rl_env_info *env, const float *log_std, uint32_t max_batch, char *err,
+                             size_t errlen);
 void rl_mpdist_free(rl_mpdist *d); /* NULL-safe */
 /* Logits (or means) per row, and int32 per action (k, or 0 for a box). */
 uint32_t rl_mpdist_width(const rl_mpdist *d);
@@ -216,6 +220,9 @@ const uint32_t *rl_mpdist_nvec(const rl_mpdist *d);
 /* Rows of loaded actions [rows][k] checked against the components and the
    masks [rows][width] (NULL: none): RL_OK, or RL_ECORRUPT with a sentence
    naming `what` (a tensor), the row and the component.  A box: RL_OK. */
+int rl_actions_check(const uint32_t *nvec, uint32_t k, const int32_t *act, const uint8_t *mask, size_t rows,
+                     const char *what, char *err, size_t errlen);
+/* rl_actions_check against the distribution's components. */
 int rl_mpdist_check(const rl_mpdist *d, const int32_t *act, const uint8_t *mask, size_t rows, const char *what,
                     char *err, size_t errlen);
 /* The "greedy" object of an rlhost.policy/1 description (rl_policy_meta):

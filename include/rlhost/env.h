@@ -206,16 +206,23 @@ static inline int rl_env_info_set_parts(rl_env_info *info, uint32_t n, const rl_
     return 0;
 }
 
-/* Bytes of one env's mask row: 0 when the env does not mask; n_actions,
-   or the sum of action_nvec for MultiDiscrete. */
+/* The action's width as a policy outputs it: a box's action_dim, or one
+   logit per choice: n_actions, or the sum of action_nvec for
+   MultiDiscrete.  0 for a MultiDiscrete space without its nvec. */
+static inline uint32_t rl_env_info_action_width(const rl_env_info *info)
+{
+    uint32_t kind = rl_env_info_action_kind(info), w = 0;
+    if (kind != RL_SPACE_MULTI_DISCRETE) return kind == RL_SPACE_BOX ? info->action_dim : info->n_actions;
+    for (uint32_t k = 0; info->action_nvec && k < info->action_dim; k++) w += info->action_nvec[k];
+    return w;
+}
+
+/* Bytes of one env's mask row: 0 when the env does not mask; else its
+   action width (a box does not mask). */
 static inline uint32_t rl_env_info_mask_width(const rl_env_info *info)
 {
     if (!RL_HAS_FIELD(info, rl_env_info, action_mask) || !info->action_mask) return 0;
-    if (info->action_kind == RL_SPACE_DISCRETE) return info->n_actions;
-    if (info->action_kind != RL_SPACE_MULTI_DISCRETE || !info->action_nvec) return 0;
-    uint32_t w = 0;
-    for (uint32_t k = 0; k < info->action_dim; k++) w += info->action_nvec[k];
-    return w;
+    return rl_env_info_action_kind(info) == RL_SPACE_BOX ? 0 : rl_env_info_action_width(info);
 }
 
 /* int32 values of one env's action: action_dim for MultiDiscrete, else 1

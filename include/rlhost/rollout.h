@@ -41,6 +41,12 @@ typedef struct rl_rollout {
     float *adv, *ret;               /* [T][N] rl_rollout_gae's output */
     float *last_obs;                /* [N][obs_size] the observation after the last stored step */
     uint8_t *terminated, *truncated, *start; /* [T][N]; start: the step began an episode */
+    /* rl_rollout_for_env: what a discrete action was and what it was drawn under */
+    uint32_t comps;         /* int32 per action: MultiDiscrete components, 1 discrete, 0 box */
+    uint32_t mask_width;    /* mask bytes per row; 0 for an env that does not mask */
+    int32_t *multi_actions; /* [T][N][comps] when comps > 1 (actions then stays 0, of n_actions 1) */
+    uint8_t *masks;         /* [T][N][mask_width] the masks the actions were drawn under */
+    uint32_t *nvec;         /* [comps] each component's choices, what a loaded action is checked against */
 } rl_rollout;
 
 /* Allocates a zeroed rollout of T steps for N envs: discrete when
@@ -48,6 +54,10 @@ typedef struct rl_rollout {
    RL_EINVAL for a shape that is not one of these, RL_ENOMEM. */
 int rl_rollout_create(rl_rollout *r, uint32_t steps, uint32_t envs, uint32_t obs_size, uint32_t n_actions,
                       uint32_t action_dim);
+/* The rollout for an env's action space: rl_rollout_create's discrete
+   or box shape, with multi_actions for a MultiDiscrete space and masks for
+   an env that masks.  RL_EINVAL, RL_ENOMEM. */
+int rl_rollout_for_env(rl_rollout *r, uint32_t steps, uint32_t envs, uint32_t obs_size, const rl_env_info *env);
 void rl_rollout_destroy(rl_rollout *r); /* NULL-safe, and safe after a failed create */
 
 /* The first row of the step being filled (pos * N). */
@@ -62,6 +72,15 @@ static inline size_t rl_rollout_at(const rl_rollout *r)
    may be NULL to leave that array alone (A2C recomputes log-probs). */
 void rl_rollout_act(rl_rollout *r, const uint8_t *start, const int32_t *actions, const float *box_actions,
                     const float *logp, const float *values, uint32_t count);
+/* rl_rollout_act from the host's batch: its episode starts, its actions
+   (every component), box samples and masks (all-allowed where the batch
+   has none), with the plugin's logp and values (either may be NULL). */
+void rl_rollout_act_batch(rl_rollout *r, const rl_act_batch *b, const float *logp, const float *values);
+/* The rows' discrete actions, comps int32 each: multi_actions or actions. */
+static inline int32_t *rl_rollout_actions(const rl_rollout *r)
+{
+    return r->multi_actions ? r->multi_actions : r->actions;
+}
 /* The env's answer to the current step: rewards (NULL: t->rewards; the
    current step's own rewards row when the plugin already wrote it, scaled)
    and the episode flags, then the position advances.  Returns 1 when the
@@ -90,9 +109,11 @@ void rl_rollout_gae(rl_rollout *r, const float *last_values, float gamma, float 
 void rl_advantage_stats(const float *adv, size_t n, double *mean, double *std);
 
 /* Checkpoint (rl.algo.state/1): the arrays as raw tensors rollout/obs,
-   rollout/logp, ..., and the position as rollout/pos.  Load checks every
-   value: the position in range, floats finite, discrete actions in
-   [0, n_actions).  err gets the sentence. */
+   rollout/logp, ..., rollout/multi_actions and rollout/masks where there
+   are, and the position as rollout/pos.  Load checks every value: the
+   position in range, floats finite, discrete actions in [0, n_actions)
+   and, for rl_rollout_for_env, every component's action one it has and
+   its mask allows.  err gets the sentence. */
 int rl_rollout_state(rl_rollout *r, const rl_state_io *io, int load, char *err, size_t errlen);
 /* The arrays alone, for a plugin that keeps the position in a record of
    its own (PPO); the caller checks the position it loads. */

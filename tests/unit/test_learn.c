@@ -172,6 +172,70 @@ static void test_rollout(void)
     rl_rollout_destroy(NULL);
 }
 
+/* The rollout of an env's space: a masked MultiDiscrete batch goes in
+   whole (components and masks), comes back from a checkpoint, and a loaded
+   action its component lacks or its mask forbids is refused. */
+static void test_rollout_for_env(void)
+{
+    static const uint32_t nvec[2] = {3, 2};
+    rl_env_info env = {.struct_size = sizeof env, .obs_size = 1};
+    rl_env_info_set_multi_discrete(&env, 2, nvec);
+    rl_env_info_set_masks(&env);
+    ASSERT_EQ(rl_env_info_action_width(&env), 5, "env info: a MultiDiscrete space's width is its choices");
+    rl_rollout r;
+    ASSERT_EQ(rl_rollout_for_env(&r, 2, 2, 1, &env), RL_OK, "rollout for env: 2 steps of 2 envs, [3, 2] masked");
+    OK(r.comps == 2 && r.mask_width == 5 && r.multi_actions && r.masks, "rollout for env: components and masks");
+    int32_t act[4] = {2, 1, 0, 0};
+    uint8_t start[2] = {1, 1}, masks[10] = {1, 1, 1, 1, 1, 1, 0, 0, 1, 1};
+    float v[2] = {0.5f, -0.5f};
+    rl_act_batch b = {.struct_size = sizeof b,
+                      .mode = RL_MODE_TRAIN,
+                      .count = 2,
+                      .episode_start = start,
+                      .masks = masks,
+                      .actions = act};
+    rl_rollout_act_batch(&r, &b, NULL, v);
+    OK(!memcmp(r.multi_actions, act, sizeof act) && !memcmp(r.masks, masks, sizeof masks) && r.values[1] == -0.5f &&
+           r.start[0] == 1 && r.actions[0] == 0 && r.actions[1] == 0,
+       "rollout for env: act_batch stores every component and the masks; the one-int actions stay 0");
+    OK(rl_rollout_actions(&r) == r.multi_actions, "rollout for env: the rows' actions are the components");
+    float rew[2] = {0, 0};
+    rl_transition tr = {.struct_size = sizeof tr,
+                        .count = 2,
+                        .rewards = rew,
+                        .terminated = (uint8_t[2]){0},
+                        .truncated = (uint8_t[2]){0}};
+    rl_rollout_observe(&r, &tr, NULL);
+    b.masks = NULL;
+    rl_rollout_act_batch(&r, &b, NULL, v);
+    OK(r.masks[5] == 1 && r.masks[9] == 1, "rollout for env: a batch without masks is stored as all-allowed");
+    store s = {0};
+    rl_state_io io = io_of(&s);
+    char err[256] = "";
+    ASSERT_EQ(rl_rollout_state(&r, &io, 0, err, sizeof err), RL_OK, "rollout for env: saves");
+    OK(s_find(&s, "rollout/multi_actions") >= 0 && s_find(&s, "rollout/masks") >= 0,
+       "rollout for env: the components and masks are tensors of the rollout");
+    rl_rollout back;
+    rl_rollout_for_env(&back, 2, 2, 1, &env);
+    ASSERT_EQ(rl_rollout_state(&back, &io, 1, err, sizeof err), RL_OK, "rollout for env: loads");
+    OK(!memcmp(back.multi_actions, r.multi_actions, 8 * sizeof(int32_t)) && !memcmp(back.masks, r.masks, 20),
+       "rollout for env: components and masks come back");
+    int i = s_find(&s, "rollout/multi_actions");
+    ((int32_t *)s.t[i].data)[1] = 2; /* component 1 has 2 choices */
+    ASSERT_EQ(rl_rollout_state(&back, &io, 1, err, sizeof err), RL_ECORRUPT,
+              "rollout for env: a component's action out of its range is refused");
+    ASSERT_CONTAINS(err, "rollout/multi_actions", "rollout for env: the sentence names the tensor");
+    ((int32_t *)s.t[i].data)[1] = 1;
+    i = s_find(&s, "rollout/masks");
+    ((uint8_t *)s.t[i].data)[5] = 0; /* row 1 took choice 0 of component 0: now forbidden */
+    ASSERT_EQ(rl_rollout_state(&back, &io, 1, err, sizeof err), RL_ECORRUPT,
+              "rollout for env: an action its stored mask forbids is refused");
+    ASSERT_CONTAINS(err, "its mask forbids", "rollout for env: the sentence says the mask forbids it");
+    s_free(&s);
+    rl_rollout_destroy(&back);
+    rl_rollout_destroy(&r);
+}
+
 /* ---- metric means ---------------------------------------------------------- */
 
 static void test_means(void)
@@ -453,6 +517,7 @@ int main(void)
     test_grad_problem();
     test_adam_state();
     test_rollout();
+    test_rollout_for_env();
     test_obs_norm();
     test_return_norm();
     test_rmsprop();

@@ -58,6 +58,16 @@ rl_mpdist *rl_mpdist_new(int kind, const uint32_t *nvec, uint32_t k, uint32_t n,
     return d;
 }
 
+rl_mpdist *rl_mpdist_for_env(const rl_env_info *env, const float *log_std, uint32_t max_batch, char *err, size_t errlen)
+{
+    uint32_t kind = rl_env_info_action_kind(env);
+    if (kind == RL_SPACE_BOX)
+        return rl_mpdist_new(RL_MPDIST_BOX, NULL, 0, env->action_dim, log_std, max_batch, err, errlen);
+    if (kind == RL_SPACE_MULTI_DISCRETE)
+        return rl_mpdist_new(RL_MPDIST_MULTI, env->action_nvec, env->action_dim, 0, NULL, max_batch, err, errlen);
+    return rl_mpdist_new(RL_MPDIST_DISCRETE, &env->n_actions, 1, 0, NULL, max_batch, err, errlen);
+}
+
 void rl_mpdist_free(rl_mpdist *d)
 {
     if (!d) return;
@@ -82,20 +92,28 @@ uint32_t rl_mpdist_action_ints(const rl_mpdist *d)
     return d->k;
 }
 
-int rl_mpdist_check(const rl_mpdist *d, const int32_t *act, const uint8_t *mask, size_t rows, const char *what,
-                    char *err, size_t errlen)
+int rl_actions_check(const uint32_t *nvec, uint32_t k, const int32_t *act, const uint8_t *mask, size_t rows,
+                     const char *what, char *err, size_t errlen)
 {
-    for (size_t r = 0; d->kind != RL_MPDIST_BOX && r < rows; r++) {
-        const uint8_t *m = mask ? mask + r * d->n : NULL;
-        for (uint32_t c = 0; c < d->k; m = m ? m + d->nvec[c] : NULL, c++) {
-            int32_t a = act[r * d->k + c];
-            if ((uint32_t)a < d->nvec[c] && (!m || m[a])) continue;
+    uint32_t width = 0;
+    for (uint32_t c = 0; c < k; c++) width += nvec[c];
+    for (size_t r = 0; r < rows; r++) {
+        const uint8_t *m = mask ? mask + r * width : NULL;
+        for (uint32_t c = 0; c < k; m = m ? m + nvec[c] : NULL, c++) {
+            int32_t a = act[r * k + c];
+            if ((uint32_t)a < nvec[c] && (!m || m[a])) continue;
             RL_ERRF(err, errlen, "tensor '%s' holds action %d in row %zu (component %u), which %s", what, (int)a, r, c,
-                    (uint32_t)a < d->nvec[c] ? "its mask forbids" : "is out of range");
+                    (uint32_t)a < nvec[c] ? "its mask forbids" : "is out of range");
             return RL_ECORRUPT;
         }
     }
     return RL_OK;
+}
+
+int rl_mpdist_check(const rl_mpdist *d, const int32_t *act, const uint8_t *mask, size_t rows, const char *what,
+                    char *err, size_t errlen)
+{
+    return d->kind == RL_MPDIST_BOX ? RL_OK : rl_actions_check(d->nvec, d->k, act, mask, rows, what, err, errlen);
 }
 
 int rl_mpdist_greedy(const rl_mpdist *d, int sample, const char *log_std, char *buf, size_t cap)

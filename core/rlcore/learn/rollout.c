@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 
+#include <rlhost/dist.h>
 #include <rlhost/nn.h>
 #include <rlhost/rollout.h>
 
@@ -11,7 +12,7 @@ int rl_rollout_create(rl_rollout *r, uint32_t steps, uint32_t envs, uint32_t obs
     memset(r, 0, sizeof *r);
     if (!steps || !envs || !obs_size || (n_actions == 0) == (action_dim == 0)) return RL_EINVAL;
     r->steps = steps, r->envs = envs, r->obs_size = obs_size;
-    r->n_actions = n_actions, r->action_dim = action_dim;
+    r->n_actions = n_actions, r->action_dim = action_dim, r->comps = n_actions ? 1 : 0;
     size_t TN = (size_t)steps * envs;
     float **f[] = {&r->logp, &r->values, &r->rewards, &r->final_values, &r->adv, &r->ret};
     for (size_t k = 0; k < sizeof f / sizeof *f; k++)
@@ -28,11 +29,30 @@ oom:
     return RL_ENOMEM;
 }
 
+int rl_rollout_for_env(rl_rollout *r, uint32_t steps, uint32_t envs, uint32_t obs_size, const rl_env_info *env)
+{
+    uint32_t kind = rl_env_info_action_kind(env), box = kind == RL_SPACE_BOX;
+    uint32_t n = box ? 0 : kind == RL_SPACE_MULTI_DISCRETE ? 1 : env->n_actions;
+    int rc = rl_rollout_create(r, steps, envs, obs_size, n, box ? env->action_dim : 0);
+    if (rc || box) return rc;
+    size_t TN = (size_t)steps * envs;
+    r->comps = rl_env_info_action_ints(env), r->mask_width = rl_env_info_mask_width(env);
+    if (!(r->nvec = rl_calloc_aligned(r->comps, sizeof(uint32_t))) ||
+        (r->comps > 1 && !(r->multi_actions = rl_calloc_aligned(TN * r->comps, sizeof(int32_t)))) ||
+        (r->mask_width && !(r->masks = rl_calloc_aligned(TN, r->mask_width)))) {
+        rl_rollout_destroy(r);
+        return RL_ENOMEM;
+    }
+    for (uint32_t c = 0; c < r->comps; c++) r->nvec[c] = r->comps > 1 ? env->action_nvec[c] : env->n_actions;
+    return RL_OK;
+}
+
 void rl_rollout_destroy(rl_rollout *r)
 {
     if (!r) return;
-    void *all[] = {r->obs, r->actions, r->box_actions, r->logp,       r->values,    r->rewards, r->final_values,
-                   r->adv, r->ret,     r->last_obs,    r->terminated, r->truncated, r->start};
+    void *all[] = {r->obs,        r->actions,      r->box_actions, r->logp,          r->values,
+                   r->rewards,    r->final_values, r->adv,         r->ret,           r->last_obs,
+                   r->terminated, r->truncated,    r->start,       r->multi_actions, r->masks};
     for (size_t k = 0; k < sizeof all / sizeof *all; k++) rl_free(all[k]);
     memset(r, 0, sizeof *r);
 }
@@ -47,6 +67,16 @@ void rl_rollout_act(rl_rollout *r, const uint8_t *start, const int32_t *actions,
         memcpy(r->box_actions + at * r->action_dim, box_actions, (size_t)count * r->action_dim * sizeof(float));
     if (logp) memcpy(r->logp + at, logp, count * sizeof(float));
     if (values) memcpy(r->values + at, values, count * sizeof(float));
+}
+
+void rl_rollout_act_batch(rl_rollout *r, const rl_act_batch *b, const float *logp, const float *values)
+{
+    size_t at = rl_rollout_at(r), n = b->count, W = r->mask_width;
+    const int32_t *one = r->multi_actions || !r->n_actions ? NULL : b->actions;
+    rl_rollout_act(r, b->episode_start, one, b->box_actions, logp, values, b->count);
+    if (r->multi_actions) memcpy(r->multi_actions + at * r->comps, b->actions, n * r->comps * sizeof(int32_t));
+    if (W && b->masks) memcpy(r->masks + at * W, b->masks, n * W);
+    if (W && !b->masks) memset(r->masks + at * W, 1, n * W);
 }
 
 int rl_rollout_observe(rl_rollout *r, const rl_transition *t, const float *rewards)
@@ -132,6 +162,15 @@ int rl_rollout_arrays_state(rl_rollout *r, const rl_state_io *io, int load, char
             (load && (rc = rl_state_check_finite("rollout/box_actions", r->box_actions, n, err, errlen))))
             return rc;
     }
+    if (r->multi_actions &&
+        (rc = rl_state_blob(io, load, "rollout/", "multi_actions", r->multi_actions, TN * r->comps * 4, err, errlen)))
+        return rc;
+    if (r->masks && (rc = rl_state_blob(io, load, "rollout/", "masks", r->masks, TN * r->mask_width, err, errlen)))
+        return rc;
+    if (load && r->nvec &&
+        (rc = rl_actions_check(r->nvec, r->comps, rl_rollout_actions(r), r->masks, TN,
+                               r->multi_actions ? "rollout/multi_actions" : "rollout/actions", err, errlen)))
+        return rc;
     for (size_t k = 0; load && k < 6; k++)
         if ((rc = rl_state_check_finite(blobs[k].name, blobs[k].data, blobs[k].bytes / 4, err, errlen))) return rc;
     return RL_OK;
