@@ -334,14 +334,7 @@ static size_t az_metrics(void *p_, rl_metric *out, size_t cap)
     return k;
 }
 
-RL_ALGO_STATE_EXT(state_ext, az_state);
-
-static const void *az_get_extension(void *p, const char *id)
-{
-    (void)p;
-    if (strcmp(id, RL_EXT_ALGO_STATE) == 0) return &state_ext;
-    return NULL;
-}
+RL_ALGO_STATE_ONLY(state_ext, az_state);
 
 static const rl_algo_vtable vtable = {
     .struct_size = sizeof vtable,
@@ -350,7 +343,7 @@ static const rl_algo_vtable vtable = {
     .observe = az_observe,
     .update = az_update,
     .metrics = az_metrics,
-    .get_extension = az_get_extension,
+    .get_extension = state_ext_get_extension,
     .act_batch = az_act,
 };
 

@@ -132,13 +132,7 @@ static int opp_state_io(c4_opponent *a, const rl_state_io *io, int load, char *e
     return rc;
 }
 
-RL_ALGO_STATE_EXT(state_ext, opp_state_io);
-
-static const void *opp_get_extension(void *algo, const char *id)
-{
-    (void)algo;
-    return strcmp(id, RL_EXT_ALGO_STATE) == 0 ? &state_ext : NULL;
-}
+RL_ALGO_STATE_ONLY(state_ext, opp_state_io);
 
 const rl_algo_vtable c4_opponent_vtable = {
     .struct_size = sizeof(rl_algo_vtable),
@@ -147,6 +141,6 @@ const rl_algo_vtable c4_opponent_vtable = {
     .observe = opp_observe,
     .update = opp_update,
     .metrics = opp_metrics,
-    .get_extension = opp_get_extension,
+    .get_extension = state_ext_get_extension,
     .act_batch = opp_act,
 };

@@ -1,9 +1,7 @@
-/* A2C (synchronous advantage actor-critic) on librlcore, the SDK's example that learns: a categorical
-   (masked, or one per MultiDiscrete component) or diagonal-Gaussian policy, actor and critic MLPs in one
-   parameter block over any observation (a composite one's parts flattened), n-step rollouts with GAE,
-   RMSprop (as Stable-Baselines3) or Adam.  docs/plugins.md walks through it and shows how to build it. */
+/* A2C (synchronous advantage actor-critic) on librlcore, the SDK's example that learns: every action space through
+   rl_mpdist (categoricals, masked or one per component, or a Gaussian), actor and critic MLPs in one parameter block
+   over any observation, n-step rollouts with GAE, RMSprop (as SB3) or Adam; docs/plugins.md walks through it. */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,14 +47,11 @@ static const rl_option_def options[OPT_N] = {
 typedef struct a2c {
     const rl_value *o;                /* the options, valid until destroy */
     uint32_t obs, A, envs, rows, box; /* obs: floats of network input; A: the actor's outputs */
-    uint32_t k, W;                    /* ints per action (MultiDiscrete components, else 1); mask bytes per row */
     rl_obs_layout lay;                /* the env's observations, read as network input by rl_obs_input */
     rl_params p;                      /* actor, critic and (box) log_std: one block */
     rl_mlp pi, v;
     size_t log_std; /* box: the log-stds' offset in p */
     rl_mpdist *pd;  /* the policy over the actor's outputs: any action space, masks too */
-    int32_t *acts;  /* MultiDiscrete: the rollout's actions [T][N][k] (else the rollout's own) */
-    uint8_t *masks; /* a masking env: the rollout's masks [T][N][W] */
     rl_rmsprop rms; /* the optimizer option picks one of the two */
     rl_adam adam;
     rl_rollout ro;
@@ -74,8 +69,7 @@ static void a2c_destroy(void *p)
     a2c *a = p;
     if (!a) return;
     rl_mlp_destroy(&a->pi), rl_mlp_destroy(&a->v), rl_params_free(&a->p), rl_mpdist_free(a->pd);
-    rl_rmsprop_destroy(&a->rms), rl_adam_destroy(&a->adam), rl_rollout_destroy(&a->ro);
-    rl_obs_layout_free(&a->lay), rl_free(a->acts), rl_free(a->masks);
+    rl_rmsprop_destroy(&a->rms), rl_adam_destroy(&a->adam), rl_rollout_destroy(&a->ro), rl_obs_layout_free(&a->lay);
     rl_obs_norm_destroy(&a->on), rl_return_norm_destroy(&a->rn), rl_free(a->scratch), free(a);
 }
 
@@ -85,31 +79,21 @@ static int a2c_create(const rl_algo_args *args, void **out, char *err, size_t er
     a2c *a = calloc(1, sizeof *a);
     if (!a) return RL_ENOMEM;
     const rl_env_info *env = args->env;
-    uint32_t kind = rl_env_info_action_kind(env);
     a->o = args->options, a->obs = rl_obs_input_width(env), a->envs = args->num_envs;
-    a->box = kind == RL_SPACE_BOX;
-    a->k = rl_env_info_action_ints(env), a->W = rl_env_info_mask_width(env);
+    a->box = rl_env_info_action_kind(env) == RL_SPACE_BOX, a->A = rl_env_info_action_width(env);
     a->rows = args->num_envs > args->num_eval_envs ? args->num_envs : args->num_eval_envs;
     uint32_t T = (uint32_t)OPT(N_STEPS).i, M = T * a->envs, B = M > a->rows ? M : a->rows;
-    /* the actor's outputs: the box's means, or the logits of every choice of every component */
-    const uint32_t *nvec = kind == RL_SPACE_MULTI_DISCRETE ? env->action_nvec : &env->n_actions;
-    a->A = a->box ? env->action_dim : 0;
-    for (uint32_t c = 0; !a->box && c < a->k; c++) a->A += nvec[c];
     uint32_t hidden[RL_MLP_MAX_LAYERS - 1], nh = rl_value_u32s(&OPT(HIDDEN), hidden, RL_MLP_MAX_LAYERS - 1);
     int rc = rl_obs_layout_copy(&a->lay, env);
     if (!rc) rc = rl_mlp_create(&a->pi, &a->p, "actor", a->obs, hidden, nh, a->A, RL_ACT_TANH, B);
     if (!rc) rc = rl_mlp_create(&a->v, &a->p, "critic", a->obs, hidden, nh, 1, RL_ACT_TANH, B);
     if (!rc && a->box && (a->log_std = rl_params_add(&a->p, "actor/log_std", a->A, 1)) == (size_t)-1) rc = RL_ENOMEM;
     if (!rc) rc = rl_params_alloc(&a->p);
-    int dist = a->box ? RL_MPDIST_BOX : kind == RL_SPACE_MULTI_DISCRETE ? RL_MPDIST_MULTI : RL_MPDIST_DISCRETE;
-    if (!rc && !(a->pd = rl_mpdist_new(dist, nvec, a->k, a->A, a->p.data + a->log_std, B, err, errlen))) rc = RL_EINVAL;
+    if (!rc && !(a->pd = rl_mpdist_for_env(env, a->p.data + a->log_std, B, err, errlen))) rc = RL_EINVAL;
     if (!rc)
         rc = OPT(OPTIM).i ? rl_adam_create(&a->adam, a->p.n, 0.9f, 0.999f, 1e-5f, 0)
                           : rl_rmsprop_create(&a->rms, a->p.n, 0.99f, 1e-5f);
-    /* MultiDiscrete: the rollout's one action a row stays 0 (of 1); acts holds the components */
-    if (!rc) rc = rl_rollout_create(&a->ro, T, a->envs, a->obs, a->box ? 0 : a->k > 1 ? 1 : a->A, a->box ? a->A : 0);
-    if (!rc && a->k > 1 && !(a->acts = rl_calloc_aligned((size_t)M * a->k, sizeof(int32_t)))) rc = RL_ENOMEM;
-    if (!rc && a->W && !(a->masks = rl_calloc_aligned((size_t)M, a->W))) rc = RL_ENOMEM;
+    if (!rc) rc = rl_rollout_for_env(&a->ro, T, a->envs, a->obs, env); /* with each row's components and mask */
     if (!rc) rc = rl_obs_norm_create(&a->on, a->obs, 10.0f);
     if (!rc) rc = rl_return_norm_create(&a->rn, a->envs, (float)OPT(GAMMA).f, 10.0f);
     size_t nx = (size_t)a->rows * a->obs;
@@ -147,23 +131,13 @@ static void input(a2c *a, const void *obs, uint32_t rows, float *x, int update)
 static int a2c_act(void *p, const rl_act_batch *b, char *err, size_t errlen)
 {
     a2c *a = p;
-    uint32_t count = b->count;
-    const uint8_t *masks = b->masks;
-    int32_t *act = b->actions;
-    float *box = b->box_actions;
     int train = b->mode == RL_MODE_TRAIN;
-    if (count > (train ? a->envs : a->rows)) return RL_EINVAL; /* more rows than create was told */
-    size_t at = rl_rollout_at(&a->ro);
-    float *x = train ? a->ro.obs + at * a->obs : a->x;
-    input(a, b->obs, count, x, train);
-    rl_mpdist_act(a->pd, rl_mlp_infer(&a->pi, a->p.data, x, count), masks, count, train ? &a->rng : NULL, act, box);
-    if (!train) return RL_OK;
-    rl_rollout_act(&a->ro, b->episode_start, a->acts ? NULL : act, box, NULL, rl_mlp_infer(&a->v, a->p.data, x, count),
-                   count);
-    if (a->acts) memcpy(a->acts + at * a->k, act, (size_t)count * a->k * sizeof *act);
-    if (a->masks) /* the host hands masks for every training step of a masking env */
-        masks ? memcpy(a->masks + at * a->W, masks, (size_t)count * a->W)
-              : memset(a->masks + at * a->W, 1, (size_t)count * a->W);
+    if (b->count > (train ? a->envs : a->rows)) return RL_EINVAL; /* more rows than create was told */
+    float *x = train ? a->ro.obs + rl_rollout_at(&a->ro) * a->obs : a->x;
+    input(a, b->obs, b->count, x, train);
+    rl_mpdist_act(a->pd, rl_mlp_infer(&a->pi, a->p.data, x, b->count), b->masks, b->count, train ? &a->rng : NULL,
+                  b->actions, b->box_actions);
+    if (train) rl_rollout_act_batch(&a->ro, b, NULL, rl_mlp_infer(&a->v, a->p.data, x, b->count));
     return RL_OK;
 }
 
@@ -197,8 +171,8 @@ static int a2c_update(void *p, uint64_t step, char *err, size_t errlen)
     double mean = 0, sd = 1, pg = 0;
     if (OPT(NORM_ADV).i) rl_advantage_stats(r->adv, M, &mean, &sd), sd += 1e-8;
     const float *out = rl_mlp_forward(&a->pi, a->p.data, r->obs, M);
-    const int32_t *acts = a->acts ? a->acts : r->actions;
-    double ent = rl_mpdist_logp(a->pd, out, a->masks, acts, r->box_actions, M, a->lp);
+    const int32_t *acts = rl_rollout_actions(r);
+    double ent = rl_mpdist_logp(a->pd, out, r->masks, acts, r->box_actions, M, a->lp);
     for (uint32_t k = 0; k < M; k++) {
         float adv = (float)((r->adv[k] - mean) / sd);
         pg -= adv * a->lp[k], a->g[k] = -adv / M;
@@ -241,18 +215,6 @@ static int describe(a2c *a, const rl_state_io *io, char *err, size_t errlen)
                                 errlen);
 }
 
-/* MultiDiscrete actions and masks beside the rollout; a loaded action must be one its component has
-   and its mask allows (the logits it indexes). */
-static int dist_state(a2c *a, const rl_state_io *io, int load, char *err, size_t errlen)
-{
-    size_t M = (size_t)a->ro.steps * a->ro.envs;
-    int rc = a->acts ? rl_state_blob(io, load, "a2c/", "actions", a->acts, M * a->k * sizeof *a->acts, err, errlen) : 0;
-    if (!rc && a->masks) rc = rl_state_blob(io, load, "a2c/", "masks", a->masks, M * a->W, err, errlen);
-    return rc || !load
-        ? rc
-        : rl_mpdist_check(a->pd, a->acts ? a->acts : a->ro.actions, a->masks, M, "a2c/actions", err, errlen);
-}
-
 /* The resume duties: all the next step reads comes back exactly (networks, optimizer, random stream,
    the rollout so far with its position, normalizers, metric sums); every helper checks what it loads. */
 static int a2c_state(a2c *a, const rl_state_io *io, int load, char *err, size_t errlen)
@@ -267,16 +229,10 @@ static int a2c_state(a2c *a, const rl_state_io *io, int load, char *err, size_t 
     if (!rc && OPT(NORM_OBS).i) rc = rl_obs_norm_state(&a->on, io, load, "a2c/obs_", err, errlen);
     if (!rc && OPT(NORM_REWARD).i) rc = rl_return_norm_state(&a->rn, io, load, "a2c/", err, errlen);
     if (!rc) rc = rl_means_state(&a->means, io, load, "a2c/", err, errlen);
-    if (!rc) rc = dist_state(a, io, load, err, errlen);
     return rc;
 }
 
-RL_ALGO_STATE_EXT(state_ext, a2c_state);
-
-static const void *a2c_get_extension(void *p, const char *id)
-{
-    return strcmp(id, RL_EXT_ALGO_STATE) == 0 ? &state_ext : NULL;
-}
+RL_ALGO_STATE_ONLY(state_ext, a2c_state);
 
 static const rl_algo_vtable vtable = {
     .struct_size = sizeof vtable,
@@ -285,7 +241,7 @@ static const rl_algo_vtable vtable = {
     .observe = a2c_observe,
     .update = a2c_update,
     .metrics = a2c_metrics,
-    .get_extension = a2c_get_extension,
+    .get_extension = state_ext_get_extension,
     .act_batch = a2c_act,
 };
 

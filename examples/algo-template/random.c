@@ -225,13 +225,7 @@ static int ra_state(random_algo *a, const rl_state_io *io, int load, char *err, 
 }
 
 /* The rl.algo.state/1 table: save and load both call ra_state. */
-RL_ALGO_STATE_EXT(state_ext, ra_state);
-
-static const void *ra_get_extension(void *algo, const char *id)
-{
-    (void)algo;
-    return strcmp(id, RL_EXT_ALGO_STATE) == 0 ? &state_ext : NULL;
-}
+RL_ALGO_STATE_ONLY(state_ext, ra_state);
 
 static const rl_algo_vtable vtable = {
     .struct_size = sizeof vtable,
@@ -240,7 +234,7 @@ static const rl_algo_vtable vtable = {
     .observe = ra_observe,
     .update = ra_update,
     .metrics = ra_metrics,
-    .get_extension = ra_get_extension,
+    .get_extension = state_ext_get_extension,
     .act_batch = ra_act,
 };
 

@@ -238,12 +238,7 @@ static int mini_state(mini_dqn *d, const rl_state_io *io, int load, char *err, s
     return rc == RL_ENOENT ? RL_OK : rc;
 }
 
-RL_ALGO_STATE_EXT(state_ext, mini_state);
-
-static const void *mini_get_extension(void *p, const char *id)
-{
-    return strcmp(id, RL_EXT_ALGO_STATE) == 0 ? &state_ext : NULL;
-}
+RL_ALGO_STATE_ONLY(state_ext, mini_state);
 
 static const rl_algo_vtable vtable = {
     .struct_size = sizeof vtable,
@@ -253,7 +248,7 @@ static const rl_algo_vtable vtable = {
     .observe = mini_observe,
     .update = mini_update,
     .metrics = mini_metrics,
-    .get_extension = mini_get_extension,
+    .get_extension = state_ext_get_extension,
 };
 
 static const rl_plugin_desc desc = {

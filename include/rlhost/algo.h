@@ -285,6 +285,19 @@ typedef struct rl_algo_state_ext {
     }                                                                                   \
     static const rl_algo_state_ext NAME = {sizeof(rl_algo_state_ext), NAME##_save, NAME##_load}
 
+/* RL_ALGO_STATE_EXT, and the get_extension of an algorithm whose one
+   extension it is: `static const void *NAME##_get_extension(void *algo,
+   const char *id)`, for the vtable.  (It ends on that function's
+   declaration, which takes the statement's semicolon.) */
+#define RL_ALGO_STATE_ONLY(NAME, STATE_FN)                                      \
+    RL_ALGO_STATE_EXT(NAME, STATE_FN);                                          \
+    static const void *NAME##_get_extension(void *algo, const char *id)         \
+    {                                                                           \
+        (void)algo;                                                             \
+        return strcmp(id, RL_EXT_ALGO_STATE) == 0 ? (const void *)&NAME : NULL; \
+    }                                                                           \
+    static const void *NAME##_get_extension(void *algo, const char *id)
+
 #ifdef __cplusplus
 }
 #endif
