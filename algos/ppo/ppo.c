@@ -61,6 +61,9 @@ enum {
     OPT_NORMALIZE_REWARD,
     OPT_LOG_STD_INIT,
     OPT_ORTHO_INIT,
+    OPT_USE_SDE,
+    OPT_SDE_FREQ,
+    OPT_FULL_STD,
     OPT_ENCODER,
     OPT_ENCODER_LAST = OPT_ENCODER + RL_ENCODER_N_OPTIONS - 1,
     OPT_N
@@ -121,6 +124,15 @@ enum { ST_BATCH_INFERENCE, ST_BLAS_THREADS, ST_N };
         [OPT_ORTHO_INIT] = RL_OPTION_BOOL("ortho_init", "true",                                                       \
                                           "orthogonal init (gains sqrt 2, 0.01 policy, 1 value); false = "            \
                                           "PyTorch's Linear default, as SB3's ortho_init=False"),                     \
+        [OPT_USE_SDE] = RL_OPTION_BOOL("use_sde", "false",                                                            \
+                                       "box actions: generalized state-dependent exploration, noise linear in the "   \
+                                       "policy's last hidden features with its matrix held between draws; "           \
+                                       "log_std_init is then its entries' initial log-std"),                          \
+        [OPT_SDE_FREQ] = RL_OPTION_INT_F("sde_sample_freq", "\"auto\"", 1, 1e9, RL_OPT_AUTO,                          \
+                                         "use_sde: steps per env between new noise matrices (an env's also at its "   \
+                                         "episode start); auto = at each rollout's start"),                           \
+        [OPT_FULL_STD] = RL_OPTION_BOOL("full_std", "true",                                                           \
+                                        "use_sde: a log-std per feature and action dimension (else per feature)"),    \
         RL_ENCODER_OPTIONS(OPT_ENCODER),                                                                              \
     }
 
@@ -170,6 +182,9 @@ static void ppo_destroy(void *p_)
     rl_obs_norm_destroy(&p->norm);
     rl_return_norm_destroy(&p->rnorm);
     rl_free(p->ws.dlogstd);
+    rl_free(p->ws.sde_z);
+    rl_free(p->ws.sde_std);
+    rl_free(p->sde_env);
     free(p);
 }
 
@@ -188,6 +203,9 @@ static void read_options(ppo *p, const rl_algo_args *args)
     p->cfg.n_out = rl_env_info_action_width(args->env);
     p->cfg.log_std_init = (float)o[OPT_LOG_STD_INIT].f;
     p->cfg.ortho_init = (int)o[OPT_ORTHO_INIT].i;
+    p->cfg.sde = (int)o[OPT_USE_SDE].i;
+    p->cfg.sde_freq = o[OPT_SDE_FREQ].is_auto ? 0 : (uint32_t)o[OPT_SDE_FREQ].i;
+    p->cfg.full_std = (int)o[OPT_FULL_STD].i;
     p->cfg.norm_reward = (int)o[OPT_NORMALIZE_REWARD].i;
     p->cfg.obs_size = rl_obs_input_width(args->env);
     p->cfg.num_envs = args->num_envs;
@@ -257,6 +275,12 @@ static int validate(ppo *p, const rl_value *o, char *err, size_t errlen)
                 p->cfg.n_steps, p->cfg.batch * p->cfg.replicas);
         return RL_EINVAL;
     }
+    if (p->cfg.sde && (!p->cfg.box || o[OPT_HIDDEN].n == 0)) {
+        RL_ERRF(err, errlen, "use_sde needs %s",
+                !p->cfg.box ? "a box action space; this env's actions are discrete"
+                            : "a hidden layer, whose features its noise is linear in");
+        return RL_EINVAL;
+    }
     if (o[OPT_HIDDEN].n > RL_MLP_MAX_LAYERS - 1 || (p->cfg.shared && o[OPT_HIDDEN].n == 0)) {
         RL_ERRF(err, errlen, "hidden needs 1 to %d layers with shared, at most %d without", RL_MLP_MAX_LAYERS - 1,
                 RL_MLP_MAX_LAYERS - 1);
@@ -284,8 +308,13 @@ static int build_networks(ppo *p, const rl_cnn_spec *cnn, const uint32_t *hidden
             rc = tower_create(&p->towers[1], &p->p, "critic", &p->obs.info, cnn, p->cfg.recurrent, p->cfg.lstm_hidden,
                               hidden, nh, 1, p->cfg.act, M, S, p->cfg.bptt, err, errlen);
     }
-    if (!rc && p->cfg.box) { /* the Gaussian's state-independent log-stds, as SB3 and CleanRL have them */
-        p->cfg.log_std_off = rl_params_add(&p->p, p->cfg.shared ? "pi/log_std" : "actor/log_std", p->cfg.dim, 1);
+    /* the Gaussian's state-independent log-stds, as SB3 and CleanRL have them; gSDE's [latent][dim or 1] */
+    p->cfg.latent = nh ? hidden[nh - 1] : 0;
+    p->cfg.n_log_std = p->cfg.sde ? p->cfg.latent * (p->cfg.full_std ? p->cfg.dim : 1) : p->cfg.dim;
+    if (!rc && p->cfg.box) {
+        const char *name = p->cfg.shared ? "pi/log_std" : "actor/log_std";
+        p->cfg.log_std_off = p->cfg.sde ? rl_params_add(&p->p, name, p->cfg.latent, p->cfg.full_std ? p->cfg.dim : 1)
+                                        : rl_params_add(&p->p, name, p->cfg.dim, 1);
         if (p->cfg.log_std_off == (size_t)-1) rc = RL_ENOMEM;
     }
     return rc ? rc : rl_params_alloc(&p->p);
@@ -311,7 +340,8 @@ static void init_weights(ppo *p, uint64_t seed)
         rl_mlp_init(&p->head_pi, &p->p, scheme, 0.01f, &init);
         rl_mlp_init(&p->head_v, &p->p, scheme, 1.0f, &init);
     }
-    for (uint32_t k = 0; p->cfg.box && k < p->cfg.dim; k++) p->p.data[p->cfg.log_std_off + k] = p->cfg.log_std_init;
+    for (uint32_t k = 0; p->cfg.box && k < p->cfg.n_log_std; k++)
+        p->p.data[p->cfg.log_std_off + k] = p->cfg.log_std_init;
 }
 
 /* The rollout [T][N] (with each row's components and mask), the workspaces for M rows (feat: the widest last
@@ -323,7 +353,11 @@ static int alloc_buffers(ppo *p, const rl_env_info *env, uint32_t M, uint32_t S,
     if (rc != RL_OK) return rc;
     size_t C = p->cfg.comps, W = p->cfg.mask_width;
     if (p->cfg.box
-            ? !ALLOC(p->ws.mb_box, (size_t)M * p->cfg.dim, float) || !ALLOC(p->ws.dlogstd, p->cfg.dim, float)
+            ? !ALLOC(p->ws.mb_box, (size_t)M * p->cfg.dim, float) || !ALLOC(p->ws.dlogstd, p->cfg.n_log_std, float) ||
+                (p->cfg.sde &&
+                 (!ALLOC(p->ws.sde_z, (size_t)p->cfg.rows * p->cfg.latent, float) ||
+                  !ALLOC(p->ws.sde_std, (size_t)p->cfg.latent * p->cfg.dim, float) ||
+                  !ALLOC(p->sde_env, (size_t)p->cfg.num_envs * p->cfg.latent * p->cfg.dim, float)))
             : !ALLOC(p->ws.mb_act, (size_t)M * C, int32_t) || (W && !ALLOC(p->ws.mb_mask, (size_t)M * W, uint8_t)))
         return RL_ENOMEM;
     if (!ALLOC(p->ws.x, (size_t)M * D, float) || !ALLOC(p->ws.logits, (size_t)M * p->cfg.n_out, float) ||
@@ -385,6 +419,9 @@ static int ppo_create(const rl_algo_args *args, void **out, char *err, size_t er
         rc = RL_EINVAL;
         goto fail;
     }
+    if (!rc && p->cfg.sde &&
+        (rc = rl_mpdist_gsde(p->dist, p->cfg.latent, p->cfg.full_std, p->p.data + p->cfg.log_std_off, err, errlen)))
+        goto fail;
     if (!rc && !p->cfg.inference) rc = rl_keep_best_init(&p->kb, (int)o[OPT_KEEP_BEST].i, &p->p);
     if (!rc && !p->cfg.inference) rc = rl_adam_create(&p->adam, p->p.n, 0.9f, 0.999f, (float)o[OPT_ADAM_EPS].f, 0.0f);
     uint64_t TN = (uint64_t)p->cfg.n_steps * p->cfg.num_envs;
@@ -443,10 +480,14 @@ static void state_rows(const ppo *p, const lstm_state *all, uint32_t row, lstm_s
     }
 }
 
+/* ppo_infer over B rows, at once or one by one (batch_inference); gSDE
+   keeps each row's latent features in ws.sde_z. */
 static void infer_rows(ppo *p, const float *x, lstm_state *st, uint32_t B, float *logits, float *values)
 {
+    size_t L = p->cfg.latent;
     if (p->cfg.batch_inference) {
         ppo_infer(p, x, p->cfg.recurrent ? st : NULL, B, logits, values);
+        if (p->cfg.sde) memcpy(p->ws.sde_z, ppo_latent(p), B * L * sizeof(float));
         return;
     }
     for (uint32_t i = 0; i < B; i++) {
@@ -454,6 +495,7 @@ static void infer_rows(ppo *p, const float *x, lstm_state *st, uint32_t B, float
         state_rows(p, st, i, row);
         ppo_infer(p, x + (size_t)i * p->cfg.obs_size, p->cfg.recurrent ? row : NULL, 1,
                   logits + (size_t)i * p->cfg.n_out, values ? values + i : NULL);
+        if (p->cfg.sde) memcpy(p->ws.sde_z + i * L, ppo_latent(p), L * sizeof(float));
     }
 }
 
@@ -504,6 +546,21 @@ static int policy_rows(ppo *p, rl_act_mode mode, const void *obs, const uint8_t 
     return RL_OK;
 }
 
+/* gSDE's matrices for the training step at the rollout's position: every
+   env's drawn afresh at each rollout's start (and every sde_sample_freq
+   steps when set), an env's alone at its episode start. */
+static const float *sde_matrices(ppo *p, const uint8_t *start)
+{
+    size_t LA = (size_t)p->cfg.latent * p->cfg.dim;
+    uint32_t pos = p->ro.pos, f = p->cfg.sde_freq;
+    int all = f ? pos % f == 0 : pos == 0;
+    float *std = p->ws.sde_std;
+    rl_gsde_std(std, p->p.data + p->cfg.log_std_off, p->cfg.full_std, p->cfg.latent, p->cfg.dim);
+    for (uint32_t i = 0; i < p->cfg.num_envs; i++)
+        if (all || start[i]) rl_gsde_sample(std, p->cfg.latent, p->cfg.dim, &p->rng, p->sde_env + i * LA);
+    return p->sde_env;
+}
+
 /* Each row's action from the policy's distribution over ws.logits (a
    sample, or the mode with deterministic_eval); a training row's action,
    mask and log-probability go to the rollout. */
@@ -512,6 +569,8 @@ static void act_rows(ppo *p, const rl_act_batch *b, size_t at)
     int greedy = b->mode == RL_MODE_EVAL && p->cfg.det_eval;
     rl_rng *rng = greedy ? NULL : b->mode == RL_MODE_TRAIN ? &p->rng : &p->eval_rng;
     uint32_t count = b->count;
+    if (p->cfg.sde) /* evaluation: a fresh matrix per row from rng; training: each env's, held */
+        rl_mpdist_gsde_rows(p->dist, p->ws.sde_z, b->mode == RL_MODE_EVAL ? NULL : sde_matrices(p, b->episode_start));
     if (b->mode == RL_MODE_EVAL) {
         rl_mpdist_act(p->dist, p->ws.logits, b->masks, count, rng, b->actions, b->box_actions);
         return;

@@ -52,6 +52,10 @@ typedef struct ppo_settings {
     uint32_t comps;                         /* ints per action: MultiDiscrete's components, else 1 */
     uint32_t mask_width;                    /* bytes of a mask row; 0: the env does not mask */
     size_t log_std_off;                     /* box: the state-independent log-stds [dim] in the parameter block */
+    uint32_t n_log_std;                     /* their count: dim, or gSDE's latent x (full_std ? dim : 1) */
+    int sde, full_std;                      /* use_sde: noise linear in the policy's latent features */
+    uint32_t sde_freq;                      /* steps per env between new matrices; 0: at each rollout's start */
+    uint32_t latent;                        /* the policy's last hidden width (gSDE's features) */
     float log_std_init;
     int ortho_init;                  /* orthogonal init, else PyTorch's Linear default */
     int norm_reward;                 /* scale rewards by a running estimate of the return's spread */
@@ -74,7 +78,9 @@ typedef struct ppo_workspace {
     float *act_x, *tmp_h, *tmp_c;
     uint32_t *perm, *rows_idx;
     uint8_t *reset;
-    float *dlogstd; /* box: the minibatch's gradient of the log-stds [dim] */
+    float *dlogstd; /* box: the minibatch's gradient of the log-stds [n_log_std] */
+    float *sde_z;   /* gSDE: the acting rows' latent features [rows][latent] */
+    float *sde_std; /* gSDE: the noise scales [latent][dim] of a draw */
     /* a minibatch's actions, [M][comps] ints or [M][dim] box floats, and
        masks [M][mask_width], their log-probabilities and the loss's
        gradient in them [M] */
@@ -104,6 +110,7 @@ typedef struct ppo {
     rl_adam adam;
     rl_rollout ro;
     rl_mpdist *dist;                  /* the policy's distribution over every kind of action space */
+    float *sde_env;                   /* gSDE: each env's noise matrix [num_envs][latent][dim], held between draws */
     float *stored_h[2], *stored_c[2]; /* recurrent: the state carried into each rollout step [T][N][H] */
     rl_obs_norm norm;                 /* normalize_obs */
     rl_return_norm rnorm;             /* normalize_reward (Stable-Baselines3's VecNormalize) */
@@ -123,5 +130,15 @@ void ppo_infer(ppo *p, const float *x, lstm_state *st, uint32_t B, float *logits
 int ppo_train_rollout(ppo *p, char *err, size_t errlen);
 /* ppo_state.c: save (load = 0) or load the state a resume needs. */
 int ppo_state(ppo *p, const rl_state_io *io, int load, char *err, size_t errlen);
+
+/* The policy's latent features of the rows of its last forward or
+   inference: the shared body's activated output, or the actor MLP's last
+   hidden layer (gSDE's z). */
+static inline const float *ppo_latent(const ppo *p)
+{
+    if (p->cfg.shared) return p->ws.feat_scratch;
+    const rl_mlp *m = &p->towers[0].mlp;
+    return m->acts + m->act_off[m->n_layers - 2];
+}
 
 #endif

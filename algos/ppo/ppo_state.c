@@ -56,6 +56,12 @@ static int rollout_state(ppo *p, const rl_state_io *io, int load, char *err, siz
     }
     if ((rc = rl_rollout_arrays_state(&p->ro, io, load, err, errlen))) return rc;
     size_t TN = (size_t)p->cfg.n_steps * p->cfg.num_envs, H = p->cfg.lstm_hidden;
+    if (p->cfg.sde) { /* gSDE: each env's matrix, held between draws */
+        size_t n = (size_t)p->cfg.num_envs * p->cfg.latent * p->cfg.dim;
+        if ((rc = rl_state_blob(io, load, "state/", "sde_matrices", p->sde_env, n * sizeof(float), err, errlen)) ||
+            (load && (rc = rl_state_check_finite("state/sde_matrices", p->sde_env, n, err, errlen))))
+            return rc;
+    }
     /* The training LSTM states; the evaluation ones are not state: every
        evaluation starts its episodes afresh (zero states), and leaving them
        out lets `rlhost eval` load the checkpoint with any number of envs. */

@@ -130,6 +130,7 @@ static void minibatch_losses(ppo *p, uint32_t M, uint32_t Mg, float clip, double
         for (size_t w = 0; w < W; w++) p->ws.mb_mask[r * W + w] = p->ro.masks[row * W + w];
         for (size_t k = 0; k < A; k++) p->ws.mb_box[r * A + k] = p->ro.box_actions[row * A + k];
     }
+    if (p->cfg.sde) rl_mpdist_gsde_rows(p->dist, ppo_latent(p), NULL); /* the minibatch's, from its forward */
     double ent =
         rl_mpdist_logp(p->dist, p->ws.logits, W ? p->ws.mb_mask : NULL, p->ws.mb_act, p->ws.mb_box, M, p->ws.mb_logp);
     double pg = 0, vl = 0, kl = 0, clipped_n = 0;
@@ -146,7 +147,7 @@ static void minibatch_losses(ppo *p, uint32_t M, uint32_t Mg, float clip, double
         vl += ppo_value_loss(p->cfg.vloss, p->ws.vpred[r], p->ro.values[row], p->ro.ret[row], p->cfg.vclip, &dvr);
         p->ws.dv[r] = p->cfg.vf_coef * dvr / Mg;
     }
-    if (A) memset(p->ws.dlogstd, 0, A * sizeof(float));
+    if (A) memset(p->ws.dlogstd, 0, p->cfg.n_log_std * sizeof(float));
     rl_mpdist_backward(p->dist, p->ws.logits, p->ws.mb_act, p->ws.mb_box, M, p->ws.mb_glogp, -p->cfg.ent_coef / Mg,
                        p->ws.dlogits, p->ws.dlogstd);
     part[0] = pg, part[1] = vl, part[2] = ent, part[3] = kl, part[4] = clipped_n;
@@ -169,7 +170,7 @@ static int minibatch_step(ppo *p, uint32_t Lm, uint32_t S, float lr, const doubl
     }
     rl_params_zero_grad(&p->p);
     train_backward(p, Lm, S);
-    for (uint32_t k = 0; p->cfg.box && k < p->cfg.dim; k++) p->p.grad[p->cfg.log_std_off + k] += p->ws.dlogstd[k];
+    for (uint32_t k = 0; p->cfg.box && k < p->cfg.n_log_std; k++) p->p.grad[p->cfg.log_std_off + k] += p->ws.dlogstd[k];
     float norm;
     long at;
     if (rl_replicated_adam_step(p->cfg.replicas > 1 ? p->rep : NULL, 1, &p->adam, p->p.data, p->p.grad, p->p.n,

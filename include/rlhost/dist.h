@@ -158,6 +158,23 @@ void rl_gsde_squashed_backward(float *dmu, float *dlog_std, const float *mu, con
                                const float *std, const float *log_std, int full, const float *u, const float *a,
                                const float *da, uint32_t L, uint32_t D, float coef, double n);
 
+/* The unsquashed form, Stable-Baselines3's PPO and A2C: the action is u
+   itself (the host clips what the env sees), logp(u) = sum_d -(u_d -
+   mu_d)^2 / (2 V_d) - log sqrt(2 pi V_d), the entropy sum_d log sqrt(2 pi
+   e V_d).  One row: u [D] = mu + z E (E NULL: the mode, mu); returns
+   logp(u). */
+double rl_gsde_gauss(float *u, const float *mu, const float *z, const float *E, const float *std, uint32_t L,
+                     uint32_t D);
+/* logp(u) of a stored action u [D] given z; *entropy gets the row's. */
+double rl_gsde_gauss_logp(const float *u, const float *mu, const float *z, const float *std, uint32_t L, uint32_t D,
+                          double *entropy);
+/* One row's gradient of g_logp logp(u) + g_ent H with u held (PPO's and
+   A2C's losses): dmu [D] += and dlog_std ([L][D], or [L]) +=; a log_std
+   outside the clamp gets none. */
+void rl_gsde_gauss_backward(float *dmu, float *dlog_std, const float *u, const float *mu, const float *z,
+                            const float *std, const float *log_std, int full, uint32_t L, uint32_t D, float g_logp,
+                            float g_ent);
+
 /* ---- A policy's distribution over a batch, either action kind ------------
    Deprecated: new algorithms use rl_mpdist (below), one distribution for
    Discrete, MultiDiscrete and Box spaces with masks; rl_pdist stays for the
@@ -207,6 +224,18 @@ enum { RL_MPDIST_DISCRETE = 1, RL_MPDIST_MULTI, RL_MPDIST_BOX };
    parameters). */
 rl_mpdist *rl_mpdist_new(int kind, const uint32_t *nvec, uint32_t k, uint32_t n, const float *log_std,
                          uint32_t max_batch, char *err, size_t errlen);
+/* gSDE (above) on a box distribution, unsquashed: the noise of a row
+   is its latent features z [L] times a matrix E [L][n], log_std [L][n]
+   (full) or [L] (the caller's parameters) replacing the state-independent
+   log-stds; the mode stays the mean.  After it, the calls below read the
+   rows set by rl_mpdist_gsde_rows.  RL_EINVAL with a sentence for a
+   discrete distribution, L 0 or no log_std; RL_ENOMEM. */
+int rl_mpdist_gsde(rl_mpdist *d, uint32_t L, int full, const float *log_std, char *err, size_t errlen);
+/* The rows of the next act, logp and backward calls: their latent
+   features z [B][L] (held: no gradient flows into them) and, for act with
+   an rng, their noise matrices E [B][L][n], or NULL to draw a fresh matrix
+   for each row from that rng. */
+void rl_mpdist_gsde_rows(rl_mpdist *d, const float *z, const float *E);
 /* rl_mpdist_new for an env's action space (log_std for a box only):
    the distribution over rl_env_info_action_width outputs per row. */
 rl_mpdist *rl_mpdist_for_env(const rl_env_info *env, const float *log_std, uint32_t max_batch, char *err,
@@ -229,7 +258,8 @@ int rl_mpdist_check(const rl_mpdist *d, const int32_t *act, const uint8_t *mask,
    discrete, the argmax (sample: a draw from the softmax) of the output
    "logits" per component, "nvec" for several; a box, the output "mean"
    itself (sample: a Gaussian draw around it) with the log-stds in the
-   tensor named log_std.  Masks are the action space's to say
+   tensor named log_std (none with gSDE, whose noise depends on the
+   state).  Masks are the action space's to say
    ("rlhost.action_space").  Its length, or -1 when it does not fit cap. */
 int rl_mpdist_greedy(const rl_mpdist *d, int sample, const char *log_std, char *buf, size_t cap);
 /* Actions for B rows: sampled from rng in row then component order, or

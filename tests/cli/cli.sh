@@ -448,6 +448,26 @@ contains "$T/err" "tensor 'actor/layer1.weight' is F32 [1, 16] in the checkpoint
   "names the actor's head, one mean without gSDE's log-stds beside it"
 cmp -s "$T/sde/checkpoint.safetensors" "$T/sde_ckpt"; ok $? "and leaves the checkpoint as it was"
 expect_rc 0 "and with it, the run goes on" -- "$RLHOST" run --resume "$T/sde" --set run.steps=1600
+# PPO's gSDE: refused where it cannot work; its matrices resume with the run
+PSDE="$SRC/configs/mountain_car_continuous_ppo_sde.cfg"
+refuse "PPO's gSDE on discrete actions" "use_sde needs a box action space; this env's actions are discrete" \
+  "$SRC/configs/cartpole_ppo.cfg" --set algo.use_sde=true
+refuse "PPO's gSDE without a hidden layer" "use_sde needs a hidden layer, whose features its noise is linear in" \
+  "$PSDE" --set 'algo.hidden=[]'
+refuse "PPO's gSDE resampled every 0 steps" "algo.sde_sample_freq=0: expected an integer in [1, 1e+09]" "$PSDE" \
+  --set algo.sde_sample_freq=0
+"$RLHOST" run "$PSDE" --set run.steps=804 --set run.eval_episodes=1 --set run.quiet=true --out "$T/psde" \
+  --force >/dev/null 2>&1
+cp "$T/psde/checkpoint.safetensors" "$T/psde_ckpt"
+expect_rc 1 "a PPO gSDE checkpoint resumed without gSDE" -- "$RLHOST" run --resume "$T/psde" --set run.steps=1600 \
+  --set algo.use_sde=false
+contains "$T/err" "tensor 'actor/log_std' is F32 [64] in the checkpoint, but the config builds F32 [1]" \
+  "names the log-stds, gSDE's matrix of them against one"
+cmp -s "$T/psde/checkpoint.safetensors" "$T/psde_ckpt"; ok $? "and leaves the checkpoint as it was"
+head -c 8192 "$T/psde/checkpoint.safetensors" | tr -d '\\' > "$T/psde_hdr"
+contains "$T/psde_hdr" '"greedy":{"identity":"mean"}' "its export rule is the mean, with no state-independent log-std"
+expect_rc 0 "a PPO gSDE run evaluates with sampled noise" -- "$RLHOST" eval "$T/psde" --episodes 2 \
+  --set algo.deterministic_eval=false
 expect_rc 0 "a SAC run evaluates" -- "$RLHOST" eval "$T/box_sac" --episodes 2 --json --trace "$T/box.csv"
 contains "$T/out" '"return_mean"' "with a return"
 contains "$T/box.csv" "env,episode,t,action_0,reward" "the trace has a column per action dimension"
@@ -463,11 +483,15 @@ expect_rc 0 "mountain car trains with TD3" -- "$RLHOST" run "$SRC/configs/pendul
 # critics of quantiles too.
 printf 'run: { steps = 600; };\nenv: { plugin = "pendulum"; };\nalgo: { plugin = "sac"; use_sde = true; sde_sample_freq = 4; };\n' \
   >"$T/box_sac_sde.cfg"
-for algo in sac sac_sde tqc td3 ppo; do
+printf 'run: { steps = 600; };\nenv: { plugin = "pendulum"; };\nalgo: { plugin = "ppo"; use_sde = true; sde_sample_freq = 30; };\n' \
+  >"$T/box_ppo_sde.cfg"
+for algo in sac sac_sde tqc td3 ppo ppo_sde; do
   A="$T/rs_$algo" B="$T/rs_${algo}_cut"
   args=(--set algo.hidden=[32] --set run.eval_episodes=2 --set run.quiet=true --set run.checkpoint_interval=600)
-  [ $algo = ppo ] || args+=(--set algo.save_replay=true)
-  [ $algo = ppo ] && args+=(--set algo.n_steps=100 --set algo.batch_size=50 --set algo.normalize_reward=true)
+  case $algo in
+  ppo*) args+=(--set algo.n_steps=100 --set algo.batch_size=50 --set algo.normalize_reward=true) ;;
+  *) args+=(--set algo.save_replay=true) ;;
+  esac
   "$RLHOST" run "$T/box_$algo.cfg" "${args[@]}" --set run.steps=1200 --out "$A" --force >/dev/null 2>&1
   "$RLHOST" run "$T/box_$algo.cfg" "${args[@]}" --set run.steps=600 --out "$B" --force >/dev/null 2>&1
   expect_rc 0 "a $algo run resumes" -- "$RLHOST" run --resume "$B" --set run.steps=1200
@@ -478,9 +502,9 @@ done
 # The same run twice, with malloc filling new and freed blocks differently
 # (0 leaves them as they come): a result that reads memory it never wrote
 # tends to differ between the two.
-for algo in sac sac_sde tqc td3 ddpg ppo dqn; do
+for algo in sac sac_sde tqc td3 ddpg ppo ppo_sde dqn; do
   cfg="$T/box_$algo.cfg" args=(--set algo.hidden=[32] --set run.steps=1200)
-  [ $algo = ppo ] && args+=(--set algo.n_steps=100 --set algo.batch_size=50 --set algo.normalize_obs=true)
+  case $algo in ppo*) args+=(--set algo.n_steps=100 --set algo.batch_size=50 --set algo.normalize_obs=true) ;; esac
   [ $algo = dqn ] && cfg="$DQN" args=(--set run.steps=3000)
   for fill in 0 165; do
     MALLOC_PERTURB_=$fill "$RLHOST" run "$cfg" "${args[@]}" --set run.eval_episodes=2 --set run.quiet=true \

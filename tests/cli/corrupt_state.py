@@ -170,6 +170,13 @@ CASES = [
         ],
         ["state/sde_matrices", "state/vector_steps"],
     ),
+    (
+        "mountain_car_ppo_sde",
+        "configs/mountain_car_continuous_ppo_sde.cfg",
+        ["run.steps=1004", "run.eval_episodes=1", "algo.hidden=[16]"],
+        ["state/sde_matrices", "rollout/box_actions", "state/accumulators"],
+        ("state/sde_matrices", "rollout/box_actions", "state/accumulators", "actor/log_std"),
+    ),
     # the SDK's examples: the env template under the off-policy example
     (
         "catch_mini_dqn",

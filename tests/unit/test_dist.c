@@ -267,6 +267,101 @@ static void test_gsde(void)
     OK(dls[0] == 0.0f && dls[1] == 0.0f && dls[2] != 0.0f, "gSDE: a clamped log_std gets no gradient");
 }
 
+/* g_logp logp(u) + g_ent H with u held, the unsquashed form (PPO, A2C) */
+typedef struct gg_ctx {
+    const float *mu, *log_std, *z, *u;
+    int wrt, full;
+    float g_logp, g_ent;
+} gg_ctx;
+
+static double gg_objective(const float *x, void *ctx)
+{
+    const gg_ctx *c = ctx;
+    const float *mu = c->wrt ? c->mu : x, *ls = c->wrt ? x : c->log_std;
+    float S[GL * DIM];
+    double h;
+    rl_gsde_std(S, ls, c->full, GL, DIM);
+    double lp = rl_gsde_gauss_logp(c->u, mu, c->z, S, GL, DIM, &h);
+    return c->g_logp * lp + c->g_ent * h;
+}
+
+static void test_gsde_gauss(void)
+{
+    float mu[DIM] = {0.3f, -0.6f, 0.1f}, z[GL] = {0.9f, -0.4f, 0.2f, 1.3f};
+    float ls[GL * DIM], E[GL * DIM], S[GL * DIM], u[DIM];
+    for (int k = 0; k < GL * DIM; k++) ls[k] = -1.0f + 0.15f * (float)k, E[k] = 0.5f * sinf(2.0f + (float)k);
+    rl_gsde_std(S, ls, 1, GL, DIM);
+    double h, lp = rl_gsde_gauss(u, mu, z, E, S, GL, DIM), want = 0, want_h = 0;
+    for (int d = 0; d < DIM; d++) { /* N(u; mu, V), written out */
+        double n = 0, v = 1e-6;
+        for (int l = 0; l < GL; l++)
+            n += (double)z[l] * E[l * DIM + d], v += (double)z[l] * z[l] * exp(2.0 * ls[l * DIM + d]);
+        want += -n * n / (2 * v) - 0.5 * log(2 * PI * v), want_h += 0.5 * log(2 * PI * exp(1.0) * v);
+        if (fabs(u[d] - (mu[d] + n)) > 1e-6) want = NAN;
+    }
+    ASSERT_NEAR(lp, want, 1e-5, "gSDE unsquashed: u = mu + z E and logp with the variance z^2 s^2");
+    ASSERT_NEAR(rl_gsde_gauss_logp(u, mu, z, S, GL, DIM, &h), want, 1e-5, "gSDE unsquashed: logp of a stored u");
+    ASSERT_NEAR(h, want_h, 1e-5, "gSDE unsquashed: the entropy, log sqrt(2 pi e V) summed");
+    float mode[DIM];
+    rl_gsde_gauss(mode, mu, z, NULL, S, GL, DIM);
+    OK(mode[0] == mu[0] && mode[2] == mu[2], "gSDE unsquashed: without a matrix, the mode mu");
+    for (int full = 1; full >= 0; full--) {
+        gg_ctx c = {mu, ls, z, u, 0, full, -0.7f, 0.3f};
+        float dmu[DIM] = {0}, dls[GL * DIM] = {0};
+        rl_gsde_std(S, ls, full, GL, DIM);
+        rl_gsde_gauss_backward(dmu, dls, u, mu, z, S, ls, full, GL, DIM, c.g_logp, c.g_ent);
+        double e = worst_error(mu, dmu, DIM, gg_objective, &c, 1e-2f);
+        if (!OK(e < 2e-3,
+                full ? "gSDE unsquashed (full): d/d mu matches finite differences"
+                     : "gSDE unsquashed (per feature): d/d mu matches finite differences"))
+            printf("#   worst %g\n", e);
+        c.wrt = 1;
+        e = worst_error(ls, dls, full ? GL * DIM : GL, gg_objective, &c, 1e-2f);
+        if (!OK(e < 2e-3,
+                full ? "gSDE unsquashed (full): d/d log_std of logp and entropy matches finite differences"
+                     : "gSDE unsquashed (per feature): d/d log_std matches finite differences"))
+            printf("#   worst %g\n", e);
+    }
+    /* through rl_mpdist: held matrices give u = mu + z E row by row, the mode
+       is the mean, logp and backward agree with the row functions */
+    char err[256] = "";
+    enum { B = 2 };
+    float out[B * DIM] = {0.3f, -0.6f, 0.1f, -0.2f, 0.5f, 0.0f},
+                  zz[B * GL] = {0.9f, -0.4f, 0.2f, 1.3f, 0.1f, 0.7f, -1.2f, 0.4f};
+    float Es[B * GL * DIM], box[B * DIM], lpb[B], lp2[B];
+    for (int k = 0; k < B * GL * DIM; k++) Es[k] = 0.3f * cosf((float)k);
+    rl_mpdist *m = rl_mpdist_new(RL_MPDIST_BOX, NULL, 0, DIM, ls, B, err, sizeof err);
+    OK(rl_mpdist_gsde(m, GL, 1, ls, err, sizeof err) == RL_OK, "mpdist gSDE: set up on a box");
+    rl_mpdist_gsde_rows(m, zz, Es);
+    rl_rng rng;
+    rl_rng_seed(&rng, 5, 0);
+    rl_mpdist_act_logp(m, out, NULL, B, &rng, NULL, box, lpb);
+    rl_gsde_std(S, ls, 1, GL, DIM);
+    float u1[DIM];
+    double l1 = rl_gsde_gauss(u1, out + DIM, zz + GL, Es + GL * DIM, S, GL, DIM);
+    OK(!memcmp(u1, box + DIM, sizeof u1) && fabs(lpb[1] - l1) < 1e-5, "mpdist gSDE: row b's noise is z_b E_b");
+    double ent = rl_mpdist_logp(m, out, NULL, NULL, box, B, lp2);
+    OK(lp2[0] == lpb[0] && lp2[1] == lpb[1] && isfinite(ent), "mpdist gSDE: logp of the stored actions");
+    float dout[B * DIM] = {0}, dls2[GL * DIM] = {0}, want_dout[DIM] = {0}, want_dls[GL * DIM] = {0},
+                   g[B] = {0.5f, -1.0f};
+    rl_mpdist_backward(m, out, NULL, box, B, g, 0.1f, dout, dls2);
+    rl_gsde_gauss_backward(want_dout, want_dls, box + DIM, out + DIM, zz + GL, S, ls, 1, GL, DIM, -1.0f, 0.1f);
+    OK(!memcmp(dout + DIM, want_dout, sizeof want_dout), "mpdist gSDE: backward is the row gradient");
+    rl_mpdist_act(m, out, NULL, B, NULL, NULL, box);
+    OK(!memcmp(box, out, sizeof out), "mpdist gSDE: the mode is the mean");
+    rl_mpdist_gsde_rows(m, zz, NULL);
+    rl_mpdist_act(m, out, NULL, B, &rng, NULL, box);
+    OK(box[0] != out[0] && isfinite(box[5]), "mpdist gSDE: without matrices, a fresh one per row from the rng");
+    char gr[128];
+    OK(rl_mpdist_greedy(m, 1, "actor/log_std", gr, sizeof gr) > 0 && !strcmp(gr, "{\"identity\":\"mean\"}"),
+       "mpdist gSDE: the export's rule is the mean (the noise depends on the state)");
+    rl_mpdist_free(m);
+    m = rl_mpdist_new(RL_MPDIST_DISCRETE, (uint32_t[1]){3}, 1, 0, NULL, B, err, sizeof err);
+    OK(rl_mpdist_gsde(m, GL, 1, ls, err, sizeof err) == RL_EINVAL && strstr(err, "box"),
+       "mpdist gSDE: a discrete distribution is refused with a sentence");
+    rl_mpdist_free(m);
+}
+
 /* ---- a batch, either kind ------------------------------------------------ */
 
 typedef struct pd_ctx {
@@ -536,6 +631,7 @@ int main(void)
     test_masked_fixture();
     test_mpdist();
     test_gsde();
+    test_gsde_gauss();
     test_pdist();
     test_categorical();
     test_gauss();

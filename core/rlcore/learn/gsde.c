@@ -70,3 +70,45 @@ void rl_gsde_squashed_backward(float *dmu, float *dlog_std, const float *mu, con
         }
     }
 }
+
+double rl_gsde_gauss(float *u, const float *mu, const float *z, const float *E, const float *std, uint32_t L,
+                     uint32_t D)
+{
+    for (uint32_t d = 0; d < D; d++) {
+        double n = 0;
+        for (uint32_t l = 0; E && l < L; l++) n += (double)z[l] * E[(size_t)l * D + d];
+        u[d] = mu[d] + (float)n;
+    }
+    return rl_gsde_gauss_logp(u, mu, z, std, L, D, NULL);
+}
+
+double rl_gsde_gauss_logp(const float *u, const float *mu, const float *z, const float *std, uint32_t L, uint32_t D,
+                          double *entropy)
+{
+    double lp = 0, h = 0, two_pi = 2.0 * 3.14159265358979323846;
+    for (uint32_t d = 0; d < D; d++) {
+        double v = gsde_var(z, std, L, D, d), dev = (double)u[d] - mu[d];
+        lp += -dev * dev / (2.0 * v) - 0.5 * log(two_pi * v);
+        h += 0.5 * log(two_pi * 2.718281828459045 * v);
+    }
+    if (entropy) *entropy = h;
+    return lp;
+}
+
+void rl_gsde_gauss_backward(float *dmu, float *dlog_std, const float *u, const float *mu, const float *z,
+                            const float *std, const float *log_std, int full, uint32_t L, uint32_t D, float g_logp,
+                            float g_ent)
+{
+    for (uint32_t d = 0; d < D; d++) {
+        double v = gsde_var(z, std, L, D, d), dev = (double)u[d] - mu[d];
+        dmu[d] += (float)(g_logp * dev / v);
+        /* d/dV of g_logp logp + g_ent H, then dV_d / dlog_std_ld = 2 z_l^2 s_ld^2 */
+        double dv = g_logp * (dev * dev / (2.0 * v * v) - 0.5 / v) + g_ent * 0.5 / v;
+        for (uint32_t l = 0; l < L; l++) {
+            size_t at = full ? (size_t)l * D + d : l;
+            if (!gsde_free(log_std[at])) continue;
+            double s = std[(size_t)l * D + d];
+            dlog_std[at] += (float)(dv * 2.0 * z[l] * z[l] * s * s);
+        }
+    }
+}

@@ -13,6 +13,13 @@ struct rl_mpdist {
     uint32_t max_batch;
     float *logp; /* [max_batch][n], the masked log-softmax of the last logp/act */
     float *ent;  /* [max_batch][k], each component's entropy at the last logp (backward reads it) */
+    /* gSDE (rl_mpdist_gsde): latent width, full log-stds, exp(log_std)
+       [L][n] of the last act or logp, a fresh matrix's scratch [L][n], and
+       the rows set by rl_mpdist_gsde_rows */
+    uint32_t sde_L;
+    int sde_full;
+    float *sde_std, *sde_draw;
+    const float *z, *E;
 };
 
 rl_mpdist *rl_mpdist_new(int kind, const uint32_t *nvec, uint32_t k, uint32_t n, const float *log_std,
@@ -68,9 +75,33 @@ rl_mpdist *rl_mpdist_for_env(const rl_env_info *env, const float *log_std, uint3
     return rl_mpdist_new(RL_MPDIST_DISCRETE, &env->n_actions, 1, 0, NULL, max_batch, err, errlen);
 }
 
+int rl_mpdist_gsde(rl_mpdist *d, uint32_t L, int full, const float *log_std, char *err, size_t errlen)
+{
+    if (d->kind != RL_MPDIST_BOX || !L || !log_std) {
+        RL_ERRF(err, errlen, "gSDE needs a box action space, latent features and log-stds");
+        return RL_EINVAL;
+    }
+    rl_free(d->sde_std), rl_free(d->sde_draw);
+    d->sde_std = rl_calloc_aligned((size_t)L * d->n, sizeof(float));
+    d->sde_draw = rl_calloc_aligned((size_t)L * d->n, sizeof(float));
+    if (!d->sde_std || !d->sde_draw) {
+        RL_ERRF(err, errlen, "out of memory for gSDE's %u x %u log-stds", L, d->n);
+        return RL_ENOMEM;
+    }
+    d->sde_L = L, d->sde_full = full, d->log_std = log_std;
+    return RL_OK;
+}
+
+void rl_mpdist_gsde_rows(rl_mpdist *d, const float *z, const float *E)
+{
+    d->z = z, d->E = E;
+}
+
 void rl_mpdist_free(rl_mpdist *d)
 {
     if (!d) return;
+    rl_free(d->sde_std);
+    rl_free(d->sde_draw);
     free(d->nvec);
     rl_free(d->logp);
     rl_free(d->ent);
@@ -119,7 +150,9 @@ int rl_mpdist_check(const rl_mpdist *d, const int32_t *act, const uint8_t *mask,
 int rl_mpdist_greedy(const rl_mpdist *d, int sample, const char *log_std, char *buf, size_t cap)
 {
     size_t n;
-    if (d->kind == RL_MPDIST_BOX)
+    if (d->kind == RL_MPDIST_BOX && d->sde_L) /* the mode: a sample's noise depends on the state */
+        n = (size_t)snprintf(buf, cap, "{\"identity\":\"mean\"}");
+    else if (d->kind == RL_MPDIST_BOX)
         n = (size_t)snprintf(buf, cap, "{\"%s\":\"mean\",\"log_std\":\"%s\"}", sample ? "sample_gaussian" : "identity",
                              log_std ? log_std : "");
     else
@@ -133,7 +166,16 @@ int rl_mpdist_greedy(const rl_mpdist *d, int sample, const char *log_std, char *
 void rl_mpdist_act(rl_mpdist *d, const float *out, const uint8_t *mask, uint32_t B, rl_rng *rng, int32_t *act,
                    float *box)
 {
-    size_t n = d->n;
+    size_t n = d->n, L = d->sde_L;
+    if (L) { /* gSDE: a row's noise is its latent times its matrix */
+        rl_gsde_std(d->sde_std, d->log_std, d->sde_full, d->sde_L, d->n);
+        for (uint32_t b = 0; b < B; b++) {
+            const float *E = !rng ? NULL : d->E ? d->E + b * L * n : d->sde_draw;
+            if (rng && !d->E) rl_gsde_sample(d->sde_std, d->sde_L, d->n, rng, d->sde_draw);
+            rl_gsde_gauss(box + b * n, out + b * n, d->z + b * L, E, d->sde_std, d->sde_L, d->n);
+        }
+        return;
+    }
     if (d->kind == RL_MPDIST_BOX) {
         for (uint32_t b = 0; b < B; b++)
             if (rng)
@@ -159,6 +201,16 @@ double rl_mpdist_logp(rl_mpdist *d, const float *out, const uint8_t *mask, const
                       uint32_t B, float *logp)
 {
     size_t n = d->n;
+    if (d->sde_L) {
+        double h = 0, hb;
+        rl_gsde_std(d->sde_std, d->log_std, d->sde_full, d->sde_L, d->n);
+        for (uint32_t b = 0; b < B; b++) {
+            logp[b] = (float)rl_gsde_gauss_logp(box + b * n, out + b * n, d->z + b * d->sde_L, d->sde_std, d->sde_L,
+                                                d->n, &hb);
+            h += hb;
+        }
+        return h;
+    }
     if (d->kind == RL_MPDIST_BOX) {
         for (uint32_t b = 0; b < B; b++) logp[b] = (float)rl_gauss_logp(out + b * n, d->log_std, box + b * n, d->n);
         return B * rl_gauss_entropy(d->log_std, d->n);
@@ -182,8 +234,10 @@ void rl_mpdist_act_logp(rl_mpdist *d, const float *out, const uint8_t *mask, uin
 {
     size_t n = d->n;
     rl_mpdist_act(d, out, mask, B, rng, act, box);
-    for (uint32_t b = 0; b < B; b++) /* the log-softmax act left in d->logp */
-        logp[b] = d->kind == RL_MPDIST_BOX
+    for (uint32_t b = 0; b < B; b++) /* the log-softmax (or gSDE's scales) act left in d */
+        logp[b] = d->sde_L
+            ? (float)rl_gsde_gauss_logp(box + b * n, out + b * n, d->z + b * d->sde_L, d->sde_std, d->sde_L, d->n, NULL)
+            : d->kind == RL_MPDIST_BOX
             ? (float)rl_gauss_logp(out + b * n, d->log_std, box + b * n, d->n)
             : (float)rl_multicat_logp(d->logp + b * n, d->nvec, d->k, act + (size_t)b * d->k);
 }
@@ -192,6 +246,10 @@ void rl_mpdist_backward(const rl_mpdist *d, const float *out, const int32_t *act
                         const float *g_logp, float g_ent, float *dout, float *dlog_std)
 {
     size_t n = d->n;
+    for (uint32_t b = 0; d->sde_L && b < B; b++) /* gSDE: the scales of the logp call before */
+        rl_gsde_gauss_backward(dout + b * n, dlog_std, box + b * n, out + b * n, d->z + b * d->sde_L, d->sde_std,
+                               d->log_std, d->sde_full, d->sde_L, d->n, g_logp[b], g_ent);
+    if (d->sde_L) return;
     for (uint32_t b = 0; b < B; b++) {
         if (d->kind == RL_MPDIST_BOX)
             rl_gauss_logp_backward(dout + b * n, dlog_std, out + b * n, d->log_std, box + b * n, d->n, g_logp[b]);
