@@ -50,9 +50,9 @@ int rl_rollout_for_env(rl_rollout *r, uint32_t steps, uint32_t envs, uint32_t ob
 void rl_rollout_destroy(rl_rollout *r)
 {
     if (!r) return;
-    void *all[] = {r->obs,        r->actions,      r->box_actions, r->logp,          r->values,
-                   r->rewards,    r->final_values, r->adv,         r->ret,           r->last_obs,
-                   r->terminated, r->truncated,    r->start,       r->multi_actions, r->masks};
+    void *all[] = {r->obs,          r->actions,       r->box_actions, r->logp,     r->values,     r->rewards,
+                   r->final_values, r->adv,           r->ret,         r->last_obs, r->terminated, r->truncated,
+                   r->start,        r->multi_actions, r->masks,       r->nvec};
     for (size_t k = 0; k < sizeof all / sizeof *all; k++) rl_free(all[k]);
     memset(r, 0, sizeof *r);
 }
