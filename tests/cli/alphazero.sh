@@ -44,6 +44,7 @@ sanitizer_wrap "$(dirname "$(dirname "$RLHOST")")/core/runtime/librlhost.so" "$R
 expect_rc 0 "export to C" -- "$T/rlhost" export "$T/run" --format c -o "$T/policy.c" "${PP[@]}"
 grep -q "int policy_act(policy_state \*s, const unsigned char \*obs, const unsigned char \*mask, int \*action)" \
   "$T/policy.h"; ok $? "its header declares the masked act"
+grep -q "float policy_value(const policy_state \*s);" "$T/policy.h"; ok $? "and the value a search of one's own needs"
 
 # 3. Exact resume: after SIGINT at its first checkpoint, and after SIGKILL
 #    at random moments.

@@ -66,6 +66,7 @@ if have_onnx:
     import onnx
 
     acts, params, model = X.run_onnx(onnx_path, steps)
+    sess_outs = [o.name for o in model.graph.output]
     onnx.checker.check_model(model, full_check=True)
     ok(model.opset_import[0].version >= 17, f"opset {model.opset_import[0].version}, checked by onnx.checker")
     props = {p.key: p.value for p in model.metadata_props}
@@ -76,6 +77,21 @@ if have_onnx:
     )
     good, desc = X.compare(steps, acts, params)
     ok(good, f"onnxruntime: {desc}")
+    onnx_values = X.run_onnx_values(onnx_path, steps) if "value" in sess_outs else None
+    spec = json.loads(meta["algo.policy"]) if "algo.policy" in meta else {}
+    value_ops = spec.get("outputs", {}).get("value")
+    feedforward = value_ops and not any(op.get("op") == "lstm" for op in value_ops)
+    ok(bool(feedforward) == (onnx_values is not None), "a value output exactly where the value head is feed-forward")
+    plain = not obs_meta.get("parts") and obs_meta["dtype"] == "F32" and obs_meta.get("scale", 1) == 1
+    plain = plain and not spec.get("input", {}).get("normalize")
+    if onnx_values is not None and plain:  # the value recomputed from the tensors, for an MLP critic
+        ref = X.mlp_reference(value_ops, X.read_tensors(os.path.join(run, "checkpoint.safetensors")), steps.obs)
+        if ref is not None:
+            err = float(np.max(np.abs(ref.reshape(-1) - onnx_values)))
+            ok(
+                err < 1e-4 * (1 + float(np.max(np.abs(ref)))),
+                f"onnxruntime's value matches the critic's tensors ({err:.2g})",
+            )
 
 if have_c:
     for own, variant in ((False, "libm"), (True, "its own expf and tanhf")):
@@ -87,12 +103,17 @@ if have_c:
         )
         if exe is None:
             continue
-        acts, params = X.run_c(exe, dims, steps)
+        acts, params, values = X.run_c(exe, dims, steps)
         if acts is None:
             ok(False, f"the compiled C file ({variant}) ran: {params}")
             continue
         good, desc = X.compare(steps, acts, params)
         ok(good, f"the C file ({variant}): {desc}")
+        if have_onnx and (values is not None or onnx_values is not None):
+            same = values is not None and onnx_values is not None
+            err = float(np.max(np.abs(values - onnx_values))) if same else float("inf")
+            scale = 1 + float(np.max(np.abs(onnx_values))) if same else 1
+            ok(same and err < 1e-4 * scale, f"the C file's value ({variant}) is onnxruntime's ({err:.2g})")
     for good, desc in X.wasm_check(c_path):
         ok(good, desc)
 

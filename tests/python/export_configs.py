@@ -117,9 +117,13 @@ for cfg in configs:
     if exe is None:
         ok(False, f"{name}: the C file compiles: {msg[:400]}")
         continue
-    acts, params = X.run_c(exe, dims, steps)
+    acts, params, values = X.run_c(exe, dims, steps)
     good, desc = (False, f"the driver failed: {params}") if acts is None else X.compare(steps, acts, params)
     ok(good, f"{name}: the C file: {desc}")
+    if values is not None:  # a value head: the C file's and onnxruntime's agree
+        theirs = X.run_onnx_values(onnx_path, steps)
+        err = float(np.max(np.abs(values - theirs)))
+        ok(err < 1e-4 * (1 + float(np.max(np.abs(theirs)))), f"{name}: the C file's value is onnxruntime's ({err:.2g})")
     for f in glob.glob(os.path.join(work, f"{name}*")):  # the Atari files are large
         if os.path.isfile(f) and not f.endswith(".safetensors"):
             os.unlink(f)

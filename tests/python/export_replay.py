@@ -148,6 +148,7 @@ def run_onnx(path, s):
         a, p = sess.run(["action", "params"], feed(np.arange(n), {}))
         acts[:] = np.asarray(a, np.float64).reshape(n, -1)
         return acts, p, model
+    # a recurrent policy's critic keeps its own LSTM state: no value output
     st = [i for i in sess.get_inputs() if i.name.startswith("state_")]
     outs = ["action", "params"] + ["next_" + i.name for i in st]
     params = np.zeros((n, sess.get_outputs()[1].shape[1]), np.float32)
@@ -163,12 +164,32 @@ def run_onnx(path, s):
     return acts, params, model
 
 
+def run_onnx_values(path, s):
+    """The "value" output of a feed-forward policy for every step, from onnxruntime."""
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = opts.inter_op_num_threads = 1
+    sess = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
+    names = [i.name for i in sess.get_inputs()]
+    idx = np.arange(len(s))
+    f = (
+        part_inputs(s.parts, s.rows()[idx])
+        if s.parts
+        else {"obs": s.obs.reshape((len(s),) + tuple(s.obs_meta["shape"]))}
+    )
+    if s.masks is not None and "action_mask" in names:
+        f["action_mask"] = s.masks != 0
+    return np.asarray(sess.run(["value"], f)[0], np.float32).reshape(-1)
+
+
 DRIVER = r"""
 #include <stdio.h>
 #include <stdlib.h>
 #include "%(name)s.h"
 /* stdin: per step an int env, a byte (episode start), the observation row
-   and the mask; stdout: per step the action and the params, as floats. */
+   and the mask; stdout: per step the action, the params and (where the
+   policy has one) the value, as floats. */
 int main(int argc, char **argv)
 {
     int envs, e, k;
@@ -176,7 +197,7 @@ int main(int argc, char **argv)
     %(name)s_state *st;
     unsigned char *row = malloc(%(row)d + 16), mask[%(maskn)d + 1];
     %(act_t)s action[%(adim)d];
-    float out[%(adim)d + %(pw)d];
+    float out[%(adim)d + %(pw)d + %(vw)d];
     if (argc < 2 || !row) return 2;
     envs = atoi(argv[1]);
     if (!(st = calloc((size_t)envs, sizeof *st))) return 2;
@@ -188,7 +209,7 @@ int main(int argc, char **argv)
         if (%(name)s_act(&st[e], (const %(obs_t)s *)row, %(maskarg)s, action) != 0) return 4;
         for (k = 0; k < %(adim)d; k++) out[k] = (float)action[k];
         for (k = 0; k < %(pw)d; k++) out[%(adim)d + k] = %(name)s_params(&st[e])[k];
-        fwrite(out, sizeof out, 1, stdout);
+%(value)s        fwrite(out, sizeof out, 1, stdout);
     }
     free(st);
     free(row);
@@ -210,6 +231,7 @@ def build_c(c_path, s, own_math=False):
     hdr = open(os.path.join(work, f"{stem}.h")).read()
     up = stem.upper()
     pw, adim = header_macro(hdr, f"{up}_PARAMS_SIZE"), header_macro(hdr, f"{up}_ACTION_DIM")
+    vw = 1 if f"#define {up}_HAS_VALUE 1" in hdr else 0
     maskn = s.masks.shape[1] if s.masks is not None else 0
     obs_t = (
         "void"
@@ -228,6 +250,8 @@ def build_c(c_path, s, own_math=False):
                 "maskn": maskn,
                 "adim": adim,
                 "pw": pw,
+                "vw": vw,
+                "value": f"        out[{adim + pw}] = {stem}_value(&st[e]);\n" if vw else "",
                 "act_t": "float" if s.box else "int",
                 "obs_t": obs_t,
                 "maskarg": "mask" if maskn else "NULL",
@@ -236,12 +260,12 @@ def build_c(c_path, s, own_math=False):
     exe = os.path.join(work, f"{stem}_{'own' if own_math else 'libm'}")
     extra = ["-DRLHOST_NO_LIBM"] if own_math else []
     r = subprocess.run(["cc", *CFLAGS, *extra, "-o", exe, c_path, drv, "-lm"], capture_output=True, text=True)
-    return (exe if r.returncode == 0 else None), r.stderr.strip(), (adim, pw)
+    return (exe if r.returncode == 0 else None), r.stderr.strip(), (adim, pw, vw)
 
 
 def run_c(exe, dims, s):
-    """(actions, params) or (None, error) from the compiled driver."""
-    adim, pw = dims
+    """(actions, params, values or None) or (None, error, None) from the compiled driver."""
+    adim, pw, vw = dims
     rows = s.rows()
     maskn = s.masks.shape[1] if s.masks is not None else 0
     stream = bytearray()
@@ -251,9 +275,39 @@ def run_c(exe, dims, s):
             stream += s.masks[i].astype(np.uint8).tobytes()
     r = subprocess.run([exe, str(int(s.envs.max()) + 1)], input=bytes(stream), capture_output=True)
     if r.returncode != 0:
-        return None, f"exit {r.returncode}"
-    out = np.frombuffer(r.stdout, np.float32).reshape(len(s), adim + pw)
-    return out[:, :adim].astype(np.float64), out[:, adim:]
+        return None, f"exit {r.returncode}", None
+    out = np.frombuffer(r.stdout, np.float32).reshape(len(s), adim + pw + vw)
+    return out[:, :adim].astype(np.float64), out[:, adim : adim + pw], (out[:, adim + pw] if vw else None)
+
+
+def read_tensors(checkpoint):
+    """Every float32 tensor of a checkpoint, by name."""
+    raw = open(checkpoint, "rb").read()
+    n = int.from_bytes(raw[:8], "little")
+    head = json.loads(raw[8 : 8 + n])
+    out = {}
+    for k, t in head.items():
+        if k != "__metadata__" and t["dtype"] == "F32":
+            a, b = t["data_offsets"]
+            out[k] = np.frombuffer(raw[8 + n + a : 8 + n + b], np.float32).reshape(t["shape"])
+    return out
+
+
+def mlp_reference(ops, W, x):
+    """ops of linear, relu and tanh alone over the network input x [n][in] in float64, or None
+    for any other op: the value head recomputed without an exporter."""
+    x = np.asarray(x, np.float64)
+    for op in ops:
+        if op["op"] == "linear":
+            x = x @ W[op["weight"]].astype(np.float64).reshape(int(op["out"]), int(op["in"])).T
+            x = x + W[op["bias"]].astype(np.float64).reshape(-1)
+        elif op["op"] == "relu":
+            x = np.maximum(x, 0)
+        elif op["op"] == "tanh":
+            x = np.tanh(x)
+        else:
+            return None
+    return x
 
 
 def wasm_check(c_path):

@@ -402,6 +402,12 @@ def generate(m, name):
     out, width = g.ops(m.ops, x, m.in_width)
     params = g.buf(width)
     g.call("copy", f"{out}, {params}, {width}")
+    value = None
+    if m.value_ops is not None:  # before the action: a mask allowing nothing returns early
+        v, vw = g.ops(m.value_ops, x, m.in_width)
+        m.value_width(vw)
+        value = g.buf(1)
+        g.emit(f"{value}[0] = {v}[0];")
     if m.kind == "box":
         lo, hi = g.const(m.low, "alow"), g.const(m.high, "ahigh")
         g.emit(f"for (i = 0; i < {m.adim}; i++)")
@@ -439,7 +445,7 @@ void {name}_reset({name}_state *s)
 {"    int i;" + chr(10) + reset if states else "    (void)s;" + chr(10)}}}
 
 const float *{name}_params(const {name}_state *s) {{ return {params}; }}
-
+{f"{chr(10)}float {name}_value(const {name}_state *s) {{ return {value}[0]; }}{chr(10)}" if value else ""}
 int {name}_act({name}_state *s, {obs_t}, const unsigned char *mask, {act_t} *action)
 {{
     int i, k;
@@ -518,7 +524,7 @@ int {name}_act({name}_state *s, {obs_t}, const unsigned char *mask, {act_t} *act
 
 /* The last call's greedy output, {width} floats: {comment(_params_doc(m, name))}. */
 const float *{name}_params(const {name}_state *s);
-{_log_std_decl(m, name)}
+{_log_std_decl(m, name)}{_value_decl(m, name)}
 #endif
 """
 
@@ -544,6 +550,17 @@ def _params_doc(m, name):
             f"; the Gaussian's log std is {name}_log_std()" if m.log_std else ""
         )
     return f"the '{m.greedy}' values the action is the argmax of"
+
+
+def _value_decl(m, name):
+    if m.value_ops is None:
+        return ""
+    return (
+        f"\n/* The value head's estimate for the last call's observation (PPO's critic; AlphaZero's value in\n"
+        f"   [-1, 1] from the mover's side, before its value_scale). */\n"
+        f"#define {name.upper()}_HAS_VALUE 1\n"
+        f"float {name}_value(const {name}_state *s);\n"
+    )
 
 
 def _log_std_decl(m, name):

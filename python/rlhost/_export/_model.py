@@ -103,7 +103,12 @@ class Model:
         # its parameters beside
         self.ops = spec["outputs"][self.greedy]
         self.log_std = greedy.get("log_std")  # PPO's Gaussian: a state-independent tensor
-        for op in _walk(self.ops):
+        # the value head (PPO's critic, AlphaZero's value), exported beside the action where it is
+        # feed-forward: a recurrent critic's own LSTM state is not part of an export
+        value = spec["outputs"].get("value") if self.greedy != "value" else None
+        lstm = isinstance(value, list) and any(op.get("op") == "lstm" for op in _walk(value))
+        self.value_ops = value if isinstance(value, list) and value and not lstm else None
+        for op in list(_walk(self.ops)) + list(_walk(self.value_ops or [])):
             if op.get("op") not in OPS:
                 raise Refused(f"{self.path}: the policy description has an op {op.get('op')!r} that no exporter knows")
             if op["op"] == "clip" and not _bounds(op.get("min"), op.get("max")):
@@ -160,6 +165,11 @@ class Model:
                     f"{self.path}: the greedy rule's log_std tensor {self.log_std!r} is missing or not "
                     f"{self.adim} finite values"
                 )
+
+    def value_width(self, width):
+        """The value head's width as an exporter computed it: one a row, or refused."""
+        if width != 1:
+            raise Refused(f"{self.path}: the policy description's value output has {width} values a row, not 1")
 
     def tensor(self, name, shape=None):
         """A float32 copy of a named tensor (the spec check proved it exists,

@@ -6,8 +6,10 @@ observation, by the part's name), "action_mask" (bool) where the env
 masks its actions, and each LSTM's state ("state_<name>_h", "_c").
 Outputs: "action" (int64 choices, or floats clipped into the box),
 "params" (the greedy output: the logits or Q values the action is the
-argmax of, or the mean before clipping), "log_std" for PPO's Gaussian, and
-each LSTM's next state ("next_state_<name>_h", "_c").  The first dimension
+argmax of, or the mean before clipping), "log_std" for PPO's Gaussian,
+"value" where the policy has a feed-forward value head (PPO's critic,
+AlphaZero's value), and each LSTM's next state ("next_state_<name>_h",
+"_c").  The first dimension
 of every input and output is the batch."""
 
 import numpy as np
@@ -180,6 +182,11 @@ def build(m, opset=MIN_OPSET):
     out, width = _ops(g, m, m.ops, x, m.in_width)
     g.nodes.append(g.h.make_node("Identity", [out], ["params"], name="params"))
     outs = [None, g.h.make_tensor_value_info("params", TP.FLOAT, ["batch", width])]
+    if m.value_ops is not None:
+        v, vw = _ops(g, m, m.value_ops, x, m.in_width)
+        m.value_width(vw)
+        g.nodes.append(g.h.make_node("Squeeze", [v, g.ints([1])], ["value"], name="value"))
+        outs.append(g.h.make_tensor_value_info("value", TP.FLOAT, ["batch"]))
     if m.kind == "box":
         y = g.node("Max", [g.node("Min", ["params", g.const(m.high)]), g.const(m.low)])
         g.nodes.append(g.h.make_node("Identity", [y], ["action"], name="action"))
