@@ -439,15 +439,18 @@ refuse "gSDE resampled every 0 steps" "algo.sde_sample_freq=0: expected an integ
   --set algo.sde_sample_freq=0
 refuse "gSDE resampled every -1 steps" "got -1" "$MSDE" --set algo.sde_sample_freq=-1
 refuse "a gSDE log-std past the clamp" "expected a number in [-20, 2], got 3" "$MSDE" --set algo.log_std_init=3
-"$RLHOST" run "$MSDE" --set run.steps=800 --set run.eval_episodes=1 --set algo.hidden=[16] --set run.quiet=true \
-  --out "$T/sde" --force >/dev/null 2>&1
-cp "$T/sde/checkpoint.safetensors" "$T/sde_ckpt"
-expect_rc 1 "a gSDE checkpoint resumed without gSDE" -- "$RLHOST" run --resume "$T/sde" --set run.steps=1600 \
-  --set algo.use_sde=false
-contains "$T/err" "tensor 'actor/layer1.weight' is F32 [1, 16] in the checkpoint, but the config builds F32 [2, 16]" \
-  "names the actor's head, one mean without gSDE's log-stds beside it"
-cmp -s "$T/sde/checkpoint.safetensors" "$T/sde_ckpt"; ok $? "and leaves the checkpoint as it was"
-expect_rc 0 "and with it, the run goes on" -- "$RLHOST" run --resume "$T/sde" --set run.steps=1600
+sde_resume() { # NAME CONFIG SENTENCE WHAT ARGS...: a gSDE run resumed without gSDE is refused, its checkpoint kept
+  local name=$1 cfg=$2 want=$3 what=$4; shift 4
+  "$RLHOST" run "$cfg" --set run.eval_episodes=1 --set run.quiet=true "$@" --out "$T/$name" --force >/dev/null 2>&1
+  cp "$T/$name/checkpoint.safetensors" "$T/${name}_ckpt"
+  expect_rc 1 "a $name checkpoint resumed without gSDE" -- "$RLHOST" run --resume "$T/$name" --set run.steps=1600 \
+    --set algo.use_sde=false
+  contains "$T/err" "$want" "$what"
+  cmp -s "$T/$name/checkpoint.safetensors" "$T/${name}_ckpt"; ok $? "and leaves the checkpoint as it was"
+  expect_rc 0 "and with it, the run goes on" -- "$RLHOST" run --resume "$T/$name" --set run.steps=1600
+}
+sde_resume sde "$MSDE" "tensor 'actor/layer1.weight' is F32 [1, 16] in the checkpoint, but the config builds F32 [2, 16]" \
+  "names the actor's head, one mean without gSDE's log-stds beside it" --set run.steps=800 --set algo.hidden=[16]
 # PPO's gSDE: refused where it cannot work; its matrices resume with the run
 PSDE="$SRC/configs/mountain_car_continuous_ppo_sde.cfg"
 refuse "PPO's gSDE on discrete actions" "use_sde needs a box action space; this env's actions are discrete" \
@@ -456,14 +459,8 @@ refuse "PPO's gSDE without a hidden layer" "use_sde needs a hidden layer, whose 
   "$PSDE" --set 'algo.hidden=[]'
 refuse "PPO's gSDE resampled every 0 steps" "algo.sde_sample_freq=0: expected an integer in [1, 1e+09]" "$PSDE" \
   --set algo.sde_sample_freq=0
-"$RLHOST" run "$PSDE" --set run.steps=804 --set run.eval_episodes=1 --set run.quiet=true --out "$T/psde" \
-  --force >/dev/null 2>&1
-cp "$T/psde/checkpoint.safetensors" "$T/psde_ckpt"
-expect_rc 1 "a PPO gSDE checkpoint resumed without gSDE" -- "$RLHOST" run --resume "$T/psde" --set run.steps=1600 \
-  --set algo.use_sde=false
-contains "$T/err" "tensor 'actor/log_std' is F32 [64] in the checkpoint, but the config builds F32 [1]" \
-  "names the log-stds, gSDE's matrix of them against one"
-cmp -s "$T/psde/checkpoint.safetensors" "$T/psde_ckpt"; ok $? "and leaves the checkpoint as it was"
+sde_resume psde "$PSDE" "tensor 'actor/log_std' is F32 [64] in the checkpoint, but the config builds F32 [1]" \
+  "names the log-stds, gSDE's matrix of them against one" --set run.steps=804
 head -c 8192 "$T/psde/checkpoint.safetensors" | tr -d '\\' > "$T/psde_hdr"
 contains "$T/psde_hdr" '"greedy":{"identity":"mean"}' "its export rule is the mean, with no state-independent log-std"
 expect_rc 0 "a PPO gSDE run evaluates with sampled noise" -- "$RLHOST" eval "$T/psde" --episodes 2 \

@@ -214,6 +214,23 @@ static double gs_objective(const float *x, void *ctx)
     return l + c->coef / c->n * lp;
 }
 
+/* gSDE's gradients in mu and in the log-stds (full: [GL][DIM], else [GL])
+   against finite differences of f, which reads ctx's wrt to know which of
+   the two x is (an int field that must be 0 on entry). */
+static void gsde_fd(const char *what, int full, float *mu, const float *dmu, float *ls, const float *dls, scalar_fn f,
+                    void *ctx, int *wrt)
+{
+    char desc[160];
+    *wrt = 0;
+    double e = worst_error(mu, dmu, DIM, f, ctx, 1e-2f);
+    snprintf(desc, sizeof desc, "%s (%s): d/d mu matches finite differences", what, full ? "full" : "per feature");
+    if (!OK(e < 2e-3, desc)) printf("#   worst %g\n", e);
+    *wrt = 1;
+    e = worst_error(ls, dls, full ? GL * DIM : GL, f, ctx, 1e-2f);
+    snprintf(desc, sizeof desc, "%s (%s): d/d log_std matches finite differences", what, full ? "full" : "per feature");
+    if (!OK(e < 2e-3, desc)) printf("#   worst %g\n", e);
+}
+
 static void test_gsde(void)
 {
     float mu[DIM] = {0.3f, -0.6f, 0.1f}, z[GL] = {0.9f, -0.4f, 0.2f, 1.3f}, r[DIM] = {0.6f, -0.4f, 1.1f};
@@ -241,17 +258,7 @@ static void test_gsde(void)
         for (int k = 0; k < GL * DIM; k++) E[k] = S[k] * eps[k];
         rl_gsde_squashed(a, u, mu, z, E, S, GL, DIM);
         rl_gsde_squashed_backward(dmu, dls, mu, z, E, S, ls, full, u, a, r, GL, DIM, c.coef, c.n);
-        double e = worst_error(mu, dmu, DIM, gs_objective, &c, 1e-2f);
-        if (!OK(e < 2e-3,
-                full ? "gSDE (full): d/d mu of L(a) + alpha logp matches finite differences"
-                     : "gSDE (per feature): d/d mu of L(a) + alpha logp matches finite differences"))
-            printf("#   worst %g\n", e);
-        c.wrt = 1;
-        e = worst_error(ls, dls, full ? GL * DIM : GL, gs_objective, &c, 1e-2f);
-        if (!OK(e < 2e-3,
-                full ? "gSDE (full): d/d log_std matches finite differences"
-                     : "gSDE (per feature): d/d log_std matches finite differences"))
-            printf("#   worst %g\n", e);
+        gsde_fd("gSDE, L(a) + alpha logp", full, mu, dmu, ls, dls, gs_objective, &c, &c.wrt);
     }
     /* a matrix drawn: N(0, s^2) entries, s from the clamped log_std */
     rl_rng rng;
@@ -310,17 +317,7 @@ static void test_gsde_gauss(void)
         float dmu[DIM] = {0}, dls[GL * DIM] = {0};
         rl_gsde_std(S, ls, full, GL, DIM);
         rl_gsde_gauss_backward(dmu, dls, u, mu, z, S, ls, full, GL, DIM, c.g_logp, c.g_ent);
-        double e = worst_error(mu, dmu, DIM, gg_objective, &c, 1e-2f);
-        if (!OK(e < 2e-3,
-                full ? "gSDE unsquashed (full): d/d mu matches finite differences"
-                     : "gSDE unsquashed (per feature): d/d mu matches finite differences"))
-            printf("#   worst %g\n", e);
-        c.wrt = 1;
-        e = worst_error(ls, dls, full ? GL * DIM : GL, gg_objective, &c, 1e-2f);
-        if (!OK(e < 2e-3,
-                full ? "gSDE unsquashed (full): d/d log_std of logp and entropy matches finite differences"
-                     : "gSDE unsquashed (per feature): d/d log_std matches finite differences"))
-            printf("#   worst %g\n", e);
+        gsde_fd("gSDE unsquashed, logp and entropy", full, mu, dmu, ls, dls, gg_objective, &c, &c.wrt);
     }
     /* through rl_mpdist: held matrices give u = mu + z E row by row, the mode
        is the mean, logp and backward agree with the row functions */
