@@ -182,6 +182,10 @@ static void test_rollout_for_env(void)
     rl_env_info_set_multi_discrete(&env, 2, nvec);
     rl_env_info_set_masks(&env);
     ASSERT_EQ(rl_env_info_action_width(&env), 5, "env info: a MultiDiscrete space's width is its choices");
+    rl_env_info one = {.struct_size = sizeof one, .obs_size = 1, .n_actions = 4}, box = one;
+    rl_env_info_set_box(&box, 3, (float[3]){-1, -1, -1}, (float[3]){1, 1, 1});
+    OK(rl_env_info_action_width(&one) == 4 && rl_env_info_action_width(&box) == 3 && !rl_env_info_mask_width(&box),
+       "env info: a Discrete space's width is its actions, a box's its dimensions (and a box masks nothing)");
     rl_rollout r;
     ASSERT_EQ(rl_rollout_for_env(&r, 2, 2, 1, &env), RL_OK, "rollout for env: 2 steps of 2 envs, [3, 2] masked");
     OK(r.comps == 2 && r.mask_width == 5 && r.multi_actions && r.masks, "rollout for env: components and masks");
