@@ -117,17 +117,23 @@ PY
   # real time: one step per animation frame, the frame rate and the policy's
   # speed on the page.  A copy of the page that also asks for /hold stays
   # loading for 5 s while it plays, and Chromium dumps it once it loaded.
-  sed 's|</body>|<img src="/hold?ms=5000" alt="" hidden></body>|' "$T/pages/$name/index.html" \
-    > "$T/pages/$name/live.html"
-  timeout 60 "${CHROME[@]}" --window-size=960,560 --dump-dom "$BASE/$name/live.html" > "$T/live.html" \
-    2>>"$T/chrome.err"
-  local fps act
-  fps=$(sed -n 's/.*<td class="v" id="fps">\([0-9.]*\)<.*/\1/p' "$T/live.html")
-  act=$(sed -n 's/.*<td class="v" id="act">\([0-9.]*\) µs<.*/\1/p' "$T/live.html")
+  # A machine busy with other tests can take most of the 5 s to load the
+  # page: then it plays 15 s once more before the page is read.
+  local fps act hold live
+  for hold in 5000 15000; do
+    live=live$hold.html # a name of its own: Chromium may keep the first copy in its cache
+    sed "s|</body>|<img src=\"/hold?ms=$hold\" alt=\"\" hidden></body>|" "$T/pages/$name/index.html" \
+      > "$T/pages/$name/$live"
+    timeout 60 "${CHROME[@]}" --window-size=960,560 --dump-dom "$BASE/$name/$live" > "$T/live.html" \
+      2>>"$T/chrome.err"
+    fps=$(sed -n 's/.*<td class="v" id="fps">\([0-9.]*\)<.*/\1/p' "$T/live.html")
+    act=$(sed -n 's/.*<td class="v" id="act">\([0-9.]*\) µs<.*/\1/p' "$T/live.html")
+    [ -n "$fps" ] && [ -n "$act" ] && break
+  done
   awk -v f="${fps:-0}" 'BEGIN { exit !(f > 0) }'
   ok $? "$name: in real time the page shows its frame rate (${fps:-none} frames/s)"
   awk -v a="${act:-0}" 'BEGIN { exit !(a > 0) }'; ok $? "$name: and the policy's time per action (${act:-none} µs)"
-  timeout 60 "${CHROME[@]}" --window-size=960,560 --screenshot="$BUILD/web/$name.png" "$BASE/$name/live.html" \
+  timeout 60 "${CHROME[@]}" --window-size=960,560 --screenshot="$BUILD/web/$name.png" "$BASE/$name/$live" \
     >/dev/null 2>>"$T/chrome.err"
   [ "$(wc -c < "$BUILD/web/$name.png" 2>/dev/null || echo 0)" -gt 10000 ]
   ok $? "$name: a screenshot is kept: $BUILD/web/$name.png"
