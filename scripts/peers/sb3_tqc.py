@@ -1,12 +1,13 @@
 """sb3-contrib's TQC with the settings of rlhost's TQC configs: the peer side of
-configs/pendulum_tqc.cfg and configs/half_cheetah_tqc.cfg (docs/performance.md, TQC). Not
+configs/pendulum_tqc.cfg, configs/half_cheetah_tqc.cfg and
+configs/mountain_car_continuous_tqc_sde.cfg (docs/performance.md, TQC). Not
 part of the build or the tests; run it from a virtual environment outside the repository
 that has sb3-contrib, gymnasium and mujoco:
 
-    python scripts/peers/sb3_tqc.py {pendulum|half_cheetah} STEPS [TORCH_THREADS [SEED]]
+    python scripts/peers/sb3_tqc.py {pendulum|half_cheetah|mountain_car_sde} STEPS [TORCH_THREADS [SEED]]
 
 It prints the learn time (model construction excluded) and the mean greedy return over
-the episodes rlhost's config evaluates (20 on Pendulum, 10 on HalfCheetah).
+the episodes rlhost's config evaluates (20 on Pendulum, 10 on HalfCheetah and MountainCar).
 """
 
 import sys
@@ -26,9 +27,27 @@ seed = int(sys.argv[4]) if len(sys.argv) > 4 else 1
 settings = {
     "pendulum": ("Pendulum-v1", 20, dict(learning_rate=1e-3, policy_kwargs=dict(net_arch=[64, 64]))),
     "half_cheetah": ("HalfCheetah-v5", 10, dict(learning_starts=10000)),
+    # the RL Zoo's hyperparams/tqc.yml entry for MountainCarContinuous-v0
+    "mountain_car_sde": (
+        "MountainCarContinuous-v0",
+        10,
+        dict(
+            learning_rate=3e-4,
+            buffer_size=50000,
+            batch_size=512,
+            ent_coef=0.1,
+            train_freq=32,
+            gradient_steps=32,
+            gamma=0.9999,
+            tau=0.01,
+            learning_starts=0,
+            use_sde=True,
+            policy_kwargs=dict(log_std_init=-3.67, net_arch=[64, 64]),
+        ),
+    ),
 }
 if task not in settings:
-    sys.exit(f"sb3_tqc.py: unknown task '{task}' (pendulum or half_cheetah)")
+    sys.exit(f"sb3_tqc.py: unknown task '{task}' (pendulum, half_cheetah or mountain_car_sde)")
 env_id, episodes, kw = settings[task]
 model = TQC("MlpPolicy", gym.make(env_id), seed=seed, verbose=0, **kw)
 t0 = time.time()
