@@ -83,13 +83,11 @@ void ac_sde_squash(const ac *p, const float *out, const float *z, const float *m
 void ac_sde_act(ac *p, const float *out, uint32_t count, const uint8_t *start, float *a)
 {
     const ac_settings *c = &p->cfg;
-    size_t LA = (size_t)c->latent * c->dim;
     /* vsteps: the vector steps before this one; the first after the
        warm-up draws every env's matrix */
     int first = p->vsteps == 0 || (p->vsteps - 1) * p->env_total < c->learning_starts;
     int all = start && (first || p->vsteps % c->sde_freq == 0);
     rl_gsde_std(p->ws.sde_std, p->actor.data + p->sde_log_std, c->full_std, c->latent, c->dim);
-    for (uint32_t i = 0; start && i < count; i++)
-        if (all || start[i]) rl_gsde_sample(p->ws.sde_std, c->latent, c->dim, &p->explore, p->ws.sde_env + i * LA);
+    rl_gsde_resample(p->ws.sde_std, c->latent, c->dim, count, all, start, &p->explore, p->ws.sde_env);
     ac_sde_squash(p, out, ac_sde_latent(p), start ? p->ws.sde_env : NULL, 1, count, a, NULL);
 }

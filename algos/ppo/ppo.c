@@ -551,13 +551,10 @@ static int policy_rows(ppo *p, rl_act_mode mode, const void *obs, const uint8_t 
    steps when set), an env's alone at its episode start. */
 static const float *sde_matrices(ppo *p, const uint8_t *start)
 {
-    size_t LA = (size_t)p->cfg.latent * p->cfg.dim;
     uint32_t pos = p->ro.pos, f = p->cfg.sde_freq;
-    int all = f ? pos % f == 0 : pos == 0;
-    float *std = p->ws.sde_std;
-    rl_gsde_std(std, p->p.data + p->cfg.log_std_off, p->cfg.full_std, p->cfg.latent, p->cfg.dim);
-    for (uint32_t i = 0; i < p->cfg.num_envs; i++)
-        if (all || start[i]) rl_gsde_sample(std, p->cfg.latent, p->cfg.dim, &p->rng, p->sde_env + i * LA);
+    rl_gsde_std(p->ws.sde_std, p->p.data + p->cfg.log_std_off, p->cfg.full_std, p->cfg.latent, p->cfg.dim);
+    rl_gsde_resample(p->ws.sde_std, p->cfg.latent, p->cfg.dim, p->cfg.num_envs, f ? pos % f == 0 : pos == 0, start,
+                     &p->rng, p->sde_env);
     return p->sde_env;
 }
 

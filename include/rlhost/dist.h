@@ -146,6 +146,11 @@ void rl_squashed_gauss_backward(float *dmu, float *dlog_std, const float *log_st
 void rl_gsde_std(float *std, const float *log_std, int full, uint32_t L, uint32_t D);
 /* A matrix E [L][D] drawn from rng: s times L * D normals, row-major. */
 void rl_gsde_sample(const float *std, uint32_t L, uint32_t D, rl_rng *rng, float *E);
+/* Each of n envs' held matrices E [n][L][D]: a new one from rng, in env
+   order, for every env when all, else for those whose start is nonzero
+   (an episode's first step); start NULL draws none. */
+void rl_gsde_resample(const float *std, uint32_t L, uint32_t D, uint32_t n, int all, const uint8_t *start, rl_rng *rng,
+                      float *E);
 /* One row: u [D] = mu + z E (E NULL: u = mu, the mode), a [D] = tanh(u);
    returns logp(a). */
 double rl_gsde_squashed(float *a, float *u, const float *mu, const float *z, const float *E, const float *std,

@@ -24,6 +24,21 @@ void rl_gsde_sample(const float *std, uint32_t L, uint32_t D, rl_rng *rng, float
     for (size_t k = 0; k < (size_t)L * D; k++) E[k] = std[k] * (float)rl_rng_normal(rng);
 }
 
+void rl_gsde_resample(const float *std, uint32_t L, uint32_t D, uint32_t n, int all, const uint8_t *start, rl_rng *rng,
+                      float *E)
+{
+    for (uint32_t i = 0; start && i < n; i++)
+        if (all || start[i]) rl_gsde_sample(std, L, D, rng, E + (size_t)i * L * D);
+}
+
+/* The noise of a row in dimension d: sum_l z_l E_ld (0 without a matrix). */
+static double gsde_noise(const float *z, const float *E, uint32_t L, uint32_t D, uint32_t d)
+{
+    double n = 0;
+    for (uint32_t l = 0; E && l < L; l++) n += (double)z[l] * E[(size_t)l * D + d];
+    return n;
+}
+
 /* V_d of one row: the variance of u_d given z. */
 static double gsde_var(const float *z, const float *std, uint32_t L, uint32_t D, uint32_t d)
 {
@@ -40,8 +55,7 @@ double rl_gsde_squashed(float *a, float *u, const float *mu, const float *z, con
 {
     double lp = 0;
     for (uint32_t d = 0; d < D; d++) {
-        double n = 0;
-        for (uint32_t l = 0; E && l < L; l++) n += (double)z[l] * E[(size_t)l * D + d];
+        double n = gsde_noise(z, E, L, D, d);
         u[d] = mu[d] + (float)n;
         a[d] = tanhf(u[d]);
         double v = gsde_var(z, std, L, D, d), t = a[d];
@@ -74,11 +88,7 @@ void rl_gsde_squashed_backward(float *dmu, float *dlog_std, const float *mu, con
 double rl_gsde_gauss(float *u, const float *mu, const float *z, const float *E, const float *std, uint32_t L,
                      uint32_t D)
 {
-    for (uint32_t d = 0; d < D; d++) {
-        double n = 0;
-        for (uint32_t l = 0; E && l < L; l++) n += (double)z[l] * E[(size_t)l * D + d];
-        u[d] = mu[d] + (float)n;
-    }
+    for (uint32_t d = 0; d < D; d++) u[d] = mu[d] + (float)gsde_noise(z, E, L, D, d);
     return rl_gsde_gauss_logp(u, mu, z, std, L, D, NULL);
 }
 
