@@ -1,6 +1,6 @@
 /*
  * The off-policy actor-critic family for box (continuous) actions: `sac`,
- * `td3` and `ddpg` (see ac.h).  act_box: the actor's action for every env in
+ * `tqc`, `crossq`, `td3` and `ddpg` (see ac.h).  act_box: the actor's action for every env in
  * one batched forward (uniform random actions until learning_starts;
  * training adds SAC's sampling or TD3's Gaussian exploration noise);
  * observe(): the replay (librlcore's, shared with the DQN family); update():
@@ -31,7 +31,6 @@ enum {
     OPT_BUFFER_SIZE,
     OPT_LEARNING_STARTS,
     OPT_GAMMA,
-    OPT_TAU,
     OPT_TRAIN_FREQ,
     OPT_GRADIENT_STEPS,
     OPT_MAX_GRAD_NORM,
@@ -39,10 +38,13 @@ enum {
     OPT_ON_NONFINITE,
     OPT_SAVE_REPLAY,
     OPT_COMMON_N,
-    /* sac */
+    /* sac, tqc, crossq: the entropy coefficient */
     OPT_ENT_COEF = OPT_COMMON_N,
     OPT_ENT_COEF_INIT,
     OPT_TARGET_ENTROPY,
+    OPT_ENTROPY_N,
+    /* sac, tqc: target critics and gSDE */
+    OPT_TAU = OPT_ENTROPY_N,
     OPT_TARGET_UPDATE,
     OPT_USE_SDE,
     OPT_SDE_FREQ,
@@ -54,8 +56,17 @@ enum {
     OPT_N_QUANTILES,
     OPT_DROP,
     TQC_OPT_N,
+    /* crossq: the entropy's and these */
+    OPT_CQ_DELAY = OPT_ENTROPY_N,
+    OPT_CRITIC_HIDDEN,
+    OPT_BN_MOMENTUM,
+    OPT_BN_EPS,
+    OPT_BN_WARMUP,
+    OPT_ADAM_BETA1,
+    CROSSQ_OPT_N,
     /* td3, ddpg */
-    OPT_N_CRITICS = OPT_COMMON_N,
+    OPT_TD3_TAU = OPT_COMMON_N,
+    OPT_N_CRITICS,
     OPT_POLICY_DELAY,
     OPT_TARGET_NOISE,
     OPT_NOISE_CLIP,
@@ -77,7 +88,6 @@ enum { ST_TRAIN_STEPS_RATIO, ST_BLAS_THREADS, ST_N };
     [OPT_LEARNING_STARTS] = RL_OPTION_INT("learning_starts", "100", 0, 1e15,                                           \
                                           "env steps of uniform random actions before the first gradient step"),       \
     [OPT_GAMMA] = RL_OPTION_FLOAT("gamma", "0.99", 0, 1, "discount factor"),                                           \
-    [OPT_TAU] = RL_OPTION_FLOAT("tau", "0.005", 0, 1, "Polyak coefficient of the target networks"),                    \
     [OPT_TRAIN_FREQ] = RL_OPTION_INT("train_freq", "1", 1, 1e9, "vector steps between trainings"),                     \
     [OPT_GRADIENT_STEPS] = RL_OPTION_INT("gradient_steps", "1", 1, 1e9, "gradient steps per training"),                \
     [OPT_MAX_GRAD_NORM] = RL_OPTION_FLOAT("max_grad_norm", "0.0", 0, 1e9,                                              \
@@ -91,27 +101,49 @@ enum { ST_TRAIN_STEPS_RATIO, ST_BLAS_THREADS, ST_N };
                                        "save the replay buffer with checkpoints (replay.safetensors), so a "           \
                                        "resumed run continues exactly")
 
-#define SAC_OPTIONS                                                                                                  \
-    AC_COMMON("[256, 256]", "3e-4"),                                                                                 \
-        [OPT_ENT_COEF] = RL_OPTION_FLOAT_F("ent_coef", "\"auto\"", 0, 1e6, RL_OPT_AUTO,                              \
-                                           "entropy coefficient alpha; auto = learned towards target_entropy"),      \
-        [OPT_ENT_COEF_INIT] = RL_OPTION_FLOAT("ent_coef_init", "1.0", 1e-8, 1e6, "alpha at the start when learned"), \
-        [OPT_TARGET_ENTROPY] = RL_OPTION_FLOAT_F("target_entropy", "\"auto\"", -1e6, 1e6, RL_OPT_AUTO,               \
-                                                 "the entropy alpha is tuned towards; auto = -action dimensions"),   \
-        [OPT_TARGET_UPDATE] = RL_OPTION_INT("target_update_interval", "1", 1, 1e9,                                   \
-                                            "gradient steps between Polyak updates of the target critics"),          \
-        [OPT_USE_SDE] = RL_OPTION_BOOL("use_sde", "false",                                                           \
-                                       "generalized state-dependent exploration: noise linear in the actor's "       \
-                                       "last hidden features, its matrix held between draws"),                       \
-        [OPT_SDE_FREQ] = RL_OPTION_INT_F("sde_sample_freq", "\"auto\"", 1, 1e9, RL_OPT_AUTO,                         \
-                                         "use_sde: vector steps between new noise matrices (an env's also at "       \
-                                         "its episode start); auto = at each training, every train_freq"),           \
-        [OPT_LOG_STD_INIT] = RL_OPTION_FLOAT("log_std_init", "-3.0", -20, 2,                                         \
-                                             "use_sde: the initial log-std of the noise matrix's entries"),          \
-        [OPT_FULL_STD] = RL_OPTION_BOOL("full_std", "true",                                                          \
+#define TAU_OPTION(index) [index] = RL_OPTION_FLOAT("tau", "0.005", 0, 1, "Polyak coefficient of the target networks")
+
+#define ENTROPY_OPTIONS                                                                                          \
+    [OPT_ENT_COEF] = RL_OPTION_FLOAT_F("ent_coef", "\"auto\"", 0, 1e6, RL_OPT_AUTO,                              \
+                                       "entropy coefficient alpha; auto = learned towards target_entropy"),      \
+    [OPT_ENT_COEF_INIT] = RL_OPTION_FLOAT("ent_coef_init", "1.0", 1e-8, 1e6, "alpha at the start when learned"), \
+    [OPT_TARGET_ENTROPY] = RL_OPTION_FLOAT_F("target_entropy", "\"auto\"", -1e6, 1e6, RL_OPT_AUTO,               \
+                                             "the entropy alpha is tuned towards; auto = -action dimensions")
+
+#define SAC_OPTIONS                                                                                            \
+    AC_COMMON("[256, 256]", "3e-4"), ENTROPY_OPTIONS, TAU_OPTION(OPT_TAU),                                     \
+        [OPT_TARGET_UPDATE] = RL_OPTION_INT("target_update_interval", "1", 1, 1e9,                             \
+                                            "gradient steps between Polyak updates of the target critics"),    \
+        [OPT_USE_SDE] = RL_OPTION_BOOL("use_sde", "false",                                                     \
+                                       "generalized state-dependent exploration: noise linear in the actor's " \
+                                       "last hidden features, its matrix held between draws"),                 \
+        [OPT_SDE_FREQ] = RL_OPTION_INT_F("sde_sample_freq", "\"auto\"", 1, 1e9, RL_OPT_AUTO,                   \
+                                         "use_sde: vector steps between new noise matrices (an env's also at " \
+                                         "its episode start); auto = at each training, every train_freq"),     \
+        [OPT_LOG_STD_INIT] = RL_OPTION_FLOAT("log_std_init", "-3.0", -20, 2,                                   \
+                                             "use_sde: the initial log-std of the noise matrix's entries"),    \
+        [OPT_FULL_STD] = RL_OPTION_BOOL("full_std", "true",                                                    \
                                         "use_sde: a log-std per feature and action dimension (else per feature)")
 
 static const rl_option_def opts_sac[SAC_OPT_N] = {SAC_OPTIONS};
+/* CrossQ: sb3-contrib's defaults (its critics [1024, 1024]); momentum 0.01
+   is Flax's 0.99 */
+static const rl_option_def opts_crossq[CROSSQ_OPT_N] = {
+    AC_COMMON("[256, 256]", "1e-3"),
+    ENTROPY_OPTIONS,
+    [OPT_CQ_DELAY] = RL_OPTION_INT("policy_delay", "3", 1, 1000, "critic updates per actor update"),
+    [OPT_CRITIC_HIDDEN] =
+        RL_OPTION_INT_LIST("critic_hidden", "[1024, 1024]", 1, 65536, "hidden layer widths of each critic"),
+    [OPT_BN_MOMENTUM] = RL_OPTION_FLOAT("batch_norm_momentum", "0.01", 1e-9, 0.999999,
+                                        "batch renormalization: the running statistics' step towards the batch's, "
+                                        "in (0, 1)"),
+    [OPT_BN_EPS] = RL_OPTION_FLOAT("batch_norm_eps", "0.001", 1e-12, 1, "batch renormalization: added to variances"),
+    [OPT_BN_WARMUP] = RL_OPTION_INT("renorm_warmup_steps", "100000", 0, 1e15,
+                                    "batch renormalization: training forwards of a network normalized by the "
+                                    "batch's statistics alone, before the running ones correct them"),
+    [OPT_ADAM_BETA1] = RL_OPTION_FLOAT("adam_beta1", "0.5", 0, 0.999999, "Adam's first-moment decay of every network"),
+};
+
 static const rl_option_def opts_tqc[TQC_OPT_N] = {
     SAC_OPTIONS,
     [OPT_TQC_CRITICS] = RL_OPTION_INT("n_critics", "2", 1, AC_MAX_CRITICS, "critics, each of n_quantiles outputs"),
@@ -122,7 +154,7 @@ static const rl_option_def opts_tqc[TQC_OPT_N] = {
 
 #define TD3_OPTIONS(hidden, lr, critics, delay, noise)                                                                 \
     {                                                                                                                  \
-        AC_COMMON(hidden, lr),                                                                                         \
+        AC_COMMON(hidden, lr), TAU_OPTION(OPT_TD3_TAU),                                                                \
             [OPT_N_CRITICS] =                                                                                          \
                 RL_OPTION_INT("n_critics", critics, 1, 2, "critics; with 2 the target is their minimum"),              \
             [OPT_POLICY_DELAY] =                                                                                       \
@@ -169,9 +201,9 @@ static void ac_destroy(void *p_)
     rl_keep_best_free(&p->kb);
     rl_replay_destroy(&p->rb);
     ac_workspace *w = &p->ws;
-    float *f[] = {w->x,    w->xn,   w->qin,    w->a,       w->logp,    w->eps,    w->y,       w->dq,
-                  w->dqin, w->dout, w->rew,    w->disc,    w->act_x,   w->act_a,  w->act_eps, w->ou,
-                  w->zq,   w->u,    w->sde_mu, w->sde_env, w->sde_mat, w->sde_std};
+    float *f[] = {w->x,    w->xn,   w->qin,    w->a,       w->logp,    w->eps,     w->y,       w->dq,
+                  w->dqin, w->dout, w->rew,    w->disc,    w->act_x,   w->act_a,   w->act_eps, w->ou,
+                  w->zq,   w->u,    w->sde_mu, w->sde_env, w->sde_mat, w->sde_std, w->qin2,    w->dq2};
     for (size_t k = 0; k < sizeof f / sizeof *f; k++) rl_free(f[k]);
     rl_free(w->slots);
     free(p->cfg.low);
@@ -200,7 +232,7 @@ static void read_options(ac *p, const rl_algo_args *args, int kind)
     c->actor_lr = o[OPT_ACTOR_LR].is_auto ? lr : (float)o[OPT_ACTOR_LR].f;
     c->critic_lr = o[OPT_CRITIC_LR].is_auto ? lr : (float)o[OPT_CRITIC_LR].f;
     c->gamma = (float)o[OPT_GAMMA].f;
-    c->tau = (float)o[OPT_TAU].f;
+    c->beta1 = 0.9f;
     c->max_grad_norm = (float)o[OPT_MAX_GRAD_NORM].f;
     c->skip_nonfinite = o[OPT_ON_NONFINITE].i == 1;
     c->save_replay = (int)o[OPT_SAVE_REPLAY].i;
@@ -211,15 +243,26 @@ static void read_options(ac *p, const rl_algo_args *args, int kind)
         c->n_quantiles = kind == AC_TQC ? (uint32_t)o[OPT_N_QUANTILES].i : 1;
         c->drop = kind == AC_TQC ? (uint32_t)o[OPT_DROP].i : 0;
         c->policy_delay = 1;
-        c->target_interval = (uint32_t)o[OPT_TARGET_UPDATE].i;
+        c->target_interval = 1;
         c->ent_auto = o[OPT_ENT_COEF].is_auto;
         c->ent_init = (float)(c->ent_auto ? o[OPT_ENT_COEF_INIT].f : o[OPT_ENT_COEF].f);
         c->target_entropy = o[OPT_TARGET_ENTROPY].is_auto ? -(float)c->dim : (float)o[OPT_TARGET_ENTROPY].f;
+    }
+    if (kind == AC_SAC || kind == AC_TQC) {
+        c->tau = (float)o[OPT_TAU].f;
+        c->target_interval = (uint32_t)o[OPT_TARGET_UPDATE].i;
         c->sde = (int)o[OPT_USE_SDE].i;
         c->sde_freq = o[OPT_SDE_FREQ].is_auto ? c->train_freq : (uint32_t)o[OPT_SDE_FREQ].i;
         c->full_std = (int)o[OPT_FULL_STD].i;
         c->log_std_init = (float)o[OPT_LOG_STD_INIT].f;
+    } else if (kind == AC_CROSSQ) {
+        c->policy_delay = (uint32_t)o[OPT_CQ_DELAY].i;
+        c->bn_momentum = (float)o[OPT_BN_MOMENTUM].f;
+        c->bn_eps = (float)o[OPT_BN_EPS].f;
+        c->bn_warmup = (uint64_t)o[OPT_BN_WARMUP].i;
+        c->beta1 = (float)o[OPT_ADAM_BETA1].f;
     } else {
+        c->tau = (float)o[OPT_TD3_TAU].f;
         c->n_critics = (uint32_t)o[OPT_N_CRITICS].i;
         c->policy_delay = (uint32_t)o[OPT_POLICY_DELAY].i;
         c->target_interval = 1;
@@ -258,6 +301,17 @@ static int validate(ac *p, const rl_algo_args *args, char *err, size_t errlen)
         RL_ERRF(err, errlen, "hidden needs 1 to %d layers", RL_MLP_MAX_LAYERS - 1);
         return RL_EINVAL;
     }
+    if (p->cfg.kind != AC_CROSSQ) return RL_OK;
+    /* each renormalized layer is six tensors: the two critics' share one block */
+    int most = RL_PARAMS_MAX_TENSORS / (6 * (int)p->cfg.n_critics) - 1;
+    if (o[OPT_CRITIC_HIDDEN].n < 1 || o[OPT_CRITIC_HIDDEN].n > (size_t)most) {
+        RL_ERRF(err, errlen, "critic_hidden needs 1 to %d layers", most);
+        return RL_EINVAL;
+    }
+    if (p->cfg.batch < 2) { /* the actor's batch statistics need two rows */
+        RL_ERRF(err, errlen, "batch_size %u: crossq's batch statistics need at least 2 rows per replica", p->cfg.batch);
+        return RL_EINVAL;
+    }
     return RL_OK;
 }
 
@@ -266,10 +320,15 @@ static int build_networks(ac *p, const rl_value *o, uint64_t seed)
 {
     uint32_t hidden[RL_MLP_MAX_LAYERS], nh = (uint32_t)o[OPT_HIDDEN].n;
     for (uint32_t k = 0; k < nh; k++) hidden[k] = (uint32_t)o[OPT_HIDDEN].ilist[k];
-    int rc = ac_networks(p, hidden, nh, seed);
-    if (!rc) rc = rl_adam_create(&p->adam_actor, p->actor.n, 0.9f, 0.999f, 1e-8f, 0.0f);
-    if (!rc) rc = rl_adam_create(&p->adam_critic, p->critic.n, 0.9f, 0.999f, 1e-8f, 0.0f);
-    if (!rc) rc = rl_adam_create(&p->adam_alpha, 1, 0.9f, 0.999f, 1e-8f, 0.0f);
+    uint32_t critic_hidden[RL_MLP_MAX_LAYERS], nch;
+    const rl_value *ch = &o[p->cfg.kind == AC_CROSSQ ? OPT_CRITIC_HIDDEN : OPT_HIDDEN];
+    nch = (uint32_t)ch->n;
+    for (uint32_t k = 0; k < nch; k++) critic_hidden[k] = (uint32_t)ch->ilist[k];
+    int rc = ac_networks(p, hidden, nh, critic_hidden, nch, seed);
+    float b1 = p->cfg.beta1;
+    if (!rc) rc = rl_adam_create(&p->adam_actor, p->actor.n, b1, 0.999f, 1e-8f, 0.0f);
+    if (!rc) rc = rl_adam_create(&p->adam_critic, p->critic.n, b1, 0.999f, 1e-8f, 0.0f);
+    if (!rc) rc = rl_adam_create(&p->adam_alpha, 1, 0.9f, 0.999f, 1e-8f, 0.0f); /* beta1 is the networks' */
     if (!rc) rc = rl_keep_best_init(&p->kb, (int)o[OPT_KEEP_BEST].i, &p->actor);
     p->log_alpha = logf(p->cfg.ent_init > 0 ? p->cfg.ent_init : 1.0f);
     return rc;
@@ -300,6 +359,8 @@ static int alloc_buffers(ac *p, uint64_t buffer_size, const rl_env_info *env)
         !ALLOC(w->disc, B, float) || !ALLOC(w->slots, B, uint32_t) || !ALLOC(w->act_x, (size_t)c->rows * D, float) ||
         !ALLOC(w->act_a, (size_t)c->rows * A, float) || !ALLOC(w->act_eps, (size_t)c->rows * A, float) ||
         !ALLOC(w->ou, (size_t)c->num_envs * A, float))
+        return RL_ENOMEM;
+    if (c->kind == AC_CROSSQ && (!ALLOC(w->qin2, 2 * B * (D + A), float) || !ALLOC(w->dq2, 2 * B, float)))
         return RL_ENOMEM;
     size_t LA = (size_t)c->latent * A, rows = B > c->rows ? B : c->rows;
     if (c->sde &&
@@ -355,6 +416,11 @@ static int sac_create(const rl_algo_args *args, void **out, char *err, size_t er
 static int tqc_create(const rl_algo_args *args, void **out, char *err, size_t errlen)
 {
     return create(AC_TQC, args, out, err, errlen);
+}
+
+static int crossq_create(const rl_algo_args *args, void **out, char *err, size_t errlen)
+{
+    return create(AC_CROSSQ, args, out, err, errlen);
 }
 
 static int td3_create(const rl_algo_args *args, void **out, char *err, size_t errlen)
@@ -483,7 +549,7 @@ static const void *ac_get_extension(void *p, const char *id)
         .update = ac_update, .metrics = ac_metrics, .get_extension = ac_get_extension, .act_batch = ac_act,       \
     }
 static const rl_algo_vtable sac_vtable = AC_VTABLE(sac_create), tqc_vtable = AC_VTABLE(tqc_create),
-                            td3_vtable = AC_VTABLE(td3_create);
+                            crossq_vtable = AC_VTABLE(crossq_create), td3_vtable = AC_VTABLE(td3_create);
 
 /* The default search spaces of rlhost tune: the RL Zoo's SAC and TD3
    samplers (rl_zoo3/hyperparams_opt.py) over these plugins' options. */
@@ -500,6 +566,17 @@ static const char sac_space[] = SAC_SPACE;
 /* and the Zoo's TQC sampler's two of its own */
 static const char tqc_space[] = SAC_SPACE "n_quantiles = { int = [5, 50]; };\n"
                                           "top_quantiles_to_drop_per_net = { int = [0, 4]; };\n";
+/* CrossQ: no Zoo sampler of its own; SAC's without the target networks',
+   with the critics' width and the actor's delay */
+static const char crossq_space[] = "lr = { log_uniform = [1e-5, 1e-2]; };\n"
+                                   "gamma = { choice = [0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 0.9999]; };\n"
+                                   "batch_size = { choice = [64, 128, 256, 512, 1024]; };\n"
+                                   "buffer_size = { choice = [10000, 100000, 1000000]; };\n"
+                                   "learning_starts = { choice = [0, 1000, 10000, 20000]; };\n"
+                                   "train_freq = { choice = [1, 4, 8, 16, 32, 64, 128, 256, 512]; };\n"
+                                   "policy_delay = { choice = [1, 2, 3]; };\n"
+                                   "hidden = { choice = ([64, 64], [256, 256], [400, 300]); };\n"
+                                   "critic_hidden = { choice = ([256, 256], [512, 512], [1024, 1024]); };\n";
 static const char td3_space[] = "lr = { log_uniform = [1e-5, 1.0]; };\n"
                                 "gamma = { choice = [0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 0.9999]; };\n"
                                 "batch_size = { choice = [16, 32, 64, 100, 128, 256, 512, 1024, 2048]; };\n"
@@ -511,6 +588,8 @@ static const char td3_space[] = "lr = { log_uniform = [1e-5, 1.0]; };\n"
 
 /* composite observations: every part flattened into the MLPs (rl_obs_input) */
 #define AC_FLAGS (RL_DESC_REPLICAS | RL_DESC_BOX | RL_DESC_NO_DISCRETE | RL_DESC_OBS_PARTS)
+/* CrossQ's batch statistics are one process's batch's: no replicas */
+#define CROSSQ_FLAGS (RL_DESC_BOX | RL_DESC_NO_DISCRETE | RL_DESC_OBS_PARTS)
 static const rl_plugin_desc descs[] = {
     {
         .struct_size = sizeof(rl_plugin_desc),
@@ -540,6 +619,21 @@ static const rl_plugin_desc descs[] = {
         .vtable = &tqc_vtable,
         .flags = AC_FLAGS,
         .tune_space = tqc_space,
+    },
+    {
+        .struct_size = sizeof(rl_plugin_desc),
+        .kind = RL_KIND_ALGO,
+        .name = "crossq",
+        .version = "1.0.0",
+        .description = "CrossQ: SAC without target networks, batch renormalization in the actor and the critics, "
+                       "current and next states through the critics as one batch",
+        .options = opts_crossq,
+        .n_options = CROSSQ_OPT_N,
+        .stages = stages,
+        .n_stages = ST_N,
+        .vtable = &crossq_vtable,
+        .flags = CROSSQ_FLAGS,
+        .tune_space = crossq_space,
     },
     {
         .struct_size = sizeof(rl_plugin_desc),

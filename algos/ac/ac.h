@@ -1,7 +1,9 @@
 /* The off-policy actor-critic family for box actions: SAC, TQC (SAC's
  * actor with critics of quantiles, Kuznetsov et al. 2020, as sb3-contrib
- * has it), TD3 and DDPG (TD3 with one critic, no target smoothing and no
- * delay), private
+ * has it), CrossQ (SAC without target networks, batch renormalization in
+ * every network, current and next states through the critics as one
+ * batch: Bhatt et al. 2024, as sb3-contrib has it), TD3 and DDPG (TD3 with
+ * one critic, no target smoothing and no delay), private
  * declarations shared by ac.c (options, create, act, observe, update) ->
  * ac_train.c (the gradient steps), ac_state.c (checkpoints) -> ac_net.c
  * (the networks, SAC's squashed sample).
@@ -19,7 +21,7 @@
 #include <rlhost/parts.h>
 #include <rlhost/replay.h>
 
-enum { AC_SAC, AC_TD3, AC_TQC };
+enum { AC_SAC, AC_TD3, AC_TQC, AC_CROSSQ };
 enum { AC_MAX_CRITICS = 16 };
 
 #define AC_LOG_STD_MIN -20.0f
@@ -27,7 +29,7 @@ enum { AC_MAX_CRITICS = 16 };
 #define AC_SDE_MEAN_CLIP 2.0f
 
 typedef struct ac_settings {
-    int kind;                /* AC_SAC or AC_TD3 (DDPG is TD3's settings) */
+    int kind;                /* AC_SAC, AC_TQC, AC_CROSSQ or AC_TD3 (DDPG is TD3's settings) */
     uint32_t obs_size, dim;  /* observation floats, action floats */
     uint32_t num_envs, rows; /* this replica's envs; the most rows one act takes */
     uint32_t batch;          /* this replica's share of a minibatch */
@@ -41,7 +43,10 @@ typedef struct ac_settings {
     int ratio_auto;
     double ratio;
     float actor_lr, critic_lr, gamma, tau, max_grad_norm;
-    int ent_auto; /* SAC: learn the entropy coefficient */
+    float beta1;               /* Adam's first-moment decay (CrossQ: 0.5, as the paper) */
+    float bn_momentum, bn_eps; /* CrossQ: batch renormalization (rl_mlp_create_renorm) */
+    uint64_t bn_warmup;        /* CrossQ: training forwards of a network by plain batch statistics */
+    int ent_auto;              /* SAC: learn the entropy coefficient */
     float ent_init, target_entropy;
     int sde, full_std; /* SAC, TQC: gSDE exploration (rl_gsde_*), its log-std per feature and dimension */
     uint32_t sde_freq; /* gSDE: vector steps between new matrices of every env */
@@ -61,6 +66,7 @@ typedef struct ac_workspace {
     float *qin;            /* critic input [B][D + dim] */
     float *a, *logp, *eps; /* actions in [-1, 1], log-probabilities, noise */
     float *y, *dq, *dqin;  /* targets [B][n_target], critic output gradient [B][n_quantiles], input gradient */
+    float *qin2, *dq2;     /* CrossQ: current and next critic inputs as one batch [2B][D + dim], its gradient [2B] */
     float *zq;             /* TQC: the target critics' quantiles of a row, sorted [n_critics n_quantiles] */
     float *u, *sde_mu;     /* gSDE: pre-squash actions and clipped means [max(B, rows)][dim] */
     float *sde_env;        /* gSDE: each training env's noise matrix [num_envs][latent][dim] */
@@ -86,8 +92,9 @@ typedef struct ac {
     rl_params actor, critic, actor_t, critic_t;              /* actor_t: TD3 only */
     rl_mlp pi, pi_t, q[AC_MAX_CRITICS], q_t[AC_MAX_CRITICS]; /* workspaces per network use */
     rl_adam adam_actor, adam_critic, adam_alpha;
-    float log_alpha;    /* SAC */
-    size_t sde_log_std; /* gSDE: the log-stds' offset in actor */
+    float log_alpha;      /* SAC */
+    uint64_t bn_steps[2]; /* CrossQ: training forwards of the actor and of the critics (renormalization's warm-up) */
+    size_t sde_log_std;   /* gSDE: the log-stds' offset in actor */
     rl_keep_best kb;
     rl_replay rb;
     ac_workspace ws;
@@ -97,7 +104,7 @@ typedef struct ac {
     ac_sums m;
 } ac;
 
-/* SAC and TQC: the tanh-squashed Gaussian actor and the entropy term. */
+/* SAC, TQC and CrossQ: the tanh-squashed Gaussian actor and the entropy term. */
 static inline int ac_squashed(const ac_settings *c)
 {
     return c->kind != AC_TD3;
@@ -115,9 +122,10 @@ static inline float ac_from_box(const ac_settings *c, uint32_t k, float v)
     return w > 0 ? 2.0f * (v - c->low[k]) / w - 1.0f : 0.0f;
 }
 
-/* ac_net.c: the actor, the critics and their targets, initialized from
-   seed; RL_ENOMEM or RL_EINVAL as rl_mlp_create. */
-int ac_networks(ac *p, const uint32_t *hidden, uint32_t nh, uint64_t seed);
+/* ac_net.c: the actor (hidden widths) and the critics (critic_hidden, nch
+   widths), their targets but CrossQ's, initialized from seed; RL_ENOMEM
+   or RL_EINVAL as rl_mlp_create. */
+int ac_networks(ac *p, const uint32_t *hidden, uint32_t nh, const uint32_t *critic_hidden, uint32_t nch, uint64_t seed);
 /* ac_net.c: SAC's squashed sample of the actor's outputs out [B][2 dim] with
    noise eps [B][dim] (eps NULL: the mean, for evaluation): a in [-1, 1]
    [B][dim], logp [B] (unless NULL). */

@@ -5,14 +5,25 @@
 
 #include "ac.h"
 
-/* The actor, the critics and their targets; PyTorch's default
-   initialization (as Stable-Baselines3 has it), targets equal at the start. */
-int ac_networks(ac *p, const uint32_t *hidden, uint32_t nh, uint64_t seed)
+/* An MLP of the family: CrossQ's renormalized, the others' plain. */
+static int mlp(const ac *p, rl_mlp *m, rl_params *block, const char *prefix, uint32_t in, const uint32_t *hidden,
+               uint32_t nh, uint32_t out, uint32_t rows)
+{
+    const ac_settings *c = &p->cfg;
+    if (c->kind == AC_CROSSQ)
+        return rl_mlp_create_renorm(m, block, prefix, in, hidden, nh, out, c->act, rows, c->bn_momentum, c->bn_eps);
+    return rl_mlp_create(m, block, prefix, in, hidden, nh, out, c->act, rows);
+}
+
+/* The actor, the critics and their targets (none for CrossQ); PyTorch's
+   default initialization (as Stable-Baselines3 has it), targets equal at
+   the start. */
+int ac_networks(ac *p, const uint32_t *hidden, uint32_t nh, const uint32_t *critic_hidden, uint32_t nch, uint64_t seed)
 {
     ac_settings *c = &p->cfg;
     uint32_t M = c->batch > c->rows ? c->batch : c->rows, out = ac_squashed(c) && !c->sde ? 2 * c->dim : c->dim;
-    uint32_t qin = c->obs_size + c->dim;
-    int rc = rl_mlp_create(&p->pi, &p->actor, "actor", c->obs_size, hidden, nh, out, c->act, M);
+    uint32_t qin = c->obs_size + c->dim, qrows = c->kind == AC_CROSSQ ? 2 * c->batch : c->batch;
+    int rc = mlp(p, &p->pi, &p->actor, "actor", c->obs_size, hidden, nh, out, M);
     c->latent = hidden[nh - 1];
     if (!rc && c->sde &&
         (p->sde_log_std = rl_params_add(&p->actor, "actor/log_std", c->latent, c->full_std ? c->dim : 1)) == (size_t)-1)
@@ -20,7 +31,7 @@ int ac_networks(ac *p, const uint32_t *hidden, uint32_t nh, uint64_t seed)
     char names[AC_MAX_CRITICS][16];
     for (uint32_t j = 0; j < c->n_critics; j++) snprintf(names[j], sizeof names[j], "critic/q%u", j);
     for (uint32_t j = 0; !rc && j < c->n_critics; j++)
-        rc = rl_mlp_create(&p->q[j], &p->critic, names[j], qin, hidden, nh, c->n_quantiles, c->act, c->batch);
+        rc = mlp(p, &p->q[j], &p->critic, names[j], qin, critic_hidden, nch, c->n_quantiles, qrows);
     if (!rc) rc = rl_params_alloc(&p->actor);
     if (!rc) rc = rl_params_alloc(&p->critic);
     if (rc) return rc;
@@ -30,13 +41,14 @@ int ac_networks(ac *p, const uint32_t *hidden, uint32_t nh, uint64_t seed)
     for (uint32_t k = 0; c->sde && k < c->latent * (c->full_std ? c->dim : 1); k++)
         p->actor.data[p->sde_log_std + k] = c->log_std_init;
     for (uint32_t j = 0; j < c->n_critics; j++) rl_mlp_init(&p->q[j], &p->critic, RL_INIT_DEFAULT, 1.0f, &init);
+    if (c->kind == AC_CROSSQ) return RL_OK;
     /* Target workspaces: the same layouts over throwaway blocks, the values in
        critic_t / actor_t.  One block per target, so that each network's
        offsets are those of the block it reads (the critics share one, as
        critic does; the actor's starts at 0, as in actor). */
     rl_params scratch_q = {0}, scratch_pi = {0};
     for (uint32_t j = 0; !rc && j < c->n_critics; j++)
-        rc = rl_mlp_create(&p->q_t[j], &scratch_q, names[j], qin, hidden, nh, c->n_quantiles, c->act, c->batch);
+        rc = rl_mlp_create(&p->q_t[j], &scratch_q, names[j], qin, critic_hidden, nch, c->n_quantiles, c->act, c->batch);
     if (!rc && c->kind == AC_TD3)
         rc = rl_mlp_create(&p->pi_t, &scratch_pi, "actor", c->obs_size, hidden, nh, out, c->act, c->batch);
     rl_params_free(&scratch_q);

@@ -1,24 +1,37 @@
-/* SAC's and TD3's checkpoints: the actor, critics, targets and optimizers,
+/* SAC's, TQC's, CrossQ's and TD3's checkpoints: the actor, critics, targets
+   (CrossQ has none) and optimizers, CrossQ's renormalization step counts,
    the entropy coefficient, random streams, counters, metric sums and
    keep_best, and with save_replay the replay ring (so a resume is exact);
    loaded values that index or drive anything are checked.  And the
-   policy's description for readers without rlhost: the actor's operations,
-   SAC's mean (the first dim outputs), a tanh, and the rescale to the box. */
+   policy's description for readers without rlhost: the actor's operations
+   (CrossQ's with its batchnorms), SAC's mean (the first dim outputs), a
+   tanh, and the rescale to the box. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "ac.h"
 
+/* CrossQ: the running variances of a loaded actor and critics, which
+   square roots take. */
+static int running_stats(const ac *p, char *err, size_t errlen)
+{
+    if (rl_mlp_check_stats(&p->pi, &p->actor, err, errlen)) return -1;
+    for (uint32_t j = 0; j < p->cfg.n_critics; j++)
+        if (rl_mlp_check_stats(&p->q[j], &p->critic, err, errlen)) return -1;
+    return 0;
+}
+
 static int networks(ac *p, const rl_state_io *io, int load, char *err, size_t errlen)
 {
     int rc;
-    int td3 = p->cfg.kind == AC_TD3;
+    int td3 = p->cfg.kind == AC_TD3, crossq = p->cfg.kind == AC_CROSSQ;
 #define PARAMS(net, prefix) rl_params_state(net, io, load, prefix, err, errlen)
-    if ((rc = PARAMS(&p->actor, "")) || (rc = PARAMS(&p->critic, "")) || (rc = PARAMS(&p->critic_t, "target/")) ||
-        (td3 && (rc = PARAMS(&p->actor_t, "target/"))))
+    if ((rc = PARAMS(&p->actor, "")) || (rc = PARAMS(&p->critic, "")) ||
+        (!crossq && (rc = PARAMS(&p->critic_t, "target/"))) || (td3 && (rc = PARAMS(&p->actor_t, "target/"))))
         return rc;
 #undef PARAMS
+    if (load && crossq && (running_stats(p, err, errlen))) return RL_EINVAL;
     if ((rc = rl_adam_state(&p->adam_actor, &p->actor, io, load, "adam_actor/", err, errlen)) ||
         (rc = rl_adam_state(&p->adam_critic, &p->critic, io, load, "adam_critic/", err, errlen)))
         return rc;
@@ -42,6 +55,14 @@ static int scalars(ac *p, const rl_state_io *io, int load, char *err, size_t err
         if ((rc = rl_scalar_state(&v[k], io, load, names[k], err, errlen)) ||
             (load && (rc = rl_state_check_f(names[k], v[k], lo[k], hi[k], err, errlen))))
             return rc;
+    static const char *const bn_names[2] = {"state/renorm_steps_actor", "state/renorm_steps_critic"};
+    for (int k = 0; p->cfg.kind == AC_CROSSQ && k < 2; k++) { /* CrossQ's renormalization warm-up */
+        double s = (double)p->bn_steps[k];
+        if ((rc = rl_scalar_state(&s, io, load, bn_names[k], err, errlen)) ||
+            (load && (rc = rl_state_check_f(bn_names[k], s, 0, 9e15, err, errlen))))
+            return rc;
+        if (load) p->bn_steps[k] = (uint64_t)s;
+    }
     double t = (double)p->adam_alpha.t;
     if ((rc = rl_scalar_state(&t, io, load, "state/alpha_adam_t", err, errlen)) ||
         (load && (rc = rl_state_check_f("state/alpha_adam_t", t, 0, 9e15, err, errlen))))
@@ -89,9 +110,10 @@ static int describe(const ac *p, const rl_state_io *io, char *err, size_t errlen
     int n = snprintf(buf, sizeof buf,
                      "{\"format\":\"rlhost.policy/1\",\"algo\":\"%s\",\"input\":{\"size\":%u,"
                      "\"normalize\":null},\"outputs\":{\"action\":[",
-                     c->kind == AC_TQC       ? "tqc"
-                         : c->kind == AC_SAC ? "sac"
-                                             : "td3",
+                     c->kind == AC_TQC          ? "tqc"
+                         : c->kind == AC_SAC    ? "sac"
+                         : c->kind == AC_CROSSQ ? "crossq"
+                                                : "td3",
                      c->obs_size);
     if (n < 0 || rl_mlp_ops(&p->pi, "actor", buf, sizeof buf) != 0) goto small;
     size_t len = strlen(buf);
@@ -120,7 +142,11 @@ int ac_state(ac *p, const rl_state_io *io, int load, char *err, size_t errlen)
     if (!load && (rc = describe(p, io, err, errlen))) return rc;
     /* An instance made to act reads the actor, and acting (the mean, no
        noise) changes nothing it would save. */
-    if (p->cfg.inference) return load ? rl_params_load(&p->actor, io, "", err, errlen) : RL_OK;
+    if (p->cfg.inference) {
+        if (!load) return RL_OK;
+        if ((rc = rl_params_load(&p->actor, io, "", err, errlen))) return rc;
+        return rl_mlp_check_stats(&p->pi, &p->actor, err, errlen) ? RL_EINVAL : RL_OK;
+    }
     if ((rc = networks(p, io, load, err, errlen)) || (rc = scalars(p, io, load, err, errlen)) ||
         (rc = sums(p, io, load, err, errlen)) || (rc = rl_keep_best_state(&p->kb, io, load, err, errlen)))
         return rc;

@@ -1,4 +1,4 @@
-/* The gradient steps of SAC, TQC and TD3 (see ac.h).  Every replica samples its
+/* The gradient steps of SAC, TQC, CrossQ and TD3 (see ac.h).  Every replica samples its
    share of the minibatch from its own stream; gradients are summed over the
    replicas by rl_replicated_adam_step (the means are over all of them), so
    their networks stay identical. */
@@ -214,10 +214,66 @@ static int critic_update(ac *p, char *err, size_t errlen)
     return rc;
 }
 
+/* CrossQ's critic step (in place of targets() and critic_update()): the
+   next actions from the actor by its running statistics, then the current
+   rows (s, a) and the next ones (s', a') through each critic as one batch
+   of 2B, normalized by that batch's statistics (which move the running
+   ones); the targets y = r + discount (min_j Q_j(s', a') - alpha logp')
+   held constant; SAC's loss 0.5 sum_j mean (Q_j(s, a) - y)^2 on the
+   current rows. */
+static int crossq_critic_update(ac *p, float alpha, char *err, size_t errlen)
+{
+    const ac_settings *c = &p->cfg;
+    ac_workspace *w = &p->ws;
+    uint32_t B = c->batch, D = c->obs_size, A = c->dim;
+    const float *out = rl_mlp_forward(&p->pi, p->actor.data, w->xn, B);
+    for (size_t k = 0; k < (size_t)B * A; k++) w->eps[k] = (float)rl_rng_normal(&p->sample);
+    ac_squash(p, out, w->eps, B, w->a, w->logp);
+    memcpy(w->qin2, w->qin, (size_t)B * (D + A) * sizeof(float));
+    critic_input(p, w->xn, w->a, w->qin2 + (size_t)B * (D + A));
+    int renorm = p->bn_steps[1] > c->bn_warmup; /* as sb3-contrib counts its warm-up */
+    const float *q[AC_MAX_CRITICS];
+    for (uint32_t j = 0; j < c->n_critics; j++)
+        q[j] = rl_mlp_forward_train(&p->q[j], p->critic.data, w->qin2, 2 * B, renorm);
+    p->bn_steps[1]++;
+    for (uint32_t b = 0; b < B; b++) {
+        float m = q[0][B + b];
+        for (uint32_t j = 1; j < c->n_critics; j++) m = q[j][B + b] < m ? q[j][B + b] : m;
+        w->y[b] = w->rew[b] + w->disc[b] * (m - alpha * w->logp[b]);
+    }
+    double sums[2] = {0, 0};
+    rl_params_zero_grad(&p->critic);
+    memset(w->dq2 + B, 0, B * sizeof(float)); /* the next rows are the targets': no gradient */
+    for (uint32_t j = 0; j < c->n_critics; j++) {
+        for (uint32_t b = 0; b < B; b++) {
+            double d = (double)q[j][b] - w->y[b];
+            sums[0] += 0.5 * d * d;
+            sums[1] += q[j][b] / c->n_critics;
+            w->dq2[b] = (float)(d / B);
+        }
+        rl_mlp_backward(&p->q[j], p->critic.data, p->critic.grad, w->qin2, w->dq2, NULL, 2 * B);
+    }
+    double loss = sums[0] / B;
+    if (!isfinite(loss)) {
+        if (c->skip_nonfinite) return 1;
+        RL_ERRF(err, errlen, "non-finite critic loss at gradient step %llu", (unsigned long long)p->grad_steps + 1);
+        return RL_ENONFINITE;
+    }
+    int rc = step(p, &p->adam_critic, &p->critic, c->critic_lr, "critic", err, errlen);
+    if (rc == RL_OK) {
+        p->m.critic_loss += loss;
+        p->m.q += sums[1] / B;
+        p->m.n++;
+    }
+    return rc;
+}
+
 /* SAC's actor (loss mean(alpha logp - min_j Q_j(s, a)), a ~ pi(s)
    reparameterized; TQC's with the mean of every critic's quantiles in
    place of the minimum) and entropy coefficient (loss -mean(log_alpha
-   (logp + target_entropy))), or TD3's actor (loss -mean Q_0(s, pi(s))). */
+   (logp + target_entropy))), or TD3's actor (loss -mean Q_0(s, pi(s))).
+   CrossQ's actor is SAC's, by its batch's statistics (which move its
+   running ones), through critics by their running statistics. */
 static int actor_update(ac *p, float alpha, char *err, size_t errlen)
 {
     const ac_settings *c = &p->cfg;
@@ -225,7 +281,9 @@ static int actor_update(ac *p, float alpha, char *err, size_t errlen)
     uint32_t B = c->batch, D = c->obs_size, A = c->dim;
     double Bg = (double)B * p->replicas;
     int sac = ac_squashed(c);
-    const float *out = rl_mlp_forward(&p->pi, p->actor.data, w->x, B);
+    const float *out = c->kind == AC_CROSSQ
+        ? rl_mlp_forward_train(&p->pi, p->actor.data, w->x, B, p->bn_steps[0]++ > c->bn_warmup)
+        : rl_mlp_forward(&p->pi, p->actor.data, w->x, B);
     if (c->sde) { /* the step's matrix and scales, from targets() */
         ac_sde_squash(p, out, ac_sde_latent(p), w->sde_mat, 0, B, w->a, w->logp);
     } else if (sac) {
@@ -309,8 +367,13 @@ int ac_train(ac *p, uint64_t n, char *err, size_t errlen)
     for (uint64_t k = 0; k < n; k++) {
         float alpha = ac_squashed(c) ? (c->ent_auto ? expf(p->log_alpha) : c->ent_init) : 0.0f;
         sample_batch(p);
-        targets(p, alpha);
-        int rc = critic_update(p, err, errlen);
+        int rc;
+        if (c->kind == AC_CROSSQ) {
+            rc = crossq_critic_update(p, alpha, err, errlen);
+        } else {
+            targets(p, alpha);
+            rc = critic_update(p, err, errlen);
+        }
         if (rc == RL_OK && (p->grad_steps + 1) % c->policy_delay == 0) rc = actor_update(p, alpha, err, errlen);
         if (rc == 1) {
             p->skipped++;
@@ -318,7 +381,7 @@ int ac_train(ac *p, uint64_t n, char *err, size_t errlen)
         }
         if (rc != RL_OK) return rc;
         p->grad_steps++;
-        if (p->grad_steps % c->target_interval == 0 && p->grad_steps % c->policy_delay == 0) {
+        if (c->kind != AC_CROSSQ && p->grad_steps % c->target_interval == 0 && p->grad_steps % c->policy_delay == 0) {
             rl_params_polyak(&p->critic_t, &p->critic, c->tau);
             if (c->kind == AC_TD3) rl_params_polyak(&p->actor_t, &p->actor, c->tau);
         }

@@ -120,6 +120,18 @@ typedef struct rl_mlp {
     float *acts;  /* per layer output [max_batch][dims[l+1]] (post-activation) */
     float *dacts; /* gradients of the same */
     size_t act_off[RL_MLP_MAX_LAYERS];
+    /* Batch renormalization before every linear layer (rl_mlp_create_renorm),
+       else renorm = 0 and nothing below is used. */
+    int renorm;
+    int train;                           /* the last forward: 1 batch statistics, 0 running ones */
+    float bn_momentum, bn_eps;           /* running statistics += momentum (batch - running) */
+    size_t bn_off[RL_MLP_MAX_LAYERS][4]; /* layer l's bn_scale, bn_bias, bn_mean, bn_var */
+    size_t z_off[RL_MLP_MAX_LAYERS];     /* layer l's rows in bn_z, bn_xhat [max_batch][dims[l]] */
+    float *bn_z, *bn_xhat;               /* the linear layer's input, and the same before scale and bias */
+    float *bn_dz, *bn_dx;                /* gradients of a layer's z, and of its normalized input [max_batch][widest] */
+    float *bn_stats;                     /* layer l's at s_off[l], [5][dims[l]]: mean, sigma, std, r, d */
+    size_t s_off[RL_MLP_MAX_LAYERS];
+    double *bn_acc; /* column sums [2][widest] */
 } rl_mlp;
 
 /* Declares the MLP's tensors in p as PREFIX/layerK.weight|bias.
@@ -127,12 +139,32 @@ typedef struct rl_mlp {
    up to max_batch rows. */
 int rl_mlp_create(rl_mlp *m, rl_params *p, const char *prefix, uint32_t in_dim, const uint32_t *hidden,
                   uint32_t n_hidden, uint32_t out_dim, rl_activation act, uint32_t max_batch);
+/* rl_mlp_create with batch renormalization (Ioffe 2017) of every linear
+   layer's input, as CrossQ's networks have it (Bhatt et al. 2024):
+   PREFIX/layerK.bn_scale and .bn_bias (learned, 1 and 0 at rl_mlp_init),
+   .bn_mean and .bn_var (the running statistics, 0 and 1 at rl_mlp_init:
+   they live in the parameter block so that checkpoints, copies and
+   keep_best carry them, and their gradients stay 0).  A training forward
+   (rl_mlp_forward_train) normalizes by the batch's mean and unbiased
+   variance (before warm-up ends) or by the renormalized ones (r clipped to
+   [1/3, 3], d to [-5, 5]: batch statistics moved towards the running
+   ones), and moves the running statistics by momentum towards the
+   batch's; every other forward normalizes by the running statistics.
+   (x - mean) / sqrt(var + eps) * scale + bias, as sb3-contrib's
+   BatchRenorm computes it. */
+int rl_mlp_create_renorm(rl_mlp *m, rl_params *p, const char *prefix, uint32_t in_dim, const uint32_t *hidden,
+                         uint32_t n_hidden, uint32_t out_dim, rl_activation act, uint32_t max_batch, float momentum,
+                         float eps);
 void rl_mlp_destroy(rl_mlp *m);
 /* The MLP as rlhost.policy/1 operations, appended to the JSON array text in
    buf (cap bytes, NUL-terminated; a comma first when buf ends in '}'):
    {"op":"linear","weight":"PREFIX/layer0.weight","bias":...,"in":I,"out":O}
    (y = x W^T + b, W stored [out][in]), {"op":"relu"|"tanh"} between layers,
-   none after the last.  0, or -1 when buf is too small. */
+   none after the last; a renormalized MLP's linear layers each after
+   {"op":"batchnorm","scale":...,"bias":...,"mean":...,"var":...,"eps":E,
+   "size":N} (y = (x - mean) / sqrt(var + eps) * scale + bias, the running
+   statistics, as ONNX's BatchNormalization).  0, or -1 when buf is too
+   small. */
 int rl_mlp_ops(const rl_mlp *m, const char *prefix, char *buf, size_t cap);
 /* A reduction, appended to an op list as rl_mlp_ops appends: the values so
    far, rows x cols of them row-major, become their means over axis (1:
@@ -154,6 +186,15 @@ const float *rl_mlp_forward(rl_mlp *m, const float *params, const float *in, uin
 /* rl_mlp_forward with rl_linear_forward_rowwise: results per row do not
    depend on batch (for inference). */
 const float *rl_mlp_infer(rl_mlp *m, const float *params, const float *in, uint32_t batch);
+/* A renormalized MLP's training forward over batch >= 2 rows: batch
+   statistics (renormalized when renorm is nonzero, after the caller's
+   warm-up), the running ones in params updated.  Without renormalization,
+   rl_mlp_forward. */
+const float *rl_mlp_forward_train(rl_mlp *m, float *params, const float *in, uint32_t batch, int renorm);
+/* A renormalized MLP's running variances in params, as a loaded block
+   must have them: 0, or -1 with the first bad tensor's name and what is
+   wrong in err. */
+int rl_mlp_check_stats(const rl_mlp *m, const rl_params *p, char *err, size_t errlen);
 /* Backward from dout [batch][out] (the forward must be the last one run on
    this input); accumulates into grad; din (may be NULL) += d input.  With
    grad NULL only din is computed (no weight or bias gradients: the

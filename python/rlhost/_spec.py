@@ -101,6 +101,17 @@ class _Walk:
             if not num or lo > hi:
                 raise RlhostError(f"a clip op has bounds {lo!r}, {hi!r}, not finite numbers in order")
             return width
+        if k == "batchnorm":
+            n, eps = count(op, "size"), op.get("eps")
+            if n != width:
+                raise RlhostError(f"a batchnorm op takes {n} inputs where the layer before gives {width}")
+            if not isinstance(eps, (int, float)) or isinstance(eps, bool) or not (math.isfinite(eps) and eps > 0):
+                raise RlhostError(f"a batchnorm op has eps {eps!r}, not a finite number above 0")
+            for key in ("scale", "bias", "mean", "var"):
+                self.tensor(op, key, n)
+            if (self.W[op["var"]] < 0).any():
+                raise RlhostError(f"tensor {op['var']!r} holds a negative variance")
+            return width
         if k == "rescale":
             if len(op["low"]) != width or len(op["high"]) != width:
                 raise RlhostError(f"a rescale op has {len(op['low'])} bounds for {width} values")

@@ -111,6 +111,22 @@ def _t(a):
     return torch.from_numpy(np.array(a, dtype=np.float32))
 
 
+class _BatchNorm(nn.Module):
+    """Batch renormalization by its running statistics, as rlhost acts:
+    (x - mean) / sqrt(var + eps) * scale + bias."""
+
+    def __init__(self, op, W):
+        super().__init__()
+        var = np.asarray(W[op["var"]], np.float32)
+        self.register_buffer("mean", _t(W[op["mean"]]).reshape(-1))
+        self.register_buffer("sd", _t(np.sqrt(var + np.float32(op["eps"]))).reshape(-1))
+        self.register_buffer("scale", _t(W[op["scale"]]).reshape(-1))
+        self.register_buffer("bias", _t(W[op["bias"]]).reshape(-1))
+
+    def forward(self, x):
+        return (x - self.mean) / self.sd * self.scale + self.bias
+
+
 def _ops(ops, W):
     layers = []
     for op in ops:
@@ -135,6 +151,8 @@ def _ops(ops, W):
             layers.append(nn.Hardtanh(float(op["min"]), float(op["max"])))
         elif k == "rescale":
             layers.append(_Rescale(op["low"], op["high"]))
+        elif k == "batchnorm":
+            layers.append(_BatchNorm(op, W))
         elif k == "mean":
             layers.append(_Mean(op["shape"], op["axis"]))
         elif k == "concat":

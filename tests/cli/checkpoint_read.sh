@@ -44,9 +44,11 @@ check rppo_cnn_snake_window "$C/snake_ppo.cfg" --set 'algo.plugin="recurrent_ppo
   --set env.flood_fill=false --set env.num_envs=16 --set algo.batch_size=256 --set algo.bptt_horizon=16 \
   --set 'algo.encoder="cnn"' --set 'algo.cnn_channels=[8]' --set 'algo.cnn_kernels=[3]' \
   --set 'algo.cnn_strides=[1]' --set 'algo.cnn_padding=[0]' --set run.steps=4096
-# box actions: SAC's squashed mean, TD3's tanh, PPO's Gaussian mean (clipped into the box)
+# box actions: SAC's (TQC's, CrossQ's) squashed mean, TD3's tanh, PPO's Gaussian mean (clipped into the box)
 check sac_pendulum "$C/pendulum_sac.cfg" --set run.steps=1500 --set algo.hidden=[32]
 check tqc_pendulum "$C/pendulum_tqc.cfg" --set run.steps=1500 --set algo.hidden=[32]
+# CrossQ's actor renormalizes each layer's input by its running statistics
+check crossq_pendulum "$C/pendulum_crossq.cfg" --set run.steps=1500 --set algo.hidden=[32] --set algo.critic_hidden=[32]
 check sac_sde_mountain_car "$C/mountain_car_continuous_sac_sde.cfg" --set run.steps=1500 --set algo.hidden=[32]
 check td3_pendulum "$C/pendulum_td3.cfg" --set run.steps=1500 --set algo.hidden=[32] --set algo.learning_starts=500
 check ppo_pendulum "$C/pendulum_ppo.cfg" --set run.steps=4096 --set algo.normalize_reward=false

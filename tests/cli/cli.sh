@@ -410,9 +410,10 @@ refuse "a box algorithm on a discrete env" "algo 'sac' does not take discrete ac
   "$PSAC" --set 'env.plugin="cartpole"'
 refuse "a box algorithm on a discrete env, td3" "algo 'td3' does not take discrete actions" \
   "$SRC/configs/pendulum_td3.cfg" --set 'env.plugin="cartpole"'
-for algo in sac tqc td3 ddpg ppo random; do
+for algo in sac tqc crossq td3 ddpg ppo random; do
   args=(--set "algo.plugin=\"$algo\"" --set run.steps=600 --set run.eval_episodes=2 --set run.quiet=true)
   [ $algo = random ] || args+=(--set algo.hidden=[32])
+  [ $algo = crossq ] && args+=(--set algo.critic_hidden=[32])
   [ $algo = ppo ] && args+=(--set algo.n_steps=100 --set algo.batch_size=50)
   printf 'run: { steps = 600; };\nenv: { plugin = "pendulum"; };\nalgo: { plugin = "%s"; };\n' $algo > "$T/box_$algo.cfg"
   expect_rc 0 "$algo trains on pendulum" -- "$RLHOST" run "$T/box_$algo.cfg" "${args[@]}" --out "$T/box_$algo" --force
@@ -432,6 +433,26 @@ refuse "a critic of width 10^9" "expected a list of integers in [1, 65536]" "$PT
 expect_rc 2 "a run dropping every quantile" -- "$RLHOST" run "$PTQC" --set algo.top_quantiles_to_drop_per_net=25 \
   --out "$T/tqc_refused"
 [ ! -e "$T/tqc_refused" ]; ok $? "makes no run directory"
+# CrossQ: batch renormalization's momentum outside (0, 1), critics of no
+# width, of 10^9 or too deep, a batch without statistics and gSDE (which
+# it does not take) are refused before anything is made
+PCQ="$SRC/configs/pendulum_crossq.cfg"
+refuse "CrossQ with momentum 0" "algo.batch_norm_momentum=0: expected a number in [1e-09, 0.999999], got 0" \
+  "$PCQ" --set algo.batch_norm_momentum=0
+refuse "CrossQ with momentum 1" "got 1" "$PCQ" --set algo.batch_norm_momentum=1
+refuse "CrossQ with eps 0" "algo.batch_norm_eps=0: expected a number in [1e-12, 1], got 0" "$PCQ" \
+  --set algo.batch_norm_eps=0
+refuse "a CrossQ critic of width 0" "algo.critic_hidden=[0]: expected a list of integers in [1, 65536]" "$PCQ" \
+  --set 'algo.critic_hidden=[0]'
+refuse "a CrossQ critic of width 10^9" "expected a list of integers in [1, 65536]" "$PCQ" \
+  --set 'algo.critic_hidden=[1000000000]'
+refuse "a CrossQ critic of 5 layers" "critic_hidden needs 1 to 4 layers" "$PCQ" \
+  --set 'algo.critic_hidden=[8, 8, 8, 8, 8]'
+refuse "CrossQ on batches of one row" "batch_size 1: crossq's batch statistics need at least 2 rows per replica" \
+  "$PCQ" --set algo.batch_size=1
+refuse "CrossQ with an Adam beta1 of 1" "algo.adam_beta1=1: expected a number in [0, 0.999999], got 1" "$PCQ" \
+  --set algo.adam_beta1=1
+refuse "CrossQ with gSDE" "algo.use_sde=true: unknown key 'use_sde'" "$PCQ" --set algo.use_sde=true
 # gSDE (SAC and TQC): a sampling period of 0 or less and a log-std outside
 # the clamp are refused; a checkpoint of a gSDE run resumes only with it
 MSDE="$SRC/configs/mountain_car_continuous_sac_sde.cfg"
@@ -477,16 +498,18 @@ expect_rc 0 "mountain car trains with TD3" -- "$RLHOST" run "$SRC/configs/pendul
   --set 'env.plugin="mountain_car_continuous"' --set run.steps=600 --set run.eval_episodes=1 --out "$T/box_mc" --force
 # TD3 as well: its target actor is a network of its own (a layout read at
 # the wrong offsets once made every run differ from the last); TQC's
-# critics of quantiles too.
+# critics of quantiles too; CrossQ's running statistics and their warm-up
+# counts (renormalizing after 300 training forwards, within the run).
 printf 'run: { steps = 600; };\nenv: { plugin = "pendulum"; };\nalgo: { plugin = "sac"; use_sde = true; sde_sample_freq = 4; };\n' \
   >"$T/box_sac_sde.cfg"
 printf 'run: { steps = 600; };\nenv: { plugin = "pendulum"; };\nalgo: { plugin = "ppo"; use_sde = true; sde_sample_freq = 30; };\n' \
   >"$T/box_ppo_sde.cfg"
-for algo in sac sac_sde tqc td3 ppo ppo_sde; do
+for algo in sac sac_sde tqc crossq td3 ppo ppo_sde; do
   A="$T/rs_$algo" B="$T/rs_${algo}_cut"
   args=(--set algo.hidden=[32] --set run.eval_episodes=2 --set run.quiet=true --set run.checkpoint_interval=600)
   case $algo in
   ppo*) args+=(--set algo.n_steps=100 --set algo.batch_size=50 --set algo.normalize_reward=true) ;;
+  crossq) args+=(--set algo.save_replay=true --set algo.critic_hidden=[32] --set algo.renorm_warmup_steps=300) ;;
   *) args+=(--set algo.save_replay=true) ;;
   esac
   "$RLHOST" run "$T/box_$algo.cfg" "${args[@]}" --set run.steps=1200 --out "$A" --force >/dev/null 2>&1
@@ -499,9 +522,10 @@ done
 # The same run twice, with malloc filling new and freed blocks differently
 # (0 leaves them as they come): a result that reads memory it never wrote
 # tends to differ between the two.
-for algo in sac sac_sde tqc td3 ddpg ppo ppo_sde dqn; do
+for algo in sac sac_sde tqc crossq td3 ddpg ppo ppo_sde dqn; do
   cfg="$T/box_$algo.cfg" args=(--set algo.hidden=[32] --set run.steps=1200)
   case $algo in ppo*) args+=(--set algo.n_steps=100 --set algo.batch_size=50 --set algo.normalize_obs=true) ;; esac
+  [ $algo = crossq ] && args+=(--set algo.critic_hidden=[32])
   [ $algo = dqn ] && cfg="$DQN" args=(--set run.steps=3000)
   for fill in 0 165; do
     MALLOC_PERTURB_=$fill "$RLHOST" run "$cfg" "${args[@]}" --set run.eval_episodes=2 --set run.quiet=true \

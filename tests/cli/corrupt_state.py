@@ -159,6 +159,22 @@ CASES = [
         ],
         ["replay/steps", "state/log_alpha", "state/grad_steps"],
     ),
+    # CrossQ: running variances (square roots take them) and the warm-up counts
+    (
+        "pendulum_crossq",
+        "configs/pendulum_crossq.cfg",
+        [
+            "run.steps=1500",
+            "run.eval_episodes=2",
+            "algo.learning_starts=500",
+            "algo.save_replay=true",
+            "algo.buffer_size=4000",
+            "algo.hidden=[16]",
+            "algo.critic_hidden=[16]",
+        ],
+        ["actor/layer1.bn_var", "critic/q1/layer0.bn_var", "state/renorm_steps_critic"],
+        ("actor/layer1.bn_var", "critic/q1/layer0.bn_var", "state/renorm_steps"),
+    ),
     (
         "mountain_car_sac_sde",
         "configs/mountain_car_continuous_sac_sde.cfg",

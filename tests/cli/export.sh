@@ -64,6 +64,7 @@ check a2c_normalized 100 "$C/cartpole_a2c.cfg" --set run.steps=3000 --set algo.n
 check a2c_box 8 "$C/pendulum_a2c.cfg" --set run.steps=3000
 check sac 8 "$C/pendulum_sac.cfg" --set run.steps=1500
 check tqc 8 "$C/pendulum_tqc.cfg" --set run.steps=1500 --set algo.hidden=[32]
+check crossq 8 "$C/pendulum_crossq.cfg" --set run.steps=1500 --set algo.hidden=[32] --set algo.critic_hidden=[32]
 check sac_sde 8 "$C/mountain_car_continuous_sac_sde.cfg" --set run.steps=1500 --set algo.hidden=[32]
 check ppo_sde 8 "$C/mountain_car_continuous_ppo_sde.cfg" --set run.steps=1500 --set algo.hidden=[32]
 check td3 8 "$C/pendulum_td3.cfg" --set run.steps=1500 --set algo.learning_starts=500

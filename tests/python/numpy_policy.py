@@ -70,6 +70,8 @@ class NumpyPolicy:
             elif kind == "rescale":  # [-1, 1] -> [low, high]
                 lo, hi = np.array(op["low"]), np.array(op["high"])
                 x = lo + (x + 1) * 0.5 * (hi - lo)
+            elif kind == "batchnorm":  # by the running statistics
+                x = (x - W[op["mean"]]) / np.sqrt(W[op["var"]] + op["eps"]) * W[op["scale"]] + W[op["bias"]]
             elif kind == "mean":
                 x = x.reshape(op["shape"]).mean(axis=op["axis"])
             elif kind == "concat":  # each part's ops on the same input, outputs side by side

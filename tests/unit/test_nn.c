@@ -125,6 +125,128 @@ static void test_mlp(rl_rng *rng, rl_activation act, const char *name)
     rl_params_free(&c.p);
 }
 
+/* ---- MLP with batch renormalization ---- */
+typedef struct renorm_ctx {
+    rl_mlp m;
+    rl_params p;
+    float *x, *r;
+    uint32_t B;
+    int train, renorm;
+} renorm_ctx;
+
+static double renorm_loss(void *p)
+{
+    renorm_ctx *c = p;
+    const float *y = c->train ? rl_mlp_forward_train(&c->m, c->p.data, c->x, c->B, c->renorm)
+                              : rl_mlp_forward(&c->m, c->p.data, c->x, c->B);
+    return project(y, c->r, (size_t)c->B * rl_mlp_out_dim(&c->m));
+}
+
+/* The learned values' analytic gradients against finite differences: every
+   tensor but the running statistics, whose gradients stay 0 (a training
+   forward does not differentiate through them: r and d are constants). */
+static void renorm_grad_check(renorm_ctx *c, const char *what)
+{
+    float dx[60] = {0};
+    rl_params_zero_grad(&c->p);
+    renorm_loss(c);
+    rl_mlp_backward(&c->m, c->p.data, c->p.grad, c->x, c->r, dx, c->B);
+    int stats_zero = 1;
+    for (uint32_t t = 0; t < c->p.n_tensors; t++) {
+        const rl_param_tensor *pt = &c->p.tensors[t];
+        size_t n = (size_t)pt->rows * pt->cols;
+        char label[96];
+        snprintf(label, sizeof label, "%s %s", what, pt->name);
+        if (strstr(pt->name, "bn_mean") || strstr(pt->name, "bn_var")) {
+            for (size_t k = 0; k < n; k++) stats_zero &= c->p.grad[pt->offset + k] == 0.0f;
+            continue;
+        }
+        grad_check(label, c->p.data + pt->offset, c->p.grad + pt->offset, n, renorm_loss, c, 1e-3, 2e-2);
+    }
+    char label[96];
+    snprintf(label, sizeof label, "%s: the running statistics get no gradient", what);
+    OK(stats_zero, label);
+    snprintf(label, sizeof label, "%s input", what);
+    grad_check(label, c->x, dx, (size_t)c->B * c->m.dims[0], renorm_loss, c, 1e-3, 2e-2);
+}
+
+static void test_renorm(rl_rng *rng)
+{
+    renorm_ctx c;
+    memset(&c, 0, sizeof c);
+    uint32_t hidden[2] = {7, 6};
+    c.B = 6;
+    /* momentum 0: the running statistics stay put while differences are taken */
+    OK(rl_mlp_create_renorm(&c.m, &c.p, "q", 5, hidden, 2, 3, RL_ACT_TANH, 8, 0.0f, 1e-3f) == RL_OK,
+       "renorm mlp create");
+    OK(rl_params_alloc(&c.p) == RL_OK, "renorm mlp params alloc");
+    rl_mlp_init(&c.m, &c.p, RL_INIT_DEFAULT, 1.0f, rng);
+    float x[40], r[24];
+    c.x = x, c.r = r;
+    fill(x, 40, rng, 1), fill(r, 24, rng, 1);
+    for (uint32_t l = 0; l < c.m.n_layers; l++) { /* scales and biases away from 1 and 0 */
+        float *scale = c.p.data + c.m.bn_off[l][0], *bias = c.p.data + c.m.bn_off[l][1];
+        for (uint32_t j = 0; j < c.m.dims[l]; j++) scale[j] = 0.5f + rl_rng_uniform(rng), bias[j] = 0.3f;
+    }
+    c.train = 1;
+    renorm_grad_check(&c, "renorm mlp (batch statistics)");
+    /* running statistics that clip r to 1/3 and d to 5 whatever the batch
+       (so both are constants indeed): the renormalized statistics'
+       gradients */
+    for (uint32_t l = 0; l < c.m.n_layers; l++) {
+        float *mean = c.p.data + c.m.bn_off[l][2], *var = c.p.data + c.m.bn_off[l][3];
+        for (uint32_t j = 0; j < c.m.dims[l]; j++) mean[j] = -1000.0f, var[j] = 1e4f;
+    }
+    c.renorm = 1;
+    renorm_grad_check(&c, "renorm mlp (renormalized)");
+    c.train = 0;
+    for (uint32_t l = 0; l < c.m.n_layers; l++) {
+        float *mean = c.p.data + c.m.bn_off[l][2], *var = c.p.data + c.m.bn_off[l][3];
+        for (uint32_t j = 0; j < c.m.dims[l]; j++) mean[j] = 0.2f, var[j] = 0.7f;
+    }
+    renorm_grad_check(&c, "renorm mlp (running statistics)");
+
+    /* the running statistics move by momentum towards the batch's mean and
+       unbiased variance */
+    c.m.bn_momentum = 0.25f;
+    const float *mean0 = c.p.data + c.m.bn_off[0][2], *var0 = c.p.data + c.m.bn_off[0][3];
+    rl_mlp_forward_train(&c.m, c.p.data, x, c.B, 0);
+    double mu = 0, v = 0;
+    for (uint32_t i = 0; i < c.B; i++) mu += x[i * 5] / (double)c.B;
+    for (uint32_t i = 0; i < c.B; i++) v += (x[i * 5] - mu) * (x[i * 5] - mu) / (c.B - 1);
+    OK(fabs(mean0[0] - (0.2 + 0.25 * (mu - 0.2))) < 1e-6 && fabs(var0[0] - (0.7 + 0.25 * (v - 0.7))) < 1e-6,
+       "renorm: running mean and variance move by momentum towards the batch's (unbiased variance)");
+
+    /* rows by running statistics do not depend on the batch (action selection) */
+    float one[3 * 6], all[3 * 6];
+    memcpy(all, rl_mlp_infer(&c.m, c.p.data, x, c.B), sizeof all);
+    for (uint32_t i = 0; i < c.B; i++)
+        memcpy(one + 3 * i, rl_mlp_infer(&c.m, c.p.data, x + 5 * i, 1), 3 * sizeof(float));
+    OK(memcmp(one, all, sizeof one) == 0, "renorm: a row's inference is the same alone and in a batch");
+    const float *fw = rl_mlp_forward(&c.m, c.p.data, x, c.B);
+    double worst = 0;
+    for (size_t k = 0; k < 18; k++) worst = fmax(worst, fabs(fw[k] - all[k]));
+    OK(worst < 1e-5, "renorm: inference agrees with the forward by running statistics");
+
+    char err[160] = "";
+    OK(rl_mlp_check_stats(&c.m, &c.p, err, sizeof err) == 0, "renorm: running variances >= 0 pass the check");
+    c.p.data[c.m.bn_off[1][3] + 2] = -1.0f;
+    OK(rl_mlp_check_stats(&c.m, &c.p, err, sizeof err) == -1 && strstr(err, "q/layer1.bn_var"),
+       "renorm: a negative running variance is refused, naming its tensor");
+    char ops[4096] = "";
+    OK(rl_mlp_ops(&c.m, "q", ops, sizeof ops) == 0 &&
+           strstr(ops, "{\"op\":\"batchnorm\",\"scale\":\"q/layer0.bn_scale\"") &&
+           strstr(ops, "\"eps\":0.00100000005,\"size\":5}"),
+       "renorm: the ops name each layer's batchnorm before its linear");
+    rl_mlp_destroy(&c.m);
+    rl_params_free(&c.p);
+    rl_params q = {0};
+    rl_mlp bad;
+    OK(rl_mlp_create_renorm(&bad, &q, "q", 5, hidden, 2, 3, RL_ACT_TANH, 8, 1.5f, 1e-3f) == RL_EINVAL,
+       "renorm: a momentum outside [0, 1] is refused");
+    rl_params_free(&q);
+}
+
 /* ---- Trunk with two heads ---- */
 typedef struct trunk_ctx {
     rl_trunk t;
@@ -1000,6 +1122,9 @@ int main(void)
     test_tanh();
     test_mlp(&rng, RL_ACT_TANH, "tanh");
     test_mlp(&rng, RL_ACT_RELU, "relu");
+    rl_rng renorm_rng; /* its own stream, so the later tests' values stay theirs */
+    rl_rng_seed(&renorm_rng, 17, 0);
+    test_renorm(&renorm_rng);
     test_dueling(&rng);
     /* its own stream: the finite differences of the ReLU tests below hold
        on the values the shared stream gives them (a kink within eps fails) */

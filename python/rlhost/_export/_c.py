@@ -118,6 +118,14 @@ class _Gen:
             y = self.buf(w)
             self.call("clip_", f"{x}, {y}, {w}, {_f(np.float32(op['min']))}, {_f(np.float32(op['max']))}")
             return y, w
+        if k == "batchnorm":
+            n, eps = int(op["size"]), np.float32(op["eps"])
+            sd = np.sqrt(m.tensor(op["var"], (n,)) + eps).astype(np.float32)  # as rlhost's sqrtf, no libm here
+            cm, cs = self.const(m.tensor(op["mean"], (n,)), "mean"), self.const(sd, "sd")
+            ca, cb = self.const(m.tensor(op["scale"], (n,)), "scale"), self.const(m.tensor(op["bias"], (n,)), "bias")
+            y = self.buf(n)
+            self.call("batchnorm", f"{x}, {cm}, {cs}, {ca}, {cb}, {y}, {n}")
+            return y, n
         if k == "rescale":
             lo, hi = (np.asarray(op[b], np.float32) for b in ("low", "high"))
             cl, ch = self.const(lo, "lo"), self.const(hi, "hi")
@@ -209,6 +217,16 @@ static void clip_(const float *x, float *y, int n, float lo, float hi)
 {
     int i;
     for (i = 0; i < n; i++) y[i] = x[i] < lo ? lo : x[i] > hi ? hi : x[i];
+}
+
+""",
+    "batchnorm": r"""
+/* Batch renormalization by running statistics: sd = sqrt(var + eps). */
+static void batchnorm(const float *x, const float *mean, const float *sd, const float *scale, const float *bias,
+                      float *y, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) y[i] = (x[i] - mean[i]) / sd[i] * scale[i] + bias[i];
 }
 
 """,

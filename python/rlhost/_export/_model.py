@@ -18,7 +18,21 @@ from .._spec import same_description
 FORMAT = "rlhost.policy/1"
 MIN_OPSET = 17  # the oldest ONNX opset the exporter writes
 # the ops of rlhost.policy/1 (docs/run-directory.md); any other is refused
-OPS = ("linear", "relu", "tanh", "conv2d", "flatten", "slice", "clip", "rescale", "mean", "concat", "dueling", "lstm")
+OPS = (
+    "linear",
+    "relu",
+    "tanh",
+    "conv2d",
+    "flatten",
+    "slice",
+    "clip",
+    "rescale",
+    "batchnorm",
+    "mean",
+    "concat",
+    "dueling",
+    "lstm",
+)
 _NP = {"F32": np.float32, "U8": np.uint8, "I32": np.int32}
 
 

@@ -79,6 +79,14 @@ def _op(g, m, op, x, w):
         return g.node("Slice", [x, g.ints([s]), g.ints([s + n]), g.ints([1])]), n
     if k == "clip":
         return g.node("Clip", [x, g.const(np.float32(op["min"])), g.const(np.float32(op["max"]))]), w
+    if k == "batchnorm":
+        # as rlhost computes it, step by step: (x - mean) / sqrt(var + eps) * scale + bias
+        n, eps = int(op["size"]), np.float32(op["eps"])
+        sd = np.sqrt(m.tensor(op["var"], (n,)) + eps).astype(np.float32)
+        y = g.node("Sub", [x, g.const(m.tensor(op["mean"], (n,)), "mean")])
+        y = g.node("Div", [y, g.const(sd, "sd")])
+        y = g.node("Mul", [y, g.const(m.tensor(op["scale"], (n,)), "scale")])
+        return g.node("Add", [y, g.const(m.tensor(op["bias"], (n,)), "bias")]), w
     if k == "rescale":
         lo, hi = (np.asarray(op[b], np.float32) for b in ("low", "high"))
         y = g.node("Add", [x, g.const(np.float32(1))])
