@@ -51,8 +51,6 @@ int rl_mean_op(char *buf, size_t cap, uint32_t rows, uint32_t cols, uint32_t axi
                       len && buf[len - 1] == '}' ? "," : "", rows, cols, axis);
 }
 
-enum { RENORM_STATS = 5 }; /* per feature: see renorm.c */
-
 /* Layer l's four renormalization tensors in a block (data or grad). */
 static rl__bn bn_at(const rl_mlp *m, const float *block, uint32_t l)
 {
@@ -70,7 +68,7 @@ static int renorm_workspaces(rl_mlp *m)
         m->z_off[l] = total;
         total += ((size_t)m->max_batch * m->dims[l] + 15) & ~(size_t)15;
         m->s_off[l] = stats;
-        stats += (size_t)RENORM_STATS * m->dims[l];
+        stats += (size_t)RL__RENORM_STATS * m->dims[l];
         if (m->dims[l] > widest) widest = m->dims[l];
     }
     size_t wide = (size_t)m->max_batch * widest;
@@ -205,7 +203,7 @@ static const float *forward_renorm(rl_mlp *m, const float *params, float *runnin
             rl__renorm_train(z, xhat, bn_at(m, running, l), m->bn_stats + m->s_off[l], m->bn_acc, x, batch, F,
                              m->bn_momentum, m->bn_eps, renorm);
         else
-            rl__renorm_eval(z, xhat, bn_at(m, params, l), x, batch, F, m->bn_eps);
+            rl__renorm_eval(z, xhat, bn_at(m, params, l), m->bn_stats + m->s_off[l], x, batch, F, m->bn_eps);
         rl_activation a = l + 1 < m->n_layers ? m->act : RL_ACT_NONE;
         if (rowwise) {
             rl_linear_forward_rowwise(out, z, params + m->w_off[l], params + m->b_off[l], batch, F, m->dims[l + 1]);
@@ -272,7 +270,7 @@ static void backward_renorm(rl_mlp *m, const float *params, float *grad, const f
             rl__renorm_backward_train(m->bn_dx, dbn, bn, m->bn_stats + m->s_off[l], m->bn_acc, x, xhat, m->bn_dz, batch,
                                       F);
         else
-            rl__renorm_backward_eval(m->bn_dx, dbn, bn, m->bn_acc, xhat, m->bn_dz, batch, F, m->bn_eps);
+            rl__renorm_backward_eval(m->bn_dx, dbn, bn, m->bn_stats + m->s_off[l], m->bn_acc, xhat, m->bn_dz, batch, F);
         if (l) {
             float *dact = m->dacts + m->act_off[l - 1];
             memset(dact, 0, n * sizeof(float));

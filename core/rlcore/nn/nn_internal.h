@@ -230,19 +230,20 @@ void rl__init_layer(float *w, float *b, uint32_t out, uint32_t in, rl_init_schem
 
 /* renorm.c: batch renormalization of a layer's input x [N][F] (bn: its
    scale, bias, running mean and running variance, F each; stats
-   [5][F]; acc: 2 F doubles of scratch).  The training forward (N >= 2)
-   moves the running statistics; the backward passes set dx (unless NULL)
-   and accumulate the scale's and bias's gradients into dbn (unless its
-   scale is NULL). */
+   [RL__RENORM_STATS][F], what a forward leaves for its backward; acc: 2 F
+   doubles of scratch).  The training forward (N >= 2) moves the running
+   statistics; the backward passes set dx (unless NULL) and accumulate the
+   scale's and bias's gradients into dbn (unless its scale is NULL). */
 typedef struct rl__bn {
     float *scale, *bias, *mean, *var;
 } rl__bn;
+enum { RL__RENORM_STATS = 9 };
 void rl__renorm_train(float *z, float *xhat, rl__bn bn, float *stats, double *acc, const float *x, uint32_t N,
                       uint32_t F, float momentum, float eps, int renorm);
-void rl__renorm_eval(float *z, float *xhat, rl__bn bn, const float *x, uint32_t N, uint32_t F, float eps);
-void rl__renorm_backward_train(float *dx, rl__bn dbn, rl__bn bn, const float *stats, double *acc, const float *x,
+void rl__renorm_eval(float *z, float *xhat, rl__bn bn, float *stats, const float *x, uint32_t N, uint32_t F, float eps);
+void rl__renorm_backward_train(float *dx, rl__bn dbn, rl__bn bn, float *stats, double *acc, const float *x,
                                const float *xhat, const float *dz, uint32_t N, uint32_t F);
-void rl__renorm_backward_eval(float *dx, rl__bn dbn, rl__bn bn, double *acc, const float *xhat, const float *dz,
-                              uint32_t N, uint32_t F, float eps);
+void rl__renorm_backward_eval(float *dx, rl__bn dbn, rl__bn bn, const float *stats, double *acc, const float *xhat,
+                              const float *dz, uint32_t N, uint32_t F);
 
 #endif

@@ -19,25 +19,49 @@
 #define RENORM_RMAX 3.0
 #define RENORM_DMAX 5.0
 
-enum { ST_MEAN, ST_SIGMA, ST_STD, ST_R, ST_D, ST_N };
+/* stats, [RL__RENORM_STATS][F]: the batch's mean, sigma (the running
+   statistics' sqrt(var + eps) in a forward by them), the batch's std, r,
+   d, mu_c; and the backward's per-feature coefficients */
+enum { ST_MEAN, ST_SIGMA, ST_STD, ST_R, ST_D, ST_MUC, ST_A, ST_C0, ST_COEF };
+
+/* z = xhat scale + bias, xhat = (x - center) / sigma: element by element,
+   the same float operations in any batch (a row's result never depends on
+   the others). */
+static void normalize(float *restrict z, float *restrict xhat, const float *restrict x, const float *restrict center,
+                      const float *restrict sigma, const float *restrict scale, const float *restrict bias, uint32_t N,
+                      uint32_t F)
+{
+    for (uint32_t i = 0; i < N; i++) {
+        const float *restrict xi = x + (size_t)i * F;
+        float *restrict zi = z + (size_t)i * F, *restrict hi = xhat + (size_t)i * F;
+        for (uint32_t j = 0; j < F; j++) {
+            float h = (xi[j] - center[j]) / sigma[j];
+            hi[j] = h;
+            zi[j] = h * scale[j] + bias[j];
+        }
+    }
+}
 
 void rl__renorm_train(float *z, float *xhat, rl__bn bn, float *stats, double *acc, const float *x, uint32_t N,
                       uint32_t F, float momentum, float eps, int renorm)
 {
-    const float *scale = bn.scale, *bias = bn.bias;
-    float *rmean = bn.mean, *rvar = bn.var;
-    double *mu_c = acc, *sq = acc + F;
+    float *rmean = bn.mean, *rvar = bn.var, *mean = stats + ST_MEAN * F;
+    double *restrict sum = acc, *restrict sq = acc + F;
     memset(acc, 0, 2 * (size_t)F * sizeof *acc);
-    for (uint32_t i = 0; i < N; i++)
-        for (uint32_t j = 0; j < F; j++) mu_c[j] += x[(size_t)i * F + j];
-    for (uint32_t j = 0; j < F; j++) stats[ST_MEAN * F + j] = (float)(mu_c[j] / N);
-    for (uint32_t i = 0; i < N; i++)
+    for (uint32_t i = 0; i < N; i++) {
+        const float *restrict xi = x + (size_t)i * F;
+        for (uint32_t j = 0; j < F; j++) sum[j] += xi[j];
+    }
+    for (uint32_t j = 0; j < F; j++) mean[j] = (float)(sum[j] / N);
+    for (uint32_t i = 0; i < N; i++) {
+        const float *restrict xi = x + (size_t)i * F;
         for (uint32_t j = 0; j < F; j++) {
-            double d = (double)x[(size_t)i * F + j] - stats[ST_MEAN * F + j];
+            double d = (double)xi[j] - mean[j];
             sq[j] += d * d;
         }
+    }
     for (uint32_t j = 0; j < F; j++) {
-        double mu = stats[ST_MEAN * F + j], v = sq[j] / (N - 1), s = sqrt(v), r = 1, d = 0, vc = v;
+        double mu = mean[j], v = sq[j] / (N - 1), s = sqrt(v), r = 1, d = 0, vc = v;
         if (renorm) {
             double rs = sqrt((double)rvar[j] + eps);
             r = sqrt(v + eps) / rs;
@@ -46,7 +70,7 @@ void rl__renorm_train(float *z, float *xhat, rl__bn bn, float *stats, double *ac
             d = d < -RENORM_DMAX ? -RENORM_DMAX : d > RENORM_DMAX ? RENORM_DMAX : d;
             vc = v / (r * r);
         }
-        mu_c[j] = mu - d * s / r;
+        stats[ST_MUC * F + j] = (float)(mu - d * s / r);
         stats[ST_SIGMA * F + j] = (float)sqrt(vc + eps);
         stats[ST_STD * F + j] = (float)s;
         stats[ST_R * F + j] = (float)r;
@@ -54,46 +78,36 @@ void rl__renorm_train(float *z, float *xhat, rl__bn bn, float *stats, double *ac
         rmean[j] += momentum * (float)(mu - rmean[j]);
         rvar[j] += momentum * (float)(v - rvar[j]);
     }
-    for (uint32_t i = 0; i < N; i++)
-        for (uint32_t j = 0; j < F; j++) {
-            size_t k = (size_t)i * F + j;
-            float h = (float)(((double)x[k] - mu_c[j]) / stats[ST_SIGMA * F + j]);
-            xhat[k] = h;
-            z[k] = h * scale[j] + bias[j];
-        }
+    normalize(z, xhat, x, stats + ST_MUC * F, stats + ST_SIGMA * F, bn.scale, bn.bias, N, F);
 }
 
-void rl__renorm_eval(float *z, float *xhat, rl__bn bn, const float *x, uint32_t N, uint32_t F, float eps)
+void rl__renorm_eval(float *z, float *xhat, rl__bn bn, float *stats, const float *x, uint32_t N, uint32_t F, float eps)
 {
-    const float *scale = bn.scale, *bias = bn.bias, *mean = bn.mean, *var = bn.var;
-    for (uint32_t i = 0; i < N; i++)
-        for (uint32_t j = 0; j < F; j++) {
-            size_t k = (size_t)i * F + j;
-            float h = (x[k] - mean[j]) / sqrtf(var[j] + eps);
-            xhat[k] = h;
-            z[k] = h * scale[j] + bias[j];
-        }
+    float *sd = stats + ST_SIGMA * F;
+    for (uint32_t j = 0; j < F; j++) sd[j] = sqrtf(bn.var[j] + eps);
+    normalize(z, xhat, x, bn.mean, sd, bn.scale, bn.bias, N, F);
 }
 
 /* dscale += sum dz xhat, dbias += sum dz (into dbn unless its scale is
    NULL); acc: those sums by feature. */
 static void affine_backward(rl__bn dbn, double *acc, const float *xhat, const float *dz, uint32_t N, uint32_t F)
 {
-    double *sdz = acc, *sdzx = acc + F;
+    double *restrict sdz = acc, *restrict sdzx = acc + F;
     memset(acc, 0, 2 * (size_t)F * sizeof *acc);
-    for (uint32_t i = 0; i < N; i++)
+    for (uint32_t i = 0; i < N; i++) {
+        const float *restrict di = dz + (size_t)i * F, *restrict hi = xhat + (size_t)i * F;
         for (uint32_t j = 0; j < F; j++) {
-            size_t k = (size_t)i * F + j;
-            sdz[j] += dz[k];
-            sdzx[j] += (double)dz[k] * xhat[k];
+            sdz[j] += di[j];
+            sdzx[j] += (double)di[j] * hi[j];
         }
+    }
     for (uint32_t j = 0; dbn.scale && j < F; j++) {
         dbn.scale[j] += (float)sdzx[j];
         dbn.bias[j] += (float)sdz[j];
     }
 }
 
-void rl__renorm_backward_train(float *dx, rl__bn dbn, rl__bn bn, const float *stats, double *acc, const float *x,
+void rl__renorm_backward_train(float *dx, rl__bn dbn, rl__bn bn, float *stats, double *acc, const float *x,
                                const float *xhat, const float *dz, uint32_t N, uint32_t F)
 {
     const float *scale = bn.scale;
@@ -103,31 +117,32 @@ void rl__renorm_backward_train(float *dx, rl__bn dbn, rl__bn bn, const float *st
        sigma^2) the gradients of mu_c and v_c, and coef collecting what
        flows through v = sum (x - mu)^2 / (N - 1), into v_c = v / r^2 and
        through s = sqrt(v) into mu_c = mu - d s / r */
-    double *c0 = acc, *coef = acc + F; /* overwrite the sums they are made of */
+    float *a = stats + ST_A * F, *c0 = stats + ST_C0 * F, *coef = stats + ST_COEF * F;
+    const float *mean = stats + ST_MEAN * F;
     for (uint32_t j = 0; j < F; j++) {
         double sigma = stats[ST_SIGMA * F + j], s = stats[ST_STD * F + j], r = stats[ST_R * F + j],
                d = stats[ST_D * F + j];
-        double dmu = -scale[j] * c0[j] / sigma, dv = -scale[j] * coef[j] / (2 * sigma * sigma);
+        double dmu = -scale[j] * acc[j] / sigma, dv = -scale[j] * acc[F + j] / (2 * sigma * sigma);
         double through_s = s > 0 ? -dmu * d / (r * 2 * s) : 0;
-        c0[j] = dmu / N;
-        coef[j] = (dv / (r * r) + through_s) * 2 / (N - 1);
+        a[j] = (float)(scale[j] / sigma);
+        c0[j] = (float)(dmu / N);
+        coef[j] = (float)((dv / (r * r) + through_s) * 2 / (N - 1));
     }
-    for (uint32_t i = 0; i < N; i++)
-        for (uint32_t j = 0; j < F; j++) {
-            size_t k = (size_t)i * F + j;
-            dx[k] = (float)((double)dz[k] * scale[j] / stats[ST_SIGMA * F + j] + c0[j] +
-                            coef[j] * ((double)x[k] - stats[ST_MEAN * F + j]));
-        }
+    for (uint32_t i = 0; i < N; i++) {
+        const float *restrict di = dz + (size_t)i * F, *restrict xi = x + (size_t)i * F;
+        float *restrict o = dx + (size_t)i * F;
+        for (uint32_t j = 0; j < F; j++) o[j] = di[j] * a[j] + c0[j] + coef[j] * (xi[j] - mean[j]);
+    }
 }
 
-void rl__renorm_backward_eval(float *dx, rl__bn dbn, rl__bn bn, double *acc, const float *xhat, const float *dz,
-                              uint32_t N, uint32_t F, float eps)
+void rl__renorm_backward_eval(float *dx, rl__bn dbn, rl__bn bn, const float *stats, double *acc, const float *xhat,
+                              const float *dz, uint32_t N, uint32_t F)
 {
-    const float *scale = bn.scale, *var = bn.var;
+    const float *scale = bn.scale, *sd = stats + ST_SIGMA * F;
     affine_backward(dbn, acc, xhat, dz, N, F);
-    for (uint32_t i = 0; dx && i < N; i++)
-        for (uint32_t j = 0; j < F; j++) {
-            size_t k = (size_t)i * F + j;
-            dx[k] = dz[k] * scale[j] / sqrtf(var[j] + eps);
-        }
+    for (uint32_t i = 0; dx && i < N; i++) {
+        const float *restrict di = dz + (size_t)i * F;
+        float *restrict o = dx + (size_t)i * F;
+        for (uint32_t j = 0; j < F; j++) o[j] = di[j] * scale[j] / sd[j];
+    }
 }
