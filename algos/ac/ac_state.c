@@ -16,9 +16,9 @@
    square roots take. */
 static int running_stats(const ac *p, char *err, size_t errlen)
 {
-    if (rl_mlp_check_stats(&p->pi, &p->actor, err, errlen)) return -1;
+    if (rl_mlp_check_stats(&p->pi, &p->actor, "", err, errlen)) return -1;
     for (uint32_t j = 0; j < p->cfg.n_critics; j++)
-        if (rl_mlp_check_stats(&p->q[j], &p->critic, err, errlen)) return -1;
+        if (rl_mlp_check_stats(&p->q[j], &p->critic, "", err, errlen)) return -1;
     return 0;
 }
 
@@ -145,11 +145,15 @@ int ac_state(ac *p, const rl_state_io *io, int load, char *err, size_t errlen)
     if (p->cfg.inference) {
         if (!load) return RL_OK;
         if ((rc = rl_params_load(&p->actor, io, "", err, errlen))) return rc;
-        return rl_mlp_check_stats(&p->pi, &p->actor, err, errlen) ? RL_EINVAL : RL_OK;
+        return rl_mlp_check_stats(&p->pi, &p->actor, "", err, errlen) ? RL_EINVAL : RL_OK;
     }
     if ((rc = networks(p, io, load, err, errlen)) || (rc = scalars(p, io, load, err, errlen)) ||
         (rc = sums(p, io, load, err, errlen)) || (rc = rl_keep_best_state(&p->kb, io, load, err, errlen)))
         return rc;
+    /* keep_best's actor is the one a run ends with */
+    if (load && p->cfg.kind == AC_CROSSQ && p->kb.enabled &&
+        rl_mlp_check_stats(&p->pi, &p->kb.best, "best/", err, errlen))
+        return RL_EINVAL;
     /* A resume asks for the replay even without save_replay, so the host
        can warn when there is none (the buffer then starts empty). */
     if (!load && !p->cfg.save_replay) return RL_OK;

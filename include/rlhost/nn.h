@@ -192,9 +192,9 @@ const float *rl_mlp_infer(rl_mlp *m, const float *params, const float *in, uint3
    rl_mlp_forward. */
 const float *rl_mlp_forward_train(rl_mlp *m, float *params, const float *in, uint32_t batch, int renorm);
 /* A renormalized MLP's running variances in params, as a loaded block
-   must have them: 0, or -1 with the first bad tensor's name and what is
-   wrong in err. */
-int rl_mlp_check_stats(const rl_mlp *m, const rl_params *p, char *err, size_t errlen);
+   must have them: 0, or -1 with the first bad tensor's name (after prefix,
+   as the checkpoint names it: "" or "best/") and what is wrong in err. */
+int rl_mlp_check_stats(const rl_mlp *m, const rl_params *p, const char *prefix, char *err, size_t errlen);
 /* Backward from dout [batch][out] (the forward must be the last one run on
    this input); accumulates into grad; din (may be NULL) += d input.  With
    grad NULL only din is computed (no weight or bias gradients: the

@@ -159,7 +159,8 @@ CASES = [
         ],
         ["replay/steps", "state/log_alpha", "state/grad_steps"],
     ),
-    # CrossQ: running variances (square roots take them) and the warm-up counts
+    # CrossQ: running variances (square roots take them; keep_best's too) and
+    # the warm-up counts
     (
         "pendulum_crossq",
         "configs/pendulum_crossq.cfg",
@@ -171,9 +172,11 @@ CASES = [
             "algo.buffer_size=4000",
             "algo.hidden=[16]",
             "algo.critic_hidden=[16]",
+            "algo.keep_best=true",
+            "run.eval_interval=500",
         ],
-        ["actor/layer1.bn_var", "critic/q1/layer0.bn_var", "state/renorm_steps_critic"],
-        ("actor/layer1.bn_var", "critic/q1/layer0.bn_var", "state/renorm_steps"),
+        ["actor/layer1.bn_var", "critic/q1/layer0.bn_var", "best/actor/layer0.bn_var", "state/renorm_steps_critic"],
+        ("actor/layer1.bn_var", "critic/q1/layer0.bn_var", "best/actor/layer0.bn_var", "state/renorm_steps"),
     ),
     (
         "mountain_car_sac_sde",

@@ -25,12 +25,13 @@ T = tempfile.mkdtemp()
 CFLAGS = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-c"]
 
 # one run of each kind of network: an MLP over discrete actions, a CNN, a
-# composite observation with masks, a Gaussian box policy
+# composite observation with masks, a Gaussian box policy, batchnorm ops
 RUNS = {
     "dqn": ("cartpole_dqn.cfg", 600),
     "cnn": ("gridworld_cnn_ppo.cfg", 512),
     "parts": ("snake_dict_ppo.cfg", 512),
     "box": ("pendulum_sac.cfg", 400),
+    "renorm": ("pendulum_crossq.cfg", 400),
 }
 runs = {}
 for name, (cfg, steps) in RUNS.items():
@@ -91,7 +92,7 @@ def mutate(rng, spec):
         return f"{op.get('op')} without {key}"
     if kind == 2 and ops:  # an op renamed
         op = rng.choice(ops)
-        op["op"] = rng.choice(["linear", "conv2d", "concat", "lstm", "mean", "slice", "gelu", 3])
+        op["op"] = rng.choice(["linear", "conv2d", "concat", "lstm", "mean", "slice", "batchnorm", "gelu", 3])
         return f"an op renamed {op['op']!r}"
     if kind == 3:  # an output's ops repeated or nested
         name = rng.choice(sorted(spec["outputs"]))

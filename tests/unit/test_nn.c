@@ -229,9 +229,9 @@ static void test_renorm(rl_rng *rng)
     OK(worst < 1e-5, "renorm: inference agrees with the forward by running statistics");
 
     char err[160] = "";
-    OK(rl_mlp_check_stats(&c.m, &c.p, err, sizeof err) == 0, "renorm: running variances >= 0 pass the check");
+    OK(rl_mlp_check_stats(&c.m, &c.p, "", err, sizeof err) == 0, "renorm: running variances >= 0 pass the check");
     c.p.data[c.m.bn_off[1][3] + 2] = -1.0f;
-    OK(rl_mlp_check_stats(&c.m, &c.p, err, sizeof err) == -1 && strstr(err, "q/layer1.bn_var"),
+    OK(rl_mlp_check_stats(&c.m, &c.p, "best/", err, sizeof err) == -1 && strstr(err, "'best/q/layer1.bn_var'"),
        "renorm: a negative running variance is refused, naming its tensor");
     char ops[4096] = "";
     OK(rl_mlp_ops(&c.m, "q", ops, sizeof ops) == 0 &&

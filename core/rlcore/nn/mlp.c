@@ -174,14 +174,14 @@ void rl_mlp_init(const rl_mlp *m, rl_params *p, rl_init_scheme scheme, float out
     }
 }
 
-int rl_mlp_check_stats(const rl_mlp *m, const rl_params *p, char *err, size_t errlen)
+int rl_mlp_check_stats(const rl_mlp *m, const rl_params *p, const char *prefix, char *err, size_t errlen)
 {
     for (uint32_t l = 0; m->renorm && l < m->n_layers; l++) {
         const float *var = p->data + m->bn_off[l][3];
         for (uint32_t j = 0; j < m->dims[l]; j++)
             if (!(var[j] >= 0) || !isfinite(var[j])) {
                 if (errlen)
-                    snprintf(err, errlen, "tensor '%s' holds a running variance of %g, not a finite one >= 0",
+                    snprintf(err, errlen, "tensor '%s%s' holds a running variance of %g, not a finite one >= 0", prefix,
                              rl_params_tensor_at(p, m->bn_off[l][3] + j), (double)var[j]);
                 return -1;
             }
