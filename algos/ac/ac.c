@@ -77,8 +77,8 @@ enum {
 
 enum { ST_TRAIN_STEPS_RATIO, ST_BLAS_THREADS, ST_N };
 
-#define AC_COMMON(hidden, lr)                                                                                          \
-    [OPT_HIDDEN] = RL_OPTION_INT_LIST("hidden", hidden, 1, 65536, "hidden layer widths of the actor and each critic"), \
+#define AC_COMMON(hidden, hidden_doc, lr)                                                                              \
+    [OPT_HIDDEN] = RL_OPTION_INT_LIST("hidden", hidden, 1, 65536, hidden_doc),                                         \
     [OPT_ACTIVATION] = RL_OPTION_ENUM("activation", "relu", activations, "hidden activation: relu or tanh"),           \
     [OPT_LR] = RL_OPTION_FLOAT("lr", lr, 0, 1, "Adam learning rate of the actor and the critics"),                     \
     [OPT_ACTOR_LR] = RL_OPTION_FLOAT_F("actor_lr", "\"auto\"", 0, 1, RL_OPT_AUTO, "the actor's; auto = lr"),           \
@@ -101,6 +101,8 @@ enum { ST_TRAIN_STEPS_RATIO, ST_BLAS_THREADS, ST_N };
                                        "save the replay buffer with checkpoints (replay.safetensors), so a "           \
                                        "resumed run continues exactly")
 
+#define BOTH_HIDDEN "hidden layer widths of the actor and each critic"
+
 #define TAU_OPTION(index) [index] = RL_OPTION_FLOAT("tau", "0.005", 0, 1, "Polyak coefficient of the target networks")
 
 #define ENTROPY_OPTIONS                                                                                          \
@@ -111,7 +113,7 @@ enum { ST_TRAIN_STEPS_RATIO, ST_BLAS_THREADS, ST_N };
                                              "the entropy alpha is tuned towards; auto = -action dimensions")
 
 #define SAC_OPTIONS                                                                                            \
-    AC_COMMON("[256, 256]", "3e-4"), ENTROPY_OPTIONS, TAU_OPTION(OPT_TAU),                                     \
+    AC_COMMON("[256, 256]", BOTH_HIDDEN, "3e-4"), ENTROPY_OPTIONS, TAU_OPTION(OPT_TAU),                        \
         [OPT_TARGET_UPDATE] = RL_OPTION_INT("target_update_interval", "1", 1, 1e9,                             \
                                             "gradient steps between Polyak updates of the target critics"),    \
         [OPT_USE_SDE] = RL_OPTION_BOOL("use_sde", "false",                                                     \
@@ -129,7 +131,7 @@ static const rl_option_def opts_sac[SAC_OPT_N] = {SAC_OPTIONS};
 /* CrossQ: sb3-contrib's defaults (its critics [1024, 1024]); momentum 0.01
    is Flax's 0.99 */
 static const rl_option_def opts_crossq[CROSSQ_OPT_N] = {
-    AC_COMMON("[256, 256]", "1e-3"),
+    AC_COMMON("[256, 256]", "hidden layer widths of the actor (the critics' are critic_hidden)", "1e-3"),
     ENTROPY_OPTIONS,
     [OPT_CQ_DELAY] = RL_OPTION_INT("policy_delay", "3", 1, 1000, "critic updates per actor update"),
     [OPT_CRITIC_HIDDEN] =
@@ -154,7 +156,7 @@ static const rl_option_def opts_tqc[TQC_OPT_N] = {
 
 #define TD3_OPTIONS(hidden, lr, critics, delay, noise)                                                                 \
     {                                                                                                                  \
-        AC_COMMON(hidden, lr), TAU_OPTION(OPT_TD3_TAU),                                                                \
+        AC_COMMON(hidden, BOTH_HIDDEN, lr), TAU_OPTION(OPT_TD3_TAU),                                                   \
             [OPT_N_CRITICS] =                                                                                          \
                 RL_OPTION_INT("n_critics", critics, 1, 2, "critics; with 2 the target is their minimum"),              \
             [OPT_POLICY_DELAY] =                                                                                       \
