@@ -140,6 +140,25 @@ static int step(ac *p, rl_adam *opt, rl_params *net, float lr, const char *what,
     return RL_ENONFINITE;
 }
 
+/* The critics' Adam step once their loss (and gradients) are in: a
+   non-finite loss stops the run or skips the batch (1); the loss and the
+   mean Q value go to the metrics. */
+static int critic_step(ac *p, double loss, double q_mean, char *err, size_t errlen)
+{
+    if (!isfinite(loss)) {
+        if (p->cfg.skip_nonfinite) return 1;
+        RL_ERRF(err, errlen, "non-finite critic loss at gradient step %llu", (unsigned long long)p->grad_steps + 1);
+        return RL_ENONFINITE;
+    }
+    int rc = step(p, &p->adam_critic, &p->critic, p->cfg.critic_lr, "critic", err, errlen);
+    if (rc == RL_OK) {
+        p->m.critic_loss += loss;
+        p->m.q += q_mean;
+        p->m.n++;
+    }
+    return rc;
+}
+
 /* TQC's quantile Huber loss of critic output q [B][M] against the targets:
    the mean over rows, critics, quantiles m and targets t of
    |tau_m - [d < 0]| huber(d), d = y_t - q_m, tau_m = (m + 1/2) / M (as
@@ -199,19 +218,7 @@ static int critic_update(ac *p, char *err, size_t errlen)
         rl_mlp_backward(&p->q[j], p->critic.data, p->critic.grad, w->qin, w->dq, NULL, B);
     }
     rl_replicas_sum_f64(p->rep, sums, 2);
-    double loss = sums[0] / count;
-    if (!isfinite(loss)) {
-        if (c->skip_nonfinite) return 1;
-        RL_ERRF(err, errlen, "non-finite critic loss at gradient step %llu", (unsigned long long)p->grad_steps + 1);
-        return RL_ENONFINITE;
-    }
-    int rc = step(p, &p->adam_critic, &p->critic, c->critic_lr, "critic", err, errlen);
-    if (rc == RL_OK) {
-        p->m.critic_loss += loss;
-        p->m.q += sums[1] / Bg;
-        p->m.n++;
-    }
-    return rc;
+    return critic_step(p, sums[0] / count, sums[1] / Bg, err, errlen);
 }
 
 /* CrossQ's critic step (in place of targets() and critic_update()): the
@@ -253,19 +260,7 @@ static int crossq_critic_update(ac *p, float alpha, char *err, size_t errlen)
         }
         rl_mlp_backward(&p->q[j], p->critic.data, p->critic.grad, w->qin2, w->dq2, NULL, 2 * B);
     }
-    double loss = sums[0] / B;
-    if (!isfinite(loss)) {
-        if (c->skip_nonfinite) return 1;
-        RL_ERRF(err, errlen, "non-finite critic loss at gradient step %llu", (unsigned long long)p->grad_steps + 1);
-        return RL_ENONFINITE;
-    }
-    int rc = step(p, &p->adam_critic, &p->critic, c->critic_lr, "critic", err, errlen);
-    if (rc == RL_OK) {
-        p->m.critic_loss += loss;
-        p->m.q += sums[1] / B;
-        p->m.n++;
-    }
-    return rc;
+    return critic_step(p, sums[0] / B, sums[1] / B, err, errlen);
 }
 
 /* SAC's actor (loss mean(alpha logp - min_j Q_j(s, a)), a ~ pi(s)
