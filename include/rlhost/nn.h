@@ -149,7 +149,9 @@ int rl_mlp_create(rl_mlp *m, rl_params *p, const char *prefix, uint32_t in_dim, 
    variance (before warm-up ends) or by the renormalized ones (r clipped to
    [1/3, 3], d to [-5, 5]: batch statistics moved towards the running
    ones), and moves the running statistics by momentum towards the
-   batch's; every other forward normalizes by the running statistics.
+   batch's (a feature whose batch statistics are not finite leaves its
+   running ones be, so a batch a learner skips for a NaN leaves no trace
+   there); every other forward normalizes by the running statistics.
    (x - mean) / sqrt(var + eps) * scale + bias, as sb3-contrib's
    BatchRenorm computes it. */
 int rl_mlp_create_renorm(rl_mlp *m, rl_params *p, const char *prefix, uint32_t in_dim, const uint32_t *hidden,

@@ -217,6 +217,14 @@ static void test_renorm(rl_rng *rng)
     OK(fabs(mean0[0] - (0.2 + 0.25 * (mu - 0.2))) < 1e-6 && fabs(var0[0] - (0.7 + 0.25 * (v - 0.7))) < 1e-6,
        "renorm: running mean and variance move by momentum towards the batch's (unbiased variance)");
 
+    /* a NaN in a batch leaves that feature's running statistics be, and the others move */
+    float keep_m = mean0[0], keep_v = var0[0], keep_m1 = mean0[1], saved = x[5];
+    x[5] = NAN; /* row 1, feature 0 */
+    rl_mlp_forward_train(&c.m, c.p.data, x, c.B, 0);
+    OK(mean0[0] == keep_m && var0[0] == keep_v && mean0[1] != keep_m1 && isfinite(mean0[1]),
+       "renorm: a feature with a NaN in the batch keeps its running statistics");
+    x[5] = saved;
+
     /* rows by running statistics do not depend on the batch (action selection) */
     float one[3 * 6], all[3 * 6];
     memcpy(all, rl_mlp_infer(&c.m, c.p.data, x, c.B), sizeof all);

@@ -75,8 +75,10 @@ void rl__renorm_train(float *z, float *xhat, rl__bn bn, float *stats, double *ac
         stats[ST_STD * F + j] = (float)s;
         stats[ST_R * F + j] = (float)r;
         stats[ST_D * F + j] = (float)d;
-        rmean[j] += momentum * (float)(mu - rmean[j]);
-        rvar[j] += momentum * (float)(v - rvar[j]);
+        if (isfinite(mu) && isfinite(v)) { /* a batch with a NaN or inf leaves the running statistics be */
+            rmean[j] += momentum * (float)(mu - rmean[j]);
+            rvar[j] += momentum * (float)(v - rvar[j]);
+        }
     }
     normalize(z, xhat, x, stats + ST_MUC * F, stats + ST_SIGMA * F, bn.scale, bn.bias, N, F);
 }
