@@ -592,80 +592,30 @@ static const char td3_space[] = "lr = { log_uniform = [1e-5, 1.0]; };\n"
 #define AC_FLAGS (RL_DESC_REPLICAS | RL_DESC_BOX | RL_DESC_NO_DISCRETE | RL_DESC_OBS_PARTS)
 /* CrossQ's batch statistics are one process's batch's: no replicas */
 #define CROSSQ_FLAGS (RL_DESC_BOX | RL_DESC_NO_DISCRETE | RL_DESC_OBS_PARTS)
+/* One member of the family: its name, what it is, its options, vtable,
+   flags and default tuning space; every member takes the same stages. */
+#define AC_DESC(NAME, TEXT, OPTS, N_OPTS, VTABLE, FLAGS, SPACE)                                        \
+    {                                                                                                  \
+        .struct_size = sizeof(rl_plugin_desc), .kind = RL_KIND_ALGO, .name = NAME, .version = "1.0.0", \
+        .description = TEXT, .options = OPTS, .n_options = N_OPTS, .stages = stages, .n_stages = ST_N, \
+        .vtable = VTABLE, .flags = FLAGS, .tune_space = SPACE,                                         \
+    }
+
 static const rl_plugin_desc descs[] = {
-    {
-        .struct_size = sizeof(rl_plugin_desc),
-        .kind = RL_KIND_ALGO,
-        .name = "sac",
-        .version = "1.0.0",
-        .description = "soft actor-critic: tanh-squashed Gaussian actor, twin critics, learned entropy coefficient",
-        .options = opts_sac,
-        .n_options = SAC_OPT_N,
-        .stages = stages,
-        .n_stages = ST_N,
-        .vtable = &sac_vtable,
-        .flags = AC_FLAGS,
-        .tune_space = sac_space,
-    },
-    {
-        .struct_size = sizeof(rl_plugin_desc),
-        .kind = RL_KIND_ALGO,
-        .name = "tqc",
-        .version = "1.0.0",
-        .description = "truncated quantile critics: SAC's actor, critics of return quantiles, the top quantiles "
-                       "dropped from the target",
-        .options = opts_tqc,
-        .n_options = TQC_OPT_N,
-        .stages = stages,
-        .n_stages = ST_N,
-        .vtable = &tqc_vtable,
-        .flags = AC_FLAGS,
-        .tune_space = tqc_space,
-    },
-    {
-        .struct_size = sizeof(rl_plugin_desc),
-        .kind = RL_KIND_ALGO,
-        .name = "crossq",
-        .version = "1.0.0",
-        .description = "CrossQ: SAC without target networks, batch renormalization in the actor and the critics, "
-                       "current and next states through the critics as one batch",
-        .options = opts_crossq,
-        .n_options = CROSSQ_OPT_N,
-        .stages = stages,
-        .n_stages = ST_N,
-        .vtable = &crossq_vtable,
-        .flags = CROSSQ_FLAGS,
-        .tune_space = crossq_space,
-    },
-    {
-        .struct_size = sizeof(rl_plugin_desc),
-        .kind = RL_KIND_ALGO,
-        .name = "td3",
-        .version = "1.0.0",
-        .description =
-            "twin delayed DDPG: deterministic actor, clipped double Q, target smoothing, delayed actor updates",
-        .options = opts_td3,
-        .n_options = TD3_OPT_N,
-        .stages = stages,
-        .n_stages = ST_N,
-        .vtable = &td3_vtable,
-        .flags = AC_FLAGS,
-        .tune_space = td3_space,
-    },
-    {
-        .struct_size = sizeof(rl_plugin_desc),
-        .kind = RL_KIND_ALGO,
-        .name = "ddpg",
-        .version = "1.0.0",
-        .description = "DDPG: TD3 with one critic, no target smoothing and an actor update every step",
-        .options = opts_ddpg,
-        .n_options = TD3_OPT_N,
-        .stages = stages,
-        .n_stages = ST_N,
-        .vtable = &td3_vtable,
-        .flags = AC_FLAGS,
-        .tune_space = td3_space,
-    },
+    AC_DESC("sac", "soft actor-critic: tanh-squashed Gaussian actor, twin critics, learned entropy coefficient",
+            opts_sac, SAC_OPT_N, &sac_vtable, AC_FLAGS, sac_space),
+    AC_DESC("tqc",
+            "truncated quantile critics: SAC's actor, critics of return quantiles, the top quantiles dropped from "
+            "the target",
+            opts_tqc, TQC_OPT_N, &tqc_vtable, AC_FLAGS, tqc_space),
+    AC_DESC("crossq",
+            "CrossQ: SAC without target networks, batch renormalization in the actor and the critics, current and "
+            "next states through the critics as one batch",
+            opts_crossq, CROSSQ_OPT_N, &crossq_vtable, CROSSQ_FLAGS, crossq_space),
+    AC_DESC("td3", "twin delayed DDPG: deterministic actor, clipped double Q, target smoothing, delayed actor updates",
+            opts_td3, TD3_OPT_N, &td3_vtable, AC_FLAGS, td3_space),
+    AC_DESC("ddpg", "DDPG: TD3 with one critic, no target smoothing and an actor update every step", opts_ddpg,
+            TD3_OPT_N, &td3_vtable, AC_FLAGS, td3_space),
 };
 
 RL_PLUGIN_DEFINE_ARRAY(descs, &host);
