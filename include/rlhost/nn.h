@@ -128,8 +128,8 @@ typedef struct rl_mlp {
     size_t bn_off[RL_MLP_MAX_LAYERS][4]; /* layer l's bn_scale, bn_bias, bn_mean, bn_var */
     size_t z_off[RL_MLP_MAX_LAYERS];     /* layer l's rows in bn_z, bn_xhat [max_batch][dims[l]] */
     float *bn_z, *bn_xhat;               /* the linear layer's input, and the same before scale and bias */
-    float *bn_dz, *bn_dx;                /* gradients of a layer's z, and of its normalized input [max_batch][widest] */
-    float *bn_stats;                     /* layer l's at s_off[l]: what its forward leaves for the backward */
+    float *bn_dz, *bn_dx; /* a layer's z gradient [max_batch][widest]; the input's [max_batch][dims[0]] */
+    float *bn_stats;      /* layer l's at s_off[l]: what its forward leaves for the backward */
     size_t s_off[RL_MLP_MAX_LAYERS];
     double *bn_acc; /* column sums [2][widest] */
 } rl_mlp;

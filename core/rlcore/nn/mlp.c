@@ -58,8 +58,9 @@ static rl__bn bn_at(const rl_mlp *m, const float *block, uint32_t l)
     return (rl__bn){b + m->bn_off[l][0], b + m->bn_off[l][1], b + m->bn_off[l][2], b + m->bn_off[l][3]};
 }
 
-/* A renormalized MLP's workspaces: each layer's z and xhat, the gradients
-   of one layer's (the widest), its statistics, the column sums. */
+/* A renormalized MLP's workspaces: each layer's z and xhat, one layer's z
+   gradient (the widest), the input's gradient, the statistics, the column
+   sums. */
 static int renorm_workspaces(rl_mlp *m)
 {
     size_t total = 0, stats = 0;
@@ -75,7 +76,7 @@ static int renorm_workspaces(rl_mlp *m)
     m->bn_z = rl_calloc_aligned(total, sizeof(float));
     m->bn_xhat = rl_calloc_aligned(total, sizeof(float));
     m->bn_dz = rl_calloc_aligned(wide, sizeof(float));
-    m->bn_dx = rl_calloc_aligned(wide, sizeof(float));
+    m->bn_dx = rl_calloc_aligned((size_t)m->max_batch * m->dims[0], sizeof(float));
     m->bn_stats = rl_calloc_aligned(stats, sizeof(float));
     m->bn_acc = rl_calloc_aligned(2 * (size_t)widest, sizeof(double));
     if (!m->bn_z || !m->bn_xhat || !m->bn_dz || !m->bn_dx || !m->bn_stats || !m->bn_acc) {
@@ -252,10 +253,12 @@ const float *rl_mlp_infer(rl_mlp *m, const float *params, const float *in, uint3
 
 /* A renormalized MLP's backward: each layer's linear part into its z's
    gradient, then the renormalization's (by the statistics its last forward
-   used) and the activation below. */
+   used) into the layer below's output gradient, and through its
+   activation; the input's gradient is added to din. */
 static void backward_renorm(rl_mlp *m, const float *params, float *grad, const float *in, const float *dout, float *din,
                             uint32_t batch)
 {
+    const rl__epilogue set = {.kind = RL__EPI_SET};
     const float *d = dout;
     for (uint32_t l = m->n_layers; l-- > 0;) {
         uint32_t F = m->dims[l];
@@ -263,21 +266,18 @@ static void backward_renorm(rl_mlp *m, const float *params, float *grad, const f
         const float *x = l ? m->acts + m->act_off[l - 1] : in;
         rl__bn bn = bn_at(m, params, l), dbn = grad ? bn_at(m, grad, l) : (rl__bn){0};
         const float *xhat = m->bn_xhat + m->z_off[l];
-        memset(m->bn_dz, 0, n * sizeof(float));
-        rl_linear_backward(m->bn_dz, grad ? grad + m->w_off[l] : NULL, grad ? grad + m->b_off[l] : NULL, d,
-                           m->bn_z + m->z_off[l], params + m->w_off[l], batch, F, m->dims[l + 1]);
+        rl__linear_backward_epi(m->bn_dz, &set, grad ? grad + m->w_off[l] : NULL, grad ? grad + m->b_off[l] : NULL, d,
+                                m->bn_z + m->z_off[l], params + m->w_off[l], batch, F, m->dims[l + 1]);
+        float *dx = l ? m->dacts + m->act_off[l - 1] : m->bn_dx;
         if (m->train)
-            rl__renorm_backward_train(m->bn_dx, dbn, bn, m->bn_stats + m->s_off[l], m->bn_acc, x, xhat, m->bn_dz, batch,
-                                      F);
+            rl__renorm_backward_train(dx, dbn, bn, m->bn_stats + m->s_off[l], m->bn_acc, x, xhat, m->bn_dz, batch, F);
         else
-            rl__renorm_backward_eval(m->bn_dx, dbn, bn, m->bn_stats + m->s_off[l], m->bn_acc, xhat, m->bn_dz, batch, F);
+            rl__renorm_backward_eval(dx, dbn, bn, m->bn_stats + m->s_off[l], m->bn_acc, xhat, m->bn_dz, batch, F);
         if (l) {
-            float *dact = m->dacts + m->act_off[l - 1];
-            memset(dact, 0, n * sizeof(float));
-            rl_activation_backward(m->act, dact, m->bn_dx, x, n);
-            d = dact;
+            rl__activation_grad_inplace(m->act, dx, x, n);
+            d = dx;
         } else if (din) {
-            for (size_t k = 0; k < n; k++) din[k] += m->bn_dx[k];
+            for (size_t k = 0; k < n; k++) din[k] += dx[k];
         }
     }
 }
