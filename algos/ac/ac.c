@@ -317,15 +317,20 @@ static int validate(ac *p, const rl_algo_args *args, char *err, size_t errlen)
     return RL_OK;
 }
 
+/* A list of layer widths (validated: at most RL_MLP_MAX_LAYERS - 1) into
+   out; their count. */
+static uint32_t widths(const rl_value *v, uint32_t *out)
+{
+    for (size_t k = 0; k < v->n; k++) out[k] = (uint32_t)v->ilist[k];
+    return (uint32_t)v->n;
+}
+
 /* The networks (ac_net.c), their optimizers and keep_best. */
 static int build_networks(ac *p, const rl_value *o, uint64_t seed)
 {
-    uint32_t hidden[RL_MLP_MAX_LAYERS], nh = (uint32_t)o[OPT_HIDDEN].n;
-    for (uint32_t k = 0; k < nh; k++) hidden[k] = (uint32_t)o[OPT_HIDDEN].ilist[k];
-    uint32_t critic_hidden[RL_MLP_MAX_LAYERS], nch;
-    const rl_value *ch = &o[p->cfg.kind == AC_CROSSQ ? OPT_CRITIC_HIDDEN : OPT_HIDDEN];
-    nch = (uint32_t)ch->n;
-    for (uint32_t k = 0; k < nch; k++) critic_hidden[k] = (uint32_t)ch->ilist[k];
+    uint32_t hidden[RL_MLP_MAX_LAYERS], critic_hidden[RL_MLP_MAX_LAYERS];
+    uint32_t nh = widths(&o[OPT_HIDDEN], hidden);
+    uint32_t nch = widths(&o[p->cfg.kind == AC_CROSSQ ? OPT_CRITIC_HIDDEN : OPT_HIDDEN], critic_hidden);
     int rc = ac_networks(p, hidden, nh, critic_hidden, nch, seed);
     float b1 = p->cfg.beta1;
     if (!rc) rc = rl_adam_create(&p->adam_actor, p->actor.n, b1, 0.999f, 1e-8f, 0.0f);

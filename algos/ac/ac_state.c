@@ -12,14 +12,18 @@
 
 #include "ac.h"
 
-/* CrossQ: the running variances of a loaded actor and critics, which
-   square roots take. */
+/* The running variances (CrossQ's; none elsewhere) of what was loaded,
+   which square roots take: the actor, and unless the instance only acts
+   the critics and keep_best's actor, the one a run ends with.  RL_OK, or
+   RL_EINVAL with the tensor named as the file stores it. */
 static int running_stats(const ac *p, char *err, size_t errlen)
 {
-    if (rl_mlp_check_stats(&p->pi, &p->actor, "", err, errlen)) return -1;
+    if (rl_mlp_check_stats(&p->pi, &p->actor, "", err, errlen)) return RL_EINVAL;
+    if (p->cfg.inference) return RL_OK;
     for (uint32_t j = 0; j < p->cfg.n_critics; j++)
-        if (rl_mlp_check_stats(&p->q[j], &p->critic, "", err, errlen)) return -1;
-    return 0;
+        if (rl_mlp_check_stats(&p->q[j], &p->critic, "", err, errlen)) return RL_EINVAL;
+    if (p->kb.enabled && rl_mlp_check_stats(&p->pi, &p->kb.best, "best/", err, errlen)) return RL_EINVAL;
+    return RL_OK;
 }
 
 static int networks(ac *p, const rl_state_io *io, int load, char *err, size_t errlen)
@@ -31,7 +35,6 @@ static int networks(ac *p, const rl_state_io *io, int load, char *err, size_t er
         (!crossq && (rc = PARAMS(&p->critic_t, "target/"))) || (td3 && (rc = PARAMS(&p->actor_t, "target/"))))
         return rc;
 #undef PARAMS
-    if (load && crossq && (running_stats(p, err, errlen))) return RL_EINVAL;
     if ((rc = rl_adam_state(&p->adam_actor, &p->actor, io, load, "adam_actor/", err, errlen)) ||
         (rc = rl_adam_state(&p->adam_critic, &p->critic, io, load, "adam_critic/", err, errlen)))
         return rc;
@@ -145,15 +148,12 @@ int ac_state(ac *p, const rl_state_io *io, int load, char *err, size_t errlen)
     if (p->cfg.inference) {
         if (!load) return RL_OK;
         if ((rc = rl_params_load(&p->actor, io, "", err, errlen))) return rc;
-        return rl_mlp_check_stats(&p->pi, &p->actor, "", err, errlen) ? RL_EINVAL : RL_OK;
+        return running_stats(p, err, errlen);
     }
     if ((rc = networks(p, io, load, err, errlen)) || (rc = scalars(p, io, load, err, errlen)) ||
         (rc = sums(p, io, load, err, errlen)) || (rc = rl_keep_best_state(&p->kb, io, load, err, errlen)))
         return rc;
-    /* keep_best's actor is the one a run ends with */
-    if (load && p->cfg.kind == AC_CROSSQ && p->kb.enabled &&
-        rl_mlp_check_stats(&p->pi, &p->kb.best, "best/", err, errlen))
-        return RL_EINVAL;
+    if (load && (rc = running_stats(p, err, errlen))) return rc;
     /* A resume asks for the replay even without save_replay, so the host
        can warn when there is none (the buffer then starts empty). */
     if (!load && !p->cfg.save_replay) return RL_OK;
