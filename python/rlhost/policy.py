@@ -136,14 +136,20 @@ def describe(path, overrides=()):
         N.lib.rlh_policy_close(h)
 
 
+# the keys of rlhost.policy/1's ops that name a tensor (_spec's walk checks each)
+_TENSOR_KEYS = ("weight", "bias", "weight_ih", "weight_hh", "scale", "mean", "var")
+
+
 def _ops_tensors(ops, out):
+    """The tensors an op list names, nested lists (a dueling op's streams, a
+    concat op's parts) included, appended to out."""
     for op in ops:
-        for k in ("weight", "bias", "weight_ih", "weight_hh"):
-            if k in op:
-                out.append(op[k])
+        out += [op[k] for k in _TENSOR_KEYS if k in op]
         for k in ("value", "advantage"):
             if k in op:
                 _ops_tensors(op[k], out)
+        for part in op.get("parts", ()):
+            _ops_tensors(part, out)
     return out
 
 

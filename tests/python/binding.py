@@ -219,6 +219,44 @@ for cfg in ("pendulum_ppo", "pendulum_a2c"):
         )
     except rlhost.RlhostError as e:
         ok(False, f"{cfg}, normalize_obs: rlhost.run returns the policy", e)
+
+
+def named_tensors(node, names):
+    """Every string of the description that names one of the checkpoint's tensors."""
+    if isinstance(node, dict):
+        node = list(node.values())
+    if isinstance(node, list):
+        return set().union(*(named_tensors(v, names) for v in node))
+    return {node} if isinstance(node, str) and node in names else set()
+
+
+# weights holds every tensor the description names: CrossQ's batchnorm statistics, a
+# composite observation's CNN inside a concat op
+for what, cfg, kw in (
+    ("crossq", "pendulum_crossq", dict(algo__hidden=[16], algo__critic_hidden=[16])),
+    (
+        "composite CNN",
+        "snake_dict_ppo",
+        dict(env__num_envs=4, algo__n_steps=64, algo__batch_size=128, algo__encoder="cnn"),
+    ),
+):
+    try:
+        p = rlhost.run(
+            os.path.join(SRC, f"configs/{cfg}.cfg"),
+            run__steps=600 if what == "crossq" else 512,
+            run__quiet=True,
+            run__eval_episodes=1,
+            run__out_dir=os.path.join(T, "named_" + cfg),
+            **kw,
+        )
+        named, w = named_tensors(p.spec, set(p._tensors)), p.weights
+        ok(
+            named and named <= set(w),
+            f"weights ({what}): every tensor the description names ({len(named)}), missing "
+            f"{sorted(named - set(w))[:3]}",
+        )
+    except rlhost.RlhostError as e:
+        ok(False, f"weights ({what}): rlhost.run returns the policy", e)
 r = rl(
     "run",
     os.path.join(SRC, "configs/tmaze_rppo.cfg"),
