@@ -25,6 +25,15 @@ def count(op, key, lo=1, hi=MAX_DIM):
     return int(v)
 
 
+def batchnorm_arrays(op, W):
+    """A batchnorm op's float32 arrays, as every exporter computes from them:
+    mean, sd = sqrt(var + eps) rounded as rlhost's sqrtf rounds it (so no
+    export needs libm), scale and bias."""
+    n = int(op["size"])
+    mean, var, scale, bias = (np.asarray(W[op[k]], np.float32).reshape(n) for k in ("mean", "var", "scale", "bias"))
+    return mean, np.sqrt(var + np.float32(op["eps"])).astype(np.float32), scale, bias
+
+
 def conv_out(op):
     """(height, width) of a conv2d op's output."""
     h, w, k, s, p = (int(op[x]) for x in ("in_h", "in_w", "kernel", "stride", "pad"))

@@ -5,6 +5,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from ._spec import batchnorm_arrays
+
 
 class _Dueling(nn.Module):
     def __init__(self, value, advantage):
@@ -117,11 +119,8 @@ class _BatchNorm(nn.Module):
 
     def __init__(self, op, W):
         super().__init__()
-        var = np.asarray(W[op["var"]], np.float32)
-        self.register_buffer("mean", _t(W[op["mean"]]).reshape(-1))
-        self.register_buffer("sd", _t(np.sqrt(var + np.float32(op["eps"]))).reshape(-1))
-        self.register_buffer("scale", _t(W[op["scale"]]).reshape(-1))
-        self.register_buffer("bias", _t(W[op["bias"]]).reshape(-1))
+        for name, a in zip(("mean", "sd", "scale", "bias"), batchnorm_arrays(op, W)):
+            self.register_buffer(name, _t(a))
 
     def forward(self, x):
         return (x - self.mean) / self.sd * self.scale + self.bias

@@ -14,7 +14,7 @@ import re
 
 import numpy as np
 
-from .._spec import conv_out
+from .._spec import batchnorm_arrays, conv_out
 from ._model import Refused
 
 _CTYPE = {"F32": "float", "U8": "unsigned char", "I32": "int"}
@@ -119,10 +119,11 @@ class _Gen:
             self.call("clip_", f"{x}, {y}, {w}, {_f(np.float32(op['min']))}, {_f(np.float32(op['max']))}")
             return y, w
         if k == "batchnorm":
-            n, eps = int(op["size"]), np.float32(op["eps"])
-            sd = np.sqrt(m.tensor(op["var"], (n,)) + eps).astype(np.float32)  # as rlhost's sqrtf, no libm here
-            cm, cs = self.const(m.tensor(op["mean"], (n,)), "mean"), self.const(sd, "sd")
-            ca, cb = self.const(m.tensor(op["scale"], (n,)), "scale"), self.const(m.tensor(op["bias"], (n,)), "bias")
+            n = int(op["size"])
+            mean, sd, scale, bias = batchnorm_arrays(op, m.W)
+            cm, cs, ca, cb = (
+                self.const(a, what) for a, what in ((mean, "mean"), (sd, "sd"), (scale, "scale"), (bias, "bias"))
+            )
             y = self.buf(n)
             self.call("batchnorm", f"{x}, {cm}, {cs}, {ca}, {cb}, {y}, {n}")
             return y, n

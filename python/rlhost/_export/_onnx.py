@@ -14,7 +14,7 @@ of every input and output is the batch."""
 
 import numpy as np
 
-from .._spec import conv_out
+from .._spec import batchnorm_arrays, conv_out
 from ._model import MIN_OPSET, Refused
 
 
@@ -81,12 +81,11 @@ def _op(g, m, op, x, w):
         return g.node("Clip", [x, g.const(np.float32(op["min"])), g.const(np.float32(op["max"]))]), w
     if k == "batchnorm":
         # as rlhost computes it, step by step: (x - mean) / sqrt(var + eps) * scale + bias
-        n, eps = int(op["size"]), np.float32(op["eps"])
-        sd = np.sqrt(m.tensor(op["var"], (n,)) + eps).astype(np.float32)
-        y = g.node("Sub", [x, g.const(m.tensor(op["mean"], (n,)), "mean")])
+        mean, sd, scale, bias = batchnorm_arrays(op, m.W)
+        y = g.node("Sub", [x, g.const(mean, "mean")])
         y = g.node("Div", [y, g.const(sd, "sd")])
-        y = g.node("Mul", [y, g.const(m.tensor(op["scale"], (n,)), "scale")])
-        return g.node("Add", [y, g.const(m.tensor(op["bias"], (n,)), "bias")]), w
+        y = g.node("Mul", [y, g.const(scale, "scale")])
+        return g.node("Add", [y, g.const(bias, "bias")]), w
     if k == "rescale":
         lo, hi = (np.asarray(op[b], np.float32) for b in ("low", "high"))
         y = g.node("Add", [x, g.const(np.float32(1))])
