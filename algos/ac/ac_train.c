@@ -79,6 +79,17 @@ static void tqc_targets(ac *p, float alpha, const float *qin_n)
     }
 }
 
+/* SAC's a' ~ pi(s') and its log-probability for the batch's next
+   observations (the actor by its running statistics where it has them). */
+static void next_actions(ac *p)
+{
+    ac_workspace *w = &p->ws;
+    uint32_t B = p->cfg.batch;
+    const float *out = rl_mlp_forward(&p->pi, p->actor.data, w->xn, B);
+    for (size_t k = 0; k < (size_t)B * p->cfg.dim; k++) w->eps[k] = (float)rl_rng_normal(&p->sample);
+    ac_squash(p, out, w->eps, B, w->a, w->logp);
+}
+
 /* The targets y = r + discount (min_j Q'_j(s', a') - alpha logp') for
    SAC's a' ~ pi(s'), TQC's quantiles of it, or TD3's smoothed target
    action. */
@@ -93,9 +104,7 @@ static void targets(ac *p, float alpha)
         const float *out = rl_mlp_forward(&p->pi, p->actor.data, w->xn, B);
         ac_sde_squash(p, out, ac_sde_latent(p), w->sde_mat, 0, B, w->a, w->logp);
     } else if (ac_squashed(c)) {
-        const float *out = rl_mlp_forward(&p->pi, p->actor.data, w->xn, B);
-        for (size_t k = 0; k < (size_t)B * A; k++) w->eps[k] = (float)rl_rng_normal(&p->sample);
-        ac_squash(p, out, w->eps, B, w->a, w->logp);
+        next_actions(p);
     } else {
         const float *out = rl_mlp_forward(&p->pi_t, p->actor_t.data, w->xn, B);
         for (size_t k = 0; k < (size_t)B * A; k++) {
@@ -233,9 +242,7 @@ static int crossq_critic_update(ac *p, float alpha, char *err, size_t errlen)
     const ac_settings *c = &p->cfg;
     ac_workspace *w = &p->ws;
     uint32_t B = c->batch, D = c->obs_size, A = c->dim;
-    const float *out = rl_mlp_forward(&p->pi, p->actor.data, w->xn, B);
-    for (size_t k = 0; k < (size_t)B * A; k++) w->eps[k] = (float)rl_rng_normal(&p->sample);
-    ac_squash(p, out, w->eps, B, w->a, w->logp);
+    next_actions(p);
     memcpy(w->qin2, w->qin, (size_t)B * (D + A) * sizeof(float));
     critic_input(p, w->xn, w->a, w->qin2 + (size_t)B * (D + A));
     int renorm = p->bn_steps[1] > c->bn_warmup; /* as sb3-contrib counts its warm-up */
