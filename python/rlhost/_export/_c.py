@@ -38,19 +38,23 @@ def comment(text):
 
 
 def _f(v):
-    """A float32 as a C literal that reads back to the same float."""
+    """A float32 as a C literal that reads back to the same float: nine
+    significant digits always do (FLT_DECIMAL_DIG)."""
     v = float(np.float32(v))
     if v != v or v in (float("inf"), float("-inf")):
         raise Refused("a constant of the policy is not finite")
-    r = repr(v)
-    if "e" not in r and "." not in r and "inf" not in r:
+    r = "%.9g" % v
+    if "e" not in r and "." not in r:
         r += ".0"
     return r + "f"
 
 
 def _array(name, a):
     a = np.asarray(a, np.float32).reshape(-1)
-    vals = [_f(x) for x in a]
+    if not np.isfinite(a).all():
+        raise Refused("a constant of the policy is not finite")
+    vals = ["%.9g" % x for x in a.tolist()]  # tolist: the float32 values, exactly, as Python floats
+    vals = [v + ("f" if "e" in v or "." in v else ".0f") for v in vals]
     lines = [", ".join(vals[i : i + 8]) for i in range(0, len(vals), 8)]
     return f"static const float {name}[{len(vals)}] = {{\n    " + ",\n    ".join(lines) + "\n};\n"
 
@@ -64,11 +68,19 @@ class _Gen:
         self.nconst = 0
         self.used = set()  # the helpers the body calls
         self.int_consts = []  # static int arrays (the components' sizes)
+        self.by_value = {}  # (what, shape, bytes) -> the array already written with them
 
     def const(self, a, what):
+        """A static const float array of a: its name, one array for equal
+        contents (a trunk the policy and the value head share)."""
+        a = np.ascontiguousarray(a, np.float32)
+        key = (what, a.shape, a.tobytes())
+        if key in self.by_value:
+            return self.by_value[key]
         self.nconst += 1
         cname = f"{what}{self.nconst}"
         self.consts.append(_array(cname, a))
+        self.by_value[key] = cname
         return cname
 
     def ints(self, v):

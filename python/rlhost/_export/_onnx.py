@@ -26,15 +26,21 @@ class _Graph:
         self.nh = numpy_helper
         self.nodes, self.inits, self.inputs, self.outputs = [], [], [], []
         self.n = 0
+        self.by_value = {}  # (what, dtype, shape, bytes) -> the initializer already made of them
 
     def name(self, what):
         self.n += 1
         return f"{what}_{self.n}"
 
     def const(self, a, what="c", dtype=np.float32):
-        nm = self.name(what)
-        self.inits.append(self.nh.from_array(np.array(a, dtype), nm))  # a 0-d array stays a scalar
-        return nm
+        """An initializer of a: its name, one initializer for equal contents
+        (a trunk the policy and the value head share)."""
+        a = np.array(a, dtype)  # a 0-d array stays a scalar
+        key = (what, a.dtype.str, a.shape, a.tobytes())
+        if key not in self.by_value:
+            self.by_value[key] = nm = self.name(what)
+            self.inits.append(self.nh.from_array(a, nm))
+        return self.by_value[key]
 
     def node(self, op, ins, what=None, **attrs):
         out = self.name(what or op.lower())
