@@ -8,8 +8,8 @@
  *     written with the RL_OPTION_* macros;
  *   - an rl_algo_vtable: create / destroy / act_batch / observe / update /
  *     metrics; act_batch chooses the actions of every space the descriptor
- *     claims: discrete, box (RL_DESC_BOX), masked and MultiDiscrete
- *     (RL_DESC_MASKS, RL_DESC_MULTI_DISCRETE);
+ *     claims: discrete, box (RL_DESC_BOX), masked, MultiDiscrete and hybrid
+ *     (RL_DESC_MASKS, RL_DESC_MULTI_DISCRETE, RL_DESC_HYBRID);
  *   - the rl.algo.state/1 capability: its state in checkpoints, so `rlhost
  *     eval` and `play` of its runs and `run --resume` work, loaded state
  *     checked before use;
@@ -38,10 +38,11 @@ static const rl_option_def options[OPT_N] = {
 
 typedef struct random_algo {
     uint32_t n_actions; /* discrete spaces */
-    uint32_t comps;     /* ints per action: MultiDiscrete's components, else 1 */
+    uint32_t comps;     /* ints per action: MultiDiscrete's or hybrid's components, else 1 */
+    int discrete;       /* the action has ints (any space but a box) */
     uint32_t *nvec;     /* choices of each component: {n_actions} for Discrete */
-    uint32_t dim;       /* box spaces: floats per action (0 for discrete) */
-    float *low, *high;  /* box: the bounds, [dim] */
+    uint32_t dim;       /* box and hybrid spaces: floats per action (0 for discrete) */
+    float *low, *high;  /* their bounds, [dim] */
     float sticky;
     uint32_t train, eval; /* rows: num_envs training envs, then num_eval_envs */
     rl_rng *rng;          /* one stream per row: results do not depend on batch order */
@@ -81,12 +82,14 @@ static int ra_create(const rl_algo_args *args, void **out, char *err, size_t err
     a->last = calloc(rows * a->comps, sizeof *a->last);
     a->nvec = malloc(a->comps * sizeof *a->nvec);
     int ok = a->rng && a->last && a->nvec;
-    if (ok && rl_env_info_action_kind(env) == RL_SPACE_MULTI_DISCRETE)
+    uint32_t kind = rl_env_info_action_kind(env);
+    a->discrete = kind != RL_SPACE_BOX;
+    if (ok && (kind == RL_SPACE_MULTI_DISCRETE || kind == RL_SPACE_HYBRID))
         memcpy(a->nvec, env->action_nvec, a->comps * sizeof *a->nvec);
     else if (ok)
         a->nvec[0] = env->n_actions;
-    if (ok && rl_env_info_action_kind(env) == RL_SPACE_BOX) { /* the host checked the bounds */
-        a->dim = env->action_dim;
+    if (ok && rl_env_info_action_floats(env)) { /* a box, or a hybrid action's: the host checked the bounds */
+        a->dim = rl_env_info_action_floats(env);
         a->low = malloc(a->dim * sizeof *a->low);
         a->high = malloc(a->dim * sizeof *a->high);
         a->last_box = calloc(rows * a->dim, sizeof *a->last_box);
@@ -146,8 +149,8 @@ static void box_rows(random_algo *a, const rl_act_batch *b, uint32_t first)
 }
 
 /* One entry for every space: box_actions is set for a box, actions
-   otherwise.  Evaluation rows have RNG streams of their own, after the
-   training rows'. */
+   for discrete ones, both for a hybrid action.  Evaluation rows have RNG
+   streams of their own, after the training rows'. */
 static int ra_act(void *algo, const rl_act_batch *b, char *err, size_t errlen)
 {
     random_algo *a = algo;
@@ -157,10 +160,8 @@ static int ra_act(void *algo, const rl_act_batch *b, char *err, size_t errlen)
         RL_ERRF(err, errlen, "act called for %u envs, created for %u", b->count, rows);
         return RL_EINVAL;
     }
-    if (b->box_actions)
-        box_rows(a, b, first);
-    else
-        discrete_rows(a, b, first);
+    if (b->actions) discrete_rows(a, b, first);
+    if (b->box_actions) box_rows(a, b, first);
     a->acted += b->count;
     return RL_OK;
 }
@@ -216,7 +217,7 @@ static int ra_state(random_algo *a, const rl_state_io *io, int load, char *err, 
         if ((rc = rl_state_check_f("random/last_box", a->last_box[k], a->low[k % a->dim], a->high[k % a->dim], err,
                                    errlen)))
             return rc;
-    for (uint32_t i = 0; !a->dim && i < a->train; i++) /* each component in range: sticky rows repeat it */
+    for (uint32_t i = 0; a->discrete && i < a->train; i++) /* each component in range: sticky rows repeat it */
         for (uint32_t c = 0; c < a->comps; c++)
             if ((rc = rl_state_check_i32s("random/last", &a->last[(size_t)i * a->comps + c], 1, 0,
                                           (int32_t)a->nvec[c] - 1, err, errlen)))
@@ -248,7 +249,7 @@ static const rl_plugin_desc desc = {
     .n_options = OPT_N,
     .vtable = &vtable,
     /* every action space, masked or not; any observation (it reads none) */
-    .flags = RL_DESC_BOX | RL_DESC_MASKS | RL_DESC_MULTI_DISCRETE | RL_DESC_OBS_PARTS,
+    .flags = RL_DESC_BOX | RL_DESC_MASKS | RL_DESC_MULTI_DISCRETE | RL_DESC_HYBRID | RL_DESC_OBS_PARTS,
 };
 
 /* The exported entry for a .so with this one descriptor.  A .so with

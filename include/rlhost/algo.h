@@ -147,7 +147,8 @@ typedef struct rl_transition {
     const void *final_obs; /* valid where terminated || truncated */
     const uint8_t *terminated;
     const uint8_t *truncated;
-    /* ABI 1.2, BOX action spaces (actions is NULL then): [count][action_dim],
+    /* ABI 1.2, BOX action spaces (actions is NULL then; a hybrid action,
+       ABI 1.11, has both): [count][action floats],
        what act_box chose, before the host clipped it into the box for the
        env: an on-policy algorithm's log-probabilities stay those of its
        sample */
@@ -187,10 +188,11 @@ typedef struct rl_act_batch {
     /* written: discrete and MultiDiscrete actions, [count][action ints]
        (rl_env_info_action_ints); NULL for a box space */
     int32_t *actions;
-    /* written: box actions, [count][action_dim] floats; NULL for a discrete
-       space.  The host clips each into the box before the env sees it (a
-       NaN is an error), and hands back the values as chosen in
-       rl_transition.box_actions. */
+    /* written: box actions, [count][action floats] (rl_env_info_action_floats);
+       NULL for a discrete space.  The host clips each into the box before
+       the env sees it (a NaN is an error), and hands back the values as
+       chosen in rl_transition.box_actions.  ABI 1.11: a hybrid action
+       writes both, actions and box_actions. */
     float *box_actions;
     /* ABI 1.9, read where struct_size covers them, asked of an algorithm
        with RL_DESC_VALUES (NULL otherwise, and when not asked): probs

@@ -133,6 +133,14 @@ typedef struct rl_env_info {
        step (what the others' moves did to it included); the env's
        episode ends for all its agents at once. */
     uint32_t turn_based;
+    /* ABI 1.11: RL_SPACE_HYBRID actions are action_dim discrete
+       components (action_nvec, masked as MultiDiscrete's are) and
+       action_box_dim float32s, dimension k in [action_low[k],
+       action_high[k]] (finite, low <= high): step reads both,
+       rl_env_io.actions [num_envs][action_dim] and box_actions
+       [num_envs][action_box_dim].  Both parts have at least one value
+       (one alone is a MultiDiscrete or a box space). */
+    uint32_t action_box_dim;
 } rl_env_info;
 
 /* The host checks an env's observation description once, when it opens
@@ -146,6 +154,7 @@ typedef struct rl_env_info {
 #define RL_SPACE_DISCRETE 0u
 #define RL_SPACE_BOX 1u
 #define RL_SPACE_MULTI_DISCRETE 2u /* ABI 1.6 */
+#define RL_SPACE_HYBRID 3u         /* ABI 1.11 */
 
 /* For env create: declares a box of dim float32 actions (low, high: dim
    values each, valid until destroy).  0, or -1 when the host's
@@ -186,6 +195,23 @@ static inline int rl_env_info_set_multi_discrete(rl_env_info *info, uint32_t dim
     return 0;
 }
 
+/* For env create (ABI 1.11): declares a hybrid action of k discrete
+   components of nvec choices each and a box of n float32s in [low, high]
+   (all valid until destroy).  0, or -1 when the host's rl_env_info has
+   no room for it (refuse the config then). */
+static inline int rl_env_info_set_hybrid(rl_env_info *info, uint32_t k, const uint32_t *nvec, uint32_t n,
+                                         const float *low, const float *high)
+{
+    if (!RL_HAS_FIELD(info, rl_env_info, action_box_dim)) return -1;
+    info->action_kind = RL_SPACE_HYBRID;
+    info->action_dim = k;
+    info->action_nvec = nvec;
+    info->action_box_dim = n;
+    info->action_low = low;
+    info->action_high = high;
+    return 0;
+}
+
 /* For env create (ABI 1.6): the env writes action masks.  0, or -1 when
    the host's rl_env_info has no room for it (the host then never reads a
    mask, so an env that cannot act unmasked refuses the config). */
@@ -206,30 +232,49 @@ static inline int rl_env_info_set_parts(rl_env_info *info, uint32_t n, const rl_
     return 0;
 }
 
-/* The action's width as a policy outputs it: a box's action_dim, or one
-   logit per choice: n_actions, or the sum of action_nvec for
-   MultiDiscrete.  0 for a MultiDiscrete space without its nvec. */
-static inline uint32_t rl_env_info_action_width(const rl_env_info *info)
+/* int32 values of one env's action: action_dim for MultiDiscrete and
+   hybrid, else 1 (a box's are floats: rl_env_info_action_floats). */
+static inline uint32_t rl_env_info_action_ints(const rl_env_info *info)
+{
+    uint32_t kind = rl_env_info_action_kind(info);
+    return kind == RL_SPACE_MULTI_DISCRETE || kind == RL_SPACE_HYBRID ? info->action_dim : 1;
+}
+
+/* float32 values of one env's action: a box's action_dim, a hybrid
+   action's action_box_dim, else 0. */
+static inline uint32_t rl_env_info_action_floats(const rl_env_info *info)
+{
+    uint32_t kind = rl_env_info_action_kind(info);
+    if (kind == RL_SPACE_HYBRID) return RL_HAS_FIELD(info, rl_env_info, action_box_dim) ? info->action_box_dim : 0;
+    return kind == RL_SPACE_BOX ? info->action_dim : 0;
+}
+
+/* Logits of the discrete part, one per choice: n_actions, the sum of
+   action_nvec for MultiDiscrete and hybrid (0 without its nvec), 0 for a
+   box. */
+static inline uint32_t rl_env_info_action_choices(const rl_env_info *info)
 {
     uint32_t kind = rl_env_info_action_kind(info), w = 0;
-    if (kind != RL_SPACE_MULTI_DISCRETE) return kind == RL_SPACE_BOX ? info->action_dim : info->n_actions;
+    if (kind == RL_SPACE_BOX) return 0;
+    if (kind == RL_SPACE_DISCRETE) return info->n_actions;
     for (uint32_t k = 0; info->action_nvec && k < info->action_dim; k++) w += info->action_nvec[k];
     return w;
 }
 
-/* Bytes of one env's mask row: 0 when the env does not mask; else its
-   action width (a box does not mask). */
+/* The action's width as a policy outputs it: one logit per choice of
+   the discrete part (rl_env_info_action_choices), then one mean per
+   float (rl_env_info_action_floats). */
+static inline uint32_t rl_env_info_action_width(const rl_env_info *info)
+{
+    return rl_env_info_action_choices(info) + rl_env_info_action_floats(info);
+}
+
+/* Bytes of one env's mask row: 0 when the env does not mask; else one
+   per choice of the discrete part (a box does not mask). */
 static inline uint32_t rl_env_info_mask_width(const rl_env_info *info)
 {
     if (!RL_HAS_FIELD(info, rl_env_info, action_mask) || !info->action_mask) return 0;
-    return rl_env_info_action_kind(info) == RL_SPACE_BOX ? 0 : rl_env_info_action_width(info);
-}
-
-/* int32 values of one env's action: action_dim for MultiDiscrete, else 1
-   (BOX actions are floats: see rl_env_io.box_actions). */
-static inline uint32_t rl_env_info_action_ints(const rl_env_info *info)
-{
-    return rl_env_info_action_kind(info) == RL_SPACE_MULTI_DISCRETE ? info->action_dim : 1;
+    return rl_env_info_action_choices(info);
 }
 
 /* The composite observation's parts, 0 (and *parts NULL) for one tensor

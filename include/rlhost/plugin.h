@@ -45,7 +45,7 @@ extern "C" {
 #endif
 
 #define RL_ABI_MAJOR 1
-#define RL_ABI_MINOR 10
+#define RL_ABI_MINOR 11
 /* A plugin built for minor m loads in any host of minor >= m.  Each field,
    flag and capability a later minor added says so where it stands
    ("ABI 1.6: ..."): those notes are the ABI's history, and a plugin reads
@@ -320,6 +320,9 @@ typedef struct rl_plugin_desc {
    and hands each move's root visit distribution in
    rl_transition.search_policy.  Its settings are the run's `search` group. */
 #define RL_DESC_SEARCHED 0x200u
+/* ABI 1.11, algorithms: the algorithm takes hybrid actions
+   (RL_SPACE_HYBRID: discrete components and a box in one action). */
+#define RL_DESC_HYBRID 0x400u
 
 typedef struct rl_plugin_entry {
     rl_abi_version abi; /* first, always: RL_ABI_MAJOR, RL_ABI_MINOR */

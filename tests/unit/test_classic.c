@@ -109,7 +109,8 @@ static void plugin_checks(void)
     float *act = v.actions;
     act[0] = 50.0f, act[1] = -50.0f, act[2] = 0.5f;
     ASSERT_EQ(rl__vecenv_step(&v, err, sizeof err), RL_OK, "steps");
-    OK(v.env_actions[0] == 2.0f && v.env_actions[1] == -2.0f && v.env_actions[2] == 0.5f,
+    const float *env_act = v.env_actions;
+    OK(env_act[0] == 2.0f && env_act[1] == -2.0f && env_act[2] == 0.5f,
        "the host clips actions into the box for the env");
     OK(act[0] == 50.0f, "and leaves the algorithm's own values as they were");
     for (int k = 0; k < 3; k++) rl__vecenv_step(&v, err, sizeof err);

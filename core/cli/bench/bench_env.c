@@ -36,7 +36,7 @@ static double run_once(rl__vecenv *v, const char *table, uint64_t steps)
     bench_ctx b = {v};
     uint64_t iters = steps / v->n + 1;
     size_t bytes = (size_t)v->n * v->space.action_bytes;
-    void *dst = v->space.kind == RL_SPACE_BOX ? (void *)v->env_actions : v->actions;
+    void *dst = v->env_split ? v->env_split : v->env_actions ? v->env_actions : v->actions;
     double t0 = rl_now();
     for (uint64_t k = 0; k < iters; k++) {
         memcpy(dst, table + (size_t)(k % ACTION_TABLES) * bytes, bytes);
@@ -83,14 +83,25 @@ int rl__bench_env(const rl__registry *reg, const char *name, const rl__override 
         rc = 1;
         goto out;
     }
-    rl_rng rng; /* uniform actions: each of n, or each box value in [low, high] */
+    rl_rng rng; /* uniform actions: each component's choices, each box value in [low, high] */
     rl_rng_seed(&rng, 1, 0);
-    for (size_t i = 0; i < (size_t)ACTION_TABLES * rows; i++)
-        if (sp->kind == RL_SPACE_BOX)
-            for (uint32_t d = 0; d < sp->dim; d++)
-                ((float *)table)[i * sp->dim + d] = sp->low[d] + (sp->high[d] - sp->low[d]) * rl_rng_uniform(&rng);
-        else
-            ((int32_t *)table)[i] = (int32_t)rl_rng_below(&rng, sp->n);
+    for (size_t i = 0; i < (size_t)ACTION_TABLES * rows; i++) {
+        unsigned char *row = (unsigned char *)table + i * sp->action_bytes;
+        for (uint32_t d = 0; d < sp->ints; d++) {
+            int32_t a = (int32_t)rl_rng_below(&rng, sp->kind == RL_SPACE_DISCRETE ? sp->n : sp->nvec[d]);
+            memcpy(row + 4 * d, &a, 4);
+        }
+        for (uint32_t d = 0; d < sp->floats; d++) {
+            float x = sp->low[d] + (sp->high[d] - sp->low[d]) * (float)rl_rng_uniform(&rng);
+            memcpy(row + 4 * (sp->ints + d), &x, 4);
+        }
+    }
+    if (sp->kind == RL_SPACE_HYBRID) /* each table as the env reads it: ints, then floats */
+        for (int t = 0; t < ACTION_TABLES; t++) {
+            char *at = table + (size_t)t * rows * sp->action_bytes;
+            rl__space_split(sp, at, rows, v[0].env_split, (float *)v[0].env_split + (size_t)rows * sp->ints);
+            memcpy(at, v[0].env_split, rows * sp->action_bytes);
+        }
     double sps[2][64];
     if (repeat > 64) repeat = 64;
     for (int r = 0; r < repeat; r++)

@@ -195,11 +195,8 @@ int rlh_policy_act_masked(rlh_policy *p, const void *obs, const uint8_t *episode
     }
     int rc = rl__space_act(space, p->avt, p->algo, RL_MODE_EVAL, obs, episode_start ? episode_start : p->no_start,
                            masks, actions, count, e, sizeof e);
-    if (rc == RL_OK && space->kind != RL_SPACE_BOX) /* what the env would take */
-        rc = rl__space_check_actions(space, actions, masks, count, 1, "algo", e, sizeof e);
-    /* a box: what the env would take, inside the box (as the host clips for it) */
-    if (rc == RL_OK && p->probe.space.kind == RL_SPACE_BOX)
-        rc = rl__space_clip(&p->probe.space, actions, actions, count, 1, "algo", e, sizeof e);
+    /* what the env would take: allowed, and inside the box (as the host clips for it) */
+    if (rc == RL_OK) rc = rl__space_settle(space, actions, actions, masks, count, 1, "algo", e, sizeof e);
     if (rc != RL_OK) rl__embed_err(err, errlen, "%s%s", e[0] ? e : rl_strerror(rc), "");
     return rc;
 }

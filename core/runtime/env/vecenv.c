@@ -75,8 +75,11 @@ static int alloc_buffers(rl__vecenv *v, uint32_t threads, char *err, size_t errl
     v->obs_buf[0] = rl_calloc_aligned(n, v->row_bytes);
     v->obs_buf[1] = rl_calloc_aligned(n, v->row_bytes);
     void *final_obs = rl_calloc_aligned(n, v->row_bytes);
+    int box = v->space.kind == RL_SPACE_BOX, hybrid = v->space.kind == RL_SPACE_HYBRID;
     v->actions = rl_calloc_aligned(n, v->space.action_bytes);
-    if (v->space.kind == RL_SPACE_BOX) v->env_actions = rl_calloc_aligned(n, v->space.action_bytes);
+    if (box || hybrid) v->env_actions = rl_calloc_aligned(n, v->space.action_bytes);
+    if (hybrid) v->env_split = rl_calloc_aligned(n, v->space.action_bytes);
+    if (hybrid) v->chosen_split = rl_calloc_aligned(n, v->space.action_bytes);
     v->rewards = rl_calloc_aligned(n, sizeof *v->rewards);
     v->rew_acc = rl_calloc_aligned(n, sizeof *v->rew_acc);
     v->terminated = rl_calloc_aligned(n, 1);
@@ -108,16 +111,17 @@ static int alloc_buffers(rl__vecenv *v, uint32_t threads, char *err, size_t errl
     }
     if (v->table) threads = 1; /* the table steps its env on threads of its own */
     v->pool = rl__pool_create(threads);
-    int box = v->space.kind == RL_SPACE_BOX;
     v->io = (rl_env_io){.struct_size = sizeof v->io,
                         .obs = v->obs_buf[0],
-                        .actions = box ? NULL : v->actions,
+                        .actions = box ? NULL
+                            : hybrid   ? v->env_split
+                                       : v->actions,
                         .rewards = v->rewards,
                         .terminated = v->terminated,
                         .truncated = v->truncated,
                         .final_obs = final_obs,
                         .scores = scores,
-                        .box_actions = v->env_actions,
+                        .box_actions = hybrid ? (float *)v->env_split + n * v->space.ints : v->env_actions,
                         .action_mask = v->mask_buf[0],
                         .final_mask = final_mask,
                         .to_move = v->to_move};
@@ -125,9 +129,10 @@ static int alloc_buffers(rl__vecenv *v, uint32_t threads, char *err, size_t errl
         snprintf(err, errlen, "env '%s': out of memory for the masks of %u envs", desc->name, num_envs);
         return RL_ENOMEM;
     }
-    if (!v->obs_buf[0] || !v->obs_buf[1] || !final_obs || !v->actions || (box && !v->env_actions) || !v->rewards ||
-        !v->rew_acc || !v->terminated || !v->truncated || !v->stopped || !v->episode_start || !v->ep_return ||
-        !v->ep_length || !v->done_return || !v->done_length || !v->frames || !scores || !v->pool) {
+    if (!v->obs_buf[0] || !v->obs_buf[1] || !final_obs || !v->actions || ((box || hybrid) && !v->env_actions) ||
+        (hybrid && (!v->env_split || !v->chosen_split)) || !v->rewards || !v->rew_acc || !v->terminated ||
+        !v->truncated || !v->stopped || !v->episode_start || !v->ep_return || !v->ep_length || !v->done_return ||
+        !v->done_length || !v->frames || !scores || !v->pool) {
         snprintf(err, errlen, "env '%s': out of memory for %u envs of %u agents", desc->name, num_envs, v->agents);
         return RL_ENOMEM;
     }
@@ -367,6 +372,20 @@ static void record_episode(rl__ep_stats *s, double ret, double len, double score
     if (s->recent_n < RL__RECENT) s->recent_n++;
 }
 
+void rl__vecenv_chosen(rl__vecenv *v, const int32_t **ints, const float **floats)
+{
+    const rl__space *sp = &v->space;
+    if (!v->chosen_split) {
+        *ints = sp->ints ? v->actions : NULL;
+        *floats = sp->floats ? v->actions : NULL;
+        return;
+    }
+    int32_t *i = v->chosen_split;
+    float *f = (float *)v->chosen_split + (size_t)v->n * sp->ints;
+    rl__space_split(sp, v->actions, v->n, i, f);
+    *ints = i, *floats = f;
+}
+
 int rl__vecenv_step(rl__vecenv *v, char *err, size_t errlen)
 {
     if (v->failed) {
@@ -375,10 +394,11 @@ int rl__vecenv_step(rl__vecenv *v, char *err, size_t errlen)
         v->failed = 0;
         return rc;
     }
-    int rc = v->space.kind == RL_SPACE_BOX
-        ? rl__space_clip(&v->space, v->actions, v->env_actions, v->n, v->agents, "algo", err, errlen)
-        : rl__space_check_actions(&v->space, v->actions, v->io.action_mask, v->n, v->agents, "algo", err, errlen);
+    void *settled = v->env_actions ? v->env_actions : v->actions;
+    int rc = rl__space_settle(&v->space, v->actions, settled, v->io.action_mask, v->n, v->agents, "algo", err, errlen);
     if (rc != RL_OK) return rc;
+    if (v->env_split)
+        rl__space_split(&v->space, settled, v->n, v->env_split, (float *)v->env_split + (size_t)v->n * v->space.ints);
     if (!v->fixed_obs) {
         v->prev_obs = v->obs_buf[v->cur];
         v->prev_mask = v->mask_buf[v->cur];
@@ -489,6 +509,8 @@ void rl__vecenv_destroy(rl__vecenv *v)
     rl_free(v->io.final_obs);
     rl_free(v->actions);
     rl_free(v->env_actions);
+    rl_free(v->env_split);
+    rl_free(v->chosen_split);
     rl__space_free(&v->space);
     rl__parts_free(&v->parts);
     rl_free(v->rewards);

@@ -49,8 +49,10 @@ typedef struct rl__vecenv {
     uint8_t *mask_buf[2], *prev_mask;
     rl__space space;    /* the env's action space */
     rl__parts parts;    /* a composite observation's parts (n = 0: one tensor) */
-    void *actions;      /* [n] int32 or [n][dim] float: what the algorithm chose */
-    float *env_actions; /* BOX: the actions clipped into the box, for the env */
+    void *actions;      /* [n] host rows (rl__space): what the algorithm chose */
+    void *env_actions;  /* BOX and HYBRID: those rows as the env takes them (clipped into the box) */
+    void *env_split;    /* HYBRID: env_actions as io's two arrays, [n][ints] then [n][floats] */
+    void *chosen_split; /* HYBRID: actions so split, for rl_transition (rl__vecenv_chosen) */
     float *rewards, *rew_acc;
     uint8_t *terminated, *truncated, *stopped;
     uint8_t *episode_start;          /* obs row begins an episode */
@@ -103,6 +105,10 @@ void rl__vecenv_reset(rl__vecenv *v);
    clipped into the box for the env (a NaN is RL_ENONFINITE), each with a
    sentence naming the row; so is a mask the env wrote that allows no
    action. */
+/* The actions of the last step as the algorithm chose them, as
+   rl_transition's two arrays: ints (NULL for a box) and floats (NULL
+   without), a hybrid action's split out of the host rows. */
+void rl__vecenv_chosen(rl__vecenv *v, const int32_t **ints, const float **floats);
 int rl__vecenv_step(rl__vecenv *v, char *err, size_t errlen);
 void rl__vecenv_destroy(rl__vecenv *v);
 /* Same-step (0, the default) or next-step (1) autoreset; next-step needs

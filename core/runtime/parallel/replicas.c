@@ -478,17 +478,16 @@ static void observe_one(void *ctx, uint32_t first, uint32_t count)
     for (uint32_t r = first; r < first + count; r++) {
         size_t at = g->shared ? 0 : (size_t)(g->first + r) * g->per, ob = at * ph->row_bytes;
         size_t mb = at * g->space.mask_width;
-        int box = g->space.kind == RL_SPACE_BOX;
         rl_transition s = {.struct_size = sizeof s,
                            .count = g->per,
                            .obs = (const char *)t->obs + ob,
-                           .actions = box ? NULL : t->actions + at * (g->space.action_bytes / sizeof(int32_t)),
+                           .actions = t->actions ? t->actions + at * g->space.ints : NULL,
                            .rewards = t->rewards + at,
                            .next_obs = (const char *)t->next_obs + ob,
                            .final_obs = (const char *)t->final_obs + ob,
                            .terminated = t->terminated + at,
                            .truncated = t->truncated + at,
-                           .box_actions = box ? t->box_actions + at * g->space.dim : NULL,
+                           .box_actions = t->box_actions ? t->box_actions + at * g->space.floats : NULL,
                            .masks = t->masks ? t->masks + mb : NULL,
                            .next_masks = t->next_masks ? t->next_masks + mb : NULL,
                            .final_masks = t->final_masks ? t->final_masks + mb : NULL,

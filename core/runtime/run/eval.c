@@ -24,8 +24,8 @@ static void trace_header(FILE *f, const rl__vecenv *ev)
     fprintf(f, "env,episode,t");
     if (ev->space.kind == RL_SPACE_DISCRETE)
         fprintf(f, ",action");
-    else /* a box's dimensions, or MultiDiscrete's components */
-        for (uint32_t k = 0; k < ev->space.dim; k++) fprintf(f, ",action_%u", k);
+    else /* MultiDiscrete's or a hybrid action's components, then a box's dimensions */
+        for (uint32_t k = 0; k < ev->space.ints + ev->space.floats; k++) fprintf(f, ",action_%u", k);
     fprintf(f, ",reward,terminated,truncated");
     for (size_t k = 0; k < d; k++) fprintf(f, ",obs_%zu", k);
     for (uint32_t k = 0; k < ev->space.mask_width; k++) fprintf(f, ",mask_%u", k);
@@ -35,12 +35,20 @@ static void trace_header(FILE *f, const rl__vecenv *ev)
 static void trace_row(FILE *f, const rl__vecenv *ev, uint32_t i, uint32_t episode, uint32_t t)
 {
     fprintf(f, "%u,%u,%u", i, episode, t);
-    if (ev->space.kind == RL_SPACE_BOX) /* the action the env took: clipped into the box */
-        for (uint32_t k = 0; k < ev->space.dim; k++)
-            fprintf(f, ",%.9g", (double)ev->env_actions[(size_t)i * ev->space.dim + k]);
-    else
-        for (size_t k = 0, ints = ev->space.action_bytes / 4; k < ints; k++)
-            fprintf(f, ",%d", (int)((const int32_t *)ev->actions)[i * ints + k]);
+    /* the action the env took: its floats clipped into the box */
+    const unsigned char *a = (const unsigned char *)(ev->env_actions ? ev->env_actions : ev->actions);
+    a += (size_t)i * ev->space.action_bytes;
+    for (uint32_t k = 0; k < ev->space.ints + ev->space.floats; k++) {
+        if (k < ev->space.ints) {
+            int32_t x;
+            memcpy(&x, a + 4 * k, 4);
+            fprintf(f, ",%d", (int)x);
+        } else {
+            float x;
+            memcpy(&x, a + 4 * k, 4);
+            fprintf(f, ",%.9g", (double)x);
+        }
+    }
     fprintf(f, ",%.9g,%u,%u", (double)ev->rewards[i], ev->terminated[i], ev->truncated[i]);
     const unsigned char *row = (const unsigned char *)ev->prev_obs + (size_t)i * ev->row_bytes;
     if (ev->info.obs_dtype == RL_DTYPE_F32) {

@@ -205,15 +205,13 @@ static int train_loop(rl__run_state *rs)
     marks m = {next_mark(base, (uint64_t)val(&c->run, RL__RUN_LOG_INTERVAL)->i),
                next_mark(base, (uint64_t)val(&c->run, RL__RUN_EVAL_INTERVAL)->i),
                next_mark(base, (uint64_t)val(&c->run, RL__RUN_CHECKPOINT_INTERVAL)->i)};
-    int box = v->space.kind == RL_SPACE_BOX, masked = v->space.mask_width != 0;
+    int masked = v->space.mask_width != 0;
     rl_transition t = {.struct_size = sizeof t,
                        .count = v->n,
-                       .actions = box ? NULL : v->actions,
                        .rewards = v->rewards,
                        .final_obs = v->io.final_obs,
                        .terminated = v->terminated,
                        .truncated = v->truncated,
-                       .box_actions = box ? v->actions : NULL,
                        .final_masks = masked ? v->io.final_mask : NULL};
     int world = rl__world_size() > 1, rc = RL_OK;
     if (rs->have_pool) { /* the pool starts with the learner as it is: its first opponent */
@@ -240,6 +238,7 @@ static int train_loop(rl__run_state *rs)
         rl__report_episodes(&rs->rep, rs->steps, v);
         t.obs = v->prev_obs;
         t.next_obs = v->io.obs;
+        rl__vecenv_chosen(v, &t.actions, &t.box_actions);
         t.masks = v->prev_mask;
         t.next_masks = v->io.action_mask;
         if (rs->searched) {

@@ -316,8 +316,7 @@ int rl__player_act(rl__player *p, const rl__space *space, const void *obs, const
     }
     char who[256];
     snprintf(who, sizeof who, "opponent '%s'", p->name);
-    if (space->kind == RL_SPACE_BOX) return rl__space_clip(space, actions, actions, n, 1, who, err, errlen);
-    return rl__space_check_actions(space, actions, masks, n, 1, who, err, errlen);
+    return rl__space_settle(space, actions, actions, masks, n, 1, who, err, errlen);
 }
 
 int rl__player_search(rl__player *p, const rl__env_site *site, uint32_t rows, const uint32_t *boards_of,

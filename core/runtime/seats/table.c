@@ -682,6 +682,15 @@ int rl__table_wrap(const rl__seating *s, const rl_plugin_desc *desc, const rl_va
         a->seat_agents[seat_of[g]][count[seat_of[g]]++] = g;
     }
     rc = rl__space_from_info(&a->space, in, desc->name, err, errlen);
+    if (rc == RL_OK && a->space.kind == RL_SPACE_HYBRID) {
+        /* the table hands rows of one array between seats */
+        snprintf(err, errlen,
+                 "env '%s' seats players with hybrid actions: seats take discrete, MultiDiscrete and box "
+                 "actions",
+                 desc->name);
+        rl__space_free(&a->space);
+        rc = RL_ECONFIG;
+    }
     if (rc != RL_OK) {
         free(a);
         return rc;

@@ -1,4 +1,4 @@
-/* Action spaces (ABI 1.2, MultiDiscrete and masks 1.6): what the host
+/* Action spaces (ABI 1.2, MultiDiscrete and masks 1.6, hybrid 1.11): what the host
    checks in an env's declaration, whether an algorithm takes it, how an
    algorithm is asked for actions of each kind, masks, clipping into a
    box, and the space as checkpoint metadata. */
@@ -18,14 +18,20 @@
 /* Choices of all MultiDiscrete components together, at most. */
 #define RL__MAX_MASK_WIDTH (1u << 20)
 
+/* One row's action as the host keeps it (its buffers, replicas, seats,
+   rlh_buffers.actions): `ints` int32s, then `floats` float32s.  Only a
+   hybrid action has both; the ABI's calls take the two parts as separate
+   arrays (rl__space_split and rl__space_pack convert). */
 typedef struct rl__space {
-    uint32_t kind; /* RL_SPACE_DISCRETE, RL_SPACE_BOX or RL_SPACE_MULTI_DISCRETE */
-    uint32_t n;    /* DISCRETE: actions 0 .. n-1 */
-    uint32_t dim;  /* BOX: floats per action; MULTI_DISCRETE: components */
-    float *low, *high;
-    uint32_t *nvec;      /* MULTI_DISCRETE: choices of each component */
+    uint32_t kind;       /* RL_SPACE_DISCRETE, _BOX, _MULTI_DISCRETE or _HYBRID */
+    uint32_t n;          /* DISCRETE: actions 0 .. n-1 */
+    uint32_t dim;        /* BOX: floats per action; MULTI_DISCRETE and HYBRID: components */
+    float *low, *high;   /* BOX and HYBRID: [floats] */
+    uint32_t *nvec;      /* MULTI_DISCRETE and HYBRID: choices of each component */
+    uint32_t ints;       /* int32s of a row: 1 (DISCRETE), dim (MULTI_DISCRETE, HYBRID), 0 (BOX) */
+    uint32_t floats;     /* float32s of a row: dim (BOX), the box's (HYBRID), 0 (else) */
     uint32_t mask_width; /* bytes of a mask row; 0: the env does not mask */
-    size_t action_bytes; /* of one row's action: 4 (int32), 4 dim (int32 or float32) */
+    size_t action_bytes; /* of one row's action: 4 (ints + floats) */
 } rl__space;
 
 /* Reads and checks env `name`'s info (its kind, n or dim, finite bounds
@@ -57,14 +63,22 @@ int rl__space_act(const rl__space *s, const rl_algo_vtable *avt, void *algo, rl_
 int rl__space_check_mask(const rl__space *s, const uint8_t *mask, uint32_t i, uint32_t agents, int64_t ep_step,
                          const char *name, const char *what, char *err, size_t errlen);
 
-/* BOX: rows of actions into [low, high] (out may be actions); a NaN is
-   RL_ENONFINITE with the row.  who names the chooser ("algo", "the caller"). */
-int rl__space_clip(const rl__space *s, const float *actions, float *out, uint32_t rows, uint32_t agents,
-                   const char *who, char *err, size_t errlen);
-/* DISCRETE and MULTI_DISCRETE: every action in range and, with masks,
-   allowed by its row's mask, else RL_EINVAL with the row; BOX: every value
-   finite and inside the box, else RL_EINVAL (the caller's actions, which
-   are not clipped for it). */
+/* An algorithm's rows of actions (rows of s->action_bytes) as the env
+   takes them, into out (may be actions): discrete parts checked against
+   their ranges and masks (RL_EINVAL), floats clipped into the box (a NaN
+   is RL_ENONFINITE with the row).  who names the chooser ("algo",
+   "opponent 'x'"). */
+int rl__space_settle(const rl__space *s, const void *actions, void *out, const uint8_t *masks, uint32_t rows,
+                     uint32_t agents, const char *who, char *err, size_t errlen);
+/* rows of host rows into the ABI's two arrays: ints [rows][s->ints]
+   (NULL for a box) and floats [rows][s->floats] (NULL without floats);
+   and back.  For any space but a hybrid one the host row is already one
+   of them, so split and pack only copy. */
+void rl__space_split(const rl__space *s, const void *rows_in, uint32_t rows, int32_t *ints, float *floats);
+void rl__space_pack(const rl__space *s, const int32_t *ints, const float *floats, uint32_t rows, void *rows_out);
+/* Every discrete part in range and, with masks, allowed by its row's
+   mask, and every float finite and inside the box, else RL_EINVAL with
+   the row (the caller's actions, which are not clipped for it). */
 int rl__space_check_actions(const rl__space *s, const void *actions, const uint8_t *masks, uint32_t rows,
                             uint32_t agents, const char *who, char *err, size_t errlen);
 
