@@ -194,10 +194,11 @@ static void ppo_destroy(void *p_)
 static void read_options(ppo *p, const rl_algo_args *args)
 {
     const rl_value *o = args->options, *st = args->stages;
-    p->cfg.box = rl_env_info_action_kind(args->env) == RL_SPACE_BOX;
-    p->cfg.dim = p->cfg.box ? args->env->action_dim : 0;
-    int multi = rl_env_info_action_kind(args->env) == RL_SPACE_MULTI_DISCRETE;
-    p->cfg.n_actions = p->cfg.box || multi ? 0 : args->env->n_actions;
+    uint32_t kind = rl_env_info_action_kind(args->env);
+    p->cfg.dim = rl_env_info_action_floats(args->env);
+    p->cfg.box = p->cfg.dim > 0;
+    p->cfg.discrete = kind != RL_SPACE_BOX;
+    p->cfg.n_actions = kind == RL_SPACE_DISCRETE ? args->env->n_actions : 0;
     p->cfg.comps = rl_env_info_action_ints(args->env);
     p->cfg.mask_width = rl_env_info_mask_width(args->env);
     p->cfg.n_out = rl_env_info_action_width(args->env);
@@ -275,10 +276,11 @@ static int validate(ppo *p, const rl_value *o, char *err, size_t errlen)
                 p->cfg.n_steps, p->cfg.batch * p->cfg.replicas);
         return RL_EINVAL;
     }
-    if (p->cfg.sde && (!p->cfg.box || o[OPT_HIDDEN].n == 0)) {
+    if (p->cfg.sde && (!p->cfg.box || p->cfg.discrete || o[OPT_HIDDEN].n == 0)) {
         RL_ERRF(err, errlen, "use_sde needs %s",
-                !p->cfg.box ? "a box action space; this env's actions are discrete"
-                            : "a hidden layer, whose features its noise is linear in");
+                !p->cfg.box           ? "a box action space; this env's actions are discrete"
+                    : p->cfg.discrete ? "a box action space; this env's actions are hybrid (discrete and box)"
+                                      : "a hidden layer, whose features its noise is linear in");
         return RL_EINVAL;
     }
     if (o[OPT_HIDDEN].n > RL_MLP_MAX_LAYERS - 1 || (p->cfg.shared && o[OPT_HIDDEN].n == 0)) {
@@ -352,13 +354,15 @@ static int alloc_buffers(ppo *p, const rl_env_info *env, uint32_t M, uint32_t S,
     int rc = rl_rollout_for_env(&p->ro, p->cfg.n_steps, p->cfg.num_envs, (uint32_t)D, env);
     if (rc != RL_OK) return rc;
     size_t C = p->cfg.comps, W = p->cfg.mask_width;
-    if (p->cfg.box
-            ? !ALLOC(p->ws.mb_box, (size_t)M * p->cfg.dim, float) || !ALLOC(p->ws.dlogstd, p->cfg.n_log_std, float) ||
-                (p->cfg.sde &&
-                 (!ALLOC(p->ws.sde_z, (size_t)p->cfg.rows * p->cfg.latent, float) ||
-                  !ALLOC(p->ws.sde_std, (size_t)p->cfg.latent * p->cfg.dim, float) ||
-                  !ALLOC(p->sde_env, (size_t)p->cfg.num_envs * p->cfg.latent * p->cfg.dim, float)))
-            : !ALLOC(p->ws.mb_act, (size_t)M * C, int32_t) || (W && !ALLOC(p->ws.mb_mask, (size_t)M * W, uint8_t)))
+    if (p->cfg.box &&
+        (!ALLOC(p->ws.mb_box, (size_t)M * p->cfg.dim, float) || !ALLOC(p->ws.dlogstd, p->cfg.n_log_std, float) ||
+         (p->cfg.sde &&
+          (!ALLOC(p->ws.sde_z, (size_t)p->cfg.rows * p->cfg.latent, float) ||
+           !ALLOC(p->ws.sde_std, (size_t)p->cfg.latent * p->cfg.dim, float) ||
+           !ALLOC(p->sde_env, (size_t)p->cfg.num_envs * p->cfg.latent * p->cfg.dim, float)))))
+        return RL_ENOMEM;
+    if (p->cfg.discrete &&
+        (!ALLOC(p->ws.mb_act, (size_t)M * C, int32_t) || (W && !ALLOC(p->ws.mb_mask, (size_t)M * W, uint8_t))))
         return RL_ENOMEM;
     if (!ALLOC(p->ws.x, (size_t)M * D, float) || !ALLOC(p->ws.logits, (size_t)M * p->cfg.n_out, float) ||
         !ALLOC(p->ws.mb_logp, M, float) || !ALLOC(p->ws.mb_glogp, M, float) ||
@@ -722,8 +726,8 @@ static const rl_plugin_desc descs[] = {
         .stages = stages,
         .n_stages = ST_N,
         .vtable = &vtable,
-        .flags = RL_DESC_REPLICAS | RL_DESC_BOX | RL_DESC_MASKS | RL_DESC_MULTI_DISCRETE | RL_DESC_OBS_PARTS |
-            RL_DESC_VALUES,
+        .flags = RL_DESC_REPLICAS | RL_DESC_BOX | RL_DESC_MASKS | RL_DESC_MULTI_DISCRETE | RL_DESC_HYBRID |
+            RL_DESC_OBS_PARTS | RL_DESC_VALUES,
         .tune_space = ppo_space,
     },
     {
@@ -737,7 +741,8 @@ static const rl_plugin_desc descs[] = {
         .stages = stages,
         .n_stages = ST_N,
         .vtable = &vtable,
-        .flags = RL_DESC_REPLICAS | RL_DESC_BOX | RL_DESC_MASKS | RL_DESC_MULTI_DISCRETE | RL_DESC_OBS_PARTS,
+        .flags = RL_DESC_REPLICAS | RL_DESC_BOX | RL_DESC_MASKS | RL_DESC_MULTI_DISCRETE | RL_DESC_HYBRID |
+            RL_DESC_OBS_PARTS,
         .tune_space = rppo_space,
     },
 };

@@ -46,10 +46,11 @@ typedef struct lstm_state {
 /* What the options and the env's spaces say, fixed at create. */
 typedef struct ppo_settings {
     uint32_t n_actions, obs_size, num_envs; /* obs_size: floats of network input; num_envs: this replica's */
-    int box;                                /* a box action space: a diagonal Gaussian policy */
+    int box;                                /* a box (or a hybrid action's): a diagonal Gaussian policy */
+    int discrete;                           /* int actions: categoricals (a hybrid action has both) */
     uint32_t dim;                           /* box: floats per action */
-    uint32_t n_out;                         /* the policy head's width: n_actions, sum of nvec, or dim means */
-    uint32_t comps;                         /* ints per action: MultiDiscrete's components, else 1 */
+    uint32_t n_out;                         /* the policy head's width: logits (n_actions, sum of nvec), then means */
+    uint32_t comps;                         /* ints per action: MultiDiscrete's or hybrid's components, else 1 */
     uint32_t mask_width;                    /* bytes of a mask row; 0: the env does not mask */
     size_t log_std_off;                     /* box: the state-independent log-stds [dim] in the parameter block */
     uint32_t n_log_std;                     /* their count: dim, or gSDE's latent x (full_std ? dim : 1) */

@@ -172,7 +172,7 @@ static int ppo_describe(const ppo *p, const rl_state_io *io, char *err, size_t e
         RL_ERRF(err, errlen, "the action space is too large to describe");
         rc = RL_EINVAL;
     }
-    const char *names[2] = {p->cfg.box ? "mean" : "logits", "value"}, *ops[2] = {actor, critic};
+    const char *names[2] = {p->cfg.discrete ? "logits" : "mean", "value"}, *ops[2] = {actor, critic};
     if (!rc)
         rc = rl_policy_meta(io, "ppo", p->cfg.obs_size, p->cfg.norm_obs ? "state/obs_" : NULL, 10.0f, 2, names, ops,
                             greedy, err, errlen);

@@ -123,7 +123,7 @@ static void minibatch_losses(ppo *p, uint32_t M, uint32_t Mg, float clip, double
     astd = Mg > 1 ? sqrt(astd / (Mg - 1)) : 1.0;
     memset(p->ws.dlogits, 0, (size_t)M * p->cfg.n_out * sizeof(float));
     size_t C = p->cfg.comps, W = p->cfg.mask_width, A = p->cfg.dim;
-    const int32_t *acts = p->cfg.box ? NULL : rl_rollout_actions(&p->ro);
+    const int32_t *acts = p->cfg.discrete ? rl_rollout_actions(&p->ro) : NULL;
     for (uint32_t r = 0; r < M; r++) { /* a few values a row: copied in place, not through memcpy */
         uint32_t row = p->ws.rows_idx[r];
         for (size_t c = 0; acts && c < C; c++) p->ws.mb_act[r * C + c] = acts[row * C + c];

@@ -1,6 +1,7 @@
 /* A2C (synchronous advantage actor-critic) on librlcore, the SDK's example that learns: every action space through
-   rl_mpdist (categoricals, masked or one per component, or a Gaussian), actor and critic MLPs in one parameter block
-   over any observation, n-step rollouts with GAE, RMSprop (as SB3) or Adam; docs/plugins.md walks through it. */
+   rl_mpdist (categoricals, masked or one per component, a Gaussian, or both for a hybrid action), actor and critic
+   MLPs in one parameter block over any observation, n-step rollouts with GAE, RMSprop (as SB3) or Adam;
+   docs/plugins.md walks through it. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +47,7 @@ static const rl_option_def options[OPT_N] = {
 
 typedef struct a2c {
     const rl_value *o;                /* the options, valid until destroy */
-    uint32_t obs, A, envs, rows, box; /* obs: floats of network input; A: the actor's outputs */
+    uint32_t obs, A, envs, rows, box; /* floats of network input; the actor's outputs; box floats */
     rl_obs_layout lay;                /* the env's observations, read as network input by rl_obs_input */
     rl_params p;                      /* actor, critic and (box) log_std: one block */
     rl_mlp pi, v;
@@ -80,14 +81,14 @@ static int a2c_create(const rl_algo_args *args, void **out, char *err, size_t er
     if (!a) return RL_ENOMEM;
     const rl_env_info *env = args->env;
     a->o = args->options, a->obs = rl_obs_input_width(env), a->envs = args->num_envs;
-    a->box = rl_env_info_action_kind(env) == RL_SPACE_BOX, a->A = rl_env_info_action_width(env);
+    a->box = rl_env_info_action_floats(env), a->A = rl_env_info_action_width(env);
     a->rows = args->num_envs > args->num_eval_envs ? args->num_envs : args->num_eval_envs;
     uint32_t T = (uint32_t)OPT(N_STEPS).i, M = T * a->envs, B = M > a->rows ? M : a->rows;
     uint32_t hidden[RL_MLP_MAX_LAYERS - 1], nh = rl_value_u32s(&OPT(HIDDEN), hidden, RL_MLP_MAX_LAYERS - 1);
     int rc = rl_obs_layout_copy(&a->lay, env);
     if (!rc) rc = rl_mlp_create(&a->pi, &a->p, "actor", a->obs, hidden, nh, a->A, RL_ACT_TANH, B);
     if (!rc) rc = rl_mlp_create(&a->v, &a->p, "critic", a->obs, hidden, nh, 1, RL_ACT_TANH, B);
-    if (!rc && a->box && (a->log_std = rl_params_add(&a->p, "actor/log_std", a->A, 1)) == (size_t)-1) rc = RL_ENOMEM;
+    if (!rc && a->box && (a->log_std = rl_params_add(&a->p, "actor/log_std", a->box, 1)) == (size_t)-1) rc = RL_ENOMEM;
     if (!rc) rc = rl_params_alloc(&a->p);
     if (!rc && !(a->pd = rl_mpdist_for_env(env, a->p.data + a->log_std, B, err, errlen))) rc = RL_EINVAL;
     if (!rc)
@@ -111,7 +112,7 @@ static int a2c_create(const rl_algo_args *args, void **out, char *err, size_t er
     rl_rng_seed(&a->rng, args->seed, 11), rl_rng_seed(&init, args->seed, 13);
     rl_mlp_init(&a->pi, &a->p, RL_INIT_ORTHOGONAL, 0.01f, &init);
     rl_mlp_init(&a->v, &a->p, RL_INIT_ORTHOGONAL, 1.0f, &init);
-    for (uint32_t k = 0; a->box && k < a->A; k++) a->p.data[a->log_std + k] = (float)OPT(LOG_STD).f;
+    for (uint32_t k = 0; k < a->box; k++) a->p.data[a->log_std + k] = (float)OPT(LOG_STD).f;
     static const char *const metrics[3] = {"policy_loss", "value_loss", "entropy"};
     rl_means_init(&a->means, metrics, 3);
     *out = a;
@@ -206,7 +207,7 @@ static size_t a2c_metrics(void *p, rl_metric *out, size_t cap)
 static int describe(a2c *a, const rl_state_io *io, char *err, size_t errlen)
 {
     char pi[2048] = "", v[2048] = "", greedy[2048];
-    const char *names[2] = {a->box ? "mean" : "logits", "value"}, *ops[2] = {pi, v};
+    const char *names[2] = {a->box == a->A ? "mean" : "logits", "value"}, *ops[2] = {pi, v};
     int big = rl_mlp_ops(&a->pi, "actor", pi, sizeof pi) || rl_mlp_ops(&a->v, "critic", v, sizeof v) ||
         rl_mpdist_greedy(a->pd, 0, "actor/log_std", greedy, sizeof greedy) < 0;
     if (big) RL_ERRF(err, errlen, "the network is too large to describe");
@@ -261,7 +262,7 @@ static const rl_plugin_desc desc = {
     .options = options,
     .n_options = OPT_N,
     .vtable = &vtable,
-    .flags = RL_DESC_BOX | RL_DESC_MASKS | RL_DESC_MULTI_DISCRETE | RL_DESC_OBS_PARTS,
+    .flags = RL_DESC_BOX | RL_DESC_MASKS | RL_DESC_MULTI_DISCRETE | RL_DESC_HYBRID | RL_DESC_OBS_PARTS,
     .tune_space = space,
 };
 

@@ -222,7 +222,11 @@ void rl_pdist_backward(const rl_pdist *d, const float *out, const int32_t *act, 
    log-stds shared, as rl_pdist's box; masks are ignored).  A mask row has
    one byte per logit (sum nvec), nonzero where valid; mask NULL: none. */
 typedef struct rl_mpdist rl_mpdist;
-enum { RL_MPDIST_DISCRETE = 1, RL_MPDIST_MULTI, RL_MPDIST_BOX };
+/* RL_MPDIST_HYBRID: k components of nvec choices and a box of n floats in
+   one action (RL_SPACE_HYBRID); a row of out is the components' logits
+   (sum nvec), then the box's n means; log-probabilities and entropies
+   add; an action is k int32s and n floats. */
+enum { RL_MPDIST_DISCRETE = 1, RL_MPDIST_MULTI, RL_MPDIST_BOX, RL_MPDIST_HYBRID };
 
 /* NULL with a sentence in err (a zero or empty nvec, a box without
    log_std, out of memory).  nvec is copied; log_std is kept (the caller's
@@ -251,6 +255,8 @@ uint32_t rl_mpdist_width(const rl_mpdist *d);
 uint32_t rl_mpdist_action_ints(const rl_mpdist *d);
 /* Choices of each component (rl_mpdist_action_ints of them); NULL for a box. */
 const uint32_t *rl_mpdist_nvec(const rl_mpdist *d);
+/* Floats per action: a box's dimensions (a hybrid action's box), else 0. */
+uint32_t rl_mpdist_action_floats(const rl_mpdist *d);
 /* Rows of loaded actions [rows][k] checked against the components and the
    masks [rows][width] (NULL: none): RL_OK, or RL_ECORRUPT with a sentence
    naming `what` (a tensor), the row and the component.  A box: RL_OK. */
@@ -264,7 +270,8 @@ int rl_mpdist_check(const rl_mpdist *d, const int32_t *act, const uint8_t *mask,
    "logits" per component, "nvec" for several; a box, the output "mean"
    itself (sample: a Gaussian draw around it) with the log-stds in the
    tensor named log_std (none with gSDE, whose noise depends on the
-   state).  Masks are the action space's to say
+   state); a hybrid action, the logits' rule with "nvec" and "box": m, the
+   output's last m values its means (and "log_std" when sampling).  Masks are the action space's to say
    ("rlhost.action_space").  Its length, or -1 when it does not fit cap. */
 int rl_mpdist_greedy(const rl_mpdist *d, int sample, const char *log_std, char *buf, size_t cap);
 /* Actions for B rows: sampled from rng in row then component order, or

@@ -31,11 +31,11 @@ extern "C" {
 typedef struct rl_rollout {
     uint32_t steps, envs, obs_size; /* T, N, floats per observation */
     uint32_t n_actions;             /* discrete: actions 0 .. n_actions-1; 0 for a box */
-    uint32_t action_dim;            /* box: floats per action; 0 for discrete */
+    uint32_t action_dim;            /* box (or a hybrid action's box): floats per action; 0 for discrete */
     uint32_t pos;                   /* the step being filled, 0 .. steps-1; steps when full */
     float *obs;                     /* [T][N][obs_size] network input */
     int32_t *actions;               /* [T][N] discrete actions (allocated for a box too, zero) */
-    float *box_actions;             /* [T][N][action_dim] box samples as drawn (unclipped); NULL for discrete */
+    float *box_actions;             /* [T][N][action_dim] box samples as drawn (unclipped); NULL without a box */
     float *logp, *values, *rewards; /* [T][N] */
     float *final_values;            /* [T][N] V(final observation) of a truncated step, else 0 */
     float *adv, *ret;               /* [T][N] rl_rollout_gae's output */
@@ -55,8 +55,9 @@ typedef struct rl_rollout {
 int rl_rollout_create(rl_rollout *r, uint32_t steps, uint32_t envs, uint32_t obs_size, uint32_t n_actions,
                       uint32_t action_dim);
 /* The rollout for an env's action space: rl_rollout_create's discrete
-   or box shape, with multi_actions for a MultiDiscrete space and masks for
-   an env that masks.  RL_EINVAL, RL_ENOMEM. */
+   or box shape, with multi_actions for a MultiDiscrete space, both the
+   components and box_actions for a hybrid one, and masks for an env that
+   masks.  RL_EINVAL, RL_ENOMEM. */
 int rl_rollout_for_env(rl_rollout *r, uint32_t steps, uint32_t envs, uint32_t obs_size, const rl_env_info *env);
 void rl_rollout_destroy(rl_rollout *r); /* NULL-safe, and safe after a failed create */
 

@@ -622,8 +622,81 @@ static void test_mask_helpers(void)
     OK(!memcmp(out, want, 6), "next masks: the final mask where the episode ended");
 }
 
+/* A hybrid action's distribution is the product of its parts: logp,
+   entropy and gradients are the MultiDiscrete part's plus the box's, each on
+   its slice of the output; the mode is each part's; sampling draws a row's
+   components, then its floats. */
+static void test_mpdist_hybrid(void)
+{
+    enum { B = 5, K = 2, C = 5, M = 2, W = C + M };
+    const uint32_t nvec[K] = {3, 2};
+    float ls[M] = {-0.3f, 0.4f};
+    char err[RL_ERR_MAX];
+    OK(!rl_mpdist_new(RL_MPDIST_HYBRID, nvec, K, 0, ls, B, err, sizeof err) && err[0],
+       "a hybrid distribution without floats is refused");
+    OK(!rl_mpdist_new(RL_MPDIST_HYBRID, nvec, K, M, NULL, B, err, sizeof err) && err[0], "and one without log-stds");
+    rl_mpdist *h = rl_mpdist_new(RL_MPDIST_HYBRID, nvec, K, M, ls, B, err, sizeof err);
+    rl_mpdist *d = rl_mpdist_new(RL_MPDIST_MULTI, nvec, K, 0, NULL, B, err, sizeof err);
+    rl_mpdist *g = rl_mpdist_new(RL_MPDIST_BOX, NULL, 0, M, ls, B, err, sizeof err);
+    if (!OK(h && d && g, "hybrid, MultiDiscrete and box distributions")) return;
+    OK(rl_mpdist_width(h) == W && rl_mpdist_action_ints(h) == K && rl_mpdist_action_floats(h) == M,
+       "width: the logits and the means; K ints and M floats an action");
+    OK(rl_mpdist_gsde(h, 4, 0, ls, err, sizeof err) == RL_EINVAL, "gSDE is refused on a hybrid action");
+    float out[B * W], logits[B * C], means[B * M];
+    uint8_t mask[B * C];
+    rl_rng rng;
+    rl_rng_seed(&rng, 9, 0);
+    for (int i = 0; i < B * W; i++) out[i] = 2.0f * (float)rl_rng_uniform(&rng) - 1.0f;
+    for (int i = 0; i < B * C; i++) mask[i] = i % 4 != 1; /* every component keeps a choice */
+    for (int b = 0; b < B; b++) {
+        memcpy(logits + b * C, out + b * W, C * sizeof *out);
+        memcpy(means + b * M, out + b * W + C, M * sizeof *out);
+    }
+    int32_t act[B * K];
+    float box[B * M], lp[B], lpd[B], lpg[B], lpa[B];
+    rl_mpdist_act_logp(h, out, mask, B, &rng, act, box, lpa);
+    OK(rl_mpdist_check(h, act, mask, B, "a", err, sizeof err) == RL_OK, "sampled components: allowed by the masks");
+    double H = rl_mpdist_logp(h, out, mask, act, box, B, lp);
+    double Hd = rl_mpdist_logp(d, logits, mask, act, NULL, B, lpd);
+    double Hg = rl_mpdist_logp(g, means, NULL, NULL, box, B, lpg);
+    double worst = fabs(H - Hd - Hg);
+    for (int b = 0; b < B; b++) worst = fmax(worst, fmax(fabs(lp[b] - lpd[b] - lpg[b]), fabs(lpa[b] - lp[b])));
+    ASSERT_NEAR(worst, 0, 1e-5, "logp and entropy: the parts' sums, and act_logp's logp is logp's");
+    float gl[B] = {0.5f, -1.0f, 0.25f, 2.0f, -0.75f}, dout[B * W] = {0}, dd[B * C] = {0}, dg[B * M] = {0};
+    float dls[M] = {0}, dlsg[M] = {0};
+    rl_mpdist_logp(h, out, mask, act, box, B, lp);
+    rl_mpdist_backward(h, out, act, box, B, gl, 0.1f, dout, dls);
+    rl_mpdist_logp(d, logits, mask, act, NULL, B, lpd);
+    rl_mpdist_backward(d, logits, act, NULL, B, gl, 0.1f, dd, NULL);
+    rl_mpdist_logp(g, means, NULL, NULL, box, B, lpg);
+    rl_mpdist_backward(g, means, NULL, box, B, gl, 0.1f, dg, dlsg);
+    worst = fmax(fabs(dls[0] - dlsg[0]), fabs(dls[1] - dlsg[1]));
+    for (int b = 0; b < B; b++) {
+        for (int i = 0; i < C; i++) worst = fmax(worst, fabs(dout[b * W + i] - dd[b * C + i]));
+        for (int i = 0; i < M; i++) worst = fmax(worst, fabs(dout[b * W + C + i] - dg[b * M + i]));
+    }
+    ASSERT_NEAR(worst, 0, 1e-6, "gradients: each part's on its slice, the log-stds the box's");
+    rl_mpdist_act(h, out, mask, B, NULL, act, box);
+    int modes = 1;
+    for (int b = 0; b < B; b++) {
+        for (int k = 0, off = 0; k < K; off += (int)nvec[k++])
+            modes &= act[b * K + k] == (int32_t)rl_argmax_masked(out + b * W + off, mask + b * C + off, nvec[k]);
+        modes &= box[b * M] == means[b * M] && box[b * M + 1] == means[b * M + 1];
+    }
+    OK(modes, "the mode: each component's allowed argmax, and the means");
+    char buf[256];
+    rl_mpdist_greedy(h, 0, "pi/log_std", buf, sizeof buf);
+    ASSERT_CONTAINS(buf, "{\"argmax\":\"logits\",\"nvec\":[3,2],\"box\":2}",
+                    "its greedy rule names the components and the box");
+    rl_mpdist_greedy(h, 1, "pi/log_std", buf, sizeof buf);
+    ASSERT_CONTAINS(buf, "{\"sample_softmax\":\"logits\",\"nvec\":[3,2],\"box\":2,\"log_std\":\"pi/log_std\"}",
+                    "and, sampling, the log-stds");
+    rl_mpdist_free(h), rl_mpdist_free(d), rl_mpdist_free(g);
+}
+
 int main(void)
 {
+    test_mpdist_hybrid();
     test_mask_helpers();
     test_masked_fixture();
     test_mpdist();

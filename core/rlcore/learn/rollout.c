@@ -31,19 +31,24 @@ oom:
 
 int rl_rollout_for_env(rl_rollout *r, uint32_t steps, uint32_t envs, uint32_t obs_size, const rl_env_info *env)
 {
-    uint32_t kind = rl_env_info_action_kind(env), box = kind == RL_SPACE_BOX;
-    uint32_t n = box ? 0 : kind == RL_SPACE_MULTI_DISCRETE ? 1 : env->n_actions;
+    uint32_t kind = rl_env_info_action_kind(env), box = kind == RL_SPACE_BOX, comps = rl_env_info_action_ints(env);
+    uint32_t n = box ? 0 : kind == RL_SPACE_DISCRETE ? env->n_actions : comps > 1 ? 1 : env->action_nvec[0];
     int rc = rl_rollout_create(r, steps, envs, obs_size, n, box ? env->action_dim : 0);
     if (rc || box) return rc;
     size_t TN = (size_t)steps * envs;
-    r->comps = rl_env_info_action_ints(env), r->mask_width = rl_env_info_mask_width(env);
+    r->comps = comps, r->mask_width = rl_env_info_mask_width(env);
+    /* a hybrid action's box beside its components */
+    uint32_t floats = kind == RL_SPACE_HYBRID ? rl_env_info_action_floats(env) : 0;
     if (!(r->nvec = rl_calloc_aligned(r->comps, sizeof(uint32_t))) ||
         (r->comps > 1 && !(r->multi_actions = rl_calloc_aligned(TN * r->comps, sizeof(int32_t)))) ||
-        (r->mask_width && !(r->masks = rl_calloc_aligned(TN, r->mask_width)))) {
+        (r->mask_width && !(r->masks = rl_calloc_aligned(TN, r->mask_width))) ||
+        (floats && !(r->box_actions = rl_calloc_aligned(TN * floats, sizeof(float))))) {
         rl_rollout_destroy(r);
         return RL_ENOMEM;
     }
-    for (uint32_t c = 0; c < r->comps; c++) r->nvec[c] = r->comps > 1 ? env->action_nvec[c] : env->n_actions;
+    r->action_dim = floats;
+    for (uint32_t c = 0; c < r->comps; c++)
+        r->nvec[c] = kind == RL_SPACE_DISCRETE ? env->n_actions : env->action_nvec[c];
     return RL_OK;
 }
 
