@@ -42,7 +42,7 @@ class EnvInfo(C.Structure):
         ("n_actions", C.c_uint32),
         ("score_name", C.c_char_p),
         ("agents", C.c_uint32),
-        ("action_kind", C.c_uint32),  # ABI 1.2: 0 discrete, 1 box
+        ("action_kind", C.c_uint32),  # ABI 1.2: 0 discrete, 1 box (2 MultiDiscrete, 3 hybrid)
         ("action_dim", C.c_uint32),
         ("action_low", C.POINTER(C.c_float)),
         ("action_high", C.POINTER(C.c_float)),
@@ -56,6 +56,7 @@ class EnvInfo(C.Structure):
         ("seats", C.c_uint32),  # ABI 1.7: agents at seats, a turn-based env
         ("agent_seats", C.POINTER(C.c_uint32)),
         ("turn_based", C.c_uint32),
+        ("action_box_dim", C.c_uint32),  # ABI 1.11: action_kind 3, hybrid: the box's floats
     ]
 
 

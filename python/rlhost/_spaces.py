@@ -1,6 +1,7 @@
 """Gymnasium spaces and rlhost's rows (ABI 1.6): a composite observation
 (Dict, Tuple, MultiDiscrete, MultiBinary) as named parts laid out in one row
-of bytes, MultiDiscrete actions, and action masks.
+of bytes, MultiDiscrete actions, action masks, and (ABI 1.11) hybrid actions:
+a Dict or Tuple of Discrete, MultiDiscrete and Box parts.
 
 A Dict's keys (in the space's order) or a Tuple's positions ("0", "1", ...)
 become parts: a float Box an f32 part, a uint8 Box a u8 part scaled by 1/255
@@ -20,7 +21,7 @@ from ._native import ObsPart
 
 RL_DTYPE_F32, RL_DTYPE_U8, RL_DTYPE_I32 = 1, 2, 3
 RL_PART_BOX, RL_PART_DISCRETE = 0, 1
-RL_SPACE_DISCRETE, RL_SPACE_BOX, RL_SPACE_MULTI_DISCRETE = 0, 1, 2
+RL_SPACE_DISCRETE, RL_SPACE_BOX, RL_SPACE_MULTI_DISCRETE, RL_SPACE_HYBRID = 0, 1, 2, 3
 OBS_MAX_PARTS = 32  # RL_OBS_MAX_PARTS
 MASK_KEY = "action_mask"
 # choices of a Discrete space, or of all MultiDiscrete components together,
@@ -253,7 +254,81 @@ def mask_width(act_space):
         return int(act_space.n)
     if isinstance(act_space, spaces.MultiDiscrete):
         return int(np.asarray(act_space.nvec).sum())
+    if isinstance(act_space, (spaces.Tuple, spaces.Dict)):  # a hybrid action's discrete parts
+        subs = act_space.spaces.values() if isinstance(act_space, spaces.Dict) else act_space.spaces
+        return sum(mask_width(sp) for sp in subs if not isinstance(sp, spaces.Box))
     return 0
+
+
+def hybrid_space(nvec, low, high):
+    """rlhost's hybrid action as Gymnasium writes one: a Tuple of the
+    discrete part (Discrete for one component, else MultiDiscrete) and the
+    float32 Box."""
+    nvec = np.asarray(nvec, np.int64).reshape(-1)
+    disc = spaces.Discrete(int(nvec[0])) if nvec.size == 1 else spaces.MultiDiscrete(nvec)
+    low, high = np.asarray(low, np.float32), np.asarray(high, np.float32)
+    return spaces.Tuple((disc, spaces.Box(low, high, low.shape, np.float32)))
+
+
+class HybridAction:
+    """A Dict or Tuple action space of Discrete, 1-D MultiDiscrete and 1-D
+    float Box parts, one level deep, as rlhost's hybrid action: the discrete
+    parts' components in the space's order (each start subtracted), then the
+    Box parts' floats, bounds finite.  At least one part of each kind."""
+
+    def __init__(self, space):
+        items = list(space.spaces.items()) if isinstance(space, spaces.Dict) else list(enumerate(space.spaces))
+        self.space, self.dict = space, isinstance(space, spaces.Dict)
+        self.parts = []  # (key, sub-space, "d" or "b", offset among its kind's values, count)
+        nvec, start, low, high = [], [], [], []
+        for key, sp in items:
+            where = f"action part {key!r} ({sp})"
+            if isinstance(sp, (spaces.Dict, spaces.Tuple)):
+                raise SpaceError(f"{where}: a hybrid action takes one level of Dict or Tuple; flatten the inner one")
+            if isinstance(sp, spaces.Discrete):
+                self.parts.append((key, sp, "d", len(nvec), 1))
+                nvec.append(int(sp.n))
+                start.append(int(sp.start))
+            elif isinstance(sp, spaces.MultiDiscrete) and sp.nvec.ndim == 1:
+                self.parts.append((key, sp, "d", len(nvec), int(sp.nvec.size)))
+                nvec += [int(x) for x in sp.nvec]
+                start += [int(x) for x in sp.start]
+            elif isinstance(sp, spaces.Box) and len(sp.shape) == 1 and np.issubdtype(sp.dtype, np.floating):
+                lo, hi = np.asarray(sp.low, np.float32), np.asarray(sp.high, np.float32)
+                if not (np.isfinite(lo).all() and np.isfinite(hi).all()):
+                    raise SpaceError(f"{where}: a Box part of a hybrid action needs finite bounds")
+                self.parts.append((key, sp, "b", len(low), int(sp.shape[0])))
+                low += lo.tolist()
+                high += hi.tolist()
+            else:
+                raise SpaceError(f"{where}: a hybrid action's parts are Discrete, 1-D MultiDiscrete and 1-D float Box")
+        if not nvec or not low:
+            raise SpaceError(
+                f"action space {space}: a hybrid action needs at least one Discrete or MultiDiscrete part and "
+                "one Box part (one kind alone: use that space itself)"
+            )
+        check_choices(nvec, f"action space {space}")
+        self.nvec = np.ascontiguousarray(nvec, np.uint32)
+        self.start = np.asarray(start, np.int64)
+        self.low, self.high = np.ascontiguousarray(low, np.float32), np.ascontiguousarray(high, np.float32)
+
+    def value(self, ints, floats):
+        """One row's components and floats as the env's Dict or Tuple."""
+        out = {}
+        for key, sp, kind, at, n in self.parts:
+            if kind == "d":
+                v = np.asarray(ints[at : at + n], np.int64) + self.start[at : at + n]
+                out[key] = int(v[0]) if isinstance(sp, spaces.Discrete) else v
+            else:
+                out[key] = np.array(floats[at : at + n], sp.dtype)
+        return out if self.dict else tuple(out[k] for k in range(len(self.parts)))
+
+    def batch(self, rows):
+        """Rows' values (from value) as one batched Dict or Tuple, each part
+        stacked over the rows (Gymnasium's vector envs)."""
+        keys = [key for key, *_ in self.parts]
+        cols = {key: np.stack([np.asarray(r[key]) for r in rows]) for key in keys}
+        return cols if self.dict else tuple(cols[k] for k in keys)
 
 
 def mask_row(mask, width, where):

@@ -250,6 +250,15 @@ def describe_info(info):
         }
     elif kind == 2:
         act = {"type": "multi_discrete", "nvec": [int(info.action_nvec[k]) for k in range(dim)]}
+    elif kind == 3:
+        m = int(info.action_box_dim)
+        act = {
+            "type": "hybrid",
+            "nvec": [int(info.action_nvec[k]) for k in range(dim)],
+            "dim": m,
+            "low": [_g9(info.action_low[k]) for k in range(m)],
+            "high": [_g9(info.action_high[k]) for k in range(m)],
+        }
     else:
         act = {"type": "discrete", "n": int(info.n_actions)}
     if info.action_mask and kind != 1:

@@ -177,9 +177,10 @@ class RlhostPolicyModule(nn.Module):
     """forward(obs, state=None) -> (output, state): for discrete actions the
     values the greedy action is the argmax of; for a box the greedy action
     itself, clipped into the box (SAC's and TD3's squashed actor, PPO's
-    Gaussian mean)."""
+    Gaussian mean); for a hybrid action the components' values, then its
+    box's part clipped."""
 
-    def __init__(self, spec, observation, W, box=None):
+    def __init__(self, spec, observation, W, box=None, box_from=0):
         super().__init__()
         greedy = spec["greedy"]
         from ._spec import greedy_output
@@ -188,7 +189,9 @@ class RlhostPolicyModule(nn.Module):
         if self.output_name not in spec["outputs"]:
             raise ValueError(f"the policy description's greedy output {greedy!r} is not among its outputs")
         self.net = _Seq(_ops(spec["outputs"][self.output_name], W))
-        self.box = box is not None and ("identity" in greedy or "sample_gaussian" in greedy)
+        # a hybrid action's box: the outputs from box_from on, after the components' logits
+        self.box = box is not None and ("identity" in greedy or "sample_gaussian" in greedy or "box" in greedy)
+        self.box_from = int(box_from)
         if self.box:
             self.register_buffer("low", _t(box[0]))
             self.register_buffer("high", _t(box[1]))
@@ -207,10 +210,13 @@ class RlhostPolicyModule(nn.Module):
         if self.clip is not None:
             x = torch.clamp((x - self.mean) * self.inv_std, -self.clip, self.clip)
         out, state = self.net(x, state or {})
-        if self.box:
+        if self.box and self.box_from:
+            b = torch.maximum(torch.minimum(out[:, self.box_from :], self.high), self.low)
+            out = torch.cat([out[:, : self.box_from], b], dim=1)
+        elif self.box:
             out = torch.maximum(torch.minimum(out, self.high), self.low)
         return out, state
 
 
-def build(spec, observation, W, box=None):
-    return RlhostPolicyModule(spec, observation, W, box)
+def build(spec, observation, W, box=None, box_from=0):
+    return RlhostPolicyModule(spec, observation, W, box, box_from)

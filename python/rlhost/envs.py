@@ -57,8 +57,14 @@ def _obs_space(info):
 
 
 def _action_space(info):
-    """Discrete(n), MultiDiscrete(nvec), or a float32 Box of action_dim with
-    the env's bounds."""
+    """Discrete(n), MultiDiscrete(nvec), a float32 Box of action_dim with
+    the env's bounds, or a hybrid action's Tuple of both parts."""
+    if info.action_kind == S.RL_SPACE_HYBRID:
+        k, m = int(info.action_dim), int(info.action_box_dim)
+        nvec = np.ctypeslib.as_array(info.action_nvec, shape=(k,))
+        low = np.ctypeslib.as_array(info.action_low, shape=(m,))
+        high = np.ctypeslib.as_array(info.action_high, shape=(m,))
+        return S.hybrid_space(nvec, low, high)
     if info.action_kind == S.RL_SPACE_MULTI_DISCRETE:
         d = int(info.action_dim)
         return spaces.MultiDiscrete(np.ctypeslib.as_array(info.action_nvec, shape=(d,)).astype(np.int64))
@@ -73,7 +79,17 @@ def _action_space(info):
 def check_actions(actions, space, out):
     """actions (array-like) into out (int32 [n] or float32 [n, dim]) after
     checking dtype, shape, integrality, range and finiteness: nothing is
-    wrapped or truncated by a cast."""
+    wrapped or truncated by a cast.  A hybrid action (a Tuple space) is its
+    two parts, the discrete one's components and the box's floats, into
+    out's int32 [n, components + floats] host rows."""
+    if isinstance(space, spaces.Tuple):
+        disc, box = space.spaces
+        if not isinstance(actions, (tuple, list)) or len(actions) != 2:
+            raise ValueError(f"a hybrid action is a pair (discrete part, box part), got {type(actions).__name__}")
+        k = out.shape[1] - box.shape[0]
+        check_actions(actions[0], disc, out[:, 0] if isinstance(disc, spaces.Discrete) else out[:, :k])
+        check_actions(actions[1], box, out[:, k:].view(np.float32))
+        return
     a = np.asarray(actions)
     if a.shape != out.shape:
         if a.size != out.size or out.shape[0] != 1:
@@ -141,6 +157,7 @@ class _Vec:
         self.agents = max(int(info.agents), 1)
         self.obs_space, self.action_space = _obs_space(info), _action_space(info)
         self.box = isinstance(self.action_space, spaces.Box)
+        self.hybrid = isinstance(self.action_space, spaces.Tuple)
         parts = S.parts_of(info)
         # a composite observation: rows of bytes here, Dicts of their parts outside
         self.layout = S.layout_of_parts(parts, int(info.obs_size)) if parts else None
@@ -153,7 +170,10 @@ class _Vec:
         shape = (n,) + self.row_space.shape
         self.obs = np.zeros(shape, self.row_space.dtype)
         self.final_obs = np.zeros(shape, self.row_space.dtype)
-        self.actions = np.zeros((n,) + self.action_space.shape, np.float32 if self.box else np.int32)
+        if self.hybrid:  # host rows: the components' int32s, then the box's float32s
+            self.actions = np.zeros((n, int(info.action_dim) + int(info.action_box_dim)), np.int32)
+        else:
+            self.actions = np.zeros((n,) + self.action_space.shape, np.float32 if self.box else np.int32)
         self.rewards = np.zeros(n, np.float32)
         self.terminated = np.zeros(n, np.uint8)
         self.truncated = np.zeros(n, np.uint8)

@@ -79,12 +79,21 @@ def _parse_spec(text):
 
 def _output_width(info):
     """The width of the network output an action is taken from: the box's
-    dimensions, every MultiDiscrete component's choices, or the actions."""
+    dimensions, every MultiDiscrete component's choices, or the actions; a
+    hybrid action's choices, then its box's dimensions."""
     if info.action_kind == 1:
         return int(info.action_dim)
-    if info.action_kind == 2:
-        return int(sum(info.action_nvec[k] for k in range(info.action_dim)))
+    if info.action_kind in (2, 3):
+        box = int(info.action_box_dim) if info.action_kind == 3 else 0
+        return int(sum(info.action_nvec[k] for k in range(info.action_dim))) + box
     return int(info.n_actions)
+
+
+def _mask_width(info):
+    """Bytes of a mask row: one per choice of the discrete part."""
+    if not info.action_mask or info.action_kind == 1:
+        return 0
+    return _output_width(info) - (int(info.action_box_dim) if info.action_kind == 3 else 0)
 
 
 def _describe(h, path):
@@ -112,7 +121,7 @@ def _describe(h, path):
         spec=spec,
         env_observation=env_observation,
         env_action=env_action,
-        mask_width=_output_width(info) if info.action_mask and info.action_kind != 1 else 0,
+        mask_width=_mask_width(info),
         tensors=tensors,
         metadata=meta,
     )
@@ -247,6 +256,7 @@ class Policy:
         self._info = info  # lives while the policy is open
         self.box = info.action_kind == 1
         self.multi = info.action_kind == 2
+        self.hybrid = info.action_kind == 3
         self.n_actions = int(info.n_actions)
         self._row_bytes = int(info.obs_size)
         self._layout = None
@@ -441,7 +451,10 @@ class Policy:
                 if es.size != n:
                     raise ValueError(f"episode_start has {es.size} values for {n} rows")
                 start |= es.reshape(n).astype(bool).astype(np.uint8)
-            act = np.zeros((n,) + self.action_space.shape, np.float32 if self.box else np.int32)
+            if self.hybrid:  # host rows: the components' int32s, then the box's float32s
+                act = np.zeros((n, int(self._info.action_dim) + int(self._info.action_box_dim)), np.int32)
+            else:
+                act = np.zeros((n,) + self.action_space.shape, np.float32 if self.box else np.int32)
             first = 0
             for h, rows_in in self._parts:
                 if first >= n:
@@ -462,9 +475,22 @@ class Policy:
                     N.fail(self._err)
                 first += k
             self._start[:n] = 0
+            if self.hybrid:
+                return self._hybrid(act, single)
             if single:
                 return act[0] if self.box or self.multi else int(act[0])
             return act
+
+    def _hybrid(self, act, single):
+        """Host rows of a hybrid action as its Tuple space's pair: the
+        discrete part ([n], or [n, components]) and the box ([n, floats])."""
+        k = int(self._info.action_dim)
+        ints, floats = act[:, :k].copy(), act[:, k:].view(np.float32).copy()
+        if k == 1:
+            ints = ints[:, 0]
+        if single:
+            return (int(ints[0]) if k == 1 else ints[0]), floats[0]
+        return ints, floats
 
     def search(self, env, simulations=100, **keys):
         """Moves searched for the rows of env to move: Monte Carlo tree
@@ -577,15 +603,21 @@ class Policy:
         (output, state).  For discrete actions, output holds the values the
         greedy action is the argmax of (PPO's logits, DQN's Q-values); for a
         Box action space, the greedy action itself, clipped into the box
-        (SAC's and TD3's squashed actor, PPO's Gaussian mean).  LSTM layers
-        are torch.nn.LSTM with rlhost's bias in bias_ih and zeros in
-        bias_hh."""
+        (SAC's and TD3's squashed actor, PPO's Gaussian mean); for a hybrid
+        action, the components' logits, then the box's part clipped into
+        it.  LSTM layers are torch.nn.LSTM with rlhost's bias in bias_ih and
+        zeros in bias_hh."""
         from gymnasium import spaces
 
+        from . import _spaces as S
         from ._torch import build
 
-        box = self.action_space if isinstance(self.action_space, spaces.Box) else None
-        return build(self.spec, self.observation, self.weights, None if box is None else (box.low, box.high))
+        sp = self.action_space
+        if isinstance(sp, spaces.Tuple):  # hybrid: the box after the components' logits
+            box, at = sp.spaces[1], S.mask_width(sp.spaces[0])
+        else:
+            box, at = (sp if isinstance(sp, spaces.Box) else None), 0
+        return build(self.spec, self.observation, self.weights, None if box is None else (box.low, box.high), at)
 
     def close(self):
         with self._lock:

@@ -132,7 +132,7 @@ class _Spaces:
                 f"observation space of shape {tuple(self.obs_shape)}: one observation would need "
                 f"{row} bytes; the host takes 1 to {_OBS_MAX_BYTES} (RL_OBS_MAX_BYTES)"
             )
-        self.multi = None
+        self.multi = self.hybrid = None
         if isinstance(act_space, (spaces.Discrete, spaces.MultiDiscrete)):
             try:
                 S.check_choices(act_space.n if isinstance(act_space, spaces.Discrete) else act_space.nvec, "")
@@ -154,10 +154,16 @@ class _Spaces:
             self.box = True
             self.low = np.ascontiguousarray(act_space.low, np.float32)
             self.high = np.ascontiguousarray(act_space.high, np.float32)
+        elif isinstance(act_space, (spaces.Dict, spaces.Tuple)):
+            try:
+                self.hybrid = S.HybridAction(act_space)
+            except S.SpaceError as e:
+                raise _Fail(str(e)) from None
+            self.box = False
         else:
             raise _Fail(
-                f"action space {act_space}: rlhost's learners take Discrete actions, a 1-D MultiDiscrete "
-                "or a 1-D float Box"
+                f"action space {act_space}: rlhost's learners take Discrete actions, a 1-D MultiDiscrete, "
+                "a 1-D float Box, or a Dict or Tuple of them (a hybrid action)"
             )
         self.width = S.mask_width(act_space)
         self.masks_from = masks_from
@@ -210,7 +216,7 @@ class _Spaces:
         as every action allowed, as the PettingZoo bridge and rlhost's own
         board games write it."""
         m = self.mask(obs, info, env, where)
-        comps = self.multi if self.multi is not None else [self.width]
+        comps = self.multi if self.multi is not None else self.hybrid.nvec if self.hybrid else [self.width]
         at = 0
         for c in comps:
             if not m[at : at + int(c)].any():
@@ -219,7 +225,10 @@ class _Spaces:
         return m
 
     def env_action(self, a):
-        """A row of the host's actions as the env takes it."""
+        """A row of the host's actions as the env takes it (a hybrid
+        action's row: the pair of its components and its floats)."""
+        if self.hybrid is not None:
+            return self.hybrid.value(*a)
         if self.multi is not None:
             return np.asarray(a, np.int64) + self.act_start
         return a
@@ -238,6 +247,12 @@ class _Spaces:
         elif self.multi is not None:
             info.action_kind, info.action_dim = S.RL_SPACE_MULTI_DISCRETE, int(self.multi.size)
             info.action_nvec = self.multi.ctypes.data_as(C.POINTER(C.c_uint32))
+        elif self.hybrid is not None:
+            h = self.hybrid
+            info.action_kind, info.action_dim = S.RL_SPACE_HYBRID, int(h.nvec.size)
+            info.action_nvec = h.nvec.ctypes.data_as(C.POINTER(C.c_uint32))
+            info.action_box_dim = int(h.low.size)
+            info.action_low, info.action_high = h.low.ctypes.data_as(f), h.high.ctypes.data_as(f)
         else:
             info.n_actions = int(self.act_space.n)
         if self.masks_from:
@@ -300,7 +315,10 @@ class _Buffers:
             rew = np.ctypeslib.as_array(io.rewards, shape=(n,))
             term = np.ctypeslib.as_array(io.terminated, shape=(n,))
             trunc = np.ctypeslib.as_array(io.truncated, shape=(n,))
-            if sp.box:
+            if sp.hybrid is not None:  # the components' rows and the floats' rows
+                ints = np.ctypeslib.as_array(io.actions, shape=(n, sp.hybrid.nvec.size))
+                acts = (ints, np.ctypeslib.as_array(io.box_actions, shape=(n, sp.hybrid.low.size)))
+            elif sp.box:
                 acts = np.ctypeslib.as_array(io.box_actions, shape=(n, sp.low.size))
             elif sp.multi is not None:
                 acts = np.ctypeslib.as_array(io.actions, shape=(n, sp.multi.size))
@@ -416,7 +434,10 @@ class _FactoryInst:
     def step(self, io, first, count):
         obs, final, rew, term, trunc, acts, masks, finals = self.buf.views(io)
         end = first + count
-        a = acts[first:end].copy() if self.sp.box or self.sp.multi is not None else acts[first:end].tolist()
+        if self.sp.hybrid is not None:
+            a = list(zip(acts[0][first:end].copy(), acts[1][first:end].copy()))
+        else:
+            a = acts[first:end].copy() if self.sp.box or self.sp.multi is not None else acts[first:end].tolist()
         out, rs, tes, trs = [], [], [], []
         for k, (e, ak) in enumerate(zip(self.envs[first:end], a)):
             i = first + k
@@ -530,7 +551,12 @@ class _VectorInst:
     def step(self, io, first, count):
         self._whole(first, count)
         obs, final, rew, term, trunc, acts, masks, finals = self.buf.views(io)
-        a = acts.copy()
+        h = self.sp.hybrid
+        if h is not None:  # SB3's VecEnv takes one action a row, Gymnasium's a batch of each part
+            rows = [h.value(acts[0][i], acts[1][i]) for i in range(acts[0].shape[0])]
+            a = rows if self.kind == "sb3" else h.batch(rows)
+        else:
+            a = acts.copy()
         if self.sp.multi is not None:
             a = a.astype(np.int64) + self.sp.act_start
         if self.kind == "sb3":
