@@ -55,6 +55,9 @@ check ppo_pendulum "$C/pendulum_ppo.cfg" --set run.steps=4096 --set algo.normali
 # the SDK's A2C example describes its policy with rl_policy_meta, as the built-in plugins do
 check a2c_normalized "$C/cartpole_a2c.cfg" --set run.steps=5000 --set algo.normalize_obs=true
 check a2c_pendulum "$C/pendulum_a2c.cfg" --set run.steps=4000
+# hybrid actions: each component's argmax over its logits, then the box's means clipped (PPO and A2C on Platform)
+check ppo_platform "$C/platform_ppo.cfg" --set run.steps=8192
+check a2c_platform "$C/platform_a2c.cfg" --set run.steps=8192
 # action masks: the greedy action among the allowed ones, for DQN and PPO (snake's deadly moves masked)
 check dqn_masked "$C/snake_dqn.cfg" --set 'env.action_mask="deadly"' --set run.steps=6000
 check ppo_masked "$C/snake_ppo.cfg" --set 'env.action_mask="deadly"' --set run.steps=16384

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # rlhost export (docs/export.md): for each kind of policy rlhost trains
 # (the DQN family with dueling and CNN heads, PPO with discrete, masked,
-# MultiDiscrete and box actions, composite observations, recurrent PPO
+# MultiDiscrete, box and hybrid actions, composite observations, recurrent PPO
 # with and without a CNN, A2C, SAC, TD3, DDPG, the SDK's mini_dqn,
 # observation normalizers, Atari's Nature CNN), a briefly trained run is
 # exported to ONNX and to C, and tests/python/export_check.py replays the observations of `rlhost eval
@@ -70,6 +70,15 @@ check ppo_sde 8 "$C/mountain_car_continuous_ppo_sde.cfg" --set run.steps=1500 --
 check td3 8 "$C/pendulum_td3.cfg" --set run.steps=1500 --set algo.learning_starts=500
 check ddpg 8 "$C/pendulum_td3.cfg" --set 'algo.plugin="ddpg"' --set run.steps=1500 --set algo.learning_starts=500
 check mini_dqn 100 "$SRC/examples/offpolicy/cartpole.cfg" --set run.steps=3000 # the SDK's off-policy example
+# hybrid actions: the components' argmax and the box's clipped means, unmasked (Platform) and masked
+check ppo_hybrid 800 "$C/platform_ppo.cfg" --set run.steps=8192
+cat > "$T/hybrid.cfg" <<'EOF'
+run: { steps = 2048; };
+env: { plugin = "spaces_env"; num_envs = 4; nvec = [4, 3]; hybrid = "good"; };
+algo: { plugin = "ppo"; n_steps = 64; batch_size = 128; };
+EOF
+check ppo_hybrid_masked 130 "$T/hybrid.cfg"
+check a2c_hybrid 800 "$C/platform_a2c.cfg" --set run.steps=8192
 if [ "$ATARI" = 1 ]; then # the Nature CNN on 4 x 84 x 84 frames
   check atari_ppo 8 "$C/breakout_ppo.cfg" --set run.steps=1024 --set env.num_envs=2 --set env.max_frames=5000 \
     --set algo.n_steps=128 --set algo.batch_size=128

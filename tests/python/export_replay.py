@@ -33,6 +33,8 @@ class Steps:
         self.actions = np.asarray(actions, np.float64).reshape(len(obs), -1)
         self.box = self.space["type"] == "box"
         self.nvec = [self.space["n"]] if self.space["type"] == "discrete" else self.space.get("nvec")
+        # a hybrid action: its components, then its box's floats, in one row of actions
+        self.floats = int(self.space["dim"]) if self.space["type"] == "hybrid" else 0
 
     def __len__(self):
         return len(self.obs)
@@ -59,7 +61,10 @@ def play(policy, num_envs, steps, seed):
         out["rows"].append(policy._rows(obs)[0].copy())
         out["masks"].append(None if m is None else np.asarray(m).reshape(n, -1).astype(np.uint8))
         out["starts"].append(start.copy())
-        out["actions"].append(np.asarray(a, np.float64).reshape(n, -1))
+        if isinstance(a, tuple):  # a hybrid action's pair: its components, then its floats
+            out["actions"].append(np.concatenate([np.asarray(x, np.float64).reshape(n, -1) for x in a], axis=1))
+        else:
+            out["actions"].append(np.asarray(a, np.float64).reshape(n, -1))
         obs, _, term, trunc, _ = env.step(a)
         start = np.asarray(term) | np.asarray(trunc)
     env.close()
@@ -75,15 +80,28 @@ def compare(s, mine, params):
     """(passed, description) of actions `mine` against the ones rlhost took.
     Discrete: identical, except where the exported policy's two best
     allowed values lie within 1e-4 (a float near-tie), at most 0.1% of the
-    steps.  Box: within 1e-5 of the box's width."""
-    if s.box:
+    steps.  Box: within 1e-5 of the box's width.  Hybrid: both, each on
+    its part."""
+    if s.box or s.floats:
         width = np.maximum(np.array(s.space["high"]) - np.array(s.space["low"]), 1.0)
-        worst = float(np.max(np.abs(mine - s.actions) / width))
-        return worst <= 1e-5, (
-            f"box actions within 1e-5 of the box's width on {len(s)} steps (largest "
-            f"difference {worst:.2g} of the width)"
+        worst = float(np.max(np.abs(mine[:, -width.size :] - s.actions[:, -width.size :]) / width))
+        box = (
+            worst <= 1e-5,
+            (
+                f"box actions within 1e-5 of the box's width on {len(s)} steps (largest "
+                f"difference {worst:.2g} of the width)"
+            ),
         )
-    same = np.all(mine == s.actions, axis=1)
+        if s.box:
+            return box
+        k = len(s.nvec)
+        good, desc = _discrete(s, mine[:, :k], s.actions[:, :k], params)
+        return good and box[0], f"{desc}; {box[1]}"
+    return _discrete(s, mine, s.actions, params)
+
+
+def _discrete(s, mine, theirs, params):
+    same = np.all(mine == theirs, axis=1)
     ties, far = 0, []
     for i in np.flatnonzero(~same):
         off, tie = 0, False
@@ -102,7 +120,7 @@ def compare(s, mine, params):
         not far and ties <= 0.001 * len(s),
         f"rlhost's action on {int(same.sum())} of {len(s)} steps ({ties} float near-ties)"
         + (
-            f"; first miss at step {far[0]}: {mine[far[0]].tolist()} for rlhost's {s.actions[far[0]].tolist()}"
+            f"; first miss at step {far[0]}: {mine[far[0]].tolist()} for rlhost's {theirs[far[0]].tolist()}"
             if far
             else ""
         ),
@@ -144,13 +162,20 @@ def run_onnx(path, s):
 
     n = len(s)
     acts = np.zeros_like(s.actions)
+    box = ["box_action"] if s.floats else []  # a hybrid action's floats, after its components
+
+    def joined(r):
+        return np.concatenate(
+            [np.asarray(x, np.float64).reshape(len(r[0]), -1) for x in [r[0]] + r[2 : 2 + len(box)]], 1
+        )
+
     if not s.recurrent:
-        a, p = sess.run(["action", "params"], feed(np.arange(n), {}))
-        acts[:] = np.asarray(a, np.float64).reshape(n, -1)
-        return acts, p, model
+        r = sess.run(["action", "params"] + box, feed(np.arange(n), {}))
+        acts[:] = joined(r)
+        return acts, r[1], model
     # a recurrent policy's critic keeps its own LSTM state: no value output
     st = [i for i in sess.get_inputs() if i.name.startswith("state_")]
-    outs = ["action", "params"] + ["next_" + i.name for i in st]
+    outs = ["action", "params"] + box + ["next_" + i.name for i in st]
     params = np.zeros((n, sess.get_outputs()[1].shape[1]), np.float32)
     state = {}
     for i in range(n):
@@ -158,9 +183,9 @@ def run_onnx(path, s):
         if s.starts[i] or e not in state:
             state[e] = {x.name: np.zeros((1, x.shape[1]), np.float32) for x in st}
         r = sess.run(outs, feed(np.array([i]), state[e]))
-        acts[i] = np.asarray(r[0], np.float64).reshape(-1)
+        acts[i] = joined(r).reshape(-1)
         params[i] = r[1][0]
-        state[e] = dict(zip((x.name for x in st), r[2:]))
+        state[e] = dict(zip((x.name for x in st), r[2 + len(box) :]))
     return acts, params, model
 
 
@@ -188,8 +213,9 @@ DRIVER = r"""
 #include <stdlib.h>
 #include "%(name)s.h"
 /* stdin: per step an int env, a byte (episode start), the observation row
-   and the mask; stdout: per step the action, the params and (where the
-   policy has one) the value, as floats. */
+   and the mask; stdout: per step the action (a hybrid one's components,
+   then its floats), the params and (where the policy has one) the value,
+   as floats. */
 int main(int argc, char **argv)
 {
     int envs, e, k;
@@ -197,7 +223,8 @@ int main(int argc, char **argv)
     %(name)s_state *st;
     unsigned char *row = malloc(%(row)d + 16), mask[%(maskn)d + 1];
     %(act_t)s action[%(adim)d];
-    float out[%(adim)d + %(pw)d + %(vw)d];
+    float box_action[%(bd)d + 1] = {0};
+    float out[%(adim)d + %(bd)d + %(pw)d + %(vw)d];
     if (argc < 2 || !row) return 2;
     envs = atoi(argv[1]);
     if (!(st = calloc((size_t)envs, sizeof *st))) return 2;
@@ -206,9 +233,10 @@ int main(int argc, char **argv)
             fread(mask, 1, %(maskn)d, stdin) != %(maskn)d || e < 0 || e >= envs)
             return 3;
         if (start) %(name)s_reset(&st[e]);
-        if (%(name)s_act(&st[e], (const %(obs_t)s *)row, %(maskarg)s, action) != 0) return 4;
+        if (%(name)s_act(&st[e], (const %(obs_t)s *)row, %(maskarg)s, action%(boxarg)s) != 0) return 4;
         for (k = 0; k < %(adim)d; k++) out[k] = (float)action[k];
-        for (k = 0; k < %(pw)d; k++) out[%(adim)d + k] = %(name)s_params(&st[e])[k];
+        for (k = 0; k < %(bd)d; k++) out[%(adim)d + k] = box_action[k];
+        for (k = 0; k < %(pw)d; k++) out[%(adim)d + %(bd)d + k] = %(name)s_params(&st[e])[k];
 %(value)s        fwrite(out, sizeof out, 1, stdout);
     }
     free(st);
@@ -231,6 +259,7 @@ def build_c(c_path, s, own_math=False):
     hdr = open(os.path.join(work, f"{stem}.h")).read()
     up = stem.upper()
     pw, adim = header_macro(hdr, f"{up}_PARAMS_SIZE"), header_macro(hdr, f"{up}_ACTION_DIM")
+    bd = header_macro(hdr, f"{up}_BOX_DIM")
     vw = 1 if f"#define {up}_HAS_VALUE 1" in hdr else 0
     maskn = s.masks.shape[1] if s.masks is not None else 0
     obs_t = (
@@ -251,7 +280,9 @@ def build_c(c_path, s, own_math=False):
                 "adim": adim,
                 "pw": pw,
                 "vw": vw,
-                "value": f"        out[{adim + pw}] = {stem}_value(&st[e]);\n" if vw else "",
+                "value": f"        out[{adim + bd + pw}] = {stem}_value(&st[e]);\n" if vw else "",
+                "bd": bd,
+                "boxarg": ", box_action" if bd else "",
                 "act_t": "float" if s.box else "int",
                 "obs_t": obs_t,
                 "maskarg": "mask" if maskn else "NULL",
@@ -260,7 +291,7 @@ def build_c(c_path, s, own_math=False):
     exe = os.path.join(work, f"{stem}_{'own' if own_math else 'libm'}")
     extra = ["-DRLHOST_NO_LIBM"] if own_math else []
     r = subprocess.run(["cc", *CFLAGS, *extra, "-o", exe, c_path, drv, "-lm"], capture_output=True, text=True)
-    return (exe if r.returncode == 0 else None), r.stderr.strip(), (adim, pw, vw)
+    return (exe if r.returncode == 0 else None), r.stderr.strip(), (adim + bd, pw, vw)
 
 
 def run_c(exe, dims, s):

@@ -128,7 +128,8 @@ class NumpyPolicy:
 
     def act(self, obs, state, mask=None):
         """(action, output): the argmax of each component among the allowed
-        choices, or the box action clipped into the box."""
+        choices, or the box action clipped into the box; a hybrid action's
+        components, then its floats."""
         out = self.output(obs, state)
         if self.box:
             return np.clip(out, np.array(self.space["low"]), np.array(self.space["high"])), out
@@ -137,4 +138,6 @@ class NumpyPolicy:
         for k in self.nvec:
             acts.append(int(np.argmax(np.where(mask[off : off + k], out[off : off + k], -np.inf))))
             off += k
+        if self.space["type"] == "hybrid":  # the box's part after the logits ("box": its width)
+            acts += np.clip(out[off:], np.array(self.space["low"]), np.array(self.space["high"])).tolist()
         return acts, out

@@ -30,7 +30,8 @@ def ok(cond, desc):
 
 P = NumpyPolicy(ckpt)
 obs_meta, space, policy, box = P.obs_meta, P.space, P.policy, P.box
-ok(policy["format"] == "rlhost.policy/1" and space["type"] in ("discrete", "box", "multi_discrete"), "metadata present")
+kinds = ("discrete", "box", "multi_discrete", "hybrid")
+ok(policy["format"] == "rlhost.policy/1" and space["type"] in kinds, "metadata present")
 rows = list(csv.DictReader(open(trace)))
 obs_cols = [k for k in rows[0] if k.startswith("obs_")]
 ok(len(obs_cols) == int(np.prod(obs_meta["shape"])), f"observation columns match the shape {obs_meta['shape']}")
@@ -57,13 +58,18 @@ ok(
     f"masks: the policy's ({masked}), the space's and the trace's agree",
 )
 act_cols = ["action"] if space["type"] == "discrete" else [f"action_{k}" for k in range(len(nvec))]
-states, agree, near_ties, far = {}, 0, 0, []
+# a hybrid action: its floats follow its components in the trace, clipped into the box
+box_cols = [f"action_{len(nvec) + k}" for k in range(space["dim"])] if space["type"] == "hybrid" else []
+states, agree, near_ties, far, worst = {}, 0, 0, [], 0.0
 for r in rows:
     env = int(r["env"])
     if int(r["t"]) == 0:
         states[env] = {}  # recurrent state: zero at an episode's start
     mask = np.array([int(r[c]) for c in mask_cols], bool) if masked else None
     mine, out = P.act(np.array([float(r[c]) for c in obs_cols]), states[env], mask)
+    if box_cols:
+        worst = max(worst, float(np.max(np.abs(np.array(mine[len(nvec) :]) - [float(r[c]) for c in box_cols]))))
+        mine = mine[: len(nvec)]
     if mask is None:
         mask = np.ones(len(out), bool)
     tie, off = False, 0
@@ -84,5 +90,8 @@ ok(
     f"NumPy from metadata alone picks rlhost's action on {agree} of {len(rows)} steps "
     f"({near_ties} float near-ties)" + (f"; first miss {far[0]}" if far else ""),
 )
+if box_cols:
+    span = float(np.max(np.array(space["high"]) - np.array(space["low"])))
+    ok(worst < 1e-4 * max(1.0, span), f"and the hybrid action's floats on every step (largest difference {worst:.2g})")
 print(f"1..{n}")
 sys.exit(1 if failed else 0)

@@ -453,6 +453,14 @@ def generate(m, name):
         g.emit("    if (best < 0) return -1;")
         g.emit("    action[i] = best;")
         g.emit("}")
+    if m.box_dim:  # a hybrid action's floats: the outputs after the logits, clipped into the box
+        lo, hi = g.const(m.low, "alow"), g.const(m.high, "ahigh")
+        c = sum(m.nvec)
+        g.emit(f"for (i = 0; i < {m.box_dim}; i++)")
+        g.emit(
+            f"    box_action[i] = {params}[{c} + i] < {lo}[i] ? {lo}[i] : {params}[{c} + i] > {hi}[i] ? {hi}[i] "
+            f": {params}[{c} + i];"
+        )
     obs_t, act_t, states = _signature(m)
     header = _header(m, name, g, width)
     math = _MATH if g.used & {"tanh_", "lstm"} else ""  # the helpers that call expf or tanhf
@@ -477,7 +485,7 @@ void {name}_reset({name}_state *s)
 
 const float *{name}_params(const {name}_state *s) {{ return {params}; }}
 {f"{chr(10)}float {name}_value(const {name}_state *s) {{ return {value}[0]; }}{chr(10)}" if value else ""}
-int {name}_act({name}_state *s, {obs_t}, const unsigned char *mask, {act_t} *action)
+int {name}_act({name}_state *s, {obs_t}, const unsigned char *mask, {act_t} *action{_box_arg(m)})
 {{
     int i, k;
 """)
@@ -488,6 +496,11 @@ int {name}_act({name}_state *s, {obs_t}, const unsigned char *mask, {act_t} *act
         src.append("    (void)mask;\n")
     src.append("\n".join(g.body) + "\n    return 0;\n}\n")
     return header, "".join(src)
+
+
+def _box_arg(m):
+    """A hybrid action's second output of act: its floats."""
+    return ", float *box_action" if m.box_dim else ""
 
 
 def _signature(m):
@@ -519,6 +532,8 @@ def _header(m, name, g, width):
         else f"action: {m.adim} int{'s' if m.adim > 1 else ''}, the argmax of each component's "
         f"{'allowed ' if m.masked else ''}{m.nvec} values"
     )
+    if m.box_dim:
+        act_doc += f";\n   box_action: {m.box_dim} floats, the box's part of the hybrid action, clipped into it"
     what = f"{comment(m.algo)} on {comment(m.env)}, step {m.step}"
     return f"""/* {name}.h: the greedy policy of an rlhost checkpoint ({what}),
    written by `rlhost export --format c`.  C99; no allocation; <math.h> its one
@@ -532,6 +547,7 @@ def _header(m, name, g, width):
 #define {N}_MASK_SIZE {m.mask_width if m.masked else 0}
 #define {N}_ACTION_DIM {m.adim}
 #define {N}_ACTION_BOX {1 if m.kind == "box" else 0}
+#define {N}_BOX_DIM {m.box_dim}
 #define {N}_PARAMS_SIZE {width}
 #define {N}_RECURRENT {1 if states else 0}
 
@@ -551,7 +567,7 @@ void {name}_reset({name}_state *s);
    {act_doc}.
    Returns 0; -1 when a mask allows no choice of a component; -2 when a
    discrete observation part holds a value outside its categories. */
-int {name}_act({name}_state *s, {obs_t}, const unsigned char *mask, {act_t} *action);
+int {name}_act({name}_state *s, {obs_t}, const unsigned char *mask, {act_t} *action{_box_arg(m)});
 
 /* The last call's greedy output, {width} floats: {comment(_params_doc(m, name))}. */
 const float *{name}_params(const {name}_state *s);
@@ -576,6 +592,12 @@ _LOADS = {"f32": _LOAD.format(t="float", n="f32"), "i32": _LOAD.format(t="int", 
 
 
 def _params_doc(m, name):
+    if m.box_dim:
+        return (
+            f"the '{m.greedy}' output: the logits each component's action is the argmax of, then the "
+            f"box's {m.box_dim} values before clipping"
+            + (f"; their Gaussian's log std is {name}_log_std()" if m.log_std else "")
+        )
     if m.kind == "box":
         return f"the '{m.greedy}' output before clipping" + (
             f"; the Gaussian's log std is {name}_log_std()" if m.log_std else ""
@@ -598,6 +620,7 @@ def _log_std_decl(m, name):
     if m.log_std is None:
         return ""
     return (
-        f"\n/* The Gaussian's log standard deviations, {m.adim} floats (independent of the observation). */\n"
+        f"\n/* The Gaussian's log standard deviations, {m.box_dim or m.adim} floats (independent of the "
+        f"observation). */\n"
         f"const float *{name}_log_std(void);\n"
     )

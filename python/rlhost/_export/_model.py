@@ -5,7 +5,8 @@ the config that built it) and checked op by op against the tensors.
 Every exporter sees the same Model: the raw observation (one tensor, or a
 composite row of parts), the network input it becomes (scaled, one-hot,
 normalized), the greedy output's ops, and the greedy rule (argmax per
-component among the allowed choices, or the output clipped into the box)."""
+component among the allowed choices, or the output clipped into the box;
+a hybrid action both, the logits first)."""
 
 import json
 import re
@@ -129,7 +130,17 @@ class Model:
                 lo, hi = op.get("min"), op.get("max")
                 raise Refused(f"{self.path}: a clip op with bounds {lo!r}, {hi!r}, not finite numbers in order")
         self.kind = act["type"]
-        if self.kind == "box":
+        self.box_dim = 0  # a hybrid action's floats, after its components' logits
+        if self.kind == "hybrid":
+            if ("argmax" not in greedy and "sample_softmax" not in greedy) or greedy.get("box") != act.get("dim"):
+                raise Refused(
+                    f"{self.path}: a hybrid action space with greedy rule {greedy!r}, which no exporter knows"
+                )
+            self.nvec = [int(x) for x in act["nvec"]]
+            self.adim, self.box_dim = len(self.nvec), int(act["dim"])
+            self.low = np.asarray(act["low"], np.float32)
+            self.high = np.asarray(act["high"], np.float32)
+        elif self.kind == "box":
             if "identity" not in greedy and "sample_gaussian" not in greedy:
                 raise Refused(f"{self.path}: a box action space with greedy rule {greedy!r}, which no exporter knows")
             self.adim = int(act["dim"])
@@ -174,10 +185,11 @@ class Model:
             raise Refused(f"{self.path}: two LSTM layers share a state name; no exporter keeps them apart")
         if self.log_std is not None:
             t = self.W.get(self.log_std)
-            if t is None or t.size != self.adim or not np.isfinite(t).all():
+            want = self.box_dim or self.adim  # the Gaussian's dimensions
+            if t is None or t.size != want or not np.isfinite(t).all():
                 raise Refused(
                     f"{self.path}: the greedy rule's log_std tensor {self.log_std!r} is missing or not "
-                    f"{self.adim} finite values"
+                    f"{want} finite values"
                 )
 
     def value_width(self, width):

@@ -221,6 +221,17 @@ def build(m, opset=MIN_OPSET):
             picks.append(g.node("ArgMax", [v], axis=1, keepdims=1))
             off += n
         y = g.node("Concat", picks, axis=1) if len(picks) > 1 else picks[0]
+        if m.box_dim:  # a hybrid action's floats: the last box_dim outputs, clipped into the box
+            c = off
+            b = g.node("Slice", ["params", g.ints([c]), g.ints([c + m.box_dim]), g.ints([1])])
+            b = g.node("Max", [g.node("Min", [b, g.const(m.high)]), g.const(m.low)])
+            g.nodes.append(g.h.make_node("Identity", [b], ["box_action"], name="box_action"))
+            outs.append(g.h.make_tensor_value_info("box_action", TP.FLOAT, ["batch", m.box_dim]))
+            if m.log_std is not None:
+                ones = g.node("Slice", ["params", g.ints([0]), g.ints([1]), g.ints([1])])
+                ones = g.node("Mul", [ones, g.const(np.float32(0))])
+                g.nodes.append(g.h.make_node("Add", [ones, g.const(m.tensor(m.log_std))], ["log_std"], name="log_std"))
+                outs.append(g.h.make_tensor_value_info("log_std", TP.FLOAT, ["batch", m.box_dim]))
         if m.kind == "discrete":
             y = g.node("Squeeze", [y, g.ints([1])])
             outs[0] = g.h.make_tensor_value_info("action", TP.INT64, ["batch"])
