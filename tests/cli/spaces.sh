@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The spaces of ABI 1.6 through the CLI: action masks and MultiDiscrete
-# actions reach the algorithms, every mask a plugin writes and every action
+# The spaces of ABI 1.6 through the CLI: action masks, MultiDiscrete and
+# (ABI 1.11) hybrid actions reach the algorithms, every mask a plugin writes and every action
 # an algorithm picks is checked with a sentence, and masked runs evaluate,
 # play and resume exactly.  (TAP)
 # Usage: spaces.sh RLHOST SOURCE_ROOT FIXTURE_DIR
@@ -35,7 +35,7 @@ refuse "a box algorithm on MultiDiscrete" "algo 'sac' does not take discrete act
 refuse "action_repeat with masks" "env 'spaces_env' masks its actions; env.optimizations.action_repeat must be 1" \
   --set env.optimizations.action_repeat=2
 expect_rc 0 "info says what an algorithm takes" -- "$RLHOST" info ppo
-contains "$T/out" "takes: discrete actions, box actions, MultiDiscrete actions, action masks" "info ppo: its spaces"
+contains "$T/out" "takes: discrete actions, box actions, MultiDiscrete actions, hybrid actions, action masks" "info ppo: its spaces"
 
 # 2. What a plugin does wrong while running: one sentence naming the row.
 run_fails() { # DESC SENTENCE ARGS...
@@ -183,6 +183,49 @@ cp "$T/unsigned.safetensors" "$T/snake/checkpoint.safetensors"
 expect_rc 1 "a resume from a checkpoint changed after it was written" -- "$RLHOST" run --resume "$T/snake" --set run.steps=6000
 contains "$T/err" "tensor 'host/train_mask' does not match its CRC-32: the file changed after it was written" \
   "names the tensor"
+
+# 7. Hybrid actions (ABI 1.11): discrete components and a box in one action.
+H=(--set 'env.hybrid="good"')
+for fault in no_floats:"a hybrid action of 2 discrete components and 0 floats: it needs at least one of each" \
+  no_components:"a hybrid action of 0 discrete components and 2 floats: it needs at least one of each" \
+  infinite:"a hybrid action's box with dimension 0 in [-inf, 1]: bounds must be finite" \
+  inverted:"a hybrid action's box with dimension 0 in [1, -1]: bounds must be finite with low <= high"; do
+  refuse "a hybrid action with ${fault%%:*}" "env 'spaces_env' reported ${fault#*:}" --set "env.hybrid=\"${fault%%:*}\"" \
+    --set 'algo.plugin="ppo"'
+done
+refuse "a discrete algorithm on a hybrid action" \
+  "algo 'dqn' does not take hybrid actions (it takes discrete actions, action masks, composite observations), and env 'spaces_env' has a hybrid action (2 discrete, 2 float)" \
+  "${H[@]}" --set 'algo.plugin="dqn"'
+refuse "a box algorithm on a hybrid action" "algo 'sac' does not take hybrid actions" "${H[@]}" --set 'algo.plugin="sac"'
+refuse "gSDE on a hybrid action" "use_sde needs a box action space; this env's actions are hybrid (discrete and box)" \
+  "${H[@]}" --set 'algo.plugin="ppo"' --set algo.use_sde=true
+contains_takes() { expect_rc 0 "info $1" -- "$RLHOST" info "$1"; contains "$T/out" "hybrid actions" "info $1: takes hybrid actions"; }
+contains_takes ppo
+contains_takes a2c
+for algo in ppo a2c random; do
+  for mask in true false; do
+    expect_rc 0 "$algo on a hybrid action, mask = $mask" -- "$RLHOST" run "$T/s.cfg" "${P[@]}" "${Q[@]}" "${H[@]}" \
+      --set "algo.plugin=\"$algo\"" --set env.mask=$mask --set run.steps=1024 --out "$T/hybrid_${algo}_$mask"
+  done
+done
+grep -qF '{\"type\":\"hybrid\",\"nvec\":[4,3],\"dim\":2,\"low\":[-1,-1],\"high\":[1,1],\"masked\":true}' \
+  "$T/hybrid_ppo_true/checkpoint.safetensors"
+ok $? "the checkpoint's action space says hybrid: its components, its box and its masks"
+expect_rc 0 "platform: a short run" -- "$RLHOST" run "$SRC/configs/platform_ppo.cfg" --set run.steps=4096 \
+  --set run.quiet=true --set run.eval_episodes=2 --out "$T/platform"
+expect_rc 0 "platform: eval --trace" -- "$RLHOST" eval "$T/platform" --episodes 3 --trace "$T/platform.csv"
+python3 - "$T/platform.csv" > "$T/trace_check" <<'EOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+ok = rows and all(int(r["action_0"]) in (0, 1, 2) and all(-1 <= float(r[f"action_{k}"]) <= 1 for k in (1, 2, 3))
+                  for r in rows)
+print("good" if ok and "." in rows[0]["action_1"] + rows[0]["action_2"] + rows[0]["action_3"] else "bad")
+EOF
+contains "$T/trace_check" good "the trace has each step's move (an integer) and its three parameters in [-1, 1]"
+exact platform_ppo "$SRC/configs/platform_ppo.cfg" 4096 --set run.steps=16384 --set run.eval_interval=8192 \
+  --set run.eval_episodes=5
+exact platform_a2c "$SRC/configs/platform_a2c.cfg" 2048 --set run.steps=8192 --set run.eval_interval=4096 \
+  --set run.eval_episodes=5
 
 echo "1..$n"
 [ $failed = 0 ]
