@@ -1,9 +1,10 @@
 /* libFuzzer target: an env's description of its spaces as the host checks
    it when it opens the env (the observation, the action space with its
-   MultiDiscrete nvec and masks, a composite observation's parts: names,
+   MultiDiscrete nvec, masks and a hybrid action's box, a composite observation's parts: names,
    kinds, dtypes, shapes, offsets, scales, nvec), its agents' seats and
    turns (ABI 1.7), built from arbitrary bytes; where it passes, rows of observations, masks and actions from the
-   rest of the input go through the checks every step makes. */
+   rest of the input go through the checks every step makes, and an
+   algorithm's actions are settled, split and packed back. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,9 +50,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (uint32_t k = 0; k < info.obs_ndim; k++) info.obs_size *= info.obs_shape[k];
     if (byte(&r) & 1) info.obs_size = u16(&r);
     info.obs_scale = scale(&r);
-    info.action_kind = byte(&r) % 4;
+    info.action_kind = byte(&r) % 5; /* 4: no kind rlhost knows */
     info.n_actions = u16(&r) % 40;
     info.action_dim = byte(&r) % 10;
+    info.action_box_dim = byte(&r) % 10; /* a hybrid action's floats */
     uint32_t nvec[16];
     for (uint32_t k = 0; k < 16; k++) nvec[k] = byte(&r) % 12;
     info.action_nvec = byte(&r) % 4 ? nvec : NULL;
@@ -114,8 +116,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         rl__parts_check_rows(&p, obs, ROWS, row, 1, "fuzz", err, sizeof err);
         for (uint32_t i = 0; s.mask_width && i < ROWS; i++)
             rl__space_check_mask(&s, mask + (size_t)i * s.mask_width, i, 1, 0, "fuzz", "a mask", err, sizeof err);
-        if (s.kind != RL_SPACE_BOX)
-            rl__space_check_actions(&s, act, s.mask_width ? mask : NULL, ROWS, 1, "fuzz", err, sizeof err);
+        rl__space_check_actions(&s, act, s.mask_width ? mask : NULL, ROWS, 1, "fuzz", err, sizeof err);
+        /* as an algorithm's: settled (ints checked, floats clipped), then split into the ABI's arrays */
+        unsigned char *settled = calloc(ROWS, s.action_bytes), *split = calloc(ROWS, s.action_bytes + 4);
+        if (settled && split &&
+            rl__space_settle(&s, act, settled, s.mask_width ? mask : NULL, ROWS, 1, "fuzz", err, sizeof err) == RL_OK) {
+            int32_t *ints = s.ints ? (int32_t *)(void *)split : NULL;
+            float *floats = s.floats ? (float *)(void *)split + (size_t)ROWS * s.ints : NULL;
+            rl__space_split(&s, settled, ROWS, ints, floats);
+            rl__space_pack(&s, ints, floats, ROWS, act);
+            if (memcmp(act, settled, ROWS * s.action_bytes) != 0) __builtin_trap(); /* split and pack are inverses */
+        }
+        free(settled);
+        free(split);
         rl__sbuf b = {0};
         rl__parts_json(&p, &b);
         rl__space_json(&s, &b);
