@@ -1,7 +1,7 @@
 /* A2C (synchronous advantage actor-critic) on librlcore, the SDK's example that learns: every action space through
-   rl_mpdist (categoricals, masked or one per component, a Gaussian, or both for a hybrid action), actor and critic
-   MLPs in one parameter block over any observation, n-step rollouts with GAE, RMSprop (as SB3) or Adam;
-   docs/plugins.md walks through it. */
+   rl_mpdist (categoricals, masked or one per component, a Gaussian (gSDE on request), or both for a hybrid action),
+   actor and critic MLPs in one parameter block over any observation, n-step rollouts with GAE, RMSprop (as SB3) or
+   Adam; docs/plugins.md walks through it. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +26,10 @@ enum {
     OPT_NORM_OBS,
     OPT_NORM_REWARD,
     OPT_LOG_STD,
+    OPT_ORTHO,
+    OPT_SDE,
+    OPT_SDE_FREQ,
+    OPT_FULL_STD,
     OPT_N
 };
 static const char *const optimizers[] = {"rmsprop", "adam", NULL};
@@ -43,11 +47,18 @@ static const rl_option_def options[OPT_N] = {
     [OPT_NORM_OBS] = RL_OPTION_BOOL("normalize_obs", "false", "running mean/std of observations"),
     [OPT_NORM_REWARD] = RL_OPTION_BOOL("normalize_reward", "false", "scale rewards by the return's spread"),
     [OPT_LOG_STD] = RL_OPTION_FLOAT("log_std_init", "0.0", -20, 2, "box: initial log-std"),
+    [OPT_ORTHO] = RL_OPTION_BOOL("ortho_init", "true", "orthogonal init (gains 0.01, 1); false: PyTorch's default"),
+    [OPT_SDE] = RL_OPTION_BOOL("use_sde", "false", "box: gSDE, noise linear in the actor's last hidden features"),
+    [OPT_SDE_FREQ] = RL_OPTION_INT_F("sde_sample_freq", "\"auto\"", 1, 1e9, RL_OPT_AUTO,
+                                     "use_sde: steps per env between noise matrices (also at an episode's start); "
+                                     "auto: each rollout's start"),
+    [OPT_FULL_STD] = RL_OPTION_BOOL("full_std", "true", "use_sde: a log-std per feature and action dimension"),
 };
 
 typedef struct a2c {
     const rl_value *o;                /* the options, valid until destroy */
     uint32_t obs, A, envs, rows, box; /* floats of network input; the actor's outputs; box floats */
+    uint32_t L, n_log_std;            /* use_sde: the actor's last hidden width (else 0); the log-stds */
     rl_obs_layout lay;                /* the env's observations, read as network input by rl_obs_input */
     rl_params p;                      /* actor, critic and (box) log_std: one block */
     rl_mlp pi, v;
@@ -60,7 +71,8 @@ typedef struct a2c {
     rl_return_norm rn;
     rl_rng rng;
     float *scratch, *x, *lp, *g, *dpi, *dv, *lastv; /* one block, carved at create */
-    rl_means means;                                 /* policy loss, value loss, entropy since metrics() */
+    float *sde_std, *sde_env; /* use_sde: exp(log_std) [L][box]; each env's noise matrix [envs][L][box] */
+    rl_means means;           /* policy loss, value loss, entropy since metrics() */
 } a2c;
 
 #define OPT(k) (a->o[OPT_##k])
@@ -71,7 +83,8 @@ static void a2c_destroy(void *p)
     if (!a) return;
     rl_mlp_destroy(&a->pi), rl_mlp_destroy(&a->v), rl_params_free(&a->p), rl_mpdist_free(a->pd);
     rl_rmsprop_destroy(&a->rms), rl_adam_destroy(&a->adam), rl_rollout_destroy(&a->ro), rl_obs_layout_free(&a->lay);
-    rl_obs_norm_destroy(&a->on), rl_return_norm_destroy(&a->rn), rl_free(a->scratch), free(a);
+    rl_obs_norm_destroy(&a->on), rl_return_norm_destroy(&a->rn), rl_free(a->scratch), rl_free(a->sde_std);
+    rl_free(a->sde_env), free(a);
 }
 
 /* Everything is allocated here, nothing per step. */
@@ -85,12 +98,29 @@ static int a2c_create(const rl_algo_args *args, void **out, char *err, size_t er
     a->rows = args->num_envs > args->num_eval_envs ? args->num_envs : args->num_eval_envs;
     uint32_t T = (uint32_t)OPT(N_STEPS).i, M = T * a->envs, B = M > a->rows ? M : a->rows;
     uint32_t hidden[RL_MLP_MAX_LAYERS - 1], nh = rl_value_u32s(&OPT(HIDDEN), hidden, RL_MLP_MAX_LAYERS - 1);
+    if (OPT(SDE).i && (a->box != a->A || !nh)) { /* gSDE: a box's noise, linear in the last hidden layer */
+        RL_ERRF(err, errlen, "use_sde needs a box action space and a hidden layer; this env's actions are %s",
+                a->box == a->A ? "a box"
+                    : a->box   ? "hybrid (discrete and box)"
+                               : "discrete");
+        a2c_destroy(a);
+        return RL_EINVAL;
+    }
+    a->L = OPT(SDE).i ? hidden[nh - 1] : 0, a->n_log_std = a->L ? a->L * (OPT(FULL_STD).i ? a->box : 1) : a->box;
     int rc = rl_obs_layout_copy(&a->lay, env);
     if (!rc) rc = rl_mlp_create(&a->pi, &a->p, "actor", a->obs, hidden, nh, a->A, RL_ACT_TANH, B);
     if (!rc) rc = rl_mlp_create(&a->v, &a->p, "critic", a->obs, hidden, nh, 1, RL_ACT_TANH, B);
-    if (!rc && a->box && (a->log_std = rl_params_add(&a->p, "actor/log_std", a->box, 1)) == (size_t)-1) rc = RL_ENOMEM;
+    if (!rc && a->box &&
+        (a->log_std = rl_params_add(&a->p, "actor/log_std", a->L ? a->L : a->box,
+                                    a->n_log_std / (a->L ? a->L : a->box))) == (size_t)-1)
+        rc = RL_ENOMEM;
     if (!rc) rc = rl_params_alloc(&a->p);
     if (!rc && !(a->pd = rl_mpdist_for_env(env, a->p.data + a->log_std, B, err, errlen))) rc = RL_EINVAL;
+    if (!rc && a->L) rc = rl_mpdist_gsde(a->pd, a->L, (int)OPT(FULL_STD).i, a->p.data + a->log_std, err, errlen);
+    if (!rc && a->L &&
+        (!(a->sde_std = rl_calloc_aligned((size_t)a->L * a->box, sizeof(float))) ||
+         !(a->sde_env = rl_calloc_aligned((size_t)a->envs * a->L * a->box, sizeof(float)))))
+        rc = RL_ENOMEM;
     if (!rc)
         rc = OPT(OPTIM).i ? rl_adam_create(&a->adam, a->p.n, 0.9f, 0.999f, 1e-5f, 0)
                           : rl_rmsprop_create(&a->rms, a->p.n, 0.99f, 1e-5f);
@@ -110,9 +140,10 @@ static int a2c_create(const rl_algo_args *args, void **out, char *err, size_t er
     a->dpi = a->lastv + a->envs;
     rl_rng init; /* initial weights from a stream of their own */
     rl_rng_seed(&a->rng, args->seed, 11), rl_rng_seed(&init, args->seed, 13);
-    rl_mlp_init(&a->pi, &a->p, RL_INIT_ORTHOGONAL, 0.01f, &init);
-    rl_mlp_init(&a->v, &a->p, RL_INIT_ORTHOGONAL, 1.0f, &init);
-    for (uint32_t k = 0; k < a->box; k++) a->p.data[a->log_std + k] = (float)OPT(LOG_STD).f;
+    rl_init_scheme scheme = OPT(ORTHO).i ? RL_INIT_ORTHOGONAL : RL_INIT_DEFAULT;
+    rl_mlp_init(&a->pi, &a->p, scheme, 0.01f, &init);
+    rl_mlp_init(&a->v, &a->p, scheme, 1.0f, &init);
+    for (uint32_t k = 0; k < a->n_log_std; k++) a->p.data[a->log_std + k] = (float)OPT(LOG_STD).f;
     static const char *const metrics[3] = {"policy_loss", "value_loss", "entropy"};
     rl_means_init(&a->means, metrics, 3);
     *out = a;
@@ -127,6 +158,20 @@ static void input(a2c *a, const void *obs, uint32_t rows, float *x, int update)
     if (OPT(NORM_OBS).i) rl_obs_norm_apply(&a->on, x, rows);
 }
 
+/* gSDE: the rows' latent features (the actor's last hidden layer, held); in training (start set)
+   each env's matrix, drawn afresh every sde_sample_freq steps (auto: at a rollout's start) and at an
+   episode's start, as SB3 draws it. */
+static void sde_rows(a2c *a, const uint8_t *start)
+{
+    const rl_mlp *m = &a->pi;
+    uint32_t f = OPT(SDE_FREQ).is_auto ? 0 : (uint32_t)OPT(SDE_FREQ).i, pos = a->ro.pos;
+    if (start) {
+        rl_gsde_std(a->sde_std, a->p.data + a->log_std, (int)OPT(FULL_STD).i, a->L, a->box);
+        rl_gsde_resample(a->sde_std, a->L, a->box, a->envs, f ? pos % f == 0 : pos == 0, start, &a->rng, a->sde_env);
+    }
+    rl_mpdist_gsde_rows(a->pd, m->acts + m->act_off[m->n_layers - 2], start ? a->sde_env : NULL);
+}
+
 /* Training: a sample, stored with its observation and value; evaluation: the mode.  rl_mlp_infer
    uses the training workspace, safe here: act() never runs between a forward and its backward. */
 static int a2c_act(void *p, const rl_act_batch *b, char *err, size_t errlen)
@@ -136,8 +181,9 @@ static int a2c_act(void *p, const rl_act_batch *b, char *err, size_t errlen)
     if (b->count > (train ? a->envs : a->rows)) return RL_EINVAL; /* more rows than create was told */
     float *x = train ? a->ro.obs + rl_rollout_at(&a->ro) * a->obs : a->x;
     input(a, b->obs, b->count, x, train);
-    rl_mpdist_act(a->pd, rl_mlp_infer(&a->pi, a->p.data, x, b->count), b->masks, b->count, train ? &a->rng : NULL,
-                  b->actions, b->box_actions);
+    const float *out = rl_mlp_infer(&a->pi, a->p.data, x, b->count);
+    if (a->L) sde_rows(a, train ? b->episode_start : NULL);
+    rl_mpdist_act(a->pd, out, b->masks, b->count, train ? &a->rng : NULL, b->actions, b->box_actions);
     if (train) rl_rollout_act_batch(&a->ro, b, NULL, rl_mlp_infer(&a->v, a->p.data, x, b->count));
     return RL_OK;
 }
@@ -172,6 +218,7 @@ static int a2c_update(void *p, uint64_t step, char *err, size_t errlen)
     double mean = 0, sd = 1, pg = 0;
     if (OPT(NORM_ADV).i) rl_advantage_stats(r->adv, M, &mean, &sd), sd += 1e-8;
     const float *out = rl_mlp_forward(&a->pi, a->p.data, r->obs, M);
+    if (a->L) sde_rows(a, NULL); /* the rollout's latent features, from this forward */
     const int32_t *acts = rl_rollout_actions(r);
     double ent = rl_mpdist_logp(a->pd, out, r->masks, acts, r->box_actions, M, a->lp);
     for (uint32_t k = 0; k < M; k++) {
@@ -230,6 +277,9 @@ static int a2c_state(a2c *a, const rl_state_io *io, int load, char *err, size_t 
     if (!rc && OPT(NORM_OBS).i) rc = rl_obs_norm_state(&a->on, io, load, "a2c/obs_", err, errlen);
     if (!rc && OPT(NORM_REWARD).i) rc = rl_return_norm_state(&a->rn, io, load, "a2c/", err, errlen);
     if (!rc) rc = rl_means_state(&a->means, io, load, "a2c/", err, errlen);
+    size_t n = (size_t)a->envs * a->L * a->box; /* gSDE: each env's matrix, held between draws */
+    if (!rc && n) rc = rl_state_blob(io, load, "a2c/", "sde_matrices", a->sde_env, n * sizeof(float), err, errlen);
+    if (!rc && n && load) rc = rl_state_check_finite("a2c/sde_matrices", a->sde_env, n, err, errlen);
     return rc;
 }
 

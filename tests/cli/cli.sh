@@ -486,6 +486,16 @@ head -c 8192 "$T/psde/checkpoint.safetensors" | tr -d '\\' > "$T/psde_hdr"
 contains "$T/psde_hdr" '"greedy":{"identity":"mean"}' "its export rule is the mean, with no state-independent log-std"
 expect_rc 0 "a PPO gSDE run evaluates with sampled noise" -- "$RLHOST" eval "$T/psde" --episodes 2 \
   --set algo.deterministic_eval=false
+# A2C's gSDE (the SDK's example): the same refusals and the same resume
+ASDE="$SRC/configs/mountain_car_continuous_a2c_sde.cfg"
+refuse "A2C's gSDE on discrete actions" "use_sde needs a box action space and a hidden layer; this env's actions are discrete" \
+  "$SRC/configs/cartpole_a2c.cfg" --set algo.use_sde=true
+refuse "A2C's gSDE on hybrid actions" "this env's actions are hybrid (discrete and box)" \
+  "$SRC/configs/platform_a2c.cfg" --set algo.use_sde=true
+refuse "A2C's gSDE resampled every 0 steps" "algo.sde_sample_freq=0: expected an integer in [1, 1e+09]" "$ASDE" \
+  --set algo.sde_sample_freq=0
+sde_resume asde "$ASDE" "tensor 'actor/log_std' is F32 [64] in the checkpoint, but the config builds F32 [1]" \
+  "names the log-stds, gSDE's matrix of them against one" --set run.steps=800
 expect_rc 0 "a SAC run evaluates" -- "$RLHOST" eval "$T/box_sac" --episodes 2 --json --trace "$T/box.csv"
 contains "$T/out" '"return_mean"' "with a return"
 contains "$T/box.csv" "env,episode,t,action_0,reward" "the trace has a column per action dimension"
@@ -504,11 +514,14 @@ printf 'run: { steps = 600; };\nenv: { plugin = "pendulum"; };\nalgo: { plugin =
   >"$T/box_sac_sde.cfg"
 printf 'run: { steps = 600; };\nenv: { plugin = "pendulum"; };\nalgo: { plugin = "ppo"; use_sde = true; sde_sample_freq = 30; };\n' \
   >"$T/box_ppo_sde.cfg"
-for algo in sac sac_sde tqc crossq td3 ppo ppo_sde; do
+printf 'run: { steps = 600; };\nenv: { plugin = "pendulum"; };\nalgo: { plugin = "a2c"; use_sde = true; sde_sample_freq = 30; };\n' \
+  >"$T/box_a2c_sde.cfg"
+for algo in sac sac_sde tqc crossq td3 ppo ppo_sde a2c_sde; do
   A="$T/rs_$algo" B="$T/rs_${algo}_cut"
   args=(--set algo.hidden=[32] --set run.eval_episodes=2 --set run.quiet=true --set run.checkpoint_interval=600)
   case $algo in
   ppo*) args+=(--set algo.n_steps=100 --set algo.batch_size=50 --set algo.normalize_reward=true) ;;
+  a2c*) args+=(--set algo.n_steps=50 --set algo.normalize_reward=true) ;;
   crossq) args+=(--set algo.save_replay=true --set algo.critic_hidden=[32] --set algo.renorm_warmup_steps=300) ;;
   *) args+=(--set algo.save_replay=true) ;;
   esac
@@ -522,9 +535,10 @@ done
 # The same run twice, with malloc filling new and freed blocks differently
 # (0 leaves them as they come): a result that reads memory it never wrote
 # tends to differ between the two.
-for algo in sac sac_sde tqc crossq td3 ddpg ppo ppo_sde dqn; do
+for algo in sac sac_sde tqc crossq td3 ddpg ppo ppo_sde a2c_sde dqn; do
   cfg="$T/box_$algo.cfg" args=(--set algo.hidden=[32] --set run.steps=1200)
   case $algo in ppo*) args+=(--set algo.n_steps=100 --set algo.batch_size=50 --set algo.normalize_obs=true) ;; esac
+  case $algo in a2c*) args+=(--set algo.n_steps=50 --set algo.normalize_obs=true) ;; esac
   [ $algo = crossq ] && args+=(--set algo.critic_hidden=[32])
   [ $algo = dqn ] && cfg="$DQN" args=(--set run.steps=3000)
   for fill in 0 165; do
