@@ -102,7 +102,9 @@ typedef struct rlh_buffers {
     uint32_t struct_size; /* sizeof(rlh_buffers) */
     void *obs;            /* [num_envs][obs_size] of info->obs_dtype */
     void *actions;        /* read by step: int32 [num_envs] for discrete actions, float32
-                             [num_envs][action_dim] for a box (each value inside it) */
+                             [num_envs][action_dim] for a box (each value inside it); a
+                             hybrid action's row is its action_dim int32s, then its
+                             action_box_dim float32s (ABI 1.11) */
     float *rewards;       /* [num_envs] */
     uint8_t *terminated;  /* [num_envs] */
     uint8_t *truncated;   /* [num_envs] */
@@ -252,7 +254,8 @@ const char *rlh_policy_algo_name(const rlh_policy *p);
 uint64_t rlh_policy_step(const rlh_policy *p);
 /* count <= num_envs rows of observations (the env's dtype and layout) to
    actions: int32 for discrete actions, action_dim float32 per row for a
-   box (rlh_policy_info's action_kind), clipped into the box.  episode_start (may be NULL: none) marks rows whose
+   box (rlh_policy_info's action_kind), clipped into the box; a hybrid
+   action's row is its components' int32s, then its floats, clipped.  episode_start (may be NULL: none) marks rows whose
    episode begins with this observation: their recurrent state is cleared.  A float observation holding a NaN or
    infinity is RL_EINVAL, naming the row and element. */
 int rlh_policy_act(rlh_policy *p, const void *obs, const uint8_t *episode_start, void *actions, uint32_t count,
