@@ -114,7 +114,7 @@ if "atari" in envs:  # built with ALE: its library travels inside the package, t
     envs.remove("atari")
 print("ok", envs, o.shape, p.summary["steps"])
 EOF
-grep -qF "ok ['cartpole', 'catch', 'connect_four', 'gridworld', 'mountain_car_continuous', 'pendulum', 'snake', 'squad'] (16, 3, 10, 10) 4000" "$T/py"
+grep -qF "ok ['cartpole', 'catch', 'connect_four', 'gridworld', 'mountain_car_continuous', 'pendulum', 'platform', 'snake', 'squad'] (16, 3, 10, 10) 4000" "$T/py"
 okf $? "from any directory: envs step (mujoco's Ant too, when built; atari asks for a ROM), a shipped config trains by its README path, info and configs, py.typed" \
   "$T/py"
 (cd / && "$T/v/bin/rlhost" --version && "$T/v/bin/rlhost" eval "$T/run" --episodes 2) >"$T/cli" 2>&1
