@@ -220,6 +220,13 @@ CASES = [
         ["run.steps=2048", "run.eval_episodes=2", "algo.n_steps=128", "algo.hidden=[32]"],
         ["state/obs_count", "state/obs_var", "rollout/box_actions"],
     ),
+    # a hybrid action: the rollout's moves and parameters, and Platform's state
+    (
+        "platform_ppo_hybrid",
+        "configs/platform_ppo.cfg",
+        ["run.steps=1024", "run.eval_episodes=2", "algo.n_steps=64", "algo.batch_size=256", "algo.hidden=[16]"],
+        ["rollout/actions", "rollout/box_actions", "env/platform/state"],
+    ),
 ]
 
 # The atari env (where ALE is built): its state is ALE's own bytes behind a
