@@ -110,9 +110,9 @@ static int a2c_create(const rl_algo_args *args, void **out, char *err, size_t er
     int rc = rl_obs_layout_copy(&a->lay, env);
     if (!rc) rc = rl_mlp_create(&a->pi, &a->p, "actor", a->obs, hidden, nh, a->A, RL_ACT_TANH, B);
     if (!rc) rc = rl_mlp_create(&a->v, &a->p, "critic", a->obs, hidden, nh, 1, RL_ACT_TANH, B);
-    if (!rc && a->box &&
-        (a->log_std = rl_params_add(&a->p, "actor/log_std", a->L ? a->L : a->box,
-                                    a->n_log_std / (a->L ? a->L : a->box))) == (size_t)-1)
+    /* [box] log-stds, or gSDE's [L][box] (full_std) or [L][1] */
+    uint32_t ls_rows = a->L ? a->L : a->box, ls_cols = a->L && OPT(FULL_STD).i ? a->box : 1;
+    if (!rc && a->box && (a->log_std = rl_params_add(&a->p, "actor/log_std", ls_rows, ls_cols)) == (size_t)-1)
         rc = RL_ENOMEM;
     if (!rc) rc = rl_params_alloc(&a->p);
     if (!rc && !(a->pd = rl_mpdist_for_env(env, a->p.data + a->log_std, B, err, errlen))) rc = RL_EINVAL;

@@ -105,11 +105,11 @@ void rl__vecenv_reset(rl__vecenv *v);
    clipped into the box for the env (a NaN is RL_ENONFINITE), each with a
    sentence naming the row; so is a mask the env wrote that allows no
    action. */
+int rl__vecenv_step(rl__vecenv *v, char *err, size_t errlen);
 /* The actions of the last step as the algorithm chose them, as
    rl_transition's two arrays: ints (NULL for a box) and floats (NULL
    without), a hybrid action's split out of the host rows. */
 void rl__vecenv_chosen(rl__vecenv *v, const int32_t **ints, const float **floats);
-int rl__vecenv_step(rl__vecenv *v, char *err, size_t errlen);
 void rl__vecenv_destroy(rl__vecenv *v);
 /* Same-step (0, the default) or next-step (1) autoreset; next-step needs
    one agent per env.  RL_EINVAL with a sentence otherwise. */

@@ -303,41 +303,51 @@ static int clip_floats(const rl__space *s, const float *a, float *out, uint32_t 
     return RL_OK;
 }
 
-int rl__space_settle(const rl__space *s, const void *actions, void *out, const uint8_t *masks, uint32_t rows,
+/* Row i's floats inside the box, else RL_EINVAL (the caller's, not clipped for it). */
+static int floats_inside(const rl__space *s, const float *f, uint32_t i, uint32_t agents, const char *who, char *err,
+                         size_t errlen)
+{
+    for (uint32_t k = 0; k < s->floats; k++) {
+        if (f[k] >= s->low[k] && f[k] <= s->high[k]) continue; /* false for NaN */
+        char row[48];
+        rl__row_name(i, agents, row, sizeof row);
+        snprintf(err, errlen, "%s chose %.9g for dimension %u of %s's action, outside the box [%.9g, %.9g]", who,
+                 (double)f[k], k, row, (double)s->low[k], (double)s->high[k]);
+        return RL_EINVAL;
+    }
+    return RL_OK;
+}
+
+/* Rows of actions: each discrete part checked against its range and mask;
+   the floats clipped into out's rows (settle), or with out NULL refused
+   outside the box (check). */
+static int walk_rows(const rl__space *s, const void *actions, void *out, const uint8_t *masks, uint32_t rows,
                      uint32_t agents, const char *who, char *err, size_t errlen)
 {
     for (uint32_t i = 0; i < rows; i++) {
         const int32_t *a = (const int32_t *)((const unsigned char *)actions + (size_t)i * s->action_bytes);
-        int32_t *o = (int32_t *)((unsigned char *)out + (size_t)i * s->action_bytes);
+        int32_t *o = out ? (int32_t *)((unsigned char *)out + (size_t)i * s->action_bytes) : NULL;
         const uint8_t *m = s->mask_width && masks ? masks + (size_t)i * s->mask_width : NULL;
         int rc = s->ints ? check_ints(s, a, m, i, agents, who, err, errlen) : RL_OK;
-        if (rc == RL_OK && o != a) memcpy(o, a, s->ints * 4u);
+        if (rc == RL_OK && o && o != a) memcpy(o, a, s->ints * 4u);
         if (rc == RL_OK)
-            rc = clip_floats(s, (const float *)(a + s->ints), (float *)(o + s->ints), i, agents, who, err, errlen);
+            rc = o ? clip_floats(s, (const float *)(a + s->ints), (float *)(o + s->ints), i, agents, who, err, errlen)
+                   : floats_inside(s, (const float *)(a + s->ints), i, agents, who, err, errlen);
         if (rc != RL_OK) return rc;
     }
     return RL_OK;
 }
 
+int rl__space_settle(const rl__space *s, const void *actions, void *out, const uint8_t *masks, uint32_t rows,
+                     uint32_t agents, const char *who, char *err, size_t errlen)
+{
+    return walk_rows(s, actions, out, masks, rows, agents, who, err, errlen);
+}
+
 int rl__space_check_actions(const rl__space *s, const void *actions, const uint8_t *masks, uint32_t rows,
                             uint32_t agents, const char *who, char *err, size_t errlen)
 {
-    char row[48];
-    for (uint32_t i = 0; i < rows; i++) {
-        const int32_t *a = (const int32_t *)((const unsigned char *)actions + (size_t)i * s->action_bytes);
-        const uint8_t *m = s->mask_width && masks ? masks + (size_t)i * s->mask_width : NULL;
-        int rc = s->ints ? check_ints(s, a, m, i, agents, who, err, errlen) : RL_OK;
-        if (rc != RL_OK) return rc;
-        const float *f = (const float *)(a + s->ints);
-        for (uint32_t k = 0; k < s->floats; k++) {
-            if (f[k] >= s->low[k] && f[k] <= s->high[k]) continue; /* false for NaN */
-            rl__row_name(i, agents, row, sizeof row);
-            snprintf(err, errlen, "%s chose %.9g for dimension %u of %s's action, outside the box [%.9g, %.9g]", who,
-                     (double)f[k], k, row, (double)s->low[k], (double)s->high[k]);
-            return RL_EINVAL;
-        }
-    }
-    return RL_OK;
+    return walk_rows(s, actions, NULL, masks, rows, agents, who, err, errlen);
 }
 
 /* "low":[...],"high":[...] of the box part. */
