@@ -113,6 +113,18 @@ int rl_search_run(rl_search *s, uint32_t count, const void *states, const void *
                   const uint64_t *seeds, rl_search_eval_fn eval, void *eval_ctx, rl_search_parallel_fn par,
                   void *par_ctx, float *visits, float *values, char *err, size_t errlen);
 
+/* rl_search_run for an evaluator that may run on every worker at once:
+   worker w takes its share of the roots through the whole search, calling
+   eval(eval_ctxs[w], ...) on its own trees' leaves, and waits for no other
+   worker until the search ends; par is then called once.  eval must be
+   safe to call from several workers at once with distinct contexts.  Each
+   tree's search is rl_search_run's wherever the evaluator's output for a
+   state does not depend on the other states of its batch.  RL_EINVAL
+   without an evaluator. */
+int rl_search_run_each(rl_search *s, uint32_t count, const void *states, const void *obs, const uint8_t *masks,
+                       const uint64_t *seeds, rl_search_eval_fn eval, void *const *eval_ctxs, rl_search_parallel_fn par,
+                       void *par_ctx, float *visits, float *values, char *err, size_t errlen);
+
 /* A uniformly random move of those mask allows (nonzero), drawn from rng;
    -1 when it allows none.  What a rollout plays. */
 int32_t rl_search_random_move(const uint8_t *mask, uint32_t n_actions, rl_rng *rng);

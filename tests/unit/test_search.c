@@ -301,6 +301,21 @@ static void test_repeatable(void)
     OK(sums, "each root's visits add up to its 300 simulations");
     OK(masked, "no visit goes to a masked move");
     seeds[0]--;
+    /* each worker evaluating its own trees' leaves: a row-independent
+       evaluator gives rl_search_run's visits, on any number of workers */
+    int ctx_of[4] = {0, 1, 2, 3};
+    void *ctxs[4] = {&ctx_of[0], &ctx_of[1], &ctx_of[2], &ctx_of[3]};
+    rc = rl_search_run_each(s, 16, roots, obs, masks, seeds, perfect, ctxs, on_threads, NULL, b, NULL, err, sizeof err);
+    OK(rc == RL_OK && !memcmp(a, b, sizeof a), "rl_search_run_each on 4 threads gives rl_search_run's visits");
+    rc = rl_search_run_each(s, 16, roots, obs, masks, seeds, perfect, ctxs, NULL, NULL, b, NULL, err, sizeof err);
+    OK(rc == RL_OK && !memcmp(a, b, sizeof a), "and so does its serial run");
+    rc = rl_search_run_each(s, 3, roots, obs, masks, seeds, perfect, ctxs, on_threads, NULL, b, NULL, err, sizeof err);
+    OK(rc == RL_OK && !memcmp(a, b, 3 * 9 * sizeof(float)), "fewer roots than workers: the first roots' visits");
+    rc =
+        rl_search_run_each(s, 16, roots, obs, masks, seeds, poisoned, ctxs, on_threads, NULL, b, NULL, err, sizeof err);
+    OK(rc == RL_ENONFINITE && strstr(err, "not finite"), "a worker's NaN value is refused with a sentence");
+    rc = rl_search_run_each(s, 16, roots, obs, masks, seeds, NULL, ctxs, on_threads, NULL, b, NULL, err, sizeof err);
+    OK(rc == RL_EINVAL && strstr(err, "needs an evaluator"), "rl_search_run_each without an evaluator is refused");
     rc = rl_search_run(s, 16, roots, obs, masks, seeds, poisoned, NULL, NULL, NULL, a, NULL, err, sizeof err);
     OK(rc == RL_ENONFINITE && strstr(err, "not finite"), "an evaluator's NaN value is refused with a sentence");
     memset(masks, 0, 9);

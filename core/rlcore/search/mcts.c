@@ -54,6 +54,7 @@ struct rl_search {
     uint32_t *batch_tree;
     /* a round's errors, one per worker */
     char (*errs)[RL_ERR_MAX];
+    int *worker_rc; /* rl_search_run_each: each worker's outcome */
     uint32_t workers;
 };
 
@@ -103,6 +104,7 @@ void rl_search_destroy(rl_search *s)
     free(s->values);
     free(s->batch_tree);
     free(s->errs);
+    free(s->worker_rc);
     free(s);
 }
 
@@ -163,7 +165,9 @@ int rl_search_create(const rl_search_config *cfg, const rl_search_model *model, 
     s->values = malloc((size_t)trees * sizeof(float));
     s->batch_tree = malloc((size_t)trees * sizeof(uint32_t));
     s->errs = calloc(s->workers, sizeof *s->errs);
-    if (!s->trees || !s->batch_obs || !s->batch_mask || !s->priors || !s->values || !s->batch_tree || !s->errs)
+    s->worker_rc = calloc(s->workers, sizeof *s->worker_rc);
+    if (!s->worker_rc || !s->trees || !s->batch_obs || !s->batch_mask || !s->priors || !s->values || !s->batch_tree ||
+        !s->errs)
         goto oom;
     size_t A = model->n_actions, st = (size_t)stride_of(model), N = s->max_nodes;
     for (uint32_t t = 0; t < trees; t++) {
@@ -481,13 +485,15 @@ static int round_errors(rl_search *s, char *err, size_t errlen)
     return RL_OK;
 }
 
-/* Evaluates the pending leaves (the roots in round 0) in one call, sets
-   their priors and backs up their values. */
-static int evaluate(rl_search *s, int roots, rl_search_eval_fn eval, void *ctx, char *err, size_t errlen)
+/* Evaluates the pending leaves of trees [lo, hi) (their roots in round 0)
+   in one call, in batch rows from lo on, sets their priors and backs up
+   their values. */
+static int evaluate(rl_search *s, uint32_t lo, uint32_t hi, int roots, rl_search_eval_fn eval, void *ctx, char *err,
+                    size_t errlen)
 {
     size_t ob = s->m.obs_bytes, A = s->m.n_actions;
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < s->count; i++) {
+    uint32_t k = lo;
+    for (uint32_t i = lo; i < hi; i++) {
         tree *t = &s->trees[i];
         if (!roots && !t->pending) continue;
         if (!roots) {
@@ -496,10 +502,11 @@ static int evaluate(rl_search *s, int roots, rl_search_eval_fn eval, void *ctx, 
         }
         s->batch_tree[k++] = i;
     }
-    if (!k) return RL_OK;
-    int rc = eval(ctx, k, s->batch_obs, s->batch_mask, s->priors, s->values, err, errlen);
+    if (k == lo) return RL_OK;
+    int rc = eval(ctx, k - lo, s->batch_obs + (size_t)lo * ob, s->batch_mask + (size_t)lo * A,
+                  s->priors + (size_t)lo * A, s->values + lo, err, errlen);
     if (rc != RL_OK) return rc;
-    for (uint32_t j = 0; j < k; j++) {
+    for (uint32_t j = lo; j < k; j++) {
         tree *t = &s->trees[s->batch_tree[j]];
         uint32_t node = roots ? 0 : t->pending;
         if (!isfinite(s->values[j]) || set_priors(s, t, node, s->priors + (size_t)j * A) != 0) {
@@ -532,9 +539,10 @@ static void run_serial(void *ctx, void (*fn)(void *arg, uint32_t w), void *arg, 
     for (uint32_t w = 0; w < n; w++) fn(arg, w);
 }
 
-int rl_search_run(rl_search *s, uint32_t count, const void *states, const void *obs, const uint8_t *masks,
-                  const uint64_t *seeds, rl_search_eval_fn eval, void *eval_ctx, rl_search_parallel_fn par,
-                  void *par_ctx, float *visits, float *values, char *err, size_t errlen)
+/* The roots of a search set up in its trees; for an evaluator, their
+   observations and masks in the batch rows of their trees. */
+static int begin(rl_search *s, uint32_t count, const void *states, const void *obs, const uint8_t *masks,
+                 const uint64_t *seeds, int evaluated, char *err, size_t errlen)
 {
     if (count > s->max_trees) {
         RL_ERRF(err, errlen, "search: %u roots, past the %u trees it was made for", count, s->max_trees);
@@ -555,32 +563,21 @@ int rl_search_run(rl_search *s, uint32_t count, const void *states, const void *
         init_node(s, t, 0, mask);
         t->nodes = 1, t->depth = 0, t->pending = 0, t->rc = RL_OK;
         rl_rng_seed(&t->rng, seeds[i], 0x5ea4c4ull);
-        if (eval) {
+        if (evaluated) {
             memcpy(s->batch_obs + i * ob, (const uint8_t *)obs + i * ob, ob);
             memcpy(s->batch_mask + i * A, mask, A);
         } else
             set_priors(s, t, 0, NULL);
     }
-    if (!par) par = run_serial;
-    uint32_t W = count < s->workers ? count : s->workers;
-    int rc = RL_OK;
-    if (eval) {
-        for (uint32_t w = 0; w < W; w++) s->errs[w][0] = 0;
-        par(par_ctx, probe_roots, s, W);
-        rc = round_errors(s, err, errlen);
-    }
-    if (rc == RL_OK && eval) rc = evaluate(s, 1, eval, eval_ctx, err, errlen);
-    /* with rollouts the trees never wait for each other: each worker walks
-       its trees through every simulation in one go */
-    round_ctx rctx = {s, eval == NULL, eval ? 1 : s->cfg.simulations};
-    for (uint32_t k = 0; rc == RL_OK && k < s->cfg.simulations; k += rctx.walks) {
-        for (uint32_t w = 0; w < W; w++) s->errs[w][0] = 0;
-        par(par_ctx, walk_range, &rctx, W);
-        rc = round_errors(s, err, errlen);
-        if (rc == RL_OK && eval) rc = evaluate(s, 0, eval, eval_ctx, err, errlen);
-    }
-    if (rc != RL_OK) return rc;
-    for (uint32_t i = 0; i < count; i++) {
+    for (uint32_t w = 0; w < s->workers; w++) s->errs[w][0] = 0;
+    return RL_OK;
+}
+
+/* The roots' visit counts and mean values. */
+static void finish(const rl_search *s, float *visits, float *values)
+{
+    size_t A = s->m.n_actions;
+    for (uint32_t i = 0; i < s->count; i++) {
         tree *t = &s->trees[i];
         const edge *e = edges_of(s, t, 0);
         double w = 0, n = 0;
@@ -590,6 +587,82 @@ int rl_search_run(rl_search *s, uint32_t count, const void *states, const void *
         }
         if (values) values[i] = n > 0 ? (float)(w / n) : 0.0f;
     }
+}
+
+int rl_search_run(rl_search *s, uint32_t count, const void *states, const void *obs, const uint8_t *masks,
+                  const uint64_t *seeds, rl_search_eval_fn eval, void *eval_ctx, rl_search_parallel_fn par,
+                  void *par_ctx, float *visits, float *values, char *err, size_t errlen)
+{
+    int rc = begin(s, count, states, obs, masks, seeds, eval != NULL, err, errlen);
+    if (rc != RL_OK) return rc;
+    if (!par) par = run_serial;
+    uint32_t W = count < s->workers ? count : s->workers;
+    if (eval) {
+        par(par_ctx, probe_roots, s, W);
+        rc = round_errors(s, err, errlen);
+    }
+    if (rc == RL_OK && eval) rc = evaluate(s, 0, count, 1, eval, eval_ctx, err, errlen);
+    /* with rollouts the trees never wait for each other: each worker walks
+       its trees through every simulation in one go */
+    round_ctx rctx = {s, eval == NULL, eval ? 1 : s->cfg.simulations};
+    for (uint32_t k = 0; rc == RL_OK && k < s->cfg.simulations; k += rctx.walks) {
+        for (uint32_t w = 0; w < W; w++) s->errs[w][0] = 0;
+        par(par_ctx, walk_range, &rctx, W);
+        rc = round_errors(s, err, errlen);
+        if (rc == RL_OK && eval) rc = evaluate(s, 0, count, 0, eval, eval_ctx, err, errlen);
+    }
+    if (rc == RL_OK) finish(s, visits, values);
+    return rc;
+}
+
+typedef struct each_ctx {
+    rl_search *s;
+    rl_search_eval_fn eval;
+    void *const *ctxs;
+    int *rc; /* [worker] */
+} each_ctx;
+
+/* Worker w's share of the trees through the whole search: its roots
+   evaluated, then a walk of each and one call for their leaves, every
+   simulation, without waiting for any other worker. */
+static void each_range(void *arg, uint32_t w)
+{
+    each_ctx *c = arg;
+    rl_search *s = c->s;
+    uint32_t W = s->count < s->workers ? s->count : s->workers;
+    uint32_t lo = w * s->count / W, hi = (w + 1) * s->count / W;
+    char *err = s->errs[w];
+    size_t errlen = sizeof s->errs[w];
+    int rc = RL_OK;
+    for (uint32_t i = lo; i < hi && rc == RL_OK; i++) rc = probe_ends(s, &s->trees[i], w, 0, err, errlen);
+    if (rc == RL_OK) rc = evaluate(s, lo, hi, 1, c->eval, c->ctxs[w], err, errlen);
+    for (uint32_t k = 0; rc == RL_OK && k < s->cfg.simulations; k++) {
+        for (uint32_t i = lo; i < hi && rc == RL_OK; i++) rc = walk(s, &s->trees[i], w, 0, err, errlen);
+        if (rc == RL_OK) rc = evaluate(s, lo, hi, 0, c->eval, c->ctxs[w], err, errlen);
+    }
+    c->rc[w] = rc;
+}
+
+int rl_search_run_each(rl_search *s, uint32_t count, const void *states, const void *obs, const uint8_t *masks,
+                       const uint64_t *seeds, rl_search_eval_fn eval, void *const *eval_ctxs, rl_search_parallel_fn par,
+                       void *par_ctx, float *visits, float *values, char *err, size_t errlen)
+{
+    if (!eval || !eval_ctxs) {
+        RL_ERRF(err, errlen, "search: rl_search_run_each needs an evaluator and a context per worker");
+        return RL_EINVAL;
+    }
+    int rc = begin(s, count, states, obs, masks, seeds, 1, err, errlen);
+    if (rc != RL_OK) return rc;
+    uint32_t W = count < s->workers ? count : s->workers;
+    int *wrc = s->worker_rc;
+    each_ctx c = {s, eval, eval_ctxs, wrc};
+    (par ? par : run_serial)(par_ctx, each_range, &c, W);
+    for (uint32_t w = 0; w < W; w++) /* the first worker's error: the same whatever the timing */
+        if (wrc[w] != RL_OK) {
+            RL_ERRF(err, errlen, "%s", s->errs[w][0] ? s->errs[w] : rl_strerror(wrc[w]));
+            return wrc[w];
+        }
+    finish(s, visits, values);
     return RL_OK;
 }
 
