@@ -80,6 +80,14 @@ static void az_destroy(void *p_)
 {
     az *p = p_;
     if (!p) return;
+    for (uint32_t w = 1; p->actors && w < p->workers; w++) {
+        az_actor *a = &p->actors[w - 1];
+        rl_trunk_destroy(&a->trunk);
+        rl_free(a->x);
+        rl_free(a->v);
+        rl_free(a->p);
+    }
+    free(p->actors);
     rl_trunk_destroy(&p->trunk);
     rl_params_free(&p->net);
     rl_adam_destroy(&p->adam);
@@ -117,6 +125,7 @@ static void read_options(az *p, const rl_algo_args *args)
     c->skip_nonfinite = o[OPT_ON_NONFINITE].i == 1;
     c->act = o[OPT_ACTIVATION].i == 1 ? RL_ACT_TANH : RL_ACT_RELU;
     c->inference = rl_args_inference(args);
+    p->workers = rl_args_act_workers(args);
     const rl_value *st = &args->stages[ST_BLAS_THREADS];
     rl_blas_set_threads(st->is_auto ? (int)host->cpu_count() : (int)st->i);
 }
@@ -144,6 +153,10 @@ static int alloc_buffers(az *p)
     size_t A = c->n_actions, D = c->obs_size, W = c->row_bytes, B = c->batch, R = c->rows;
     if (!ALLOC(p->act_x, R * D, float) || !ALLOC(p->act_v, R, float) || !ALLOC(p->act_p, R * A, float))
         return RL_ENOMEM;
+    for (uint32_t w = 1; w < p->workers; w++) {
+        az_actor *a = &p->actors[w - 1];
+        if (!ALLOC(a->x, R * D, float) || !ALLOC(a->v, R, float) || !ALLOC(a->p, R * A, float)) return RL_ENOMEM;
+    }
     if (c->inference) return RL_OK;
     size_t cap = c->replay_cap, G = (size_t)c->num_envs * c->max_game;
     if (!ALLOC(p->rb.obs, cap * W, uint8_t) || !ALLOC(p->rb.mask, cap * A, uint8_t) ||
@@ -185,7 +198,8 @@ static int az_create(const rl_algo_args *args, void **out, char *err, size_t err
     const rl_value *h = &args->options[OPT_HIDDEN];
     uint32_t hidden[RL_MLP_MAX_LAYERS];
     for (uint32_t k = 0; k < h->n; k++) hidden[k] = (uint32_t)h->ilist[k];
-    rc = az_network(p, hidden, (uint32_t)h->n, args->seed);
+    if (p->workers > 1 && !(p->actors = calloc(p->workers - 1, sizeof *p->actors))) rc = RL_ENOMEM;
+    if (!rc) rc = az_network(p, hidden, (uint32_t)h->n, args->seed);
     if (!rc) rc = rl_adam_create(&p->adam, p->net.n, 0.9f, 0.999f, 1e-8f, 0.0f);
     if (!rc) rc = alloc_buffers(p);
     if (rc) {
@@ -195,6 +209,7 @@ static int az_create(const rl_algo_args *args, void **out, char *err, size_t err
     }
     rl_rng_seed(&p->sample, args->seed, 0xA25A);
     rl_rng_seed(&p->explore, args->seed, 0xA2E7);
+    for (uint32_t w = 1; w < p->workers; w++) rl_rng_seed(&p->actors[w - 1].rng, args->seed, 0xA2E7 + w);
     *out = p;
     return RL_OK;
 fail:
@@ -212,13 +227,25 @@ static int az_act(void *p_, const rl_act_batch *b, char *err, size_t errlen)
         return RL_EINVAL;
     }
     int has = RL_HAS_FIELD(b, rl_act_batch, values);
-    float *probs = has && b->probs ? b->probs : p->act_p, *values = has && b->values ? b->values : p->act_v;
-    rl_obs_input(&p->obs.info, b->obs, count, p->act_x);
+    uint32_t w = RL_HAS_FIELD(b, rl_act_batch, worker) ? b->worker : 0;
+    if (w >= p->workers) {
+        RL_ERRF(err, errlen, "act on worker %u; created for %u", w, p->workers);
+        return RL_EINVAL;
+    }
+    /* worker w's own workspace and draws: calls on two workers share no
+       buffer they write */
+    az_actor *own = w ? &p->actors[w - 1] : NULL;
+    rl_trunk *trunk = own ? &own->trunk : &p->trunk;
+    rl_rng *rng = own ? &own->rng : &p->explore;
+    float *x = own ? own->x : p->act_x;
+    float *probs = has && b->probs ? b->probs : own ? own->p : p->act_p;
+    float *values = has && b->values ? b->values : own ? own->v : p->act_v;
+    rl_obs_input(&p->obs.info, b->obs, count, x);
     /* A search's batch of leaves goes through one matrix product; a move
        row by row, so that it does not depend on the rows beside it (an
        exported network gives the same). */
     const float *logits;
-    az_forward(p, p->act_x, count, !(has && b->probs), &logits, values);
+    az_forward(p, trunk, x, count, !(has && b->probs), &logits, values);
     int greedy = b->mode == RL_MODE_EVAL && c->det_eval;
     rl_softmax_masked(probs, logits, b->masks, count, A);
     for (uint32_t i = 0; i < count; i++) {
@@ -227,7 +254,7 @@ static int az_act(void *p_, const rl_act_batch *b, char *err, size_t errlen)
         if (greedy) { /* the exported network's rule: the first largest allowed logit */
             best = rl_argmax_masked(logits + (size_t)i * A, b->masks ? b->masks + (size_t)i * A : NULL, A);
         } else { /* a draw from the policy; the last allowed move where rounding leaves a sliver */
-            float u = rl_rng_uniform(&p->explore), acc = 0;
+            float u = rl_rng_uniform(rng), acc = 0;
             best = -1;
             for (uint32_t a = 0; a < A && best < 0; a++) {
                 acc += pr[a];
@@ -363,7 +390,7 @@ static const rl_plugin_desc descs[] = {{
     .stages = stages,
     .n_stages = ST_N,
     .vtable = &vtable,
-    .flags = RL_DESC_MASKS | RL_DESC_OBS_PARTS | RL_DESC_VALUES | RL_DESC_SEARCHED,
+    .flags = RL_DESC_MASKS | RL_DESC_OBS_PARTS | RL_DESC_VALUES | RL_DESC_SEARCHED | RL_DESC_ACT_WORKERS,
     .tune_space = tune_space,
 }};
 

@@ -59,6 +59,15 @@ typedef struct az_sums {
     uint64_t games;
 } az_sums;
 
+/* An act worker's own workspace (RL_DESC_ACT_WORKERS): worker 0 acts
+   through the az's own trunk and buffers, worker w >= 1 through
+   actors[w - 1]: its trunk's buffers over the same parameters. */
+typedef struct az_actor {
+    rl_trunk trunk;
+    float *x, *v, *p;
+    rl_rng rng; /* its draws, where the policy is sampled */
+} az_actor;
+
 typedef struct az {
     az_settings cfg;
     rl_obs_layout obs;
@@ -76,15 +85,18 @@ typedef struct az {
     float *x, *dlogits, *dvalue;
     float *act_x, *act_v, *act_p; /* an act's network input, values and probabilities */
     uint32_t *slots;
+    az_actor *actors; /* [workers - 1] */
+    uint32_t workers; /* act calls that may run at once (rl_algo_args.act_workers) */
 } az;
 
 /* az_net.c: the trunk and its heads for hidden widths, initialized from
-   seed. */
+   seed, and each act worker's trunk over the same parameters. */
 int az_network(az *p, const uint32_t *hidden, uint32_t nh, uint64_t seed);
 /* az_net.c: logits [B][A] and values [B] (in [-value_scale, value_scale])
-   of B rows of network input x, row by row (infer) or as a training
-   forward the backward follows. */
-void az_forward(az *p, const float *x, uint32_t B, int infer, const float **logits, float *values);
+   of B rows of network input x through trunk t (the az's own, or an act
+   worker's), row by row (infer) or as a training forward the backward
+   follows. */
+void az_forward(const az *p, rl_trunk *t, const float *x, uint32_t B, int infer, const float **logits, float *values);
 /* az_net.c: the policy as rlhost.policy/1 (logits and value). */
 int az_describe(const az *p, const rl_state_io *io, char *err, size_t errlen);
 

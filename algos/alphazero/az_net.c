@@ -7,13 +7,28 @@
 
 #include "az.h"
 
-int az_network(az *p, const uint32_t *hidden, uint32_t nh, uint64_t seed)
+static int make_trunk(const az *p, rl_trunk *t, rl_params *params, const uint32_t *hidden, uint32_t nh,
+                      uint32_t max_batch)
 {
     const az_settings *c = &p->cfg;
     rl_trunk_head heads[2] = {{.name = "pi", .out_dim = c->n_actions}, {.name = "v", .out_dim = 1}};
-    uint32_t max_batch = c->batch > c->rows ? c->batch : c->rows;
-    int rc = rl_trunk_create(&p->trunk, &p->net, "net", c->obs_size, hidden, nh, c->act, heads, 2, max_batch);
+    return rl_trunk_create(t, params, "net", c->obs_size, hidden, nh, c->act, heads, 2, max_batch);
+}
+
+int az_network(az *p, const uint32_t *hidden, uint32_t nh, uint64_t seed)
+{
+    const az_settings *c = &p->cfg;
+    int rc = make_trunk(p, &p->trunk, &p->net, hidden, nh, c->batch > c->rows ? c->batch : c->rows);
     if (rc == RL_OK) rc = rl_params_alloc(&p->net);
+    /* the workers' trunks declare the same tensors in the same order, so
+       their offsets are the parameters' own; the table itself is dropped */
+    rl_params *layout = p->workers > 1 ? calloc(1, sizeof *layout) : NULL;
+    if (p->workers > 1 && !layout) rc = RL_ENOMEM;
+    for (uint32_t w = 1; rc == RL_OK && w < p->workers; w++) {
+        memset(layout, 0, sizeof *layout);
+        rc = make_trunk(p, &p->actors[w - 1].trunk, layout, hidden, nh, c->rows);
+    }
+    free(layout);
     if (rc != RL_OK) return rc;
     rl_rng rng;
     rl_rng_seed(&rng, seed, 0xA21A);
@@ -22,10 +37,10 @@ int az_network(az *p, const uint32_t *hidden, uint32_t nh, uint64_t seed)
     return RL_OK;
 }
 
-void az_forward(az *p, const float *x, uint32_t B, int infer, const float **logits, float *values)
+void az_forward(const az *p, rl_trunk *t, const float *x, uint32_t B, int infer, const float **logits, float *values)
 {
     const float *out[2];
-    rl_trunk_forward(&p->trunk, p->net.data, x, B, infer, out);
+    rl_trunk_forward(t, p->net.data, x, B, infer, out);
     *logits = out[0];
     for (uint32_t i = 0; i < B && values; i++) values[i] = tanhf(out[1][i]) * p->cfg.value_scale;
 }

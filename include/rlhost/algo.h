@@ -96,6 +96,11 @@ typedef struct rl_algo_args {
        exploration schedule needs no counter of its own; it stays 0 for an
        instance that never trains (eval, play, the embedding API). */
     const uint64_t *steps;
+    /* ABI 1.12 (read it with rl_args_act_workers): the most act_batch calls
+       that may run at once, each with its own rl_act_batch.worker, for an
+       algorithm with RL_DESC_ACT_WORKERS (1 otherwise): the scratch to make
+       in create. */
+    uint32_t act_workers;
 } rl_algo_args;
 
 /* The fields of rl_algo_args and rl_replicas that later minors added, read
@@ -109,6 +114,7 @@ const rl_replicas *rl_args_replicas(const rl_algo_args *args);
 int rl_args_inference(const rl_algo_args *args);
 int rl_replicas_shared(const rl_replicas *r);
 uint64_t rl_args_steps(const rl_algo_args *args);
+uint32_t rl_args_act_workers(const rl_algo_args *args);
 #else
 #define RL__ACCESSOR static inline
 #endif
@@ -127,6 +133,11 @@ RL__ACCESSOR int rl_args_inference(const rl_algo_args *args)
 RL__ACCESSOR uint64_t rl_args_steps(const rl_algo_args *args)
 {
     return RL_HAS_FIELD(args, rl_algo_args, steps) && args->steps ? *args->steps : 0;
+}
+/* rl_algo_args.act_workers, at least 1; 1 from a host older than 1.12. */
+RL__ACCESSOR uint32_t rl_args_act_workers(const rl_algo_args *args)
+{
+    return RL_HAS_FIELD(args, rl_algo_args, act_workers) && args->act_workers > 1 ? args->act_workers : 1;
 }
 /* Whether the replicas share the envs (rl_replicas.shared_envs; 0 without
    a table, or with one too old to say). */
@@ -202,6 +213,10 @@ typedef struct rl_act_batch {
        recurrent one) fails with a sentence. */
     float *probs;
     float *values;
+    /* ABI 1.12: the thread calling, 0 .. rl_algo_args.act_workers - 1, for
+       an algorithm with RL_DESC_ACT_WORKERS (always 0 otherwise); two calls
+       at once never share one. */
+    uint32_t worker;
 } rl_act_batch;
 
 /* No struct_size (see the rules at the top): an array element. */

@@ -45,7 +45,7 @@ extern "C" {
 #endif
 
 #define RL_ABI_MAJOR 1
-#define RL_ABI_MINOR 11
+#define RL_ABI_MINOR 12
 /* A plugin built for minor m loads in any host of minor >= m.  Each field,
    flag and capability a later minor added says so where it stands
    ("ABI 1.6: ..."): those notes are the ABI's history, and a plugin reads
@@ -323,6 +323,12 @@ typedef struct rl_plugin_desc {
 /* ABI 1.11, algorithms: the algorithm takes hybrid actions
    (RL_SPACE_HYBRID: discrete components and a box in one action). */
 #define RL_DESC_HYBRID 0x400u
+/* ABI 1.12, algorithms: act_batch may run on several threads at once, each
+   call with its own rl_act_batch.worker below rl_algo_args.act_workers;
+   calls on distinct workers write nothing in common (each its own
+   scratch), and none runs beside update, observe or a checkpoint.  A
+   search then evaluates each worker's leaves on that worker. */
+#define RL_DESC_ACT_WORKERS 0x800u
 
 typedef struct rl_plugin_entry {
     rl_abi_version abi; /* first, always: RL_ABI_MAJOR, RL_ABI_MINOR */

@@ -3,7 +3,7 @@
 # runs of seconds: a short run trains and its network is searched at play
 # time and exported; it resumes exactly after SIGINT and after SIGKILL at
 # random moments (the window of positions and the games in progress
-# included); hostile bytes in the window or a game in progress are refused
+# included), and repeats exactly for a count of search threads; hostile bytes in the window or a game in progress are refused
 # by name; every config that cannot train on search is refused with a
 # sentence before anything runs.  (TAP; the learning test is
 # tests/learning/tictactoe_alphazero.sh)
@@ -60,6 +60,18 @@ kill_loop "$K" "$whole_ms" 14 10 "$T/az.cfg" "${args[@]}" -- "${PP[@]}" # the la
 grep -q '"status": "done"' "$K/summary.json"; ok $? "the killed run completes by resuming" || grep -v warning "$T/kerr"
 [ "$kills" -ge 2 ]; ok $? "at least 2 kills landed ($kills)"
 same_run "killed, against never killed" "$T/whole" "$K"
+
+# 3b. Each of the search's threads evaluates its own trees' leaves on its
+#     own worker of the network (RL_DESC_ACT_WORKERS): on 1 thread, and on
+#     3 (more than this machine may have), a run repeats exactly.
+for th in 1 3; do
+  for k in a b; do
+    "$RLHOST" run "$T/az.cfg" "${PP[@]}" --set run.quiet=true --set run.steps=1200 --set search.threads=$th \
+      --out "$T/th$th$k" >/dev/null 2>"$T/therr"
+    ok $? "search.threads=$th trains (run $k)" || sed 's/^/#   /' "$T/therr"
+  done
+  same_run "search.threads=$th, twice" "$T/th${th}a" "$T/th${th}b"
+done
 
 # 4. Hostile bytes, each crafted to pass the CRC-32s: refused by name.
 poke() { # FILE TENSOR PYTHON-STRUCT-FORMAT VALUE

@@ -128,7 +128,7 @@ int rl__bench_search(const rl__registry *reg, const char *name, const rl__overri
     for (int k = 0; k < n_counts; k++) {
         rl__search_opts ok = o;
         ok.threads = counts[k];
-        if (rl__searcher_open(&s[k], &ok, &site, r.n, NULL, NULL, NULL, 1, err, sizeof err) != RL_OK) {
+        if (rl__searcher_open(&s[k], &ok, &site, r.n, NULL, NULL, NULL, 1, 1, err, sizeof err) != RL_OK) {
             fprintf(stderr, "rlhost: %s\n", err);
             rc = 2;
             goto out;

@@ -8,6 +8,7 @@
 
 #include "checkpoint/restore.h"
 #include "parallel/replicas.h"
+#include "plugin/loader.h"
 #include "plugin/config.h"
 #include "plugin/host_api.h"
 
@@ -34,7 +35,8 @@ void *rl__algo_open(const rl__config *c, const rl_env_info *info, uint32_t n_eva
                          .host = rl__host_api(),
                          .replicas = rl__replicas_single(),
                          .inference = (uint32_t)(inference != 0),
-                         .steps = &rl__no_steps};
+                         .steps = &rl__no_steps,
+                         .act_workers = rl__act_workers(c->algo->desc, 0)};
     void *algo = NULL;
     int rc = avt->create(&args, &algo, perr, sizeof perr);
     if (rc != RL_OK) {

@@ -361,7 +361,8 @@ int rl__replicas_create(rl__replicas *g, const rl__config *c, const rl_env_info 
                              .stages = c->algo_stages.vals,
                              .host = rl__host_api(),
                              .replicas = &gr->api[r],
-                             .steps = steps ? steps : &rl__no_steps};
+                             .steps = steps ? steps : &rl__no_steps,
+                             .act_workers = rl__act_workers(c->algo->desc, rl__search_threads(c))};
         char perr[RL_ERR_MAX] = "";
         rc = g->avt->create(&args, &g->algo[r], perr, sizeof perr);
         if (rc != RL_OK) {

@@ -19,6 +19,12 @@ uint64_t rl__schedule_steps(const rl__config *c)
     return (uint64_t)(s > 0 ? s : c->run.vals[RL__RUN_STEPS].i);
 }
 
+uint32_t rl__search_threads(const rl__config *c)
+{
+    const rl_value *t = &c->search.vals[RL__SEARCH_THREADS];
+    return t->is_auto ? 0 : (uint32_t)t->i;
+}
+
 int rl__override_parse(char *arg, rl__override *out)
 {
     char *eq = strchr(arg, '=');

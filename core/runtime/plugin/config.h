@@ -54,6 +54,8 @@ static inline const rl_value *rl__env_eval_opts(const rl__config *c)
 /* The steps the algorithm's schedules span (rl_algo_args.total_steps):
    run.schedule_steps, or run.steps where that is 0. */
 uint64_t rl__schedule_steps(const rl__config *c);
+/* search.threads of the training search; 0 for "auto" (every core). */
+uint32_t rl__search_threads(const rl__config *c);
 
 /* Splits "key=value" into an override; RL_ECONFIG if there is no '='. */
 int rl__override_parse(char *arg, rl__override *out);

@@ -114,7 +114,8 @@ static const rl_option_def search_schema[RL__SEARCH_N] = {
                       "moves of each game drawn with temperature; the rest take the most visited move"),
     [RL__SEARCH_THREADS] =
         RL_OPTION_INT_F("threads", "\"auto\"", 1, 256, RL_OPT_AUTO,
-                        "workers walking the trees and stepping the env's copies; auto = every core"),
+                        "workers walking the trees, stepping the env's copies and evaluating their own leaves "
+                        "with the network (a run repeats exactly for the same count); auto = every core"),
     [RL__SEARCH_MAX_MIB] = RL_OPTION_INT("max_mib", "1024", 1, 1048576,
                                          "the trees' memory cap; a search past it is refused before it starts"),
 };

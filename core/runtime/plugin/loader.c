@@ -544,3 +544,11 @@ void rl__registry_destroy(rl__registry *reg)
     free(reg->searched);
     memset(reg, 0, sizeof *reg);
 }
+
+uint32_t rl__act_workers(const rl_plugin_desc *desc, uint32_t threads)
+{
+    if (!desc || !(rl__desc_flags(desc) & RL_DESC_ACT_WORKERS)) return 1;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    uint32_t n = cores > 1 ? (uint32_t)cores : 1;
+    return threads > n ? threads : n;
+}

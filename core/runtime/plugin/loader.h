@@ -71,4 +71,10 @@ void rl__registry_destroy(rl__registry *reg);
 
 const char *rl__kind_name(rl_plugin_kind kind);
 
+/* rl_algo_args.act_workers for an algorithm of desc: 1 without
+   RL_DESC_ACT_WORKERS, else the machine's cores, or `threads` (a search's
+   setting; 0: none) where that is more.  Every instance the host makes
+   gets this, so that a search of as many threads evaluates on each. */
+uint32_t rl__act_workers(const rl_plugin_desc *desc, uint32_t threads);
+
 #endif

@@ -52,7 +52,7 @@ int rl__searched_open(rl__searched *t, const rl__config *c, rl__vecenv *v, const
     o.dirichlet_alpha = g[RL__SEARCH_DIRICHLET_ALPHA].f;
     o.dirichlet_frac = g[RL__SEARCH_DIRICHLET_FRAC].f;
     o.max_mib = (uint32_t)g[RL__SEARCH_MAX_MIB].i;
-    o.threads = g[RL__SEARCH_THREADS].is_auto ? 0 : (uint32_t)g[RL__SEARCH_THREADS].i;
+    o.threads = rl__search_threads(c);
     t->temperature = g[RL__SEARCH_TEMPERATURE].f;
     t->temperature_moves = (uint64_t)g[RL__SEARCH_TEMPERATURE_MOVES].i;
     t->rows = v->n;
@@ -71,7 +71,8 @@ int rl__searched_open(rl__searched *t, const rl__config *c, rl__vecenv *v, const
     t->same = p;
     memset(t->same, 1, R);
     rl__env_site site = rl__eval_site(v, t->where, t->where + R);
-    int rc = rl__searcher_open(&t->s, &o, &site, t->rows, c->algo->desc, vt, algo, seed, err, errlen);
+    int rc = rl__searcher_open(&t->s, &o, &site, t->rows, c->algo->desc, vt, algo,
+                               rl__act_workers(c->algo->desc, o.threads), seed, err, errlen);
     if (rc != RL_OK) rl__searched_close(t);
     return rc;
 }

@@ -23,12 +23,20 @@ struct rl__searcher {
     double temperature;
     uint32_t rows;
     uint64_t seed;
-    void *block; /* every buffer below */
+    /* an algorithm with RL_DESC_ACT_WORKERS made for as many workers as the
+       pool has: each worker evaluates its own trees' leaves */
+    int each;
+    struct eval_worker {
+        rl__searcher *s;
+        uint32_t worker;
+    } * workers;
+    void **worker_ctx; /* [threads]: &workers[w] */
+    void *block;       /* every buffer below */
     uint8_t *states, *starts;
     uint8_t *all_moves; /* [rows][n_actions] ones: the masks of an env that does not mask */
     uint64_t *seeds;
     float *visits;
-    int32_t *scratch_actions;
+    int32_t *scratch_actions; /* [threads][rows] */
 };
 
 static const struct {
@@ -126,25 +134,29 @@ void rl__searcher_close(rl__searcher *s)
     rl_search_destroy(s->search);
     rl__pool_destroy(s->pool);
     rl__model_close(s->model);
+    free(s->workers);
+    free(s->worker_ctx);
     free(s->block);
     free(s);
 }
 
 /* The algorithm's probabilities and values as the search's priors and
-   values. */
+   values, on one worker (ctx: its struct eval_worker). */
 static int network(void *ctx, uint32_t count, const void *obs, const uint8_t *masks, float *priors, float *values,
                    char *err, size_t errlen)
 {
-    rl__searcher *s = ctx;
+    const struct eval_worker *w = ctx;
+    rl__searcher *s = w->s;
     rl_act_batch b = {.struct_size = sizeof b,
                       .mode = RL_MODE_EVAL,
                       .count = count,
                       .obs = obs,
                       .episode_start = s->starts,
                       .masks = s->masks ? masks : NULL,
-                      .actions = s->scratch_actions,
+                      .actions = s->scratch_actions + (size_t)w->worker * s->rows,
                       .probs = priors,
-                      .values = values};
+                      .values = values,
+                      .worker = w->worker};
     char perr[RL_ERR_MAX] = "";
     int rc = rl__algo_act(s->vt, s->algo, RL_SPACE_DISCRETE, &b, perr, sizeof perr);
     if (rc != RL_OK) snprintf(err, errlen, "the search's network failed: %s", perr[0] ? perr : rl_strerror(rc));
@@ -168,16 +180,22 @@ static void on_pool(void *ctx, void (*fn)(void *arg, uint32_t w), void *arg, uin
     rl__pool_run(ctx, pool_range, &j, n);
 }
 
-static int alloc_buffers(rl__searcher *s, uint32_t rows)
+static int alloc_buffers(rl__searcher *s, uint32_t rows, uint32_t threads)
 {
     const rl_search_model *f = s->face;
     size_t sb = (f->state_bytes + 7) & ~(size_t)7, A = f->n_actions;
-    size_t bytes = rows * (sb + sizeof(uint64_t) + A * sizeof(float) + sizeof(int32_t) + 1 + A);
+    size_t bytes = rows * (sb + sizeof(uint64_t) + A * sizeof(float) + threads * sizeof(int32_t) + 1 + A);
     uint8_t *p = s->block = calloc(1, bytes);
-    if (!p) return RL_ENOMEM;
+    s->workers = calloc(threads, sizeof *s->workers);
+    s->worker_ctx = calloc(threads, sizeof *s->worker_ctx);
+    if (!p || !s->workers || !s->worker_ctx) return RL_ENOMEM;
+    for (uint32_t w = 0; w < threads; w++) {
+        s->workers[w] = (struct eval_worker){s, w};
+        s->worker_ctx[w] = &s->workers[w];
+    }
     s->seeds = (uint64_t *)p, p += rows * sizeof(uint64_t);
     s->visits = (float *)p, p += rows * A * sizeof(float);
-    s->scratch_actions = (int32_t *)p, p += rows * sizeof(int32_t);
+    s->scratch_actions = (int32_t *)p, p += (size_t)threads * rows * sizeof(int32_t);
     s->states = p, p += rows * sb;
     s->all_moves = memset(p, 1, rows * A), p += rows * A;
     s->starts = memset(p, 1, rows); /* every row a fresh start: no recurrent state */
@@ -209,8 +227,8 @@ int rl__search_check(const rl_plugin_desc *env_desc, const rl_env_info *info, co
 }
 
 int rl__searcher_open(rl__searcher **out, const rl__search_opts *o, const rl__env_site *site, uint32_t rows,
-                      const rl_plugin_desc *algo_desc, const rl_algo_vtable *vt, void *algo, uint64_t seed, char *err,
-                      size_t errlen)
+                      const rl_plugin_desc *algo_desc, const rl_algo_vtable *vt, void *algo, uint32_t act_workers,
+                      uint64_t seed, char *err, size_t errlen)
 {
     *out = NULL;
     int rc = rl__search_check(site->desc, site->info, vt ? algo_desc : NULL, err, errlen);
@@ -236,7 +254,7 @@ int rl__searcher_open(rl__searcher **out, const rl__search_opts *o, const rl__en
         rc = rl_search_create(&cfg, s->face, rows, &s->search, serr, sizeof serr);
         if (rc != RL_OK) snprintf(err, errlen, "env '%s': %s", desc->name, serr);
     }
-    if (rc == RL_OK && (alloc_buffers(s, rows) != RL_OK || !(s->pool = rl__pool_create(threads)))) {
+    if (rc == RL_OK && (alloc_buffers(s, rows, threads) != RL_OK || !(s->pool = rl__pool_create(threads)))) {
         snprintf(err, errlen, "out of memory for a search of %u rows", rows);
         rc = RL_ENOMEM;
     }
@@ -245,6 +263,7 @@ int rl__searcher_open(rl__searcher **out, const rl__search_opts *o, const rl__en
         return rc;
     }
     s->vt = vt, s->algo = algo;
+    s->each = vt && threads > 1 && (rl__desc_flags(algo_desc) & RL_DESC_ACT_WORKERS) && act_workers >= threads;
     s->masks = rl_env_info_mask_width(site->info) != 0;
     s->temperature = o->temperature;
     s->rows = rows;
@@ -276,8 +295,14 @@ int rl__searcher_search(rl__searcher *s, const rl__env_site *site, uint64_t call
     if (rc != RL_OK) return rc;
     /* the trees' streams follow from the seed, the search's count and the board */
     for (uint32_t j = 0; j < count; j++) s->seeds[j] = mix(s->seed ^ mix(call) ^ mix(~(uint64_t)boards_of[j]));
-    rc = rl_search_run(s->search, count, s->states, obs, masks ? masks : s->all_moves, s->seeds, s->vt ? network : NULL,
-                       s, rl__pool_threads(s->pool) > 1 ? on_pool : NULL, s->pool, s->visits, NULL, err, errlen);
+    const uint8_t *m = masks ? masks : s->all_moves;
+    rl_search_parallel_fn par = rl__pool_threads(s->pool) > 1 ? on_pool : NULL;
+    if (s->each)
+        rc = rl_search_run_each(s->search, count, s->states, obs, m, s->seeds, network, s->worker_ctx, par, s->pool,
+                                s->visits, NULL, err, errlen);
+    else
+        rc = rl_search_run(s->search, count, s->states, obs, m, s->seeds, s->vt ? network : NULL, s->worker_ctx[0], par,
+                           s->pool, s->visits, NULL, err, errlen);
     *visits = s->visits;
     return rc;
 }
@@ -312,8 +337,8 @@ int rl__search_actor_open(rl__search_actor *a, const rl__env_site *site, uint32_
                           void *algo, char *err, size_t errlen)
 {
     if (a->s) return RL_OK;
-    return rl__searcher_open(&a->s, &a->opts, site, rows, a->algo_desc, a->algo_desc ? vt : NULL, algo, a->seed, err,
-                             errlen);
+    return rl__searcher_open(&a->s, &a->opts, site, rows, a->algo_desc, a->algo_desc ? vt : NULL, algo,
+                             rl__act_workers(a->algo_desc, 0), a->seed, err, errlen);
 }
 
 void rl__search_actor_close(rl__search_actor *a)

@@ -66,10 +66,13 @@ typedef struct rl__searcher rl__searcher;
 /* A searcher for up to `rows` moves at once on the site's env.  The
    evaluator is the algorithm (vt, algo of algo_desc) when vt is not NULL:
    it must declare RL_DESC_VALUES and act on batches of `rows`; else random
-   rollouts.  seed seeds the trees. */
+   rollouts.  act_workers: the instance's rl_algo_args.act_workers; with
+   RL_DESC_ACT_WORKERS and at least as many as the search's threads, each
+   thread evaluates its own trees' leaves (rl_search_run_each).  seed seeds
+   the trees. */
 int rl__searcher_open(rl__searcher **out, const rl__search_opts *o, const rl__env_site *site, uint32_t rows,
-                      const rl_plugin_desc *algo_desc, const rl_algo_vtable *vt, void *algo, uint64_t seed, char *err,
-                      size_t errlen);
+                      const rl_plugin_desc *algo_desc, const rl_algo_vtable *vt, void *algo, uint32_t act_workers,
+                      uint64_t seed, char *err, size_t errlen);
 void rl__searcher_close(rl__searcher *s); /* NULL is a no-op */
 
 /* Moves for count rows of the site's env, between its steps: row j is

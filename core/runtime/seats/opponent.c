@@ -107,7 +107,8 @@ static int open_scripted(rl__player *p, const rl__plugin *pl, const char *spec, 
                          .host = rl__host_api(),
                          .replicas = rl__replicas_single(),
                          .inference = 1,
-                         .steps = &rl__no_steps};
+                         .steps = &rl__no_steps,
+                         .act_workers = rl__act_workers(d, 0)};
     char perr[RL_ERR_MAX] = "";
     p->vt = d->vtable;
     int rc = p->vt->create(&args, &p->algo, perr, sizeof perr);
