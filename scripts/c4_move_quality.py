@@ -7,14 +7,14 @@ won position stays won, a drawn one drawn; lost positions left out: a
 perfect player scores 1.0), and the fraction where it is one of the
 columns that win fastest (the solver's best score).
 
-  scripts/c4_move_quality.py RUN_DIR|CHECKPOINT ... [--positions FILE] [--search N] [--json]
+  scripts/c4_move_quality.py RUN_DIR|CHECKPOINT ... [--positions FILE] [--search N] [--search-threads K] [--json]
 
 A run directory's self-play pool (pool/step-*.safetensors) is measured
 snapshot by snapshot, then its checkpoint: the fractions through training.
 Beside them, the fraction of the positions where the side to move can win
 with its next stone in which the policy does.  --search N plays each move
 by a tree search of N simulations guided by the policy (Policy.search,
-docs/search.md) instead of its greedy move.
+docs/search.md) instead of its greedy move, on --search-threads K threads.
 Run it with the project's .venv and RLHOST_LIB_DIR=build PYTHONPATH=python
 from a build tree (or an installed rlhost package)."""
 
@@ -70,7 +70,7 @@ def wins_now(moves, scores):
     return max(s for s in scores if s is not None) == 21 - len(moves) // 2
 
 
-def searched(p, rows, simulations):
+def searched(p, rows, simulations, threads):
     """The searched move in every position: the positions of each length
     are played from the start on envs of their own, then searched."""
     acts = np.zeros(len(rows), np.int64)
@@ -83,7 +83,7 @@ def searched(p, rows, simulations):
         for k in range(n):
             cols = np.array([int(rows[i][0][k]) - 1 for i in idx], np.int32)
             env.step(np.repeat(cols, 2))  # both seats' rows: the mover's counts
-        a = p.search(env, simulations).reshape(len(idx), 2)
+        a = p.search(env, simulations, threads=threads).reshape(len(idx), 2)
         acts[idx] = a[np.arange(len(idx)), n % 2]
         env.close()
     return acts
@@ -99,13 +99,13 @@ def value_kept(move, scores):
     return got is not None and (got > 0 if best > 0 else got == 0)
 
 
-def quality(path, rows, obs, masks, simulations):
+def quality(path, rows, obs, masks, simulations, threads):
     try:
         # the positions are played from an empty board: no random opening
         ov = ["env.random_opening=0", "env.random_opening_max=0"] if simulations else None
         with rlhost.load(path, num_envs=len(rows), overrides=ov) as p:
             if simulations:
-                acts = searched(p, rows, simulations)
+                acts = searched(p, rows, simulations, threads)
             else:
                 acts = np.asarray(p(obs, action_masks=masks)).reshape(-1)
             step = int(getattr(p, "step", 0) or 0)
@@ -131,8 +131,18 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap.add_argument("--positions", default=os.path.join(here, "..", "tests", "data", "connect_four_positions.txt"))
     ap.add_argument("--search", type=int, default=0, metavar="N", help="simulations of a tree search per move")
+    ap.add_argument(
+        "--search-threads",
+        type=int,
+        default=0,
+        metavar="K",
+        help="the search's threads (0: every core); a network that acts on several threads at once is "
+        "evaluated in batches that follow this count",
+    )
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
+    if a.search_threads < 0 or a.search_threads > 256:
+        ap.error(f"--search-threads {a.search_threads}: from 0 (every core) to 256")
     if a.search < 0 or a.search > 1_000_000:
         ap.error(f"--search {a.search}: from 1 to 1000000 (0: the policy's own moves)")
     rows = read(a.positions)
@@ -144,7 +154,7 @@ def main():
         if not os.path.isdir(path) or os.path.exists(os.path.join(path, "checkpoint.safetensors")):
             items.append(path)
         for item in items:
-            r = {"path": item, "search": a.search, **quality(item, rows, obs, masks, a.search)}
+            r = {"path": item, "search": a.search, **quality(item, rows, obs, masks, a.search, a.search_threads)}
             out.append(r)
             if not a.json:
                 n_now, qn = r["win_now_positions"], r["win_now_rate"]
