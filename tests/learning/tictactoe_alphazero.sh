@@ -7,7 +7,7 @@
 #   - searched with 100 simulations (its training search's), picks a
 #     minimax-optimal move in every one of the 4520 positions reachable from
 #     the empty board;
-#   - alone, in 4450 of them or more (measured 4481, 4486, 4467 on seeds 1-3;
+#   - alone, in 4450 of them or more (measured 4480, 4486, 4478 on seeds 1-3;
 #     searched, 4520, 4520, 4519).
 # An untrained network scores 2602 alone (seed 1).  (TAP)
 # Usage: tictactoe_alphazero.sh RLHOST SOURCE_ROOT BUILD_ROOT FIXTURE_DIR
