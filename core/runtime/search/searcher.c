@@ -193,10 +193,11 @@ static int alloc_buffers(rl__searcher *s, uint32_t rows, uint32_t threads)
         s->workers[w] = (struct eval_worker){s, w};
         s->worker_ctx[w] = &s->workers[w];
     }
+    /* the 8-byte pieces first: a model may read a state as a struct */
     s->seeds = (uint64_t *)p, p += rows * sizeof(uint64_t);
+    s->states = p, p += rows * sb;
     s->visits = (float *)p, p += rows * A * sizeof(float);
     s->scratch_actions = (int32_t *)p, p += (size_t)threads * rows * sizeof(int32_t);
-    s->states = p, p += rows * sb;
     s->all_moves = memset(p, 1, rows * A), p += rows * A;
     s->starts = memset(p, 1, rows); /* every row a fresh start: no recurrent state */
     return RL_OK;
