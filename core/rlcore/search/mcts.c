@@ -54,7 +54,6 @@ struct rl_search {
     uint32_t *batch_tree;
     /* a round's errors, one per worker */
     char (*errs)[RL_ERR_MAX];
-    int *worker_rc; /* rl_search_run_each: each worker's outcome */
     uint32_t workers;
 };
 
@@ -104,7 +103,6 @@ void rl_search_destroy(rl_search *s)
     free(s->values);
     free(s->batch_tree);
     free(s->errs);
-    free(s->worker_rc);
     free(s);
 }
 
@@ -165,9 +163,7 @@ int rl_search_create(const rl_search_config *cfg, const rl_search_model *model, 
     s->values = malloc((size_t)trees * sizeof(float));
     s->batch_tree = malloc((size_t)trees * sizeof(uint32_t));
     s->errs = calloc(s->workers, sizeof *s->errs);
-    s->worker_rc = calloc(s->workers, sizeof *s->worker_rc);
-    if (!s->worker_rc || !s->trees || !s->batch_obs || !s->batch_mask || !s->priors || !s->values || !s->batch_tree ||
-        !s->errs)
+    if (!s->trees || !s->batch_obs || !s->batch_mask || !s->priors || !s->values || !s->batch_tree || !s->errs)
         goto oom;
     size_t A = model->n_actions, st = (size_t)stride_of(model), N = s->max_nodes;
     for (uint32_t t = 0; t < trees; t++) {
@@ -455,6 +451,19 @@ static int walk(const rl_search *s, tree *t, uint32_t worker, int rollouts, char
     }
 }
 
+/* The workers a search of s->count roots uses: one root each at least. */
+static uint32_t active_workers(const rl_search *s)
+{
+    return s->count < s->workers ? s->count : s->workers;
+}
+
+/* Worker w's share of the roots: trees [*lo, *hi), never empty. */
+static void share(const rl_search *s, uint32_t w, uint32_t *lo, uint32_t *hi)
+{
+    uint32_t W = active_workers(s);
+    *lo = w * s->count / W, *hi = (w + 1) * s->count / W;
+}
+
 typedef struct round_ctx {
     rl_search *s;
     int rollouts;
@@ -465,23 +474,28 @@ static void walk_range(void *arg, uint32_t w)
 {
     round_ctx *r = arg;
     rl_search *s = r->s;
-    uint32_t W = s->count < s->workers ? s->count : s->workers;
-    for (uint32_t i = w * s->count / W; i < (w + 1) * s->count / W; i++) {
+    uint32_t lo, hi;
+    share(s, w, &lo, &hi);
+    for (uint32_t i = lo; i < hi; i++) {
         tree *t = &s->trees[i];
         for (uint32_t k = 0; k < r->walks && t->rc == RL_OK; k++)
             t->rc = walk(s, t, w, r->rollouts, s->errs[w], sizeof s->errs[w]);
     }
 }
 
+/* The first failed tree's error, in the trees' order (the same whatever
+   the timing), with its worker's sentence. */
 static int round_errors(rl_search *s, char *err, size_t errlen)
 {
-    uint32_t W = s->count < s->workers ? s->count : s->workers;
-    for (uint32_t w = 0; w < W; w++)
-        for (uint32_t i = w * s->count / W; i < (w + 1) * s->count / W; i++)
+    for (uint32_t w = 0; w < active_workers(s); w++) {
+        uint32_t lo, hi;
+        share(s, w, &lo, &hi);
+        for (uint32_t i = lo; i < hi; i++)
             if (s->trees[i].rc != RL_OK) {
                 RL_ERRF(err, errlen, "%s", s->errs[w][0] ? s->errs[w] : rl_strerror(s->trees[i].rc));
                 return s->trees[i].rc;
             }
+    }
     return RL_OK;
 }
 
@@ -526,8 +540,9 @@ static int evaluate(rl_search *s, uint32_t lo, uint32_t hi, int roots, rl_search
 static void probe_roots(void *arg, uint32_t w)
 {
     rl_search *s = arg;
-    uint32_t W = s->count < s->workers ? s->count : s->workers;
-    for (uint32_t i = w * s->count / W; i < (w + 1) * s->count / W; i++) {
+    uint32_t lo, hi;
+    share(s, w, &lo, &hi);
+    for (uint32_t i = lo; i < hi; i++) {
         tree *t = &s->trees[i];
         t->rc = probe_ends(s, t, w, 0, s->errs[w], sizeof s->errs[w]);
     }
@@ -596,7 +611,7 @@ int rl_search_run(rl_search *s, uint32_t count, const void *states, const void *
     int rc = begin(s, count, states, obs, masks, seeds, eval != NULL, err, errlen);
     if (rc != RL_OK) return rc;
     if (!par) par = run_serial;
-    uint32_t W = count < s->workers ? count : s->workers;
+    uint32_t W = active_workers(s);
     if (eval) {
         par(par_ctx, probe_roots, s, W);
         rc = round_errors(s, err, errlen);
@@ -619,18 +634,18 @@ typedef struct each_ctx {
     rl_search *s;
     rl_search_eval_fn eval;
     void *const *ctxs;
-    int *rc; /* [worker] */
 } each_ctx;
 
 /* Worker w's share of the trees through the whole search: its roots
    evaluated, then a walk of each and one call for their leaves, every
-   simulation, without waiting for any other worker. */
+   simulation, without waiting for any other worker.  A failure is its
+   first tree's rc, for round_errors. */
 static void each_range(void *arg, uint32_t w)
 {
     each_ctx *c = arg;
     rl_search *s = c->s;
-    uint32_t W = s->count < s->workers ? s->count : s->workers;
-    uint32_t lo = w * s->count / W, hi = (w + 1) * s->count / W;
+    uint32_t lo, hi;
+    share(s, w, &lo, &hi);
     char *err = s->errs[w];
     size_t errlen = sizeof s->errs[w];
     int rc = RL_OK;
@@ -640,7 +655,7 @@ static void each_range(void *arg, uint32_t w)
         for (uint32_t i = lo; i < hi && rc == RL_OK; i++) rc = walk(s, &s->trees[i], w, 0, err, errlen);
         if (rc == RL_OK) rc = evaluate(s, lo, hi, 0, c->eval, c->ctxs[w], err, errlen);
     }
-    c->rc[w] = rc;
+    if (rc != RL_OK) s->trees[lo].rc = rc;
 }
 
 int rl_search_run_each(rl_search *s, uint32_t count, const void *states, const void *obs, const uint8_t *masks,
@@ -653,17 +668,11 @@ int rl_search_run_each(rl_search *s, uint32_t count, const void *states, const v
     }
     int rc = begin(s, count, states, obs, masks, seeds, 1, err, errlen);
     if (rc != RL_OK) return rc;
-    uint32_t W = count < s->workers ? count : s->workers;
-    int *wrc = s->worker_rc;
-    each_ctx c = {s, eval, eval_ctxs, wrc};
-    (par ? par : run_serial)(par_ctx, each_range, &c, W);
-    for (uint32_t w = 0; w < W; w++) /* the first worker's error: the same whatever the timing */
-        if (wrc[w] != RL_OK) {
-            RL_ERRF(err, errlen, "%s", s->errs[w][0] ? s->errs[w] : rl_strerror(wrc[w]));
-            return wrc[w];
-        }
-    finish(s, visits, values);
-    return RL_OK;
+    each_ctx c = {s, eval, eval_ctxs};
+    (par ? par : run_serial)(par_ctx, each_range, &c, active_workers(s));
+    rc = round_errors(s, err, errlen);
+    if (rc == RL_OK) finish(s, visits, values);
+    return rc;
 }
 
 int32_t rl_search_pick(const float *visits, uint32_t n_actions, float temperature, rl_rng *rng)
