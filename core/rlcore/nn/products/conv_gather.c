@@ -38,6 +38,7 @@
 #define rl__conv_gather_dw RL__GATHER_CAT(rl__conv_gather_dw, RL_FUSED_VARIANT)
 #endif
 #include "../nn_internal.h"
+#include "extents.h"
 
 #if defined(__AVX2__) && defined(HAVE_FMA8)
 #define MR 6 /* rows of a tile: 12 accumulators, 2 weight vectors, a broadcast */
@@ -80,10 +81,41 @@ static inline __attribute__((always_inline)) void tile(const float *const x[MR],
     }
 }
 
+/* The operands' extents under AddressSanitizer (extents.h): the offset
+   tables, the input, and
+   the farthest a patch reads within a sample (the largest of the patch
+   offsets from the farthest corner), the forward's weight, bias and output
+   or the weight gradient's dY and dW. */
+static void check_extents(const rl__conv_gather_args *g, int dw)
+{
+    const uint32_t P = g->out_h * g->out_w, K = g->K;
+    const size_t sample = (size_t)g->in_c * g->in_h * g->in_w;
+    if (!g->B || !P || !K || !g->out_c) return;
+    RL__EXTENT(g->koff, K, 0);
+    if (dw) RL__EXTENT(g->moff, P, 0);
+    size_t reach = 0, corner = 0; /* corner: the last output pixel's patch, or dW's farthest moff */
+    for (uint32_t j = 0; j < K; j++) reach = g->koff[j] > reach ? g->koff[j] : reach;
+    if (dw)
+        for (uint32_t p = 0; p < P; p++) corner = g->moff[p] > corner ? g->moff[p] : corner;
+    else
+        corner = (size_t)(g->out_h - 1) * g->stride * g->in_w + (size_t)(g->out_w - 1) * g->stride;
+    RL__EXTENT(g->x, (size_t)g->B * sample, 0);
+    rl__reach(g->x, reach + corner, sample);
+    if (!dw) {
+        RL__EXTENT(g->wt, (size_t)(g->out_c + RL__GATHER_NB - 1) / RL__GATHER_NB * RL__GATHER_NB * K, 0);
+        RL__EXTENT(g->bias, g->out_c, 0);
+        RL__EXTENT(g->y, (size_t)g->B * g->out_c * P, 1);
+        return;
+    }
+    RL__EXTENT(g->dyt, (size_t)g->B * P * g->ld, 0);
+    RL__EXTENT(g->dw, (size_t)g->out_c * K, 1);
+}
+
 void rl__conv_gather(const rl__conv_gather_args *g)
 {
     const uint32_t P = g->out_h * g->out_w, K = g->K;
     const size_t M = (size_t)g->B * P, sample = (size_t)g->in_c * g->in_h * g->in_w;
+    check_extents(g, 0);
     for (uint32_t j0 = 0; j0 < g->out_c; j0 += RL__GATHER_NB) {
         const float *wt = g->wt + (size_t)j0 * K;
         const uint32_t w = g->out_c - j0 < RL__GATHER_NB ? g->out_c - j0 : RL__GATHER_NB;
@@ -117,6 +149,7 @@ void rl__conv_gather_dw(const rl__conv_gather_args *g)
     const uint32_t P = g->out_h * g->out_w, K = g->K;
     const size_t sample = (size_t)g->in_c * g->in_h * g->in_w;
     const uint32_t per = P >= DW_GROUP_PIXELS ? 1 : (DW_GROUP_PIXELS + P - 1) / P;
+    check_extents(g, 1);
     for (uint32_t b0 = 0; b0 < g->B; b0 += per) {
         const uint32_t G = g->B - b0 < per ? g->B - b0 : per;
         const float *xb = g->x + (size_t)b0 * sample, *dyb = g->dyt + (size_t)b0 * P * g->ld;

@@ -35,6 +35,7 @@
 #define rl__fused_gemm RL__FUSED_CAT(rl__fused_gemm, RL_FUSED_VARIANT)
 #endif
 #include "../nn_internal.h"
+#include "extents.h"
 
 #if defined(__AVX512F__) && defined(HAVE_FMA8)
 #define HAVE_KERNEL 1
@@ -428,9 +429,27 @@ static __attribute__((noinline)) void flipped(uint32_t m, uint32_t n, uint32_t k
 #undef FB
 #endif
 
+/* The operands' extents under AddressSanitizer (extents.h). */
+static void check_extents(int trans_a, int trans_b, uint32_t m, uint32_t n, uint32_t k, const float *a, uint32_t lda,
+                          const float *b, uint32_t ldb, const float *c, const rl__epilogue *e)
+{
+    if (!m || !n) return;
+    if (k) {
+        RL__EXTENT(a, trans_a ? (size_t)(k - 1) * lda + m : (size_t)(m - 1) * lda + k, 0);
+        RL__EXTENT(b, trans_b ? (size_t)(n - 1) * ldb + k : (size_t)(k - 1) * ldb + n, 0);
+    }
+    RL__EXTENT(c, (size_t)m * n, 1);
+    if (e->kind == RL__EPI_BIAS_ACT) RL__EXTENT(e->bias, n, 0);
+    if (e->kind == RL__EPI_ACT_GRAD) {
+        RL__EXTENT(e->y, (size_t)m * n, 0);
+        RL__EXTENT(e->db, n, 1);
+    }
+}
+
 void rl__fused_gemm(int trans_a, int trans_b, uint32_t m, uint32_t n, uint32_t k, const float *a, uint32_t lda,
                     const float *b, uint32_t ldb, float *c, const rl__epilogue *e)
 {
+    check_extents(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, e);
 #ifdef HAVE_KERNEL
     if (rl__fused_fits(trans_a, trans_b, m, n, k)) {
         rl__ledger_count(trans_a, trans_b, m, n, k);

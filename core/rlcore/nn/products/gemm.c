@@ -26,6 +26,7 @@
 #define rl__gemm_small RL__GEMM_CAT(rl__gemm_small, RL_FUSED_VARIANT)
 #endif
 #include "../nn_internal.h"
+#include "extents.h"
 
 /* The vectors of a tile: 8 lanes with AVX; below it 4, the width of the
    registers, since GCC lowers a wider vector type through the stack (the
@@ -93,6 +94,10 @@ size_t rl__gemm_packed_size(uint32_t k, uint32_t n)
 
 void rl__gemm_pack(float *bp, const float *b, size_t ldb, int trans, uint32_t k, uint32_t n)
 {
+    if (k && n) {
+        RL__EXTENT(b, trans ? (size_t)(n - 1) * ldb + k : (size_t)(k - 1) * ldb + n, 0);
+        RL__EXTENT(bp, rl__gemm_packed_size(k, n), 1);
+    }
     for (uint32_t j0 = 0; j0 < n; j0 += 16) {
         float *panel = bp + (size_t)j0 * k;
         uint32_t w = n - j0 < 16 ? n - j0 : 16;
@@ -108,6 +113,11 @@ void rl__gemm_small(uint32_t m, uint32_t n, uint32_t k, const float *a, size_t l
                     size_t ldc, int accumulate)
 {
     rl__ledger_count(0, 0, m, n, k);
+    if (m && n) {
+        if (k) RL__EXTENT(a, (size_t)(m - 1) * lda + k, 0);
+        RL__EXTENT(bp, rl__gemm_packed_size(k, n), 0);
+        RL__EXTENT(c, (size_t)(m - 1) * ldc + n, 1);
+    }
     for (uint32_t j0 = 0; j0 < n; j0 += 16) {
         const float *panel = bp + (size_t)j0 * k;
         uint32_t w = n - j0 < 16 ? n - j0 : 16;
