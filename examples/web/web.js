@@ -26,6 +26,7 @@ async function main() {
   };
   const seed = BigInt("0x" + (params.get("seed") || RUN.evalSeed));
   if (w.web_open(Number(seed >> 32n), Number(seed & 0xffffffffn)) !== 0) throw new Error(text(w.web_error()));
+  if (RUN.versus) return versus(w, text);
   const env = text(w.web_env_name()), scoreName = text(w.web_score_name());
   $("title").textContent = `${env}, played by an rlhost policy compiled to WebAssembly`;
   $("algo").textContent = `${RUN.algo} on ${env}`;
@@ -129,6 +130,117 @@ async function main() {
   draw();
   if (fast) setTimeout(burst, 0);
   else requestAnimationFrame(frame);
+}
+
+// A game of seats: a person plays the run's policy, searched by rlhost's
+// own tree search in the module (host/web_versus.c), `simulations` leaves
+// a move.  For tests: positions=M1,M2,... (each a game's moves from the
+// opening, columns 1..7) writes the searched move and visit counts of
+// each into #results; human=C1,C2,... plays a game with those columns
+// for the person (human=first: the first column it may play, every move),
+// seat=1 letting the policy move first, and writes the moves and the
+// result.  With report, the results are also POSTed.
+function versus(w, text) {
+  const $ = (id) => document.getElementById(id);
+  $("stats").hidden = $("about").hidden = true;
+  $("versus").hidden = false;
+  $("text").hidden = false;
+  $("board").hidden = true;
+  $("title").textContent = `${RUN.env}: you against ${RUN.algo}, searched, in WebAssembly`;
+  const A = w.web_versus_actions();
+  const sims = () => Number(params.get("simulations") || $("simulations").value);
+  const cPuct = Number(params.get("c_puct") || 1.25); // rlhost eval --search's for a network
+  const show = (final) => {
+    const t = w.web_versus_text(final ? 1 : 0);
+    if (t) $("text").textContent = text(t);
+  };
+  const search = () => {
+    const a = w.web_versus_search(sims(), cPuct);
+    if (a < 0) throw new Error(text(w.web_error()));
+    return a;
+  };
+  const finish = (out) => {
+    const json = JSON.stringify(out);
+    $("results").textContent = json;
+    document.title = "done";
+    if (params.has("report")) fetch("report", { method: "POST", body: json });
+  };
+  const playMoves = (moves) => { // a game's moves from its opening, columns 1..7
+    for (const ch of moves) {
+      if (w.web_versus_play(Number(ch) - 1) !== 0) throw new Error(`position ${moves}: move ${ch} is not allowed or ends the game`);
+    }
+  };
+
+  if (params.has("positions")) {
+    const out = [];
+    for (const moves of params.get("positions").split(",")) {
+      w.web_versus_new();
+      playMoves(moves);
+      const move = search();
+      out.push({ moves, move, visits: Array.from(new Float32Array(w.memory.buffer, w.web_versus_visits(), A)) });
+    }
+    show(false);
+    return finish({ env: RUN.env, simulations: sims(), positions: out });
+  }
+
+  let human = params.get("seat") === "1" ? 1 : 0, over = false;
+  const moves = [];
+  const status = (s) => { $("status").textContent = s; };
+  const end = (g) => { // the game ended on seat g's move
+    over = true;
+    show(true);
+    const r = w.web_versus_reward(human);
+    status(r > 0 ? "You won." : r < 0 ? "It won." : "A draw.");
+    return r;
+  };
+  // the searched policy's move, then the person's turn; true when the game ended
+  const reply = () => {
+    const a = search();
+    moves.push(a + 1);
+    if (w.web_versus_play(a) === 1) { end(1 - human); return true; }
+    show(false);
+    status(`It played column ${a + 1}. Your move.`);
+    return false;
+  };
+  // the person's move a and the reply: -1 when a is not theirs to play,
+  // else whether the game ended
+  const humanMove = (a) => {
+    if (over || w.web_versus_mover() !== human || !w.web_versus_legal(a)) return -1;
+    moves.push(a + 1);
+    if (w.web_versus_play(a) === 1) { end(human); return true; }
+    show(false);
+    status("Searching...");
+    return reply();
+  };
+  const newGame = (seat) => {
+    human = seat;
+    over = false;
+    moves.length = 0;
+    w.web_versus_new();
+    show(false);
+    if (w.web_versus_mover() !== human) reply();
+    else status("Your move.");
+  };
+  for (let a = 0; a < A; a++) {
+    const b = document.createElement("button");
+    b.textContent = String(a + 1);
+    b.onclick = () => setTimeout(() => { try { humanMove(a); } catch (e) { fail(e); } }, 0);
+    $("columns").appendChild(b);
+  }
+  $("first").onclick = () => newGame(0);
+  $("second").onclick = () => newGame(1);
+  if (params.has("human")) { // a scripted person: its columns in order, or "first": the first it may play
+    const script = params.get("human"), list = script.split(",");
+    newGame(human);
+    for (let k = 0; !over && (script === "first" || k < list.length); k++) {
+      let a = script === "first" ? 0 : Number(list[k]) - 1;
+      while (script === "first" && a < A - 1 && !w.web_versus_legal(a)) a++;
+      if (humanMove(a) === -1) throw new Error(`the person's move ${a + 1} is not allowed`);
+    }
+    return finish({ env: RUN.env, simulations: sims(), seat: human, moves, over,
+                    reward: over ? w.web_versus_reward(human) : null });
+  }
+  newGame(human);
 }
 
 main().catch(fail);

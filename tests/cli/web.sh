@@ -4,7 +4,9 @@
 # policy exported to C, compiled to WebAssembly), served locally, and
 # opened in Debian's headless Chromium, which plays episodes; the scores,
 # returns and lengths the page reads back match `rlhost eval` of the same
-# checkpoint on the same seeds, episode by episode.  Then each page plays
+# checkpoint on the same seeds, episode by episode.  The game page of a
+# Connect Four AlphaZero run searches as rlhost searches the same run, and
+# beats a naive person from both seats.  Then each page plays
 # in real time and shows its frame rate and the policy's time per action,
 # and a screenshot is kept in BUILD_ROOT/web/.  (TAP)
 # Usage: web.sh RLHOST SOURCE_ROOT BUILD_ROOT
@@ -141,11 +143,55 @@ PY
 page snake "$SRC/configs/snake_dqn.cfg" --set run.steps=20000
 page gridworld "$SRC/configs/gridworld_cnn_ppo.cfg" --set run.steps=8192
 page catch "$SRC/examples/env-template/catch.cfg" --set run.steps=5000 # an env that draws text only
+# the game page: Connect Four against an AlphaZero network searched in the
+# module by rlhost's own tree search; its moves against rlhost's search of
+# the same run, and a whole game against a person who plays the first
+# column it may, from each seat
+expect_rc 0 "connect_four: train an AlphaZero network briefly" -- "$RLHOST" run "$SRC/configs/connect_four_alphazero.cfg" \
+  --set run.steps=30000 --set env.num_envs=16 --set env.random_opening=0 --set search.simulations=32 \
+  --set 'algo.hidden=[64, 64]' --set algo.learning_starts=1000 --set run.eval_episodes=0 --set run.eval_interval=0 \
+  --set run.quiet=true --set run.tensorboard=false --out "$T/c4"
+RLHOST="$T/rlhost" expect_rc 0 "connect_four: examples/web/build.sh builds the game page" -- \
+  "$SRC/examples/web/build.sh" "$T/c4" "$T/pages/c4"
+sed 's|</body>|<img src="/hold?report=1" alt="" hidden></body>|' "$T/pages/c4/index.html" > "$T/pages/c4/played.html"
+positions=$(grep -v '^#' "$SRC/tests/data/connect_four_positions.txt" | head -40 | awk '{ print $1 }' | paste -sd,)
+timeout 150 "${CHROME[@]}" --dump-dom "$BASE/c4/played.html?positions=,$positions&simulations=100&report" \
+  > "$T/dom.html" 2>>"$T/chrome.err"
+ok $? "connect_four: headless Chromium searches the empty board and 40 positions on the page"
+grep -o '<pre id="results">[^<]*' "$T/dom.html" | sed 's/<pre id="results">//' > "$T/c4.json"
+grep -q '"positions"' "$T/c4.json"; ok $? "connect_four: the page shows its searched moves"
+grep -q '<pre id="error">[^<]' "$T/dom.html" && grep -A3 'id="error"' "$T/dom.html" | sed 's/^/#   /'
+need_python "$SRC" numpy
+(export RLHOST_LIB_DIR="$BUILD" PYTHONPATH="$SRC/python"
+ unset RLHOST_PLUGIN_PATH
+ sanitizer_env "$BUILD/core/runtime/librlhost.so"
+ py_tap "connect_four: " "$PY" "$SRC/tests/python/web_versus.py" "$T/c4" "$T/c4.json"
+ echo "$n $failed" > "$T/counts")
+read -r n failed < "$T/counts"
+for seat in 0 1; do
+  sed 's|</body>|<img src="/hold?report=1" alt="" hidden></body>|' "$T/pages/c4/index.html" \
+    > "$T/pages/c4/game$seat.html"
+  timeout 150 "${CHROME[@]}" --dump-dom "$BASE/c4/game$seat.html?human=first&seat=$seat&simulations=100&report" \
+    > "$T/dom.html" 2>>"$T/chrome.err"
+  grep -o '<pre id="results">[^<]*' "$T/dom.html" | sed 's/<pre id="results">//' > "$T/game.json"
+  python3 - "$T/game.json" > "$T/cmp" 2>&1 <<'PY'
+import json, sys
+g = json.load(open(sys.argv[1]))
+print(f"moves {''.join(map(str, g['moves']))}, the person's reward {g['reward']}")
+sys.exit(0 if g["over"] and g["reward"] == -1 else 1)
+PY
+  ok $? "connect_four: from seat $seat, the searched policy beats a person who plays the first column it may ($(cat "$T/cmp"))"
+  grep -q 'game over' "$T/dom.html"; ok $? "connect_four: seat $seat: the page shows the game's last board"
+done
+timeout 60 "${CHROME[@]}" --window-size=960,560 --screenshot="$BUILD/web/connect_four.png" \
+  "$BASE/c4/index.html?seat=1&simulations=100" >/dev/null 2>>"$T/chrome.err"
+[ "$(wc -c < "$BUILD/web/connect_four.png" 2>/dev/null || echo 0)" -gt 10000 ]
+ok $? "connect_four: a screenshot of a game the policy opened is kept: $BUILD/web/connect_four.png"
 # an env whose plugin needs a C library is refused by name
 expect_rc 0 "a cartpole run" -- "$RLHOST" run "$SRC/configs/cartpole_dqn.cfg" --set run.steps=1000 \
   --set run.quiet=true --out "$T/cartpole"
 RLHOST="$T/rlhost" expect_rc 1 "build.sh refuses cartpole" -- "$SRC/examples/web/build.sh" "$T/cartpole" "$T/pages/cp"
-contains "$T/err" "env 'cartpole': the page builds snake, gridworld and catch" "saying which envs it builds"
+contains "$T/err" "env 'cartpole': the page builds snake, gridworld, catch and connect_four" "saying which envs it builds"
 # a run directory whose name closes a comment and starts a line of its own:
 # nothing of it reaches the generated header
 bad="$T/x*/"$'\n'"#error injected"$'\n'"/*"

@@ -18,9 +18,8 @@
 #include <rlhost/plugin.h>
 
 #include "policy.h"
-#include "web_options.h"
-
-#define WEB_ENVS 16 /* rlhost eval's most envs (RL__MAX_EVAL_ENVS) */
+#include "web_options.h" /* first: it says whether the build is a game page */
+#include "web_host.h"
 
 extern const rl_plugin_entry rlhost_plugin_entry;
 
@@ -36,13 +35,20 @@ static uint32_t current, started[WEB_ENVS], episode_length;
 static double episode_return;
 static float last_score;
 static char error[256];
+static const rl_plugin_desc *desc;
+static rl_value opts[64], stages[16];
 
-/* The buffers of WEB_ENVS envs; the observation rows aligned for floats. */
-static float obs_buf[(WEB_ENVS * POLICY_OBS_SIZE * 4 + 64) / 4], final_buf[(WEB_ENVS * POLICY_OBS_SIZE * 4 + 64) / 4];
-static int32_t actions[WEB_ENVS * POLICY_ACTION_DIM];
-static float box[WEB_ENVS * POLICY_ACTION_DIM], rewards[WEB_ENVS], scores[WEB_ENVS];
-static uint8_t terminated[WEB_ENVS], truncated[WEB_ENVS], masks[WEB_ENVS * (POLICY_MASK_SIZE + 1)],
-    final_masks[WEB_ENVS * (POLICY_MASK_SIZE + 1)];
+/* The buffers of WEB_ENVS envs of WEB_AGENTS agents; the observation rows
+   aligned for floats. */
+static float obs_buf[(WEB_ENVS * WEB_AGENTS * POLICY_OBS_SIZE * 4 + 64) / 4],
+    final_buf[(WEB_ENVS * WEB_AGENTS * POLICY_OBS_SIZE * 4 + 64) / 4];
+static int32_t actions[WEB_ENVS * WEB_AGENTS * POLICY_ACTION_DIM];
+static float box[WEB_ENVS * POLICY_ACTION_DIM];
+static float rewards[WEB_ENVS * WEB_AGENTS];
+static float scores[WEB_ENVS * WEB_AGENTS];
+static uint8_t terminated[WEB_ENVS * WEB_AGENTS], truncated[WEB_ENVS * WEB_AGENTS], to_move[WEB_ENVS * WEB_AGENTS];
+static uint8_t masks[WEB_ENVS * WEB_AGENTS * (POLICY_MASK_SIZE + 1)];
+static uint8_t final_masks[WEB_ENVS * WEB_AGENTS * (POLICY_MASK_SIZE + 1)];
 static uint8_t frame[1 << 20];
 static char text_frame[1 << 14];
 
@@ -66,7 +72,12 @@ static int host_interrupted(void)
 static const rl_host_api host = {sizeof host,     {RL_ABI_MAJOR, RL_ABI_MINOR}, host_log, host_cpus, host_strerror,
                                  host_interrupted};
 
-static void say(const char *a, const char *b)
+web_site web_site_of(void)
+{
+    return (web_site){desc, opts, stages, &host, vt, env, &info, &io, actions, row_bytes};
+}
+
+void web_say(const char *a, const char *b)
 {
     size_t n = 0;
     for (; *a && n + 1 < sizeof error; a++) error[n++] = *a;
@@ -92,11 +103,11 @@ static int option_value(const rl_option_def *d, rl_value *v)
         if (neg) v->i = -v->i;
         v->f = (double)v->i;
         if (d->type == RL_OPT_BOOL || d->type == RL_OPT_INT) return 0;
-        say("the page cannot set the training option ", d->name);
+        web_say("the page cannot set the training option ", d->name);
         return -1;
     }
     if (!o) {
-        say("no value for the env option ", d->name);
+        web_say("no value for the env option ", d->name);
         return -1;
     }
     v->is_auto = o->is_auto;
@@ -110,7 +121,7 @@ static int option_value(const rl_option_def *d, rl_value *v)
         int64_t k = 0;
         for (; d->choices && d->choices[k] && strcmp(d->choices[k], o->s); k++) continue;
         if (!d->choices || !d->choices[k]) {
-            say("a value outside the choices of ", d->name);
+            web_say("a value outside the choices of ", d->name);
             return -1;
         }
         v->i = k;
@@ -121,11 +132,10 @@ static int option_value(const rl_option_def *d, rl_value *v)
 /* Opens the env; 0, or -1 with web_error() saying why. */
 int web_open(uint32_t seed_hi, uint32_t seed_lo)
 {
-    static rl_value opts[64], stages[16];
     char err[256] = "";
-    const rl_plugin_desc *desc = NULL;
+    desc = NULL;
     if (rlhost_plugin_entry.init && rlhost_plugin_entry.init(&host, err, sizeof err) != RL_OK) {
-        say("the plugin's init failed: ", err);
+        web_say("the plugin's init failed: ", err);
         return -1;
     }
     for (uint32_t k = 0; k < rlhost_plugin_entry.count(); k++) {
@@ -133,7 +143,7 @@ int web_open(uint32_t seed_hi, uint32_t seed_lo)
         if (d->kind == RL_KIND_ENV && !strcmp(d->name, WEB_ENV_NAME)) desc = d;
     }
     if (!desc || desc->n_options > 64 || desc->n_stages > 16) {
-        say("the build holds no env plugin named ", WEB_ENV_NAME);
+        web_say("the build holds no env plugin named ", WEB_ENV_NAME);
         return -1;
     }
     for (uint32_t k = 0; k < desc->n_options; k++)
@@ -145,22 +155,29 @@ int web_open(uint32_t seed_hi, uint32_t seed_lo)
     memset(&info, 0, sizeof info);
     info.struct_size = sizeof info;
     if (vt->create(&args, &env, &info, err, sizeof err) != RL_OK) {
-        say("the env refused its options: ", err);
+        web_say("the env refused its options: ", err);
         return -1;
     }
+#ifdef WEB_VERSUS
+    if (info.agents != 2 || rl_env_info_seats(&info) != 2 || !rl_env_info_turn_based(&info)) {
+        web_say("the game page plays envs of two seats taking turns", NULL);
+        return -1;
+    }
+#else
     if (info.agents > 1 || rl_env_info_seats(&info) > 1) {
-        say("the page plays envs of one agent and no seats", NULL);
+        web_say("the page plays envs of one agent and no seats", NULL);
         return -1;
     }
+#endif
     row_bytes = (size_t)info.obs_size * rl_dtype_size(info.obs_dtype);
     if (row_bytes > POLICY_OBS_SIZE * 4 || (info.action_mask && rl_env_info_mask_width(&info) != POLICY_MASK_SIZE)) {
-        say("the env's spaces are not the policy's", NULL);
+        web_say("the env's spaces are not the policy's", NULL);
         return -1;
     }
     raster = vt->get_extension ? vt->get_extension(env, RL_EXT_ENV_RASTER) : NULL;
     render = vt->get_extension ? vt->get_extension(env, RL_EXT_ENV_RENDER) : NULL;
     if (!raster && !render) {
-        say("the env draws no frames (neither a raster nor a text render extension)", NULL);
+        web_say("the env draws no frames (neither a raster nor a text render extension)", NULL);
         return -1;
     }
     io.struct_size = sizeof io;
@@ -170,6 +187,7 @@ int web_open(uint32_t seed_hi, uint32_t seed_lo)
     io.terminated = terminated;
     io.truncated = truncated;
     io.scores = scores;
+    io.to_move = rl_env_info_turn_based(&info) ? to_move : NULL;
     if (info.action_kind == RL_SPACE_BOX)
         io.box_actions = box;
     else

@@ -3,7 +3,9 @@
 (the fully resolved config rlhost writes into every run directory): the
 env plugin's name and each of its options and stages as a value the web
 host hands the plugin (host/web_host.c matches them to the plugin's own
-option table by name), and for the page the run's evaluation seed, as
+option table by name), whether the env is a game of seats (then the page
+is a game against the searched policy, host/web_versus.c) and the value
+scale its search uses, and for the page the run's evaluation seed, as
 rlhost wrote it into the run's summary.json (what `rlhost eval` plays
 from).
 Usage: web_options.py CONFIG_CFG OUT_DIR"""
@@ -38,6 +40,8 @@ algo = dict(settings(group("algo"), "  "))
 env = settings(env_body, "  ")
 opt = settings(group("optimizations", env_body, "  "), "    ") if "optimizations:" in env_body else []
 name = dict(env)["plugin"].strip('"')
+seats = re.search(r"^seats: {$", text, re.M) is not None
+value_scale = float(algo.get("value_scale", "1.0"))
 lines, entries = [], []
 for k, (key, val) in enumerate([kv for kv in env + opt if kv[0] not in ("plugin", "num_envs")]):
     v = val.strip()
@@ -71,6 +75,10 @@ with open(f"{out}/web_options.h", "w") as f:
         "#include <stddef.h>\n#include <stdint.h>\n\n"
     )
     f.write(f"#define WEB_ENV_NAME {c_str(name)}\n\n")
+    # a game of seats: the page where a person plays the searched policy
+    # (host/web_versus.c), its values scaled as the algorithm scales them
+    if seats:
+        f.write(f"#define WEB_VERSUS 1\n#define WEB_VALUE_SCALE {value_scale!r}\n\n")
     f.write(
         "typedef struct web_option {\n    const char *name;\n    int is_auto;\n    int64_t i;\n    double f;\n"
         "    const char *s;\n    size_t n;\n    const int64_t *ilist;\n    const char *const *slist;\n"
@@ -88,6 +96,6 @@ except (OSError, ValueError, KeyError, TypeError) as e:
     sys.exit(f"web_options.py: {summary} gives no eval_seed ({e}): run or resume the run with this rlhost")
 if not re.fullmatch(r"[0-9a-f]{16}", eval_seed):
     sys.exit(f"web_options.py: {summary}: eval_seed {eval_seed!r} is not 16 hex digits")
-info = {"evalSeed": eval_seed, "algo": algo["plugin"].strip('"'), "env": name}
+info = {"evalSeed": eval_seed, "algo": algo["plugin"].strip('"'), "env": name, "versus": seats}
 with open(f"{out}/config.js", "w") as f:
     f.write(f"// The run the page plays (host/web_options.py).\nconst RUN = {json.dumps(info)};\n")

@@ -194,3 +194,79 @@ void free(void *p)
 {
     (void)p;
 }
+
+/* The tree search's elementary functions (core/rlcore/search/mcts.c draws
+   its root noise and samples moves by visit counts with them; the page
+   plays with neither, but what links must work): series after range
+   reduction, within a few units in the last place. */
+static double scale2(double x, int k) /* x 2^k */
+{
+    while (k > 1000) x *= 0x1p1000, k -= 1000;
+    while (k < -1000) x *= 0x1p-1000, k += 1000;
+    union {
+        double d;
+        unsigned long long u;
+    } p = {.u = (unsigned long long)(1023 + k) << 52};
+    return x * p.d;
+}
+
+double exp(double x)
+{
+    if (x != x) return x;
+    if (x > 709.8) return __builtin_inf();
+    if (x < -745.2) return 0.0;
+    const double ln2_hi = 0x1.62e42fee00000p-1, ln2_lo = 0x1.a39ef35793c76p-33;
+    double k = __builtin_nearbyint(x * 0x1.71547652b82fep0);
+    double r = (x - k * ln2_hi) - k * ln2_lo, term = 1, sum = 1; /* |r| <= ln 2 / 2 */
+    for (int n = 1; n < 20; n++) sum += term *= r / n;
+    return scale2(sum, (int)k);
+}
+
+double log(double x)
+{
+    if (x != x || x < 0) return __builtin_nan("");
+    if (x == 0) return -__builtin_inf();
+    if (x == __builtin_inf()) return x;
+    int e = 0;
+    if (x < 0x1p-1000) x *= 0x1p54, e = -54; /* subnormal */
+    union {
+        double d;
+        unsigned long long u;
+    } p = {.d = x};
+    e += (int)(p.u >> 52) - 1023;
+    p.u = (p.u & ((1ull << 52) - 1)) | (1023ull << 52); /* m in [1, 2) */
+    double m = p.d;
+    if (m > 1.4142135623730951) m /= 2, e++;
+    double f = (m - 1) / (m + 1), s = f * f, term = f, sum = 0; /* |f| <= 0.172 */
+    for (int n = 1; n < 40; n += 2, term *= s) sum += term / n;
+    return e * 0x1.62e42fefa39efp-1 + 2 * sum;
+}
+
+float logf(float x)
+{
+    return (float)log(x);
+}
+
+double pow(double x, double y)
+{
+    if (y == 0 || x == 1) return 1;
+    if (x != x || y != y) return x + y;
+    if (x == 0) return y > 0 ? 0.0 : __builtin_inf();
+    if (x < 0) {
+        double i = __builtin_trunc(y);
+        if (i != y) return __builtin_nan("");
+        double r = exp(y * log(-x));
+        return i != 2 * __builtin_trunc(i / 2) ? -r : r; /* an odd power of a negative */
+    }
+    return exp(y * log(x));
+}
+
+double cos(double x)
+{
+    if (x != x || x == __builtin_inf() || x == -__builtin_inf()) return __builtin_nan("");
+    const double two_pi = 6.283185307179586;
+    x -= two_pi * __builtin_nearbyint(x / two_pi); /* |x| <= pi */
+    double s = x * x, term = 1, sum = 1;
+    for (int n = 2; n < 40; n += 2) sum += term *= -s / ((n - 1) * n);
+    return sum;
+}

@@ -1,10 +1,11 @@
 #ifndef RLHOST_WEB_MATH_H
 #define RLHOST_WEB_MATH_H
-/* What WebAssembly computes in one instruction, for <rlhost/raster.h>'s
-   drawing; sqrt, log and cos are declared for <rlhost/rlcore.h>'s inline
-   helpers, which an env may use to draw (sqrt) but the web build does not
-   otherwise call.  An exported policy built with -DRLHOST_NO_LIBM brings
-   its own expf and tanhf. */
+/* What WebAssembly computes in one instruction (<rlhost/raster.h>'s
+   drawing, the tree search's exploration), and the elementary functions
+   libc.c computes for the tree search's root noise and sampled moves (the
+   game page uses neither; <rlhost/rlcore.h>'s inline helpers declare log
+   and cos too).  An exported policy built with -DRLHOST_NO_LIBM brings its
+   own expf and tanhf. */
 #define ceil(x) __builtin_ceil(x)
 #define floor(x) __builtin_floor(x)
 #define fmin(x, y) __builtin_fmin(x, y)
@@ -13,6 +14,11 @@
 #define fabsf(x) __builtin_fabsf(x)
 #define sqrt(x) __builtin_sqrt(x)
 #define sqrtf(x) __builtin_sqrtf(x)
+#define isfinite(x) __builtin_isfinite(x)
+#define INFINITY __builtin_inff()
 double log(double x);
 double cos(double x);
+double exp(double x);
+double pow(double x, double y);
+float logf(float x);
 #endif
