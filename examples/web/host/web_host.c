@@ -10,7 +10,11 @@
    whose episodes follow one another as the plugin auto-resets it, which
    is how `rlhost eval` numbers its episodes: env i plays episodes i,
    i + n, ... with n = min(episodes, WEB_ENVS).  So the page's episode k is
-   eval's episode k, for any number of episodes. */
+   eval's episode k, for any number of episodes.
+
+   A game of two seats taking turns is built with WEB_VERSUS (web_options.h)
+   into the game page: web_versus.c plays env 0 against a person, through
+   the env this file opened (web_site_of). */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
