@@ -23,6 +23,8 @@ for tool in clang wasm-ld chromium; do
   echo "1..1"
   exit 1
 done
+# rlhost export (build.sh) and the game page's check read with NumPy (.venv)
+need_python "$SRC" numpy
 K=12
 # build.sh runs `rlhost export`, Python on librlhost: under ASan (CI) it needs the runtimes first
 sanitizer_wrap "$(dirname "$(dirname "$RLHOST")")/core/runtime/librlhost.so" "$RLHOST" "$T/rlhost"
@@ -161,7 +163,6 @@ ok $? "connect_four: headless Chromium searches the empty board and 40 positions
 grep -o '<pre id="results">[^<]*' "$T/dom.html" | sed 's/<pre id="results">//' > "$T/c4.json"
 grep -q '"positions"' "$T/c4.json"; ok $? "connect_four: the page shows its searched moves"
 grep -q '<pre id="error">[^<]' "$T/dom.html" && grep -A3 'id="error"' "$T/dom.html" | sed 's/^/#   /'
-need_python "$SRC" numpy
 (export RLHOST_LIB_DIR="$BUILD" PYTHONPATH="$SRC/python"
  unset RLHOST_PLUGIN_PATH
  sanitizer_env "$BUILD/core/runtime/librlhost.so"
