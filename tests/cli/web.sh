@@ -188,6 +188,14 @@ timeout 60 "${CHROME[@]}" --window-size=960,560 --screenshot="$BUILD/web/connect
   "$BASE/c4/index.html?seat=1&simulations=100" >/dev/null 2>>"$T/chrome.err"
 [ "$(wc -c < "$BUILD/web/connect_four.png" 2>/dev/null || echo 0)" -gt 10000 ]
 ok $? "connect_four: a screenshot of a game the policy opened is kept: $BUILD/web/connect_four.png"
+# a game page needs a value head: a DQN's is refused before anything is compiled
+printf '%s\n' 'run: { steps = 1000; seed = 1; eval_episodes = 2; quiet = true; };' \
+  'env: { plugin = "connect_four"; num_envs = 4; };' \
+  'algo: { plugin = "dqn"; learning_starts = 500; buffer_size = 2000; };' \
+  'seats: { eval_opponents = ["connect_four_alphabeta(depth=1)"]; };' > "$T/c4dqn.cfg"
+expect_rc 0 "connect_four: a DQN run" -- "$RLHOST" run "$T/c4dqn.cfg" --out "$T/c4dqn"
+RLHOST="$T/rlhost" expect_rc 1 "build.sh refuses its game page" -- "$SRC/examples/web/build.sh" "$T/c4dqn" "$T/pages/c4dqn"
+contains "$T/err" "the game page searches with the policy's value head, and this policy has none" "saying why"
 # an env whose plugin needs a C library is refused by name
 expect_rc 0 "a cartpole run" -- "$RLHOST" run "$SRC/configs/cartpole_dqn.cfg" --set run.steps=1000 \
   --set run.quiet=true --out "$T/cartpole"
