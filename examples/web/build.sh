@@ -35,7 +35,8 @@ esac
 # tree search (host/web_versus.c) with the policy's value head
 versus=()
 if grep -q '^#define WEB_VERSUS 1$' "$B/web_options.h"; then
-  versus=("$SRC/core/rlcore/search/mcts.c" "$SRC/core/runtime/search/model.c" "$HERE/host/web_versus.c")
+  versus=("$SRC/core/rlcore/search/mcts.c" "$SRC/core/rlcore/learn/dist.c" "$SRC/core/runtime/search/model.c"
+          "$SRC/core/runtime/plugin/env_create.c" "$HERE/host/web_versus.c")
 fi
 # the plugin's C files, as the build compiles them (meson's record of its targets)
 mapfile -t plugin < <(python3 "$HERE/host/plugin_sources.py" "$BUILD" "$env")

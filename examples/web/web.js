@@ -141,7 +141,6 @@ async function main() {
 // seat=1 letting the policy move first, and writes the moves and the
 // result.  With report, the results are also POSTed.
 function versus(w, text) {
-  const $ = (id) => document.getElementById(id);
   $("stats").hidden = $("about").hidden = true;
   $("versus").hidden = false;
   $("text").hidden = false;

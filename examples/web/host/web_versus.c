@@ -5,19 +5,18 @@
    The search is rlhost's own: librlcore's tree search
    (core/rlcore/search/mcts.c) over the host's model of an env
    (core/runtime/search/model.c: a saved state restored into a scratch env
-   and stepped), both compiled in unchanged.  Its leaves are valued as
-   `rlhost eval RUN --search N` values them: the softmax of the policy's
-   logits over the allowed moves as the priors, its value head (times
-   AlphaZero's value_scale) as the value; no root noise, and the most
-   visited move is played (the lowest among equals). */
-#include <math.h>
+   the host's env_create.c opens, and stepped), all compiled in unchanged.
+   Its leaves are valued as `rlhost eval RUN --search N` values them:
+   librlcore's masked softmax of the policy's logits as the priors, its
+   value head (times AlphaZero's value_scale) as the value; no root noise,
+   and the most visited move is played (the lowest among equals). */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
+#include <rlhost/dist.h>
 #include <rlhost/search.h>
 
-#include "plugin/env_create.h"
+#include "plugin/host_api.h"
 #include "policy.h"
 #include "search/model.h"
 #include "web_options.h" /* first: it says whether the build is a game page */
@@ -38,18 +37,12 @@ static policy_state pst;
 static float visits[POLICY_MASK_SIZE], last_rewards[2];
 static char text[1 << 14];
 
-/* The model's scratch env: the plugin's own create, given the page's host. */
-int rl__env_open(const rl_plugin_desc *desc, const rl_value *options, const rl_value *stages, uint32_t num_envs,
-                 uint64_t seed, void **env, rl_env_info *info, char *err, size_t errlen)
+/* The host's services as the host's own env creation
+   (core/runtime/plugin/env_create.c, compiled in) hands them to the
+   model's scratch env: the page's. */
+const rl_host_api *rl__host_api(void)
 {
-    web_site w = web_site_of();
-    rl_env_args args = {sizeof args, num_envs, seed, options, stages, w.host};
-    char perr[RL_ERR_MAX] = "";
-    memset(info, 0, sizeof *info);
-    info->struct_size = sizeof *info;
-    int rc = ((const rl_env_vtable *)desc->vtable)->create(&args, env, info, perr, sizeof perr);
-    if (rc != RL_OK) snprintf(err, errlen, "env '%s': %s", desc->name, perr[0] ? perr : rl_strerror(rc));
-    return rc;
+    return web_site_of().host;
 }
 
 static uint32_t n_actions(void)
@@ -83,13 +76,7 @@ static int network(void *ctx, uint32_t count, const void *obs, const uint8_t *ma
             snprintf(err, errlen, "the policy refused a leaf of the search");
             return RL_EINVAL;
         }
-        const float *logits = policy_params(&pst);
-        float top = -INFINITY;
-        for (uint32_t j = 0; j < A; j++)
-            if (mk[j] && logits[j] > top) top = logits[j];
-        double sum = 0;
-        for (uint32_t j = 0; j < A; j++) sum += p[j] = mk[j] ? (float)exp((double)(logits[j] - top)) : 0.0f;
-        for (uint32_t j = 0; j < A; j++) p[j] = (float)(p[j] / sum);
+        rl_softmax_masked(p, policy_params(&pst), mk, 1, A);
         values[i] = policy_value(&pst) * (float)WEB_VALUE_SCALE;
     }
     return RL_OK;

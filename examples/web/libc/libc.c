@@ -195,10 +195,11 @@ void free(void *p)
     (void)p;
 }
 
-/* The tree search's elementary functions (core/rlcore/search/mcts.c draws
-   its root noise and samples moves by visit counts with them; the page
-   plays with neither, but what links must work): series after range
-   reduction, within a few units in the last place. */
+/* The elementary functions of the tree search (core/rlcore/search/mcts.c
+   draws its root noise and samples moves by visit counts with them) and of
+   librlcore's distributions (core/rlcore/learn/dist.c: the page takes its
+   masked softmax); what links must work even where the page does not call
+   it: series after range reduction, within a few units in the last place. */
 static double scale2(double x, int k) /* x 2^k */
 {
     while (k > 1000) x *= 0x1p1000, k -= 1000;
@@ -245,6 +246,17 @@ double log(double x)
 float logf(float x)
 {
     return (float)log(x);
+}
+
+float expf(float x)
+{
+    return (float)exp(x);
+}
+
+float tanhf(float x)
+{
+    double a = x < 0 ? -(double)x : x, t = 1 - 2 / (exp(2 * a) + 1); /* exp(2a) = inf: 1 */
+    return (float)(x < 0 ? -t : t);
 }
 
 double pow(double x, double y)

@@ -2,9 +2,9 @@
 #define RLHOST_WEB_MATH_H
 /* What WebAssembly computes in one instruction (<rlhost/raster.h>'s
    drawing, the tree search's exploration), and the elementary functions
-   libc.c computes for the tree search's root noise and sampled moves (the
-   game page uses neither; <rlhost/rlcore.h>'s inline helpers declare log
-   and cos too).  An exported policy built with -DRLHOST_NO_LIBM brings its
+   libc.c computes for the tree search's root noise and sampled moves and
+   for librlcore's distributions (the game page uses their softmax; the
+   noise, the draws and the rest it does not use).  An exported policy built with -DRLHOST_NO_LIBM brings its
    own expf and tanhf. */
 #define ceil(x) __builtin_ceil(x)
 #define floor(x) __builtin_floor(x)
@@ -20,5 +20,7 @@ double log(double x);
 double cos(double x);
 double exp(double x);
 double pow(double x, double y);
+float expf(float x);
 float logf(float x);
+float tanhf(float x);
 #endif
