@@ -74,6 +74,24 @@ BASE="http://127.0.0.1:$(cat "$T/port")"
 CHROME=(chromium --headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage --user-data-dir="$T/profile")
 mkdir -p "$BUILD/web"
 
+# played DIR COPY QUERY JSON: a copy COPY of pages/DIR's page that stays
+# loading until the page reported its results, so that Chromium dumps it
+# once it played, opened headless at COPY?QUERY: its DOM in $T/dom.html,
+# its results in JSON, what its error line says as comments; Chromium's
+# exit status.  (A copy's name is its own: Chromium may cache another.)
+played() {
+  local dir=$1 copy=$2 query=$3 json=$4 rc
+  sed 's|</body>|<img src="/hold?report=1" alt="" hidden></body>|' "$T/pages/$dir/index.html" > "$T/pages/$dir/$copy"
+  timeout 150 "${CHROME[@]}" --dump-dom "$BASE/$dir/$copy?$query" > "$T/dom.html" 2>>"$T/chrome.err"
+  rc=$?
+  grep -o '<pre id="results">[^<]*' "$T/dom.html" | sed 's/<pre id="results">//' > "$json"
+  if grep -q '<pre id="error">[^<]' "$T/dom.html"; then
+    echo "# the page says:"
+    grep -A3 'id="error"' "$T/dom.html" | sed 's/^/#   /'
+  fi
+  return $rc
+}
+
 page() { # NAME CONFIG ARGS...: train briefly, build the page, play it headless, compare with rlhost eval
   local name=$1 cfg=$2; shift 2
   expect_rc 0 "$name: train" -- "$RLHOST" run "$cfg" "$@" --set run.quiet=true --set run.eval_episodes=4 \
@@ -83,19 +101,9 @@ page() { # NAME CONFIG ARGS...: train briefly, build the page, play it headless,
   for f in index.html web.js config.js policy.wasm; do
     [ -s "$T/pages/$name/$f" ]; ok $? "$name: the page has $f"
   done
-  # a copy of the page that stays loading until it reported its results,
-  # so that Chromium dumps the page once it played
-  sed 's|</body>|<img src="/hold?report=1" alt="" hidden></body>|' "$T/pages/$name/index.html" \
-    > "$T/pages/$name/played.html"
-  timeout 150 "${CHROME[@]}" --dump-dom "$BASE/$name/played.html?episodes=$K&fast&report" > "$T/dom.html" \
-    2>"$T/chrome.err"
+  played "$name" played.html "episodes=$K&fast&report" "$T/page.json"
   ok $? "$name: headless Chromium plays $K episodes"
-  grep -o '<pre id="results">[^<]*' "$T/dom.html" | sed 's/<pre id="results">//' > "$T/page.json"
   grep -q '"episodes"' "$T/page.json"; ok $? "$name: the page shows its results"
-  if grep -q '<pre id="error">[^<]' "$T/dom.html"; then
-    echo "# the page says:"
-    grep -A3 'id="error"' "$T/dom.html" | sed 's/^/#   /'
-  fi
   expect_rc 0 "$name: rlhost eval of the same checkpoint" -- "$RLHOST" eval "$T/$name" --episodes $K --json \
     --trace "$T/eval.csv"
   cp "$T/out" "$T/eval.json"
@@ -155,14 +163,10 @@ expect_rc 0 "connect_four: train an AlphaZero network briefly" -- "$RLHOST" run 
   --set run.quiet=true --set run.tensorboard=false --out "$T/c4"
 RLHOST="$T/rlhost" expect_rc 0 "connect_four: examples/web/build.sh builds the game page" -- \
   "$SRC/examples/web/build.sh" "$T/c4" "$T/pages/c4"
-sed 's|</body>|<img src="/hold?report=1" alt="" hidden></body>|' "$T/pages/c4/index.html" > "$T/pages/c4/played.html"
 positions=$(grep -v '^#' "$SRC/tests/data/connect_four_positions.txt" | head -40 | awk '{ print $1 }' | paste -sd,)
-timeout 150 "${CHROME[@]}" --dump-dom "$BASE/c4/played.html?positions=,$positions&simulations=100&report" \
-  > "$T/dom.html" 2>>"$T/chrome.err"
+played c4 played.html "positions=,$positions&simulations=100&report" "$T/c4.json"
 ok $? "connect_four: headless Chromium searches the empty board and 40 positions on the page"
-grep -o '<pre id="results">[^<]*' "$T/dom.html" | sed 's/<pre id="results">//' > "$T/c4.json"
 grep -q '"positions"' "$T/c4.json"; ok $? "connect_four: the page shows its searched moves"
-grep -q '<pre id="error">[^<]' "$T/dom.html" && grep -A3 'id="error"' "$T/dom.html" | sed 's/^/#   /'
 (export RLHOST_LIB_DIR="$BUILD" PYTHONPATH="$SRC/python"
  unset RLHOST_PLUGIN_PATH
  sanitizer_env "$BUILD/core/runtime/librlhost.so"
@@ -170,11 +174,7 @@ grep -q '<pre id="error">[^<]' "$T/dom.html" && grep -A3 'id="error"' "$T/dom.ht
  echo "$n $failed" > "$T/counts")
 read -r n failed < "$T/counts"
 for seat in 0 1; do
-  sed 's|</body>|<img src="/hold?report=1" alt="" hidden></body>|' "$T/pages/c4/index.html" \
-    > "$T/pages/c4/game$seat.html"
-  timeout 150 "${CHROME[@]}" --dump-dom "$BASE/c4/game$seat.html?human=first&seat=$seat&simulations=100&report" \
-    > "$T/dom.html" 2>>"$T/chrome.err"
-  grep -o '<pre id="results">[^<]*' "$T/dom.html" | sed 's/<pre id="results">//' > "$T/game.json"
+  played c4 "game$seat.html" "human=first&seat=$seat&simulations=100&report" "$T/game.json"
   python3 - "$T/game.json" > "$T/cmp" 2>&1 <<'PY'
 import json, sys
 g = json.load(open(sys.argv[1]))
