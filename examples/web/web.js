@@ -11,6 +11,15 @@ const target = Number(params.get("episodes") || 0);
 const fast = params.has("fast");
 const $ = (id) => document.getElementById(id);
 
+// The page's results: shown in #results, the title "done", and with
+// report also POSTed to ./report.
+function finish(out) {
+  const json = JSON.stringify(out);
+  $("results").textContent = json;
+  document.title = "done";
+  if (params.has("report")) fetch("report", { method: "POST", body: json });
+}
+
 function fail(e) {
   $("error").textContent = String(e && e.stack || e);
   document.title = "error";
@@ -91,11 +100,7 @@ async function main() {
     const mean = results.reduce((s, r) => s + r.score, 0) / results.length;
     $("mean").textContent = mean.toFixed(2) + " over " + results.length;
     if (target && episode + 1 >= target) { // the last: the page keeps showing it
-      const json = JSON.stringify({ env, score_name: scoreName, episodes: results, mean_score: mean,
-                                    us_per_action: usPerAction });
-      $("results").textContent = json;
-      document.title = "done";
-      if (params.has("report")) fetch("report", { method: "POST", body: json });
+      finish({ env, score_name: scoreName, episodes: results, mean_score: mean, us_per_action: usPerAction });
       return true;
     }
     episode++;
@@ -157,12 +162,6 @@ function versus(w, text) {
     const a = w.web_versus_search(sims(), cPuct);
     if (a < 0) throw new Error(text(w.web_error()));
     return a;
-  };
-  const finish = (out) => {
-    const json = JSON.stringify(out);
-    $("results").textContent = json;
-    document.title = "done";
-    if (params.has("report")) fetch("report", { method: "POST", body: json });
   };
   const playMoves = (moves) => { // a game's moves from its opening, columns 1..7
     for (const ch of moves) {
