@@ -211,6 +211,13 @@ ok $? "web_options.h holds nothing of the run directory's name, and compiles"
 # the evaluation seed is rlhost's, from the run's summary.json: a run without one is refused
 grep -q "\"evalSeed\": \"$(sed -n 's/.*"eval_seed": "\([0-9a-f]*\)".*/\1/p' "$T/cartpole/summary.json")\"" "$T/wo/config.js"
 ok $? "config.js plays from summary.json's eval_seed"
+# a game's value scale reaches the generated header as a number or not at all
+cp "$T/c4/config.cfg" "$T/c4/summary.json" "$bad/"
+sed -i 's/^  value_scale = .*;$/  value_scale = 1e400;/' "$bad/config.cfg"
+expect_rc 1 "web_options.py of a game run whose value_scale is not finite" -- python3 \
+  "$SRC/examples/web/host/web_options.py" "$bad/config.cfg" "$T/wo"
+contains "$T/err" "algo.value_scale '1e400' is not a positive number" "names the key and its value"
+cp "$T/cartpole/config.cfg" "$T/cartpole/summary.json" "$bad/"
 rm "$bad/summary.json"
 expect_rc 1 "web_options.py of a run without summary.json" -- python3 "$SRC/examples/web/host/web_options.py" \
   "$bad/config.cfg" "$T/wo"

@@ -11,6 +11,7 @@ from).
 Usage: web_options.py CONFIG_CFG OUT_DIR"""
 
 import json
+import math
 import os
 import re
 import sys
@@ -41,7 +42,12 @@ env = settings(env_body, "  ")
 opt = settings(group("optimizations", env_body, "  "), "    ") if "optimizations:" in env_body else []
 name = dict(env)["plugin"].strip('"')
 seats = re.search(r"^seats: {$", text, re.M) is not None
-value_scale = float(algo.get("value_scale", "1.0"))
+try:
+    value_scale = float(algo.get("value_scale", "1.0"))
+except ValueError:
+    value_scale = math.nan
+if not (math.isfinite(value_scale) and value_scale > 0):
+    sys.exit(f"web_options.py: {cfg_path}: algo.value_scale {algo.get('value_scale')!r} is not a positive number")
 lines, entries = [], []
 for k, (key, val) in enumerate([kv for kv in env + opt if kv[0] not in ("plugin", "num_envs")]):
     v = val.strip()
