@@ -49,6 +49,10 @@ typedef struct c4_env {
     uint32_t n, opening, opening_max;
     c4_board *b;
     c4_pos *last; /* each board's last finished game as it ended (drawn, never saved); moves 0: none yet */
+    /* the board's mirror image, left to right: both planes' columns and
+       the moves reversed (rl_env_info.symmetries) */
+    uint32_t mirror_obs[C4_OBS_SIZE], mirror_move[C4_W];
+    rl_symmetry mirror;
 } c4_env;
 
 static const uint32_t agent_seats[2] = {0, 1};
@@ -86,6 +90,10 @@ static int c4_create(const rl_env_args *args, void **out, rl_env_info *info, cha
     info->n_actions = C4_W;
     info->score_name = "result";
     rl_env_info_set_time_limit(info, C4_CELLS);
+    for (uint32_t j = 0; j < C4_OBS_SIZE; j++) e->mirror_obs[j] = j - j % C4_W + (C4_W - 1 - j % C4_W);
+    for (uint32_t c = 0; c < C4_W; c++) e->mirror_move[c] = C4_W - 1 - c;
+    e->mirror = (rl_symmetry){e->mirror_obs, e->mirror_move};
+    rl_env_info_set_symmetries(info, 1, &e->mirror); /* a host before 1.13 trains without it */
     if (rl_env_info_set_agents(info, 2) != 0 || rl_env_info_set_masks(info) != 0 ||
         rl_env_info_set_seats(info, 2, agent_seats, 1) != 0) {
         RL_ERRF(err, errlen, "connect_four needs a host that seats two players in turns (ABI 1.7)");

@@ -65,6 +65,13 @@ static inline uint32_t rl_obs_part_elems(const rl_obs_part *p)
 }
 
 /* What an env instance produces.  Filled by env create. */
+/* ABI 1.13: one symmetry of a game (rl_env_info.symmetries). */
+typedef struct rl_symmetry {
+    const uint32_t *obs_from;  /* [bytes of an observation row] */
+    const uint32_t *action_to; /* [n_actions] */
+} rl_symmetry;
+#define RL_MAX_SYMMETRIES 64u
+
 typedef struct rl_env_info {
     uint32_t struct_size;
     rl_dtype obs_dtype;
@@ -141,6 +148,21 @@ typedef struct rl_env_info {
        [num_envs][action_box_dim].  Both parts have at least one value
        (one alone is a MultiDiscrete or a box space). */
     uint32_t action_box_dim;
+    /* ABI 1.13, optional: the game's symmetries besides the identity (a
+       board's mirror image), for an algorithm that also trains on each
+       position's images (alphazero).  Symmetry k relabels every state s
+       as a state s' of the same game: s' shows each agent its
+       observation of s with byte j taken from byte
+       symmetries[k].obs_from[j] (every byte once, whole elements moved
+       within their part), s's move a is s''s move
+       symmetries[k].action_to[a] (a permutation; the mask moves with it),
+       and moves that correspond bring the same rewards, ends and movers
+       and lead to states that correspond again.  Discrete actions only;
+       at most RL_MAX_SYMMETRIES; valid until destroy (the host checks
+       and copies them at create).  rl_env_info_set_symmetries writes
+       them. */
+    uint32_t n_symmetries;
+    const rl_symmetry *symmetries;
 } rl_env_info;
 
 /* The host checks an env's observation description once, when it opens
@@ -310,6 +332,26 @@ static inline int rl_env_info_set_seats(rl_env_info *info, uint32_t seats, const
     info->agent_seats = seats_of;
     info->turn_based = turn_based;
     return 0;
+}
+
+/* For env create: declares the game's n symmetries besides the identity
+   (see rl_env_info.symmetries).  0 when stored, -1 when the host's
+   rl_env_info is older than 1.13 (it then trains without them). */
+static inline int rl_env_info_set_symmetries(rl_env_info *info, uint32_t n, const rl_symmetry *symmetries)
+{
+    if (!RL_HAS_FIELD(info, rl_env_info, symmetries)) return -1;
+    info->n_symmetries = n;
+    info->symmetries = symmetries;
+    return 0;
+}
+
+/* The env's symmetries besides the identity into *out: their count, 0
+   for none or from a struct too old to say. */
+static inline uint32_t rl_env_info_symmetries(const rl_env_info *info, const rl_symmetry **out)
+{
+    int has = RL_HAS_FIELD(info, rl_env_info, symmetries) && info->n_symmetries && info->symmetries;
+    *out = has ? info->symmetries : NULL;
+    return has ? info->n_symmetries : 0;
 }
 
 /* The env's seats (0 or 1: none) and turn flag, 0 from a struct too old to say. */

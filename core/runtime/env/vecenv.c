@@ -208,10 +208,16 @@ int rl__vecenv_create_seated(rl__vecenv *v, const rl_plugin_desc *desc, const rl
         rl__vecenv_destroy(v);
         return rc;
     }
-    if (v->parts.n) { /* algorithms read the host's checked copy, not the env's table */
+    if ((rc = rl__symmetries_from_info(&v->sym, &v->info, &v->parts, row_bytes, desc->name, err, errlen)) != RL_OK) {
+        rl__vecenv_destroy(v);
+        return rc;
+    }
+    if (v->parts.n) { /* algorithms read the host's checked copies, not the env's tables */
         v->info.obs_parts = v->parts.part;
         v->info.n_obs_parts = v->parts.n;
     }
+    v->info.n_symmetries = v->sym.n;
+    v->info.symmetries = v->sym.n ? v->sym.list : NULL;
     v->row_bytes = row_bytes;
     v->boards = num_envs;
     v->agents = v->info.agents ? v->info.agents : 1;
@@ -513,6 +519,7 @@ void rl__vecenv_destroy(rl__vecenv *v)
     rl_free(v->chosen_split);
     rl__space_free(&v->space);
     rl__parts_free(&v->parts);
+    rl__symmetries_free(&v->sym);
     rl_free(v->rewards);
     rl_free(v->rew_acc);
     rl_free(v->terminated);

@@ -14,6 +14,7 @@
 #include "seats/table.h"
 #include "spaces/parts.h"
 #include "spaces/spaces.h"
+#include "spaces/symmetry.h"
 
 /* Sums over finished episodes, plus a window of the most recent ones. */
 #define RL__RECENT 100
@@ -49,6 +50,7 @@ typedef struct rl__vecenv {
     uint8_t *mask_buf[2], *prev_mask;
     rl__space space;    /* the env's action space */
     rl__parts parts;    /* a composite observation's parts (n = 0: one tensor) */
+    rl__symmetries sym; /* the game's symmetries, the host's copy (n = 0: none) */
     void *actions;      /* [n] host rows (rl__space): what the algorithm chose */
     void *env_actions;  /* BOX and HYBRID: those rows as the env takes them (clipped into the box) */
     void *env_split;    /* HYBRID: env_actions as io's two arrays, [n][ints] then [n][floats] */
