@@ -35,6 +35,7 @@ enum {
     OPT_MAX_GRAD_NORM,
     OPT_DET_EVAL,
     OPT_ON_NONFINITE,
+    OPT_SYMMETRIES,
     OPT_N
 };
 
@@ -69,6 +70,9 @@ static const rl_option_def options[OPT_N] = {
     [OPT_ON_NONFINITE] = RL_OPTION_ENUM("on_nonfinite", "stop", nonfinite_choices,
                                         "a NaN/inf loss or gradient: stop the run (the last good checkpoint stays) or "
                                         "skip that batch"),
+    [OPT_SYMMETRIES] = RL_OPTION_BOOL("symmetries", "true",
+                                      "train on each position seen through one of the game's symmetries (its mirror "
+                                      "image), drawn at random, where the env declares them"),
 };
 
 static const rl_option_def stages[ST_N] = {
@@ -91,9 +95,10 @@ static void az_destroy(void *p_)
     rl_trunk_destroy(&p->trunk);
     rl_params_free(&p->net);
     rl_adam_destroy(&p->adam);
-    void *bufs[] = {p->rb.obs,   p->rb.mask,      p->rb.pi,      p->rb.z,      p->games.obs, p->games.mask,
-                    p->games.pi, p->games.reward, p->games.same, p->games.len, p->x,         p->dlogits,
-                    p->dvalue,   p->act_x,        p->act_v,      p->act_p,     p->slots,     p->xraw};
+    void *bufs[] = {p->rb.obs,   p->rb.mask,      p->rb.pi,        p->rb.z,         p->games.obs, p->games.mask,
+                    p->games.pi, p->games.reward, p->games.same,   p->games.len,    p->x,         p->dlogits,
+                    p->dvalue,   p->act_x,        p->act_v,        p->act_p,        p->bmask,     p->bpi,
+                    p->bz,       p->xraw,         p->sym.obs_from, p->sym.action_to};
     for (size_t k = 0; k < sizeof bufs / sizeof *bufs; k++) rl_free(bufs[k]);
     rl_obs_layout_free(&p->obs);
     free(p);
@@ -164,7 +169,8 @@ static int alloc_buffers(az *p)
         !ALLOC(p->games.mask, G * A, uint8_t) || !ALLOC(p->games.pi, G * A, float) ||
         !ALLOC(p->games.reward, G, float) || !ALLOC(p->games.same, G, uint8_t) ||
         !ALLOC(p->games.len, c->num_envs, uint32_t) || !ALLOC(p->x, B * D, float) || !ALLOC(p->dlogits, B * A, float) ||
-        !ALLOC(p->dvalue, B, float) || !ALLOC(p->slots, B, uint32_t) || !ALLOC(p->xraw, B * W, uint8_t))
+        !ALLOC(p->dvalue, B, float) || !ALLOC(p->bmask, B * A, uint8_t) || !ALLOC(p->bpi, B * A, float) ||
+        !ALLOC(p->bz, B, float) || !ALLOC(p->xraw, B * W, uint8_t))
         return RL_ENOMEM;
     return RL_OK;
 }
@@ -174,6 +180,24 @@ static uint64_t training_bytes(const az_settings *c)
 {
     uint64_t A = c->n_actions, W = c->row_bytes, per = W + A + 4 * A + 4;
     return (uint64_t)c->replay_cap * per + (uint64_t)c->num_envs * c->max_game * (per + 1);
+}
+
+/* The env's symmetries (the host's checked copy) into p->sym, for the
+   training's minibatches. */
+static int copy_symmetries(az *p, const rl_env_info *env)
+{
+    const az_settings *c = &p->cfg;
+    const rl_symmetry *sym;
+    uint32_t n = rl_env_info_symmetries(env, &sym);
+    if (!n || c->inference) return RL_OK;
+    size_t W = c->row_bytes, A = c->n_actions;
+    if (!ALLOC(p->sym.obs_from, n * W, uint32_t) || !ALLOC(p->sym.action_to, n * A, uint32_t)) return RL_ENOMEM;
+    for (uint32_t k = 0; k < n; k++) {
+        memcpy(p->sym.obs_from + k * W, sym[k].obs_from, W * sizeof(uint32_t));
+        memcpy(p->sym.action_to + k * A, sym[k].action_to, A * sizeof(uint32_t));
+    }
+    p->sym.n = n;
+    return RL_OK;
 }
 
 static int az_create(const rl_algo_args *args, void **out, char *err, size_t errlen)
@@ -205,6 +229,10 @@ static int az_create(const rl_algo_args *args, void **out, char *err, size_t err
     if (rc) {
         RL_ERRF(err, errlen, "%s while building the network and a window of %u positions", rl_strerror(rc),
                 p->cfg.replay_cap);
+        goto fail;
+    }
+    if (args->options[OPT_SYMMETRIES].i && (rc = copy_symmetries(p, args->env))) {
+        RL_ERRF(err, errlen, "out of memory copying the env's symmetries");
         goto fail;
     }
     rl_rng_seed(&p->sample, args->seed, 0xA25A);

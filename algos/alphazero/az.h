@@ -42,6 +42,15 @@ typedef struct az_replay {
     uint64_t added; /* positions ever added; the ring's next slot is added % cap */
 } az_replay;
 
+/* The env's symmetries besides the identity (rl_env_info.symmetries),
+   copied: symmetry k maps an observation's byte j from byte
+   obs_from[k][j] and move a to action_to[k][a]. */
+typedef struct az_symmetries {
+    uint32_t n;
+    uint32_t *obs_from;  /* [n][row_bytes] */
+    uint32_t *action_to; /* [n][n_actions] */
+} az_symmetries;
+
 /* The moves of each training env's game in progress, waiting for its end:
    the same fields, and the reward to the mover and whether the next move
    was the same mover's, from which the targets follow. */
@@ -84,7 +93,9 @@ typedef struct az {
     uint8_t *xraw; /* a minibatch's observations as the env wrote them */
     float *x, *dlogits, *dvalue;
     float *act_x, *act_v, *act_p; /* an act's network input, values and probabilities */
-    uint32_t *slots;
+    uint8_t *bmask;               /* a minibatch's masks, visit distributions and value targets */
+    float *bpi, *bz;
+    az_symmetries sym;
     az_actor *actors; /* [workers - 1] */
     uint32_t workers; /* act calls that may run at once (rl_algo_args.act_workers) */
 } az;

@@ -16,9 +16,8 @@ static double output_grads(az *p, const float *logits, const float *vout, uint32
     double pl = 0, vl = 0, ent = 0;
     float probs[1024], *pr = A <= 1024 ? probs : NULL;
     for (uint32_t b = 0; b < B; b++) {
-        uint32_t s = p->slots[b];
-        const uint8_t *mask = p->rb.mask + (size_t)s * A;
-        const float *pi = p->rb.pi + (size_t)s * A;
+        const uint8_t *mask = p->bmask + (size_t)b * A;
+        const float *pi = p->bpi + (size_t)b * A;
         float *dl = p->dlogits + (size_t)b * A;
         if (!pr) pr = dl; /* a wide action space: the gradient's row holds the probabilities first */
         rl_softmax_masked(pr, logits + (size_t)b * A, mask, 1, A);
@@ -33,7 +32,7 @@ static double output_grads(az *p, const float *logits, const float *vout, uint32
             dl[a] = (pr[a] - pi[a]) / (float)B;
         }
         if (pr == dl) pr = NULL;
-        float t = tanhf(vout[b]), e = t - p->rb.z[s];
+        float t = tanhf(vout[b]), e = t - p->bz[b];
         vl += (double)e * e;
         p->dvalue[b] = c->value_coef * 2.0f * e * (1.0f - t * t) / (float)B;
     }
@@ -57,6 +56,33 @@ static double l2_grads(az *p)
     return c * sum;
 }
 
+/* Row b of the minibatch: the replay's position s, seen through one of the
+   env's symmetries drawn at random (the identity among them) where it
+   declares any: the observation's bytes and the moves permuted alike. */
+static void gather(az *p, uint32_t b, uint32_t s)
+{
+    const az_settings *c = &p->cfg;
+    size_t A = c->n_actions, W = c->row_bytes;
+    uint8_t *x = p->xraw + b * W, *mask = p->bmask + b * A;
+    float *pi = p->bpi + b * A;
+    const uint8_t *sx = p->rb.obs + s * W, *smask = p->rb.mask + s * A;
+    const float *spi = p->rb.pi + s * A;
+    uint32_t k = p->sym.n ? rl_rng_below(&p->sample, p->sym.n + 1) : 0;
+    p->bz[b] = p->rb.z[s];
+    if (!k) {
+        memcpy(x, sx, W);
+        memcpy(mask, smask, A);
+        memcpy(pi, spi, A * sizeof *pi);
+        return;
+    }
+    const uint32_t *from = p->sym.obs_from + (size_t)(k - 1) * W, *to = p->sym.action_to + (size_t)(k - 1) * A;
+    for (size_t j = 0; j < W; j++) x[j] = sx[from[j]];
+    for (size_t a = 0; a < A; a++) {
+        mask[to[a]] = smask[a];
+        pi[to[a]] = spi[a];
+    }
+}
+
 int az_train(az *p, uint64_t n, char *err, size_t errlen)
 {
     const az_settings *c = &p->cfg;
@@ -64,10 +90,7 @@ int az_train(az *p, uint64_t n, char *err, size_t errlen)
     float lr = c->lr_linear ? rl_schedule_linear(c->lr, 0.0f, p->progress) : c->lr;
     uint64_t held = p->rb.added < c->replay_cap ? p->rb.added : c->replay_cap;
     for (uint64_t step = 0; step < n; step++) {
-        for (uint32_t b = 0; b < B; b++) {
-            uint32_t s = p->slots[b] = rl_rng_below(&p->sample, (uint32_t)held);
-            memcpy(p->xraw + (size_t)b * c->row_bytes, p->rb.obs + (size_t)s * c->row_bytes, c->row_bytes);
-        }
+        for (uint32_t b = 0; b < B; b++) gather(p, b, rl_rng_below(&p->sample, (uint32_t)held));
         rl_obs_input(&p->obs.info, p->xraw, B, p->x);
         const float *out[2];
         rl_trunk_forward(&p->trunk, p->net.data, p->x, B, 0, out);

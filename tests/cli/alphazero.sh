@@ -73,6 +73,15 @@ for th in 1 3; do
   same_run "search.threads=$th, twice" "$T/th${th}a" "$T/th${th}b"
 done
 
+# 3c. The square's symmetries (the fixture declares 7): each minibatch row is
+#     seen through one at random; symmetries = false trains on the
+#     positions as played, and so learns another network.
+"$RLHOST" run "$T/az.cfg" "${PP[@]}" --set run.quiet=true --set run.steps=1200 --set algo.symmetries=false \
+  --out "$T/nosym" >/dev/null 2>"$T/therr"
+ok $? "symmetries = false trains" || sed 's/^/#   /' "$T/therr"
+! cmp -s <(data_of "$T/nosym/checkpoint.safetensors") <(data_of "$T/th1a/checkpoint.safetensors")
+ok $? "and its network differs from the one trained on the symmetries"
+
 # 4. Hostile bytes, each crafted to pass the CRC-32s: refused by name.
 poke() { # FILE TENSOR PYTHON-STRUCT-FORMAT VALUE
   python3 - "$@" <<'EOP'
@@ -119,6 +128,8 @@ expect_rc 2 "search.simulations 0" -- "$RLHOST" check "$T/az.cfg" "${PP[@]}" --s
 contains "$T/err" "search.simulations" "names the key"
 expect_rc 2 "an unknown key of the search group" -- "$RLHOST" check "$T/az.cfg" "${PP[@]}" --set search.simulation=5
 contains "$T/err" "did you mean 'search.simulations'" "suggests the nearest"
+refuse "an env whose symmetry is not one" "env 'tictactoe' reported symmetry 6 mapping two moves to move" \
+  "$T/az.cfg" "${PP[@]}" --set 'env.fault="bad_symmetry"'
 expect_rc 1 "a game longer than max_game_moves" -- "$RLHOST" run "$T/az.cfg" "${PP[@]}" --set algo.max_game_moves=3 \
   --out "$T/short"
 contains "$T/err" "ran past max_game_moves (3) without ending: raise it" "says which option"
