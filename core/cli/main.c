@@ -249,45 +249,6 @@ static int load_config(const cli *c, rl__registry *reg, rl__config *cfg)
     return RL_OK;
 }
 
-/* `check` builds (and destroys) the env and the algorithm as `run` would,
-   so every error a plugin raises at create time is a config error. */
-/* Makes the env and the algorithm as a run would, and lets them go.  The
-   algorithm first, for one env's spaces and every env's rows: its memory
-   estimate refuses a config too large in a moment, where making every env
-   first (100,000 Atari games) would take minutes. */
-static int check_plugins(const rl__config *c)
-{
-    char err[RL_ERR_MAX] = "";
-    uint32_t eval_episodes = (uint32_t)c->run.vals[RL__RUN_EVAL_EPISODES].i;
-    uint32_t n_eval = eval_episodes < RL__MAX_EVAL_ENVS ? eval_episodes : RL__MAX_EVAL_ENVS;
-    uint32_t num_envs = (uint32_t)c->env_host.vals[RL__ENV_NUM_ENVS].i;
-    uint32_t repeat = (uint32_t)c->env_host_stages.vals[RL__ENVST_ACTION_REPEAT].i;
-    rl__vecenv v;
-    if (rl__vecenv_create(&v, c->env->desc, c->env_opts.vals, c->env_stages.vals, 1, 0, 1, repeat, err, sizeof err) !=
-        RL_OK) {
-        rl__log(RL_LOG_ERROR, NULL, "%s", err);
-        return RL_ECONFIG;
-    }
-    rl__replicas reps;
-    char why[160];
-    int rc = rl__replicas_open(&reps, c, &v.info, num_envs * v.agents, n_eval ? n_eval * v.agents : 1, 0,
-                               (uint64_t)c->run.vals[RL__RUN_STEPS].i, NULL, why, sizeof why, err, sizeof err);
-    if (rc == RL_OK)
-        rl__replicas_destroy(&reps);
-    else
-        rl__log(RL_LOG_ERROR, NULL, "%s", err);
-    rl__vecenv_destroy(&v);
-    if (rc == RL_OK && num_envs > 1) { /* then every env, as the run makes them */
-        rc = rl__vecenv_create(&v, c->env->desc, c->env_opts.vals, c->env_stages.vals, num_envs, 0, 1, repeat, err,
-                               sizeof err);
-        if (rc == RL_OK)
-            rl__vecenv_destroy(&v);
-        else
-            rl__log(RL_LOG_ERROR, NULL, "%s", err);
-    }
-    return rc == RL_OK || rc == RL_ENOMEM ? rc : RL_ECONFIG;
-}
-
 static int run_or_check(cli *c, int check_only)
 {
     const char *help = check_only ? check_help : run_help;
@@ -301,7 +262,7 @@ static int run_or_check(cli *c, int check_only)
     int rc = load_config(c, &reg, &cfg);
     if (rc == RL_OK) {
         if (check_only) {
-            if ((rc = check_plugins(&cfg)) == RL_OK) {
+            if ((rc = rl__run_check(&cfg)) == RL_OK) { /* what a run makes, made and let go */
                 rl__sbuf out = {0};
                 rl__config_format(&cfg, &out);
                 fputs(out.data ? out.data : "", stdout);

@@ -124,17 +124,28 @@ exact c4_ranges "$SRC/configs/connect_four_selfplay.cfg" 3000 "${Q[@]}" --set ru
 expect_rc 0 "info seats documents the group" -- "$RLHOST" info seats
 contains "$T/out" "pool_opponents = []" "every option of it"
 
-# 4. Bad seats and opponents: a sentence each, nothing written half.
+# 4. Bad seats and opponents: a sentence each, nothing written half; and
+#    `rlhost check` refuses each as the run does (it seats the env, opens
+#    the opponents and the self-play pool as the run would).
+for cfg in connect_four_selfplay connect_four_alphazero; do
+  expect_rc 0 "check $cfg.cfg" -- "$RLHOST" check "$SRC/configs/$cfg.cfg"
+  contains "$T/out" "seats: {" "check $cfg.cfg: prints the resolved config"
+done
 refuse() { # DESC SENTENCE ARGS...
   local desc=$1 want=$2; shift 2
   expect_rc 2 "$desc" -- "$RLHOST" run "$SRC/configs/connect_four_selfplay.cfg" "${Q[@]}" --out "$T/bad" --force "$@"
   contains "$T/err" "$want" "$desc: says so"
+  expect_rc 2 "check: $desc" -- "$RLHOST" check "$SRC/configs/connect_four_selfplay.cfg" "$@"
+  contains "$T/err" "$want" "check: $desc: says so"
 }
 refuse "an opponent nobody knows" "opponent 'nosuch' is neither an algorithm plugin nor a checkpoint or run directory" \
   --set 'seats.opponent="nosuch"'
-expect_rc 1 "an option out of range" -- "$RLHOST" run "$SRC/configs/connect_four_selfplay.cfg" "${Q[@]}" --out "$T/bad" \
-  --force --set 'seats.eval_opponents=["connect_four_alphabeta(depth=0)"]'
-contains "$T/err" "depth = 0: expected an integer in [1, 12]" "an option out of range: says so"
+refuse "a pool opponent nobody knows" "opponent 'nosuch' is neither an algorithm plugin" \
+  --set 'seats.pool_opponents=["nosuch"]'
+refuse "an evaluation opponent nobody knows" "opponent 'nosuch' is neither an algorithm plugin" \
+  --set 'seats.eval_opponents=["nosuch"]'
+refuse "an evaluation opponent's option out of range" "depth = 0: expected an integer in [1, 12]" \
+  --set 'seats.eval_opponents=["connect_four_alphabeta(depth=0)"]'
 refuse "a learner seat the env lacks" "seat 5: env 'connect_four' has seats 0 to 1" --set seats.learner_seat=5
 refuse "an opponent that sets a key twice" "opponent 'connect_four_alphabeta(depth=2, depth=3)' sets 'depth' twice" \
   --set 'seats.opponent="connect_four_alphabeta(depth=2, depth=3)"'

@@ -277,10 +277,10 @@ static void read_settings(rl__run_state *rs, const rl__config *c)
     snprintf(rs->set.out_dir, sizeof rs->set.out_dir, "%s", val(&c->run, RL__RUN_OUT_DIR)->s);
 }
 
-/* The training envs, and the evaluation envs when the run evaluates.  A
-   plugin refusing its options at create is a config error, as `rlhost
-   check` reports it. */
-static int open_envs(rl__run_state *rs)
+/* The training envs (`boards` of them), and the evaluation envs when the
+   run evaluates.  A plugin refusing its options at create is a config
+   error, as `rlhost check` reports it. */
+static int open_envs(rl__run_state *rs, uint32_t boards)
 {
     const rl__config *c = rs->c;
     const rl_value *thr = val(&c->env_host_stages, RL__ENVST_THREADS);
@@ -297,9 +297,8 @@ static int open_envs(rl__run_state *rs)
     if (rc != RL_OK) return rc;
     int32_t seat = rs->searched ? RL__SEAT_EVERY : ls->is_auto ? -1 : (int32_t)ls->i;
     rl__seating seating = rl__seating_of(c, opponent, seat, &rs->pool, rs->set.seed);
-    rc = rl__vecenv_create_seated(&rs->train, c->env->desc, c->env_opts.vals, c->env_stages.vals,
-                                  (uint32_t)val(&c->env_host, RL__ENV_NUM_ENVS)->i, rs->set.seed, threads, repeat,
-                                  &seating, rs->err, sizeof rs->err);
+    rc = rl__vecenv_create_seated(&rs->train, c->env->desc, c->env_opts.vals, c->env_stages.vals, boards, rs->set.seed,
+                                  threads, repeat, &seating, rs->err, sizeof rs->err);
     if (rc != RL_OK) return rc == RL_ENOMEM ? rc : RL_ECONFIG;
     if (c->seats_given && !rs->train.table && rs->set.writer)
         rl__log(RL_LOG_WARN, NULL, "env '%s' seats no players: the seats group is not used", c->env->desc->name);
@@ -336,7 +335,9 @@ static int open_envs(rl__run_state *rs)
         rl__seating_of(c, rs->train.table ? opp[0] : "random", 0, NULL, rl__eval_seed(rs->set.seed));
     rc = rl__vecenv_create_seated(&rs->eval, c->env->desc, rl__env_eval_opts(c), c->env_stages.vals, n_eval,
                                   rl__eval_seed(rs->set.seed), 1, repeat, &eval_seating, rs->err, sizeof rs->err);
-    if (rc != RL_OK) return rc == RL_ECONFIG ? RL_EIO : rc; /* accepted just above: not the config */
+    /* the env's options were accepted just above, so a refusal is the
+       first evaluation opponent's (the config's) or else not the config's */
+    if (rc != RL_OK) return rc == RL_ECONFIG && !rs->train.table ? RL_EIO : rc;
     rs->have_eval = 1;
     for (uint32_t o = 1; rs->eval.table && o <= rl__eval_opponents(c, &opp); o++) { /* each opens now, not at the end */
         rc = rl__table_set_opponent(rs->eval.table, opp[o % rl__eval_opponents(c, &opp)], 0, rs->err, sizeof rs->err);
@@ -363,7 +364,7 @@ static int run_open(rl__run_state *rs, const rl__config *c, const rl__run_opts *
         rl__rundir_mode mode = o->resume_dir ? RL__RUNDIR_RESUME : o->force ? RL__RUNDIR_FORCE : RL__RUNDIR_NEW;
         if ((rc = rl__rundir_open(rs->set.out_dir, mode, &rs->dir, rs->err, sizeof rs->err)) != RL_OK) return rc;
     }
-    if ((rc = open_envs(rs)) != RL_OK) return rc;
+    if ((rc = open_envs(rs, (uint32_t)val(&c->env_host, RL__ENV_NUM_ENVS)->i)) != RL_OK) return rc;
     rs->rep.score_name = rs->train.info.score_name;
     rc = rl__replicas_open(&rs->reps, c, &rs->train.info, rs->train.n, rs->have_eval ? rs->eval.n : 1, rs->set.seed,
                            rl__schedule_steps(c), &rs->steps, rs->replicas_reason, sizeof rs->replicas_reason, rs->err,
@@ -579,6 +580,46 @@ static void run_close(rl__run_state *rs)
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     rl__log_set_level(RL_LOG_INFO);
+}
+
+/* One pass of rl__run_check: `boards` training envs, seated as the run
+   seats them, with the evaluation's envs and opponents and the self-play
+   pool; the algorithm made for every env's rows (all boards') beside
+   them, and the training search when every env is there. */
+static int check_pass(const rl__config *c, uint32_t boards, uint32_t all)
+{
+    rl__run_state *rs = calloc(1, sizeof *rs);
+    if (!rs) {
+        rl__log(RL_LOG_ERROR, NULL, "out of memory");
+        return RL_ENOMEM;
+    }
+    read_settings(rs, c);
+    rs->set.writer = 0; /* no run directory; the warnings are the run's own to give */
+    int rc = open_envs(rs, boards);
+    if (rc == RL_OK) {
+        uint32_t rows = rs->train.n / boards * all;
+        rc = rl__replicas_open(&rs->reps, c, &rs->train.info, rows, rs->have_eval ? rs->eval.n : 1, rs->set.seed,
+                               rl__schedule_steps(c), &rs->steps, rs->replicas_reason, sizeof rs->replicas_reason,
+                               rs->err, sizeof rs->err);
+        if (rc != RL_OK && rc != RL_ENOMEM) rc = RL_ECONFIG;
+    }
+    if (rc == RL_OK && rs->searched && boards == all) {
+        rs->algo = rs->reps.algo[0];
+        if (rl__searched_open(&rs->search, c, &rs->train, rs->avt, rs->algo, rs->set.seed ^ 0x5ea4c4ull, rs->err,
+                              sizeof rs->err) != RL_OK)
+            rc = RL_ECONFIG;
+    }
+    if (rc != RL_OK && rs->err[0]) rl__log(RL_LOG_ERROR, NULL, "%s", rs->err);
+    run_close(rs);
+    return rc;
+}
+
+int rl__run_check(const rl__config *c)
+{
+    uint32_t boards = (uint32_t)val(&c->env_host, RL__ENV_NUM_ENVS)->i;
+    int rc = check_pass(c, 1, boards);
+    if (rc == RL_OK && boards > 1) rc = check_pass(c, boards, boards);
+    return rc;
 }
 
 int rl__run(const rl__config *c, const rl__run_opts *o, rl__run_stats *stats)

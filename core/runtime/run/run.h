@@ -47,6 +47,16 @@ typedef struct rl__run_opts {
    plugins and any checkpoint have been accepted. */
 int rl__run(const rl__config *c, const rl__run_opts *o, rl__run_stats *stats);
 
+/* `rlhost check`: makes what a run makes before it trains, without its
+   directory, and lets it go: the envs seated as the run seats them, the
+   evaluation's envs and opponents, the self-play pool and its opponents,
+   the algorithm and the training search.  The algorithm is made first
+   beside one env, for every env's rows: its memory estimate refuses a
+   config too large in a moment, where making every env first (100,000
+   Atari games) would take minutes.  RL_OK, RL_ECONFIG (a plugin or an
+   opponent refused, the sentence logged), or RL_ENOMEM. */
+int rl__run_check(const rl__config *c);
+
 /* The signal that stopped the last run, or 0. */
 int rl__run_signal(void);
 
