@@ -36,6 +36,7 @@ enum {
     OPT_DET_EVAL,
     OPT_ON_NONFINITE,
     OPT_SYMMETRIES,
+    OPT_ROOT_WEIGHT,
     OPT_N
 };
 
@@ -73,6 +74,9 @@ static const rl_option_def options[OPT_N] = {
     [OPT_SYMMETRIES] = RL_OPTION_BOOL("symmetries", "true",
                                       "train on each position seen through one of the game's symmetries (its mirror "
                                       "image), drawn at random, where the env declares them"),
+    [OPT_ROOT_WEIGHT] = RL_OPTION_FLOAT("root_value_weight", "0.0", 0, 1,
+                                        "each move's value target: (1 - w) times its game's return plus w times the "
+                                        "search's mean value at its root (0: the return alone)"),
 };
 
 static const rl_option_def stages[ST_N] = {
@@ -95,10 +99,10 @@ static void az_destroy(void *p_)
     rl_trunk_destroy(&p->trunk);
     rl_params_free(&p->net);
     rl_adam_destroy(&p->adam);
-    void *bufs[] = {p->rb.obs,   p->rb.mask,      p->rb.pi,        p->rb.z,         p->games.obs, p->games.mask,
-                    p->games.pi, p->games.reward, p->games.same,   p->games.len,    p->x,         p->dlogits,
-                    p->dvalue,   p->act_x,        p->act_v,        p->act_p,        p->bmask,     p->bpi,
-                    p->bz,       p->xraw,         p->sym.obs_from, p->sym.action_to};
+    void *bufs[] = {p->rb.obs,   p->rb.mask,      p->rb.pi,      p->rb.z,         p->games.obs,    p->games.mask,
+                    p->games.pi, p->games.reward, p->games.root, p->games.same,   p->games.len,    p->x,
+                    p->dlogits,  p->dvalue,       p->act_x,      p->act_v,        p->act_p,        p->bmask,
+                    p->bpi,      p->bz,           p->xraw,       p->sym.obs_from, p->sym.action_to};
     for (size_t k = 0; k < sizeof bufs / sizeof *bufs; k++) rl_free(bufs[k]);
     rl_obs_layout_free(&p->obs);
     free(p);
@@ -126,6 +130,7 @@ static void read_options(az *p, const rl_algo_args *args)
     c->gamma = (float)o[OPT_GAMMA].f;
     c->value_scale = (float)o[OPT_VALUE_SCALE].f;
     c->max_grad_norm = (float)o[OPT_MAX_GRAD_NORM].f;
+    c->root_weight = (float)o[OPT_ROOT_WEIGHT].f;
     c->det_eval = (int)o[OPT_DET_EVAL].i;
     c->skip_nonfinite = o[OPT_ON_NONFINITE].i == 1;
     c->act = o[OPT_ACTIVATION].i == 1 ? RL_ACT_TANH : RL_ACT_RELU;
@@ -169,8 +174,9 @@ static int alloc_buffers(az *p)
         !ALLOC(p->games.mask, G * A, uint8_t) || !ALLOC(p->games.pi, G * A, float) ||
         !ALLOC(p->games.reward, G, float) || !ALLOC(p->games.same, G, uint8_t) ||
         !ALLOC(p->games.len, c->num_envs, uint32_t) || !ALLOC(p->x, B * D, float) || !ALLOC(p->dlogits, B * A, float) ||
-        !ALLOC(p->dvalue, B, float) || !ALLOC(p->bmask, B * A, uint8_t) || !ALLOC(p->bpi, B * A, float) ||
-        !ALLOC(p->bz, B, float) || !ALLOC(p->xraw, B * W, uint8_t))
+        (c->root_weight > 0 && !ALLOC(p->games.root, G, float)) || !ALLOC(p->dvalue, B, float) ||
+        !ALLOC(p->bmask, B * A, uint8_t) || !ALLOC(p->bpi, B * A, float) || !ALLOC(p->bz, B, float) ||
+        !ALLOC(p->xraw, B * W, uint8_t))
         return RL_ENOMEM;
     return RL_OK;
 }
@@ -179,7 +185,7 @@ static int alloc_buffers(az *p)
 static uint64_t training_bytes(const az_settings *c)
 {
     uint64_t A = c->n_actions, W = c->row_bytes, per = W + A + 4 * A + 4;
-    return (uint64_t)c->replay_cap * per + (uint64_t)c->num_envs * c->max_game * (per + 1);
+    return (uint64_t)c->replay_cap * per + (uint64_t)c->num_envs * c->max_game * (per + 1 + 4 * (c->root_weight > 0));
 }
 
 /* The env's symmetries (the host's checked copy) into p->sym, for the
@@ -311,7 +317,13 @@ static void finish_game(az *p, uint32_t g)
         if (k + 1 < n) G = gm->same[at] ? c->gamma * G : -c->gamma * G;
         G += gm->reward[at];
         float z = (float)(G / c->value_scale);
-        gm->reward[at] = z < -1.0f ? -1.0f : z > 1.0f ? 1.0f : z;
+        z = z < -1.0f ? -1.0f : z > 1.0f ? 1.0f : z;
+        if (gm->root) { /* the root's value, in the network's units, as a target */
+            float q = gm->root[at] / c->value_scale;
+            q = q < -1.0f ? -1.0f : q > 1.0f ? 1.0f : q;
+            z = (1.0f - c->root_weight) * z + c->root_weight * q;
+        }
+        gm->reward[at] = z;
     }
     for (uint32_t k = 0; k < n; k++) {
         size_t at = base + k, slot = p->rb.added % c->replay_cap;
@@ -340,6 +352,10 @@ static int az_observe(void *p_, const rl_transition *t, char *err, size_t errlen
     }
     size_t A = c->n_actions, W = c->row_bytes;
     az_games *gm = &p->games;
+    if (gm->root && !(RL_HAS_FIELD(t, rl_transition, search_value) && t->search_value)) {
+        RL_ERRF(err, errlen, "root_value_weight needs the search's root values, and this host gave none");
+        return RL_EINVAL;
+    }
     for (uint32_t i = 0; i < t->count; i++) {
         if (gm->len[i] >= c->max_game) {
             RL_ERRF(err, errlen, "a game of env %u ran past max_game_moves (%u) without ending: raise it", i,
@@ -355,6 +371,7 @@ static int az_observe(void *p_, const rl_transition *t, char *err, size_t errlen
         memcpy(gm->pi + at * A, t->search_policy + i * A, A * sizeof(float));
         gm->reward[at] = t->rewards[i];
         gm->same[at] = t->same_mover[i] != 0;
+        if (gm->root) gm->root[at] = t->search_value[i];
         if (t->terminated[i] || t->truncated[i]) finish_game(p, i);
     }
     return RL_OK;

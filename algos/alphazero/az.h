@@ -9,7 +9,8 @@
  * the game ends; then its value target is the return from its mover's
  * side (the other player's rewards negated, rl_transition.same_mover),
  * and the game's moves join the replay: a window of the most recent
- * positions.  The network (a shared trunk, a policy head of logits and a
+ * positions (with root_weight, each target is mixed with the search's
+ * value at the move's root).  The network (a shared trunk, a policy head of logits and a
  * value head through tanh) learns the visit distributions by cross-entropy
  * and the returns by squared error, with an L2 penalty on its weights. */
 #ifndef RLHOST_AZ_H
@@ -28,6 +29,7 @@ typedef struct az_settings {
     uint64_t total_steps; /* the run's, for the learning rate's schedule */
     int lr_linear;
     float lr, l2, value_coef, gamma, value_scale, max_grad_norm;
+    float root_weight; /* the search's root value's share of a value target */
     int det_eval, inference, skip_nonfinite;
     rl_activation act;
 } az_settings;
@@ -57,6 +59,7 @@ typedef struct az_symmetries {
 typedef struct az_games {
     uint8_t *obs, *mask; /* [num_envs][max_game][...] */
     float *pi, *reward;
+    float *root; /* the search's root value of each move (root_weight > 0; else NULL) */
     uint8_t *same;
     uint32_t *len; /* [num_envs] */
 } az_games;

@@ -3,7 +3,8 @@
    continues exactly), and the policy's description.  Everything loaded is
    checked: observations finite, masks 0 or 1, visit distributions
    non-negative, summing to 1 and nothing on a forbidden move, value
-   targets in [-1, 1], game lengths within max_game_moves. */
+   targets in [-1, 1], rewards and root values finite, game lengths
+   within max_game_moves. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,14 +104,14 @@ static int games(az *p, const rl_state_io *io, int load, char *err, size_t errle
         total += g->len[e];
     }
     uint8_t *pack = malloc(total ? total * (W + A + 1) : 1);           /* obs, masks, same */
-    float *pi_a = malloc(total ? total * (A + 1) * sizeof(float) : 1); /* visit weights, rewards */
+    float *pi_a = malloc(total ? total * (A + 2) * sizeof(float) : 1); /* visit weights, rewards, roots */
     if (!pack || !pi_a) {
         free(pack);
         free(pi_a);
         return RL_ENOMEM;
     }
     uint8_t *obs = pack, *mask = obs + total * W, *same = mask + total * A;
-    float *rew_a = pi_a + total * A;
+    float *rew_a = pi_a + total * A, *root_a = rew_a + total;
     for (size_t e = 0, k = 0; !load && e < E; e++)
         for (size_t i = 0; i < g->len[e]; i++, k++) {
             size_t at = e * M + i;
@@ -118,9 +119,14 @@ static int games(az *p, const rl_state_io *io, int load, char *err, size_t errle
             memcpy(mask + k * A, g->mask + at * A, A);
             memcpy(pi_a + k * A, g->pi + at * A, A * sizeof(float));
             rew_a[k] = g->reward[at];
+            if (g->root) root_a[k] = g->root[at];
             same[k] = g->same[at];
         }
-    if (!(rc = rl_state_blob(io, load, "state/", "game_obs", obs, total * W, err, errlen)) &&
+    if (g->root) { /* root_value_weight's: the search's value at each move's root */
+        rc = rl_state_blob(io, load, "state/", "game_root", root_a, total * sizeof(float), err, errlen);
+        if (rc == RL_OK && load) rc = rl_state_check_finite("state/game_root", root_a, total, err, errlen);
+    }
+    if (rc == RL_OK && !(rc = rl_state_blob(io, load, "state/", "game_obs", obs, total * W, err, errlen)) &&
         !(rc = rl_state_blob(io, load, "state/", "game_mask", mask, total * A, err, errlen)) &&
         !(rc = rl_state_blob(io, load, "state/", "game_pi", pi_a, total * A * sizeof(float), err, errlen)) &&
         !(rc = rl_state_blob(io, load, "state/", "game_reward", rew_a, total * sizeof(float), err, errlen)) &&
@@ -138,6 +144,7 @@ static int games(az *p, const rl_state_io *io, int load, char *err, size_t errle
             memcpy(g->mask + at * A, mask + k * A, A);
             memcpy(g->pi + at * A, pi_a + k * A, A * sizeof(float));
             g->reward[at] = rew_a[k];
+            if (g->root) g->root[at] = root_a[k];
             g->same[at] = same[k];
         }
     free(pi_a);

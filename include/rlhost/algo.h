@@ -180,6 +180,11 @@ typedef struct rl_transition {
        zero-sum game, whose return is the negation of the mover's. */
     const float *search_policy;
     const uint8_t *same_mover;
+    /* ABI 1.13, for an algorithm with RL_DESC_SEARCHED (NULL otherwise):
+       search_value [count], the search's mean backed-up value at obs's
+       root from its mover's side, in the units of the algorithm's own
+       values (a value target of its own, mixed with the game's return). */
+    const float *search_value;
 } rl_transition;
 
 /* ABI 1.8: one act call, rows [0, count) of a batch.  The host fills it;

@@ -3,8 +3,9 @@
 # runs of seconds: a short run trains and its network is searched at play
 # time and exported; it resumes exactly after SIGINT and after SIGKILL at
 # random moments (the window of positions and the games in progress
-# included), and repeats exactly for a count of search threads; hostile bytes in the window or a game in progress are refused
-# by name; every config that cannot train on search is refused with a
+# included), and repeats exactly for a count of search threads; trains
+# on the game's symmetries and on its searches' root values; hostile
+# bytes in the window or a game in progress are refused by name; every config that cannot train on search is refused with a
 # sentence before anything runs.  (TAP; the learning test is
 # tests/learning/tictactoe_alphazero.sh)
 # Usage: alphazero.sh RLHOST SOURCE_ROOT FIXTURE_DIR
@@ -82,6 +83,15 @@ ok $? "symmetries = false trains" || sed 's/^/#   /' "$T/therr"
 ! cmp -s <(data_of "$T/nosym/checkpoint.safetensors") <(data_of "$T/th1a/checkpoint.safetensors")
 ok $? "and its network differs from the one trained on the symmetries"
 
+# 3d. root_value_weight mixes the search's value at each move's root into its
+#     value target: the games in progress keep their roots' values, and the
+#     run resumes exactly.
+exact azroot "$T/az.cfg" 1000 "${PP[@]}" --set algo.root_value_weight=0.5
+header "$T/azroot-a/checkpoint.safetensors" | grep -q '"state/game_root"'; ok $? "the roots' values are saved"
+! header "$T/az-a/checkpoint.safetensors" | grep -q '"state/game_root"'; ok $? "and only where they are used"
+! cmp -s <(data_of "$T/azroot-a/checkpoint.safetensors") <(data_of "$T/az-a/checkpoint.safetensors")
+ok $? "the network learned from them differs"
+
 # 4. Hostile bytes, each crafted to pass the CRC-32s: refused by name.
 poke() { # FILE TENSOR PYTHON-STRUCT-FORMAT VALUE
   python3 - "$@" <<'EOP'
@@ -96,8 +106,8 @@ open(p, "wb").write(raw)
 EOP
   resign "$1"
 }
-hostile() { # DESC FILE TENSOR FORMAT VALUE SENTENCE
-  rm -rf "$T/h" && cp -r "$T/whole" "$T/h" && rm -f "$T/h/summary.json" "$T/h/checkpoint.prev.safetensors" \
+hostile() { # DESC FILE TENSOR FORMAT VALUE SENTENCE [RUN]
+  rm -rf "$T/h" && cp -r "${7:-$T/whole}" "$T/h" && rm -f "$T/h/summary.json" "$T/h/checkpoint.prev.safetensors" \
     "$T/h/replay.prev.safetensors"
   poke "$T/h/$2" "$3" "$4" "$5"
   expect_rc 1 "a resume from $1" -- "$RLHOST" run --resume "$T/h" "${PP[@]}" --set run.steps=4500
@@ -107,6 +117,7 @@ hostile "a value target of 5" replay.safetensors replay/z "<f" 5 "tensor 'replay
 hostile "a search weight that is NaN" replay.safetensors replay/pi "<f" nan "tensor 'replay': position 0's move 0"
 hostile "a mask byte of 7" replay.safetensors replay/mask "<B" 7 "position 0's move 0 has mask 7"
 hostile "a game past max_game_moves" checkpoint.safetensors state/game_moves "<I" 5000 "state/game_moves"
+hostile "a root value that is NaN" checkpoint.safetensors state/game_root "<f" nan "state/game_root" "$T/azroot-a"
 
 # 5. What cannot train on search: a sentence each, exit 2, nothing run.
 refuse() { # DESC SENTENCE ARGS...

@@ -493,7 +493,8 @@ static void observe_one(void *ctx, uint32_t first, uint32_t count)
                            .next_masks = t->next_masks ? t->next_masks + mb : NULL,
                            .final_masks = t->final_masks ? t->final_masks + mb : NULL,
                            .search_policy = t->search_policy ? t->search_policy + at * g->space.n : NULL,
-                           .same_mover = t->same_mover ? t->same_mover + at : NULL};
+                           .same_mover = t->same_mover ? t->same_mover + at : NULL,
+                           .search_value = t->search_value ? t->search_value + at : NULL};
         g->err[r][0] = 0;
         ph->rc[r] = g->avt->observe(g->algo[r], &s, g->err[r], RL_ERR_MAX);
         if (ph->rc[r] == RL_OK) ph->rc[r] = g->avt->update(g->algo[r], ph->step, g->err[r], RL_ERR_MAX);

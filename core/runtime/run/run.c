@@ -245,6 +245,7 @@ static int train_loop(rl__run_state *rs)
             rl__searched_stepped(&rs->search, v);
             t.search_policy = rs->search.policy;
             t.same_mover = rs->search.same;
+            t.search_value = rs->search.value;
         }
         if ((rc = rl__replicas_observe_update(&rs->reps, &t, v->row_bytes, rs->steps, rs->err, sizeof rs->err)) !=
             RL_OK)

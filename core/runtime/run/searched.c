@@ -90,7 +90,7 @@ int rl__searched_act(rl__searched *t, rl__vecenv *v, char *err, size_t errlen)
     rl__env_site site = rl__eval_site(v, t->where, t->where + R);
     const float *visits;
     int rc = rl__searcher_search(t->s, &site, t->calls, t->where, t->where + R, v->io.obs, v->io.action_mask, R,
-                                 &visits, err, errlen);
+                                 &visits, &t->value, err, errlen);
     if (rc != RL_OK) return rc;
     /* the draws of a call follow from the seed and the call alone */
     rl_rng rng;

@@ -27,6 +27,7 @@ typedef struct rl__searched {
     uint64_t *moves;      /* [rows]: moves of the row's game so far */
     float *policy;        /* [rows][n_actions]: the visit fractions of the last search */
     uint8_t *same;        /* [rows]: the row's next mover is the one that moved */
+    const float *value;   /* [rows]: the roots' mean backed-up values of the last search (the searcher's) */
 } rl__searched;
 
 /* Whether c's algorithm trains on search; if so, checks the config

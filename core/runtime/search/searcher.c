@@ -35,7 +35,7 @@ struct rl__searcher {
     uint8_t *states, *starts;
     uint8_t *all_moves; /* [rows][n_actions] ones: the masks of an env that does not mask */
     uint64_t *seeds;
-    float *visits;
+    float *visits, *values;
     int32_t *scratch_actions; /* [threads][rows] */
 };
 
@@ -184,7 +184,7 @@ static int alloc_buffers(rl__searcher *s, uint32_t rows, uint32_t threads)
 {
     const rl_search_model *f = s->face;
     size_t sb = (f->state_bytes + 7) & ~(size_t)7, A = f->n_actions;
-    size_t bytes = rows * (sb + sizeof(uint64_t) + A * sizeof(float) + threads * sizeof(int32_t) + 1 + A);
+    size_t bytes = rows * (sb + sizeof(uint64_t) + (A + 1) * sizeof(float) + threads * sizeof(int32_t) + 1 + A);
     uint8_t *p = s->block = calloc(1, bytes);
     s->workers = calloc(threads, sizeof *s->workers);
     s->worker_ctx = calloc(threads, sizeof *s->worker_ctx);
@@ -197,6 +197,7 @@ static int alloc_buffers(rl__searcher *s, uint32_t rows, uint32_t threads)
     s->seeds = (uint64_t *)p, p += rows * sizeof(uint64_t);
     s->states = p, p += rows * sb;
     s->visits = (float *)p, p += rows * A * sizeof(float);
+    s->values = (float *)p, p += rows * sizeof(float);
     s->scratch_actions = (int32_t *)p, p += (size_t)threads * rows * sizeof(int32_t);
     s->all_moves = memset(p, 1, rows * A), p += rows * A;
     s->starts = memset(p, 1, rows); /* every row a fresh start: no recurrent state */
@@ -283,7 +284,7 @@ static uint64_t mix(uint64_t x)
 
 int rl__searcher_search(rl__searcher *s, const rl__env_site *site, uint64_t call, const uint32_t *boards_of,
                         const uint32_t *movers, const void *obs, const uint8_t *masks, uint32_t count,
-                        const float **visits, char *err, size_t errlen)
+                        const float **visits, const float **values, char *err, size_t errlen)
 {
     if (count > s->rows) {
         snprintf(err, errlen, "search: %u rows, past the %u it was made for", count, s->rows);
@@ -300,11 +301,12 @@ int rl__searcher_search(rl__searcher *s, const rl__env_site *site, uint64_t call
     rl_search_parallel_fn par = rl__pool_threads(s->pool) > 1 ? on_pool : NULL;
     if (s->each)
         rc = rl_search_run_each(s->search, count, s->states, obs, m, s->seeds, network, s->worker_ctx, par, s->pool,
-                                s->visits, NULL, err, errlen);
+                                s->visits, s->values, err, errlen);
     else
         rc = rl_search_run(s->search, count, s->states, obs, m, s->seeds, s->vt ? network : NULL, s->worker_ctx[0], par,
-                           s->pool, s->visits, NULL, err, errlen);
+                           s->pool, s->visits, s->values, err, errlen);
     *visits = s->visits;
+    if (values) *values = s->values;
     return rc;
 }
 
@@ -313,7 +315,7 @@ int rl__searcher_act(rl__searcher *s, const rl__env_site *site, uint64_t call, c
                      char *err, size_t errlen)
 {
     const float *visits;
-    int rc = rl__searcher_search(s, site, call, boards_of, movers, obs, masks, count, &visits, err, errlen);
+    int rc = rl__searcher_search(s, site, call, boards_of, movers, obs, masks, count, &visits, NULL, err, errlen);
     if (rc != RL_OK) return rc;
     size_t A = s->face->n_actions;
     rl_rng rng;

@@ -84,10 +84,12 @@ int rl__searcher_act(rl__searcher *s, const rl__env_site *site, uint64_t call, c
                      char *err, size_t errlen);
 
 /* The search alone of rl__searcher_act: the roots' visit counts, [count]
-   [n_actions] until the next search, picked from by the caller. */
+   [n_actions], and their mean backed-up values from each root's mover's
+   side, [count] (the evaluator's units), both until the next search,
+   picked from by the caller. */
 int rl__searcher_search(rl__searcher *s, const rl__env_site *site, uint64_t call, const uint32_t *boards_of,
                         const uint32_t *movers, const void *obs, const uint8_t *masks, uint32_t count,
-                        const float **visits, char *err, size_t errlen);
+                        const float **visits, const float **values, char *err, size_t errlen);
 
 /* A policy that searches at each of its moves: the learner of eval and
    play --search, an opponent that searches.  Its searcher is opened at
