@@ -69,6 +69,7 @@ class _Gen:
         self.used = set()  # the helpers the body calls
         self.int_consts = []  # static int arrays (the components' sizes)
         self.by_value = {}  # (what, shape, bytes) -> the array already written with them
+        self.done = {}  # (op, input, width) -> its output and width
 
     def const(self, a, what):
         """A static const float array of a: its name, one array for equal
@@ -105,7 +106,12 @@ class _Gen:
     # ---- the ops: each takes (input expression, width), returns the same --
     def ops(self, ops, x, w):
         for op in ops:
-            x, w = self.op(op, x, w)
+            # an op already applied to the same input (the trunk a policy and
+            # its value head share) is computed once: its output is kept
+            key = (json.dumps(op, sort_keys=True), x, w)
+            if key not in self.done:
+                self.done[key] = self.op(op, x, w)
+            x, w = self.done[key]
         return x, w
 
     def op(self, op, x, w):

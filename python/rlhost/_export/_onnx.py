@@ -12,6 +12,8 @@ AlphaZero's value), and each LSTM's next state ("next_state_<name>_h",
 "_c").  The first dimension
 of every input and output is the batch."""
 
+import json
+
 import numpy as np
 
 from .._spec import batchnorm_arrays, conv_out
@@ -25,6 +27,7 @@ class _Graph:
 
         self.nh = numpy_helper
         self.nodes, self.inits, self.inputs, self.outputs = [], [], [], []
+        self.done = {}  # (op, input, width) -> its output and width
         self.n = 0
         self.by_value = {}  # (what, dtype, shape, bytes) -> the initializer already made of them
 
@@ -63,7 +66,12 @@ class _Graph:
 
 def _ops(g, m, ops, x, w):
     for op in ops:
-        x, w = _op(g, m, op, x, w)
+        # an op already applied to the same input (the trunk a policy and its
+        # value head share) is one node: the value branches off its output
+        key = (json.dumps(op, sort_keys=True), x, w)
+        if key not in g.done:
+            g.done[key] = _op(g, m, op, x, w)
+        x, w = g.done[key]
     return x, w
 
 
