@@ -2,9 +2,9 @@
    it when it opens the env (the observation, the action space with its
    MultiDiscrete nvec, masks and a hybrid action's box, a composite observation's parts: names,
    kinds, dtypes, shapes, offsets, scales, nvec), its agents' seats and
-   turns (ABI 1.7), built from arbitrary bytes; where it passes, rows of observations, masks and actions from the
-   rest of the input go through the checks every step makes, and an
-   algorithm's actions are settled, split and packed back. */
+   turns (ABI 1.7), its symmetries (ABI 1.13), built from arbitrary bytes; where it passes, rows of observations, masks
+   and actions from the rest of the input go through the checks every step makes, and an algorithm's actions are
+   settled, split and packed back. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +12,7 @@
 #include "seats/table.h"
 #include "spaces/parts.h"
 #include "spaces/spaces.h"
+#include "spaces/symmetry.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -104,6 +105,35 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         rl__space_free(&s);
         return 0;
     }
+    /* up to 3 symmetries of tables from the input, nearly permutations:
+       one the host accepts permutes the row's bytes and the moves, and
+       keeps a row the parts accept acceptable */
+    enum { SYM_ROW = 512 };
+    uint32_t sym_obs[3][SYM_ROW], sym_act[3][40];
+    rl_symmetry syms[3];
+    rl__symmetries sy = {0};
+    int have_sym = 0;
+    if (row <= SYM_ROW && byte(&r) % 2) {
+        uint32_t n_sym = 1 + byte(&r) % 3;
+        for (uint32_t k = 0; k < n_sym; k++) {
+            uint8_t how = byte(&r); /* 0: identity, 1: reversed, else a byte's worth of swaps */
+            for (uint32_t j = 0; j < row; j++) sym_obs[k][j] = how == 1 ? (uint32_t)row - 1 - j : j;
+            for (uint32_t a = 0; a < 40; a++)
+                sym_act[k][a] = how == 1 && a < info.n_actions ? info.n_actions - 1 - a : a;
+            for (uint32_t t = how > 1 ? byte(&r) % 8 : 0; t > 0; t--) {
+                uint32_t i = u16(&r) % (uint32_t)(row + 1), j = u16(&r) % (uint32_t)row, x = sym_obs[k][j];
+                if (i < row)
+                    sym_obs[k][j] = sym_obs[k][i], sym_obs[k][i] = x; /* else a byte out of range */
+                else
+                    sym_obs[k][j] = (uint32_t)row;
+            }
+            if (byte(&r) % 5 == 0) sym_act[k][byte(&r) % 40] = byte(&r) % 41;
+            syms[k] = (rl_symmetry){sym_obs[k], byte(&r) % 9 ? sym_act[k] : NULL};
+        }
+        info.n_symmetries = n_sym;
+        info.symmetries = syms;
+        if (rl__symmetries_from_info(&sy, &info, &p, row, "fuzz", err, sizeof err) == RL_OK) have_sym = sy.n > 0;
+    }
     /* two rows of whatever the rest of the input holds */
     enum { ROWS = 2 };
     unsigned char *obs = calloc(ROWS, row);
@@ -113,7 +143,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (size_t k = 0; k < ROWS * row; k++) obs[k] = byte(&r);
         for (size_t k = 0; k < ROWS * (size_t)s.mask_width; k++) mask[k] = byte(&r) & 1;
         for (size_t k = 0; k < ROWS * s.action_bytes; k++) act[k] = byte(&r) % 4;
-        rl__parts_check_rows(&p, obs, ROWS, row, 1, "fuzz", err, sizeof err);
+        int rows_ok = rl__parts_check_rows(&p, obs, ROWS, row, 1, "fuzz", err, sizeof err) == RL_OK;
+        for (uint32_t k = 0; have_sym && k < sy.n; k++) {
+            uint8_t seen[SYM_ROW] = {0}, moved[40] = {0}, image[SYM_ROW];
+            for (size_t j = 0; j < row; j++) {
+                if (sy.list[k].obs_from[j] >= row || seen[sy.list[k].obs_from[j]]++) __builtin_trap();
+                image[j] = obs[sy.list[k].obs_from[j]];
+            }
+            for (uint32_t a = 0; a < info.n_actions; a++)
+                if (sy.list[k].action_to[a] >= info.n_actions || moved[sy.list[k].action_to[a]]++) __builtin_trap();
+            if (rows_ok && rl__parts_check_rows(&p, image, 1, row, 1, "fuzz", err, sizeof err) != RL_OK)
+                __builtin_trap(); /* an image of an acceptable row is acceptable */
+        }
         for (uint32_t i = 0; s.mask_width && i < ROWS; i++)
             rl__space_check_mask(&s, mask + (size_t)i * s.mask_width, i, 1, 0, "fuzz", "a mask", err, sizeof err);
         rl__space_check_actions(&s, act, s.mask_width ? mask : NULL, ROWS, 1, "fuzz", err, sizeof err);
@@ -137,6 +178,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     free(obs);
     free(mask);
     free(act);
+    rl__symmetries_free(&sy);
     rl__parts_free(&p);
     rl__space_free(&s);
     return 0;
