@@ -15,7 +15,7 @@ import re
 import numpy as np
 
 from .._spec import batchnorm_arrays, conv_out
-from ._model import Refused
+from ._model import Refused, apply_ops
 
 _CTYPE = {"F32": "float", "U8": "unsigned char", "I32": "int"}
 
@@ -105,14 +105,7 @@ class _Gen:
 
     # ---- the ops: each takes (input expression, width), returns the same --
     def ops(self, ops, x, w):
-        for op in ops:
-            # an op already applied to the same input (the trunk a policy and
-            # its value head share) is computed once: its output is kept
-            key = (json.dumps(op, sort_keys=True), x, w)
-            if key not in self.done:
-                self.done[key] = self.op(op, x, w)
-            x, w = self.done[key]
-        return x, w
+        return apply_ops(ops, x, w, self.done, self.op)
 
     def op(self, op, x, w):
         k = op["op"]

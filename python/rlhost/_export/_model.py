@@ -222,6 +222,20 @@ def _bounds(lo, hi):
     return num and np.isfinite(lo) and np.isfinite(hi) and lo <= hi
 
 
+def apply_ops(ops, x, w, done, apply):
+    """Applies ops in order from input x of width w, each as apply(op, x, w)
+    -> (output, width), and returns the last output and width.  An op already
+    applied to the same input (the trunk a policy and its value head share)
+    is applied once: done maps (op, input, width) to its output and width
+    across the calls of one export."""
+    for op in ops:
+        key = (json.dumps(op, sort_keys=True), x, w)
+        if key not in done:
+            done[key] = apply(op, x, w)
+        x, w = done[key]
+    return x, w
+
+
 def _walk(ops):
     for op in ops:
         yield op

@@ -12,12 +12,10 @@ AlphaZero's value), and each LSTM's next state ("next_state_<name>_h",
 "_c").  The first dimension
 of every input and output is the batch."""
 
-import json
-
 import numpy as np
 
 from .._spec import batchnorm_arrays, conv_out
-from ._model import MIN_OPSET, Refused
+from ._model import MIN_OPSET, Refused, apply_ops
 
 
 class _Graph:
@@ -65,14 +63,7 @@ class _Graph:
 
 
 def _ops(g, m, ops, x, w):
-    for op in ops:
-        # an op already applied to the same input (the trunk a policy and its
-        # value head share) is one node: the value branches off its output
-        key = (json.dumps(op, sort_keys=True), x, w)
-        if key not in g.done:
-            g.done[key] = _op(g, m, op, x, w)
-        x, w = g.done[key]
-    return x, w
+    return apply_ops(ops, x, w, g.done, lambda op, x, w: _op(g, m, op, x, w))
 
 
 def _op(g, m, op, x, w):
