@@ -303,6 +303,11 @@ static int az_act(void *p_, const rl_act_batch *b, char *err, size_t errlen)
     return RL_OK;
 }
 
+static float clip1(float v)
+{
+    return v < -1.0f ? -1.0f : v > 1.0f ? 1.0f : v;
+}
+
 /* Game g ended: its moves' targets, the return from each mover's side,
    and the moves into the replay. */
 static void finish_game(az *p, uint32_t g)
@@ -316,13 +321,9 @@ static void finish_game(az *p, uint32_t g)
         size_t at = base + k;
         if (k + 1 < n) G = gm->same[at] ? c->gamma * G : -c->gamma * G;
         G += gm->reward[at];
-        float z = (float)(G / c->value_scale);
-        z = z < -1.0f ? -1.0f : z > 1.0f ? 1.0f : z;
-        if (gm->root) { /* the root's value, in the network's units, as a target */
-            float q = gm->root[at] / c->value_scale;
-            q = q < -1.0f ? -1.0f : q > 1.0f ? 1.0f : q;
-            z = (1.0f - c->root_weight) * z + c->root_weight * q;
-        }
+        float z = clip1((float)(G / c->value_scale));
+        if (gm->root) /* the root's value, in the network's units, as a target */
+            z = (1.0f - c->root_weight) * z + c->root_weight * clip1(gm->root[at] / c->value_scale);
         gm->reward[at] = z;
     }
     for (uint32_t k = 0; k < n; k++) {
