@@ -97,6 +97,7 @@ static void az_destroy(void *p_)
     }
     free(p->actors);
     rl_trunk_destroy(&p->trunk);
+    rl_free(p->packed);
     rl_params_free(&p->net);
     rl_adam_destroy(&p->adam);
     void *bufs[] = {p->rb.obs,   p->rb.mask,      p->rb.pi,      p->rb.z,         p->games.obs,    p->games.mask,
@@ -275,9 +276,9 @@ static int az_act(void *p_, const rl_act_batch *b, char *err, size_t errlen)
     float *probs = has && b->probs ? b->probs : own ? own->p : p->act_p;
     float *values = has && b->values ? b->values : own ? own->v : p->act_v;
     rl_obs_input(&p->obs.info, b->obs, count, x);
-    /* A search's batch of leaves goes through one matrix product; a move
-       row by row, so that it does not depend on the rows beside it (an
-       exported network gives the same). */
+    /* A search's batch of leaves goes through the packed weights, a move
+       through the row-by-row kernel (an exported network gives the same):
+       either way a row's values do not depend on the rows beside it. */
     const float *logits;
     az_forward(p, trunk, x, count, !(has && b->probs), &logits, values);
     int greedy = b->mode == RL_MODE_EVAL && c->det_eval;
@@ -387,7 +388,10 @@ static int az_update(void *p_, uint64_t step, char *err, size_t errlen)
     p->ratio_acc += c->replay_ratio * c->num_envs / c->batch;
     uint64_t n = (uint64_t)p->ratio_acc;
     p->ratio_acc -= (double)n;
-    return n ? az_train(p, n, err, errlen) : RL_OK;
+    if (!n) return RL_OK;
+    int rc = az_train(p, n, err, errlen);
+    az_pack(p);
+    return rc;
 }
 
 static size_t az_metrics(void *p_, rl_metric *out, size_t cap)

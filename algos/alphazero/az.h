@@ -85,6 +85,7 @@ typedef struct az {
     rl_obs_layout obs;
     rl_params net;
     rl_trunk trunk; /* heads: 0 the policy's logits, 1 the value (before tanh) */
+    float *packed;  /* the trunk's weights laid out for a search's leaves (az_pack) */
     rl_adam adam;
     az_replay rb;
     az_games games;
@@ -106,10 +107,13 @@ typedef struct az {
 /* az_net.c: the trunk and its heads for hidden widths, initialized from
    seed, and each act worker's trunk over the same parameters. */
 int az_network(az *p, const uint32_t *hidden, uint32_t nh, uint64_t seed);
+/* az_net.c: the network's weights into p->packed; after every change to
+   them (creation, gradient steps, a load), before the next act. */
+void az_pack(az *p);
 /* az_net.c: logits [B][A] and values [B] (in [-value_scale, value_scale])
    of B rows of network input x through trunk t (the az's own, or an act
-   worker's), row by row (infer) or as a training forward the backward
-   follows. */
+   worker's), row by row (infer: a move) or through p->packed (a search's
+   leaves); each row's result depends on nothing but the row. */
 void az_forward(const az *p, rl_trunk *t, const float *x, uint32_t B, int infer, const float **logits, float *values);
 /* az_net.c: the policy as rlhost.policy/1 (logits and value). */
 int az_describe(const az *p, const rl_state_io *io, char *err, size_t errlen);

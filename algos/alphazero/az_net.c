@@ -20,6 +20,8 @@ int az_network(az *p, const uint32_t *hidden, uint32_t nh, uint64_t seed)
     const az_settings *c = &p->cfg;
     int rc = make_trunk(p, &p->trunk, &p->net, hidden, nh, c->batch > c->rows ? c->batch : c->rows);
     if (rc == RL_OK) rc = rl_params_alloc(&p->net);
+    if (rc == RL_OK && !(p->packed = rl_calloc_aligned(rl_trunk_packed_floats(&p->trunk), sizeof(float))))
+        rc = RL_ENOMEM;
     /* the workers' trunks declare the same tensors in the same order, so
        their offsets are the parameters' own; the table itself is dropped */
     rl_params *layout = p->workers > 1 ? calloc(1, sizeof *layout) : NULL;
@@ -34,13 +36,22 @@ int az_network(az *p, const uint32_t *hidden, uint32_t nh, uint64_t seed)
     rl_rng_seed(&rng, seed, 0xA21A);
     const float gains[2] = {0.01f, 1.0f}; /* near-uniform priors at the start */
     rl_trunk_init(&p->trunk, &p->net, RL_INIT_ORTHOGONAL, gains, &rng);
+    az_pack(p);
     return RL_OK;
+}
+
+void az_pack(az *p)
+{
+    rl_trunk_pack(&p->trunk, p->net.data, p->packed);
 }
 
 void az_forward(const az *p, rl_trunk *t, const float *x, uint32_t B, int infer, const float **logits, float *values)
 {
     const float *out[2];
-    rl_trunk_forward(t, p->net.data, x, B, infer, out);
+    if (infer)
+        rl_trunk_forward(t, p->net.data, x, B, 1, out);
+    else
+        rl_trunk_forward_packed(t, p->net.data, p->packed, x, B, out);
     *logits = out[0];
     for (uint32_t i = 0; i < B && values; i++) values[i] = tanhf(out[1][i]) * p->cfg.value_scale;
 }

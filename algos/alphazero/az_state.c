@@ -156,9 +156,9 @@ int az_state(az *p, const rl_state_io *io, int load, char *err, size_t errlen)
 {
     int rc;
     if (!load && (rc = az_describe(p, io, err, errlen))) return rc;
-    if ((rc = rl_params_state(&p->net, io, load, "", err, errlen)) ||
-        (rc = rl_rng_state(&p->explore, io, load, "state/rng_explore", err, errlen)))
-        return rc;
+    rc = rl_params_state(&p->net, io, load, "", err, errlen);
+    if (load) az_pack(p); /* whatever the load left in the network, the search reads */
+    if (rc || (rc = rl_rng_state(&p->explore, io, load, "state/rng_explore", err, errlen))) return rc;
     if (p->cfg.inference) return RL_OK; /* acting reads the network and draws from its stream alone */
     if ((rc = rl_adam_state(&p->adam, &p->net, io, load, "adam/", err, errlen)) ||
         (rc = scalars(p, io, load, err, errlen)) || (rc = replay(p, io, load, err, errlen)) ||

@@ -188,6 +188,19 @@ const float *rl_mlp_forward(rl_mlp *m, const float *params, const float *in, uin
 /* rl_mlp_forward with rl_linear_forward_rowwise: results per row do not
    depend on batch (for inference). */
 const float *rl_mlp_infer(rl_mlp *m, const float *params, const float *in, uint32_t batch);
+/* Forward passes of a few rows at a time (a search's leaves, one thread's
+   share of them) with the weights laid out once instead of on every call:
+   rl_mlp_pack writes each layer's W transposed ([in][out], layer after
+   layer, rl_mlp_packed_floats of them) and must run again whenever params
+   change; rl_mlp_forward_packed reads them beside params' biases.  Each
+   row's result depends on nothing but the row: it is the one
+   rl_mlp_forward gives the row in a batch of 32 or more rows wherever that
+   takes librlcore's own kernel (AVX2 or AVX-512, sums of at most 256
+   terms).  A renormalized MLP packs nothing and runs rl_mlp_forward. */
+size_t rl_mlp_packed_floats(const rl_mlp *m);
+void rl_mlp_pack(const rl_mlp *m, const float *params, float *packed);
+const float *rl_mlp_forward_packed(rl_mlp *m, const float *params, const float *packed, const float *in,
+                                   uint32_t batch);
 /* A renormalized MLP's training forward over batch >= 2 rows: batch
    statistics (renormalized when renorm is nonzero, after the caller's
    warm-up), the running ones in params updated.  Without renormalization,
@@ -250,6 +263,12 @@ void rl_trunk_init(const rl_trunk *t, rl_params *p, rl_init_scheme scheme, const
    the row-independent kernel (rl_mlp_infer), which shares this workspace:
    never between a training forward and its backward. */
 void rl_trunk_forward(rl_trunk *t, const float *params, const float *in, uint32_t batch, int infer, const float **out);
+/* The body's and the heads' packs, in that order (rl_mlp_pack), and
+   rl_trunk_forward through them (rl_mlp_forward_packed). */
+size_t rl_trunk_packed_floats(const rl_trunk *t);
+void rl_trunk_pack(const rl_trunk *t, const float *params, float *packed);
+void rl_trunk_forward_packed(rl_trunk *t, const float *params, const float *packed, const float *in, uint32_t batch,
+                             const float **out);
 /* Backward of the last training forward on in: dout[h] is head h's output
    gradient, or NULL for a head outside the loss.  Accumulates into grad;
    din (may be NULL) += d input. */

@@ -331,6 +331,64 @@ static void test_trunk(rl_rng *rng)
     rl_params_free(&c.p);
 }
 
+/* The packed forward (a search's leaves): the rows of rl_trunk_forward's
+   batch of 64, and each row whatever rows are beside it, where
+   librlcore's kernel takes every layer's product. */
+static void test_packed(rl_rng *rng)
+{
+    enum { B = 64, IN = 84, H = 256 };
+    rl_trunk t;
+    rl_params p;
+    memset(&p, 0, sizeof p);
+    uint32_t hidden[2] = {H, H};
+    const rl_trunk_head heads[2] = {{.name = "pi", .out_dim = 7}, {.name = "v", .out_dim = 1}};
+    OK(rl_trunk_create(&t, &p, "net", IN, hidden, 2, RL_ACT_RELU, heads, 2, B) == RL_OK && rl_params_alloc(&p) == RL_OK,
+       "packed: a trunk of [256, 256] with two heads");
+    rl_trunk_init(&t, &p, RL_INIT_ORTHOGONAL, NULL, rng);
+    size_t n = rl_trunk_packed_floats(&t);
+    OK(n == (size_t)IN * H + H * H + H * 7 + H, "packed: one float per weight");
+    float *packed = malloc(n * sizeof(float)), *x = malloc((size_t)B * IN * sizeof(float));
+    float ref[2][B * 7], got[2][B * 7];
+    fill(x, (size_t)B * IN, rng, 1);
+    rl_trunk_pack(&t, p.data, packed);
+    const float *o[2];
+    rl_trunk_forward(&t, p.data, x, B, 0, o);
+    memcpy(ref[0], o[0], B * 7 * sizeof(float)), memcpy(ref[1], o[1], B * sizeof(float));
+    rl_trunk_forward_packed(&t, p.data, packed, x, B, o);
+    memcpy(got[0], o[0], B * 7 * sizeof(float)), memcpy(got[1], o[1], B * sizeof(float));
+    int kernel = rl__fused_fits(0, 1, B, H, IN) && rl__fused_fits(0, 1, B, H, H) && rl__fused_fits(0, 1, B, 7, H) &&
+        rl__fused_fits(0, 1, B, 1, H);
+    double maxd = 0;
+    for (int i = 0; i < B * 7; i++) maxd = fmax(maxd, fabs(ref[0][i] - got[0][i]));
+    for (int i = 0; i < B; i++) maxd = fmax(maxd, fabs(ref[1][i] - got[1][i]));
+    char label[160];
+    snprintf(label, sizeof label, "packed: the batch's outputs are rl_trunk_forward's (%s)",
+             kernel ? "bit for bit" : "OpenBLAS: within rounding");
+    if (!OK(kernel ? maxd == 0 : maxd < 1e-4, label)) printf("#   largest difference %g\n", maxd);
+    int alone = 1, small = 1;
+    for (uint32_t m = 1; m <= 31; m += 5) small &= rl__fused_fits(0, 0, m, 7, H) && rl__fused_fits(0, 0, m, 1, H);
+    for (uint32_t r = 0; r < B; r += 9) { /* rows alone and in short batches */
+        uint32_t m = r % 5 + 1 <= B - r ? r % 5 + 1 : B - r;
+        rl_trunk_forward_packed(&t, p.data, packed, x + (size_t)r * IN, m, o);
+        alone &= memcmp(o[0], got[0] + (size_t)r * 7, m * 7 * sizeof(float)) == 0 &&
+            memcmp(o[1], got[1] + r, m * sizeof(float)) == 0;
+    }
+    if (small) OK(alone, "packed: a row's outputs do not depend on the rows beside it");
+    for (uint32_t i = 0; i < p.n_tensors; i++) /* changed weights reach the outputs once packed again */
+        if (!strcmp(p.tensors[i].name, "net/pi/layer0.weight"))
+            for (size_t k = 0; k < (size_t)7 * H; k++) p.data[p.tensors[i].offset + k] += 0.5f;
+    rl_trunk_forward_packed(&t, p.data, packed, x, 1, o);
+    float stale = o[0][0];
+    rl_trunk_pack(&t, p.data, packed);
+    rl_trunk_forward_packed(&t, p.data, packed, x, 1, o);
+    OK(stale == got[0][0] && o[0][0] != stale,
+       "packed: the weights are read from the pack, and packing again updates them");
+    free(packed);
+    free(x);
+    rl_trunk_destroy(&t);
+    rl_params_free(&p);
+}
+
 /* ---- Conv2d ---- */
 typedef struct conv_ctx {
     rl_conv2d c;
@@ -1139,6 +1197,9 @@ int main(void)
     rl_rng trunk_rng;
     rl_rng_seed(&trunk_rng, 11, 0);
     test_trunk(&trunk_rng);
+    rl_rng packed_rng;
+    rl_rng_seed(&packed_rng, 19, 0);
+    test_packed(&packed_rng);
     test_lstm(&rng);
     test_conv2d_shapes(&rng);
     test_cnn(&rng);

@@ -251,6 +251,40 @@ const float *rl_mlp_infer(rl_mlp *m, const float *params, const float *in, uint3
     return x;
 }
 
+size_t rl_mlp_packed_floats(const rl_mlp *m)
+{
+    size_t n = 0;
+    for (uint32_t l = 0; l < m->n_layers && !m->renorm; l++) n += (size_t)m->dims[l] * m->dims[l + 1];
+    return n;
+}
+
+void rl_mlp_pack(const rl_mlp *m, const float *params, float *packed)
+{
+    for (uint32_t l = 0; l < m->n_layers && !m->renorm; l++) {
+        uint32_t in = m->dims[l], out = m->dims[l + 1];
+        const float *w = params + m->w_off[l];
+        for (uint32_t o = 0; o < out; o++)
+            for (uint32_t i = 0; i < in; i++) packed[(size_t)i * out + o] = w[(size_t)o * in + i];
+        packed += (size_t)in * out;
+    }
+}
+
+const float *rl_mlp_forward_packed(rl_mlp *m, const float *params, const float *packed, const float *in, uint32_t batch)
+{
+    if (m->renorm) return rl_mlp_forward(m, params, in, batch);
+    const float *x = in;
+    for (uint32_t l = 0; l < m->n_layers; l++) {
+        uint32_t k = m->dims[l], n = m->dims[l + 1];
+        float *out = m->acts + m->act_off[l];
+        rl__epilogue e = {
+            .kind = RL__EPI_BIAS_ACT, .act = l + 1 < m->n_layers ? m->act : RL_ACT_NONE, .bias = params + m->b_off[l]};
+        rl__fused_gemm(0, 0, batch, n, k, x, k, packed, n, out, &e);
+        packed += (size_t)k * n;
+        x = out;
+    }
+    return x;
+}
+
 /* A renormalized MLP's backward: each layer's linear part into its z's
    gradient, then the renormalization's (by the statistics its last forward
    used) into the layer below's output gradient, and through its

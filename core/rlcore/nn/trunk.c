@@ -66,6 +66,36 @@ void rl_trunk_forward(rl_trunk *t, const float *params, const float *in, uint32_
     for (uint32_t h = 0; h < t->n_heads; h++) out[h] = fwd(&t->heads[h], params, feat, batch);
 }
 
+size_t rl_trunk_packed_floats(const rl_trunk *t)
+{
+    size_t n = rl_mlp_packed_floats(&t->body);
+    for (uint32_t h = 0; h < t->n_heads; h++) n += rl_mlp_packed_floats(&t->heads[h]);
+    return n;
+}
+
+void rl_trunk_pack(const rl_trunk *t, const float *params, float *packed)
+{
+    rl_mlp_pack(&t->body, params, packed);
+    packed += rl_mlp_packed_floats(&t->body);
+    for (uint32_t h = 0; h < t->n_heads; h++) {
+        rl_mlp_pack(&t->heads[h], params, packed);
+        packed += rl_mlp_packed_floats(&t->heads[h]);
+    }
+}
+
+void rl_trunk_forward_packed(rl_trunk *t, const float *params, const float *packed, const float *in, uint32_t batch,
+                             const float **out)
+{
+    rl_mlp_forward_packed(&t->body, params, packed, in, batch);
+    packed += rl_mlp_packed_floats(&t->body);
+    float *feat = features(t);
+    rl_activation_forward(t->act, feat, feat, (size_t)batch * t->feat_dim);
+    for (uint32_t h = 0; h < t->n_heads; h++) {
+        out[h] = rl_mlp_forward_packed(&t->heads[h], params, packed, feat, batch);
+        packed += rl_mlp_packed_floats(&t->heads[h]);
+    }
+}
+
 void rl_trunk_backward(rl_trunk *t, const float *params, float *grad, const float *in, const float *const *dout,
                        float *din, uint32_t batch)
 {
