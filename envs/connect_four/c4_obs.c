@@ -1,5 +1,7 @@
 /* The observation of a Connect Four seat, written by the env and read back
    by the scripted opponent; see c4_plugin.h. */
+#include <string.h>
+
 #include "c4_plugin.h"
 
 /* Row r (0 the top) of the stones s as 7 bytes of 0 or 1, one a column:
@@ -13,10 +15,19 @@ static uint64_t row_bytes(uint64_t s, int r)
     return (bits * 0x0002040810204081ull) & 0x0101010101010101ull;
 }
 
-/* The stones s as a plane of [6][7] bytes. */
+/* The stones s as a plane of [6][7] bytes: each row but the last as one
+   8-byte store (little-endian: byte c is column c) whose eighth byte the
+   next row's store overwrites, so no write lands past the plane. */
 static void plane(uint64_t s, uint8_t *o)
 {
-    for (int r = 0; r < C4_H; r++) {
+    int r = 0;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    for (; r + 1 < C4_H; r++) {
+        uint64_t row = row_bytes(s, r);
+        memcpy(o + r * C4_W, &row, sizeof row);
+    }
+#endif
+    for (; r < C4_H; r++) {
         uint64_t row = row_bytes(s, r);
         for (int c = 0; c < C4_W; c++) o[r * C4_W + c] = (uint8_t)(row >> (8 * c));
     }

@@ -146,6 +146,16 @@ static const char *io_error(void *ctx)
     return ((codec *)ctx)->why;
 }
 
+/* A codec for one state (IO_SAVE, IO_LOAD).  Every simulation saves and
+   loads states, so its message buffer is emptied, not zeroed. */
+static void codec_start(codec *c, rl__model *m, int mode, uint8_t *state)
+{
+    c->m = m, c->mode = mode, c->state = state;
+    c->next = c->boards = c->count = c->puts = 0;
+    c->of = NULL;
+    c->why[0] = '\0';
+}
+
 static rl_state_io io_of(codec *c)
 {
     return (rl_state_io){sizeof(rl_state_io), c, io_put, io_get, io_error, NULL};
@@ -212,9 +222,11 @@ static int scratch_open(rl__model *m, scratch *s, const rl_value *options, const
 
 static int load_state(rl__model *m, scratch *s, const uint8_t *state, char *err, size_t errlen)
 {
-    codec c = {.m = m, .mode = IO_LOAD, .state = (uint8_t *)state};
+    codec c;
+    codec_start(&c, m, IO_LOAD, (uint8_t *)state);
     rl_state_io io = io_of(&c);
-    char perr[RL_ERR_MAX] = "";
+    char perr[RL_ERR_MAX];
+    perr[0] = '\0';
     int rc = s->state->load(s->env, &io, "", perr, sizeof perr);
     if (rc != RL_OK)
         snprintf(err, errlen, "env '%s' did not restore a state of the search: %s", m->desc->name,
@@ -230,7 +242,8 @@ static int save_with(rl__model *m, codec *c, const rl_env_state_ext *st, void *e
                      size_t errlen)
 {
     rl_state_io io = io_of(c);
-    char perr[RL_ERR_MAX] = "";
+    char perr[RL_ERR_MAX];
+    perr[0] = '\0';
     int rc = st->save(env, &io, "", perr, sizeof perr);
     if (rc == RL_OK && c->puts != m->n_tensors) {
         snprintf(c->why, sizeof c->why, "it saved %u tensors, where one env of it saves %u", c->puts, m->n_tensors);
@@ -246,7 +259,8 @@ static int save_with(rl__model *m, codec *c, const rl_env_state_ext *st, void *e
 
 static int save_state(rl__model *m, scratch *s, uint8_t *state, char *err, size_t errlen)
 {
-    codec c = {.m = m, .mode = IO_SAVE, .state = state};
+    codec c;
+    codec_start(&c, m, IO_SAVE, state);
     return save_with(m, &c, s->state, s->env, "did not save a state of the search", err, errlen);
 }
 

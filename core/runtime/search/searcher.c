@@ -157,7 +157,8 @@ static int network(void *ctx, uint32_t count, const void *obs, const uint8_t *ma
                       .probs = priors,
                       .values = values,
                       .worker = w->worker};
-    char perr[RL_ERR_MAX] = "";
+    char perr[RL_ERR_MAX];
+    perr[0] = '\0';
     int rc = rl__algo_act(s->vt, s->algo, RL_SPACE_DISCRETE, &b, perr, sizeof perr);
     if (rc != RL_OK) snprintf(err, errlen, "the search's network failed: %s", perr[0] ? perr : rl_strerror(rc));
     return rc;
