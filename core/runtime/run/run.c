@@ -278,10 +278,10 @@ static void read_settings(rl__run_state *rs, const rl__config *c)
     snprintf(rs->set.out_dir, sizeof rs->set.out_dir, "%s", val(&c->run, RL__RUN_OUT_DIR)->s);
 }
 
-/* The training envs (`boards` of them), and the evaluation envs when the
-   run evaluates.  A plugin refusing its options at create is a config
-   error, as `rlhost check` reports it. */
-static int open_envs(rl__run_state *rs, uint32_t boards)
+/* The training envs (`boards` of them, into v: the run's rs->train),
+   seated.  A plugin refusing its options at create is a config error, as
+   `rlhost check` reports it. */
+static int open_train(rl__run_state *rs, rl__vecenv *v, uint32_t boards)
 {
     const rl__config *c = rs->c;
     const rl_value *thr = val(&c->env_host_stages, RL__ENVST_THREADS);
@@ -298,12 +298,12 @@ static int open_envs(rl__run_state *rs, uint32_t boards)
     if (rc != RL_OK) return rc;
     int32_t seat = rs->searched ? RL__SEAT_EVERY : ls->is_auto ? -1 : (int32_t)ls->i;
     rl__seating seating = rl__seating_of(c, opponent, seat, &rs->pool, rs->set.seed);
-    rc = rl__vecenv_create_seated(&rs->train, c->env->desc, c->env_opts.vals, c->env_stages.vals, boards, rs->set.seed,
-                                  threads, repeat, &seating, rs->err, sizeof rs->err);
+    rc = rl__vecenv_create_seated(v, c->env->desc, c->env_opts.vals, c->env_stages.vals, boards, rs->set.seed, threads,
+                                  repeat, &seating, rs->err, sizeof rs->err);
     if (rc != RL_OK) return rc == RL_ENOMEM ? rc : RL_ECONFIG;
-    if (c->seats_given && !rs->train.table && rs->set.writer)
+    if (c->seats_given && !v->table && rs->set.writer)
         rl__log(RL_LOG_WARN, NULL, "env '%s' seats no players: the seats group is not used", c->env->desc->name);
-    if (rs->train.table && rl__world_size() > 1) {
+    if (v->table && rl__world_size() > 1) {
         snprintf(rs->err, sizeof rs->err, "env '%s' seats players; a run with seats takes one process, not an MPI job",
                  c->env->desc->name);
         return RL_ECONFIG;
@@ -313,18 +313,35 @@ static int open_envs(rl__run_state *rs, uint32_t boards)
                  c->algo->desc->name);
         return RL_ECONFIG;
     }
-    if (rs->train.table && !rs->searched && !strcmp(opponent, "self")) {
-        rc = rl__selfplay_init(&rs->pool, c, &rs->train.info, rl__table_opponent_rows(rs->train.table), rs->set.out_dir,
-                               rs->err, sizeof rs->err);
-        if (rc != RL_OK) {
-            rl__selfplay_free(&rs->pool); /* the members opened before the one refused */
-            return rc;
-        }
-        rs->have_pool = 1;
+    return RL_OK;
+}
+
+/* The self-play pool, when the learner plays itself without search: its
+   opponents fill the opponent rows of the training envs v. */
+static int open_pool(rl__run_state *rs, rl__vecenv *v)
+{
+    const rl__config *c = rs->c;
+    if (!v->table || rs->searched || strcmp(val(&c->seats, RL__SEATS_OPPONENT)->s, "self")) return RL_OK;
+    int rc = rl__selfplay_init(&rs->pool, c, &v->info, rl__table_opponent_rows(v->table), rs->set.out_dir, rs->err,
+                               sizeof rs->err);
+    if (rc != RL_OK) {
+        rl__selfplay_free(&rs->pool); /* the members opened before the one refused */
+        return rc;
     }
+    rs->have_pool = 1;
+    return RL_OK;
+}
+
+/* The evaluation envs and their opponents, when the run evaluates (after
+   open_train: a game of seats is evaluated against named opponents). */
+static int open_eval(rl__run_state *rs)
+{
+    const rl__config *c = rs->c;
+    uint32_t repeat = (uint32_t)val(&c->env_host_stages, RL__ENVST_ACTION_REPEAT)->i;
     uint32_t n_eval = rs->set.eval_episodes < RL__MAX_EVAL_ENVS ? rs->set.eval_episodes : RL__MAX_EVAL_ENVS;
     if (!n_eval) return RL_OK;
     const char *const *opp;
+    int rc;
     if (rs->train.table && (rc = rl__eval_opponents_check(c, rs->err, sizeof rs->err)) != RL_OK) return rc;
     if (rs->train.table && !rl__eval_opponents(c, &opp)) {
         snprintf(rs->err, sizeof rs->err,
@@ -365,7 +382,9 @@ static int run_open(rl__run_state *rs, const rl__config *c, const rl__run_opts *
         rl__rundir_mode mode = o->resume_dir ? RL__RUNDIR_RESUME : o->force ? RL__RUNDIR_FORCE : RL__RUNDIR_NEW;
         if ((rc = rl__rundir_open(rs->set.out_dir, mode, &rs->dir, rs->err, sizeof rs->err)) != RL_OK) return rc;
     }
-    if ((rc = open_envs(rs, (uint32_t)val(&c->env_host, RL__ENV_NUM_ENVS)->i)) != RL_OK) return rc;
+    if ((rc = open_train(rs, &rs->train, (uint32_t)val(&c->env_host, RL__ENV_NUM_ENVS)->i)) != RL_OK ||
+        (rc = open_pool(rs, &rs->train)) != RL_OK || (rc = open_eval(rs)) != RL_OK)
+        return rc;
     rs->rep.score_name = rs->train.info.score_name;
     rc = rl__replicas_open(&rs->reps, c, &rs->train.info, rs->train.n, rs->have_eval ? rs->eval.n : 1, rs->set.seed,
                            rl__schedule_steps(c), &rs->steps, rs->replicas_reason, sizeof rs->replicas_reason, rs->err,
@@ -583,11 +602,13 @@ static void run_close(rl__run_state *rs)
     rl__log_set_level(RL_LOG_INFO);
 }
 
-/* One pass of rl__run_check: `boards` training envs, seated as the run
-   seats them, with the evaluation's envs and opponents and the self-play
-   pool; the algorithm made for every env's rows (all boards') beside
-   them, and the training search when every env is there. */
-static int check_pass(const rl__config *c, uint32_t boards, uint32_t all)
+/* What a run makes before it trains, each once, without a run directory:
+   the algorithm first beside one training env (made for every env's
+   rows, so that a config too large is refused in a moment) and the
+   evaluation's envs and opponents; then every training env beside the
+   one (which the algorithm's rl_algo_args still point into), the
+   self-play pool and the training search. */
+int rl__run_check(const rl__config *c)
 {
     rl__run_state *rs = calloc(1, sizeof *rs);
     if (!rs) {
@@ -596,30 +617,28 @@ static int check_pass(const rl__config *c, uint32_t boards, uint32_t all)
     }
     read_settings(rs, c);
     rs->set.writer = 0; /* no run directory; the warnings are the run's own to give */
-    int rc = open_envs(rs, boards);
+    uint32_t boards = (uint32_t)val(&c->env_host, RL__ENV_NUM_ENVS)->i;
+    rl__vecenv all = {0};
+    rl__vecenv *v = boards > 1 ? &all : &rs->train;
+    int rc = open_train(rs, &rs->train, 1);
+    if (rc == RL_OK) rc = open_eval(rs);
     if (rc == RL_OK) {
-        uint32_t rows = rs->train.n / boards * all;
-        rc = rl__replicas_open(&rs->reps, c, &rs->train.info, rows, rs->have_eval ? rs->eval.n : 1, rs->set.seed,
-                               rl__schedule_steps(c), &rs->steps, rs->replicas_reason, sizeof rs->replicas_reason,
-                               rs->err, sizeof rs->err);
+        rc = rl__replicas_open(&rs->reps, c, &rs->train.info, rs->train.n * boards, rs->have_eval ? rs->eval.n : 1,
+                               rs->set.seed, rl__schedule_steps(c), &rs->steps, rs->replicas_reason,
+                               sizeof rs->replicas_reason, rs->err, sizeof rs->err);
         if (rc != RL_OK && rc != RL_ENOMEM) rc = RL_ECONFIG;
     }
-    if (rc == RL_OK && rs->searched && boards == all) {
+    if (rc == RL_OK && boards > 1) rc = open_train(rs, &all, boards);
+    if (rc == RL_OK) rc = open_pool(rs, v);
+    if (rc == RL_OK && rs->searched) {
         rs->algo = rs->reps.algo[0];
-        if (rl__searched_open(&rs->search, c, &rs->train, rs->avt, rs->algo, rs->set.seed ^ 0x5ea4c4ull, rs->err,
+        if (rl__searched_open(&rs->search, c, v, rs->avt, rs->algo, rs->set.seed ^ 0x5ea4c4ull, rs->err,
                               sizeof rs->err) != RL_OK)
             rc = RL_ECONFIG;
     }
     if (rc != RL_OK && rs->err[0]) rl__log(RL_LOG_ERROR, NULL, "%s", rs->err);
     run_close(rs);
-    return rc;
-}
-
-int rl__run_check(const rl__config *c)
-{
-    uint32_t boards = (uint32_t)val(&c->env_host, RL__ENV_NUM_ENVS)->i;
-    int rc = check_pass(c, 1, boards);
-    if (rc == RL_OK && boards > 1) rc = check_pass(c, boards, boards);
+    rl__vecenv_destroy(&all); /* after the pool and the search that read it */
     return rc;
 }
 
