@@ -257,6 +257,16 @@ KINDS = {
             f"{l['rowwise_us']:.2f}",
         ],
     ),
+    "nn_leaves": (
+        ["search leaves, batch", "sgemm alone, us", "packed forward, us", "rl_trunk_forward, us", "packed / sgemm"],
+        lambda l, _: [
+            str(l["batch"]),
+            f"{l['sgemm_us']:.2f}",
+            f"{l['packed_us']:.2f}",
+            f"{l['forward_us']:.2f}",
+            f"{l['ratio']:.2f}",
+        ],
+    ),
     "nn_conv_update": (
         ["CNN update (Nature CNN), batch", "sgemm GFLOP/s", "update GFLOP/s", "update / sgemm"],
         lambda l, _: [str(l["batch"]), f"{l['sgemm_gflops']:.0f}", f"{l['update_gflops']:.0f}", f"{l['ratio']:.2f}"],

@@ -6,7 +6,8 @@
  * gradient, backward with biases and activations, Adam), interleaved and
  * repeated, and reports the median of each.  Both use the same FLOP count,
  * so update_gflops / sgemm_gflops is the share of BLAS speed the library
- * keeps.  It then splits small-batch inference time into BLAS and the rest. */
+ * keeps.  It then splits small-batch inference time into BLAS and the rest,
+ * and times a search's batches of leaves against their products' floor. */
 #include <cblas.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,6 +139,116 @@ static void inference_rowwise(void *ctx)
 {
     net *n = ctx;
     rl_mlp_infer(&n->m, n->p.data, n->x, n->batch);
+}
+
+/* ---- a search's leaves: Connect Four's AlphaZero network ---------------
+   The network's evaluation of a batch of leaves (84 inputs -> 256 -> 256,
+   a policy head of 7 and a value head, ReLU) at the batch sizes a search
+   thread hands it, through the packed weights (rl_trunk_forward_packed)
+   and through rl_trunk_forward, against its floor: the same four products
+   through cblas_sgemm alone. */
+#define LEAF_IN 84
+#define LEAF_H 256
+
+typedef struct leaves {
+    rl_trunk t;
+    rl_params p;
+    float *packed, *x;
+    uint32_t batch;
+} leaves;
+
+static void leaves_destroy(leaves *n)
+{
+    rl_trunk_destroy(&n->t);
+    rl_params_free(&n->p);
+    rl_free(n->packed);
+    rl_free(n->x);
+}
+
+static int leaves_create(leaves *n, uint32_t batch)
+{
+    memset(n, 0, sizeof *n);
+    n->batch = batch;
+    uint32_t hid[2] = {LEAF_H, LEAF_H};
+    const rl_trunk_head heads[2] = {{.name = "pi", .out_dim = 7}, {.name = "v", .out_dim = 1}};
+    rl_rng rng;
+    rl_rng_seed(&rng, 1, 0);
+    if (rl_trunk_create(&n->t, &n->p, "net", LEAF_IN, hid, 2, RL_ACT_RELU, heads, 2, batch) || rl_params_alloc(&n->p))
+        return RL_ENOMEM;
+    rl_trunk_init(&n->t, &n->p, RL_INIT_ORTHOGONAL, NULL, &rng);
+    n->packed = rl_calloc_aligned(rl_trunk_packed_floats(&n->t), sizeof(float));
+    n->x = rl_calloc_aligned((size_t)batch * LEAF_IN, sizeof(float));
+    if (!n->packed || !n->x) return RL_ENOMEM;
+    rl_trunk_pack(&n->t, n->p.data, n->packed);
+    for (size_t i = 0; i < (size_t)batch * LEAF_IN; i++) n->x[i] = (float)(rl_rng_below(&rng, 3) == 0);
+    return RL_OK;
+}
+
+static void leaves_sgemm(void *ctx)
+{
+    leaves *n = ctx;
+    const rl_mlp *ms[3] = {&n->t.body, &n->t.heads[0], &n->t.heads[1]};
+    const float *x = n->x, *feat = NULL;
+    for (int k = 0; k < 3; k++) {
+        const rl_mlp *m = ms[k];
+        if (k) x = feat;
+        for (uint32_t l = 0; l < m->n_layers; l++) {
+            int in = (int)m->dims[l], out = (int)m->dims[l + 1];
+            float *o = m->acts + m->act_off[l];
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n->batch, out, in, 1.0f, x, in,
+                        n->p.data + m->w_off[l], in, 0.0f, o, out);
+            x = o;
+        }
+        if (!k) feat = x;
+    }
+}
+
+static void leaves_packed(void *ctx)
+{
+    leaves *n = ctx;
+    const float *out[2];
+    rl_trunk_forward_packed(&n->t, n->p.data, n->packed, n->x, n->batch, out);
+}
+
+static void leaves_forward(void *ctx)
+{
+    leaves *n = ctx;
+    const float *out[2];
+    rl_trunk_forward(&n->t, n->p.data, n->x, n->batch, 0, out);
+}
+
+static int bench_leaves(int json, int repeat)
+{
+    static const uint32_t batches[] = {1, 8, 16, 32, 64};
+    if (!json)
+        printf("\na search's leaves: %d -> %d -> %d -> 7 + 1, ReLU (Connect Four's AlphaZero network):\n"
+               "%6s %12s %12s %12s %14s\n",
+               LEAF_IN, LEAF_H, LEAF_H, "batch", "sgemm us", "packed us", "forward us", "packed / sgemm");
+    for (size_t bi = 0; bi < sizeof batches / sizeof batches[0]; bi++) {
+        leaves n;
+        if (leaves_create(&n, batches[bi]) != RL_OK) {
+            fprintf(stderr, "rlhost: bench nn: out of memory\n");
+            leaves_destroy(&n);
+            return 1;
+        }
+        double ts[64], tp[64], tf[64];
+        int r = repeat > 64 ? 64 : repeat;
+        for (int k = 0; k < r; k++) { /* interleaved */
+            ts[k] = time_calls(leaves_sgemm, &n, 0.05);
+            tp[k] = time_calls(leaves_packed, &n, 0.05);
+            tf[k] = time_calls(leaves_forward, &n, 0.05);
+        }
+        double s = rl__median(ts, r) * 1e6, pk = rl__median(tp, r) * 1e6, f = rl__median(tf, r) * 1e6;
+        if (json)
+            printf("{\"bench\": \"nn_leaves\", \"batch\": %u, \"sgemm_us\": %.3f, \"packed_us\": %.3f, "
+                   "\"forward_us\": %.3f, \"ratio\": %.3f}\n",
+                   n.batch, s, pk, f, pk / s);
+        else
+            printf("%6u %12.2f %12.2f %12.2f %14.2f\n", n.batch, s, pk, f, pk / s);
+        fflush(stdout);
+        leaves_destroy(&n);
+    }
+    return 0;
 }
 
 /* ---- convolutions: a small-grid encoder's update against its sgemms ---- */
@@ -331,5 +442,6 @@ int rl__bench_nn(int json, int repeat)
         fflush(stdout);
         net_destroy(&n);
     }
+    if (bench_leaves(json, repeat)) return 1;
     return bench_conv(json, repeat);
 }
