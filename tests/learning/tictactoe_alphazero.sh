@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # AlphaZero learns tic-tac-toe (tests/fixtures/tictactoe.c), where
 # exhaustive minimax knows every position's value.  On each seed, 300k
-# self-play moves (about 50 s on two cores) give a player that
+# self-play moves (about 37 s on two cores) give a player that
 #   - never loses to the minimax player from either seat (the run's
 #     evaluations, the network alone);
 #   - searched with 100 simulations (its training search's), picks a
 #     minimax-optimal move in every one of the 4520 positions reachable from
 #     the empty board;
-#   - alone, in 4450 of them or more (measured 4480, 4486, 4478 on seeds 1-3;
-#     searched, 4520, 4520, 4519).
+#   - alone, in 4450 of them or more (measured 4474, 4484, 4494 on seeds 1-3;
+#     searched, 4520 on each).
 # An untrained network scores 2602 alone (seed 1).  (TAP)
 # Usage: tictactoe_alphazero.sh RLHOST SOURCE_ROOT BUILD_ROOT FIXTURE_DIR
 set -u
