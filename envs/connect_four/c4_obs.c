@@ -15,30 +15,50 @@ static uint64_t row_bytes(uint64_t s, int r)
     return (bits * 0x0002040810204081ull) & 0x0101010101010101ull;
 }
 
-/* The stones s as a plane of [6][7] bytes: each row but the last as one
-   8-byte store (little-endian: byte c is column c) whose eighth byte the
-   next row's store overwrites, so no write lands past the plane. */
-static void plane(uint64_t s, uint8_t *o)
+/* The stones s as a plane of [6][7] bytes at o, and at o2 too unless it
+   is NULL (the other seat's copy, computed once): each row but the last
+   as one 8-byte store (little-endian: byte c is column c) whose eighth
+   byte the next row's store overwrites, so no write lands past the
+   plane. */
+static void plane(uint64_t s, uint8_t *o, uint8_t *o2)
 {
     int r = 0;
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     for (; r + 1 < C4_H; r++) {
         uint64_t row = row_bytes(s, r);
         memcpy(o + r * C4_W, &row, sizeof row);
+        if (o2) memcpy(o2 + r * C4_W, &row, sizeof row);
     }
 #endif
     for (; r < C4_H; r++) {
         uint64_t row = row_bytes(s, r);
         for (int c = 0; c < C4_W; c++) o[r * C4_W + c] = (uint8_t)(row >> (8 * c));
+        if (o2) memcpy(o2 + r * C4_W, o + r * C4_W, C4_W);
     }
+}
+
+/* The mover's and the other player's stones, from seat's side. */
+static void sides(const c4_pos *p, uint32_t seat, uint64_t *own, uint64_t *opp)
+{
+    uint64_t mover = p->cur, other = p->cur ^ p->mask;
+    *own = (p->moves & 1) == seat ? mover : other;
+    *opp = *own ^ p->mask;
 }
 
 void c4_obs_write(const c4_pos *p, uint32_t seat, uint8_t *o)
 {
-    uint64_t mover = p->cur, other = p->cur ^ p->mask;
-    uint64_t own = (p->moves & 1) == seat ? mover : other, opp = own ^ p->mask;
-    plane(own, o);
-    plane(opp, o + C4_H * C4_W);
+    uint64_t own, opp;
+    sides(p, seat, &own, &opp);
+    plane(own, o, NULL);
+    plane(opp, o + C4_H * C4_W, NULL);
+}
+
+void c4_obs_write_both(const c4_pos *p, uint8_t *seat0, uint8_t *seat1)
+{
+    uint64_t own, opp;
+    sides(p, 0, &own, &opp);
+    plane(own, seat0, seat1 + C4_H * C4_W);
+    plane(opp, seat0 + C4_H * C4_W, seat1);
 }
 
 int c4_obs_read(const uint8_t *o, c4_pos *p)

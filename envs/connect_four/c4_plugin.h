@@ -12,6 +12,9 @@
 
 /* The observation of seat `seat` (0 moves first) of position p. */
 void c4_obs_write(const c4_pos *p, uint32_t seat, uint8_t *obs);
+/* Both seats' observations at once (seat 1's is seat 0's planes swapped),
+   each plane computed once. */
+void c4_obs_write_both(const c4_pos *p, uint8_t *seat0, uint8_t *seat1);
 /* The position an observation shows, its owner to move; -1 when it shows
    none (a cell of both sides, stones floating, four in a row, counts no
    game reaches). */

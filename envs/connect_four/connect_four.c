@@ -117,10 +117,7 @@ static void show(const c4_env *e, const rl_env_io *io, uint32_t i, int final)
     const c4_pos *p = &e->b[i].pos;
     uint8_t *obs = (uint8_t *)(final ? io->final_obs : io->obs) + (size_t)i * 2 * C4_OBS_SIZE;
     uint8_t *mask = (final ? io->final_mask : io->action_mask) + (size_t)i * 2 * C4_W;
-    /* seat 1 sees seat 0's planes swapped; written, not copied back from
-       the bytes just stored (which would stall on store forwarding) */
-    c4_obs_write(p, 0, obs);
-    c4_obs_write(p, 1, obs + C4_OBS_SIZE);
+    c4_obs_write_both(p, obs, obs + C4_OBS_SIZE);
     write_mask(p, mask);
     memcpy(mask + C4_W, mask, C4_W);
     for (uint32_t s = 0; s < 2 && !final; s++) io->to_move[2 * i + s] = (p->moves & 1) == s;
