@@ -406,6 +406,48 @@ int rl_cnn_spec_read(rl_cnn_spec *s, const rl_value *o, const rl_env_info *env, 
 int rl_cnn_create_spec(rl_cnn *n, rl_params *p, const char *prefix, const rl_cnn_spec *s, uint32_t max_batch, char *err,
                        size_t errlen);
 
+/* ---- Residual tower: a stem conv, then blocks with a skip, flattened ------
+   The stem is a k x k conv (stride 1, zero padding k / 2) from the image's
+   in_c channels to `channels`, then ReLU.  Each block keeps the shape:
+   y = relu(x + conv2(relu(conv1(x)))), both convs k x k from channels to
+   channels (AlphaZero's tower without batch normalization).  The output is
+   the last block's activations flattened ([C][H][W] order).  Tensors
+   PREFIX/stem.weight|bias and PREFIX/blockJ/conv1|conv2.weight|bias.  Like
+   rl_cnn, large batches run in chunks and every layer's activations are
+   kept for the whole batch. */
+#define RL_RESNET_MAX_BLOCKS 8
+
+typedef struct rl_resnet {
+    uint32_t in_c, in_h, in_w, channels, k, blocks, out_dim, max_batch, chunk;
+    rl_conv2d conv[1 + 2 * RL_RESNET_MAX_BLOCKS]; /* the stem, then each block's two */
+    float *acts[1 + 2 * RL_RESNET_MAX_BLOCKS];    /* [max_batch][out_dim] after each conv's ReLU (and skip) */
+    float *dscratch[3];                           /* [chunk][out_dim] gradients */
+} rl_resnet;
+
+/* RL_EINVAL with a sentence in err on a zero size, more than
+   RL_RESNET_MAX_BLOCKS blocks or an even kernel (a block's output must
+   have its input's shape); RL_ENOMEM when p's table or memory is full. */
+int rl_resnet_create(rl_resnet *n, rl_params *p, const char *prefix, uint32_t in_c, uint32_t in_h, uint32_t in_w,
+                     uint32_t channels, uint32_t kernel, uint32_t blocks, uint32_t max_batch, char *err, size_t errlen);
+void rl_resnet_destroy(rl_resnet *n);
+/* The stem and each block's first conv as rl_cnn_init's layers (gain
+   sqrt 2 where orthogonal); each block's second conv zero, so that every
+   block starts as the identity and the tower trains without normalization
+   (Goyal et al. 2017's zero-initialized last layer of a residual branch). */
+void rl_resnet_init(const rl_resnet *n, rl_params *p, rl_init_scheme scheme, rl_rng *rng);
+/* Training forward for B <= max_batch samples of x [B][in_c in_h in_w];
+   returns [B][out_dim] (inside the workspace). */
+const float *rl_resnet_forward(rl_resnet *n, const float *params, const float *x, uint32_t B);
+/* Inference: a row's result does not depend on B (as rl_cnn_infer), in the
+   training forward's workspace. */
+const float *rl_resnet_infer(rl_resnet *n, const float *params, const float *x, uint32_t B);
+/* Backward of the last rl_resnet_forward on x from dout [B][out_dim];
+   accumulates into grad (no input gradient: the tower reads observations). */
+void rl_resnet_backward(rl_resnet *n, const float *params, float *grad, const float *x, const float *dout, uint32_t B);
+/* The tower as rlhost.policy/1 operations appended to buf: the stem's
+   conv2d and relu, then per block {"op":"residual","ops":[conv2d, relu,
+   conv2d]} (y = x + the ops of x) and relu, then flatten. */
+int rl_resnet_ops(const rl_resnet *n, const char *prefix, char *buf, size_t cap);
 typedef struct rl_lstm {
     uint32_t in_dim, hidden, max_batch, max_steps;
     size_t wih_off, whh_off, b_off; /* W_ih [4H][in], W_hh [4H][H], b [4H] */

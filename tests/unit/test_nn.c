@@ -629,6 +629,131 @@ static void test_cnn(rl_rng *rng)
     rl_params_free(&np);
 }
 
+/* ---- Residual tower ---- */
+typedef struct res_ctx {
+    rl_resnet n;
+    rl_params p;
+    float *x, *r;
+    uint32_t B;
+} res_ctx;
+
+static double res_loss(void *p)
+{
+    res_ctx *c = p;
+    const float *y = rl_resnet_forward(&c->n, c->p.data, c->x, c->B);
+    return project(y, c->r, (size_t)c->B * c->n.out_dim);
+}
+
+/* Which units are active after a forward: the loss is smooth only while
+   this pattern holds. */
+static uint64_t res_pattern(const res_ctx *c)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (uint32_t l = 0; l < 1 + 2 * c->n.blocks; l++)
+        for (size_t i = 0; i < (size_t)c->B * c->n.out_dim; i++) h = (h ^ (c->n.acts[l][i] > 0)) * 1099511628211ull;
+    return h;
+}
+
+/* grad_check, where a tower of ReLUs and skips has a unit whose input lies
+   within eps of 0 for many weights: a central difference across that kink
+   measures nothing.  Each weight is compared where its two probes keep the
+   forward's active units, and most weights must be. */
+static void res_grad_check(res_ctx *c)
+{
+    const double eps = 1e-3;
+    res_loss(c);
+    uint64_t base = res_pattern(c);
+    double worst = 0;
+    size_t checked = 0, n = c->p.n;
+    for (size_t i = 0; i < n; i++) {
+        float keep = c->p.data[i];
+        c->p.data[i] = keep + (float)eps;
+        double lp = res_loss(c);
+        uint64_t pp = res_pattern(c);
+        c->p.data[i] = keep - (float)eps;
+        double lm = res_loss(c);
+        uint64_t pm = res_pattern(c);
+        c->p.data[i] = keep;
+        if (pp != base || pm != base) continue;
+        double num = (lp - lm) / (2 * eps), g = c->p.grad[i];
+        worst = fmax(worst, fabs(num - g) / fmax(1.0, fabs(num) + fabs(g)));
+        checked++;
+    }
+    if (!OK(worst <= 2e-2 && checked * 10 >= n * 7,
+            "resnet (stem, 2 blocks, chunks of 2): gradients match finite differences away from ReLU kinks"))
+        printf("#   worst relative error %g over %zu of %zu weights\n", worst, checked, n);
+}
+
+static void test_resnet(rl_rng *rng)
+{
+    res_ctx c;
+    memset(&c, 0, sizeof c);
+    c.B = 5;
+    char err[RL_ERR_MAX] = "";
+    OK(rl_resnet_create(&c.n, &c.p, "net/res", 2, 6, 7, 4, 3, 2, 8, err, sizeof err) == RL_OK, "resnet create");
+    OK(rl_params_alloc(&c.p) == RL_OK, "resnet params alloc");
+    rl_resnet_init(&c.n, &c.p, RL_INIT_ORTHOGONAL, rng);
+    OK(c.n.out_dim == 4 * 6 * 7 && c.p.n_tensors == 10, "resnet: a stem and two blocks, 4 channels of 6 x 7");
+    size_t nx = (size_t)c.B * 2 * 6 * 7, ny = (size_t)c.B * c.n.out_dim;
+    float *x = malloc(nx * sizeof *x), *r = malloc(ny * sizeof *r), *y = malloc(ny * sizeof *y);
+    c.x = x, c.r = r;
+    fill(x, nx, rng, 1), fill(r, ny, rng, 1);
+    /* zero second convs: each block passes its input on (through ReLU, a no-op on the stem's output) */
+    const float *y0 = rl_resnet_forward(&c.n, c.p.data, x, c.B);
+    OK(!memcmp(y0, c.n.acts[0], ny * sizeof *y), "resnet: blocks start as the identity");
+    fill(c.p.data, c.p.n, rng, 0.3f); /* every weight in play for the gradient check */
+    c.n.chunk = 2;                    /* 5 samples in chunks of 2, 2, 1 */
+    memcpy(y, rl_resnet_forward(&c.n, c.p.data, x, c.B), ny * sizeof *y);
+    const float *yi = rl_resnet_infer(&c.n, c.p.data, x, c.B);
+    double worst = 0;
+    for (size_t i = 0; i < ny; i++) worst = fmax(worst, fabs((double)y[i] - yi[i]));
+    if (!OK(worst < 1e-5, "resnet: inference equals the chunked training forward"))
+        printf("#   worst difference %g\n", worst);
+    memcpy(y, yi, ny * sizeof *y);
+    const float *y4 = rl_resnet_infer(&c.n, c.p.data, x + 4 * 2 * 6 * 7, 1);
+    OK(!memcmp(y4, y + 4 * c.n.out_dim, c.n.out_dim * sizeof *y) &&
+           !memcmp(rl_resnet_infer(&c.n, c.p.data, x, 2), y, 2 * c.n.out_dim * sizeof *y),
+       "resnet: a row's inference does not depend on the batch");
+    /* the skip, by hand on sample 0: block 1's output is relu(its input + conv2(relu(conv1(input)))) */
+    rl_resnet_forward(&c.n, c.p.data, x, c.B);
+    size_t D = c.n.out_dim;
+    float *h = malloc(D * sizeof *h), *z = malloc(D * sizeof *z);
+    rl_conv2d_forward(&c.n.conv[3], c.p.data, c.n.acts[2], h, 1);
+    for (size_t i = 0; i < D; i++) h[i] = h[i] > 0 ? h[i] : 0;
+    rl_conv2d_forward(&c.n.conv[4], c.p.data, h, z, 1);
+    worst = 0;
+    for (size_t i = 0; i < D; i++) {
+        float v = z[i] + c.n.acts[2][i];
+        worst = fmax(worst, fabs((double)(v > 0 ? v : 0) - c.n.acts[4][i]));
+    }
+    OK(worst < 1e-5, "resnet: a block adds its input to its convs' output, then ReLU");
+    free(h), free(z);
+    res_loss(&c);
+    memset(c.p.grad, 0, c.p.n * sizeof(float));
+    rl_resnet_backward(&c.n, c.p.data, c.p.grad, x, r, c.B);
+    res_grad_check(&c);
+    char ops[4096] = "";
+    OK(rl_resnet_ops(&c.n, "net/res", ops, sizeof ops) == 0 &&
+           strstr(ops, "{\"op\":\"conv2d\",\"weight\":\"net/res/stem.weight\"") &&
+           strstr(ops, "{\"op\":\"residual\",\"ops\":[{\"op\":\"conv2d\",\"weight\":\"net/res/block1/conv1.weight\"") &&
+           strstr(ops, "\"pad\":1}]},{\"op\":\"relu\"},{\"op\":\"flatten\"}"),
+       "resnet: policy ops name the stem and each block's residual, then flatten");
+    rl_resnet_destroy(&c.n);
+    rl_params_free(&c.p);
+    free(x), free(r), free(y);
+
+    rl_resnet bad;
+    rl_params bp;
+    memset(&bp, 0, sizeof bp);
+    OK(rl_resnet_create(&bad, &bp, "r", 2, 6, 7, 4, 2, 1, 4, err, sizeof err) == RL_EINVAL &&
+           strstr(err, "kernel must be odd"),
+       "resnet: an even kernel is refused with a sentence");
+    OK(rl_resnet_create(&bad, &bp, "r", 2, 6, 7, 4, 3, RL_RESNET_MAX_BLOCKS + 1, 4, err, sizeof err) == RL_EINVAL &&
+           strstr(err, "blocks"),
+       "resnet: too many blocks are refused with a sentence");
+    rl_params_free(&bp);
+}
+
 /* ---- Dueling ---- */
 typedef struct duel_ctx {
     float *v, *a, *q, *r;
@@ -1203,6 +1328,7 @@ int main(void)
     test_lstm(&rng);
     test_conv2d_shapes(&rng);
     test_cnn(&rng);
+    test_resnet(&rng);
     test_categorical(&rng);
     test_losses();
     test_adam();
