@@ -142,6 +142,11 @@ class _Walk:
             if not isinstance(parts, list) or not parts:
                 raise RlhostError("a concat op has no parts")
             return sum(self.ops(part, width) for part in parts)
+        if k == "residual":
+            r = self.ops(op["ops"], width)
+            if r != width:
+                raise RlhostError(f"a residual op's ops give {r} values where they add to {width}")
+            return width
         if k == "dueling":
             v, a = self.ops(op["value"], width), self.ops(op["advantage"], width)
             if v != 1:

@@ -19,6 +19,18 @@ class _Dueling(nn.Module):
         return v + a - a.mean(dim=-1, keepdim=True), state
 
 
+class _Residual(nn.Module):
+    """y = x + ops(x): a residual block's skip."""
+
+    def __init__(self, ops):
+        super().__init__()
+        self.ops = ops
+
+    def forward(self, x, state):
+        r, state = self.ops(x, state)
+        return x + r.reshape(x.shape), state
+
+
 class _Concat(nn.Module):
     """A composite observation's parts, each through its own ops, side by side."""
 
@@ -41,7 +53,7 @@ class _Seq(nn.Module):
 
     def forward(self, x, state):
         for layer in self.layers:
-            if isinstance(layer, (_Seq, _Dueling, _LSTM, _Concat)):
+            if isinstance(layer, (_Seq, _Dueling, _LSTM, _Concat, _Residual)):
                 x, state = layer(x, state)
             else:
                 x = layer(x)
@@ -158,6 +170,8 @@ def _ops(ops, W):
             layers.append(_Concat([_Seq(_ops(part, W)) for part in op["parts"]]))
         elif k == "dueling":
             layers.append(_Dueling(_Seq(_ops(op["value"], W)), _Seq(_ops(op["advantage"], W))))
+        elif k == "residual":
+            layers.append(_Residual(_Seq(_ops(op["ops"], W))))
         elif k == "lstm":
             H = op["hidden"]
             wih = _t(W[op["weight_ih"]]).reshape(4 * H, -1)

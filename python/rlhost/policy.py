@@ -151,10 +151,10 @@ _TENSOR_KEYS = ("weight", "bias", "weight_ih", "weight_hh", "scale", "mean", "va
 
 def _ops_tensors(ops, out):
     """The tensors an op list names, nested lists (a dueling op's streams, a
-    concat op's parts) included, appended to out."""
+    concat op's parts, a residual op's ops) included, appended to out."""
     for op in ops:
         out += [op[k] for k in _TENSOR_KEYS if k in op]
-        for k in ("value", "advantage"):
+        for k in ("value", "advantage", "ops"):
             if k in op:
                 _ops_tensors(op[k], out)
         for part in op.get("parts", ()):

@@ -76,6 +76,8 @@ class NumpyPolicy:
                 x = x.reshape(op["shape"]).mean(axis=op["axis"])
             elif kind == "concat":  # each part's ops on the same input, outputs side by side
                 x = np.concatenate([self.run_ops(part, x, state) for part in op["parts"]])
+            elif kind == "residual":  # y = x + the ops of x
+                x = x + self.run_ops(op["ops"], x, state)
             elif kind == "dueling":
                 v, a = self.run_ops(op["value"], x, state), self.run_ops(op["advantage"], x, state)
                 x = v + a - a.mean()

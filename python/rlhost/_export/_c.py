@@ -161,6 +161,11 @@ class _Gen:
                 self.call("copy", f"{px}, {y} + {off}, {n}")
                 off += n
             return y, total
+        if k == "residual":
+            r, _ = self.ops(op["ops"], x, w)
+            y = self.buf(w)
+            self.call("add_", f"{x}, {r}, {y}, {w}")
+            return y, w
         if k == "dueling":
             v, _ = self.ops(op["value"], x, w)
             a, n = self.ops(op["advantage"], x, w)
@@ -213,6 +218,14 @@ static void relu_(const float *x, float *y, int n)
 {
     int i;
     for (i = 0; i < n; i++) y[i] = x[i] > 0.0f ? x[i] : 0.0f;
+}
+
+""",
+    "add_": r"""
+static void add_(const float *x, const float *r, float *y, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) y[i] = x[i] + r[i];
 }
 
 """,

@@ -32,6 +32,7 @@ OPS = (
     "mean",
     "concat",
     "dueling",
+    "residual",
     "lstm",
 )
 _NP = {"F32": np.float32, "U8": np.uint8, "I32": np.int32}
@@ -239,7 +240,7 @@ def apply_ops(ops, x, w, done, apply):
 def _walk(ops):
     for op in ops:
         yield op
-        for k in ("value", "advantage"):
+        for k in ("value", "advantage", "ops"):
             if k in op:
                 yield from _walk(op[k])
         for part in op.get("parts", ()) if op.get("op") == "concat" else ():

@@ -105,6 +105,9 @@ def _op(g, m, op, x, w):
     if k == "concat":
         outs = [_ops(g, m, part, x, w) for part in op["parts"]]
         return g.node("Concat", [y for y, _ in outs], axis=1), sum(n for _, n in outs)
+    if k == "residual":
+        r, _ = _ops(g, m, op["ops"], x, w)
+        return g.node("Add", [x, r]), w
     if k == "dueling":
         v, _ = _ops(g, m, op["value"], x, w)
         a, n = _ops(g, m, op["advantage"], x, w)
