@@ -17,6 +17,7 @@ static const rl_host_api *host;
 static const char *const activations[] = {"relu", "tanh", NULL};
 static const char *const nonfinite_choices[] = {"stop", "skip", NULL};
 static const char *const lr_schedules[] = {"constant", "linear", NULL};
+static const char *const networks[] = {"mlp", "resnet", NULL};
 
 enum {
     OPT_HIDDEN,
@@ -37,6 +38,9 @@ enum {
     OPT_ON_NONFINITE,
     OPT_SYMMETRIES,
     OPT_ROOT_WEIGHT,
+    OPT_NETWORK,
+    OPT_CHANNELS,
+    OPT_BLOCKS,
     OPT_N
 };
 
@@ -77,6 +81,12 @@ static const rl_option_def options[OPT_N] = {
     [OPT_ROOT_WEIGHT] = RL_OPTION_FLOAT("root_value_weight", "0.0", 0, 1,
                                         "each move's value target: (1 - w) times its game's return plus w times the "
                                         "search's mean value at its root (0: the return alone)"),
+    [OPT_NETWORK] = RL_OPTION_ENUM("network", "mlp", networks,
+                                   "mlp: the observation flattened into the trunk; resnet: a residual tower of 3x3 "
+                                   "convs (channels, blocks) over an image observation first"),
+    [OPT_CHANNELS] = RL_OPTION_INT("channels", "64", 1, 1024, "resnet: the tower's channels"),
+    [OPT_BLOCKS] = RL_OPTION_INT("blocks", "2", 0, RL_RESNET_MAX_BLOCKS,
+                                 "resnet: residual blocks (two convs and a skip each) after the stem conv"),
 };
 
 static const rl_option_def stages[ST_N] = {
@@ -90,20 +100,20 @@ static void az_destroy(void *p_)
     if (!p) return;
     for (uint32_t w = 1; p->actors && w < p->workers; w++) {
         az_actor *a = &p->actors[w - 1];
-        rl_trunk_destroy(&a->trunk);
+        az_layers_destroy(&a->nn);
         rl_free(a->x);
         rl_free(a->v);
         rl_free(a->p);
     }
     free(p->actors);
-    rl_trunk_destroy(&p->trunk);
+    az_layers_destroy(&p->nn);
     rl_free(p->packed);
     rl_params_free(&p->net);
     rl_adam_destroy(&p->adam);
-    void *bufs[] = {p->rb.obs,   p->rb.mask,      p->rb.pi,      p->rb.z,         p->games.obs,    p->games.mask,
-                    p->games.pi, p->games.reward, p->games.root, p->games.same,   p->games.len,    p->x,
-                    p->dlogits,  p->dvalue,       p->act_x,      p->act_v,        p->act_p,        p->bmask,
-                    p->bpi,      p->bz,           p->xraw,       p->sym.obs_from, p->sym.action_to};
+    void *bufs[] = {p->rb.obs,   p->rb.mask,      p->rb.pi,      p->rb.z,         p->games.obs,     p->games.mask,
+                    p->games.pi, p->games.reward, p->games.root, p->games.same,   p->games.len,     p->x,
+                    p->dlogits,  p->dvalue,       p->act_x,      p->act_v,        p->act_p,         p->bmask,
+                    p->bpi,      p->bz,           p->xraw,       p->sym.obs_from, p->sym.action_to, p->dfeat};
     for (size_t k = 0; k < sizeof bufs / sizeof *bufs; k++) rl_free(bufs[k]);
     rl_obs_layout_free(&p->obs);
     free(p);
@@ -135,6 +145,16 @@ static void read_options(az *p, const rl_algo_args *args)
     c->det_eval = (int)o[OPT_DET_EVAL].i;
     c->skip_nonfinite = o[OPT_ON_NONFINITE].i == 1;
     c->act = o[OPT_ACTIVATION].i == 1 ? RL_ACT_TANH : RL_ACT_RELU;
+    c->resnet = o[OPT_NETWORK].i == 1;
+    c->channels = (uint32_t)o[OPT_CHANNELS].i;
+    c->blocks = (uint32_t)o[OPT_BLOCKS].i;
+    const rl_env_info *env = args->env;
+    if (c->resnet) { /* validate() checked the shape */
+        int two = env->obs_ndim == 2;
+        c->img_c = two ? 1 : env->obs_shape[0];
+        c->img_h = env->obs_shape[two ? 0 : 1];
+        c->img_w = env->obs_shape[two ? 1 : 2];
+    }
     c->inference = rl_args_inference(args);
     p->workers = rl_args_act_workers(args);
     const rl_value *st = &args->stages[ST_BLAS_THREADS];
@@ -150,6 +170,17 @@ static int validate(const rl_algo_args *args, char *err, size_t errlen)
     }
     if (o[OPT_HIDDEN].n < 1 || o[OPT_HIDDEN].n > RL_MLP_MAX_LAYERS - 1) {
         RL_ERRF(err, errlen, "hidden needs 1 to %d layers", RL_MLP_MAX_LAYERS - 1);
+        return RL_EINVAL;
+    }
+    const rl_env_info *env = args->env;
+    const rl_obs_part *parts;
+    if (o[OPT_NETWORK].i == 1 &&
+        (rl_env_info_parts(env, &parts) || (env->obs_ndim != 2 && env->obs_ndim != 3) ||
+         rl_obs_input_width(env) != env->obs_size)) {
+        RL_ERRF(err, errlen,
+                "network = \"resnet\" needs an image observation ([C][H][W] or [H][W], one value per input); "
+                "the env's has %u dimension%s and %u network inputs",
+                env->obs_ndim, env->obs_ndim == 1 ? "" : "s", rl_obs_input_width(env));
         return RL_EINVAL;
     }
     return RL_OK;
@@ -189,6 +220,15 @@ static uint64_t training_bytes(const az_settings *c)
     return (uint64_t)c->replay_cap * per + (uint64_t)c->num_envs * c->max_game * (per + 1 + 4 * (c->root_weight > 0));
 }
 
+/* The bytes a residual tower's activations take: every conv's output for
+   the largest batch, and for each other act worker's rows. */
+static uint64_t tower_bytes(const az_settings *c, uint32_t workers)
+{
+    uint64_t layer = (uint64_t)c->channels * c->img_h * c->img_w * 4 * (1 + 2 * (uint64_t)c->blocks);
+    uint64_t rows = (c->batch > c->rows ? c->batch : c->rows) + (uint64_t)(workers - 1) * c->rows;
+    return layer * rows + (c->inference ? 0 : (uint64_t)c->batch * c->channels * c->img_h * c->img_w * 4);
+}
+
 /* The env's symmetries (the host's checked copy) into p->sym, for the
    training's minibatches. */
 static int copy_symmetries(az *p, const rl_env_info *env)
@@ -226,12 +266,21 @@ static int az_create(const rl_algo_args *args, void **out, char *err, size_t err
         rc = RL_EINVAL;
         goto fail;
     }
+    if (p->cfg.resnet &&
+        rl_mem_check(tower_bytes(&p->cfg, p->workers), "the residual tower's activations", err, errlen)) {
+        rc = RL_EINVAL;
+        goto fail;
+    }
     const rl_value *h = &args->options[OPT_HIDDEN];
     uint32_t hidden[RL_MLP_MAX_LAYERS];
     for (uint32_t k = 0; k < h->n; k++) hidden[k] = (uint32_t)h->ilist[k];
     if (p->workers > 1 && !(p->actors = calloc(p->workers - 1, sizeof *p->actors))) rc = RL_ENOMEM;
-    if (!rc) rc = az_network(p, hidden, (uint32_t)h->n, args->seed);
-    if (!rc) rc = rl_adam_create(&p->adam, p->net.n, 0.9f, 0.999f, 1e-8f, 0.0f);
+    if (rc) {
+        RL_ERRF(err, errlen, "out of memory");
+        goto fail;
+    }
+    if ((rc = az_network(p, hidden, (uint32_t)h->n, args->seed, err, errlen))) goto fail;
+    rc = rl_adam_create(&p->adam, p->net.n, 0.9f, 0.999f, 1e-8f, 0.0f);
     if (!rc) rc = alloc_buffers(p);
     if (rc) {
         RL_ERRF(err, errlen, "%s while building the network and a window of %u positions", rl_strerror(rc),
@@ -270,7 +319,7 @@ static int az_act(void *p_, const rl_act_batch *b, char *err, size_t errlen)
     /* worker w's own workspace and draws: calls on two workers share no
        buffer they write */
     az_actor *own = w ? &p->actors[w - 1] : NULL;
-    rl_trunk *trunk = own ? &own->trunk : &p->trunk;
+    az_layers *nn = own ? &own->nn : &p->nn;
     rl_rng *rng = own ? &own->rng : &p->explore;
     float *x = own ? own->x : p->act_x;
     float *probs = has && b->probs ? b->probs : own ? own->p : p->act_p;
@@ -280,7 +329,7 @@ static int az_act(void *p_, const rl_act_batch *b, char *err, size_t errlen)
        through the row-by-row kernel (an exported network gives the same):
        either way a row's values do not depend on the rows beside it. */
     const float *logits;
-    az_forward(p, trunk, x, count, !(has && b->probs), &logits, values);
+    az_forward(p, nn, x, count, !(has && b->probs), &logits, values);
     int greedy = b->mode == RL_MODE_EVAL && c->det_eval;
     rl_softmax_masked(probs, logits, b->masks, count, A);
     for (uint32_t i = 0; i < count; i++) {

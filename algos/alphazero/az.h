@@ -10,7 +10,8 @@
  * side (the other player's rewards negated, rl_transition.same_mover),
  * and the game's moves join the replay: a window of the most recent
  * positions (with root_weight, each target is mixed with the search's
- * value at the move's root).  The network (a shared trunk, a policy head of logits and a
+ * value at the move's root).  The network (optionally a residual conv
+ * tower over the board, then a shared trunk, a policy head of logits and a
  * value head through tanh) learns the visit distributions by cross-entropy
  * and the returns by squared error, with an L2 penalty on its weights. */
 #ifndef RLHOST_AZ_H
@@ -32,6 +33,10 @@ typedef struct az_settings {
     float root_weight; /* the search's root value's share of a value target */
     int det_eval, inference, skip_nonfinite;
     rl_activation act;
+    /* network = "resnet": a residual tower of `blocks` blocks of `channels`
+       over the image [img_c][img_h][img_w] before the trunk (resnet 0: none) */
+    int resnet;
+    uint32_t channels, blocks, img_c, img_h, img_w;
 } az_settings;
 
 /* One position as the replay keeps it: the observation as the env wrote
@@ -71,11 +76,18 @@ typedef struct az_sums {
     uint64_t games;
 } az_sums;
 
+/* The network's layers (their workspaces; the parameters are the az's):
+   the residual tower when there is one, then the trunk and its heads. */
+typedef struct az_layers {
+    rl_resnet res;
+    rl_trunk trunk; /* heads: 0 the policy's logits, 1 the value (before tanh) */
+} az_layers;
+
 /* An act worker's own workspace (RL_DESC_ACT_WORKERS): worker 0 acts
-   through the az's own trunk and buffers, worker w >= 1 through
-   actors[w - 1]: its trunk's buffers over the same parameters. */
+   through the az's own layers and buffers, worker w >= 1 through
+   actors[w - 1]: its layers' buffers over the same parameters. */
 typedef struct az_actor {
-    rl_trunk trunk;
+    az_layers nn;
     float *x, *v, *p;
     rl_rng rng; /* its draws, where the policy is sampled */
 } az_actor;
@@ -84,8 +96,8 @@ typedef struct az {
     az_settings cfg;
     rl_obs_layout obs;
     rl_params net;
-    rl_trunk trunk; /* heads: 0 the policy's logits, 1 the value (before tanh) */
-    float *packed;  /* the trunk's weights laid out for a search's leaves (az_pack) */
+    az_layers nn;
+    float *packed; /* the trunk's weights laid out for a search's leaves (az_pack) */
     rl_adam adam;
     az_replay rb;
     az_games games;
@@ -96,6 +108,7 @@ typedef struct az {
     /* workspaces: a minibatch, and an act's rows */
     uint8_t *xraw; /* a minibatch's observations as the env wrote them */
     float *x, *dlogits, *dvalue;
+    float *dfeat;                 /* the trunk's input gradient, into the tower (resnet) */
     float *act_x, *act_v, *act_p; /* an act's network input, values and probabilities */
     uint8_t *bmask;               /* a minibatch's masks, visit distributions and value targets */
     float *bpi, *bz;
@@ -104,17 +117,24 @@ typedef struct az {
     uint32_t workers; /* act calls that may run at once (rl_algo_args.act_workers) */
 } az;
 
-/* az_net.c: the trunk and its heads for hidden widths, initialized from
-   seed, and each act worker's trunk over the same parameters. */
-int az_network(az *p, const uint32_t *hidden, uint32_t nh, uint64_t seed);
+/* az_net.c: the tower (resnet), the trunk and its heads for hidden
+   widths, initialized from seed, and each act worker's layers over the
+   same parameters; err gets the sentence when they cannot be built. */
+int az_network(az *p, const uint32_t *hidden, uint32_t nh, uint64_t seed, char *err, size_t errlen);
+void az_layers_destroy(az_layers *nn);
 /* az_net.c: the network's weights into p->packed; after every change to
    them (creation, gradient steps, a load), before the next act. */
 void az_pack(az *p);
 /* az_net.c: logits [B][A] and values [B] (in [-value_scale, value_scale])
-   of B rows of network input x through trunk t (the az's own, or an act
-   worker's), row by row (infer: a move) or through p->packed (a search's
-   leaves); each row's result depends on nothing but the row. */
-void az_forward(const az *p, rl_trunk *t, const float *x, uint32_t B, int infer, const float **logits, float *values);
+   of B rows of network input x through layers nn (the az's own, or an act
+   worker's), the trunk row by row (infer: a move) or through p->packed (a
+   search's leaves); each row's result depends on nothing but the row. */
+void az_forward(const az *p, az_layers *nn, const float *x, uint32_t B, int infer, const float **logits, float *values);
+/* az_net.c: the training forward of B rows of x, out[0] the logits and
+   out[1] the value before tanh; az_backward then takes their gradients
+   into p->net.grad. */
+void az_train_forward(az *p, const float *x, uint32_t B, const float **out);
+void az_backward(az *p, const float *x, const float *const *dout, uint32_t B);
 /* az_net.c: the policy as rlhost.policy/1 (logits and value). */
 int az_describe(const az *p, const rl_state_io *io, char *err, size_t errlen);
 

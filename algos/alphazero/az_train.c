@@ -93,11 +93,11 @@ int az_train(az *p, uint64_t n, char *err, size_t errlen)
         for (uint32_t b = 0; b < B; b++) gather(p, b, rl_rng_below(&p->sample, (uint32_t)held));
         rl_obs_input(&p->obs.info, p->xraw, B, p->x);
         const float *out[2];
-        rl_trunk_forward(&p->trunk, p->net.data, p->x, B, 0, out);
+        az_train_forward(p, p->x, B, out);
         double loss = output_grads(p, out[0], out[1], B);
         rl_params_zero_grad(&p->net);
         const float *const dout[2] = {p->dlogits, p->dvalue};
-        rl_trunk_backward(&p->trunk, p->net.data, p->net.grad, p->x, dout, NULL, B);
+        az_backward(p, p->x, dout, B);
         double l2 = l2_grads(p);
         p->m.l2 += l2;
         p->m.n++;

@@ -4,7 +4,8 @@
 # time and exported; it resumes exactly after SIGINT and after SIGKILL at
 # random moments (the window of positions and the games in progress
 # included), and repeats exactly on any count of search threads; trains
-# on the game's symmetries and on its searches' root values; hostile
+# on the game's symmetries and on its searches' root values, and with a
+# residual tower whose exports act as it does; hostile
 # bytes in the window or a game in progress are refused by name; every config that cannot train on search is refused with a
 # sentence before anything runs.  (TAP; the learning test is
 # tests/learning/tictactoe_alphazero.sh)
@@ -98,6 +99,35 @@ header "$T/azroot-a/checkpoint.safetensors" | grep -q '"state/game_root"'; ok $?
 ! header "$T/az-a/checkpoint.safetensors" | grep -q '"state/game_root"'; ok $? "and only where they are used"
 ! cmp -s <(data_of "$T/azroot-a/checkpoint.safetensors") <(data_of "$T/az-a/checkpoint.safetensors")
 ok $? "the network learned from them differs"
+
+# 3e. network = "resnet": a residual tower of 3x3 convs over the board before
+#     the trunk.  It trains and resumes exactly, and its exports (ONNX and
+#     C, with each block's residual op) act as rlhost's own policy does.
+exact azres "$T/az.cfg" 1000 "${PP[@]}" --set algo.network=resnet --set algo.channels=6 --set algo.blocks=2 \
+  --set 'algo.hidden=[16]'
+header "$T/azres-a/checkpoint.safetensors" | grep -q '"net/res/block1/conv2.weight"'
+ok $? "the tower's tensors are in the checkpoint"
+header "$T/azres-a/checkpoint.safetensors" | grep -q 'residual'
+ok $? "and its policy description has the blocks' residual ops"
+cat > "$T/azres.cfg" <<'EOF'
+env: { plugin = "tictactoe"; num_envs = 8; };
+algo: { plugin = "alphazero"; network = "resnet"; channels = 6; blocks = 2; hidden = [16]; batch_size = 32;
+        learning_starts = 32; };
+search: { simulations = 8; temperature_moves = 4; };
+EOF
+if "$SRC/.venv/bin/python" -c "import onnxruntime" 2>/dev/null; then
+  sanitizer_wrap "$(dirname "$(dirname "$RLHOST")")/core/runtime/librlhost.so" "$SRC/.venv/bin/python" "$T/py"
+  RLHOST_LIB_DIR=$(dirname "$(dirname "$RLHOST")") PYTHONPATH="$SRC/python" RLHOST_PLUGIN_PATH="$FIXTURES" \
+    py_tap "resnet: " "$T/py" "$SRC/tests/python/export_configs.py" "$RLHOST" "$SRC" "$T/azres.cfg"
+else
+  ok 1 "resnet exports: onnxruntime is missing from .venv: run scripts/pydeps.sh (scripts/test.sh does)"
+fi
+expect_rc 2 "a resnet over a vector observation" -- "$RLHOST" check "$T/az.cfg" "${PP[@]}" \
+  --set algo.network=resnet --set env.flat=true
+contains "$T/err" 'network = "resnet" needs an image observation' "a resnet over a vector: says so"
+expect_rc 2 "a resnet of too many blocks" -- "$RLHOST" check "$T/az.cfg" "${PP[@]}" --set algo.network=resnet \
+  --set algo.blocks=9
+contains "$T/err" "algo.blocks" "too many blocks: names the key"
 
 # 4. Hostile bytes, each crafted to pass the CRC-32s: refused by name.
 poke() { # FILE TENSOR PYTHON-STRUCT-FORMAT VALUE

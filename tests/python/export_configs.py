@@ -58,7 +58,10 @@ def record(run, sampled):
 tmp = tempfile.TemporaryDirectory(prefix="rlhost-export-")
 work = tmp.name
 for cfg in configs:
-    name = os.path.splitext(os.path.relpath(cfg, os.path.join(src, "configs")))[0].replace(os.sep, "_")
+    rel = os.path.relpath(cfg, os.path.join(src, "configs"))
+    if rel.startswith(os.pardir):  # a config of the caller's: its file's name
+        rel = os.path.basename(cfg)
+    name = os.path.splitext(rel)[0].replace(os.sep, "_")
     run = os.path.join(work, name)
     r = subprocess.run(
         [

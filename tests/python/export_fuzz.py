@@ -25,20 +25,27 @@ T = tempfile.mkdtemp()
 CFLAGS = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-c"]
 
 # one run of each kind of network: an MLP over discrete actions, a CNN, a
-# composite observation with masks, a Gaussian box policy, batchnorm ops
+# composite observation with masks, a Gaussian box policy, batchnorm ops,
+# a residual tower
 RUNS = {
-    "dqn": ("cartpole_dqn.cfg", 600),
-    "cnn": ("gridworld_cnn_ppo.cfg", 512),
-    "parts": ("snake_dict_ppo.cfg", 512),
-    "box": ("pendulum_sac.cfg", 400),
-    "renorm": ("pendulum_crossq.cfg", 400),
+    "dqn": ("cartpole_dqn.cfg", 600, []),
+    "cnn": ("gridworld_cnn_ppo.cfg", 512, []),
+    "parts": ("snake_dict_ppo.cfg", 512, []),
+    "box": ("pendulum_sac.cfg", 400, []),
+    "renorm": ("pendulum_crossq.cfg", 400, []),
+    "resnet": (
+        "connect_four_alphazero.cfg",
+        640,
+        ["algo.network=resnet", "algo.channels=8", "algo.blocks=1", "algo.hidden=[16]", "search.simulations=8"],
+    ),
 }
 runs = {}
-for name, (cfg, steps) in RUNS.items():
+for name, (cfg, steps, sets) in RUNS.items():
     out = os.path.join(T, name)
     r = subprocess.run(
         [RL, "run", os.path.join(SRC, "configs", cfg), "--set", f"run.steps={steps}", "--set", "run.eval_episodes=1"]
-        + ["--set", "run.quiet=true", "--out", out],
+        + ["--set", "run.quiet=true", "--out", out]
+        + [a for kv in sets for a in ("--set", kv)],
         capture_output=True,
         text=True,
     )
@@ -64,7 +71,8 @@ VALUES = [0, -1, 1, 2, 3, 7, 2.5, 1e999, -1e999, 2**31, 2**40, 1 << 24, "4", Non
 
 
 def ops_of(node, found):
-    """Every op dict of a description (outputs, concat parts, dueling streams)."""
+    """Every op dict of a description (outputs, concat parts, dueling streams,
+    residual ops)."""
     if isinstance(node, dict):
         if "op" in node:
             found.append(node)
@@ -92,7 +100,9 @@ def mutate(rng, spec):
         return f"{op.get('op')} without {key}"
     if kind == 2 and ops:  # an op renamed
         op = rng.choice(ops)
-        op["op"] = rng.choice(["linear", "conv2d", "concat", "lstm", "mean", "slice", "batchnorm", "gelu", 3])
+        op["op"] = rng.choice(
+            ["linear", "conv2d", "concat", "lstm", "mean", "slice", "batchnorm", "residual", "gelu", 3]
+        )
         return f"an op renamed {op['op']!r}"
     if kind == 3:  # an output's ops repeated or nested
         name = rng.choice(sorted(spec["outputs"]))
