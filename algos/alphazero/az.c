@@ -78,15 +78,17 @@ static const rl_option_def options[OPT_N] = {
     [OPT_SYMMETRIES] = RL_OPTION_BOOL("symmetries", "true",
                                       "train on each position seen through one of the game's symmetries (its mirror "
                                       "image), drawn at random, where the env declares them"),
-    [OPT_ROOT_WEIGHT] = RL_OPTION_FLOAT("root_value_weight", "0.0", 0, 1,
-                                        "each move's value target: (1 - w) times its game's return plus w times the "
-                                        "search's mean value at its root (0: the return alone)"),
-    [OPT_NETWORK] = RL_OPTION_ENUM("network", "mlp", networks,
-                                   "mlp: the observation flattened into the trunk; resnet: a residual tower of 3x3 "
-                                   "convs (channels, blocks) over an image observation first"),
-    [OPT_CHANNELS] = RL_OPTION_INT("channels", "64", 1, 1024, "resnet: the tower's channels"),
-    [OPT_BLOCKS] = RL_OPTION_INT("blocks", "2", 0, RL_RESNET_MAX_BLOCKS,
-                                 "resnet: residual blocks (two convs and a skip each) after the stem conv"),
+    /* added after the first checkpoints, each at a default that does what
+       alphazero did before it: such a checkpoint reads as written with it */
+    [OPT_ROOT_WEIGHT] = RL_OPTION_FLOAT_F("root_value_weight", "0.0", 0, 1, RL_OPT_ADDED,
+                                          "each move's value target: (1 - w) times its game's return plus w times the "
+                                          "search's mean value at its root (0: the return alone)"),
+    [OPT_NETWORK] = RL_OPTION_ENUM_F("network", "mlp", networks, RL_OPT_ADDED,
+                                     "mlp: the observation flattened into the trunk; resnet: a residual tower of 3x3 "
+                                     "convs (channels, blocks) over an image observation first"),
+    [OPT_CHANNELS] = RL_OPTION_INT_F("channels", "64", 1, 1024, RL_OPT_ADDED, "resnet: the tower's channels"),
+    [OPT_BLOCKS] = RL_OPTION_INT_F("blocks", "2", 0, RL_RESNET_MAX_BLOCKS, RL_OPT_ADDED,
+                                   "resnet: residual blocks (two convs and a skip each) after the stem conv"),
 };
 
 static const rl_option_def stages[ST_N] = {

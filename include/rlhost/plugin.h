@@ -45,7 +45,7 @@ extern "C" {
 #endif
 
 #define RL_ABI_MAJOR 1
-#define RL_ABI_MINOR 13
+#define RL_ABI_MINOR 14
 /* A plugin built for minor m loads in any host of minor >= m.  Each field,
    flag and capability a later minor added says so where it stands
    ("ABI 1.6: ..."): those notes are the ABI's history, and a plugin reads
@@ -121,6 +121,12 @@ typedef enum rl_opt_type {
    open the env with such an option at its default, so their returns are
    the task's own. */
 #define RL_OPT_TRAINING 0x8u
+/* ABI 1.14: an option a plugin added after it had written checkpoints,
+   whose default does what the plugin did before.  A checkpoint whose
+   config lacks the option reads as written with the default: resuming it
+   (or evaluating it) with the option at its default is no change of
+   config, and any other value still is. */
+#define RL_OPT_ADDED 0x10u
 
 typedef struct rl_option_def {
     uint32_t struct_size;

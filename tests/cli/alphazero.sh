@@ -129,6 +129,37 @@ expect_rc 2 "a resnet of too many blocks" -- "$RLHOST" check "$T/az.cfg" "${PP[@
   --set algo.blocks=9
 contains "$T/err" "algo.blocks" "too many blocks: names the key"
 
+# 3f. Options alphazero gained after its first checkpoints are flagged
+#     RL_OPT_ADDED (ABI 1.14), their defaults doing what it did before: a
+#     checkpoint whose config lacks them resumes as written with those
+#     defaults.  Lacking any other option, it is refused as another config.
+unwrite() { # SRC DST KEY...: DST is checkpoint SRC with those keys gone from its config
+  python3 - "$@" <<'EOP'
+import json, struct, sys
+src, dst, keys = sys.argv[1], sys.argv[2], sys.argv[3:]
+raw = open(src, "rb").read()
+n = struct.unpack("<Q", raw[:8])[0]
+h = json.loads(raw[8:8 + n])
+lines = h["__metadata__"]["rlhost.config"].split("\n")
+h["__metadata__"]["rlhost.config"] = "\n".join(l for l in lines if l.strip().split(" = ")[0] not in keys)
+hb = json.dumps(h).encode()
+hb += b" " * (-len(hb) % 8)
+open(dst, "wb").write(struct.pack("<Q", len(hb)) + hb + raw[8 + n:])
+EOP
+}
+old_run() { # KEY...: $T/old, the whole run with those keys gone from its checkpoint's config
+  rm -rf "$T/old" && cp -r "$T/whole" "$T/old" && rm -f "$T/old/summary.json" "$T/old/checkpoint.prev.safetensors" \
+    "$T/old/replay.prev.safetensors"
+  unwrite "$T/whole/checkpoint.safetensors" "$T/old/checkpoint.safetensors" "$@"
+}
+old_run root_value_weight network channels blocks
+expect_rc 0 "a checkpoint from before root_value_weight and the resnet resumes" -- "$RLHOST" run --resume "$T/old" \
+  "${PP[@]}" --set run.steps=4500
+! grep -q "another config" "$T/err"; ok $? "and nothing is said of its config"
+old_run l2
+expect_rc 1 "a checkpoint without l2 in its config" -- "$RLHOST" run --resume "$T/old" "${PP[@]}" --set run.steps=4500
+contains "$T/err" "algo.l2: unset in the checkpoint, 0.0001 now" "is refused as written with another config"
+
 # 4. Hostile bytes, each crafted to pass the CRC-32s: refused by name.
 poke() { # FILE TENSOR PYTHON-STRUCT-FORMAT VALUE
   python3 - "$@" <<'EOP'

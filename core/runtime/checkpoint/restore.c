@@ -94,7 +94,8 @@ static int config_diff(const rl__ckpt *ck, const rl__config *c, const char *cons
             if (!nl || !eq || eq > nl) break;
             size_t klen = (size_t)(eq - l), vlen = (size_t)(nl - eq) - 3, olen = 0;
             const char *ov = line_value(other ? other : "", l, klen, &olen);
-            int skip = pass && ov; /* seen in the first pass */
+            /* seen in the first pass, or an option added since at its default */
+            int skip = pass && (ov || rl__config_added_default(c, l, klen, eq + 3, vlen));
             for (size_t k = 0; !skip && k < n_allowed; k++)
                 skip = strlen(allowed[k]) == klen && !strncmp(allowed[k], l, klen);
             if (!skip && (!ov || olen != vlen || strncmp(ov, eq + 3, vlen))) {

@@ -526,6 +526,31 @@ void rl__config_format(const rl__config *c, rl__sbuf *out)
     }
 }
 
+int rl__config_added_default(const rl__config *c, const char *key, size_t klen, const char *value, size_t vlen)
+{
+    const rl__group *g = klen > 5 && !strncmp(key, "algo.", 5) ? &c->algo_opts
+        : klen > 4 && !strncmp(key, "env.", 4)                 ? &c->env_opts
+                                                               : NULL;
+    if (!g) return 0;
+    size_t skip = g == &c->algo_opts ? 5 : 4;
+    for (uint32_t k = 0; k < g->n; k++) {
+        const rl_option_def *def = &g->defs[k];
+        if (strlen(def->name) != klen - skip || strncmp(def->name, key + skip, klen - skip)) continue;
+        if (!(def->flags & RL_OPT_ADDED) || !def->default_text) return 0;
+        rl__arena a = {0};
+        rl__sbuf text = {0};
+        rl_value v;
+        char why[RL_ERR_MAX];
+        int same = rl__value_from_text(def, def->default_text, &a, &v, why, sizeof why) == RL_OK;
+        if (same) rl__value_format(def, &v, &text);
+        same = same && text.data && strlen(text.data) == vlen && !strncmp(text.data, value, vlen);
+        rl__sbuf_free(&text);
+        rl__arena_free(&a);
+        return same;
+    }
+    return 0;
+}
+
 void rl__config_destroy(rl__config *c)
 {
     rl__arena_free(&c->arena);

@@ -78,6 +78,11 @@ const rl_option_def *rl__config_find(rl__config *c, const char *key, const rl_va
 
 /* The fully resolved config in libconfig syntax (reads back as is). */
 void rl__config_format(const rl__config *c, rl__sbuf *out);
+/* 1 when key ("algo.NAME" or "env.NAME", klen bytes) is a plugin option
+   flagged RL_OPT_ADDED and value (vlen bytes, as rl__config_format writes
+   it) is its default: a checkpoint written before the option existed
+   then ran with this value. */
+int rl__config_added_default(const rl__config *c, const char *key, size_t klen, const char *value, size_t vlen);
 
 void rl__config_destroy(rl__config *c);
 
