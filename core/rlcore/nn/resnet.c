@@ -51,8 +51,8 @@ int rl_resnet_create(rl_resnet *n, rl_params *p, const char *prefix, uint32_t in
             snprintf(name, sizeof name, "%s/block%u/conv%u", prefix, (l - 1) / 2, 1 + (l - 1) % 2);
         else
             snprintf(name, sizeof name, "%s/stem", prefix);
-        int rc = rl_conv2d_create(&n->conv[l], p, name, l ? channels : in_c, in_h, in_w, channels, kernel, 1, pad,
-                                  n->chunk);
+        int rc =
+            rl_conv2d_create(&n->conv[l], p, name, l ? channels : in_c, in_h, in_w, channels, kernel, 1, pad, n->chunk);
         if (rc) {
             snprintf(err, errlen, "residual tower conv %u: %s", l + 1, rl_strerror(rc));
             rl_resnet_destroy(n);
