@@ -268,8 +268,7 @@ static int az_create(const rl_algo_args *args, void **out, char *err, size_t err
         rc = RL_EINVAL;
         goto fail;
     }
-    if (p->cfg.resnet &&
-        rl_mem_check(tower_bytes(&p->cfg, p->workers), "the residual tower's activations", err, errlen)) {
+    if (p->cfg.resnet && rl_mem_check(tower_bytes(&p->cfg, p->workers), "the residual tower", err, errlen)) {
         rc = RL_EINVAL;
         goto fail;
     }

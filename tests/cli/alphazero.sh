@@ -128,6 +128,9 @@ contains "$T/err" 'network = "resnet" needs an image observation' "a resnet over
 expect_rc 2 "a resnet of too many blocks" -- "$RLHOST" check "$T/az.cfg" "${PP[@]}" --set algo.network=resnet \
   --set algo.blocks=9
 contains "$T/err" "algo.blocks" "too many blocks: names the key"
+expect_rc 2 "a tower past the machine's memory" -- "$RLHOST" check "$SRC/configs/connect_four_alphazero.cfg" \
+  --set algo.network=resnet --set algo.channels=1024 --set algo.blocks=8 --set algo.batch_size=65536
+contains "$T/err" "the residual tower needs" "a tower past the machine's memory: refused with its estimate"
 
 # 3f. Options alphazero gained after its first checkpoints are flagged
 #     RL_OPT_ADDED (ABI 1.14), their defaults doing what it did before: a
