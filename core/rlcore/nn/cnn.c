@@ -6,12 +6,6 @@
 
 #include "nn_internal.h"
 
-/* Patch-matrix floats one chunk may use per layer (1 MiB): the patches
-   stay in cache between im2col and the product that reads them, which
-   measured faster than larger chunks even though backward lays out all
-   but the last chunk's patches again (docs/performance.md). */
-#define CHUNK_FLOATS (256u << 10)
-
 int rl_cnn_create(rl_cnn *n, rl_params *p, const char *prefix, uint32_t in_c, uint32_t in_h, uint32_t in_w,
                   const uint32_t *channels, const uint32_t *kernels, const uint32_t *strides, const uint32_t *pads,
                   uint32_t n_layers, uint32_t max_batch, char *err, size_t errlen)
@@ -23,7 +17,7 @@ int rl_cnn_create(rl_cnn *n, rl_params *p, const char *prefix, uint32_t in_c, ui
     }
     n->n_layers = n_layers, n->in_c = in_c, n->in_h = in_h, n->in_w = in_w;
     n->max_batch = max_batch;
-    /* the chunk: as many samples as keep every layer's patches under CHUNK_FLOATS */
+    /* the chunk: as many samples as keep every layer's patches under RL__CONV_CHUNK_FLOATS */
     size_t worst = 1;
     uint32_t c = in_c, h = in_h, w = in_w;
     for (uint32_t l = 0; l < n_layers; l++) {
@@ -45,7 +39,7 @@ int rl_cnn_create(rl_cnn *n, rl_params *p, const char *prefix, uint32_t in_c, ui
         if (patch > worst) worst = patch;
         c = channels[l], h = oh, w = ow;
     }
-    n->chunk = (uint32_t)(CHUNK_FLOATS / worst);
+    n->chunk = (uint32_t)(RL__CONV_CHUNK_FLOATS / worst);
     if (n->chunk < 1) n->chunk = 1;
     if (n->chunk > max_batch) n->chunk = max_batch;
     c = in_c, h = in_h, w = in_w;
@@ -175,13 +169,11 @@ int rl_cnn_ops(const rl_cnn *n, const char *prefix, char *buf, size_t cap)
     size_t len = strlen(buf);
     int rc = len && buf[len - 1] == '}' ? rl__append(buf, cap, ",") : 0;
     for (uint32_t l = 0; rc == 0 && l < n->n_layers; l++) {
-        const rl_conv2d *c = &n->conv[l];
-        rc = rl__append(buf, cap,
-                        "%s{\"op\":\"conv2d\",\"weight\":\"%s/conv%u.weight\",\"bias\":\"%s/conv%u.bias\","
-                        "\"in_c\":%u,\"in_h\":%u,\"in_w\":%u,\"out_c\":%u,\"kernel\":%u,\"stride\":%u,"
-                        "\"pad\":%u},{\"op\":\"relu\"}",
-                        l ? "," : "", prefix, l, prefix, l, c->in_c, c->in_h, c->in_w, c->out_c, c->k, c->stride,
-                        c->pad);
+        char name[RL_PARAM_NAME_MAX + 16];
+        snprintf(name, sizeof name, "%s/conv%u", prefix, l);
+        if (l) rc = rl__append(buf, cap, ",");
+        if (rc == 0) rc = rl__conv2d_op(&n->conv[l], name, buf, cap);
+        if (rc == 0) rc = rl__append(buf, cap, ",{\"op\":\"relu\"}");
     }
     if (rc == 0) rc = rl__append(buf, cap, ",{\"op\":\"flatten\"}");
     return rc;

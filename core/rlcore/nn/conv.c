@@ -369,3 +369,11 @@ void rl_conv2d_backward(rl_conv2d *c, const float *params, float *grad, const fl
             }
     }
 }
+
+int rl__conv2d_op(const rl_conv2d *c, const char *name, char *buf, size_t cap)
+{
+    return rl__append(buf, cap,
+                      "{\"op\":\"conv2d\",\"weight\":\"%s.weight\",\"bias\":\"%s.bias\",\"in_c\":%u,\"in_h\":%u,"
+                      "\"in_w\":%u,\"out_c\":%u,\"kernel\":%u,\"stride\":%u,\"pad\":%u}",
+                      name, name, c->in_c, c->in_h, c->in_w, c->out_c, c->k, c->stride, c->pad);
+}

@@ -195,6 +195,15 @@ int rl__conv2d_gathers(uint32_t in_c, uint32_t ph, uint32_t pw);
    the same params. */
 void rl__conv2d_pack(rl_conv2d *c, const float *params);
 void rl__conv2d_forward_packed(rl_conv2d *c, const float *params, const float *x, float *y, uint32_t B);
+/* Patch-matrix floats one chunk of a conv stack (rl_cnn, rl_resnet) may
+   use per layer (1 MiB): the patches stay in cache between im2col and the
+   product that reads them, which measured faster than larger chunks even
+   though backward lays out all but the last chunk's patches again
+   (docs/performance.md). */
+#define RL__CONV_CHUNK_FLOATS (256u << 10)
+/* The layer as its rlhost.policy/1 op, appended to buf: {"op":"conv2d"}
+   with weight NAME.weight, bias NAME.bias and its shape (conv.c). */
+int rl__conv2d_op(const rl_conv2d *c, const char *name, char *buf, size_t cap);
 
 /* rl_linear_backward with din = din_epi(dout W): ADD accumulates as
    rl_linear_backward does, SET overwrites, ACT_GRAD goes on through the

@@ -6,9 +6,6 @@
 
 #include "nn_internal.h"
 
-/* Patch-matrix floats one chunk may use per layer, as cnn.c's. */
-#define CHUNK_FLOATS (256u << 10)
-
 static size_t in_size(const rl_resnet *n)
 {
     return (size_t)n->in_c * n->in_h * n->in_w;
@@ -42,7 +39,7 @@ int rl_resnet_create(rl_resnet *n, rl_params *p, const char *prefix, uint32_t in
     size_t worst = blocks ? (size_t)channels * kernel * kernel * in_h * in_w : 1;
     if (!rl__conv2d_gathers(in_c, ph, pw) && (size_t)in_c * kernel * kernel * in_h * in_w > worst)
         worst = (size_t)in_c * kernel * kernel * in_h * in_w;
-    n->chunk = (uint32_t)(CHUNK_FLOATS / worst);
+    n->chunk = (uint32_t)(RL__CONV_CHUNK_FLOATS / worst);
     if (n->chunk < 1) n->chunk = 1;
     if (n->chunk > max_batch) n->chunk = max_batch;
     for (uint32_t l = 0; l < n_convs(n); l++) {
@@ -172,28 +169,21 @@ void rl_resnet_backward(rl_resnet *n, const float *params, float *grad, const fl
     }
 }
 
-static int conv_op(const rl_conv2d *c, const char *prefix, const char *name, char *buf, size_t cap)
-{
-    return rl__append(buf, cap,
-                      "{\"op\":\"conv2d\",\"weight\":\"%s/%s.weight\",\"bias\":\"%s/%s.bias\",\"in_c\":%u,"
-                      "\"in_h\":%u,\"in_w\":%u,\"out_c\":%u,\"kernel\":%u,\"stride\":%u,\"pad\":%u}",
-                      prefix, name, prefix, name, c->in_c, c->in_h, c->in_w, c->out_c, c->k, c->stride, c->pad);
-}
-
 int rl_resnet_ops(const rl_resnet *n, const char *prefix, char *buf, size_t cap)
 {
     size_t len = strlen(buf);
     int rc = len && buf[len - 1] == '}' ? rl__append(buf, cap, ",") : 0;
-    if (!rc) rc = conv_op(&n->conv[0], prefix, "stem", buf, cap);
+    char name[RL_PARAM_NAME_MAX + 32];
+    snprintf(name, sizeof name, "%s/stem", prefix);
+    if (!rc) rc = rl__conv2d_op(&n->conv[0], name, buf, cap);
     if (!rc) rc = rl__append(buf, cap, ",{\"op\":\"relu\"}");
     for (uint32_t j = 0; !rc && j < n->blocks; j++) {
-        char c1[32], c2[32];
-        snprintf(c1, sizeof c1, "block%u/conv1", j);
-        snprintf(c2, sizeof c2, "block%u/conv2", j);
         rc = rl__append(buf, cap, ",{\"op\":\"residual\",\"ops\":[");
-        if (!rc) rc = conv_op(&n->conv[1 + 2 * j], prefix, c1, buf, cap);
+        snprintf(name, sizeof name, "%s/block%u/conv1", prefix, j);
+        if (!rc) rc = rl__conv2d_op(&n->conv[1 + 2 * j], name, buf, cap);
         if (!rc) rc = rl__append(buf, cap, ",{\"op\":\"relu\"},");
-        if (!rc) rc = conv_op(&n->conv[2 + 2 * j], prefix, c2, buf, cap);
+        snprintf(name, sizeof name, "%s/block%u/conv2", prefix, j);
+        if (!rc) rc = rl__conv2d_op(&n->conv[2 + 2 * j], name, buf, cap);
         if (!rc) rc = rl__append(buf, cap, "]},{\"op\":\"relu\"}");
     }
     if (!rc) rc = rl__append(buf, cap, ",{\"op\":\"flatten\"}");
