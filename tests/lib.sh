@@ -22,6 +22,22 @@ data_of() { local len; len=$(od -An -t u8 -N 8 "$1" | tr -d ' '); tail -c +$((9 
 # resign FILE: a checkpoint edited on purpose passes its CRC-32 check again
 # (tests/resign.py), so what refuses it is the readers' other checks.
 resign() { python3 "$(dirname "${BASH_SOURCE[0]}")/resign.py" "$1"; }
+# edit_meta SRC DST PYTHON: DST is checkpoint SRC with its metadata strings
+# (the dict `meta`) changed by the Python statements PYTHON, the header
+# rewritten and padded around them; the tensors' bytes are SRC's.
+edit_meta() {
+  python3 - "$@" <<'EOP'
+import json, struct, sys
+raw = open(sys.argv[1], "rb").read()
+n = struct.unpack("<Q", raw[:8])[0]
+h = json.loads(raw[8:8 + n])
+meta = h["__metadata__"]
+exec(sys.argv[3])
+hb = json.dumps(h).encode()
+hb += b" " * (-len(hb) % 8)
+open(sys.argv[2], "wb").write(struct.pack("<Q", len(hb)) + hb + raw[8 + n:])
+EOP
+}
 # same_run NAME A B: the runs in A and B learned the same (metrics and
 # episodes but the timings, final evaluation, every tensor of the final checkpoint).
 same_run() {

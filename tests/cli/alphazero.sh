@@ -136,24 +136,17 @@ contains "$T/err" "the residual tower needs" "a tower past the machine's memory:
 #     RL_OPT_ADDED (ABI 1.14), their defaults doing what it did before: a
 #     checkpoint whose config lacks them resumes as written with those
 #     defaults.  Lacking any other option, it is refused as another config.
-unwrite() { # SRC DST KEY...: DST is checkpoint SRC with those keys gone from its config
-  python3 - "$@" <<'EOP'
-import json, struct, sys
-src, dst, keys = sys.argv[1], sys.argv[2], sys.argv[3:]
-raw = open(src, "rb").read()
-n = struct.unpack("<Q", raw[:8])[0]
-h = json.loads(raw[8:8 + n])
-lines = h["__metadata__"]["rlhost.config"].split("\n")
-h["__metadata__"]["rlhost.config"] = "\n".join(l for l in lines if l.strip().split(" = ")[0] not in keys)
-hb = json.dumps(h).encode()
-hb += b" " * (-len(hb) % 8)
-open(dst, "wb").write(struct.pack("<Q", len(hb)) + hb + raw[8 + n:])
-EOP
+copy_run() { # SRC DST: a stopped run to resume, its newest checkpoint the only one
+  rm -rf "$2" && cp -r "$1" "$2" && rm -f "$2/summary.json" "$2/checkpoint.prev.safetensors" \
+    "$2/replay.prev.safetensors"
 }
 old_run() { # KEY...: $T/old, the whole run with those keys gone from its checkpoint's config
-  rm -rf "$T/old" && cp -r "$T/whole" "$T/old" && rm -f "$T/old/summary.json" "$T/old/checkpoint.prev.safetensors" \
-    "$T/old/replay.prev.safetensors"
-  unwrite "$T/whole/checkpoint.safetensors" "$T/old/checkpoint.safetensors" "$@"
+  local keys
+  keys=$(printf "'%s'," "$@")
+  copy_run "$T/whole" "$T/old"
+  edit_meta "$T/whole/checkpoint.safetensors" "$T/old/checkpoint.safetensors" \
+    "c = meta['rlhost.config'].split('\n')
+meta['rlhost.config'] = '\n'.join(l for l in c if l.strip().split(' = ')[0] not in ($keys))"
 }
 old_run root_value_weight network channels blocks
 expect_rc 0 "a checkpoint from before root_value_weight and the resnet resumes" -- "$RLHOST" run --resume "$T/old" \
@@ -178,8 +171,7 @@ EOP
   resign "$1"
 }
 hostile() { # DESC FILE TENSOR FORMAT VALUE SENTENCE [RUN]
-  rm -rf "$T/h" && cp -r "${7:-$T/whole}" "$T/h" && rm -f "$T/h/summary.json" "$T/h/checkpoint.prev.safetensors" \
-    "$T/h/replay.prev.safetensors"
+  copy_run "${7:-$T/whole}" "$T/h"
   poke "$T/h/$2" "$3" "$4" "$5"
   expect_rc 1 "a resume from $1" -- "$RLHOST" run --resume "$T/h" "${PP[@]}" --set run.steps=4500
   contains "$T/err" "$6" "$1: named"

@@ -101,19 +101,7 @@ expect_rc 0 "a random run" -- "$RLHOST" run "$C/cartpole_random.cfg" --set run.s
   --out "$T/random"
 refuse "a policy that describes no network" "describes no network" "$T/random" --format c -o "$T/o/p.c"
 # the checkpoint's policy description: removed, cut short, of a future format
-mut() { # NAME PYTHON-EXPR-ON-meta: a copy of the dqn checkpoint with its metadata changed
-  "$PY" - "$R/checkpoint.safetensors" "$T/$1.safetensors" "$2" <<'EOF'
-import json, struct, sys
-raw = open(sys.argv[1], "rb").read()
-n = struct.unpack("<Q", raw[:8])[0]
-h = json.loads(raw[8:8 + n])
-meta = h["__metadata__"]
-exec(sys.argv[3])
-hb = json.dumps(h).encode()
-hb += b" " * (-len(hb) % 8)
-open(sys.argv[2], "wb").write(struct.pack("<Q", len(hb)) + hb + raw[8 + n:])
-EOF
-}
+mut() { edit_meta "$R/checkpoint.safetensors" "$T/$1.safetensors" "$2"; } # NAME PYTHON-ON-meta
 mut nodesc 'del meta["algo.policy"]'
 refuse "a checkpoint without its policy description" "describes no network" "$T/nodesc.safetensors" --format onnx \
   -o "$T/o/p.onnx"
