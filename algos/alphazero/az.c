@@ -150,13 +150,7 @@ static void read_options(az *p, const rl_algo_args *args)
     c->resnet = o[OPT_NETWORK].i == 1;
     c->channels = (uint32_t)o[OPT_CHANNELS].i;
     c->blocks = (uint32_t)o[OPT_BLOCKS].i;
-    const rl_env_info *env = args->env;
-    if (c->resnet) { /* validate() checked the shape */
-        int two = env->obs_ndim == 2;
-        c->img_c = two ? 1 : env->obs_shape[0];
-        c->img_h = env->obs_shape[two ? 0 : 1];
-        c->img_w = env->obs_shape[two ? 1 : 2];
-    }
+    if (c->resnet) rl_obs_image_shape(args->env, &c->img_c, &c->img_h, &c->img_w); /* validate() checked it is one */
     c->inference = rl_args_inference(args);
     p->workers = rl_args_act_workers(args);
     const rl_value *st = &args->stages[ST_BLAS_THREADS];
@@ -175,10 +169,8 @@ static int validate(const rl_algo_args *args, char *err, size_t errlen)
         return RL_EINVAL;
     }
     const rl_env_info *env = args->env;
-    const rl_obs_part *parts;
-    if (o[OPT_NETWORK].i == 1 &&
-        (rl_env_info_parts(env, &parts) || (env->obs_ndim != 2 && env->obs_ndim != 3) ||
-         rl_obs_input_width(env) != env->obs_size)) {
+    uint32_t c, h, w;
+    if (o[OPT_NETWORK].i == 1 && (!rl_obs_image_shape(env, &c, &h, &w) || rl_obs_input_width(env) != env->obs_size)) {
         RL_ERRF(err, errlen,
                 "network = \"resnet\" needs an image observation ([C][H][W] or [H][W], one value per input); "
                 "the env's has %u dimension%s and %u network inputs",

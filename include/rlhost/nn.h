@@ -397,6 +397,10 @@ typedef struct rl_cnn_spec {
         pads[RL_CNN_MAX_LAYERS];
 } rl_cnn_spec;
 
+/* 1 when the env's observation is one image, [C][H][W] or [H][W] (then
+   one channel), writing its shape; 0 for a vector or a composite
+   observation. */
+int rl_obs_image_shape(const rl_env_info *env, uint32_t *c, uint32_t *h, uint32_t *w);
 /* Reads the five encoder values o[0..5) (RL_ENCODER_OPTIONS' order) against
    the env's observation: an image is obs_shape [C][H][W], or [H][W] as one
    channel.  RL_EINVAL with a sentence when the lists differ in length or

@@ -181,6 +181,17 @@ int rl_cnn_ops(const rl_cnn *n, const char *prefix, char *buf, size_t cap)
 
 const char *const rl_encoder_names[] = {"mlp", "cnn", NULL};
 
+int rl_obs_image_shape(const rl_env_info *env, uint32_t *c, uint32_t *h, uint32_t *w)
+{
+    const rl_obs_part *parts;
+    if (rl_env_info_parts(env, &parts) || (env->obs_ndim != 2 && env->obs_ndim != 3)) return 0;
+    int two = env->obs_ndim == 2;
+    *c = two ? 1 : env->obs_shape[0];
+    *h = env->obs_shape[two ? 0 : 1];
+    *w = env->obs_shape[two ? 1 : 2];
+    return 1;
+}
+
 int rl_cnn_spec_read(rl_cnn_spec *s, const rl_value *o, const rl_env_info *env, char *err, size_t errlen)
 {
     memset(s, 0, sizeof *s);
@@ -197,11 +208,7 @@ int rl_cnn_spec_read(rl_cnn_spec *s, const rl_value *o, const rl_env_info *env, 
     const rl_obs_part *parts;
     if (rl_env_info_parts(env, &parts)) {
         /* a composite observation: each image part gets these layers (rl_parts_encoder) */
-    } else if (env->obs_ndim == 3) {
-        s->in_c = env->obs_shape[0], s->in_h = env->obs_shape[1], s->in_w = env->obs_shape[2];
-    } else if (env->obs_ndim == 2) {
-        s->in_c = 1, s->in_h = env->obs_shape[0], s->in_w = env->obs_shape[1];
-    } else {
+    } else if (!rl_obs_image_shape(env, &s->in_c, &s->in_h, &s->in_w)) {
         snprintf(err, errlen,
                  "encoder = \"cnn\" needs an image observation ([C][H][W] or [H][W]); the env's is "
                  "a vector of %u (snake: observation = \"grid\" or \"window\" without extra "
