@@ -188,12 +188,15 @@ timeout 60 "${CHROME[@]}" --window-size=960,560 --screenshot="$BUILD/web/connect
   "$BASE/c4/index.html?seat=1&simulations=100" >/dev/null 2>>"$T/chrome.err"
 [ "$(wc -c < "$BUILD/web/connect_four.png" 2>/dev/null || echo 0)" -gt 10000 ]
 ok $? "connect_four: a screenshot of a game the policy opened is kept: $BUILD/web/connect_four.png"
-# a game page needs a value head: a DQN's is refused before anything is compiled
+grep -q '"seats": 2,' "$T/c4/summary.json" && grep -q '"turn_based": true,' "$T/c4/summary.json"
+ok $? "connect_four: summary.json says two seats taking turns"
+# a game page needs a value head: a DQN's is refused before anything is
+# compiled.  Its config has no seats group: the page is a game page for the
+# env's own seats (summary.json's), not for the config's group
 printf '%s\n' 'run: { steps = 1000; seed = 1; eval_episodes = 2; quiet = true; };' \
   'env: { plugin = "connect_four"; num_envs = 4; };' \
-  'algo: { plugin = "dqn"; learning_starts = 500; buffer_size = 2000; };' \
-  'seats: { eval_opponents = ["connect_four_alphabeta(depth=1)"]; };' > "$T/c4dqn.cfg"
-expect_rc 0 "connect_four: a DQN run" -- "$RLHOST" run "$T/c4dqn.cfg" --out "$T/c4dqn"
+  'algo: { plugin = "dqn"; learning_starts = 500; buffer_size = 2000; };' > "$T/c4dqn.cfg"
+expect_rc 0 "connect_four: a DQN run, its config without a seats group" -- "$RLHOST" run "$T/c4dqn.cfg" --out "$T/c4dqn"
 RLHOST="$T/rlhost" expect_rc 1 "build.sh refuses its game page" -- "$SRC/examples/web/build.sh" "$T/c4dqn" "$T/pages/c4dqn"
 contains "$T/err" "the game page searches with the policy's value head, and this policy has none" "saying why"
 # an env whose plugin needs a C library is refused by name
@@ -201,6 +204,7 @@ expect_rc 0 "a cartpole run" -- "$RLHOST" run "$SRC/configs/cartpole_dqn.cfg" --
   --set run.quiet=true --out "$T/cartpole"
 RLHOST="$T/rlhost" expect_rc 1 "build.sh refuses cartpole" -- "$SRC/examples/web/build.sh" "$T/cartpole" "$T/pages/cp"
 contains "$T/err" "env 'cartpole': the page builds snake, gridworld, catch and connect_four" "saying which envs it builds"
+grep -q '"seats": 0,' "$T/cartpole/summary.json"; ok $? "cartpole: summary.json says no seats"
 # a run directory whose name closes a comment and starts a line of its own:
 # nothing of it reaches the generated header
 bad="$T/x*/"$'\n'"#error injected"$'\n'"/*"
@@ -222,6 +226,11 @@ rm "$bad/summary.json"
 expect_rc 1 "web_options.py of a run without summary.json" -- python3 "$SRC/examples/web/host/web_options.py" \
   "$bad/config.cfg" "$T/wo"
 contains "$T/err" "gives no eval_seed" "says so"
+cp "$T/cartpole/summary.json" "$bad/"
+sed -i 's/"seats": 0,/"seats": "2",/' "$bad/summary.json"
+expect_rc 1 "web_options.py of a summary.json whose seats is a string" -- python3 \
+  "$SRC/examples/web/host/web_options.py" "$bad/config.cfg" "$T/wo"
+contains "$T/err" "seats '2' is not a count of seats" "names the value"
 expect_rc 1 "build.sh with a build tree that has no meson-info" -- env BUILD="$T/nowhere" RLHOST="$T/rlhost" \
   "$SRC/examples/web/build.sh" "$T/catch" "$T/pages/nowhere"
 contains "$T/err" "meson-info/intro-targets.json" "names what it could not read"

@@ -387,6 +387,8 @@ int rl__report_summary(rl__report *r, const rl__report_at *at, const rl__eval_re
     /* what rlhost eval (and the web page) seeds the evaluation envs with */
     rl__sbuf_printf(&b, ",\n  \"eval_seed\": \"%016llx\"",
                     (unsigned long long)rl__eval_seed((uint64_t)val(&c->run, RL__RUN_SEED)->i));
+    /* the env's seats (0: none; rlhost's table is what seats players) */
+    rl__sbuf_printf(&b, ",\n  \"seats\": %u,\n  \"turn_based\": %s", r->seats, r->turn_based ? "true" : "false");
     rl__sbuf_printf(&b, ",\n  \"steps\": %llu,\n  \"target_steps\": %llu", (unsigned long long)at->steps,
                     (unsigned long long)r->set->target);
     rl__sbuf_puts(&b, ",\n  \"wall_s\": ");

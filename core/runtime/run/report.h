@@ -65,7 +65,11 @@ typedef struct rl__report {
     rl__run_clock *clock;   /* the loop adds to it; rl__report_start sets its start */
     const int *dir_fd;      /* the locked run directory's descriptor, once open */
     const char *score_name; /* the env's score column, or NULL */
-    char *err;              /* where a failed write's sentence goes */
+    /* the env's seats (0: none) and whether they take turns, as the
+       summary says them (the web page builds a game page from them) */
+    uint32_t seats;
+    int turn_based;
+    char *err; /* where a failed write's sentence goes */
     size_t errlen;
     rl__run_log log;
     /* an env with seats: evals.csv's columns of the games against each

@@ -386,6 +386,10 @@ static int run_open(rl__run_state *rs, const rl__config *c, const rl__run_opts *
         (rc = open_pool(rs, &rs->train)) != RL_OK || (rc = open_eval(rs)) != RL_OK)
         return rc;
     rs->rep.score_name = rs->train.info.score_name;
+    if (rs->train.table) {
+        rs->rep.seats = rl__table_seats(rs->train.table);
+        rs->rep.turn_based = rl_env_info_turn_based(rl__table_site(rs->train.table).info);
+    }
     rc = rl__replicas_open(&rs->reps, c, &rs->train.info, rs->train.n, rs->have_eval ? rs->eval.n : 1, rs->set.seed,
                            rl__schedule_steps(c), &rs->steps, rs->replicas_reason, sizeof rs->replicas_reason, rs->err,
                            sizeof rs->err);

@@ -5,9 +5,10 @@ env plugin's name and each of its options and stages as a value the web
 host hands the plugin (host/web_host.c matches them to the plugin's own
 option table by name), whether the env is a game of seats (then the page
 is a game against the searched policy, host/web_versus.c) and the value
-scale its search uses, and for the page the run's evaluation seed, as
-rlhost wrote it into the run's summary.json (what `rlhost eval` plays
-from).
+scale its search uses, and for the page the run's evaluation seed.  The
+seats and the seed are what rlhost wrote into the run's summary.json: the
+env's own seats, whether or not the config has a seats group, and what
+`rlhost eval` plays from.
 Usage: web_options.py CONFIG_CFG OUT_DIR"""
 
 import json
@@ -41,7 +42,19 @@ algo = dict(settings(group("algo"), "  "))
 env = settings(env_body, "  ")
 opt = settings(group("optimizations", env_body, "  "), "    ") if "optimizations:" in env_body else []
 name = dict(env)["plugin"].strip('"')
-seats = re.search(r"^seats: {$", text, re.M) is not None
+summary = os.path.join(os.path.dirname(cfg_path), "summary.json")
+try:
+    with open(summary) as f:
+        facts = json.load(f)
+    eval_seed, seats = facts["eval_seed"], facts["seats"]
+    int(eval_seed, 16)
+except (OSError, ValueError, KeyError, TypeError) as e:
+    sys.exit(f"web_options.py: {summary} gives no eval_seed or seats ({e}): run or resume the run with this rlhost")
+if not re.fullmatch(r"[0-9a-f]{16}", eval_seed):
+    sys.exit(f"web_options.py: {summary}: eval_seed {eval_seed!r} is not 16 hex digits")
+if type(seats) is not int or not 0 <= seats <= 64:
+    sys.exit(f"web_options.py: {summary}: seats {seats!r} is not a count of seats")
+versus = seats >= 2
 try:
     value_scale = float(algo.get("value_scale", "1.0"))
 except ValueError:
@@ -83,7 +96,7 @@ with open(f"{out}/web_options.h", "w") as f:
     f.write(f"#define WEB_ENV_NAME {c_str(name)}\n\n")
     # a game of seats: the page where a person plays the searched policy
     # (host/web_versus.c), its values scaled as the algorithm scales them
-    if seats:
+    if versus:
         f.write(f"#define WEB_VERSUS 1\n#define WEB_VALUE_SCALE {value_scale!r}\n\n")
     f.write(
         "typedef struct web_option {\n    const char *name;\n    int is_auto;\n    int64_t i;\n    double f;\n"
@@ -93,15 +106,6 @@ with open(f"{out}/web_options.h", "w") as f:
     f.write("\n".join(lines) + ("\n" if lines else ""))
     f.write("static const web_option web_options[] = {\n" + "\n".join(entries) + "\n};\n")
     f.write("#define WEB_N_OPTIONS (sizeof web_options / sizeof web_options[0])\n")
-summary = os.path.join(os.path.dirname(cfg_path), "summary.json")
-try:
-    with open(summary) as f:
-        eval_seed = json.load(f)["eval_seed"]
-    int(eval_seed, 16)
-except (OSError, ValueError, KeyError, TypeError) as e:
-    sys.exit(f"web_options.py: {summary} gives no eval_seed ({e}): run or resume the run with this rlhost")
-if not re.fullmatch(r"[0-9a-f]{16}", eval_seed):
-    sys.exit(f"web_options.py: {summary}: eval_seed {eval_seed!r} is not 16 hex digits")
-info = {"evalSeed": eval_seed, "algo": algo["plugin"].strip('"'), "env": name, "versus": seats}
+info = {"evalSeed": eval_seed, "algo": algo["plugin"].strip('"'), "env": name, "versus": versus}
 with open(f"{out}/config.js", "w") as f:
     f.write(f"// The run the page plays (host/web_options.py).\nconst RUN = {json.dumps(info)};\n")
