@@ -87,6 +87,18 @@ static void print_result(const rl__config *c, const char *ckpt, uint64_t step, c
             rl__json_str(&b, "score_name", info->score_name);
             rl__json_num(&b, "score_mean", r->score_mean);
         }
+        /* a game of seats: evals.csv's columns, named as there (the fraction
+           of each opponent's games won, drawn and lost from each seat, and
+           the rating) */
+        const char *k = o->cols.data, *v = o->vals.data;
+        while (k && v && *k == ',' && *v == ',') {
+            size_t kn = strcspn(k + 1, ","), vn = strcspn(v + 1, ",");
+            char key[128], num[64];
+            snprintf(key, sizeof key, "%.*s", (int)kn, k + 1);
+            snprintf(num, sizeof num, "%.*s", (int)vn, v + 1);
+            rl__json_raw(&b, key, num);
+            k += 1 + kn, v += 1 + vn;
+        }
         rl__json_print(&b);
         return;
     }

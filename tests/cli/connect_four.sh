@@ -87,6 +87,19 @@ expect_rc 0 "--force over a run with a pool" -- "$RLHOST" run "$SRC/configs/conn
 ok $? "the old run's snapshots go, the rest of pool/ stays"
 expect_rc 0 "eval of the run against random play" -- "$RLHOST" eval "$T/sp" --opponent random --episodes 10
 contains "$T/out" "learner at seat 1: won" "eval plays each seat"
+cp "$T/out" "$T/sp_text"
+expect_rc 0 "the same with --json" -- "$RLHOST" eval "$T/sp" --opponent random --episodes 10 --json
+python3 - "$T/out" "$T/sp_text" > "$T/cmp" 2>&1 <<'PY'
+import json, re, sys
+j, text = json.loads(open(sys.argv[1]).read()), open(sys.argv[2]).read()
+games = re.findall(r"learner at seat (\d): won (\d+), drew (\d+), lost (\d+) of (\d+)", text)
+assert len(games) == 2, text
+for seat, w, d, l, n in games:
+    for kind, k in zip(("win", "draw", "loss"), (w, d, l)):
+        assert abs(j[f"vs_random_seat{seat}_{kind}"] - int(k) / int(n)) < 1e-9, (seat, kind, j)
+assert round(j["elo"]) == int(re.search(r"rating (-?\d+)", text).group(1)), j
+PY
+ok $? "its JSON has the text's games per seat and its rating, named as evals.csv's columns $(cat "$T/cmp")"
 expect_rc 0 "a snapshot of the pool as an opponent" -- "$RLHOST" eval "$T/sp" --opponent "$T/sp/pool/step-000000000000000.safetensors" --episodes 4
 # A snapshot of another algorithm plays as its own config builds it.
 printf 'run: { steps = 2048; eval_episodes = 2; quiet = true; };\nenv: { plugin = "connect_four"; num_envs = 8; };\nalgo: { plugin = "a2c"; };\nseats: { opponent = "random"; };\n' > "$T/a2c.cfg"
