@@ -7,14 +7,16 @@ won position stays won, a drawn one drawn; lost positions left out: a
 perfect player scores 1.0), and the fraction where it is one of the
 columns that win fastest (the solver's best score).
 
-  scripts/c4_move_quality.py RUN_DIR|CHECKPOINT ... [--positions FILE] [--search N] [--search-threads K] [--json]
+  scripts/c4_move_quality.py RUN_DIR|CHECKPOINT ... [--positions FILE] [--search N] [--search-threads K]
+                             [--search-max-mib M] [--search-batch B] [--json]
 
 A run directory's self-play pool (pool/step-*.safetensors) is measured
 snapshot by snapshot, then its checkpoint: the fractions through training.
 Beside them, the fraction of the positions where the side to move can win
 with its next stone in which the policy does.  --search N plays each move
 by a tree search of N simulations guided by the policy (Policy.search,
-docs/search.md) instead of its greedy move, on --search-threads K threads.
+docs/search.md) instead of its greedy move, on --search-threads K threads,
+its trees within M MiB (the search's max_mib), B positions at a time.
 Run it with the project's .venv and RLHOST_LIB_DIR=build PYTHONPATH=python
 from a build tree (or an installed rlhost package)."""
 
@@ -70,20 +72,22 @@ def wins_now(moves, scores):
     return max(s for s in scores if s is not None) == 21 - len(moves) // 2
 
 
-def searched(p, rows, simulations, threads):
-    """The searched move in every position: the positions of each length
-    are played from the start on envs of their own, then searched."""
+def searched(p, rows, simulations, threads, max_mib, batch):
+    """The searched move in every position: the positions of each length,
+    batch at a time, are played from the start on envs of their own, then
+    searched (a tree a row: batch bounds the trees' memory)."""
     acts = np.zeros(len(rows), np.int64)
     by_len = {}
     for i, (m, _, _) in enumerate(rows):
         by_len.setdefault(len(m), []).append(i)
-    for n, idx in sorted(by_len.items()):
+    groups = [(n, idx[k : k + batch]) for n, idx in sorted(by_len.items()) for k in range(0, len(idx), batch)]
+    for n, idx in groups:
         env = p.make_env(num_envs=len(idx), seed=0)
         env.reset(seed=0)
         for k in range(n):
             cols = np.array([int(rows[i][0][k]) - 1 for i in idx], np.int32)
             env.step(np.repeat(cols, 2))  # both seats' rows: the mover's counts
-        a = p.search(env, simulations, threads=threads).reshape(len(idx), 2)
+        a = p.search(env, simulations, threads=threads, max_mib=max_mib).reshape(len(idx), 2)
         acts[idx] = a[np.arange(len(idx)), n % 2]
         env.close()
     return acts
@@ -99,13 +103,15 @@ def value_kept(move, scores):
     return got is not None and (got > 0 if best > 0 else got == 0)
 
 
-def quality(path, rows, obs, masks, simulations, threads):
+def quality(path, rows, obs, masks, simulations, threads, max_mib, batch):
     try:
         # the positions are played from an empty board: no random opening
         ov = ["env.random_opening=0", "env.random_opening_max=0"] if simulations else None
-        with rlhost.load(path, num_envs=len(rows), overrides=ov) as p:
+        # a search's trees are as many as the policy's rows: batch's when searching
+        n = min(len(rows), batch) if simulations else len(rows)
+        with rlhost.load(path, num_envs=n, overrides=ov) as p:
             if simulations:
-                acts = searched(p, rows, simulations, threads)
+                acts = searched(p, rows, simulations, threads, max_mib, batch)
             else:
                 acts = np.asarray(p(obs, action_masks=masks)).reshape(-1)
             step = int(getattr(p, "step", 0) or 0)
@@ -139,12 +145,26 @@ def main():
         help="the search's threads (0: every core); a network that acts on several threads at once is "
         "evaluated in batches that follow this count",
     )
+    ap.add_argument(
+        "--search-max-mib", type=int, default=1024, metavar="M", help="the search trees' memory cap (max_mib)"
+    )
+    ap.add_argument(
+        "--search-batch",
+        type=int,
+        default=1000,
+        metavar="B",
+        help="positions searched at once, a tree for each of their rows (fewer: less memory)",
+    )
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     if a.search_threads < 0 or a.search_threads > 256:
         ap.error(f"--search-threads {a.search_threads}: from 0 (every core) to 256")
     if a.search < 0 or a.search > 1_000_000:
         ap.error(f"--search {a.search}: from 1 to 1000000 (0: the policy's own moves)")
+    if a.search_max_mib < 1 or a.search_max_mib > 1 << 20:
+        ap.error(f"--search-max-mib {a.search_max_mib}: from 1 to 1048576")
+    if a.search_batch < 1 or a.search_batch > 1_000_000:
+        ap.error(f"--search-batch {a.search_batch}: from 1 to 1000000")
     rows = read(a.positions)
     obs = np.stack([observation(m) for m, _, _ in rows])
     masks = np.array([[s is not None for s in sc] for _, sc, _ in rows], bool)
@@ -154,7 +174,11 @@ def main():
         if not os.path.isdir(path) or os.path.exists(os.path.join(path, "checkpoint.safetensors")):
             items.append(path)
         for item in items:
-            r = {"path": item, "search": a.search, **quality(item, rows, obs, masks, a.search, a.search_threads)}
+            r = {
+                "path": item,
+                "search": a.search,
+                **quality(item, rows, obs, masks, a.search, a.search_threads, a.search_max_mib, a.search_batch),
+            }
             out.append(r)
             if not a.json:
                 n_now, qn = r["win_now_positions"], r["win_now_rate"]

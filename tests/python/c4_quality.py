@@ -109,6 +109,21 @@ ok(
     r.returncode == 0 and last.get("search") == 64 and 0 <= last.get("value_kept_rate", -1) <= 1,
     f"--search 64 reports the searched player's rates ({r.stderr.strip()[-200:]})",
 )
+# a few positions at a time, their trees in less memory: the same moves
+r = subprocess.run(
+    [sys.executable, SCRIPT, run, "--search", "64", "--search-batch", "7", "--search-max-mib", "16", "--json"],
+    capture_output=True,
+    text=True,
+)
+small = json.loads(r.stdout)[-1] if r.returncode == 0 else {}
+ok(small == last, f"--search-batch 7 --search-max-mib 16 searches to the same rates ({r.stderr.strip()[-200:]})")
+r = subprocess.run(
+    [sys.executable, SCRIPT, run, "--search", "64", "--search-max-mib", "1"], capture_output=True, text=True
+)
+ok(
+    r.returncode == 1 and "past the cap of 1.0 MiB" in r.stderr,
+    f"trees past --search-max-mib are refused with a sentence ({r.stderr.strip()[-200:]})",
+)
 raw, srch = out[-1] if out else {}, last
 ok(
     srch.get("win_now_rate", 0) >= 0.9 and srch.get("value_kept_rate", 0) > raw.get("value_kept_rate", 1) + 0.1,
