@@ -24,7 +24,7 @@ const rl_option_def c4_opponent_options[C4_OPP_N_OPTIONS] = {
                                     "probability of a uniformly random allowed column instead of the search's"),
     [OPT_EXACT_FROM] = RL_OPTION_INT("exact_from", "0", 0, C4_CELLS,
                                      "from this many stones on, play perfectly: a column the exact solver "
-                                     "scores best (0: never; the solver's ceiling from 14 on)"),
+                                     "scores best (0: never)"),
 };
 
 typedef struct c4_opponent {
