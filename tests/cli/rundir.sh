@@ -91,8 +91,18 @@ expect_rc 0 "DQN with save_replay" -- "$RLHOST" run "$DQN" $Q --set run.steps=50
 ok $? "the replay carries its step and the previous one is kept"
 expect_rc 0 "eval of a save_replay run" -- "$RLHOST" eval "$P" --episodes 1
 cp "$P/checkpoint.prev.safetensors" "$P/checkpoint.safetensors" # killed between replay and checkpoint
-expect_rc 0 "resume pairs the step-4000 checkpoint with the step-4000 replay" -- "$RLHOST" run --resume "$P" --set run.steps=7000
+expect_rc 0 "resume pairs the step-4000 checkpoint with the step-4000 replay" -- "$RLHOST" run --resume "$P" \
+  --set run.steps=6000 --set run.checkpoint_interval=100000
 grep -q "replay buffer starts empty" "$T/err"; [ $? != 0 ]; ok $? "no warning: the pair was exact"
+# its next checkpoint (the final one: no periodic one before it) replaces
+# the cut-off write's replay and keeps the pair's, so a second kill at the
+# same point still resumes exactly
+[ "$(meta_step "$P/replay.prev.safetensors")" = 4000 ] && [ "$(meta_step "$P/checkpoint.prev.safetensors")" = 4000 ]
+ok $? "the next checkpoint keeps the step-4000 replay beside the step-4000 checkpoint"
+cp "$P/checkpoint.prev.safetensors" "$P/checkpoint.safetensors" # killed there again
+expect_rc 0 "a second kill between replay and checkpoint resumes too" -- "$RLHOST" run --resume "$P" \
+  --set run.steps=7000 --set run.checkpoint_interval=2000
+grep -q "replay buffer starts empty" "$T/err"; [ $? != 0 ]; ok $? "no warning: the pair was exact again"
 cp "$P/checkpoint.prev.safetensors" "$P/checkpoint.safetensors" # step 6000 now, with replays of 7000 only
 cp "$P/replay.safetensors" "$P/replay.prev.safetensors"
 cp "$P/episodes.csv" "$T/episodes.before"

@@ -119,9 +119,10 @@ static int config_diff(const rl__ckpt *ck, const rl__config *c, const char *cons
 }
 
 /* The replay file written with the checkpoint of `step`: replay_path or its
-   previous copy.  NULL when neither exists; an error when one exists but
-   none was written at that step (the pair would not be exact). */
-static int pick_replay(const char *replay_path, uint64_t step, rl__ckpt *side, int *have, char *err, size_t errlen)
+   previous copy (*from_prev).  NULL when neither exists; an error when one
+   exists but none was written at that step (the pair would not be exact). */
+static int pick_replay(const char *replay_path, uint64_t step, rl__ckpt *side, int *have, int *from_prev, char *err,
+                       size_t errlen)
 {
     char prev[4200];
     const char *cand[2] = {replay_path, prev};
@@ -143,6 +144,7 @@ static int pick_replay(const char *replay_path, uint64_t step, rl__ckpt *side, i
         uint64_t at = 0;
         if (meta_count(side, "rlhost.step", &at) == 0 && rl__ckpt_meta_get(side, "rlhost.step") && at == step) {
             *have = 1;
+            *from_prev = k == 1;
             return RL_OK;
         }
         readable = 1;
@@ -217,8 +219,9 @@ static int restore_ckpt(rl__ckpt *ckp, rl__restore *r, const rl__config *c, void
         }
     }
     ck.side = NULL;
-    int have_side = 0;
-    if (rc == RL_OK && r->replay_path) rc = pick_replay(r->replay_path, step, &side, &have_side, err, errlen);
+    int have_side = 0, from_prev = 0;
+    if (rc == RL_OK && r->replay_path)
+        rc = pick_replay(r->replay_path, step, &side, &have_side, &from_prev, err, errlen);
     if (have_side) ck.side = &side;
     ck.to_side = rl__is_replay_tensor;
     const rl_algo_vtable *avt = ad->vtable;
@@ -249,6 +252,7 @@ static int restore_ckpt(rl__ckpt *ckp, rl__restore *r, const rl__config *c, void
         const char *ph = rl__ckpt_meta_get(&ck, "rlhost.phase");
         r->phase = !ph ? RL__PHASE_UNKNOWN : !strcmp(ph, "final") ? RL__PHASE_FINAL : RL__PHASE_TRAINING;
         r->missing_replay = ck.missing_side && r->replay_path;
+        r->replay_from_prev = from_prev;
     }
     if (ck.side) rl__ckpt_free(ck.side);
     ck.side = NULL;

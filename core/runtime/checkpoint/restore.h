@@ -45,6 +45,10 @@ typedef struct rl__restore {
     int phase;
     const char *used;   /* path or prev_path */
     int missing_replay; /* the algo asked for replay tensors none supplied */
+    /* the replay of the checkpoint's step was the previous file: the newer
+       one is a write that a kill cut off before its checkpoint, and the next
+       write must not push the pair's replay out */
+    int replay_from_prev;
 } rl__restore;
 int rl__ckpt_restore(rl__restore *r, const struct rl__config *c, void *algo, char *err, size_t errlen);
 /* The same from a checkpoint in memory (r->path names it; no fallback). */

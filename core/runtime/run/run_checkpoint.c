@@ -354,12 +354,16 @@ int rl__run_checkpoint(rl__run_state *rs)
             snprintf(rs->err, sizeof rs->err, "%s",
                      rc == RL_ENOMEM ? "out of memory building the checkpoint" : replay.err);
         else
-            rc = rl__ckpt_write(&replay, run_dir(rs), "replay.safetensors", "replay.prev.safetensors", rs->err,
-                                sizeof rs->err);
+            /* replay.prev stays when it is the replay of the checkpoint on
+               disk (the newer file an orphan of a cut-off write): pushing it
+               out would leave that checkpoint no replay to resume with */
+            rc = rl__ckpt_write(&replay, run_dir(rs), "replay.safetensors",
+                                rs->replay_keep_prev ? NULL : "replay.prev.safetensors", rs->err, sizeof rs->err);
     }
     if (!rc)
         rc = rl__ckpt_write(&ck, run_dir(rs), "checkpoint.safetensors", "checkpoint.prev.safetensors", rs->err,
                             sizeof rs->err);
+    if (!rc) rs->replay_keep_prev = 0; /* the new pair is whole */
     /* the pool's files, now that a checkpoint names the pool as it is */
     if (!rc && rs->have_pool) rc = rl__selfplay_sweep(&rs->pool, rs->err, sizeof rs->err);
     rl__ckpt_free(&replay);
@@ -416,6 +420,7 @@ int rl__run_resume(rl__run_state *rs, const rl__run_opts *o)
         return RL_ECONFIG;
     }
     rs->steps = r.step;
+    rs->replay_keep_prev = r.replay_from_prev;
     if (!rs->envs_restored) rs->train.stats.episodes = r.episodes;
     if (r.missing_replay)
         rl__log(RL_LOG_WARN, NULL,

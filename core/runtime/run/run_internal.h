@@ -32,9 +32,12 @@ typedef struct rl__run_state {
     uint64_t steps, start_steps; /* start_steps: where a resumed run began */
     rl__run_settings set;
     rl__run_clock clock;
-    rl__report rep;        /* its log; it points at set, clock, dir.fd and err */
-    rl__rundir dir;        /* the locked run directory (fd -1 on other MPI ranks) */
-    int envs_restored;     /* a resume restored the envs exactly: no reset */
+    rl__report rep;    /* its log; it points at set, clock, dir.fd and err */
+    rl__rundir dir;    /* the locked run directory (fd -1 on other MPI ranks) */
+    int envs_restored; /* a resume restored the envs exactly: no reset */
+    /* the resume's replay was replay.prev (rl__restore.replay_from_prev):
+       the next checkpoint replaces replay.safetensors without keeping it */
+    int replay_keep_prev;
     int eval_episodes_set; /* a resume changes run.eval_episodes: the eval envs may not match */
     int eval_due;          /* the periodic evaluation of this step was interrupted: redo it first */
     int final_phase;       /* training_done ran; the final checkpoint says so */
