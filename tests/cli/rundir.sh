@@ -80,6 +80,14 @@ cut -d, -f1 "$M/metrics.csv" | tail -n +2 > "$T/steps"
 head -c 1000 "$M/checkpoint.safetensors" > "$T/cut" && mv "$T/cut" "$M/checkpoint.safetensors"
 expect_rc 0 "eval falls back to the previous checkpoint" -- "$RLHOST" eval "$M" --episodes 1
 contains "$T/err" "using the previous checkpoint" "the fallback is said"
+before=$(meta_step "$M/checkpoint.prev.safetensors")
+expect_rc 0 "a resume falls back past the cut checkpoint" -- "$RLHOST" run --resume "$M" --set run.steps=3500 \
+  --set run.checkpoint_interval=100000
+# its save replaces the cut file and keeps the one it resumed from, so a
+# kill in that save still leaves a good checkpoint
+[ -n "$before" ] && [ "$(meta_step "$M/checkpoint.prev.safetensors")" = "$before" ] &&
+  [ "$(meta_step "$M/checkpoint.safetensors")" = 3500 ]
+ok $? "its next checkpoint keeps the step-$before one it resumed from as the previous"
 rm "$M/checkpoint.safetensors"
 expect_rc 0 "so does a resume when the newest is missing" -- "$RLHOST" run --resume "$M" --set run.steps=4000
 contains "$T/err" "using the previous checkpoint" "the fallback is said on resume"

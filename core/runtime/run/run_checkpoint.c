@@ -361,9 +361,9 @@ int rl__run_checkpoint(rl__run_state *rs)
                                 rs->replay_keep_prev ? NULL : "replay.prev.safetensors", rs->err, sizeof rs->err);
     }
     if (!rc)
-        rc = rl__ckpt_write(&ck, run_dir(rs), "checkpoint.safetensors", "checkpoint.prev.safetensors", rs->err,
-                            sizeof rs->err);
-    if (!rc) rs->replay_keep_prev = 0; /* the new pair is whole */
+        rc = rl__ckpt_write(&ck, run_dir(rs), "checkpoint.safetensors",
+                            rs->ckpt_keep_prev ? NULL : "checkpoint.prev.safetensors", rs->err, sizeof rs->err);
+    if (!rc) rs->ckpt_keep_prev = rs->replay_keep_prev = 0; /* the new pair is whole */
     /* the pool's files, now that a checkpoint names the pool as it is */
     if (!rc && rs->have_pool) rc = rl__selfplay_sweep(&rs->pool, rs->err, sizeof rs->err);
     rl__ckpt_free(&replay);
@@ -420,6 +420,7 @@ int rl__run_resume(rl__run_state *rs, const rl__run_opts *o)
         return RL_ECONFIG;
     }
     rs->steps = r.step;
+    rs->ckpt_keep_prev = r.used == r.prev_path;
     rs->replay_keep_prev = r.replay_from_prev;
     if (!rs->envs_restored) rs->train.stats.episodes = r.episodes;
     if (r.missing_replay)

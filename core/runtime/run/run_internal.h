@@ -35,9 +35,11 @@ typedef struct rl__run_state {
     rl__report rep;    /* its log; it points at set, clock, dir.fd and err */
     rl__rundir dir;    /* the locked run directory (fd -1 on other MPI ranks) */
     int envs_restored; /* a resume restored the envs exactly: no reset */
-    /* the resume's replay was replay.prev (rl__restore.replay_from_prev):
-       the next checkpoint replaces replay.safetensors without keeping it */
-    int replay_keep_prev;
+    /* the resume read checkpoint.prev (the newest was bad) or replay.prev
+       (rl__restore.replay_from_prev): the next save replaces the newer file
+       without keeping it, so the pair it resumed from stays until the new
+       pair is whole */
+    int ckpt_keep_prev, replay_keep_prev;
     int eval_episodes_set; /* a resume changes run.eval_episodes: the eval envs may not match */
     int eval_due;          /* the periodic evaluation of this step was interrupted: redo it first */
     int final_phase;       /* training_done ran; the final checkpoint says so */
