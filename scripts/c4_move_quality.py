@@ -7,16 +7,18 @@ won position stays won, a drawn one drawn; lost positions left out: a
 perfect player scores 1.0), and the fraction where it is one of the
 columns that win fastest (the solver's best score).
 
-  scripts/c4_move_quality.py RUN_DIR|CHECKPOINT ... [--positions FILE] [--search N] [--search-threads K]
+  scripts/c4_move_quality.py RUN_DIR|CHECKPOINT ... [--positions FILE] [--search SPEC] [--search-threads K]
                              [--search-max-mib M] [--search-batch B] [--json]
 
 A run directory's self-play pool (pool/step-*.safetensors) is measured
 snapshot by snapshot, then its checkpoint: the fractions through training.
 Beside them, the fraction of the positions where the side to move can win
-with its next stone in which the policy does.  --search N plays each move
-by a tree search of N simulations guided by the policy (Policy.search,
-docs/search.md) instead of its greedy move, on --search-threads K threads,
-its trees within M MiB (the search's max_mib), B positions at a time.
+with its next stone in which the policy does.  --search SPEC plays each
+move by a tree search guided by the policy (Policy.search, docs/search.md)
+instead of its greedy move: SPEC is a number of simulations, or key=value
+pairs separated by commas as `rlhost eval --search` takes them
+(simulations=3200,c_puct=2), on --search-threads K threads, its trees
+within M MiB (the search's max_mib), B positions at a time.
 Run it with the project's .venv and RLHOST_LIB_DIR=build PYTHONPATH=python
 from a build tree (or an installed rlhost package)."""
 
@@ -72,7 +74,38 @@ def wins_now(moves, scores):
     return max(s for s in scores if s is not None) == 21 - len(moves) // 2
 
 
-def searched(p, rows, simulations, threads, max_mib, batch):
+def search_spec(text):
+    """SPEC as `rlhost eval --search` takes it: a number of simulations, or
+    key=value pairs separated by commas (simulations 100 where not given).
+    Returns (simulations, the other keys as numbers), or a sentence."""
+    if text.isdigit():
+        return int(text), {}
+    sims, keys = 100, {}
+    for item in text.split(","):
+        k, eq, v = (x.strip() for x in item.partition("="))
+        if not eq or not k:
+            return (
+                f"{item.strip()!r} is not key=value (a number of simulations, or keys such as simulations=800,c_puct=2)"
+            )
+        if k in ("threads", "max_mib"):
+            return f"{k}: give it with --search-{k.replace('_', '-')}"
+        try:
+            num = int(v)
+        except ValueError:
+            try:
+                num = float(v) if k != "simulations" else None
+            except ValueError:
+                num = None
+        if num is None:
+            return f"{k}={v!r}: expected a number"
+        if k == "simulations":
+            sims = num
+        else:
+            keys[k] = num
+    return sims, keys
+
+
+def searched(p, rows, simulations, keys, threads, max_mib, batch):
     """The searched move in every position: the positions of each length,
     batch at a time, are played from the start on envs of their own, then
     searched (a tree a row: batch bounds the trees' memory)."""
@@ -87,7 +120,7 @@ def searched(p, rows, simulations, threads, max_mib, batch):
         for k in range(n):
             cols = np.array([int(rows[i][0][k]) - 1 for i in idx], np.int32)
             env.step(np.repeat(cols, 2))  # both seats' rows: the mover's counts
-        a = p.search(env, simulations, threads=threads, max_mib=max_mib).reshape(len(idx), 2)
+        a = p.search(env, simulations, threads=threads, max_mib=max_mib, **keys).reshape(len(idx), 2)
         acts[idx] = a[np.arange(len(idx)), n % 2]
         env.close()
     return acts
@@ -103,7 +136,7 @@ def value_kept(move, scores):
     return got is not None and (got > 0 if best > 0 else got == 0)
 
 
-def quality(path, rows, obs, masks, simulations, threads, max_mib, batch):
+def quality(path, rows, obs, masks, simulations, keys, threads, max_mib, batch):
     try:
         # the positions are played from an empty board: no random opening
         ov = ["env.random_opening=0", "env.random_opening_max=0"] if simulations else None
@@ -111,7 +144,7 @@ def quality(path, rows, obs, masks, simulations, threads, max_mib, batch):
         n = min(len(rows), batch) if simulations else len(rows)
         with rlhost.load(path, num_envs=n, overrides=ov) as p:
             if simulations:
-                acts = searched(p, rows, simulations, threads, max_mib, batch)
+                acts = searched(p, rows, simulations, keys, threads, max_mib, batch)
             else:
                 acts = np.asarray(p(obs, action_masks=masks)).reshape(-1)
             step = int(getattr(p, "step", 0) or 0)
@@ -136,7 +169,13 @@ def main():
     ap.add_argument("paths", nargs="+")
     here = os.path.dirname(os.path.abspath(__file__))
     ap.add_argument("--positions", default=os.path.join(here, "..", "tests", "data", "connect_four_positions.txt"))
-    ap.add_argument("--search", type=int, default=0, metavar="N", help="simulations of a tree search per move")
+    ap.add_argument(
+        "--search",
+        default="0",
+        metavar="SPEC",
+        help="a tree search per move: simulations, or key=value pairs (simulations=800,c_puct=2); "
+        "0: the policy's own move",
+    )
     ap.add_argument(
         "--search-threads",
         type=int,
@@ -159,8 +198,12 @@ def main():
     a = ap.parse_args()
     if a.search_threads < 0 or a.search_threads > 256:
         ap.error(f"--search-threads {a.search_threads}: from 0 (every core) to 256")
-    if a.search < 0 or a.search > 1_000_000:
-        ap.error(f"--search {a.search}: from 1 to 1000000 (0: the policy's own moves)")
+    spec = search_spec(a.search)
+    if isinstance(spec, str):
+        ap.error(f"--search {a.search}: {spec}")
+    sims, keys = spec
+    if sims < 0 or sims > 1_000_000 or (sims == 0 and keys):
+        ap.error(f"--search {a.search}: simulations from 1 to 1000000 (0 alone: the policy's own moves)")
     if a.search_max_mib < 1 or a.search_max_mib > 1 << 20:
         ap.error(f"--search-max-mib {a.search_max_mib}: from 1 to 1048576")
     if a.search_batch < 1 or a.search_batch > 1_000_000:
@@ -176,8 +219,9 @@ def main():
         for item in items:
             r = {
                 "path": item,
-                "search": a.search,
-                **quality(item, rows, obs, masks, a.search, a.search_threads, a.search_max_mib, a.search_batch),
+                "search": sims,
+                "search_keys": keys,
+                **quality(item, rows, obs, masks, sims, keys, a.search_threads, a.search_max_mib, a.search_batch),
             }
             out.append(r)
             if not a.json:

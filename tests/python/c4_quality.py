@@ -124,6 +124,25 @@ ok(
     r.returncode == 1 and "past the cap of 1.0 MiB" in r.stderr,
     f"trees past --search-max-mib are refused with a sentence ({r.stderr.strip()[-200:]})",
 )
+# a search spec as `rlhost eval --search` takes it: the default c_puct given
+# by name searches to the same rates; a key the search lacks is its sentence
+r = subprocess.run(
+    [sys.executable, SCRIPT, run, "--search", "simulations=64,c_puct=1.25", "--json"], capture_output=True, text=True
+)
+spec = json.loads(r.stdout)[-1] if r.returncode == 0 else {}
+ok(
+    spec.get("search_keys") == {"c_puct": 1.25}
+    and {k: v for k, v in spec.items() if k != "search_keys"} == {k: v for k, v in last.items() if k != "search_keys"},
+    f"--search simulations=64,c_puct=1.25 searches to --search 64's rates ({r.stderr.strip()[-200:]})",
+)
+for bad, rc, want in (
+    ("simulations=64,nosuch=1", 1, "the search has no key 'nosuch'"),
+    ("simulations=x", 2, "simulations='x': expected a number"),
+    ("threads=2", 2, "give it with --search-threads"),
+    ("c_puct", 2, "'c_puct' is not key=value"),
+):
+    r = subprocess.run([sys.executable, SCRIPT, run, "--search", bad], capture_output=True, text=True)
+    ok(r.returncode == rc and want in r.stderr, f"--search {bad} is refused: {r.stderr.strip()[-200:]}")
 raw, srch = out[-1] if out else {}, last
 ok(
     srch.get("win_now_rate", 0) >= 0.9 and srch.get("value_kept_rate", 0) > raw.get("value_kept_rate", 1) + 0.1,
