@@ -8,7 +8,7 @@ perfect player scores 1.0), and the fraction where it is one of the
 columns that win fastest (the solver's best score).
 
   scripts/c4_move_quality.py RUN_DIR|CHECKPOINT ... [--positions FILE] [--search SPEC] [--search-threads K]
-                             [--search-max-mib M] [--search-batch B] [--json]
+                             [--search-max-mib M] [--search-batch B] [--misses] [--json]
 
 A run directory's self-play pool (pool/step-*.safetensors) is measured
 snapshot by snapshot, then its checkpoint: the fractions through training.
@@ -18,7 +18,9 @@ move by a tree search guided by the policy (Policy.search, docs/search.md)
 instead of its greedy move: SPEC is a number of simulations, or key=value
 pairs separated by commas as `rlhost eval --search` takes them
 (simulations=3200,c_puct=2), on --search-threads K threads, its trees
-within M MiB (the search's max_mib), B positions at a time.
+within M MiB (the search's max_mib), B positions at a time.  --misses
+lists the positions whose value the move loses: the moves to them, the
+column played (1..7) and every column's exact score (None: full).
 Run it with the project's .venv and RLHOST_LIB_DIR=build PYTHONPATH=python
 from a build tree (or an installed rlhost package)."""
 
@@ -136,7 +138,7 @@ def value_kept(move, scores):
     return got is not None and (got > 0 if best > 0 else got == 0)
 
 
-def quality(path, rows, obs, masks, simulations, keys, threads, max_mib, batch):
+def quality(path, rows, obs, masks, simulations, keys, threads, max_mib, batch, misses=False):
     try:
         # the positions are played from an empty board: no random opening
         ov = ["env.random_opening=0", "env.random_opening_max=0"] if simulations else None
@@ -152,6 +154,9 @@ def quality(path, rows, obs, masks, simulations, keys, threads, max_mib, batch):
         sys.exit(f"c4_move_quality: {e}")
     good = [int(a) in best for a, (_, _, best) in zip(acts, rows)]
     kept = [value_kept(int(a), sc) for a, (_, sc, _) in zip(acts, rows)]
+    lost = [
+        {"moves": m, "column": int(a) + 1, "scores": sc} for a, k, (m, sc, _) in zip(acts, kept, rows) if k is False
+    ]
     kept = [k for k in kept if k is not None]
     now = [g for g, (m, sc, _) in zip(good, rows) if wins_now(m, sc)]
     return {
@@ -161,6 +166,7 @@ def quality(path, rows, obs, masks, simulations, keys, threads, max_mib, batch):
         "best_move_rate": sum(good) / len(rows),
         "win_now_rate": sum(now) / len(now) if now else None,
         "win_now_positions": len(now),
+        **({"value_lost": lost} if misses else {}),
     }
 
 
@@ -194,6 +200,7 @@ def main():
         metavar="B",
         help="positions searched at once, a tree for each of their rows (fewer: less memory)",
     )
+    ap.add_argument("--misses", action="store_true", help="list the positions whose value the move loses")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     if a.search_threads < 0 or a.search_threads > 256:
@@ -221,7 +228,9 @@ def main():
                 "path": item,
                 "search": sims,
                 "search_keys": keys,
-                **quality(item, rows, obs, masks, sims, keys, a.search_threads, a.search_max_mib, a.search_batch),
+                **quality(
+                    item, rows, obs, masks, sims, keys, a.search_threads, a.search_max_mib, a.search_batch, a.misses
+                ),
             }
             out.append(r)
             if not a.json:
@@ -231,6 +240,8 @@ def main():
                     f"value kept {r['value_kept_rate']:6.3f}  fastest {r['best_move_rate']:6.3f}  "
                     f"step {r['step']:>10}  {item}{now}"
                 )
+                for x in r.get("value_lost", []):
+                    print(f"  value lost: {x['moves']} played column {x['column']}, scores {x['scores']}")
     if a.json:
         print(json.dumps(out, indent=1))
 

@@ -99,6 +99,26 @@ ok(
     out and out[0]["best_move_rate"] < 0.4,
     f"the untrained policy is near random play's 0.245 ({out[0]['best_move_rate'] if out else None})",
 )
+# --misses lists each position whose value the move loses: as many as the
+# rate leaves, each one's column a loss of value by its own scores
+r = subprocess.run([sys.executable, SCRIPT, run, "--misses", "--json"], capture_output=True, text=True)
+miss = json.loads(r.stdout)[-1] if r.returncode == 0 else {}
+lost = miss.get("value_lost", [])
+
+
+def loses(x):
+    best = max(v for v in x["scores"] if v is not None)
+    got = x["scores"][x["column"] - 1]
+    return best >= 0 and (got is None or (got <= 0 if best > 0 else got < 0))
+
+
+ok(
+    out
+    and len(lost) == round((1 - out[-1]["value_kept_rate"]) * out[-1]["value_kept_positions"])
+    and all(loses(x) for x in lost),
+    f"--misses lists the {len(lost)} positions whose value the move loses ({r.stderr.strip()[-200:]})",
+)
+ok("value_lost" not in out[-1] if out else False, "without --misses the JSON lists none")
 # The same positions searched through the env with the checkpoint's policy
 # guiding: the value kept rises, and immediate wins are taken (a move that
 # ends the game is known to the search with its exact value).
