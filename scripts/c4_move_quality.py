@@ -91,14 +91,9 @@ def search_spec(text):
             )
         if k in ("threads", "max_mib"):
             return f"{k}: give it with --search-{k.replace('_', '-')}"
-        try:
-            num = int(v)
+        try:  # a whole number stays one: the search refuses rollouts=1.0
+            num = int(v) if k == "simulations" or v.lstrip("+-").isdigit() else float(v)
         except ValueError:
-            try:
-                num = float(v) if k != "simulations" else None
-            except ValueError:
-                num = None
-        if num is None:
             return f"{k}={v!r}: expected a number"
         if k == "simulations":
             sims = num
