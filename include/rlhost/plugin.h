@@ -45,7 +45,7 @@ extern "C" {
 #endif
 
 #define RL_ABI_MAJOR 1
-#define RL_ABI_MINOR 14
+#define RL_ABI_MINOR 15
 /* A plugin built for minor m loads in any host of minor >= m.  Each field,
    flag and capability a later minor added says so where it stands
    ("ABI 1.6: ..."): those notes are the ABI's history, and a plugin reads

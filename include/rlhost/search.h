@@ -125,6 +125,18 @@ int rl_search_run_each(rl_search *s, uint32_t count, const void *states, const v
                        const uint64_t *seeds, rl_search_eval_fn eval, void *const *eval_ctxs, rl_search_parallel_fn par,
                        void *par_ctx, float *visits, float *values, char *err, size_t errlen);
 
+/* ABI 1.15: the policy root `root` of the last search improves its priors to
+   (Gumbel AlphaZero's target, Danihelka et al. 2022): over the allowed
+   moves, softmax(log prior + (c_visit + max visits) * c_scale * q), where
+   q is each move's mean value from the root mover's side (a move the
+   search did not visit: its exact reward where it ends the episode, else
+   the root's value mixed with the visited moves' values), rescaled to
+   [0, 1] over the root's moves; the priors are the evaluator's, before
+   the root noise.  Writes out [n_actions] (0 where not allowed); RL_EINVAL
+   for a root past the last search's count or a negative constant.  The
+   usual constants (DeepMind's mctx): c_visit 50, c_scale 0.1. */
+int rl_search_improved_policy(const rl_search *s, uint32_t root, float c_visit, float c_scale, float *out);
+
 /* A uniformly random move of those mask allows (nonzero), drawn from rng;
    -1 when it allows none.  What a rollout plays. */
 int32_t rl_search_random_move(const uint8_t *mask, uint32_t n_actions, rl_rng *rng);

@@ -364,7 +364,7 @@ contains "$T/err" "run.replicas                 1 (algo 'abi10_algo' does not tr
 printf 'run: { steps = 400; eval_episodes = 2; };\nenv: { plugin = "abi10_env"; needed = 0; num_envs = 2; };\nalgo: { plugin = "random"; };\n' > "$T/abi10env.cfg"
 expect_rc 0 "a 1.0 env steps under the 1.$ABI_MINOR host" -- "$RLHOST" run "$T/abi10env.cfg" --plugin-path "$FIXTURES" --out "$T/abi10env"
 # Every frozen header's plugin (tests/fixtures/abi_1_*) trains and steps.
-for m in 1 2 3 4 5 6 7 8 9 10 11 12 13; do
+for m in 1 2 3 4 5 6 7 8 9 10 11 12 13 14; do
   sed "s/abi10/abi1$m/g" "$T/abi10.cfg" > "$T/abi1$m.cfg"
   expect_rc 0 "a 1.$m algorithm trains under the 1.$ABI_MINOR host" -- "$RLHOST" run "$T/abi1$m.cfg" --plugin-path "$FIXTURES" --out "$T/abi1$m"
   sed "s/abi10/abi1$m/g" "$T/abi10env.cfg" > "$T/abi1${m}env.cfg"

@@ -424,6 +424,59 @@ static void test_one_agent(void)
     OK(v_mixed < v_alone - 0.05f, "mix 1 values leaves by rollouts, below what the evaluator claims");
 }
 
+/* The improved policy (Gumbel AlphaZero's target) of every reachable
+   position, searched with root noise and a perfect value: a distribution
+   over the allowed moves whose most probable move is minimax-optimal, and
+   which puts more on the optimal moves than the visits do, on average. */
+static void test_improved(void)
+{
+    rl_search_model m = ttt_model(2);
+    rl_search_config cfg = rl_search_defaults();
+    cfg.simulations = 32;
+    cfg.dirichlet_alpha = 0.3f;
+    rl_search *s = NULL;
+    char err[RL_ERR_MAX] = "";
+    OK(rl_search_create(&cfg, &m, 512, &s, err, sizeof err) == RL_OK, "a search of 512 trees of 32 simulations");
+    float pi[9];
+    OK(rl_search_improved_policy(s, 0, 50, 0.1f, pi) == RL_EINVAL, "no improved policy before a search");
+    float *visits = malloc(512 * 9 * sizeof(float));
+    uint32_t argmax_ok = 0, dist_ok = 0;
+    double mass_pi = 0, mass_visits = 0;
+    for (uint32_t first = 0; first < n_positions; first += 512) {
+        uint32_t count = n_positions - first < 512 ? n_positions - first : 512;
+        optimal_picks(s, positions + first, count, perfect, on_threads, visits);
+        for (uint32_t i = 0; i < count; i++) {
+            const ttt *t = &positions[first + i];
+            int v[9], best = -3;
+            values_of(t, v);
+            for (int a = 0; a < 9; a++) best = v[a] > best ? v[a] : best;
+            if (rl_search_improved_policy(s, i, 50, 0.1f, pi) != RL_OK) continue;
+            double sum = 0, on_best = 0, visits_best = 0, n = 0;
+            int ok = 1, top = -1;
+            for (int a = 0; a < 9; a++) {
+                ok &= pi[a] >= 0 && (!t->cell[a] || pi[a] == 0);
+                sum += pi[a];
+                if (v[a] == best) on_best += pi[a], visits_best += visits[i * 9 + a];
+                n += visits[i * 9 + a];
+                if (top < 0 || pi[a] > pi[top]) top = a;
+            }
+            dist_ok += ok && sum > 0.9999 && sum < 1.0001;
+            argmax_ok += v[top] == best;
+            mass_pi += on_best, mass_visits += visits_best / n;
+        }
+    }
+    printf("# improved policy: %u of %u positions' most probable move optimal; mean mass on the optimal moves "
+           "%.3f (the visits: %.3f)\n",
+           argmax_ok, n_positions, mass_pi / n_positions, mass_visits / n_positions);
+    ASSERT_EQ(dist_ok, n_positions, "each improved policy is a distribution over the allowed moves");
+    ASSERT_EQ(argmax_ok, n_positions, "its most probable move is minimax-optimal in every position");
+    OK(mass_pi > mass_visits + 0.02 * n_positions, "it puts more on the optimal moves than the visits do");
+    OK(rl_search_improved_policy(s, 512, 50, 0.1f, pi) == RL_EINVAL, "a root past the search's count is refused");
+    OK(rl_search_improved_policy(s, 0, -1, 0.1f, pi) == RL_EINVAL, "a negative constant is refused");
+    free(visits);
+    rl_search_destroy(s);
+}
+
 static void test_pick(void)
 {
     float v[4] = {10, 30, 0, 60};
@@ -442,6 +495,7 @@ int main(void)
     test_repeatable();
     test_refusals();
     test_one_agent();
+    test_improved();
     test_pick();
     free(positions);
     return tap_done();

@@ -32,6 +32,8 @@ typedef struct tree {
     uint8_t *block;
     uint32_t nodes, depth, pending; /* pending: the leaf node awaiting the evaluator, else 0 */
     uint32_t *visits;               /* [node]: the node's walks */
+    float *root_prior;              /* [n_actions]: the root's priors before the noise */
+    float root_value;               /* the evaluator's value of the root */
     edge *edges;                    /* [node][n_actions] */
     uint8_t *states;                /* [node][state_bytes] */
     step_ref *path;                 /* [max_nodes] */
@@ -77,13 +79,13 @@ static uint64_t stride_of(const rl_search_model *m)
     return ((uint64_t)m->state_bytes + 7) & ~7ull;
 }
 
-/* One tree's block: edges, path, states, two scratch states, visits, then
-   the leaf's and the scratch's observation and mask. */
+/* One tree's block: edges, path, states, two scratch states, visits, the
+   root's priors, then the leaf's and the scratch's observation and mask. */
 static uint64_t tree_bytes(const rl_search_config *cfg, const rl_search_model *m)
 {
     uint64_t nodes = (uint64_t)cfg->simulations + 1, st = stride_of(m);
     uint64_t per_node = (uint64_t)m->n_actions * sizeof(edge) + sizeof(step_ref) + st + sizeof(uint32_t);
-    return nodes * per_node + 2 * st + 2 * (m->obs_bytes + m->n_actions);
+    return nodes * per_node + 2 * st + (uint64_t)m->n_actions * sizeof(float) + 2 * (m->obs_bytes + m->n_actions);
 }
 
 uint64_t rl_search_bytes(const rl_search_config *cfg, const rl_search_model *model, uint32_t trees)
@@ -175,6 +177,7 @@ int rl_search_create(const rl_search_config *cfg, const rl_search_model *model, 
         tr->states = p, p += N * st;
         tr->scratch = p, p += 2 * st;
         tr->visits = (uint32_t *)p, p += N * sizeof(uint32_t);
+        tr->root_prior = (float *)p, p += A * sizeof(float);
         tr->leaf_obs = p, p += model->obs_bytes;
         tr->leaf_mask = p, p += A;
         tr->scratch_obs = p;
@@ -221,6 +224,15 @@ static int set_priors(const rl_search *s, tree *t, uint32_t node, const float *w
     for (uint32_t a = 0; a < s->m.n_actions; a++)
         if (e[a].legal) e[a].p = sum > 0 ? (float)((w ? w[a] : 1.0f) / sum) : 1.0f / (float)legal;
     return 0;
+}
+
+/* The root's priors (before any noise) and its value, for
+   rl_search_improved_policy. */
+static void keep_root(const rl_search *s, tree *t, float value)
+{
+    const edge *e = edges_of(s, t, 0);
+    for (uint32_t a = 0; a < s->m.n_actions; a++) t->root_prior[a] = e[a].legal ? e[a].p : 0.0f;
+    t->root_value = value;
 }
 
 /* A draw from Gamma(alpha, 1) (Marsaglia and Tsang; alpha < 1 boosted). */
@@ -528,9 +540,10 @@ static int evaluate(rl_search *s, uint32_t lo, uint32_t hi, int roots, rl_search
                     "search: the evaluator wrote a value or prior that is not finite, or a negative prior");
             return RL_ENONFINITE;
         }
-        if (roots)
+        if (roots) {
+            keep_root(s, t, s->values[j]);
             root_noise(s, t);
-        else
+        } else
             backup(s, t, (1 - s->cfg.mix) * s->values[j] + s->cfg.mix * t->leaf_z);
         t->pending = 0;
     }
@@ -581,8 +594,10 @@ static int begin(rl_search *s, uint32_t count, const void *states, const void *o
         if (evaluated) {
             memcpy(s->batch_obs + i * ob, (const uint8_t *)obs + i * ob, ob);
             memcpy(s->batch_mask + i * A, mask, A);
-        } else
+        } else {
             set_priors(s, t, 0, NULL);
+            keep_root(s, t, 0.0f);
+        }
     }
     for (uint32_t w = 0; w < s->workers; w++) s->errs[w][0] = 0;
     return RL_OK;
@@ -673,6 +688,45 @@ int rl_search_run_each(rl_search *s, uint32_t count, const void *states, const v
     rc = round_errors(s, err, errlen);
     if (rc == RL_OK) finish(s, visits, values);
     return rc;
+}
+
+int rl_search_improved_policy(const rl_search *s, uint32_t root, float c_visit, float c_scale, float *out)
+{
+    if (!s || root >= s->count || !(c_visit >= 0) || !(c_scale >= 0) || !isfinite(c_visit) || !isfinite(c_scale))
+        return RL_EINVAL;
+    const tree *t = &s->trees[root];
+    const edge *e = t->edges; /* the root's, node 0 */
+    uint32_t A = s->m.n_actions, max_n = 0;
+    double sum_n = 0, p_seen = 0, pq_seen = 0;
+    for (uint32_t a = 0; a < A; a++) {
+        if (!e[a].legal || !e[a].n) continue;
+        sum_n += e[a].n;
+        max_n = e[a].n > max_n ? e[a].n : max_n;
+        p_seen += t->root_prior[a];
+        pq_seen += t->root_prior[a] * (e[a].w / (double)e[a].n);
+    }
+    /* an unvisited move's value: the root's value mixed with the visited
+       moves' values weighted by their priors, as many visits as they had */
+    double v_mix = (t->root_value + (p_seen > 0 ? sum_n * pq_seen / p_seen : 0.0)) / (1.0 + sum_n);
+    double lo = INFINITY, hi = -INFINITY;
+    for (uint32_t a = 0; a < A; a++) {
+        if (!e[a].legal) continue;
+        double q = e[a].n ? e[a].w / (double)e[a].n : e[a].child == TERMINAL ? e[a].r : v_mix;
+        out[a] = (float)q;
+        lo = q < lo ? q : lo;
+        hi = q > hi ? q : hi;
+    }
+    double scale = (c_visit + (double)max_n) * c_scale / (hi - lo > 1e-8 ? hi - lo : 1e-8), top = -INFINITY;
+    for (uint32_t a = 0; a < A; a++) {
+        if (!e[a].legal) continue;
+        double p = t->root_prior[a] > 1e-30f ? t->root_prior[a] : 1e-30;
+        out[a] = (float)(log(p) + scale * (out[a] - lo));
+        top = out[a] > top ? out[a] : top;
+    }
+    double z = 0;
+    for (uint32_t a = 0; a < A; a++) z += e[a].legal ? exp(out[a] - top) : 0.0;
+    for (uint32_t a = 0; a < A; a++) out[a] = e[a].legal ? (float)(exp(out[a] - top) / z) : 0.0f;
+    return RL_OK;
 }
 
 int32_t rl_search_pick(const float *visits, uint32_t n_actions, float temperature, rl_rng *rng)
