@@ -172,8 +172,11 @@ typedef struct rl_transition {
     const uint8_t *next_masks;
     const uint8_t *final_masks;
     /* ABI 1.10, for an algorithm with RL_DESC_SEARCHED (NULL otherwise):
-       search_policy [count][n_actions], the search's root visit counts of
-       obs normalized to sum 1 (the AlphaZero policy target), and
+       search_policy [count][n_actions], the policy target of obs's
+       search, a distribution over its allowed moves: the root's visit
+       counts normalized to sum 1 (AlphaZero's), or with the search group's
+       policy_target = "improved" (ABI 1.15) the root's improved policy
+       (rl_search_improved_policy), and
        same_mover [count], nonzero where next_obs (or final_obs) is the
        same agent's as obs (one agent, or a turn-based game where the mover
        moves again), 0 where it is the other player's of a two-player

@@ -323,8 +323,8 @@ typedef struct rl_plugin_desc {
    (AlphaZero): the host picks every training move by searching with the
    algorithm's own network as evaluator (it needs RL_DESC_VALUES), plays
    every seat of a training game itself (self-play through one network),
-   and hands each move's root visit distribution in
-   rl_transition.search_policy.  Its settings are the run's `search` group. */
+   and hands each move's policy target (the root's visit distribution, or
+   its improved policy) in rl_transition.search_policy.  Its settings are the run's `search` group. */
 #define RL_DESC_SEARCHED 0x200u
 /* ABI 1.11, algorithms: the algorithm takes hybrid actions
    (RL_SPACE_HYBRID: discrete components and a box in one action). */

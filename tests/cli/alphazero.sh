@@ -4,8 +4,8 @@
 # time and exported; it resumes exactly after SIGINT and after SIGKILL at
 # random moments (the window of positions and the games in progress
 # included), and repeats exactly on any count of search threads; trains
-# on the game's symmetries and on its searches' root values, and with a
-# residual tower whose exports act as it does; hostile
+# on the game's symmetries, on its searches' root values and on their
+# improved policies, and with a residual tower whose exports act as it does; hostile
 # bytes in the window or a game in progress are refused by name; every config that cannot train on search is refused with a
 # sentence before anything runs.  (TAP; the learning test is
 # tests/learning/tictactoe_alphazero.sh)
@@ -155,6 +155,14 @@ expect_rc 0 "a checkpoint from before root_value_weight and the resnet resumes" 
 old_run l2
 expect_rc 1 "a checkpoint without l2 in its config" -- "$RLHOST" run --resume "$T/old" "${PP[@]}" --set run.steps=4500
 contains "$T/err" "algo.l2: unset in the checkpoint, 0.0001 now" "is refused as written with another config"
+
+# 3g. search.policy_target = "improved": the policy learns each move's
+#     improved policy (Gumbel AlphaZero's target) instead of its visits;
+#     the run resumes exactly, and learns another network.
+exact azimp "$T/az.cfg" 1000 "${PP[@]}" --set search.policy_target=improved
+! cmp -s <(data_of "$T/azimp-a/checkpoint.safetensors") <(data_of "$T/az-a/checkpoint.safetensors")
+ok $? "the network learned from the improved policies differs"
+expect_rc 2 "an unknown policy target" -- "$RLHOST" check "$T/az.cfg" "${PP[@]}" --set search.policy_target=best
 
 # 4. Hostile bytes, each crafted to pass the CRC-32s: refused by name.
 poke() { # FILE TENSOR PYTHON-STRUCT-FORMAT VALUE

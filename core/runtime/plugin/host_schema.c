@@ -98,6 +98,8 @@ const rl_option_def *rl__env_host_stages(uint32_t *n)
     return env_host_stages;
 }
 
+static const char *const search_targets[] = {"visits", "improved", NULL};
+
 static const rl_option_def search_schema[RL__SEARCH_N] = {
     [RL__SEARCH_SIMULATIONS] =
         RL_OPTION_INT("simulations", "100", 1, 1000000, "leaves each training move's tree reaches"),
@@ -118,6 +120,14 @@ static const rl_option_def search_schema[RL__SEARCH_N] = {
                         "with the network (a run repeats exactly for the same count); auto = every core"),
     [RL__SEARCH_MAX_MIB] = RL_OPTION_INT("max_mib", "1024", 1, 1048576,
                                          "the trees' memory cap; a search past it is refused before it starts"),
+    [RL__SEARCH_POLICY_TARGET] =
+        RL_OPTION_ENUM("policy_target", "visits", search_targets,
+                       "what the network's policy learns from a move's search: visits, the root's visit "
+                       "fractions; improved, softmax(log prior + sigma(q)) over the root's moves, their values "
+                       "completed and rescaled to [0, 1] (Gumbel AlphaZero's)"),
+    [RL__SEARCH_C_VISIT] =
+        RL_OPTION_FLOAT("c_visit", "50", 0, 1e6, "improved: sigma(q) = (c_visit + the most visits) * c_scale * q"),
+    [RL__SEARCH_C_SCALE] = RL_OPTION_FLOAT("c_scale", "0.1", 0, 1e3, "improved: the scale of sigma(q), as above"),
 };
 
 const rl_option_def *rl__search_schema(uint32_t *n)

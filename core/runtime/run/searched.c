@@ -55,6 +55,9 @@ int rl__searched_open(rl__searched *t, const rl__config *c, rl__vecenv *v, const
     o.threads = rl__search_threads(c);
     t->temperature = g[RL__SEARCH_TEMPERATURE].f;
     t->temperature_moves = (uint64_t)g[RL__SEARCH_TEMPERATURE_MOVES].i;
+    t->improved = g[RL__SEARCH_POLICY_TARGET].i == 1;
+    t->c_visit = (float)g[RL__SEARCH_C_VISIT].f;
+    t->c_scale = (float)g[RL__SEARCH_C_SCALE].f;
     t->rows = v->n;
     t->n_actions = v->info.n_actions;
     t->seed = seed;
@@ -91,6 +94,7 @@ int rl__searched_act(rl__searched *t, rl__vecenv *v, char *err, size_t errlen)
     const float *visits;
     int rc = rl__searcher_search(t->s, &site, t->calls, t->where, t->where + R, v->io.obs, v->io.action_mask, R,
                                  &visits, &t->value, err, errlen);
+    if (rc == RL_OK && t->improved) rc = rl__searcher_improved(t->s, R, t->c_visit, t->c_scale, t->policy, err, errlen);
     if (rc != RL_OK) return rc;
     /* the draws of a call follow from the seed and the call alone */
     rl_rng rng;
@@ -101,7 +105,7 @@ int rl__searched_act(rl__searched *t, rl__vecenv *v, char *err, size_t errlen)
         const float *vi = visits + (size_t)i * A;
         float sum = 0;
         for (uint32_t k = 0; k < A; k++) sum += vi[k];
-        for (uint32_t k = 0; k < A; k++) t->policy[(size_t)i * A + k] = sum > 0 ? vi[k] / sum : 0.0f;
+        for (uint32_t k = 0; k < A && !t->improved; k++) t->policy[(size_t)i * A + k] = sum > 0 ? vi[k] / sum : 0.0f;
         float temp = t->moves[i] < t->temperature_moves ? (float)t->temperature : 0.0f;
         actions[i] = rl_search_pick(vi, A, temp, &rng);
     }

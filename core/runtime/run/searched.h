@@ -19,13 +19,15 @@
 typedef struct rl__searched {
     double temperature;
     uint64_t temperature_moves;
+    int improved;           /* the policy's target: the improved policy, else the visit fractions */
+    float c_visit, c_scale; /* the improved policy's constants */
     uint32_t rows, n_actions;
     rl__searcher *s;
     uint64_t seed, calls; /* calls: searches so far, from which the trees' streams follow */
     void *block;          /* every buffer below */
     uint32_t *where;      /* [2][rows]: each row's env and agent */
     uint64_t *moves;      /* [rows]: moves of the row's game so far */
-    float *policy;        /* [rows][n_actions]: the visit fractions of the last search */
+    float *policy;        /* [rows][n_actions]: the policy target of the last search */
     uint8_t *same;        /* [rows]: the row's next mover is the one that moved */
     const float *value;   /* [rows]: the roots' mean backed-up values of the last search (the searcher's) */
 } rl__searched;
@@ -44,7 +46,8 @@ int rl__searched_open(rl__searched *t, const rl__config *c, rl__vecenv *v, const
 void rl__searched_close(rl__searched *t);
 
 /* The training moves of every row into v->actions, searched with the
-   network rl__searched_open was given; the visit fractions into t->policy. */
+   network rl__searched_open was given; the policy targets (the visit
+   fractions, or the improved policy) into t->policy. */
 int rl__searched_act(rl__searched *t, rl__vecenv *v, char *err, size_t errlen);
 /* After v's step: same_mover, and each row's count of moves (0 where its
    game ended). */

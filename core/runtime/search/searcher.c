@@ -311,6 +311,18 @@ int rl__searcher_search(rl__searcher *s, const rl__env_site *site, uint64_t call
     return rc;
 }
 
+int rl__searcher_improved(const rl__searcher *s, uint32_t count, float c_visit, float c_scale, float *out, char *err,
+                          size_t errlen)
+{
+    size_t A = s->face->n_actions;
+    for (uint32_t j = 0; j < count; j++)
+        if (rl_search_improved_policy(s->search, j, c_visit, c_scale, out + j * A) != RL_OK) {
+            snprintf(err, errlen, "search: no improved policy for root %u of %u", j, count);
+            return RL_EINVAL;
+        }
+    return RL_OK;
+}
+
 int rl__searcher_act(rl__searcher *s, const rl__env_site *site, uint64_t call, const uint32_t *boards_of,
                      const uint32_t *movers, const void *obs, const uint8_t *masks, uint32_t count, int32_t *actions,
                      char *err, size_t errlen)

@@ -79,6 +79,11 @@ void rl__searcher_close(rl__searcher *s); /* NULL is a no-op */
    agent movers[j] of env boards_of[j], to move, with its observation obs[j]
    and mask masks[j] (NULL: every move).  The trees' streams follow from
    the seed, `call` (the caller's count of its searches) and the env. */
+/* The improved policy of each of the last search's count roots into out
+   [count][n_actions] (rl_search_improved_policy with c_visit, c_scale). */
+int rl__searcher_improved(const rl__searcher *s, uint32_t count, float c_visit, float c_scale, float *out, char *err,
+                          size_t errlen);
+
 int rl__searcher_act(rl__searcher *s, const rl__env_site *site, uint64_t call, const uint32_t *boards_of,
                      const uint32_t *movers, const void *obs, const uint8_t *masks, uint32_t count, int32_t *actions,
                      char *err, size_t errlen);
