@@ -258,17 +258,26 @@ static void test_tictactoe(void)
     free(visits);
 }
 
+/* A tic-tac-toe search on `workers` workers of `trees` trees with root
+   noise Dir(0.3). */
+static rl_search *noisy_search(uint32_t workers, uint32_t simulations, uint32_t trees, const char *what)
+{
+    rl_search_model m = ttt_model(workers);
+    rl_search_config cfg = rl_search_defaults();
+    cfg.simulations = simulations;
+    cfg.dirichlet_alpha = 0.3f;
+    rl_search *s = NULL;
+    char err[RL_ERR_MAX] = "";
+    OK(rl_search_create(&cfg, &m, trees, &s, err, sizeof err) == RL_OK, what);
+    return s;
+}
+
 /* The same roots and seeds give the same visits, serially and on threads;
    visits add up to the simulations and never touch a masked move. */
 static void test_repeatable(void)
 {
-    rl_search_model m = ttt_model(4);
-    rl_search_config cfg = rl_search_defaults();
-    cfg.simulations = 300;
-    cfg.dirichlet_alpha = 0.3f;
-    rl_search *s = NULL;
+    rl_search *s = noisy_search(4, 300, 16, "a search with root noise");
     char err[RL_ERR_MAX] = "";
-    OK(rl_search_create(&cfg, &m, 16, &s, err, sizeof err) == RL_OK, "a search with root noise");
     ttt roots[16];
     uint8_t obs[16 * 9], masks[16 * 9];
     uint64_t seeds[16];
@@ -430,13 +439,7 @@ static void test_one_agent(void)
    which puts more on the optimal moves than the visits do, on average. */
 static void test_improved(void)
 {
-    rl_search_model m = ttt_model(2);
-    rl_search_config cfg = rl_search_defaults();
-    cfg.simulations = 32;
-    cfg.dirichlet_alpha = 0.3f;
-    rl_search *s = NULL;
-    char err[RL_ERR_MAX] = "";
-    OK(rl_search_create(&cfg, &m, 512, &s, err, sizeof err) == RL_OK, "a search of 512 trees of 32 simulations");
+    rl_search *s = noisy_search(2, 32, 512, "a search of 512 trees of 32 simulations");
     float pi[9];
     OK(rl_search_improved_policy(s, 0, 50, 0.1f, pi) == RL_EINVAL, "no improved policy before a search");
     float *visits = malloc(512 * 9 * sizeof(float));
