@@ -324,7 +324,8 @@ typedef struct rl_plugin_desc {
    algorithm's own network as evaluator (it needs RL_DESC_VALUES), plays
    every seat of a training game itself (self-play through one network),
    and hands each move's policy target (the root's visit distribution, or
-   its improved policy) in rl_transition.search_policy.  Its settings are the run's `search` group. */
+   its improved policy) in rl_transition.search_policy.  Its settings are
+   the run's `search` group. */
 #define RL_DESC_SEARCHED 0x200u
 /* ABI 1.11, algorithms: the algorithm takes hybrid actions
    (RL_SPACE_HYBRID: discrete components and a box in one action). */

@@ -103,9 +103,11 @@ int rl__searched_act(rl__searched *t, rl__vecenv *v, char *err, size_t errlen)
     int32_t *actions = v->actions;
     for (uint32_t i = 0; i < R; i++) {
         const float *vi = visits + (size_t)i * A;
-        float sum = 0;
-        for (uint32_t k = 0; k < A; k++) sum += vi[k];
-        for (uint32_t k = 0; k < A && !t->improved; k++) t->policy[(size_t)i * A + k] = sum > 0 ? vi[k] / sum : 0.0f;
+        if (!t->improved) { /* the target: the visit fractions */
+            float sum = 0;
+            for (uint32_t k = 0; k < A; k++) sum += vi[k];
+            for (uint32_t k = 0; k < A; k++) t->policy[(size_t)i * A + k] = sum > 0 ? vi[k] / sum : 0.0f;
+        }
         float temp = t->moves[i] < t->temperature_moves ? (float)t->temperature : 0.0f;
         actions[i] = rl_search_pick(vi, A, temp, &rng);
     }
