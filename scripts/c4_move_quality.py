@@ -8,7 +8,7 @@ perfect player scores 1.0), and the fraction where it is one of the
 columns that win fastest (the solver's best score).
 
   scripts/c4_move_quality.py RUN_DIR|CHECKPOINT ... [--positions FILE] [--search SPEC] [--search-threads K]
-                             [--search-max-mib M] [--search-batch B] [--misses] [--json]
+                             [--search-max-mib M] [--search-batch B] [--misses] [--columns] [--json]
 
 A run directory's self-play pool (pool/step-*.safetensors) is measured
 snapshot by snapshot, then its checkpoint: the fractions through training.
@@ -21,6 +21,8 @@ pairs separated by commas as `rlhost eval --search` takes them
 within M MiB (the search's max_mib), B positions at a time.  --misses
 lists the positions whose value the move loses: the moves to them, the
 column played (1..7) and every column's exact score (None: full).
+--columns gives the column played (1..7) in every position, in the file's
+order: two players' lists say where they differ.
 Run it with the project's .venv and RLHOST_LIB_DIR=build PYTHONPATH=python
 from a build tree (or an installed rlhost package)."""
 
@@ -133,7 +135,7 @@ def value_kept(move, scores):
     return got is not None and (got > 0 if best > 0 else got == 0)
 
 
-def quality(path, rows, obs, masks, simulations, keys, threads, max_mib, batch, misses=False):
+def quality(path, rows, obs, masks, simulations, keys, threads, max_mib, batch, misses=False, columns=False):
     try:
         # the positions are played from an empty board: no random opening
         ov = ["env.random_opening=0", "env.random_opening_max=0"] if simulations else None
@@ -162,6 +164,7 @@ def quality(path, rows, obs, masks, simulations, keys, threads, max_mib, batch, 
         "win_now_rate": sum(now) / len(now) if now else None,
         "win_now_positions": len(now),
         **({"value_lost": lost} if misses else {}),
+        **({"columns": [int(a) + 1 for a in acts]} if columns else {}),
     }
 
 
@@ -196,6 +199,7 @@ def main():
         help="positions searched at once, a tree for each of their rows (fewer: less memory)",
     )
     ap.add_argument("--misses", action="store_true", help="list the positions whose value the move loses")
+    ap.add_argument("--columns", action="store_true", help="list the column played (1..7) in every position")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     if a.search_threads < 0 or a.search_threads > 256:
@@ -224,7 +228,17 @@ def main():
                 "search": sims,
                 "search_keys": keys,
                 **quality(
-                    item, rows, obs, masks, sims, keys, a.search_threads, a.search_max_mib, a.search_batch, a.misses
+                    item,
+                    rows,
+                    obs,
+                    masks,
+                    sims,
+                    keys,
+                    a.search_threads,
+                    a.search_max_mib,
+                    a.search_batch,
+                    a.misses,
+                    a.columns,
                 ),
             }
             out.append(r)
@@ -237,6 +251,8 @@ def main():
                 )
                 for x in r.get("value_lost", []):
                     print(f"  value lost: {x['moves']} played column {x['column']}, scores {x['scores']}")
+                if "columns" in r:
+                    print("  columns: " + "".join(str(c) for c in r["columns"]))
     if a.json:
         print(json.dumps(out, indent=1))
 

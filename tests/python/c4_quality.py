@@ -3,7 +3,8 @@ self-play run: a rate for every pool snapshot and the checkpoint, in step
 order; its count of positions the side to move wins with its next stone
 equals one found by playing each best column on the board; searched
 (--search, Policy.search) it takes its immediate wins and keeps the
-position's value more often; hostile observations, masks and episode
+position's value more often; --columns lists the column of every
+position, from which its rates follow; hostile observations, masks and episode
 starts, and a missing run, are sentences, not tracebacks.  random_opening_max: games open with every
 count of random moves in the range where an env trains, and with
 random_opening where it evaluates.
@@ -119,6 +120,29 @@ ok(
     f"--misses lists the {len(lost)} positions whose value the move loses ({r.stderr.strip()[-200:]})",
 )
 ok("value_lost" not in out[-1] if out else False, "without --misses the JSON lists none")
+
+
+def columns_agree(args, want):
+    """--columns lists a legal column for every position, and the rates
+    recomputed from those columns are the ones reported beside them."""
+    r = subprocess.run([sys.executable, SCRIPT, run, *args, "--columns", "--json"], capture_output=True, text=True)
+    got = json.loads(r.stdout)[-1] if r.returncode == 0 else {}
+    cols = got.get("columns", [])
+    legal = len(cols) == len(rows) and all(1 <= c <= 7 and sc[c - 1] is not None for c, (_, sc, _) in zip(cols, rows))
+    kept = [Q.value_kept(c - 1, sc) for c, (_, sc, _) in zip(cols, rows)] if legal else []
+    kept = [k for k in kept if k is not None]
+    best = sum(c - 1 in b for c, (_, _, b) in zip(cols, rows)) / len(rows) if legal else -1
+    ok(
+        legal
+        and kept
+        and sum(kept) / len(kept) == got.get("value_kept_rate") == want.get("value_kept_rate")
+        and best == got.get("best_move_rate") == want.get("best_move_rate"),
+        f"{' '.join(args + ['--columns'])} lists a legal column for each position, and they give its rates "
+        f"({r.stderr.strip()[-200:]})",
+    )
+
+
+columns_agree([], out[-1] if out else {})
 # The same positions searched through the env with the checkpoint's policy
 # guiding: the value kept rises, and immediate wins are taken (a move that
 # ends the game is known to the search with its exact value).
@@ -137,6 +161,7 @@ r = subprocess.run(
 )
 small = json.loads(r.stdout)[-1] if r.returncode == 0 else {}
 ok(small == last, f"--search-batch 7 --search-max-mib 16 searches to the same rates ({r.stderr.strip()[-200:]})")
+columns_agree(["--search", "64"], last)
 r = subprocess.run(
     [sys.executable, SCRIPT, run, "--search", "64", "--search-max-mib", "1"], capture_output=True, text=True
 )
