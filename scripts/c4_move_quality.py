@@ -135,7 +135,10 @@ def value_kept(move, scores):
     return got is not None and (got > 0 if best > 0 else got == 0)
 
 
-def quality(path, rows, obs, masks, simulations, keys, threads, max_mib, batch, misses=False, columns=False):
+def quality(path, rows, obs, masks, simulations, keys, opts):
+    """The rates of path's moves on rows; opts: the parsed options (search_threads,
+    search_max_mib, search_batch, misses, columns)."""
+    threads, max_mib, batch = opts.search_threads, opts.search_max_mib, opts.search_batch
     try:
         # the positions are played from an empty board: no random opening
         ov = ["env.random_opening=0", "env.random_opening_max=0"] if simulations else None
@@ -163,8 +166,8 @@ def quality(path, rows, obs, masks, simulations, keys, threads, max_mib, batch, 
         "best_move_rate": sum(good) / len(rows),
         "win_now_rate": sum(now) / len(now) if now else None,
         "win_now_positions": len(now),
-        **({"value_lost": lost} if misses else {}),
-        **({"columns": [int(a) + 1 for a in acts]} if columns else {}),
+        **({"value_lost": lost} if opts.misses else {}),
+        **({"columns": [int(a) + 1 for a in acts]} if opts.columns else {}),
     }
 
 
@@ -227,19 +230,7 @@ def main():
                 "path": item,
                 "search": sims,
                 "search_keys": keys,
-                **quality(
-                    item,
-                    rows,
-                    obs,
-                    masks,
-                    sims,
-                    keys,
-                    a.search_threads,
-                    a.search_max_mib,
-                    a.search_batch,
-                    a.misses,
-                    a.columns,
-                ),
+                **quality(item, rows, obs, masks, sims, keys, a),
             }
             out.append(r)
             if not a.json:
